@@ -1,0 +1,21 @@
+//! Shared vocabulary of loki.
+//!
+//! This crate owns the words every other crate speaks: run ids ([`RunId`]), the on-disk layout of
+//! `.loki/` and `$LOKI_HOME` ([`layout`]), the outcome, verdict and exit-code ladders ([`outcome`]),
+//! layered configuration with provenance ([`config`]), the run store ([`run`]) and the one helper
+//! through which every piece of state is written ([`fs::write_atomic`]).
+//!
+//! It must never spawn processes, talk to the network or print: it is mechanism, and the policy
+//! of when to do what lives in the crates that use it.
+
+pub mod config;
+pub mod error;
+pub mod fs;
+pub mod id;
+pub mod layout;
+pub mod outcome;
+pub mod run;
+pub mod time;
+
+pub use error::CoreError;
+pub use id::RunId;

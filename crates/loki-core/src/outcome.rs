@@ -1,0 +1,338 @@
+//! Outcomes, verify verdicts and exit codes: user-visible contracts, pinned by golden tests.
+//!
+//! Run outcome → exit code: `VERIFIED` 0, `ALREADY_SATISFIED` 0, `FAILED` 1, `PARTIAL` 1, usage or
+//! preflight refusal 2, `BUDGET_STOP` 3, `BLOCKED` 4, `STALLED` 5, SIGINT 130, SIGTERM 143. A higher
+//! code is never better news.
+//!
+//! The outcome of a run is decided by [`decide`] from facts alone, by rules in this order:
+//! tampered → FAILED; VERIFIED / ALREADY_SATISFIED stand; cap or budget hit → BUDGET_STOP; spec
+//! conflict → BLOCKED; same failure signature 3 times → STALLED; some progress proven → PARTIAL;
+//! else FAILED. Model assessments can only lower a verdict; they never appear as an input here
+//! that could raise one.
+//!
+//! `loki verify` verdicts → exit code: VERIFIED 0, TAMPERED 1, UNCHECKED 2, UNSIGNED (refused) 3,
+//! intact receipt whose run outcome is not VERIFIED/ALREADY_SATISFIED 4, no runs found 66.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// How a run ended, as printed on the `Outcome:` line and recorded in the receipt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Outcome {
+    Verified,
+    AlreadySatisfied,
+    Failed,
+    Partial,
+    BudgetStop,
+    Blocked,
+    Stalled,
+}
+
+impl Outcome {
+    /// Every outcome, in the order of the exit-code table.
+    pub const ALL: [Outcome; 7] = [
+        Outcome::Verified,
+        Outcome::AlreadySatisfied,
+        Outcome::Failed,
+        Outcome::Partial,
+        Outcome::BudgetStop,
+        Outcome::Blocked,
+        Outcome::Stalled,
+    ];
+
+    /// The process exit code for this outcome.
+    #[must_use]
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Verified | Outcome::AlreadySatisfied => ExitCode::Success,
+            Outcome::Failed | Outcome::Partial => ExitCode::Failure,
+            Outcome::BudgetStop => ExitCode::BudgetStop,
+            Outcome::Blocked => ExitCode::Blocked,
+            Outcome::Stalled => ExitCode::Stalled,
+        }
+    }
+
+    /// The name as printed (`ALREADY_SATISFIED`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Verified => "VERIFIED",
+            Outcome::AlreadySatisfied => "ALREADY_SATISFIED",
+            Outcome::Failed => "FAILED",
+            Outcome::Partial => "PARTIAL",
+            Outcome::BudgetStop => "BUDGET_STOP",
+            Outcome::Blocked => "BLOCKED",
+            Outcome::Stalled => "STALLED",
+        }
+    }
+
+    /// True for the two outcomes that mean "the task is done and proven".
+    #[must_use]
+    pub fn is_success(self) -> bool {
+        matches!(self, Outcome::Verified | Outcome::AlreadySatisfied)
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Every exit code loki uses. The binary maps errors and outcomes to these in one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExitCode {
+    Success,
+    Failure,
+    /// Bad usage, bad input or a refused preflight (dirty tree, not a repo, unknown command).
+    Usage,
+    BudgetStop,
+    Blocked,
+    Stalled,
+    /// `loki verify` found no runs to check (sysexits `EX_NOINPUT`).
+    NoInput,
+    Interrupted,
+    Terminated,
+}
+
+impl ExitCode {
+    /// The numeric process exit status.
+    #[must_use]
+    pub fn code(self) -> u8 {
+        match self {
+            ExitCode::Success => 0,
+            ExitCode::Failure => 1,
+            ExitCode::Usage => 2,
+            ExitCode::BudgetStop => 3,
+            ExitCode::Blocked => 4,
+            ExitCode::Stalled => 5,
+            ExitCode::NoInput => 66,
+            ExitCode::Interrupted => 130,
+            ExitCode::Terminated => 143,
+        }
+    }
+}
+
+/// The deterministic facts an outcome is decided from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OutcomeFacts {
+    /// The event log, wall or receipt was changed by someone other than loki.
+    pub tampered: bool,
+    /// Every requirement for VERIFIED holds (non-empty diff, every check passed with executed > 0,
+    /// no integrity finding, no reverted wall edit, nothing unproven the verdict depends on).
+    pub verified: bool,
+    /// The sealed acceptance checks passed on the unchanged base.
+    pub already_satisfied: bool,
+    /// The run cap or the cost budget was reached.
+    pub budget_hit: bool,
+    /// The agent reported a conflict in the specification it could not resolve.
+    pub spec_conflict: bool,
+    /// The same failure signature was seen three times.
+    pub stalled: bool,
+    /// Some checks passed and the diff is non-empty, but not everything was proven.
+    pub partial: bool,
+}
+
+/// Applies the outcome rules in order. See the module doc.
+#[must_use]
+pub fn decide(f: OutcomeFacts) -> Outcome {
+    if f.tampered {
+        Outcome::Failed
+    } else if f.verified {
+        Outcome::Verified
+    } else if f.already_satisfied {
+        Outcome::AlreadySatisfied
+    } else if f.budget_hit {
+        Outcome::BudgetStop
+    } else if f.spec_conflict {
+        Outcome::Blocked
+    } else if f.stalled {
+        Outcome::Stalled
+    } else if f.partial {
+        Outcome::Partial
+    } else {
+        Outcome::Failed
+    }
+}
+
+/// What `loki verify` concluded about a receipt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum VerifyVerdict {
+    /// Intact, signed by a trusted key, and the run's outcome is a success.
+    Verified,
+    /// The receipt, its signature or the event log it binds was changed.
+    Tampered,
+    /// Could not be checked: unknown key, unreadable input, bad `--pubkey`.
+    Unchecked,
+    /// No signature, and `--allow-unsigned` was not given.
+    Unsigned,
+    /// Intact and authentic, but the run's outcome is not VERIFIED or ALREADY_SATISFIED.
+    NotVerified,
+    /// There was no run to verify.
+    NoRuns,
+}
+
+impl VerifyVerdict {
+    /// Every verdict, in the order of the exit-code table.
+    pub const ALL: [VerifyVerdict; 6] = [
+        VerifyVerdict::Verified,
+        VerifyVerdict::Tampered,
+        VerifyVerdict::Unchecked,
+        VerifyVerdict::Unsigned,
+        VerifyVerdict::NotVerified,
+        VerifyVerdict::NoRuns,
+    ];
+
+    /// The `loki verify` exit status.
+    #[must_use]
+    pub fn exit_status(self) -> u8 {
+        match self {
+            VerifyVerdict::Verified => 0,
+            VerifyVerdict::Tampered => 1,
+            VerifyVerdict::Unchecked => 2,
+            VerifyVerdict::Unsigned => 3,
+            VerifyVerdict::NotVerified => 4,
+            VerifyVerdict::NoRuns => 66,
+        }
+    }
+
+    /// The name as printed.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerifyVerdict::Verified => "VERIFIED",
+            VerifyVerdict::Tampered => "TAMPERED",
+            VerifyVerdict::Unchecked => "UNCHECKED",
+            VerifyVerdict::Unsigned => "UNSIGNED",
+            VerifyVerdict::NotVerified => "NOT_VERIFIED",
+            VerifyVerdict::NoRuns => "NO_RUNS",
+        }
+    }
+}
+
+impl fmt::Display for VerifyVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fmt::Write as _;
+
+    #[test]
+    fn outcome_exit_table_is_pinned() {
+        let mut table = String::new();
+        for o in Outcome::ALL {
+            let json = serde_json::to_string(&o).unwrap();
+            writeln!(
+                table,
+                "{:<18} {:>3}  {json}",
+                o.as_str(),
+                o.exit_code().code()
+            )
+            .unwrap();
+        }
+        for (name, c) in [
+            ("usage", ExitCode::Usage),
+            ("no input", ExitCode::NoInput),
+            ("SIGINT", ExitCode::Interrupted),
+            ("SIGTERM", ExitCode::Terminated),
+        ] {
+            writeln!(table, "{name:<18} {:>3}", c.code()).unwrap();
+        }
+        insta::assert_snapshot!(table);
+    }
+
+    #[test]
+    fn verify_exit_table_is_pinned() {
+        let mut table = String::new();
+        for v in VerifyVerdict::ALL {
+            writeln!(table, "{:<13} {:>3}", v.as_str(), v.exit_status()).unwrap();
+        }
+        insta::assert_snapshot!(table);
+    }
+
+    #[test]
+    fn every_rule_row_in_order() {
+        let base = OutcomeFacts::default();
+        let all = OutcomeFacts {
+            tampered: true,
+            verified: true,
+            already_satisfied: true,
+            budget_hit: true,
+            spec_conflict: true,
+            stalled: true,
+            partial: true,
+        };
+        // Each row: switch off the rules above it; the first remaining true one decides.
+        let rows = [
+            (all, Outcome::Failed),
+            (
+                OutcomeFacts {
+                    tampered: false,
+                    ..all
+                },
+                Outcome::Verified,
+            ),
+            (
+                OutcomeFacts {
+                    tampered: false,
+                    verified: false,
+                    ..all
+                },
+                Outcome::AlreadySatisfied,
+            ),
+            (
+                OutcomeFacts {
+                    budget_hit: true,
+                    spec_conflict: true,
+                    stalled: true,
+                    partial: true,
+                    ..base
+                },
+                Outcome::BudgetStop,
+            ),
+            (
+                OutcomeFacts {
+                    spec_conflict: true,
+                    stalled: true,
+                    partial: true,
+                    ..base
+                },
+                Outcome::Blocked,
+            ),
+            (
+                OutcomeFacts {
+                    stalled: true,
+                    partial: true,
+                    ..base
+                },
+                Outcome::Stalled,
+            ),
+            (
+                OutcomeFacts {
+                    partial: true,
+                    ..base
+                },
+                Outcome::Partial,
+            ),
+            (base, Outcome::Failed),
+        ];
+        for (facts, want) in rows {
+            assert_eq!(decide(facts), want, "{facts:?}");
+        }
+    }
+
+    #[test]
+    fn a_higher_code_is_never_better_news() {
+        // Successes are 0, every failure is non-zero.
+        for o in Outcome::ALL {
+            assert_eq!(o.is_success(), o.exit_code().code() == 0, "{o}");
+        }
+    }
+}
