@@ -1,1 +1,98 @@
-fn main() {}
+//! `loki`: the only binary. It parses the command line, loads the configuration, calls the
+//! libraries and prints. Exit codes are decided in one place, [`exit_code_for`], from the
+//! ladders in `loki_core::outcome`.
+
+// The binary is the one place that writes to the terminal.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod cli;
+mod cmd;
+mod context;
+mod output;
+
+use std::process::ExitCode as ProcessExit;
+
+use clap::{CommandFactory, Parser};
+use loki_core::outcome::ExitCode;
+
+use crate::cli::{Cli, Command};
+use crate::context::Ctx;
+
+fn main() -> ProcessExit {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = e.print();
+            return ProcessExit::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    output::init_color(&cli.global);
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            output::error(&err);
+            exit_code_for(&err)
+        }
+    };
+    ProcessExit::from(code.code())
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let global = cli.global.clone();
+    let command = match (cli.command, cli.task) {
+        (Some(c), _) => c,
+        (None, Some(task)) => return cmd::build_task(&global, &task),
+        (None, None) => {
+            let mut c = Cli::command();
+            c.print_help()?;
+            println!();
+            return Ok(ExitCode::Usage);
+        }
+    };
+    let name = command.name();
+    match command {
+        Command::Version => cmd::version::run(&global),
+        Command::Completions(args) => cmd::completions::run(&args),
+        Command::Doctor => cmd::doctor::run(&Ctx::load(&global)?),
+        Command::Config(c) => cmd::config::run(&Ctx::load(&global)?, c),
+        Command::Runs(c) => cmd::runs::run(&Ctx::load(&global)?, c),
+        Command::Events(args) => cmd::events::run(&Ctx::load(&global)?, &args),
+        Command::RunTask(_)
+        | Command::Quick(_)
+        | Command::Demo(_)
+        | Command::Status(_)
+        | Command::Logs(_)
+        | Command::Apply(_)
+        | Command::Discard(_)
+        | Command::Verify(_)
+        | Command::Keys(_)
+        | Command::Seal(_)
+        | Command::Checks(_)
+        | Command::Run(_)
+        | Command::Fix(_)
+        | Command::Replay(_)
+        | Command::Ask(_)
+        | Command::Providers(_)
+        | Command::Improve(_)
+        | Command::Issue(_)
+        | Command::Pr(_)
+        | Command::Serve(_)
+        | Command::Mcp(_) => Ok(cmd::not_yet(name)),
+    }
+}
+
+/// Maps an error to an exit code: the user's input → 2 (usage), anything else → 1.
+fn exit_code_for(err: &anyhow::Error) -> ExitCode {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<loki_core::CoreError>()
+            && e.is_usage()
+        {
+            return ExitCode::Usage;
+        }
+        if cause.downcast_ref::<cmd::UsageError>().is_some() {
+            return ExitCode::Usage;
+        }
+    }
+    ExitCode::Failure
+}

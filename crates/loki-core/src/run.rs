@@ -310,6 +310,7 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are written directly
 mod tests {
     use super::*;
 

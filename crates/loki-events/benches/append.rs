@@ -3,7 +3,12 @@
 //!
 //! Run: `cargo bench -p loki-events --bench append`.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_precision_loss
+)]
 
 use std::io::Write;
 use std::time::Instant;

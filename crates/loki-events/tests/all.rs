@@ -1,5 +1,13 @@
 //! Integration tests of the event log: writer, reader, tamper detection, recovery, fold.
 
+// Tests fail loudly on broken fixtures and write fixture files directly (not loki state).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::type_complexity
+)]
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,3 +1,6 @@
+// Fixture files are written directly: they are not loki state.
+#![allow(clippy::disallowed_methods)]
+
 use super::*;
 use std::fs;
 

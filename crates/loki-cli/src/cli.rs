@@ -1,0 +1,223 @@
+//! The command line: every command the product has, with one line each.
+//!
+//! Commands that a later piece of work implements are declared here already, so `loki --help` is
+//! the whole map of the product; they answer `not available yet` with exit 2 (see `cmd::not_yet`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Coding agents say "done"; loki proves it.
+///
+/// Give loki a task: it builds the change in an isolated git worktree with a swappable model,
+/// verifies it with the repository's real tests, and seals a signed evidence receipt that says
+/// what was proven and what was not.
+#[derive(Debug, Parser)]
+#[command(
+    name = "loki",
+    version,
+    override_usage = "loki [OPTIONS] \"<TASK>\"\n       loki [OPTIONS] <COMMAND>",
+    after_help = "Build a task:  loki \"add a --verbose flag to the CLI\"\nTry it offline: loki demo"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The task to build, in quotes (same as `loki run-task` with the text)
+    #[arg(value_name = "TASK")]
+    pub task: Option<String>,
+
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+/// Flags every command accepts.
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// Print one JSON object instead of text
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Say more: one line per step
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
+
+    /// Say less: only results and errors
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// Read settings from this file too (TOML, YAML, JSON or .env of LOKI_*=value)
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// When to use colour [default: auto; NO_COLOR turns it off]
+    #[arg(long, global = true, value_name = "WHEN")]
+    pub color: Option<ColorWhen>,
+}
+
+/// `--color` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Arguments of a command that is not implemented yet: accepted, so the answer is the clear
+/// "not available yet" rather than a parse error about flags it will have.
+#[derive(Debug, Args, Clone)]
+pub struct Pending {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a task described in a file
+    RunTask(Pending),
+    /// Build a small task quickly: no plan, no acceptance wall
+    Quick(Pending),
+    /// Run the built-in demo end to end: no API key, no network
+    Demo(Pending),
+    /// Show a run's stage, elapsed time, verdict and cost
+    Status(Pending),
+    /// Show what a run did, step by step
+    Logs(Pending),
+    /// Merge a verified run's branch into your branch (fast-forward only)
+    Apply(Pending),
+    /// Remove a run's worktree and branch
+    Discard(Pending),
+    /// Check a receipt: integrity, signature and outcome
+    Verify(Pending),
+    /// Show, export or rotate the receipt signing key
+    Keys(Pending),
+    /// Stop hook for coding agents: refuse "done" when tests fail or were weakened
+    Seal(Pending),
+    /// Detect and run the repository's test suites
+    Checks(Pending),
+    /// Run a command under observation; record a crash with a reproduction
+    Run(Pending),
+    /// Diagnose a recorded crash and apply a verified, surgical fix
+    Fix(Pending),
+    /// Re-run a recorded crash's reproduction
+    Replay(Pending),
+    /// One agent session in this repository, without verification
+    Ask(Pending),
+    /// List the model providers loki can use and which one it would pick
+    Providers(Pending),
+    /// Improve the agent's instructions from failed runs, with guards and rollback
+    Improve(Pending),
+    /// Build a task from a GitHub, GitLab, Jira or Linear issue
+    Issue(Pending),
+    /// Open a pull request for a verified run
+    Pr(Pending),
+    /// Start the local control plane: HTTP API and web UI over all runs
+    Serve(Pending),
+    /// Serve loki's tools over MCP on stdio
+    Mcp(Pending),
+    /// List runs or show one
+    #[command(subcommand)]
+    Runs(RunsCommand),
+    /// Show a run's event log, or verify its hash chain
+    Events(EventsArgs),
+    /// Show and change settings, and where each value comes from
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Check this machine for what loki needs
+    Doctor,
+    /// Print version information
+    Version,
+    /// Print shell completions
+    Completions(CompletionsArgs),
+}
+
+impl Command {
+    /// The command's name as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::RunTask(_) => "run-task",
+            Command::Quick(_) => "quick",
+            Command::Demo(_) => "demo",
+            Command::Status(_) => "status",
+            Command::Logs(_) => "logs",
+            Command::Apply(_) => "apply",
+            Command::Discard(_) => "discard",
+            Command::Verify(_) => "verify",
+            Command::Keys(_) => "keys",
+            Command::Seal(_) => "seal",
+            Command::Checks(_) => "checks",
+            Command::Run(_) => "run",
+            Command::Fix(_) => "fix",
+            Command::Replay(_) => "replay",
+            Command::Ask(_) => "ask",
+            Command::Providers(_) => "providers",
+            Command::Improve(_) => "improve",
+            Command::Issue(_) => "issue",
+            Command::Pr(_) => "pr",
+            Command::Serve(_) => "serve",
+            Command::Mcp(_) => "mcp",
+            Command::Runs(_) => "runs",
+            Command::Events(_) => "events",
+            Command::Config(_) => "config",
+            Command::Doctor => "doctor",
+            Command::Version => "version",
+            Command::Completions(_) => "completions",
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunsCommand {
+    /// List runs, newest first
+    List,
+    /// Show one run: its record and its stages as the event log tells them
+    Show {
+        /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
+        run: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
+    pub run: String,
+    /// Check the hash chain: prints `intact (N events, head <hash>)` or the first broken line
+    #[arg(long)]
+    pub verify: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print every setting, its value and where it came from (secrets as set/unset)
+    Show,
+    /// Print the paths of the config files loki reads
+    Path,
+    /// Print one setting's value
+    Get {
+        /// A key such as run.cap_s (`loki config show` lists them)
+        key: String,
+    },
+    /// Change one setting in the user file (or the repository's loki.toml with --repo)
+    Set {
+        key: String,
+        value: String,
+        /// Write to loki.toml at the repository root instead of the user file
+        #[arg(long)]
+        repo: bool,
+    },
+    /// Write a commented config file with every key
+    Init {
+        /// Write loki.toml at the repository root instead of the user file
+        #[arg(long)]
+        repo: bool,
+        /// Replace an existing file
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to print completions for
+    pub shell: clap_complete::Shell,
+}

@@ -1,0 +1,404 @@
+//! `loki doctor`: what loki needs on this machine, one line per check.
+//!
+//! Each line is `PASS|WARN|FAIL name: detail (how to fix)`. Only required checks can FAIL: git, the
+//! configuration, `$LOKI_HOME` permissions and the signing key's safety. Everything optional (test
+//! runners, agent CLIs, API keys) is WARN when missing. Exit 0 when nothing required fails;
+//! `--json` prints every check even on failure.
+
+use std::fmt::Write as _;
+use std::io::Read as _;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use loki_core::outcome::ExitCode;
+use serde::Serialize;
+
+use crate::context::Ctx;
+use crate::output::{GREEN, RED, YELLOW, paint};
+
+/// How long a `--version` probe may take before it counts as broken.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// git 2.25 added `git worktree` features loki relies on (`--no-checkout` with `add -b`).
+const MIN_GIT: (u32, u32) = (2, 25);
+/// Agent CLIs loki can drive, in auto-detection order.
+const AGENT_CLIS: [&str; 4] = ["claude", "codex", "aider", "opencode"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Warn,
+    Fail,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub status: Status,
+    pub name: String,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+fn check(status: Status, name: &str, detail: impl Into<String>, fix: Option<&str>) -> Check {
+    Check {
+        status,
+        name: name.to_string(),
+        detail: detail.into(),
+        fix: fix.map(str::to_string),
+    }
+}
+
+pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
+    let checks = collect(ctx);
+    let ok = checks.iter().all(|c| c.status != Status::Fail);
+    if ctx.global.json {
+        println!("{}", serde_json::json!({ "ok": ok, "checks": checks }));
+    } else {
+        let mut out = String::new();
+        for c in &checks {
+            if ctx.global.quiet && c.status == Status::Pass {
+                continue;
+            }
+            let tag = match c.status {
+                Status::Pass => paint(GREEN, "PASS"),
+                Status::Warn => paint(YELLOW, "WARN"),
+                Status::Fail => paint(RED, "FAIL"),
+            };
+            let fix = c
+                .fix
+                .as_ref()
+                .map(|f| format!(" ({f})"))
+                .unwrap_or_default();
+            writeln!(out, "{tag} {}: {}{fix}", c.name, c.detail)?;
+        }
+        anstream::print!("{out}");
+    }
+    Ok(if ok {
+        ExitCode::Success
+    } else {
+        ExitCode::Failure
+    })
+}
+
+fn collect(ctx: &Ctx) -> Vec<Check> {
+    let mut v = vec![git()];
+    v.push(match ctx.repo() {
+        Ok(repo) => match repo.check_loki_dir() {
+            Ok(()) => check(
+                Status::Pass,
+                "repository",
+                repo.root.display().to_string(),
+                None,
+            ),
+            Err(e) => check(
+                Status::Fail,
+                "repository",
+                e.to_string(),
+                Some("move .loki aside"),
+            ),
+        },
+        Err(_) => check(
+            Status::Warn,
+            "repository",
+            "not inside a git repository",
+            Some("run loki inside the repository you want to work on"),
+        ),
+    });
+    v.push(check(Status::Pass, "config", "all layers parse", None));
+    v.push(tool(
+        "cargo",
+        &["--version"],
+        "cargo",
+        "needed for Rust repositories: install Rust with rustup",
+    ));
+    v.push(tool(
+        "cargo-nextest",
+        &["nextest", "--version"],
+        "cargo",
+        "optional: `cargo install cargo-nextest` gives per-test results faster",
+    ));
+    v.push(tool(
+        "python3",
+        &["--version"],
+        "python3",
+        "needed for Python repositories",
+    ));
+    v.push(tool(
+        "pytest",
+        &["-m", "pytest", "--version"],
+        "python3",
+        "needed for pytest suites: `python3 -m pip install pytest`",
+    ));
+    v.push(tool(
+        "node",
+        &["--version"],
+        "node",
+        "needed for JavaScript/TypeScript repositories",
+    ));
+    v.push(tool("go", &["version"], "go", "needed for Go repositories"));
+    v.push(agent_clis());
+    v.extend(api_keys(ctx));
+    v.push(provider(ctx));
+    v.extend(home(ctx));
+    v
+}
+
+/// Runs `program args` with a closed stdin and a timeout; returns the first line of its output.
+fn probe(program: &str, args: &[&str]) -> Result<String, String> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                "not found on PATH".to_string()
+            } else {
+                e.to_string()
+            }
+        })?;
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if start.elapsed() > PROBE_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "did not answer within {}s",
+                    PROBE_TIMEOUT.as_secs()
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    let mut out = String::new();
+    if let Some(mut s) = child.stdout.take() {
+        let _ = s.read_to_string(&mut out);
+    }
+    if out.trim().is_empty()
+        && let Some(mut s) = child.stderr.take()
+    {
+        let _ = s.read_to_string(&mut out);
+    }
+    let first = out.lines().next().unwrap_or("").trim().to_string();
+    if status.success() {
+        Ok(first)
+    } else {
+        Err(format!("exited with {status}: {first}"))
+    }
+}
+
+fn git() -> Check {
+    match probe("git", &["--version"]) {
+        Ok(v) => {
+            let ver = v
+                .trim_start_matches("git version ")
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
+            let mut parts = ver.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+            let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+            if found >= MIN_GIT {
+                check(Status::Pass, "git", v, None)
+            } else {
+                check(
+                    Status::Fail,
+                    "git",
+                    format!("{v} is older than {}.{}", MIN_GIT.0, MIN_GIT.1),
+                    Some("install a newer git"),
+                )
+            }
+        }
+        Err(e) => check(
+            Status::Fail,
+            "git",
+            e,
+            Some("install git: loki works in git repositories"),
+        ),
+    }
+}
+
+fn tool(name: &str, args: &[&str], program: &str, fix: &str) -> Check {
+    match probe(program, args) {
+        Ok(v) => check(Status::Pass, name, v, None),
+        Err(e) => check(Status::Warn, name, e, Some(fix)),
+    }
+}
+
+fn agent_clis() -> Check {
+    let found: Vec<String> = AGENT_CLIS
+        .iter()
+        .filter_map(|c| {
+            which::which(c)
+                .ok()
+                .map(|p| format!("{c} ({})", p.display()))
+        })
+        .collect();
+    if found.is_empty() {
+        check(
+            Status::Warn,
+            "agent CLIs",
+            format!("none of {} on PATH", AGENT_CLIS.join(", ")),
+            Some("optional: install one to use it as --provider"),
+        )
+    } else {
+        check(Status::Pass, "agent CLIs", found.join(", "), None)
+    }
+}
+
+fn api_keys(ctx: &Ctx) -> Vec<Check> {
+    [
+        ("anthropic.api_key", "ANTHROPIC_API_KEY", "anthropic"),
+        ("openai.api_key", "OPENAI_API_KEY", "openai"),
+    ]
+    .into_iter()
+    .map(|(key, var, provider)| {
+        let set = ctx.config.str(key).is_some_and(|s| !s.is_empty());
+        let name = format!("{provider} key");
+        if set {
+            let src = ctx
+                .config
+                .entry(key)
+                .map(|e| e.source.to_string())
+                .unwrap_or_default();
+            check(Status::Pass, &name, format!("set ({src})"), None)
+        } else {
+            check(
+                Status::Warn,
+                &name,
+                "unset",
+                Some(&format!("export {var}=… to use --provider {provider}")),
+            )
+        }
+    })
+    .collect()
+}
+
+/// The provider `auto` would choose, in this order: an explicit choice, then the Anthropic key,
+/// the OpenAI key, then agent CLIs on PATH. An explicit choice is never replaced by another.
+fn provider(ctx: &Ctx) -> Check {
+    let configured = ctx.config.str("provider.name").unwrap_or("auto");
+    let source = ctx
+        .config
+        .entry("provider.name")
+        .map(|e| e.source.to_string())
+        .unwrap_or_default();
+    if configured != "auto" {
+        return check(
+            Status::Pass,
+            "provider",
+            format!("{configured} (chosen explicitly: {source})"),
+            None,
+        );
+    }
+    let has = |k: &str| ctx.config.str(k).is_some_and(|s| !s.is_empty());
+    let pick = if has("anthropic.api_key") {
+        Some(("anthropic", "ANTHROPIC_API_KEY is set".to_string()))
+    } else if has("openai.api_key") {
+        Some(("openai", "OPENAI_API_KEY is set".to_string()))
+    } else {
+        AGENT_CLIS
+            .iter()
+            .find(|c| which::which(c).is_ok())
+            .map(|c| (*c, format!("{c} is on PATH")))
+    };
+    match pick {
+        Some((p, why)) => check(
+            Status::Pass,
+            "provider",
+            format!(
+                "auto picks {p}: {why} (order: anthropic key, openai key, claude, codex, aider, opencode)"
+            ),
+            None,
+        ),
+        None => check(
+            Status::Warn,
+            "provider",
+            "auto finds none (order: anthropic key, openai key, claude, codex, aider, opencode)",
+            Some("set a key or install an agent CLI; `loki demo` needs none"),
+        ),
+    }
+}
+
+fn home(ctx: &Ctx) -> Vec<Check> {
+    let Some(home) = &ctx.home else {
+        return vec![check(
+            Status::Fail,
+            "LOKI_HOME",
+            "neither LOKI_HOME nor HOME is set",
+            Some("set LOKI_HOME"),
+        )];
+    };
+    let mut v = Vec::new();
+    match std::fs::metadata(home) {
+        Err(_) => v.push(check(
+            Status::Pass,
+            "LOKI_HOME",
+            format!("{} (created on first use)", home.display()),
+            None,
+        )),
+        Ok(m) if m.permissions().mode() & 0o022 != 0 => v.push(check(
+            Status::Fail,
+            "LOKI_HOME",
+            format!(
+                "{} is writable by others (mode {:o})",
+                home.display(),
+                m.permissions().mode() & 0o777
+            ),
+            Some(&format!("chmod go-w {}", home.display())),
+        )),
+        Ok(_) => v.push(check(
+            Status::Pass,
+            "LOKI_HOME",
+            home.display().to_string(),
+            None,
+        )),
+    }
+    v.push(signing_key(&loki_core::layout::default_signing_key_path(
+        home,
+    )));
+    v
+}
+
+fn signing_key(path: &Path) -> Check {
+    let name = "signing key";
+    match std::fs::symlink_metadata(path) {
+        Err(_) => check(
+            Status::Pass,
+            name,
+            format!("{} (created on first seal)", path.display()),
+            None,
+        ),
+        Ok(m) if m.file_type().is_symlink() => check(
+            Status::Fail,
+            name,
+            format!(
+                "{} is a symlink; loki refuses to sign with it",
+                path.display()
+            ),
+            Some("replace it with the key file itself, mode 0600"),
+        ),
+        Ok(m) if m.permissions().mode() & 0o077 != 0 => check(
+            Status::Fail,
+            name,
+            format!(
+                "{} is readable by others (mode {:o})",
+                path.display(),
+                m.permissions().mode() & 0o777
+            ),
+            Some(&format!("chmod 600 {}", path.display())),
+        ),
+        Ok(_) => check(
+            Status::Pass,
+            name,
+            format!("{} (mode 600)", path.display()),
+            None,
+        ),
+    }
+}

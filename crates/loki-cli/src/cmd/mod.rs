@@ -1,0 +1,57 @@
+//! One module per command. Each returns the exit code it decided; errors bubble to `main`.
+
+pub mod completions;
+pub mod config;
+pub mod doctor;
+pub mod events;
+pub mod runs;
+pub mod version;
+
+use loki_core::RunId;
+use loki_core::outcome::ExitCode;
+use loki_core::run::RunStore;
+
+use crate::cli::GlobalArgs;
+
+/// An error in what the user asked for (exit 2), as opposed to a failure while doing it (exit 1).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// The answer of a command that a later piece of work implements.
+pub fn not_yet(name: &str) -> ExitCode {
+    anstream::eprintln!(
+        "loki {name}: not available yet in this build of loki ({}); `loki --help` marks what works today",
+        env!("CARGO_PKG_VERSION")
+    );
+    ExitCode::Usage
+}
+
+/// `loki "<task>"`: a single word is far more likely a mistyped command than a task.
+pub fn build_task(_global: &GlobalArgs, task: &str) -> anyhow::Result<ExitCode> {
+    if !task.trim().contains(char::is_whitespace) {
+        let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+        let err = cmd.error(
+            clap::error::ErrorKind::InvalidSubcommand,
+            format!(
+                "unrecognized subcommand '{task}'\n\n  to build a task, describe it in quotes: loki \"add a --verbose flag\"\n  `loki --help` lists the commands"
+            ),
+        );
+        let _ = err.print();
+        return Ok(ExitCode::Usage);
+    }
+    Ok(not_yet("\"<task>\""))
+}
+
+/// Resolves a run argument: an id, or `latest` for the newest run.
+pub fn resolve_run(store: &RunStore, arg: &str) -> anyhow::Result<RunId> {
+    if arg == "latest" {
+        return store.latest()?.ok_or_else(|| {
+            anyhow::Error::new(UsageError(format!(
+                "no runs in {}; a run is recorded when a loki command runs here",
+                store.repo().runs_dir().display()
+            )))
+        });
+    }
+    Ok(arg.parse::<RunId>()?)
+}

@@ -1,0 +1,47 @@
+//! Terminal output: colour decision, styles, and error printing.
+
+use std::io::IsTerminal;
+
+use anstyle::{AnsiColor, Style};
+
+use crate::cli::{ColorWhen, GlobalArgs};
+
+pub const GREEN: Style = AnsiColor::Green.on_default().bold();
+pub const YELLOW: Style = AnsiColor::Yellow.on_default().bold();
+pub const RED: Style = AnsiColor::Red.on_default().bold();
+pub const DIM: Style = Style::new().dimmed();
+
+/// Decides colour once for the process: `--color` wins, then `NO_COLOR`, then `LOKI_OUTPUT_COLOR`,
+/// then whether stdout is a terminal. anstream strips styles when the choice is off.
+pub fn init_color(global: &GlobalArgs) {
+    let from_env = std::env::var("LOKI_OUTPUT_COLOR").ok();
+    let choice = match global.color {
+        Some(ColorWhen::Always) => anstream::ColorChoice::AlwaysAnsi,
+        Some(ColorWhen::Never) => anstream::ColorChoice::Never,
+        Some(ColorWhen::Auto) => anstream::ColorChoice::Auto,
+        None if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => {
+            anstream::ColorChoice::Never
+        }
+        None => match from_env.as_deref() {
+            Some("always") => anstream::ColorChoice::AlwaysAnsi,
+            Some("never") => anstream::ColorChoice::Never,
+            _ if std::io::stdout().is_terminal() => anstream::ColorChoice::Auto,
+            _ => anstream::ColorChoice::Never,
+        },
+    };
+    choice.write_global();
+}
+
+/// Wraps `text` in `style` (stripped later by anstream when colour is off).
+pub fn paint(style: Style, text: &str) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// Prints an error and its causes to stderr as `error: … \n  caused by: …`.
+pub fn error(err: &anyhow::Error) {
+    let mut out = format!("{}: {err}", paint(RED, "error"));
+    for cause in err.chain().skip(1) {
+        out.push_str(&format!("\n  caused by: {cause}"));
+    }
+    anstream::eprintln!("{out}");
+}

@@ -1,0 +1,150 @@
+//! Help, version, completions, unknown input, commands not available yet, and repo detection.
+
+use assert_cmd::Command;
+use loki_test_support::{GitRepo, Sandbox};
+use predicates::prelude::*;
+
+pub fn sandboxed(sb: &Sandbox, dir: &std::path::Path) -> Command {
+    let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut std_cmd).current_dir(dir);
+    Command::from_std(std_cmd)
+}
+
+#[test]
+fn help_lists_every_command_with_one_line() {
+    let sb = Sandbox::new();
+    let out = sandboxed(&sb, sb.home())
+        .arg("--help")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn version_text_and_json() {
+    let sb = Sandbox::new();
+    sandboxed(&sb, sb.home())
+        .arg("version")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(format!(
+            "loki {}",
+            env!("CARGO_PKG_VERSION")
+        )));
+    let out = sandboxed(&sb, sb.home())
+        .args(["version", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["name"], "loki");
+    assert_eq!(v["receipt_schema"], "loki.receipt/1");
+    assert_eq!(v["event_log_version"], 1);
+}
+
+#[test]
+fn unknown_flags_and_commands_exit_2_with_clap_errors() {
+    let sb = Sandbox::new();
+    sandboxed(&sb, sb.home())
+        .arg("--frobnicate")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unexpected argument '--frobnicate'",
+        ));
+    sandboxed(&sb, sb.home())
+        .arg("frobnicate")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unrecognized subcommand 'frobnicate'",
+        ));
+    sandboxed(&sb, sb.home())
+        .args(["runs", "delete"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unrecognized subcommand"));
+}
+
+#[test]
+fn pending_commands_say_not_available_yet_with_exit_2() {
+    let sb = Sandbox::new();
+    for cmd in [
+        vec!["demo"],
+        vec!["verify", "--pubkey", "x.pem"],
+        vec!["seal", "stop"],
+        vec!["fix", "--apply", "--yes"],
+        vec!["serve"],
+        vec!["add a --verbose flag to the CLI"],
+    ] {
+        sandboxed(&sb, sb.home())
+            .args(&cmd)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("not available yet"));
+    }
+}
+
+#[test]
+fn completions_for_bash_mention_commands() {
+    let sb = Sandbox::new();
+    sandboxed(&sb, sb.home())
+        .args(["completions", "bash"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("doctor").and(predicate::str::contains("events")));
+}
+
+#[test]
+fn outside_a_git_repository_is_a_clear_error() {
+    let sb = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    sandboxed(&sb, dir.path())
+        .args(["runs", "list"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not inside a git repository"));
+}
+
+#[test]
+fn a_loki_file_or_outside_symlink_is_refused() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    repo.write(".loki", "not a dir");
+    sandboxed(&sb, repo.path())
+        .args(["runs", "list"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a file, not a directory"));
+
+    let repo = GitRepo::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), repo.path().join(".loki")).unwrap();
+    sandboxed(&sb, repo.path())
+        .args(["runs", "list"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("outside the repository"));
+}
+
+#[test]
+fn no_color_and_color_flags() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    // NO_COLOR is set by the sandbox: no escapes.
+    let plain = sandboxed(&sb, repo.path()).arg("doctor").output().unwrap();
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains('\u{1b}'));
+    // --color always wins over NO_COLOR.
+    let colored = sandboxed(&sb, repo.path())
+        .args(["--color", "always", "doctor"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&colored.stdout).contains('\u{1b}'));
+}

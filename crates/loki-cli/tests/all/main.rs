@@ -1,0 +1,15 @@
+//! End-to-end tests of the `loki` binary: real processes, real git repositories in temp dirs,
+//! an isolated HOME. One test binary for the crate (link time on two cores).
+
+// Tests fail loudly on broken fixtures and write fixture files directly (not loki state).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::type_complexity
+)]
+
+mod cli;
+mod config;
+mod doctor;
+mod runs;
