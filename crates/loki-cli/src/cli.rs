@@ -88,13 +88,15 @@ pub enum Command {
     /// Remove a run's worktree and branch
     Discard(Pending),
     /// Check a receipt: integrity, signature and outcome
-    Verify(Pending),
+    Verify(VerifyArgs),
     /// Show, export or rotate the receipt signing key
-    Keys(Pending),
+    #[command(subcommand)]
+    Keys(KeysCommand),
     /// Stop hook for coding agents: refuse "done" when tests fail or were weakened
     Seal(Pending),
     /// Detect and run the repository's test suites
-    Checks(Pending),
+    #[command(subcommand)]
+    Checks(ChecksCommand),
     /// Run a command under observation; record a crash with a reproduction
     Run(Pending),
     /// Diagnose a recorded crash and apply a verified, surgical fix
@@ -174,6 +176,45 @@ pub enum RunsCommand {
     Show {
         /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
         run: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// A run id, `latest`, a run directory, a receipt.json or a receipt.dsse.json [default: the newest run]
+    pub target: Option<String>,
+    /// Trust only this Ed25519 public key (SPKI PEM, as `loki keys export` prints it)
+    #[arg(long, value_name = "FILE")]
+    pub pubkey: Option<std::path::PathBuf>,
+    /// Accept a receipt without a signature (reported, never as signed)
+    #[arg(long)]
+    pub allow_unsigned: bool,
+    /// Print the run's DSSE envelope, only if it verifies with a VERIFIED or ALREADY_SATISFIED outcome
+    #[arg(long)]
+    pub export_dsse: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Show the signing key's id, where it is and when it was made
+    Show,
+    /// Print the public key (SPKI PEM) so others can `loki verify --pubkey`
+    Export,
+    /// Make a new signing key; the old public key is kept as retired so old receipts still verify
+    Rotate,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChecksCommand {
+    /// Print the test suites loki would run here, and why it chose each
+    Detect,
+    /// Run the test suites and report what really executed (recorded as a run)
+    Run {
+        /// Only these checks (names as `loki checks detect` prints them)
+        names: Vec<String>,
+        /// Do not rerun a failing check to tell flaky from failing
+        #[arg(long)]
+        no_rerun: bool,
     },
 }
 

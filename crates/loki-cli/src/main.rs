@@ -32,32 +32,39 @@ fn main() -> ProcessExit {
         Ok(code) => code,
         Err(err) => {
             output::error(&err);
-            exit_code_for(&err)
+            exit_code_for(&err).code()
         }
     };
-    ProcessExit::from(code.code())
+    ProcessExit::from(code)
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli) -> anyhow::Result<u8> {
+    dispatch(cli).map(|c| c.code())
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     let global = cli.global.clone();
     let command = match (cli.command, cli.task) {
         (Some(c), _) => c,
-        (None, Some(task)) => return cmd::build_task(&global, &task),
+        (None, Some(task)) => return cmd::build_task(&global, &task).map(cmd::Exit::from),
         (None, None) => {
             let mut c = Cli::command();
             c.print_help()?;
             println!();
-            return Ok(ExitCode::Usage);
+            return Ok(ExitCode::Usage.into());
         }
     };
     let name = command.name();
-    match command {
+    let code = match command {
         Command::Version => cmd::version::run(&global),
         Command::Completions(args) => cmd::completions::run(&args),
         Command::Doctor => cmd::doctor::run(&Ctx::load(&global)?),
         Command::Config(c) => cmd::config::run(&Ctx::load(&global)?, c),
         Command::Runs(c) => cmd::runs::run(&Ctx::load(&global)?, c),
         Command::Events(args) => cmd::events::run(&Ctx::load(&global)?, &args),
+        Command::Checks(c) => cmd::checks::run(&Ctx::load(&global)?, c),
+        Command::Verify(args) => return cmd::verify::run(&Ctx::load(&global)?, &args),
+        Command::Keys(c) => cmd::keys::run(&Ctx::load(&global)?, &c),
         Command::RunTask(_)
         | Command::Quick(_)
         | Command::Demo(_)
@@ -65,10 +72,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         | Command::Logs(_)
         | Command::Apply(_)
         | Command::Discard(_)
-        | Command::Verify(_)
-        | Command::Keys(_)
         | Command::Seal(_)
-        | Command::Checks(_)
         | Command::Run(_)
         | Command::Fix(_)
         | Command::Replay(_)
@@ -79,13 +83,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         | Command::Pr(_)
         | Command::Serve(_)
         | Command::Mcp(_) => Ok(cmd::not_yet(name)),
-    }
+    };
+    code.map(cmd::Exit::from)
 }
 
 /// Maps an error to an exit code: the user's input → 2 (usage), anything else → 1.
 fn exit_code_for(err: &anyhow::Error) -> ExitCode {
     for cause in err.chain() {
         if let Some(e) = cause.downcast_ref::<loki_core::CoreError>()
+            && e.is_usage()
+        {
+            return ExitCode::Usage;
+        }
+        if let Some(e) = cause.downcast_ref::<loki_receipt::ReceiptError>()
+            && e.is_usage()
+        {
+            return ExitCode::Usage;
+        }
+        if let Some(e) = cause.downcast_ref::<loki_checks::ChecksError>()
             && e.is_usage()
         {
             return ExitCode::Usage;

@@ -5,8 +5,9 @@
 //! layered configuration with provenance ([`config`]), the run store ([`run`]) and the one helper
 //! through which every piece of state is written ([`fs::write_atomic`]).
 //!
-//! It must never spawn processes, talk to the network or print: it is mechanism, and the policy
-//! of when to do what lives in the crates that use it.
+//! It spawns children only through [`process::run`] (the one process runner, which callers invoke)
+//! and never talks to the network or prints: it is mechanism, and the policy of when to do what
+//! lives in the crates that use it.
 
 pub mod config;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod fs;
 pub mod id;
 pub mod layout;
 pub mod outcome;
+pub mod process;
 pub mod run;
 pub mod time;
 

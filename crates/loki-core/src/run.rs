@@ -57,6 +57,7 @@ pub enum RunKind {
     Incident,
     Improve,
     Ask,
+    Checks,
 }
 
 impl RunKind {
@@ -71,6 +72,7 @@ impl RunKind {
             RunKind::Incident => "incident",
             RunKind::Improve => "improve",
             RunKind::Ask => "ask",
+            RunKind::Checks => "checks",
         }
     }
 }

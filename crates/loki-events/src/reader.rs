@@ -4,6 +4,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use serde::Deserialize as _;
+
 use crate::event::{Event, GENESIS, hash_value};
 use crate::{EventError, MAX_LINE_BYTES};
 
@@ -188,8 +190,8 @@ fn check_line(
     if !value.is_object() {
         return Err("not a JSON object".to_string());
     }
-    let event: Event =
-        serde_json::from_value(value.clone()).map_err(|e| format!("bad envelope: {e}"))?;
+    // Deserialise from a borrow: the value itself is hashed below, without a copy.
+    let event = Event::deserialize(&value).map_err(|e| format!("bad envelope: {e}"))?;
     if event.v != 1 {
         return Err(format!("unsupported version v={}", event.v));
     }

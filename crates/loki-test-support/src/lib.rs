@@ -19,6 +19,8 @@
     clippy::disallowed_methods
 )]
 
+pub mod fake_llm;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -138,7 +140,8 @@ impl Default for Sandbox {
 }
 
 /// Replaces volatile values in `text` with stable placeholders: the given paths (longest first),
-/// run ids, RFC 3339 timestamps, 64-hex hashes, 40-hex commit ids and durations.
+/// run ids, RFC 3339 timestamps, 64-hex hashes, 40-hex commit ids and 12-hex short ids, also on
+/// either side of a colon (`sha256:<hex>`).
 #[must_use]
 pub fn redact(text: &str, paths: &[(&Path, &str)]) -> String {
     let mut out = text.to_string();
@@ -156,6 +159,11 @@ pub fn redact(text: &str, paths: &[(&Path, &str)]) -> String {
             Some("[COMMIT]")
         } else if is_timestamp(w) {
             Some("[TS]")
+        } else if w.len() == 12
+            && w.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            Some("[SHORT]")
         } else {
             None
         }
@@ -180,12 +188,17 @@ fn replace_matching(text: &str, f: impl Fn(&str) -> Option<&'static str>) -> Str
             // Try the whole token, then the token without trailing punctuation.
             let trimmed = word.trim_end_matches(['.', ':', ',']);
             match f(trimmed) {
-                Some(r) => {
-                    out.push_str(r);
-                    out.push_str(&word[trimmed.len()..]);
+                Some(r) => out.push_str(r),
+                // `sha256:<hex>` and `git:<hex>`: judge each side of a colon on its own.
+                None => {
+                    let parts: Vec<String> = trimmed
+                        .split(':')
+                        .map(|p| f(p).map_or_else(|| p.to_string(), str::to_string))
+                        .collect();
+                    out.push_str(&parts.join(":"));
                 }
-                None => out.push_str(word),
             }
+            out.push_str(&word[trimmed.len()..]);
             word.clear();
         }
     };
@@ -209,6 +222,13 @@ mod tests {
     fn redact_replaces_volatile_tokens() {
         let t = "run_20261129_151736_beef at 2026-11-29T15:17:36.123Z head 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.";
         assert_eq!(redact(t, &[]), "[RUN_ID] at [TS] head [SHA256].");
+        assert_eq!(
+            redact(
+                "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef, git:b132a137cd16",
+                &[]
+            ),
+            "sha256:[SHA256], git:[SHORT]"
+        );
     }
 
     #[test]

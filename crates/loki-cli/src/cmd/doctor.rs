@@ -6,13 +6,12 @@
 //! `--json` prints every check even on failure.
 
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use loki_core::outcome::ExitCode;
+use loki_core::process;
 use serde::Serialize;
 
 use crate::context::Ctx;
@@ -20,6 +19,8 @@ use crate::output::{GREEN, RED, YELLOW, paint};
 
 /// How long a `--version` probe may take before it counts as broken.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// A version line is short; anything more is noise.
+const PROBE_OUTPUT_CAP: usize = 64 * 1024;
 /// git 2.25 added `git worktree` features loki relies on (`--no-checkout` with `add -b`).
 const MIN_GIT: (u32, u32) = (2, 25);
 /// Agent CLIs loki can drive, in auto-detection order.
@@ -146,51 +147,38 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
     v
 }
 
-/// Runs `program args` with a closed stdin and a timeout; returns the first line of its output.
+/// Runs `program args` through the process runner (closed stdin, own group, timeout, scrubbed
+/// environment) and returns the first line of its output.
 fn probe(program: &str, args: &[&str]) -> Result<String, String> {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                "not found on PATH".to_string()
-            } else {
-                e.to_string()
-            }
-        })?;
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() > PROBE_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "did not answer within {}s",
-                    PROBE_TIMEOUT.as_secs()
-                ));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(e.to_string()),
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let spec = process::Spec::new(program, cwd)
+        .args(args.iter().copied())
+        .envs(process::scrubbed_env())
+        .timeout(PROBE_TIMEOUT)
+        .output_cap(PROBE_OUTPUT_CAP);
+    let out = process::run(&spec).map_err(|e| {
+        if e.is_not_found() {
+            "not found on PATH".to_string()
+        } else {
+            e.to_string()
         }
-    };
-    let mut out = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        let _ = s.read_to_string(&mut out);
-    }
-    if out.trim().is_empty()
-        && let Some(mut s) = child.stderr.take()
-    {
-        let _ = s.read_to_string(&mut out);
-    }
-    let first = out.lines().next().unwrap_or("").trim().to_string();
-    if status.success() {
+    })?;
+    let text = out.output.text();
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    if out.timed_out {
+        Err(format!(
+            "did not answer within {}s",
+            PROBE_TIMEOUT.as_secs()
+        ))
+    } else if out.success() {
         Ok(first)
     } else {
-        Err(format!("exited with {status}: {first}"))
+        Err(format!("exited with code {}: {first}", out.exit_code()))
     }
 }
 

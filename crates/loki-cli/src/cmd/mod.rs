@@ -1,10 +1,13 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
+pub mod checks;
 pub mod completions;
 pub mod config;
 pub mod doctor;
 pub mod events;
+pub mod keys;
 pub mod runs;
+pub mod verify;
 pub mod version;
 
 use loki_core::RunId;
@@ -12,6 +15,29 @@ use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 
 use crate::cli::GlobalArgs;
+
+/// How the process exits: a run's ladder or a `loki verify` verdict (their tables differ).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Run(ExitCode),
+    Verify(loki_core::outcome::VerifyVerdict),
+}
+
+impl Exit {
+    /// The process exit status.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Run(c) => c.code(),
+            Exit::Verify(v) => v.exit_status(),
+        }
+    }
+}
+
+impl From<ExitCode> for Exit {
+    fn from(c: ExitCode) -> Exit {
+        Exit::Run(c)
+    }
+}
 
 /// An error in what the user asked for (exit 2), as opposed to a failure while doing it (exit 1).
 #[derive(Debug, thiserror::Error)]

@@ -77,7 +77,7 @@ fn pending_commands_say_not_available_yet_with_exit_2() {
     let sb = Sandbox::new();
     for cmd in [
         vec!["demo"],
-        vec!["verify", "--pubkey", "x.pem"],
+        vec!["status", "--json"],
         vec!["seal", "stop"],
         vec!["fix", "--apply", "--yes"],
         vec!["serve"],

@@ -13,3 +13,4 @@ mod cli;
 mod config;
 mod doctor;
 mod runs;
+mod verify;

@@ -1,0 +1,323 @@
+//! The built-in agent loop: ask the model → execute its tool calls → append the results →
+//! repeat, until it calls `finish` or a limit is hit.
+//!
+//! - **Limits** ([`Limits`]) are checked before every model call: turns, total tokens, dollars
+//!   (only when the cost is measured: an unpriced model cannot hit a dollar limit) and wall time
+//!   (which also bounds a model call in flight and the timeout of every `run`).
+//! - **A turn without tool calls** gets one reminder to use the tools or call `finish`; a second
+//!   one in a row ends the session ([`SessionEnd::NoFinish`]).
+//! - **Tool failures are results**, not errors (see [`crate::tools`]). Provider errors end the
+//!   session with `Err` after the retries of the provider, with one exception: a context-length
+//!   refusal elides every older tool output and asks once more.
+//! - **Context**: before each call the conversation is trimmed to [`CONTEXT_BUDGET_PERCENT`] of the
+//!   model's window minus the output reserve, oldest tool outputs first ([`crate::context`]).
+//!   Elision edits the kept conversation, so the prefix stays stable for prompt caching.
+//! - **Transcript**: every exchange, tool result, error and the end are appended to the
+//!   transcript as they happen ([`crate::transcript`]).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::confine::Worktree;
+use crate::context::{clip, elide_to_fit, estimate_tokens};
+use crate::cost::PriceTable;
+use crate::error::AgentError;
+use crate::message::{Message, Request, Usage};
+use crate::provider::Provider;
+use crate::tools::{self, Finish, ToolOptions};
+use crate::transcript::Transcript;
+
+/// Share of the context window the conversation may fill; the rest absorbs estimate error.
+pub const CONTEXT_BUDGET_PERCENT: u64 = 80;
+/// Newest tool outputs never elided: the ones the model is working from.
+pub const KEEP_RECENT_TOOL_OUTPUTS: usize = 2;
+/// Default output reserve per call.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 8192;
+/// Default turn limit: enough for a read–edit–test cycle repeated a few times.
+pub const DEFAULT_MAX_TURNS: u32 = 50;
+/// Characters of the last message kept in a transcript's request summary.
+const SUMMARY_CHARS: usize = 2000;
+/// Characters of a tool result kept in the transcript.
+const TRANSCRIPT_TOOL_CHARS: usize = 4000;
+
+/// Said to a model that answered without tools.
+pub const NUDGE: &str = "Continue with the tools. When the task is complete, call the `finish` tool with status done, already_done or spec_conflict.";
+
+/// The system prompt of the built-in loop.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a careful software engineer working in a git repository. \
+Use the tools to read the code, make the smallest change that does the task, and run the tests with `run`. \
+Paths are relative to the repository root. Prefer `edit` (exact search/replace of a unique snippet) or `apply_patch` for changes. \
+When you are done, call `finish` with status `done`; if nothing needed changing, `already_done`; \
+if the task contradicts the repository's tests or specification, `spec_conflict` with the reason.";
+
+/// When a session stops even without `finish`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    pub max_turns: u32,
+    /// Total tokens of every bucket over the session.
+    pub max_tokens: Option<u64>,
+    pub max_cost_usd: Option<f64>,
+    pub max_duration: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_turns: DEFAULT_MAX_TURNS,
+            max_tokens: None,
+            max_cost_usd: None,
+            max_duration: None,
+        }
+    }
+}
+
+/// One session's parameters.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    pub system: String,
+    pub task: String,
+    /// Session label (scripted providers pick their session by it; recorded in the transcript).
+    pub label: Option<String>,
+    pub limits: Limits,
+    pub prices: PriceTable,
+    pub transcript: Transcript,
+    pub max_output_tokens: u32,
+    pub tools: ToolOptions,
+}
+
+impl SessionConfig {
+    /// A session for `task` with the default prompt, limits, prices and no transcript.
+    #[must_use]
+    pub fn new(task: &str) -> SessionConfig {
+        SessionConfig {
+            system: DEFAULT_SYSTEM_PROMPT.to_string(),
+            task: task.to_string(),
+            label: None,
+            limits: Limits::default(),
+            prices: PriceTable::builtin(),
+            transcript: Transcript::default(),
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
+            tools: ToolOptions::default(),
+        }
+    }
+}
+
+/// Why a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionEnd {
+    /// The model called `finish`.
+    Finished,
+    TurnLimit,
+    TokenLimit,
+    CostLimit,
+    TimeLimit,
+    /// The model stopped using tools without calling `finish`.
+    NoFinish,
+}
+
+/// What a session did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SessionOutcome {
+    pub end: SessionEnd,
+    pub finish: Option<Finish>,
+    pub turns: u32,
+    pub usage: Usage,
+    /// `None` when any call's cost was not measured.
+    pub cost_usd: Option<f64>,
+    pub tool_calls: u32,
+    pub tool_errors: u32,
+    /// Tool outputs elided to fit the window.
+    pub elided: usize,
+}
+
+/// Runs one session of `provider` on `cfg.task` in `worktree`.
+pub async fn run_session(
+    provider: &dyn Provider,
+    worktree: &Path,
+    cfg: &SessionConfig,
+) -> Result<SessionOutcome, AgentError> {
+    let started = Instant::now();
+    let wt = Worktree::new(worktree).map_err(|e| AgentError::Task {
+        message: format!("the worktree {} cannot be used: {e}", worktree.display()),
+    })?;
+    provider.begin_session(cfg.label.as_deref())?;
+    let session = cfg.label.clone().unwrap_or_else(|| "main".into());
+    let tr = &cfg.transcript;
+    tr.record(
+        json!({"type": "session_start", "session": session, "provider": provider.name(),
+        "model": provider.model(), "task": cfg.task, "price_table": cfg.prices.version}),
+    )?;
+    let mut conv = Request {
+        system: cfg.system.clone(),
+        messages: vec![Message::User {
+            text: cfg.task.clone(),
+        }],
+        tools: tools::tool_specs(),
+        max_output_tokens: cfg.max_output_tokens,
+    };
+    let mut out = SessionOutcome {
+        end: SessionEnd::NoFinish,
+        finish: None,
+        turns: 0,
+        usage: Usage::default(),
+        cost_usd: Some(0.0),
+        tool_calls: 0,
+        tool_errors: 0,
+        elided: 0,
+    };
+    let window = cfg.prices.context_window(provider.model());
+    let budget =
+        (window * CONTEXT_BUDGET_PERCENT / 100).saturating_sub(u64::from(cfg.max_output_tokens));
+    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    let time_left = || {
+        cfg.limits
+            .max_duration
+            .map(|d| d.saturating_sub(started.elapsed()))
+    };
+    let mut nudged = false;
+    let mut context_retry = false;
+    loop {
+        if let Some(end) = limit_reached(&cfg.limits, &out, time_left()) {
+            out.end = end;
+            break;
+        }
+        out.elided += elide_to_fit(&mut conv, budget, KEEP_RECENT_TOOL_OUTPUTS);
+        let call_started = Instant::now();
+        let result = match time_left() {
+            Some(left) => match tokio::time::timeout(left, provider.complete(&conv)).await {
+                Ok(r) => r,
+                Err(_) => {
+                    out.end = SessionEnd::TimeLimit;
+                    break;
+                }
+            },
+            None => provider.complete(&conv).await,
+        };
+        let resp = match result {
+            Ok(r) => r,
+            Err(AgentError::ContextLength { .. }) if !context_retry => {
+                context_retry = true;
+                let n = elide_to_fit(&mut conv, 0, 1);
+                out.elided += n;
+                if n > 0 {
+                    continue;
+                }
+                return Err(session_error(tr, &session, out.turns, provider, &conv));
+            }
+            Err(e) => {
+                tr.record(
+                    json!({"type": "error", "session": session, "turn": out.turns + 1,
+                    "error": e.to_string()}),
+                )?;
+                return Err(e);
+            }
+        };
+        context_retry = false;
+        out.turns += 1;
+        out.usage.add(&resp.usage);
+        let cost = cfg.prices.cost(&resp.model, &resp.usage);
+        out.cost_usd = out.cost_usd.zip(cost).map(|(a, b)| a + b);
+        let last = conv
+            .messages
+            .last()
+            .map(|m| clip(&serde_json::to_string(m).unwrap_or_default(), SUMMARY_CHARS));
+        tr.record(
+            json!({"type": "exchange", "session": session, "turn": out.turns,
+            "provider": provider.name(), "model": resp.model,
+            "request": {"messages": conv.messages.len(), "tools": tools::TOOL_NAMES,
+                        "estimated_tokens": estimate_tokens(&conv), "last": last},
+            "response": resp, "usage": resp.usage, "cost_usd": cost,
+            "price_table": cfg.prices.version,
+            "duration_ms": u64::try_from(call_started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
+        )?;
+        conv.messages.push(resp.to_message());
+        if resp.tool_calls.is_empty() {
+            if nudged {
+                out.end = SessionEnd::NoFinish;
+                break;
+            }
+            nudged = true;
+            conv.messages.push(Message::User {
+                text: NUDGE.to_string(),
+            });
+            continue;
+        }
+        nudged = false;
+        for call in &resp.tool_calls {
+            let r = tools::execute(&wt, &cfg.tools, call, time_left()).await;
+            out.tool_calls += 1;
+            out.tool_errors += u32::from(r.is_error);
+            tr.record(
+                json!({"type": "tool", "session": session, "turn": out.turns,
+                "call_id": call.id, "name": call.name, "is_error": r.is_error,
+                "bytes": r.content.len(), "content": clip(&r.content, TRANSCRIPT_TOOL_CHARS)}),
+            )?;
+            if r.finish.is_some() && out.finish.is_none() {
+                out.finish.clone_from(&r.finish);
+            }
+            conv.messages.push(Message::Tool {
+                call_id: call.id.clone(),
+                content: r.content,
+                is_error: r.is_error,
+            });
+        }
+        if out.finish.is_some() {
+            out.end = SessionEnd::Finished;
+            break;
+        }
+    }
+    tr.record(
+        json!({"type": "session_end", "session": session, "end": out.end,
+        "finish": out.finish, "turns": out.turns, "usage": out.usage, "cost_usd": out.cost_usd}),
+    )?;
+    Ok(out)
+}
+
+fn session_error(
+    tr: &Transcript,
+    session: &str,
+    turns: u32,
+    provider: &dyn Provider,
+    conv: &Request,
+) -> AgentError {
+    let e = AgentError::ContextLength {
+        provider: provider.name(),
+        message: format!(
+            "still too long after eliding every older tool output (about {} tokens)",
+            estimate_tokens(conv)
+        ),
+    };
+    // The error being returned matters more than a transcript line that could not be written.
+    let _ = tr.record(
+        json!({"type": "error", "session": session, "turn": turns + 1,
+        "error": e.to_string()}),
+    );
+    e
+}
+
+/// The first limit `out` has reached, if any (pure).
+#[must_use]
+pub fn limit_reached(
+    limits: &Limits,
+    out: &SessionOutcome,
+    time_left: Option<Duration>,
+) -> Option<SessionEnd> {
+    if out.turns >= limits.max_turns {
+        return Some(SessionEnd::TurnLimit);
+    }
+    if limits.max_tokens.is_some_and(|m| out.usage.total() >= m) {
+        return Some(SessionEnd::TokenLimit);
+    }
+    if let (Some(max), Some(cost)) = (limits.max_cost_usd, out.cost_usd)
+        && cost >= max
+    {
+        return Some(SessionEnd::CostLimit);
+    }
+    if time_left.is_some_and(|t| t.is_zero()) {
+        return Some(SessionEnd::TimeLimit);
+    }
+    None
+}

@@ -1,0 +1,344 @@
+//! CLI agents: coding CLIs the user already has (`claude`, `codex`, `aider`, `opencode`),
+//! spawned in the worktree with the task as the prompt. They edit files themselves; loki only
+//! runs them and reads what they report.
+//!
+//! | agent | command line |
+//! | --- | --- |
+//! | claude | `claude -p <task> --output-format json --permission-mode acceptEdits` |
+//! | codex | `codex exec --json --full-auto <task>` |
+//! | aider | `aider --yes-always --no-auto-commits --message <task>` |
+//! | opencode | `opencode run <task>` |
+//!
+//! Each runs through [`loki_core::process`]: its own process group, stdin null, a timeout after
+//! which the whole group is killed ([`AgentError::CliTimeout`]), output captured and capped.
+//! The environment is the caller's ([`CliAgent::env`], by default the current one): unlike the
+//! `run` tool, these programs authenticate with the user's own keys and logins.
+//!
+//! Cost is what the agent reports, never a guess: claude's `total_cost_usd` (its JSON result),
+//! aider's `$… session` cost line. codex reports tokens, not dollars, and opencode reports
+//! neither, so their cost is `None` ("not measured", never 0). A missing program is
+//! [`AgentError::CliNotInstalled`] with the install command; a non-zero exit is
+//! [`AgentError::CliFailed`] with the output tail.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::AgentError;
+use crate::message::Usage;
+
+/// Default time a CLI agent may take: the default run cap (`run.cap_s`).
+pub const DEFAULT_CLI_TIMEOUT: Duration = Duration::from_secs(900);
+/// Output kept from a CLI agent (head + tail): its final JSON is at the end, its plan at the start.
+pub const CLI_OUTPUT_CAP: usize = 4 * 1024 * 1024;
+/// Bytes of output quoted in an error.
+const ERROR_TAIL_BYTES: usize = 2000;
+
+/// The CLI agents loki knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CliKind {
+    Claude,
+    Codex,
+    Aider,
+    Opencode,
+}
+
+impl CliKind {
+    /// All of them, in auto-detection order.
+    pub const ALL: [CliKind; 4] = [
+        CliKind::Claude,
+        CliKind::Codex,
+        CliKind::Aider,
+        CliKind::Opencode,
+    ];
+
+    /// The provider name, which is also the program name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CliKind::Claude => "claude",
+            CliKind::Codex => "codex",
+            CliKind::Aider => "aider",
+            CliKind::Opencode => "opencode",
+        }
+    }
+
+    /// How to install it.
+    #[must_use]
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            CliKind::Claude => "npm install -g @anthropic-ai/claude-code",
+            CliKind::Codex => "npm install -g @openai/codex",
+            CliKind::Aider => "python -m pip install aider-install && aider-install",
+            CliKind::Opencode => "npm install -g opencode-ai",
+        }
+    }
+
+    /// The non-interactive arguments for `task`.
+    #[must_use]
+    pub fn args(self, task: &str) -> Vec<String> {
+        let v = |a: &[&str]| a.iter().map(|s| (*s).to_string()).collect::<Vec<_>>();
+        let mut args = match self {
+            CliKind::Claude => v(&[
+                "-p",
+                task,
+                "--output-format",
+                "json",
+                "--permission-mode",
+                "acceptEdits",
+            ]),
+            CliKind::Codex => v(&["exec", "--json", "--full-auto"]),
+            CliKind::Aider => v(&["--yes-always", "--no-auto-commits", "--message"]),
+            CliKind::Opencode => v(&["run"]),
+        };
+        if self != CliKind::Claude {
+            args.push(task.to_string());
+        }
+        args
+    }
+
+    /// Parses a provider name.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<CliKind> {
+        CliKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// What a finished CLI agent reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CliOutcome {
+    pub agent: &'static str,
+    /// The command line, for logs.
+    pub command: String,
+    pub exit_code: i32,
+    /// stdout (capped head+tail).
+    pub stdout: String,
+    /// stderr (capped head+tail).
+    pub stderr: String,
+    /// Dollars the agent reported; `None` = not measured.
+    pub cost_usd: Option<f64>,
+    /// Tokens the agent reported, when it reports them.
+    pub usage: Option<Usage>,
+    pub duration: Duration,
+}
+
+/// A CLI agent ready to run.
+#[derive(Debug, Clone)]
+pub struct CliAgent {
+    pub kind: CliKind,
+    /// The program to start (default: the agent's name, looked up on the env's `PATH`).
+    pub program: OsString,
+    pub timeout: Duration,
+    /// The child's whole environment.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl CliAgent {
+    /// An agent with the current environment and [`DEFAULT_CLI_TIMEOUT`].
+    #[must_use]
+    pub fn new(kind: CliKind) -> CliAgent {
+        CliAgent {
+            kind,
+            program: kind.name().into(),
+            timeout: DEFAULT_CLI_TIMEOUT,
+            env: std::env::vars_os().collect(),
+        }
+    }
+
+    /// Runs the agent on `task` in `worktree`, blocking the thread.
+    pub fn run_blocking(&self, task: &str, worktree: &Path) -> Result<CliOutcome, AgentError> {
+        let agent = self.kind.name();
+        let spec = loki_core::process::Spec::new(self.program.clone(), worktree)
+            .args(self.kind.args(task))
+            .envs(self.env.clone())
+            .timeout(self.timeout)
+            .output_cap(CLI_OUTPUT_CAP)
+            .streams(loki_core::process::Streams::Separate);
+        let command = spec.display();
+        let out = loki_core::process::run(&spec).map_err(|e| {
+            if e.is_not_found() {
+                AgentError::CliNotInstalled {
+                    agent,
+                    install: self.kind.install_hint(),
+                }
+            } else {
+                AgentError::Process { agent, source: e }
+            }
+        })?;
+        let tail = || {
+            let mut t = out.stderr.tail_text(ERROR_TAIL_BYTES / 2);
+            t.push_str(&out.output.tail_text(ERROR_TAIL_BYTES / 2));
+            t
+        };
+        if out.timed_out {
+            return Err(AgentError::CliTimeout {
+                agent,
+                timeout: self.timeout,
+                tail: tail(),
+            });
+        }
+        if !out.success() {
+            return Err(AgentError::CliFailed {
+                agent,
+                command,
+                code: out.exit_code(),
+                tail: tail(),
+            });
+        }
+        let stdout = out.output.text();
+        let stderr = out.stderr.text();
+        let (cost_usd, usage) = reported(self.kind, &stdout, &stderr);
+        Ok(CliOutcome {
+            agent,
+            command,
+            exit_code: out.exit_code(),
+            stdout,
+            stderr,
+            cost_usd,
+            usage,
+            duration: out.duration,
+        })
+    }
+
+    /// [`CliAgent::run_blocking`] on a blocking thread.
+    pub async fn run(&self, task: &str, worktree: &Path) -> Result<CliOutcome, AgentError> {
+        let me = self.clone();
+        let task = task.to_string();
+        let worktree = worktree.to_path_buf();
+        tokio::task::spawn_blocking(move || me.run_blocking(&task, &worktree))
+            .await
+            .map_err(|e| AgentError::Task {
+                message: e.to_string(),
+            })?
+    }
+}
+
+/// Cost and usage an agent reported in its output (pure).
+#[must_use]
+pub fn reported(kind: CliKind, stdout: &str, stderr: &str) -> (Option<f64>, Option<Usage>) {
+    match kind {
+        CliKind::Claude => claude_report(stdout),
+        CliKind::Codex => (None, codex_usage(stdout)),
+        CliKind::Aider => (aider_cost(stdout).or_else(|| aider_cost(stderr)), None),
+        CliKind::Opencode => (None, None),
+    }
+}
+
+/// The last JSON object in `text` that has `key` (whole text first, then line by line from the end).
+fn last_json_with(text: &str, key: &str) -> Option<Value> {
+    if let Ok(v) = serde_json::from_str::<Value>(text.trim())
+        && v.get(key).is_some()
+    {
+        return Some(v);
+    }
+    text.lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .find(|v| v.get(key).is_some())
+}
+
+fn claude_report(stdout: &str) -> (Option<f64>, Option<Usage>) {
+    let Some(v) = last_json_with(stdout, "total_cost_usd") else {
+        return (None, None);
+    };
+    let cost = v["total_cost_usd"].as_f64();
+    let u = &v["usage"];
+    let usage = u.is_object().then(|| Usage {
+        input_tokens: u["input_tokens"].as_u64().unwrap_or(0),
+        output_tokens: u["output_tokens"].as_u64().unwrap_or(0),
+        cache_read_tokens: u["cache_read_input_tokens"].as_u64().unwrap_or(0),
+        cache_write_tokens: u["cache_creation_input_tokens"].as_u64().unwrap_or(0),
+    });
+    (cost, usage)
+}
+
+/// Sums the `usage` of codex's `turn.completed` events (`exec --json` JSONL).
+fn codex_usage(stdout: &str) -> Option<Usage> {
+    let mut total: Option<Usage> = None;
+    for v in stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .filter(|v| v["type"] == "turn.completed")
+    {
+        let u = &v["usage"];
+        let cached = u["cached_input_tokens"].as_u64().unwrap_or(0);
+        total.get_or_insert_with(Usage::default).add(&Usage {
+            input_tokens: u["input_tokens"]
+                .as_u64()
+                .unwrap_or(0)
+                .saturating_sub(cached),
+            output_tokens: u["output_tokens"].as_u64().unwrap_or(0),
+            cache_read_tokens: cached,
+            cache_write_tokens: 0,
+        });
+    }
+    total
+}
+
+/// The session total of aider's last `Cost: $X message, $Y session.` line.
+fn aider_cost(text: &str) -> Option<f64> {
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.contains("Cost: $") && l.contains("session"))?;
+    let before = line.split(" session").next()?;
+    let amount = before.rsplit('$').next()?;
+    amount.trim().replace(',', "").parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reported_costs_are_read_and_missing_ones_stay_none() {
+        let claude = r#"{"type":"result","subtype":"success","total_cost_usd":0.0421,"usage":{"input_tokens":12,"output_tokens":300,"cache_read_input_tokens":5000,"cache_creation_input_tokens":700}}"#;
+        let (c, u) = reported(CliKind::Claude, claude, "");
+        assert_eq!(c, Some(0.0421));
+        assert_eq!(u.unwrap().cache_read_tokens, 5000);
+        assert_eq!(reported(CliKind::Claude, "not json", ""), (None, None));
+
+        let aider = "Tokens: 2.1k sent, 150 received. Cost: $0.0072 message, $0.0315 session.\n";
+        assert_eq!(reported(CliKind::Aider, aider, "").0, Some(0.0315));
+
+        let codex = "{\"type\":\"thread.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":100,\"cached_input_tokens\":40,\"output_tokens\":9}}\n";
+        let (c, u) = reported(CliKind::Codex, codex, "");
+        assert_eq!(c, None);
+        assert_eq!(
+            u,
+            Some(Usage {
+                input_tokens: 60,
+                output_tokens: 9,
+                cache_read_tokens: 40,
+                cache_write_tokens: 0
+            })
+        );
+        assert_eq!(reported(CliKind::Opencode, "done", ""), (None, None));
+    }
+
+    #[test]
+    fn command_lines_are_non_interactive() {
+        assert_eq!(
+            CliKind::Claude.args("fix it"),
+            [
+                "-p",
+                "fix it",
+                "--output-format",
+                "json",
+                "--permission-mode",
+                "acceptEdits"
+            ]
+        );
+        assert_eq!(
+            CliKind::Codex.args("t"),
+            ["exec", "--json", "--full-auto", "t"]
+        );
+        assert_eq!(
+            CliKind::Aider.args("t"),
+            ["--yes-always", "--no-auto-commits", "--message", "t"]
+        );
+        assert_eq!(CliKind::Opencode.args("t"), ["run", "t"]);
+    }
+}

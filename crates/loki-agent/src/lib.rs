@@ -1,0 +1,71 @@
+//! Model providers and the built-in agent loop of loki.
+//!
+//! # Providers
+//! One async trait, [`Provider`]: a [`Request`] (system prompt, messages, tool specs) in, a
+//! [`Response`] (text, tool calls, [`Usage`], [`StopReason`]) out. Implementations:
+//! - [`openai::OpenAi`]: Chat Completions (OpenAI, Ollama, vLLM, LiteLLM, OpenRouter via
+//!   `base_url`; the key may be empty);
+//! - [`anthropic::Anthropic`]: the Messages API with prompt caching of tools and system;
+//! - [`scripted::Scripted`]: a JSON file of sessions and turns (format in its module doc and
+//!   `schema/scripted.schema.json`), deterministic;
+//! - [`replay::Replay`]: the `exchange` records of a run's `transcript.jsonl`.
+//!
+//! Both HTTP providers stream (SSE) and read either form back, retry 429/5xx/transport/stalled
+//! streams with backoff honouring `Retry-After` (capped), never retry other 4xx, and report
+//! 401/403 as "authentication failed: set <VARIABLE>" and context-length refusals as their own
+//! variant ([`http`] has the policy). A response silent for [`HttpOptions::idle_timeout`] is a
+//! retryable [`AgentError::StreamIdle`].
+//!
+//! CLI agents ([`cli::CliAgent`]: claude, codex, aider, opencode) are not providers: they run the
+//! whole task in the worktree themselves, through the process runner, with a timeout; their cost
+//! is what they report, else `None`.
+//!
+//! Choosing: [`ProviderChoice::parse`], [`detect_auto`] (order, choice and reason), [`build`].
+//! An explicit choice is never replaced by another.
+//!
+//! # The loop
+//! [`run_session`]: ask → execute tool calls ([`tools`], every path confined to the worktree)
+//! → append results → repeat until `finish` or a [`Limits`] limit. Tool failures go back to the
+//! model as tool results; long outputs are clipped head+tail and older ones elided near the
+//! window ([`context`]); every exchange with its usage and cost is appended to
+//! `transcript.jsonl` ([`transcript`]).
+//!
+//! # Cost
+//! [`PriceTable`]: versioned USD prices per million tokens in four buckets, overridable; an
+//! unknown model costs `None` ("not measured"), never 0.
+//!
+//! # Never
+//! Print, write outside the worktree and the transcript, pass secrets to the `run` tool's
+//! children, or substitute a provider the user did not choose.
+
+pub mod agent;
+pub mod anthropic;
+pub mod choice;
+pub mod cli;
+pub mod confine;
+pub mod context;
+pub mod cost;
+pub mod error;
+pub mod http;
+pub mod message;
+pub mod openai;
+pub mod provider;
+pub mod replay;
+pub mod scripted;
+pub mod sse;
+pub mod tools;
+pub mod transcript;
+
+pub use agent::{Limits, SessionConfig, SessionEnd, SessionOutcome, run_session};
+pub use choice::{
+    Backend, Candidate, Detection, ProviderChoice, ProviderInfo, ProviderSettings, build, describe,
+    detect_auto,
+};
+pub use cli::{CliAgent, CliKind, CliOutcome};
+pub use cost::{Price, PriceTable};
+pub use error::AgentError;
+pub use http::HttpOptions;
+pub use message::{Message, Request, Response, StopReason, ToolCall, ToolSpec, Usage};
+pub use provider::{BoxFuture, Provider};
+pub use tools::{Finish, FinishStatus};
+pub use transcript::Transcript;

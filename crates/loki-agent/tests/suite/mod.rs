@@ -1,0 +1,5 @@
+mod bad_input;
+mod cli_agents;
+mod common;
+mod e2e;
+mod messages;

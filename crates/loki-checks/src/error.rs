@@ -1,0 +1,70 @@
+//! The error type of `loki-checks`: only loki's own failures. A suite that fails, hangs or cannot
+//! start is a [`crate::CheckResult`], never an error.
+
+use std::path::PathBuf;
+
+use loki_core::CoreError;
+use loki_git::GitError;
+
+/// What went wrong on loki's side while detecting or running checks.
+#[derive(Debug, thiserror::Error)]
+pub enum ChecksError {
+    #[error("{root} is not a directory; point loki at a repository root")]
+    NotADir { root: PathBuf },
+    #[error(
+        "cannot create a temporary directory for the report of check {check}: {source}; check that $TMPDIR is writable"
+    )]
+    Temp {
+        check: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write the log of check {check}: {source}")]
+    Log {
+        check: String,
+        #[source]
+        source: CoreError,
+    },
+    #[error("{rev:?} is not a commit in this repository ({source}); pass a branch, tag or commit id")]
+    BadRevision {
+        rev: String,
+        #[source]
+        source: GitError,
+    },
+    #[error("cannot {action} for the integrity scan or baseline: {source}")]
+    Git {
+        action: &'static str,
+        #[source]
+        source: GitError,
+    },
+    #[error(
+        "cannot {action} {path}: {source}; check that the directory is writable and has free space"
+    )]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write the baseline cache {path}: {source}")]
+    Cache {
+        path: PathBuf,
+        #[source]
+        source: CoreError,
+    },
+}
+
+impl ChecksError {
+    /// True when the user's input is at fault (the CLI maps it to exit 2).
+    #[must_use]
+    pub fn is_usage(&self) -> bool {
+        match self {
+            ChecksError::NotADir { .. } | ChecksError::BadRevision { .. } => true,
+            ChecksError::Temp { .. }
+            | ChecksError::Log { .. }
+            | ChecksError::Git { .. }
+            | ChecksError::Io { .. }
+            | ChecksError::Cache { .. } => false,
+        }
+    }
+}

@@ -1,0 +1,620 @@
+//! Running one check: the command with its structured-report flags, through
+//! [`loki_core::process`], then the verdict from the exit code and the parsed report.
+//!
+//! Verdict rules ([`judge`], pure), in order:
+//! 1. timed out → `timeout` (the process group was killed);
+//! 2. the report names a failed test → `fail`;
+//! 3. non-zero exit: a runner's own "no tests" exit code with zero executed → `not_run: no tests
+//!    executed`; a missing tool (exit 127, `No module named pytest`, ...) → `not_run`; otherwise
+//!    `fail`, even when the output claims every test passed (a forged "ok" line cannot pass);
+//! 4. exit 0 without the structured report that was asked for, or with no readable result →
+//!    `not_run`; exit 0 with zero executed → `not_run: no tests
+//!    executed`; else `pass`.
+//!
+//! A `fail` is rerun once; fail-then-pass is `flaky` (not a pass). A program that cannot be started
+//! is `not_run` with the reason (`go not found`), never `fail`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loki_core::process::{self, Spec};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::ChecksError;
+use crate::detect::{Check, CheckKind};
+use crate::parse;
+use crate::report::{TestCase, TestReport};
+
+/// Default time a suite may run: generous for a full suite on two cores, bounded so a hang ends.
+pub const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+/// Default log cap: 4 MiB keeps the head (build errors) and tail (failures, summary) of a big suite.
+pub const DEFAULT_LOG_CAP: usize = 4 * 1024 * 1024;
+/// Failing ids quoted in a reason; the full list is in `failing_ids`.
+const REASON_IDS: usize = 5;
+/// Exit code of a shell that could not find a command.
+const SHELL_NOT_FOUND: i32 = 127;
+/// pytest's exit code for "no tests collected".
+const PYTEST_NO_TESTS: i32 = 5;
+/// nextest's exit code for "no tests to run".
+const NEXTEST_NO_TESTS: i32 = 4;
+/// Log-file names keep only these characters of a check name.
+fn log_char(c: char) -> char {
+    if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+        c
+    } else {
+        '_'
+    }
+}
+
+/// How a check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    Pass,
+    Fail,
+    NotRun,
+    Flaky,
+    Timeout,
+}
+
+/// The facts of one check, as the receipt and the baseline need them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub name: String,
+    pub kind: CheckKind,
+    /// The check's command line (without the temporary report flags, which the log shows).
+    pub cmd: String,
+    pub result: CheckStatus,
+    pub executed: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub failing_ids: Vec<String>,
+    pub duration_s: f64,
+    /// Hex sha256 of the log file's bytes.
+    pub log_sha256: String,
+    pub log_path: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Exit code of the first attempt (124 on timeout); absent when it never started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    pub attempts: u32,
+    /// The parser that produced the counts (`junit`, `go-json`, `pytest-text`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_source: Option<String>,
+    /// Every test the first attempt reported, for baseline comparison.
+    #[serde(default)]
+    pub tests: Vec<TestCase>,
+}
+
+/// How checks run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub timeout: Duration,
+    /// Cap of the captured output per attempt (head half + tail half).
+    pub output_cap: usize,
+    /// Where `<name>.log` is written (created when missing).
+    pub log_dir: PathBuf,
+    /// The child's environment before `CI=1 NO_COLOR=1` are forced; defaults to the scrubbed one.
+    pub env: Vec<(OsString, OsString)>,
+    /// Rerun a failing check once to tell flaky from failing.
+    pub rerun_failed: bool,
+}
+
+impl RunOptions {
+    /// Defaults: [`DEFAULT_CHECK_TIMEOUT`], [`DEFAULT_LOG_CAP`], the scrubbed environment, rerun on.
+    #[must_use]
+    pub fn new(log_dir: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            timeout: DEFAULT_CHECK_TIMEOUT,
+            output_cap: DEFAULT_LOG_CAP,
+            log_dir: log_dir.into(),
+            env: process::scrubbed_env(),
+            rerun_failed: true,
+        }
+    }
+}
+
+/// The verdict on one attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    pub status: CheckStatus,
+    pub reason: Option<String>,
+}
+
+fn judged(status: CheckStatus, reason: Option<String>) -> Judgement {
+    Judgement { status, reason }
+}
+
+/// The facts of one attempt that a verdict is computed from.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    pub kind: CheckKind,
+    /// The runner's exit code (124 on timeout).
+    pub exit_code: i32,
+    pub timed_out: bool,
+    pub timeout: Duration,
+    /// The parsed report, from the structured file or the fallback parsers.
+    pub report: Option<&'a TestReport>,
+    /// A structured report was asked for and the runner did not write it.
+    pub structured_missing: bool,
+    /// The captured output (to recognise a missing tool).
+    pub log: &'a str,
+}
+
+/// The verdict rules of the module doc, over one attempt's facts. Pure.
+#[must_use]
+pub fn judge(facts: &Facts<'_>) -> Judgement {
+    let Facts {
+        kind,
+        exit_code,
+        timed_out,
+        timeout,
+        report,
+        structured_missing,
+        log,
+    } = *facts;
+    if timed_out {
+        return judged(
+            CheckStatus::Timeout,
+            Some(format!(
+                "timed out after {}s; its process group was killed",
+                timeout.as_secs()
+            )),
+        );
+    }
+    if let Some(r) = report.filter(|r| r.failed > 0) {
+        let ids = r.failing_ids();
+        let reason = if ids.is_empty() {
+            format!("{} failed", r.failed)
+        } else {
+            let more = if ids.len() > REASON_IDS { ", ..." } else { "" };
+            format!(
+                "{} failed: {}{more}",
+                r.failed,
+                ids[..ids.len().min(REASON_IDS)].join(", ")
+            )
+        };
+        return judged(CheckStatus::Fail, Some(reason));
+    }
+    let executed = report.map_or(0, TestReport::executed);
+    if exit_code != 0 {
+        let no_tests_code = match kind {
+            CheckKind::Pytest => exit_code == PYTEST_NO_TESTS,
+            CheckKind::Nextest => exit_code == NEXTEST_NO_TESTS,
+            CheckKind::Cargo
+            | CheckKind::Vitest
+            | CheckKind::Jest
+            | CheckKind::Node
+            | CheckKind::Npm
+            | CheckKind::Go => false,
+        };
+        if no_tests_code && executed == 0 {
+            return judged(CheckStatus::NotRun, Some("no tests executed".into()));
+        }
+        if report.is_none()
+            && let Some(missing) = missing_tool(kind, exit_code, log)
+        {
+            return judged(CheckStatus::NotRun, Some(missing));
+        }
+        let reason = match report {
+            Some(r) if r.executed() > 0 => format!(
+                "exited with code {exit_code} although its output reports {} passed and none failed",
+                r.passed
+            ),
+            _ => format!("exited with code {exit_code} before reporting any test result"),
+        };
+        return judged(CheckStatus::Fail, Some(reason));
+    }
+    if structured_missing {
+        // A runner that exits 0 without writing the report it was asked for did not finish its
+        // run; whatever its output says ("5 passed") is not evidence of a pass.
+        return judged(
+            CheckStatus::NotRun,
+            Some(
+                "exited 0 without writing its test report; its output is not taken as a pass"
+                    .into(),
+            ),
+        );
+    }
+    match report {
+        None => judged(
+            CheckStatus::NotRun,
+            Some("exited 0 but no test results could be read from its output".into()),
+        ),
+        Some(_) if executed == 0 => judged(CheckStatus::NotRun, Some("no tests executed".into())),
+        Some(_) => judged(CheckStatus::Pass, None),
+    }
+}
+
+/// A runner that exited because a tool it needs is missing (it was not run, it did not fail).
+fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
+    let says = |s: &str| log.contains(s);
+    match kind {
+        CheckKind::Pytest if says("No module named pytest") => {
+            Some("pytest not installed for this interpreter (No module named pytest)".into())
+        }
+        CheckKind::Nextest if says("no such command: `nextest`") => Some("cargo-nextest not found".into()),
+        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node | CheckKind::Npm if exit_code == SHELL_NOT_FOUND => {
+            Some("the test script's command was not found (exit 127): are the dependencies installed?".into())
+        }
+        CheckKind::Cargo
+        | CheckKind::Nextest
+        | CheckKind::Pytest
+        | CheckKind::Vitest
+        | CheckKind::Jest
+        | CheckKind::Node
+        | CheckKind::Npm
+        | CheckKind::Go => None,
+    }
+}
+
+/// One execution of the command.
+#[derive(Debug)]
+struct Attempt {
+    argv: String,
+    exit_code: Option<i32>,
+    duration: Duration,
+    log: Vec<u8>,
+    report: Option<TestReport>,
+    judgement: Judgement,
+}
+
+/// Whether a package-manager script is one plain runner call, so report flags can be appended.
+fn simple_script(script: Option<&str>) -> bool {
+    script.is_some_and(|s| !s.contains(['&', '|', ';', '>', '<', '$', '`']))
+}
+
+/// Extra arguments that make the runner write a structured report into `tmp`, and that report's path.
+fn report_args(check: &Check, tmp: &Path) -> Result<(Vec<String>, Option<PathBuf>), ChecksError> {
+    let file = |name: &str| tmp.join(name);
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    Ok(match check.kind {
+        CheckKind::Nextest => {
+            let junit = file("junit.xml");
+            let config = file("nextest.toml");
+            let body = format!("[profile.loki-junit.junit]\npath = {:?}\n", s(&junit));
+            loki_core::fs::write_atomic(&config, body.as_bytes()).map_err(|source| {
+                ChecksError::Log {
+                    check: check.name.clone(),
+                    source,
+                }
+            })?;
+            (
+                vec![
+                    "--no-tests=warn".into(),
+                    format!("--tool-config-file=loki:{}", s(&config)),
+                    "--profile=loki-junit".into(),
+                ],
+                Some(junit),
+            )
+        }
+        CheckKind::Pytest => {
+            let junit = file("junit.xml");
+            (
+                vec![
+                    "-rA".into(),
+                    format!("--junitxml={}", s(&junit)),
+                    "-p".into(),
+                    "no:cacheprovider".into(),
+                ],
+                Some(junit),
+            )
+        }
+        CheckKind::Node if check.script.is_none() => {
+            let tap = file("report.tap");
+            (
+                vec![
+                    "--test-reporter=spec".into(),
+                    "--test-reporter-destination=stdout".into(),
+                    "--test-reporter=tap".into(),
+                    format!("--test-reporter-destination={}", s(&tap)),
+                ],
+                Some(tap),
+            )
+        }
+        CheckKind::Vitest if simple_script(check.script.as_deref()) => {
+            let json = file("report.json");
+            let args = vec![
+                "--".into(),
+                "--reporter=default".into(),
+                "--reporter=json".into(),
+                format!("--outputFile.json={}", s(&json)),
+            ];
+            (args, Some(json))
+        }
+        CheckKind::Jest if simple_script(check.script.as_deref()) => {
+            let json = file("report.json");
+            (
+                vec![
+                    "--".into(),
+                    "--json".into(),
+                    format!("--outputFile={}", s(&json)),
+                ],
+                Some(json),
+            )
+        }
+        CheckKind::Cargo
+        | CheckKind::Node
+        | CheckKind::Vitest
+        | CheckKind::Jest
+        | CheckKind::Npm
+        | CheckKind::Go => (Vec::new(), None),
+    })
+}
+
+fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
+    let tmp = tempfile::Builder::new()
+        .prefix("loki-check-")
+        .tempdir()
+        .map_err(|source| ChecksError::Temp {
+            check: check.name.clone(),
+            source,
+        })?;
+    let (extra, report_path) = report_args(check, tmp.path())?;
+    let Some((program, args)) = check.command.split_first() else {
+        return Ok(not_started(
+            String::new(),
+            "the check has an empty command".into(),
+        ));
+    };
+    let spec = Spec::new(program, &check.cwd)
+        .args(args)
+        .args(&extra)
+        .envs(opts.env.clone())
+        .env("CI", "1")
+        .env("NO_COLOR", "1")
+        .env("CARGO_TERM_COLOR", "never")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .timeout(opts.timeout)
+        .output_cap(opts.output_cap);
+    let argv = spec.display();
+    let out = match process::run(&spec) {
+        Ok(out) => out,
+        Err(e) if e.is_not_found() => {
+            return Ok(not_started(argv, format!("{} not found", e.program())));
+        }
+        Err(e) => return Ok(not_started(argv, e.to_string())),
+    };
+    let log = out.output.bytes();
+    let text = String::from_utf8_lossy(&log);
+    let structured_missing = report_path.as_ref().is_some_and(|p| !p.is_file());
+    let structured = report_path
+        .filter(|p| p.is_file())
+        .and_then(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let mut report = parse::report_for(check.kind, structured.as_deref(), &text);
+    if let Some(r) = report.as_mut() {
+        r.strip_id_prefix(&format!("{}/", check.cwd.display()));
+    }
+    let judgement = judge(&Facts {
+        kind: check.kind,
+        exit_code: out.exit_code(),
+        timed_out: out.timed_out,
+        timeout: opts.timeout,
+        report: report.as_ref(),
+        structured_missing,
+        log: &text,
+    });
+    Ok(Attempt {
+        argv,
+        exit_code: Some(out.exit_code()),
+        duration: out.duration,
+        log,
+        report,
+        judgement,
+    })
+}
+
+fn not_started(argv: String, reason: String) -> Attempt {
+    Attempt {
+        argv,
+        exit_code: None,
+        duration: Duration::ZERO,
+        log: format!("loki: not started: {reason}\n").into_bytes(),
+        report: None,
+        judgement: judged(CheckStatus::NotRun, Some(reason)),
+    }
+}
+
+fn log_section(out: &mut Vec<u8>, check: &Check, n: u32, a: &Attempt) {
+    let exit = a
+        .exit_code
+        .map_or_else(|| "not started".to_owned(), |c| format!("exit {c}"));
+    out.extend_from_slice(
+        format!(
+            "==== loki check {} attempt {n}: {} ({exit}, {:.1}s) in {}\n",
+            check.name,
+            a.argv,
+            a.duration.as_secs_f64(),
+            check.dir
+        )
+        .as_bytes(),
+    );
+    out.extend_from_slice(&a.log);
+    if !a.log.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+}
+
+/// Runs `check` (rerunning a failure once), writes `<log_dir>/<name>.log` atomically and returns the
+/// result. Errors are loki's own (the log or a temporary directory could not be written); anything
+/// that goes wrong with the suite itself is in the result.
+pub fn run_check(check: &Check, opts: &RunOptions) -> Result<CheckResult, ChecksError> {
+    let first = attempt(check, opts)?;
+    let mut log = Vec::new();
+    log_section(&mut log, check, 1, &first);
+    let mut attempts = 1;
+    let mut judgement = first.judgement.clone();
+    let mut duration = first.duration;
+    if first.judgement.status == CheckStatus::Fail && opts.rerun_failed {
+        let second = attempt(check, opts)?;
+        attempts = 2;
+        duration += second.duration;
+        log_section(&mut log, check, 2, &second);
+        let first_reason = first.judgement.reason.clone().unwrap_or_default();
+        judgement = if second.judgement.status == CheckStatus::Pass {
+            judged(
+                CheckStatus::Flaky,
+                Some(format!(
+                    "failed, then passed on rerun; first attempt: {first_reason}"
+                )),
+            )
+        } else {
+            judged(
+                CheckStatus::Fail,
+                Some(format!("{first_reason} (failed again on rerun)")),
+            )
+        };
+    }
+    std::fs::create_dir_all(&opts.log_dir).map_err(|e| ChecksError::Log {
+        check: check.name.clone(),
+        source: loki_core::CoreError::io("create directory", &opts.log_dir, e),
+    })?;
+    let log_path = opts.log_dir.join(format!(
+        "{}.log",
+        check.name.chars().map(log_char).collect::<String>()
+    ));
+    loki_core::fs::write_atomic(&log_path, &log).map_err(|source| ChecksError::Log {
+        check: check.name.clone(),
+        source,
+    })?;
+    let report = first.report.unwrap_or_default();
+    Ok(CheckResult {
+        name: check.name.clone(),
+        kind: check.kind,
+        cmd: check.command_line(),
+        result: judgement.status,
+        executed: report.executed(),
+        passed: report.passed,
+        failed: report.failed,
+        skipped: report.skipped,
+        failing_ids: report.failing_ids(),
+        duration_s: (duration.as_millis() as f64) / 1000.0,
+        log_sha256: hex::encode(Sha256::digest(&log)),
+        log_path,
+        reason: judgement.reason,
+        exit_code: first.exit_code,
+        attempts,
+        report_source: (!report.source.is_empty()).then(|| report.source.clone()),
+        tests: report.tests,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::TestStatus;
+
+    fn facts<'a>(kind: CheckKind, exit_code: i32, report: Option<&'a TestReport>) -> Facts<'a> {
+        Facts {
+            kind,
+            exit_code,
+            timed_out: false,
+            timeout: Duration::from_secs(60),
+            report,
+            structured_missing: false,
+            log: "",
+        }
+    }
+
+    fn counts(passed: u64, failed: u64) -> TestReport {
+        TestReport::from_counts("t", passed, failed, 0)
+    }
+
+    #[test]
+    fn pass_needs_executed_tests_no_failures_and_exit_zero() {
+        let ok = counts(3, 0);
+        assert_eq!(
+            judge(&facts(CheckKind::Cargo, 0, Some(&ok))).status,
+            CheckStatus::Pass
+        );
+        let none = counts(0, 0);
+        let j = judge(&facts(CheckKind::Cargo, 0, Some(&none)));
+        assert_eq!(
+            (j.status, j.reason.as_deref()),
+            (CheckStatus::NotRun, Some("no tests executed"))
+        );
+        assert_eq!(
+            judge(&facts(CheckKind::Cargo, 0, None)).status,
+            CheckStatus::NotRun
+        );
+    }
+
+    #[test]
+    fn forged_passes_with_a_nonzero_exit_fail() {
+        let forged = counts(5, 0);
+        let j = judge(&facts(CheckKind::Npm, 1, Some(&forged)));
+        assert_eq!(j.status, CheckStatus::Fail);
+        assert!(j.reason.unwrap().contains("exited with code 1 although"));
+    }
+
+    #[test]
+    fn failures_are_named() {
+        let mut r = TestReport::from_cases(
+            "t",
+            (0..7)
+                .map(|i| TestCase {
+                    id: format!("t{i}"),
+                    status: TestStatus::Failed,
+                })
+                .collect(),
+        );
+        r.passed = 1;
+        let j = judge(&facts(CheckKind::Go, 0, Some(&r)));
+        assert_eq!(j.status, CheckStatus::Fail);
+        assert_eq!(j.reason.unwrap(), "7 failed: t0, t1, t2, t3, t4, ...");
+    }
+
+    #[test]
+    fn no_tests_exit_codes_missing_tools_timeouts_and_missing_reports() {
+        let none = counts(0, 0);
+        assert_eq!(
+            judge(&facts(CheckKind::Pytest, 5, Some(&none))).status,
+            CheckStatus::NotRun
+        );
+        assert_eq!(
+            judge(&facts(CheckKind::Pytest, 5, None)).status,
+            CheckStatus::NotRun
+        );
+        assert_eq!(
+            judge(&facts(CheckKind::Nextest, 4, Some(&none))).status,
+            CheckStatus::NotRun
+        );
+        assert_eq!(
+            judge(&facts(CheckKind::Go, 4, Some(&none))).status,
+            CheckStatus::Fail
+        );
+        let mut f = facts(CheckKind::Pytest, 1, None);
+        f.log = "/usr/bin/python3: No module named pytest";
+        assert_eq!(judge(&f).status, CheckStatus::NotRun);
+        assert_eq!(
+            judge(&facts(CheckKind::Vitest, 127, None)).status,
+            CheckStatus::NotRun
+        );
+        assert_eq!(
+            judge(&facts(CheckKind::Cargo, 127, None)).status,
+            CheckStatus::Fail
+        );
+        let ok = counts(3, 0);
+        let mut f = facts(CheckKind::Pytest, 0, Some(&ok));
+        f.structured_missing = true;
+        assert_eq!(judge(&f).status, CheckStatus::NotRun);
+        f.timed_out = true;
+        let j = judge(&f);
+        assert_eq!(j.status, CheckStatus::Timeout);
+        assert_eq!(
+            j.reason.unwrap(),
+            "timed out after 60s; its process group was killed"
+        );
+    }
+
+    #[test]
+    fn log_names_are_safe() {
+        let name: String = "pytest:services/api v2".chars().map(log_char).collect();
+        assert_eq!(name, "pytest_services_api_v2");
+    }
+}

@@ -1,0 +1,415 @@
+//! The integrity scan: the seal rules that catch a change which makes tests pass by weakening them
+//! instead of fixing the code.
+//!
+//! # Input and output
+//! [`scan`] is pure: a [`ScanInput`] (every changed path with its base and head bytes, `None` where
+//! the file is absent, plus the head bytes of unchanged jest/vitest configs and `package.json`
+//! files, which say which setup files count as test configuration) in, sorted and de-duplicated
+//! [`Finding`]s out. [`scan_changes`] is its I/O shell: it builds the input from git
+//! (`diff-tree --no-renames` between a base commit and a head tree, then `cat-file` per side).
+//!
+//! # Rules (each a [`FindingKind`])
+//! - `test_file_removed`: a test file at base is gone. Test files: Rust `tests/**.rs` and any `.rs`
+//!   with `#[cfg(test)]`/`#[test]`; Python `test_*.py`, `*_test.py`, `conftest.py`, files under
+//!   `tests/` or `test/`; JS/TS `*.test.*`, `*.spec.*`, `__tests__/`, `test/`, node's `test-*.js`
+//!   style names; Go `*_test.go`.
+//! - `fewer_tests` / `fewer_assertions`: per modified test file, declarations (`#[test]`,
+//!   `def test_`, `it(`/`test(`, `func Test`/`t.Run(`) and assertions (`assert*!`, `assert`,
+//!   `self.assert*`, `pytest.raises`, `expect(`, `assert.`, `t.Error*`/`t.Fatal*`, `require.`) are
+//!   counted in the base and head code with comments and strings removed; fewer is a finding.
+//!   In a Rust library file only the items under test attributes are counted.
+//! - `skip_marker_added`: more `#[ignore]`, `pytest.mark.skip*`/`xfail`/`pytest.skip(`/
+//!   `unittest.skip*`, `.skip(`/`.only(`/`.todo(`/`xit(`/`xdescribe(`, `t.Skip*` than at base, or
+//!   more tests whose first statement is `return`.
+//! - `test_config_changed`: `conftest.py`, `pytest.ini`, the pytest sections of `tox.ini`,
+//!   `setup.cfg` and `pyproject.toml`, jest/vitest configs and setup files (by name, or named by a
+//!   config's `setupFiles*`/`globalSetup`), `.cargo/config.toml`, nextest configs, `go.mod` outside
+//!   its `require` directives (a dependency bump is not flagged; `replace`, `go`, `toolchain`,
+//!   `godebug` are), `package.json` `scripts.test`/`pretest`/`posttest`/`jest`.
+//! - `ci_deleted` / `ci_weakened`: a CI file (`.github/workflows/*.yml`, `.gitlab-ci.yml`,
+//!   `.circleci/config.yml`, `azure-pipelines.yml`, `bitbucket-pipelines.yml`, `Jenkinsfile`)
+//!   deleted, or edited to add `continue-on-error: true`, `allow_failure: true`, `|| true`,
+//!   `if: false`, `when: never`, to drop a line running tests, or to add a test filter.
+//! - `outcome_rewrite`: a Python file (conftest.py or a plugin) that adds or edits a pytest hook
+//!   able to rewrite outcomes (`pytest_runtest_makereport`, `pytest_collection_modifyitems`,
+//!   `pytest_report_teststatus`, ...) or newly uses `_pytest`/`TestReport`.
+//! - `mock_of_module_under_test`: a test or setup file newly mocks (`jest.mock`, `vi.mock`,
+//!   `patch("a.b")`, `monkeypatch.setattr("a.b", ..)`) a module this change also edits.
+//! - `eq_override`: non-test Python/Rust/JS source gains an equality that is always true.
+//! - `weakened_test` is produced by [`crate::weakened`], which runs code, not by this scan.
+//!
+//! # Symlinks, `.gitignore`, CRLF, bytes
+//! Judgement follows git's change list, not the file system: a symlinked test file is judged by the
+//! blob git stores for it (its target path), so deleting it or replacing a test file by a symlink
+//! is caught by path and counts; its target is judged under the target's own path. A tracked test
+//! file listed in `.gitignore` is still tracked, so its changes and deletion are in the list (a
+//! snapshot made with [`loki_git::Git::snapshot_worktree`] stages tracked files whatever
+//! `.gitignore` says). Bytes are read as lossy UTF-8 with CRLF folded to LF; nothing here panics
+//! on any input, and files over [`MAX_SCAN_BYTES`] are judged by path only.
+
+mod config;
+mod lex;
+mod outcome;
+mod testcode;
+
+use std::collections::BTreeSet;
+
+use loki_git::{ChangeKind, Git};
+use serde::{Deserialize, Serialize};
+
+use crate::ChecksError;
+use lex::{Lang, Lexed, lex, normalize};
+
+/// Larger files are judged by path only: real test files are far smaller, and lexing a
+/// multi-megabyte generated file would cost the seal its time budget.
+pub const MAX_SCAN_BYTES: usize = 4 * 1024 * 1024;
+
+/// Which rule a finding comes from. The serialised names are a stable contract (receipts, hooks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    TestFileRemoved,
+    FewerTests,
+    FewerAssertions,
+    SkipMarkerAdded,
+    TestConfigChanged,
+    CiDeleted,
+    CiWeakened,
+    OutcomeRewrite,
+    MockOfModuleUnderTest,
+    EqOverride,
+    WeakenedTest,
+}
+
+impl FindingKind {
+    /// The serialised name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::TestFileRemoved => "test_file_removed",
+            FindingKind::FewerTests => "fewer_tests",
+            FindingKind::FewerAssertions => "fewer_assertions",
+            FindingKind::SkipMarkerAdded => "skip_marker_added",
+            FindingKind::TestConfigChanged => "test_config_changed",
+            FindingKind::CiDeleted => "ci_deleted",
+            FindingKind::CiWeakened => "ci_weakened",
+            FindingKind::OutcomeRewrite => "outcome_rewrite",
+            FindingKind::MockOfModuleUnderTest => "mock_of_module_under_test",
+            FindingKind::EqOverride => "eq_override",
+            FindingKind::WeakenedTest => "weakened_test",
+        }
+    }
+}
+
+/// One integrity finding: the receipt's `integrity[]` entry.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    /// Repository-relative path with `/` separators.
+    pub path: String,
+    /// What was found, in words, with counts where there are any.
+    pub detail: String,
+}
+
+impl Finding {
+    #[must_use]
+    pub fn new(kind: FindingKind, path: &str, detail: impl Into<String>) -> Finding {
+        Finding {
+            kind,
+            path: path.to_owned(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// One changed path: its bytes at base and at head (`None` where absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub base: Option<Vec<u8>>,
+    pub head: Option<Vec<u8>>,
+}
+
+/// What [`scan`] judges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanInput {
+    pub changes: Vec<FileChange>,
+    /// Head bytes of unchanged files that say which setup files are test configuration
+    /// (jest/vitest configs, `package.json`); changed ones are read from `changes`.
+    pub context: Vec<(String, Vec<u8>)>,
+}
+
+/// Whether the scan needs an unchanged file's head bytes as context.
+#[must_use]
+pub fn is_context_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "package.json"
+        || (name.starts_with("jest.config.") || name.starts_with("vitest.config."))
+}
+
+/// Whether `path` is a test file by naming convention (what [`crate::weakened`] restores).
+#[must_use]
+pub fn is_test_path(path: &str) -> bool {
+    testcode::is_test_path(path)
+}
+
+/// Whether `path` with content `bytes` is a test file: by name, or a Rust file with test attributes.
+#[must_use]
+pub fn is_test_file(path: &str, bytes: &[u8]) -> bool {
+    let lexed = Lang::of_source(path).map(|l| lex(&normalize(bytes), l));
+    testcode::is_test_file(path, lexed.as_ref())
+}
+
+/// One side of a change, lexed when it is a source file of a known language and not too big.
+struct Side {
+    lexed: Option<Lexed>,
+}
+
+impl Side {
+    fn new(path: &str, bytes: Option<&[u8]>) -> Option<Side> {
+        let bytes = bytes?;
+        let lexed = Lang::of_source(path)
+            .filter(|_| bytes.len() <= MAX_SCAN_BYTES)
+            .map(|l| lex(&normalize(bytes), l));
+        Some(Side { lexed })
+    }
+
+    fn code(&self) -> &str {
+        self.lexed.as_ref().map_or("", |l| l.code.as_str())
+    }
+}
+
+/// Runs every rule over `input`. Pure; the result is sorted and has no duplicates.
+#[must_use]
+pub fn scan(input: &ScanInput) -> Vec<Finding> {
+    let mut setup_files = BTreeSet::new();
+    let configs = input
+        .changes
+        .iter()
+        .flat_map(|c| [c.base.as_deref(), c.head.as_deref()].map(|b| (c.path.as_str(), b)))
+        .chain(input.context.iter().map(|(p, b)| (p.as_str(), Some(b.as_slice()))));
+    for (path, bytes) in configs {
+        if let Some(b) = bytes.filter(|_| is_context_file(path)) {
+            setup_files.extend(config::referenced_setup_files(path, b));
+        }
+    }
+    let sides: Vec<(Option<Side>, Option<Side>)> = input
+        .changes
+        .iter()
+        .map(|c| (Side::new(&c.path, c.base.as_deref()), Side::new(&c.path, c.head.as_deref())))
+        .collect();
+    let is_test = |c: &FileChange, s: &Option<Side>| {
+        s.as_ref()
+            .is_some_and(|s| testcode::is_test_file(&c.path, s.lexed.as_ref()))
+    };
+    let changed_sources: Vec<&str> = input
+        .changes
+        .iter()
+        .zip(&sides)
+        .filter(|(c, (b, h))| {
+            h.as_ref().is_some_and(|s| s.lexed.is_some()) && !is_test(c, b) && !is_test(c, h)
+        })
+        .map(|(c, _)| c.path.as_str())
+        .collect();
+
+    let mut out = Vec::new();
+    for (c, (base, head)) in input.changes.iter().zip(&sides) {
+        let path = c.path.as_str();
+        if config::is_ci(path) {
+            ci_rules(c, &mut out);
+        }
+        config_rules(c, &setup_files, &mut out);
+        let Some(lang) = Lang::of_source(path) else {
+            continue;
+        };
+        let (base_test, head_test) = (is_test(c, base), is_test(c, head));
+        match (base, head) {
+            (Some(_), None) if base_test => out.push(Finding::new(
+                FindingKind::TestFileRemoved,
+                path,
+                "test file deleted",
+            )),
+            (Some(b), Some(h)) if base_test => count_rules(path, lang, b, h, &mut out),
+            _ => {}
+        }
+        let Some(h) = head else { continue };
+        if lang == Lang::Python {
+            let base_code = base.as_ref().map(Side::code);
+            for d in outcome::pytest_outcome_rewrites(base_code, h.code()) {
+                out.push(Finding::new(FindingKind::OutcomeRewrite, path, d));
+            }
+        }
+        if head_test || setup_files.contains(path) {
+            mock_rules(path, lang, base.as_ref(), h, &changed_sources, &mut out);
+        }
+        if !head_test {
+            let before = base
+                .as_ref()
+                .map_or(0, |b| testcode::always_equal_overrides(lang, b.code()));
+            let now = testcode::always_equal_overrides(lang, h.code());
+            if now > before {
+                out.push(Finding::new(
+                    FindingKind::EqOverride,
+                    path,
+                    format!("added an equality override that always returns true ({before} at base, {now} now)"),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn ci_rules(c: &FileChange, out: &mut Vec<Finding>) {
+    match (&c.base, &c.head) {
+        (Some(_), None) => out.push(Finding::new(FindingKind::CiDeleted, &c.path, "CI configuration deleted")),
+        (Some(b), Some(h)) => {
+            for d in config::ci_weakenings(b, h) {
+                out.push(Finding::new(FindingKind::CiWeakened, &c.path, d));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn config_rules(c: &FileChange, setup_files: &BTreeSet<String>, out: &mut Vec<Finding>) {
+    if c.base == c.head {
+        return;
+    }
+    let what = match (&c.base, &c.head) {
+        (None, _) => "added",
+        (_, None) => "deleted",
+        _ => "changed",
+    };
+    let whole = config::whole_file_config(&c.path).or_else(|| {
+        setup_files
+            .contains(&c.path)
+            .then_some("test setup file named by a jest/vitest configuration")
+    });
+    if let Some(reason) = whole {
+        out.push(Finding::new(FindingKind::TestConfigChanged, &c.path, format!("{reason} {what}")));
+        return;
+    }
+    let empty: &[u8] = &[];
+    let (b, h) = (c.base.as_deref().unwrap_or(empty), c.head.as_deref().unwrap_or(empty));
+    if let Some(d) = config::partial_config_change(&c.path, b, h) {
+        out.push(Finding::new(FindingKind::TestConfigChanged, &c.path, d));
+    }
+}
+
+fn count_rules(path: &str, lang: Lang, base: &Side, head: &Side, out: &mut Vec<Finding>) {
+    if base.lexed.is_none() || head.lexed.is_none() {
+        return;
+    }
+    let b = testcode::counts(lang, &testcode::test_code(path, lang, base.code()));
+    let h = testcode::counts(lang, &testcode::test_code(path, lang, head.code()));
+    if h.tests < b.tests {
+        out.push(Finding::new(
+            FindingKind::FewerTests,
+            path,
+            format!("{} test declarations at base, {} now", b.tests, h.tests),
+        ));
+    }
+    if h.asserts < b.asserts {
+        out.push(Finding::new(
+            FindingKind::FewerAssertions,
+            path,
+            format!("{} assertions at base, {} now", b.asserts, h.asserts),
+        ));
+    }
+    let added: Vec<String> = h
+        .skips
+        .iter()
+        .filter_map(|(m, &n)| {
+            let was = b.skips.get(m).copied().unwrap_or(0);
+            (n > was).then(|| format!("{} (+{})", m.trim_end_matches('('), n - was))
+        })
+        .collect();
+    if !added.is_empty() {
+        out.push(Finding::new(
+            FindingKind::SkipMarkerAdded,
+            path,
+            format!("added skip markers: {}", added.join(", ")),
+        ));
+    }
+    if h.early_returns > b.early_returns {
+        out.push(Finding::new(
+            FindingKind::SkipMarkerAdded,
+            path,
+            format!(
+                "{} more test(s) now return before their first check",
+                h.early_returns - b.early_returns
+            ),
+        ));
+    }
+}
+
+fn mock_rules(
+    path: &str,
+    lang: Lang,
+    base: Option<&Side>,
+    head: &Side,
+    changed_sources: &[&str],
+    out: &mut Vec<Finding>,
+) {
+    let Some(h) = head.lexed.as_ref() else { return };
+    let before = base
+        .and_then(|b| b.lexed.as_ref())
+        .map(|b| outcome::mocked_modules(lang, b))
+        .unwrap_or_default();
+    for spec in outcome::mocked_modules(lang, h).difference(&before) {
+        for src in changed_sources {
+            if outcome::mock_targets(lang, path, spec, src) {
+                out.push(Finding::new(
+                    FindingKind::MockOfModuleUnderTest,
+                    path,
+                    format!("mocks {spec:?}, which this change also edits ({src})"),
+                ));
+            }
+        }
+    }
+}
+
+/// Builds the [`ScanInput`] for the change from commit `base` to tree (or commit) `head`.
+pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, ChecksError> {
+    let fail = |action| move |source| ChecksError::Git { action, source };
+    let changes = git
+        .changes(base, head)
+        .map_err(fail("list the changed files"))?;
+    let mut input = ScanInput::default();
+    let mut changed = BTreeSet::new();
+    for c in changes {
+        let base_bytes = match c.kind {
+            ChangeKind::Added => None,
+            ChangeKind::Modified | ChangeKind::Deleted | ChangeKind::TypeChanged => git
+                .show_file(base, &c.path)
+                .map_err(fail("read a file at the base commit"))?,
+        };
+        let head_bytes = match c.kind {
+            ChangeKind::Deleted => None,
+            ChangeKind::Added | ChangeKind::Modified | ChangeKind::TypeChanged => git
+                .show_file(head, &c.path)
+                .map_err(fail("read a changed file"))?,
+        };
+        changed.insert(c.path.clone());
+        input.changes.push(FileChange {
+            path: c.path,
+            base: base_bytes,
+            head: head_bytes,
+        });
+    }
+    let tree = git.ls_tree(head).map_err(fail("list the head tree"))?;
+    for path in tree.into_iter().filter(|p| is_context_file(p) && !changed.contains(p)) {
+        if let Some(bytes) = git.show_file(head, &path).map_err(fail("read a test configuration"))? {
+            input.context.push((path, bytes));
+        }
+    }
+    Ok(input)
+}
+
+/// The integrity scan of the change from commit `base` to `head_tree` (a tree id from
+/// [`Git::snapshot_worktree`], or any commit): [`scan_input`] then [`scan`].
+pub fn scan_changes(git: &Git, base: &str, head_tree: &str) -> Result<Vec<Finding>, ChecksError> {
+    Ok(scan(&scan_input(git, base, head_tree)?))
+}

@@ -1,0 +1,48 @@
+//! Test suites as evidence: find a repository's test runners, run them, and say exactly what ran.
+//!
+//! - [`detect`] finds one [`Check`] per package (cargo/nextest, pytest, npm scripts running vitest,
+//!   jest or `node --test`, plain `node --test`, `go test`) and records *why* it chose each;
+//!   [`render_detect`] is the text of `loki checks detect`, and `Check` serialises for `--json`.
+//! - [`run_check`] runs a check through the one process runner ([`loki_core::process`]): own
+//!   process group, timeout that kills the group, stdin closed, `CI=1 NO_COLOR=1`, secrets scrubbed
+//!   from the environment, output capped head+tail and written atomically to `<log_dir>/<name>.log`.
+//!   It asks each runner for a structured report (nextest and pytest JUnit, `go test -json`,
+//!   vitest/jest JSON, node TAP) and falls back to the runner's summary lines.
+//! - [`parse`] holds the parsers: pure functions from text to [`TestReport`] that never panic.
+//! - [`integrity`] is the seal's rule set over a change (tests removed, fewer tests or assertions,
+//!   skip markers, test/CI configuration, outcome rewrites, mocks of the code under test, always-true
+//!   equality): [`scan`] is pure over bytes, [`scan_changes`] reads them from git.
+//! - [`baseline`] runs the same checks on the base commit in a throwaway worktree, cached by tree,
+//!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
+//! - [`weakened`] runs the base version of each modified test file against the new code and names
+//!   each test that passed at base and now fails or disappears ([`original_tests_on_new_code`]).
+//!
+//! # Invariants (the "no silent pass" rule)
+//! - `pass` requires more than zero executed tests, none failed, and exit code 0.
+//! - Exit 0 with zero executed tests is `not_run: no tests executed`.
+//! - A non-zero exit is never a pass, whatever the output claims.
+//! - A missing tool is `not_run` with the reason, never `fail`; a hang is `timeout`.
+//! - A failing check is rerun once; fail-then-pass is `flaky`, which is not a pass.
+//!
+//! This crate never edits the repository it tests (other checkouts are temporary worktrees or
+//! exported trees, always removed; reports go to a temporary directory, pytest's
+//! cache is disabled), never prints, and never decides a run's outcome: it reports facts.
+
+pub mod baseline;
+pub mod detect;
+pub mod error;
+pub mod exec;
+pub mod integrity;
+pub mod parse;
+pub mod report;
+pub mod weakened;
+
+pub use baseline::{
+    BaselineResult, ClassifiedTest, Comparison, TestClass, Uncompared, classify, run_baseline,
+};
+pub use detect::{Check, CheckKind, Tools, detect, detect_with, render_detect};
+pub use error::ChecksError;
+pub use exec::{CheckResult, CheckStatus, Facts, Judgement, RunOptions, judge, run_check};
+pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
+pub use report::{TestCase, TestReport, TestStatus};
+pub use weakened::{WeakenedReport, original_tests_on_new_code};

@@ -1,0 +1,2 @@
+mod detect;
+mod runners;

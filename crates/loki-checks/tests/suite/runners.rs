@@ -1,0 +1,286 @@
+//! Real runners on fixture repos built in temp dirs: cargo (and nextest when installed), pytest,
+//! node --test, go (real when installed, `not_run: go not found` otherwise). Each runner gets one
+//! test function that walks several cases through the same fixture, to keep builds few.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use loki_checks::{
+    Check, CheckKind, CheckResult, CheckStatus, RunOptions, Tools, detect_with, run_check,
+};
+use sha2::{Digest, Sha256};
+
+fn write(root: &Path, rel: &str, body: &[u8]) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, body).unwrap();
+}
+
+fn opts(tmp: &Path, extra: &[(&str, &str)]) -> RunOptions {
+    let mut o = RunOptions::new(tmp.join("logs"));
+    o.timeout = Duration::from_secs(300);
+    for (k, v) in extra {
+        o.env.retain(|(n, _)| n != k);
+        o.env.push((OsString::from(k), OsString::from(v)));
+    }
+    o
+}
+
+fn only(root: &Path, tools: Tools, kind: CheckKind) -> Check {
+    let checks = detect_with(root, tools).unwrap();
+    let mut of_kind = checks.into_iter().filter(|c| c.kind == kind);
+    let check = of_kind
+        .next()
+        .unwrap_or_else(|| panic!("no {kind:?} check in {}", root.display()));
+    assert!(of_kind.next().is_none());
+    check
+}
+
+/// Asserts the log on disk is the one the result hashes.
+fn assert_log(r: &CheckResult) {
+    let bytes = fs::read(&r.log_path).unwrap();
+    assert_eq!(hex::encode(Sha256::digest(&bytes)), r.log_sha256);
+}
+
+fn show(r: &CheckResult) -> String {
+    format!(
+        "{r:#?}\n--- log ---\n{}",
+        String::from_utf8_lossy(&fs::read(&r.log_path).unwrap_or_default())
+    )
+}
+
+const CARGO_TOML: &str =
+    "[package]\nname = \"fixture\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n";
+const LIB_PASS: &str = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 1), 2); }\n    #[test]\n    #[ignore]\n    fn later() {}\n}\n";
+const LIB_FAIL: &str = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() { assert_eq!(super::add(1, 1), 2); }\n    #[test]\n    fn breaks() { println!(\"test tests::breaks ... ok\"); assert_eq!(super::add(1, 1), 3); }\n}\n";
+const LIB_FLAKY: &str = "#[test]\nfn flips() {\n    let m = std::env::var(\"FLAKY_MARKER\").unwrap();\n    if !std::path::Path::new(&m).exists() { std::fs::write(&m, \"\").unwrap(); panic!(\"first run fails\"); }\n}\n";
+const LIB_NONE: &str = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n";
+
+#[test]
+fn cargo_runner() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    write(&repo, "Cargo.toml", CARGO_TOML.as_bytes());
+    let target = t.path().join("target");
+    let marker = t.path().join("flaky-marker");
+    let o = opts(
+        t.path(),
+        &[
+            ("CARGO_TARGET_DIR", target.to_str().unwrap()),
+            ("FLAKY_MARKER", marker.to_str().unwrap()),
+        ],
+    );
+    let check = only(&repo, Tools { nextest: false }, CheckKind::Cargo);
+
+    write(&repo, "src/lib.rs", LIB_PASS.as_bytes());
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!((r.executed, r.passed, r.skipped, r.attempts), (1, 1, 1, 1));
+    assert_log(&r);
+    assert!(r.log_path.ends_with("logs/cargo.log"));
+
+    write(&repo, "src/lib.rs", LIB_FAIL.as_bytes());
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.failing_ids, ["fixture::tests::breaks"]);
+    assert_eq!((r.passed, r.failed, r.attempts), (1, 1, 2));
+    assert!(
+        r.reason
+            .as_deref()
+            .unwrap()
+            .contains("failed again on rerun")
+    );
+
+    // nextest, when installed, reads its JUnit report (CI may not have it; cargo test covers the rest).
+    let tools = Tools::probe(&repo);
+    if tools.nextest {
+        let nx = only(&repo, tools, CheckKind::Nextest);
+        let r = run_check(&nx, &o).unwrap();
+        assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+        assert_eq!(r.report_source.as_deref(), Some("junit"));
+        assert_eq!(r.failing_ids, ["fixture::tests::breaks"]);
+    } else {
+        eprintln!(
+            "note: cargo-nextest not installed; its JUnit path is covered by parser tests only"
+        );
+    }
+
+    write(&repo, "src/lib.rs", LIB_FLAKY.as_bytes());
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Flaky, "{}", show(&r));
+    assert_eq!(r.attempts, 2);
+
+    write(&repo, "src/lib.rs", LIB_NONE.as_bytes());
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::NotRun, "{}", show(&r));
+    assert_eq!(r.reason.as_deref(), Some("no tests executed"));
+
+    let no_cargo = opts(t.path(), &[("PATH", "/nonexistent")]);
+    let r = run_check(&check, &no_cargo).unwrap();
+    assert_eq!(r.result, CheckStatus::NotRun);
+    assert_eq!(r.reason.as_deref(), Some("cargo not found"));
+    assert_eq!(r.exit_code, None);
+}
+
+#[test]
+fn pytest_runner() {
+    let t = tempfile::tempdir().unwrap();
+    let o = opts(t.path(), &[]);
+    let repo = t.path().join("py");
+    // CRLF line endings; one pass, one skip.
+    write(&repo, "test_a.py", b"import pytest\r\n\r\ndef test_ok():\r\n    assert 1 + 1 == 2\r\n\r\n@pytest.mark.skip(reason='later')\r\ndef test_skip():\r\n    pass\r\n");
+    let check = only(&repo, Tools::default(), CheckKind::Pytest);
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!((r.executed, r.skipped), (1, 1));
+    assert_eq!(r.report_source.as_deref(), Some("junit"));
+    assert!(
+        !repo.join(".pytest_cache").exists(),
+        "pytest must not write into the repository"
+    );
+
+    // A real failure whose output is not UTF-8.
+    write(&repo, "test_bad.py", b"import sys\ndef test_bad():\n    sys.stdout.buffer.write(b'\\xff\\xfe bytes\\n')\n    assert 1 == 2\n");
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.failing_ids, ["test_bad::test_bad"]);
+    // pytest itself decodes what it captured; the bytes arrive replaced, and parsing is unharmed.
+    assert!(String::from_utf8_lossy(&fs::read(&r.log_path).unwrap()).contains(" bytes"));
+    fs::remove_file(repo.join("test_bad.py")).unwrap();
+
+    // Crash during collection.
+    write(
+        &repo,
+        "test_broken.py",
+        b"import no_such_module\ndef test_x():\n    pass\n",
+    );
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert!(
+        r.failing_ids.iter().any(|id| id.contains("test_broken")),
+        "{}",
+        show(&r)
+    );
+    fs::remove_file(repo.join("test_broken.py")).unwrap();
+
+    // A hang: killed at the timeout.
+    write(
+        &repo,
+        "test_hang.py",
+        b"import time\ndef test_hang():\n    time.sleep(600)\n",
+    );
+    let mut short = opts(t.path(), &[]);
+    short.timeout = Duration::from_secs(3);
+    let r = run_check(&check, &short).unwrap();
+    assert_eq!(r.result, CheckStatus::Timeout, "{}", show(&r));
+    assert!(r.duration_s < 15.0);
+    assert_eq!(r.exit_code, Some(124));
+    fs::remove_file(repo.join("test_hang.py")).unwrap();
+
+    // Exit 0 after printing fake passes, having run nothing.
+    let fake = t.path().join("fake");
+    write(&fake, "conftest.py", b"import os, sys\nprint('collected 5 items')\nprint('PASSED test_a.py::test_ok')\nprint('============ 5 passed in 0.01s ============')\nsys.stdout.flush()\nos._exit(0)\n");
+    let r = run_check(&only(&fake, Tools::default(), CheckKind::Pytest), &o).unwrap();
+    assert_eq!(r.result, CheckStatus::NotRun, "{}", show(&r));
+
+    // The same forgery with a non-zero exit is a failure, not a pass.
+    write(&fake, "conftest.py", b"import os, sys\nprint('PASSED test_a.py::test_ok')\nprint('============ 1 passed in 0.01s ============')\nsys.stdout.flush()\nos._exit(3)\n");
+    let r = run_check(&only(&fake, Tools::default(), CheckKind::Pytest), &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert!(
+        r.reason.as_deref().unwrap().contains("exited with code 3"),
+        "{}",
+        show(&r)
+    );
+
+    // A configured project with no tests.
+    let empty = t.path().join("empty");
+    write(&empty, "pytest.ini", b"[pytest]\n");
+    let r = run_check(&only(&empty, Tools::default(), CheckKind::Pytest), &o).unwrap();
+    assert_eq!(r.result, CheckStatus::NotRun, "{}", show(&r));
+    assert_eq!(r.reason.as_deref(), Some("no tests executed"));
+}
+
+#[test]
+fn node_runner() {
+    let t = tempfile::tempdir().unwrap();
+    let o = opts(t.path(), &[]);
+    let repo = t.path().join("js");
+    write(&repo, "test/a.test.js", b"const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.strictEqual(1 + 1, 2));\ntest.skip('later', () => {});\n");
+    let check = only(&repo, Tools::default(), CheckKind::Node);
+    assert_eq!(check.command, ["node", "--test"]);
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!(
+        (r.executed, r.skipped, r.report_source.as_deref()),
+        (1, 1, Some("tap"))
+    );
+
+    write(&repo, "test/b.test.js", b"const test = require('node:test');\ntest('breaks', () => { process.stdout.write(Buffer.from([0xff, 0xfe, 0x0a])); throw new Error('nope'); });\n");
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.failing_ids, ["breaks"]);
+
+    // The same suite through an npm script (results come from the log); the script prints bytes
+    // that are not UTF-8 before the suite runs.
+    write(
+        &repo,
+        "package.json",
+        br#"{"name": "fx", "scripts": {"test": "printf '\\377\\376\\n' && node --test"}}"#,
+    );
+    let npm = only(&repo, Tools::default(), CheckKind::Node);
+    assert_eq!(npm.command, ["npm", "test"]);
+    let r = run_check(&npm, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert!(r.failed >= 1 && r.passed >= 1, "{}", show(&r));
+    assert!(
+        fs::read(&r.log_path)
+            .unwrap()
+            .windows(2)
+            .any(|w| w == b"\xff\xfe"),
+        "{}",
+        show(&r)
+    );
+}
+
+#[test]
+fn go_runner() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("go");
+    write(&repo, "go.mod", b"module example.com/fx\n\ngo 1.21\n");
+    write(&repo, "fx_test.go", b"package fx\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif 1+1 != 2 {\n\t\tt.Fatal(\"math\")\n\t}\n}\n");
+    let check = only(&repo, Tools::default(), CheckKind::Go);
+
+    // A PATH without go: not run, never failed.
+    let r = run_check(&check, &opts(t.path(), &[("PATH", "/nonexistent")])).unwrap();
+    assert_eq!(
+        (r.result, r.reason.as_deref()),
+        (CheckStatus::NotRun, Some("go not found"))
+    );
+
+    let o = opts(
+        t.path(),
+        &[
+            ("GOFLAGS", "-mod=mod"),
+            ("GOCACHE", t.path().join("gocache").to_str().unwrap()),
+        ],
+    );
+    let r = run_check(&check, &o).unwrap();
+    let has_go = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .any(|d| d.join("go").is_file());
+    if !has_go {
+        assert_eq!(
+            (r.result, r.reason.as_deref()),
+            (CheckStatus::NotRun, Some("go not found"))
+        );
+        return;
+    }
+    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!(r.report_source.as_deref(), Some("go-json"));
+    write(&repo, "break_test.go", b"package fx\n\nimport \"testing\"\n\nfunc TestBreak(t *testing.T) {\n\tt.Fatal(\"nope\")\n}\n");
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.failing_ids, ["example.com/fx/TestBreak"]);
+}

@@ -1,0 +1,121 @@
+//! `loki verify [run-id | latest | dir | receipt.json | receipt.dsse.json]`.
+//!
+//! The verdict and its exit code come from `loki-receipt`; this module only finds the input and
+//! prints. With no argument it checks the newest run; no run at all is exit 66.
+
+use std::path::PathBuf;
+
+use loki_core::RunId;
+use loki_core::outcome::VerifyVerdict;
+use loki_core::run::RunStore;
+use loki_receipt::{
+    KeyEnv, VerifyInput, VerifyOptions, VerifyReport, export_dsse, render_human, verify,
+};
+
+use crate::cli::VerifyArgs;
+use crate::cmd::{Exit, UsageError};
+use crate::context::Ctx;
+
+pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
+    let opts = VerifyOptions {
+        home: ctx.home.clone(),
+        env: KeyEnv::from_process(),
+        pubkey: args.pubkey.clone(),
+        allow_unsigned: args.allow_unsigned,
+    };
+    let input = match locate(ctx, args.target.as_deref()) {
+        Ok(i) => i,
+        Err(Located::NoRuns(reason)) => return Ok(print(ctx, &VerifyReport::no_runs(reason))),
+        Err(Located::Usage(msg)) => return Err(UsageError(msg).into()),
+    };
+    if args.export_dsse {
+        let VerifyInput::RunDir(dir) = &input else {
+            return Err(UsageError(
+                "--export-dsse takes a run (an id, `latest` or a run directory)".into(),
+            )
+            .into());
+        };
+        return match export_dsse(dir, &opts) {
+            Ok(envelope) => {
+                println!("{}", envelope.trim_end());
+                Ok(Exit::Verify(VerifyVerdict::Verified))
+            }
+            Err(e) => {
+                let status = e.export_exit_status();
+                crate::output::error(&anyhow::Error::new(e));
+                Ok(match status {
+                    Some(code) => verdict_for(code),
+                    None => Exit::Verify(VerifyVerdict::Unchecked),
+                })
+            }
+        };
+    }
+    let report = verify(&input, &opts);
+    Ok(print(ctx, &report))
+}
+
+fn verdict_for(code: u8) -> Exit {
+    VerifyVerdict::ALL
+        .into_iter()
+        .find(|v| v.exit_status() == code)
+        .map_or(Exit::Verify(VerifyVerdict::Unchecked), Exit::Verify)
+}
+
+fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {
+    if ctx.global.json {
+        println!(
+            "{}",
+            serde_json::to_string(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+        );
+    } else {
+        anstream::print!("{}", render_human(report));
+    }
+    Exit::Verify(report.verdict)
+}
+
+enum Located {
+    NoRuns(String),
+    Usage(String),
+}
+
+fn locate(ctx: &Ctx, target: Option<&str>) -> Result<VerifyInput, Located> {
+    let store = || {
+        ctx.repo()
+            .map(RunStore::new)
+            .map_err(|e| Located::NoRuns(format!("no run to verify: {e}")))
+    };
+    match target {
+        None | Some("latest") => {
+            let store = store()?;
+            match store.latest() {
+                Ok(Some(id)) => Ok(VerifyInput::RunDir(store.dir(&id))),
+                Ok(None) => Err(Located::NoRuns(format!(
+                    "no runs in {}",
+                    store.repo().runs_dir().display()
+                ))),
+                Err(e) => Err(Located::Usage(e.to_string())),
+            }
+        }
+        Some(t) => {
+            if let Ok(id) = t.parse::<RunId>() {
+                let store = store()?;
+                let dir = store.dir(&id);
+                if dir.is_dir() {
+                    return Ok(VerifyInput::RunDir(dir));
+                }
+                return Err(Located::Usage(format!(
+                    "no run {id} in {}; `loki runs list` shows the runs there",
+                    store.repo().runs_dir().display()
+                )));
+            }
+            let path = PathBuf::from(t);
+            if path.exists() {
+                Ok(VerifyInput::from_path(&path))
+            } else {
+                Err(Located::Usage(format!(
+                    "{t} is neither a run id nor an existing file or directory"
+                )))
+            }
+        }
+    }
+}

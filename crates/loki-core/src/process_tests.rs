@@ -1,0 +1,250 @@
+//! Tests of the process runner against real processes and real signals.
+
+use super::*;
+use proptest::prelude::*;
+
+fn sh(script: &str) -> Spec {
+    Spec::new("sh", std::env::temp_dir())
+        .args(["-c", script])
+        .envs(scrubbed_env())
+}
+
+/// A pid counts as alive unless it is gone or a zombie (an orphan waiting for init to reap it is dead).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next());
+            !matches!(state, Some("Z" | "X"))
+        }
+        Err(_) => false,
+    }
+}
+
+fn wait_dead(pid: u32) -> bool {
+    for _ in 0..100 {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn hanging_child_is_killed_at_the_timeout() {
+    let out = run(&sh("echo started; sleep 300").timeout(Duration::from_millis(300))).unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.exit_code(), TIMEOUT_EXIT_CODE);
+    assert!(out.duration < Duration::from_secs(5), "{:?}", out.duration);
+    assert_eq!(out.output.text(), "started\n");
+    assert!(!out.success());
+}
+
+#[test]
+fn term_ignoring_child_is_killed_after_the_grace() {
+    let started = Instant::now();
+    let out =
+        run(&sh("trap '' TERM; while :; do sleep 1; done").timeout(Duration::from_millis(200)))
+            .unwrap();
+    assert!(out.timed_out);
+    assert!(started.elapsed() < TERM_GRACE + Duration::from_secs(3));
+}
+
+#[test]
+fn endless_output_is_capped_head_and_tail() {
+    let cap = 64 * 1024;
+    let out = run(&Spec::new("yes", std::env::temp_dir())
+        .envs(scrubbed_env())
+        .timeout(Duration::from_millis(700))
+        .output_cap(cap))
+    .unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.output.head.len(), cap / 2);
+    assert_eq!(out.output.tail.len(), cap / 2);
+    assert!(
+        out.output.dropped > 10 * cap as u64,
+        "dropped {}",
+        out.output.dropped
+    );
+    assert!(out.output.head.starts_with(b"y\ny\n"));
+    assert!(out.output.text().contains("bytes of output dropped here"));
+}
+
+#[test]
+fn grandchild_dies_with_the_leader() {
+    let out = run(&sh("sleep 300 & echo $!")).unwrap();
+    assert_eq!(out.exit, Exit::Code(0));
+    let pid: u32 = out.output.text().trim().parse().unwrap();
+    assert!(wait_dead(pid), "grandchild {pid} outlived its group leader");
+}
+
+#[test]
+fn grandchild_dies_on_timeout() {
+    let out =
+        run(&sh("sleep 300 & echo $!; sleep 300").timeout(Duration::from_millis(300))).unwrap();
+    assert!(out.timed_out);
+    let pid: u32 = out.output.text().trim().parse().unwrap();
+    assert!(wait_dead(pid), "grandchild {pid} survived the timeout");
+}
+
+#[test]
+fn dropping_a_running_child_kills_its_group() {
+    let running = spawn(
+        &Spec::new("sleep", std::env::temp_dir())
+            .arg("300")
+            .envs(scrubbed_env()),
+    )
+    .unwrap();
+    let pid = running.id();
+    assert!(alive(pid));
+    drop(running);
+    assert!(wait_dead(pid));
+}
+
+#[test]
+fn cancel_stops_the_child() {
+    let cancel = Cancel::new();
+    let trigger = cancel.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        trigger.cancel();
+    });
+    let out = run(&sh("sleep 300").cancel_with(cancel)).unwrap();
+    t.join().unwrap();
+    assert!(out.cancelled && !out.timed_out);
+    assert!(out.duration < Duration::from_secs(5));
+}
+
+#[test]
+fn stdin_is_closed() {
+    let out = run(&Spec::new("cat", std::env::temp_dir())
+        .envs(scrubbed_env())
+        .timeout(Duration::from_secs(10)))
+    .unwrap();
+    assert!(out.success());
+    assert!(out.output.head.is_empty());
+}
+
+#[test]
+fn environment_is_explicit_and_scrubbed() {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let env = scrub([
+        (OsString::from("FAKE_TOKEN"), OsString::from("sekrit")),
+        (OsString::from("AWS_REGION"), OsString::from("eu")),
+        (OsString::from("PATH"), path),
+        (OsString::from("KEEP_ME"), OsString::from("yes")),
+        (OsString::from("CI"), OsString::from("false")),
+    ]);
+    let out = run(&Spec::new("sh", std::env::temp_dir())
+        .args([
+            "-c",
+            "echo \"[$FAKE_TOKEN][$AWS_REGION][$KEEP_ME][$CI][$NO_COLOR][$HOME]\"",
+        ])
+        .envs(env))
+    .unwrap();
+    assert_eq!(out.output.text(), "[][][yes][1][1][]\n");
+    assert!(
+        scrubbed_env()
+            .iter()
+            .all(|(k, _)| !is_secret_name(&k.to_string_lossy()))
+    );
+}
+
+#[test]
+fn secret_names() {
+    for name in [
+        "GITHUB_TOKEN",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_BASE_URL",
+        "aws_profile",
+        "DB_PASSWORD",
+        "MY_SECRET",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "LOKI_RECEIPT_SIGNING_KEY_FILE",
+        "SSH_AUTH_KEY",
+    ] {
+        assert!(is_secret_name(name), "{name}");
+    }
+    for name in ["PATH", "HOME", "CARGO_HOME", "LANG", "CI", "GOPATH"] {
+        assert!(!is_secret_name(name), "{name}");
+    }
+}
+
+#[test]
+fn killed_child_reports_the_signal() {
+    let out = run(&sh("kill -9 $$")).unwrap();
+    assert_eq!(out.exit, Exit::Signal(9));
+    assert_eq!(out.exit_code(), 137);
+    assert!(!out.timed_out);
+}
+
+#[test]
+fn non_utf8_output_is_kept_as_bytes() {
+    let out = run(&sh(r"printf '\377\376ok\n'")).unwrap();
+    assert_eq!(out.output.bytes(), b"\xff\xfeok\n");
+    assert_eq!(out.output.text(), "\u{fffd}\u{fffd}ok\n");
+}
+
+#[test]
+fn combined_capture_keeps_arrival_order_and_separate_splits() {
+    let script = "echo 1; echo 2 >&2; echo 3";
+    let out = run(&sh(script)).unwrap();
+    assert_eq!(out.output.text(), "1\n2\n3\n");
+    assert!(out.stderr.head.is_empty());
+    let out = run(&sh(script).streams(Streams::Separate)).unwrap();
+    assert_eq!(out.output.text(), "1\n3\n");
+    assert_eq!(out.stderr.text(), "2\n");
+}
+
+#[test]
+fn missing_program_is_not_found() {
+    let err = run(&Spec::new("loki-no-such-program", std::env::temp_dir()).envs(scrubbed_env()))
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err}");
+    // The child's PATH decides, not ours: `sh` exists, but not on this PATH.
+    let err = run(&Spec::new("sh", std::env::temp_dir()).env("PATH", "/nonexistent")).unwrap_err();
+    assert!(err.is_not_found(), "{err}");
+    assert!(err.to_string().contains("PATH=/nonexistent"), "{err}");
+}
+
+#[test]
+fn missing_cwd_is_its_own_error() {
+    let err = run(&Spec::new("sh", "/nonexistent/dir").envs(scrubbed_env())).unwrap_err();
+    assert!(matches!(err, ProcessError::NoCwd { .. }));
+    assert!(!err.is_not_found());
+}
+
+#[test]
+fn display_quotes_like_a_shell() {
+    let spec = Spec::new("python3", "/").args(["-m", "pytest", "it's here", "a b", ""]);
+    assert_eq!(
+        spec.display(),
+        r#"python3 -m pytest 'it'\''s here' 'a b' ''"#
+    );
+}
+
+proptest! {
+    #[test]
+    fn capture_keeps_prefix_and_suffix(
+        chunks in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..300), 0..20),
+        cap in 0usize..200,
+    ) {
+        let mut buf = CaptureBuf::new(cap);
+        let mut all = Vec::new();
+        for c in &chunks {
+            buf.push(c);
+            all.extend_from_slice(c);
+        }
+        let got = buf.finish();
+        prop_assert!(got.head.len() + got.tail.len() <= cap);
+        prop_assert_eq!(got.head.len() as u64 + got.tail.len() as u64 + got.dropped, all.len() as u64);
+        prop_assert!(all.starts_with(&got.head));
+        prop_assert!(all.ends_with(&got.tail));
+        if got.dropped == 0 {
+            prop_assert_eq!(got.bytes(), all);
+        }
+    }
+}

@@ -1,0 +1,458 @@
+//! Git plumbing for loki, by calling the `git` binary through `loki_core::process`.
+//!
+//! Why the binary and not a library: the user's repository is whatever their git makes it
+//! (worktrees, partial clones, hooks, LFS filters); the binary is the only implementation that
+//! agrees with itself on all of it.
+//!
+//! Invariants:
+//! - Everything that a receipt hashes comes from **plumbing** whose output user configuration
+//!   cannot change: [`Git::diff_digest`] hashes `git diff-tree -r -z --raw --no-renames
+//!   --no-abbrev <base> <head>` byte for byte.
+//! - Every call runs with a closed stdin, a timeout, `GIT_TERMINAL_PROMPT=0` (never wait for a
+//!   password) and `LC_ALL=C` (stable messages), in the repository's directory.
+//! - Nothing here modifies the user's checkout: worktrees are separate directories, snapshots use a
+//!   temporary index file, commits are made only where the caller points (a worktree).
+//!
+//! Failure modes: a git command that fails returns [`GitError::Failed`] with the command line,
+//! the exit code and the tail of stderr; git not installed is [`GitError::NotInstalled`].
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loki_core::process::{self, Spec, Streams};
+use sha2::{Digest, Sha256};
+
+/// Plumbing calls are local and small; a minute means something is wrong (a lock, a hook).
+const GIT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Output of plumbing we parse (file lists, raw diffs) can be large in big repositories.
+const GIT_OUTPUT_CAP: usize = 256 * 1024 * 1024;
+/// Identity used only when git has none configured (a fresh CI machine).
+const IDENTITY_FALLBACK: [(&str, &str); 4] = [
+    ("GIT_AUTHOR_NAME", "loki"),
+    ("GIT_AUTHOR_EMAIL", "loki@localhost"),
+    ("GIT_COMMITTER_NAME", "loki"),
+    ("GIT_COMMITTER_EMAIL", "loki@localhost"),
+];
+/// Bytes of stderr kept in an error.
+const STDERR_TAIL: usize = 2000;
+
+/// Errors from git.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("git is not installed or not on PATH; install git (loki works in git repositories)")]
+    NotInstalled,
+    #[error("`{command}` failed with exit code {code} in {cwd}: {stderr}")]
+    Failed {
+        command: String,
+        code: i32,
+        cwd: PathBuf,
+        stderr: String,
+    },
+    #[error("cannot run `{command}`: {source}")]
+    Process {
+        command: String,
+        #[source]
+        source: process::ProcessError,
+    },
+    #[error("unexpected output from `{command}`: {detail}")]
+    Parse { command: String, detail: String },
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Diff statistics between two trees.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiffStat {
+    pub files: u64,
+    pub insertions: u64,
+    pub deletions: u64,
+}
+
+/// How a path changed between two trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+    TypeChanged,
+}
+
+/// One changed path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub path: String,
+}
+
+/// A repository (or a worktree of one) at `root`.
+#[derive(Debug, Clone)]
+pub struct Git {
+    root: PathBuf,
+    program: OsString,
+}
+
+impl Git {
+    /// Git operations in `root` (a repository root or a linked worktree).
+    #[must_use]
+    pub fn new(root: impl Into<PathBuf>) -> Git {
+        Git {
+            root: root.into(),
+            program: OsString::from("git"),
+        }
+    }
+
+    /// Uses another git executable (a path or a name looked up on PATH).
+    #[must_use]
+    pub fn with_program(mut self, program: impl Into<OsString>) -> Git {
+        self.program = program.into();
+        self
+    }
+
+    /// The directory git runs in.
+    #[must_use]
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn spec(&self, args: &[&str]) -> Spec {
+        Spec::new(self.program.clone(), &self.root)
+            .envs(process::scrubbed_env())
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("LC_ALL", "C")
+            .args(args.iter().map(OsString::from))
+            .timeout(GIT_TIMEOUT)
+            .output_cap(GIT_OUTPUT_CAP)
+            .streams(Streams::Separate)
+    }
+
+    /// Runs git and returns stdout; a non-zero exit is an error carrying stderr's tail.
+    fn run_spec(&self, spec: &Spec) -> Result<Vec<u8>, GitError> {
+        let command = spec.display();
+        let out = process::run(spec).map_err(|e| {
+            if e.is_not_found() {
+                GitError::NotInstalled
+            } else {
+                GitError::Process {
+                    command: command.clone(),
+                    source: e,
+                }
+            }
+        })?;
+        if !out.success() {
+            return Err(GitError::Failed {
+                command,
+                code: out.exit_code(),
+                cwd: self.root.clone(),
+                stderr: out.stderr.tail_text(STDERR_TAIL).trim().to_string(),
+            });
+        }
+        Ok(out.output.bytes())
+    }
+
+    fn run(&self, args: &[&str]) -> Result<Vec<u8>, GitError> {
+        self.run_spec(&self.spec(args))
+    }
+
+    fn run_text(&self, args: &[&str]) -> Result<String, GitError> {
+        let out = self.run(args)?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
+    /// `git --version`, e.g. `git version 2.47.3`.
+    pub fn version(&self) -> Result<String, GitError> {
+        self.run_text(&["--version"])
+    }
+
+    /// The full commit id of `rev`.
+    pub fn rev_parse(&self, rev: &str) -> Result<String, GitError> {
+        self.run_text(&[
+            "rev-parse",
+            "--verify",
+            "--end-of-options",
+            &format!("{rev}^{{commit}}"),
+        ])
+    }
+
+    /// The tree id of `rev`.
+    pub fn tree_of(&self, rev: &str) -> Result<String, GitError> {
+        self.run_text(&[
+            "rev-parse",
+            "--verify",
+            "--end-of-options",
+            &format!("{rev}^{{tree}}"),
+        ])
+    }
+
+    /// The current commit, or `None` in a repository without commits.
+    pub fn head(&self) -> Result<Option<String>, GitError> {
+        match self.rev_parse("HEAD") {
+            Ok(h) => Ok(Some(h)),
+            Err(GitError::Failed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The current branch name, or `None` when HEAD is detached.
+    pub fn current_branch(&self) -> Result<Option<String>, GitError> {
+        let b = self.run_text(&["symbolic-ref", "-q", "--short", "HEAD"]);
+        match b {
+            Ok(b) if !b.is_empty() => Ok(Some(b)),
+            Ok(_) | Err(GitError::Failed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The `origin` remote's URL, if there is one.
+    pub fn origin_url(&self) -> Result<Option<String>, GitError> {
+        match self.run_text(&["remote", "get-url", "origin"]) {
+            Ok(u) if !u.is_empty() => Ok(Some(u)),
+            Ok(_) | Err(GitError::Failed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Tracked files with uncommitted changes (staged or not). Untracked files do not count.
+    pub fn dirty_tracked(&self) -> Result<Vec<String>, GitError> {
+        let out = self.run(&["status", "--porcelain=v1", "-z", "--untracked-files=no"])?;
+        let mut paths = Vec::new();
+        let mut fields = out.split(|&b| b == 0).filter(|f| !f.is_empty());
+        while let Some(f) = fields.next() {
+            if f.len() < 4 {
+                continue;
+            }
+            paths.push(String::from_utf8_lossy(&f[3..]).into_owned());
+            // A rename or copy is followed by its source path.
+            if matches!(f[0], b'R' | b'C') {
+                fields.next();
+            }
+        }
+        Ok(paths)
+    }
+
+    /// Creates a linked worktree at `path` on a new branch `branch` starting at `base`.
+    pub fn worktree_add(&self, path: &Path, branch: &str, base: &str) -> Result<(), GitError> {
+        let p = path.to_string_lossy();
+        self.run(&["worktree", "add", "-q", "-b", branch, &p, base])
+            .map(drop)
+    }
+
+    /// Creates a detached linked worktree at `path` checked out at `rev`.
+    pub fn worktree_add_detached(&self, path: &Path, rev: &str) -> Result<(), GitError> {
+        let p = path.to_string_lossy();
+        self.run(&["worktree", "add", "-q", "--detach", &p, rev])
+            .map(drop)
+    }
+
+    /// Removes a linked worktree (even with changes in it) and prunes its bookkeeping.
+    pub fn worktree_remove(&self, path: &Path) -> Result<(), GitError> {
+        let p = path.to_string_lossy();
+        self.run(&["worktree", "remove", "--force", &p])?;
+        self.run(&["worktree", "prune"]).map(drop)
+    }
+
+    /// Deletes a branch (force: it may be unmerged).
+    pub fn delete_branch(&self, branch: &str) -> Result<(), GitError> {
+        self.run(&["branch", "-q", "-D", branch]).map(drop)
+    }
+
+    /// The raw diff between two commits or trees, byte for byte as the receipt hashes it.
+    pub fn diff_tree_raw(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
+        self.run(&[
+            "diff-tree",
+            "-r",
+            "-z",
+            "--raw",
+            "--no-renames",
+            "--no-abbrev",
+            base,
+            head,
+        ])
+    }
+
+    /// Hex sha256 of [`Git::diff_tree_raw`]: the receipt's `diff.sha256`.
+    pub fn diff_digest(&self, base: &str, head: &str) -> Result<String, GitError> {
+        Ok(hex::encode(Sha256::digest(self.diff_tree_raw(base, head)?)))
+    }
+
+    /// Changed paths between two commits or trees (renames as delete + add).
+    pub fn changes(&self, base: &str, head: &str) -> Result<Vec<Change>, GitError> {
+        let command = format!("git diff-tree --name-status {base} {head}");
+        let out = self.run(&[
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-status",
+            "--no-renames",
+            base,
+            head,
+        ])?;
+        let fields: Vec<&[u8]> = out.split(|&b| b == 0).filter(|f| !f.is_empty()).collect();
+        fields
+            .chunks(2)
+            .map(|pair| {
+                let [status, path] = pair else {
+                    return Err(GitError::Parse {
+                        command: command.clone(),
+                        detail: "odd number of fields".into(),
+                    });
+                };
+                let kind = match status.first() {
+                    Some(b'A') => ChangeKind::Added,
+                    Some(b'M') => ChangeKind::Modified,
+                    Some(b'D') => ChangeKind::Deleted,
+                    Some(b'T') => ChangeKind::TypeChanged,
+                    _ => {
+                        return Err(GitError::Parse {
+                            command: command.clone(),
+                            detail: format!("unknown status {:?}", String::from_utf8_lossy(status)),
+                        });
+                    }
+                };
+                Ok(Change {
+                    kind,
+                    path: String::from_utf8_lossy(path).into_owned(),
+                })
+            })
+            .collect()
+    }
+
+    /// Files changed and lines added/removed between two commits or trees (binary files count as
+    /// changed files with no lines).
+    pub fn diff_stat(&self, base: &str, head: &str) -> Result<DiffStat, GitError> {
+        let out = self.run(&[
+            "diff",
+            "--numstat",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            base,
+            head,
+        ])?;
+        let mut stat = DiffStat::default();
+        for rec in out.split(|&b| b == 0).filter(|f| !f.is_empty()) {
+            let text = String::from_utf8_lossy(rec);
+            let mut parts = text.splitn(3, '\t');
+            let (Some(add), Some(del)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            stat.files += 1;
+            stat.insertions += add.parse::<u64>().unwrap_or(0);
+            stat.deletions += del.parse::<u64>().unwrap_or(0);
+        }
+        Ok(stat)
+    }
+
+    /// A tree id for the working tree as it is now, untracked files included (ignored files not),
+    /// built in a temporary index so the user's index is untouched.
+    pub fn snapshot_worktree(&self) -> Result<String, GitError> {
+        let dir = tempfile::tempdir().map_err(|e| GitError::Io {
+            action: "create a temp dir for",
+            path: "a snapshot index".into(),
+            source: e,
+        })?;
+        let index = dir.path().join("index");
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.as_os_str());
+        if self.head()?.is_some() {
+            self.run_spec(&with_index(&["read-tree", "HEAD"]))?;
+        }
+        self.run_spec(&with_index(&["add", "-A", "--", "."]))?;
+        let tree = self.run_spec(&with_index(&["write-tree"]))?;
+        Ok(String::from_utf8_lossy(&tree).trim().to_string())
+    }
+
+    /// Writes the files of `tree` (a tree or commit id) into the directory `dest` (created when
+    /// missing), symlinks and executable bits included. Goes through a temporary index, so the
+    /// user's index, checkout and worktree list are untouched; `dest` is not a git checkout.
+    pub fn export_tree(&self, tree: &str, dest: &Path) -> Result<(), GitError> {
+        std::fs::create_dir_all(dest).map_err(|e| GitError::Io {
+            action: "create",
+            path: dest.to_path_buf(),
+            source: e,
+        })?;
+        let dir = tempfile::tempdir().map_err(|e| GitError::Io {
+            action: "create a temp dir for",
+            path: "an export index".into(),
+            source: e,
+        })?;
+        let index = dir.path().join("index");
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.as_os_str());
+        self.run_spec(&with_index(&["read-tree", tree]))?;
+        // checkout-index joins the prefix and the path as strings: the trailing slash makes a dir.
+        let prefix = format!("--prefix={}/", dest.to_string_lossy().trim_end_matches('/'));
+        self.run_spec(&with_index(&["checkout-index", "-a", "-f", &prefix]))
+            .map(drop)
+    }
+
+    /// Stages everything except `exclude` paths and commits with `message`; returns the commit id,
+    /// or `None` when there was nothing to commit.
+    pub fn commit_all(&self, message: &str, exclude: &[&str]) -> Result<Option<String>, GitError> {
+        let mut args = vec!["add", "-A", "--", "."];
+        let excludes: Vec<String> = exclude.iter().map(|e| format!(":(exclude){e}")).collect();
+        args.extend(excludes.iter().map(String::as_str));
+        self.run(&args)?;
+        let staged = self.run(&["diff", "--cached", "--name-only", "-z"])?;
+        if staged.is_empty() {
+            return Ok(None);
+        }
+        // The message goes through a file: the runner's stdin is always closed.
+        let msg_dir = tempfile::tempdir().map_err(|e| GitError::Io {
+            action: "create a temp dir for",
+            path: "a commit message".into(),
+            source: e,
+        })?;
+        let msg = msg_dir.path().join("MSG");
+        loki_core::fs::write_atomic(&msg, message.as_bytes()).map_err(|e| GitError::Io {
+            action: "write",
+            path: msg.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let msg_arg = msg.to_string_lossy();
+        let mut spec = self.spec(&[
+            "commit",
+            "-q",
+            "--no-verify",
+            "--no-gpg-sign",
+            "-F",
+            &msg_arg,
+        ]);
+        // A machine with no git identity still gets a commit; a configured identity always wins.
+        let has_identity = self
+            .run_text(&["config", "user.email"])
+            .is_ok_and(|e| !e.is_empty());
+        if !has_identity {
+            for (var, fallback) in IDENTITY_FALLBACK {
+                if std::env::var_os(var).is_none() {
+                    spec = spec.env(var, fallback);
+                }
+            }
+        }
+        self.run_spec(&spec)?;
+        self.head()
+    }
+
+    /// The bytes of `path` at `rev`, or `None` when it does not exist there.
+    pub fn show_file(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        match self.run(&["cat-file", "blob", &format!("{rev}:{path}")]) {
+            Ok(b) => Ok(Some(b)),
+            Err(GitError::Failed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every file path in `rev`'s tree.
+    pub fn ls_tree(&self, rev: &str) -> Result<Vec<String>, GitError> {
+        let out = self.run(&["ls-tree", "-r", "-z", "--name-only", rev])?;
+        Ok(out
+            .split(|&b| b == 0)
+            .filter(|f| !f.is_empty())
+            .map(|f| String::from_utf8_lossy(f).into_owned())
+            .collect())
+    }
+}

@@ -1,0 +1,181 @@
+//! loki-git against real git repositories in temp dirs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+
+use loki_git::{ChangeKind, Git, GitError};
+use loki_test_support::GitRepo;
+use sha2::Digest;
+
+fn repo_with_history() -> (GitRepo, String, String) {
+    let r = GitRepo::new();
+    r.write("src/lib.rs", "fn a() {}\n")
+        .write("README.md", "hi\n");
+    let base = r.commit("base");
+    r.write("src/lib.rs", "fn a() {}\nfn b() {}\n")
+        .write("new.txt", "n\n");
+    std::fs::remove_file(r.path().join("README.md")).unwrap();
+    let head = r.commit("head");
+    (r, base, head)
+}
+
+#[test]
+fn rev_parse_tree_and_head() {
+    let (r, base, head) = repo_with_history();
+    let g = Git::new(r.path());
+    assert_eq!(g.head().unwrap().as_deref(), Some(head.as_str()));
+    assert_eq!(g.rev_parse("HEAD~1").unwrap(), base);
+    assert_eq!(
+        g.tree_of("HEAD").unwrap(),
+        r.git(&["rev-parse", "HEAD^{tree}"]).trim()
+    );
+    assert_eq!(g.current_branch().unwrap().as_deref(), Some("main"));
+    let err = g.rev_parse("no-such-rev").unwrap_err();
+    assert!(matches!(err, GitError::Failed { code: 128, .. }), "{err}");
+    assert!(err.to_string().contains("no-such-rev"), "{err}");
+}
+
+#[test]
+fn diff_digest_is_sha256_of_plumbing_output() {
+    let (r, base, head) = repo_with_history();
+    let g = Git::new(r.path());
+    let raw = g.diff_tree_raw(&base, &head).unwrap();
+    let out = std::process::Command::new("git")
+        .current_dir(r.path())
+        .args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--raw",
+            "--no-renames",
+            "--no-abbrev",
+            &base,
+            &head,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(raw, out.stdout);
+    assert_eq!(
+        g.diff_digest(&base, &head).unwrap(),
+        hex::encode(sha2::Sha256::digest(&out.stdout))
+    );
+    // User config that changes porcelain output (renames, abbreviations) cannot change the digest.
+    r.git(&["config", "diff.renames", "copies"]);
+    r.git(&["config", "core.abbrev", "7"]);
+    assert_eq!(g.diff_tree_raw(&base, &head).unwrap(), out.stdout);
+}
+
+#[test]
+fn changes_and_stats() {
+    let (r, base, head) = repo_with_history();
+    let g = Git::new(r.path());
+    let mut changes = g.changes(&base, &head).unwrap();
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    let got: Vec<_> = changes.iter().map(|c| (c.kind, c.path.as_str())).collect();
+    assert_eq!(
+        got,
+        vec![
+            (ChangeKind::Deleted, "README.md"),
+            (ChangeKind::Added, "new.txt"),
+            (ChangeKind::Modified, "src/lib.rs")
+        ]
+    );
+    let s = g.diff_stat(&base, &head).unwrap();
+    assert_eq!((s.files, s.insertions, s.deletions), (3, 2, 1));
+}
+
+#[test]
+fn dirty_tracked_ignores_untracked_files() {
+    let (r, _, _) = repo_with_history();
+    let g = Git::new(r.path());
+    assert!(g.dirty_tracked().unwrap().is_empty());
+    r.write("untracked.txt", "u");
+    assert!(g.dirty_tracked().unwrap().is_empty());
+    r.write("src/lib.rs", "changed\n");
+    assert_eq!(g.dirty_tracked().unwrap(), vec!["src/lib.rs".to_string()]);
+}
+
+#[test]
+fn snapshot_includes_untracked_and_leaves_the_index_alone() {
+    let (r, _, head) = repo_with_history();
+    let g = Git::new(r.path());
+    assert_eq!(g.snapshot_worktree().unwrap(), g.tree_of(&head).unwrap());
+    r.write("extra.txt", "e\n");
+    r.write(".gitignore", "ignored.txt\n");
+    r.write("ignored.txt", "i\n");
+    let snap = g.snapshot_worktree().unwrap();
+    let files = g.ls_tree(&snap).unwrap();
+    assert!(files.contains(&"extra.txt".to_string()));
+    assert!(!files.contains(&"ignored.txt".to_string()));
+    // The real index still matches HEAD.
+    assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
+    assert_eq!(g.show_file(&snap, "extra.txt").unwrap().unwrap(), b"e\n");
+    assert_eq!(g.show_file(&head, "extra.txt").unwrap(), None);
+}
+
+#[test]
+fn worktree_commit_and_cleanup() {
+    let (r, _, head) = repo_with_history();
+    let g = Git::new(r.path());
+    let wt = r.path().join(".loki/worktrees/run_x");
+    g.worktree_add(&wt, "loki/run_x", &head).unwrap();
+    let gw = Git::new(&wt);
+    assert_eq!(gw.current_branch().unwrap().as_deref(), Some("loki/run_x"));
+    assert_eq!(gw.commit_all("nothing", &[]).unwrap(), None);
+    std::fs::write(wt.join("src/lib.rs"), "fn fixed() {}\n").unwrap();
+    std::fs::create_dir_all(wt.join("wall")).unwrap();
+    std::fs::write(wt.join("wall/loki_wall_1.rs"), "x").unwrap();
+    let c = gw
+        .commit_all("Fix it\n\nLoki-Run: run_x\n", &["wall"])
+        .unwrap()
+        .unwrap();
+    let files = gw.ls_tree(&c).unwrap();
+    assert!(!files.iter().any(|f| f.starts_with("wall/")), "{files:?}");
+    let msg = r.git(&["log", "-1", "--format=%B", &c]);
+    assert!(msg.contains("Loki-Run: run_x"));
+    // The user's checkout did not move.
+    assert_eq!(g.head().unwrap().as_deref(), Some(head.as_str()));
+    g.worktree_remove(&wt).unwrap();
+    g.delete_branch("loki/run_x").unwrap();
+    assert!(!wt.exists());
+}
+
+#[test]
+fn a_repository_without_commits_has_no_head() {
+    let r = GitRepo::new();
+    let g = Git::new(r.path());
+    assert_eq!(g.head().unwrap(), None);
+    r.write("a.txt", "a");
+    assert_eq!(
+        g.ls_tree(&g.snapshot_worktree().unwrap()).unwrap(),
+        vec!["a.txt".to_string()]
+    );
+}
+
+#[test]
+fn git_missing_is_a_clear_error() {
+    let r = GitRepo::new();
+    let g = Git::new(r.path()).with_program("git-not-installed-here");
+    let err = g.version().unwrap_err();
+    assert!(matches!(err, GitError::NotInstalled), "{err}");
+    assert!(err.to_string().contains("install git"));
+}
+
+#[test]
+fn export_tree_writes_a_snapshot_without_touching_the_checkout() {
+    let (r, base, _head) = repo_with_history();
+    let g = Git::new(r.path());
+    r.write("src/lib.rs", "fn changed() {}\n");
+    std::os::unix::fs::symlink("src/lib.rs", r.path().join("link.rs")).unwrap();
+    let tree = g.snapshot_worktree().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let dest = out.path().join("export");
+    g.export_tree(&tree, &dest).unwrap();
+    assert_eq!(std::fs::read_to_string(dest.join("src/lib.rs")).unwrap(), "fn changed() {}\n");
+    assert!(dest.join("link.rs").symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(!dest.join(".git").exists());
+    g.export_tree(&base, &out.path().join("base")).unwrap();
+    assert!(out.path().join("base/README.md").is_file());
+    // The user's index still says nothing is staged.
+    assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
+    assert!(g.export_tree("no-such-tree", &out.path().join("x")).is_err());
+}

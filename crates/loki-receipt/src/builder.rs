@@ -1,0 +1,555 @@
+//! Building and sealing a receipt: the one path every producer (build runs, `loki seal`,
+//! `loki fix`) uses.
+//!
+//! # Verdict
+//!
+//! Facts decide ([`loki_core::outcome::decide`]). VERIFIED requires every one of: no tampering,
+//! a non-empty diff, at least one check and every check proving something ([`Check::proves`]: it
+//! passed, executed more than zero tests, none failed — flaky is not a pass), no integrity
+//! finding, and for build runs a sealed wall that passed. PARTIAL: a non-empty diff and at least
+//! one proving check. Then assessments can only lower: one with `lowers_to` PARTIAL or FAILED
+//! moves a VERIFIED / ALREADY_SATISFIED down (or a PARTIAL to FAILED), never anything up, and it
+//! never touches BUDGET_STOP, BLOCKED or STALLED, which are facts about the run.
+//!
+//! # NOT PROVEN
+//!
+//! Never empty by omission. First the entries every receipt of its kind carries
+//! ([`always_not_proven`]; plus [`FULL_SUITE`] when only impacted tests ran), then one entry per
+//! gap: each check that did not prove, each skipped test count, each pre-existing failure, each
+//! integrity finding, each lowering assessment, each unmatched contract criterion, a missing or
+//! failed wall, an empty diff, unmeasured cost sessions, and what the producer adds.
+//!
+//! # Sealing
+//!
+//! [`ReceiptBuilder::seal`] syncs the event log and binds its `{count, head}` *before* appending
+//! `receipt.sealed`, so events appended after the seal do not change what the receipt vouches for.
+//! It writes `receipt.json`, `receipt.dsse.json` and `receipt.md` atomically, in that order (a crash
+//! after the first leaves an intact, unsigned receipt, which `loki verify` reports as UNSIGNED).
+
+use std::path::{Path, PathBuf};
+
+use loki_core::fs::write_atomic;
+use loki_core::outcome::{Outcome, OutcomeFacts, decide};
+use loki_core::run::RunKind;
+use loki_events::{EventType, EventWriter};
+use serde_json::json;
+
+use crate::ReceiptError;
+use crate::dsse::{Envelope, envelope_for};
+use crate::keys::Signer;
+use crate::markdown::{SignatureLine, render_markdown};
+use crate::schema::{
+    Assessment, Check, Contract, Cost, DiffStats, EventsBinding, IntegrityFinding, Receipt,
+    RepoState, SCHEMA, Task, Time, Tool, Wall,
+};
+
+/// Listed when only the impacted tests ran, not the whole suite.
+pub const FULL_SUITE: &str = "full suite";
+/// A build run changes code and runs its tests; it never starts the app or runs a security scanner.
+pub const BUILD_ALWAYS_NOT_PROVEN: &[&str] = &["app boot", "security scan"];
+/// The seal hook re-runs the suite; what the suite does not test is not proven by it.
+pub const SEAL_ALWAYS_NOT_PROVEN: &[&str] = &[
+    "behaviour the test suite does not cover",
+    "app boot",
+    "security scan",
+];
+/// A heal run proves the recorded reproduction no longer crashes, nothing about other inputs.
+pub const HEAL_ALWAYS_NOT_PROVEN: &[&str] = &[
+    "inputs other than the recorded reproduction",
+    "security scan",
+];
+/// Any other producer: no scanner ran.
+pub const OTHER_ALWAYS_NOT_PROVEN: &[&str] = &["security scan"];
+/// File names a sealed run directory holds.
+pub const RECEIPT_FILE: &str = "receipt.json";
+/// The DSSE envelope beside it.
+pub const ENVELOPE_FILE: &str = "receipt.dsse.json";
+/// The human-readable rendering.
+pub const MARKDOWN_FILE: &str = "receipt.md";
+/// The event log.
+pub const EVENTS_FILE: &str = "events.jsonl";
+
+/// The NOT PROVEN entries every receipt of `kind` carries.
+#[must_use]
+pub fn always_not_proven(kind: RunKind) -> &'static [&'static str] {
+    match kind {
+        RunKind::Build | RunKind::Quick => BUILD_ALWAYS_NOT_PROVEN,
+        RunKind::Seal => SEAL_ALWAYS_NOT_PROVEN,
+        RunKind::Heal | RunKind::Incident => HEAL_ALWAYS_NOT_PROVEN,
+        RunKind::Improve | RunKind::Ask | RunKind::Checks => OTHER_ALWAYS_NOT_PROVEN,
+    }
+}
+
+/// Facts about how the run went that are not in the receipt's other fields.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunFlags {
+    /// The wall, the event log or a sealed file was changed behind loki's back.
+    pub tampered: bool,
+    /// The wall passed on the unchanged base (the gate stage).
+    pub already_satisfied: bool,
+    /// The run cap or the cost budget was hit.
+    pub budget_hit: bool,
+    /// The agent reported a specification conflict.
+    pub spec_conflict: bool,
+    /// The same failure signature was seen three times.
+    pub stalled: bool,
+}
+
+/// Everything a producer knows when it seals. Build with [`ReceiptFacts::new`] and fill the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReceiptFacts {
+    pub run_id: String,
+    pub kind: RunKind,
+    pub tool: Tool,
+    pub task: Task,
+    pub repo: RepoState,
+    pub diff: DiffStats,
+    pub wall: Wall,
+    pub checks: Vec<Check>,
+    pub integrity: Vec<IntegrityFinding>,
+    pub assessments: Vec<Assessment>,
+    pub cost: Cost,
+    pub time: Time,
+    pub provider: String,
+    pub model: String,
+    pub contract: Option<Contract>,
+    pub flags: RunFlags,
+    /// True when the whole suite ran, not only the impacted tests.
+    pub full_suite_ran: bool,
+    /// Tests that failed on the base commit too (not caused by this change, not proven either).
+    pub pre_existing_failures: Vec<String>,
+    /// Producer-specific NOT PROVEN entries, appended as given.
+    pub extra_not_proven: Vec<String>,
+}
+
+impl ReceiptFacts {
+    /// Facts with everything empty: no diff, no checks, cost not measured.
+    #[must_use]
+    pub fn new(run_id: impl Into<String>, kind: RunKind) -> ReceiptFacts {
+        ReceiptFacts {
+            run_id: run_id.into(),
+            kind,
+            tool: Tool::loki(),
+            task: Task {
+                source: String::new(),
+                sha256: String::new(),
+                reference: None,
+            },
+            repo: RepoState {
+                origin: None,
+                base_sha: String::new(),
+                head_sha: String::new(),
+                tree: String::new(),
+            },
+            diff: DiffStats::default(),
+            wall: Wall::default(),
+            checks: Vec::new(),
+            integrity: Vec::new(),
+            assessments: Vec::new(),
+            cost: Cost::default(),
+            time: Time::default(),
+            provider: String::new(),
+            model: String::new(),
+            contract: None,
+            flags: RunFlags::default(),
+            full_suite_ran: false,
+            pre_existing_failures: Vec::new(),
+            extra_not_proven: Vec::new(),
+        }
+    }
+}
+
+/// What [`ReceiptBuilder::seal`] wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sealed {
+    pub receipt: Receipt,
+    pub envelope: Envelope,
+    pub keyid: String,
+    pub receipt_path: PathBuf,
+    pub envelope_path: PathBuf,
+    pub markdown_path: PathBuf,
+}
+
+/// Turns facts into a receipt. See the module doc for the rules.
+#[derive(Debug, Clone)]
+pub struct ReceiptBuilder {
+    facts: ReceiptFacts,
+}
+
+impl ReceiptBuilder {
+    /// Starts from the producer's facts.
+    #[must_use]
+    pub fn new(facts: ReceiptFacts) -> ReceiptBuilder {
+        ReceiptBuilder { facts }
+    }
+
+    /// The facts as given.
+    #[must_use]
+    pub fn facts(&self) -> &ReceiptFacts {
+        &self.facts
+    }
+
+    /// The run's outcome: facts decide, assessments can only lower.
+    #[must_use]
+    pub fn verdict(&self) -> Outcome {
+        let from_facts = decide(outcome_facts(&self.facts));
+        self.facts
+            .assessments
+            .iter()
+            .filter_map(|a| a.lowers_to)
+            .fold(from_facts, lower)
+    }
+
+    /// The NOT PROVEN list for these facts.
+    #[must_use]
+    pub fn not_proven(&self) -> Vec<String> {
+        not_proven(&self.facts)
+    }
+
+    /// The receipt for these facts bound to `events`, with its hash filled.
+    pub fn build(&self, events: EventsBinding) -> Result<Receipt, ReceiptError> {
+        for a in &self.facts.assessments {
+            if let Some(to) = a.lowers_to
+                && !matches!(to, Outcome::Partial | Outcome::Failed)
+            {
+                return Err(ReceiptError::BadFacts {
+                    reason: format!(
+                        "assessment by {} lowers to {to}; an assessment can only lower to PARTIAL or FAILED",
+                        a.by
+                    ),
+                });
+            }
+        }
+        let f = &self.facts;
+        let mut receipt = Receipt {
+            schema: SCHEMA.to_string(),
+            run_id: f.run_id.clone(),
+            kind: f.kind,
+            tool: f.tool.clone(),
+            task: f.task.clone(),
+            repo: f.repo.clone(),
+            diff: f.diff.clone(),
+            wall: f.wall.clone(),
+            checks: f.checks.clone(),
+            integrity: f.integrity.clone(),
+            assessments: f.assessments.clone(),
+            not_proven: self.not_proven(),
+            verdict: self.verdict(),
+            cost: f.cost,
+            time: f.time.clone(),
+            provider: f.provider.clone(),
+            model: f.model.clone(),
+            events,
+            contract: f.contract.clone(),
+            receipt_sha256: String::new(),
+        };
+        receipt.seal_hash()?;
+        Ok(receipt)
+    }
+
+    /// Binds the event log, writes `receipt.json`, `receipt.dsse.json` and `receipt.md` into
+    /// `run_dir`, then appends `receipt.sealed` (data: `receipt_sha256`, `keyid`) to the log.
+    pub fn seal(
+        &self,
+        run_dir: &Path,
+        events: &mut EventWriter,
+        signer: &Signer,
+    ) -> Result<Sealed, ReceiptError> {
+        events.sync()?;
+        let binding = EventsBinding {
+            count: events.count(),
+            head: events.head().to_string(),
+        };
+        let receipt = self.build(binding)?;
+        let envelope = envelope_for(&receipt, signer)?;
+        let markdown = render_markdown(
+            &receipt,
+            &SignatureLine::Signed {
+                keyid: signer.keyid().to_string(),
+            },
+        );
+        let receipt_path = run_dir.join(RECEIPT_FILE);
+        let envelope_path = run_dir.join(ENVELOPE_FILE);
+        let markdown_path = run_dir.join(MARKDOWN_FILE);
+        write_atomic(&receipt_path, &receipt.to_file_bytes()?)?;
+        write_atomic(&envelope_path, &envelope.to_file_bytes()?)?;
+        write_atomic(&markdown_path, markdown.as_bytes())?;
+        events.append(
+            EventType::ReceiptSealed,
+            None,
+            json!({"receipt_sha256": receipt.receipt_sha256, "keyid": signer.keyid()}),
+        )?;
+        Ok(Sealed {
+            receipt,
+            envelope,
+            keyid: signer.keyid().to_string(),
+            receipt_path,
+            envelope_path,
+            markdown_path,
+        })
+    }
+}
+
+fn requires_wall(kind: RunKind) -> bool {
+    matches!(kind, RunKind::Build)
+}
+
+fn outcome_facts(f: &ReceiptFacts) -> OutcomeFacts {
+    let changed = f.diff.files > 0;
+    let wall_ok = !requires_wall(f.kind) || (!f.wall.files.is_empty() && f.wall.passed);
+    let verified = !f.flags.tampered
+        && changed
+        && !f.checks.is_empty()
+        && f.checks.iter().all(Check::proves)
+        && f.integrity.is_empty()
+        && wall_ok;
+    OutcomeFacts {
+        tampered: f.flags.tampered,
+        verified,
+        already_satisfied: f.flags.already_satisfied,
+        budget_hit: f.flags.budget_hit,
+        spec_conflict: f.flags.spec_conflict,
+        stalled: f.flags.stalled,
+        partial: changed && f.checks.iter().any(Check::proves),
+    }
+}
+
+/// Applies one assessment's `lowers_to` to the current outcome; never raises.
+fn lower(current: Outcome, to: Outcome) -> Outcome {
+    match (current, to) {
+        (Outcome::Verified | Outcome::AlreadySatisfied, Outcome::Partial | Outcome::Failed)
+        | (Outcome::Partial, Outcome::Failed) => to,
+        (
+            Outcome::Verified
+            | Outcome::AlreadySatisfied
+            | Outcome::Partial
+            | Outcome::Failed
+            | Outcome::BudgetStop
+            | Outcome::Blocked
+            | Outcome::Stalled,
+            _,
+        ) => current,
+    }
+}
+
+fn not_proven(f: &ReceiptFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    if !f.full_suite_ran {
+        out.push(FULL_SUITE.to_string());
+    }
+    out.extend(always_not_proven(f.kind).iter().map(|s| (*s).to_string()));
+    if f.diff.files == 0 && !f.flags.already_satisfied {
+        out.push("change: the diff is empty".to_string());
+    }
+    if requires_wall(f.kind) {
+        if f.wall.files.is_empty() {
+            out.push("acceptance checks: no wall was sealed".to_string());
+        } else if !f.wall.passed {
+            out.push("acceptance checks: the wall did not pass".to_string());
+        }
+    }
+    if f.checks.is_empty() {
+        out.push("checks: none ran".to_string());
+    }
+    for c in &f.checks {
+        if c.result != crate::schema::CheckResult::Passed {
+            out.push(format!("check {}: {}", c.name, c.result.describe()));
+        } else if c.executed == 0 {
+            out.push(format!("check {}: 0 tests executed", c.name));
+        } else if c.failed > 0 {
+            out.push(format!("check {}: {} failed", c.name, c.failed));
+        }
+        if c.skipped > 0 {
+            out.push(format!("check {}: {} skipped", c.name, c.skipped));
+        }
+    }
+    out.extend(
+        f.pre_existing_failures
+            .iter()
+            .map(|t| format!("pre-existing failure: {t}")),
+    );
+    out.extend(
+        f.integrity
+            .iter()
+            .map(|i| format!("integrity: {} {}", i.kind, i.path)),
+    );
+    out.extend(
+        f.assessments
+            .iter()
+            .filter(|a| a.lowers_to.is_some())
+            .map(|a| format!("assessment by {}: {}", a.by, a.summary)),
+    );
+    if let Some(contract) = &f.contract {
+        out.extend(
+            contract
+                .criteria
+                .iter()
+                .filter(|c| c.status != "keyword_match")
+                .map(|c| format!("criterion {}: {}", c.id, c.text)),
+        );
+    }
+    if f.cost.measured_sessions < f.cost.total_sessions {
+        out.push(format!(
+            "cost: {} of {} sessions not measured",
+            f.cost.total_sessions - f.cost.measured_sessions,
+            f.cost.total_sessions
+        ));
+    }
+    out.extend(f.extra_not_proven.iter().cloned());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::CheckResult;
+
+    fn passing_check(name: &str) -> Check {
+        Check {
+            name: name.to_string(),
+            kind: "tests".to_string(),
+            cmd: "cargo test".to_string(),
+            result: CheckResult::Passed,
+            executed: 3,
+            passed: 3,
+            failed: 0,
+            skipped: 0,
+            duration_s: 1.5,
+            log_sha256: "0".repeat(64),
+        }
+    }
+
+    fn verified_facts() -> ReceiptFacts {
+        let mut f = ReceiptFacts::new("run_20261129_151736_beef", RunKind::Build);
+        f.diff.files = 1;
+        f.checks = vec![passing_check("impacted tests")];
+        f.wall.files = vec![crate::schema::WallFile {
+            path: "tests/wall.rs".to_string(),
+            sha256: "1".repeat(64),
+        }];
+        f.wall.passed = true;
+        f
+    }
+
+    #[test]
+    fn facts_decide_verified() {
+        assert_eq!(
+            ReceiptBuilder::new(verified_facts()).verdict(),
+            Outcome::Verified
+        );
+    }
+
+    #[test]
+    fn each_missing_fact_prevents_verified() {
+        type Mutation = Box<dyn Fn(&mut ReceiptFacts)>;
+        let cases: Vec<(&str, Mutation)> = vec![
+            ("empty diff", Box::new(|f| f.diff.files = 0)),
+            ("no checks", Box::new(|f| f.checks.clear())),
+            ("zero executed", Box::new(|f| f.checks[0].executed = 0)),
+            (
+                "flaky",
+                Box::new(|f| f.checks[0].result = CheckResult::Flaky),
+            ),
+            (
+                "not run",
+                Box::new(|f| f.checks[0].result = CheckResult::NotRun),
+            ),
+            (
+                "integrity",
+                Box::new(|f| {
+                    f.integrity.push(IntegrityFinding {
+                        kind: "test_deleted".into(),
+                        path: "t.rs".into(),
+                        detail: String::new(),
+                    });
+                }),
+            ),
+            ("wall failed", Box::new(|f| f.wall.passed = false)),
+            ("no wall", Box::new(|f| f.wall.files.clear())),
+            ("tampered", Box::new(|f| f.flags.tampered = true)),
+        ];
+        for (name, mutate) in cases {
+            let mut f = verified_facts();
+            mutate(&mut f);
+            let b = ReceiptBuilder::new(f);
+            assert_ne!(b.verdict(), Outcome::Verified, "{name}");
+            assert!(
+                b.not_proven().len() > 3 || name == "tampered",
+                "{name}: {:?}",
+                b.not_proven()
+            );
+        }
+    }
+
+    #[test]
+    fn assessments_only_lower() {
+        let mut f = verified_facts();
+        f.assessments.push(Assessment {
+            by: "reviewer".into(),
+            model: None,
+            summary: "looks wrong".into(),
+            lowers_to: Some(Outcome::Partial),
+        });
+        assert_eq!(ReceiptBuilder::new(f.clone()).verdict(), Outcome::Partial);
+        // An assessment cannot raise a failed run.
+        let mut failed = f.clone();
+        failed.checks[0].result = CheckResult::Failed;
+        failed.assessments = vec![Assessment {
+            by: "optimist".into(),
+            model: None,
+            summary: "fine".into(),
+            lowers_to: Some(Outcome::Partial),
+        }];
+        assert_eq!(ReceiptBuilder::new(failed).verdict(), Outcome::Failed);
+        // BUDGET_STOP is a fact about the run, not something a judgment changes.
+        assert_eq!(
+            lower(Outcome::BudgetStop, Outcome::Failed),
+            Outcome::BudgetStop
+        );
+        // Lowering to VERIFIED is refused at build time.
+        f.assessments[0].lowers_to = Some(Outcome::Verified);
+        let err = ReceiptBuilder::new(f)
+            .build(EventsBinding {
+                count: 0,
+                head: loki_events::GENESIS.into(),
+            })
+            .unwrap_err();
+        assert!(err.to_string().contains("only lower"), "{err}");
+    }
+
+    #[test]
+    fn not_proven_always_lists_the_kind_entries_first() {
+        let np = ReceiptBuilder::new(verified_facts()).not_proven();
+        assert_eq!(np, vec!["full suite", "app boot", "security scan"]);
+        let mut f = verified_facts();
+        f.full_suite_ran = true;
+        f.checks[0].skipped = 2;
+        f.pre_existing_failures.push("tests::old".into());
+        f.cost.total_sessions = 2;
+        f.cost.measured_sessions = 1;
+        let np = ReceiptBuilder::new(f).not_proven();
+        assert_eq!(
+            np,
+            vec![
+                "app boot",
+                "security scan",
+                "check impacted tests: 2 skipped",
+                "pre-existing failure: tests::old",
+                "cost: 1 of 2 sessions not measured"
+            ]
+        );
+    }
+
+    #[test]
+    fn non_finite_numbers_are_refused() {
+        let mut f = verified_facts();
+        f.time.wall_s = f64::NAN;
+        let err = ReceiptBuilder::new(f)
+            .build(EventsBinding {
+                count: 0,
+                head: loki_events::GENESIS.into(),
+            })
+            .unwrap_err();
+        assert!(err.to_string().contains("time.wall_s"), "{err}");
+    }
+}

@@ -1,0 +1,256 @@
+//! `receipt.md`: the receipt for people. Derived from `receipt.json`, never hashed or signed; the
+//! JSON is the record.
+//!
+//! Text from the run (task refs, check names, findings) is escaped for Markdown tables so a
+//! crafted name cannot break the layout. A cost of `null` prints "not measured", never `$0.00`.
+
+use std::fmt::Write as _;
+
+use loki_core::time::human_duration;
+
+use crate::schema::{Cost, Receipt, Time};
+
+/// What the signature line of `receipt.md` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignatureLine {
+    /// Signed with the key `keyid` (DSSE envelope beside the receipt).
+    Signed { keyid: String },
+    /// Not signed.
+    Unsigned,
+}
+
+/// Renders `receipt.md`.
+#[must_use]
+pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Evidence receipt: {}\n", r.verdict);
+    s.push_str("| | |\n|---|---|\n");
+    let mut row = |k: &str, v: String| {
+        let _ = writeln!(s, "| {k} | {v} |");
+    };
+    row("Verdict", format!("**{}**", r.verdict));
+    row(
+        "Run",
+        format!("`{}` ({})", cell(&r.run_id), r.kind.as_str()),
+    );
+    let task_ref = r
+        .task
+        .reference
+        .as_deref()
+        .map(|x| format!(" {}", cell(x)))
+        .unwrap_or_default();
+    row(
+        "Task",
+        format!(
+            "{}{task_ref}, sha256 `{}`",
+            cell(&r.task.source),
+            short(&r.task.sha256)
+        ),
+    );
+    if let Some(origin) = &r.repo.origin {
+        row("Repository", cell(origin));
+    }
+    row("Base", format!("`{}`", cell(&r.repo.base_sha)));
+    row(
+        "Head",
+        format!(
+            "`{}` (tree `{}`)",
+            cell(&r.repo.head_sha),
+            cell(&r.repo.tree)
+        ),
+    );
+    row(
+        "Diff",
+        format!(
+            "{} files, +{} -{}, sha256 `{}`",
+            r.diff.files,
+            r.diff.insertions,
+            r.diff.deletions,
+            short(&r.diff.sha256)
+        ),
+    );
+    row(
+        "Signature",
+        match signature {
+            SignatureLine::Signed { keyid } => format!(
+                "Ed25519, keyid `{}` (DSSE envelope `receipt.dsse.json`)",
+                short(keyid)
+            ),
+            SignatureLine::Unsigned => "unsigned".to_string(),
+        },
+    );
+    row(
+        "Provider",
+        format!("{} / {}", cell(&r.provider), cell(&r.model)),
+    );
+    row("Cost", describe_cost(&r.cost));
+    row("Time", describe_time(&r.time));
+    row(
+        "Events",
+        format!("{} (head `{}`)", r.events.count, short(&r.events.head)),
+    );
+    row("Receipt", format!("sha256 `{}`", r.receipt_sha256));
+
+    s.push_str("\n## Checks\n\n");
+    if r.checks.is_empty() {
+        s.push_str("_No checks ran._\n");
+    } else {
+        s.push_str("| Check | Kind | Result | Executed | Passed | Failed | Skipped | Time |\n");
+        s.push_str("|---|---|---|---:|---:|---:|---:|---:|\n");
+        for c in &r.checks {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                cell(&c.name),
+                cell(&c.kind),
+                c.result.describe(),
+                c.executed,
+                c.passed,
+                c.failed,
+                c.skipped,
+                human_duration(c.duration_s)
+            );
+        }
+    }
+
+    if !r.wall.files.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Acceptance checks (wall)\n\n{} sealed file(s), {} on the final head; on the unchanged base: {} passed, {} failed, {} not run.",
+            r.wall.files.len(),
+            if r.wall.passed {
+                "passed"
+            } else {
+                "did not pass"
+            },
+            r.wall.base_run.pass,
+            r.wall.base_run.fail,
+            r.wall.base_run.not_run
+        );
+    }
+
+    s.push_str("\n## Integrity findings\n\n");
+    if r.integrity.is_empty() {
+        s.push_str("_None._\n");
+    }
+    for i in &r.integrity {
+        let _ = writeln!(
+            s,
+            "- **{}** `{}`: {}",
+            cell(&i.kind),
+            cell(&i.path),
+            cell(&i.detail)
+        );
+    }
+
+    if !r.assessments.is_empty() {
+        s.push_str("\n## Assessments (judgment, not proof)\n\n");
+        for a in &r.assessments {
+            let model = a
+                .model
+                .as_deref()
+                .map(|m| format!(" ({})", cell(m)))
+                .unwrap_or_default();
+            let lowers = a
+                .lowers_to
+                .map(|o| format!("; lowers the verdict to {o}"))
+                .unwrap_or_default();
+            let _ = writeln!(s, "- {}{model}: {}{lowers}", cell(&a.by), cell(&a.summary));
+        }
+    }
+
+    s.push_str("\n## NOT PROVEN\n\n");
+    for n in &r.not_proven {
+        let _ = writeln!(s, "- {}", cell(n));
+    }
+    let _ = writeln!(
+        s,
+        "\nCheck this receipt with `loki verify {}`.",
+        cell(&r.run_id)
+    );
+    s
+}
+
+/// `$0.42 (212,345 tokens)`, or `not measured` when the cost is unknown (never `$0.00`).
+#[must_use]
+pub fn describe_cost(c: &Cost) -> String {
+    let tokens = c.input_tokens + c.output_tokens + c.cache_read_tokens + c.cache_write_tokens;
+    let partial = if c.measured_sessions < c.total_sessions {
+        format!(
+            ", {} of {} sessions measured",
+            c.measured_sessions, c.total_sessions
+        )
+    } else {
+        String::new()
+    };
+    match c.usd {
+        Some(usd) => format!("${usd:.2} ({} tokens{partial})", group_thousands(tokens)),
+        None => format!("not measured ({} tokens{partial})", group_thousands(tokens)),
+    }
+}
+
+/// `1m12s (intake 1s, plan 8s, ...)`.
+#[must_use]
+pub fn describe_time(t: &Time) -> String {
+    let stages: Vec<String> = t
+        .stages
+        .iter()
+        .map(|s| format!("{} {}", s.stage, human_duration(s.wall_s)))
+        .collect();
+    if stages.is_empty() {
+        human_duration(t.wall_s)
+    } else {
+        format!("{} ({})", human_duration(t.wall_s), stages.join(", "))
+    }
+}
+
+fn group_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The first 12 hex digits, enough to recognise a hash in a table.
+fn short(hash: &str) -> String {
+    const SHORT_HASH_CHARS: usize = 12;
+    cell(hash.get(..SHORT_HASH_CHARS).unwrap_or(hash))
+}
+
+/// Escapes text for one Markdown table cell: one line, no unescaped pipes or backticks.
+fn cell(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('`', "'")
+        .replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_cost_is_never_zero_dollars() {
+        let c = Cost::default();
+        assert_eq!(describe_cost(&c), "not measured (0 tokens)");
+        let c = Cost {
+            usd: Some(0.4213),
+            input_tokens: 200_000,
+            output_tokens: 12_345,
+            measured_sessions: 1,
+            total_sessions: 1,
+            ..Cost::default()
+        };
+        assert_eq!(describe_cost(&c), "$0.42 (212,345 tokens)");
+    }
+
+    #[test]
+    fn cells_cannot_break_the_table() {
+        assert_eq!(cell("a|b\nc`d"), "a\\|b c'd");
+    }
+}

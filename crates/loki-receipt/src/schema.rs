@@ -1,0 +1,340 @@
+//! The receipt `loki.receipt/1` as serde types, and its canonical hash.
+//!
+//! Field order here is the order of DESIGN.md; it does not matter for the hash, which is taken over
+//! the RFC 8785 (JCS) canonical form. Optional fields are omitted, never `null`, so that adding a
+//! field to the schema later does not change the hash of receipts that lack it. The one exception
+//! is `cost.usd`: always present, a number or `null`, where `null` means "not measured" (never
+//! `0`, which would claim the run was free).
+//!
+//! Every `f64` must be finite: JSON has no NaN or infinity, and serde_json would write them as
+//! `null`, which then fails to parse back. [`Receipt::check_finite`] enforces it before hashing.
+
+use loki_core::outcome::Outcome;
+use loki_core::run::RunKind;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::ReceiptError;
+
+/// The schema tag every receipt carries.
+pub const SCHEMA: &str = "loki.receipt/1";
+/// The name of the field the canonical hash leaves out (it holds that hash).
+pub const HASH_FIELD: &str = "receipt_sha256";
+
+/// One evidence receipt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Receipt {
+    pub schema: String,
+    pub run_id: String,
+    /// Which producer wrote it: a build run, the seal stop hook, a heal (`loki fix`) run, …
+    pub kind: RunKind,
+    pub tool: Tool,
+    pub task: Task,
+    pub repo: RepoState,
+    pub diff: DiffStats,
+    pub wall: Wall,
+    pub checks: Vec<Check>,
+    pub integrity: Vec<IntegrityFinding>,
+    /// Model judgments. Recorded, never evidence: they can only lower the verdict.
+    pub assessments: Vec<Assessment>,
+    /// What this run did not prove. Never empty by omission: see [`crate::builder`].
+    pub not_proven: Vec<String>,
+    /// The run's outcome, decided from the facts above.
+    pub verdict: Outcome,
+    pub cost: Cost,
+    pub time: Time,
+    pub provider: String,
+    pub model: String,
+    /// The event log as it was when the receipt was sealed.
+    pub events: EventsBinding,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Contract>,
+    /// Hex SHA-256 of the JCS form of this receipt without this field.
+    pub receipt_sha256: String,
+}
+
+/// The program that wrote the receipt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Tool {
+    /// `{"name":"loki","version":<this crate's version>}`: the workspace shares one version.
+    #[must_use]
+    pub fn loki() -> Tool {
+        Tool {
+            name: "loki".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+/// Where the task came from and a digest of its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Task {
+    /// `text`, `github`, `gitlab`, `jira`, `linear`, `spec`, `hook`, `incident`, …
+    pub source: String,
+    /// Hex SHA-256 of the task text as the agent received it.
+    pub sha256: String,
+    /// The issue reference or spec path, when there is one.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+}
+
+/// The repository states the run went from and to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RepoState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    pub base_sha: String,
+    pub head_sha: String,
+    /// The tree object id of `head_sha`.
+    pub tree: String,
+}
+
+/// The change, as `git diff-tree -r -z --raw --no-renames --no-abbrev <base> <head>` saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DiffStats {
+    /// Hex SHA-256 of the `diff-tree` output.
+    pub sha256: String,
+    pub files: u64,
+    pub insertions: u64,
+    pub deletions: u64,
+}
+
+/// The sealed acceptance checks (the wall) and how they fared on the unchanged base.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Wall {
+    pub files: Vec<WallFile>,
+    pub base_run: BaseRun,
+    /// The wall passed on the final head.
+    pub passed: bool,
+}
+
+/// One sealed wall file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WallFile {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// Test counts of the wall on the base commit (before any change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BaseRun {
+    pub pass: u64,
+    pub fail: u64,
+    pub not_run: u64,
+}
+
+/// How one check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckResult {
+    Passed,
+    Failed,
+    /// Failed, then passed on a rerun: not a pass.
+    Flaky,
+    NotRun,
+    TimedOut,
+    /// The runner's output could not be parsed into test counts.
+    Unparseable,
+}
+
+impl CheckResult {
+    /// The word as printed in receipts (`not run`, `timed out`).
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            CheckResult::Passed => "passed",
+            CheckResult::Failed => "failed",
+            CheckResult::Flaky => "flaky",
+            CheckResult::NotRun => "not run",
+            CheckResult::TimedOut => "timed out",
+            CheckResult::Unparseable => "unparseable output",
+        }
+    }
+}
+
+/// One check that ran (or was meant to run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub name: String,
+    /// `tests`, `wall`, `lint`, `build`, `repro`, …
+    pub kind: String,
+    pub cmd: String,
+    pub result: CheckResult,
+    pub executed: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub duration_s: f64,
+    /// Hex SHA-256 of the check's log file under `checks/`.
+    pub log_sha256: String,
+}
+
+impl Check {
+    /// No silent pass: a check proves something only when it passed, ran more than zero tests and
+    /// none failed.
+    #[must_use]
+    pub fn proves(&self) -> bool {
+        self.result == CheckResult::Passed && self.executed > 0 && self.failed == 0
+    }
+}
+
+/// Something the integrity scan found: a test deleted, skipped or weakened, a reverted wall edit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntegrityFinding {
+    pub kind: String,
+    pub path: String,
+    pub detail: String,
+}
+
+/// A model's judgment. It can lower the verdict (`lowers_to`), never raise it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assessment {
+    /// Who judged: `reviewer`, `council:security`, …
+    pub by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub summary: String,
+    /// PARTIAL or FAILED: the verdict this judgment lowers the run to, if it is worse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lowers_to: Option<Outcome>,
+}
+
+/// Cost of the run. `usd` is `None` (JSON `null`) when any session's cost was unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Cost {
+    // Always serialised: null is meaningful ("not measured").
+    pub usd: Option<f64>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub measured_sessions: u64,
+    pub total_sessions: u64,
+}
+
+/// Wall-clock time of the run and of each stage, in the order the stages ran.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Time {
+    pub wall_s: f64,
+    pub stages: Vec<StageTime>,
+}
+
+/// Wall-clock time of one stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageTime {
+    pub stage: String,
+    pub wall_s: f64,
+}
+
+/// `{count, head}` of `events.jsonl` when the receipt was sealed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventsBinding {
+    pub count: u64,
+    pub head: String,
+}
+
+/// The delivery contract (acceptance criteria) the run was judged against, when there was one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contract {
+    /// Hex SHA-256 of the contract file.
+    pub sha256: String,
+    pub criteria: Vec<Criterion>,
+}
+
+/// One acceptance criterion and what it was matched to. Matching is a heuristic, so an unmatched
+/// criterion is listed in NOT PROVEN and a matched one is not a proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Criterion {
+    pub id: String,
+    pub text: String,
+    /// `keyword_match` or `no_match`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+}
+
+impl Receipt {
+    /// Refuses NaN and infinities, which JSON cannot carry.
+    pub fn check_finite(&self) -> Result<(), ReceiptError> {
+        let mut floats: Vec<(String, f64)> = vec![("time.wall_s".to_string(), self.time.wall_s)];
+        floats.extend(self.cost.usd.map(|u| ("cost.usd".to_string(), u)));
+        floats.extend(
+            self.checks
+                .iter()
+                .map(|c| (format!("checks[{}].duration_s", c.name), c.duration_s)),
+        );
+        floats.extend(
+            self.time
+                .stages
+                .iter()
+                .map(|s| (format!("time.stages[{}].wall_s", s.stage), s.wall_s)),
+        );
+        match floats.into_iter().find(|(_, v)| !v.is_finite()) {
+            Some((name, v)) => Err(ReceiptError::BadFacts {
+                reason: format!("{name} is {v}, but JSON numbers must be finite"),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The receipt as a JSON value (all fields, including `receipt_sha256`).
+    pub fn to_value(&self) -> Result<serde_json::Value, ReceiptError> {
+        serde_json::to_value(self).map_err(|e| ReceiptError::Encode {
+            what: "the receipt",
+            reason: e.to_string(),
+        })
+    }
+
+    /// Computes the canonical hash of this receipt (ignoring the stored `receipt_sha256`).
+    pub fn compute_sha256(&self) -> Result<String, ReceiptError> {
+        self.check_finite()?;
+        receipt_sha256_of_value(&self.to_value()?)
+    }
+
+    /// Fills `receipt_sha256` with [`Receipt::compute_sha256`].
+    pub fn seal_hash(&mut self) -> Result<(), ReceiptError> {
+        self.receipt_sha256 = self.compute_sha256()?;
+        Ok(())
+    }
+
+    /// The receipt as written to `receipt.json`: pretty JSON and a final newline. The bytes on disk
+    /// do not matter to the hash; the pretty form is for people reading the file.
+    pub fn to_file_bytes(&self) -> Result<Vec<u8>, ReceiptError> {
+        let mut bytes = serde_json::to_vec_pretty(self).map_err(|e| ReceiptError::Encode {
+            what: "the receipt",
+            reason: e.to_string(),
+        })?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+/// The RFC 8785 canonical bytes of a JSON value.
+pub fn canonical_bytes(value: &serde_json::Value) -> Result<Vec<u8>, ReceiptError> {
+    serde_json_canonicalizer::to_vec(value).map_err(|e| ReceiptError::Encode {
+        what: "a JSON value",
+        reason: e.to_string(),
+    })
+}
+
+/// `receipt_sha256` of a receipt given as any JSON object: the hex SHA-256 of the canonical form
+/// of the object without its `receipt_sha256` member. Verification hashes the parsed file, not
+/// the typed [`Receipt`], so fields this version does not know are covered too.
+pub fn receipt_sha256_of_value(value: &serde_json::Value) -> Result<String, ReceiptError> {
+    let mut v = value.clone();
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove(HASH_FIELD);
+    }
+    Ok(hex::encode(Sha256::digest(canonical_bytes(&v)?)))
+}
+
+/// Hex SHA-256 of some bytes (task text, logs).
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}

@@ -1,0 +1,19 @@
+//! Integration tests of loki-receipt: seal → verify round trips, every documented mutation, keys,
+//! OpenSSL interop, RFC 8785 vectors and snapshots of what people read. One binary; the modules
+//! live in `suite/` so Cargo does not build each as its own test target.
+
+// This whole crate is tests: helpers outside #[test] fns may fail loudly too.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "suite/interop.rs"]
+mod interop;
+#[path = "suite/jcs.rs"]
+mod jcs;
+#[path = "suite/keys.rs"]
+mod keys;
+#[path = "suite/snapshots.rs"]
+mod snapshots;
+#[path = "suite/support.rs"]
+mod support;
+#[path = "suite/tamper.rs"]
+mod tamper;

@@ -1,0 +1,120 @@
+//! Snapshots of what people read: `receipt.md`, `loki verify` human and `--json` output.
+//! Fixed keys; hashes that depend on event timestamps are filtered.
+
+#![allow(clippy::disallowed_methods)] // Tests damage files on purpose.
+
+use loki_core::outcome::Outcome;
+use loki_receipt::markdown::SignatureLine;
+use loki_receipt::schema::{Assessment, EventsBinding, IntegrityFinding};
+use loki_receipt::{ReceiptBuilder, render_human, render_markdown};
+
+use crate::support::*;
+
+fn filtered<T>(f: impl FnOnce() -> T, tmp: &std::path::Path) -> T {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&regex_escape(&tmp.display().to_string()), "[TMP]");
+    // Receipt and event hashes depend on event timestamps; the keyid is fixed and left visible.
+    settings.add_filter(r"sha256:[0-9a-f]{64}", "sha256:[RECEIPT]");
+    settings.add_filter(r"head [0-9a-f]{12}", "head [HEAD]");
+    settings.add_filter(r"sha256:[0-9a-f]{12}\b", "sha256:[SHORT]");
+    settings.add_filter(
+        r#""receipt_sha256": "[0-9a-f]{64}""#,
+        r#""receipt_sha256": "[RECEIPT]""#,
+    );
+    settings.bind(f)
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn receipt_md_of_a_verified_build() {
+    let receipt = ReceiptBuilder::new(verified_facts(RUN))
+        .build(EventsBinding {
+            count: 4,
+            head: "ab".repeat(32),
+        })
+        .unwrap();
+    let md = render_markdown(
+        &receipt,
+        &SignatureLine::Signed {
+            keyid: "cd".repeat(32),
+        },
+    );
+    insta::assert_snapshot!(md);
+}
+
+#[test]
+fn receipt_md_of_a_run_with_gaps() {
+    let mut facts = verified_facts(RUN);
+    facts.cost.usd = None;
+    facts.cost.measured_sessions = 1;
+    facts.checks[0].result = loki_receipt::schema::CheckResult::Flaky;
+    facts.checks[1].skipped = 1;
+    facts.integrity.push(IntegrityFinding {
+        kind: "reverted test edit".to_string(),
+        path: "tests/wall_verbose.rs".to_string(),
+        detail: "the agent weakened an assert | restored from the sealed copy".to_string(),
+    });
+    facts.assessments.push(Assessment {
+        by: "reviewer".to_string(),
+        model: Some("judge-1".to_string()),
+        summary: "error path untested".to_string(),
+        lowers_to: Some(Outcome::Failed),
+    });
+    facts
+        .pre_existing_failures
+        .push("tests::legacy_flag".to_string());
+    let receipt = ReceiptBuilder::new(facts)
+        .build(EventsBinding {
+            count: 4,
+            head: "ab".repeat(32),
+        })
+        .unwrap();
+    assert_eq!(receipt.verdict, Outcome::Failed);
+    insta::assert_snapshot!(render_markdown(&receipt, &SignatureLine::Unsigned));
+}
+
+#[test]
+fn verify_output_human_and_json() {
+    let fx = sealed_run();
+    let report = fx.verify();
+    filtered(
+        || {
+            insta::assert_snapshot!("verify_human_verified", render_human(&report));
+            insta::assert_snapshot!(
+                "verify_json_verified",
+                serde_json::to_string_pretty(&report).unwrap()
+            );
+        },
+        fx.tmp.path(),
+    );
+}
+
+#[test]
+fn verify_output_human_tampered() {
+    let fx = sealed_run();
+    let text = std::fs::read_to_string(fx.events_path()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    write(&fx.events_path(), lines[..2].join("\n") + "\n");
+    let report = fx.verify();
+    filtered(
+        || {
+            insta::assert_snapshot!("verify_human_tampered", render_human(&report));
+            insta::assert_snapshot!(
+                "verify_json_tampered",
+                serde_json::to_string_pretty(&report).unwrap()
+            );
+        },
+        fx.tmp.path(),
+    );
+}
