@@ -3,7 +3,8 @@
 //!
 //! # Running the baseline ([`run_baseline`])
 //! The base commit is checked out as a detached worktree in a fresh temporary directory
-//! (`$TMPDIR/loki-base-*/base-<tree>`), the checks run there (each [`Check::at_root`] the worktree;
+//! (`$TMPDIR/loki-base-*/base-<tree>`; a bare tree id, such as a working-tree snapshot from
+//! [`loki_git::Git::snapshot_worktree`], is exported there instead), the checks run there (each [`Check::at_root`] the worktree;
 //! a package that does not exist at base is `not_run`), logs go to `<log_dir>/base/`, and the
 //! worktree is removed on every path out (a guard removes it on error or panic too). JS packages
 //! get a symlink to the checkout's `node_modules`, which git does not track; Python checks already
@@ -37,10 +38,10 @@ use loki_git::Git;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::ChecksError;
 use crate::detect::{Check, CheckKind};
 use crate::exec::{CheckResult, CheckStatus, RunOptions, run_check};
 use crate::report::{TestCase, TestStatus};
-use crate::ChecksError;
 
 /// Schema tag of a cached baseline file.
 pub const BASELINE_SCHEMA: &str = "loki.baseline/1";
@@ -51,7 +52,9 @@ const CHECKS_KEY_LEN: usize = 16;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaselineResult {
     pub schema: String,
-    pub base_commit: String,
+    /// Absent when the base was a bare tree (no commit to check out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_commit: Option<String>,
     pub base_tree: String,
     /// Hex sha256 over the check definitions the results belong to.
     pub checks_key: String,
@@ -112,7 +115,11 @@ fn uses_node_modules(kind: CheckKind) -> bool {
 
 /// Makes another checkout of the repository runnable like the original: each JS package gets a
 /// symlink to the original's `node_modules` (untracked, so absent from any git checkout).
-pub(crate) fn link_untracked_deps(original: &Path, checkout: &Path, checks: &[Check]) -> Result<(), ChecksError> {
+pub(crate) fn link_untracked_deps(
+    original: &Path,
+    checkout: &Path,
+    checks: &[Check],
+) -> Result<(), ChecksError> {
     for c in checks.iter().filter(|c| uses_node_modules(c.kind)) {
         let from = c.cwd.join("node_modules");
         let to = c.at_root(checkout).cwd.join("node_modules");
@@ -129,9 +136,19 @@ pub(crate) fn link_untracked_deps(original: &Path, checkout: &Path, checks: &[Ch
 }
 
 /// The result of a check whose package directory does not exist in a checkout.
-pub(crate) fn absent_result(check: &Check, log_dir: &Path, reason: &str) -> Result<CheckResult, ChecksError> {
+pub(crate) fn absent_result(
+    check: &Check,
+    log_dir: &Path,
+    reason: &str,
+) -> Result<CheckResult, ChecksError> {
     let log = format!("loki: not started: {reason}\n");
-    let log_path = log_dir.join(format!("{}.log", check.name.replace(|c: char| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '_' | '.'), "_")));
+    let log_path = log_dir.join(format!(
+        "{}.log",
+        check.name.replace(
+            |c: char| !c.is_ascii_alphanumeric() && !matches!(c, '-' | '_' | '.'),
+            "_"
+        )
+    ));
     std::fs::create_dir_all(log_dir).map_err(|source| ChecksError::Io {
         action: "create",
         path: log_dir.to_path_buf(),
@@ -164,8 +181,16 @@ pub(crate) fn absent_result(check: &Check, log_dir: &Path, reason: &str) -> Resu
 
 /// Runs `checks` (as detected in `checkout`, the tree they were planned for) in another checkout
 /// `root`, logs under `log_dir`.
-pub(crate) fn run_in(root: &Path, checks: &[Check], opts: &RunOptions, log_dir: PathBuf) -> Result<Vec<CheckResult>, ChecksError> {
-    let opts = RunOptions { log_dir, ..opts.clone() };
+pub(crate) fn run_in(
+    root: &Path,
+    checks: &[Check],
+    opts: &RunOptions,
+    log_dir: PathBuf,
+) -> Result<Vec<CheckResult>, ChecksError> {
+    let opts = RunOptions {
+        log_dir,
+        ..opts.clone()
+    };
     checks
         .iter()
         .map(|c| {
@@ -173,7 +198,11 @@ pub(crate) fn run_in(root: &Path, checks: &[Check], opts: &RunOptions, log_dir: 
             if at.cwd.is_dir() {
                 run_check(&at, &opts)
             } else {
-                absent_result(&at, &opts.log_dir, "the package directory does not exist in this revision")
+                absent_result(
+                    &at,
+                    &opts.log_dir,
+                    "the package directory does not exist in this revision",
+                )
             }
         })
         .collect()
@@ -188,7 +217,8 @@ fn read_cache(path: &Path, tree: &str, key: &str) -> Option<BaselineResult> {
     })
 }
 
-/// Runs `checks` (detected in the checkout at `repo_root`) on the commit `base_rev`, or reads the
+/// Runs `checks` (detected in the checkout at `repo_root`) on `base_rev` (a commit, or a tree
+/// id), or reads the
 /// result cached for its tree in `cache_dir`. See the module doc for where and how.
 pub fn run_baseline(
     repo_root: &Path,
@@ -202,8 +232,13 @@ pub fn run_baseline(
         rev: base_rev.to_owned(),
         source,
     };
-    let commit = git.rev_parse(base_rev).map_err(bad_rev)?;
-    let tree = git.tree_of(&commit).map_err(bad_rev)?;
+    let tree = git.tree_of(base_rev).map_err(bad_rev)?;
+    // A bare tree (a working-tree snapshot taken when an agent session started) has no commit.
+    let commit = match git.rev_parse(base_rev) {
+        Ok(c) => Some(c),
+        Err(loki_git::GitError::Failed { .. }) => None,
+        Err(source) => return Err(bad_rev(source)),
+    };
     let key = checks_key(checks);
     let cache = cache_dir.join(format!("{tree}-{}.json", &key[..CHECKS_KEY_LEN]));
     if let Some(hit) = read_cache(&cache, &tree, &key) {
@@ -217,19 +252,33 @@ pub fn run_baseline(
             source,
         })?;
     let wt = tmp.path().join(format!("base-{tree}"));
-    git.worktree_add_detached(&wt, &commit)
-        .map_err(|source| ChecksError::Git {
-            action: "check out the base commit in a worktree",
-            source,
-        })?;
-    let guard = WorktreeGuard {
-        git: &git,
-        path: wt.clone(),
-        armed: true,
+    let guard = match &commit {
+        Some(commit) => {
+            git.worktree_add_detached(&wt, commit)
+                .map_err(|source| ChecksError::Git {
+                    action: "check out the base commit in a worktree",
+                    source,
+                })?;
+            Some(WorktreeGuard {
+                git: &git,
+                path: wt.clone(),
+                armed: true,
+            })
+        }
+        None => {
+            git.export_tree(&tree, &wt)
+                .map_err(|source| ChecksError::Git {
+                    action: "export the base tree",
+                    source,
+                })?;
+            None
+        }
     };
     let results = link_untracked_deps(repo_root, &wt, checks)
         .and_then(|()| run_in(&wt, checks, opts, opts.log_dir.join("base")));
-    guard.remove()?;
+    if let Some(guard) = guard {
+        guard.remove()?;
+    }
     let baseline = BaselineResult {
         schema: BASELINE_SCHEMA.to_owned(),
         base_commit: commit,
@@ -238,14 +287,22 @@ pub fn run_baseline(
         results: results?,
         cached: false,
     };
-    if !baseline.results.iter().any(|r| r.result == CheckStatus::Timeout) {
+    if !baseline
+        .results
+        .iter()
+        .any(|r| r.result == CheckStatus::Timeout)
+    {
         std::fs::create_dir_all(cache_dir).map_err(|source| ChecksError::Io {
             action: "create",
             path: cache_dir.to_path_buf(),
             source,
         })?;
-        loki_core::fs::write_json_atomic(&cache, &baseline)
-            .map_err(|source| ChecksError::Cache { path: cache, source })?;
+        loki_core::fs::write_json_atomic(&cache, &baseline).map_err(|source| {
+            ChecksError::Cache {
+                path: cache,
+                source,
+            }
+        })?;
     }
     Ok(baseline)
 }
@@ -346,7 +403,11 @@ pub fn class_of(base: Option<TestStatus>, head: Option<TestStatus>) -> Option<Te
 
 /// Why a run's per-test list cannot be trusted as complete, if it cannot.
 fn incomplete(side: &str, r: &CheckResult) -> Option<String> {
-    let named = r.tests.iter().filter(|t| t.status != TestStatus::Skipped).count();
+    let named = r
+        .tests
+        .iter()
+        .filter(|t| t.status != TestStatus::Skipped)
+        .count();
     let named = u64::try_from(named).unwrap_or(u64::MAX);
     if !r.tests.is_empty() && named >= r.executed {
         return None;
@@ -369,7 +430,10 @@ fn incomplete(side: &str, r: &CheckResult) -> Option<String> {
 #[must_use]
 pub fn classify(base: &[CheckResult], head: &[CheckResult]) -> Comparison {
     let by_name = |rs: &'_ [CheckResult]| -> BTreeMap<String, usize> {
-        rs.iter().enumerate().map(|(i, r)| (r.name.clone(), i)).collect()
+        rs.iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.clone(), i))
+            .collect()
     };
     let (bn, hn) = (by_name(base), by_name(head));
     let names: BTreeSet<&String> = bn.keys().chain(hn.keys()).collect();

@@ -25,7 +25,9 @@ pub enum ChecksError {
         #[source]
         source: CoreError,
     },
-    #[error("{rev:?} is not a commit in this repository ({source}); pass a branch, tag or commit id")]
+    #[error(
+        "{rev:?} is not a commit or tree in this repository ({source}); pass a branch, tag or commit id"
+    )]
     BadRevision {
         rev: String,
         #[source]

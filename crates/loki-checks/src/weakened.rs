@@ -23,12 +23,12 @@ use std::path::Path;
 use loki_git::{ChangeKind, Git};
 use serde::{Deserialize, Serialize};
 
+use crate::ChecksError;
 use crate::baseline::{link_untracked_deps, run_in, statuses};
 use crate::detect::Check;
 use crate::exec::{CheckResult, CheckStatus, RunOptions};
 use crate::integrity::{Finding, FindingKind, is_test_file};
 use crate::report::TestStatus;
-use crate::ChecksError;
 
 /// What running the original test files on the new code showed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -47,7 +47,13 @@ pub struct WeakenedReport {
 #[must_use]
 pub fn checks_for<'a>(checks: &'a [Check], path: &str) -> Vec<&'a Check> {
     let contains = |c: &Check| c.dir == "." || path.starts_with(&format!("{}/", c.dir));
-    let depth = |c: &Check| if c.dir == "." { 0 } else { c.dir.split('/').count() };
+    let depth = |c: &Check| {
+        if c.dir == "." {
+            0
+        } else {
+            c.dir.split('/').count()
+        }
+    };
     let best = checks.iter().filter(|c| contains(c)).map(depth).max();
     checks
         .iter()
@@ -72,7 +78,11 @@ fn file_of<'a>(check: &Check, id: &str, files: &'a [String]) -> Option<&'a Strin
     files
         .iter()
         .find(|f| id.contains(rel(f)))
-        .or_else(|| files.iter().find(|f| id.split([':', '.', '/', ' ']).any(|part| part == stem(f))))
+        .or_else(|| {
+            files
+                .iter()
+                .find(|f| id.split([':', '.', '/', ' ']).any(|part| part == stem(f)))
+        })
         .or_else(|| files.first())
 }
 
@@ -128,15 +138,24 @@ pub fn judge(
         .collect()
 }
 
-/// Test files modified between commit `base_commit` and tree `head_tree`, with their base bytes.
-pub fn modified_test_files(git: &Git, base_commit: &str, head_tree: &str) -> Result<Vec<(String, Vec<u8>)>, ChecksError> {
+/// Test files modified between `base` and `head_tree` (commits or trees), with their base bytes.
+pub fn modified_test_files(
+    git: &Git,
+    base: &str,
+    head_tree: &str,
+) -> Result<Vec<(String, Vec<u8>)>, ChecksError> {
     let fail = |action| move |source| ChecksError::Git { action, source };
     let mut out = Vec::new();
-    for c in git.changes(base_commit, head_tree).map_err(fail("list the changed files"))? {
+    for c in git
+        .changes(base, head_tree)
+        .map_err(fail("list the changed files"))?
+    {
         if !matches!(c.kind, ChangeKind::Modified | ChangeKind::TypeChanged) {
             continue;
         }
-        if let Some(bytes) = git.show_file(base_commit, &c.path).map_err(fail("read a test file at base"))?
+        if let Some(bytes) = git
+            .show_file(base, &c.path)
+            .map_err(fail("read a test file at base"))?
             && is_test_file(&c.path, &bytes)
         {
             out.push((c.path, bytes));
@@ -147,7 +166,8 @@ pub fn modified_test_files(git: &Git, base_commit: &str, head_tree: &str) -> Res
 
 /// Runs the base version of every modified test file against the head tree `head_tree` of the
 /// repository at `repo_root` (module doc). `checks` are the checks detected in `repo_root`;
-/// `base` and `head` their results on the base commit and on the head.
+/// `base_rev` is a commit or a tree id; `base` and `head` are the checks' results there and on the
+/// head.
 pub fn original_tests_on_new_code(
     repo_root: &Path,
     base_rev: &str,
@@ -158,11 +178,13 @@ pub fn original_tests_on_new_code(
     opts: &RunOptions,
 ) -> Result<WeakenedReport, ChecksError> {
     let git = Git::new(repo_root);
-    let commit = git.rev_parse(base_rev).map_err(|source| ChecksError::BadRevision {
-        rev: base_rev.to_owned(),
-        source,
-    })?;
-    let files = modified_test_files(&git, &commit, head_tree)?;
+    let base_tree = git
+        .tree_of(base_rev)
+        .map_err(|source| ChecksError::BadRevision {
+            rev: base_rev.to_owned(),
+            source,
+        })?;
+    let files = modified_test_files(&git, &base_tree, head_tree)?;
     let mut report = WeakenedReport {
         restored: files.iter().map(|(p, _)| p.clone()).collect(),
         ..WeakenedReport::default()
@@ -192,7 +214,10 @@ pub fn original_tests_on_new_code(
     for (path, bytes) in &files {
         let dest = root.join(path);
         // The head may have replaced the file by a symlink; the original is a regular file.
-        if dest.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        if dest
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
             std::fs::remove_file(&dest).map_err(|source| ChecksError::Io {
                 action: "remove",
                 path: dest.clone(),
@@ -219,7 +244,10 @@ pub fn original_tests_on_new_code(
             .cloned()
             .collect();
         let Some(b) = base.iter().find(|r| r.name == check.name) else {
-            report.not_proven.push(format!("{}: no baseline result to compare with", check.name));
+            report.not_proven.push(format!(
+                "{}: no baseline result to compare with",
+                check.name
+            ));
             continue;
         };
         match original.result {
@@ -234,7 +262,9 @@ pub fn original_tests_on_new_code(
             CheckStatus::Pass | CheckStatus::Fail | CheckStatus::Flaky => {}
         }
         let h = head.iter().find(|r| r.name == check.name);
-        report.findings.extend(judge(check, &restored, b, h, original));
+        report
+            .findings
+            .extend(judge(check, &restored, b, h, original));
     }
     report.findings.sort();
     report.findings.dedup();

@@ -93,7 +93,8 @@ pub enum Command {
     #[command(subcommand)]
     Keys(KeysCommand),
     /// Stop hook for coding agents: refuse "done" when tests fail or were weakened
-    Seal(Pending),
+    #[command(subcommand)]
+    Seal(SealCommand),
     /// Detect and run the repository's test suites
     #[command(subcommand)]
     Checks(ChecksCommand),
@@ -104,9 +105,9 @@ pub enum Command {
     /// Re-run a recorded crash's reproduction
     Replay(Pending),
     /// One agent session in this repository, without verification
-    Ask(Pending),
+    Ask(AskArgs),
     /// List the model providers loki can use and which one it would pick
-    Providers(Pending),
+    Providers,
     /// Improve the agent's instructions from failed runs, with guards and rollback
     Improve(Pending),
     /// Build a task from a GitHub, GitLab, Jira or Linear issue
@@ -152,7 +153,7 @@ impl Command {
             Command::Fix(_) => "fix",
             Command::Replay(_) => "replay",
             Command::Ask(_) => "ask",
-            Command::Providers(_) => "providers",
+            Command::Providers => "providers",
             Command::Improve(_) => "improve",
             Command::Issue(_) => "issue",
             Command::Pr(_) => "pr",
@@ -194,6 +195,24 @@ pub struct VerifyArgs {
     pub export_dsse: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// What to ask the agent to do
+    pub prompt: String,
+    /// Provider: scripted, openai, anthropic, claude, codex, aider, opencode or replay:<run-id>
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Model name for the provider
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Session file for the scripted provider
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<std::path::PathBuf>,
+    /// Stop after this many model turns
+    #[arg(long, default_value_t = 30)]
+    pub max_turns: u32,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {
     /// Show the signing key's id, where it is and when it was made
@@ -202,6 +221,44 @@ pub enum KeysCommand {
     Export,
     /// Make a new signing key; the old public key is kept as retired so old receipts still verify
     Rotate,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SealCommand {
+    /// SessionStart hook: record the suites' results and a snapshot of the tree (hook JSON on stdin)
+    Start(SealHookArgs),
+    /// Stop hook: refuse "done" when tests newly fail or were deleted, skipped or weakened
+    Stop(SealHookArgs),
+    /// Compare the working tree with a revision, without an agent (exit 0 clean, 1 findings)
+    Check {
+        /// The revision to compare against
+        #[arg(long, default_value = "HEAD")]
+        base: String,
+    },
+    /// Register the seal's hooks in this repository's agent settings (merged, never clobbered)
+    Install {
+        #[arg(long, value_enum)]
+        agent: AgentName,
+        /// The command the hooks run [default: loki]
+        #[arg(long, default_value = "loki")]
+        command: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SealHookArgs {
+    /// Which agent's hook protocol to speak
+    #[arg(long, value_enum, default_value = "claude")]
+    pub agent: AgentName,
+}
+
+/// Coding agents with a hook protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentName {
+    Claude,
+    Codex,
+    Cursor,
+    Gemini,
 }
 
 #[derive(Debug, Subcommand)]

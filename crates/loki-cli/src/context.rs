@@ -21,6 +21,14 @@ pub struct Ctx {
 impl Ctx {
     /// Loads config layers for the current directory. A config error is fatal (exit 2).
     pub fn load(global: &GlobalArgs) -> anyhow::Result<Ctx> {
+        Ctx::load_with(global, &[])
+    }
+
+    /// Like [`Ctx::load`], with command flags as the top layer: (key, value, flag name).
+    pub fn load_with(
+        global: &GlobalArgs,
+        extra: &[(String, String, String)],
+    ) -> anyhow::Result<Ctx> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let repo = Repo::discover(&cwd);
         let home = loki_home();
@@ -37,6 +45,7 @@ impl Ctx {
                 "--color".to_string(),
             ));
         }
+        flags.extend(extra.iter().cloned());
         let inputs = Inputs {
             home: home.clone(),
             repo_root: repo.as_ref().ok().map(|r| r.root.clone()),

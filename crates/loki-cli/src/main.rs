@@ -39,7 +39,7 @@ fn main() -> ProcessExit {
 }
 
 fn run(cli: Cli) -> anyhow::Result<u8> {
-    dispatch(cli).map(|c| c.code())
+    dispatch(cli).map(cmd::Exit::code)
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
@@ -65,6 +65,11 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Checks(c) => cmd::checks::run(&Ctx::load(&global)?, c),
         Command::Verify(args) => return cmd::verify::run(&Ctx::load(&global)?, &args),
         Command::Keys(c) => cmd::keys::run(&Ctx::load(&global)?, &c),
+        Command::Seal(c) => cmd::seal::run(&Ctx::load(&global)?, c),
+        Command::Providers => cmd::providers::list(&Ctx::load(&global)?),
+        Command::Ask(args) => {
+            cmd::ask::run(&Ctx::load_with(&global, &args.provider_flags())?, &args)
+        }
         Command::RunTask(_)
         | Command::Quick(_)
         | Command::Demo(_)
@@ -72,12 +77,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         | Command::Logs(_)
         | Command::Apply(_)
         | Command::Discard(_)
-        | Command::Seal(_)
         | Command::Run(_)
         | Command::Fix(_)
         | Command::Replay(_)
-        | Command::Ask(_)
-        | Command::Providers(_)
         | Command::Improve(_)
         | Command::Issue(_)
         | Command::Pr(_)
@@ -96,6 +98,11 @@ fn exit_code_for(err: &anyhow::Error) -> ExitCode {
             return ExitCode::Usage;
         }
         if let Some(e) = cause.downcast_ref::<loki_receipt::ReceiptError>()
+            && e.is_usage()
+        {
+            return ExitCode::Usage;
+        }
+        if let Some(e) = cause.downcast_ref::<loki_seal::SealError>()
             && e.is_usage()
         {
             return ExitCode::Usage;

@@ -34,6 +34,15 @@ const IDENTITY_FALLBACK: [(&str, &str); 4] = [
     ("GIT_COMMITTER_NAME", "loki"),
     ("GIT_COMMITTER_EMAIL", "loki@localhost"),
 ];
+/// Fixed identity and dates for snapshot commits, so the same tree gives the same commit id.
+const SNAPSHOT_IDENTITY: [(&str, &str); 6] = [
+    ("GIT_AUTHOR_NAME", "loki"),
+    ("GIT_AUTHOR_EMAIL", "loki@localhost"),
+    ("GIT_AUTHOR_DATE", "1970-01-01T00:00:00Z"),
+    ("GIT_COMMITTER_NAME", "loki"),
+    ("GIT_COMMITTER_EMAIL", "loki@localhost"),
+    ("GIT_COMMITTER_DATE", "1970-01-01T00:00:00Z"),
+];
 /// Bytes of stderr kept in an error.
 const STDERR_TAIL: usize = 2000;
 
@@ -435,6 +444,18 @@ impl Git {
         }
         self.run_spec(&spec)?;
         self.head()
+    }
+
+    /// A commit object for `tree` with no parent and no ref (a dangling commit), so that a snapshot
+    /// can be used wherever a commit is expected. Its id depends only on the tree and the message:
+    /// author and committer are fixed.
+    pub fn commit_tree(&self, tree: &str, message: &str) -> Result<String, GitError> {
+        let mut spec = self.spec(&["commit-tree", tree, "-m", message]);
+        for (var, value) in SNAPSHOT_IDENTITY {
+            spec = spec.env(var, value);
+        }
+        let out = self.run_spec(&spec)?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
     }
 
     /// The bytes of `path` at `rev`, or `None` when it does not exist there.

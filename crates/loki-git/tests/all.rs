@@ -170,12 +170,43 @@ fn export_tree_writes_a_snapshot_without_touching_the_checkout() {
     let out = tempfile::tempdir().unwrap();
     let dest = out.path().join("export");
     g.export_tree(&tree, &dest).unwrap();
-    assert_eq!(std::fs::read_to_string(dest.join("src/lib.rs")).unwrap(), "fn changed() {}\n");
-    assert!(dest.join("link.rs").symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(dest.join("src/lib.rs")).unwrap(),
+        "fn changed() {}\n"
+    );
+    assert!(
+        dest.join("link.rs")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert!(!dest.join(".git").exists());
     g.export_tree(&base, &out.path().join("base")).unwrap();
     assert!(out.path().join("base/README.md").is_file());
     // The user's index still says nothing is staged.
     assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
-    assert!(g.export_tree("no-such-tree", &out.path().join("x")).is_err());
+    assert!(
+        g.export_tree("no-such-tree", &out.path().join("x"))
+            .is_err()
+    );
+}
+
+#[test]
+fn commit_tree_is_deterministic_and_dangling() {
+    let (r, _, head) = repo_with_history();
+    let g = Git::new(r.path());
+    r.write("new-file.txt", "x\n");
+    let snap = g.snapshot_worktree().unwrap();
+    let c1 = g.commit_tree(&snap, "seal snapshot").unwrap();
+    let c2 = g.commit_tree(&snap, "seal snapshot").unwrap();
+    assert_eq!(c1, c2);
+    assert_eq!(g.tree_of(&c1).unwrap(), snap);
+    assert_eq!(g.head().unwrap().as_deref(), Some(head.as_str()));
+    assert!(
+        g.changes(&head, &c1)
+            .unwrap()
+            .iter()
+            .any(|c| c.path == "new-file.txt")
+    );
 }

@@ -30,7 +30,10 @@ pub(crate) fn whole_file_config(path: &str) -> Option<&'static str> {
     {
         Some("JS test runner configuration")
     } else if matches!(stem, "jest" | "vitest") && name.contains(".setup.")
-        || matches!(stem, "setupTests" | "setup-tests" | "test-setup" | "testSetup")
+        || matches!(
+            stem,
+            "setupTests" | "setup-tests" | "test-setup" | "testSetup"
+        )
     {
         Some("JS test setup file")
     } else if path == ".cargo/config.toml"
@@ -76,7 +79,10 @@ pub(crate) fn partial_config_change(path: &str, base: &[u8], head: &[u8]) -> Opt
     match name {
         "tox.ini" => section(&["[pytest]"], "the [pytest] section of tox.ini"),
         "setup.cfg" => section(&["[tool:pytest]"], "the [tool:pytest] section of setup.cfg"),
-        "pyproject.toml" => section(&["[tool.pytest"], "the [tool.pytest] section of pyproject.toml"),
+        "pyproject.toml" => section(
+            &["[tool.pytest"],
+            "the [tool.pytest] section of pyproject.toml",
+        ),
         "go.mod" => go_mod_change(&b, &h),
         "package.json" => package_json_change(&b, &h),
         _ => None,
@@ -104,12 +110,18 @@ fn go_mod_change(base: &str, head: &str) -> Option<String> {
         }
         out
     }
-    (non_require(base) != non_require(head))
-        .then(|| "go.mod changed outside its require directives (replace, go, toolchain or godebug)".into())
+    (non_require(base) != non_require(head)).then(|| {
+        "go.mod changed outside its require directives (replace, go, toolchain or godebug)".into()
+    })
 }
 
 /// The parts of package.json that decide how tests run.
-const PACKAGE_TEST_KEYS: &[&str] = &["/scripts/test", "/scripts/pretest", "/scripts/posttest", "/jest"];
+const PACKAGE_TEST_KEYS: &[&str] = &[
+    "/scripts/test",
+    "/scripts/pretest",
+    "/scripts/posttest",
+    "/jest",
+];
 
 fn package_json_change(base: &str, head: &str) -> Option<String> {
     let (Ok(b), Ok(h)) = (
@@ -168,7 +180,12 @@ pub(crate) fn referenced_setup_files(path: &str, bytes: &[u8]) -> BTreeSet<Strin
             for p in super::lex::find_token(&l.code, k) {
                 let after = &l.code[p + k.len()..];
                 // The value: up to the end of an array, or the next comma for a single string.
-                let end = if after.trim_start().trim_start_matches(':').trim_start().starts_with('[') {
+                let end = if after
+                    .trim_start()
+                    .trim_start_matches(':')
+                    .trim_start()
+                    .starts_with('[')
+                {
                     after.find(']').unwrap_or(after.len())
                 } else {
                     after.find([',', '}', '\n']).unwrap_or(after.len())
@@ -277,9 +294,12 @@ pub(crate) fn ci_weakenings(base: &[u8], head: &[u8]) -> Vec<String> {
     let tb = count(&b, &runs_tests);
     let th = count(&h, &runs_tests);
     if th < tb {
-        out.push(format!("removed a step that runs tests ({tb} test commands at base, {th} now)"));
+        out.push(format!(
+            "removed a step that runs tests ({tb} test commands at base, {th} now)"
+        ));
     }
-    let filtered = |l: &str| runs_tests(l) && CI_TEST_FILTERS.iter().any(|f| format!("{l} ").contains(f));
+    let filtered =
+        |l: &str| runs_tests(l) && CI_TEST_FILTERS.iter().any(|f| format!("{l} ").contains(f));
     if count(&h, &filtered) > count(&b, &filtered) {
         out.push("added a filter to a test command (-k, --skip, -run, --testNamePattern, --exclude, ...)".into());
     }
@@ -292,23 +312,62 @@ mod tests {
 
     #[test]
     fn config_files() {
-        for p in ["conftest.py", "a/pytest.ini", "jest.config.ts", "vitest.config.mjs", ".cargo/config.toml", ".config/nextest.toml", "src/setupTests.js", "jest.setup.js"] {
+        for p in [
+            "conftest.py",
+            "a/pytest.ini",
+            "jest.config.ts",
+            "vitest.config.mjs",
+            ".cargo/config.toml",
+            ".config/nextest.toml",
+            "src/setupTests.js",
+            "jest.setup.js",
+        ] {
             assert!(whole_file_config(p).is_some(), "{p}");
         }
         assert!(whole_file_config("src/config.ts").is_none());
-        assert!(partial_config_change("pyproject.toml", b"[project]\nname='a'\n[tool.pytest.ini_options]\naddopts='-q'\n", b"[project]\nname='b'\n[tool.pytest.ini_options]\naddopts='-q'\n").is_none());
-        assert!(partial_config_change("pyproject.toml", b"[tool.pytest.ini_options]\naddopts='-q'\n", b"[tool.pytest.ini_options]\naddopts='-q -k not slow'\n").is_some());
+        assert!(
+            partial_config_change(
+                "pyproject.toml",
+                b"[project]\nname='a'\n[tool.pytest.ini_options]\naddopts='-q'\n",
+                b"[project]\nname='b'\n[tool.pytest.ini_options]\naddopts='-q'\n"
+            )
+            .is_none()
+        );
+        assert!(
+            partial_config_change(
+                "pyproject.toml",
+                b"[tool.pytest.ini_options]\naddopts='-q'\n",
+                b"[tool.pytest.ini_options]\naddopts='-q -k not slow'\n"
+            )
+            .is_some()
+        );
         assert!(partial_config_change("tox.ini", b"[tox]\na=1\n", b"[tox]\na=2\n").is_none());
-        assert!(partial_config_change("setup.cfg", b"", b"[tool:pytest]\naddopts = -x\n").is_some());
+        assert!(
+            partial_config_change("setup.cfg", b"", b"[tool:pytest]\naddopts = -x\n").is_some()
+        );
         let gm = b"module x\n\ngo 1.22\n\nrequire (\n\tgithub.com/a/b v1.0.0\n)\n";
         assert!(partial_config_change("go.mod", gm, &gm.replace_all("v1.0.0", "v1.1.0")).is_none());
         let mut replaced = gm.to_vec();
         replaced.extend_from_slice(b"replace github.com/a/b => ./fake\n");
         assert!(partial_config_change("go.mod", gm, &replaced).is_some());
-        let pj = |t: &str| format!("{{\"name\":\"x\",\"scripts\":{{\"test\":\"{t}\",\"build\":\"tsc\"}}}}");
-        assert!(partial_config_change("package.json", pj("jest").as_bytes(), pj("jest").replace("tsc", "tsc -b").as_bytes()).is_none());
+        let pj = |t: &str| {
+            format!("{{\"name\":\"x\",\"scripts\":{{\"test\":\"{t}\",\"build\":\"tsc\"}}}}")
+        };
+        assert!(
+            partial_config_change(
+                "package.json",
+                pj("jest").as_bytes(),
+                pj("jest").replace("tsc", "tsc -b").as_bytes()
+            )
+            .is_none()
+        );
         assert_eq!(
-            partial_config_change("package.json", pj("jest").as_bytes(), pj("jest --passWithNoTests").as_bytes()).as_deref(),
+            partial_config_change(
+                "package.json",
+                pj("jest").as_bytes(),
+                pj("jest --passWithNoTests").as_bytes()
+            )
+            .as_deref(),
             Some("package.json scripts.test changed")
         );
     }
@@ -326,7 +385,10 @@ mod tests {
     fn setup_files_are_resolved() {
         let cfg = b"module.exports = { setupFilesAfterEnv: ['<rootDir>/test/setup.js', './more.js'], testEnvironment: 'node' };";
         let files = referenced_setup_files("web/jest.config.js", cfg);
-        assert_eq!(files.into_iter().collect::<Vec<_>>(), ["web/more.js", "web/test/setup.js"]);
+        assert_eq!(
+            files.into_iter().collect::<Vec<_>>(),
+            ["web/more.js", "web/test/setup.js"]
+        );
         let pj = br#"{"jest": {"setupFiles": ["./jest/setup.js"]}}"#;
         assert!(referenced_setup_files("package.json", pj).contains("jest/setup.js"));
         assert_eq!(join("a/b", "../c/./d.js"), "a/c/d.js");
@@ -341,7 +403,12 @@ mod tests {
         let w = ci_weakenings(base, b"jobs:\n  test:\n    continue-on-error: true\n    steps:\n      - run: cargo test --workspace || true\n");
         assert_eq!(w.len(), 3, "{w:?}");
         let w = ci_weakenings(base, b"jobs:\n  test:\n    steps:\n      - run: cargo test --workspace -- --skip slow\n      - run: pytest -q -k 'not db'\n");
-        assert_eq!(w, ["added a filter to a test command (-k, --skip, -run, --testNamePattern, --exclude, ...)"]);
+        assert_eq!(
+            w,
+            [
+                "added a filter to a test command (-k, --skip, -run, --testNamePattern, --exclude, ...)"
+            ]
+        );
         assert_eq!(ci_weakenings(base, b"jobs:\n  test:\n    if: false\n    steps:\n      - run: cargo test --workspace\n      - run: pytest -q\n"), ["added `if: false`"]);
         assert!(is_ci(".github/workflows/ci.yml") && is_ci("Jenkinsfile") && !is_ci("docs/ci.yml"));
     }

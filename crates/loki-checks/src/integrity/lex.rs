@@ -205,11 +205,10 @@ impl Lexer {
 
     /// A Rust `'x'` / `'\n'` char literal, as opposed to a lifetime `'a`.
     fn rust_char(&mut self) -> bool {
-        let is_char = match (self.at(1), self.at(2)) {
-            (Some('\\'), _) => true,
-            (Some(_), Some('\'')) => true,
-            _ => false,
-        };
+        let is_char = matches!(
+            (self.at(1), self.at(2)),
+            (Some('\\'), _) | (Some(_), Some('\''))
+        );
         if is_char {
             self.string(1, "'", true, true);
         }
@@ -260,8 +259,11 @@ impl Lexer {
                     }
                 }
                 Lang::Hash => {
-                    let at_word_start =
-                        self.i == 0 || self.chars.get(self.i - 1).is_some_and(|c| c.is_whitespace());
+                    let at_word_start = self.i == 0
+                        || self
+                            .chars
+                            .get(self.i - 1)
+                            .is_some_and(|c| c.is_whitespace());
                     if c == '#' && at_word_start {
                         self.skip_line();
                     } else {
@@ -364,14 +366,23 @@ mod tests {
         assert_eq!(count_token(&l.code, "#[test]"), 0);
         assert!(l.code.contains("<'a>"), "{}", l.code);
         assert_eq!(l.strings[0].1, "assert!(\"");
-        assert_eq!(matching(&l.code, l.code.find('{').unwrap()), l.code.len() - 1);
+        assert_eq!(
+            matching(&l.code, l.code.find('{').unwrap()),
+            l.code.len() - 1
+        );
     }
 
     #[test]
     fn python_js_go_hash() {
-        let l = lex("# assert x\nx = '''\nassert y\n'''\nassert z  # assert w\n", Lang::Python);
+        let l = lex(
+            "# assert x\nx = '''\nassert y\n'''\nassert z  # assert w\n",
+            Lang::Python,
+        );
         assert_eq!(count_word(&l.code, "assert"), 1, "{}", l.code);
-        let l = lex("// it('a')\nconst s = `it(${x + '}'})`; it('b', () => {});\nre.test(s);", Lang::Js);
+        let l = lex(
+            "// it('a')\nconst s = `it(${x + '}'})`; it('b', () => {});\nre.test(s);",
+            Lang::Js,
+        );
         assert_eq!(count_token(&l.code, "it("), 1, "{}", l.code);
         assert_eq!(count_token(&l.code, "test("), 0);
         let i = l.code.find("it(").unwrap();

@@ -187,7 +187,12 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
         .changes
         .iter()
         .flat_map(|c| [c.base.as_deref(), c.head.as_deref()].map(|b| (c.path.as_str(), b)))
-        .chain(input.context.iter().map(|(p, b)| (p.as_str(), Some(b.as_slice()))));
+        .chain(
+            input
+                .context
+                .iter()
+                .map(|(p, b)| (p.as_str(), Some(b.as_slice()))),
+        );
     for (path, bytes) in configs {
         if let Some(b) = bytes.filter(|_| is_context_file(path)) {
             setup_files.extend(config::referenced_setup_files(path, b));
@@ -196,7 +201,12 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
     let sides: Vec<(Option<Side>, Option<Side>)> = input
         .changes
         .iter()
-        .map(|c| (Side::new(&c.path, c.base.as_deref()), Side::new(&c.path, c.head.as_deref())))
+        .map(|c| {
+            (
+                Side::new(&c.path, c.base.as_deref()),
+                Side::new(&c.path, c.head.as_deref()),
+            )
+        })
         .collect();
     let is_test = |c: &FileChange, s: &Option<Side>| {
         s.as_ref()
@@ -263,7 +273,11 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
 
 fn ci_rules(c: &FileChange, out: &mut Vec<Finding>) {
     match (&c.base, &c.head) {
-        (Some(_), None) => out.push(Finding::new(FindingKind::CiDeleted, &c.path, "CI configuration deleted")),
+        (Some(_), None) => out.push(Finding::new(
+            FindingKind::CiDeleted,
+            &c.path,
+            "CI configuration deleted",
+        )),
         (Some(b), Some(h)) => {
             for d in config::ci_weakenings(b, h) {
                 out.push(Finding::new(FindingKind::CiWeakened, &c.path, d));
@@ -288,11 +302,18 @@ fn config_rules(c: &FileChange, setup_files: &BTreeSet<String>, out: &mut Vec<Fi
             .then_some("test setup file named by a jest/vitest configuration")
     });
     if let Some(reason) = whole {
-        out.push(Finding::new(FindingKind::TestConfigChanged, &c.path, format!("{reason} {what}")));
+        out.push(Finding::new(
+            FindingKind::TestConfigChanged,
+            &c.path,
+            format!("{reason} {what}"),
+        ));
         return;
     }
     let empty: &[u8] = &[];
-    let (b, h) = (c.base.as_deref().unwrap_or(empty), c.head.as_deref().unwrap_or(empty));
+    let (b, h) = (
+        c.base.as_deref().unwrap_or(empty),
+        c.head.as_deref().unwrap_or(empty),
+    );
     if let Some(d) = config::partial_config_change(&c.path, b, h) {
         out.push(Finding::new(FindingKind::TestConfigChanged, &c.path, d));
     }
@@ -400,8 +421,14 @@ pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, Checks
         });
     }
     let tree = git.ls_tree(head).map_err(fail("list the head tree"))?;
-    for path in tree.into_iter().filter(|p| is_context_file(p) && !changed.contains(p)) {
-        if let Some(bytes) = git.show_file(head, &path).map_err(fail("read a test configuration"))? {
+    for path in tree
+        .into_iter()
+        .filter(|p| is_context_file(p) && !changed.contains(p))
+    {
+        if let Some(bytes) = git
+            .show_file(head, &path)
+            .map_err(fail("read a test configuration"))?
+        {
             input.context.push((path, bytes));
         }
     }

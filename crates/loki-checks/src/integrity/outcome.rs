@@ -31,10 +31,10 @@ fn hook_bodies(code: &str) -> BTreeMap<&'static str, String> {
         let Some(name) = def.strip_prefix("def ") else {
             continue;
         };
-        let Some(hook) = PYTEST_OUTCOME_HOOKS
-            .iter()
-            .find(|h| name.strip_prefix(**h).is_some_and(|r| r.trim_start().starts_with('(')))
-        else {
+        let Some(hook) = PYTEST_OUTCOME_HOOKS.iter().find(|h| {
+            name.strip_prefix(**h)
+                .is_some_and(|r| r.trim_start().starts_with('('))
+        }) else {
             continue;
         };
         let own = indent(line);
@@ -67,9 +67,16 @@ pub(crate) fn pytest_outcome_rewrites(base: Option<&str>, head: &str) -> Vec<Str
             }
         })
         .collect();
-    let internals = |code: &str| PYTEST_INTERNALS.iter().map(|n| count_token(code, n)).sum::<usize>();
+    let internals = |code: &str| {
+        PYTEST_INTERNALS
+            .iter()
+            .map(|n| count_token(code, n))
+            .sum::<usize>()
+    };
     if internals(head) > base.map_or(0, internals) {
-        out.push("uses pytest internals (_pytest / TestReport), which can rewrite test outcomes".into());
+        out.push(
+            "uses pytest internals (_pytest / TestReport), which can rewrite test outcomes".into(),
+        );
     }
     out
 }
@@ -157,22 +164,51 @@ mod tests {
         );
         assert!(pytest_outcome_rewrites(Some(&code), &code).is_empty());
         let edited = code.replace("yield", "yield 1");
-        assert_eq!(pytest_outcome_rewrites(Some(&code), &format!("{edited}\nX = 1\n")).len(), 1);
+        assert_eq!(
+            pytest_outcome_rewrites(Some(&code), &format!("{edited}\nX = 1\n")).len(),
+            1
+        );
         let internals = lex("from _pytest.reports import TestReport\n", Lang::Python).code;
         assert_eq!(pytest_outcome_rewrites(None, &internals).len(), 1);
     }
 
     #[test]
     fn mocks_resolve_to_changed_sources() {
-        let l = lex("jest.mock('../src/math', () => ({ add: () => 4 }));\nvi.mock(\"lodash\")", Lang::Js);
+        let l = lex(
+            "jest.mock('../src/math', () => ({ add: () => 4 }));\nvi.mock(\"lodash\")",
+            Lang::Js,
+        );
         let m = mocked_modules(Lang::Js, &l);
         assert_eq!(m.iter().collect::<Vec<_>>(), ["../src/math", "lodash"]);
-        assert!(mock_targets(Lang::Js, "test/setup.js", "../src/math", "src/math.ts"));
-        assert!(!mock_targets(Lang::Js, "test/setup.js", "lodash", "src/lodash.js"));
-        let l = lex("@mock.patch('calc.core.add', return_value=4)\ndef test_a(m): pass\n", Lang::Python);
+        assert!(mock_targets(
+            Lang::Js,
+            "test/setup.js",
+            "../src/math",
+            "src/math.ts"
+        ));
+        assert!(!mock_targets(
+            Lang::Js,
+            "test/setup.js",
+            "lodash",
+            "src/lodash.js"
+        ));
+        let l = lex(
+            "@mock.patch('calc.core.add', return_value=4)\ndef test_a(m): pass\n",
+            Lang::Python,
+        );
         let m = mocked_modules(Lang::Python, &l);
         assert!(m.contains("calc.core.add"));
-        assert!(mock_targets(Lang::Python, "tests/test_a.py", "calc.core.add", "src/calc/core.py"));
-        assert!(!mock_targets(Lang::Python, "tests/test_a.py", "calc.core.add", "src/other.py"));
+        assert!(mock_targets(
+            Lang::Python,
+            "tests/test_a.py",
+            "calc.core.add",
+            "src/calc/core.py"
+        ));
+        assert!(!mock_targets(
+            Lang::Python,
+            "tests/test_a.py",
+            "calc.core.add",
+            "src/other.py"
+        ));
     }
 }

@@ -1,2 +1,5 @@
+mod compare;
 mod detect;
+mod integrity;
 mod runners;
+mod seal_runners;

@@ -23,7 +23,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 const PROBE_OUTPUT_CAP: usize = 64 * 1024;
 /// git 2.25 added `git worktree` features loki relies on (`--no-checkout` with `add -b`).
 const MIN_GIT: (u32, u32) = (2, 25);
-/// Agent CLIs loki can drive, in auto-detection order.
+/// Agent CLIs loki can drive.
 const AGENT_CLIS: [&str; 4] = ["claude", "codex", "aider", "opencode"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -268,8 +268,8 @@ fn api_keys(ctx: &Ctx) -> Vec<Check> {
     .collect()
 }
 
-/// The provider `auto` would choose, in this order: an explicit choice, then the Anthropic key,
-/// the OpenAI key, then agent CLIs on PATH. An explicit choice is never replaced by another.
+/// The provider a run would use: an explicit choice as configured, or what `auto` picks and why.
+/// An explicit choice is never replaced by another.
 fn provider(ctx: &Ctx) -> Check {
     let configured = ctx.config.str("provider.name").unwrap_or("auto");
     let source = ctx
@@ -285,30 +285,20 @@ fn provider(ctx: &Ctx) -> Check {
             None,
         );
     }
-    let has = |k: &str| ctx.config.str(k).is_some_and(|s| !s.is_empty());
-    let pick = if has("anthropic.api_key") {
-        Some(("anthropic", "ANTHROPIC_API_KEY is set".to_string()))
-    } else if has("openai.api_key") {
-        Some(("openai", "OPENAI_API_KEY is set".to_string()))
-    } else {
-        AGENT_CLIS
-            .iter()
-            .find(|c| which::which(c).is_ok())
-            .map(|c| (*c, format!("{c} is on PATH")))
-    };
-    match pick {
-        Some((p, why)) => check(
+    let d = crate::cmd::providers::detect(ctx);
+    let order: Vec<&str> = d.order.iter().map(|c| c.name).collect();
+    let order = order.join(", ");
+    match d.choice {
+        Some(_) => check(
             Status::Pass,
             "provider",
-            format!(
-                "auto picks {p}: {why} (order: anthropic key, openai key, claude, codex, aider, opencode)"
-            ),
+            format!("{} (order: {order})", d.reason),
             None,
         ),
         None => check(
             Status::Warn,
             "provider",
-            "auto finds none (order: anthropic key, openai key, claude, codex, aider, opencode)",
+            format!("auto finds none (order: {order})"),
             Some("set a key or install an agent CLI; `loki demo` needs none"),
         ),
     }

@@ -1,12 +1,15 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
+pub mod ask;
 pub mod checks;
 pub mod completions;
 pub mod config;
 pub mod doctor;
 pub mod events;
 pub mod keys;
+pub mod providers;
 pub mod runs;
+pub mod seal;
 pub mod verify;
 pub mod version;
 

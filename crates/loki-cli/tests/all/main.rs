@@ -9,8 +9,10 @@
     clippy::type_complexity
 )]
 
+mod ask;
 mod cli;
 mod config;
 mod doctor;
 mod runs;
+mod seal;
 mod verify;

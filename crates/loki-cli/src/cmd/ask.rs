@@ -1,0 +1,172 @@
+//! `loki ask "<prompt>"`: one agent session in this repository, without verification.
+//!
+//! It is for trying a provider: the agent works in the repository itself (not a worktree), and
+//! nothing is checked or signed. The run is still recorded (`kind: ask`): events, the transcript
+//! of every exchange, usage and cost.
+
+use loki_agent::{Backend, SessionConfig, Transcript, build, run_session};
+use loki_core::outcome::ExitCode;
+use loki_core::run::{RunKind, RunStatus, RunStore};
+use loki_events::{EventType, EventWriter};
+use serde_json::json;
+
+use crate::cli::AskArgs;
+use crate::cmd::providers::{choose, settings};
+use crate::context::Ctx;
+use crate::output::{DIM, paint};
+
+impl AskArgs {
+    /// The command's flags as the top configuration layer.
+    pub fn provider_flags(&self) -> Vec<(String, String, String)> {
+        let mut f = Vec::new();
+        if let Some(p) = &self.provider {
+            f.push(("provider.name".into(), p.clone(), "--provider".into()));
+        }
+        if let Some(m) = &self.model {
+            f.push(("provider.model".into(), m.clone(), "--model".into()));
+        }
+        if let Some(s) = &self.script {
+            f.push((
+                "provider.script".into(),
+                s.display().to_string(),
+                "--script".into(),
+            ));
+        }
+        f
+    }
+}
+
+pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let (choice, why) = choose(ctx)?;
+    let settings = settings(ctx);
+    let backend = build(&choice, &settings)?;
+    let store = RunStore::new(repo.clone());
+    let mut rec = store.start(
+        RunKind::Ask,
+        Some(args.prompt.clone()),
+        std::env::args().collect(),
+    )?;
+    let dir = store.dir(&rec.id);
+    let mut log = EventWriter::open(&dir, rec.id.as_str())?;
+    log.append(
+        EventType::RunStarted,
+        None,
+        json!({"kind": "ask", "provider": choice.label(), "why": why}),
+    )?;
+    log.append(
+        EventType::SessionStarted,
+        None,
+        json!({"provider": choice.label(), "model": settings.model}),
+    )?;
+    if ctx.global.verbose {
+        anstream::eprintln!(
+            "{}",
+            paint(
+                DIM,
+                &format!("provider {} ({why}); run {}", choice.label(), rec.id)
+            )
+        );
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = match backend {
+        Backend::Loop(provider) => {
+            let mut cfg = SessionConfig::new(&args.prompt);
+            cfg.limits.max_turns = args.max_turns;
+            cfg.transcript = Transcript::new(Some(dir.join("transcript.jsonl")));
+            rt.block_on(run_session(provider.as_ref(), &repo.root, &cfg))
+                .map(|o| {
+                    let detail = o
+                        .finish
+                        .as_ref()
+                        .map(|f| f.detail.clone())
+                        .unwrap_or_default();
+                    (
+                        format!("{:?}", o.end).to_lowercase(),
+                        detail,
+                        o.cost_usd,
+                        o.usage.input_tokens,
+                        o.usage.output_tokens,
+                        o.turns,
+                    )
+                })
+        }
+        Backend::Cli(agent) => rt.block_on(agent.run(&args.prompt, &repo.root)).map(|o| {
+            let (i, out) = o
+                .usage
+                .map_or((0, 0), |u| (u.input_tokens, u.output_tokens));
+            let tail: String = o
+                .stdout
+                .chars()
+                .rev()
+                .take(2000)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            (format!("exit {}", o.exit_code), tail, o.cost_usd, i, out, 1)
+        }),
+    };
+    match result {
+        Ok((end, detail, cost, input, output, turns)) => {
+            log.append(
+                EventType::Cost,
+                None,
+                json!({"usd": cost, "input_tokens": input, "output_tokens": output}),
+            )?;
+            log.append(
+                EventType::SessionEnded,
+                None,
+                json!({"end": end, "turns": turns}),
+            )?;
+            log.append(EventType::RunCompleted, None, json!({"outcome": "ASKED"}))?;
+            store.finish(&mut rec, RunStatus::Completed, None, Some(0))?;
+            let cost_text = cost.map_or_else(|| "not measured".to_string(), |c| format!("${c:.4}"));
+            if ctx.global.json {
+                println!(
+                    "{}",
+                    json!({"run": rec.id, "provider": choice.label(), "end": end, "detail": detail,
+                           "turns": turns, "input_tokens": input, "output_tokens": output, "cost_usd": cost})
+                );
+            } else {
+                if !detail.is_empty() {
+                    println!("{detail}");
+                }
+                anstream::println!(
+                    "{}",
+                    paint(
+                        DIM,
+                        &format!(
+                            "{} · {end} after {turns} turn(s) · {} tokens · cost {cost_text} · run {} (not verified)",
+                            choice.label(),
+                            input + output,
+                            rec.id
+                        )
+                    )
+                );
+            }
+            Ok(ExitCode::Success)
+        }
+        Err(e) => {
+            log.append(
+                EventType::SessionEnded,
+                None,
+                json!({"error": e.to_string()}),
+            )?;
+            log.append(EventType::RunCompleted, None, json!({"outcome": "ERROR"}))?;
+            store.finish(&mut rec, RunStatus::Completed, None, Some(1))?;
+            let msg = format!(
+                "the {} session failed (run {}): {e}",
+                choice.label(),
+                rec.id
+            );
+            // A setup problem (no key, bad URL, missing CLI) is the user's to fix: exit 2.
+            if e.is_setup() {
+                return Err(crate::cmd::UsageError(msg).into());
+            }
+            Err(anyhow::anyhow!(msg))
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! `loki seal` end to end with a real pytest suite: `install --agent claude`, then the hook
+//! commands exactly as Claude Code runs them (JSON on stdin), blocking a test deletion and
+//! allowing a real fix; `seal check` without an agent.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use loki_test_support::{GitRepo, Sandbox};
+use predicates::prelude::*;
+use serde_json::json;
+
+use crate::cli::sandboxed;
+
+fn calc_repo() -> GitRepo {
+    let r = GitRepo::new();
+    r.write(
+        "calc.py",
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
+    );
+    r.write(
+        "test_calc.py",
+        "from calc import add, sub\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n\n\ndef test_sub_negative():\n    assert sub(1, 3) == -2\n",
+    );
+    r.commit("calc with a bug in add");
+    r
+}
+
+/// Runs a hook command from the settings file the way Claude Code does: through a shell, with the
+/// hook input JSON on stdin and `CLAUDE_PROJECT_DIR` set.
+fn run_hook(
+    sb: &Sandbox,
+    repo: &GitRepo,
+    command: &str,
+    input: &serde_json::Value,
+) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("loki");
+    let command = command.replacen("loki ", &format!("{} ", bin.display()), 1);
+    let mut c = Command::new("sh");
+    sb.apply(&mut c)
+        .current_dir(repo.path())
+        .env("CLAUDE_PROJECT_DIR", repo.path())
+        .args(["-c", &command])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn hook_command(settings: &serde_json::Value, event: &str) -> String {
+    settings["hooks"][event][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn claude_stop_hook_blocks_a_test_deletion_and_allows_a_real_fix() {
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    // Existing project settings must survive the install.
+    repo.write(
+        ".claude/settings.json",
+        "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}}\n",
+    );
+    sandboxed(&sb, repo.path())
+        .args(["seal", "install", "--agent", "claude"])
+        .assert()
+        .success();
+    sandboxed(&sb, repo.path())
+        .args(["seal", "install", "--agent", "claude"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("already registered"));
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["permissions"]["allow"][0], "Bash(ls)");
+    let start = hook_command(&settings, "SessionStart");
+    let stop = hook_command(&settings, "Stop");
+
+    let base_input = |event: &str| {
+        json!({"session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": repo.path(),
+               "permission_mode": "default", "hook_event_name": event})
+    };
+    let out = run_hook(&sb, &repo, &start, &base_input("SessionStart"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The agent "fixes" the failing test by deleting the tests.
+    std::fs::remove_file(repo.path().join("test_calc.py")).unwrap();
+    let mut stop_input = base_input("Stop");
+    stop_input["stop_hook_active"] = json!(false);
+    stop_input["last_assistant_message"] = json!("All tests pass now.");
+    let out = run_hook(&sb, &repo, &stop, &stop_input);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "blocked with exit 2: {stderr}");
+    assert!(stderr.contains("Fix the code, not the tests"), "{stderr}");
+    assert!(
+        stderr.contains("test_file_removed") && stderr.contains("test_calc.py"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("test_sub"),
+        "the missing tests are named: {stderr}"
+    );
+
+    // A real fix: tests restored, the bug fixed.
+    repo.git(&["checkout", "--", "test_calc.py"]);
+    std::fs::write(
+        repo.path().join("calc.py"),
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+    )
+    .unwrap();
+    stop_input["stop_hook_active"] = json!(true);
+    let out = run_hook(&sb, &repo, &stop, &stop_input);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let msg: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = msg["systemMessage"].as_str().unwrap();
+    assert!(
+        text.contains("VERIFIED") && text.contains("Receipt sha256:"),
+        "{text}"
+    );
+    // Each stop sealed a signed receipt: the blocked one does not verify as a success, the last does.
+    sandboxed(&sb, repo.path()).arg("verify").assert().code(0);
+    let runs = std::fs::read_dir(repo.path().join(".loki/runs"))
+        .unwrap()
+        .count();
+    assert_eq!(runs, 2);
+}
+
+#[test]
+fn the_release_valve_allows_after_max_blocks_and_records_not_verified() {
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let input = json!({"session_id": "s2", "cwd": repo.path(), "hook_event_name": "Stop"});
+    let out = run_hook(&sb, &repo, "loki seal start", &input);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A new skip marker on a passing test.
+    let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
+    std::fs::write(
+        repo.path().join("test_calc.py"),
+        t.replace(
+            "def test_sub():",
+            "import pytest\n\n\n@pytest.mark.skip\ndef test_sub():",
+        ),
+    )
+    .unwrap();
+    let stop = |sb: &Sandbox| {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
+        sb.apply(&mut c)
+            .env("LOKI_SEAL_MAX_BLOCKS", "1")
+            .current_dir(repo.path())
+            .args(["seal", "stop", "--agent", "codex"]);
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let first = stop(&sb);
+    let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["decision"], "block", "{v}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("skip_marker_added"),
+        "{v}"
+    );
+    let second = stop(&sb);
+    let v: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(v, json!({}), "released: codex gets an allow");
+    // The released stop's receipt is intact but not VERIFIED.
+    sandboxed(&sb, repo.path()).arg("verify").assert().code(4);
+}
+
+#[test]
+fn stop_without_a_baseline_fails_closed() {
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let out = run_hook(
+        &sb,
+        &repo,
+        "loki seal stop --agent gemini",
+        &json!({"session_id": "never-started", "cwd": repo.path()}),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "deny");
+    assert!(
+        v["reason"].as_str().unwrap().contains("no seal baseline"),
+        "{v}"
+    );
+    let out = run_hook(
+        &sb,
+        &repo,
+        "loki seal stop --agent claude",
+        &json!("not an object"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn seal_check_compares_the_working_tree_with_a_revision() {
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    // A clean change: nothing weakened (test_add still fails at both: pre-existing).
+    std::fs::write(repo.path().join("README.md"), "calc\n").unwrap();
+    sandboxed(&sb, repo.path())
+        .args(["seal", "check"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("CLEAN").and(predicate::str::contains(
+                "pre-existing failure: test_calc::test_add",
+            )),
+        );
+    // A weakened assertion while breaking sub: the original test, run on the new code, fails.
+    std::fs::write(
+        repo.path().join("calc.py"),
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return 0\n",
+    )
+    .unwrap();
+    let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
+    std::fs::write(
+        repo.path().join("test_calc.py"),
+        t.replace("assert sub(5, 3) == 2", "assert sub(5, 3) is not None"),
+    )
+    .unwrap();
+    sandboxed(&sb, repo.path())
+        .args(["seal", "check", "--base", "HEAD"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("FINDING").and(predicate::str::contains("weakened_test")));
+}

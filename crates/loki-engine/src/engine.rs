@@ -1,0 +1,533 @@
+//! The stage machine: one loop drives intake → plan ‖ wall → gate → implement → verify ⇄ fix →
+//! commit → seal, emitting `stage.started` and `stage.completed|failed|skipped` for each.
+//!
+//! # Caps
+//! The run cap is hard at `cap`; the *soft* cap is `cap − reserve_for(cap)`: no stage other than
+//! commit and seal starts after it, agent sessions and checks are bounded by it, so commit and seal
+//! always have time. Reaching it (or `max_cost_usd` of measured cost) is `cap.hit` and BUDGET_STOP.
+//! SIGINT ([`BuildOptions::cancel`]) stops at the next safe point (between stages, or a session in
+//! flight); the run still commits and seals, ends with `run.interrupted` and exit 130.
+//!
+//! # Never
+//! Write the user's checkout (everything happens in the worktree), commit the wall or `.loki/`, or
+//! skip the seal: every run that started ends with a receipt, whatever happened before.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use loki_agent::FinishStatus;
+use loki_core::RunId;
+use loki_core::layout::Repo;
+use loki_core::run::{RunKind, RunStatus, RunStore};
+use loki_events::{EventType, EventWriter};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::intake::{self, Intake};
+use crate::options::{BuildOptions, Observer, Progress};
+use crate::plan::{self, Plan};
+use crate::session::{self, SessionReport, SessionSpec};
+use crate::summary::BuildReport;
+use crate::verify::{self, Verification};
+use crate::wall::{self, Wall};
+use crate::{EngineError, implement};
+
+/// Fix rounds after the first verification.
+pub const MAX_FIX_ROUNDS: u32 = 2;
+/// The same failure signature this many times is a stall.
+pub const STALL_REPEATS: usize = 3;
+/// Least and most of the cap kept for commit and seal.
+const MIN_RESERVE: Duration = Duration::from_secs(2);
+const MAX_RESERVE: Duration = Duration::from_secs(60);
+/// A check is never given less than this, even near the cap (it would only time out).
+const MIN_CHECK_TIME: Duration = Duration::from_secs(1);
+/// The agent's session label per stage (a scripted file names its sessions after these).
+pub const WALL_SESSION: &str = "wall";
+pub const IMPLEMENT_SESSION: &str = "implement";
+
+/// The part of the cap kept for commit and seal: a tenth, between 2 s and 60 s.
+#[must_use]
+pub fn reserve_for(cap: Duration) -> Duration {
+    (cap / 10).clamp(MIN_RESERVE, MAX_RESERVE)
+}
+
+/// Everything the stages share while a run goes.
+pub(crate) struct RunState<'a> {
+    pub opts: &'a BuildOptions,
+    pub observer: &'a dyn Observer,
+    pub repo: Repo,
+    pub run_id: RunId,
+    pub run_dir: PathBuf,
+    pub log: EventWriter,
+    pub started: Instant,
+    pub soft_deadline: Instant,
+    pub base: String,
+    pub intake: Option<Intake>,
+    pub plan: Plan,
+    pub wall: Wall,
+    pub wall_base: loki_receipt::schema::BaseRun,
+    pub already_satisfied: bool,
+    pub sessions: Vec<SessionReport>,
+    pub reverted: Vec<String>,
+    pub verification: Option<Verification>,
+    pub signatures: Vec<String>,
+    pub budget_hit: bool,
+    pub spec_conflict: bool,
+    pub stalled: bool,
+    pub interrupted: bool,
+    pub notes: Vec<String>,
+    pub stage_times: Vec<(String, f64)>,
+    pub head: Option<String>,
+    pub checks_s: f64,
+}
+
+impl RunState<'_> {
+    fn time_left(&self) -> Duration {
+        self.soft_deadline.saturating_duration_since(Instant::now())
+    }
+
+    fn cost_so_far(&self) -> f64 {
+        self.sessions.iter().filter_map(|s| s.cost_usd).sum()
+    }
+
+    /// Stops the run's work (not commit and seal) when a cap is reached or SIGINT came.
+    fn should_stop(&mut self, stage: &str) -> Result<bool, EngineError> {
+        if self.opts.cancel.is_cancelled() && !self.interrupted {
+            self.interrupted = true;
+            self.notes.push(format!("interrupted (SIGINT) before {stage}"));
+        }
+        if !self.budget_hit {
+            if self.time_left().is_zero() {
+                self.hit_cap("time", stage)?;
+            } else if let Some(max) = self.opts.max_cost_usd
+                && self.cost_so_far() >= max
+            {
+                self.hit_cap("cost", stage)?;
+            }
+        }
+        Ok(self.interrupted || self.budget_hit)
+    }
+
+    pub(crate) fn hit_cap(&mut self, which: &str, stage: &str) -> Result<(), EngineError> {
+        if self.budget_hit {
+            return Ok(());
+        }
+        self.budget_hit = true;
+        let (note, data) = if which == "cost" {
+            let max = self.opts.max_cost_usd.unwrap_or_default();
+            (
+                format!("cost budget reached (${max:.2}) at {stage}"),
+                json!({"cap": "cost", "max_cost_usd": max, "spent_usd": self.cost_so_far(), "stage": stage}),
+            )
+        } else {
+            (
+                format!("run cap reached ({}s) at {stage}", self.opts.cap.as_secs()),
+                json!({"cap": "time", "cap_s": self.opts.cap.as_secs(), "stage": stage}),
+            )
+        };
+        self.notes.push(note);
+        self.log.append(EventType::CapHit, None, data)?;
+        Ok(())
+    }
+
+    fn session(&mut self, label: &str, system: &str, brief: &str, dir: &std::path::Path, fence: &crate::isolation::Fence) -> Result<SessionReport, EngineError> {
+        let transcript = self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE);
+        let cost_left = self.opts.max_cost_usd.map(|m| (m - self.cost_so_far()).max(0.0));
+        let spec = SessionSpec {
+            label,
+            system,
+            brief,
+            dir,
+            fence,
+            transcript: &transcript,
+            time_left: self.time_left(),
+            cost_left,
+            max_turns: self.opts.max_turns,
+            prices: &self.opts.prices,
+            cancel: &self.opts.cancel,
+        };
+        let report = session::run(&self.opts.backend, &spec, &mut self.log)?;
+        if let Some(e) = &report.error {
+            self.notes.push(format!("agent session {label}: {e}"));
+        }
+        if report.interrupted {
+            self.interrupted = true;
+            self.notes.push(format!("interrupted (SIGINT) during the {label} session"));
+        }
+        if report.budget_hit {
+            let which = if report.end == "cost_limit" { "cost" } else { "time" };
+            self.hit_cap(which, label)?;
+        }
+        self.sessions.push(report.clone());
+        Ok(report)
+    }
+}
+
+/// What a stage tells the loop.
+enum Step {
+    Done(String),
+    /// Nothing to do here (the detail says why).
+    Skipped(String),
+}
+
+/// Runs one stage with its events and timing.
+fn stage(
+    s: &mut RunState<'_>,
+    name: &'static str,
+    f: impl FnOnce(&mut RunState<'_>) -> Result<Step, EngineError>,
+) -> Result<bool, EngineError> {
+    s.log.append(EventType::StageStarted, Some(name), json!({}))?;
+    s.observer.progress(&Progress::StageStarted { stage: name });
+    let t = Instant::now();
+    let result = f(s);
+    let secs = t.elapsed().as_secs_f64();
+    let (kind, state, detail, ok) = match result {
+        Ok(Step::Done(d)) => (EventType::StageCompleted, "completed", d, true),
+        Ok(Step::Skipped(d)) => (EventType::StageSkipped, "skipped", d, true),
+        Err(e) => {
+            s.notes.push(format!("stage {name} failed: {e}"));
+            (EventType::StageFailed, "failed", e.to_string(), false)
+        }
+    };
+    s.log.append(kind, Some(name), json!({"detail": detail, "seconds": secs}))?;
+    if state != "skipped" {
+        s.stage_times.push((name.to_string(), secs));
+    }
+    s.observer.progress(&Progress::StageEnded { stage: name, state, seconds: secs, detail });
+    Ok(ok)
+}
+
+/// Runs a whole build in `repo`. Refusals before the run starts (dirty tree, no commits, empty
+/// task) are errors; anything after is recorded in the run, which always ends sealed.
+pub fn run_build(repo: &Repo, opts: &BuildOptions, observer: &dyn Observer) -> Result<BuildReport, EngineError> {
+    if opts.task.text.trim().is_empty() {
+        return Err(EngineError::EmptyTask);
+    }
+    let base = intake::preflight(repo)?;
+    let store = RunStore::new(repo.clone());
+    let mut rec = store.start(opts.kind, Some(opts.task.text.clone()), opts.command.clone())?;
+    let run_dir = store.dir(&rec.id);
+    let mut log = EventWriter::open(&run_dir, rec.id.as_str())?;
+    let task_sha = hex::encode(Sha256::digest(opts.task.text.as_bytes()));
+    log.append(
+        EventType::RunStarted,
+        None,
+        json!({"kind": opts.kind.as_str(), "task_sha256": task_sha, "task_source": opts.task.source,
+               "provider": opts.provider_label, "cap_s": opts.cap.as_secs(), "max_cost_usd": opts.max_cost_usd,
+               "base": base}),
+    )?;
+    let started = Instant::now();
+    let soft = opts.cap.saturating_sub(reserve_for(opts.cap));
+    let mut s = RunState {
+        opts,
+        observer,
+        repo: repo.clone(),
+        run_id: rec.id.clone(),
+        run_dir: run_dir.clone(),
+        log,
+        started,
+        soft_deadline: started + soft,
+        base: base.clone(),
+        intake: None,
+        plan: Plan::default(),
+        wall: Wall::default(),
+        wall_base: loki_receipt::schema::BaseRun::default(),
+        already_satisfied: false,
+        sessions: Vec::new(),
+        reverted: Vec::new(),
+        verification: None,
+        signatures: Vec::new(),
+        budget_hit: false,
+        spec_conflict: false,
+        stalled: false,
+        interrupted: false,
+        notes: Vec::new(),
+        stage_times: Vec::new(),
+        head: None,
+        checks_s: 0.0,
+    };
+    work(&mut s)?;
+    stage(&mut s, "commit", commit_stage)?;
+    let sealed = crate::seal::seal(&mut s)?;
+    let status = if s.interrupted { RunStatus::Interrupted } else { RunStatus::Completed };
+    let terminal = if s.interrupted { EventType::RunInterrupted } else { EventType::RunCompleted };
+    let exit = BuildReport::exit(sealed.outcome, s.interrupted);
+    s.log.append(
+        terminal,
+        None,
+        json!({"outcome": sealed.outcome.as_str(), "exit_code": exit.code(), "receipt_sha256": sealed.receipt_sha256}),
+    )?;
+    store.finish(&mut rec, status, Some(sealed.outcome.as_str().to_string()), Some(i32::from(exit.code())))?;
+    Ok(crate::seal::report(&s, sealed, exit.code()))
+}
+
+/// Every stage before commit. Returns early (to commit and seal) when the run cannot go on.
+fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
+    let cache = s.opts.home.join("cache");
+    let ok = stage(s, "intake", |s| {
+        let i = intake::run(&s.repo, &s.run_id, &s.base, &cache)?;
+        s.observer.progress(&Progress::Started {
+            run_id: s.run_id.to_string(),
+            branch: i.branch.clone(),
+            worktree: i.worktree.clone(),
+        });
+        let detail = format!(
+            "base {} · {} files ({}) · {} check(s) · {} test file(s)",
+            &s.base[..s.base.len().min(12)],
+            i.map.files.len(),
+            if i.map_cached { "map cached" } else { "map built" },
+            i.tests.checks.len(),
+            i.tests.test_files.len()
+        );
+        s.intake = Some(i);
+        Ok(Step::Done(detail))
+    })?;
+    if !ok {
+        return Ok(());
+    }
+    if s.opts.kind == RunKind::Build {
+        if s.should_stop("plan")? {
+            return Ok(());
+        }
+        plan_and_wall(s)?;
+        if s.should_stop("gate")? {
+            return Ok(());
+        }
+        stage(s, "gate", gate_stage)?;
+        if s.already_satisfied {
+            return Ok(());
+        }
+    } else {
+        for name in ["plan", "wall", "gate"] {
+            s.log.append(EventType::StageSkipped, Some(name), json!({"detail": "quick run: no plan, no wall"}))?;
+        }
+        if let Some(i) = &s.intake {
+            s.plan = plan::run(&s.opts.task.text, i);
+        }
+    }
+    if s.should_stop("implement")? {
+        return Ok(());
+    }
+    stage(s, "implement", implement_stage)?;
+    let mut round = 0;
+    loop {
+        if s.should_stop("verify")? {
+            return Ok(());
+        }
+        stage(s, "verify", verify_stage)?;
+        let Some(v) = &s.verification else { return Ok(()) };
+        if v.passed() || v.changed.is_empty() {
+            return Ok(());
+        }
+        let sig = v.signature();
+        s.signatures.push(sig.clone());
+        if s.signatures.iter().filter(|x| **x == sig).count() >= STALL_REPEATS {
+            s.stalled = true;
+            s.notes.push(format!("stalled: the same failure ({sig}) {STALL_REPEATS} times"));
+            return Ok(());
+        }
+        if round == MAX_FIX_ROUNDS || s.spec_conflict || s.should_stop("fix")? {
+            return Ok(());
+        }
+        round += 1;
+        s.log.append(EventType::FixRound, None, json!({"round": round, "signature": sig}))?;
+        stage(s, "fix", |s| fix_stage(s, round))?;
+    }
+}
+
+fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
+    let Some(i) = s.intake.take() else { return Ok(()) };
+    // plan ‖ wall: the plan is computed on another thread while the wall author's session runs.
+    let task = s.opts.task.text.clone();
+    let result = std::thread::scope(|scope| {
+        let planner = scope.spawn(|| plan::run(&task, &i));
+        s.log.append(EventType::StageStarted, Some("plan"), json!({}))?;
+        let wall_ok = stage(s, "wall", |s| wall_stage(s, &i));
+        let plan = planner.join().unwrap_or_default();
+        s.log.append(
+            EventType::StageCompleted,
+            Some("plan"),
+            json!({"detail": format!("{} file(s), {} impacted test file(s)", plan.files.len(), plan.impacted_tests.len())}),
+        )?;
+        s.plan = plan;
+        wall_ok
+    });
+    s.intake = Some(i);
+    result.map(drop)
+}
+
+fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
+    let author_dir = tempfile::Builder::new()
+        .prefix("loki-wall-")
+        .tempdir()
+        .map_err(|e| EngineError::io("create a directory in", std::env::temp_dir(), e))?;
+    let work = author_dir.path().join("work");
+    std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
+    let fence = crate::isolation::Fence::without_git(author_dir.path())?;
+    let brief = wall::brief(&s.opts.task.text, &i.map.file_list());
+    let report = s.session(WALL_SESSION, "You write acceptance tests before the code exists.", &brief, &work, &fence)?;
+    let w = wall::accept(&work, &i.worktree, &i.tests.checks);
+    wall::seal(&s.run_dir, &w, &mut s.log)?;
+    for (p, why) in &w.discarded {
+        s.notes.push(format!("wall file discarded: {p} ({why})"));
+    }
+    let detail = format!("{} sealed, {} discarded ({})", w.files.len(), w.discarded.len(), report.end);
+    s.wall = w;
+    Ok(Step::Done(detail))
+}
+
+fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some(i) = &s.intake else { return Ok(Step::Skipped("no worktree".into())) };
+    if s.wall.files.is_empty() {
+        return Ok(Step::Skipped("no wall was sealed".into()));
+    }
+    wall::install(&i.worktree, &s.wall)?;
+    let opts = loki_checks::RunOptions {
+        timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
+        output_cap: loki_checks::exec::DEFAULT_LOG_CAP,
+        log_dir: s.run_dir.join("checks").join("gate"),
+        env: check_env(s, i),
+        rerun_failed: false,
+    };
+    let mut base = loki_receipt::schema::BaseRun::default();
+    for f in &s.wall.files {
+        let r = loki_checks::run_check(&f.check, &opts)?;
+        s.checks_s += r.duration_s;
+        s.log.append(EventType::CheckResult, None, json!({"stage": "gate", "name": r.name, "result": r.result, "executed": r.executed, "failed": r.failed}))?;
+        if verify::proves(&r) {
+            base.pass += 1;
+        } else if r.executed == 0 {
+            base.not_run += 1;
+        } else {
+            base.fail += 1;
+        }
+    }
+    s.already_satisfied = base.pass as usize == s.wall.files.len();
+    s.wall_base = base;
+    Ok(Step::Done(format!(
+        "wall on the unchanged base: {} pass, {} fail, {} not run{}",
+        base.pass,
+        base.fail,
+        base.not_run,
+        if s.already_satisfied { " ⇒ already satisfied" } else { "" }
+    )))
+}
+
+/// The environment of checks: the agent's fence plus a shared cargo target directory.
+fn check_env(s: &RunState<'_>, i: &Intake) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let mut env = i.fence.env();
+    if !env.iter().any(|(k, _)| k == "CARGO_TARGET_DIR") {
+        let target = s.repo.loki_dir().join("cache").join("target");
+        env.push(("CARGO_TARGET_DIR".into(), target.into_os_string()));
+    }
+    // Checks are judged on the worktree's own git state, not the agent's private one.
+    env.retain(|(k, _)| k != "GIT_DIR" && k != "GIT_WORK_TREE");
+    env
+}
+
+fn after_session(s: &mut RunState<'_>, report: &SessionReport, label: &str) -> Result<String, EngineError> {
+    let Some(i) = &s.intake else { return Ok(String::new()) };
+    let restored = implement::restore_wall(&i.worktree, &s.wall, &mut s.log, label)?;
+    for p in &restored {
+        if !s.reverted.contains(p) {
+            s.reverted.push(p.clone());
+        }
+    }
+    match report.finish {
+        Some(FinishStatus::SpecConflict) => {
+            s.spec_conflict = true;
+            s.notes.push(format!("spec conflict reported by the agent: {}", report.detail));
+        }
+        Some(FinishStatus::AlreadyDone) => s.notes.push(format!("the agent reported already done: {}", report.detail)),
+        Some(FinishStatus::Done) | None => {}
+    }
+    Ok(format!("{} · {} wall edit(s) reverted", report.end, restored.len()))
+}
+
+fn implement_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some(i) = s.intake.take() else { return Ok(Step::Skipped("no worktree".into())) };
+    let brief = implement::brief(&s.opts.task.text, &s.plan, &s.wall);
+    let r = s.session(IMPLEMENT_SESSION, loki_agent::agent::DEFAULT_SYSTEM_PROMPT, &brief, &i.worktree, &i.fence);
+    s.intake = Some(i);
+    let r = r?;
+    after_session(s, &r, IMPLEMENT_SESSION).map(Step::Done)
+}
+
+fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, EngineError> {
+    let Some(i) = s.intake.take() else { return Ok(Step::Skipped("no worktree".into())) };
+    let feedback = s.verification.as_ref().map(Verification::feedback).unwrap_or_default();
+    let brief = implement::fix_brief(&s.opts.task.text, round, &feedback);
+    let label = format!("fix-{round}");
+    let r = s.session(&label, loki_agent::agent::DEFAULT_SYSTEM_PROMPT, &brief, &i.worktree, &i.fence);
+    s.intake = Some(i);
+    let r = r?;
+    after_session(s, &r, &label).map(Step::Done)
+}
+
+fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some(i) = &s.intake else { return Ok(Step::Skipped("no worktree".into())) };
+    let round = s.signatures.len();
+    let input = verify::VerifyInput {
+        worktree: &i.worktree,
+        base: &s.base,
+        checks: &i.tests.checks,
+        wall: &s.wall,
+        env: check_env(s, i),
+        log_dir: s.run_dir.join("checks").join(format!("verify-{round}")),
+        timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
+        deep: s.opts.deep,
+        baseline_cache: s.opts.home.join("cache").join("baseline"),
+    };
+    let v = verify::run(&input)?;
+    for r in &v.results {
+        s.checks_s += r.result.duration_s;
+        s.log.append(
+            EventType::CheckResult,
+            None,
+            json!({"stage": "verify", "role": r.role, "name": r.result.name, "result": r.result.result,
+                   "executed": r.result.executed, "passed": r.result.passed, "failed": r.result.failed,
+                   "skipped": r.result.skipped, "log_sha256": r.result.log_sha256}),
+        )?;
+    }
+    for f in &v.findings {
+        s.log.append(EventType::IntegrityFinding, None, json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}))?;
+    }
+    let detail = format!(
+        "{} changed file(s) · {} check(s), {} proving · {} finding(s)",
+        v.changed.len(),
+        v.results.len(),
+        v.results.iter().filter(|r| verify::proves(&r.result)).count(),
+        v.findings.len()
+    );
+    s.verification = Some(v);
+    Ok(Step::Done(detail))
+}
+
+fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some(i) = &s.intake else { return Ok(Step::Skipped("no worktree".into())) };
+    if !s.opts.commit {
+        return Ok(Step::Skipped("--no-commit".into()));
+    }
+    // The wall can have been edited after the last restore (SIGINT, a cap mid-session).
+    let restored = crate::wall::restore(&i.worktree, &s.wall)?;
+    for p in restored {
+        if !s.reverted.contains(&p) {
+            s.reverted.push(p);
+        }
+    }
+    let mut excludes: Vec<String> = s.wall.files.iter().map(|f| f.path.clone()).collect();
+    excludes.extend([".loki".to_string(), "*__pycache__*".to_string(), "*.pytest_cache*".to_string()]);
+    let excludes: Vec<&str> = excludes.iter().map(String::as_str).collect();
+    let first_line = s.opts.task.text.lines().find(|l| !l.trim().is_empty()).unwrap_or("task").trim();
+    let title: String = first_line.chars().take(72).collect();
+    let message = format!("loki: {title}\n\nLoki-Run: {}\n", s.run_id);
+    let git = loki_git::Git::new(&i.worktree);
+    match git.commit_all(&message, &excludes)? {
+        Some(head) => {
+            let detail = format!("{} on {}", &head[..head.len().min(12)], i.branch);
+            s.head = Some(head);
+            Ok(Step::Done(detail))
+        }
+        None => Ok(Step::Skipped("nothing to commit".into())),
+    }
+}

@@ -1,0 +1,74 @@
+//! The engine's one error type. A stage that fails *inside* a run is recorded in the run (a
+//! `stage.failed` event, a NOT PROVEN entry) and the run still commits and seals; these errors are
+//! what stops a run from starting or from being sealed at all.
+
+use std::path::PathBuf;
+
+/// What went wrong, with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(
+        "the working tree has uncommitted changes to tracked files: {}; commit or stash them first (loki builds from a clean commit and never touches your checkout)",
+        files.join(", ")
+    )]
+    DirtyTree { files: Vec<String> },
+    #[error("the repository has no commits yet; commit something first (loki builds from a commit)")]
+    NoCommits,
+    #[error("the task is empty; describe what to build")]
+    EmptyTask,
+    #[error("run {run} not found in {dir}")]
+    RunNotFound { run: String, dir: PathBuf },
+    #[error("{action}: {detail}")]
+    Refused { action: &'static str, detail: String },
+    #[error(transparent)]
+    Core(#[from] loki_core::CoreError),
+    #[error(transparent)]
+    Git(#[from] loki_git::GitError),
+    #[error(transparent)]
+    Events(#[from] loki_events::EventError),
+    #[error(transparent)]
+    Receipt(#[from] loki_receipt::ReceiptError),
+    #[error(transparent)]
+    Checks(#[from] loki_checks::ChecksError),
+    #[error(transparent)]
+    Agent(#[from] loki_agent::AgentError),
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+impl EngineError {
+    /// True when the user's input or repository state is the problem (exit 2), not loki.
+    #[must_use]
+    pub fn is_usage(&self) -> bool {
+        match self {
+            EngineError::DirtyTree { .. }
+            | EngineError::NoCommits
+            | EngineError::EmptyTask
+            | EngineError::RunNotFound { .. }
+            | EngineError::Refused { .. } => true,
+            EngineError::Core(e) => e.is_usage(),
+            EngineError::Receipt(e) => e.is_usage(),
+            EngineError::Checks(e) => e.is_usage(),
+            EngineError::Agent(e) => e.is_setup(),
+            EngineError::Git(_)
+            | EngineError::Events(_)
+            | EngineError::Io { .. }
+            | EngineError::Runtime(_) => false,
+        }
+    }
+
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        EngineError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The build engine of loki: from a task to a verified commit on its own branch and a signed
+//! evidence receipt.
+//!
+//! # The stage machine ([`run_build`])
+//! intake (clean-tree check, base, worktree `.loki/worktrees/<run-id>` on branch `loki/<run-id>`,
+//! repo map, test map) → plan ‖ wall (acceptance tests written from the task and the file list
+//! only, sealed by hash) → gate (the wall green on the unchanged base ⇒ ALREADY_SATISFIED) →
+//! implement (fixed rules + quoted task + plan; wall edits reverted) → verify (impacted tests,
+//! wall, integrity rules against the base) ⇄ fix (at most [`engine::MAX_FIX_ROUNDS`]; the same
+//! failure [`engine::STALL_REPEATS`] times ⇒ STALLED) → commit (`Loki-Run: <id>` trailer; never
+//! the wall or `.loki/`) → seal (the receipt). One module per stage, one loop ([`engine`]) that
+//! emits `stage.started|completed|failed|skipped`. Commit and seal always run: after a cap, a budget
+//! stop, SIGINT or a stage that failed.
+//!
+//! # Outcome
+//! Facts decide, through [`loki_receipt::ReceiptBuilder`] and `loki_core::outcome::decide`:
+//! VERIFIED needs a non-empty diff, every check proving (passed, executed > 0, none failed), the
+//! wall sealed and passing, no integrity finding, no reverted wall edit and an untampered log.
+//! The agent's own claim (`finish: done`) is recorded, never trusted.
+//!
+//! # Isolation ([`isolation`])
+//! The agent, its commands and the checks run with a scrubbed environment, a run-private `HOME` and
+//! a private git directory that shows only the base. The user's checkout is never written:
+//! [`ops::apply`] fast-forwards the user's branch to a VERIFIED run's branch or refuses.
+//!
+//! # Never
+//! Print (the CLI prints; progress goes to an [`Observer`]), modify the user's checkout, commit the
+//! wall, or leave a started run without a receipt.
+
+pub mod demo;
+pub mod engine;
+mod error;
+pub mod implement;
+pub mod intake;
+pub mod isolation;
+pub mod ops;
+pub mod options;
+pub mod plan;
+pub mod repomap;
+mod seal;
+pub mod session;
+pub mod summary;
+pub mod verify;
+pub mod wall;
+
+pub use engine::{reserve_for, run_build};
+pub use error::EngineError;
+pub use options::{BuildOptions, DEFAULT_CAP, DEFAULT_DEEP_CAP, Observer, Progress, Silent, TaskInput};
+pub use summary::BuildReport;

@@ -1,0 +1,231 @@
+//! What a user does with a build run afterwards: `status`, `logs`, `apply`, `discard`.
+//!
+//! - [`apply`] fast-forwards the user's current branch to the run's branch, only when the run ended
+//!   VERIFIED or ALREADY_SATISFIED, the checkout has no uncommitted tracked changes, and the branch
+//!   is a fast-forward of the user's HEAD. Anything else is refused with the reason; nothing is
+//!   merged, rebased or overwritten.
+//! - [`discard`] removes the run's worktree and branch (never a running run's).
+//! - [`status`] and [`logs`] read `run.json` and the event log; they never write.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use loki_core::RunId;
+use loki_core::layout::Repo;
+use loki_core::process::{self, Spec, Streams};
+use loki_core::run::{RunRecord, RunStatus, RunStore};
+use loki_events::{Event, fold, read_events};
+use loki_git::Git;
+use serde::Serialize;
+
+use crate::EngineError;
+use crate::intake::branch_of;
+
+/// Merging is local; a minute means a hook or a lock is stuck.
+const GIT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A run as `loki status` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusView {
+    pub run_id: String,
+    pub kind: String,
+    pub status: String,
+    /// The stage running now, or the last one that ran.
+    pub stage: Option<String>,
+    pub elapsed_s: f64,
+    pub outcome: Option<String>,
+    pub exit_code: Option<i32>,
+    pub cost_usd: Option<f64>,
+    pub cost_measured: bool,
+    pub tokens: u64,
+    pub task: Option<String>,
+    pub branch: String,
+}
+
+fn seconds_between(a: &str, b: &str) -> Option<f64> {
+    // RFC 3339 UTC with milliseconds, as loki writes them: compare via seconds of the day and date.
+    let parse = |t: &str| -> Option<(i64, f64)> {
+        let (date, time) = t.split_once('T')?;
+        let days: i64 = date.replace('-', "").parse().ok()?;
+        let time = time.trim_end_matches('Z');
+        let mut parts = time.split(':');
+        let h: f64 = parts.next()?.parse().ok()?;
+        let m: f64 = parts.next()?.parse().ok()?;
+        let s: f64 = parts.next()?.parse().ok()?;
+        Some((days, h * 3600.0 + m * 60.0 + s))
+    };
+    let (da, sa) = parse(a)?;
+    let (db, sb) = parse(b)?;
+    // Runs spanning midnight: one day later adds a day (runs are capped far below a day).
+    let day = if db > da { 86_400.0 } else { 0.0 };
+    Some(sb + day - sa)
+}
+
+/// The status of one run.
+pub fn status(repo: &Repo, run: &RunId) -> Result<StatusView, EngineError> {
+    let store = RunStore::new(repo.clone());
+    let rec = store.load(run)?;
+    let events = events_of(&store, &rec)?;
+    let f = fold(&events);
+    let stage = f
+        .stages
+        .iter()
+        .rev()
+        .find(|s| s.state == loki_events::StageState::Started)
+        .or_else(|| f.stages.last())
+        .map(|s| s.name.clone());
+    let now = loki_core::time::now_rfc3339();
+    let end = rec.ended_at.clone().unwrap_or(now);
+    Ok(StatusView {
+        run_id: rec.id.to_string(),
+        kind: rec.kind.as_str().to_string(),
+        status: rec.status.as_str().to_string(),
+        stage,
+        elapsed_s: seconds_between(&rec.started_at, &end).unwrap_or(0.0).max(0.0),
+        outcome: rec.outcome.clone(),
+        exit_code: rec.exit_code,
+        cost_usd: f.cost_usd,
+        cost_measured: f.cost_usd.is_some(),
+        tokens: f.input_tokens + f.output_tokens,
+        task: rec.task.clone(),
+        branch: branch_of(&rec.id),
+    })
+}
+
+fn events_of(store: &RunStore, rec: &RunRecord) -> Result<Vec<Event>, EngineError> {
+    let path = store.dir(&rec.id).join("events.jsonl");
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    Ok(read_events(&path, Some(rec.id.as_str()))?.0)
+}
+
+/// One line per event: `HH:MM:SS type [stage] detail`.
+pub fn logs(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
+    let store = RunStore::new(repo.clone());
+    let rec = store.load(run)?;
+    Ok(events_of(&store, &rec)?.iter().map(log_line).collect())
+}
+
+/// How one event reads in `loki logs` (pure).
+#[must_use]
+pub fn log_line(e: &Event) -> String {
+    let time = e.ts.split_once('T').map_or(e.ts.as_str(), |(_, t)| t.trim_end_matches('Z'));
+    let time = time.split('.').next().unwrap_or(time);
+    let mut s = format!("{time} {:<18}", e.kind);
+    if let Some(stage) = &e.stage {
+        s.push_str(&format!(" {stage:<10}"));
+    }
+    let detail = e
+        .data
+        .get("detail")
+        .and_then(|d| d.as_str().map(str::to_string))
+        .unwrap_or_else(|| {
+            let mut data = e.data.clone();
+            data.remove("detail");
+            if data.is_empty() { String::new() } else { serde_json::Value::Object(data).to_string() }
+        });
+    if !detail.is_empty() {
+        s.push(' ');
+        s.push_str(&detail);
+    }
+    s.trim_end().to_string()
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<process::Output, EngineError> {
+    let spec = Spec::new("git", dir)
+        .args(args.iter().map(OsString::from))
+        .envs(process::scrubbed_env())
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C")
+        .timeout(GIT_TIMEOUT)
+        .streams(Streams::Separate);
+    process::run(&spec).map_err(|e| EngineError::Refused { action: "run git", detail: e.to_string() })
+}
+
+/// What [`apply`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Applied {
+    pub branch: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// Fast-forwards the user's current branch to the run's branch (see the module doc).
+pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
+    let store = RunStore::new(repo.clone());
+    let rec = store.load(run)?;
+    let refuse = |detail: String| EngineError::Refused { action: "loki apply refused", detail };
+    match rec.outcome.as_deref() {
+        Some("VERIFIED" | "ALREADY_SATISFIED") => {}
+        other => {
+            return Err(refuse(format!(
+                "run {run} ended {}; only a VERIFIED run is applied (its branch {} is there to inspect)",
+                other.unwrap_or("without an outcome"),
+                branch_of(run)
+            )));
+        }
+    }
+    let g = Git::new(&repo.root);
+    let branch = g
+        .current_branch()?
+        .ok_or_else(|| refuse("HEAD is detached; check out the branch to apply to".into()))?;
+    let dirty = g.dirty_tracked()?;
+    if !dirty.is_empty() {
+        return Err(refuse(format!("uncommitted changes to tracked files: {}", dirty.join(", "))));
+    }
+    let from = g.head()?.ok_or(EngineError::NoCommits)?;
+    let to = g.rev_parse(&branch_of(run))?;
+    if from == to {
+        return Ok(Applied { branch, from, to });
+    }
+    if !git(&repo.root, &["merge-base", "--is-ancestor", &from, &to])?.success() {
+        return Err(refuse(format!(
+            "{} is not a fast-forward of {branch} (it moved since the run started); rebase {} yourself or run the task again",
+            branch_of(run),
+            branch_of(run)
+        )));
+    }
+    let out = git(&repo.root, &["merge", "--ff-only", "-q", &to])?;
+    if !out.success() {
+        return Err(refuse(format!("git merge --ff-only failed: {}", out.stderr.tail_text(500))));
+    }
+    Ok(Applied { branch, from, to })
+}
+
+/// Removes the run's worktree and branch.
+pub fn discard(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
+    let store = RunStore::new(repo.clone());
+    let rec = store.load(run)?;
+    if rec.status == RunStatus::Running {
+        return Err(EngineError::Refused {
+            action: "loki discard refused",
+            detail: format!("run {run} is still running (pid {})", rec.pid),
+        });
+    }
+    let g = Git::new(&repo.root);
+    let mut removed = Vec::new();
+    let wt = repo.worktree_dir(run);
+    if wt.exists() {
+        g.worktree_remove(&wt)?;
+        removed.push(format!("worktree {}", wt.display()));
+    }
+    let branch = branch_of(run);
+    if g.rev_parse(&branch).is_ok() {
+        g.delete_branch(&branch)?;
+        removed.push(format!("branch {branch}"));
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_is_computed_from_rfc3339() {
+        assert_eq!(seconds_between("2026-01-01T10:00:00.000Z", "2026-01-01T10:01:12.500Z"), Some(72.5));
+        assert_eq!(seconds_between("2026-01-01T23:59:59.000Z", "2026-01-02T00:00:01.000Z"), Some(2.0));
+    }
+}

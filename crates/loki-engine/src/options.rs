@@ -1,0 +1,113 @@
+//! What a build run is asked to do, and how it reports progress while it runs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use loki_agent::{Backend, PriceTable};
+use loki_core::process::Cancel;
+use loki_core::run::RunKind;
+use loki_receipt::KeyEnv;
+
+/// Default run cap (`run.cap_s`): long enough for a model to implement and a mid-sized suite to
+/// run twice, short enough that a stuck run ends within a coffee break.
+pub const DEFAULT_CAP: Duration = Duration::from_secs(900);
+/// Default run cap with `--deep` (`run.deep_cap_s`).
+pub const DEFAULT_DEEP_CAP: Duration = Duration::from_secs(2700);
+
+/// The task as the user gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskInput {
+    pub text: String,
+    /// `text`, `file:<path>`, `demo`: the receipt's `task.source`.
+    pub source: String,
+}
+
+/// How one build run goes.
+#[derive(Debug)]
+pub struct BuildOptions {
+    pub task: TaskInput,
+    /// [`RunKind::Build`] (plan and wall) or [`RunKind::Quick`] (neither).
+    pub kind: RunKind,
+    /// The model: a provider for the built-in loop or a CLI agent.
+    pub backend: Backend,
+    /// The provider's name as chosen (`scripted`, `anthropic`, ...), for the receipt.
+    pub provider_label: String,
+    pub prices: PriceTable,
+    /// The run cap; the soft cap leaves [`crate::caps::reserve_for`] of it for commit and seal.
+    pub cap: Duration,
+    /// Stop when the measured cost reaches this many dollars.
+    pub max_cost_usd: Option<f64>,
+    /// Run every check (the full suite), not only the impacted ones.
+    pub deep: bool,
+    /// Commit the change on the run's branch (`--no-commit` turns it off).
+    pub commit: bool,
+    /// `$LOKI_HOME`: signing key and caches.
+    pub home: PathBuf,
+    /// Where the signing key comes from besides `home`.
+    pub key_env: KeyEnv,
+    /// Timeout of one check run (`checks.timeout_s`).
+    pub check_timeout: Duration,
+    /// Set by SIGINT (or a caller): the run stops at the next safe point and still seals.
+    pub cancel: Cancel,
+    /// The command line recorded in `run.json`.
+    pub command: Vec<String>,
+    /// Model turns per agent session.
+    pub max_turns: u32,
+}
+
+impl BuildOptions {
+    /// Options with the defaults for everything but the task, backend and home.
+    #[must_use]
+    pub fn new(task: TaskInput, backend: Backend, provider_label: &str, home: PathBuf) -> Self {
+        BuildOptions {
+            task,
+            kind: RunKind::Build,
+            backend,
+            provider_label: provider_label.to_string(),
+            prices: PriceTable::builtin(),
+            cap: DEFAULT_CAP,
+            max_cost_usd: None,
+            deep: false,
+            commit: true,
+            home,
+            key_env: KeyEnv::from_lookup(|_| None),
+            check_timeout: Duration::from_secs(600),
+            cancel: Cancel::new(),
+            command: Vec::new(),
+            max_turns: loki_agent::agent::DEFAULT_MAX_TURNS,
+        }
+    }
+}
+
+/// What the engine tells its caller while it runs (the CLI's status line, `--verbose`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// The run exists: its id, branch and worktree.
+    Started {
+        run_id: String,
+        branch: String,
+        worktree: PathBuf,
+    },
+    StageStarted { stage: &'static str },
+    StageEnded {
+        stage: &'static str,
+        state: &'static str,
+        seconds: f64,
+        detail: String,
+    },
+    /// Something worth a line in `--verbose`.
+    Note(String),
+}
+
+/// Receives progress. The engine never prints; the CLI decides what to show.
+pub trait Observer {
+    fn progress(&self, event: &Progress);
+}
+
+/// An observer that ignores everything (tests, benchmarks).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Observer for Silent {
+    fn progress(&self, _event: &Progress) {}
+}

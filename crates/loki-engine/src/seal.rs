@@ -1,0 +1,255 @@
+//! The seal stage: the run's facts into a signed receipt ([`loki_receipt::ReceiptBuilder::seal`]).
+//!
+//! Before sealing, the engine checks that nobody else wrote what it vouches for: the event log
+//! must be exactly the chain this process wrote (same count and head; an appended line with a
+//! valid hash is still someone else's line), and every sealed wall copy must still have its hash.
+//! Anything else is tampering: the outcome is FAILED and the reason is in NOT PROVEN.
+//!
+//! Facts mapped into the receipt: checks of the last verification (role `tests` or `wall`), the
+//! wall's files and its run on the base, the integrity findings plus one `reverted_wall_edit`
+//! finding per restored wall file, cost summed over sessions (`usd` null when any session was not
+//! measured), and the stage times.
+
+use loki_core::outcome::Outcome;
+use loki_events::{LogStatus, verify_log};
+use loki_git::Git;
+use loki_receipt::schema::{
+    Check as ReceiptCheck, CheckResult as ReceiptResult, Cost, DiffStats, IntegrityFinding, RepoState,
+    StageTime, Task, Time, Wall as ReceiptWall, WallFile as ReceiptWallFile,
+};
+use loki_receipt::{ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
+use sha2::{Digest, Sha256};
+
+use crate::EngineError;
+use crate::engine::RunState;
+use crate::summary::BuildReport;
+
+/// What sealing produced.
+#[derive(Debug, Clone)]
+pub(crate) struct SealedInfo {
+    pub outcome: Outcome,
+    pub receipt_sha256: String,
+    pub receipt_path: String,
+    pub keyid: String,
+    pub not_proven: Vec<String>,
+    pub head_sha: String,
+    pub changed: Vec<String>,
+    pub cost: Cost,
+    pub wall_s: f64,
+}
+
+fn map_status(s: loki_checks::CheckStatus) -> ReceiptResult {
+    match s {
+        loki_checks::CheckStatus::Pass => ReceiptResult::Passed,
+        loki_checks::CheckStatus::Fail => ReceiptResult::Failed,
+        loki_checks::CheckStatus::NotRun => ReceiptResult::NotRun,
+        loki_checks::CheckStatus::Flaky => ReceiptResult::Flaky,
+        loki_checks::CheckStatus::Timeout => ReceiptResult::TimedOut,
+    }
+}
+
+/// Seals the run (always called, whatever happened before).
+pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
+    s.log.append(loki_events::EventType::StageStarted, Some("seal"), serde_json::json!({}))?;
+    let git = Git::new(&s.repo.root);
+    let (head_sha, tree) = match (&s.head, &s.intake) {
+        (Some(h), _) => (h.clone(), git.tree_of(h)?),
+        (None, Some(i)) if !s.opts.commit => {
+            // Nothing committed on request: the receipt describes the worktree without the wall.
+            for f in &s.wall.files {
+                let _ = std::fs::remove_file(i.worktree.join(&f.path));
+            }
+            (s.base.clone(), Git::new(&i.worktree).snapshot_worktree()?)
+        }
+        _ => (s.base.clone(), git.tree_of(&s.base)?),
+    };
+    let diff_sha = git.diff_digest(&s.base, &tree)?;
+    let stat = git.diff_stat(&s.base, &tree)?;
+    let changed: Vec<String> = git.changes(&s.base, &tree)?.into_iter().map(|c| c.path).collect();
+
+    let mut tampered: Vec<String> = Vec::new();
+    let log_path = s.log.path().to_path_buf();
+    match verify_log(&log_path, Some(s.run_id.as_str())) {
+        Ok(sum) => match sum.status {
+            LogStatus::Intact if sum.count == s.log.count() && sum.head == s.log.head() => {}
+            LogStatus::Intact => tampered.push(format!(
+                "event log: {} events on disk, {} written by loki",
+                sum.count,
+                s.log.count()
+            )),
+            LogStatus::Interrupted { torn_bytes } => {
+                tampered.push(format!("event log: {torn_bytes} stray bytes at the end"));
+            }
+            LogStatus::Broken(bad) => tampered.push(format!("event log: line {}: {}", bad.line, bad.reason)),
+        },
+        Err(e) => tampered.push(format!("event log: {e}")),
+    }
+    for p in crate::wall::tampered_copies(&s.run_dir, &s.wall) {
+        tampered.push(format!("sealed wall copy changed: {p}"));
+    }
+
+    let mut facts = ReceiptFacts::new(s.run_id.as_str(), s.opts.kind);
+    facts.task = Task {
+        source: s.opts.task.source.clone(),
+        sha256: hex::encode(Sha256::digest(s.opts.task.text.as_bytes())),
+        reference: None,
+    };
+    facts.repo = RepoState {
+        origin: s.intake.as_ref().and_then(|i| i.origin.clone()),
+        base_sha: s.base.clone(),
+        head_sha: head_sha.clone(),
+        tree,
+    };
+    facts.diff = DiffStats {
+        sha256: diff_sha,
+        files: stat.files,
+        insertions: stat.insertions,
+        deletions: stat.deletions,
+    };
+    let v = s.verification.as_ref();
+    facts.wall = ReceiptWall {
+        files: s
+            .wall
+            .files
+            .iter()
+            .map(|f| ReceiptWallFile { path: f.path.clone(), sha256: f.sha256.clone() })
+            .collect(),
+        base_run: s.wall_base,
+        passed: s.already_satisfied || v.is_some_and(crate::verify::Verification::wall_passed),
+    };
+    if let Some(v) = v {
+        facts.checks = v
+            .results
+            .iter()
+            .map(|r| ReceiptCheck {
+                name: r.result.name.clone(),
+                kind: r.role.to_string(),
+                cmd: r.result.cmd.clone(),
+                result: map_status(r.result.result),
+                executed: r.result.executed,
+                passed: r.result.passed,
+                failed: r.result.failed,
+                skipped: r.result.skipped,
+                duration_s: r.result.duration_s,
+                log_sha256: r.result.log_sha256.clone(),
+            })
+            .collect();
+        facts.integrity = v
+            .findings
+            .iter()
+            .map(|f| IntegrityFinding { kind: f.kind.as_str().to_string(), path: f.path.clone(), detail: f.detail.clone() })
+            .collect();
+        facts.full_suite_ran = v.full_suite;
+        facts.extra_not_proven.extend(v.not_proven.iter().cloned());
+    }
+    for p in &s.reverted {
+        facts.integrity.push(IntegrityFinding {
+            kind: "reverted_wall_edit".into(),
+            path: p.clone(),
+            detail: "the agent edited a sealed wall test; it was restored from the sealed copy".into(),
+        });
+        facts.extra_not_proven.push(format!("reverted test edit: {p}"));
+    }
+    facts.extra_not_proven.extend(tampered.iter().map(|t| format!("tampering: {t}")));
+    facts.extra_not_proven.extend(s.notes.iter().cloned());
+    let measured = s.sessions.iter().filter(|x| x.cost_usd.is_some()).count() as u64;
+    let total = s.sessions.len() as u64;
+    let mut cost = Cost {
+        usd: (measured == total).then(|| s.sessions.iter().filter_map(|x| x.cost_usd).sum()),
+        measured_sessions: measured,
+        total_sessions: total,
+        ..Cost::default()
+    };
+    for x in &s.sessions {
+        cost.input_tokens += x.usage.input_tokens;
+        cost.output_tokens += x.usage.output_tokens;
+        cost.cache_read_tokens += x.usage.cache_read_tokens;
+        cost.cache_write_tokens += x.usage.cache_write_tokens;
+    }
+    facts.cost = cost;
+    let wall_s = s.started.elapsed().as_secs_f64();
+    facts.time = Time {
+        wall_s,
+        stages: s.stage_times.iter().map(|(n, t)| StageTime { stage: n.clone(), wall_s: *t }).collect(),
+    };
+    facts.provider = s.opts.provider_label.clone();
+    facts.model = s.sessions.iter().map(|x| x.model.clone()).find(|m| !m.is_empty()).unwrap_or_default();
+    facts.flags = RunFlags {
+        tampered: !tampered.is_empty(),
+        already_satisfied: s.already_satisfied,
+        budget_hit: s.budget_hit,
+        spec_conflict: s.spec_conflict,
+        stalled: s.stalled,
+    };
+    let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
+    let sealed = ReceiptBuilder::new(facts).seal(&s.run_dir, &mut s.log, &signer)?;
+    s.log.append(
+        loki_events::EventType::StageCompleted,
+        Some("seal"),
+        serde_json::json!({"detail": format!("{} · sha256:{}", sealed.receipt.verdict.as_str(), sealed.receipt.receipt_sha256)}),
+    )?;
+    Ok(SealedInfo {
+        outcome: sealed.receipt.verdict,
+        receipt_sha256: sealed.receipt.receipt_sha256.clone(),
+        receipt_path: sealed.receipt_path.display().to_string(),
+        keyid: sealed.keyid.clone(),
+        not_proven: sealed.receipt.not_proven.clone(),
+        head_sha,
+        changed,
+        cost,
+        wall_s,
+    })
+}
+
+/// The first NOT PROVEN entry that explains a non-zero exit (skipping the ones every run has).
+fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
+    let always = loki_receipt::builder::always_not_proven(s.opts.kind);
+    let specific = |prefix: &str| info.not_proven.iter().find(|n| n.starts_with(prefix)).cloned();
+    let generic = || {
+        info.not_proven
+            .iter()
+            .find(|n| n.as_str() != loki_receipt::builder::FULL_SUITE && !always.contains(&n.as_str()))
+            .cloned()
+    };
+    match info.outcome {
+        Outcome::Verified | Outcome::AlreadySatisfied => None,
+        Outcome::BudgetStop => specific("run cap").or_else(|| specific("cost budget")),
+        Outcome::Blocked => specific("spec conflict"),
+        Outcome::Stalled => specific("stalled"),
+        Outcome::Failed if s.interrupted => specific("interrupted"),
+        Outcome::Failed => specific("tampering").or_else(|| specific("integrity")).or_else(generic),
+        Outcome::Partial => specific("integrity").or_else(generic),
+    }
+    .or_else(generic)
+}
+
+/// The report the CLI prints.
+pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> BuildReport {
+    let reason = reason(s, &info);
+    let tokens = info.cost.input_tokens + info.cost.output_tokens + info.cost.cache_read_tokens + info.cost.cache_write_tokens;
+    let mut stages = s.stage_times.clone();
+    stages.retain(|(n, _)| n != "seal");
+    BuildReport {
+        run_id: s.run_id.to_string(),
+        outcome: info.outcome,
+        interrupted: s.interrupted,
+        exit_code,
+        reason,
+        receipt_sha256: info.receipt_sha256,
+        receipt_path: info.receipt_path,
+        signed_keyid: info.keyid,
+        not_proven: info.not_proven,
+        cost_usd: info.cost.usd,
+        provider: s.opts.provider_label.clone(),
+        tokens,
+        wall_s: info.wall_s,
+        stages,
+        branch: s.intake.as_ref().map(|i| i.branch.clone()).unwrap_or_default(),
+        worktree: s.intake.as_ref().map(|i| i.worktree.display().to_string()).unwrap_or_default(),
+        head_sha: info.head_sha,
+        base_sha: s.base.clone(),
+        changed_files: info.changed,
+        agent_s: s.sessions.iter().map(|x| x.model_seconds).sum(),
+        checks_s: s.checks_s,
+    }
+}

@@ -1,0 +1,205 @@
+//! One agent session inside a run: the built-in loop or a CLI agent, fenced, bounded by the run's
+//! time and money left, recorded as `session.started`, `cost` and `session.ended` events.
+//!
+//! A session that errors (provider down, script exhausted) is a fact of the run, not a crash of
+//! loki: it is returned as a [`SessionReport`] with `error` set, and the run goes on to commit
+//! and seal.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use loki_agent::{
+    Backend, FinishStatus, Limits, SessionConfig, SessionEnd, Transcript, Usage, run_session,
+};
+use loki_core::process::Cancel;
+use loki_events::{EventType, EventWriter};
+use serde_json::json;
+
+use crate::EngineError;
+use crate::isolation::{Fence, Fenced};
+
+/// How often a running session looks at the cancel flag (SIGINT).
+const CANCEL_POLL: Duration = Duration::from_millis(100);
+
+/// What a session did, as the engine needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionReport {
+    pub label: String,
+    pub end: String,
+    pub finish: Option<FinishStatus>,
+    pub detail: String,
+    pub usage: Usage,
+    /// `None`: not measured.
+    pub cost_usd: Option<f64>,
+    pub error: Option<String>,
+    /// The session stopped because the run's time or money ran out.
+    pub budget_hit: bool,
+    /// Stopped by SIGINT.
+    pub interrupted: bool,
+    pub model_seconds: f64,
+    pub model: String,
+}
+
+/// Everything one session needs.
+#[derive(Debug)]
+pub struct SessionSpec<'a> {
+    pub label: &'a str,
+    pub system: &'a str,
+    pub brief: &'a str,
+    pub dir: &'a Path,
+    pub fence: &'a Fence,
+    pub transcript: &'a Path,
+    pub time_left: Duration,
+    pub cost_left: Option<f64>,
+    pub max_turns: u32,
+    pub prices: &'a loki_agent::PriceTable,
+    pub cancel: &'a Cancel,
+}
+
+/// Runs one session and records it in `log`.
+pub fn run(
+    backend: &Backend,
+    spec: &SessionSpec<'_>,
+    log: &mut EventWriter,
+) -> Result<SessionReport, EngineError> {
+    log.append(
+        EventType::SessionStarted,
+        None,
+        json!({"session": spec.label, "time_left_s": spec.time_left.as_secs()}),
+    )?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(EngineError::Runtime)?;
+    let started = Instant::now();
+    let mut report = SessionReport {
+        label: spec.label.to_string(),
+        end: String::new(),
+        finish: None,
+        detail: String::new(),
+        usage: Usage::default(),
+        cost_usd: None,
+        error: None,
+        budget_hit: false,
+        interrupted: false,
+        model_seconds: 0.0,
+        model: String::new(),
+    };
+    match backend {
+        Backend::Loop(provider) => {
+            let fenced = Fenced::new(provider.as_ref(), spec.fence);
+            report.model = provider.model().to_string();
+            let mut cfg = SessionConfig::new(spec.brief);
+            cfg.system = spec.system.to_string();
+            cfg.label = Some(spec.label.to_string());
+            cfg.limits = Limits {
+                max_turns: spec.max_turns,
+                max_tokens: None,
+                max_cost_usd: spec.cost_left,
+                max_duration: Some(spec.time_left),
+            };
+            cfg.prices = spec.prices.clone();
+            cfg.transcript = Transcript::new(Some(spec.transcript.to_path_buf()));
+            let result = rt.block_on(async {
+                tokio::select! {
+                    r = run_session(&fenced, spec.dir, &cfg) => Some(r),
+                    () = cancelled(spec.cancel) => None,
+                }
+            });
+            match result {
+                None => {
+                    report.interrupted = true;
+                    report.end = "interrupted".into();
+                }
+                Some(Ok(o)) => {
+                    report.end = end_name(o.end).into();
+                    report.budget_hit = matches!(o.end, SessionEnd::TimeLimit | SessionEnd::CostLimit);
+                    report.finish = o.finish.as_ref().map(|f| f.status);
+                    report.detail = o.finish.map(|f| f.detail).unwrap_or_default();
+                    report.usage = o.usage;
+                    report.cost_usd = o.cost_usd;
+                }
+                Some(Err(e)) => {
+                    report.end = "error".into();
+                    report.error = Some(e.to_string());
+                }
+            }
+        }
+        Backend::Cli(agent) => {
+            let mut agent = agent.clone();
+            agent.timeout = agent.timeout.min(spec.time_left);
+            // The CLI agent needs its own credentials to reach its model; everything else is fenced.
+            let mut env = spec.fence.env();
+            for (k, v) in &agent.env {
+                let name = k.to_string_lossy();
+                let own = ["ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_"]
+                    .iter()
+                    .any(|p| name.starts_with(p));
+                if own && !env.iter().any(|(n, _)| n == k) {
+                    env.push((k.clone(), v.clone()));
+                }
+            }
+            agent.env = env;
+            report.model = agent.kind.name().to_string();
+            let brief = format!("{}\n\n{}", spec.system, spec.brief);
+            let result = rt.block_on(async {
+                tokio::select! {
+                    r = agent.run(&brief, spec.dir) => Some(r),
+                    () = cancelled(spec.cancel) => None,
+                }
+            });
+            match result {
+                None => {
+                    report.interrupted = true;
+                    report.end = "interrupted".into();
+                }
+                Some(Ok(o)) => {
+                    report.end = format!("exit {}", o.exit_code);
+                    report.finish = Some(FinishStatus::Done);
+                    report.usage = o.usage.unwrap_or_default();
+                    report.cost_usd = o.cost_usd;
+                }
+                Some(Err(e)) => {
+                    report.budget_hit = matches!(e, loki_agent::AgentError::CliTimeout { .. })
+                        && agent.timeout >= spec.time_left;
+                    report.end = "error".into();
+                    report.error = Some(e.to_string());
+                }
+            }
+        }
+    }
+    // A blocked `run` tool child is killed by its own timeout; do not wait for it here.
+    rt.shutdown_background();
+    report.model_seconds = started.elapsed().as_secs_f64();
+    log.append(
+        EventType::Cost,
+        None,
+        json!({"session": spec.label, "usd": report.cost_usd, "input_tokens": report.usage.input_tokens,
+               "output_tokens": report.usage.output_tokens, "cache_read_tokens": report.usage.cache_read_tokens,
+               "cache_write_tokens": report.usage.cache_write_tokens}),
+    )?;
+    log.append(
+        EventType::SessionEnded,
+        None,
+        json!({"session": spec.label, "end": report.end, "finish": report.finish,
+               "error": report.error, "seconds": report.model_seconds}),
+    )?;
+    Ok(report)
+}
+
+async fn cancelled(cancel: &Cancel) {
+    while !cancel.is_cancelled() {
+        tokio::time::sleep(CANCEL_POLL).await;
+    }
+}
+
+fn end_name(end: SessionEnd) -> &'static str {
+    match end {
+        SessionEnd::Finished => "finished",
+        SessionEnd::TurnLimit => "turn_limit",
+        SessionEnd::TokenLimit => "token_limit",
+        SessionEnd::CostLimit => "cost_limit",
+        SessionEnd::TimeLimit => "time_limit",
+        SessionEnd::NoFinish => "no_finish",
+    }
+}

@@ -1,0 +1,176 @@
+//! The summary printed at the end of a run (DESIGN.md), as text and as one JSON object.
+//!
+//! ```text
+//! Outcome:    VERIFIED
+//! Reason:     <only when the exit code is non-zero>
+//! Receipt:    sha256:<64 hex>
+//! NOT PROVEN: full suite, app boot, security scan
+//! Cost:       $0.42 (anthropic, 212k tokens)        | not measured (never $0.00 for unknown)
+//! Time:       1m12s (intake 1s, plan 8s, implement 51s, verify 9s, ...)
+//! ```
+//! Labels are padded to 12 columns. Pure: the same report always renders the same text.
+
+use loki_core::outcome::{ExitCode, Outcome};
+use serde::Serialize;
+
+/// Column where values start.
+const LABEL_WIDTH: usize = 12;
+
+/// How a run ended, as the CLI prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BuildReport {
+    pub run_id: String,
+    pub outcome: Outcome,
+    /// `None` unless interrupted (then the exit code is 130 whatever the outcome).
+    #[serde(skip)]
+    pub interrupted: bool,
+    pub exit_code: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub receipt_sha256: String,
+    pub receipt_path: String,
+    pub signed_keyid: String,
+    pub not_proven: Vec<String>,
+    pub cost_usd: Option<f64>,
+    pub provider: String,
+    pub tokens: u64,
+    pub wall_s: f64,
+    pub stages: Vec<(String, f64)>,
+    pub branch: String,
+    pub worktree: String,
+    pub head_sha: String,
+    pub base_sha: String,
+    pub changed_files: Vec<String>,
+    /// Seconds spent in agent sessions and in test processes (for the harness benchmark).
+    pub agent_s: f64,
+    pub checks_s: f64,
+}
+
+impl BuildReport {
+    /// The exit code for the outcome (130 when interrupted).
+    #[must_use]
+    pub fn exit(outcome: Outcome, interrupted: bool) -> ExitCode {
+        if interrupted {
+            ExitCode::Interrupted
+        } else {
+            outcome.exit_code()
+        }
+    }
+}
+
+/// Seconds as `1m12s`, `9s`, `0.4s`.
+#[must_use]
+pub fn duration(secs: f64) -> String {
+    if secs < 1.0 {
+        return format!("{secs:.1}s");
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let total = secs.round() as u64;
+    if total < 60 {
+        format!("{total}s")
+    } else if total < 3600 {
+        format!("{}m{:02}s", total / 60, total % 60)
+    } else {
+        format!("{}h{:02}m", total / 3600, (total % 3600) / 60)
+    }
+}
+
+/// Tokens as `212k`, `1.2M`, `950`.
+#[must_use]
+pub fn tokens(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1e6)
+    } else if n >= 1000 {
+        format!("{}k", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
+fn line(out: &mut String, label: &str, value: &str) {
+    out.push_str(&format!("{label:<LABEL_WIDTH$}{value}\n"));
+}
+
+/// The text summary.
+#[must_use]
+pub fn render(r: &BuildReport) -> String {
+    let mut s = String::new();
+    line(&mut s, "Outcome:", r.outcome.as_str());
+    if r.exit_code != 0
+        && let Some(reason) = &r.reason
+    {
+        line(&mut s, "Reason:", reason);
+    }
+    line(&mut s, "Receipt:", &format!("sha256:{}", r.receipt_sha256));
+    line(&mut s, "NOT PROVEN:", &r.not_proven.join(", "));
+    let cost = match r.cost_usd {
+        Some(usd) => format!("${usd:.2} ({}, {} tokens)", r.provider, tokens(r.tokens)),
+        None => format!("not measured ({}, {} tokens)", r.provider, tokens(r.tokens)),
+    };
+    line(&mut s, "Cost:", &cost);
+    let stages: Vec<String> = r
+        .stages
+        .iter()
+        .map(|(name, secs)| format!("{name} {}", duration(*secs)))
+        .collect();
+    line(&mut s, "Time:", &format!("{} ({})", duration(r.wall_s), stages.join(", ")));
+    s
+}
+
+/// The `--json` object.
+#[must_use]
+pub fn to_json(r: &BuildReport) -> serde_json::Value {
+    serde_json::to_value(r).unwrap_or_else(|e| serde_json::json!({"error": e.to_string()}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(outcome: Outcome, exit_code: u8) -> BuildReport {
+        BuildReport {
+            run_id: "run_20260101_000000_abcd".into(),
+            outcome,
+            interrupted: false,
+            exit_code,
+            reason: Some("the wall did not pass".into()),
+            receipt_sha256: "ab".repeat(32),
+            receipt_path: String::new(),
+            signed_keyid: String::new(),
+            not_proven: vec!["full suite".into(), "app boot".into(), "security scan".into()],
+            cost_usd: None,
+            provider: "scripted".into(),
+            tokens: 212_345,
+            wall_s: 72.4,
+            stages: vec![("intake".into(), 0.6), ("implement".into(), 51.0), ("verify".into(), 9.2)],
+            branch: String::new(),
+            worktree: String::new(),
+            head_sha: String::new(),
+            base_sha: String::new(),
+            changed_files: vec![],
+            agent_s: 0.0,
+            checks_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_summary_has_the_design_format() {
+        let ok = render(&report(Outcome::Verified, 0));
+        let want = format!(
+            "Outcome:    VERIFIED\nReceipt:    sha256:{}\nNOT PROVEN: full suite, app boot, security scan\nCost:       not measured (scripted, 212k tokens)\nTime:       1m12s (intake 0.6s, implement 51s, verify 9s)\n",
+            "ab".repeat(32)
+        );
+        assert_eq!(ok, want);
+        let failed = render(&report(Outcome::Failed, 1));
+        assert!(failed.contains("\nReason:     the wall did not pass\n"), "{failed}");
+    }
+
+    #[test]
+    fn durations_and_tokens_read_naturally() {
+        assert_eq!(duration(0.42), "0.4s");
+        assert_eq!(duration(9.4), "9s");
+        assert_eq!(duration(3725.0), "1h02m");
+        assert_eq!(tokens(950), "950");
+        assert_eq!(tokens(1_234_567), "1.2M");
+    }
+}

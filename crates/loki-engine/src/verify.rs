@@ -1,0 +1,251 @@
+//! The verify stage: the impacted tests, the wall, and the integrity rules against the base.
+//!
+//! - **Impacted tests**: the checks owning a changed path (deepest package directory containing it;
+//!   all checks when a changed path belongs to none, or with `--deep`). Each runs once more when it
+//!   fails: fail-then-pass is `flaky`, which is not a pass.
+//! - **Wall**: each sealed wall file through its own check ([`crate::wall::wall_check`]).
+//! - **Integrity**: [`loki_checks::scan_changes`] from the base commit to a snapshot of the
+//!   worktree (wall files excluded: their edits are handled by restoring, see [`crate::wall`]), and,
+//!   when the change modified test files, their base versions run against the new code
+//!   ([`loki_checks::original_tests_on_new_code`], with the base results from
+//!   [`loki_checks::run_baseline`], cached by tree).
+//!
+//! The [`Verification::signature`] of a failing verification (failing test ids, failing checks,
+//! findings) is what the fix loop compares to detect a stall.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
+use loki_git::Git;
+use sha2::{Digest, Sha256};
+
+use crate::EngineError;
+use crate::wall::Wall;
+
+/// Characters of a failing check's log shown to the fixing agent.
+const FEEDBACK_LOG_CHARS: usize = 3000;
+
+/// One check's result with its role in the receipt (`tests` or `wall`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleResult {
+    pub role: &'static str,
+    pub result: CheckResult,
+}
+
+/// What one verification found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Verification {
+    pub head_tree: String,
+    pub changed: Vec<String>,
+    pub results: Vec<RoleResult>,
+    pub findings: Vec<Finding>,
+    pub not_proven: Vec<String>,
+    pub pre_existing: Vec<String>,
+    pub full_suite: bool,
+}
+
+impl Verification {
+    /// Every check proved something and nothing was found.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        !self.results.is_empty()
+            && self.results.iter().all(|r| proves(&r.result))
+            && self.findings.is_empty()
+    }
+
+    /// The wall's checks all proved something (false when there are none).
+    #[must_use]
+    pub fn wall_passed(&self) -> bool {
+        let wall: Vec<&RoleResult> = self.results.iter().filter(|r| r.role == "wall").collect();
+        !wall.is_empty() && wall.iter().all(|r| proves(&r.result))
+    }
+
+    /// A short hash of what failed: equal signatures mean the same failure.
+    #[must_use]
+    pub fn signature(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        for r in self.results.iter().filter(|r| !proves(&r.result)) {
+            parts.push(format!("check {} {:?}", r.result.name, r.result.result));
+            parts.extend(r.result.failing_ids.iter().map(|id| format!("test {}:{id}", r.result.name)));
+        }
+        parts.extend(self.findings.iter().map(|f| format!("finding {} {}", f.kind.as_str(), f.path)));
+        parts.sort();
+        let digest = Sha256::digest(parts.join("\n").as_bytes());
+        hex::encode(&digest[..8])
+    }
+
+    /// The failures grouped by check, for the fixing agent.
+    #[must_use]
+    pub fn feedback(&self) -> String {
+        let mut s = String::new();
+        for r in self.results.iter().filter(|r| !proves(&r.result)) {
+            let c = &r.result;
+            s.push_str(&format!(
+                "## {} `{}`: {} ({} failed of {} executed){}\n",
+                r.role,
+                c.cmd,
+                status_word(c.result),
+                c.failed,
+                c.executed,
+                c.reason.as_ref().map(|x| format!(": {x}")).unwrap_or_default()
+            ));
+            for id in &c.failing_ids {
+                s.push_str(&format!("- failing: {id}\n"));
+            }
+            let log = std::fs::read(&c.log_path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+            let tail: String = log.chars().rev().take(FEEDBACK_LOG_CHARS).collect::<Vec<_>>().into_iter().rev().collect();
+            s.push_str(&format!("```\n{tail}\n```\n"));
+        }
+        if !self.findings.is_empty() {
+            s.push_str("## integrity findings (changes that weaken the tests are not accepted)\n");
+            for f in &self.findings {
+                s.push_str(&format!("- {} {}: {}\n", f.kind.as_str(), f.path, f.detail));
+            }
+        }
+        s
+    }
+}
+
+/// A check result proves something: passed, more than zero executed, none failed.
+#[must_use]
+pub fn proves(c: &CheckResult) -> bool {
+    c.result == CheckStatus::Pass && c.executed > 0 && c.failed == 0
+}
+
+fn status_word(s: CheckStatus) -> &'static str {
+    match s {
+        CheckStatus::Pass => "passed",
+        CheckStatus::Fail => "failed",
+        CheckStatus::NotRun => "not run",
+        CheckStatus::Flaky => "flaky",
+        CheckStatus::Timeout => "timed out",
+    }
+}
+
+/// Where and how verification runs.
+#[derive(Debug)]
+pub struct VerifyInput<'a> {
+    pub worktree: &'a Path,
+    pub base: &'a str,
+    pub checks: &'a [Check],
+    pub wall: &'a Wall,
+    pub env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    pub log_dir: PathBuf,
+    pub timeout: Duration,
+    pub deep: bool,
+    pub baseline_cache: PathBuf,
+}
+
+/// The paths changed from `base` to the worktree as it is now, wall files excluded, and the tree.
+pub fn changed_paths(worktree: &Path, base: &str, wall: &Wall) -> Result<(String, Vec<String>), EngineError> {
+    let git = Git::new(worktree);
+    let tree = git.snapshot_worktree()?;
+    let changed = git
+        .changes(base, &tree)?
+        .into_iter()
+        .map(|c| c.path)
+        .filter(|p| !wall.files.iter().any(|w| &w.path == p))
+        .collect();
+    Ok((tree, changed))
+}
+
+/// The checks a change impacts (see the module doc).
+#[must_use]
+pub fn impacted(checks: &[Check], changed: &[String], deep: bool) -> (Vec<Check>, bool) {
+    if deep || changed.iter().any(|p| loki_checks::weakened::checks_for(checks, p).is_empty()) {
+        return (checks.to_vec(), true);
+    }
+    let mut out: Vec<Check> = Vec::new();
+    for p in changed {
+        for c in loki_checks::weakened::checks_for(checks, p) {
+            if !out.iter().any(|o| o.name == c.name) {
+                out.push(c.clone());
+            }
+        }
+    }
+    let all = out.len() == checks.len();
+    (out, all)
+}
+
+/// Runs one verification.
+pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
+    let (head_tree, changed) = changed_paths(input.worktree, input.base, input.wall)?;
+    let mut v = Verification {
+        head_tree: head_tree.clone(),
+        changed: changed.clone(),
+        ..Verification::default()
+    };
+    let opts = RunOptions {
+        timeout: input.timeout,
+        output_cap: loki_checks::exec::DEFAULT_LOG_CAP,
+        log_dir: input.log_dir.clone(),
+        env: input.env.clone(),
+        rerun_failed: true,
+    };
+    let (to_run, full) = if changed.is_empty() { (Vec::new(), false) } else { impacted(input.checks, &changed, input.deep) };
+    v.full_suite = full;
+    let mut head_results = Vec::new();
+    for c in &to_run {
+        let r = run_check(&c.at_root(input.worktree), &opts)?;
+        head_results.push(r.clone());
+        v.results.push(RoleResult { role: "tests", result: r });
+    }
+    for w in &input.wall.files {
+        let r = run_check(&w.check, &opts)?;
+        v.results.push(RoleResult { role: "wall", result: r });
+    }
+    let git = Git::new(input.worktree);
+    let wall_paths: Vec<&str> = input.wall.files.iter().map(|w| w.path.as_str()).collect();
+    v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)?
+        .into_iter()
+        .filter(|f| !wall_paths.contains(&f.path.as_str()))
+        .collect();
+    let modified_tests = loki_checks::weakened::modified_test_files(&git, input.base, &head_tree)?;
+    if !modified_tests.is_empty() && !to_run.is_empty() {
+        let base = loki_checks::run_baseline(input.worktree, input.base, &to_run, &opts, &input.baseline_cache)?;
+        let report = loki_checks::original_tests_on_new_code(
+            input.worktree,
+            input.base,
+            &head_tree,
+            &to_run,
+            &base.results,
+            &head_results,
+            &opts,
+        )?;
+        v.findings.extend(report.findings.into_iter().filter(|f| !wall_paths.contains(&f.path.as_str())));
+        v.not_proven.extend(report.not_proven.into_iter().map(|n| format!("original tests: {n}")));
+    }
+    v.findings.sort();
+    v.findings.dedup();
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loki_checks::CheckKind;
+
+    fn check(name: &str, dir: &str) -> Check {
+        Check {
+            name: name.into(),
+            kind: CheckKind::Pytest,
+            dir: dir.into(),
+            cwd: PathBuf::from("/r").join(dir),
+            command: vec![],
+            script: None,
+            why: String::new(),
+        }
+    }
+
+    #[test]
+    fn impacted_checks_are_the_owners_of_the_changed_paths() {
+        let checks = [check("pytest:a", "a"), check("pytest:b", "b")];
+        let (got, full) = impacted(&checks, &["a/x.py".into()], false);
+        assert_eq!(got.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["pytest:a"]);
+        assert!(!full);
+        let (got, full) = impacted(&checks, &["README.md".into()], false);
+        assert_eq!(got.len(), 2);
+        assert!(full);
+    }
+}

@@ -1,0 +1,97 @@
+//! Stale backups: `<file>.loki.bak` left by a fix that never finished (the process was killed
+//! between the backup and the verification, or the verification was a harness error).
+//!
+//! A backup's bytes are the only copy of the original, so `loki fix` looks for them first and
+//! reports each; [`restore`] puts the original back byte for byte and removes the backup
+//! (through [`loki_patch::backup::restore`]). Nothing here deletes a backup without restoring it.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use loki_patch::backup::SUFFIX;
+
+use crate::HealError;
+use crate::resolve::SKIPPED_DIRS;
+
+/// Bound on the search, as for source resolution.
+const MAX_WALK_ENTRIES: usize = 100_000;
+
+/// A backup found in the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleBackup {
+    pub backup: PathBuf,
+    /// The file it is the backup of.
+    pub file: PathBuf,
+    /// `file` relative to the repository root.
+    pub rel: String,
+}
+
+/// Every `*.loki.bak` under `root`, outside the skipped directories, sorted by path.
+#[must_use]
+pub fn find_stale(root: &Path) -> Vec<StaleBackup> {
+    let mut found = Vec::new();
+    let mut queue = VecDeque::from([root.to_path_buf()]);
+    let mut seen = 0usize;
+    while let Some(dir) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > MAX_WALK_ENTRIES {
+                break;
+            }
+            let Ok(ft) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().into_owned();
+            if ft.is_dir() {
+                if !SKIPPED_DIRS.contains(&name.as_str()) {
+                    queue.push_back(e.path());
+                }
+            } else if ft.is_file()
+                && let Some(orig) = name.strip_suffix(SUFFIX)
+                && !orig.is_empty()
+            {
+                let file = dir.join(orig);
+                let rel = file
+                    .strip_prefix(root)
+                    .map_or_else(|_| file.display().to_string(), |r| r.display().to_string());
+                found.push(StaleBackup {
+                    backup: e.path(),
+                    file,
+                    rel,
+                });
+            }
+        }
+    }
+    found.sort_by(|a, b| a.backup.cmp(&b.backup));
+    found
+}
+
+/// Restores one backup over its file, byte for byte, and removes the backup.
+pub fn restore(b: &StaleBackup) -> Result<(), HealError> {
+    loki_patch::backup::restore(&b.file)?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are written directly
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_and_restores_backups_but_not_in_skipped_dirs() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        std::fs::write(root.join("src/a.py"), "patched").unwrap();
+        std::fs::write(root.join("src/a.py.loki.bak"), "original\r\n").unwrap();
+        std::fs::write(root.join("node_modules/x/i.js.loki.bak"), "x").unwrap();
+        let found = find_stale(root);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rel, "src/a.py");
+        restore(&found[0]).unwrap();
+        assert_eq!(std::fs::read(root.join("src/a.py")).unwrap(), b"original\r\n");
+        assert!(find_stale(root).is_empty());
+    }
+}

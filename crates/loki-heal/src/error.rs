@@ -1,0 +1,111 @@
+//! The error type of `loki-heal`. Each variant names what failed, carries the evidence and says
+//! what to do next.
+
+use std::path::PathBuf;
+
+/// Errors of recording, diagnosing, patching and replaying incidents.
+#[derive(Debug, thiserror::Error)]
+pub enum HealError {
+    #[error("{path}: {problem}; record the crash again with `loki run -- <command>`")]
+    BadIncident { path: PathBuf, problem: String },
+
+    #[error("run {run} has no incident ({path} is missing); `loki runs list` shows runs, incidents come from `loki run`")]
+    NotAnIncident { run: String, path: PathBuf },
+
+    #[error("no incident recorded in {dir}; run the crashing command under `loki run -- <command>` first")]
+    NoIncident { dir: PathBuf },
+
+    #[error("nothing to run: give the command after `--`, e.g. `loki run -- python3 app.py`")]
+    EmptyCommand,
+
+    #[error("{program} not found: {detail}")]
+    CommandNotFound { program: String, detail: String },
+
+    #[error("no source file of this crash is inside the repository {root}{refused}; loki only edits files in the repository")]
+    NoSource { root: PathBuf, refused: String },
+
+    #[error("the model's patch was rejected {attempts} times; last problem: {problem}")]
+    BadModelAnswer { attempts: u32, problem: String },
+
+    #[error("{path} is read-only; loki does not change files you protected: make it writable (`chmod u+w {path}`) and retry", path = path.display())]
+    ReadOnly { path: PathBuf },
+
+    #[error("a backup {} exists from an earlier fix that was never verified or rolled back; `loki fix --restore` puts the original back (or delete the backup to keep the current file)", backup.display())]
+    StaleBackup { backup: PathBuf },
+
+    #[error("{path} changed after the patch was shown; nothing was applied: run `loki fix --apply` again", path = path.display())]
+    ChangedUnderneath { path: PathBuf },
+
+    #[error("no model is configured for `loki fix --apply`: {hint}")]
+    NoModel { hint: String },
+
+    #[error("`{provider}` is a CLI agent that edits files itself; `loki fix` asks a model for one JSON patch: choose openai, anthropic or scripted (e.g. --model openai/gpt-4.1)")]
+    CliProvider { provider: String },
+
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("cannot run `{command}`: {source}")]
+    Process {
+        command: String,
+        #[source]
+        source: loki_core::process::ProcessError,
+    },
+
+    #[error("the async runtime for the model call could not start: {0}")]
+    Runtime(std::io::Error),
+
+    #[error(transparent)]
+    Core(#[from] loki_core::CoreError),
+    #[error(transparent)]
+    Events(#[from] loki_events::EventError),
+    #[error(transparent)]
+    Patch(#[from] loki_patch::PatchError),
+    #[error(transparent)]
+    Agent(#[from] loki_agent::AgentError),
+    #[error(transparent)]
+    Receipt(#[from] loki_receipt::ReceiptError),
+}
+
+impl HealError {
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        HealError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// True when the problem is in the user's input or setup (exit 2), not a failure while
+    /// healing (exit 1).
+    #[must_use]
+    pub fn is_usage(&self) -> bool {
+        match self {
+            HealError::BadIncident { .. }
+            | HealError::NotAnIncident { .. }
+            | HealError::NoIncident { .. }
+            | HealError::EmptyCommand
+            | HealError::CommandNotFound { .. }
+            | HealError::NoSource { .. }
+            | HealError::ReadOnly { .. }
+            | HealError::StaleBackup { .. }
+            | HealError::ChangedUnderneath { .. }
+            | HealError::NoModel { .. }
+            | HealError::CliProvider { .. } => true,
+            HealError::Patch(e) => matches!(e, loki_patch::PatchError::BackupExists { .. }),
+            HealError::Core(e) => e.is_usage(),
+            HealError::Agent(e) => e.is_setup(),
+            HealError::Receipt(e) => e.is_usage(),
+            HealError::BadModelAnswer { .. }
+            | HealError::Io { .. }
+            | HealError::Process { .. }
+            | HealError::Runtime(_)
+            | HealError::Events(_) => false,
+        }
+    }
+}

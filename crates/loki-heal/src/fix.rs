@@ -1,0 +1,546 @@
+//! `loki fix --apply`: one heal run, from proposal to signed receipt.
+//!
+//! A [`FixSession`] is a run of kind `heal` that references one incident. Its steps, each
+//! recorded in the run's event log:
+//! 1. [`FixSession::propose`]: a patch from the model ([`crate::synth`]) or, for the bundled demo
+//!    only, the fallback ([`crate::demo`]); validated and planned in memory — nothing written.
+//! 2. The caller shows the diff and asks for confirmation (or declines: [`FixSession::decline`]).
+//! 3. [`FixSession::apply`]: refuses a read-only file, a stale backup, or a file that changed
+//!    since step 1; then `loki-patch` writes `<file>.loki.bak` byte for byte and the patched file
+//!    (`patch.applied`).
+//! 4. [`FixSession::verify`] runs `repro.sh` and settles:
+//!    exit 0 → verified, backup removed (`patch.verified`); exit 1 → crash persisted, file
+//!    restored from the backup byte for byte and checked by SHA-256, backup removed
+//!    (`patch.rolled_back`); harness error → patch and backup both kept.
+//!    Without verification (`--no-verify`) the backup is kept.
+//! 5. [`FixSession::finish`] seals a signed receipt (kind `heal`): `task` is the incident
+//!    (`source: incident`, the SHA-256 of `incident.json`, `ref: <incident run>#<signature id>`),
+//!    `diff.sha256` is the SHA-256 of the unified diff of the patch (the patch is not committed, so
+//!    there is no `diff-tree` to hash), `checks` holds the reproduction as a check of kind
+//!    `repro`, NOT PROVEN says what the verification did not cover, there are no assessments.
+//!
+//! A failure at any step is recorded ([`FixSession::fail`]) and still ends in a receipt, whose
+//! verdict is then FAILED: every fix attempt leaves evidence.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use loki_agent::{Provider, Transcript, Usage};
+use loki_core::RunId;
+use loki_core::layout::Repo;
+use loki_core::outcome::Outcome;
+use loki_core::run::{RunKind, RunRecord, RunStatus, RunStore};
+use loki_events::{EventType, EventWriter};
+use loki_patch::ApplyOptions;
+use loki_receipt::schema::{Check, CheckResult, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
+use loki_receipt::{ReceiptBuilder, ReceiptFacts, Sealed, Signer};
+use serde_json::json;
+
+use crate::HealError;
+use crate::incident::Incident;
+use crate::proposal::{PlannedEdit, Proposal, plan};
+use crate::repro::{Replay, ReplayVerdict};
+use crate::resolve::{Resolution, resolve};
+use crate::synth::synthesize_blocking;
+
+/// Provider name recorded when the demo's built-in patch was used.
+pub const FALLBACK_PROVIDER: &str = "builtin";
+/// Model name recorded when the demo's built-in patch was used.
+pub const FALLBACK_MODEL: &str = "demo-fallback";
+
+/// Where the patch comes from.
+#[derive(Debug)]
+pub enum PatchSource<'a> {
+    Model(&'a dyn Provider),
+    /// The bundled demo's built-in patch ([`crate::demo::fallback_for`]).
+    Fallback(Proposal),
+}
+
+/// Options of a fix.
+#[derive(Debug, Clone, Default)]
+pub struct FixOptions {
+    /// loki's command line, for `run.json`.
+    pub argv: Vec<String>,
+    /// Overrides the incident's timeout for the reproduction.
+    pub repro_timeout: Option<Duration>,
+}
+
+/// How a fix ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The crash no longer reproduces; the backup was removed.
+    Verified,
+    /// The crash persisted; the file was restored byte for byte and the backup removed.
+    RolledBack { restored_exactly: bool },
+    /// The reproduction could not tell; the patch and the backup are both kept.
+    Harness { reason: String, backup: PathBuf },
+    /// Applied without verification (`--no-verify`); the backup is kept.
+    NotVerified { backup: PathBuf },
+    /// The user declined the patch; nothing was written.
+    Declined,
+    /// No patch was applied.
+    Failed { reason: String },
+}
+
+/// What [`FixSession::finish`] returns.
+#[derive(Debug)]
+pub struct FixReport {
+    pub run_id: RunId,
+    pub settled: Settled,
+    pub outcome: Outcome,
+    pub planned: Option<PlannedEdit>,
+    pub replay: Option<Replay>,
+    pub sealed: Sealed,
+    pub not_proven: Vec<String>,
+    pub cost_usd: Option<f64>,
+    pub usage: Usage,
+    pub provider: String,
+    pub model: String,
+    pub elapsed: Duration,
+}
+
+/// One heal run in progress.
+#[derive(Debug)]
+pub struct FixSession {
+    repo: Repo,
+    store: RunStore,
+    rec: RunRecord,
+    run_dir: PathBuf,
+    log: EventWriter,
+    incident: Incident,
+    incident_dir: PathBuf,
+    incident_sha256: String,
+    resolution: Resolution,
+    opts: FixOptions,
+    started: Instant,
+    stages: Vec<StageTime>,
+    planned: Option<PlannedEdit>,
+    applied: bool,
+    replay: Option<Replay>,
+    settled: Option<Settled>,
+    usage: Usage,
+    cost_usd: Option<f64>,
+    measured: bool,
+    provider: String,
+    model: String,
+}
+
+impl FixSession {
+    /// Loads the incident of run `incident_run` and starts a heal run for it.
+    pub fn start(repo: &Repo, incident_run: &RunId, opts: FixOptions) -> Result<FixSession, HealError> {
+        let store = RunStore::new(repo.clone());
+        let incident_dir = store.dir(incident_run);
+        let (incident, bytes) = crate::incident::load(&incident_dir)?;
+        let resolution = resolve(&repo.root, &incident);
+        let rec = store.start(
+            RunKind::Heal,
+            Some(format!("heal {}: {}", incident.run_id, incident.signature.text)),
+            opts.argv.clone(),
+        )?;
+        let run_dir = store.dir(&rec.id);
+        let mut log = EventWriter::open(&run_dir, rec.id.as_str())?;
+        log.append(
+            EventType::RunStarted,
+            None,
+            json!({"kind": "heal", "incident": incident.run_id, "signature": incident.signature.id}),
+        )?;
+        Ok(FixSession {
+            repo: repo.clone(),
+            store,
+            rec,
+            run_dir,
+            log,
+            incident,
+            incident_dir,
+            incident_sha256: sha256_hex(&bytes),
+            resolution,
+            opts,
+            started: Instant::now(),
+            stages: Vec::new(),
+            planned: None,
+            applied: false,
+            replay: None,
+            settled: None,
+            usage: Usage::default(),
+            cost_usd: Some(0.0),
+            measured: false,
+            provider: String::new(),
+            model: String::new(),
+        })
+    }
+
+    /// The heal run's id.
+    #[must_use]
+    pub fn run_id(&self) -> &RunId {
+        &self.rec.id
+    }
+
+    #[must_use]
+    pub fn incident(&self) -> &Incident {
+        &self.incident
+    }
+
+    #[must_use]
+    pub fn resolution(&self) -> &Resolution {
+        &self.resolution
+    }
+
+    /// The planned patch, once [`FixSession::propose`] succeeded.
+    #[must_use]
+    pub fn planned(&self) -> Option<&PlannedEdit> {
+        self.planned.as_ref()
+    }
+
+    fn stage(&mut self, name: &str, since: Instant) {
+        self.stages.push(StageTime {
+            stage: name.to_string(),
+            wall_s: since.elapsed().as_secs_f64(),
+        });
+    }
+
+    /// Gets a patch and plans it in memory.
+    pub fn propose(&mut self, source: PatchSource<'_>) -> Result<&PlannedEdit, HealError> {
+        let t = Instant::now();
+        let root = std::fs::canonicalize(&self.repo.root)
+            .map_err(|e| HealError::io("resolve", &self.repo.root, e))?;
+        if self.resolution.target().is_none() {
+            let refused = self
+                .resolution
+                .refused
+                .iter()
+                .map(|r| format!("{} {}", r.printed, r.reason))
+                .collect::<Vec<_>>();
+            return Err(HealError::NoSource {
+                root,
+                refused: if refused.is_empty() {
+                    " (the crash names no source file)".into()
+                } else {
+                    format!(" (refused: {})", refused.join("; "))
+                },
+            });
+        }
+        let planned = match source {
+            PatchSource::Model(provider) => {
+                self.provider = provider.name().to_string();
+                self.model = provider.model().to_string();
+                let transcript = Transcript::new(Some(
+                    self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE),
+                ));
+                let result =
+                    synthesize_blocking(provider, &root, &self.incident, &self.resolution, &transcript);
+                self.measured = true;
+                let s = result?;
+                self.usage = s.usage;
+                self.cost_usd = s.cost_usd;
+                self.model = s.model;
+                self.log.append(
+                    EventType::Cost,
+                    None,
+                    json!({"usd": s.cost_usd, "input_tokens": s.usage.input_tokens,
+                           "output_tokens": s.usage.output_tokens, "attempts": s.attempts}),
+                )?;
+                s.planned
+            }
+            PatchSource::Fallback(p) => {
+                self.provider = FALLBACK_PROVIDER.into();
+                self.model = FALLBACK_MODEL.into();
+                plan(&root, p).map_err(|problem| HealError::BadModelAnswer {
+                    attempts: 1,
+                    problem,
+                })?
+            }
+        };
+        self.stage("synthesize", t);
+        Ok(self.planned.insert(planned))
+    }
+
+    /// Records that the user declined the patch: nothing is written.
+    pub fn decline(&mut self) {
+        self.settled = Some(Settled::Declined);
+    }
+
+    /// Records a failure that ends the fix before or while applying.
+    pub fn fail(&mut self, err: &HealError) {
+        self.settled = Some(Settled::Failed {
+            reason: err.to_string(),
+        });
+    }
+
+    /// Writes the backup and the patched file. Returns the backup's path.
+    pub fn apply(&mut self) -> Result<PathBuf, HealError> {
+        let t = Instant::now();
+        let Some(p) = &self.planned else {
+            return Err(HealError::BadModelAnswer {
+                attempts: 0,
+                problem: "no patch to apply".into(),
+            });
+        };
+        let backup = loki_patch::backup::path_for(&p.abs);
+        if std::fs::symlink_metadata(&backup).is_ok() {
+            return Err(HealError::StaleBackup { backup });
+        }
+        let meta = std::fs::metadata(&p.abs).map_err(|e| HealError::io("inspect", &p.abs, e))?;
+        if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o222 == 0 {
+            return Err(HealError::ReadOnly { path: p.abs.clone() });
+        }
+        let now = std::fs::read(&p.abs).map_err(|e| HealError::io("read", &p.abs, e))?;
+        if now != p.before {
+            return Err(HealError::ChangedUnderneath { path: p.abs.clone() });
+        }
+        let root = std::fs::canonicalize(&self.repo.root)
+            .map_err(|e| HealError::io("resolve", &self.repo.root, e))?;
+        let out = loki_patch::edit_file(
+            &root,
+            &p.rel,
+            &p.proposal.original_snippet,
+            &p.proposal.replacement_snippet,
+            ApplyOptions { backup: true },
+        )?;
+        let written = out.change.as_ref().and_then(|c| c.after.clone());
+        if written.as_deref() != Some(p.after.as_slice()) {
+            // The engine and the plan disagree: put the original back rather than keep a surprise.
+            loki_patch::backup::restore(&p.abs)?;
+            return Err(HealError::ChangedUnderneath { path: p.abs.clone() });
+        }
+        self.applied = true;
+        let (ins, del) = p.stat();
+        self.log.append(
+            EventType::PatchApplied,
+            None,
+            json!({
+                "file": p.rel, "line": p.line, "rung": p.rung, "backup": backup.display().to_string(),
+                "diff_sha256": sha256_hex(p.diff.as_bytes()), "before_sha256": sha256_hex(&p.before),
+                "after_sha256": sha256_hex(&p.after), "insertions": ins, "deletions": del,
+                "root_cause": p.proposal.root_cause,
+            }),
+        )?;
+        self.stage("apply", t);
+        Ok(backup)
+    }
+
+    /// Records that verification was skipped (`--no-verify`): the backup stays.
+    pub fn skip_verify(&mut self) {
+        if let Some(p) = &self.planned {
+            self.settled = Some(Settled::NotVerified {
+                backup: loki_patch::backup::path_for(&p.abs),
+            });
+        }
+    }
+
+    /// Runs the reproduction against the patched file and settles the patch.
+    pub fn verify(&mut self) -> Result<&Settled, HealError> {
+        let t = Instant::now();
+        let Some(p) = self.planned.clone() else {
+            return Err(HealError::BadModelAnswer {
+                attempts: 0,
+                problem: "no patch to verify".into(),
+            });
+        };
+        let replay = crate::repro::run(&self.incident_dir, &self.incident, self.opts.repro_timeout)?;
+        let log_path = self.run_dir.join("checks").join("repro.log");
+        std::fs::create_dir_all(self.run_dir.join("checks"))
+            .map_err(|e| HealError::io("create", self.run_dir.join("checks"), e))?;
+        loki_core::fs::write_atomic(&log_path, replay.output.as_bytes())?;
+        let log_sha = sha256_hex(replay.output.as_bytes());
+        self.log.append(
+            EventType::CheckResult,
+            None,
+            json!({"name": "repro", "kind": "repro", "cmd": replay.command,
+                   "result": replay.verdict.label(), "exit_code": replay.exit_code,
+                   "duration_s": replay.duration.as_secs_f64(), "log_sha256": log_sha}),
+        )?;
+        let settled = match &replay.verdict {
+            ReplayVerdict::NotReproduced => {
+                loki_patch::backup::cleanup(&p.abs)?;
+                self.log.append(
+                    EventType::PatchVerified,
+                    None,
+                    json!({"file": p.rel, "signature": self.incident.signature.id}),
+                )?;
+                Settled::Verified
+            }
+            ReplayVerdict::Reproduced => {
+                loki_patch::backup::restore(&p.abs)?;
+                let now = std::fs::read(&p.abs).map_err(|e| HealError::io("read", &p.abs, e))?;
+                let exact = now == p.before;
+                self.log.append(
+                    EventType::PatchRolledBack,
+                    None,
+                    json!({"file": p.rel, "restored_sha256": sha256_hex(&now),
+                           "original_sha256": sha256_hex(&p.before), "byte_identical": exact}),
+                )?;
+                Settled::RolledBack {
+                    restored_exactly: exact,
+                }
+            }
+            ReplayVerdict::Harness(reason) => Settled::Harness {
+                reason: reason.clone(),
+                backup: loki_patch::backup::path_for(&p.abs),
+            },
+        };
+        self.replay = Some(replay);
+        self.stage("verify", t);
+        Ok(self.settled.insert(settled))
+    }
+
+    fn repro_check(&self) -> Option<Check> {
+        let cmd = format!("sh {}", self.incident_dir.join(&self.incident.repro).display());
+        let r = self.replay.as_ref()?;
+        let (result, executed, passed, failed) = match &r.verdict {
+            ReplayVerdict::NotReproduced => (CheckResult::Passed, 1, 1, 0),
+            ReplayVerdict::Reproduced => (CheckResult::Failed, 1, 0, 1),
+            ReplayVerdict::Harness(reason) if reason.contains("timed out") || reason.contains("in time") => {
+                (CheckResult::TimedOut, 0, 0, 0)
+            }
+            ReplayVerdict::Harness(_) => (CheckResult::NotRun, 0, 0, 0),
+        };
+        Some(Check {
+            name: "repro".into(),
+            kind: "repro".into(),
+            cmd,
+            result,
+            executed,
+            passed,
+            failed,
+            skipped: 0,
+            duration_s: r.duration.as_secs_f64(),
+            log_sha256: sha256_hex(r.output.as_bytes()),
+        })
+    }
+
+    fn repo_state(&self) -> RepoState {
+        let git = loki_git::Git::new(&self.repo.root);
+        let head = git.head().ok().flatten().unwrap_or_default();
+        let tree = if head.is_empty() {
+            String::new()
+        } else {
+            git.tree_of(&head).unwrap_or_default()
+        };
+        RepoState {
+            origin: git.origin_url().ok().flatten(),
+            base_sha: head.clone(),
+            head_sha: head,
+            tree,
+        }
+    }
+
+    /// Seals the receipt, completes the run and returns what happened.
+    pub fn finish(mut self, signer: &Signer) -> Result<FixReport, HealError> {
+        let settled = self.settled.clone().unwrap_or(Settled::Failed {
+            reason: "the fix ended before a patch was applied".into(),
+        });
+        let mut facts = ReceiptFacts::new(self.rec.id.as_str(), RunKind::Heal);
+        facts.task = Task {
+            source: "incident".into(),
+            sha256: self.incident_sha256.clone(),
+            reference: Some(format!("{}#{}", self.incident.run_id, self.incident.signature.id)),
+        };
+        facts.repo = self.repo_state();
+        if let (Some(p), true) = (&self.planned, self.applied) {
+            let (ins, del) = p.stat();
+            facts.diff = DiffStats {
+                sha256: sha256_hex(p.diff.as_bytes()),
+                files: 1,
+                insertions: ins,
+                deletions: del,
+            };
+        }
+        facts.checks.extend(self.repro_check());
+        facts.provider.clone_from(&self.provider);
+        facts.model.clone_from(&self.model);
+        let sessions = u64::from(self.measured);
+        facts.cost = Cost {
+            usd: self.cost_usd,
+            input_tokens: self.usage.input_tokens,
+            output_tokens: self.usage.output_tokens,
+            cache_read_tokens: self.usage.cache_read_tokens,
+            cache_write_tokens: self.usage.cache_write_tokens,
+            measured_sessions: if self.cost_usd.is_some() { sessions } else { 0 },
+            total_sessions: sessions,
+        };
+        facts.time = Time {
+            wall_s: self.started.elapsed().as_secs_f64(),
+            stages: self.stages.clone(),
+        };
+        facts.extra_not_proven.push(format!(
+            "the crash signature {} only (other crashes of this program are not checked)",
+            self.incident.signature.id
+        ));
+        match &settled {
+            Settled::Verified => {}
+            Settled::RolledBack { .. } => facts
+                .extra_not_proven
+                .push("a fix: the crash persisted and the patch was rolled back".into()),
+            Settled::Harness { reason, .. } => facts
+                .extra_not_proven
+                .push(format!("the patch: the reproduction could not tell ({reason})")),
+            Settled::NotVerified { .. } => facts
+                .extra_not_proven
+                .push("the patch: not verified (--no-verify)".into()),
+            Settled::Declined => facts
+                .extra_not_proven
+                .push("a fix: the patch was declined and nothing was changed".into()),
+            Settled::Failed { reason } => facts
+                .extra_not_proven
+                .push(format!("a fix: no patch was applied ({reason})")),
+        }
+        let builder = ReceiptBuilder::new(facts);
+        let not_proven = builder.not_proven();
+        let sealed = builder.seal(&self.run_dir, &mut self.log, signer)?;
+        let outcome = sealed.receipt.verdict;
+        self.log.append(
+            EventType::RunCompleted,
+            None,
+            json!({"outcome": outcome.as_str(), "receipt_sha256": sealed.receipt.receipt_sha256}),
+        )?;
+        self.store.finish(
+            &mut self.rec,
+            RunStatus::Completed,
+            Some(outcome.as_str().to_string()),
+            Some(i32::from(outcome.exit_code().code())),
+        )?;
+        Ok(FixReport {
+            run_id: self.rec.id.clone(),
+            settled,
+            outcome,
+            planned: self.planned,
+            replay: self.replay,
+            sealed,
+            not_proven,
+            cost_usd: self.cost_usd,
+            usage: self.usage,
+            provider: self.provider,
+            model: self.model,
+            elapsed: self.started.elapsed(),
+        })
+    }
+}
+
+/// The newest run with an `incident.json`.
+pub fn latest_incident(repo: &Repo) -> Result<RunId, HealError> {
+    let store = RunStore::new(repo.clone());
+    for r in store.list()? {
+        if let loki_core::run::ListedRun::Ok(rec) = r
+            && rec.kind == RunKind::Incident
+            && store.dir(&rec.id).join(crate::incident::INCIDENT_FILE).is_file()
+        {
+            return Ok(rec.id);
+        }
+    }
+    Err(HealError::NoIncident {
+        dir: repo.runs_dir(),
+    })
+}
+
+/// The run directory of an incident, after checking it holds one.
+pub fn incident_dir(repo: &Repo, id: &RunId) -> Result<PathBuf, HealError> {
+    let dir = RunStore::new(repo.clone()).dir(id);
+    if !dir.is_dir() {
+        return Err(loki_core::CoreError::RunNotFound {
+            id: id.to_string(),
+            dir: repo.runs_dir(),
+        }
+        .into());
+    }
+    Ok(dir)
+}

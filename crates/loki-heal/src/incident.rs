@@ -1,0 +1,343 @@
+//! `incident.json` (schema `loki.incident/1`): one recorded crash.
+//!
+//! ```json
+//! {"schema": "loki.incident/1", "run_id": "run_…", "recorded_at": "2026-…Z",
+//!  "command": ["python3", "app.py"], "cwd": "/abs/dir", "seed": 42, "timeout_s": 600,
+//!  "exit": {"code": 1, "signal": null},
+//!  "stdout_tail": "…", "stderr_tail": "…",
+//!  "crash": {"lang": "python", "kind": "ZeroDivisionError", "message": "division by zero"},
+//!  "frames": [{"function": "average", "file": "/abs/dir/app.py", "line": 4}],
+//!  "urls": [],
+//!  "signature": {"id": "<16 hex>", "text": "ZeroDivisionError at average (app.py)",
+//!                "exit_code": 1, "needles": ["ZeroDivisionError", "average"]},
+//!  "env": {"os": "linux", "arch": "x86_64", "kernel": "6.1.0", "tools": {"python3": "Python 3.11.7"}},
+//!  "env_vars": {"LOKI_SEED": "42", "PYTHONHASHSEED": "42", "PATH": "…"},
+//!  "repro": "repro.sh"}
+//! ```
+//!
+//! Loading validates before trusting: every required field is checked for presence and JSON type
+//! and a problem names the field (`field exit.code must be an integer, found "one"`); unknown
+//! fields are refused; `schema` must match; `run_id` must be the directory's name; `command` must
+//! not be empty; `cwd` must be absolute; and `signature.id` must be the hash of
+//! `signature.text`, so a hand-edited signature is caught rather than silently reproduced.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::HealError;
+use crate::frames::{Frame, Lang};
+use crate::signature::{Signature, id_of};
+
+/// The schema tag.
+pub const INCIDENT_SCHEMA: &str = "loki.incident/1";
+/// File name inside the run directory.
+pub const INCIDENT_FILE: &str = "incident.json";
+
+/// How the program ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExitInfo {
+    /// The shell's view: the code, or 128 + n for signal n.
+    pub code: i32,
+    #[serde(default)]
+    pub signal: Option<i32>,
+}
+
+/// What crashed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrashInfo {
+    pub lang: Lang,
+    pub kind: String,
+    pub message: String,
+}
+
+/// Where it crashed: OS and the tool versions that matter for this crash.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fingerprint {
+    pub os: String,
+    pub arch: String,
+    #[serde(default)]
+    pub kernel: Option<String>,
+    #[serde(default)]
+    pub tools: BTreeMap<String, String>,
+}
+
+/// One recorded crash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Incident {
+    pub schema: String,
+    pub run_id: String,
+    pub recorded_at: String,
+    pub command: Vec<String>,
+    pub cwd: String,
+    pub seed: u64,
+    pub timeout_s: u64,
+    pub exit: ExitInfo,
+    pub stdout_tail: String,
+    pub stderr_tail: String,
+    pub crash: CrashInfo,
+    pub frames: Vec<Frame>,
+    #[serde(default)]
+    pub urls: Vec<Frame>,
+    pub signature: Signature,
+    pub env: Fingerprint,
+    pub env_vars: BTreeMap<String, String>,
+    pub repro: String,
+}
+
+/// JSON types a field may be required to have.
+#[derive(Debug, Clone, Copy)]
+enum Ty {
+    Str,
+    Int,
+    UInt,
+    Obj,
+    Arr,
+    StrArr,
+}
+
+/// Required fields, dotted paths, checked in this order.
+const REQUIRED: &[(&str, Ty)] = &[
+    ("schema", Ty::Str),
+    ("run_id", Ty::Str),
+    ("recorded_at", Ty::Str),
+    ("command", Ty::StrArr),
+    ("cwd", Ty::Str),
+    ("seed", Ty::UInt),
+    ("timeout_s", Ty::UInt),
+    ("exit", Ty::Obj),
+    ("exit.code", Ty::Int),
+    ("stdout_tail", Ty::Str),
+    ("stderr_tail", Ty::Str),
+    ("crash", Ty::Obj),
+    ("crash.lang", Ty::Str),
+    ("crash.kind", Ty::Str),
+    ("crash.message", Ty::Str),
+    ("frames", Ty::Arr),
+    ("signature", Ty::Obj),
+    ("signature.id", Ty::Str),
+    ("signature.text", Ty::Str),
+    ("signature.exit_code", Ty::Int),
+    ("signature.needles", Ty::StrArr),
+    ("env", Ty::Obj),
+    ("env_vars", Ty::Obj),
+    ("repro", Ty::Str),
+];
+
+fn ty_ok(v: &Value, ty: Ty) -> bool {
+    match ty {
+        Ty::Str => v.is_string(),
+        Ty::Int => v.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+        Ty::UInt => v.is_u64(),
+        Ty::Obj => v.is_object(),
+        Ty::Arr => v.is_array(),
+        Ty::StrArr => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+    }
+}
+
+fn ty_name(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Str => "a string",
+        Ty::Int => "an integer",
+        Ty::UInt => "a non-negative integer",
+        Ty::Obj => "an object",
+        Ty::Arr => "an array",
+        Ty::StrArr => "an array of strings",
+    }
+}
+
+fn clip(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// Checks the shape of an incident (pure): the first problem, naming the field.
+pub fn validate_value(v: &Value) -> Result<(), String> {
+    if !v.is_object() {
+        return Err(format!("is not a JSON object (found {})", clip(v)));
+    }
+    for (path, ty) in REQUIRED {
+        let mut cur = v;
+        for part in path.split('.') {
+            match cur.get(part) {
+                Some(next) => cur = next,
+                None => return Err(format!("field {path} is missing")),
+            }
+        }
+        if !ty_ok(cur, *ty) {
+            return Err(format!(
+                "field {path} must be {}, found {}",
+                ty_name(*ty),
+                clip(cur)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks what the types cannot: schema, identity, and that the signature was not edited.
+pub fn check_semantics(inc: &Incident, dir_name: Option<&str>) -> Result<(), String> {
+    if inc.schema != INCIDENT_SCHEMA {
+        return Err(format!(
+            "field schema is {:?}, expected {INCIDENT_SCHEMA:?}",
+            inc.schema
+        ));
+    }
+    if let Some(d) = dir_name
+        && d != inc.run_id
+    {
+        return Err(format!(
+            "field run_id is {:?} but the incident is in run directory {d}",
+            inc.run_id
+        ));
+    }
+    if inc.command.is_empty() || inc.command[0].is_empty() {
+        return Err("field command is empty".into());
+    }
+    if !Path::new(&inc.cwd).is_absolute() {
+        return Err(format!("field cwd must be an absolute path, found {:?}", inc.cwd));
+    }
+    if inc.signature.id != id_of(&inc.signature.text) {
+        return Err(
+            "field signature.id does not match signature.text (the signature was edited by hand)"
+                .into(),
+        );
+    }
+    if inc.signature.needles.iter().any(|n| n.contains('\n') || n.is_empty()) {
+        return Err("field signature.needles holds an empty or multi-line entry".into());
+    }
+    if inc.repro.contains('/') || inc.repro.is_empty() {
+        return Err(format!(
+            "field repro must be a file name in the run directory, found {:?}",
+            inc.repro
+        ));
+    }
+    Ok(())
+}
+
+/// Parses and validates incident text (pure). `dir_name` is the run directory's name.
+pub fn parse(text: &str, dir_name: Option<&str>) -> Result<Incident, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "is not valid JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    validate_value(&v)?;
+    let inc: Incident = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    check_semantics(&inc, dir_name)?;
+    Ok(inc)
+}
+
+/// Reads `<run_dir>/incident.json` and its raw bytes (hashed into the heal receipt).
+pub fn load(run_dir: &Path) -> Result<(Incident, Vec<u8>), HealError> {
+    let path = run_dir.join(INCIDENT_FILE);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(HealError::NotAnIncident {
+                run: run_dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                path,
+            });
+        }
+        Err(e) => return Err(HealError::io("read", path, e)),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let dir_name = run_dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let inc = parse(&text, dir_name.as_deref())
+        .map_err(|problem| HealError::BadIncident { path: path.clone(), problem })?;
+    Ok((inc, bytes))
+}
+
+/// Writes `<run_dir>/incident.json` atomically.
+pub fn save(run_dir: &Path, inc: &Incident) -> Result<PathBuf, HealError> {
+    let path = run_dir.join(INCIDENT_FILE);
+    loki_core::fs::write_json_atomic(&path, inc)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> Incident {
+        let text = "ZeroDivisionError at average (app.py)".to_string();
+        Incident {
+            schema: INCIDENT_SCHEMA.into(),
+            run_id: "run_20260101_000000_abcd".into(),
+            recorded_at: "2026-01-01T00:00:00.000Z".into(),
+            command: vec!["python3".into(), "app.py".into()],
+            cwd: "/tmp/x".into(),
+            seed: 7,
+            timeout_s: 60,
+            exit: ExitInfo {
+                code: 1,
+                signal: None,
+            },
+            stdout_tail: String::new(),
+            stderr_tail: "ZeroDivisionError: division by zero".into(),
+            crash: CrashInfo {
+                lang: Lang::Python,
+                kind: "ZeroDivisionError".into(),
+                message: "division by zero".into(),
+            },
+            frames: vec![],
+            urls: vec![],
+            signature: Signature {
+                id: id_of(&text),
+                text,
+                exit_code: 1,
+                needles: vec!["ZeroDivisionError".into()],
+            },
+            env: Fingerprint::default(),
+            env_vars: BTreeMap::new(),
+            repro: "repro.sh".into(),
+        }
+    }
+
+    fn edited(f: impl FnOnce(&mut Value)) -> Result<Incident, String> {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        f(&mut v);
+        parse(&v.to_string(), Some("run_20260101_000000_abcd"))
+    }
+
+    #[test]
+    fn a_valid_incident_round_trips() {
+        assert_eq!(edited(|_| {}).unwrap(), sample());
+    }
+
+    #[test]
+    fn problems_name_the_field() {
+        let e = edited(|v| v["exit"]["code"] = "one".into()).unwrap_err();
+        assert_eq!(e, "field exit.code must be an integer, found \"one\"");
+        let e = edited(|v| {
+            v.as_object_mut().unwrap().remove("signature");
+        })
+        .unwrap_err();
+        assert_eq!(e, "field signature is missing");
+        let e = edited(|v| v["signature"]["text"] = "something else".into()).unwrap_err();
+        assert!(e.contains("field signature.id"), "{e}");
+        let e = edited(|v| v["run_id"] = "run_20990101_000000_beef".into()).unwrap_err();
+        assert!(e.contains("field run_id"), "{e}");
+        let e = edited(|v| v["extra"] = 1.into()).unwrap_err();
+        assert!(e.contains("unknown field `extra`"), "{e}");
+        let e = parse("{not json", None).unwrap_err();
+        assert!(e.starts_with("is not valid JSON (line 1"), "{e}");
+        let e = edited(|v| v["repro"] = "../../bin/sh".into()).unwrap_err();
+        assert!(e.contains("field repro"), "{e}");
+    }
+}

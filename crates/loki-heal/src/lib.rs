@@ -1,0 +1,53 @@
+//! Incidents and healing: `loki run`, `loki fix`, `loki replay`.
+//!
+//! # What it owns
+//! - **Recording** ([`record`]): run a command under observation; a crash (non-zero exit, signal,
+//!   panic, uncaught exception, sanitizer report) becomes `.loki/runs/<id>/incident.json`
+//!   ([`incident`]) and `repro.sh` ([`repro`]); a clean run records only a completed run.
+//! - **Parsing** ([`frames`], pure): Rust, Go, Python, Java/Kotlin, Node, C/C++ sanitizer and
+//!   gdb traces, and URLs with line numbers. **Signatures** ([`signature`], pure): kind plus
+//!   normalised top frames, the identity of a crash across runs and machines.
+//! - **Source resolution** ([`resolve`]): frames to files, confined to the repository.
+//! - **Healing** ([`fix`]): one model call for one strict JSON patch ([`proposal`], [`synth`]),
+//!   applied by `loki-patch` after a byte-exact `<file>.loki.bak`, verified by replaying the
+//!   reproduction, rolled back when the crash persists, sealed in a signed receipt of kind `heal`.
+//! - **Stale backups** ([`backups`]) and the **offline demo** ([`demo`]).
+//!
+//! # Invariants
+//! - A user file is changed only after its backup is on disk, and only by `loki-patch`; when the
+//!   crash persists the file is restored byte for byte (checked by SHA-256) before the backup
+//!   goes. A backup is removed only after verification or a restore: a harness error, a skipped
+//!   verification or a killed process leaves it for `loki fix --restore`.
+//! - Only files inside the repository, outside `.git`, `.loki`, `node_modules`, `target`, `dist`,
+//!   `build` and virtualenvs, are read for the model or edited; a frame or a proposal naming a
+//!   path outside (by `..` or a symlink) is refused and reported.
+//! - The demo's built-in patch applies only to the bundled example's exact bytes.
+//! - Model answers are validated before anything is written; a model never decides whether a fix
+//!   worked: the reproduction's exit code does.
+//!
+//! # Never
+//! Print (the CLI prints), prompt, pass secrets to the observed command or the reproduction (both
+//! get the scrubbed environment), or write state except through `loki_core::fs::write_atomic*`.
+
+pub mod backups;
+pub mod demo;
+mod error;
+pub mod fix;
+pub mod frames;
+pub mod incident;
+pub mod proposal;
+pub mod record;
+pub mod repro;
+pub mod resolve;
+pub mod signature;
+pub mod synth;
+
+pub use error::HealError;
+pub use fix::{FixOptions, FixReport, FixSession, PatchSource, Settled, latest_incident};
+pub use frames::{Crash, Frame, Lang, parse_crash, parse_urls};
+pub use incident::Incident;
+pub use proposal::{PlannedEdit, Proposal};
+pub use record::{ObserveOptions, Observed, observe};
+pub use repro::{Replay, ReplayVerdict};
+pub use resolve::{Resolution, resolve};
+pub use signature::Signature;

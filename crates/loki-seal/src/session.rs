@@ -1,0 +1,469 @@
+//! The seal's I/O shell: session state, start, stop and check. Decisions are in [`crate::decide`].
+
+use std::path::{Path, PathBuf};
+
+use loki_checks::integrity::Finding;
+use loki_checks::{
+    Check, CheckResult, CheckStatus, Comparison, RunOptions, TestClass, classify, detect,
+    original_tests_on_new_code, run_baseline, run_check, scan_changes,
+};
+use loki_core::run::{RunKind, RunStatus, RunStore};
+use loki_core::{RunId, layout::Repo};
+use loki_events::{EventType, EventWriter};
+use loki_git::Git;
+use loki_receipt::schema::{self, IntegrityFinding, sha256_hex};
+use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::decide::{Evidence, Judgement, block_message, decide};
+use crate::{Decision, HookInput, SealError};
+
+/// Schema tag of a session state file.
+pub const STATE_SCHEMA: &str = "loki.seal/1";
+/// Bytes of a failing suite's output quoted to the agent.
+const TAIL_BYTES: usize = 1500;
+
+/// How the seal runs.
+#[derive(Debug, Clone)]
+pub struct SealOptions {
+    /// `$LOKI_HOME`: session state, the signing key, the baseline cache.
+    pub home: PathBuf,
+    /// How suites run (timeout, output cap, environment).
+    pub run: RunOptions,
+    /// Consecutive blocks before the release valve opens.
+    pub max_blocks: u32,
+    /// Where the signing key comes from.
+    pub keys: KeyEnv,
+}
+
+/// What `start` recorded for a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SealState {
+    pub schema: String,
+    pub session: String,
+    pub repo_root: PathBuf,
+    /// A commit (dangling, no ref) of the working tree at session start.
+    pub snapshot: String,
+    pub started_at: String,
+    pub checks: Vec<Check>,
+    pub baseline: Vec<CheckResult>,
+    /// Consecutive blocks so far.
+    pub blocks: u32,
+}
+
+/// The state file of a session: `$LOKI_HOME/seal/<session>.json`. Session ids that are not plain
+/// names are hashed, so an id can never name a path outside the directory.
+#[must_use]
+pub fn state_path(home: &Path, session: &str) -> PathBuf {
+    let plain = !session.is_empty()
+        && session.len() <= 128
+        && session
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    let name = if plain {
+        session.to_string()
+    } else {
+        sha256_hex(session.as_bytes())
+    };
+    home.join("seal").join(format!("{name}.json"))
+}
+
+fn save_state(home: &Path, state: &SealState) -> Result<(), SealError> {
+    let dir = home.join("seal");
+    loki_core::fs::ensure_private_dir(&dir)?;
+    let mut bytes = serde_json::to_vec_pretty(state).map_err(|e| SealError::BadState {
+        path: dir.clone(),
+        reason: e.to_string(),
+    })?;
+    bytes.push(b'\n');
+    loki_core::fs::write_atomic_mode(
+        &state_path(home, &state.session),
+        &bytes,
+        loki_core::fs::PRIVATE_FILE_MODE,
+    )?;
+    Ok(())
+}
+
+fn load_state(home: &Path, session: &str) -> Result<SealState, SealError> {
+    let path = state_path(home, session);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SealError::NoBaseline {
+                session: session.to_string(),
+                path,
+            });
+        }
+        Err(e) => {
+            return Err(SealError::Io {
+                action: "read",
+                path,
+                source: e,
+            });
+        }
+    };
+    let state: SealState = serde_json::from_str(&text).map_err(|e| SealError::BadState {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    if state.schema != STATE_SCHEMA {
+        return Err(SealError::BadState {
+            path,
+            reason: format!("schema {:?}, expected {STATE_SCHEMA:?}", state.schema),
+        });
+    }
+    Ok(state)
+}
+
+/// A commit of the working tree as it is now, without touching the index or any ref.
+fn snapshot(git: &Git, label: &str) -> Result<String, SealError> {
+    let tree = git.snapshot_worktree()?;
+    Ok(git.commit_tree(&tree, label)?)
+}
+
+fn run_all(checks: &[Check], opts: &RunOptions) -> Result<Vec<CheckResult>, SealError> {
+    checks
+        .iter()
+        .map(|c| run_check(c, opts).map_err(SealError::from))
+        .collect()
+}
+
+/// SessionStart: snapshot, run the suites, store the baseline.
+pub fn start(
+    repo_root: &Path,
+    input: &HookInput,
+    opts: &SealOptions,
+) -> Result<SealState, SealError> {
+    let git = Git::new(repo_root);
+    let session = input.session();
+    let snapshot = snapshot(&git, "loki seal: session start")?;
+    let checks = detect(repo_root)?;
+    let mut run = opts.run.clone();
+    run.log_dir = opts.home.join("seal").join("logs").join(sanitize(&session));
+    let baseline = run_all(&checks, &run)?;
+    let state = SealState {
+        schema: STATE_SCHEMA.to_string(),
+        session,
+        repo_root: repo_root.to_path_buf(),
+        snapshot,
+        started_at: loki_core::time::now_rfc3339(),
+        checks,
+        baseline,
+        blocks: 0,
+    };
+    save_state(&opts.home, &state)?;
+    Ok(state)
+}
+
+fn sanitize(session: &str) -> String {
+    state_path(Path::new(""), session)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// What a stop decided and recorded.
+#[derive(Debug, Clone)]
+pub struct StopReport {
+    pub decision: Decision,
+    pub judgement: Judgement,
+    pub run_id: RunId,
+    pub receipt_sha256: String,
+    /// The receipt's verdict (`VERIFIED`, `FAILED`, …).
+    pub verdict: String,
+    pub findings: Vec<Finding>,
+    pub comparison: Comparison,
+    pub results: Vec<CheckResult>,
+}
+
+/// Stop: compare with the session's baseline, decide, and seal a receipt.
+pub fn stop(
+    repo_root: &Path,
+    input: &HookInput,
+    opts: &SealOptions,
+) -> Result<StopReport, SealError> {
+    let git = Git::new(repo_root);
+    let mut state = load_state(&opts.home, &input.session())?;
+    let now_commit = snapshot(&git, "loki seal: stop")?;
+    let now_tree = git.tree_of(&now_commit)?;
+
+    let store = RunStore::new(Repo::discover(repo_root)?);
+    let mut rec = store.start(
+        RunKind::Seal,
+        Some(format!("seal session {}", state.session)),
+        std::env::args().collect(),
+    )?;
+    let dir = store.dir(&rec.id);
+    let mut log = EventWriter::open(&dir, rec.id.as_str())?;
+    log.append(EventType::RunStarted, None, json!({"kind": "seal", "session": state.session, "base": state.snapshot, "head": now_commit}))?;
+
+    let mut findings = scan_changes(&git, &state.snapshot, &now_tree)?;
+    let mut run = opts.run.clone();
+    run.log_dir = dir.join("checks");
+    let now = run_all(&state.checks, &run)?;
+    for r in &now {
+        log.append(EventType::CheckResult, None, check_event(r))?;
+    }
+    let comparison = classify(&state.baseline, &now);
+    let mut weak_run = run.clone();
+    weak_run.log_dir = dir.join("checks").join("original-tests");
+    let weakened = original_tests_on_new_code(
+        repo_root,
+        &state.snapshot,
+        &now_tree,
+        &state.checks,
+        &state.baseline,
+        &now,
+        &weak_run,
+    )?;
+    findings.extend(weakened.findings.iter().cloned());
+    findings.sort();
+    findings.dedup();
+    for f in &findings {
+        log.append(
+            EventType::IntegrityFinding,
+            None,
+            json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}),
+        )?;
+    }
+    let judgement = decide(&Evidence {
+        findings: &findings,
+        comparison: &comparison,
+        baseline: &state.baseline,
+        now: &now,
+        blocks_so_far: state.blocks,
+        max_blocks: opts.max_blocks,
+    });
+
+    let mut facts = ReceiptFacts::new(rec.id.as_str(), RunKind::Seal);
+    facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
+    facts.task.source = "hook".to_string();
+    facts.task.sha256 = sha256_hex(state.session.as_bytes());
+    facts.task.reference = Some(format!("session {}", state.session));
+    facts.repo.origin = git.origin_url().ok().flatten();
+    facts.repo.base_sha.clone_from(&state.snapshot);
+    facts.repo.head_sha.clone_from(&now_commit);
+    facts.repo.tree.clone_from(&now_tree);
+    facts.diff.sha256 = git.diff_digest(&state.snapshot, &now_commit)?;
+    let stat = git.diff_stat(&state.snapshot, &now_commit)?;
+    facts.diff.files = stat.files;
+    facts.diff.insertions = stat.insertions;
+    facts.diff.deletions = stat.deletions;
+    facts.checks = now.iter().map(receipt_check).collect();
+    facts.integrity = findings
+        .iter()
+        .map(|f| IntegrityFinding {
+            kind: f.kind.as_str().to_string(),
+            path: f.path.clone(),
+            detail: f.detail.clone(),
+        })
+        .collect();
+    facts.full_suite_ran = true;
+    facts.pre_existing_failures = comparison.ids(TestClass::StillFailing);
+    facts
+        .extra_not_proven
+        .extend(weakened.not_proven.iter().cloned());
+    facts.extra_not_proven.extend(
+        comparison
+            .uncompared
+            .iter()
+            .map(|u| format!("test-by-test comparison of {}: {}", u.check, u.reason)),
+    );
+    if judgement.released {
+        facts.extra_not_proven.push(format!(
+            "seal released after {} consecutive blocks; unresolved: {}",
+            state.blocks,
+            judgement.reasons.join("; ")
+        ));
+    } else if judgement.blocks() {
+        facts
+            .extra_not_proven
+            .push(format!("stop refused: {}", judgement.reasons.join("; ")));
+    }
+    facts.provider = "hook".to_string();
+    facts.model = String::new();
+    let signer = Signer::load_or_create(&opts.home, &opts.keys)?;
+    let sealed = ReceiptBuilder::new(facts).seal(&dir, &mut log, &signer)?;
+    let verdict = sealed.receipt.verdict.to_string();
+    log.append(
+        EventType::RunCompleted,
+        None,
+        json!({"outcome": verdict, "blocked": judgement.blocks()}),
+    )?;
+    // The hook's answer is the run's exit code: 2 blocks (Claude Code's protocol), 0 allows.
+    let hook_exit = if judgement.blocks() { 2 } else { 0 };
+    store.finish(
+        &mut rec,
+        RunStatus::Completed,
+        Some(verdict.clone()),
+        Some(hook_exit),
+    )?;
+
+    state.blocks = if judgement.blocks() {
+        state.blocks + 1
+    } else {
+        0
+    };
+    save_state(&opts.home, &state)?;
+
+    let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
+    let decision = if judgement.blocks() {
+        let tails: Vec<(String, String)> = now
+            .iter()
+            .filter(|r| r.result != CheckStatus::Pass)
+            .map(|r| (r.name.clone(), tail_of(&r.log_path)))
+            .collect();
+        Decision::Block {
+            reason: block_message(&judgement, &tails),
+        }
+    } else if judgement.released {
+        Decision::Allow {
+            message: format!(
+                "loki seal: released after {} consecutive blocks; NOT VERIFIED ({}). Receipt sha256:{receipt_sha256}",
+                opts.max_blocks,
+                judgement.reasons.join("; ")
+            ),
+        }
+    } else {
+        let executed: u64 = now.iter().map(|r| r.executed).sum();
+        Decision::Allow {
+            message: format!(
+                "loki seal: {verdict}: {} suite(s), {executed} tests executed, no test newly failing or weakened. Receipt sha256:{receipt_sha256}",
+                now.len()
+            ),
+        }
+    };
+    Ok(StopReport {
+        decision,
+        judgement,
+        run_id: rec.id,
+        receipt_sha256,
+        verdict,
+        findings,
+        comparison,
+        results: now,
+    })
+}
+
+fn check_event(r: &CheckResult) -> serde_json::Value {
+    json!({
+        "name": r.name, "kind": r.kind.as_str(), "cmd": r.cmd, "result": r.result,
+        "executed": r.executed, "passed": r.passed, "failed": r.failed, "skipped": r.skipped,
+        "failing_ids": r.failing_ids, "duration_s": r.duration_s, "log_sha256": r.log_sha256,
+    })
+}
+
+/// A suite result as the receipt records it.
+#[must_use]
+pub fn receipt_check(r: &CheckResult) -> schema::Check {
+    schema::Check {
+        name: r.name.clone(),
+        kind: "tests".to_string(),
+        cmd: r.cmd.clone(),
+        result: match r.result {
+            CheckStatus::Pass => schema::CheckResult::Passed,
+            CheckStatus::Fail => schema::CheckResult::Failed,
+            CheckStatus::NotRun => schema::CheckResult::NotRun,
+            CheckStatus::Flaky => schema::CheckResult::Flaky,
+            CheckStatus::Timeout => schema::CheckResult::TimedOut,
+        },
+        executed: r.executed,
+        passed: r.passed,
+        failed: r.failed,
+        skipped: r.skipped,
+        duration_s: r.duration_s,
+        log_sha256: r.log_sha256.clone(),
+    }
+}
+
+fn tail_of(path: &Path) -> String {
+    let Ok(bytes) = std::fs::read(path) else {
+        return String::new();
+    };
+    let start = bytes.len().saturating_sub(TAIL_BYTES);
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
+}
+
+/// What `loki seal check` found.
+#[derive(Debug, Clone)]
+pub struct CheckReport {
+    pub base: String,
+    pub findings: Vec<Finding>,
+    pub comparison: Comparison,
+    pub baseline: Vec<CheckResult>,
+    pub results: Vec<CheckResult>,
+    pub judgement: Judgement,
+    pub not_proven: Vec<String>,
+}
+
+/// Compares the working tree with `base_rev`: integrity scan, suites on both, test by test.
+pub fn check(
+    repo_root: &Path,
+    base_rev: &str,
+    opts: &SealOptions,
+) -> Result<CheckReport, SealError> {
+    let git = Git::new(repo_root);
+    let base = git
+        .rev_parse(base_rev)
+        .map_err(|source| loki_checks::ChecksError::BadRevision {
+            rev: base_rev.to_string(),
+            source,
+        })?;
+    let now_commit = snapshot(&git, "loki seal: check")?;
+    let now_tree = git.tree_of(&now_commit)?;
+    let checks = detect(repo_root)?;
+    let logs = tempfile::Builder::new()
+        .prefix("loki-seal-check-")
+        .tempdir()
+        .map_err(|e| SealError::Io {
+            action: "create a temporary directory in",
+            path: std::env::temp_dir(),
+            source: e,
+        })?;
+    let mut run = opts.run.clone();
+    run.log_dir = logs.path().join("base");
+    let baseline = run_baseline(
+        repo_root,
+        &base,
+        &checks,
+        &run,
+        &opts.home.join("cache").join("baseline"),
+    )?
+    .results;
+    run.log_dir = logs.path().join("now");
+    let results = run_all(&checks, &run)?;
+    let comparison = classify(&baseline, &results);
+    let mut findings = scan_changes(&git, &base, &now_tree)?;
+    run.log_dir = logs.path().join("original-tests");
+    let weakened = original_tests_on_new_code(
+        repo_root, &base, &now_tree, &checks, &baseline, &results, &run,
+    )?;
+    findings.extend(weakened.findings);
+    findings.sort();
+    findings.dedup();
+    let judgement = decide(&Evidence {
+        findings: &findings,
+        comparison: &comparison,
+        baseline: &baseline,
+        now: &results,
+        blocks_so_far: 0,
+        max_blocks: u32::MAX,
+    });
+    let mut not_proven = weakened.not_proven;
+    not_proven.extend(
+        comparison
+            .ids(TestClass::StillFailing)
+            .into_iter()
+            .map(|id| format!("pre-existing failure: {id}")),
+    );
+    Ok(CheckReport {
+        base,
+        findings,
+        comparison,
+        baseline,
+        results,
+        judgement,
+        not_proven,
+    })
+}
