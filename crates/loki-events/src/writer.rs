@@ -5,7 +5,9 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::event::{Event, EventType, GENESIS, hash_event};
+use sha2::{Digest, Sha256};
+
+use crate::event::{Event, EventType, GENESIS};
 use crate::reader::{LogStatus, verify_log};
 use crate::{EventError, MAX_LINE_BYTES};
 
@@ -117,8 +119,8 @@ impl EventWriter {
             prev: self.head.clone(),
             hash: String::new(),
         };
-        event.hash = hash_event(&event).map_err(encode)?;
-        let mut line = serde_json::to_vec(&event).map_err(|e| encode(e.to_string()))?;
+        let (hash, mut line) = canonical_line(&event).map_err(encode)?;
+        event.hash = hash;
         line.push(b'\n');
         if line.len() > MAX_LINE_BYTES {
             return Err(EventError::TooLarge {
@@ -186,6 +188,51 @@ impl Drop for EventWriter {
         // Best effort: a failed fsync at drop has no one to report to, and the next open re-verifies.
         let _ = self.file.sync_data();
     }
+}
+
+/// The event's hash and its line, from one canonicalisation.
+///
+/// The envelope's keys are fixed, so its RFC 8785 form is assembled in sorted key order around the
+/// canonical `data` (`data` < `hash` < `prev` < `run` < `seq` < `stage` < `ts` < `type` < `v`, all
+/// ASCII, so UTF-16 order is byte order). Without `hash` those bytes are what is hashed; with
+/// `hash` inserted in its place they are the line, itself canonical. The reader recomputes the
+/// hash through the generic JCS path, so any divergence here would be caught by every test that
+/// reads a log back.
+fn canonical_line(event: &Event) -> Result<(String, Vec<u8>), String> {
+    let jcs =
+        |v: &serde_json::Value| serde_json_canonicalizer::to_vec(v).map_err(|e| e.to_string());
+    let data = jcs(&serde_json::Value::Object(event.data.clone()))?;
+    let string = |s: &str| jcs(&serde_json::Value::String(s.to_string()));
+    let mut tail = Vec::with_capacity(256);
+    tail.extend_from_slice(b",\"prev\":");
+    tail.extend_from_slice(&string(&event.prev)?);
+    tail.extend_from_slice(b",\"run\":");
+    tail.extend_from_slice(&string(&event.run)?);
+    tail.extend_from_slice(format!(",\"seq\":{}", event.seq).as_bytes());
+    if let Some(stage) = &event.stage {
+        tail.extend_from_slice(b",\"stage\":");
+        tail.extend_from_slice(&string(stage)?);
+    }
+    tail.extend_from_slice(b",\"ts\":");
+    tail.extend_from_slice(&string(&event.ts)?);
+    tail.extend_from_slice(b",\"type\":");
+    tail.extend_from_slice(&string(&event.kind)?);
+    tail.extend_from_slice(format!(",\"v\":{}}}", event.v).as_bytes());
+
+    let mut hasher = Sha256::new();
+    hasher.update(b"{\"data\":");
+    hasher.update(&data);
+    hasher.update(&tail);
+    let hash = hex::encode(hasher.finalize());
+
+    let mut line = Vec::with_capacity(data.len() + tail.len() + 96);
+    line.extend_from_slice(b"{\"data\":");
+    line.extend_from_slice(&data);
+    line.extend_from_slice(b",\"hash\":\"");
+    line.extend_from_slice(hash.as_bytes());
+    line.push(b'"');
+    line.extend_from_slice(&tail);
+    Ok((hash, line))
 }
 
 /// Copies the bytes after `intact` into `<log>.torn` (appending, for evidence) and truncates.

@@ -75,6 +75,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
         Backend::Loop(provider) => {
             let mut cfg = SessionConfig::new(&args.prompt);
             cfg.limits.max_turns = args.max_turns;
+            cfg.prices = crate::cmd::providers::prices(ctx)?;
             cfg.transcript = Transcript::new(Some(dir.join("transcript.jsonl")));
             rt.block_on(run_session(provider.as_ref(), &repo.root, &cfg))
                 .map(|o| {

@@ -91,6 +91,14 @@ pub const KEYS: &[KeyDef] = &[
         doc: "session file for the scripted provider",
     },
     KeyDef {
+        key: "provider.prices",
+        kind: Kind::Str,
+        default: None,
+        env_aliases: &[],
+        doc: "TOML or JSON file of per-model prices in USD per million tokens \
+              ({model = {input, output, cache_read, cache_write}}) over the built-in table",
+    },
+    KeyDef {
         key: "openai.base_url",
         kind: Kind::Str,
         default: Some("https://api.openai.com/v1"),
