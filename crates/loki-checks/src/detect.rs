@@ -303,7 +303,12 @@ fn make(root: &Path, rel: &Path, kind: CheckKind, command: Vec<String>, why: Str
         name,
         kind,
         dir,
-        cwd: root.join(rel),
+        // `root.join("")` would end in `/`, and runners print paths without it.
+        cwd: if rel.as_os_str().is_empty() {
+            root.to_path_buf()
+        } else {
+            root.join(rel)
+        },
         command,
         script: None,
         why,

@@ -388,7 +388,9 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     let mut report = parse::report_for(check.kind, structured.as_deref(), &text);
     if let Some(r) = report.as_mut() {
-        r.strip_id_prefix(&format!("{}/", check.cwd.display()));
+        for dir in id_prefix_dirs(&check.cwd) {
+            r.strip_id_prefix(&format!("{}/", dir.display()));
+        }
     }
     let judgement = judge(&Facts {
         kind: check.kind,
@@ -407,6 +409,20 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         report,
         judgement,
     })
+}
+
+/// The spellings of `cwd` a runner may put before a test file's path: as given (without a trailing
+/// `/`, which `root.join("")` leaves) and resolved through symlinks (vitest and jest report real
+/// paths).
+fn id_prefix_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let given: PathBuf = cwd.components().collect();
+    let mut dirs = vec![given.clone()];
+    if let Ok(real) = std::fs::canonicalize(cwd)
+        && real != given
+    {
+        dirs.push(real);
+    }
+    dirs
 }
 
 fn not_started(argv: String, reason: String) -> Attempt {

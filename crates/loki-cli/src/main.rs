@@ -18,7 +18,31 @@ use loki_core::outcome::ExitCode;
 use crate::cli::{Cli, Command};
 use crate::context::Ctx;
 
+/// Exit status for output cut off by a closed pipe (`loki runs list | head`): 128 + SIGPIPE, as a
+/// process killed by the signal would report.
+const BROKEN_PIPE_EXIT: i32 = 141;
+
+/// Rust ignores SIGPIPE, so printing into a closed pipe panics inside `println!`. A reader that
+/// stopped reading is not an error: end quietly, as other command-line tools do. Every other
+/// panic keeps the default report.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") {
+            std::process::exit(BROKEN_PIPE_EXIT);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ProcessExit {
+    quiet_on_broken_pipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -46,7 +70,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     let global = cli.global.clone();
     let command = match (cli.command, cli.task) {
         (Some(c), _) => c,
-        (None, Some(task)) => return cmd::build_task(&global, &task).map(cmd::Exit::from),
+        (None, Some(task)) => {
+            return cmd::build_task(&global, &task, &cli.build).map(cmd::Exit::from);
+        }
         (None, None) => {
             let mut c = Cli::command();
             c.print_help()?;
@@ -70,17 +96,23 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Ask(args) => {
             cmd::ask::run(&Ctx::load_with(&global, &args.provider_flags())?, &args)
         }
-        Command::RunTask(_)
-        | Command::Quick(_)
-        | Command::Demo(_)
-        | Command::Status(_)
-        | Command::Logs(_)
-        | Command::Apply(_)
-        | Command::Discard(_)
-        | Command::Run(_)
-        | Command::Fix(_)
-        | Command::Replay(_)
-        | Command::Improve(_)
+        Command::RunTask(args) => cmd::build::run_file(&global, &args),
+        Command::Quick(args) => {
+            let task = loki_engine::TaskInput {
+                text: args.task.clone(),
+                source: "text".into(),
+            };
+            cmd::build::run_task(&global, task, loki_core::run::RunKind::Quick, &args.flags)
+        }
+        Command::Demo(args) => return cmd::demo::run(&Ctx::load(&global)?, &args),
+        Command::Status(args) => cmd::build::status(&Ctx::load(&global)?, &args),
+        Command::Logs(args) => cmd::build::logs(&Ctx::load(&global)?, &args),
+        Command::Apply(args) => cmd::build::apply(&Ctx::load(&global)?, &args),
+        Command::Discard(args) => cmd::build::discard(&Ctx::load(&global)?, &args),
+        Command::Run(args) => cmd::heal::run(&Ctx::load(&global)?, &args),
+        Command::Fix(args) => cmd::heal::fix(&Ctx::load(&global)?, &args),
+        Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
+        Command::Improve(_)
         | Command::Issue(_)
         | Command::Pr(_)
         | Command::Serve(_)
@@ -109,6 +141,16 @@ fn exit_code_for(err: &anyhow::Error) -> ExitCode {
         }
         if let Some(e) = cause.downcast_ref::<loki_checks::ChecksError>()
             && e.is_usage()
+        {
+            return ExitCode::Usage;
+        }
+        if let Some(e) = cause.downcast_ref::<loki_engine::EngineError>()
+            && e.is_usage()
+        {
+            return ExitCode::Usage;
+        }
+        if let Some(e) = cause.downcast_ref::<loki_agent::AgentError>()
+            && e.is_setup()
         {
             return ExitCode::Usage;
         }

@@ -21,13 +21,19 @@ pub const TASK: &str = "is_leap_year is wrong for century years: 1900 is not a l
 const CARGO_TOML: &str = include_str!("../demo/crate/Cargo.toml.in");
 const LIB_RS: &str = include_str!("../demo/crate/lib.rs.in");
 const GITIGNORE: &str = include_str!("../demo/crate/gitignore");
+const CARGO_LOCK: &str = include_str!("../demo/crate/Cargo.lock.in");
 /// git setup is local and tiny.
 const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Writes the demo crate into `dir` (created), initialises git and commits it.
 pub fn write_repo(dir: &Path) -> Result<(), EngineError> {
-    for (rel, text) in [("Cargo.toml", CARGO_TOML), ("src/lib.rs", LIB_RS), (".gitignore", GITIGNORE)] {
-        loki_core::fs::write_atomic(&dir.join(rel), text.as_bytes())?;
+    for (rel, text) in [
+        ("Cargo.toml", CARGO_TOML),
+        ("Cargo.lock", CARGO_LOCK),
+        ("src/lib.rs", LIB_RS),
+        (".gitignore", GITIGNORE),
+    ] {
+        crate::write_file(&dir.join(rel), text.as_bytes())?;
     }
     let git = |args: &[&str]| -> Result<(), EngineError> {
         let spec = Spec::new("git", dir)
@@ -48,12 +54,23 @@ pub fn write_repo(dir: &Path) -> Result<(), EngineError> {
         } else {
             Err(EngineError::Refused {
                 action: "set up the demo repository",
-                detail: format!("`{}` exited {}: {}", spec.display(), out.exit_code(), out.output.tail_text(500)),
+                detail: format!(
+                    "`{}` exited {}: {}",
+                    spec.display(),
+                    out.exit_code(),
+                    out.output.tail_text(500)
+                ),
             })
         }
     };
     git(&["init", "-q", "-b", "main"])?;
     git(&["add", "-A"])?;
-    git(&["commit", "-q", "--no-gpg-sign", "-m", "calendar: leap years and month lengths"])?;
+    git(&[
+        "commit",
+        "-q",
+        "--no-gpg-sign",
+        "-m",
+        "calendar: leap years and month lengths",
+    ])?;
     Ok(())
 }

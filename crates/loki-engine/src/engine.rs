@@ -94,7 +94,8 @@ impl RunState<'_> {
     fn should_stop(&mut self, stage: &str) -> Result<bool, EngineError> {
         if self.opts.cancel.is_cancelled() && !self.interrupted {
             self.interrupted = true;
-            self.notes.push(format!("interrupted (SIGINT) before {stage}"));
+            self.notes
+                .push(format!("interrupted (SIGINT) before {stage}"));
         }
         if !self.budget_hit {
             if self.time_left().is_zero() {
@@ -130,9 +131,19 @@ impl RunState<'_> {
         Ok(())
     }
 
-    fn session(&mut self, label: &str, system: &str, brief: &str, dir: &std::path::Path, fence: &crate::isolation::Fence) -> Result<SessionReport, EngineError> {
+    fn session(
+        &mut self,
+        label: &str,
+        system: &str,
+        brief: &str,
+        dir: &std::path::Path,
+        fence: &crate::isolation::Fence,
+    ) -> Result<SessionReport, EngineError> {
         let transcript = self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE);
-        let cost_left = self.opts.max_cost_usd.map(|m| (m - self.cost_so_far()).max(0.0));
+        let cost_left = self
+            .opts
+            .max_cost_usd
+            .map(|m| (m - self.cost_so_far()).max(0.0));
         let spec = SessionSpec {
             label,
             system,
@@ -152,10 +163,15 @@ impl RunState<'_> {
         }
         if report.interrupted {
             self.interrupted = true;
-            self.notes.push(format!("interrupted (SIGINT) during the {label} session"));
+            self.notes
+                .push(format!("interrupted (SIGINT) during the {label} session"));
         }
         if report.budget_hit {
-            let which = if report.end == "cost_limit" { "cost" } else { "time" };
+            let which = if report.end == "cost_limit" {
+                "cost"
+            } else {
+                "time"
+            };
             self.hit_cap(which, label)?;
         }
         self.sessions.push(report.clone());
@@ -176,7 +192,8 @@ fn stage(
     name: &'static str,
     f: impl FnOnce(&mut RunState<'_>) -> Result<Step, EngineError>,
 ) -> Result<bool, EngineError> {
-    s.log.append(EventType::StageStarted, Some(name), json!({}))?;
+    s.log
+        .append(EventType::StageStarted, Some(name), json!({}))?;
     s.observer.progress(&Progress::StageStarted { stage: name });
     let t = Instant::now();
     let result = f(s);
@@ -189,23 +206,37 @@ fn stage(
             (EventType::StageFailed, "failed", e.to_string(), false)
         }
     };
-    s.log.append(kind, Some(name), json!({"detail": detail, "seconds": secs}))?;
+    s.log
+        .append(kind, Some(name), json!({"detail": detail, "seconds": secs}))?;
     if state != "skipped" {
         s.stage_times.push((name.to_string(), secs));
     }
-    s.observer.progress(&Progress::StageEnded { stage: name, state, seconds: secs, detail });
+    s.observer.progress(&Progress::StageEnded {
+        stage: name,
+        state,
+        seconds: secs,
+        detail,
+    });
     Ok(ok)
 }
 
 /// Runs a whole build in `repo`. Refusals before the run starts (dirty tree, no commits, empty
 /// task) are errors; anything after is recorded in the run, which always ends sealed.
-pub fn run_build(repo: &Repo, opts: &BuildOptions, observer: &dyn Observer) -> Result<BuildReport, EngineError> {
+pub fn run_build(
+    repo: &Repo,
+    opts: &BuildOptions,
+    observer: &dyn Observer,
+) -> Result<BuildReport, EngineError> {
     if opts.task.text.trim().is_empty() {
         return Err(EngineError::EmptyTask);
     }
     let base = intake::preflight(repo)?;
     let store = RunStore::new(repo.clone());
-    let mut rec = store.start(opts.kind, Some(opts.task.text.clone()), opts.command.clone())?;
+    let mut rec = store.start(
+        opts.kind,
+        Some(opts.task.text.clone()),
+        opts.command.clone(),
+    )?;
     let run_dir = store.dir(&rec.id);
     let mut log = EventWriter::open(&run_dir, rec.id.as_str())?;
     let task_sha = hex::encode(Sha256::digest(opts.task.text.as_bytes()));
@@ -249,15 +280,28 @@ pub fn run_build(repo: &Repo, opts: &BuildOptions, observer: &dyn Observer) -> R
     work(&mut s)?;
     stage(&mut s, "commit", commit_stage)?;
     let sealed = crate::seal::seal(&mut s)?;
-    let status = if s.interrupted { RunStatus::Interrupted } else { RunStatus::Completed };
-    let terminal = if s.interrupted { EventType::RunInterrupted } else { EventType::RunCompleted };
+    let status = if s.interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Completed
+    };
+    let terminal = if s.interrupted {
+        EventType::RunInterrupted
+    } else {
+        EventType::RunCompleted
+    };
     let exit = BuildReport::exit(sealed.outcome, s.interrupted);
     s.log.append(
         terminal,
         None,
         json!({"outcome": sealed.outcome.as_str(), "exit_code": exit.code(), "receipt_sha256": sealed.receipt_sha256}),
     )?;
-    store.finish(&mut rec, status, Some(sealed.outcome.as_str().to_string()), Some(i32::from(exit.code())))?;
+    store.finish(
+        &mut rec,
+        status,
+        Some(sealed.outcome.as_str().to_string()),
+        Some(i32::from(exit.code())),
+    )?;
     Ok(crate::seal::report(&s, sealed, exit.code()))
 }
 
@@ -275,7 +319,11 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             "base {} · {} files ({}) · {} check(s) · {} test file(s)",
             &s.base[..s.base.len().min(12)],
             i.map.files.len(),
-            if i.map_cached { "map cached" } else { "map built" },
+            if i.map_cached {
+                "map cached"
+            } else {
+                "map built"
+            },
             i.tests.checks.len(),
             i.tests.test_files.len()
         );
@@ -299,7 +347,11 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         }
     } else {
         for name in ["plan", "wall", "gate"] {
-            s.log.append(EventType::StageSkipped, Some(name), json!({"detail": "quick run: no plan, no wall"}))?;
+            s.log.append(
+                EventType::StageSkipped,
+                Some(name),
+                json!({"detail": "quick run: no plan, no wall"}),
+            )?;
         }
         if let Some(i) = &s.intake {
             s.plan = plan::run(&s.opts.task.text, i);
@@ -315,33 +367,55 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             return Ok(());
         }
         stage(s, "verify", verify_stage)?;
-        let Some(v) = &s.verification else { return Ok(()) };
+        let Some(v) = &s.verification else {
+            return Ok(());
+        };
         if v.passed() || v.changed.is_empty() {
             return Ok(());
         }
         let sig = v.signature();
+        let before = v.head_tree.clone();
         s.signatures.push(sig.clone());
         if s.signatures.iter().filter(|x| **x == sig).count() >= STALL_REPEATS {
             s.stalled = true;
-            s.notes.push(format!("stalled: the same failure ({sig}) {STALL_REPEATS} times"));
+            s.notes.push(format!(
+                "stalled: the same failure ({sig}) {STALL_REPEATS} times"
+            ));
             return Ok(());
         }
         if round == MAX_FIX_ROUNDS || s.spec_conflict || s.should_stop("fix")? {
             return Ok(());
         }
         round += 1;
-        s.log.append(EventType::FixRound, None, json!({"round": round, "signature": sig}))?;
+        s.log.append(
+            EventType::FixRound,
+            None,
+            json!({"round": round, "signature": sig}),
+        )?;
         stage(s, "fix", |s| fix_stage(s, round))?;
+        // Verifying an unchanged tree again would only repeat the same failure.
+        let after = s
+            .intake
+            .as_ref()
+            .map(|i| loki_git::Git::new(&i.worktree).snapshot_worktree())
+            .transpose()?;
+        if after.as_deref() == Some(before.as_str()) {
+            s.notes.push(format!("fix round {round} changed nothing"));
+            return Ok(());
+        }
     }
 }
 
 fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
-    let Some(i) = s.intake.take() else { return Ok(()) };
+    let Some(i) = s.intake.take() else {
+        return Ok(());
+    };
     // plan ‖ wall: the plan is computed on another thread while the wall author's session runs.
     let task = s.opts.task.text.clone();
     let result = std::thread::scope(|scope| {
         let planner = scope.spawn(|| plan::run(&task, &i));
-        s.log.append(EventType::StageStarted, Some("plan"), json!({}))?;
+        s.log
+            .append(EventType::StageStarted, Some("plan"), json!({}))?;
         let wall_ok = stage(s, "wall", |s| wall_stage(s, &i));
         let plan = planner.join().unwrap_or_default();
         s.log.append(
@@ -365,19 +439,32 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
     std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
     let fence = crate::isolation::Fence::without_git(author_dir.path())?;
     let brief = wall::brief(&s.opts.task.text, &i.map.file_list());
-    let report = s.session(WALL_SESSION, "You write acceptance tests before the code exists.", &brief, &work, &fence)?;
+    let report = s.session(
+        WALL_SESSION,
+        "You write acceptance tests before the code exists.",
+        &brief,
+        &work,
+        &fence,
+    )?;
     let w = wall::accept(&work, &i.worktree, &i.tests.checks);
     wall::seal(&s.run_dir, &w, &mut s.log)?;
     for (p, why) in &w.discarded {
         s.notes.push(format!("wall file discarded: {p} ({why})"));
     }
-    let detail = format!("{} sealed, {} discarded ({})", w.files.len(), w.discarded.len(), report.end);
+    let detail = format!(
+        "{} sealed, {} discarded ({})",
+        w.files.len(),
+        w.discarded.len(),
+        report.end
+    );
     s.wall = w;
     Ok(Step::Done(detail))
 }
 
 fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = &s.intake else { return Ok(Step::Skipped("no worktree".into())) };
+    let Some(i) = &s.intake else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
     if s.wall.files.is_empty() {
         return Ok(Step::Skipped("no wall was sealed".into()));
     }
@@ -402,14 +489,18 @@ fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
             base.fail += 1;
         }
     }
-    s.already_satisfied = base.pass as usize == s.wall.files.len();
+    s.already_satisfied = usize::try_from(base.pass).is_ok_and(|p| p == s.wall.files.len());
     s.wall_base = base;
     Ok(Step::Done(format!(
         "wall on the unchanged base: {} pass, {} fail, {} not run{}",
         base.pass,
         base.fail,
         base.not_run,
-        if s.already_satisfied { " ⇒ already satisfied" } else { "" }
+        if s.already_satisfied {
+            " ⇒ already satisfied"
+        } else {
+            ""
+        }
     )))
 }
 
@@ -425,8 +516,14 @@ fn check_env(s: &RunState<'_>, i: &Intake) -> Vec<(std::ffi::OsString, std::ffi:
     env
 }
 
-fn after_session(s: &mut RunState<'_>, report: &SessionReport, label: &str) -> Result<String, EngineError> {
-    let Some(i) = &s.intake else { return Ok(String::new()) };
+fn after_session(
+    s: &mut RunState<'_>,
+    report: &SessionReport,
+    label: &str,
+) -> Result<String, EngineError> {
+    let Some(i) = &s.intake else {
+        return Ok(String::new());
+    };
     let restored = implement::restore_wall(&i.worktree, &s.wall, &mut s.log, label)?;
     for p in &restored {
         if !s.reverted.contains(p) {
@@ -436,36 +533,68 @@ fn after_session(s: &mut RunState<'_>, report: &SessionReport, label: &str) -> R
     match report.finish {
         Some(FinishStatus::SpecConflict) => {
             s.spec_conflict = true;
-            s.notes.push(format!("spec conflict reported by the agent: {}", report.detail));
+            s.notes.push(format!(
+                "spec conflict reported by the agent: {}",
+                report.detail
+            ));
         }
-        Some(FinishStatus::AlreadyDone) => s.notes.push(format!("the agent reported already done: {}", report.detail)),
+        Some(FinishStatus::AlreadyDone) => s.notes.push(format!(
+            "the agent reported already done: {}",
+            report.detail
+        )),
         Some(FinishStatus::Done) | None => {}
     }
-    Ok(format!("{} · {} wall edit(s) reverted", report.end, restored.len()))
+    Ok(format!(
+        "{} · {} wall edit(s) reverted",
+        report.end,
+        restored.len()
+    ))
 }
 
 fn implement_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = s.intake.take() else { return Ok(Step::Skipped("no worktree".into())) };
+    let Some(i) = s.intake.take() else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
     let brief = implement::brief(&s.opts.task.text, &s.plan, &s.wall);
-    let r = s.session(IMPLEMENT_SESSION, loki_agent::agent::DEFAULT_SYSTEM_PROMPT, &brief, &i.worktree, &i.fence);
+    let r = s.session(
+        IMPLEMENT_SESSION,
+        loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
+        &brief,
+        &i.worktree,
+        &i.fence,
+    );
     s.intake = Some(i);
     let r = r?;
     after_session(s, &r, IMPLEMENT_SESSION).map(Step::Done)
 }
 
 fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, EngineError> {
-    let Some(i) = s.intake.take() else { return Ok(Step::Skipped("no worktree".into())) };
-    let feedback = s.verification.as_ref().map(Verification::feedback).unwrap_or_default();
+    let Some(i) = s.intake.take() else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
+    let feedback = s
+        .verification
+        .as_ref()
+        .map(Verification::feedback)
+        .unwrap_or_default();
     let brief = implement::fix_brief(&s.opts.task.text, round, &feedback);
     let label = format!("fix-{round}");
-    let r = s.session(&label, loki_agent::agent::DEFAULT_SYSTEM_PROMPT, &brief, &i.worktree, &i.fence);
+    let r = s.session(
+        &label,
+        loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
+        &brief,
+        &i.worktree,
+        &i.fence,
+    );
     s.intake = Some(i);
     let r = r?;
     after_session(s, &r, &label).map(Step::Done)
 }
 
 fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = &s.intake else { return Ok(Step::Skipped("no worktree".into())) };
+    let Some(i) = &s.intake else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
     let round = s.signatures.len();
     let input = verify::VerifyInput {
         worktree: &i.worktree,
@@ -490,13 +619,20 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         )?;
     }
     for f in &v.findings {
-        s.log.append(EventType::IntegrityFinding, None, json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}))?;
+        s.log.append(
+            EventType::IntegrityFinding,
+            None,
+            json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}),
+        )?;
     }
     let detail = format!(
         "{} changed file(s) · {} check(s), {} proving · {} finding(s)",
         v.changed.len(),
         v.results.len(),
-        v.results.iter().filter(|r| verify::proves(&r.result)).count(),
+        v.results
+            .iter()
+            .filter(|r| verify::proves(&r.result))
+            .count(),
         v.findings.len()
     );
     s.verification = Some(v);
@@ -504,7 +640,9 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
 }
 
 fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = &s.intake else { return Ok(Step::Skipped("no worktree".into())) };
+    let Some(i) = &s.intake else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
     if !s.opts.commit {
         return Ok(Step::Skipped("--no-commit".into()));
     }
@@ -516,9 +654,20 @@ fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         }
     }
     let mut excludes: Vec<String> = s.wall.files.iter().map(|f| f.path.clone()).collect();
-    excludes.extend([".loki".to_string(), "*__pycache__*".to_string(), "*.pytest_cache*".to_string()]);
+    excludes.extend([
+        ".loki".to_string(),
+        "*__pycache__*".to_string(),
+        "*.pytest_cache*".to_string(),
+    ]);
     let excludes: Vec<&str> = excludes.iter().map(String::as_str).collect();
-    let first_line = s.opts.task.text.lines().find(|l| !l.trim().is_empty()).unwrap_or("task").trim();
+    let first_line = s
+        .opts
+        .task
+        .text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("task")
+        .trim();
     let title: String = first_line.chars().take(72).collect();
     let message = format!("loki: {title}\n\nLoki-Run: {}\n", s.run_id);
     let git = loki_git::Git::new(&i.worktree);

@@ -12,14 +12,19 @@ pub enum EngineError {
         files.join(", ")
     )]
     DirtyTree { files: Vec<String> },
-    #[error("the repository has no commits yet; commit something first (loki builds from a commit)")]
+    #[error(
+        "the repository has no commits yet; commit something first (loki builds from a commit)"
+    )]
     NoCommits,
     #[error("the task is empty; describe what to build")]
     EmptyTask,
     #[error("run {run} not found in {dir}")]
     RunNotFound { run: String, dir: PathBuf },
     #[error("{action}: {detail}")]
-    Refused { action: &'static str, detail: String },
+    Refused {
+        action: &'static str,
+        detail: String,
+    },
     #[error(transparent)]
     Core(#[from] loki_core::CoreError),
     #[error(transparent)]
@@ -64,7 +69,11 @@ impl EngineError {
         }
     }
 
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
         EngineError::Io {
             action,
             path: path.into(),

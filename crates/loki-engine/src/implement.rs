@@ -39,11 +39,18 @@ pub fn brief(task: &str, plan: &Plan, wall: &Wall) -> String {
     if !wall.files.is_empty() {
         s.push_str("\nSealed acceptance tests (must pass; do not edit):\n");
         for f in &wall.files {
-            s.push_str(&format!("- {} (run by `{}`)\n", f.path, f.check.command_line()));
+            s.push_str(&format!(
+                "- {} (run by `{}`)\n",
+                f.path,
+                f.check.command_line()
+            ));
         }
     }
     if !plan.impacted_tests.is_empty() {
-        s.push_str(&format!("\nRun these tests before finishing: {}\n", plan.impacted_tests.join(", ")));
+        s.push_str(&format!(
+            "\nRun these tests before finishing: {}\n",
+            plan.impacted_tests.join(", ")
+        ));
     }
     s
 }

@@ -74,9 +74,11 @@ fn git_common_dir(root: &Path) -> PathBuf {
     if dot_git.is_dir() {
         return dot_git;
     }
-    let gitdir = std::fs::read_to_string(&dot_git)
-        .ok()
-        .and_then(|t| t.trim().strip_prefix("gitdir:").map(|d| root.join(d.trim())));
+    let gitdir = std::fs::read_to_string(&dot_git).ok().and_then(|t| {
+        t.trim()
+            .strip_prefix("gitdir:")
+            .map(|d| root.join(d.trim()))
+    });
     match gitdir {
         Some(d) => match std::fs::read_to_string(d.join("commondir")) {
             Ok(c) => d.join(c.trim()),
@@ -101,7 +103,13 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         .prefix("loki-agent-")
         .tempdir()
         .map_err(|e| EngineError::io("create a private directory in", std::env::temp_dir(), e))?;
-    let fence = Fence::create(private.path(), &worktree, &git_common_dir(&repo.root), &branch, base)?;
+    let fence = Fence::create(
+        private.path(),
+        &worktree,
+        &git_common_dir(&repo.root),
+        &branch,
+        base,
+    )?;
     let paths = Git::new(&worktree).ls_tree(base)?;
     let (map, map_cached) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &paths)?;
     let checks = loki_checks::detect(&worktree)?;

@@ -32,13 +32,14 @@ use loki_core::process::{self, Spec, Streams};
 
 use crate::EngineError;
 
-/// Tool homes kept at their real location when `HOME` moves: (variable, default under `HOME`).
-const TOOL_HOMES: &[(&str, &str)] = &[
-    ("CARGO_HOME", ".cargo"),
-    ("RUSTUP_HOME", ".rustup"),
-    ("PYENV_ROOT", ".pyenv"),
-    ("GOPATH", "go"),
-    ("NVM_DIR", ".nvm"),
+/// Tool homes kept at their real location when `HOME` moves: (variable, default under `HOME`,
+/// an entry a real one has — an empty directory of that name is not a tool home).
+const TOOL_HOMES: &[(&str, &str, &str)] = &[
+    ("CARGO_HOME", ".cargo", "bin"),
+    ("RUSTUP_HOME", ".rustup", "toolchains"),
+    ("PYENV_ROOT", ".pyenv", "versions"),
+    ("GOPATH", "go", "pkg"),
+    ("NVM_DIR", ".nvm", "nvm.sh"),
 ];
 /// Variables never passed to the agent even though their names do not look secret.
 const WITHHELD: &[&str] = &["LOKI_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"];
@@ -119,7 +120,10 @@ impl Fence {
     }
 
     /// `vars` scrubbed and fenced (pure apart from looking at which tool homes exist).
-    fn build_env(&self, vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    fn build_env(
+        &self,
+        vars: impl IntoIterator<Item = (OsString, OsString)>,
+    ) -> Vec<(OsString, OsString)> {
         let vars: Vec<(OsString, OsString)> = vars.into_iter().collect();
         let real_home = vars
             .iter()
@@ -132,13 +136,34 @@ impl Fence {
                 !WITHHELD.contains(&k.as_ref()) && k != "HOME" && k != "XDG_CONFIG_HOME"
             })
             .collect();
-        for (var, sub) in TOOL_HOMES {
+        for (var, sub, marker) in TOOL_HOMES {
             if out.iter().any(|(k, _)| k == var) {
                 continue;
             }
-            if let Some(dir) = real_home.as_ref().map(|h| h.join(sub)).filter(|d| d.is_dir()) {
+            if let Some(dir) = real_home
+                .as_ref()
+                .map(|h| h.join(sub))
+                .filter(|d| d.join(marker).exists())
+            {
                 out.push(((*var).into(), dir.into_os_string()));
             }
+        }
+        // A toolchain installed under another home (HOME itself moved, as in sandboxes): found
+        // through the `cargo` on PATH (`<cargo home>/bin/cargo`, rustup's home beside it).
+        if !out.iter().any(|(k, _)| k == "CARGO_HOME")
+            && let Some(cargo_home) = cargo_home_on_path(&vars)
+        {
+            let rustup = cargo_home.with_file_name(".rustup");
+            if !out.iter().any(|(k, _)| k == "RUSTUP_HOME") && rustup.join("toolchains").is_dir() {
+                out.push(("RUSTUP_HOME".into(), rustup.into_os_string()));
+            }
+            out.push(("CARGO_HOME".into(), cargo_home.into_os_string()));
+        }
+        // pyenv's shims find their root through PYENV_ROOT or HOME: keep the one on PATH.
+        if !out.iter().any(|(k, _)| k == "PYENV_ROOT")
+            && let Some(root) = dir_on_path(&vars, "shims", ".pyenv")
+        {
+            out.push(("PYENV_ROOT".into(), root.into_os_string()));
         }
         out.push(("HOME".into(), self.home.clone().into_os_string()));
         out.push((
@@ -162,7 +187,7 @@ impl Fence {
         for (k, v) in &self.env {
             let k = k.to_string_lossy();
             if ["HOME", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE"].contains(&k.as_ref())
-                || TOOL_HOMES.iter().any(|(t, _)| *t == k)
+                || TOOL_HOMES.iter().any(|(t, _, _)| *t == k)
             {
                 s.push_str(&format!(
                     "export {k}={}\n",
@@ -202,6 +227,29 @@ fn git(cwd: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Result<()
         });
     }
     Ok(())
+}
+
+/// `<dir>` when `<dir>/bin/cargo` is the first `cargo` on `PATH` and `<dir>` is named `.cargo`.
+fn cargo_home_on_path(vars: &[(OsString, OsString)]) -> Option<PathBuf> {
+    let path = vars
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())?;
+    let bin = std::env::split_paths(&path).find(|d| d.join("cargo").is_file())?;
+    let home = bin.parent()?;
+    (bin.file_name()? == "bin" && home.file_name()? == ".cargo").then(|| home.to_path_buf())
+}
+
+/// `<dir>` for the first `PATH` entry `<dir>/<leaf>` where `<dir>` is named `name`.
+fn dir_on_path(vars: &[(OsString, OsString)], leaf: &str, name: &str) -> Option<PathBuf> {
+    let path = vars
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())?;
+    std::env::split_paths(&path).find_map(|d| {
+        let parent = d.parent()?;
+        (d.file_name()? == leaf && parent.file_name()? == name).then(|| parent.to_path_buf())
+    })
 }
 
 /// A provider whose `run` commands execute inside a [`Fence`].
@@ -276,7 +324,10 @@ mod tests {
     fn fence() -> Fence {
         Fence {
             home: "/tmp/private/home".into(),
-            git: Some(("/tmp/private/git/.git".into(), "/repo/.loki/worktrees/w".into())),
+            git: Some((
+                "/tmp/private/git/.git".into(),
+                "/repo/.loki/worktrees/w".into(),
+            )),
             env: Vec::new(),
         }
     }
@@ -294,10 +345,19 @@ mod tests {
         ]
         .map(|(k, v)| (OsString::from(k), OsString::from(v)));
         let env = f.build_env(vars);
-        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.to_string_lossy().into_owned());
+        let get = |k: &str| {
+            env.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+        };
         assert_eq!(get("HOME").as_deref(), Some("/tmp/private/home"));
         assert_eq!(get("PATH").as_deref(), Some("/usr/bin"));
-        for gone in ["LOKI_HOME", "ANTHROPIC_API_KEY", "LOKI_RECEIPT_SIGNING_KEY", "GITHUB_TOKEN"] {
+        for gone in [
+            "LOKI_HOME",
+            "ANTHROPIC_API_KEY",
+            "LOKI_RECEIPT_SIGNING_KEY",
+            "GITHUB_TOKEN",
+        ] {
             assert_eq!(get(gone), None, "{gone}");
         }
         assert_eq!(get("GIT_DIR").as_deref(), Some("/tmp/private/git/.git"));
@@ -314,7 +374,10 @@ mod tests {
             fn model(&self) -> &str {
                 "echo"
             }
-            fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>> {
+            fn complete<'a>(
+                &'a self,
+                req: &'a Request,
+            ) -> BoxFuture<'a, Result<Response, AgentError>> {
                 // Answers with the command it saw last, so the test can see what the model saw.
                 let seen = req.messages.iter().rev().find_map(|m| match m {
                     Message::Assistant { tool_calls, .. } => tool_calls
@@ -340,7 +403,9 @@ mod tests {
         }
         let f = fence();
         let fenced = Fenced::new(&Echo, &f);
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let mut req = Request {
             system: String::new(),
             messages: vec![],
@@ -348,7 +413,10 @@ mod tests {
             max_output_tokens: 10,
         };
         let first = rt.block_on(fenced.complete(&req)).unwrap();
-        let cmd = first.tool_calls[0].arguments["command"].as_str().unwrap().to_string();
+        let cmd = first.tool_calls[0].arguments["command"]
+            .as_str()
+            .unwrap()
+            .to_string();
         assert!(cmd.starts_with("unset LOKI_HOME "), "{cmd}");
         assert!(cmd.ends_with(&format!("{FENCE_END}env")), "{cmd}");
         req.messages.push(first.to_message());

@@ -32,6 +32,7 @@ pub mod engine;
 mod error;
 pub mod implement;
 pub mod intake;
+pub mod interrupt;
 pub mod isolation;
 pub mod ops;
 pub mod options;
@@ -44,6 +45,17 @@ pub mod verify;
 pub mod wall;
 
 pub use engine::{reserve_for, run_build};
+
+/// Writes `bytes` to `path` atomically, creating its parent directories.
+pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), EngineError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| EngineError::io("create", parent, e))?;
+    }
+    loki_core::fs::write_atomic(path, bytes)?;
+    Ok(())
+}
 pub use error::EngineError;
-pub use options::{BuildOptions, DEFAULT_CAP, DEFAULT_DEEP_CAP, Observer, Progress, Silent, TaskInput};
+pub use options::{
+    BuildOptions, DEFAULT_CAP, DEFAULT_DEEP_CAP, Observer, Progress, Silent, TaskInput,
+};
 pub use summary::BuildReport;

@@ -82,7 +82,9 @@ pub fn status(repo: &Repo, run: &RunId) -> Result<StatusView, EngineError> {
         kind: rec.kind.as_str().to_string(),
         status: rec.status.as_str().to_string(),
         stage,
-        elapsed_s: seconds_between(&rec.started_at, &end).unwrap_or(0.0).max(0.0),
+        elapsed_s: seconds_between(&rec.started_at, &end)
+            .unwrap_or(0.0)
+            .max(0.0),
         outcome: rec.outcome.clone(),
         exit_code: rec.exit_code,
         cost_usd: f.cost_usd,
@@ -111,7 +113,9 @@ pub fn logs(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
 /// How one event reads in `loki logs` (pure).
 #[must_use]
 pub fn log_line(e: &Event) -> String {
-    let time = e.ts.split_once('T').map_or(e.ts.as_str(), |(_, t)| t.trim_end_matches('Z'));
+    let time =
+        e.ts.split_once('T')
+            .map_or(e.ts.as_str(), |(_, t)| t.trim_end_matches('Z'));
     let time = time.split('.').next().unwrap_or(time);
     let mut s = format!("{time} {:<18}", e.kind);
     if let Some(stage) = &e.stage {
@@ -124,7 +128,11 @@ pub fn log_line(e: &Event) -> String {
         .unwrap_or_else(|| {
             let mut data = e.data.clone();
             data.remove("detail");
-            if data.is_empty() { String::new() } else { serde_json::Value::Object(data).to_string() }
+            if data.is_empty() {
+                String::new()
+            } else {
+                serde_json::Value::Object(data).to_string()
+            }
         });
     if !detail.is_empty() {
         s.push(' ');
@@ -141,7 +149,10 @@ fn git(dir: &Path, args: &[&str]) -> Result<process::Output, EngineError> {
         .env("LC_ALL", "C")
         .timeout(GIT_TIMEOUT)
         .streams(Streams::Separate);
-    process::run(&spec).map_err(|e| EngineError::Refused { action: "run git", detail: e.to_string() })
+    process::run(&spec).map_err(|e| EngineError::Refused {
+        action: "run git",
+        detail: e.to_string(),
+    })
 }
 
 /// What [`apply`] did.
@@ -156,7 +167,10 @@ pub struct Applied {
 pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
     let store = RunStore::new(repo.clone());
     let rec = store.load(run)?;
-    let refuse = |detail: String| EngineError::Refused { action: "loki apply refused", detail };
+    let refuse = |detail: String| EngineError::Refused {
+        action: "loki apply refused",
+        detail,
+    };
     match rec.outcome.as_deref() {
         Some("VERIFIED" | "ALREADY_SATISFIED") => {}
         other => {
@@ -173,7 +187,10 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
         .ok_or_else(|| refuse("HEAD is detached; check out the branch to apply to".into()))?;
     let dirty = g.dirty_tracked()?;
     if !dirty.is_empty() {
-        return Err(refuse(format!("uncommitted changes to tracked files: {}", dirty.join(", "))));
+        return Err(refuse(format!(
+            "uncommitted changes to tracked files: {}",
+            dirty.join(", ")
+        )));
     }
     let from = g.head()?.ok_or(EngineError::NoCommits)?;
     let to = g.rev_parse(&branch_of(run))?;
@@ -189,7 +206,10 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
     }
     let out = git(&repo.root, &["merge", "--ff-only", "-q", &to])?;
     if !out.success() {
-        return Err(refuse(format!("git merge --ff-only failed: {}", out.stderr.tail_text(500))));
+        return Err(refuse(format!(
+            "git merge --ff-only failed: {}",
+            out.stderr.tail_text(500)
+        )));
     }
     Ok(Applied { branch, from, to })
 }
@@ -225,7 +245,13 @@ mod tests {
 
     #[test]
     fn elapsed_is_computed_from_rfc3339() {
-        assert_eq!(seconds_between("2026-01-01T10:00:00.000Z", "2026-01-01T10:01:12.500Z"), Some(72.5));
-        assert_eq!(seconds_between("2026-01-01T23:59:59.000Z", "2026-01-02T00:00:01.000Z"), Some(2.0));
+        assert_eq!(
+            seconds_between("2026-01-01T10:00:00.000Z", "2026-01-01T10:01:12.500Z"),
+            Some(72.5)
+        );
+        assert_eq!(
+            seconds_between("2026-01-01T23:59:59.000Z", "2026-01-02T00:00:01.000Z"),
+            Some(2.0)
+        );
     }
 }

@@ -88,7 +88,9 @@ pub enum Progress {
         branch: String,
         worktree: PathBuf,
     },
-    StageStarted { stage: &'static str },
+    StageStarted {
+        stage: &'static str,
+    },
     StageEnded {
         stage: &'static str,
         state: &'static str,

@@ -27,7 +27,12 @@ pub fn run(task: &str, intake: &Intake) -> Plan {
     let ranked = intake.map.rank(task, PLAN_FILES);
     let mut text = String::from("Files most related to the task (with top-level symbols):\n");
     for f in &ranked {
-        let syms: Vec<&str> = f.symbols.iter().take(PLAN_SYMBOLS).map(String::as_str).collect();
+        let syms: Vec<&str> = f
+            .symbols
+            .iter()
+            .take(PLAN_SYMBOLS)
+            .map(String::as_str)
+            .collect();
         if syms.is_empty() {
             text.push_str(&format!("- {}\n", f.path));
         } else {
@@ -50,10 +55,20 @@ pub fn run(task: &str, intake: &Intake) -> Plan {
     if !intake.tests.checks.is_empty() {
         text.push_str("\nTest suites that will judge the change:\n");
         for c in &intake.tests.checks {
-            text.push_str(&format!("- {} (in {}): `{}`\n", c.name, c.dir, c.command_line()));
+            text.push_str(&format!(
+                "- {} (in {}): `{}`\n",
+                c.name,
+                c.dir,
+                c.command_line()
+            ));
         }
     }
-    let langs: Vec<String> = intake.map.languages.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    let langs: Vec<String> = intake
+        .map
+        .languages
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
     if !langs.is_empty() {
         text.push_str(&format!("\nLanguages (files): {}\n", langs.join(", ")));
     }

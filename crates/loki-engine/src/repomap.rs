@@ -35,7 +35,8 @@ const CACHE_SCHEMA: &str = "loki.repomap/1";
 /// Words too common in tasks to say anything about relevance.
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "should", "when", "not", "are",
-    "add", "fix", "make", "use", "all", "any", "its", "but", "has", "have", "does", "test", "tests",
+    "add", "fix", "make", "use", "all", "any", "its", "but", "has", "have", "does", "test",
+    "tests",
 ];
 
 /// One file of the map.
@@ -108,7 +109,10 @@ impl RepoMap {
             return Ok((map, true));
         }
         let map = RepoMap::build(root, tree, paths);
-        loki_core::fs::write_json_atomic(&file, &map)?;
+        // A cache that cannot be written costs time next run, not correctness.
+        if let Ok(bytes) = serde_json::to_vec(&map) {
+            crate::write_file(&file, &bytes)?;
+        }
         Ok((map, false))
     }
 
@@ -209,31 +213,54 @@ fn symbol_of(lang: &str, line: &str) -> Option<String> {
     let mut rest = line;
     let (modifiers, keywords): (&[&str], &[&str]) = match lang {
         "rust" => (
-            &["pub(crate) ", "pub(super) ", "pub ", "async ", "unsafe ", "const ", "extern \"C\" "],
-            &["fn ", "struct ", "enum ", "trait ", "type ", "mod ", "impl ", "union "],
+            &[
+                "pub(crate) ",
+                "pub(super) ",
+                "pub ",
+                "async ",
+                "unsafe ",
+                "const ",
+                "extern \"C\" ",
+            ],
+            &[
+                "fn ", "struct ", "enum ", "trait ", "type ", "mod ", "impl ", "union ",
+            ],
         ),
         "python" => (&["async "], &["def ", "class "]),
         "javascript" | "typescript" => (
             &["export ", "default ", "async ", "declare ", "abstract "],
-            &["function ", "function* ", "class ", "interface ", "type ", "const ", "let ", "enum "],
+            &[
+                "function ",
+                "function* ",
+                "class ",
+                "interface ",
+                "type ",
+                "const ",
+                "let ",
+                "enum ",
+            ],
         ),
         "go" => (&[], &["func ", "type "]),
         _ => return None,
     };
-    loop {
-        match modifiers.iter().find(|m| rest.starts_with(**m)) {
-            Some(m) => rest = &rest[m.len()..],
-            None => break,
-        }
+    while let Some(m) = modifiers.iter().find(|m| rest.starts_with(**m)) {
+        rest = &rest[m.len()..];
     }
-    let kw = keywords.iter().find(|k| rest.starts_with(**k))?;
+    let kw: &str = if lang == "rust" && rest.starts_with("impl<") {
+        "impl"
+    } else {
+        keywords.iter().find(|k| rest.starts_with(**k))?
+    };
     let mut after = rest[kw.len()..].trim_start();
     if lang == "go" && kw.starts_with("func") && after.starts_with('(') {
         // A method: skip the receiver.
         after = after.split_once(')').map_or("", |(_, r)| r).trim_start();
     }
     if lang == "rust" && kw.starts_with("impl") {
-        after = after.strip_prefix('<').map_or(after, |r| r.split_once('>').map_or("", |(_, x)| x)).trim_start();
+        after = after
+            .strip_prefix('<')
+            .map_or(after, |r| r.split_once('>').map_or("", |(_, x)| x))
+            .trim_start();
     }
     let name: String = after
         .chars()
@@ -252,7 +279,8 @@ mod tests {
         assert_eq!(symbols("rust", rust), ["is_leap", "Year", "Display", "go"]);
         let py = "import os\ndef add(a, b):\n    def inner(): pass\nclass Calc:\n    pass\nasync def fetch(): pass\n";
         assert_eq!(symbols("python", py), ["add", "Calc", "fetch"]);
-        let js = "export function parse(s) {}\nexport default class Lexer {}\nexport const MAX = 3;\n";
+        let js =
+            "export function parse(s) {}\nexport default class Lexer {}\nexport const MAX = 3;\n";
         assert_eq!(symbols("javascript", js), ["parse", "Lexer", "MAX"]);
         let go = "func (s *Server) Serve() {}\nfunc main() {}\ntype Config struct {}\n";
         assert_eq!(symbols("go", go), ["Serve", "main", "Config"]);
@@ -269,10 +297,18 @@ mod tests {
         let map = RepoMap {
             schema: CACHE_SCHEMA.into(),
             tree: "t".into(),
-            files: vec![entry("README.md", &[]), entry("src/util.rs", &["helper"]), entry("src/leap.rs", &["is_leap_year"])],
+            files: vec![
+                entry("README.md", &[]),
+                entry("src/util.rs", &["helper"]),
+                entry("src/leap.rs", &["is_leap_year"]),
+            ],
             languages: BTreeMap::new(),
         };
-        let ranked: Vec<&str> = map.rank("Fix is_leap_year for century years", 2).iter().map(|f| f.path.as_str()).collect();
+        let ranked: Vec<&str> = map
+            .rank("Fix is_leap_year for century years", 2)
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect();
         assert_eq!(ranked, ["src/leap.rs", "README.md"]);
     }
 }

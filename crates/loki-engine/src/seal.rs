@@ -14,8 +14,8 @@ use loki_core::outcome::Outcome;
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
 use loki_receipt::schema::{
-    Check as ReceiptCheck, CheckResult as ReceiptResult, Cost, DiffStats, IntegrityFinding, RepoState,
-    StageTime, Task, Time, Wall as ReceiptWall, WallFile as ReceiptWallFile,
+    Check as ReceiptCheck, CheckResult as ReceiptResult, Cost, DiffStats, IntegrityFinding,
+    RepoState, StageTime, Task, Time, Wall as ReceiptWall, WallFile as ReceiptWallFile,
 };
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
@@ -50,7 +50,11 @@ fn map_status(s: loki_checks::CheckStatus) -> ReceiptResult {
 
 /// Seals the run (always called, whatever happened before).
 pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
-    s.log.append(loki_events::EventType::StageStarted, Some("seal"), serde_json::json!({}))?;
+    s.log.append(
+        loki_events::EventType::StageStarted,
+        Some("seal"),
+        serde_json::json!({}),
+    )?;
     let git = Git::new(&s.repo.root);
     let (head_sha, tree) = match (&s.head, &s.intake) {
         (Some(h), _) => (h.clone(), git.tree_of(h)?),
@@ -65,7 +69,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     };
     let diff_sha = git.diff_digest(&s.base, &tree)?;
     let stat = git.diff_stat(&s.base, &tree)?;
-    let changed: Vec<String> = git.changes(&s.base, &tree)?.into_iter().map(|c| c.path).collect();
+    let changed: Vec<String> = git
+        .changes(&s.base, &tree)?
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
 
     let mut tampered: Vec<String> = Vec::new();
     let log_path = s.log.path().to_path_buf();
@@ -80,7 +88,9 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             LogStatus::Interrupted { torn_bytes } => {
                 tampered.push(format!("event log: {torn_bytes} stray bytes at the end"));
             }
-            LogStatus::Broken(bad) => tampered.push(format!("event log: line {}: {}", bad.line, bad.reason)),
+            LogStatus::Broken(bad) => {
+                tampered.push(format!("event log: line {}: {}", bad.line, bad.reason));
+            }
         },
         Err(e) => tampered.push(format!("event log: {e}")),
     }
@@ -112,7 +122,10 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             .wall
             .files
             .iter()
-            .map(|f| ReceiptWallFile { path: f.path.clone(), sha256: f.sha256.clone() })
+            .map(|f| ReceiptWallFile {
+                path: f.path.clone(),
+                sha256: f.sha256.clone(),
+            })
             .collect(),
         base_run: s.wall_base,
         passed: s.already_satisfied || v.is_some_and(crate::verify::Verification::wall_passed),
@@ -137,7 +150,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         facts.integrity = v
             .findings
             .iter()
-            .map(|f| IntegrityFinding { kind: f.kind.as_str().to_string(), path: f.path.clone(), detail: f.detail.clone() })
+            .map(|f| IntegrityFinding {
+                kind: f.kind.as_str().to_string(),
+                path: f.path.clone(),
+                detail: f.detail.clone(),
+            })
             .collect();
         facts.full_suite_ran = v.full_suite;
         facts.extra_not_proven.extend(v.not_proven.iter().cloned());
@@ -146,11 +163,16 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         facts.integrity.push(IntegrityFinding {
             kind: "reverted_wall_edit".into(),
             path: p.clone(),
-            detail: "the agent edited a sealed wall test; it was restored from the sealed copy".into(),
+            detail: "the agent edited a sealed wall test; it was restored from the sealed copy"
+                .into(),
         });
-        facts.extra_not_proven.push(format!("reverted test edit: {p}"));
+        facts
+            .extra_not_proven
+            .push(format!("reverted test edit: {p}"));
     }
-    facts.extra_not_proven.extend(tampered.iter().map(|t| format!("tampering: {t}")));
+    facts
+        .extra_not_proven
+        .extend(tampered.iter().map(|t| format!("tampering: {t}")));
     facts.extra_not_proven.extend(s.notes.iter().cloned());
     let measured = s.sessions.iter().filter(|x| x.cost_usd.is_some()).count() as u64;
     let total = s.sessions.len() as u64;
@@ -170,10 +192,22 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     let wall_s = s.started.elapsed().as_secs_f64();
     facts.time = Time {
         wall_s,
-        stages: s.stage_times.iter().map(|(n, t)| StageTime { stage: n.clone(), wall_s: *t }).collect(),
+        stages: s
+            .stage_times
+            .iter()
+            .map(|(n, t)| StageTime {
+                stage: n.clone(),
+                wall_s: *t,
+            })
+            .collect(),
     };
     facts.provider = s.opts.provider_label.clone();
-    facts.model = s.sessions.iter().map(|x| x.model.clone()).find(|m| !m.is_empty()).unwrap_or_default();
+    facts.model = s
+        .sessions
+        .iter()
+        .map(|x| x.model.clone())
+        .find(|m| !m.is_empty())
+        .unwrap_or_default();
     facts.flags = RunFlags {
         tampered: !tampered.is_empty(),
         already_satisfied: s.already_satisfied,
@@ -204,11 +238,18 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
 /// The first NOT PROVEN entry that explains a non-zero exit (skipping the ones every run has).
 fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
     let always = loki_receipt::builder::always_not_proven(s.opts.kind);
-    let specific = |prefix: &str| info.not_proven.iter().find(|n| n.starts_with(prefix)).cloned();
+    let specific = |prefix: &str| {
+        info.not_proven
+            .iter()
+            .find(|n| n.starts_with(prefix))
+            .cloned()
+    };
     let generic = || {
         info.not_proven
             .iter()
-            .find(|n| n.as_str() != loki_receipt::builder::FULL_SUITE && !always.contains(&n.as_str()))
+            .find(|n| {
+                n.as_str() != loki_receipt::builder::FULL_SUITE && !always.contains(&n.as_str())
+            })
             .cloned()
     };
     match info.outcome {
@@ -217,7 +258,9 @@ fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
         Outcome::Blocked => specific("spec conflict"),
         Outcome::Stalled => specific("stalled"),
         Outcome::Failed if s.interrupted => specific("interrupted"),
-        Outcome::Failed => specific("tampering").or_else(|| specific("integrity")).or_else(generic),
+        Outcome::Failed => specific("tampering")
+            .or_else(|| specific("integrity"))
+            .or_else(generic),
         Outcome::Partial => specific("integrity").or_else(generic),
     }
     .or_else(generic)
@@ -226,7 +269,10 @@ fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
 /// The report the CLI prints.
 pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> BuildReport {
     let reason = reason(s, &info);
-    let tokens = info.cost.input_tokens + info.cost.output_tokens + info.cost.cache_read_tokens + info.cost.cache_write_tokens;
+    let tokens = info.cost.input_tokens
+        + info.cost.output_tokens
+        + info.cost.cache_read_tokens
+        + info.cost.cache_write_tokens;
     let mut stages = s.stage_times.clone();
     stages.retain(|(n, _)| n != "seal");
     BuildReport {
@@ -244,8 +290,16 @@ pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> Build
         tokens,
         wall_s: info.wall_s,
         stages,
-        branch: s.intake.as_ref().map(|i| i.branch.clone()).unwrap_or_default(),
-        worktree: s.intake.as_ref().map(|i| i.worktree.display().to_string()).unwrap_or_default(),
+        branch: s
+            .intake
+            .as_ref()
+            .map(|i| i.branch.clone())
+            .unwrap_or_default(),
+        worktree: s
+            .intake
+            .as_ref()
+            .map(|i| i.worktree.display().to_string())
+            .unwrap_or_default(),
         head_sha: info.head_sha,
         base_sha: s.base.clone(),
         changed_files: info.changed,

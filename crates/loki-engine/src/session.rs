@@ -113,7 +113,8 @@ pub fn run(
                 }
                 Some(Ok(o)) => {
                     report.end = end_name(o.end).into();
-                    report.budget_hit = matches!(o.end, SessionEnd::TimeLimit | SessionEnd::CostLimit);
+                    report.budget_hit =
+                        matches!(o.end, SessionEnd::TimeLimit | SessionEnd::CostLimit);
                     report.finish = o.finish.as_ref().map(|f| f.status);
                     report.detail = o.finish.map(|f| f.detail).unwrap_or_default();
                     report.usage = o.usage;

@@ -113,7 +113,11 @@ pub fn render(r: &BuildReport) -> String {
         .iter()
         .map(|(name, secs)| format!("{name} {}", duration(*secs)))
         .collect();
-    line(&mut s, "Time:", &format!("{} ({})", duration(r.wall_s), stages.join(", ")));
+    line(
+        &mut s,
+        "Time:",
+        &format!("{} ({})", duration(r.wall_s), stages.join(", ")),
+    );
     s
 }
 
@@ -137,12 +141,20 @@ mod tests {
             receipt_sha256: "ab".repeat(32),
             receipt_path: String::new(),
             signed_keyid: String::new(),
-            not_proven: vec!["full suite".into(), "app boot".into(), "security scan".into()],
+            not_proven: vec![
+                "full suite".into(),
+                "app boot".into(),
+                "security scan".into(),
+            ],
             cost_usd: None,
             provider: "scripted".into(),
             tokens: 212_345,
             wall_s: 72.4,
-            stages: vec![("intake".into(), 0.6), ("implement".into(), 51.0), ("verify".into(), 9.2)],
+            stages: vec![
+                ("intake".into(), 0.6),
+                ("implement".into(), 51.0),
+                ("verify".into(), 9.2),
+            ],
             branch: String::new(),
             worktree: String::new(),
             head_sha: String::new(),
@@ -162,7 +174,10 @@ mod tests {
         );
         assert_eq!(ok, want);
         let failed = render(&report(Outcome::Failed, 1));
-        assert!(failed.contains("\nReason:     the wall did not pass\n"), "{failed}");
+        assert!(
+            failed.contains("\nReason:     the wall did not pass\n"),
+            "{failed}"
+        );
     }
 
     #[test]

@@ -67,9 +67,18 @@ impl Verification {
         let mut parts: Vec<String> = Vec::new();
         for r in self.results.iter().filter(|r| !proves(&r.result)) {
             parts.push(format!("check {} {:?}", r.result.name, r.result.result));
-            parts.extend(r.result.failing_ids.iter().map(|id| format!("test {}:{id}", r.result.name)));
+            parts.extend(
+                r.result
+                    .failing_ids
+                    .iter()
+                    .map(|id| format!("test {}:{id}", r.result.name)),
+            );
         }
-        parts.extend(self.findings.iter().map(|f| format!("finding {} {}", f.kind.as_str(), f.path)));
+        parts.extend(
+            self.findings
+                .iter()
+                .map(|f| format!("finding {} {}", f.kind.as_str(), f.path)),
+        );
         parts.sort();
         let digest = Sha256::digest(parts.join("\n").as_bytes());
         hex::encode(&digest[..8])
@@ -88,13 +97,25 @@ impl Verification {
                 status_word(c.result),
                 c.failed,
                 c.executed,
-                c.reason.as_ref().map(|x| format!(": {x}")).unwrap_or_default()
+                c.reason
+                    .as_ref()
+                    .map(|x| format!(": {x}"))
+                    .unwrap_or_default()
             ));
             for id in &c.failing_ids {
                 s.push_str(&format!("- failing: {id}\n"));
             }
-            let log = std::fs::read(&c.log_path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
-            let tail: String = log.chars().rev().take(FEEDBACK_LOG_CHARS).collect::<Vec<_>>().into_iter().rev().collect();
+            let log = std::fs::read(&c.log_path)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            let tail: String = log
+                .chars()
+                .rev()
+                .take(FEEDBACK_LOG_CHARS)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
             s.push_str(&format!("```\n{tail}\n```\n"));
         }
         if !self.findings.is_empty() {
@@ -138,7 +159,11 @@ pub struct VerifyInput<'a> {
 }
 
 /// The paths changed from `base` to the worktree as it is now, wall files excluded, and the tree.
-pub fn changed_paths(worktree: &Path, base: &str, wall: &Wall) -> Result<(String, Vec<String>), EngineError> {
+pub fn changed_paths(
+    worktree: &Path,
+    base: &str,
+    wall: &Wall,
+) -> Result<(String, Vec<String>), EngineError> {
     let git = Git::new(worktree);
     let tree = git.snapshot_worktree()?;
     let changed = git
@@ -153,7 +178,11 @@ pub fn changed_paths(worktree: &Path, base: &str, wall: &Wall) -> Result<(String
 /// The checks a change impacts (see the module doc).
 #[must_use]
 pub fn impacted(checks: &[Check], changed: &[String], deep: bool) -> (Vec<Check>, bool) {
-    if deep || changed.iter().any(|p| loki_checks::weakened::checks_for(checks, p).is_empty()) {
+    if deep
+        || changed
+            .iter()
+            .any(|p| loki_checks::weakened::checks_for(checks, p).is_empty())
+    {
         return (checks.to_vec(), true);
     }
     let mut out: Vec<Check> = Vec::new();
@@ -183,17 +212,27 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         env: input.env.clone(),
         rerun_failed: true,
     };
-    let (to_run, full) = if changed.is_empty() { (Vec::new(), false) } else { impacted(input.checks, &changed, input.deep) };
+    let (to_run, full) = if changed.is_empty() {
+        (Vec::new(), false)
+    } else {
+        impacted(input.checks, &changed, input.deep)
+    };
     v.full_suite = full;
     let mut head_results = Vec::new();
     for c in &to_run {
         let r = run_check(&c.at_root(input.worktree), &opts)?;
         head_results.push(r.clone());
-        v.results.push(RoleResult { role: "tests", result: r });
+        v.results.push(RoleResult {
+            role: "tests",
+            result: r,
+        });
     }
     for w in &input.wall.files {
         let r = run_check(&w.check, &opts)?;
-        v.results.push(RoleResult { role: "wall", result: r });
+        v.results.push(RoleResult {
+            role: "wall",
+            result: r,
+        });
     }
     let git = Git::new(input.worktree);
     let wall_paths: Vec<&str> = input.wall.files.iter().map(|w| w.path.as_str()).collect();
@@ -203,7 +242,13 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         .collect();
     let modified_tests = loki_checks::weakened::modified_test_files(&git, input.base, &head_tree)?;
     if !modified_tests.is_empty() && !to_run.is_empty() {
-        let base = loki_checks::run_baseline(input.worktree, input.base, &to_run, &opts, &input.baseline_cache)?;
+        let base = loki_checks::run_baseline(
+            input.worktree,
+            input.base,
+            &to_run,
+            &opts,
+            &input.baseline_cache,
+        )?;
         let report = loki_checks::original_tests_on_new_code(
             input.worktree,
             input.base,
@@ -213,8 +258,18 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
             &head_results,
             &opts,
         )?;
-        v.findings.extend(report.findings.into_iter().filter(|f| !wall_paths.contains(&f.path.as_str())));
-        v.not_proven.extend(report.not_proven.into_iter().map(|n| format!("original tests: {n}")));
+        v.findings.extend(
+            report
+                .findings
+                .into_iter()
+                .filter(|f| !wall_paths.contains(&f.path.as_str())),
+        );
+        v.not_proven.extend(
+            report
+                .not_proven
+                .into_iter()
+                .map(|n| format!("original tests: {n}")),
+        );
     }
     v.findings.sort();
     v.findings.dedup();
@@ -242,7 +297,10 @@ mod tests {
     fn impacted_checks_are_the_owners_of_the_changed_paths() {
         let checks = [check("pytest:a", "a"), check("pytest:b", "b")];
         let (got, full) = impacted(&checks, &["a/x.py".into()], false);
-        assert_eq!(got.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["pytest:a"]);
+        assert_eq!(
+            got.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["pytest:a"]
+        );
         assert!(!full);
         let (got, full) = impacted(&checks, &["README.md".into()], false);
         assert_eq!(got.len(), 2);

@@ -111,12 +111,14 @@ pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
             continue;
         }
         if meta.as_ref().map_or(true, |m| m.len() > MAX_WALL_BYTES) {
-            wall.discarded.push(reject("larger than 64 KiB or unreadable"));
+            wall.discarded
+                .push(reject("larger than 64 KiB or unreadable"));
             continue;
         }
         let name = path.rsplit('/').next().unwrap_or(&path);
         if !name.starts_with(WALL_PREFIX) {
-            wall.discarded.push(reject("its name does not start with loki_wall_"));
+            wall.discarded
+                .push(reject("its name does not start with loki_wall_"));
             continue;
         }
         if wall.files.len() == MAX_WALL_FILES {
@@ -124,7 +126,9 @@ pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
             continue;
         }
         if root.join(&path).exists() {
-            wall.discarded.push(reject("a file of that name already exists in the repository"));
+            wall.discarded.push(reject(
+                "a file of that name already exists in the repository",
+            ));
             continue;
         }
         let Ok(bytes) = std::fs::read(&full) else {
@@ -154,9 +158,15 @@ pub fn wall_check(path: &str, root: &Path, checks: &[Check]) -> Result<Check, St
             None => (None, ""),
         };
         let Some(crate_dir) = crate_dir else {
-            return Err(format!("a Rust wall test belongs in <crate>/tests/, not {file_dir:?}"));
+            return Err(format!(
+                "a Rust wall test belongs in <crate>/tests/, not {file_dir:?}"
+            ));
         };
-        let dir = if crate_dir.is_empty() { ".".to_string() } else { crate_dir.to_string() };
+        let dir = if crate_dir.is_empty() {
+            ".".to_string()
+        } else {
+            crate_dir.to_string()
+        };
         let cwd = root.join(crate_dir);
         if !cwd.join("Cargo.toml").is_file() {
             return Err(format!("no Cargo.toml in {dir}"));
@@ -183,7 +193,9 @@ pub fn wall_check(path: &str, root: &Path, checks: &[Check]) -> Result<Check, St
         if c.dir == "." {
             path.to_string()
         } else {
-            path.strip_prefix(&format!("{}/", c.dir)).unwrap_or(path).to_string()
+            path.strip_prefix(&format!("{}/", c.dir))
+                .unwrap_or(path)
+                .to_string()
         }
     };
     if name.ends_with(".py") {
@@ -219,7 +231,7 @@ pub fn wall_check(path: &str, root: &Path, checks: &[Check]) -> Result<Check, St
 /// Writes the sealed copies under `<run_dir>/wall/` and appends `wall.sealed`.
 pub fn seal(run_dir: &Path, wall: &Wall, log: &mut EventWriter) -> Result<(), EngineError> {
     for f in &wall.files {
-        loki_core::fs::write_atomic(&sealed_path(run_dir, &f.path), &f.bytes)?;
+        crate::write_file(&sealed_path(run_dir, &f.path), &f.bytes)?;
     }
     log.append(
         EventType::WallSealed,
@@ -239,7 +251,7 @@ fn sealed_path(run_dir: &Path, path: &str) -> PathBuf {
 /// Writes every wall file into the worktree at `root`.
 pub fn install(root: &Path, wall: &Wall) -> Result<(), EngineError> {
     for f in &wall.files {
-        loki_core::fs::write_atomic(&root.join(&f.path), &f.bytes)?;
+        crate::write_file(&root.join(&f.path), &f.bytes)?;
     }
     Ok(())
 }
@@ -256,7 +268,7 @@ pub fn restore(root: &Path, wall: &Wall) -> Result<Vec<String>, EngineError> {
                 let _ = std::fs::remove_file(&p);
                 let _ = std::fs::remove_dir_all(&p);
             }
-            loki_core::fs::write_atomic(&p, &f.bytes)?;
+            crate::write_file(&p, &f.bytes)?;
             restored.push(f.path.clone());
         }
     }
@@ -296,9 +308,21 @@ mod tests {
         let wall = accept(author.path(), root.path(), &[]);
         let paths: Vec<&str> = wall.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["tests/loki_wall_leap.rs"]);
-        assert_eq!(wall.files[0].check.command, ["cargo", "test", "--test", "loki_wall_leap", "--no-fail-fast"]);
+        assert_eq!(
+            wall.files[0].check.command,
+            [
+                "cargo",
+                "test",
+                "--test",
+                "loki_wall_leap",
+                "--no-fail-fast"
+            ]
+        );
         let discarded: Vec<&str> = wall.discarded.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(discarded, ["loki_wall_notes.md", "src/loki_wall_x.rs", "tests/other.rs"]);
+        assert_eq!(
+            discarded,
+            ["loki_wall_notes.md", "src/loki_wall_x.rs", "tests/other.rs"]
+        );
     }
 
     #[test]
@@ -319,13 +343,20 @@ mod tests {
             },
         };
         let wall = Wall {
-            files: vec![file("a/loki_wall_a_test.py"), file("loki_wall_b_test.py"), file("loki_wall_c_test.py")],
+            files: vec![
+                file("a/loki_wall_a_test.py"),
+                file("loki_wall_b_test.py"),
+                file("loki_wall_c_test.py"),
+            ],
             discarded: vec![],
         };
         install(root.path(), &wall).unwrap();
         std::fs::write(root.path().join("loki_wall_b_test.py"), "assert True\n").unwrap();
         std::fs::remove_file(root.path().join("loki_wall_c_test.py")).unwrap();
-        assert_eq!(restore(root.path(), &wall).unwrap(), ["loki_wall_b_test.py", "loki_wall_c_test.py"]);
+        assert_eq!(
+            restore(root.path(), &wall).unwrap(),
+            ["loki_wall_b_test.py", "loki_wall_c_test.py"]
+        );
         assert!(restore(root.path(), &wall).unwrap().is_empty());
     }
 }

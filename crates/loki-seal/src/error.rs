@@ -25,6 +25,8 @@ pub enum SealError {
     Events(#[from] loki_events::EventError),
     #[error(transparent)]
     Receipt(#[from] loki_receipt::ReceiptError),
+    #[error("a seal worker thread panicked while {task}; this is a bug in loki, please report it")]
+    WorkerPanicked { task: &'static str },
     #[error("{action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -48,6 +50,7 @@ impl SealError {
             | SealError::Git(_)
             | SealError::Events(_)
             | SealError::Receipt(_)
+            | SealError::WorkerPanicked { .. }
             | SealError::Io { .. } => false,
         }
     }

@@ -4,8 +4,10 @@
 //! A test's result is its last `pass|fail|skip` event with a non-empty `Test`; its id is
 //! `<package>/<Test>` (subtests keep their `Parent/child` names). A package that fails without any
 //! failing test (a build error, a panic in `TestMain`, `build-fail`) gets a synthetic failed test
-//! `<package> (package failed)` so the failure is counted. Lines that are not JSON (build output,
-//! the truncation marker of a capped log) are skipped.
+//! `<package> (package failed)` so the failure is counted. Before Go 1.24 a package that does not
+//! build has no event at all, only a plain `FAIL\t<package> [build failed]` line (`[setup failed]`
+//! likewise) among the JSON lines; that line counts as the package's failure. Other lines that are
+//! not JSON (build output, the truncation marker of a capped log) are skipped.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,6 +35,9 @@ pub fn parse_json(text: &str) -> Option<TestReport> {
     for line in text.lines() {
         let line = line.trim();
         if !line.starts_with('{') {
+            if let Some(pkg) = plain_package_failure(line) {
+                failed_pkgs.insert(pkg.to_owned());
+            }
             continue;
         }
         let Ok(ev) = serde_json::from_str::<Event>(line) else {
@@ -87,6 +92,13 @@ pub fn parse_json(text: &str) -> Option<TestReport> {
         }
     }
     Some(TestReport::from_cases("go-json", cases))
+}
+
+/// The package of a plain `FAIL\t<package> [build failed]` / `[setup failed]` line.
+fn plain_package_failure(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("FAIL\t")?;
+    let (pkg, what) = rest.split_once(char::is_whitespace)?;
+    matches!(what.trim(), "[build failed]" | "[setup failed]").then_some(pkg)
 }
 
 /// Parses `go test -v` text; `None` without any `--- PASS|FAIL|SKIP` line or `FAIL` package line.
@@ -163,6 +175,20 @@ mod tests {
                 "example.com/m/broken (package failed)"
             ]
         );
+    }
+
+    #[test]
+    fn plain_build_failures_among_events_count() {
+        // Go before 1.24: one package passed, another did not compile and has no event.
+        let r = parse_json(
+            "{\"Action\":\"pass\",\"Package\":\"m\",\"Test\":\"TestAdd\"}\n\
+             {\"Action\":\"pass\",\"Package\":\"m\"}\n\
+             FAIL\tm/sub [build failed]\n\
+             FAIL\tm/other\t0.01s\n",
+        )
+        .unwrap();
+        assert_eq!((r.passed, r.failed), (1, 1));
+        assert_eq!(r.failing_ids(), ["m/sub (package failed)"]);
     }
 
     #[test]

@@ -1,5 +1,7 @@
 mod compare;
 mod detect;
+mod go_seal;
 mod integrity;
+mod js_seal;
 mod runners;
 mod seal_runners;

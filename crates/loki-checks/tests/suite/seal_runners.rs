@@ -14,17 +14,17 @@ use loki_checks::{
 use loki_git::Git;
 use loki_test_support::GitRepo;
 
-struct Fixture {
-    repo: GitRepo,
-    tmp: tempfile::TempDir,
-    base: String,
-    checks: Vec<Check>,
-    opts: RunOptions,
+pub(super) struct Fixture {
+    pub(super) repo: GitRepo,
+    pub(super) tmp: tempfile::TempDir,
+    pub(super) base: String,
+    pub(super) checks: Vec<Check>,
+    pub(super) opts: RunOptions,
 }
 
 impl Fixture {
     /// Commits `files` as the base and detects the checks.
-    fn new(files: &[(&str, &str)], env: &[(&str, &Path)]) -> Fixture {
+    pub(super) fn new(files: &[(&str, &str)], env: &[(&str, &Path)]) -> Fixture {
         let repo = GitRepo::new();
         for (p, body) in files {
             repo.write(p, body);
@@ -50,12 +50,12 @@ impl Fixture {
         }
     }
 
-    fn cache(&self) -> std::path::PathBuf {
+    pub(super) fn cache(&self) -> std::path::PathBuf {
         self.tmp.path().join("cache")
     }
 
     /// Writes `files` over the base state (restoring every other base file first).
-    fn change(&self, files: &[(&str, &str)]) {
+    pub(super) fn change(&self, files: &[(&str, &str)]) {
         self.repo.git(&["checkout", "-q", "--", "."]);
         self.repo.git(&["clean", "-q", "-fd", "-e", "Cargo.lock"]);
         for (p, body) in files {
@@ -63,18 +63,18 @@ impl Fixture {
         }
     }
 
-    fn head_tree(&self) -> String {
+    pub(super) fn head_tree(&self) -> String {
         Git::new(self.repo.path()).snapshot_worktree().unwrap()
     }
 
-    fn run_head(&self) -> Vec<CheckResult> {
+    pub(super) fn run_head(&self) -> Vec<CheckResult> {
         self.checks
             .iter()
             .map(|c| run_check(c, &self.opts).unwrap())
             .collect()
     }
 
-    fn scan(&self) -> Vec<(FindingKind, String)> {
+    pub(super) fn scan(&self) -> Vec<(FindingKind, String)> {
         let g = Git::new(self.repo.path());
         scan_changes(&g, &self.base, &self.head_tree())
             .unwrap()
@@ -84,7 +84,7 @@ impl Fixture {
     }
 }
 
-fn show(rs: &[CheckResult]) -> String {
+pub(super) fn show(rs: &[CheckResult]) -> String {
     rs.iter()
         .map(|r| {
             format!(
@@ -97,7 +97,7 @@ fn show(rs: &[CheckResult]) -> String {
 
 /// The three seal cases on one fixture: clean, regression, weakened test. `weakened` breaks the
 /// code and rewrites the test so the head passes; `expect_weakened` is the test id it hides.
-fn walk(
+pub(super) fn walk(
     f: &Fixture,
     clean: &[(&str, &str)],
     regression: &[(&str, &str)],

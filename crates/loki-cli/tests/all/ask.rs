@@ -199,21 +199,54 @@ async fn price_overrides_from_config_change_the_cost() {
     let sb = Sandbox::new();
     let repo = GitRepo::new();
     repo.write("prices.toml", "[\"my-local-model\"]\ninput = 1000000.0\noutput = 0.0\ncache_read = 0.0\ncache_write = 0.0\n");
-    let fake = FakeLlm::start(Api::OpenAi, Expect { api_key: None, model: "my-local-model".into() }).await;
-    fake.push_turn(&FakeTurn::call("c1", "finish", &json!({"status": "done", "detail": "ok"})).with_usage([10, 0, 0, 0]));
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: None,
+            model: "my-local-model".into(),
+        },
+    )
+    .await;
+    fake.push_turn(
+        &FakeTurn::call("c1", "finish", &json!({"status": "done", "detail": "ok"}))
+            .with_usage([10, 0, 0, 0]),
+    );
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
     sb.apply(&mut cmd)
         .current_dir(repo.path())
         .env("OPENAI_BASE_URL", fake.base_url())
         .env("LOKI_PROVIDER_PRICES", repo.path().join("prices.toml"))
-        .args(["ask", "do it", "--provider", "openai", "--model", "my-local-model", "--json"]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        .args([
+            "ask",
+            "do it",
+            "--provider",
+            "openai",
+            "--model",
+            "my-local-model",
+            "--json",
+        ]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     fake.assert_clean();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // 10 input tokens at $1,000,000 per million = $10: the override priced an unknown model.
     let run = v["run"].as_str().unwrap();
-    let transcript = std::fs::read_to_string(repo.path().join(".loki/runs").join(run).join("transcript.jsonl")).unwrap();
+    let transcript = std::fs::read_to_string(
+        repo.path()
+            .join(".loki/runs")
+            .join(run)
+            .join("transcript.jsonl"),
+    )
+    .unwrap();
     let cost = v["cost_usd"].as_f64();
-    assert!(cost.is_some_and(|c| (c - 10.0).abs() < 1e-9), "{v}\n{transcript}");
+    assert!(
+        cost.is_some_and(|c| (c - 10.0).abs() < 1e-9),
+        "{v}\n{transcript}"
+    );
 }

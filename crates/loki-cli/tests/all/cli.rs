@@ -76,12 +76,10 @@ fn unknown_flags_and_commands_exit_2_with_clap_errors() {
 fn pending_commands_say_not_available_yet_with_exit_2() {
     let sb = Sandbox::new();
     for cmd in [
-        vec!["demo"],
-        vec!["status", "--json"],
-        vec!["seal", "stop"],
-        vec!["fix", "--apply", "--yes"],
+        vec!["improve", "--dry-run"],
         vec!["serve"],
-        vec!["add a --verbose flag to the CLI"],
+        vec!["mcp"],
+        vec!["pr"],
     ] {
         sandboxed(&sb, sb.home())
             .args(&cmd)
@@ -147,4 +145,48 @@ fn no_color_and_color_flags() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&colored.stdout).contains('\u{1b}'));
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read as _;
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    // A log far larger than a pipe's buffer, so the writer really meets the closed pipe.
+    let store =
+        loki_core::run::RunStore::new(loki_core::layout::Repo::discover(repo.path()).unwrap());
+    let rec = store
+        .start(loki_core::run::RunKind::Build, None, vec![])
+        .unwrap();
+    let mut w = loki_events::EventWriter::open(&store.dir(&rec.id), rec.id.as_str()).unwrap();
+    for i in 0..3000 {
+        w.append(
+            loki_events::EventType::ToolCalled,
+            None,
+            serde_json::json!({"tool": "read_file", "i": i}),
+        )
+        .unwrap();
+    }
+    drop(w);
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut c)
+        .current_dir(repo.path())
+        .args(["events", rec.id.as_str()]);
+    c.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut one = [0u8; 1];
+    out.read_exact(&mut one).unwrap();
+    drop(out);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(status.code(), Some(141), "{err}");
 }

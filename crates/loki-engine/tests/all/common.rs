@@ -1,0 +1,42 @@
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loki_agent::{Backend, scripted::Scripted};
+use loki_core::layout::Repo;
+use loki_engine::{BuildOptions, BuildReport, Silent, TaskInput};
+
+/// Runs the engine on `repo` with the scripted sessions `script` (JSON text).
+pub fn build(
+    repo: &Path,
+    home: &Path,
+    task: &str,
+    script: &str,
+    cap: Option<Duration>,
+) -> BuildReport {
+    let provider = Scripted::parse(Path::new("script.json"), script).unwrap();
+    let mut opts = BuildOptions::new(
+        TaskInput {
+            text: task.into(),
+            source: "text".into(),
+        },
+        Backend::Loop(Box::new(provider)),
+        "scripted",
+        home.to_path_buf(),
+    );
+    if let Some(c) = cap {
+        opts.cap = c;
+    }
+    opts.check_timeout = Duration::from_secs(120);
+    let repo = Repo::discover(repo).unwrap();
+    loki_engine::run_build(&repo, &opts, &Silent).unwrap()
+}
+
+pub fn receipt(repo: &Path, report: &BuildReport) -> serde_json::Value {
+    let p = PathBuf::from(&report.receipt_path);
+    assert!(
+        p.starts_with(repo.canonicalize().unwrap()),
+        "{}",
+        p.display()
+    );
+    serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+}
