@@ -28,6 +28,9 @@ pub struct Cli {
     pub task: Option<String>,
 
     #[command(flatten)]
+    pub build: BuildFlags,
+
+    #[command(flatten)]
     pub global: GlobalArgs,
 }
 
@@ -74,19 +77,19 @@ pub struct Pending {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Build a task described in a file
-    RunTask(Pending),
+    RunTask(RunTaskArgs),
     /// Build a small task quickly: no plan, no acceptance wall
-    Quick(Pending),
+    Quick(QuickArgs),
     /// Run the built-in demo end to end: no API key, no network
-    Demo(Pending),
+    Demo(DemoArgs),
     /// Show a run's stage, elapsed time, verdict and cost
-    Status(Pending),
+    Status(StatusArgs),
     /// Show what a run did, step by step
-    Logs(Pending),
+    Logs(RunArg),
     /// Merge a verified run's branch into your branch (fast-forward only)
-    Apply(Pending),
+    Apply(RunArg),
     /// Remove a run's worktree and branch
-    Discard(Pending),
+    Discard(RunArg),
     /// Check a receipt: integrity, signature and outcome
     Verify(VerifyArgs),
     /// Show, export or rotate the receipt signing key
@@ -99,11 +102,11 @@ pub enum Command {
     #[command(subcommand)]
     Checks(ChecksCommand),
     /// Run a command under observation; record a crash with a reproduction
-    Run(Pending),
+    Run(RunArgs),
     /// Diagnose a recorded crash and apply a verified, surgical fix
-    Fix(Pending),
+    Fix(FixArgs),
     /// Re-run a recorded crash's reproduction
-    Replay(Pending),
+    Replay(ReplayArgs),
     /// One agent session in this repository, without verification
     Ask(AskArgs),
     /// List the model providers loki can use and which one it would pick
@@ -167,6 +170,68 @@ impl Command {
             Command::Completions(_) => "completions",
         }
     }
+}
+
+/// Flags of a build run (`loki "<task>"`, `run-task`, `quick`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct BuildFlags {
+    /// Provider: scripted, openai, anthropic, claude, codex, aider, opencode or replay:<run-id>
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Model name for the provider
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Session file for the scripted provider
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Longer run cap (run.deep_cap_s) and the full test suite
+    #[arg(long)]
+    pub deep: bool,
+    /// Stop when the measured model cost reaches this many dollars (BUDGET_STOP, exit 3)
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Run cap in seconds [default: run.cap_s, 900]
+    #[arg(long, value_name = "SECONDS")]
+    pub cap: Option<u64>,
+    /// Leave the change uncommitted in the run's worktree
+    #[arg(long)]
+    pub no_commit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunTaskArgs {
+    /// A file whose text is the task (Markdown or plain text)
+    #[arg(long, short, value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub flags: BuildFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct QuickArgs {
+    /// The task, in quotes
+    pub task: String,
+    #[command(flatten)]
+    pub flags: BuildFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Keep the demo repository instead of removing it
+    #[arg(long)]
+    pub keep: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// A run id or `latest` [default: the newest run]
+    pub run: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArg {
+    /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
+    pub run: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -273,6 +338,52 @@ pub enum ChecksCommand {
         #[arg(long)]
         no_rerun: bool,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Seed given to the command as LOKI_SEED and PYTHONHASHSEED [default: a new one, recorded]
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Stop the command after this many seconds [default: 600]
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
+    /// After a crash, run `loki fix --apply --yes` right away
+    #[arg(long)]
+    pub auto_heal: bool,
+    /// The command to observe, after `--`
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// An incident's run id or `latest` [default: the newest incident]
+    pub run: Option<String>,
+    /// Ask the model for a patch, apply it with a backup and verify it by replaying the crash
+    #[arg(long)]
+    pub apply: bool,
+    /// Apply without asking for confirmation
+    #[arg(long, requires = "apply")]
+    pub yes: bool,
+    /// Apply without replaying the crash; the backup is kept
+    #[arg(long, requires = "apply")]
+    pub no_verify: bool,
+    /// The model as PROVIDER/MODEL, e.g. openai/gpt-4o [default: provider.name, provider.model]
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub model: Option<String>,
+    /// Put every file with a stale .loki.bak backup back as it was
+    #[arg(long, conflicts_with_all = ["apply", "demo", "run"])]
+    pub restore: bool,
+    /// Heal a bundled crashing example (offline when no model is configured)
+    #[arg(long, conflicts_with = "run")]
+    pub demo: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// An incident's run id or `latest` [default: the newest incident]
+    pub run: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -91,7 +91,10 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].rel, "src/a.py");
         restore(&found[0]).unwrap();
-        assert_eq!(std::fs::read(root.join("src/a.py")).unwrap(), b"original\r\n");
+        assert_eq!(
+            std::fs::read(root.join("src/a.py")).unwrap(),
+            b"original\r\n"
+        );
         assert!(find_stale(root).is_empty());
     }
 }

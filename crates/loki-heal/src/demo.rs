@@ -14,35 +14,37 @@ use crate::proposal::Proposal;
 
 /// The Python example: the average of an empty list divides by zero.
 pub const PYTHON_FILE: &str = "stats.py";
-pub const PYTHON_SOURCE: &str = "\"\"\"Order statistics for the loki healing demo.\"\"\"\n\
-\n\
-\n\
-def average(values):\n\
-    return sum(values) / len(values)\n\
-\n\
-\n\
-def report(orders):\n\
-    totals = [o[\"total\"] for o in orders if o[\"status\"] == \"paid\"]\n\
-    print(f\"paid orders: {len(totals)}, average total: {average(totals):.2f}\")\n\
-\n\
-\n\
-if __name__ == \"__main__\":\n\
-    report([{\"total\": 12.5, \"status\": \"refunded\"}, {\"total\": 8.0, \"status\": \"open\"}])\n";
+pub const PYTHON_SOURCE: &str = r#""""Order statistics for the loki healing demo."""
+
+
+def average(values):
+    return sum(values) / len(values)
+
+
+def report(orders):
+    totals = [o["total"] for o in orders if o["status"] == "paid"]
+    print(f"paid orders: {len(totals)}, average total: {average(totals):.2f}")
+
+
+if __name__ == "__main__":
+    report([{"total": 12.5, "status": "refunded"}, {"total": 8.0, "status": "open"}])
+"#;
 
 /// The Node example (used when Python is not installed): the same bug.
 pub const NODE_FILE: &str = "stats.js";
-pub const NODE_SOURCE: &str = "// Order statistics for the loki healing demo.\n\
-function average(values) {\n\
-  if (values.length === 0) throw new RangeError(\"average of no values\");\n\
-  return values.reduce((a, b) => a + b, 0) / values.length;\n\
-}\n\
-\n\
-function report(orders) {\n\
-  const totals = orders.filter((o) => o.status === \"paid\").map((o) => o.total);\n\
-  console.log(`paid orders: ${totals.length}, average total: ${average(totals).toFixed(2)}`);\n\
-}\n\
-\n\
-report([{ total: 12.5, status: \"refunded\" }, { total: 8.0, status: \"open\" }]);\n";
+pub const NODE_SOURCE: &str = r#"// Order statistics for the loki healing demo.
+function average(values) {
+  if (values.length === 0) throw new RangeError("average of no values");
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function report(orders) {
+  const totals = orders.filter((o) => o.status === "paid").map((o) => o.total);
+  console.log(`paid orders: ${totals.length}, average total: ${average(totals).toFixed(2)}`);
+}
+
+report([{ total: 12.5, status: "refunded" }, { total: 8.0, status: "open" }]);
+"#;
 
 /// The bundled example chosen for this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,15 +88,16 @@ fn sha(b: &[u8]) -> [u8; 32] {
 #[must_use]
 pub fn fallback_for(rel: &str, bytes: &[u8]) -> Option<Proposal> {
     let explanation = "Return 0.0 for an empty list instead of dividing by its length.";
-    let root_cause =
-        "average() divides by len(values); with no paid orders the list is empty (division by zero).";
+    let root_cause = "average() divides by len(values); with no paid orders the list is empty (division by zero).";
     if rel == PYTHON_FILE && sha(bytes) == sha(PYTHON_SOURCE.as_bytes()) {
         return Some(Proposal {
             file: PYTHON_FILE.into(),
             root_cause: root_cause.into(),
             explanation: explanation.into(),
             original_snippet: "    return sum(values) / len(values)\n".into(),
-            replacement_snippet: "    if not values:\n        return 0.0\n    return sum(values) / len(values)\n".into(),
+            replacement_snippet:
+                "    if not values:\n        return 0.0\n    return sum(values) / len(values)\n"
+                    .into(),
         });
     }
     if rel == NODE_FILE && sha(bytes) == sha(NODE_SOURCE.as_bytes()) {
@@ -132,6 +135,11 @@ mod tests {
             let p = fallback_for(file, src.as_bytes()).unwrap();
             let r = loki_patch::search_replace(src, &p.original_snippet, &p.replacement_snippet)
                 .unwrap();
+            assert_eq!(
+                r.rung,
+                loki_patch::Rung::Exact,
+                "{file}: the snippet is copied exactly"
+            );
             assert_ne!(r.text, src);
         }
     }

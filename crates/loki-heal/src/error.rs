@@ -9,10 +9,14 @@ pub enum HealError {
     #[error("{path}: {problem}; record the crash again with `loki run -- <command>`")]
     BadIncident { path: PathBuf, problem: String },
 
-    #[error("run {run} has no incident ({path} is missing); `loki runs list` shows runs, incidents come from `loki run`")]
+    #[error(
+        "run {run} has no incident ({path} is missing); `loki runs list` shows runs, incidents come from `loki run`"
+    )]
     NotAnIncident { run: String, path: PathBuf },
 
-    #[error("no incident recorded in {dir}; run the crashing command under `loki run -- <command>` first")]
+    #[error(
+        "no incident recorded in {dir}; run the crashing command under `loki run -- <command>` first"
+    )]
     NoIncident { dir: PathBuf },
 
     #[error("nothing to run: give the command after `--`, e.g. `loki run -- python3 app.py`")]
@@ -21,7 +25,9 @@ pub enum HealError {
     #[error("{program} not found: {detail}")]
     CommandNotFound { program: String, detail: String },
 
-    #[error("no source file of this crash is inside the repository {root}{refused}; loki only edits files in the repository")]
+    #[error(
+        "no source file of this crash is inside the repository {root}{refused}; loki only edits files in the repository"
+    )]
     NoSource { root: PathBuf, refused: String },
 
     #[error("the model's patch was rejected {attempts} times; last problem: {problem}")]
@@ -39,7 +45,9 @@ pub enum HealError {
     #[error("no model is configured for `loki fix --apply`: {hint}")]
     NoModel { hint: String },
 
-    #[error("`{provider}` is a CLI agent that edits files itself; `loki fix` asks a model for one JSON patch: choose openai, anthropic or scripted (e.g. --model openai/gpt-4.1)")]
+    #[error(
+        "`{provider}` is a CLI agent that edits files itself; `loki fix` asks a model for one JSON patch: choose openai, anthropic or scripted (e.g. --model openai/gpt-4.1)"
+    )]
     CliProvider { provider: String },
 
     #[error("cannot {action} {}: {source}", path.display())]
@@ -73,7 +81,11 @@ pub enum HealError {
 }
 
 impl HealError {
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
         HealError::Io {
             action,
             path: path.into(),

@@ -32,7 +32,9 @@ use loki_core::outcome::Outcome;
 use loki_core::run::{RunKind, RunRecord, RunStatus, RunStore};
 use loki_events::{EventType, EventWriter};
 use loki_patch::ApplyOptions;
-use loki_receipt::schema::{Check, CheckResult, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
+use loki_receipt::schema::{
+    Check, CheckResult, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex,
+};
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, Sealed, Signer};
 use serde_json::json;
 
@@ -127,14 +129,21 @@ pub struct FixSession {
 
 impl FixSession {
     /// Loads the incident of run `incident_run` and starts a heal run for it.
-    pub fn start(repo: &Repo, incident_run: &RunId, opts: FixOptions) -> Result<FixSession, HealError> {
+    pub fn start(
+        repo: &Repo,
+        incident_run: &RunId,
+        opts: FixOptions,
+    ) -> Result<FixSession, HealError> {
         let store = RunStore::new(repo.clone());
         let incident_dir = store.dir(incident_run);
         let (incident, bytes) = crate::incident::load(&incident_dir)?;
         let resolution = resolve(&repo.root, &incident);
         let rec = store.start(
             RunKind::Heal,
-            Some(format!("heal {}: {}", incident.run_id, incident.signature.text)),
+            Some(format!(
+                "heal {}: {}",
+                incident.run_id, incident.signature.text
+            )),
             opts.argv.clone(),
         )?;
         let run_dir = store.dir(&rec.id);
@@ -226,8 +235,13 @@ impl FixSession {
                 let transcript = Transcript::new(Some(
                     self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE),
                 ));
-                let result =
-                    synthesize_blocking(provider, &root, &self.incident, &self.resolution, &transcript);
+                let result = synthesize_blocking(
+                    provider,
+                    &root,
+                    &self.incident,
+                    &self.resolution,
+                    &transcript,
+                );
                 self.measured = true;
                 let s = result?;
                 self.usage = s.usage;
@@ -281,11 +295,15 @@ impl FixSession {
         }
         let meta = std::fs::metadata(&p.abs).map_err(|e| HealError::io("inspect", &p.abs, e))?;
         if std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o222 == 0 {
-            return Err(HealError::ReadOnly { path: p.abs.clone() });
+            return Err(HealError::ReadOnly {
+                path: p.abs.clone(),
+            });
         }
         let now = std::fs::read(&p.abs).map_err(|e| HealError::io("read", &p.abs, e))?;
         if now != p.before {
-            return Err(HealError::ChangedUnderneath { path: p.abs.clone() });
+            return Err(HealError::ChangedUnderneath {
+                path: p.abs.clone(),
+            });
         }
         let root = std::fs::canonicalize(&self.repo.root)
             .map_err(|e| HealError::io("resolve", &self.repo.root, e))?;
@@ -300,7 +318,9 @@ impl FixSession {
         if written.as_deref() != Some(p.after.as_slice()) {
             // The engine and the plan disagree: put the original back rather than keep a surprise.
             loki_patch::backup::restore(&p.abs)?;
-            return Err(HealError::ChangedUnderneath { path: p.abs.clone() });
+            return Err(HealError::ChangedUnderneath {
+                path: p.abs.clone(),
+            });
         }
         self.applied = true;
         let (ins, del) = p.stat();
@@ -336,7 +356,8 @@ impl FixSession {
                 problem: "no patch to verify".into(),
             });
         };
-        let replay = crate::repro::run(&self.incident_dir, &self.incident, self.opts.repro_timeout)?;
+        let replay =
+            crate::repro::run(&self.incident_dir, &self.incident, self.opts.repro_timeout)?;
         let log_path = self.run_dir.join("checks").join("repro.log");
         std::fs::create_dir_all(self.run_dir.join("checks"))
             .map_err(|e| HealError::io("create", self.run_dir.join("checks"), e))?;
@@ -384,12 +405,17 @@ impl FixSession {
     }
 
     fn repro_check(&self) -> Option<Check> {
-        let cmd = format!("sh {}", self.incident_dir.join(&self.incident.repro).display());
+        let cmd = format!(
+            "sh {}",
+            self.incident_dir.join(&self.incident.repro).display()
+        );
         let r = self.replay.as_ref()?;
         let (result, executed, passed, failed) = match &r.verdict {
             ReplayVerdict::NotReproduced => (CheckResult::Passed, 1, 1, 0),
             ReplayVerdict::Reproduced => (CheckResult::Failed, 1, 0, 1),
-            ReplayVerdict::Harness(reason) if reason.contains("timed out") || reason.contains("in time") => {
+            ReplayVerdict::Harness(reason)
+                if reason.contains("timed out") || reason.contains("in time") =>
+            {
                 (CheckResult::TimedOut, 0, 0, 0)
             }
             ReplayVerdict::Harness(_) => (CheckResult::NotRun, 0, 0, 0),
@@ -433,7 +459,10 @@ impl FixSession {
         facts.task = Task {
             source: "incident".into(),
             sha256: self.incident_sha256.clone(),
-            reference: Some(format!("{}#{}", self.incident.run_id, self.incident.signature.id)),
+            reference: Some(format!(
+                "{}#{}",
+                self.incident.run_id, self.incident.signature.id
+            )),
         };
         facts.repo = self.repo_state();
         if let (Some(p), true) = (&self.planned, self.applied) {
@@ -471,9 +500,9 @@ impl FixSession {
             Settled::RolledBack { .. } => facts
                 .extra_not_proven
                 .push("a fix: the crash persisted and the patch was rolled back".into()),
-            Settled::Harness { reason, .. } => facts
-                .extra_not_proven
-                .push(format!("the patch: the reproduction could not tell ({reason})")),
+            Settled::Harness { reason, .. } => facts.extra_not_proven.push(format!(
+                "the patch: the reproduction could not tell ({reason})"
+            )),
             Settled::NotVerified { .. } => facts
                 .extra_not_proven
                 .push("the patch: not verified (--no-verify)".into()),
@@ -522,7 +551,10 @@ pub fn latest_incident(repo: &Repo) -> Result<RunId, HealError> {
     for r in store.list()? {
         if let loki_core::run::ListedRun::Ok(rec) = r
             && rec.kind == RunKind::Incident
-            && store.dir(&rec.id).join(crate::incident::INCIDENT_FILE).is_file()
+            && store
+                .dir(&rec.id)
+                .join(crate::incident::INCIDENT_FILE)
+                .is_file()
         {
             return Ok(rec.id);
         }

@@ -230,7 +230,11 @@ fn parse_go(lines: &[&str]) -> Option<Crash> {
             _ => func,
         };
         // `\t/home/u/p/main.go:8 +0x1d`
-        let loc = loc_line.trim().split(" +0x").next().and_then(split_location);
+        let loc = loc_line
+            .trim()
+            .split(" +0x")
+            .next()
+            .and_then(split_location);
         frames.push(Frame::at(Some(name.to_string()), loc));
         i += 2;
     }
@@ -244,12 +248,19 @@ fn parse_go(lines: &[&str]) -> Option<Crash> {
 }
 
 fn parse_python(lines: &[&str]) -> Option<Crash> {
-    let start = lines
-        .iter()
-        .rposition(|l| l.trim_start().starts_with("Traceback (most recent call last):"))?;
+    // A SyntaxError is printed without the header: `  File "f", line N` then the error line.
+    let body_from = match lines.iter().rposition(|l| {
+        l.trim_start()
+            .starts_with("Traceback (most recent call last):")
+    }) {
+        Some(s) => s + 1,
+        None => lines
+            .iter()
+            .position(|l| l.starts_with("  File \"") && l.contains("\", line "))?,
+    };
     let mut frames = Vec::new();
     let mut exc = None;
-    for l in &lines[start + 1..] {
+    for l in &lines[body_from..] {
         let t = l.trim_start();
         if let Some(rest) = t.strip_prefix("File \"") {
             let Some((file, tail)) = rest.split_once('"') else {
@@ -374,9 +385,9 @@ fn node_frame(body: &str) -> Option<Frame> {
 }
 
 fn parse_node(lines: &[&str]) -> Option<Crash> {
-    let first_at = lines.iter().position(|l| {
-        l.starts_with("    at ") && node_frame(&l["    at ".len()..]).is_some()
-    })?;
+    let first_at = lines
+        .iter()
+        .position(|l| l.starts_with("    at ") && node_frame(&l["    at ".len()..]).is_some())?;
     let head_idx = lines[..first_at]
         .iter()
         .rposition(|l| !l.trim().is_empty())?;
@@ -447,28 +458,8 @@ fn parse_sanitizer(lines: &[&str]) -> Option<Crash> {
             )
         })
     });
-    let (idx, kind, message) = match found {
-        Some(f) => f,
-        None => {
-            // UBSan: `main.c:6:12: runtime error: signed integer overflow: …`
-            let (i, l) = lines
-                .iter()
-                .enumerate()
-                .find(|(_, l)| l.contains(": runtime error: "))?;
-            let (loc, msg) = l.split_once(": runtime error: ")?;
-            let frame = Frame::at(None, split_location(loc));
-            let mut frames: Vec<Frame> = lines[i + 1..].iter().filter_map(|l| hash_frame(l)).collect();
-            if frames.is_empty() {
-                frames.push(frame);
-            }
-            return Some(Crash {
-                lang: Lang::Native,
-                kind: "UndefinedBehaviorSanitizer: runtime error".into(),
-                message: msg.to_string(),
-                marker: "runtime error:".into(),
-                frames,
-            });
-        }
+    let Some((idx, kind, message)) = found else {
+        return parse_ubsan(lines);
     };
     let frames = lines[idx + 1..]
         .iter()
@@ -485,23 +476,46 @@ fn parse_sanitizer(lines: &[&str]) -> Option<Crash> {
     })
 }
 
+/// UBSan: `main.c:6:12: runtime error: signed integer overflow: …`
+fn parse_ubsan(lines: &[&str]) -> Option<Crash> {
+    let (i, l) = lines
+        .iter()
+        .enumerate()
+        .find(|(_, l)| l.contains(": runtime error: "))?;
+    let (loc, msg) = l.split_once(": runtime error: ")?;
+    let mut frames: Vec<Frame> = lines[i + 1..]
+        .iter()
+        .filter_map(|l| hash_frame(l))
+        .collect();
+    if frames.is_empty() {
+        frames.push(Frame::at(None, split_location(loc)));
+    }
+    Some(Crash {
+        lang: Lang::Native,
+        kind: "UndefinedBehaviorSanitizer: runtime error".into(),
+        message: msg.to_string(),
+        marker: "runtime error:".into(),
+        frames,
+    })
+}
+
 fn parse_gdb(lines: &[&str]) -> Option<Crash> {
     let signal = lines.iter().find_map(|l| {
         let rest = l.trim().strip_prefix("Program received signal ")?;
-        Some(rest.split(|c| c == ',' || c == '.').next()?.trim().to_string())
+        Some(rest.split([',', '.']).next()?.trim().to_string())
     });
     let first = lines
         .iter()
         .position(|l| l.trim_start().starts_with("#0 ") && hash_frame(l).is_some())?;
-    let frames: Vec<Frame> = lines[first..]
-        .iter()
-        .map_while(|l| hash_frame(l))
-        .collect();
+    let frames: Vec<Frame> = lines[first..].iter().map_while(|l| hash_frame(l)).collect();
     if signal.is_none() && !frames.iter().any(|f| f.file.is_some()) {
         return None;
     }
     let (kind, marker) = match &signal {
-        Some(s) => (format!("signal {s}"), format!("Program received signal {s}")),
+        Some(s) => (
+            format!("signal {s}"),
+            format!("Program received signal {s}"),
+        ),
         None => ("backtrace".to_string(), "#0 ".to_string()),
     };
     Some(Crash {
@@ -525,7 +539,9 @@ pub fn parse_urls(text: &str) -> Vec<Frame> {
         while let Some(i) = text[from..].find(scheme) {
             let start = from + i;
             let end = text[start..]
-                .find(|c: char| c.is_whitespace() || matches!(c, ')' | '"' | '\'' | '<' | '>' | ','))
+                .find(|c: char| {
+                    c.is_whitespace() || matches!(c, ')' | '"' | '\'' | '<' | '>' | ',')
+                })
                 .map_or(text.len(), |e| start + e);
             from = end.max(start + scheme.len());
             let token = text[start..end].trim_end_matches(['.', ';']);

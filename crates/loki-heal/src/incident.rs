@@ -205,7 +205,10 @@ pub fn check_semantics(inc: &Incident, dir_name: Option<&str>) -> Result<(), Str
         return Err("field command is empty".into());
     }
     if !Path::new(&inc.cwd).is_absolute() {
-        return Err(format!("field cwd must be an absolute path, found {:?}", inc.cwd));
+        return Err(format!(
+            "field cwd must be an absolute path, found {:?}",
+            inc.cwd
+        ));
     }
     if inc.signature.id != id_of(&inc.signature.text) {
         return Err(
@@ -213,7 +216,12 @@ pub fn check_semantics(inc: &Incident, dir_name: Option<&str>) -> Result<(), Str
                 .into(),
         );
     }
-    if inc.signature.needles.iter().any(|n| n.contains('\n') || n.is_empty()) {
+    if inc
+        .signature
+        .needles
+        .iter()
+        .any(|n| n.contains('\n') || n.is_empty())
+    {
         return Err("field signature.needles holds an empty or multi-line entry".into());
     }
     if inc.repro.contains('/') || inc.repro.is_empty() {
@@ -257,9 +265,13 @@ pub fn load(run_dir: &Path) -> Result<(Incident, Vec<u8>), HealError> {
         Err(e) => return Err(HealError::io("read", path, e)),
     };
     let text = String::from_utf8_lossy(&bytes);
-    let dir_name = run_dir.file_name().map(|n| n.to_string_lossy().into_owned());
-    let inc = parse(&text, dir_name.as_deref())
-        .map_err(|problem| HealError::BadIncident { path: path.clone(), problem })?;
+    let dir_name = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let inc = parse(&text, dir_name.as_deref()).map_err(|problem| HealError::BadIncident {
+        path: path.clone(),
+        problem,
+    })?;
     Ok((inc, bytes))
 }
 

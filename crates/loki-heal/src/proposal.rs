@@ -100,9 +100,7 @@ fn strip_fence(text: &str) -> &str {
 pub fn parse_proposal(answer: &str) -> Result<Proposal, String> {
     let body = strip_fence(answer);
     let v: Value = serde_json::from_str(body).map_err(|e| {
-        format!(
-            "the answer is not a JSON object ({e}); reply with only the JSON object, no prose"
-        )
+        format!("the answer is not a JSON object ({e}); reply with only the JSON object, no prose")
     })?;
     let Some(obj) = v.as_object() else {
         return Err("the answer is JSON but not an object; reply with one JSON object".into());
@@ -126,8 +124,13 @@ pub fn parse_proposal(answer: &str) -> Result<Proposal, String> {
             return Err(format!("field {f} is empty"));
         }
     }
-    let [file, root_cause, explanation, original_snippet, replacement_snippet] =
-        <[String; 5]>::try_from(vals).map_err(|_| "internal: field count".to_string())?;
+    let [
+        file,
+        root_cause,
+        explanation,
+        original_snippet,
+        replacement_snippet,
+    ] = <[String; 5]>::try_from(vals).map_err(|_| "internal: field count".to_string())?;
     Ok(Proposal {
         file,
         root_cause,
@@ -146,24 +149,29 @@ pub fn plan(root: &Path, p: Proposal) -> Result<PlannedEdit, String> {
             p.file
         ));
     }
-    let (abs, rel) = confine(root, &root.join(rel_path))
-        .map_err(|why| format!("field file {:?} {why}; name a file of the repository", p.file))?;
-    let before = std::fs::read(&abs).map_err(|e| format!("cannot read {rel}: {e}"))?;
-    let decoded = text::decode(&rel, &before).map_err(|e| e.to_string())?;
-    let replaced = loki_patch::search_replace(
-        &decoded.text,
-        &p.original_snippet,
-        &p.replacement_snippet,
-    )
-    .map_err(|e| {
+    let (abs, rel) = confine(root, &root.join(rel_path)).map_err(|why| {
         format!(
-            "original_snippet: {}",
-            e.to_string().replace("<text>", &rel)
+            "field file {:?} {why}; name a file of the repository",
+            p.file
         )
     })?;
-    let after = decoded.encode(&rel, &replaced.text).map_err(|e| e.to_string())?;
+    let before = std::fs::read(&abs).map_err(|e| format!("cannot read {rel}: {e}"))?;
+    let decoded = text::decode(&rel, &before).map_err(|e| e.to_string())?;
+    let replaced =
+        loki_patch::search_replace(&decoded.text, &p.original_snippet, &p.replacement_snippet)
+            .map_err(|e| {
+                format!(
+                    "original_snippet: {}",
+                    e.to_string().replace("<text>", &rel)
+                )
+            })?;
+    let after = decoded
+        .encode(&rel, &replaced.text)
+        .map_err(|e| e.to_string())?;
     if after == before {
-        return Err("the replacement_snippet equals the original: the patch changes nothing".into());
+        return Err(
+            "the replacement_snippet equals the original: the patch changes nothing".into(),
+        );
     }
     let diff = loki_patch::render_diff(&rel, &decoded.text, &replaced.text, false);
     Ok(PlannedEdit {
@@ -205,10 +213,17 @@ mod tests {
     fn missing_extra_and_mistyped_fields_are_named() {
         let mut v = good();
         v.as_object_mut().unwrap().remove("original_snippet");
-        assert_eq!(parse_proposal(&answer(&v)).unwrap_err(), "field original_snippet is missing");
+        assert_eq!(
+            parse_proposal(&answer(&v)).unwrap_err(),
+            "field original_snippet is missing"
+        );
         let mut v = good();
         v["confidence"] = 0.9.into();
-        assert!(parse_proposal(&answer(&v)).unwrap_err().contains("\"confidence\""));
+        assert!(
+            parse_proposal(&answer(&v))
+                .unwrap_err()
+                .contains("\"confidence\"")
+        );
         let mut v = good();
         v["file"] = 3.into();
         assert_eq!(
@@ -217,7 +232,10 @@ mod tests {
         );
         let mut v = good();
         v["root_cause"] = " ".into();
-        assert_eq!(parse_proposal(&answer(&v)).unwrap_err(), "field root_cause is empty");
+        assert_eq!(
+            parse_proposal(&answer(&v)).unwrap_err(),
+            "field root_cause is empty"
+        );
         assert!(parse_proposal("[1]").unwrap_err().contains("not an object"));
     }
 }

@@ -20,10 +20,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::process::{self, Exit, Output, Spec, Streams};
 use loki_core::run::{RunKind, RunStatus, RunStore};
-use loki_core::RunId;
 use loki_events::{EventType, EventWriter};
 use serde_json::json;
 
@@ -43,7 +43,14 @@ const TOOL_VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 const SCRIPT_MODE: u32 = 0o755;
 /// Variables copied from loki's environment into the reproduction when set: they change what
 /// programs do (PATH picks the interpreter, the locale and time zone change output).
-const COPIED_VARS: &[&str] = &["PATH", "LANG", "LC_ALL", "TZ", "NODE_OPTIONS", "RUST_BACKTRACE"];
+const COPIED_VARS: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "NODE_OPTIONS",
+    "RUST_BACKTRACE",
+];
 /// Outcomes recorded in `run.json`.
 pub const OUTCOME_CLEAN: &str = "CLEAN";
 pub const OUTCOME_CRASHED: &str = "CRASHED";
@@ -66,14 +73,20 @@ pub struct ObserveOptions {
 /// How the observed command ended.
 #[derive(Debug)]
 pub enum Observed {
-    Clean { run_id: RunId, output: Output },
+    Clean {
+        run_id: RunId,
+        output: Output,
+    },
     Crashed {
         run_id: RunId,
         incident: Box<Incident>,
         output: Output,
         run_dir: PathBuf,
     },
-    TimedOut { run_id: RunId, output: Output },
+    TimedOut {
+        run_id: RunId,
+        output: Output,
+    },
 }
 
 impl Observed {
@@ -116,7 +129,8 @@ pub fn seed_vars(seed: u64, env: &dyn Fn(&str) -> Option<String>) -> BTreeMap<St
             vars.insert((*k).to_string(), v);
         }
     }
-    vars.entry("RUST_BACKTRACE".into()).or_insert_with(|| "1".into());
+    vars.entry("RUST_BACKTRACE".into())
+        .or_insert_with(|| "1".into());
     vars.insert("LOKI_SEED".into(), seed.to_string());
     vars.insert("PYTHONHASHSEED".into(), seed.to_string());
     vars
@@ -158,7 +172,12 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
                 None,
                 json!({"outcome": OUTCOME_NOT_RUN, "reason": detail}),
             )?;
-            store.finish(&mut rec, RunStatus::Completed, Some(OUTCOME_NOT_RUN.into()), None)?;
+            store.finish(
+                &mut rec,
+                RunStatus::Completed,
+                Some(OUTCOME_NOT_RUN.into()),
+                None,
+            )?;
             return Err(if not_found {
                 HealError::CommandNotFound {
                     program: program.clone(),
@@ -174,9 +193,21 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
     };
     let code = out.exit_code();
     if out.success() {
-        log.append(EventType::RunCompleted, None, json!({"outcome": OUTCOME_CLEAN, "exit_code": 0}))?;
-        store.finish(&mut rec, RunStatus::Completed, Some(OUTCOME_CLEAN.into()), Some(0))?;
-        return Ok(Observed::Clean { run_id: rec.id, output: out });
+        log.append(
+            EventType::RunCompleted,
+            None,
+            json!({"outcome": OUTCOME_CLEAN, "exit_code": 0}),
+        )?;
+        store.finish(
+            &mut rec,
+            RunStatus::Completed,
+            Some(OUTCOME_CLEAN.into()),
+            Some(0),
+        )?;
+        return Ok(Observed::Clean {
+            run_id: rec.id,
+            output: out,
+        });
     }
     if out.timed_out {
         log.append(
@@ -184,8 +215,16 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
             None,
             json!({"outcome": OUTCOME_TIMED_OUT, "timeout_s": opts.timeout.as_secs()}),
         )?;
-        store.finish(&mut rec, RunStatus::Completed, Some(OUTCOME_TIMED_OUT.into()), Some(code))?;
-        return Ok(Observed::TimedOut { run_id: rec.id, output: out });
+        store.finish(
+            &mut rec,
+            RunStatus::Completed,
+            Some(OUTCOME_TIMED_OUT.into()),
+            Some(code),
+        )?;
+        return Ok(Observed::TimedOut {
+            run_id: rec.id,
+            output: out,
+        });
     }
     let cwd = std::fs::canonicalize(&opts.cwd).unwrap_or_else(|_| opts.cwd.clone());
     let incident = build_incident(&rec.id, &repo.root, &cwd, opts, seed, vars, &out);
@@ -203,8 +242,17 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
             "kind": incident.crash.kind, "exit_code": code, "frames": incident.frames.len(),
         }),
     )?;
-    log.append(EventType::RunCompleted, None, json!({"outcome": OUTCOME_CRASHED, "exit_code": code}))?;
-    store.finish(&mut rec, RunStatus::Completed, Some(OUTCOME_CRASHED.into()), Some(code))?;
+    log.append(
+        EventType::RunCompleted,
+        None,
+        json!({"outcome": OUTCOME_CRASHED, "exit_code": code}),
+    )?;
+    store.finish(
+        &mut rec,
+        RunStatus::Completed,
+        Some(OUTCOME_CRASHED.into()),
+        Some(code),
+    )?;
     Ok(Observed::Crashed {
         run_id: rec.id,
         incident: Box::new(incident),
@@ -250,7 +298,11 @@ fn build_incident(
         },
         stdout_tail: out.output.tail_text(TAIL_BYTES),
         stderr_tail: out.stderr.tail_text(TAIL_BYTES),
-        crash: CrashInfo { lang, kind, message },
+        crash: CrashInfo {
+            lang,
+            kind,
+            message,
+        },
         frames,
         urls: parse_urls(&all),
         signature: sig,
@@ -323,7 +375,10 @@ mod tests {
     #[test]
     fn version_queries_follow_the_language() {
         assert_eq!(version_query(Lang::Python, "python3").unwrap().0, "python3");
-        assert_eq!(version_query(Lang::Rust, "/usr/bin/cargo").unwrap().0, "cargo");
+        assert_eq!(
+            version_query(Lang::Rust, "/usr/bin/cargo").unwrap().0,
+            "cargo"
+        );
         assert_eq!(version_query(Lang::Unknown, "x"), None);
     }
 }

@@ -156,7 +156,9 @@ pub fn classify(exit_code: i32, timed_out: bool, output: &str) -> ReplayVerdict 
             .map(str::to_string)
     };
     if timed_out {
-        return ReplayVerdict::Harness("the reproduction did not finish in time and was stopped".into());
+        return ReplayVerdict::Harness(
+            "the reproduction did not finish in time and was stopped".into(),
+        );
     }
     match exit_code {
         1 => ReplayVerdict::Reproduced,
@@ -210,13 +212,18 @@ mod tests {
 
     #[test]
     fn classify_follows_the_exit_contract() {
-        assert_eq!(classify(1, false, "[REPRODUCED] x"), ReplayVerdict::Reproduced);
+        assert_eq!(
+            classify(1, false, "[REPRODUCED] x"),
+            ReplayVerdict::Reproduced
+        );
         assert_eq!(classify(0, false, ""), ReplayVerdict::NotReproduced);
         assert_eq!(
             classify(2, false, "boom\n[HARNESS] timed out after 3s\n"),
             ReplayVerdict::Harness("timed out after 3s".into())
         );
         assert!(matches!(classify(1, true, ""), ReplayVerdict::Harness(_)));
-        assert!(matches!(classify(5, false, ""), ReplayVerdict::Harness(m) if m.contains("exited 5")));
+        assert!(
+            matches!(classify(5, false, ""), ReplayVerdict::Harness(m) if m.contains("exited 5"))
+        );
     }
 }

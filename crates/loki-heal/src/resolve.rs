@@ -94,9 +94,10 @@ pub fn confine(root: &Path, candidate: &Path) -> Result<(PathBuf, String), Strin
     if in_skipped_dir(rel) {
         return Err(format!(
             "is in {} (never edited)",
-            rel.components()
-                .next()
-                .map_or(String::new(), |c| c.as_os_str().to_string_lossy().into_owned())
+            rel.components().next().map_or(String::new(), |c| c
+                .as_os_str()
+                .to_string_lossy()
+                .into_owned())
         ));
     }
     if !canon.is_file() {
@@ -279,8 +280,16 @@ mod tests {
                 "/usr/lib/python3.11/json/decoder.py"
             ]
         );
-        assert!(r.refused[1].reason.contains("outside the repository"), "{:?}", r.refused[1]);
-        assert!(r.refused[2].reason.contains("node_modules"), "{:?}", r.refused[2]);
+        assert!(
+            r.refused[1].reason.contains("outside the repository"),
+            "{:?}",
+            r.refused[1]
+        );
+        assert!(
+            r.refused[2].reason.contains("node_modules"),
+            "{:?}",
+            r.refused[2]
+        );
         assert_eq!(r.target().unwrap().rel, "app.py");
     }
 }

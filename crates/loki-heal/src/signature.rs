@@ -301,10 +301,16 @@ mod tests {
 
     #[test]
     fn functions_lose_addresses_hashes_and_arguments() {
-        assert_eq!(normalise_function("demo::ratio::h0123456789abcdef"), "demo::ratio");
+        assert_eq!(
+            normalise_function("demo::ratio::h0123456789abcdef"),
+            "demo::ratio"
+        );
         assert_eq!(normalise_function("main.divide(...)"), "main.divide");
         assert_eq!(normalise_function("divide (a=1, b=0)"), "divide");
-        assert_eq!(normalise_function("Object.<anonymous>"), "Object.<anonymous>");
+        assert_eq!(
+            normalise_function("Object.<anonymous>"),
+            "Object.<anonymous>"
+        );
     }
 
     #[test]

@@ -26,6 +26,8 @@ const PROMPT_OUTPUT_CHARS: usize = 6000;
 const PROMPT_FILE_BYTES: usize = 60_000;
 /// Lines shown around the crash line when a file is cut.
 const PROMPT_WINDOW_LINES: usize = 200;
+/// Characters of the last user message kept in a transcript record.
+const TRANSCRIPT_MESSAGE_CHARS: usize = 2000;
 /// The session label the scripted provider can select.
 pub const SESSION_LABEL: &str = "heal";
 
@@ -72,12 +74,29 @@ fn numbered(text: &str, line: Option<u32>) -> String {
     out
 }
 
+/// The last user message, clipped, for the transcript's request summary.
+fn last_user_text(messages: &[Message]) -> String {
+    let text = messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::User { text } => Some(text.as_str()),
+            Message::Assistant { .. } | Message::Tool { .. } => None,
+        })
+        .unwrap_or_default();
+    tail_chars(text, TRANSCRIPT_MESSAGE_CHARS).to_string()
+}
+
 /// The user message of the first attempt (pure).
 #[must_use]
 pub fn prompt(inc: &Incident, res: &Resolution, target_text: &str) -> String {
     let mut s = String::new();
     s.push_str(&format!("Command: {}\n", inc.command.join(" ")));
-    s.push_str(&format!("Crash: {} ({})\n", inc.crash.kind, inc.crash.lang.as_str()));
+    s.push_str(&format!(
+        "Crash: {} ({})\n",
+        inc.crash.kind,
+        inc.crash.lang.as_str()
+    ));
     if !inc.crash.message.is_empty() {
         s.push_str(&format!("Message: {}\n", inc.crash.message));
     }
@@ -167,7 +186,8 @@ pub async fn synthesize(
         transcript.record(json!({
             "type": "exchange", "session": SESSION_LABEL, "turn": attempt,
             "provider": provider.name(), "model": resp.model,
-            "request": {"messages": req.messages.len(), "tools": []},
+            "request": {"messages": req.messages.len(), "tools": [],
+                        "last_message": last_user_text(&req.messages)},
             "response": resp, "usage": resp.usage, "cost_usd": call_cost,
             "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         }))?;

@@ -1,11 +1,14 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
 pub mod ask;
+pub mod build;
 pub mod checks;
 pub mod completions;
 pub mod config;
+pub mod demo;
 pub mod doctor;
 pub mod events;
+pub mod heal;
 pub mod keys;
 pub mod providers;
 pub mod runs;
@@ -57,7 +60,11 @@ pub fn not_yet(name: &str) -> ExitCode {
 }
 
 /// `loki "<task>"`: a single word is far more likely a mistyped command than a task.
-pub fn build_task(_global: &GlobalArgs, task: &str) -> anyhow::Result<ExitCode> {
+pub fn build_task(
+    global: &GlobalArgs,
+    task: &str,
+    flags: &crate::cli::BuildFlags,
+) -> anyhow::Result<ExitCode> {
     if !task.trim().contains(char::is_whitespace) {
         let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
         let err = cmd.error(
@@ -69,7 +76,11 @@ pub fn build_task(_global: &GlobalArgs, task: &str) -> anyhow::Result<ExitCode> 
         let _ = err.print();
         return Ok(ExitCode::Usage);
     }
-    Ok(not_yet("\"<task>\""))
+    let input = loki_engine::TaskInput {
+        text: task.to_string(),
+        source: "text".into(),
+    };
+    build::run_task(global, input, loki_core::run::RunKind::Build, flags)
 }
 
 /// Resolves a run argument: an id, or `latest` for the newest run.

@@ -171,7 +171,7 @@ fn a_closed_pipe_ends_quietly() {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
     sb.apply(&mut c)
         .current_dir(repo.path())
-        .args(["events", rec.id.as_str()]);
+        .args(["events", rec.id.as_str(), "--json"]);
     c.stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let mut child = c.spawn().unwrap();
@@ -188,5 +188,6 @@ fn a_closed_pipe_ends_quietly() {
         .read_to_string(&mut err)
         .unwrap();
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(status.code(), Some(141), "{err}");
+    // 141 when the write met the closed pipe; 0 when the output layer dropped the error itself.
+    assert!(matches!(status.code(), Some(0 | 141)), "{status:?} {err}");
 }

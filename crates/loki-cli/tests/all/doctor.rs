@@ -94,6 +94,6 @@ fn api_keys_are_set_or_unset_never_shown() {
         .stdout(
             predicate::str::contains("PASS anthropic key: set")
                 .and(predicate::str::contains("sk-ant-do-not-print").not())
-                .and(predicate::str::contains("auto picks anthropic")),
+                .and(predicate::str::contains("auto: anthropic")),
         );
 }

@@ -10,9 +10,12 @@
 )]
 
 mod ask;
+mod build;
 mod cli;
 mod config;
+mod demo;
 mod doctor;
+mod heal;
 mod runs;
 mod seal;
 mod verify;

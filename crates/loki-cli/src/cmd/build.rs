@@ -1,0 +1,282 @@
+//! `loki "<task>"`, `loki run-task --file`, `loki quick`, and what follows a run: `loki status`,
+//! `loki logs`, `loki apply`, `loki discard`. The engine (`loki-engine`) does the work; this
+//! module turns flags and configuration into [`BuildOptions`] and prints.
+//!
+//! Output: quiet by default. On a terminal one live status line on stderr (the current stage),
+//! erased before the summary; `--verbose` prints one line per stage instead. Then the summary of
+//! DESIGN.md on stdout, or one JSON object with `--json`.
+
+use std::io::{IsTerminal, Write as _};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use loki_agent::build;
+use loki_core::outcome::ExitCode;
+use loki_core::run::{RunKind, RunStore};
+use loki_engine::{BuildOptions, Observer, Progress, TaskInput};
+use loki_receipt::KeyEnv;
+
+use crate::cli::{BuildFlags, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
+use crate::cmd::providers::{choose, prices, settings};
+use crate::cmd::{UsageError, resolve_run};
+use crate::context::Ctx;
+use crate::output::{DIM, paint};
+
+impl BuildFlags {
+    /// The flags that are configuration keys, as the top configuration layer.
+    pub fn config_flags(&self) -> Vec<(String, String, String)> {
+        let mut f = Vec::new();
+        if let Some(p) = &self.provider {
+            f.push(("provider.name".into(), p.clone(), "--provider".into()));
+        }
+        if let Some(m) = &self.model {
+            f.push(("provider.model".into(), m.clone(), "--model".into()));
+        }
+        if let Some(s) = &self.script {
+            f.push((
+                "provider.script".into(),
+                s.display().to_string(),
+                "--script".into(),
+            ));
+        }
+        if let Some(c) = self.cap {
+            let key = if self.deep {
+                "run.deep_cap_s"
+            } else {
+                "run.cap_s"
+            };
+            f.push((key.into(), c.to_string(), "--cap".into()));
+        }
+        if let Some(m) = self.max_cost {
+            f.push((
+                "run.max_cost_usd".into(),
+                m.to_string(),
+                "--max-cost".into(),
+            ));
+        }
+        f
+    }
+}
+
+/// Prints stage progress: a live line on a terminal, or one line per stage with `--verbose`.
+struct Printer {
+    verbose: bool,
+    live: bool,
+}
+
+impl Observer for Printer {
+    fn progress(&self, event: &Progress) {
+        match event {
+            Progress::Started { run_id, branch, .. } if self.verbose => {
+                anstream::eprintln!(
+                    "{}",
+                    paint(DIM, &format!("run {run_id} on branch {branch}"))
+                );
+            }
+            Progress::StageStarted { stage } if self.live && !self.verbose => {
+                let mut e = std::io::stderr();
+                let _ = write!(e, "\r\x1b[2K… {stage}");
+                let _ = e.flush();
+            }
+            Progress::StageEnded {
+                stage,
+                state,
+                seconds,
+                detail,
+            } if self.verbose => {
+                anstream::eprintln!(
+                    "{}",
+                    paint(
+                        DIM,
+                        &format!("{stage:<10} {state:<9} {seconds:>6.1}s  {detail}")
+                    )
+                );
+            }
+            Progress::Note(n) if self.verbose => anstream::eprintln!("{}", paint(DIM, n)),
+            _ => {}
+        }
+    }
+}
+
+/// The `loki "<task>"` entry point (also `run-task` and `quick`).
+pub fn run_task(
+    global: &GlobalArgs,
+    task: TaskInput,
+    kind: RunKind,
+    flags: &BuildFlags,
+) -> anyhow::Result<ExitCode> {
+    let ctx = Ctx::load_with(global, &flags.config_flags())?;
+    let repo = ctx.repo()?;
+    // A dirty tree is refused before anything else is looked at (the provider, its script).
+    loki_engine::intake::preflight(&repo)?;
+    let (choice, why) = choose(&ctx)?;
+    let backend = build(&choice, &settings(&ctx))?;
+    let mut opts = BuildOptions::new(task, backend, &choice.label(), ctx.home()?.clone());
+    opts.kind = kind;
+    opts.prices = prices(&ctx)?;
+    opts.deep = flags.deep;
+    let cap_key = if flags.deep {
+        "run.deep_cap_s"
+    } else {
+        "run.cap_s"
+    };
+    let default_cap = if flags.deep {
+        loki_engine::DEFAULT_DEEP_CAP
+    } else {
+        loki_engine::DEFAULT_CAP
+    };
+    opts.cap = ctx
+        .config
+        .uint(cap_key)
+        .map_or(default_cap, Duration::from_secs);
+    opts.max_cost_usd = ctx.config.decimal("run.max_cost_usd");
+    opts.commit = !flags.no_commit;
+    opts.key_env = KeyEnv::from_process();
+    if let Some(t) = ctx.config.uint("checks.timeout_s") {
+        opts.check_timeout = Duration::from_secs(t);
+    }
+    opts.command = std::env::args().collect();
+    opts.cancel = loki_engine::interrupt::cancel_on_sigint()?;
+    if global.verbose {
+        anstream::eprintln!(
+            "{}",
+            paint(
+                DIM,
+                &format!(
+                    "provider {} ({why}); cap {}s",
+                    choice.label(),
+                    opts.cap.as_secs()
+                )
+            )
+        );
+    }
+    let printer = Printer {
+        verbose: global.verbose,
+        live: std::io::stderr().is_terminal() && !global.json,
+    };
+    let report = loki_engine::run_build(&repo, &opts, &printer)?;
+    if printer.live && !global.verbose {
+        anstream::eprint!("\r\x1b[2K");
+    }
+    print_report(global, &report);
+    Ok(exit_of(report.exit_code))
+}
+
+/// Prints the summary (or the JSON object).
+pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
+    if global.json {
+        println!("{}", loki_engine::summary::to_json(report));
+    } else {
+        anstream::print!("{}", loki_engine::summary::render(report));
+    }
+}
+
+/// The exit code for a numeric status the engine decided.
+pub fn exit_of(code: u8) -> ExitCode {
+    [
+        ExitCode::Success,
+        ExitCode::Failure,
+        ExitCode::Usage,
+        ExitCode::BudgetStop,
+        ExitCode::Blocked,
+        ExitCode::Stalled,
+        ExitCode::Interrupted,
+        ExitCode::Terminated,
+    ]
+    .into_iter()
+    .find(|c| c.code() == code)
+    .unwrap_or(ExitCode::Failure)
+}
+
+/// `loki run-task --file task.md`.
+pub fn run_file(global: &GlobalArgs, args: &RunTaskArgs) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.file).map_err(|e| {
+        UsageError(format!(
+            "cannot read the task file {}: {e}",
+            args.file.display()
+        ))
+    })?;
+    let task = TaskInput {
+        text,
+        source: format!("file:{}", args.file.display()),
+    };
+    run_task(global, task, RunKind::Build, &args.flags)
+}
+
+/// `loki status [run]`.
+pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let store = RunStore::new(repo.clone());
+    let id = resolve_run(&store, args.run.as_deref().unwrap_or("latest"))?;
+    let v = loki_engine::ops::status(&repo, &id)?;
+    if ctx.global.json {
+        println!("{}", serde_json::to_string(&v)?);
+        return Ok(ExitCode::Success);
+    }
+    let cost = match v.cost_usd {
+        Some(c) => format!(
+            "${c:.2} ({} tokens)",
+            loki_engine::summary::tokens(v.tokens)
+        ),
+        None => format!(
+            "not measured ({} tokens)",
+            loki_engine::summary::tokens(v.tokens)
+        ),
+    };
+    let rows = [
+        ("Run:", format!("{} ({}, {})", v.run_id, v.kind, v.status)),
+        ("Stage:", v.stage.clone().unwrap_or_else(|| "-".into())),
+        ("Elapsed:", loki_engine::summary::duration(v.elapsed_s)),
+        ("Outcome:", v.outcome.clone().unwrap_or_else(|| "-".into())),
+        ("Cost:", cost),
+        ("Branch:", v.branch.clone()),
+    ];
+    for (label, value) in rows {
+        println!("{label:<12}{value}");
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `loki logs <run>`.
+pub fn logs(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
+    for line in loki_engine::ops::logs(&repo, &id)? {
+        println!("{line}");
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `loki apply <run>`.
+pub fn apply(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
+    let a = loki_engine::ops::apply(&repo, &id).with_context(|| format!("applying run {id}"))?;
+    if ctx.global.json {
+        println!("{}", serde_json::to_string(&a)?);
+    } else if a.from == a.to {
+        println!("{} is already at {}", a.branch, &a.to[..12.min(a.to.len())]);
+    } else {
+        println!(
+            "{}: fast-forwarded {} → {}",
+            a.branch,
+            &a.from[..12.min(a.from.len())],
+            &a.to[..12.min(a.to.len())]
+        );
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `loki discard <run>`.
+pub fn discard(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
+    let removed = loki_engine::ops::discard(&repo, &id)?;
+    if removed.is_empty() {
+        println!("run {id}: nothing to remove");
+    }
+    for r in removed {
+        println!("removed {r}");
+    }
+    Ok(ExitCode::Success)
+}

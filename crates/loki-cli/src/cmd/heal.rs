@@ -1,0 +1,661 @@
+//! `loki run`, `loki fix`, `loki replay`: incidents and healing (the work is in `loki-heal`).
+//!
+//! - `loki run [--seed N] [--timeout S] [--auto-heal] -- <cmd…>` echoes the command's output and
+//!   records the run; a crash adds an incident and its `repro.sh`. Exit 0 clean, 1 crash or
+//!   timeout, 2 when the command cannot start.
+//! - `loki fix [run]` diagnoses; `--apply [--yes] [--no-verify] [--model p/m]` heals and exits
+//!   with the heal receipt's verdict (0 VERIFIED, 1 otherwise); `--restore` puts stale backups
+//!   back; `--demo` heals a bundled example. Without `--yes`, a patch is applied only after a
+//!   "y" on a terminal: stdin that is not a terminal is refused with exit 2 before any model call.
+//! - `loki replay [run]`: REPRODUCED 1, NOT REPRODUCED 0, HARNESS ERROR 2.
+
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::Path;
+use std::time::Duration;
+
+use loki_agent::{Backend, Provider, ProviderChoice, build};
+use loki_core::RunId;
+use loki_core::layout::Repo;
+use loki_core::outcome::ExitCode;
+use loki_heal::backups::{self, StaleBackup};
+use loki_heal::{
+    FixOptions, FixReport, FixSession, HealError, Incident, ObserveOptions, Observed, PatchSource,
+    ReplayVerdict, Settled,
+};
+use loki_receipt::{KeyEnv, Signer};
+
+use crate::cli::{FixArgs, ReplayArgs, RunArgs};
+use crate::cmd::UsageError;
+use crate::context::Ctx;
+use crate::output::{DIM, GREEN, RED, YELLOW, paint};
+
+/// Default limit on an observed command (and on its reproduction).
+const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
+/// Lines of the reproduction's output shown by `loki replay` (the end holds the verdict).
+const REPLAY_SHOWN_LINES: usize = 30;
+
+/// Heal errors keep their class: the user's input or setup exits 2, anything else 1.
+fn heal_err(e: HealError) -> anyhow::Error {
+    if e.is_usage() {
+        UsageError(e.to_string()).into()
+    } else {
+        e.into()
+    }
+}
+
+fn label(l: &str) -> String {
+    format!("{l:<12}")
+}
+
+pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let opts = ObserveOptions {
+        command: args.command.clone(),
+        cwd: ctx.cwd.clone(),
+        seed: args.seed,
+        timeout: args
+            .timeout
+            .map_or(DEFAULT_RUN_TIMEOUT, Duration::from_secs),
+        argv: std::env::args().collect(),
+    };
+    let observed = loki_heal::observe(&repo, &opts).map_err(heal_err)?;
+    let out = observed.output();
+    // The command's own output first, on the streams it used.
+    if ctx.global.json {
+        anstream::eprint!("{}", out.output.text());
+    } else {
+        print!("{}", out.output.text());
+    }
+    anstream::eprint!("{}", out.stderr.text());
+    let _ = std::io::stdout().flush();
+    match &observed {
+        Observed::Clean { run_id, .. } => {
+            if ctx.global.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"run": run_id, "outcome": "CLEAN", "exit_code": 0})
+                );
+            } else if !ctx.global.quiet {
+                anstream::eprintln!(
+                    "{}",
+                    paint(DIM, &format!("loki: clean run, recorded as {run_id}"))
+                );
+            }
+            Ok(ExitCode::Success)
+        }
+        Observed::TimedOut { run_id, .. } => {
+            let secs = opts.timeout.as_secs();
+            if ctx.global.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"run": run_id, "outcome": "TIMED_OUT", "timeout_s": secs})
+                );
+            } else {
+                anstream::eprintln!(
+                    "{}: the command was stopped after {secs}s; no incident recorded (a hang has no deterministic reproduction); run {run_id}",
+                    paint(YELLOW, "loki")
+                );
+            }
+            Ok(ExitCode::Failure)
+        }
+        Observed::Crashed {
+            run_id,
+            incident,
+            run_dir,
+            ..
+        } => {
+            if ctx.global.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"run": run_id, "outcome": "CRASHED", "exit_code": incident.exit.code,
+                        "kind": incident.crash.kind, "signature": incident.signature,
+                        "repro": run_dir.join(&incident.repro)})
+                );
+            } else {
+                anstream::eprintln!("{}: crash recorded as {run_id}", paint(RED, "loki"));
+                anstream::eprint!("{}", crash_lines(incident, &repo, run_dir));
+                anstream::eprintln!(
+                    "{}loki fix (diagnose) · loki fix --apply (patch and verify) · loki replay",
+                    label("Next:")
+                );
+            }
+            if args.auto_heal {
+                return apply(ctx, &repo, run_id, true, false, None);
+            }
+            Ok(ExitCode::Failure)
+        }
+    }
+}
+
+fn crash_lines(inc: &Incident, repo: &Repo, run_dir: &Path) -> String {
+    let mut s = String::new();
+    let msg = if inc.crash.message.is_empty() {
+        inc.crash.kind.clone()
+    } else {
+        format!(
+            "{}: {}",
+            inc.crash.kind,
+            inc.crash.message.lines().next().unwrap_or_default()
+        )
+    };
+    s.push_str(&format!(
+        "{}{msg} (exit {})\n",
+        label("Crash:"),
+        inc.exit.code
+    ));
+    s.push_str(&format!(
+        "{}{} [{}]\n",
+        label("Signature:"),
+        inc.signature.text,
+        inc.signature.id
+    ));
+    let script = run_dir.join(&inc.repro);
+    let shown = script.strip_prefix(&repo.root).unwrap_or(&script);
+    s.push_str(&format!("{}{}\n", label("Repro:"), shown.display()));
+    s
+}
+
+/// The incident a `run` argument names: an id, or the newest incident for `latest` / none.
+fn incident_run(repo: &Repo, arg: Option<&str>) -> anyhow::Result<RunId> {
+    match arg {
+        None | Some("latest") => loki_heal::latest_incident(repo).map_err(heal_err),
+        Some(id) => {
+            let id: RunId = id.parse()?;
+            loki_heal::fix::incident_dir(repo, &id).map_err(heal_err)?;
+            Ok(id)
+        }
+    }
+}
+
+fn report_stale(stale: &[StaleBackup]) {
+    for b in stale {
+        anstream::eprintln!(
+            "{}: stale backup {}.loki.bak from a fix that was never verified: {} may hold an unverified patch",
+            paint(YELLOW, "warning"),
+            b.rel,
+            b.rel
+        );
+    }
+    if !stale.is_empty() {
+        anstream::eprintln!(
+            "  `loki fix --restore` puts the original back; `loki replay` checks the current file; deleting the .loki.bak keeps it"
+        );
+    }
+}
+
+pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
+    if args.demo {
+        return demo(ctx, args);
+    }
+    let repo = ctx.repo()?;
+    if args.restore {
+        return restore(ctx, &repo);
+    }
+    report_stale(&backups::find_stale(&repo.root));
+    let run = incident_run(&repo, args.run.as_deref())?;
+    if args.apply {
+        if !args.yes && !std::io::stdin().is_terminal() {
+            return Err(UsageError(
+                "loki fix --apply asks before changing a file, but stdin is not a terminal: pass --yes to apply without asking".into(),
+            )
+            .into());
+        }
+        return apply(
+            ctx,
+            &repo,
+            &run,
+            args.yes,
+            args.no_verify,
+            args.model.as_deref(),
+        );
+    }
+    diagnose(ctx, &repo, &run)
+}
+
+fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
+    let dir = loki_heal::fix::incident_dir(repo, run).map_err(heal_err)?;
+    let (inc, _) = loki_heal::incident::load(&dir).map_err(heal_err)?;
+    let res = loki_heal::resolve(&repo.root, &inc);
+    if ctx.global.json {
+        let files: Vec<_> = res
+            .files
+            .iter()
+            .map(|f| serde_json::json!({"file": f.rel, "line": f.line, "function": f.function, "library": f.library}))
+            .collect();
+        let refused: Vec<_> = res
+            .refused
+            .iter()
+            .map(|r| serde_json::json!({"frame": r.printed, "reason": r.reason}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({"incident": run, "command": inc.command, "crash": inc.crash,
+                "signature": inc.signature, "sources": files, "refused": refused})
+        );
+        return Ok(ExitCode::Success);
+    }
+    println!("{}{run}", label("Incident:"));
+    println!("{}{}", label("Command:"), inc.command.join(" "));
+    print!("{}", crash_lines(&inc, repo, &dir));
+    if res.files.is_empty() {
+        println!("{}none in this repository", label("Source:"));
+    }
+    for (i, f) in res.files.iter().enumerate() {
+        let at = format!(
+            "{}{}{}",
+            f.rel,
+            f.line.map(|l| format!(":{l}")).unwrap_or_default(),
+            f.function
+                .as_deref()
+                .map(|n| format!(" in {n}"))
+                .unwrap_or_default()
+        );
+        println!("{}{at}", label(if i == 0 { "Source:" } else { "" }));
+        if i == 0
+            && let Some(line) = f.line
+            && let Ok(text) = std::fs::read_to_string(&f.abs)
+            && let Some(code) = text.lines().nth((line as usize).saturating_sub(1))
+        {
+            anstream::println!("{}{}", label(""), paint(DIM, &format!("{line:>5}| {code}")));
+        }
+    }
+    for (i, r) in res.refused.iter().enumerate() {
+        println!(
+            "{}{} — {}",
+            label(if i == 0 { "Refused:" } else { "" }),
+            r.printed,
+            r.reason
+        );
+    }
+    println!(
+        "{}loki fix --apply to synthesize, apply and verify a patch",
+        label("Next:")
+    );
+    Ok(ExitCode::Success)
+}
+
+fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
+    let stale = backups::find_stale(&repo.root);
+    if stale.is_empty() {
+        println!(
+            "no .loki.bak backups in {}: nothing to restore",
+            repo.root.display()
+        );
+        return Ok(ExitCode::Success);
+    }
+    for b in &stale {
+        backups::restore(b).map_err(heal_err)?;
+        if !ctx.global.quiet {
+            anstream::println!(
+                "{} {} from {}.loki.bak",
+                paint(GREEN, "restored"),
+                b.rel,
+                b.rel
+            );
+        }
+    }
+    Ok(ExitCode::Success)
+}
+
+/// The model `loki fix` asks: `--model provider[/model]`, else the configuration, else `auto`
+/// among API providers. `None` when auto finds nothing.
+fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provider>>> {
+    let mut settings = crate::cmd::providers::settings(ctx);
+    let choice = match flag {
+        Some(spec) => {
+            let (name, m) = match spec.split_once('/') {
+                Some((p, m)) => (p, Some(m)),
+                None => (spec, None),
+            };
+            if let Some(m) = m.filter(|m| !m.is_empty()) {
+                settings.model = Some(m.to_string());
+            }
+            ProviderChoice::parse(name)?
+        }
+        None => ProviderChoice::parse(ctx.config.str("provider.name").unwrap_or("auto"))?,
+    };
+    let choice = match choice {
+        Some(c) => c,
+        None => match crate::cmd::providers::detect(ctx).choice {
+            Some(c @ (ProviderChoice::OpenAi | ProviderChoice::Anthropic)) => c,
+            _ => return Ok(None),
+        },
+    };
+    match build(&choice, &settings)? {
+        Backend::Loop(p) => Ok(Some(p)),
+        Backend::Cli(_) => Err(heal_err(HealError::CliProvider {
+            provider: choice.label(),
+        })),
+    }
+}
+
+fn signer(ctx: &Ctx) -> anyhow::Result<Signer> {
+    Ok(Signer::load_or_create(
+        ctx.home()?,
+        &KeyEnv::from_process(),
+    )?)
+}
+
+fn colour_diff(diff: &str) -> String {
+    diff.lines()
+        .map(|l| {
+            if l.starts_with("+++") || l.starts_with("---") {
+                l.to_string()
+            } else if l.starts_with('+') {
+                paint(GREEN, l)
+            } else if l.starts_with('-') {
+                paint(RED, l)
+            } else if l.starts_with("@@") {
+                paint(DIM, l)
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect()
+}
+
+fn confirm(question: &str) -> anyhow::Result<bool> {
+    anstream::eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+/// Ends a session that failed at `err`: the receipt is still sealed, then the error is returned.
+fn fail(mut s: FixSession, err: HealError, signer: &Signer) -> anyhow::Error {
+    s.fail(&err);
+    if let Err(e) = s.finish(signer) {
+        anstream::eprintln!(
+            "{}: the heal receipt could not be sealed: {e}",
+            paint(YELLOW, "warning")
+        );
+    }
+    heal_err(err)
+}
+
+fn apply(
+    ctx: &Ctx,
+    repo: &Repo,
+    run: &RunId,
+    yes: bool,
+    no_verify: bool,
+    model_flag: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let provider = model(ctx, model_flag)?;
+    let Some(provider) = provider else {
+        return Err(heal_err(HealError::NoModel {
+            hint: "set ANTHROPIC_API_KEY or OPENAI_API_KEY, point openai.base_url at a local server, pass --model provider/model, or try `loki fix --demo`".into(),
+        }));
+    };
+    heal(
+        ctx,
+        repo,
+        run,
+        PatchSource::Model(provider.as_ref()),
+        yes,
+        no_verify,
+    )
+}
+
+fn heal(
+    ctx: &Ctx,
+    repo: &Repo,
+    run: &RunId,
+    source: PatchSource<'_>,
+    yes: bool,
+    no_verify: bool,
+) -> anyhow::Result<ExitCode> {
+    let signer = signer(ctx)?;
+    let opts = FixOptions {
+        argv: std::env::args().collect(),
+        repro_timeout: None,
+    };
+    let mut s = FixSession::start(repo, run, opts).map_err(heal_err)?;
+    let planned = match s.propose(source) {
+        Ok(p) => p.clone(),
+        Err(e) => return Err(fail(s, e, &signer)),
+    };
+    if !ctx.global.quiet {
+        println!("{}{}", label("Patch:"), planned.rel);
+        println!("{}{}", label("Root cause:"), planned.proposal.root_cause);
+        println!("{}{}", label("Fix:"), planned.proposal.explanation);
+        anstream::print!("{}", colour_diff(&planned.diff));
+    }
+    if !yes && !confirm(&format!("Apply this patch to {}?", planned.rel))? {
+        s.decline();
+        let report = s.finish(&signer).map_err(heal_err)?;
+        return Ok(summary(ctx, run, &report));
+    }
+    let backup = match s.apply() {
+        Ok(b) => b,
+        Err(e) => return Err(fail(s, e, &signer)),
+    };
+    if !ctx.global.quiet {
+        let shown = backup.strip_prefix(&repo.root).unwrap_or(&backup);
+        println!(
+            "{}{} (backup {})",
+            label("Applied:"),
+            planned.rel,
+            shown.display()
+        );
+    }
+    if no_verify {
+        s.skip_verify();
+    } else if let Err(e) = s.verify() {
+        return Err(fail(s, e, &signer));
+    }
+    let report = s.finish(&signer).map_err(heal_err)?;
+    Ok(summary(ctx, run, &report))
+}
+
+fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
+    let code = r.outcome.exit_code();
+    let file = r.planned.as_ref().map_or(String::new(), |p| p.rel.clone());
+    let (status, detail) = match &r.settled {
+        Settled::Verified => (
+            "verified",
+            format!("the crash no longer reproduces; {file}.loki.bak removed"),
+        ),
+        Settled::RolledBack { restored_exactly } => (
+            "rolled_back",
+            format!(
+                "the crash persisted: {file} restored from its backup{} and the backup removed",
+                if *restored_exactly {
+                    " byte for byte"
+                } else {
+                    " (BUT it differs from the original: check it)"
+                }
+            ),
+        ),
+        Settled::Harness { reason, .. } => (
+            "harness_error",
+            format!(
+                "the reproduction could not tell ({reason}); the patch and {file}.loki.bak are both kept: verify with `loki replay {incident}`, undo with `loki fix --restore`"
+            ),
+        ),
+        Settled::NotVerified { .. } => (
+            "not_verified",
+            format!(
+                "applied without verification; {file}.loki.bak kept: verify with `loki replay {incident}`, undo with `loki fix --restore`"
+            ),
+        ),
+        Settled::Declined => (
+            "declined",
+            "the patch was declined; nothing was changed".to_string(),
+        ),
+        Settled::Failed { reason } => ("failed", reason.clone()),
+    };
+    if ctx.global.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "run": r.run_id, "incident": incident, "outcome": r.outcome.as_str(), "status": status,
+                "detail": detail, "file": file, "receipt_sha256": r.sealed.receipt.receipt_sha256,
+                "not_proven": r.not_proven, "cost_usd": r.cost_usd, "provider": r.provider, "model": r.model,
+            })
+        );
+        return code;
+    }
+    let style = if r.outcome.is_success() { GREEN } else { RED };
+    anstream::println!("{}{}", label("Outcome:"), paint(style, r.outcome.as_str()));
+    if code != ExitCode::Success || !matches!(r.settled, Settled::Verified) {
+        println!("{}{detail}", label("Reason:"));
+    } else if !ctx.global.quiet {
+        println!("{}{detail}", label("Result:"));
+    }
+    println!(
+        "{}sha256:{}",
+        label("Receipt:"),
+        r.sealed.receipt.receipt_sha256
+    );
+    println!("{}{}", label("NOT PROVEN:"), r.not_proven.join(", "));
+    let cost = match r.cost_usd {
+        Some(usd) if !r.provider.is_empty() && r.usage.total() > 0 => {
+            format!("${usd:.2} ({}, {} tokens)", r.provider, r.usage.total())
+        }
+        _ => format!(
+            "not measured ({})",
+            if r.model.is_empty() {
+                "no model call"
+            } else {
+                &r.model
+            }
+        ),
+    };
+    println!("{}{cost}", label("Cost:"));
+    println!(
+        "{}{}",
+        label("Time:"),
+        loki_core::time::human_duration(r.elapsed.as_secs_f64())
+    );
+    anstream::println!(
+        "{}",
+        paint(DIM, &format!("heal run {} · incident {incident}", r.run_id))
+    );
+    code
+}
+
+pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let run = incident_run(&repo, args.run.as_deref())?;
+    let dir = loki_heal::fix::incident_dir(&repo, &run).map_err(heal_err)?;
+    let (inc, _) = loki_heal::incident::load(&dir).map_err(heal_err)?;
+    let r = loki_heal::repro::run(&dir, &inc, None).map_err(heal_err)?;
+    let code = match r.verdict {
+        ReplayVerdict::Reproduced => ExitCode::Failure,
+        ReplayVerdict::NotReproduced => ExitCode::Success,
+        ReplayVerdict::Harness(_) => ExitCode::Usage,
+    };
+    if ctx.global.json {
+        let reason = match &r.verdict {
+            ReplayVerdict::Harness(m) => Some(m.clone()),
+            ReplayVerdict::Reproduced | ReplayVerdict::NotReproduced => None,
+        };
+        println!(
+            "{}",
+            serde_json::json!({"incident": run, "verdict": r.verdict.label(), "exit_code": r.verdict.exit_code(),
+                "signature": inc.signature.text, "reason": reason})
+        );
+        return Ok(code);
+    }
+    if !ctx.global.quiet {
+        let lines: Vec<&str> = r.output.lines().collect();
+        for l in &lines[lines.len().saturating_sub(REPLAY_SHOWN_LINES)..] {
+            anstream::println!("{}", paint(DIM, l));
+        }
+    }
+    let line = match &r.verdict {
+        ReplayVerdict::Reproduced => {
+            format!("{}: {}", paint(RED, "REPRODUCED"), inc.signature.text)
+        }
+        ReplayVerdict::NotReproduced => format!(
+            "{}: the command completed without the crash",
+            paint(GREEN, "NOT REPRODUCED")
+        ),
+        ReplayVerdict::Harness(m) => format!("{}: {m}", paint(YELLOW, "HARNESS ERROR")),
+    };
+    anstream::println!("{line}");
+    Ok(code)
+}
+
+/// `loki fix --demo`: the bundled example, healed end to end in a directory of its own.
+fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
+    let dir = std::env::temp_dir().join(format!("loki-demo-heal-{}", RunId::new()));
+    let has = |p: &str| which::which(p).is_ok();
+    let Some(demo) = loki_heal::demo::write(&dir, &has).map_err(heal_err)? else {
+        return Err(UsageError("the healing demo needs python3 or node on PATH".into()).into());
+    };
+    let repo = Repo::discover(&demo.dir)?;
+    println!(
+        "{}{} (a copy of the bundled example in {})",
+        label("Demo:"),
+        demo.file,
+        demo.dir.display()
+    );
+    println!("{}{}", label("Running:"), demo.command.join(" "));
+    let opts = ObserveOptions {
+        command: demo.command.clone(),
+        cwd: repo.root.clone(),
+        seed: Some(0),
+        timeout: DEFAULT_RUN_TIMEOUT,
+        argv: std::env::args().collect(),
+    };
+    let observed = loki_heal::observe(&repo, &opts).map_err(heal_err)?;
+    let Observed::Crashed {
+        run_id,
+        incident,
+        run_dir,
+        ..
+    } = observed
+    else {
+        return Err(anyhow::anyhow!(
+            "the bundled example did not crash; this build of loki is broken"
+        ));
+    };
+    anstream::print!("{}", paint(DIM, incident.stderr_tail.trim_end()));
+    println!();
+    anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
+    print!("{}", crash_lines(&incident, &repo, &run_dir));
+    let provider = match model(ctx, args.model.as_deref()) {
+        Ok(p) => p,
+        Err(e) if args.model.is_some() => return Err(e),
+        Err(_) => None,
+    };
+    let result = match &provider {
+        Some(p) => heal(
+            ctx,
+            &repo,
+            &run_id,
+            PatchSource::Model(p.as_ref()),
+            true,
+            false,
+        ),
+        None => {
+            let bytes = std::fs::read(demo.dir.join(demo.file))?;
+            let Some(fallback) = loki_heal::demo::fallback_for(demo.file, &bytes) else {
+                return Err(anyhow::anyhow!(
+                    "the bundled example was changed; no built-in patch applies"
+                ));
+            };
+            println!(
+                "{}none configured: using the demo's built-in patch (only ever used for this example)",
+                label("Model:")
+            );
+            heal(
+                ctx,
+                &repo,
+                &run_id,
+                PatchSource::Fallback(fallback),
+                true,
+                false,
+            )
+        }
+    };
+    anstream::println!(
+        "{}",
+        paint(DIM, &format!("demo files kept in {}", demo.dir.display()))
+    );
+    result
+}

@@ -1,0 +1,4 @@
+mod bad_input;
+mod common;
+mod e2e;
+mod parsers;
