@@ -214,7 +214,7 @@ impl RunStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(CoreError::io("list", runs_dir, e)),
         };
-        let mut dirs: Vec<(String, PathBuf)> = entries
+        let dirs: Vec<(String, PathBuf)> = entries
             .filter_map(Result::ok)
             .filter(|e| e.path().is_dir())
             .filter_map(|e| {
@@ -222,23 +222,31 @@ impl RunStore {
                 name.parse::<RunId>().ok().map(|_| (name, e.path()))
             })
             .collect();
-        dirs.sort_by(|a, b| b.0.cmp(&a.0));
-        Ok(dirs
+        let mut listed: Vec<(String, ListedRun)> = dirs
             .into_iter()
             .map(|(_, dir)| match read_record(&dir) {
                 Ok(mut rec) => {
                     apply_liveness(&mut rec);
-                    ListedRun::Ok(Box::new(rec))
+                    (rec.started_at.clone(), ListedRun::Ok(Box::new(rec)))
                 }
-                Err(e) => ListedRun::Corrupt {
-                    dir,
-                    reason: match e {
+                Err(e) => {
+                    // A broken record sorts by the time in its directory name.
+                    let name = dir
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let reason = match e {
                         CoreError::BadRunRecord { reason, .. } => reason,
                         other => other.to_string(),
-                    },
-                },
+                    };
+                    (id_time(&name), ListedRun::Corrupt { dir, reason })
+                }
             })
-            .collect())
+            .collect();
+        // Newest first by the recorded start (milliseconds): two runs started in the same second
+        // have ids whose order is only their random suffix.
+        listed.sort_by(|a, b| b.0.cmp(&a.0));
+        Ok(listed.into_iter().map(|(_, r)| r).collect())
     }
 
     /// The newest run id, if any run directory exists.
@@ -247,6 +255,24 @@ impl RunStore {
             ListedRun::Ok(rec) => Some(rec.id),
             ListedRun::Corrupt { .. } => None,
         }))
+    }
+}
+
+/// `run_20261129_151736_beef` → `2026-11-29T15:17:36.000Z`, comparable with `started_at`.
+fn id_time(name: &str) -> String {
+    let d = name.get(4..19).unwrap_or("");
+    match (
+        d.get(0..4),
+        d.get(4..6),
+        d.get(6..8),
+        d.get(9..11),
+        d.get(11..13),
+        d.get(13..15),
+    ) {
+        (Some(y), Some(mo), Some(da), Some(h), Some(mi), Some(se)) => {
+            format!("{y}-{mo}-{da}T{h}:{mi}:{se}.000Z")
+        }
+        _ => String::new(),
     }
 }
 
@@ -376,6 +402,28 @@ mod tests {
         assert!(matches!(&listed[0], ListedRun::Ok(r) if r.id == good.id));
         assert!(matches!(&listed[1], ListedRun::Corrupt { dir, .. } if *dir == bad_dir));
         assert_eq!(s.latest().unwrap(), Some(good.id));
+    }
+
+    #[test]
+    fn latest_is_by_start_time_even_within_one_second() {
+        let (_d, s) = store();
+        let started = s.start(RunKind::Seal, None, vec![]).unwrap();
+        fs::remove_dir_all(s.dir(&started.id)).unwrap();
+        let (mut a, mut b) = (started.clone(), started);
+        // Same second, and the older run has the larger random suffix.
+        a.id = "run_20261129_151736_ffff".parse().unwrap();
+        b.id = "run_20261129_151736_0000".parse().unwrap();
+        a.started_at = "2026-11-29T15:17:36.100Z".into();
+        b.started_at = "2026-11-29T15:17:36.900Z".into();
+        for r in [&a, &b] {
+            fs::create_dir_all(s.dir(&r.id)).unwrap();
+            s.save(r).unwrap();
+        }
+        assert_eq!(s.latest().unwrap(), Some(b.id.clone()));
+        assert_eq!(
+            id_time("run_20261129_151736_ffff"),
+            "2026-11-29T15:17:36.000Z"
+        );
     }
 
     #[test]
