@@ -104,6 +104,10 @@ pub struct ToolOptions {
     pub output_cap: usize,
     pub default_run_timeout: Duration,
     pub max_run_timeout: Duration,
+    /// The whole environment of `run` commands. `None`: the scrubbed current environment
+    /// (`loki_core::process::scrubbed_env`). A caller that isolates the agent further (a private
+    /// `HOME`, a private git directory) passes its own; it should be scrubbed too.
+    pub run_env: Option<Vec<(std::ffi::OsString, std::ffi::OsString)>>,
 }
 
 impl Default for ToolOptions {
@@ -112,6 +116,7 @@ impl Default for ToolOptions {
             output_cap: DEFAULT_TOOL_OUTPUT_CAP,
             default_run_timeout: DEFAULT_RUN_TIMEOUT,
             max_run_timeout: MAX_RUN_TIMEOUT,
+            run_env: None,
         }
     }
 }
@@ -512,7 +517,11 @@ async fn run(
     }
     let spec = loki_core::process::Spec::new("sh", wt.root())
         .args(["-c", command.as_str()])
-        .envs(loki_core::process::scrubbed_env())
+        .envs(
+            opts.run_env
+                .clone()
+                .unwrap_or_else(loki_core::process::scrubbed_env),
+        )
         .timeout(timeout)
         .output_cap(opts.output_cap.saturating_sub(RUN_HEADER_ROOM));
     let out = tokio::task::spawn_blocking(move || loki_core::process::run(&spec))

@@ -12,11 +12,9 @@
 //!   user's other branches or earlier runs' commits.
 //!
 //! # How it is applied
-//! The built-in loop's `run` tool starts `sh -c <command>` with the engine's scrubbed environment;
-//! [`Fenced`] wraps the provider and prefixes each `run` command with [`Fence::prefix`] (exports and
-//! `unset`), and strips the prefix again from the conversation it sends to the model, so the model
-//! sees only what it wrote while every command runs fenced. Checks run with [`Fence::env`]. CLI
-//! agents get [`Fence::env`] plus the credentials they need to talk to their own model.
+//! [`Fence::env`] is the whole environment of everything the agent starts: the built-in loop's
+//! `run` tool gets it as `ToolOptions::run_env`, checks run with it, and CLI agents get it plus
+//! the credentials they need to talk to their own model.
 //!
 //! # Limits (said plainly)
 //! This is environment isolation, not a sandbox: a process of the same user that already knows an
@@ -27,7 +25,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_agent::{AgentError, BoxFuture, Message, Provider, Request, Response};
 use loki_core::process::{self, Spec, Streams};
 
 use crate::EngineError;
@@ -45,8 +42,6 @@ const TOOL_HOMES: &[(&str, &str, &str)] = &[
 const WITHHELD: &[&str] = &["LOKI_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"];
 /// Setting up the private git directory is local and small.
 const GIT_TIMEOUT: Duration = Duration::from_secs(60);
-/// The line that ends the fence prefix; everything after it is the model's command.
-const FENCE_END: &str = "# loki: fenced environment above\n";
 
 /// The agent's environment for one run.
 #[derive(Debug, Clone)]
@@ -177,27 +172,6 @@ impl Fence {
         out.sort();
         out
     }
-
-    /// The shell lines that put a `run` command into the fenced environment.
-    #[must_use]
-    pub fn prefix(&self) -> String {
-        // The `run` tool's environment is already scrubbed of secrets; what is left to withhold
-        // are the names that do not look secret but lead to the key (WITHHELD).
-        let mut s = format!("unset {}\n", WITHHELD.join(" "));
-        for (k, v) in &self.env {
-            let k = k.to_string_lossy();
-            if ["HOME", "XDG_CONFIG_HOME", "GIT_DIR", "GIT_WORK_TREE"].contains(&k.as_ref())
-                || TOOL_HOMES.iter().any(|(t, _, _)| *t == k)
-            {
-                s.push_str(&format!(
-                    "export {k}={}\n",
-                    process::shell_quote(&v.to_string_lossy())
-                ));
-            }
-        }
-        s.push_str(FENCE_END);
-        s
-    }
 }
 
 fn git(cwd: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Result<(), EngineError> {
@@ -252,71 +226,6 @@ fn dir_on_path(vars: &[(OsString, OsString)], leaf: &str, name: &str) -> Option<
     })
 }
 
-/// A provider whose `run` commands execute inside a [`Fence`].
-#[derive(Debug)]
-pub struct Fenced<'a> {
-    inner: &'a dyn Provider,
-    prefix: String,
-}
-
-impl<'a> Fenced<'a> {
-    #[must_use]
-    pub fn new(inner: &'a dyn Provider, fence: &Fence) -> Fenced<'a> {
-        Fenced {
-            inner,
-            prefix: fence.prefix(),
-        }
-    }
-
-    /// The request as the model wrote it: fence prefixes removed from earlier `run` calls.
-    fn unfenced(&self, req: &Request) -> Request {
-        let mut req = req.clone();
-        for m in &mut req.messages {
-            if let Message::Assistant { tool_calls, .. } = m {
-                for c in tool_calls.iter_mut().filter(|c| c.name == "run") {
-                    if let Some(serde_json::Value::String(cmd)) = c.arguments.get_mut("command")
-                        && let Some(rest) = cmd.strip_prefix(&self.prefix)
-                    {
-                        *cmd = rest.to_string();
-                    }
-                }
-            }
-        }
-        req
-    }
-
-    fn fence(&self, mut resp: Response) -> Response {
-        for c in resp.tool_calls.iter_mut().filter(|c| c.name == "run") {
-            if let Some(serde_json::Value::String(cmd)) = c.arguments.get_mut("command") {
-                *cmd = format!("{}{cmd}", self.prefix);
-            }
-        }
-        resp
-    }
-}
-
-impl Provider for Fenced<'_> {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-
-    fn model(&self) -> &str {
-        self.inner.model()
-    }
-
-    fn begin_session(&self, label: Option<&str>) -> Result<(), AgentError> {
-        self.inner.begin_session(label)
-    }
-
-    fn complete<'b>(&'b self, req: &'b Request) -> BoxFuture<'b, Result<Response, AgentError>> {
-        Box::pin(async move {
-            let clean = self.unfenced(req);
-            let resp = self.inner.complete(&clean).await?;
-            Ok(self.fence(resp))
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,66 +270,5 @@ mod tests {
             assert_eq!(get(gone), None, "{gone}");
         }
         assert_eq!(get("GIT_DIR").as_deref(), Some("/tmp/private/git/.git"));
-    }
-
-    #[test]
-    fn the_prefix_is_added_to_run_and_hidden_from_the_model() {
-        #[derive(Debug)]
-        struct Echo;
-        impl Provider for Echo {
-            fn name(&self) -> &'static str {
-                "echo"
-            }
-            fn model(&self) -> &str {
-                "echo"
-            }
-            fn complete<'a>(
-                &'a self,
-                req: &'a Request,
-            ) -> BoxFuture<'a, Result<Response, AgentError>> {
-                // Answers with the command it saw last, so the test can see what the model saw.
-                let seen = req.messages.iter().rev().find_map(|m| match m {
-                    Message::Assistant { tool_calls, .. } => tool_calls
-                        .first()
-                        .and_then(|c| c.arguments.get("command"))
-                        .and_then(|v| v.as_str().map(str::to_string)),
-                    _ => None,
-                });
-                Box::pin(async move {
-                    Ok(Response {
-                        text: seen,
-                        tool_calls: vec![loki_agent::ToolCall::from_text(
-                            "c".into(),
-                            "run".into(),
-                            r#"{"command":"env"}"#,
-                        )],
-                        usage: loki_agent::Usage::default(),
-                        stop: loki_agent::StopReason::ToolUse,
-                        model: "echo".into(),
-                    })
-                })
-            }
-        }
-        let f = fence();
-        let fenced = Fenced::new(&Echo, &f);
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let mut req = Request {
-            system: String::new(),
-            messages: vec![],
-            tools: vec![],
-            max_output_tokens: 10,
-        };
-        let first = rt.block_on(fenced.complete(&req)).unwrap();
-        let cmd = first.tool_calls[0].arguments["command"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        assert!(cmd.starts_with("unset LOKI_HOME "), "{cmd}");
-        assert!(cmd.ends_with(&format!("{FENCE_END}env")), "{cmd}");
-        req.messages.push(first.to_message());
-        let second = rt.block_on(fenced.complete(&req)).unwrap();
-        assert_eq!(second.text.as_deref(), Some("env"));
     }
 }

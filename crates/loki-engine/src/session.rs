@@ -16,7 +16,7 @@ use loki_events::{EventType, EventWriter};
 use serde_json::json;
 
 use crate::EngineError;
-use crate::isolation::{Fence, Fenced};
+use crate::isolation::Fence;
 
 /// How often a running session looks at the cancel flag (SIGINT).
 const CANCEL_POLL: Duration = Duration::from_millis(100);
@@ -87,7 +87,6 @@ pub fn run(
     };
     match backend {
         Backend::Loop(provider) => {
-            let fenced = Fenced::new(provider.as_ref(), spec.fence);
             report.model = provider.model().to_string();
             let mut cfg = SessionConfig::new(spec.brief);
             cfg.system = spec.system.to_string();
@@ -100,9 +99,10 @@ pub fn run(
             };
             cfg.prices = spec.prices.clone();
             cfg.transcript = Transcript::new(Some(spec.transcript.to_path_buf()));
+            cfg.tools.run_env = Some(spec.fence.env());
             let result = rt.block_on(async {
                 tokio::select! {
-                    r = run_session(&fenced, spec.dir, &cfg) => Some(r),
+                    r = run_session(provider.as_ref(), spec.dir, &cfg) => Some(r),
                     () = cancelled(spec.cancel) => None,
                 }
             });

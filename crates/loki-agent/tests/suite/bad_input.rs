@@ -369,3 +369,32 @@ async fn the_fake_server_rejects_a_tool_result_without_its_call() {
         "{v:?}"
     );
 }
+
+/// The `run` tool's environment: scrubbed of secrets by default, exactly `run_env` when given.
+#[tokio::test(flavor = "current_thread")]
+async fn the_run_tool_environment_is_scrubbed_or_exactly_the_callers() {
+    use loki_agent::tools::{ToolOptions, execute};
+    let dir = tempfile::tempdir().unwrap();
+    let wt = loki_agent::confine::Worktree::new(dir.path()).unwrap();
+    let call = loki_agent::ToolCall {
+        id: "c1".into(),
+        name: "run".into(),
+        arguments: serde_json::json!({"command": "echo home=$HOME marker=$LOKI_TEST_MARKER token=$GITHUB_TOKEN"}),
+        arguments_error: None,
+    };
+    let opts = ToolOptions {
+        run_env: Some(vec![
+            ("PATH".into(), std::env::var_os("PATH").unwrap()),
+            ("HOME".into(), "/private/home".into()),
+            ("LOKI_TEST_MARKER".into(), "fenced".into()),
+        ]),
+        ..ToolOptions::default()
+    };
+    let r = execute(&wt, &opts, &call, None).await;
+    assert!(
+        r.content
+            .contains("home=/private/home marker=fenced token=\n"),
+        "{}",
+        r.content
+    );
+}
