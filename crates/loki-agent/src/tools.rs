@@ -99,7 +99,7 @@ impl ToolResult {
 }
 
 /// Limits of tool execution.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ToolOptions {
     pub output_cap: usize,
     pub default_run_timeout: Duration,
@@ -108,6 +108,9 @@ pub struct ToolOptions {
     /// (`loki_core::process::scrubbed_env`). A caller that isolates the agent further (a private
     /// `HOME`, a private git directory) passes its own; it should be scrubbed too.
     pub run_env: Option<Vec<(std::ffi::OsString, std::ffi::OsString)>>,
+    /// Cancels a `run` command in flight (its whole process group is killed), e.g. on Ctrl-C:
+    /// dropping the session's future alone would leave the child running until its timeout.
+    pub cancel: Option<loki_core::process::Cancel>,
 }
 
 impl Default for ToolOptions {
@@ -117,6 +120,7 @@ impl Default for ToolOptions {
             default_run_timeout: DEFAULT_RUN_TIMEOUT,
             max_run_timeout: MAX_RUN_TIMEOUT,
             run_env: None,
+            cancel: None,
         }
     }
 }
@@ -515,7 +519,7 @@ async fn run(
     if let Some(left) = time_left {
         timeout = timeout.min(left);
     }
-    let spec = loki_core::process::Spec::new("sh", wt.root())
+    let mut spec = loki_core::process::Spec::new("sh", wt.root())
         .args(["-c", command.as_str()])
         .envs(
             opts.run_env
@@ -524,6 +528,9 @@ async fn run(
         )
         .timeout(timeout)
         .output_cap(opts.output_cap.saturating_sub(RUN_HEADER_ROOM));
+    if let Some(cancel) = &opts.cancel {
+        spec = spec.cancel_with(cancel.clone());
+    }
     let out = tokio::task::spawn_blocking(move || loki_core::process::run(&spec))
         .await
         .map_err(|e| format!("the command could not be run: {e}"))?

@@ -100,6 +100,7 @@ pub fn run(
             cfg.prices = spec.prices.clone();
             cfg.transcript = Transcript::new(Some(spec.transcript.to_path_buf()));
             cfg.tools.run_env = Some(spec.fence.env());
+            cfg.tools.cancel = Some(spec.cancel.clone());
             let result = rt.block_on(async {
                 tokio::select! {
                     r = run_session(provider.as_ref(), spec.dir, &cfg) => Some(r),

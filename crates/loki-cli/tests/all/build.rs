@@ -274,7 +274,11 @@ fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
     let sb = Sandbox::new();
     let repo = bug_repo();
     let tmp = tempfile::tempdir().unwrap();
-    let script = script(tmp.path(), &[call("run", json!({"command": "sleep 30"}))]);
+    // An unusual duration, so the check below finds this test's child and no other.
+    let script = script(
+        tmp.path(),
+        &[call("run", json!({"command": "sleep 31.25"}))],
+    );
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
     sb.apply(&mut cmd).current_dir(repo.path());
     cmd.args([TASK, "--provider", "scripted", "--script"])
@@ -317,6 +321,20 @@ fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(started.elapsed().as_secs() < 25, "{:?}", started.elapsed());
+    // The agent's command in flight was killed with its process group, not left to its timeout.
+    let alive = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|e| {
+                std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == b"sleep\x0031.25\x00")
+            })
+    };
+    let gone_by = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while alive() && std::time::Instant::now() < gone_by {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!alive(), "the agent's `sleep` outlived the run");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("Receipt:    sha256:"),
