@@ -671,7 +671,22 @@ fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let title: String = first_line.chars().take(72).collect();
     let message = format!("loki: {title}\n\nLoki-Run: {}\n", s.run_id);
     let git = loki_git::Git::new(&i.worktree);
-    match git.commit_all(&message, &excludes)? {
+    // Commit exactly the tree the last verification judged, so that files a test run generated
+    // afterwards (a fresh lockfile, caches) never ride along. Without a verification (a cap or
+    // Ctrl-C before verify), commit the work tree as it is.
+    let committed = match &s.verification {
+        Some(v) => {
+            let tree = git.tree_without(&v.head_tree, &excludes)?;
+            let parent = git.rev_parse(&i.branch)?;
+            if tree == git.tree_of(&parent)? {
+                None
+            } else {
+                Some(git.commit_tree_on_branch(&tree, &parent, &i.branch, &message)?)
+            }
+        }
+        None => git.commit_all(&message, &excludes)?,
+    };
+    match committed {
         Some(head) => {
             let detail = format!("{} on {}", &head[..head.len().min(12)], i.branch);
             s.head = Some(head);

@@ -458,6 +458,78 @@ impl Git {
         Ok(String::from_utf8_lossy(&out).trim().to_string())
     }
 
+    /// `tree` without the paths matching `pathspecs` (git pathspecs: paths or globs), built in a
+    /// temporary index; the user's index is untouched.
+    pub fn tree_without(&self, tree: &str, pathspecs: &[&str]) -> Result<String, GitError> {
+        let dir = tempfile::tempdir().map_err(|e| GitError::Io {
+            action: "create a temp dir for",
+            path: "a tree index".into(),
+            source: e,
+        })?;
+        let index = dir.path().join("index");
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.as_os_str());
+        self.run_spec(&with_index(&["read-tree", tree]))?;
+        if !pathspecs.is_empty() {
+            let mut args = vec!["rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"];
+            args.extend_from_slice(pathspecs);
+            self.run_spec(&with_index(&args))?;
+        }
+        let out = self.run_spec(&with_index(&["write-tree"]))?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
+    /// Commits `tree` on top of `parent` and moves `branch` to it, but only if the branch still
+    /// points at `parent` (compare-and-swap, so a concurrent change is never overwritten).
+    /// Returns the new commit. Files on disk are not touched.
+    pub fn commit_tree_on_branch(
+        &self,
+        tree: &str,
+        parent: &str,
+        branch: &str,
+        message: &str,
+    ) -> Result<String, GitError> {
+        let msg_dir = tempfile::tempdir().map_err(|e| GitError::Io {
+            action: "create a temp dir for",
+            path: "a commit message".into(),
+            source: e,
+        })?;
+        let msg = msg_dir.path().join("MSG");
+        loki_core::fs::write_atomic(&msg, message.as_bytes()).map_err(|e| GitError::Io {
+            action: "write",
+            path: msg.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let msg_arg = msg.to_string_lossy();
+        let mut spec = self.spec(&["commit-tree", tree, "-p", parent, "-F", &msg_arg]);
+        let has_identity = self
+            .run_text(&["config", "user.email"])
+            .is_ok_and(|e| !e.is_empty());
+        if !has_identity {
+            for (var, fallback) in IDENTITY_FALLBACK {
+                if std::env::var_os(var).is_none() {
+                    spec = spec.env(var, fallback);
+                }
+            }
+        }
+        let out = self.run_spec(&spec)?;
+        let commit = String::from_utf8_lossy(&out).trim().to_string();
+        let reference = format!("refs/heads/{branch}");
+        self.run(&[
+            "update-ref",
+            "-m",
+            "loki: commit the verified tree",
+            &reference,
+            &commit,
+            parent,
+        ])?;
+        // Where the branch is checked out here, keep the index in step with it (files on disk
+        // stay as they are); any other checkout is left alone.
+        if self.current_branch()?.as_deref() == Some(branch) {
+            self.run(&["reset", "-q"])?;
+        }
+        Ok(commit)
+    }
+
     /// The bytes of `path` at `rev`, or `None` when it does not exist there.
     pub fn show_file(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         match self.run(&["cat-file", "blob", &format!("{rev}:{path}")]) {

@@ -210,3 +210,37 @@ fn commit_tree_is_deterministic_and_dangling() {
             .any(|c| c.path == "new-file.txt")
     );
 }
+
+#[test]
+fn a_tree_commits_on_a_branch_without_excluded_paths() {
+    let (r, _, head) = repo_with_history();
+    let g = Git::new(r.path());
+    r.git(&["branch", "work", &head]);
+    r.write("keep.txt", "k\n")
+        .write("wall/loki_wall_a.py", "w\n")
+        .write("pkg/__pycache__/x.pyc", "c");
+    let snap = g.snapshot_worktree().unwrap();
+    let tree = g
+        .tree_without(&snap, &["wall/loki_wall_a.py", "*__pycache__*"])
+        .unwrap();
+    let files = g.ls_tree(&tree).unwrap();
+    assert!(files.contains(&"keep.txt".to_string()), "{files:?}");
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.starts_with("wall/") || f.contains("__pycache__")),
+        "{files:?}"
+    );
+    let c = g
+        .commit_tree_on_branch(&tree, &head, "work", "verified\n\nLoki-Run: x\n")
+        .unwrap();
+    assert_eq!(g.rev_parse("work").unwrap(), c);
+    assert_eq!(g.tree_of(&c).unwrap(), tree);
+    assert_eq!(r.git(&["log", "-1", "--format=%P", &c]).trim(), head);
+    // Compare-and-swap: the branch has moved on, so committing on the old parent is refused.
+    assert!(
+        g.commit_tree_on_branch(&tree, &head, "work", "again")
+            .is_err()
+    );
+    assert_eq!(g.rev_parse("work").unwrap(), c);
+}

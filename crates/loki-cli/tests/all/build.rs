@@ -347,3 +347,39 @@ fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
         .success()
         .stdout(predicate::str::contains("\"status\":\"interrupted\""));
 }
+
+#[test]
+fn files_the_test_run_generates_are_not_committed() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    // The suite writes a report file into the repository whenever it runs.
+    repo.write("calc.py", CALC)
+        .write(
+            "test_calc.py",
+            "from calc import add\n\nopen('suite-report.txt', 'w').write('ran')\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        )
+        .write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.commit("calc with a bug and a chatty suite");
+    let tmp = tempfile::tempdir().unwrap();
+    let script = script(tmp.path(), &[fix()]);
+    sandboxed(&sb, repo.path())
+        .args([TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .assert()
+        .code(0);
+    let run = std::fs::read_dir(repo.path().join(".loki/runs"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap();
+    let branch = format!("loki/{}", run.file_name().to_string_lossy());
+    // What was verified is what was committed: the fix, not the suite's report.
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", &branch]).trim(),
+        "calc.py"
+    );
+    sandboxed(&sb, repo.path())
+        .args(["verify", "latest"])
+        .assert()
+        .code(0);
+}
