@@ -90,6 +90,32 @@ pub struct CheckResult {
     pub tests: Vec<TestCase>,
 }
 
+impl CheckResult {
+    /// This result as a receipt records it; `kind` is its role there (`tests`, `wall`, …).
+    #[must_use]
+    pub fn to_receipt(&self, kind: &str) -> loki_receipt::schema::Check {
+        use loki_receipt::schema::CheckResult as R;
+        loki_receipt::schema::Check {
+            name: self.name.clone(),
+            kind: kind.to_string(),
+            cmd: self.cmd.clone(),
+            result: match self.result {
+                CheckStatus::Pass => R::Passed,
+                CheckStatus::Fail => R::Failed,
+                CheckStatus::NotRun => R::NotRun,
+                CheckStatus::Flaky => R::Flaky,
+                CheckStatus::Timeout => R::TimedOut,
+            },
+            executed: self.executed,
+            passed: self.passed,
+            failed: self.failed,
+            skipped: self.skipped,
+            duration_s: self.duration_s,
+            log_sha256: self.log_sha256.clone(),
+        }
+    }
+}
+
 /// How checks run.
 #[derive(Debug, Clone)]
 pub struct RunOptions {

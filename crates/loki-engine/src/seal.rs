@@ -14,8 +14,8 @@ use loki_core::outcome::Outcome;
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
 use loki_receipt::schema::{
-    Check as ReceiptCheck, CheckResult as ReceiptResult, Cost, DiffStats, IntegrityFinding,
-    RepoState, StageTime, Task, Time, Wall as ReceiptWall, WallFile as ReceiptWallFile,
+    Cost, DiffStats, IntegrityFinding, RepoState, StageTime, Task, Time, Wall as ReceiptWall,
+    WallFile as ReceiptWallFile,
 };
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
@@ -36,16 +36,6 @@ pub(crate) struct SealedInfo {
     pub changed: Vec<String>,
     pub cost: Cost,
     pub wall_s: f64,
-}
-
-fn map_status(s: loki_checks::CheckStatus) -> ReceiptResult {
-    match s {
-        loki_checks::CheckStatus::Pass => ReceiptResult::Passed,
-        loki_checks::CheckStatus::Fail => ReceiptResult::Failed,
-        loki_checks::CheckStatus::NotRun => ReceiptResult::NotRun,
-        loki_checks::CheckStatus::Flaky => ReceiptResult::Flaky,
-        loki_checks::CheckStatus::Timeout => ReceiptResult::TimedOut,
-    }
 }
 
 /// Seals the run (always called, whatever happened before).
@@ -134,27 +124,12 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         facts.checks = v
             .results
             .iter()
-            .map(|r| ReceiptCheck {
-                name: r.result.name.clone(),
-                kind: r.role.to_string(),
-                cmd: r.result.cmd.clone(),
-                result: map_status(r.result.result),
-                executed: r.result.executed,
-                passed: r.result.passed,
-                failed: r.result.failed,
-                skipped: r.result.skipped,
-                duration_s: r.result.duration_s,
-                log_sha256: r.result.log_sha256.clone(),
-            })
+            .map(|r| r.result.to_receipt(r.role))
             .collect();
         facts.integrity = v
             .findings
             .iter()
-            .map(|f| IntegrityFinding {
-                kind: f.kind.as_str().to_string(),
-                path: f.path.clone(),
-                detail: f.detail.clone(),
-            })
+            .map(loki_checks::Finding::to_receipt)
             .collect();
         facts.full_suite_ran = v.full_suite;
         facts.extra_not_proven.extend(v.not_proven.iter().cloned());

@@ -173,6 +173,22 @@ impl Git {
         Ok(String::from_utf8_lossy(&out).trim().to_string())
     }
 
+    /// `spec` with a fallback identity when git has none configured (a fresh CI machine), so a
+    /// commit can always be made; a configured identity, or one in the environment, always wins.
+    fn with_identity(&self, mut spec: Spec) -> Spec {
+        let has_identity = self
+            .run_text(&["config", "user.email"])
+            .is_ok_and(|e| !e.is_empty());
+        if !has_identity {
+            for (var, fallback) in IDENTITY_FALLBACK {
+                if std::env::var_os(var).is_none() {
+                    spec = spec.env(var, fallback);
+                }
+            }
+        }
+        spec
+    }
+
     /// `git --version`, e.g. `git version 2.47.3`.
     pub fn version(&self) -> Result<String, GitError> {
         self.run_text(&["--version"])
@@ -361,13 +377,8 @@ impl Git {
     /// A tree id for the working tree as it is now, untracked files included (ignored files not),
     /// built in a temporary index so the user's index is untouched.
     pub fn snapshot_worktree(&self) -> Result<String, GitError> {
-        let dir = tempfile::tempdir().map_err(|e| GitError::Io {
-            action: "create a temp dir for",
-            path: "a snapshot index".into(),
-            source: e,
-        })?;
-        let index = dir.path().join("index");
-        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.as_os_str());
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
         if self.head()?.is_some() {
             self.run_spec(&with_index(&["read-tree", "HEAD"]))?;
         }
@@ -385,13 +396,8 @@ impl Git {
             path: dest.to_path_buf(),
             source: e,
         })?;
-        let dir = tempfile::tempdir().map_err(|e| GitError::Io {
-            action: "create a temp dir for",
-            path: "an export index".into(),
-            source: e,
-        })?;
-        let index = dir.path().join("index");
-        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.as_os_str());
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
         self.run_spec(&with_index(&["read-tree", tree]))?;
         // checkout-index joins the prefix and the path as strings: the trailing slash makes a dir.
         let prefix = format!("--prefix={}/", dest.to_string_lossy().trim_end_matches('/'));
@@ -410,38 +416,16 @@ impl Git {
         if staged.is_empty() {
             return Ok(None);
         }
-        // The message goes through a file: the runner's stdin is always closed.
-        let msg_dir = tempfile::tempdir().map_err(|e| GitError::Io {
-            action: "create a temp dir for",
-            path: "a commit message".into(),
-            source: e,
-        })?;
-        let msg = msg_dir.path().join("MSG");
-        loki_core::fs::write_atomic(&msg, message.as_bytes()).map_err(|e| GitError::Io {
-            action: "write",
-            path: msg.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let msg_arg = msg.to_string_lossy();
-        let mut spec = self.spec(&[
+        let msg = TempFile::with_content("MSG", message.as_bytes())?;
+        let msg_arg = msg.path().to_string_lossy().into_owned();
+        let spec = self.with_identity(self.spec(&[
             "commit",
             "-q",
             "--no-verify",
             "--no-gpg-sign",
             "-F",
             &msg_arg,
-        ]);
-        // A machine with no git identity still gets a commit; a configured identity always wins.
-        let has_identity = self
-            .run_text(&["config", "user.email"])
-            .is_ok_and(|e| !e.is_empty());
-        if !has_identity {
-            for (var, fallback) in IDENTITY_FALLBACK {
-                if std::env::var_os(var).is_none() {
-                    spec = spec.env(var, fallback);
-                }
-            }
-        }
+        ]));
         self.run_spec(&spec)?;
         self.head()
     }
@@ -461,13 +445,8 @@ impl Git {
     /// `tree` without the paths matching `pathspecs` (git pathspecs: paths or globs), built in a
     /// temporary index; the user's index is untouched.
     pub fn tree_without(&self, tree: &str, pathspecs: &[&str]) -> Result<String, GitError> {
-        let dir = tempfile::tempdir().map_err(|e| GitError::Io {
-            action: "create a temp dir for",
-            path: "a tree index".into(),
-            source: e,
-        })?;
-        let index = dir.path().join("index");
-        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.as_os_str());
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
         self.run_spec(&with_index(&["read-tree", tree]))?;
         if !pathspecs.is_empty() {
             let mut args = vec!["rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"];
@@ -488,29 +467,10 @@ impl Git {
         branch: &str,
         message: &str,
     ) -> Result<String, GitError> {
-        let msg_dir = tempfile::tempdir().map_err(|e| GitError::Io {
-            action: "create a temp dir for",
-            path: "a commit message".into(),
-            source: e,
-        })?;
-        let msg = msg_dir.path().join("MSG");
-        loki_core::fs::write_atomic(&msg, message.as_bytes()).map_err(|e| GitError::Io {
-            action: "write",
-            path: msg.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let msg_arg = msg.to_string_lossy();
-        let mut spec = self.spec(&["commit-tree", tree, "-p", parent, "-F", &msg_arg]);
-        let has_identity = self
-            .run_text(&["config", "user.email"])
-            .is_ok_and(|e| !e.is_empty());
-        if !has_identity {
-            for (var, fallback) in IDENTITY_FALLBACK {
-                if std::env::var_os(var).is_none() {
-                    spec = spec.env(var, fallback);
-                }
-            }
-        }
+        let msg = TempFile::with_content("MSG", message.as_bytes())?;
+        let msg_arg = msg.path().to_string_lossy().into_owned();
+        let spec =
+            self.with_identity(self.spec(&["commit-tree", tree, "-p", parent, "-F", &msg_arg]));
         let out = self.run_spec(&spec)?;
         let commit = String::from_utf8_lossy(&out).trim().to_string();
         let reference = format!("refs/heads/{branch}");
@@ -547,5 +507,40 @@ impl Git {
             .filter(|f| !f.is_empty())
             .map(|f| String::from_utf8_lossy(f).into_owned())
             .collect())
+    }
+}
+
+/// A file in its own temporary directory, removed with it: a throwaway index (so the user's
+/// index is never touched) or a commit message (the runner's stdin is always closed, so git
+/// reads the message from a file).
+struct TempFile {
+    dir: tempfile::TempDir,
+    name: &'static str,
+}
+
+impl TempFile {
+    /// A path for `name` in a new temporary directory; the file itself is not created.
+    fn new(name: &'static str) -> Result<TempFile, GitError> {
+        let dir = tempfile::tempdir().map_err(|e| GitError::Io {
+            action: "create a temporary directory for",
+            path: name.into(),
+            source: e,
+        })?;
+        Ok(TempFile { dir, name })
+    }
+
+    /// Like [`TempFile::new`], with `bytes` written to the file.
+    fn with_content(name: &'static str, bytes: &[u8]) -> Result<TempFile, GitError> {
+        let f = TempFile::new(name)?;
+        loki_core::fs::write_atomic(&f.path(), bytes).map_err(|e| GitError::Io {
+            action: "write",
+            path: f.path(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        Ok(f)
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().join(self.name)
     }
 }

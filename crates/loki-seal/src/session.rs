@@ -11,7 +11,7 @@ use loki_core::run::{RunKind, RunStatus, RunStore};
 use loki_core::{RunId, layout::Repo};
 use loki_events::{EventType, EventWriter};
 use loki_git::{DiffStat, Git};
-use loki_receipt::schema::{self, IntegrityFinding, sha256_hex};
+use loki_receipt::schema::sha256_hex;
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -285,15 +285,8 @@ pub fn stop(
     facts.diff.files = stat.files;
     facts.diff.insertions = stat.insertions;
     facts.diff.deletions = stat.deletions;
-    facts.checks = now.iter().map(receipt_check).collect();
-    facts.integrity = findings
-        .iter()
-        .map(|f| IntegrityFinding {
-            kind: f.kind.as_str().to_string(),
-            path: f.path.clone(),
-            detail: f.detail.clone(),
-        })
-        .collect();
+    facts.checks = now.iter().map(|r| r.to_receipt("tests")).collect();
+    facts.integrity = findings.iter().map(Finding::to_receipt).collect();
     facts.full_suite_ran = true;
     facts.pre_existing_failures = comparison.ids(TestClass::StillFailing);
     facts
@@ -387,29 +380,6 @@ fn check_event(r: &CheckResult) -> serde_json::Value {
         "executed": r.executed, "passed": r.passed, "failed": r.failed, "skipped": r.skipped,
         "failing_ids": r.failing_ids, "duration_s": r.duration_s, "log_sha256": r.log_sha256,
     })
-}
-
-/// A suite result as the receipt records it.
-#[must_use]
-pub fn receipt_check(r: &CheckResult) -> schema::Check {
-    schema::Check {
-        name: r.name.clone(),
-        kind: "tests".to_string(),
-        cmd: r.cmd.clone(),
-        result: match r.result {
-            CheckStatus::Pass => schema::CheckResult::Passed,
-            CheckStatus::Fail => schema::CheckResult::Failed,
-            CheckStatus::NotRun => schema::CheckResult::NotRun,
-            CheckStatus::Flaky => schema::CheckResult::Flaky,
-            CheckStatus::Timeout => schema::CheckResult::TimedOut,
-        },
-        executed: r.executed,
-        passed: r.passed,
-        failed: r.failed,
-        skipped: r.skipped,
-        duration_s: r.duration_s,
-        log_sha256: r.log_sha256.clone(),
-    }
 }
 
 fn tail_of(path: &Path) -> String {

@@ -112,6 +112,16 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// This finding as a receipt's `integrity[]` entry.
+    #[must_use]
+    pub fn to_receipt(&self) -> loki_receipt::schema::IntegrityFinding {
+        loki_receipt::schema::IntegrityFinding {
+            kind: self.kind.as_str().to_string(),
+            path: self.path.clone(),
+            detail: self.detail.clone(),
+        }
+    }
+
     #[must_use]
     pub fn new(kind: FindingKind, path: &str, detail: impl Into<String>) -> Finding {
         Finding {

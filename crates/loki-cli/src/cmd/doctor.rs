@@ -23,8 +23,6 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 const PROBE_OUTPUT_CAP: usize = 64 * 1024;
 /// git 2.25 added `git worktree` features loki relies on (`--no-checkout` with `add -b`).
 const MIN_GIT: (u32, u32) = (2, 25);
-/// Agent CLIs loki can drive.
-const AGENT_CLIS: [&str; 4] = ["claude", "codex", "aider", "opencode"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -220,7 +218,8 @@ fn tool(name: &str, args: &[&str], program: &str, fix: &str) -> Check {
 }
 
 fn agent_clis() -> Check {
-    let found: Vec<String> = AGENT_CLIS
+    let names: Vec<&str> = loki_agent::CliKind::ALL.iter().map(|k| k.name()).collect();
+    let found: Vec<String> = names
         .iter()
         .filter_map(|c| {
             which::which(c)
@@ -232,7 +231,7 @@ fn agent_clis() -> Check {
         check(
             Status::Warn,
             "agent CLIs",
-            format!("none of {} on PATH", AGENT_CLIS.join(", ")),
+            format!("none of {} on PATH", names.join(", ")),
             Some("optional: install one to use it as --provider"),
         )
     } else {
