@@ -476,6 +476,8 @@ fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         env: check_env(s, i),
         rerun_failed: false,
     };
+    let git = loki_git::Git::new(&i.worktree);
+    let before = git.snapshot_worktree()?;
     let mut base = loki_receipt::schema::BaseRun::default();
     for f in &s.wall.files {
         let r = loki_checks::run_check(&f.check, &opts)?;
@@ -489,10 +491,12 @@ fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
             base.fail += 1;
         }
     }
+    // What the wall's run wrote (a lockfile, caches) is not the agent's work: put it back.
+    let generated = git.reset_to_tree(&before)?;
     s.already_satisfied = usize::try_from(base.pass).is_ok_and(|p| p == s.wall.files.len());
     s.wall_base = base;
     Ok(Step::Done(format!(
-        "wall on the unchanged base: {} pass, {} fail, {} not run{}",
+        "wall on the unchanged base: {} pass, {} fail, {} not run{}{}",
         base.pass,
         base.fail,
         base.not_run,
@@ -500,7 +504,8 @@ fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
             " ⇒ already satisfied"
         } else {
             ""
-        }
+        },
+        generated_note(&generated)
     )))
 }
 
@@ -626,17 +631,39 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         )?;
     }
     let detail = format!(
-        "{} changed file(s) · {} check(s), {} proving · {} finding(s)",
+        "{} changed file(s) · {} check(s), {} proving · {} finding(s){}",
         v.changed.len(),
         v.results.len(),
         v.results
             .iter()
             .filter(|r| verify::proves(&r.result))
             .count(),
-        v.findings.len()
+        v.findings.len(),
+        generated_note(&v.generated)
     );
     s.verification = Some(v);
     Ok(Step::Done(detail))
+}
+
+/// ` · N file(s) the checks wrote put back (a, b, …)`, or nothing.
+fn generated_note(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    if paths.is_empty() {
+        return String::new();
+    }
+    let mut shown = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        shown.push_str(", …");
+    }
+    format!(
+        " · {} file(s) the checks wrote put back ({shown})",
+        paths.len()
+    )
 }
 
 fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {

@@ -10,6 +10,10 @@
 //!   ([`loki_checks::original_tests_on_new_code`], with the base results from
 //!   [`loki_checks::run_baseline`], cached by tree).
 //!
+//! Afterwards the worktree is put back to the tree that was judged ([`loki_git::Git::reset_to_tree`]):
+//! files the checks wrote are listed in [`Verification::generated`] and never reach the commit
+//! or the next round's diff.
+//!
 //! The [`Verification::signature`] of a failing verification (failing test ids, failing checks,
 //! findings) is what the fix loop compares to detect a stall.
 
@@ -43,6 +47,8 @@ pub struct Verification {
     pub not_proven: Vec<String>,
     pub pre_existing: Vec<String>,
     pub full_suite: bool,
+    /// Paths the checks themselves wrote (lockfiles, snapshots, reports), put back afterwards.
+    pub generated: Vec<String>,
 }
 
 impl Verification {
@@ -273,6 +279,9 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     }
     v.findings.sort();
     v.findings.dedup();
+    // The worktree goes back to the tree that was judged, so what the tests wrote is neither
+    // committed nor mistaken for the agent's work by the next round.
+    v.generated = git.reset_to_tree(&head_tree)?;
     Ok(v)
 }
 

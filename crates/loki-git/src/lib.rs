@@ -490,6 +490,46 @@ impl Git {
         Ok(commit)
     }
 
+    /// Puts the working tree back to `tree` wherever it differs (ignored files are not looked
+    /// at): changed and deleted paths are rewritten from `tree` (modes and symlinks included),
+    /// paths `tree` does not have are deleted, and directories left empty by that are removed.
+    /// Returns the paths it put back. The checkout's index and HEAD are untouched.
+    pub fn reset_to_tree(&self, tree: &str) -> Result<Vec<String>, GitError> {
+        let now = self.snapshot_worktree()?;
+        if now == tree {
+            return Ok(Vec::new());
+        }
+        let changes = self.changes(tree, &now)?;
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
+        self.run_spec(&with_index(&["read-tree", tree]))?;
+        let (added, rest): (Vec<&Change>, Vec<&Change>) =
+            changes.iter().partition(|c| c.kind == ChangeKind::Added);
+        for c in &added {
+            let p = self.root.join(&c.path);
+            std::fs::remove_file(&p).map_err(|e| GitError::Io {
+                action: "remove",
+                path: p.clone(),
+                source: e,
+            })?;
+            // Empty parents the removed file leaves are removed too, up to the root.
+            let mut dir = p.parent();
+            while let Some(d) = dir {
+                if d == self.root || std::fs::remove_dir(d).is_err() {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+        // Bounded argument lists: a test run can touch thousands of files.
+        for chunk in rest.chunks(256) {
+            let mut args = vec!["checkout-index", "-f", "-q", "--"];
+            args.extend(chunk.iter().map(|c| c.path.as_str()));
+            self.run_spec(&with_index(&args))?;
+        }
+        Ok(changes.into_iter().map(|c| c.path).collect())
+    }
+
     /// The bytes of `path` at `rev`, or `None` when it does not exist there.
     pub fn show_file(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         match self.run(&["cat-file", "blob", &format!("{rev}:{path}")]) {

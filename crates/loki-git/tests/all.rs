@@ -244,3 +244,61 @@ fn a_tree_commits_on_a_branch_without_excluded_paths() {
     );
     assert_eq!(g.rev_parse("work").unwrap(), c);
 }
+
+#[test]
+fn reset_to_tree_undoes_what_happened_since_a_snapshot() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (r, _, _) = repo_with_history();
+    let g = Git::new(r.path());
+    r.write("agent.txt", "the agent's work\n");
+    r.write("run.sh", "#!/bin/sh\n");
+    std::fs::set_permissions(
+        r.path().join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    r.write(".gitignore", "target/\n");
+    let judged = g.snapshot_worktree().unwrap();
+    // What a test run does afterwards: a lockfile appears, a tracked file is rewritten, one is
+    // deleted, a nested generated directory appears, an ignored build dir fills up.
+    r.write("Cargo.lock", "# generated\n");
+    r.write("src/lib.rs", "rewritten by a snapshot test\n");
+    std::fs::remove_file(r.path().join("new.txt")).unwrap();
+    r.write("out/deep/report.xml", "<x/>\n");
+    r.write("target/debug/bin", "b\n");
+    std::fs::set_permissions(
+        r.path().join("run.sh"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let mut put_back = g.reset_to_tree(&judged).unwrap();
+    put_back.sort();
+    assert_eq!(
+        put_back,
+        [
+            "Cargo.lock",
+            "new.txt",
+            "out/deep/report.xml",
+            "run.sh",
+            "src/lib.rs"
+        ]
+    );
+    assert_eq!(g.snapshot_worktree().unwrap(), judged);
+    assert!(!r.path().join("out").exists(), "emptied directories go too");
+    assert!(
+        r.path().join("target/debug/bin").exists(),
+        "ignored files are not touched"
+    );
+    let mode = std::fs::metadata(r.path().join("run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111, "the executable bit comes back");
+    assert_eq!(
+        std::fs::read_to_string(r.path().join("agent.txt")).unwrap(),
+        "the agent's work\n"
+    );
+    // The checkout's index is untouched: it still matches HEAD.
+    assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
+    assert!(g.reset_to_tree(&judged).unwrap().is_empty());
+}

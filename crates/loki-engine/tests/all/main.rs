@@ -10,3 +10,4 @@
 mod adversarial;
 mod common;
 mod demo;
+mod generated;
