@@ -294,6 +294,17 @@ fn simple_script(script: Option<&str>) -> bool {
     script.is_some_and(|s| !s.contains(['&', '|', ';', '>', '<', '$', '`']))
 }
 
+/// `--` to pass what follows through the package manager to the runner, unless the command has
+/// one already (a wall check names its file after it): a second `--` would reach the runner, which
+/// takes everything after it as positional.
+fn separator(check: &Check) -> Vec<String> {
+    if check.command.iter().any(|a| a == "--") {
+        Vec::new()
+    } else {
+        vec!["--".into()]
+    }
+}
+
 /// Extra arguments that make the runner write a structured report into `tmp`, and that report's path.
 fn report_args(check: &Check, tmp: &Path) -> Result<(Vec<String>, Option<PathBuf>), ChecksError> {
     let file = |name: &str| tmp.join(name);
@@ -344,24 +355,19 @@ fn report_args(check: &Check, tmp: &Path) -> Result<(Vec<String>, Option<PathBuf
         }
         CheckKind::Vitest if simple_script(check.script.as_deref()) => {
             let json = file("report.json");
-            let args = vec![
-                "--".into(),
+            let mut args = separator(check);
+            args.extend([
                 "--reporter=default".into(),
                 "--reporter=json".into(),
                 format!("--outputFile.json={}", s(&json)),
-            ];
+            ]);
             (args, Some(json))
         }
         CheckKind::Jest if simple_script(check.script.as_deref()) => {
             let json = file("report.json");
-            (
-                vec![
-                    "--".into(),
-                    "--json".into(),
-                    format!("--outputFile={}", s(&json)),
-                ],
-                Some(json),
-            )
+            let mut args = separator(check);
+            args.extend(["--json".into(), format!("--outputFile={}", s(&json))]);
+            (args, Some(json))
         }
         CheckKind::Cargo
         | CheckKind::Node

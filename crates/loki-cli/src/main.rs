@@ -9,6 +9,7 @@ mod cli;
 mod cmd;
 mod context;
 mod output;
+mod progress;
 
 use std::process::ExitCode as ProcessExit;
 

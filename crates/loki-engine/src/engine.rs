@@ -414,15 +414,28 @@ fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
     let task = s.opts.task.text.clone();
     let result = std::thread::scope(|scope| {
         let planner = scope.spawn(|| plan::run(&task, &i));
+        let t = Instant::now();
         s.log
             .append(EventType::StageStarted, Some("plan"), json!({}))?;
         let wall_ok = stage(s, "wall", |s| wall_stage(s, &i));
         let plan = planner.join().unwrap_or_default();
+        let detail = format!(
+            "{} file(s), {} impacted test file(s)",
+            plan.files.len(),
+            plan.impacted_tests.len()
+        );
+        // The plan ran alongside the wall: its time is the wall's, not added to the run's.
         s.log.append(
             EventType::StageCompleted,
             Some("plan"),
-            json!({"detail": format!("{} file(s), {} impacted test file(s)", plan.files.len(), plan.impacted_tests.len())}),
+            json!({"detail": detail, "seconds": t.elapsed().as_secs_f64()}),
         )?;
+        s.observer.progress(&Progress::StageEnded {
+            stage: "plan",
+            state: "completed",
+            seconds: t.elapsed().as_secs_f64(),
+            detail,
+        });
         s.plan = plan;
         wall_ok
     });
@@ -670,9 +683,6 @@ fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let Some(i) = &s.intake else {
         return Ok(Step::Skipped("no worktree".into()));
     };
-    if !s.opts.commit {
-        return Ok(Step::Skipped("--no-commit".into()));
-    }
     // The wall can have been edited after the last restore (SIGINT, a cap mid-session).
     let restored = crate::wall::restore(&i.worktree, &s.wall)?;
     for p in restored {
@@ -707,12 +717,38 @@ fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
             let parent = git.rev_parse(&i.branch)?;
             if tree == git.tree_of(&parent)? {
                 None
-            } else {
+            } else if s.opts.commit {
                 Some(git.commit_tree_on_branch(&tree, &parent, &i.branch, &message)?)
+            } else {
+                // --no-commit: no branch moves and the change stays uncommitted in the worktree,
+                // but the receipt still needs a commit to name; this one is on no branch.
+                Some(git.commit_tree_with_parent(&tree, &parent, &message)?)
             }
         }
-        None => git.commit_all(&message, &excludes)?,
+        None if s.opts.commit => git.commit_all(&message, &excludes)?,
+        None => None,
     };
+    if !s.opts.commit {
+        // The user looks at the worktree for the change: the wall is not part of it.
+        for f in &s.wall.files {
+            let _ = std::fs::remove_file(i.worktree.join(&f.path));
+        }
+        return Ok(match committed {
+            Some(head) => {
+                let detail = format!(
+                    "--no-commit: {} names the verified tree on no branch; the change is uncommitted in {}",
+                    &head[..head.len().min(12)],
+                    i.worktree.display()
+                );
+                s.notes.push(format!(
+                    "--no-commit: the verified state is commit {head}, on no branch (`loki apply` fast-forwards to it)"
+                ));
+                s.head = Some(head);
+                Step::Done(detail)
+            }
+            None => Step::Skipped("--no-commit, and nothing was verified to commit".into()),
+        });
+    }
     match committed {
         Some(head) => {
             let detail = format!("{} on {}", &head[..head.len().min(12)], i.branch);

@@ -193,7 +193,12 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
         )));
     }
     let from = g.head()?.ok_or(EngineError::NoCommits)?;
-    let to = g.rev_parse(&branch_of(run))?;
+    // The receipt's head is what was verified: the branch tip, or for a --no-commit run a commit
+    // on no branch.
+    let to = match receipt_head(&store.dir(run)) {
+        Some(head) => head,
+        None => g.rev_parse(&branch_of(run))?,
+    };
     if from == to {
         return Ok(Applied { branch, from, to });
     }
@@ -212,6 +217,13 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
         )));
     }
     Ok(Applied { branch, from, to })
+}
+
+/// `repo.head_sha` of the run's receipt, when it has a readable one.
+fn receipt_head(run_dir: &Path) -> Option<String> {
+    let bytes = std::fs::read(run_dir.join("receipt.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    v.pointer("/repo/head_sha")?.as_str().map(str::to_string)
 }
 
 /// Removes the run's worktree and branch.

@@ -45,16 +45,12 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         Some("seal"),
         serde_json::json!({}),
     )?;
+    s.observer
+        .progress(&crate::Progress::StageStarted { stage: "seal" });
+    let started = std::time::Instant::now();
     let git = Git::new(&s.repo.root);
     let (head_sha, tree) = match (&s.head, &s.intake) {
         (Some(h), _) => (h.clone(), git.tree_of(h)?),
-        (None, Some(i)) if !s.opts.commit => {
-            // Nothing committed on request: the receipt describes the worktree without the wall.
-            for f in &s.wall.files {
-                let _ = std::fs::remove_file(i.worktree.join(&f.path));
-            }
-            (s.base.clone(), Git::new(&i.worktree).snapshot_worktree()?)
-        }
         _ => (s.base.clone(), git.tree_of(&s.base)?),
     };
     let diff_sha = git.diff_digest(&s.base, &tree)?;
@@ -192,11 +188,22 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     };
     let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
     let sealed = ReceiptBuilder::new(facts).seal(&s.run_dir, &mut s.log, &signer)?;
+    let detail = format!(
+        "{} · sha256:{}",
+        sealed.receipt.verdict.as_str(),
+        sealed.receipt.receipt_sha256
+    );
     s.log.append(
         loki_events::EventType::StageCompleted,
         Some("seal"),
-        serde_json::json!({"detail": format!("{} · sha256:{}", sealed.receipt.verdict.as_str(), sealed.receipt.receipt_sha256)}),
+        serde_json::json!({"detail": detail}),
     )?;
+    s.observer.progress(&crate::Progress::StageEnded {
+        stage: "seal",
+        state: "completed",
+        seconds: started.elapsed().as_secs_f64(),
+        detail,
+    });
     Ok(SealedInfo {
         outcome: sealed.receipt.verdict,
         receipt_sha256: sealed.receipt.receipt_sha256.clone(),

@@ -14,10 +14,18 @@
 //! any edit, and a sealed copy on disk that no longer matches its hash is tampering.
 //!
 //! # Running
-//! [`wall_check`] turns a wall file into a check of the runner that owns it: `cargo test --test
-//! <stem>` in the crate of a Rust `tests/loki_wall_*.rs`, the package's pytest command with the
-//! file for Python, `node --test <file>` for plain node packages. Go and npm-script packages are not
-//! supported yet (their files are discarded with that reason).
+//! [`wall_check`] turns a wall file into a check of the runner that owns it, restricted to that
+//! file so the wall's result is the wall's alone:
+//! - Rust `<crate>/tests/loki_wall_*.rs`: `cargo test --test <stem>` in the crate;
+//! - Python `loki_wall_*_test.py`: the package's pytest command with the file;
+//! - JavaScript `loki_wall_*.test.{js,mjs}`: `node --test <file>` where node's runner owns the
+//!   package (directly or through its test script); `<pm> test -- <file>` where the test script
+//!   runs vitest or jest (`.test.ts` too under vitest);
+//! - Go `<package dir>/loki_wall_*_test.go`: `go test -json -run '^(TestA|TestB)$' ./<dir>` in the
+//!   module, with the `Test` functions the file declares (a file declaring none is discarded).
+//!
+//! A package whose test script runs another runner (mocha, ava, …) cannot run one file by a known
+//! flag, so its wall files are discarded with that reason.
 
 use std::path::{Path, PathBuf};
 
@@ -60,7 +68,8 @@ pub fn naming_rules() -> &'static str {
 at the repository-relative path where the repository's test runner finds it:\n\
 - Rust: `<crate dir>/tests/loki_wall_<name>.rs` (an integration test of that crate; use the crate by its library name)\n\
 - Python (pytest): `<package dir>/loki_wall_<name>_test.py` or `<dir>/tests/loki_wall_<name>_test.py`\n\
-- JavaScript (node --test): `<package dir>/test/loki_wall_<name>.test.js`\n\
+- JavaScript (node --test, vitest or jest): `<package dir>/test/loki_wall_<name>.test.js` (`.test.ts` under vitest)\n\
+- Go: `<package dir>/loki_wall_<name>_test.go` in the package under test, with `func TestXxx(t *testing.T)` functions\n\
 Test only behaviour the task asks for, through the public interface. You cannot see the code: \
 infer names from the task and the file list. When done, call `finish` with status `done`."
 }
@@ -135,7 +144,7 @@ pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
             wall.discarded.push(reject("unreadable"));
             continue;
         };
-        match wall_check(&path, root, checks) {
+        match wall_check(&path, &bytes, root, checks) {
             Ok(check) => wall.files.push(WallFile {
                 sha256: hex::encode(Sha256::digest(&bytes)),
                 path,
@@ -149,7 +158,12 @@ pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
 }
 
 /// The check that runs one wall file, or why none can.
-pub fn wall_check(path: &str, root: &Path, checks: &[Check]) -> Result<Check, String> {
+pub fn wall_check(
+    path: &str,
+    bytes: &[u8],
+    root: &Path,
+    checks: &[Check],
+) -> Result<Check, String> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let wall_name = format!("wall:{path}");
     if let Some(stem) = name.strip_suffix(".rs") {
@@ -214,18 +228,97 @@ pub fn wall_check(path: &str, root: &Path, checks: &[Check]) -> Result<Check, St
             ..c
         });
     }
-    if name.ends_with(".test.js") || name.ends_with(".test.mjs") {
-        let Some(c) = owner(CheckKind::Node) else {
-            return Err("no plain `node --test` suite covers this path".into());
+    let is_js = name.ends_with(".test.js") || name.ends_with(".test.mjs");
+    if is_js || name.ends_with(".test.ts") {
+        let Some(c) = loki_checks::weakened::checks_for(checks, path)
+            .into_iter()
+            .find(|c| c.kind != CheckKind::Pytest && c.kind != CheckKind::Go)
+            .cloned()
+        else {
+            return Err("no JavaScript test suite covers this path".into());
+        };
+        let file = rel_to(&c);
+        return match c.kind {
+            CheckKind::Node if is_js => Ok(Check {
+                name: wall_name,
+                command: vec!["node".into(), "--test".into(), file],
+                // node is called directly, not through the package's script.
+                script: None,
+                why: "wall test: node --test on this file".into(),
+                ..c
+            }),
+            CheckKind::Vitest | CheckKind::Jest if is_js || c.kind == CheckKind::Vitest => {
+                let mut command = c.command.clone();
+                command.extend(["--".to_string(), file]);
+                Ok(Check {
+                    name: wall_name,
+                    command,
+                    why: format!(
+                        "wall test: the package's {} run on this file",
+                        c.kind.as_str()
+                    ),
+                    ..c
+                })
+            }
+            CheckKind::Jest => Err("a jest wall test is JavaScript (.test.js)".into()),
+            _ => Err(format!(
+                "the package's test script ({}) runs a runner loki cannot point at one file",
+                c.script.as_deref().unwrap_or("unknown")
+            )),
+        };
+    }
+    if name.ends_with("_test.go") {
+        let Some(c) = owner(CheckKind::Go) else {
+            return Err("no Go module covers this path".into());
+        };
+        let tests = go_test_names(&String::from_utf8_lossy(bytes));
+        if tests.is_empty() {
+            return Err("declares no `func TestXxx(t *testing.T)`".into());
+        }
+        let file = rel_to(&c);
+        let package = match file.rsplit_once('/') {
+            Some((dir, _)) => format!("./{dir}"),
+            None => ".".to_string(),
         };
         return Ok(Check {
             name: wall_name,
-            command: vec!["node".into(), "--test".into(), rel_to(&c)],
-            why: "wall test: node --test on this file".into(),
+            command: vec![
+                "go".into(),
+                "test".into(),
+                "-json".into(),
+                "-run".into(),
+                format!("^({})$", tests.join("|")),
+                package,
+            ],
+            why: "wall test: go test on the Test functions of this file".into(),
             ..c
         });
     }
-    Err("not a Rust, Python or node test file".into())
+    Err("not a Rust, Python, JavaScript or Go test file".into())
+}
+
+/// The `Test` functions a Go test file declares at top level, in order.
+fn go_test_names(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("func Test") else {
+            continue;
+        };
+        let tail: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // `Testing(` is not a test: after `Test` comes an upper-case letter, a digit or nothing.
+        if rest[tail.len()..].starts_with('(')
+            && tail.chars().next().is_none_or(|c| !c.is_lowercase())
+        {
+            let name = format!("Test{tail}");
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// Writes the sealed copies under `<run_dir>/wall/` and appends `wall.sealed`.
@@ -323,6 +416,73 @@ mod tests {
             discarded,
             ["loki_wall_notes.md", "src/loki_wall_x.rs", "tests/other.rs"]
         );
+    }
+
+    fn suite(kind: CheckKind, dir: &str, command: &[&str], script: Option<&str>) -> Check {
+        Check {
+            name: format!("{}:{dir}", kind.as_str()),
+            kind,
+            dir: dir.into(),
+            cwd: PathBuf::from("/r").join(dir),
+            command: command.iter().map(|s| (*s).to_string()).collect(),
+            script: script.map(str::to_string),
+            why: String::new(),
+        }
+    }
+
+    #[test]
+    fn go_and_js_wall_files_run_only_themselves() {
+        let checks = [
+            suite(
+                CheckKind::Go,
+                "svc",
+                &["go", "test", "-json", "./..."],
+                None,
+            ),
+            suite(
+                CheckKind::Vitest,
+                "web",
+                &["npm", "test"],
+                Some("vitest run"),
+            ),
+            suite(CheckKind::Jest, "api", &["npm", "test"], Some("jest")),
+            suite(
+                CheckKind::Node,
+                "lib",
+                &["npm", "test"],
+                Some("node --test"),
+            ),
+            suite(CheckKind::Npm, "old", &["npm", "test"], Some("mocha")),
+        ];
+        let root = Path::new("/r");
+        let go = b"package calc\n\nimport \"testing\"\n\nfunc TestAddSums(t *testing.T) {}\nfunc Testing(t *testing.T) {}\nfunc helper() {}\nfunc Test2(t *testing.T) {}\n";
+        let c = wall_check("svc/calc/loki_wall_add_test.go", go, root, &checks).unwrap();
+        assert_eq!(
+            c.command,
+            [
+                "go",
+                "test",
+                "-json",
+                "-run",
+                "^(TestAddSums|Test2)$",
+                "./calc"
+            ]
+        );
+        assert_eq!(c.cwd, Path::new("/r/svc"));
+        let err = wall_check("svc/loki_wall_x_test.go", b"package x\n", root, &checks);
+        assert!(err.unwrap_err().contains("no `func TestXxx"));
+
+        let v = wall_check("web/test/loki_wall_a.test.ts", b"", root, &checks).unwrap();
+        assert_eq!(v.command, ["npm", "test", "--", "test/loki_wall_a.test.ts"]);
+        assert_eq!(v.script.as_deref(), Some("vitest run"));
+        let j = wall_check("api/test/loki_wall_a.test.js", b"", root, &checks).unwrap();
+        assert_eq!(j.command, ["npm", "test", "--", "test/loki_wall_a.test.js"]);
+        assert!(wall_check("api/test/loki_wall_a.test.ts", b"", root, &checks).is_err());
+        let n = wall_check("lib/test/loki_wall_a.test.js", b"", root, &checks).unwrap();
+        assert_eq!(n.command, ["node", "--test", "test/loki_wall_a.test.js"]);
+        assert_eq!(n.script, None);
+        let m = wall_check("old/test/loki_wall_a.test.js", b"", root, &checks);
+        assert!(m.unwrap_err().contains("(mocha) runs a runner"));
     }
 
     #[test]

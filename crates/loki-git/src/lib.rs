@@ -457,6 +457,22 @@ impl Git {
         Ok(String::from_utf8_lossy(&out).trim().to_string())
     }
 
+    /// A commit of `tree` on top of `parent`, on no branch (no ref moves, files on disk are not
+    /// touched). It lives as long as something refers to it: a branch, or git's prune grace period.
+    pub fn commit_tree_with_parent(
+        &self,
+        tree: &str,
+        parent: &str,
+        message: &str,
+    ) -> Result<String, GitError> {
+        let msg = TempFile::with_content("MSG", message.as_bytes())?;
+        let msg_arg = msg.path().to_string_lossy().into_owned();
+        let spec =
+            self.with_identity(self.spec(&["commit-tree", tree, "-p", parent, "-F", &msg_arg]));
+        let out = self.run_spec(&spec)?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
     /// Commits `tree` on top of `parent` and moves `branch` to it, but only if the branch still
     /// points at `parent` (compare-and-swap, so a concurrent change is never overwritten).
     /// Returns the new commit. Files on disk are not touched.
@@ -467,12 +483,7 @@ impl Git {
         branch: &str,
         message: &str,
     ) -> Result<String, GitError> {
-        let msg = TempFile::with_content("MSG", message.as_bytes())?;
-        let msg_arg = msg.path().to_string_lossy().into_owned();
-        let spec =
-            self.with_identity(self.spec(&["commit-tree", tree, "-p", parent, "-F", &msg_arg]));
-        let out = self.run_spec(&spec)?;
-        let commit = String::from_utf8_lossy(&out).trim().to_string();
+        let commit = self.commit_tree_with_parent(tree, parent, message)?;
         let reference = format!("refs/heads/{branch}");
         self.run(&[
             "update-ref",

@@ -2,18 +2,18 @@
 //! `loki logs`, `loki apply`, `loki discard`. The engine (`loki-engine`) does the work; this
 //! module turns flags and configuration into [`BuildOptions`] and prints.
 //!
-//! Output: quiet by default. On a terminal one live status line on stderr (the current stage),
-//! erased before the summary; `--verbose` prints one line per stage instead. Then the summary of
+//! Output: quiet by default. While the run goes, [`crate::progress`] shows a live status line on a
+//! terminal, or with `--verbose` one line per stage and a heartbeat. Then the summary of
 //! DESIGN.md on stdout, or one JSON object with `--json`.
 
-use std::io::{IsTerminal, Write as _};
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use loki_agent::build;
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
-use loki_engine::{BuildOptions, Observer, Progress, TaskInput};
+use loki_engine::{BuildOptions, TaskInput};
 use loki_receipt::KeyEnv;
 
 use crate::cli::{BuildFlags, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
@@ -21,6 +21,7 @@ use crate::cmd::providers::{choose, prices, settings};
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
 use crate::output::{DIM, paint};
+use crate::progress::Printer;
 
 impl BuildFlags {
     /// The flags that are configuration keys, as the top configuration layer.
@@ -55,46 +56,6 @@ impl BuildFlags {
             ));
         }
         f
-    }
-}
-
-/// Prints stage progress: a live line on a terminal, or one line per stage with `--verbose`.
-struct Printer {
-    verbose: bool,
-    live: bool,
-}
-
-impl Observer for Printer {
-    fn progress(&self, event: &Progress) {
-        match event {
-            Progress::Started { run_id, branch, .. } if self.verbose => {
-                anstream::eprintln!(
-                    "{}",
-                    paint(DIM, &format!("run {run_id} on branch {branch}"))
-                );
-            }
-            Progress::StageStarted { stage } if self.live && !self.verbose => {
-                let mut e = std::io::stderr();
-                let _ = write!(e, "\r\x1b[2K… {stage}");
-                let _ = e.flush();
-            }
-            Progress::StageEnded {
-                stage,
-                state,
-                seconds,
-                detail,
-            } if self.verbose => {
-                anstream::eprintln!(
-                    "{}",
-                    paint(
-                        DIM,
-                        &format!("{stage:<10} {state:<9} {seconds:>6.1}s  {detail}")
-                    )
-                );
-            }
-            Progress::Note(n) if self.verbose => anstream::eprintln!("{}", paint(DIM, n)),
-            _ => {}
-        }
     }
 }
 
@@ -150,14 +111,18 @@ pub fn run_task(
             )
         );
     }
-    let printer = Printer {
-        verbose: global.verbose,
-        live: std::io::stderr().is_terminal() && !global.json,
-    };
-    let report = loki_engine::run_build(&repo, &opts, &printer)?;
-    if printer.live && !global.verbose {
-        anstream::eprint!("\r\x1b[2K");
-    }
+    let heartbeat = ctx
+        .config
+        .uint("output.heartbeat_s")
+        .map_or(crate::progress::DEFAULT_HEARTBEAT, Duration::from_secs);
+    let printer = Printer::new(
+        global.verbose,
+        std::io::stderr().is_terminal() && !global.json && !global.quiet,
+        anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never,
+        heartbeat,
+        Box::new(std::io::stderr()),
+    );
+    let report = printer.run_ticking(|| loki_engine::run_build(&repo, &opts, &printer))?;
     print_report(global, &report);
     Ok(exit_of(report.exit_code))
 }

@@ -176,6 +176,13 @@ pub const KEYS: &[KeyDef] = &[
         doc: "colour in terminal output",
     },
     KeyDef {
+        key: "output.heartbeat_s",
+        kind: Kind::Uint,
+        default: Some("30"),
+        env_aliases: &[],
+        doc: "seconds between --verbose heartbeat lines while a stage runs",
+    },
+    KeyDef {
         key: "log.level",
         kind: Kind::OneOf(&["error", "warn", "info", "debug", "trace"]),
         default: Some("warn"),

@@ -11,3 +11,4 @@ mod adversarial;
 mod common;
 mod demo;
 mod generated;
+mod wall_runners;
