@@ -449,6 +449,31 @@ fn pytest_config(dir: &Path) -> Option<&'static str> {
     }
 }
 
+/// Points pytest checks that fell back to `python3` at the virtualenv of `checkout` when it has
+/// one (the package's, then the root's). For checks detected in a linked worktree: the user's
+/// `.venv` is ignored by git, so it exists only in their checkout. The interpreter is used from
+/// there by absolute path; nothing is linked or copied into the worktree.
+pub fn use_checkout_envs(checks: &mut [Check], checkout: &Path) {
+    for c in checks.iter_mut().filter(|c| c.kind == CheckKind::Pytest) {
+        if c.command.first().map(String::as_str) != Some("python3") {
+            continue;
+        }
+        let rel = if c.dir == "." {
+            PathBuf::new()
+        } else {
+            PathBuf::from(&c.dir)
+        };
+        let (python, which) = interpreter(checkout, &rel);
+        if python != "python3" {
+            c.command[0] = python;
+            c.why = format!(
+                "{}; interpreter: {which} of the checkout",
+                c.why.split("; interpreter:").next().unwrap_or(&c.why)
+            );
+        }
+    }
+}
+
 /// The project's virtualenv interpreter, then the root's, then `python3` from PATH.
 fn interpreter(root: &Path, rel: &Path) -> (String, String) {
     let mut places = vec![rel.to_path_buf()];

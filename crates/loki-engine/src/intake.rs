@@ -8,6 +8,9 @@
 //!   new branch `loki/<run-id>` at the base, the agent's [`Fence`], the [`RepoMap`] (cached by tree
 //!   in `$LOKI_HOME/cache/repomap/`) and the test map ([`TestMap`]: the checks of each package and
 //!   the test files). The user's checkout is never written.
+//! - Environments: a worktree holds only tracked files, so the user's virtualenv (ignored by git)
+//!   is not in it; the checks use the checkout's instead
+//!   ([`loki_checks::detect::use_checkout_envs`]), and nothing is added to the worktree.
 
 use std::path::{Path, PathBuf};
 
@@ -112,7 +115,8 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
     )?;
     let paths = Git::new(&worktree).ls_tree(base)?;
     let (map, map_cached) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &paths)?;
-    let checks = loki_checks::detect(&worktree)?;
+    let mut checks = loki_checks::detect(&worktree)?;
+    loki_checks::detect::use_checkout_envs(&mut checks, &repo.root);
     let test_files = paths
         .iter()
         .filter(|p| loki_checks::integrity::is_test_path(p))

@@ -10,5 +10,6 @@
 mod adversarial;
 mod common;
 mod demo;
+mod environments;
 mod generated;
 mod wall_runners;
