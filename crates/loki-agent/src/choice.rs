@@ -247,6 +247,7 @@ pub fn build(choice: &ProviderChoice, s: &ProviderSettings) -> Result<Backend, A
             program: kind.name().into(),
             timeout: s.cli_timeout,
             env: s.cli_env.clone(),
+            wrapper: Vec::new(),
         }),
     })
 }

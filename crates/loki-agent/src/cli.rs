@@ -133,6 +133,8 @@ pub struct CliAgent {
     pub timeout: Duration,
     /// The child's whole environment.
     pub env: Vec<(OsString, OsString)>,
+    /// An argv prefix the agent runs through (the engine's filesystem confinement); empty: none.
+    pub wrapper: Vec<OsString>,
 }
 
 impl CliAgent {
@@ -144,6 +146,7 @@ impl CliAgent {
             program: kind.name().into(),
             timeout: DEFAULT_CLI_TIMEOUT,
             env: std::env::vars_os().collect(),
+            wrapper: Vec::new(),
         }
     }
 
@@ -155,7 +158,8 @@ impl CliAgent {
             .envs(self.env.clone())
             .timeout(self.timeout)
             .output_cap(CLI_OUTPUT_CAP)
-            .streams(loki_core::process::Streams::Separate);
+            .streams(loki_core::process::Streams::Separate)
+            .wrapped(&self.wrapper);
         let command = spec.display();
         let out = loki_core::process::run(&spec).map_err(|e| {
             if e.is_not_found() {

@@ -111,6 +111,9 @@ pub struct ToolOptions {
     /// Cancels a `run` command in flight (its whole process group is killed), e.g. on Ctrl-C:
     /// dropping the session's future alone would leave the child running until its timeout.
     pub cancel: Option<loki_core::process::Cancel>,
+    /// An argv prefix every `run` command goes through (the engine's filesystem confinement,
+    /// `loki __confine …`); empty: commands run directly.
+    pub run_wrapper: Vec<std::ffi::OsString>,
 }
 
 impl Default for ToolOptions {
@@ -121,6 +124,7 @@ impl Default for ToolOptions {
             max_run_timeout: MAX_RUN_TIMEOUT,
             run_env: None,
             cancel: None,
+            run_wrapper: Vec::new(),
         }
     }
 }
@@ -527,7 +531,8 @@ async fn run(
                 .unwrap_or_else(loki_core::process::scrubbed_env),
         )
         .timeout(timeout)
-        .output_cap(opts.output_cap.saturating_sub(RUN_HEADER_ROOM));
+        .output_cap(opts.output_cap.saturating_sub(RUN_HEADER_ROOM))
+        .wrapped(&opts.run_wrapper);
     if let Some(cancel) = &opts.cancel {
         spec = spec.cancel_with(cancel.clone());
     }

@@ -128,6 +128,9 @@ pub struct RunOptions {
     pub env: Vec<(OsString, OsString)>,
     /// Rerun a failing check once to tell flaky from failing.
     pub rerun_failed: bool,
+    /// An argv prefix the check's command runs through (the engine confines checks of the
+    /// agent's code with `loki __confine …`); empty: it runs directly.
+    pub wrapper: Vec<OsString>,
 }
 
 impl RunOptions {
@@ -140,6 +143,7 @@ impl RunOptions {
             log_dir: log_dir.into(),
             env: process::scrubbed_env(),
             rerun_failed: true,
+            wrapper: Vec::new(),
         }
     }
 }
@@ -402,7 +406,8 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         .env("CARGO_TERM_COLOR", "never")
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .timeout(opts.timeout)
-        .output_cap(opts.output_cap);
+        .output_cap(opts.output_cap)
+        .wrapped(&opts.wrapper);
     let argv = spec.display();
     let out = match process::run(&spec) {
         Ok(out) => out,

@@ -7,6 +7,7 @@
 
 mod cli;
 mod cmd;
+mod confine;
 mod context;
 mod output;
 mod progress;
@@ -44,6 +45,13 @@ fn quiet_on_broken_pipe() {
 
 fn main() -> ProcessExit {
     quiet_on_broken_pipe();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv
+        .get(1)
+        .is_some_and(|a| a == loki_core::confine::WRAPPER_SUBCOMMAND)
+    {
+        return ProcessExit::from(confine::run(&argv[2..]));
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -10,6 +10,7 @@
 //! lives in the crates that use it.
 
 pub mod config;
+pub mod confine;
 pub mod error;
 pub mod fs;
 pub mod id;

@@ -188,6 +188,20 @@ impl Spec {
         self
     }
 
+    /// Runs the command through `prefix` (a wrapper such as the confinement of
+    /// [`crate::confine`]): `prefix[0] prefix[1..] program args`. An empty prefix changes nothing.
+    #[must_use]
+    pub fn wrapped(mut self, prefix: &[OsString]) -> Self {
+        if let Some((first, rest)) = prefix.split_first() {
+            let program = std::mem::replace(&mut self.program, first.clone());
+            let mut args = rest.to_vec();
+            args.push(program);
+            args.append(&mut self.args);
+            self.args = args;
+        }
+        self
+    }
+
     #[must_use]
     pub fn cancel_with(mut self, cancel: Cancel) -> Self {
         self.cancel = Some(cancel);

@@ -79,6 +79,8 @@ pub(crate) struct RunState<'a> {
     pub stage_times: Vec<(String, f64)>,
     pub head: Option<String>,
     pub checks_s: f64,
+    /// The confinement wrapper of the agent's commands and the checks (empty: none).
+    pub wrapper: Vec<std::ffi::OsString>,
 }
 
 impl RunState<'_> {
@@ -88,6 +90,34 @@ impl RunState<'_> {
 
     fn cost_so_far(&self) -> f64 {
         self.sessions.iter().filter_map(|s| s.cost_usd).sum()
+    }
+
+    /// The confinement wrapper for commands behind `fence` (`worktree`: see
+    /// [`crate::isolation::Fence::policy`]), or none with the reason noted for NOT PROVEN.
+    fn confinement(
+        &mut self,
+        fence: &crate::isolation::Fence,
+        worktree: Option<&std::path::Path>,
+    ) -> Vec<std::ffi::OsString> {
+        let Some(exe) = &self.opts.confine_exe else {
+            self.note_once("isolation: the agent's commands were not confined to the worktree (no confinement wrapper)");
+            return Vec::new();
+        };
+        if !loki_core::confine::available() {
+            self.note_once("isolation: Landlock is not available on this kernel, so the agent's commands could open files outside the worktree by absolute path");
+            return Vec::new();
+        }
+        // A write rule needs its directory to exist: the checks' cache may not yet.
+        let _ = std::fs::create_dir_all(self.repo.loki_dir().join("cache"));
+        let mut secrets = vec![self.opts.home.clone()];
+        secrets.extend(self.opts.key_env.signing_key_file.clone());
+        fence.policy(&self.repo, worktree, &secrets).wrapper(exe)
+    }
+
+    fn note_once(&mut self, note: &str) {
+        if !self.notes.iter().any(|n| n == note) {
+            self.notes.push(note.to_string());
+        }
     }
 
     /// Stops the run's work (not commit and seal) when a cap is reached or SIGINT came.
@@ -138,6 +168,7 @@ impl RunState<'_> {
         brief: &str,
         dir: &std::path::Path,
         fence: &crate::isolation::Fence,
+        wrapper: &[std::ffi::OsString],
     ) -> Result<SessionReport, EngineError> {
         let transcript = self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE);
         let cost_left = self
@@ -156,6 +187,7 @@ impl RunState<'_> {
             max_turns: self.opts.max_turns,
             prices: &self.opts.prices,
             cancel: &self.opts.cancel,
+            wrapper,
         };
         let report = session::run(&self.opts.backend, &spec, &mut self.log)?;
         if let Some(e) = &report.error {
@@ -276,6 +308,7 @@ pub fn run_build(
         stage_times: Vec::new(),
         head: None,
         checks_s: 0.0,
+        wrapper: Vec::new(),
     };
     work(&mut s)?;
     stage(&mut s, "commit", commit_stage)?;
@@ -327,6 +360,12 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             i.tests.checks.len(),
             i.tests.test_files.len()
         );
+        s.wrapper = s.confinement(&i.fence, Some(&i.worktree));
+        let detail = if s.wrapper.is_empty() {
+            detail
+        } else {
+            format!("{detail} · confined (Landlock)")
+        };
         s.intake = Some(i);
         Ok(Step::Done(detail))
     })?;
@@ -452,12 +491,15 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
     std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
     let fence = crate::isolation::Fence::without_git(author_dir.path())?;
     let brief = wall::brief(&s.opts.task.text, &i.map.file_list());
+    // The author is denied the repository itself, not only given an empty directory.
+    let wrapper = s.confinement(&fence, None);
     let report = s.session(
         WALL_SESSION,
         "You write acceptance tests before the code exists.",
         &brief,
         &work,
         &fence,
+        &wrapper,
     )?;
     let w = wall::accept(&work, &i.worktree, &i.tests.checks);
     wall::seal(&s.run_dir, &w, &mut s.log)?;
@@ -488,6 +530,7 @@ fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         log_dir: s.run_dir.join("checks").join("gate"),
         env: check_env(s, i),
         rerun_failed: false,
+        wrapper: s.wrapper.clone(),
     };
     let git = loki_git::Git::new(&i.worktree);
     let before = git.snapshot_worktree()?;
@@ -574,12 +617,14 @@ fn implement_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         return Ok(Step::Skipped("no worktree".into()));
     };
     let brief = implement::brief(&s.opts.task.text, &s.plan, &s.wall);
+    let wrapper = s.wrapper.clone();
     let r = s.session(
         IMPLEMENT_SESSION,
         loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
         &brief,
         &i.worktree,
         &i.fence,
+        &wrapper,
     );
     s.intake = Some(i);
     let r = r?;
@@ -597,12 +642,14 @@ fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, EngineError> {
         .unwrap_or_default();
     let brief = implement::fix_brief(&s.opts.task.text, round, &feedback);
     let label = format!("fix-{round}");
+    let wrapper = s.wrapper.clone();
     let r = s.session(
         &label,
         loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
         &brief,
         &i.worktree,
         &i.fence,
+        &wrapper,
     );
     s.intake = Some(i);
     let r = r?;
@@ -624,6 +671,7 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
         deep: s.opts.deep,
         baseline_cache: s.opts.home.join("cache").join("baseline"),
+        wrapper: s.wrapper.clone(),
     };
     let v = verify::run(&input)?;
     for r in &v.results {
@@ -636,6 +684,16 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
                    "skipped": r.result.skipped, "log_sha256": r.result.log_sha256}),
         )?;
     }
+    for l in &v.lint {
+        s.checks_s += l.duration_s;
+        s.log.append(
+            EventType::CheckResult,
+            None,
+            json!({"stage": "verify", "role": "lint", "name": l.name, "result": l.result,
+                   "executed": l.files, "failed": l.failed_files(), "new_findings": l.new_findings.len(),
+                   "log_sha256": l.log_sha256}),
+        )?;
+    }
     for f in &v.findings {
         s.log.append(
             EventType::IntegrityFinding,
@@ -644,13 +702,15 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         )?;
     }
     let detail = format!(
-        "{} changed file(s) · {} check(s), {} proving · {} finding(s){}",
+        "{} changed file(s) · {} check(s), {} proving · {} lint run(s), {} new lint finding(s) · {} finding(s){}",
         v.changed.len(),
         v.results.len(),
         v.results
             .iter()
             .filter(|r| verify::proves(&r.result))
             .count(),
+        v.lint.len(),
+        v.lint.iter().map(|l| l.new_findings.len()).sum::<usize>(),
         v.findings.len(),
         generated_note(&v.generated)
     );

@@ -16,10 +16,20 @@
 //! `run` tool gets it as `ToolOptions::run_env`, checks run with it, and CLI agents get it plus
 //! the credentials they need to talk to their own model.
 //!
-//! # Limits (said plainly)
-//! This is environment isolation, not a sandbox: a process of the same user that already knows an
-//! absolute path can still open it. The event log and the receipt are protected by their hash
+//! # Filesystem confinement
+//! Where the kernel has Landlock, everything above also runs confined ([`Fence::policy`],
+//! [`loki_core::confine`]): `$LOKI_HOME` (the signing key), the signing key file named by
+//! `LOKI_RECEIPT_SIGNING_KEY_FILE`, the repository's run records (`.loki/runs`), other runs'
+//! worktrees and the user's credential files ([`CREDENTIALS`]) cannot be opened at all, even by
+//! absolute path; writes are allowed only in the worktree, the private directory, the temporary
+//! directory, `/dev`, loki's check cache and the tool homes. The wall author's commands cannot
+//! open the repository either. The event log and the receipt are also protected by their hash
 //! chain and signature (tampering is detected, [`crate::seal`]), the wall by its sealed hashes.
+//!
+//! # Limits (said plainly)
+//! Without Landlock (Linux before 5.13, or disabled) this is environment isolation only: a
+//! process of the same user that knows an absolute path can open it. The receipt says so in NOT
+//! PROVEN. Network access is not restricted.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -38,6 +48,24 @@ const TOOL_HOMES: &[(&str, &str, &str)] = &[
     ("GOPATH", "go", "pkg"),
     ("NVM_DIR", ".nvm", "nvm.sh"),
 ];
+/// Credential files and directories under the user's `HOME` that confined commands cannot open.
+pub const CREDENTIALS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker/config.json",
+    ".config/gcloud",
+    ".config/gh",
+    ".git-credentials",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+];
+
 /// Variables never passed to the agent even though their names do not look secret.
 const WITHHELD: &[&str] = &["LOKI_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"];
 /// Setting up the private git directory is local and small.
@@ -64,8 +92,7 @@ impl Fence {
         branch: &str,
         base: &str,
     ) -> Result<Fence, EngineError> {
-        let home = private.join("home");
-        std::fs::create_dir_all(&home).map_err(|e| EngineError::io("create", &home, e))?;
+        let home = private_dirs(private)?;
         let git_root = private.join("git");
         git(private, &["init", "-q", &git_root.to_string_lossy()], &[])?;
         let git_dir = git_root.join(".git");
@@ -91,8 +118,7 @@ impl Fence {
 
     /// A fence without a repository: only the private home under `private` (the wall author).
     pub fn without_git(private: &Path) -> Result<Fence, EngineError> {
-        let home = private.join("home");
-        std::fs::create_dir_all(&home).map_err(|e| EngineError::io("create", &home, e))?;
+        let home = private_dirs(private)?;
         let mut fence = Fence {
             home,
             git: None,
@@ -106,6 +132,71 @@ impl Fence {
     #[must_use]
     pub fn home(&self) -> &Path {
         &self.home
+    }
+
+    /// The private temporary directory (`TMPDIR`), beside the private home.
+    fn tmp(&self) -> PathBuf {
+        self.home.with_file_name("tmp")
+    }
+
+    /// The filesystem policy of everything that runs behind this fence (see the module doc).
+    /// `repo` is the user's repository, `worktree` the run's (`None` for the wall author, who is
+    /// denied the whole repository), `secrets` loki's home and key files.
+    #[must_use]
+    pub fn policy(
+        &self,
+        repo: &loki_core::layout::Repo,
+        worktree: Option<&Path>,
+        secrets: &[PathBuf],
+    ) -> loki_core::confine::Policy {
+        let mut deny: Vec<PathBuf> = secrets.to_vec();
+        let loki_dir = repo.loki_dir();
+        match worktree {
+            Some(own) => {
+                deny.push(loki_dir.join("runs"));
+                let others = std::fs::read_dir(loki_dir.join("worktrees"))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.as_path() != own);
+                deny.extend(others);
+            }
+            None => deny.push(repo.root.clone()),
+        }
+        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+            deny.extend(CREDENTIALS.iter().map(|c| home.join(c)));
+        }
+        let var = |name: &str| {
+            self.env
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| PathBuf::from(v))
+        };
+        let mut write: Vec<PathBuf> = Vec::new();
+        write.extend(worktree.map(Path::to_path_buf));
+        // The private directory holds the private HOME and git directory.
+        write.push(self.home.parent().unwrap_or(&self.home).to_path_buf());
+        // loki's own temporary files for checks (report files) live in the shared one.
+        write.push(std::env::temp_dir());
+        write.push(PathBuf::from("/dev"));
+        if worktree.is_some() {
+            write.push(loki_dir.join("cache"));
+        }
+        let read_only = if worktree.is_some() {
+            vec![repo.root.clone()]
+        } else {
+            Vec::new()
+        };
+        // Tool homes take locks and fill caches (cargo's package cache, Go's module cache).
+        for (name, _, _) in TOOL_HOMES {
+            write.extend(var(name));
+        }
+        loki_core::confine::Policy {
+            deny,
+            write,
+            read_only,
+        }
     }
 
     /// The agent's whole environment (for checks and CLI agents).
@@ -161,6 +252,10 @@ impl Fence {
             out.push(("PYENV_ROOT".into(), root.into_os_string()));
         }
         out.push(("HOME".into(), self.home.clone().into_os_string()));
+        // A private temporary directory: the shared one may be only partly writable under the
+        // confinement (it is carved around loki's home or a checkout that lives in it).
+        out.retain(|(k, _)| k != "TMPDIR");
+        out.push(("TMPDIR".into(), self.tmp().into_os_string()));
         out.push((
             "XDG_CONFIG_HOME".into(),
             self.home.join(".config").into_os_string(),
@@ -172,6 +267,15 @@ impl Fence {
         out.sort();
         out
     }
+}
+
+/// Creates the private home and temporary directory under `private`; returns the home.
+fn private_dirs(private: &Path) -> Result<PathBuf, EngineError> {
+    for d in ["home", "tmp"] {
+        let dir = private.join(d);
+        std::fs::create_dir_all(&dir).map_err(|e| EngineError::io("create", &dir, e))?;
+    }
+    Ok(private.join("home"))
 }
 
 fn git(cwd: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Result<(), EngineError> {

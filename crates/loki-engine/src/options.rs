@@ -53,6 +53,10 @@ pub struct BuildOptions {
     pub command: Vec<String>,
     /// Model turns per agent session.
     pub max_turns: u32,
+    /// The `loki` binary, whose hidden `__confine` subcommand confines the agent's commands and
+    /// the checks of its code ([`loki_core::confine`]). `None` (a library caller without the
+    /// binary): nothing is confined, and the receipt says so in NOT PROVEN.
+    pub confine_exe: Option<PathBuf>,
 }
 
 impl BuildOptions {
@@ -75,6 +79,7 @@ impl BuildOptions {
             cancel: Cancel::new(),
             command: Vec::new(),
             max_turns: loki_agent::agent::DEFAULT_MAX_TURNS,
+            confine_exe: None,
         }
     }
 }

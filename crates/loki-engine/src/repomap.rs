@@ -1,12 +1,57 @@
 //! The repository map: files, languages and top-level symbols, ranked by relevance to the task.
 //!
 //! # Symbols
-//! A line scanner, not a parser: a line that starts at column 0 (Rust items may carry `pub`,
-//! `pub(crate)`, `async`, `unsafe`, `const`) with a declaring keyword yields the identifier after it
-//! (`fn`, `struct`, `enum`, `trait`, `type`, `mod`, `impl` for Rust; `def`, `class` for Python;
-//! `function`, `class`, `const`/`let` after `export` for JS/TS; `func`, `type` for Go). Nested items
-//! are not listed. It was chosen over tree-sitter grammars to keep the build small on two cores;
-//! top-level names are what the ranking and the brief use, and this finds them for ordinary code.
+//! Each mapped file is parsed with its tree-sitter grammar (Rust, Python, JavaScript, TypeScript,
+//! TSX, Go) and only the top of the tree is read. A real parser, not a line scanner, because code
+//! is not line-shaped: signatures span lines behind attributes, `pub(crate)` and decorators, Go
+//! groups types in `type ( ... )`, and a `fn` at column 0 inside a raw string, a doc comment or a
+//! template literal is text, not an item. What is listed, in source order:
+//!
+//! - **Rust**: `fn`, `struct`, `enum`, `union`, `trait`, `type`, `mod`, `const`, `static`,
+//!   `macro_rules!`; the functions of `extern` blocks; each `impl`'s type name (`Foo` for
+//!   `impl<T> Trait for a::Foo<T>` or `&Foo`; blanket impls over a type parameter and impls for
+//!   tuples, slices and the like have none) followed by its methods as `Foo::method`; a trait's
+//!   methods as `Trait::method`.
+//! - **Python**: `def` and `class` (async or decorated alike) at module level; a class's methods
+//!   as `Class.method`, except `__dunder__` methods, which every class has.
+//! - **JavaScript / TypeScript / TSX**: function, generator and class declarations; `const`,
+//!   `let` and `var` names when exported, or when their value is a function, arrow function or
+//!   class expression; `export default` of a named function or class or of an identifier; class
+//!   methods as `Class.method` (not `constructor`); TypeScript `interface`, `type`, `enum`,
+//!   `namespace`/`module Name`, `abstract class`, overload signatures and `declare` forms.
+//! - **Go**: `func`; methods as `Recv.Method` (pointer and generic receivers by their type name);
+//!   every type of a `type` declaration, grouped or not; `const` and `var` names except `_`.
+//!
+//! Not listed: anything inside a function body (nested functions, closures, local classes),
+//! definitions under a top-level `if`/`try`/block, nested classes' members, fields, enum
+//! variants, interface members, Python module-level assignments, CommonJS `module.exports`
+//! assignments, re-exports (`export { a } from`), and unnamed defaults (`export default () => ..`).
+//!
+//! # Languages and grammars
+//! [`lang_of`] names a file's language by extension; `.tsx` files report `typescript` (one language
+//! to count and show) but parse with the TSX grammar, because the TypeScript grammar reads `<T>x`
+//! as a cast. `.jsx` parses with the JavaScript grammar, which includes JSX. [`symbols`] also
+//! accepts the grammar name `tsx`.
+//!
+//! # Caps and failure modes
+//! At most [`MAX_FILES`] files are mapped; files over [`MAX_SCAN_BYTES`] are listed without
+//! symbols; at most [`MAX_SYMBOLS`] distinct names are kept per file (first in source order win);
+//! a parse that runs past its timeout (500 ms) is abandoned and the file has no symbols, so one
+//! pathological file cannot stall intake. A syntax error does not lose the file: tree-sitter
+//! recovers with ERROR nodes and every complete item is still listed, including items that an
+//! ERROR node wraps at the top level (in such a region an item from a broken body may surface).
+//! Non-UTF-8 bytes arrive as replacement characters (the caller decodes lossily); names are the
+//! source text of identifier nodes, never error debris with spaces in it. Nothing here panics or
+//! fails the map: an unreadable file, an unknown language or an unloadable grammar means no
+//! symbols.
+//!
+//! # Speed
+//! Parsing costs about a millisecond per few-KB file (see `benches/repomap.rs`), so a map of
+//! thousands of files is parsed by up to [`MAX_WORKERS`] scoped threads (one per core, none for
+//! maps under [`PARALLEL_MIN_FILES`] files per thread) that take files from a shared counter. Each
+//! thread creates one parser per grammar on first use and reuses it for all its files. Entries go
+//! back in path order, so the map never depends on scheduling. The map is cached by tree (below),
+//! so this cost is paid once per base tree.
 //!
 //! # Ranking
 //! [`RepoMap::rank`] scores each file by the task's words (lower-cased, 3+ characters, stop words
@@ -15,23 +60,33 @@
 //!
 //! # Cache
 //! The map depends only on the tree, so it is stored as `<cache>/repomap/<tree>.json` (atomic
-//! write) and reused for the same tree; an unreadable cache file is rebuilt.
+//! write) and reused for the same tree and [`CACHE_SCHEMA`]; an unreadable cache file is rebuilt.
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use crate::EngineError;
 
+mod symbols;
+
+use symbols::{Grammar, Scanner};
+
 /// Files mapped at most: enough for large repositories' relevant parts; the rest is listed by name.
-const MAX_FILES: usize = 20_000;
+pub const MAX_FILES: usize = 20_000;
 /// Files larger than this are listed without symbols (generated code, data).
-const MAX_SCAN_BYTES: u64 = 256 * 1024;
-/// Symbols kept per file.
-const MAX_SYMBOLS: usize = 60;
-/// Schema tag of a cache file; bump it when the map's shape or the scanner changes.
-const CACHE_SCHEMA: &str = "loki.repomap/1";
+pub const MAX_SCAN_BYTES: u64 = 256 * 1024;
+/// Parsing threads at most: parsing is CPU-bound, and past this the disk and memory bandwidth,
+/// not the cores, set the pace.
+const MAX_WORKERS: usize = 8;
+/// Files per parsing thread at least: below this a thread costs more than it saves.
+const PARALLEL_MIN_FILES: usize = 64;
+/// Symbols kept per file: enough for the brief to say what a file is about.
+pub const MAX_SYMBOLS: usize = 60;
+/// Schema tag of a cache file; bump it when the map's shape or what [`symbols`] lists changes.
+pub const CACHE_SCHEMA: &str = "loki.repomap/2";
 /// Words too common in tasks to say anything about relevance.
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "should", "when", "not", "are",
@@ -63,27 +118,10 @@ impl RepoMap {
     /// Maps the files `paths` of the checkout at `root` whose tree is `tree`.
     #[must_use]
     pub fn build(root: &Path, tree: &str, paths: &[String]) -> RepoMap {
-        let mut files = Vec::new();
+        let files = map_files(root, &paths[..paths.len().min(MAX_FILES)]);
         let mut languages = BTreeMap::new();
-        for path in paths.iter().take(MAX_FILES) {
-            let lang = lang_of(path);
-            let full = root.join(path);
-            let bytes = std::fs::symlink_metadata(&full).map_or(0, |m| m.len());
-            let symbols = match lang {
-                Some(l) if bytes <= MAX_SCAN_BYTES => std::fs::read(&full)
-                    .map(|b| symbols(l, &String::from_utf8_lossy(&b)))
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            };
-            if let Some(l) = lang {
-                *languages.entry(l.to_string()).or_insert(0) += 1;
-            }
-            files.push(FileEntry {
-                path: path.clone(),
-                lang: lang.map(str::to_string),
-                symbols,
-                bytes,
-            });
+        for lang in files.iter().filter_map(|f| f.lang.as_ref()) {
+            *languages.entry(lang.clone()).or_insert(0) += 1;
         }
         RepoMap {
             schema: CACHE_SCHEMA.to_string(),
@@ -143,6 +181,85 @@ impl RepoMap {
     }
 }
 
+/// The entries of `paths`, in their order. Large maps are parsed by up to [`MAX_WORKERS`] threads
+/// that take the next file from a shared counter, each with its own [`Scanner`]; the entries are
+/// put back in path order, so the result does not depend on the scheduling.
+fn map_files(root: &Path, paths: &[String]) -> Vec<FileEntry> {
+    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let workers = workers
+        .min(MAX_WORKERS)
+        .min(paths.len() / PARALLEL_MIN_FILES);
+    if workers <= 1 {
+        let mut scanner = Scanner::new();
+        return paths
+            .iter()
+            .map(|p| file_entry(root, p, Some(&mut scanner)))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut scanner = Scanner::new();
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = paths.get(i) else {
+                return done;
+            };
+            done.push((i, file_entry(root, path, Some(&mut scanner))));
+        }
+    };
+    let mut slots: Vec<Option<FileEntry>> =
+        std::iter::repeat_with(|| None).take(paths.len()).collect();
+    std::thread::scope(|scope| {
+        // A thread that cannot be spawned leaves its share to the others.
+        let helpers: Vec<_> = (1..workers)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .name("loki-repomap".into())
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        let mut done = work();
+        for helper in helpers {
+            // Nothing in a worker panics; should one die anyway, its files are listed below
+            // without symbols rather than lost.
+            if let Ok(part) = helper.join() {
+                done.extend(part);
+            }
+        }
+        for (i, entry) in done {
+            if let Some(slot) = slots.get_mut(i) {
+                *slot = Some(entry);
+            }
+        }
+    });
+    slots
+        .into_iter()
+        .zip(paths)
+        .map(|(slot, p)| slot.unwrap_or_else(|| file_entry(root, p, None)))
+        .collect()
+}
+
+/// One file's entry; symbols only with a scanner, for a mapped language, under the size cap.
+fn file_entry(root: &Path, path: &str, scanner: Option<&mut Scanner>) -> FileEntry {
+    let lang = lang_of(path);
+    let full = root.join(path);
+    let bytes = std::fs::symlink_metadata(&full).map_or(0, |m| m.len());
+    let symbols = match (scanner, lang.and_then(|l| Grammar::of_path(path, l))) {
+        (Some(scanner), Some(grammar)) if bytes <= MAX_SCAN_BYTES => std::fs::read(&full)
+            .map(|b| scanner.symbols(grammar, &String::from_utf8_lossy(&b)))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    FileEntry {
+        path: path.to_string(),
+        lang: lang.map(str::to_string),
+        symbols,
+        bytes,
+    }
+}
+
 fn score(f: &FileEntry, words: &[String], lower_task: &str) -> u64 {
     let path = f.path.to_lowercase();
     let mut s = 0;
@@ -189,101 +306,143 @@ pub fn lang_of(path: &str) -> Option<&'static str> {
     })
 }
 
-/// Top-level symbols of `text` in language `lang` (see the module doc).
+/// Top-level symbols of `text` in language `lang` (a [`lang_of`] name, or `tsx`; see the module
+/// doc). An unknown language yields none. Parses with a parser made for this call: to scan many
+/// files, [`RepoMap::build`] reuses one per grammar instead.
 #[must_use]
 pub fn symbols(lang: &str, text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        if line.starts_with(char::is_whitespace) {
-            continue;
-        }
-        if let Some(name) = symbol_of(lang, line)
-            && !out.contains(&name)
-        {
-            out.push(name);
-            if out.len() == MAX_SYMBOLS {
-                break;
-            }
-        }
-    }
-    out
+    Grammar::of_lang(lang).map_or_else(Vec::new, |g| Scanner::new().symbols(g, text))
 }
 
-fn symbol_of(lang: &str, line: &str) -> Option<String> {
-    let mut rest = line;
-    let (modifiers, keywords): (&[&str], &[&str]) = match lang {
-        "rust" => (
-            &[
-                "pub(crate) ",
-                "pub(super) ",
-                "pub ",
-                "async ",
-                "unsafe ",
-                "const ",
-                "extern \"C\" ",
-            ],
-            &[
-                "fn ", "struct ", "enum ", "trait ", "type ", "mod ", "impl ", "union ",
-            ],
-        ),
-        "python" => (&["async "], &["def ", "class "]),
-        "javascript" | "typescript" => (
-            &["export ", "default ", "async ", "declare ", "abstract "],
-            &[
-                "function ",
-                "function* ",
-                "class ",
-                "interface ",
-                "type ",
-                "const ",
-                "let ",
-                "enum ",
-            ],
-        ),
-        "go" => (&[], &["func ", "type "]),
-        _ => return None,
-    };
-    while let Some(m) = modifiers.iter().find(|m| rest.starts_with(**m)) {
-        rest = &rest[m.len()..];
-    }
-    let kw: &str = if lang == "rust" && rest.starts_with("impl<") {
-        "impl"
-    } else {
-        keywords.iter().find(|k| rest.starts_with(**k))?
-    };
-    let mut after = rest[kw.len()..].trim_start();
-    if lang == "go" && kw.starts_with("func") && after.starts_with('(') {
-        // A method: skip the receiver.
-        after = after.split_once(')').map_or("", |(_, r)| r).trim_start();
-    }
-    if lang == "rust" && kw.starts_with("impl") {
-        after = after
-            .strip_prefix('<')
-            .map_or(after, |r| r.split_once('>').map_or("", |(_, x)| x))
-            .trim_start();
-    }
-    let name: String = after
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
-        .collect();
-    (!name.is_empty()).then_some(name)
+/// Where `path` (by its extension) stops parsing: `Some(line)` of the first syntax error, `None`
+/// when it parses or is not in a language with a grammar here.
+#[must_use]
+pub fn syntax_error_line(path: &str, text: &str) -> Option<usize> {
+    let lang = lang_of(path)?;
+    let grammar = Grammar::of_path(path, lang)?;
+    Scanner::new().first_error_line(grammar, text)
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are written directly
 mod tests {
     use super::*;
 
     #[test]
+    fn syntax_errors_are_found_with_their_line() {
+        assert_eq!(syntax_error_line("a.py", "def ok():\n    return 1\n"), None);
+        assert_eq!(
+            syntax_error_line("a.py", "def ok():\n    return 1\ndef bad(:\n"),
+            Some(3)
+        );
+        assert_eq!(
+            syntax_error_line("t/x.rs", "#[test]\nfn t() { assert!(f(1) }\n"),
+            Some(2)
+        );
+        assert_eq!(
+            syntax_error_line("x_test.go", "package x\n\nfunc Test(t *testing.T) {\n"),
+            Some(3)
+        );
+        assert_eq!(
+            syntax_error_line("a.test.js", "test('x', () => {\n"),
+            Some(1)
+        );
+        // A name the code does not have yet is not a syntax error.
+        assert_eq!(
+            syntax_error_line("t.rs", "fn t() { assert!(not_written_yet(2)); }\n"),
+            None
+        );
+        assert_eq!(syntax_error_line("notes.md", "def bad(:"), None);
+    }
+
+    #[test]
     fn top_level_symbols_per_language() {
         let rust = "pub fn is_leap(y: i32) -> bool {\n    fn inner() {}\n}\npub(crate) struct Year;\nimpl<T> Display for Year {}\nasync fn go() {}\n";
-        assert_eq!(symbols("rust", rust), ["is_leap", "Year", "Display", "go"]);
+        assert_eq!(symbols("rust", rust), ["is_leap", "Year", "go"]);
         let py = "import os\ndef add(a, b):\n    def inner(): pass\nclass Calc:\n    pass\nasync def fetch(): pass\n";
         assert_eq!(symbols("python", py), ["add", "Calc", "fetch"]);
         let js =
             "export function parse(s) {}\nexport default class Lexer {}\nexport const MAX = 3;\n";
         assert_eq!(symbols("javascript", js), ["parse", "Lexer", "MAX"]);
-        let go = "func (s *Server) Serve() {}\nfunc main() {}\ntype Config struct {}\n";
-        assert_eq!(symbols("go", go), ["Serve", "main", "Config"]);
+        assert_eq!(symbols("typescript", js), ["parse", "Lexer", "MAX"]);
+        assert_eq!(symbols("tsx", js), ["parse", "Lexer", "MAX"]);
+        let go =
+            "package main\nfunc (s *Server) Serve() {}\nfunc main() {}\ntype Config struct {}\n";
+        assert_eq!(symbols("go", go), ["Server.Serve", "main", "Config"]);
+        assert!(symbols("cobol", "fn main() {}").is_empty());
+    }
+
+    #[test]
+    fn tsx_files_report_typescript_and_parse_as_tsx() {
+        assert_eq!(lang_of("src/App.tsx"), Some("typescript"));
+        assert_eq!(lang_of("src/app.jsx"), Some("javascript"));
+        assert_eq!(lang_of("Makefile"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let app = "export function App() {\n  return <div className=\"app\"><Header /></div>;\n}\nexport const Header = () => <h1>hi</h1>;\n";
+        std::fs::write(dir.path().join("App.tsx"), app).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "fn not_code() {}\n").unwrap();
+        let big = "fn f() {}\n".repeat(usize::try_from(MAX_SCAN_BYTES).unwrap() / 10 + 1);
+        std::fs::write(dir.path().join("big.rs"), big).unwrap();
+        let paths = ["App.tsx", "big.rs", "missing.py", "notes.txt"].map(String::from);
+        let map = RepoMap::build(dir.path(), "t", &paths);
+        assert_eq!(map.schema, "loki.repomap/2");
+        let syms: Vec<(&str, &[String])> = map
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.symbols.as_slice()))
+            .collect();
+        assert_eq!(
+            syms,
+            [
+                ("App.tsx", &["App".to_string(), "Header".to_string()][..]),
+                ("big.rs", &[][..]),
+                ("missing.py", &[][..]),
+                ("notes.txt", &[][..]),
+            ]
+        );
+        let langs: Vec<(&str, u64)> = map
+            .languages
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        assert_eq!(langs, [("python", 1), ("rust", 1), ("typescript", 1)]);
+    }
+
+    #[test]
+    fn parallel_build_keeps_path_order_and_matches_single_file_symbols() {
+        let dir = tempfile::tempdir().unwrap();
+        let sources = [
+            (
+                "rs",
+                "pub fn f{i}() {}\nstruct S{i};\nimpl S{i} { fn m(&self) {} }\n",
+            ),
+            ("py", "class C{i}:\n    def m(self):\n        pass\n"),
+            ("js", "export function f{i}() {}\n"),
+            ("ts", "export interface I{i} {}\n"),
+            ("go", "package p\nfunc (s *S{i}) M() {}\n"),
+            ("md", "# f{i}\n"),
+        ];
+        let mut paths = Vec::new();
+        for i in 0..5 * PARALLEL_MIN_FILES {
+            let (ext, src) = sources[i % sources.len()];
+            let path = format!("d{}/f{i}.{ext}", i % 7);
+            std::fs::create_dir_all(dir.path().join(format!("d{}", i % 7))).unwrap();
+            std::fs::write(dir.path().join(&path), src.replace("{i}", &i.to_string())).unwrap();
+            paths.push(path);
+        }
+        let map = RepoMap::build(dir.path(), "t", &paths);
+        let got: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(got, paths);
+        for f in &map.files {
+            let text = std::fs::read_to_string(dir.path().join(&f.path)).unwrap();
+            let want = f
+                .lang
+                .as_deref()
+                .map_or_else(Vec::new, |l| symbols(l, &text));
+            assert_eq!(f.symbols, want, "{}", f.path);
+            assert_eq!(f.symbols.is_empty(), f.lang.is_none(), "{}", f.path);
+        }
+        assert_eq!(map, RepoMap::build(dir.path(), "t", &paths));
     }
 
     #[test]

@@ -121,6 +121,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             .results
             .iter()
             .map(|r| r.result.to_receipt(r.role))
+            .chain(v.lint.iter().map(loki_checks::lint::LintRun::to_receipt))
             .collect();
         facts.integrity = v
             .findings

@@ -54,6 +54,8 @@ pub struct SessionSpec<'a> {
     pub max_turns: u32,
     pub prices: &'a loki_agent::PriceTable,
     pub cancel: &'a Cancel,
+    /// The confinement wrapper of the session's commands (empty: none).
+    pub wrapper: &'a [std::ffi::OsString],
 }
 
 /// Runs one session and records it in `log`.
@@ -101,6 +103,7 @@ pub fn run(
             cfg.transcript = Transcript::new(Some(spec.transcript.to_path_buf()));
             cfg.tools.run_env = Some(spec.fence.env());
             cfg.tools.cancel = Some(spec.cancel.clone());
+            cfg.tools.run_wrapper = spec.wrapper.to_vec();
             let result = rt.block_on(async {
                 tokio::select! {
                     r = run_session(provider.as_ref(), spec.dir, &cfg) => Some(r),
@@ -140,6 +143,14 @@ pub fn run(
                 if own && !env.iter().any(|(n, _)| n == k) {
                     env.push((k.clone(), v.clone()));
                 }
+            }
+            // A missing program must stay a clear "not installed", not the wrapper's exit 127.
+            let path = env
+                .iter()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| v.clone());
+            if which::which_in(&agent.program, path, spec.dir).is_ok() {
+                agent.wrapper = spec.wrapper.to_vec();
             }
             agent.env = env;
             report.model = agent.kind.name().to_string();

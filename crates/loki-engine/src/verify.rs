@@ -4,6 +4,9 @@
 //!   all checks when a changed path belongs to none, or with `--deep`). Each runs once more when it
 //!   fails: fail-then-pass is `flaky`, which is not a pass.
 //! - **Wall**: each sealed wall file through its own check ([`crate::wall::wall_check`]).
+//! - **Lint**: the changed lines through the repository's linter ([`loki_checks::lint`], "new from
+//!   diff"): a finding on a line the change touched fails verification; a linter that could not
+//!   run, and changed files no linter covers, are listed as not proven.
 //! - **Integrity**: [`loki_checks::scan_changes`] from the base commit to a snapshot of the
 //!   worktree (wall files excluded: their edits are handled by restoring, see [`crate::wall`]), and,
 //!   when the change modified test files, their base versions run against the new code
@@ -20,6 +23,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use loki_checks::lint::{LintInput, LintRun};
 use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
 use loki_git::Git;
 use sha2::{Digest, Sha256};
@@ -49,6 +53,9 @@ pub struct Verification {
     pub full_suite: bool,
     /// Paths the checks themselves wrote (lockfiles, snapshots, reports), put back afterwards.
     pub generated: Vec<String>,
+    /// The linters that judged the changed lines (`pass` or `fail`); ones that could not run are
+    /// in `not_proven` instead.
+    pub lint: Vec<LintRun>,
 }
 
 impl Verification {
@@ -58,6 +65,7 @@ impl Verification {
         !self.results.is_empty()
             && self.results.iter().all(|r| proves(&r.result))
             && self.findings.is_empty()
+            && self.lint.iter().all(|l| l.result == CheckStatus::Pass)
     }
 
     /// The wall's checks all proved something (false when there are none).
@@ -85,6 +93,17 @@ impl Verification {
                 .iter()
                 .map(|f| format!("finding {} {}", f.kind.as_str(), f.path)),
         );
+        for l in self.lint.iter().filter(|l| l.result != CheckStatus::Pass) {
+            parts.extend(l.new_findings.iter().map(|f| {
+                format!(
+                    "lint {} {}:{} {}",
+                    l.name,
+                    f.path,
+                    f.line.unwrap_or(0),
+                    f.code.as_deref().unwrap_or(&f.message)
+                )
+            }));
+        }
         parts.sort();
         let digest = Sha256::digest(parts.join("\n").as_bytes());
         hex::encode(&digest[..8])
@@ -124,6 +143,22 @@ impl Verification {
                 .collect();
             s.push_str(&format!("```\n{tail}\n```\n"));
         }
+        for l in self.lint.iter().filter(|l| l.result != CheckStatus::Pass) {
+            s.push_str(&format!(
+                "## lint `{}`: {} finding(s) on lines you changed\n",
+                l.cmd,
+                l.new_findings.len()
+            ));
+            for f in &l.new_findings {
+                let line = f.line.map(|n| format!(":{n}")).unwrap_or_default();
+                let code = f
+                    .code
+                    .as_deref()
+                    .map(|c| format!("{c} "))
+                    .unwrap_or_default();
+                s.push_str(&format!("- {}{line}: {code}{}\n", f.path, f.message));
+            }
+        }
         if !self.findings.is_empty() {
             s.push_str("## integrity findings (changes that weaken the tests are not accepted)\n");
             for f in &self.findings {
@@ -162,6 +197,8 @@ pub struct VerifyInput<'a> {
     pub timeout: Duration,
     pub deep: bool,
     pub baseline_cache: PathBuf,
+    /// The confinement wrapper of the checks (they run the agent's code); empty: none.
+    pub wrapper: Vec<std::ffi::OsString>,
 }
 
 /// The paths changed from `base` to the worktree as it is now, wall files excluded, and the tree.
@@ -217,6 +254,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         log_dir: input.log_dir.clone(),
         env: input.env.clone(),
         rerun_failed: true,
+        wrapper: input.wrapper.clone(),
     };
     let (to_run, full) = if changed.is_empty() {
         (Vec::new(), false)
@@ -242,6 +280,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     }
     let git = Git::new(input.worktree);
     let wall_paths: Vec<&str> = input.wall.files.iter().map(|w| w.path.as_str()).collect();
+    lint(input, &git, &head_tree, &wall_paths, &opts, &mut v)?;
     v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)?
         .into_iter()
         .filter(|f| !wall_paths.contains(&f.path.as_str()))
@@ -283,6 +322,50 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     // committed nor mistaken for the agent's work by the next round.
     v.generated = git.reset_to_tree(&head_tree)?;
     Ok(v)
+}
+
+/// Lints the lines the change touched (wall files excluded: they are sealed, not the agent's).
+fn lint(
+    input: &VerifyInput<'_>,
+    git: &Git,
+    head_tree: &str,
+    wall_paths: &[&str],
+    opts: &RunOptions,
+    v: &mut Verification,
+) -> Result<(), EngineError> {
+    let changed: Vec<loki_checks::lint::ChangedFile> =
+        loki_checks::lint::changed_lines(git, input.base, head_tree)?
+            .into_iter()
+            .filter(|f| !wall_paths.contains(&f.path.as_str()))
+            .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let opts = RunOptions {
+        log_dir: input.log_dir.join("lint"),
+        rerun_failed: false,
+        ..opts.clone()
+    };
+    let report = loki_checks::lint::run(&LintInput {
+        root: input.worktree,
+        changed: &changed,
+        opts: &opts,
+    })?;
+    for run in report.runs {
+        match run.result {
+            CheckStatus::Pass | CheckStatus::Fail => v.lint.push(run),
+            CheckStatus::NotRun | CheckStatus::Flaky | CheckStatus::Timeout => {
+                v.not_proven.push(format!(
+                    "{}: {} ({})",
+                    run.name,
+                    status_word(run.result),
+                    run.reason.as_deref().unwrap_or("no reason given")
+                ));
+            }
+        }
+    }
+    v.not_proven.extend(report.not_covered);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! The author works in an empty temporary directory outside the repository (its tools cannot read
 //! the code) and writes files named `loki_wall_*` at the repository-relative paths where they
 //! belong ([`naming_rules`]). Afterwards every file it left is judged ([`accept`]): a file whose name
-//! or place does not fit a test runner of the repository is discarded and named, with the reason.
+//! or place does not fit a test runner of the repository, or that does not load (a syntax error,
+//! found with the repository map's tree-sitter grammars), is discarded and named, with the reason.
 //!
 //! # Sealing
 //! Each accepted file's sha256 and a copy under `<run>/wall/<path>` are recorded, then a
@@ -144,6 +145,16 @@ pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
             wall.discarded.push(reject("unreadable"));
             continue;
         };
+        // A test that does not parse cannot load, on the base or after the change: it would
+        // only fail, and say nothing about the task.
+        if let Some(line) =
+            crate::repomap::syntax_error_line(&path, &String::from_utf8_lossy(&bytes))
+        {
+            wall.discarded.push(reject(&format!(
+                "it does not load: syntax error at line {line}"
+            )));
+            continue;
+        }
         match wall_check(&path, &bytes, root, checks) {
             Ok(check) => wall.files.push(WallFile {
                 sha256: hex::encode(Sha256::digest(&bytes)),
@@ -393,6 +404,7 @@ mod tests {
             ("tests/other.rs", "#[test] fn t() {}"),
             ("src/loki_wall_x.rs", "#[test] fn t() {}"),
             ("loki_wall_notes.md", "hi"),
+            ("tests/loki_wall_broken.rs", "#[test] fn t() { assert!(x( }"),
         ] {
             let f = author.path().join(p);
             std::fs::create_dir_all(f.parent().unwrap()).unwrap();
@@ -414,8 +426,15 @@ mod tests {
         let discarded: Vec<&str> = wall.discarded.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(
             discarded,
-            ["loki_wall_notes.md", "src/loki_wall_x.rs", "tests/other.rs"]
+            [
+                "loki_wall_notes.md",
+                "src/loki_wall_x.rs",
+                "tests/loki_wall_broken.rs",
+                "tests/other.rs"
+            ]
         );
+        let why = &wall.discarded[2].1;
+        assert_eq!(why, "it does not load: syntax error at line 1");
     }
 
     fn suite(kind: CheckKind, dir: &str, command: &[&str], script: Option<&str>) -> Check {

@@ -20,6 +20,7 @@ fn agent(kind: CliKind, bin: &Path, timeout: Duration) -> CliAgent {
         program: kind.name().into(),
         timeout,
         env: vec![(OsString::from("PATH"), OsString::from(path))],
+        wrapper: Vec::new(),
     }
 }
 

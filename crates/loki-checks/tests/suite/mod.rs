@@ -3,5 +3,6 @@ mod detect;
 mod go_seal;
 mod integrity;
 mod js_seal;
+mod lint;
 mod runners;
 mod seal_runners;

@@ -97,6 +97,8 @@ pub fn run_task(
         opts.check_timeout = Duration::from_secs(t);
     }
     opts.command = std::env::args().collect();
+    // The agent's commands run confined through this binary's hidden `__confine` subcommand.
+    opts.confine_exe = std::env::current_exe().ok();
     opts.cancel = loki_engine::interrupt::cancel_on_sigint()?;
     if global.verbose {
         anstream::eprintln!(

@@ -61,6 +61,8 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     opts.cap = DEMO_CAP;
     opts.key_env = KeyEnv::from_process();
     opts.command = std::env::args().collect();
+    // The agent's commands run confined through this binary's hidden `__confine` subcommand.
+    opts.confine_exe = std::env::current_exe().ok();
     opts.cancel = loki_engine::interrupt::cancel_on_sigint()?;
     let repo = Repo::discover(&dir)?;
     let report = loki_engine::run_build(&repo, &opts, &loki_engine::Silent)?;

@@ -235,9 +235,11 @@ fn the_agent_sees_no_secrets() {
     let tmp = tempfile::tempdir().unwrap();
     loki_receipt::Signer::load_or_create(&sb.loki_home(), &loki_receipt::KeyEnv::default())
         .unwrap();
+    // By variable, by the usual place, and by the absolute path an agent could guess.
+    let key = sb.loki_home().join("keys/receipt-ed25519.pem");
     let snoop = call(
         "run",
-        json!({"command": "env; cat \"$LOKI_HOME/keys/receipt-ed25519.pem\" \"$HOME/.loki/keys/receipt-ed25519.pem\"; echo home=$HOME"}),
+        json!({"command": format!("env; cat \"$LOKI_HOME/keys/receipt-ed25519.pem\" \"$HOME/.loki/keys/receipt-ed25519.pem\" '{}'; ls '{}'; echo home=$HOME", key.display(), key.parent().unwrap().display())}),
     );
     let script = script(tmp.path(), &[snoop, fix()]);
     sandboxed(&sb, repo.path())
@@ -256,17 +258,64 @@ fn the_agent_sees_no_secrets() {
         transcript.contains("home=/"),
         "the command ran: {transcript}"
     );
+    assert!(
+        transcript.contains("Permission denied"),
+        "the absolute path is refused by the confinement: {transcript}"
+    );
     for secret in [
         "sk-ant-test-secret-1234",
         "ghp_test_secret_5678",
         "PRIVATE KEY",
-        sb.loki_home().to_str().unwrap(),
+        "receipt-ed25519.pem\\n",
     ] {
         assert!(
             !transcript.contains(secret),
             "{secret} leaked: {transcript}"
         );
     }
+}
+
+#[test]
+fn the_agent_cannot_write_the_users_checkout_or_the_run_records() {
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    // By absolute path, past every check of the built-in tools: only the confinement stops it.
+    let vandal = call(
+        "run",
+        json!({"command": format!(
+            "echo hacked > '{r}/calc.py'; ls '{r}/.loki/runs'; echo forged > '{r}/.loki/runs/forged.jsonl'; echo x > '{r}/planted.txt'; echo done",
+            r = root.display()
+        )}),
+    );
+    let script = script(tmp.path(), &[vandal, fix()]);
+    sandboxed(&sb, repo.path())
+        .args([TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read_to_string(root.join("calc.py")).unwrap(), CALC);
+    assert!(!root.join("planted.txt").exists());
+    assert!(!root.join(".loki/runs/forged.jsonl").exists());
+    let runs: Vec<_> = std::fs::read_dir(root.join(".loki/runs"))
+        .unwrap()
+        .flatten()
+        .collect();
+    let transcript = std::fs::read_to_string(runs[0].path().join("transcript.jsonl")).unwrap();
+    for refused in [
+        "calc.py: Permission denied",
+        ".loki/runs': Permission denied",
+        "forged.jsonl: Permission denied",
+        "planted.txt: Permission denied",
+    ] {
+        assert!(transcript.contains(refused), "{refused}: {transcript}");
+    }
+    // The log was never touched, so the run verifies.
+    sandboxed(&sb, repo.path())
+        .args(["verify", "latest"])
+        .assert()
+        .code(0);
 }
 
 #[test]

@@ -12,4 +12,5 @@ mod common;
 mod demo;
 mod environments;
 mod generated;
+mod lint;
 mod wall_runners;
