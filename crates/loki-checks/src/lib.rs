@@ -16,6 +16,10 @@
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
 //! - [`weakened`] runs the base version of each modified test file against the new code and names
 //!   each test that passed at base and now fails or disappears ([`original_tests_on_new_code`]).
+//! - [`lint`] lints the changed files with the repository's own linter (or a syntax check) and
+//!   counts only findings on the lines the change touched ("new from diff").
+//! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the
+//!   checks of an agent's code with `loki __confine` ([`loki_core::confine`]).
 //!
 //! # Invariants (the "no silent pass" rule)
 //! - `pass` requires more than zero executed tests, none failed, and exit code 0.

@@ -5,9 +5,10 @@
 //! layered configuration with provenance ([`config`]), the run store ([`run`]) and the one helper
 //! through which every piece of state is written ([`fs::write_atomic`]).
 //!
-//! It spawns children only through [`process::run`] (the one process runner, which callers invoke)
-//! and never talks to the network or prints: it is mechanism, and the policy of when to do what
-//! lives in the crates that use it.
+//! It spawns children only through [`process::run`] (the one process runner, which callers invoke),
+//! confines untrusted ones with Landlock ([`confine`]: the policy type and the rules; the engine
+//! decides what to deny), and never talks to the network or prints: it is mechanism, and the
+//! policy of when to do what lives in the crates that use it.
 
 pub mod config;
 pub mod confine;

@@ -319,6 +319,49 @@ fn the_agent_cannot_write_the_users_checkout_or_the_run_records() {
 }
 
 #[test]
+fn the_wall_author_cannot_read_the_repository() {
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let peek = call(
+        "run",
+        json!({"command": format!("cat '{}/calc.py'; ls '{}'", root.display(), root.display())}),
+    );
+    let s = json!({"sessions": [
+        {"name": "wall", "turns": [peek,
+            call("write_file", json!({"path": "loki_wall_add_test.py", "content": WALL})),
+            call("finish", json!({"status": "done", "detail": "wall"}))]},
+        {"name": "implement", "turns": [fix(),
+            call("finish", json!({"status": "done", "detail": "done"}))]}]});
+    let script = tmp.path().join("script.json");
+    std::fs::write(&script, s.to_string()).unwrap();
+    sandboxed(&sb, repo.path())
+        .args([TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .assert()
+        .code(0);
+    let runs: Vec<_> = std::fs::read_dir(root.join(".loki/runs"))
+        .unwrap()
+        .flatten()
+        .collect();
+    let transcript = std::fs::read_to_string(runs[0].path().join("transcript.jsonl")).unwrap();
+    assert!(
+        transcript.contains("calc.py: Permission denied"),
+        "the author sees only the task and the file list: {transcript}"
+    );
+    let author: Vec<&str> = transcript
+        .lines()
+        .filter(|l| l.contains(r#""session":"wall""#))
+        .collect();
+    assert!(!author.is_empty());
+    assert!(
+        author.iter().all(|l| !l.contains("def add")),
+        "no source reached the author: {author:#?}"
+    );
+}
+
+#[test]
 fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
     let sb = Sandbox::new();
     let repo = bug_repo();
