@@ -191,3 +191,45 @@ fn a_closed_pipe_ends_quietly() {
     // 141 when the write met the closed pipe; 0 when the output layer dropped the error itself.
     assert!(matches!(status.code(), Some(0 | 141)), "{status:?} {err}");
 }
+
+#[test]
+fn the_confinement_wrapper_refuses_what_it_must_and_fails_closed() {
+    let sb = Sandbox::new();
+    let secret = sb.home().join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("key"), "KEY").unwrap();
+    let writable = tempfile::tempdir().unwrap();
+    let out = sandboxed(&sb, sb.home())
+        .arg("__confine")
+        .arg("--deny")
+        .arg(&secret)
+        .arg("--write")
+        .arg(writable.path())
+        .args(["--", "sh", "-c"])
+        .arg(format!(
+            "cat '{}/key'; echo ok > '{}/w' && echo wrote; echo no > '{}/x'",
+            secret.display(),
+            writable.path().display(),
+            sb.home().display()
+        ))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stdout.contains("KEY"), "{stdout}");
+    assert!(stderr.contains("key: Permission denied"), "{stderr}");
+    assert!(stdout.contains("wrote"), "{stdout}{stderr}");
+    assert!(stderr.contains("x: Permission denied"), "{stderr}");
+    assert!(!sb.home().join("x").exists());
+    // Bad usage and a missing program: the command never runs unconfined.
+    sandboxed(&sb, sb.home())
+        .args(["__confine", "--deny"])
+        .assert()
+        .code(126)
+        .stderr(predicates::str::contains("--deny needs a path"));
+    sandboxed(&sb, sb.home())
+        .args(["__confine", "--", "no-such-program-xyz"])
+        .assert()
+        .code(127)
+        .stderr(predicates::str::contains("cannot run no-such-program-xyz"));
+}

@@ -122,6 +122,11 @@ fn an_honest_fix_is_verified() {
     let r = receipt(f.repo.path(), &report);
     assert_eq!(report.outcome, Outcome::Verified, "{r:#}");
     assert_eq!(report.changed_files, ["calc.py"]);
+    // A library caller without the `loki` binary has no confinement wrapper: said, not hidden.
+    assert!(
+        not_proven(&r).contains("isolation: the agent's commands were not confined"),
+        "{r:#}"
+    );
     // The user's checkout is untouched; the commit is on the run's branch, with the trailer.
     assert_eq!(
         std::fs::read_to_string(f.repo.path().join("calc.py")).unwrap(),
