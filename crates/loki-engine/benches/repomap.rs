@@ -220,7 +220,33 @@ fn main() {
             bytes as f64 / (1024.0 * 1024.0) / t.as_secs_f64()
         );
     }
+    // The next commit's map: one file changed, every other blob reused from the previous map.
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.clone(), format!("blob-{i}")))
+        .collect();
+    let previous = RepoMap::build_incremental(tmp.path(), "bench", &files, None);
+    let mut next = files.clone();
+    next[0].1 = "blob-changed".into();
+    let incremental = median(
+        (0..ROUNDS)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(RepoMap::build_incremental(
+                    tmp.path(),
+                    "bench2",
+                    &next,
+                    Some(&previous),
+                ));
+                t.elapsed()
+            })
+            .collect(),
+    );
     println!("repomap: baseline (read the files)     {baseline:>10.2?}");
+    println!(
+        "repomap: next commit, 1 file changed   {incremental:>10.2?} (reuses the previous map)"
+    );
     println!("repomap: RepoMap::build (tree-sitter)  {build:>10.2?}");
     println!(
         "repomap: ratio build/baseline {:.1}x; {:.0} µs/file beyond the read (wall time, all cores)",

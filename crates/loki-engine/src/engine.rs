@@ -352,10 +352,11 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             "base {} · {} files ({}) · {} check(s) · {} test file(s)",
             &s.base[..s.base.len().min(12)],
             i.map.files.len(),
-            if i.map_cached {
-                "map cached"
-            } else {
-                "map built"
+            match i.map_source {
+                crate::repomap::MapSource::Cached => "map cached".to_string(),
+                crate::repomap::MapSource::Incremental { parsed } =>
+                    format!("map updated, {parsed} file(s) parsed"),
+                crate::repomap::MapSource::Built => "map built".to_string(),
             },
             i.tests.checks.len(),
             i.tests.test_files.len()

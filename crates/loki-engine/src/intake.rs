@@ -21,7 +21,7 @@ use loki_git::Git;
 
 use crate::EngineError;
 use crate::isolation::Fence;
-use crate::repomap::RepoMap;
+use crate::repomap::{MapSource, RepoMap};
 
 /// The test map: what runs the tests of each package, and which files are tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +47,8 @@ pub struct Intake {
     pub branch: String,
     pub worktree: PathBuf,
     pub map: RepoMap,
-    pub map_cached: bool,
+    /// Whether the map came from the cache, an earlier tree's map, or scratch.
+    pub map_source: MapSource,
     pub tests: TestMap,
     pub fence: Fence,
     /// Holds the agent's private home and git directory; removed when the run ends.
@@ -113,8 +114,9 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         &branch,
         base,
     )?;
-    let paths = Git::new(&worktree).ls_tree(base)?;
-    let (map, map_cached) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &paths)?;
+    let files = Git::new(&worktree).ls_tree_blobs(base)?;
+    let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
+    let (map, map_source) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &files)?;
     let mut checks = loki_checks::detect(&worktree)?;
     loki_checks::detect::use_checkout_envs(&mut checks, &repo.root);
     let test_files = paths
@@ -129,7 +131,7 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         branch,
         worktree,
         map,
-        map_cached,
+        map_source,
         tests: TestMap { checks, test_files },
         fence,
         private,

@@ -62,7 +62,7 @@
 //! The map depends only on the tree, so it is stored as `<cache>/repomap/<tree>.json` (atomic
 //! write) and reused for the same tree and [`CACHE_SCHEMA`]; an unreadable cache file is rebuilt.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -86,7 +86,7 @@ const PARALLEL_MIN_FILES: usize = 64;
 /// Symbols kept per file: enough for the brief to say what a file is about.
 pub const MAX_SYMBOLS: usize = 60;
 /// Schema tag of a cache file; bump it when the map's shape or what [`symbols`] lists changes.
-pub const CACHE_SCHEMA: &str = "loki.repomap/2";
+pub const CACHE_SCHEMA: &str = "loki.repomap/3";
 /// Words too common in tasks to say anything about relevance.
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "should", "when", "not", "are",
@@ -102,6 +102,9 @@ pub struct FileEntry {
     pub lang: Option<String>,
     pub symbols: Vec<String>,
     pub bytes: u64,
+    /// The git blob id of the content the symbols were read from (reuse key across trees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
 }
 
 /// The map of one tree.
@@ -118,7 +121,72 @@ impl RepoMap {
     /// Maps the files `paths` of the checkout at `root` whose tree is `tree`.
     #[must_use]
     pub fn build(root: &Path, tree: &str, paths: &[String]) -> RepoMap {
-        let files = map_files(root, &paths[..paths.len().min(MAX_FILES)]);
+        RepoMap::from_entries(tree, map_files(root, &paths[..paths.len().min(MAX_FILES)]))
+    }
+
+    /// Like [`RepoMap::build`] for `files` as `(path, blob)`, reusing the symbols of `previous`
+    /// for every file whose blob and extension it already mapped: only changed files are parsed.
+    #[must_use]
+    pub fn build_incremental(
+        root: &Path,
+        tree: &str,
+        files: &[(String, String)],
+        previous: Option<&RepoMap>,
+    ) -> RepoMap {
+        RepoMap::build_counting(root, tree, files, previous).0
+    }
+
+    /// [`RepoMap::build_incremental`] and how many files it parsed.
+    fn build_counting(
+        root: &Path,
+        tree: &str,
+        files: &[(String, String)],
+        previous: Option<&RepoMap>,
+    ) -> (RepoMap, usize) {
+        let files = &files[..files.len().min(MAX_FILES)];
+        let known: HashMap<(&str, Option<&str>), &FileEntry> = previous
+            .map(|p| {
+                p.files
+                    .iter()
+                    .filter_map(|f| Some(((f.blob.as_deref()?, extension(&f.path)), f)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut entries: Vec<Option<FileEntry>> = files
+            .iter()
+            .map(|(path, blob)| {
+                known
+                    .get(&(blob.as_str(), extension(path)))
+                    .map(|f| FileEntry {
+                        path: path.clone(),
+                        blob: Some(blob.clone()),
+                        ..(*f).clone()
+                    })
+            })
+            .collect();
+        let todo: Vec<String> = files
+            .iter()
+            .zip(&entries)
+            .filter(|(_, e)| e.is_none())
+            .map(|((p, _), _)| p.clone())
+            .collect();
+        let mut parsed = map_files(root, &todo).into_iter();
+        for (slot, (_, blob)) in entries.iter_mut().zip(files) {
+            if slot.is_none()
+                && let Some(mut e) = parsed.next()
+            {
+                e.blob = Some(blob.clone());
+                *slot = Some(e);
+            }
+        }
+        let parsed_count = todo.len();
+        (
+            RepoMap::from_entries(tree, entries.into_iter().flatten().collect()),
+            parsed_count,
+        )
+    }
+
+    fn from_entries(tree: &str, files: Vec<FileEntry>) -> RepoMap {
         let mut languages = BTreeMap::new();
         for lang in files.iter().filter_map(|f| f.lang.as_ref()) {
             *languages.entry(lang.clone()).or_insert(0) += 1;
@@ -131,27 +199,32 @@ impl RepoMap {
         }
     }
 
-    /// The cached map of `tree`, or a new one written to the cache.
+    /// The cached map of `tree`, or a new one written to the cache, built incrementally from the
+    /// most recent cached map (another tree of this or any repository: blobs are content hashes).
+    /// Returns how it was obtained.
     pub fn load_or_build(
         cache_dir: &Path,
         root: &Path,
         tree: &str,
-        paths: &[String],
-    ) -> Result<(RepoMap, bool), EngineError> {
-        let file = cache_dir.join("repomap").join(format!("{tree}.json"));
-        if let Ok(text) = std::fs::read_to_string(&file)
-            && let Ok(map) = serde_json::from_str::<RepoMap>(&text)
-            && map.schema == CACHE_SCHEMA
-            && map.tree == tree
-        {
-            return Ok((map, true));
+        files: &[(String, String)],
+    ) -> Result<(RepoMap, MapSource), EngineError> {
+        let dir = cache_dir.join("repomap");
+        let file = dir.join(format!("{tree}.json"));
+        if let Some(map) = read_map(&file).filter(|m| m.tree == tree) {
+            return Ok((map, MapSource::Cached));
         }
-        let map = RepoMap::build(root, tree, paths);
+        let previous = newest_map(&dir);
+        let (map, parsed) = RepoMap::build_counting(root, tree, files, previous.as_ref());
         // A cache that cannot be written costs time next run, not correctness.
         if let Ok(bytes) = serde_json::to_vec(&map) {
             crate::write_file(&file, &bytes)?;
         }
-        Ok((map, false))
+        prune(&dir);
+        let source = match previous {
+            Some(_) => MapSource::Incremental { parsed },
+            None => MapSource::Built,
+        };
+        Ok((map, source))
     }
 
     /// Files by relevance to `task`, best first, at most `limit`.
@@ -178,6 +251,55 @@ impl RepoMap {
             s.push('\n');
         }
         s
+    }
+}
+
+/// How [`RepoMap::load_or_build`] got its map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapSource {
+    /// This tree's map was cached.
+    Cached,
+    /// Built from an earlier tree's map; `parsed` files were new or changed.
+    Incremental { parsed: usize },
+    /// Built from scratch.
+    Built,
+}
+
+/// Cached maps kept at most: each run's base tree adds one.
+const MAX_CACHED_MAPS: usize = 16;
+
+fn extension(path: &str) -> Option<&str> {
+    path.rsplit_once('.').map(|(_, e)| e)
+}
+
+fn read_map(file: &Path) -> Option<RepoMap> {
+    let text = std::fs::read_to_string(file).ok()?;
+    serde_json::from_str::<RepoMap>(&text)
+        .ok()
+        .filter(|m| m.schema == CACHE_SCHEMA)
+}
+
+/// Cached map files, newest first.
+fn cached_maps(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut maps: Vec<(std::time::SystemTime, std::path::PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    maps.sort_by_key(|m| std::cmp::Reverse(m.0));
+    maps.into_iter().map(|(_, p)| p).collect()
+}
+
+fn newest_map(dir: &Path) -> Option<RepoMap> {
+    cached_maps(dir).iter().find_map(|p| read_map(p))
+}
+
+/// Removes all but the newest [`MAX_CACHED_MAPS`] maps (a failure only leaves a file behind).
+fn prune(dir: &Path) {
+    for old in cached_maps(dir).into_iter().skip(MAX_CACHED_MAPS) {
+        let _ = std::fs::remove_file(old);
     }
 }
 
@@ -257,6 +379,7 @@ fn file_entry(root: &Path, path: &str, scanner: Option<&mut Scanner>) -> FileEnt
         lang: lang.map(str::to_string),
         symbols,
         bytes,
+        blob: None,
     }
 }
 
@@ -329,6 +452,58 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_new_tree_parses_only_its_new_or_changed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let write = |p: &str, body: &str| {
+            let f = dir.path().join(p);
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, body).unwrap();
+        };
+        write("a.rs", "pub fn alpha() {}\n");
+        write("b.py", "def beta():\n    pass\n");
+        write("c.go", "package c\n\nfunc Gamma() {}\n");
+        let tree1 = [
+            ("a.rs".to_string(), "blob-a".to_string()),
+            ("b.py".to_string(), "blob-b".to_string()),
+            ("c.go".to_string(), "blob-c".to_string()),
+        ];
+        let (first, source) =
+            RepoMap::load_or_build(cache.path(), dir.path(), "t1", &tree1).unwrap();
+        assert_eq!(source, MapSource::Built);
+        // The next tree changes b.py and renames c.go: only b.py is read again. The bytes on disk
+        // for a.rs are now different, which proves its symbols were not re-read.
+        write("a.rs", "pub fn not_read_again() {}\n");
+        write("b.py", "def beta_two():\n    pass\n");
+        let tree2 = [
+            ("a.rs".to_string(), "blob-a".to_string()),
+            ("b.py".to_string(), "blob-b2".to_string()),
+            ("moved/c.go".to_string(), "blob-c".to_string()),
+        ];
+        let (second, source) =
+            RepoMap::load_or_build(cache.path(), dir.path(), "t2", &tree2).unwrap();
+        assert_eq!(source, MapSource::Incremental { parsed: 1 });
+        let syms: Vec<(&str, Vec<String>)> = second
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.symbols.clone()))
+            .collect();
+        assert_eq!(
+            syms,
+            [
+                ("a.rs", vec!["alpha".to_string()]),
+                ("b.py", vec!["beta_two".to_string()]),
+                ("moved/c.go", vec!["Gamma".to_string()]),
+            ]
+        );
+        assert_eq!(second.files[2].blob.as_deref(), Some("blob-c"));
+        assert_eq!(first.files[0].symbols, ["alpha"]);
+        let (again, source) =
+            RepoMap::load_or_build(cache.path(), dir.path(), "t2", &tree2).unwrap();
+        assert_eq!((again, source), (second, MapSource::Cached));
+    }
+
+    #[test]
     fn syntax_errors_are_found_with_their_line() {
         assert_eq!(syntax_error_line("a.py", "def ok():\n    return 1\n"), None);
         assert_eq!(
@@ -385,7 +560,7 @@ mod tests {
         std::fs::write(dir.path().join("big.rs"), big).unwrap();
         let paths = ["App.tsx", "big.rs", "missing.py", "notes.txt"].map(String::from);
         let map = RepoMap::build(dir.path(), "t", &paths);
-        assert_eq!(map.schema, "loki.repomap/2");
+        assert_eq!(map.schema, "loki.repomap/3");
         let syms: Vec<(&str, &[String])> = map
             .files
             .iter()
@@ -452,6 +627,7 @@ mod tests {
             lang: lang_of(path).map(str::to_string),
             symbols: symbols.iter().map(|s| (*s).to_string()).collect(),
             bytes: 1,
+            blob: None,
         };
         let map = RepoMap {
             schema: CACHE_SCHEMA.into(),

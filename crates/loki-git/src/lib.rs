@@ -550,6 +550,27 @@ impl Git {
         }
     }
 
+    /// Every file in `rev`'s tree with its blob id, as `(path, blob)` (submodules excluded).
+    pub fn ls_tree_blobs(&self, rev: &str) -> Result<Vec<(String, String)>, GitError> {
+        let out = self.run(&["ls-tree", "-r", "-z", "--full-tree", rev])?;
+        Ok(out
+            .split(|&b| b == 0)
+            .filter_map(|rec| {
+                // `<mode> SP <type> SP <oid> TAB <path>`
+                let tab = rec.iter().position(|&b| b == b'\t')?;
+                let head = String::from_utf8_lossy(&rec[..tab]);
+                let mut parts = head.split(' ');
+                let (_mode, kind, oid) = (parts.next()?, parts.next()?, parts.next()?);
+                (kind == "blob").then(|| {
+                    (
+                        String::from_utf8_lossy(&rec[tab + 1..]).into_owned(),
+                        oid.to_string(),
+                    )
+                })
+            })
+            .collect())
+    }
+
     /// Every file path in `rev`'s tree.
     pub fn ls_tree(&self, rev: &str) -> Result<Vec<String>, GitError> {
         let out = self.run(&["ls-tree", "-r", "-z", "--name-only", rev])?;
