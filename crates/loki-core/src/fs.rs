@@ -27,6 +27,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CoreError> {
 
 /// Like [`write_atomic`], with an explicit permission mode for the new file (0600 for secrets).
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), CoreError> {
+    write_temp_then(path, bytes, mode, true).map(drop)
+}
+
+/// Like [`write_atomic_mode`], but never replaces an existing file: `Ok(false)` when `path`
+/// already exists (another process created it first; its content is left as it is). The file
+/// appears whole or not at all, so a reader never sees a half-written one.
+pub fn create_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<bool, CoreError> {
+    write_temp_then(path, bytes, mode, false)
+}
+
+/// Writes `bytes` to a synced temporary file beside `path`, then moves it into place (replacing
+/// or not); returns whether it was moved.
+fn write_temp_then(path: &Path, bytes: &[u8], mode: u32, replace: bool) -> Result<bool, CoreError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -46,9 +59,18 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Cor
     tmp.as_file()
         .sync_all()
         .map_err(|e| CoreError::io("fsync", tmp.path().to_path_buf(), e))?;
-    tmp.persist(path)
-        .map_err(|e| CoreError::io("rename a temporary file onto", path, e.error))?;
-    sync_dir(dir)
+    if replace {
+        tmp.persist(path)
+            .map_err(|e| CoreError::io("rename a temporary file onto", path, e.error))?;
+    } else {
+        match tmp.persist_noclobber(path) {
+            Ok(_) => {}
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
+            Err(e) => return Err(CoreError::io("link a temporary file to", path, e.error)),
+        }
+    }
+    sync_dir(dir)?;
+    Ok(true)
 }
 
 /// Serialises `value` as pretty JSON with a final newline and writes it atomically.

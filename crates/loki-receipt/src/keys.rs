@@ -5,9 +5,14 @@
 //! ```text
 //! $LOKI_HOME/keys/                         0700
 //!   receipt-ed25519.pem                    0600  PKCS#8 v1 PEM ("-----BEGIN PRIVATE KEY-----")
+//!   receipt-ed25519.pub.pem                      SPKI PEM public half (what verification reads)
 //!   receipt-ed25519.json                         {"created": <RFC 3339>, "keyid": <64 hex>}
 //!   retired/<keyid>.pub.pem                      SPKI PEM public keys of rotated-out keys
 //! ```
+//!
+//! The first key is created without ever replacing one (linked into place, not renamed): of two
+//! processes creating it at once, the second loads the first's key, so no receipt is signed by a
+//! key that is then overwritten. Signing rewrites the public half when it is missing or stale.
 //!
 //! The private key is written as PKCS#8 **v1** (48 bytes of DER, no embedded public key) because
 //! OpenSSL before 3.5 cannot read the v2 form that ed25519-dalek writes by default; v1 is also what
@@ -28,7 +33,9 @@
 //!
 //! # Trust
 //!
-//! A receipt is trusted when signed by the current key (its public half), a retired key
+//! A receipt is trusted when signed by the current key (its public half, read from
+//! `receipt-ed25519.pub.pem` so that verifying never needs the private key: a key file others can
+//! read is refused for signing, yet the receipts it signed still verify), a retired key
 //! (`LOKI_RECEIPT_RETIRED_PUBKEYS`, comma-separated SPKI PEM files, plus `keys/retired/*.pub.pem`),
 //! or — with `--pubkey FILE` — only that key. The keyid is the lowercase hex SHA-256 of the public
 //! key's SPKI DER (44 bytes), stable across PEM formatting.
@@ -173,10 +180,20 @@ impl fmt::Debug for Signer {
 impl Signer {
     /// The signing key chosen by the rules in the module doc, creating the home key if none exists.
     pub fn load_or_create(home: &Path, env: &KeyEnv) -> Result<Signer, ReceiptError> {
-        if let Some(signer) = Signer::load(Some(home), env)? {
-            return Ok(signer);
+        let signer = match Signer::load(Some(home), env)? {
+            Some(signer) => signer,
+            None => create_home_key(home)?,
+        };
+        if signer.info.source == KeySource::Home {
+            // Verification reads this instead of the private key; keep it in step (an older
+            // home has none, a rotation interrupted before writing it has a stale one).
+            let pem = signer.export_public_pem()?;
+            let path = home_pubkey_path(home);
+            if fs::read_to_string(&path).ok().as_deref() != Some(pem.as_str()) {
+                write_atomic(&path, pem.as_bytes())?;
+            }
         }
-        write_new_home_key(home)
+        Ok(signer)
     }
 
     /// Like [`Signer::load_or_create`], but `Ok(None)` when no key exists yet. Never creates one.
@@ -384,6 +401,21 @@ fn prepare_keys_dir(home: &Path) -> Result<PathBuf, ReceiptError> {
     Ok(dir)
 }
 
+/// Creates the first home key. Two processes doing this at once both end up with the one that
+/// was linked into place first: the loser loads it instead of replacing it, so no receipt is
+/// ever signed by a key that is then overwritten.
+fn create_home_key(home: &Path) -> Result<Signer, ReceiptError> {
+    let dir = prepare_keys_dir(home)?;
+    let key = SigningKey::generate(&mut rand_core::OsRng);
+    let pem = private_key_pem_v1(&key)?;
+    let path = home_key_path(home);
+    if !loki_core::fs::create_atomic_mode(&path, pem.as_bytes(), PRIVATE_FILE_MODE)? {
+        return Signer::load(Some(home), &KeyEnv::default())?
+            .ok_or_else(|| ReceiptError::io("read", &path, std::io::ErrorKind::NotFound.into()));
+    }
+    finish_new_home_key(&dir, key, path)
+}
+
 /// Writes a fresh key (and its sidecar) to the home key path, replacing any key there.
 fn write_new_home_key(home: &Path) -> Result<Signer, ReceiptError> {
     let dir = prepare_keys_dir(home)?;
@@ -391,6 +423,15 @@ fn write_new_home_key(home: &Path) -> Result<Signer, ReceiptError> {
     let pem = private_key_pem_v1(&key)?;
     let path = home_key_path(home);
     write_atomic_mode(&path, pem.as_bytes(), PRIVATE_FILE_MODE)?;
+    finish_new_home_key(&dir, key, path)
+}
+
+/// The metadata and public-key sidecars of a key just written to `path`.
+fn finish_new_home_key(dir: &Path, key: SigningKey, path: PathBuf) -> Result<Signer, ReceiptError> {
+    write_atomic(
+        &dir.join(HOME_PUBKEY_FILE),
+        public_key_pem(&key.verifying_key())?.as_bytes(),
+    )?;
     let keyid = keyid_of(&key.verifying_key());
     let created = loki_core::time::now_rfc3339();
     let meta = KeyMeta {
@@ -492,6 +533,15 @@ impl TrustedKey {
     }
 }
 
+/// File name of the home key's public half, beside it (what verification reads).
+pub const HOME_PUBKEY_FILE: &str = "receipt-ed25519.pub.pem";
+
+/// `$LOKI_HOME/keys/receipt-ed25519.pub.pem`.
+#[must_use]
+pub fn home_pubkey_path(home: &Path) -> PathBuf {
+    keys_dir(home).join(HOME_PUBKEY_FILE)
+}
+
 /// The keys a verification accepts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustedKeys {
@@ -502,17 +552,37 @@ impl TrustedKeys {
     /// The current key (if one exists; never created here) and every retired key.
     pub fn local(home: Option<&Path>, env: &KeyEnv) -> Result<TrustedKeys, ReceiptError> {
         let mut keys = Vec::new();
-        if let Some(signer) = Signer::load(home, env)? {
-            let origin = signer
-                .info
-                .path
-                .as_ref()
-                .map_or_else(|| ENV_SIGNING_KEY.to_string(), |p| p.display().to_string());
+        // The home key's public half, so verifying never needs the private key: a private key
+        // others can read is refused for signing, but the receipts it signed still verify.
+        let home_key_in_use = env.signing_key.is_none() && env.signing_key_file.is_none();
+        let sidecar = home
+            .filter(|_| home_key_in_use)
+            .map(home_pubkey_path)
+            .filter(|p| p.is_file());
+        if let Some(path) = &sidecar {
             keys.push(TrustedKey::new(
-                signer.verifying_key(),
+                read_public_file(path)?,
                 SignerRole::Current,
-                origin,
+                path.display().to_string(),
             ));
+        }
+        match Signer::load(home, env) {
+            Ok(Some(signer)) => {
+                let origin = signer
+                    .info
+                    .path
+                    .as_ref()
+                    .map_or_else(|| ENV_SIGNING_KEY.to_string(), |p| p.display().to_string());
+                let key = signer.verifying_key();
+                if !keys.iter().any(|k| k.key == key) {
+                    keys.push(TrustedKey::new(key, SignerRole::Current, origin));
+                }
+            }
+            Ok(None) => {}
+            // The sidecar already names the current key; the private key's problem is the
+            // signer's to report.
+            Err(_) if sidecar.is_some() => {}
+            Err(e) => return Err(e),
         }
         for path in env.retired_files() {
             keys.push(TrustedKey::new(

@@ -173,3 +173,57 @@ fn rotation_keeps_old_receipts_verifiable() {
         ReceiptError::NoKeyToRotate { .. }
     ));
 }
+
+#[test]
+fn processes_creating_the_first_key_at_once_all_get_the_same_key() {
+    for _ in 0..5 {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().to_path_buf();
+        let start = std::sync::Barrier::new(8);
+        let keyids: Vec<String> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        start.wait();
+                        Signer::load_or_create(&home, &KeyEnv::default())
+                            .unwrap()
+                            .keyid()
+                            .to_string()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let on_disk = Signer::load(Some(&home), &KeyEnv::default())
+            .unwrap()
+            .unwrap()
+            .keyid()
+            .to_string();
+        assert!(keyids.iter().all(|k| *k == on_disk), "{keyids:?} vs {on_disk}");
+    }
+}
+
+#[test]
+fn verifying_reads_the_public_half_so_an_open_private_key_still_verifies() {
+    use loki_receipt::keys::home_pubkey_path;
+    let tmp = tempfile::tempdir().unwrap();
+    let signer = Signer::load_or_create(tmp.path(), &KeyEnv::default()).unwrap();
+    let pubkey = home_pubkey_path(tmp.path());
+    assert_eq!(fs::read_to_string(&pubkey).unwrap(), signer.export_public_pem().unwrap());
+    chmod(&home_key_path(tmp.path()), 0o644);
+    // Signing refuses the open key; verifying still knows which key is current.
+    assert!(Signer::load_or_create(tmp.path(), &KeyEnv::default()).is_err());
+    let trusted = loki_receipt::TrustedKeys::local(Some(tmp.path()), &KeyEnv::default()).unwrap();
+    let current: Vec<&str> = trusted
+        .all()
+        .iter()
+        .filter(|k| k.role == SignerRole::Current)
+        .map(|k| k.keyid.as_str())
+        .collect();
+    assert_eq!(current, [signer.keyid()]);
+    // A home made before the sidecar existed gets it at the next signing.
+    chmod(&home_key_path(tmp.path()), 0o600);
+    fs::remove_file(&pubkey).unwrap();
+    Signer::load_or_create(tmp.path(), &KeyEnv::default()).unwrap();
+    assert_eq!(fs::read_to_string(&pubkey).unwrap(), signer.export_public_pem().unwrap());
+}
