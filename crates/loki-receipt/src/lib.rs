@@ -30,6 +30,7 @@
 
 pub mod builder;
 pub mod dsse;
+pub mod dupkeys;
 mod error;
 pub mod keys;
 pub mod markdown;

@@ -317,6 +317,15 @@ fn parse_step(ctx: &mut Ctx<'_>, loc: &Located) -> Result<(Value, Receipt), Stop
                     format!("cannot read {}: {e}", path.display()),
                 )
             })?;
+            if let Some(name) = crate::dupkeys::first_duplicate(&bytes) {
+                return Err(stop(
+                    VerifyVerdict::Tampered,
+                    format!(
+                        "{} names {name} twice in one object: JSON readers disagree on which counts, so the receipt cannot be trusted",
+                        path.display()
+                    ),
+                ));
+            }
             match serde_json::from_slice::<Value>(&bytes) {
                 Ok(v) => (v, path.display().to_string()),
                 Err(e) => {
@@ -330,6 +339,15 @@ fn parse_step(ctx: &mut Ctx<'_>, loc: &Located) -> Result<(Value, Receipt), Stop
         }
         (_, Some(env_path)) => {
             let (_, body) = ctx.envelope(env_path)?;
+            if let Some(name) = crate::dupkeys::first_duplicate(&body) {
+                return Err(stop(
+                    VerifyVerdict::Tampered,
+                    format!(
+                        "the payload of {} names {name} twice in one object",
+                        env_path.display()
+                    ),
+                ));
+            }
             let statement: Statement = serde_json::from_slice(&body).map_err(|e| {
                 stop(
                     VerifyVerdict::Tampered,

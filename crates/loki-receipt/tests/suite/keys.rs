@@ -199,7 +199,10 @@ fn processes_creating_the_first_key_at_once_all_get_the_same_key() {
             .unwrap()
             .keyid()
             .to_string();
-        assert!(keyids.iter().all(|k| *k == on_disk), "{keyids:?} vs {on_disk}");
+        assert!(
+            keyids.iter().all(|k| *k == on_disk),
+            "{keyids:?} vs {on_disk}"
+        );
     }
 }
 
@@ -209,7 +212,10 @@ fn verifying_reads_the_public_half_so_an_open_private_key_still_verifies() {
     let tmp = tempfile::tempdir().unwrap();
     let signer = Signer::load_or_create(tmp.path(), &KeyEnv::default()).unwrap();
     let pubkey = home_pubkey_path(tmp.path());
-    assert_eq!(fs::read_to_string(&pubkey).unwrap(), signer.export_public_pem().unwrap());
+    assert_eq!(
+        fs::read_to_string(&pubkey).unwrap(),
+        signer.export_public_pem().unwrap()
+    );
     chmod(&home_key_path(tmp.path()), 0o644);
     // Signing refuses the open key; verifying still knows which key is current.
     assert!(Signer::load_or_create(tmp.path(), &KeyEnv::default()).is_err());
@@ -225,5 +231,8 @@ fn verifying_reads_the_public_half_so_an_open_private_key_still_verifies() {
     chmod(&home_key_path(tmp.path()), 0o600);
     fs::remove_file(&pubkey).unwrap();
     Signer::load_or_create(tmp.path(), &KeyEnv::default()).unwrap();
-    assert_eq!(fs::read_to_string(&pubkey).unwrap(), signer.export_public_pem().unwrap());
+    assert_eq!(
+        fs::read_to_string(&pubkey).unwrap(),
+        signer.export_public_pem().unwrap()
+    );
 }

@@ -119,6 +119,20 @@ fn reordered_keys_still_verify() {
 }
 
 #[test]
+fn a_duplicate_name_is_tampered_even_when_hash_and_signature_check_out() {
+    let fx = sealed_run();
+    let text = fs::read_to_string(fx.receipt_path()).unwrap();
+    // A first-wins reader would see FAILED; serde (last wins) still sees the signed value, so
+    // the hash and the signature alone would not catch it.
+    let forged = text.replacen('{', "{\"verdict\": \"FAILED\", ", 1);
+    write(&fx.receipt_path(), &forged);
+    let report = fx.verify();
+    assert_verdict(&report, VerifyVerdict::Tampered);
+    let reason = report.reason.unwrap();
+    assert!(reason.contains("names $.verdict twice"), "{reason}");
+}
+
+#[test]
 fn non_ascii_text_in_fields_verifies() {
     let mut facts = verified_facts(RUN);
     facts.task.reference = Some("修正: «ñandú» ✓ 😂 \u{2028} \"quoted\" \\ tab\t".to_string());
