@@ -280,19 +280,39 @@ pub(crate) fn error_message(body: &str) -> String {
         .unwrap_or_else(|| body.trim().to_string())
 }
 
-/// The server's requested wait: `retry-after-ms`, else `Retry-After` in (decimal) seconds, capped.
-/// The HTTP-date form is not honoured (no model API sends it); the normal backoff applies then.
+/// The server's requested wait: `retry-after-ms`, else `Retry-After` in (decimal) seconds or as
+/// an HTTP-date (RFC 9110 IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`; a date in the past is no
+/// wait), capped.
 fn retry_after(headers: &reqwest::header::HeaderMap, cap: Duration) -> Option<Duration> {
+    retry_after_at(headers, cap, chrono::Utc::now())
+}
+
+/// [`retry_after`] as of `now` (pure, for tests).
+fn retry_after_at(
+    headers: &reqwest::header::HeaderMap,
+    cap: Duration,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let seconds = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| Duration::from_secs_f64(s.min(cap.as_secs_f64())))
+    };
+    let date = |v: &str| {
+        let at = chrono::DateTime::parse_from_rfc2822(v.trim()).ok()?;
+        Some(
+            (at.with_timezone(&chrono::Utc) - now)
+                .to_std()
+                .unwrap_or(Duration::ZERO),
+        )
+    };
     let wait = get("retry-after-ms")
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(Duration::from_millis)
-        .or_else(|| {
-            get("retry-after")
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(|s| Duration::from_secs_f64(s.min(cap.as_secs_f64())))
-        })?;
+        .or_else(|| get("retry-after").and_then(|v| seconds(v).or_else(|| date(v))))?;
     Some(wait.min(cap))
 }
 
@@ -378,6 +398,44 @@ mod tests {
         assert_eq!(
             retry_after(&h, Duration::from_secs(60)),
             Some(Duration::from_millis(250))
+        );
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-29T08:49:30Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let mut h = reqwest::header::HeaderMap::new();
+        let cap = Duration::from_secs(60);
+        h.insert(
+            "retry-after",
+            "Sun, 29 Nov 2026 08:49:37 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after_at(&h, cap, now), Some(Duration::from_secs(7)));
+        h.insert(
+            "retry-after",
+            "Sun, 29 Nov 2026 08:40:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(
+            retry_after_at(&h, cap, now),
+            Some(Duration::ZERO),
+            "past: no wait"
+        );
+        h.insert(
+            "retry-after",
+            "Mon, 30 Nov 2026 08:49:30 GMT".parse().unwrap(),
+        );
+        assert_eq!(
+            retry_after_at(&h, cap, now),
+            Some(cap),
+            "a day away: capped"
+        );
+        h.insert("retry-after", "soon".parse().unwrap());
+        assert_eq!(
+            retry_after_at(&h, cap, now),
+            None,
+            "unreadable: normal backoff"
         );
     }
 

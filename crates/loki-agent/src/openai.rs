@@ -4,9 +4,10 @@
 //! Request: `model`, `messages` (system first; assistant `tool_calls` with `arguments` as a JSON
 //! *string*; each result a `tool` message with its `tool_call_id`), `tools` as
 //! `{"type":"function","function":{name, description, parameters}}`, `tool_choice: "auto"`,
-//! and when streaming `stream_options.include_usage` so the last chunk carries usage. No output
-//! limit is sent: servers disagree on its name (`max_tokens` vs `max_completion_tokens`) and
-//! each model's default is its maximum.
+//! and when streaming `stream_options.include_usage` so the last chunk carries usage. The output
+//! limit goes by the name the server understands ([`limit_field_for`]): `max_completion_tokens`
+//! on api.openai.com (its reasoning models refuse `max_tokens`), `max_tokens` elsewhere (Ollama,
+//! vLLM, LiteLLM and OpenRouter take it; not all of them know the newer name).
 //!
 //! Reply: a JSON `chat.completion`, or SSE `chat.completion.chunk`s ending in `data: [DONE]`;
 //! tool-call fragments are joined by `index`. Arguments that are not valid JSON are kept as text
@@ -37,6 +38,7 @@ pub struct OpenAi {
     model: String,
     opts: HttpOptions,
     client: reqwest::Client,
+    limit_field: &'static str,
 }
 
 impl OpenAi {
@@ -49,11 +51,13 @@ impl OpenAi {
             model: model.to_string(),
             client: http::client(&opts),
             opts,
+            limit_field: limit_field_for(base_url),
         }
     }
 
     async fn call(&self, req: &Request) -> Result<Response, AgentError> {
-        let body = request_body(&self.model, req, self.opts.stream);
+        let mut body = request_body(&self.model, req, self.opts.stream);
+        body[self.limit_field] = json!(req.max_output_tokens);
         let mut headers = Vec::new();
         if !self.api_key.is_empty() {
             headers.push(("authorization", format!("Bearer {}", self.api_key)));
@@ -87,6 +91,22 @@ impl Provider for OpenAi {
 
     fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>> {
         Box::pin(self.call(req))
+    }
+}
+
+/// The request field that limits output tokens on the server at `base_url`.
+#[must_use]
+pub fn limit_field_for(base_url: &str) -> &'static str {
+    let host = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest)
+        .split(['/', ':'])
+        .next()
+        .unwrap_or_default();
+    if host.eq_ignore_ascii_case("api.openai.com") {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
     }
 }
 
@@ -368,6 +388,15 @@ mod tests {
             tools: vec![],
             max_output_tokens: 10,
         };
+        assert_eq!(
+            limit_field_for("https://api.openai.com/v1"),
+            "max_completion_tokens"
+        );
+        assert_eq!(limit_field_for("http://localhost:11434/v1"), "max_tokens");
+        assert_eq!(
+            limit_field_for("https://openrouter.ai/api/v1"),
+            "max_tokens"
+        );
         let b = request_body("m", &req, false);
         assert_eq!(
             b["messages"][2]["tool_calls"][0]["function"]["arguments"],

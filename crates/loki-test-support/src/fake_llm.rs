@@ -635,6 +635,13 @@ pub fn validate_openai(
             expect.model, body["model"]
         ));
     }
+    // The fake stands for a local server (Ollama, vLLM): the output limit is `max_tokens`.
+    if body.get("max_completion_tokens").is_some() {
+        return Err("this server takes max_tokens, not max_completion_tokens".into());
+    }
+    if body["max_tokens"].as_u64().unwrap_or(0) == 0 {
+        return Err("max_tokens must be a positive integer".into());
+    }
     if body["stream"] == true && body["stream_options"]["include_usage"] != true {
         return Err("a streamed request must set stream_options.include_usage".into());
     }
