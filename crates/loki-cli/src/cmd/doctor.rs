@@ -139,10 +139,30 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
     ));
     v.push(tool("go", &["version"], "go", "needed for Go repositories"));
     v.push(agent_clis());
+    v.push(confinement());
     v.extend(api_keys(ctx));
     v.push(provider(ctx));
     v.extend(home(ctx));
     v
+}
+
+/// Whether the agent's commands can be confined (Landlock), or only fenced by environment.
+fn confinement() -> Check {
+    if loki_core::confine::available() {
+        check(
+            Status::Pass,
+            "isolation",
+            "Landlock: agent commands cannot open loki's keys or your credentials, or write outside the worktree",
+            None,
+        )
+    } else {
+        check(
+            Status::Warn,
+            "isolation",
+            "Landlock is not available: agent commands get a scrubbed environment and a private HOME, but could open files by absolute path (receipts say so)",
+            Some("Linux 5.13 or newer with Landlock enabled (lsm=landlock)"),
+        )
+    }
 }
 
 /// Runs `program args` through the process runner (closed stdin, own group, timeout, scrubbed
