@@ -69,8 +69,9 @@ pub fn run(
         None,
         json!({"session": spec.label, "time_left_s": spec.time_left.as_secs()}),
     )?;
+    // IO as well as time: the HTTP providers' client needs the reactor.
     let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
+        .enable_all()
         .build()
         .map_err(EngineError::Runtime)?;
     let started = Instant::now();

@@ -11,7 +11,7 @@
 
 mod ask;
 mod build;
-mod build_cli_agent;
+mod build_backends;
 mod build_flags;
 mod cli;
 mod config;
