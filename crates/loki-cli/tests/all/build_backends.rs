@@ -141,7 +141,8 @@ async fn build_through(api: Api, provider: &str, model: &str, key_var: &str, url
     fake.assert_clean();
     assert_eq!(fake.requests().len(), 4);
     let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{v:#}");
     assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
     assert!(
