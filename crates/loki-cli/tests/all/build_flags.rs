@@ -330,3 +330,84 @@ fn a_terminal_gets_one_live_line_that_is_erased_before_the_summary() {
     );
     assert!(summary.starts_with("    VERIFIED"), "{summary:?}");
 }
+
+#[test]
+fn run_task_reads_the_task_from_a_file_and_names_it_in_the_receipt() {
+    let sb = Sandbox::new();
+    let repo = bug_repo(&[""]);
+    let tmp = tempfile::tempdir().unwrap();
+    let script = script(
+        tmp.path(),
+        wall_session("loki_wall_add_test.py"),
+        &[fix("calc.py")],
+    );
+    let task = tmp.path().join("task.md");
+    std::fs::write(&task, format!("# Fix add\n\n{TASK}\n")).unwrap();
+    sandboxed(&sb, repo.path())
+        .args(["run-task", "--provider", "scripted", "--script"])
+        .arg(&script)
+        .arg("--file")
+        .arg(&task)
+        .assert()
+        .code(0);
+    let r = latest_receipt(repo.path());
+    assert_eq!(r["verdict"], "VERIFIED", "{r:#}");
+    assert_eq!(r["task"]["source"], format!("file:{}", task.display()));
+    // The commit is titled by the file's first line.
+    let branch = format!("loki/{}", r["run_id"].as_str().unwrap());
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s", &branch]).trim(),
+        "loki: # Fix add"
+    );
+    // A task file that cannot be read is a usage error that names it; no run is recorded.
+    let out = sandboxed(&sb, repo.path())
+        .args([
+            "run-task",
+            "--provider",
+            "scripted",
+            "--file",
+            "/nonexistent/task.md",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/task.md"));
+    assert_eq!(
+        std::fs::read_dir(repo.path().join(".loki/runs"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn quick_skips_plan_and_wall_and_still_verifies_with_the_tests() {
+    let sb = Sandbox::new();
+    let repo = bug_repo(&[""]);
+    let tmp = tempfile::tempdir().unwrap();
+    let s = json!({"sessions": [{"name": "implement", "turns": [fix("calc.py"), done()]}]});
+    let script = tmp.path().join("quick.json");
+    std::fs::write(&script, s.to_string()).unwrap();
+    sandboxed(&sb, repo.path())
+        .args(["quick", TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .assert()
+        .code(0);
+    let r = latest_receipt(repo.path());
+    assert_eq!(r["verdict"], "VERIFIED", "{r:#}");
+    assert!(r["wall"]["files"].as_array().unwrap().is_empty(), "{r:#}");
+    let events = std::fs::read_to_string(
+        repo.path()
+            .join(".loki/runs")
+            .join(r["run_id"].as_str().unwrap())
+            .join("events.jsonl"),
+    )
+    .unwrap();
+    for stage in ["plan", "wall", "gate"] {
+        assert!(
+            events.contains(&format!(r#""stage":"{stage}","ts""#))
+                && events.contains("quick run: no plan, no wall"),
+            "{stage} skipped: {events}"
+        );
+    }
+}
