@@ -411,3 +411,50 @@ fn quick_skips_plan_and_wall_and_still_verifies_with_the_tests() {
         );
     }
 }
+
+#[test]
+fn status_follows_a_live_run_and_then_shows_its_verdict() {
+    let sb = Sandbox::new();
+    let repo = bug_repo(&[""]);
+    let tmp = tempfile::tempdir().unwrap();
+    let slow = call("run", &json!({"command": "sleep 4"}));
+    let script = script(
+        tmp.path(),
+        wall_session("loki_wall_add_test.py"),
+        &[slow, fix("calc.py")],
+    );
+    let mut run = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut run)
+        .current_dir(repo.path())
+        .args([TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = run.spawn().unwrap();
+    let status = || -> Value {
+        let out = sandboxed(&sb, repo.path())
+            .args(["status", "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let live = loop {
+        let v = status();
+        if v["stage"] == "implement" {
+            break v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never saw implement: {v:#}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(live["status"], "running", "{live:#}");
+    assert_eq!(live["outcome"], Value::Null, "{live:#}");
+    assert!(child.wait().unwrap().success());
+    let done = status();
+    assert_eq!(done["status"], "completed", "{done:#}");
+    assert_eq!(done["outcome"], "VERIFIED", "{done:#}");
+    assert!(done["elapsed_s"].as_f64().unwrap() >= 4.0, "{done:#}");
+}
