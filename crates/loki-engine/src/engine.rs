@@ -437,7 +437,7 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         let after = s
             .intake
             .as_ref()
-            .map(|i| loki_git::Git::new(&i.worktree).snapshot_worktree())
+            .map(|i| loki_git::Git::new(&i.worktree).snapshot_worktree_cached())
             .transpose()?;
         if after.as_deref() == Some(before.as_str()) {
             s.notes.push(format!("fix round {round} changed nothing"));
@@ -534,7 +534,7 @@ fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         wrapper: s.wrapper.clone(),
     };
     let git = loki_git::Git::new(&i.worktree);
-    let before = git.snapshot_worktree()?;
+    let before = git.snapshot_worktree_cached()?;
     let mut base = loki_receipt::schema::BaseRun::default();
     for f in &s.wall.files {
         let r = loki_checks::run_check(&f.check, &opts)?;

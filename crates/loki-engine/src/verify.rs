@@ -208,7 +208,7 @@ pub fn changed_paths(
     wall: &Wall,
 ) -> Result<(String, Vec<String>), EngineError> {
     let git = Git::new(worktree);
-    let tree = git.snapshot_worktree()?;
+    let tree = git.snapshot_worktree_cached()?;
     let changed = git
         .changes(base, &tree)?
         .into_iter()

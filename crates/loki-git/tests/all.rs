@@ -302,3 +302,76 @@ fn reset_to_tree_undoes_what_happened_since_a_snapshot() {
     assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
     assert!(g.reset_to_tree(&judged).unwrap().is_empty());
 }
+
+#[test]
+fn the_snapshot_sees_edits_that_index_bits_or_config_try_to_hide() {
+    let (r, _, head) = repo_with_history();
+    let g = Git::new(r.path());
+    let clean = g.snapshot_worktree().unwrap();
+    assert_eq!(clean, g.tree_of(&head).unwrap());
+    // What a cheating tool could do to the checkout's own index and config.
+    r.git(&["update-index", "--assume-unchanged", "src/lib.rs"]);
+    r.git(&["update-index", "--skip-worktree", "new.txt"]);
+    r.git(&["config", "core.ignoreStat", "true"]);
+    r.write("src/lib.rs", "fn a() {}\nfn b() { unimplemented!() }\n");
+    r.write("new.txt", "n2\n");
+    assert_eq!(
+        r.git(&["status", "--porcelain"]).trim(),
+        "",
+        "git itself is fooled"
+    );
+    let snap = g.snapshot_worktree_cached().unwrap();
+    assert_eq!(g.snapshot_worktree().unwrap(), snap, "both snapshots agree");
+    let mut changed: Vec<String> = g
+        .changes(&clean, &snap)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
+    changed.sort();
+    assert_eq!(changed, ["new.txt", "src/lib.rs"]);
+    // The checkout's index keeps its bits: the snapshot worked on a copy.
+    assert!(r.git(&["ls-files", "-v", "src/lib.rs"]).starts_with('h'));
+}
+
+#[test]
+fn a_same_size_edit_with_its_mtime_set_back_is_still_seen() {
+    let (r, _, head) = repo_with_history();
+    let g = Git::new(r.path());
+    r.git(&["config", "core.trustctime", "false"]);
+    r.git(&["config", "core.checkStat", "minimal"]);
+    let path = r.path().join("src/lib.rs");
+    let set_mtime = |t: std::time::SystemTime| {
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    };
+    // A clean entry the index trusts by its stat (an old mtime: not "racily clean").
+    let before = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    set_mtime(before);
+    r.git(&["update-index", "--refresh"]);
+    // Past the file system's timestamp tick, so the edit's change time differs.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("fn b()", "fn x()")).unwrap();
+    set_mtime(before);
+    assert_eq!(
+        r.git(&["status", "--porcelain"]).trim(),
+        "",
+        "git itself is fooled"
+    );
+    let snap = g.snapshot_worktree_cached().unwrap();
+    assert_eq!(g.snapshot_worktree().unwrap(), snap, "both snapshots agree");
+    assert_ne!(
+        snap,
+        g.tree_of(&head).unwrap(),
+        "the edit is in the snapshot"
+    );
+    assert_eq!(
+        g.show_file(&snap, "src/lib.rs").unwrap().unwrap(),
+        text.replace("fn b()", "fn x()").as_bytes()
+    );
+}
