@@ -680,26 +680,57 @@ fn recorded_ctimes(out: &[u8]) -> Vec<(String, (i64, i64))> {
     while let Some(nul) = rest.iter().position(|&b| b == 0) {
         let path = String::from_utf8_lossy(&rest[..nul]).into_owned();
         rest = &rest[nul + 1..];
-        // The stat block: lines starting with two spaces, up to the next path.
+        // The stat block ends with its `size:` line (a path may itself start with spaces).
         let mut ctime = None;
-        while rest.starts_with(b"  ") {
+        while !rest.is_empty() {
             let end = rest
                 .iter()
                 .position(|&b| b == b'\n')
                 .map_or(rest.len(), |i| i + 1);
-            let line = String::from_utf8_lossy(&rest[..end]);
-            if let Some(v) = line.trim().strip_prefix("ctime: ")
+            let line = String::from_utf8_lossy(&rest[..end]).trim().to_string();
+            rest = &rest[end..];
+            if let Some(v) = line.strip_prefix("ctime: ")
                 && let Some((sec, nsec)) = v.split_once(':')
             {
                 ctime = sec.parse().ok().zip(nsec.trim().parse().ok());
             }
-            rest = &rest[end..];
+            if line.starts_with("size:") {
+                break;
+            }
         }
         if let Some(c) = ctime {
             entries.push((path, c));
         }
     }
     entries
+}
+
+#[cfg(test)]
+mod debug_parse_tests {
+    use super::recorded_ctimes;
+
+    #[test]
+    fn ctimes_are_read_per_entry_even_for_odd_paths() {
+        let block = |ns: &str| {
+            format!(
+                "  ctime: 1795980482:{ns}\n  mtime: 1600000000:0\n  dev: 1\tino: 2\n  uid: 0\tgid: 0\n  size: 20\tflags: 0\n"
+            )
+        };
+        let out = format!(
+            "a.rs\0{}  starts with spaces\0{}line\nbreak\0{}",
+            block("1"),
+            block("2"),
+            block("3")
+        );
+        assert_eq!(
+            recorded_ctimes(out.as_bytes()),
+            [
+                ("a.rs".to_string(), (1_795_980_482, 1)),
+                ("  starts with spaces".to_string(), (1_795_980_482, 2)),
+                ("line\nbreak".to_string(), (1_795_980_482, 3)),
+            ]
+        );
+    }
 }
 
 /// A file's change time as git records it (seconds, nanoseconds), without following symlinks.
