@@ -705,34 +705,6 @@ fn recorded_ctimes(out: &[u8]) -> Vec<(String, (i64, i64))> {
     entries
 }
 
-#[cfg(test)]
-mod debug_parse_tests {
-    use super::recorded_ctimes;
-
-    #[test]
-    fn ctimes_are_read_per_entry_even_for_odd_paths() {
-        let block = |ns: &str| {
-            format!(
-                "  ctime: 1795980482:{ns}\n  mtime: 1600000000:0\n  dev: 1\tino: 2\n  uid: 0\tgid: 0\n  size: 20\tflags: 0\n"
-            )
-        };
-        let out = format!(
-            "a.rs\0{}  starts with spaces\0{}line\nbreak\0{}",
-            block("1"),
-            block("2"),
-            block("3")
-        );
-        assert_eq!(
-            recorded_ctimes(out.as_bytes()),
-            [
-                ("a.rs".to_string(), (1_795_980_482, 1)),
-                ("  starts with spaces".to_string(), (1_795_980_482, 2)),
-                ("line\nbreak".to_string(), (1_795_980_482, 3)),
-            ]
-        );
-    }
-}
-
 /// A file's change time as git records it (seconds, nanoseconds), without following symlinks.
 fn file_ctime(path: &Path) -> Option<(i64, i64)> {
     use std::os::unix::fs::MetadataExt as _;
@@ -785,5 +757,33 @@ impl TempFile {
 
     fn path(&self) -> PathBuf {
         self.dir.path().join(self.name)
+    }
+}
+
+#[cfg(test)]
+mod debug_parse_tests {
+    use super::recorded_ctimes;
+
+    #[test]
+    fn ctimes_are_read_per_entry_even_for_odd_paths() {
+        let block = |ns: &str| {
+            format!(
+                "  ctime: 1795980482:{ns}\n  mtime: 1600000000:0\n  dev: 1\tino: 2\n  uid: 0\tgid: 0\n  size: 20\tflags: 0\n"
+            )
+        };
+        let out = format!(
+            "a.rs\0{}  starts with spaces\0{}line\nbreak\0{}",
+            block("1"),
+            block("2"),
+            block("3")
+        );
+        assert_eq!(
+            recorded_ctimes(out.as_bytes()),
+            [
+                ("a.rs".to_string(), (1_795_980_482, 1)),
+                ("  starts with spaces".to_string(), (1_795_980_482, 2)),
+                ("line\nbreak".to_string(), (1_795_980_482, 3)),
+            ]
+        );
     }
 }
