@@ -349,7 +349,7 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             worktree: i.worktree.clone(),
         });
         let detail = format!(
-            "base {} · {} files ({}) · {} check(s) · {} test file(s)",
+            "base {} · {} files ({}) · {} check(s){} · {} test file(s)",
             &s.base[..s.base.len().min(12)],
             i.map.files.len(),
             match i.map_source {
@@ -359,6 +359,7 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
                 crate::repomap::MapSource::Built => "map built".to_string(),
             },
             i.tests.checks.len(),
+            if i.checks_cached { ", cached" } else { "" },
             i.tests.test_files.len()
         );
         s.wrapper = s.confinement(&i.fence, Some(&i.worktree));

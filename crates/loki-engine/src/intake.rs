@@ -6,8 +6,9 @@
 //!   has not committed would be silently left out.
 //! - [`run`]: records the base sha and tree, creates the worktree `.loki/worktrees/<run-id>` on the
 //!   new branch `loki/<run-id>` at the base, the agent's [`Fence`], the [`RepoMap`] (cached by tree
-//!   in `$LOKI_HOME/cache/repomap/`) and the test map ([`TestMap`]: the checks of each package and
-//!   the test files). The user's checkout is never written.
+//!   in `$LOKI_HOME/cache/repomap/`) and the test map ([`TestMap`]: the checks of each package,
+//!   cached by tree and machine facts in `$LOKI_HOME/cache/testmap/`, and the test files). The
+//!   user's checkout is never written.
 //! - Environments: a worktree holds only tracked files, so the user's virtualenv (ignored by git)
 //!   is not in it; the checks use the checkout's instead
 //!   ([`loki_checks::detect::use_checkout_envs`]), and nothing is added to the worktree.
@@ -49,6 +50,8 @@ pub struct Intake {
     pub map: RepoMap,
     /// Whether the map came from the cache, an earlier tree's map, or scratch.
     pub map_source: MapSource,
+    /// Whether the test map's checks came from the cache.
+    pub checks_cached: bool,
     pub tests: TestMap,
     pub fence: Fence,
     /// Holds the agent's private home and git directory; removed when the run ends.
@@ -92,6 +95,50 @@ fn git_common_dir(root: &Path) -> PathBuf {
     }
 }
 
+/// Schema tag of a cached test map; bump it when [`Check`] or detection changes.
+const TESTMAP_SCHEMA: &str = "loki.testmap/1";
+
+/// A cached test map: the checks detected for one tree, with the machine facts they depend on.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct CachedChecks {
+    schema: String,
+    tree: String,
+    /// What detection probed on this machine (`nextest=true`): a new tool means a new map.
+    machine: String,
+    checks: Vec<Check>,
+}
+
+/// The checks of `tree` checked out at `worktree`: from `<cache>/testmap/<tree>.json` when the
+/// tree and the machine facts match (rebased onto this worktree), else detected and stored.
+fn load_or_detect(
+    cache_dir: &Path,
+    worktree: &Path,
+    tree: &str,
+) -> Result<(Vec<Check>, bool), EngineError> {
+    let machine = format!("nextest={}", which::which("cargo-nextest").is_ok());
+    let file = cache_dir.join("testmap").join(format!("{tree}.json"));
+    if let Ok(text) = std::fs::read_to_string(&file)
+        && let Ok(c) = serde_json::from_str::<CachedChecks>(&text)
+        && c.schema == TESTMAP_SCHEMA
+        && c.tree == tree
+        && c.machine == machine
+    {
+        return Ok((c.checks.iter().map(|k| k.at_root(worktree)).collect(), true));
+    }
+    let checks = loki_checks::detect(worktree)?;
+    let cached = CachedChecks {
+        schema: TESTMAP_SCHEMA.into(),
+        tree: tree.into(),
+        machine,
+        checks: checks.clone(),
+    };
+    // A cache that cannot be written costs time next run, not correctness.
+    if let Ok(bytes) = serde_json::to_vec(&cached) {
+        crate::write_file(&file, &bytes)?;
+    }
+    Ok((checks, false))
+}
+
 /// Runs intake for run `run` from `base` (see the module doc).
 pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Intake, EngineError> {
     let git = Git::new(&repo.root);
@@ -117,7 +164,7 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
     let files = Git::new(&worktree).ls_tree_blobs(base)?;
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let (map, map_source) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &files)?;
-    let mut checks = loki_checks::detect(&worktree)?;
+    let (mut checks, checks_cached) = load_or_detect(cache_dir, &worktree, &base_tree)?;
     loki_checks::detect::use_checkout_envs(&mut checks, &repo.root);
     let test_files = paths
         .iter()
@@ -132,6 +179,7 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         worktree,
         map,
         map_source,
+        checks_cached,
         tests: TestMap { checks, test_files },
         fence,
         private,
