@@ -377,7 +377,9 @@ impl Git {
     /// A tree id for the working tree as it is now, untracked files included (ignored files not),
     /// built in a temporary index so the user's index is untouched. Every file is read: nothing
     /// a process with access to the checkout's `.git` could have done to its index can hide an
-    /// edit from this one (the seal uses it on the user's own checkout).
+    /// edit from this one (the seal uses it on the user's own checkout), and files hidden only by
+    /// `.git/info/exclude` or the global excludes file are included
+    /// ([`Git::add_locally_hidden`]).
     pub fn snapshot_worktree(&self) -> Result<String, GitError> {
         self.snapshot(false)
     }
@@ -460,8 +462,44 @@ impl Git {
             self.run_spec(&with_index(&["read-tree", "HEAD"]))?;
         }
         self.run_spec(&with_index(&["add", "-A", "--", "."]))?;
+        if !seed {
+            self.add_locally_hidden(&with_index)?;
+        }
         let tree = self.run_spec(&with_index(&["write-tree"]))?;
         Ok(String::from_utf8_lossy(&tree).trim().to_string())
+    }
+
+    /// Adds the untracked files that only `.git/info/exclude` or the user's global excludes file
+    /// hide: both live outside the tree, so a change to them is in no diff, yet a test runner
+    /// still loads a `conftest.py` they hide. Only the repository's own `.gitignore` files
+    /// decide what a full snapshot leaves out. Directories that hold dependencies, builds or
+    /// caches (and `.loki/`) stay out, and at most [`MAX_HIDDEN_FILES`] files are added, so a
+    /// `node_modules` listed only in the global excludes cannot blow the snapshot up.
+    fn add_locally_hidden(&self, with_index: &dyn Fn(&[&str]) -> Spec) -> Result<(), GitError> {
+        let listed = self.run_spec(&with_index(&[
+            "ls-files",
+            "--others",
+            "-z",
+            "--exclude-per-directory=.gitignore",
+            "--",
+            ".",
+        ]))?;
+        let hidden: Vec<String> = listed
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .filter(|p| {
+                !p.split('/')
+                    .any(|part| BULK_DIRS.contains(&part) || part == ".loki")
+            })
+            .take(MAX_HIDDEN_FILES)
+            .collect();
+        for chunk in hidden.chunks(256) {
+            let mut args = vec!["add", "-f", "--"];
+            args.extend(chunk.iter().map(String::as_str));
+            self.run_spec(&with_index(&args))?;
+        }
+        Ok(())
     }
 
     /// This checkout's index file, when it has one.
@@ -712,6 +750,28 @@ fn file_ctime(path: &Path) -> Option<(i64, i64)> {
     // git stores 32-bit seconds; compare the same way.
     Some((meta.ctime() & 0xffff_ffff, meta.ctime_nsec()))
 }
+
+/// Directory names whose contents a full snapshot never adds when only local excludes hide them:
+/// dependencies, builds and caches, large and not the change.
+const BULK_DIRS: &[&str] = &[
+    "node_modules",
+    ".venv",
+    "venv",
+    "target",
+    "dist",
+    "build",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".tox",
+    ".gradle",
+    ".idea",
+    ".vscode",
+    ".git",
+];
+/// Locally hidden files a full snapshot adds at most.
+const MAX_HIDDEN_FILES: usize = 2_000;
 
 /// Copies an index file keeping its modification time: git treats an entry whose file changed
 /// in the same clock tick as the index was written as "racily clean" and re-reads it, judging by

@@ -375,3 +375,45 @@ fn a_same_size_edit_with_its_mtime_set_back_is_still_seen() {
         text.replace("fn b()", "fn x()").as_bytes()
     );
 }
+
+#[test]
+fn the_full_snapshot_includes_files_hidden_only_by_local_excludes() {
+    let (r, _, head) = repo_with_history();
+    let g = Git::new(r.path());
+    let global = r.path().join("../global-excludes");
+    std::fs::write(&global, "node_modules/\n*.log\n").unwrap();
+    r.git(&["config", "core.excludesFile", global.to_str().unwrap()]);
+    std::fs::write(
+        r.path().join(".git/info/exclude"),
+        "conftest.py\nhidden/\n.loki\n",
+    )
+    .unwrap();
+    r.write(".gitignore", "ignored-by-the-repo.txt\n");
+    r.git(&["add", ".gitignore"]);
+    r.git(&["commit", "-qm", "gitignore"]);
+    // What a cheating agent plants and hides outside the tree, next to what is rightly ignored.
+    r.write("conftest.py", "import pytest\n");
+    r.write("hidden/plugin.py", "x = 1\n");
+    r.write("debug.log", "log\n");
+    r.write("node_modules/dep/index.js", "module.exports = 1;\n");
+    r.write(".loki/runs/x/run.json", "{}\n");
+    r.write("ignored-by-the-repo.txt", "x\n");
+    let full = g.ls_tree(&g.snapshot_worktree().unwrap()).unwrap();
+    for shown in ["conftest.py", "hidden/plugin.py", "debug.log"] {
+        assert!(full.contains(&shown.to_string()), "{shown}: {full:?}");
+    }
+    for left_out in [
+        "node_modules/dep/index.js",
+        ".loki/runs/x/run.json",
+        "ignored-by-the-repo.txt",
+    ] {
+        assert!(
+            !full.contains(&left_out.to_string()),
+            "{left_out}: {full:?}"
+        );
+    }
+    // Loki's own worktrees keep the user's excludes (their snapshots become commits).
+    let cached = g.ls_tree(&g.snapshot_worktree_cached().unwrap()).unwrap();
+    assert!(!cached.contains(&"conftest.py".to_string()), "{cached:?}");
+    let _ = head;
+}

@@ -255,3 +255,26 @@ fn seal_check_compares_the_working_tree_with_a_revision() {
         .code(1)
         .stdout(predicate::str::contains("FINDING").and(predicate::str::contains("weakened_test")));
 }
+
+#[test]
+fn seal_check_sees_a_conftest_hidden_by_the_local_exclude_file() {
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    // A cheat git itself would not show: the file is hidden by `.git/info/exclude`, which is in
+    // no diff, yet pytest loads it and every failure becomes a pass.
+    std::fs::write(repo.path().join(".git/info/exclude"), "conftest.py\n").unwrap();
+    std::fs::write(
+        repo.path().join("conftest.py"),
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    rep = outcome.get_result()\n    rep.outcome = \"passed\"\n",
+    )
+    .unwrap();
+    assert_eq!(repo.git(&["status", "--porcelain"]).trim(), "");
+    sandboxed(&sb, repo.path())
+        .args(["seal", "check", "--base", "HEAD"])
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("outcome_rewrite")
+                .and(predicate::str::contains("conftest.py")),
+        );
+}
