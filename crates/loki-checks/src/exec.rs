@@ -59,6 +59,21 @@ pub enum CheckStatus {
     Timeout,
 }
 
+impl CheckStatus {
+    /// This status in a receipt's words.
+    #[must_use]
+    pub fn to_receipt(self) -> loki_receipt::schema::CheckResult {
+        use loki_receipt::schema::CheckResult as R;
+        match self {
+            CheckStatus::Pass => R::Passed,
+            CheckStatus::Fail => R::Failed,
+            CheckStatus::NotRun => R::NotRun,
+            CheckStatus::Flaky => R::Flaky,
+            CheckStatus::Timeout => R::TimedOut,
+        }
+    }
+}
+
 /// The facts of one check, as the receipt and the baseline need them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
@@ -94,18 +109,11 @@ impl CheckResult {
     /// This result as a receipt records it; `kind` is its role there (`tests`, `wall`, …).
     #[must_use]
     pub fn to_receipt(&self, kind: &str) -> loki_receipt::schema::Check {
-        use loki_receipt::schema::CheckResult as R;
         loki_receipt::schema::Check {
             name: self.name.clone(),
             kind: kind.to_string(),
             cmd: self.cmd.clone(),
-            result: match self.result {
-                CheckStatus::Pass => R::Passed,
-                CheckStatus::Fail => R::Failed,
-                CheckStatus::NotRun => R::NotRun,
-                CheckStatus::Flaky => R::Flaky,
-                CheckStatus::Timeout => R::TimedOut,
-            },
+            result: self.result.to_receipt(),
             executed: self.executed,
             passed: self.passed,
             failed: self.failed,

@@ -161,6 +161,13 @@ impl Git {
                 stderr: out.stderr.tail_text(STDERR_TAIL).trim().to_string(),
             });
         }
+        // A cut-off listing or patch would be read as a smaller change: refuse it instead.
+        if out.output.is_truncated() {
+            return Err(GitError::Parse {
+                command,
+                detail: format!("the output is larger than {GIT_OUTPUT_CAP} bytes"),
+            });
+        }
         Ok(out.output.bytes())
     }
 
@@ -345,6 +352,28 @@ impl Git {
                 })
             })
             .collect()
+    }
+
+    /// The patch from `base` to `head` with no context lines (`diff-tree -p -U0`, plumbing, so
+    /// user configuration cannot change it; fixed `a/` `b/` prefixes; renames as delete + add;
+    /// no external diff or text conversion): what lint reads the changed lines from.
+    pub fn diff_patch_zero_context(&self, base: &str, head: &str) -> Result<Vec<u8>, GitError> {
+        self.run(&[
+            "diff-tree",
+            "-r",
+            "-p",
+            "-U0",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-color",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            // A revision that starts with `-` must not be read as an option.
+            "--end-of-options",
+            base,
+            head,
+        ])
     }
 
     /// Files changed and lines added/removed between two commits or trees (binary files count as

@@ -22,21 +22,12 @@
 //! invalid UTF-8 or CRLF content cannot confuse it.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use loki_core::process::{self, Spec, Streams};
-use loki_git::{Git, GitError};
+use loki_git::Git;
 use serde::{Deserialize, Serialize};
 
 use crate::ChecksError;
 
-/// A local `git diff-tree` that takes longer than this is stuck on a lock or a hook.
-const GIT_DIFF_TIMEOUT: Duration = Duration::from_secs(120);
-/// Largest zero-context patch read: far beyond any change an agent makes; a cut patch would be
-/// parsed wrong, so a bigger one is an error rather than a silent truncation.
-const GIT_DIFF_CAP: usize = 64 * 1024 * 1024;
-/// Bytes of git's stderr kept in an error.
-const STDERR_TAIL: usize = 2000;
 /// Git's file modes that are not regular files: symlinks and submodules (gitlinks).
 const NON_FILE_MODES: &[&str] = &["120000", "160000"];
 
@@ -123,59 +114,13 @@ pub fn changed_lines(
     base: &str,
     head_tree: &str,
 ) -> Result<Vec<ChangedFile>, ChecksError> {
-    let spec = Spec::new("git", git.root())
-        .envs(process::scrubbed_env())
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .args([
-            "diff-tree",
-            "-r",
-            "-p",
-            "-U0",
-            "--no-renames",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-color",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            // A revision that starts with `-` must not be read as an option.
-            "--end-of-options",
-            base,
-            head_tree,
-        ])
-        .timeout(GIT_DIFF_TIMEOUT)
-        .output_cap(GIT_DIFF_CAP)
-        .streams(Streams::Separate);
-    let command = spec.display();
-    let fail = |source| ChecksError::Git {
-        action: "read the changed lines for lint",
-        source,
-    };
-    let out = process::run(&spec).map_err(|e| {
-        fail(if e.is_not_found() {
-            GitError::NotInstalled
-        } else {
-            GitError::Process {
-                command: command.clone(),
-                source: e,
-            }
-        })
-    })?;
-    if !out.success() {
-        return Err(fail(GitError::Failed {
-            command,
-            code: out.exit_code(),
-            cwd: git.root().to_path_buf(),
-            stderr: out.stderr.tail_text(STDERR_TAIL).trim().to_owned(),
-        }));
-    }
-    if out.output.is_truncated() {
-        return Err(fail(GitError::Parse {
-            command,
-            detail: format!("the patch is larger than {GIT_DIFF_CAP} bytes"),
-        }));
-    }
-    Ok(parse_patch(&out.output.bytes()))
+    let patch = git
+        .diff_patch_zero_context(base, head_tree)
+        .map_err(|source| ChecksError::Git {
+            action: "read the changed lines for lint",
+            source,
+        })?;
+    Ok(parse_patch(&patch))
 }
 
 /// One file section of the patch while it is read.

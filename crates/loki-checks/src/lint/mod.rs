@@ -107,7 +107,6 @@ impl LintRun {
     /// files with new findings.
     #[must_use]
     pub fn to_receipt(&self) -> loki_receipt::schema::Check {
-        use loki_receipt::schema::CheckResult as R;
         let judged = matches!(self.result, CheckStatus::Pass | CheckStatus::Fail);
         let executed = if judged { self.files } else { 0 };
         let failed = if judged {
@@ -119,13 +118,7 @@ impl LintRun {
             name: self.name.clone(),
             kind: "lint".to_owned(),
             cmd: self.cmd.clone(),
-            result: match self.result {
-                CheckStatus::Pass => R::Passed,
-                CheckStatus::Fail => R::Failed,
-                CheckStatus::NotRun => R::NotRun,
-                CheckStatus::Flaky => R::Flaky,
-                CheckStatus::Timeout => R::TimedOut,
-            },
+            result: self.result.to_receipt(),
             executed,
             passed: executed - failed,
             failed,
