@@ -56,8 +56,7 @@ impl OpenAi {
     }
 
     async fn call(&self, req: &Request) -> Result<Response, AgentError> {
-        let mut body = request_body(&self.model, req, self.opts.stream);
-        body[self.limit_field] = json!(req.max_output_tokens);
+        let body = request_body(&self.model, req, self.opts.stream, self.limit_field);
         let mut headers = Vec::new();
         if !self.api_key.is_empty() {
             headers.push(("authorization", format!("Bearer {}", self.api_key)));
@@ -114,9 +113,9 @@ fn is_done(e: &SseEvent) -> bool {
     e.data.trim() == "[DONE]"
 }
 
-/// The request JSON (pure).
+/// The request JSON (pure); `limit_field` names the output limit ([`limit_field_for`]).
 #[must_use]
-pub fn request_body(model: &str, req: &Request, stream: bool) -> Value {
+pub fn request_body(model: &str, req: &Request, stream: bool, limit_field: &str) -> Value {
     let mut messages = vec![json!({"role": "system", "content": req.system})];
     for m in &req.messages {
         messages.push(match m {
@@ -148,6 +147,7 @@ pub fn request_body(model: &str, req: &Request, stream: bool) -> Value {
         })
         .collect();
     let mut body = json!({"model": model, "messages": messages});
+    body[limit_field] = json!(req.max_output_tokens);
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools);
         body["tool_choice"] = json!("auto");
@@ -397,7 +397,9 @@ mod tests {
             limit_field_for("https://openrouter.ai/api/v1"),
             "max_tokens"
         );
-        let b = request_body("m", &req, false);
+        let b = request_body("m", &req, false, "max_tokens");
+        assert_eq!(b["max_tokens"], 10);
+        assert!(b.get("max_completion_tokens").is_none());
         assert_eq!(
             b["messages"][2]["tool_calls"][0]["function"]["arguments"],
             "{bad"

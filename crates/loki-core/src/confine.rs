@@ -103,9 +103,14 @@ impl Policy {
 }
 
 /// Whether this kernel enforces Landlock: a throwaway thread restricts itself (Landlock
-/// restricts only the calling thread) and reports how much was enforced.
+/// restricts only the calling thread) and reports how much was enforced. Asked once per process.
 #[must_use]
 pub fn available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(probe_kernel)
+}
+
+fn probe_kernel() -> bool {
     let probe = std::thread::spawn(|| {
         Ruleset::default()
             .handle_access(AccessFs::from_all(TARGET_ABI))

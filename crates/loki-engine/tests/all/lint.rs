@@ -51,12 +51,14 @@ fn lint_checks(r: &Value) -> Vec<(String, String)> {
 fn a_finding_on_a_changed_line_is_fed_back_and_fixed() {
     let repo = repo();
     // The implementer fixes the bug but adds a helper module with a syntax error that no test
-    // imports: the tests pass, only lint sees it. The fix round repairs it.
+    // imports: the tests pass, only lint sees it. The fix round repairs it. It also touches the
+    // last line of legacy.py, whose syntax error on line 1 predates the change and never counts.
     let script = json!({"sessions": [
         {"name": "wall", "turns": [
             call("write_file", json!({"path": "loki_wall_add_test.py", "content": WALL})), done()]},
         {"name": "implement", "turns": [
             call("edit", json!({"path": "calc.py", "search": "a - b", "replace": "a + b"})),
+            call("edit", json!({"path": "legacy.py", "search": "    pass\n", "replace": "    pass\n# kept for old callers\n"})),
             call("write_file", json!({"path": "helpers.py", "content": "def twice(x):\n    return x +\n"})),
             done()]},
         {"name": "fix-1", "turns": [
