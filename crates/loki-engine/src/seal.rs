@@ -135,6 +135,8 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         facts.integrity.push(IntegrityFinding {
             kind: "reverted_wall_edit".into(),
             path: p.clone(),
+            line: None,
+            test: None,
             detail: "the agent edited a sealed wall test; it was restored from the sealed copy"
                 .into(),
         });

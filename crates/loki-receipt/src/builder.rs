@@ -39,7 +39,7 @@ use crate::dsse::{Envelope, envelope_for};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
 use crate::schema::{
-    Assessment, Check, Contract, Cost, DiffStats, EventsBinding, IntegrityFinding, Receipt,
+    Assessment, Check, Contract, Cost, DiffStats, EventsBinding, IntegrityFinding, JudgeFact, Receipt,
     RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
 
@@ -107,6 +107,8 @@ pub struct ReceiptFacts {
     pub wall: Wall,
     pub checks: Vec<Check>,
     pub integrity: Vec<IntegrityFinding>,
+    /// Judge facts that do not change the verdict (`expectation_changed`, ...).
+    pub facts: Vec<JudgeFact>,
     pub assessments: Vec<Assessment>,
     pub cost: Cost,
     pub time: Time,
@@ -145,6 +147,7 @@ impl ReceiptFacts {
             wall: Wall::default(),
             checks: Vec::new(),
             integrity: Vec::new(),
+            facts: Vec::new(),
             assessments: Vec::new(),
             cost: Cost::default(),
             time: Time::default(),
@@ -232,6 +235,7 @@ impl ReceiptBuilder {
             wall: f.wall.clone(),
             checks: f.checks.clone(),
             integrity: f.integrity.clone(),
+            facts: f.facts.clone(),
             assessments: f.assessments.clone(),
             not_proven: self.not_proven(),
             verdict: self.verdict(),
@@ -460,6 +464,8 @@ mod tests {
                     f.integrity.push(IntegrityFinding {
                         kind: "test_deleted".into(),
                         path: "t.rs".into(),
+                        line: None,
+                        test: None,
                         detail: String::new(),
                     });
                 }),

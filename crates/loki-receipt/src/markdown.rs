@@ -134,13 +134,31 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
         s.push_str("_None._\n");
     }
     for i in &r.integrity {
+        let line = i.line.map(|n| format!(":{n}")).unwrap_or_default();
+        let test = i
+            .test
+            .as_ref()
+            .map(|t| format!(" (test `{}`)", cell(t)))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "- **{}** `{}`: {}",
+            "- **{}** `{}{line}`{test}: {}",
             cell(&i.kind),
             cell(&i.path),
             cell(&i.detail)
         );
+    }
+    if !r.facts.is_empty() {
+        s.push_str("\n## Facts\n\n");
+        for f in &r.facts {
+            let about = f
+                .test
+                .as_ref()
+                .or(f.path.as_ref())
+                .map(|t| format!(" `{}`", cell(t)))
+                .unwrap_or_default();
+            let _ = writeln!(s, "- **{}**{about}: {}", cell(&f.kind), cell(&f.detail));
+        }
     }
 
     if !r.assessments.is_empty() {

@@ -35,6 +35,9 @@ pub struct Receipt {
     pub wall: Wall,
     pub checks: Vec<Check>,
     pub integrity: Vec<IntegrityFinding>,
+    /// Facts of the judgement that do not change the verdict (behaviour changes, tests moved).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<JudgeFact>,
     /// Model judgments. Recorded, never evidence: they can only lower the verdict.
     pub assessments: Vec<Assessment>,
     /// What this run did not prove. Never empty by omission: see [`crate::builder`].
@@ -188,6 +191,25 @@ impl Check {
 pub struct IntegrityFinding {
     pub kind: String,
     pub path: String,
+    /// 1-based line in `path` the finding points at, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The test id the finding is about, when it is about one test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    pub detail: String,
+}
+
+/// A fact the judge established that is neither a pass nor a finding, such as a deliberate
+/// behaviour change: the original form of a test fails on the new code and its new form fails on
+/// the old code (`kind` `expectation_changed`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgeFact {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     pub detail: String,
 }
 

@@ -68,17 +68,42 @@ pub const MAX_SCAN_BYTES: usize = 4 * 1024 * 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
+    // Static rules over the change (this module).
     TestFileRemoved,
     FewerTests,
     FewerAssertions,
     SkipMarkerAdded,
+    /// A test now expects to fail or panic (`#[should_panic]`, `xfail`, `test.failing`, ...).
+    FailureExpected,
     TestConfigChanged,
     CiDeleted,
     CiWeakened,
     OutcomeRewrite,
+    /// Code the runner loads takes over the run or its exit (`TestMain` without `m.Run()`,
+    /// `os._exit`, `atexit`, `process.exit` in test-loaded code).
+    RunTakeover,
     MockOfModuleUnderTest,
     EqOverride,
+    /// Source code that behaves differently under a test runner.
+    RunnerDetection,
+    /// A new source branch keyed on a literal input the tests use.
+    TestInputSpecialCase,
+    /// A new module that shadows another one the tests import.
+    ShadowModule,
+    // Dynamic rules: facts from running the tests (see `crate::judge`).
+    /// A test was rewritten so that it accepts the old behaviour: its original form fails on the
+    /// new code and its new form passes on the base code.
     WeakenedTest,
+    /// A test that passed at base fails now.
+    NewlyFailing,
+    /// A test that did not exist at base fails now.
+    NewTestFailing,
+    /// A test that ran at base is gone and nothing accounts for it.
+    TestDeleted,
+    /// A test that ran at base is skipped now.
+    NewlySkipped,
+    /// A suite that ran at base cannot run now.
+    SuiteBroken,
 }
 
 impl FindingKind {
@@ -90,13 +115,69 @@ impl FindingKind {
             FindingKind::FewerTests => "fewer_tests",
             FindingKind::FewerAssertions => "fewer_assertions",
             FindingKind::SkipMarkerAdded => "skip_marker_added",
+            FindingKind::FailureExpected => "failure_expected",
             FindingKind::TestConfigChanged => "test_config_changed",
             FindingKind::CiDeleted => "ci_deleted",
             FindingKind::CiWeakened => "ci_weakened",
             FindingKind::OutcomeRewrite => "outcome_rewrite",
+            FindingKind::RunTakeover => "run_takeover",
             FindingKind::MockOfModuleUnderTest => "mock_of_module_under_test",
             FindingKind::EqOverride => "eq_override",
+            FindingKind::RunnerDetection => "runner_detection",
+            FindingKind::TestInputSpecialCase => "test_input_special_case",
+            FindingKind::ShadowModule => "shadow_module",
             FindingKind::WeakenedTest => "weakened_test",
+            FindingKind::NewlyFailing => "newly_failing",
+            FindingKind::NewTestFailing => "new_test_failing",
+            FindingKind::TestDeleted => "test_deleted",
+            FindingKind::NewlySkipped => "newly_skipped",
+            FindingKind::SuiteBroken => "suite_broken",
+        }
+    }
+
+    /// What the agent should do instead, in one sentence (shown with every finding).
+    #[must_use]
+    pub fn advice(self) -> &'static str {
+        match self {
+            FindingKind::TestFileRemoved | FindingKind::FewerTests | FindingKind::TestDeleted => {
+                "restore the deleted tests and fix the code they test"
+            }
+            FindingKind::FewerAssertions | FindingKind::WeakenedTest => {
+                "restore the test's original expectations and fix the code until they hold"
+            }
+            FindingKind::SkipMarkerAdded | FindingKind::NewlySkipped => {
+                "remove the skip and fix the code so the test passes"
+            }
+            FindingKind::FailureExpected => {
+                "remove the expected-failure marker and fix the code so the test passes as written"
+            }
+            FindingKind::TestConfigChanged => {
+                "revert the test configuration change; fix the code, not how tests are collected or run"
+            }
+            FindingKind::CiDeleted | FindingKind::CiWeakened => {
+                "restore the CI test steps so they run and can fail"
+            }
+            FindingKind::OutcomeRewrite | FindingKind::RunTakeover => {
+                "remove the code that changes how tests report or exit; let the runner decide"
+            }
+            FindingKind::MockOfModuleUnderTest => {
+                "test the real module: remove the mock of the code this change edits"
+            }
+            FindingKind::EqOverride => {
+                "remove the equality override; compare the values the test checks"
+            }
+            FindingKind::RunnerDetection => {
+                "remove the code that detects the test runner; the code must behave the same under test"
+            }
+            FindingKind::TestInputSpecialCase => {
+                "remove the special case for the test's input and fix the general logic"
+            }
+            FindingKind::ShadowModule => {
+                "remove the module that shadows the real one; fix the real module"
+            }
+            FindingKind::NewlyFailing | FindingKind::NewTestFailing | FindingKind::SuiteBroken => {
+                "fix the code so the tests pass again"
+            }
         }
     }
 }
@@ -107,7 +188,13 @@ pub struct Finding {
     pub kind: FindingKind,
     /// Repository-relative path with `/` separators.
     pub path: String,
-    /// What was found, in words, with counts where there are any.
+    /// 1-based line in `path`, when the finding points at one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The test id (as the runner reports it) the finding is about, when it is about one test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// The evidence, in words, with counts where there are any.
     pub detail: String,
 }
 
@@ -118,6 +205,8 @@ impl Finding {
         loki_receipt::schema::IntegrityFinding {
             kind: self.kind.as_str().to_string(),
             path: self.path.clone(),
+            line: self.line,
+            test: self.test.clone(),
             detail: self.detail.clone(),
         }
     }
@@ -127,8 +216,47 @@ impl Finding {
         Finding {
             kind,
             path: path.to_owned(),
+            line: None,
+            test: None,
             detail: detail.into(),
         }
+    }
+
+    /// The same finding pointing at a line.
+    #[must_use]
+    pub fn at_line(mut self, line: u32) -> Finding {
+        self.line = Some(line);
+        self
+    }
+
+    /// The same finding about one test.
+    #[must_use]
+    pub fn for_test(mut self, id: impl Into<String>) -> Finding {
+        self.test = Some(id.into());
+        self
+    }
+
+    /// What the agent should do instead.
+    #[must_use]
+    pub fn advice(&self) -> &'static str {
+        self.kind.advice()
+    }
+
+    /// `kind path:line (test): detail`, as block messages and summaries print it.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let line = self.line.map(|n| format!(":{n}")).unwrap_or_default();
+        let test = self
+            .test
+            .as_ref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        format!(
+            "{} {}{line}{test}: {}",
+            self.kind.as_str(),
+            self.path,
+            self.detail
+        )
     }
 }
 

@@ -63,6 +63,8 @@ fn receipt_md_of_a_run_with_gaps() {
     facts.integrity.push(IntegrityFinding {
         kind: "reverted test edit".to_string(),
         path: "tests/wall_verbose.rs".to_string(),
+        line: None,
+        test: None,
         detail: "the agent weakened an assert | restored from the sealed copy".to_string(),
     });
     facts.assessments.push(Assessment {
