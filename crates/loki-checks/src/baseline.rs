@@ -2,14 +2,13 @@
 //! status moved.
 //!
 //! # Running the baseline ([`run_baseline`])
-//! The base commit is checked out as a detached worktree in a fresh temporary directory
-//! (`$TMPDIR/loki-base-*/base-<tree>`; a bare tree id, such as a working-tree snapshot from
-//! [`loki_git::Git::snapshot_worktree`], is exported there instead), the checks run there (each [`Check::at_root`] the worktree;
-//! a package that does not exist at base is `not_run`), logs go to `<log_dir>/base/`, and the
-//! worktree is removed on every path out (a guard removes it on error or panic too). JS packages
-//! get a symlink to the checkout's `node_modules`, which git does not track; Python checks already
-//! use the checkout's virtualenv by absolute path; cargo builds into `CARGO_TARGET_DIR` when the
-//! options' environment sets one (set it: otherwise every baseline builds from scratch).
+//! The base tree (of a commit, or a bare tree id such as a working-tree snapshot from
+//! [`loki_git::Git::snapshot_worktree`]) is exported into a fresh temporary directory, prepared so
+//! that a run there executes the base's code and not the checkout's ([`crate::isolate`]: the
+//! checkout's virtualenv and `node_modules` are used without their links into the checkout, and
+//! cargo builds into a target directory of its own, never the head's), the checks run there (each
+//! [`Check::at_root`] the tree; a package that does not exist at base is `not_run`), logs go to
+//! `<log_dir>/base/`, and the directory is removed on every path out.
 //!
 //! Results are cached by the base **tree** id and a hash of the check definitions, as
 //! `<cache_dir>/<tree>-<checks-hash>.json` (schema [`BASELINE_SCHEMA`], atomic write), so an
@@ -44,7 +43,7 @@ use crate::exec::{CheckResult, CheckStatus, RunOptions, run_check};
 use crate::report::{TestCase, TestStatus};
 
 /// Schema tag of a cached baseline file.
-pub const BASELINE_SCHEMA: &str = "loki.baseline/1";
+pub const BASELINE_SCHEMA: &str = "loki.baseline/2";
 /// Hex digits of the check-set hash in a cache file name: enough to never collide in one repo.
 const CHECKS_KEY_LEN: usize = 16;
 
@@ -74,35 +73,6 @@ pub fn checks_key(checks: &[Check]) -> String {
         h.update(b"\n");
     }
     hex::encode(h.finalize())
-}
-
-/// Removes a linked worktree when dropped, so no exit path leaves one behind.
-struct WorktreeGuard<'a> {
-    git: &'a Git,
-    path: PathBuf,
-    armed: bool,
-}
-
-impl WorktreeGuard<'_> {
-    fn remove(mut self) -> Result<(), ChecksError> {
-        self.armed = false;
-        self.git
-            .worktree_remove(&self.path)
-            .map_err(|source| ChecksError::Git {
-                action: "remove the base worktree",
-                source,
-            })
-    }
-}
-
-impl Drop for WorktreeGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            // Already failing: the original error matters more than a failed cleanup, and
-            // `git worktree prune` later drops the bookkeeping of a directory that is gone.
-            let _ = self.git.worktree_remove(&self.path);
-        }
-    }
 }
 
 /// Whether a check's runner resolves packages from `node_modules`.
@@ -217,9 +187,49 @@ fn read_cache(path: &Path, tree: &str, key: &str) -> Option<BaselineResult> {
     })
 }
 
+/// Where the baseline of `tree` for `checks` is cached.
+pub(crate) fn cache_path(cache_dir: &Path, tree: &str, checks: &[Check]) -> (PathBuf, String) {
+    let key = checks_key(checks);
+    (
+        cache_dir.join(format!("{tree}-{}.json", &key[..CHECKS_KEY_LEN])),
+        key,
+    )
+}
+
+/// The cached baseline of `tree` for `checks`, if there is a valid one.
+pub(crate) fn cached(cache_dir: &Path, tree: &str, checks: &[Check]) -> Option<BaselineResult> {
+    let (path, key) = cache_path(cache_dir, tree, checks);
+    read_cache(&path, tree, &key)
+}
+
+/// Caches `baseline` unless a check timed out (a timeout says more about the machine's load than
+/// about the base).
+pub(crate) fn store(
+    cache_dir: &Path,
+    checks: &[Check],
+    baseline: &BaselineResult,
+) -> Result<(), ChecksError> {
+    if baseline
+        .results
+        .iter()
+        .any(|r| r.result == CheckStatus::Timeout)
+    {
+        return Ok(());
+    }
+    let (path, _) = cache_path(cache_dir, &baseline.base_tree, checks);
+    std::fs::create_dir_all(cache_dir).map_err(|source| ChecksError::Io {
+        action: "create",
+        path: cache_dir.to_path_buf(),
+        source,
+    })?;
+    loki_core::fs::write_json_atomic(&path, baseline)
+        .map_err(|source| ChecksError::Cache { path, source })
+}
+
 /// Runs `checks` (detected in the checkout at `repo_root`) on `base_rev` (a commit, or a tree
-/// id), or reads the
-/// result cached for its tree in `cache_dir`. See the module doc for where and how.
+/// id), or reads the result cached for its tree in `cache_dir`. The tree is exported into a
+/// temporary directory (nothing of the user's repository changes) and prepared so that its own
+/// code runs ([`crate::isolate`]). See the module doc.
 pub fn run_baseline(
     repo_root: &Path,
     base_rev: &str,
@@ -234,76 +244,27 @@ pub fn run_baseline(
     };
     let tree = git.tree_of(base_rev).map_err(bad_rev)?;
     // A bare tree (a working-tree snapshot taken when an agent session started) has no commit.
-    let commit = match git.rev_parse(base_rev) {
+    let commit = match git.rev_parse(&format!("{base_rev}^{{commit}}")) {
         Ok(c) => Some(c),
         Err(loki_git::GitError::Failed { .. }) => None,
         Err(source) => return Err(bad_rev(source)),
     };
-    let key = checks_key(checks);
-    let cache = cache_dir.join(format!("{tree}-{}.json", &key[..CHECKS_KEY_LEN]));
-    if let Some(hit) = read_cache(&cache, &tree, &key) {
+    let (_, key) = cache_path(cache_dir, &tree, checks);
+    if let Some(hit) = cached(cache_dir, &tree, checks) {
         return Ok(hit);
     }
-    let tmp = tempfile::Builder::new()
-        .prefix("loki-base-")
-        .tempdir()
-        .map_err(|source| ChecksError::Temp {
-            check: "baseline".into(),
-            source,
-        })?;
-    let wt = tmp.path().join(format!("base-{tree}"));
-    let guard = match &commit {
-        Some(commit) => {
-            git.worktree_add_detached(&wt, commit)
-                .map_err(|source| ChecksError::Git {
-                    action: "check out the base commit in a worktree",
-                    source,
-                })?;
-            Some(WorktreeGuard {
-                git: &git,
-                path: wt.clone(),
-                armed: true,
-            })
-        }
-        None => {
-            git.export_tree(&tree, &wt)
-                .map_err(|source| ChecksError::Git {
-                    action: "export the base tree",
-                    source,
-                })?;
-            None
-        }
-    };
-    let results = link_untracked_deps(repo_root, &wt, checks)
-        .and_then(|()| run_in(&wt, checks, opts, opts.log_dir.join("base")));
-    if let Some(guard) = guard {
-        guard.remove()?;
-    }
+    let side =
+        crate::judge::trees::SideTree::export(&git, repo_root, &tree, "base", checks, cache_dir)?;
+    let results = side.run(checks, opts, opts.log_dir.join("base"))?;
     let baseline = BaselineResult {
         schema: BASELINE_SCHEMA.to_owned(),
         base_commit: commit,
         base_tree: tree,
         checks_key: key,
-        results: results?,
+        results,
         cached: false,
     };
-    if !baseline
-        .results
-        .iter()
-        .any(|r| r.result == CheckStatus::Timeout)
-    {
-        std::fs::create_dir_all(cache_dir).map_err(|source| ChecksError::Io {
-            action: "create",
-            path: cache_dir.to_path_buf(),
-            source,
-        })?;
-        loki_core::fs::write_json_atomic(&cache, &baseline).map_err(|source| {
-            ChecksError::Cache {
-                path: cache,
-                source,
-            }
-        })?;
-    }
+    store(cache_dir, checks, &baseline)?;
     Ok(baseline)
 }
 

@@ -583,6 +583,24 @@ fn script_kind(script: &str) -> (CheckKind, &'static str) {
     }
 }
 
+/// The checks a repository path belongs to: those with the deepest directory containing it.
+#[must_use]
+pub fn checks_for<'a>(checks: &'a [Check], path: &str) -> Vec<&'a Check> {
+    let contains = |c: &Check| c.dir == "." || path.starts_with(&format!("{}/", c.dir));
+    let depth = |c: &Check| {
+        if c.dir == "." {
+            0
+        } else {
+            c.dir.split('/').count()
+        }
+    };
+    let best = checks.iter().filter(|c| contains(c)).map(depth).max();
+    checks
+        .iter()
+        .filter(|c| contains(c) && Some(depth(c)) == best)
+        .collect()
+}
+
 /// The text `loki checks detect` prints.
 #[must_use]
 pub fn render_detect(checks: &[Check]) -> String {

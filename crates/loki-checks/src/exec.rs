@@ -13,6 +13,22 @@
 //!
 //! A `fail` is rerun once; fail-then-pass is `flaky` (not a pass). A program that cannot be started
 //! is `not_run` with the reason (`go not found`), never `fail`.
+//!
+//! # Reports and the whole output
+//! Every byte the runner prints is spooled to a temporary file and parsed from there; only the
+//! stored log is capped ([`RunOptions::output_cap`], head and tail), so a long `go test -json`
+//! stream is never judged by half of it. Structured reports, best first: pytest through loki's
+//! own plugin ([`crate::parse::pytest::PLUGIN_SOURCE`]: node ids, every phase), then its JUnit
+//! file; `cargo test` with `--message-format=json-render-diagnostics` (packages of the test
+//! binaries); nextest JUnit; vitest/jest JSON; node TAP. A nextest run is followed by `cargo test
+//! --doc` with the same package selection, because nextest does not run doctests.
+//!
+//! # Cross-checks
+//! The output is written by the code under test too, so it is checked against itself before it is
+//! believed: libtest sections must end with their summary and may not show more results than it
+//! counts ([`crate::parse::cargo::LibtestRun::anomalies`]); pytest must reach the end of its
+//! session and exit with the status it reported there. A check whose output does not add up is a
+//! `fail` with the discrepancy as its reason.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -39,6 +55,12 @@ const SHELL_NOT_FOUND: i32 = 127;
 const PYTEST_NO_TESTS: i32 = 5;
 /// nextest's exit code for "no tests to run".
 const NEXTEST_NO_TESTS: i32 = 4;
+/// Most bytes of spooled output parsed (a test report of this size is beyond any real suite; the
+/// rest is reported as not read rather than silently ignored).
+const MAX_PARSED_BYTES: u64 = 1024 * 1024 * 1024;
+/// cargo's output format that adds JSON artifact messages (package of each test binary) to stdout
+/// while diagnostics stay human-readable on stderr.
+const CARGO_MESSAGE_FORMAT: &str = "--message-format=json-render-diagnostics";
 /// Log-file names keep only these characters of a check name.
 fn log_char(c: char) -> char {
     if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
@@ -317,53 +339,110 @@ fn separator(check: &Check) -> Vec<String> {
     }
 }
 
-/// Extra arguments that make the runner write a structured report into `tmp`, and that report's path.
-fn report_args(check: &Check, tmp: &Path) -> Result<(Vec<String>, Option<PathBuf>), ChecksError> {
+/// How one attempt asks its runner for structured reports.
+#[derive(Debug, Default)]
+struct ReportPlan {
+    /// Arguments appended to the command (or inserted before its `--`, for cargo).
+    args: Vec<String>,
+    /// Variables added to the child's environment.
+    env: Vec<(OsString, OsString)>,
+    /// Report files, best first; the first that exists and parses is used.
+    files: Vec<PathBuf>,
+}
+
+/// `args` placed before a `--` in `command` (cargo's own flags must precede the test binary's).
+fn insert_before_separator(command: &[String], args: &[String]) -> Vec<String> {
+    let mut out = command.to_vec();
+    let at = out.iter().position(|a| a == "--").unwrap_or(out.len());
+    for (i, a) in args.iter().enumerate() {
+        out.insert(at + i, a.clone());
+    }
+    out
+}
+
+/// `PYTHONPATH` with `dir` first, keeping what the environment already has.
+fn pythonpath_with(env: &[(OsString, OsString)], dir: &Path) -> OsString {
+    let mut value = dir.as_os_str().to_owned();
+    if let Some((_, old)) = env.iter().rev().find(|(k, _)| k == "PYTHONPATH")
+        && !old.is_empty()
+    {
+        value.push(":");
+        value.push(old);
+    }
+    value
+}
+
+/// What makes the runner write structured reports into `tmp`.
+fn report_plan(
+    check: &Check,
+    tmp: &Path,
+    env: &[(OsString, OsString)],
+) -> Result<ReportPlan, ChecksError> {
     let file = |name: &str| tmp.join(name);
     let s = |p: &Path| p.to_string_lossy().into_owned();
+    let write = |path: &Path, body: &[u8]| {
+        loki_core::fs::write_atomic(path, body).map_err(|source| ChecksError::Log {
+            check: check.name.clone(),
+            source,
+        })
+    };
     Ok(match check.kind {
         CheckKind::Nextest => {
             let junit = file("junit.xml");
             let config = file("nextest.toml");
             let body = format!("[profile.loki-junit.junit]\npath = {:?}\n", s(&junit));
-            loki_core::fs::write_atomic(&config, body.as_bytes()).map_err(|source| {
-                ChecksError::Log {
-                    check: check.name.clone(),
-                    source,
-                }
-            })?;
-            (
-                vec![
+            write(&config, body.as_bytes())?;
+            ReportPlan {
+                args: vec![
                     "--no-tests=warn".into(),
                     format!("--tool-config-file=loki:{}", s(&config)),
                     "--profile=loki-junit".into(),
                 ],
-                Some(junit),
-            )
+                env: Vec::new(),
+                files: vec![junit],
+            }
         }
         CheckKind::Pytest => {
+            let plugin_dir = file("pytest-plugin");
+            std::fs::create_dir_all(&plugin_dir).map_err(|source| ChecksError::Io {
+                action: "create",
+                path: plugin_dir.clone(),
+                source,
+            })?;
+            write(
+                &plugin_dir.join(format!("{}.py", parse::pytest::PLUGIN_MODULE)),
+                parse::pytest::PLUGIN_SOURCE.as_bytes(),
+            )?;
+            let events = file("pytest-events.jsonl");
             let junit = file("junit.xml");
-            (
-                vec![
+            ReportPlan {
+                args: vec![
+                    "-p".into(),
+                    parse::pytest::PLUGIN_MODULE.into(),
                     "-rA".into(),
                     format!("--junitxml={}", s(&junit)),
                     "-p".into(),
                     "no:cacheprovider".into(),
                 ],
-                Some(junit),
-            )
+                env: vec![
+                    ("PYTHONPATH".into(), pythonpath_with(env, &plugin_dir)),
+                    (parse::pytest::PLUGIN_ENV.into(), events.clone().into()),
+                ],
+                files: vec![events, junit],
+            }
         }
         CheckKind::Node if check.script.is_none() => {
             let tap = file("report.tap");
-            (
-                vec![
+            ReportPlan {
+                args: vec![
                     "--test-reporter=spec".into(),
                     "--test-reporter-destination=stdout".into(),
                     "--test-reporter=tap".into(),
                     format!("--test-reporter-destination={}", s(&tap)),
                 ],
-                Some(tap),
-            )
+                env: Vec::new(),
+                files: vec![tap],
+            }
         }
         CheckKind::Vitest if simple_script(check.script.as_deref()) => {
             let json = file("report.json");
@@ -373,21 +452,62 @@ fn report_args(check: &Check, tmp: &Path) -> Result<(Vec<String>, Option<PathBuf
                 "--reporter=json".into(),
                 format!("--outputFile.json={}", s(&json)),
             ]);
-            (args, Some(json))
+            ReportPlan {
+                args,
+                env: Vec::new(),
+                files: vec![json],
+            }
         }
         CheckKind::Jest if simple_script(check.script.as_deref()) => {
             let json = file("report.json");
             let mut args = separator(check);
             args.extend(["--json".into(), format!("--outputFile={}", s(&json))]);
-            (args, Some(json))
+            ReportPlan {
+                args,
+                env: Vec::new(),
+                files: vec![json],
+            }
         }
         CheckKind::Cargo
         | CheckKind::Node
         | CheckKind::Vitest
         | CheckKind::Jest
         | CheckKind::Npm
-        | CheckKind::Go => (Vec::new(), None),
+        | CheckKind::Go => ReportPlan::default(),
     })
+}
+
+/// The `cargo test --doc` run that completes a nextest run: the same package selection, no
+/// target filters. `None` when the nextest command selects targets that hold no doctests.
+#[must_use]
+pub fn doc_companion(check: &Check) -> Option<Vec<String>> {
+    if check.kind != CheckKind::Nextest {
+        return None;
+    }
+    let args = check.command.get(3..)?;
+    let mut out = vec!["cargo".to_owned(), "test".to_owned(), "--doc".to_owned()];
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--" => break,
+            "--workspace"
+            | "--all"
+            | "--no-fail-fast"
+            | "--all-features"
+            | "--no-default-features" => out.push(a.clone()),
+            "-p" | "--package" | "--features" | "-F" | "--manifest-path" | "--exclude" => {
+                out.push(a.clone());
+                out.push(it.next()?.clone());
+            }
+            "--lib" | "--bins" | "--bin" | "--tests" | "--test" | "-E" | "--filterset"
+            | "--filter-expr" | "--examples" | "--benches" => return None,
+            other if other.starts_with("--package=") || other.starts_with("--features=") => {
+                out.push(a.clone());
+            }
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
@@ -398,16 +518,23 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
             check: check.name.clone(),
             source,
         })?;
-    let (extra, report_path) = report_args(check, tmp.path())?;
-    let Some((program, args)) = check.command.split_first() else {
+    let plan = report_plan(check, tmp.path(), &opts.env)?;
+    let command = match check.kind {
+        CheckKind::Cargo => {
+            insert_before_separator(&check.command, &[CARGO_MESSAGE_FORMAT.to_owned()])
+        }
+        _ => check.command.clone(),
+    };
+    let Some((program, args)) = command.split_first() else {
         return Ok(not_started(
             String::new(),
             "the check has an empty command".into(),
         ));
     };
-    let spec = Spec::new(program, &check.cwd)
+    let spool = tmp.path().join("output.log");
+    let mut spec = Spec::new(program, &check.cwd)
         .args(args)
-        .args(&extra)
+        .args(&plan.args)
         .envs(opts.env.clone())
         .env("CI", "1")
         .env("NO_COLOR", "1")
@@ -415,8 +542,13 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .timeout(opts.timeout)
         .output_cap(opts.output_cap)
+        .spool(&spool)
         .wrapped(&opts.wrapper);
+    for (k, v) in &plan.env {
+        spec = spec.env(k, v);
+    }
     let argv = spec.display();
+    let started = std::time::Instant::now();
     let out = match process::run(&spec) {
         Ok(out) => out,
         Err(e) if e.is_not_found() => {
@@ -424,36 +556,144 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         }
         Err(e) => return Ok(not_started(argv, e.to_string())),
     };
-    let log = out.output.bytes();
-    let text = String::from_utf8_lossy(&log);
-    let structured_missing = report_path.as_ref().is_some_and(|p| !p.is_file());
-    let structured = report_path
+    let mut log = out.output.bytes();
+    let (mut text, unread) = read_spool(out.spooled.as_ref(), &log);
+    let mut exit_code = out.exit_code();
+    let mut timed_out = out.timed_out;
+    let mut duration = out.duration;
+    // nextest does not run doctests: the same selection through `cargo test --doc`.
+    let mut doc_report = None;
+    if let Some(doc) = doc_companion(check).filter(|_| !timed_out) {
+        let doc = insert_before_separator(&doc, &[CARGO_MESSAGE_FORMAT.to_owned()]);
+        let left = opts.timeout.saturating_sub(started.elapsed());
+        let doc_spool = tmp.path().join("doc-output.log");
+        let doc_spec = Spec::new(&doc[0], &check.cwd)
+            .args(&doc[1..])
+            .envs(spec.env.clone())
+            .timeout(left.max(Duration::from_secs(1)))
+            .output_cap(opts.output_cap)
+            .spool(&doc_spool)
+            .wrapped(&opts.wrapper);
+        log.extend_from_slice(format!("\n==== loki: {}\n", doc_spec.display()).as_bytes());
+        match process::run(&doc_spec) {
+            Ok(d) => {
+                let dlog = d.output.bytes();
+                let (dtext, _) = read_spool(d.spooled.as_ref(), &dlog);
+                log.extend_from_slice(&dlog);
+                duration += d.duration;
+                timed_out |= d.timed_out;
+                let no_lib = dtext.contains("no library targets found");
+                if !no_lib && exit_code == 0 {
+                    exit_code = d.exit_code();
+                }
+                if !no_lib {
+                    doc_report = parse::cargo::parse_libtest_run(&dtext);
+                }
+                text.push('\n');
+                text.push_str(&dtext);
+            }
+            Err(e) => {
+                log.extend_from_slice(
+                    format!("loki: cargo test --doc not started: {e}\n").as_bytes(),
+                );
+                if exit_code == 0 {
+                    exit_code = 1;
+                }
+            }
+        }
+    }
+    let structured = plan
+        .files
+        .iter()
         .filter(|p| p.is_file())
-        .and_then(|p| std::fs::read(p).ok())
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    let mut report = parse::report_for(check.kind, structured.as_deref(), &text);
+        .filter_map(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .collect::<Vec<_>>();
+    let structured_missing = !plan.files.is_empty() && structured.is_empty();
+    let parsed = parse::parse_run(check.kind, &structured, &text);
+    let mut report = parsed.report;
+    let mut anomalies = parsed.anomalies;
+    if let Some(d) = doc_report {
+        anomalies.extend(d.anomalies());
+        let r = report.get_or_insert_with(TestReport::default);
+        r.tests.extend(d.report.tests);
+        r.passed += d.report.passed;
+        r.failed += d.report.failed;
+        r.skipped += d.report.skipped;
+    }
+    if let (Some(status), false) = (parsed.reported_exit, timed_out)
+        && i64::from(exit_code) != status
+    {
+        anomalies.push(format!(
+            "pytest reported exit status {status} at the end of its session but the process exited with {exit_code} (something changed the exit)"
+        ));
+    }
     if let Some(r) = report.as_mut() {
         for dir in id_prefix_dirs(&check.cwd) {
             r.strip_id_prefix(&format!("{}/", dir.display()));
         }
     }
-    let judgement = judge(&Facts {
+    let mut judgement = judge(&Facts {
         kind: check.kind,
-        exit_code: out.exit_code(),
-        timed_out: out.timed_out,
+        exit_code,
+        timed_out,
         timeout: opts.timeout,
         report: report.as_ref(),
         structured_missing,
         log: &text,
     });
+    if let Some(unread) = unread
+        && judgement.status != CheckStatus::Timeout
+    {
+        judgement = judged(CheckStatus::NotRun, Some(unread));
+    } else if !anomalies.is_empty()
+        && matches!(judgement.status, CheckStatus::Pass | CheckStatus::NotRun)
+        && report.is_some()
+    {
+        judgement = judged(
+            CheckStatus::Fail,
+            Some(format!(
+                "its output does not add up: {}",
+                anomalies.join("; ")
+            )),
+        );
+    }
     Ok(Attempt {
         argv,
-        exit_code: Some(out.exit_code()),
-        duration: out.duration,
+        exit_code: Some(exit_code),
+        duration,
         log,
         report,
         judgement,
     })
+}
+
+/// The whole output of a run: the spool when there is one, else the capture. The second value
+/// says what could not be read, when something could not.
+fn read_spool(spooled: Option<&process::Spooled>, captured: &[u8]) -> (String, Option<String>) {
+    let Some(sp) = spooled else {
+        return (String::from_utf8_lossy(captured).into_owned(), None);
+    };
+    let mut note = None;
+    if sp.truncated || sp.failed || sp.bytes > MAX_PARSED_BYTES {
+        note = Some(format!(
+            "only the first {} bytes of its output could be read",
+            sp.bytes.min(MAX_PARSED_BYTES)
+        ));
+    }
+    let read = std::fs::File::open(&sp.path).and_then(|f| {
+        use std::io::Read as _;
+        let mut buf = Vec::new();
+        f.take(MAX_PARSED_BYTES).read_to_end(&mut buf)?;
+        Ok(buf)
+    });
+    match read {
+        Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), note),
+        Err(e) => (
+            String::from_utf8_lossy(captured).into_owned(),
+            Some(format!("its spooled output could not be read ({e})")),
+        ),
+    }
 }
 
 /// The spellings of `cwd` a runner may put before a test file's path: as given (without a trailing

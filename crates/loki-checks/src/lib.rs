@@ -37,9 +37,13 @@ pub mod detect;
 pub mod error;
 pub mod exec;
 pub mod integrity;
+pub mod isolate;
+pub mod judge;
 pub mod lint;
 pub mod parse;
 pub mod report;
+pub mod select;
+pub mod splice;
 pub mod weakened;
 
 pub use baseline::{

@@ -43,23 +43,7 @@ pub struct WeakenedReport {
     pub not_proven: Vec<String>,
 }
 
-/// The checks a repository path belongs to: those with the deepest directory containing it.
-#[must_use]
-pub fn checks_for<'a>(checks: &'a [Check], path: &str) -> Vec<&'a Check> {
-    let contains = |c: &Check| c.dir == "." || path.starts_with(&format!("{}/", c.dir));
-    let depth = |c: &Check| {
-        if c.dir == "." {
-            0
-        } else {
-            c.dir.split('/').count()
-        }
-    };
-    let best = checks.iter().filter(|c| contains(c)).map(depth).max();
-    checks
-        .iter()
-        .filter(|c| contains(c) && Some(depth(c)) == best)
-        .collect()
-}
+pub use crate::detect::checks_for;
 
 /// The restored file a test id most likely comes from: one whose path (relative to the check's
 /// directory) or file stem the id names, else the first.

@@ -93,6 +93,9 @@ pub enum ExitCode {
     Stalled,
     /// `loki verify` found no runs to check (sysexits `EX_NOINPUT`).
     NoInput,
+    /// `loki seal check` could not judge the change (a suite could not run or ran nothing): 3,
+    /// never 0.
+    CannotJudge,
     Interrupted,
     Terminated,
 }
@@ -109,6 +112,7 @@ impl ExitCode {
             ExitCode::Blocked => 4,
             ExitCode::Stalled => 5,
             ExitCode::NoInput => 66,
+            ExitCode::CannotJudge => 3,
             ExitCode::Interrupted => 130,
             ExitCode::Terminated => 143,
         }
@@ -240,6 +244,7 @@ mod tests {
         for (name, c) in [
             ("usage", ExitCode::Usage),
             ("no input", ExitCode::NoInput),
+            ("cannot judge", ExitCode::CannotJudge),
             ("SIGINT", ExitCode::Interrupted),
             ("SIGTERM", ExitCode::Terminated),
         ] {

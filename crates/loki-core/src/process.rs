@@ -21,6 +21,10 @@
 //!   prints. By default stdout and stderr share one pipe, so the capture is in true arrival order
 //!   (as a terminal would show `2>&1`); [`Streams::Separate`] keeps them apart for callers that parse
 //!   stdout (git plumbing).
+//! - **Whole output on request.** [`Spec::spool`] also appends every byte of [`Output::output`]'s
+//!   stream to a file, up to [`SPOOL_CAP`], so that a caller can parse all of a long run (a test
+//!   report printed on stdout) while memory stays bounded; [`Output::spooled`] says how much was
+//!   written and whether the cap cut it.
 //! - **Bytes, not text.** Output is kept as bytes; [`Captured::text`] is the lossy view.
 //! - **A missing program is its own error** ([`ProcessError::NotFound`]), so callers can report
 //!   `not_run` instead of a failure.
@@ -60,6 +64,8 @@ pub const TIMEOUT_EXIT_CODE: i32 = 124;
 const SIGNAL_EXIT_BASE: i32 = 128;
 /// How often the wait loop looks at the clock and the leader when no output arrives.
 const POLL_TICK: Duration = Duration::from_millis(20);
+/// Most bytes [`Spec::spool`] writes: far beyond any test report, short of filling a disk.
+pub const SPOOL_CAP: u64 = 4 * 1024 * 1024 * 1024;
 /// Bytes read per `read(2)`: one pipe buffer's worth is plenty and bounds the scratch buffer.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -121,6 +127,8 @@ pub struct Spec {
     pub output_cap: usize,
     pub streams: Streams,
     pub cancel: Option<Cancel>,
+    /// A file that receives the whole first stream, uncapped up to [`SPOOL_CAP`].
+    pub spool: Option<PathBuf>,
 }
 
 impl Spec {
@@ -135,7 +143,16 @@ impl Spec {
             output_cap: DEFAULT_OUTPUT_CAP,
             streams: Streams::Combined,
             cancel: None,
+            spool: None,
         }
+    }
+
+    /// Also writes everything the child prints on the first stream (both streams under
+    /// [`Streams::Combined`]) to `path`, created or truncated, up to [`SPOOL_CAP`] bytes.
+    #[must_use]
+    pub fn spool(mut self, path: impl Into<PathBuf>) -> Self {
+        self.spool = Some(path.into());
+        self
     }
 
     #[must_use]
@@ -394,6 +411,20 @@ pub struct Output {
     pub output: Captured,
     /// stderr under [`Streams::Separate`]; empty otherwise.
     pub stderr: Captured,
+    /// What [`Spec::spool`] wrote, when it was asked for.
+    pub spooled: Option<Spooled>,
+}
+
+/// The spool file of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spooled {
+    pub path: PathBuf,
+    /// Bytes written to it.
+    pub bytes: u64,
+    /// The child printed more than [`SPOOL_CAP`]; the rest is only in the capture's tail.
+    pub truncated: bool,
+    /// Writing failed (a full disk): the file holds only what came before, `bytes` of it.
+    pub failed: bool,
 }
 
 impl Output {
@@ -473,7 +504,34 @@ pub struct Running {
     cancel: Option<Cancel>,
     pipes: Vec<(usize, PipeReader)>,
     caps: Vec<CaptureBuf>,
+    spool: Option<SpoolFile>,
     reaped: bool,
+}
+
+/// The open spool of a running child.
+#[derive(Debug)]
+struct SpoolFile {
+    file: std::fs::File,
+    info: Spooled,
+}
+
+impl SpoolFile {
+    fn push(&mut self, data: &[u8]) {
+        use std::io::Write as _;
+        if self.info.failed || self.info.truncated {
+            return;
+        }
+        let room = SPOOL_CAP.saturating_sub(self.info.bytes);
+        let n = usize::try_from(room).unwrap_or(usize::MAX).min(data.len());
+        if self.file.write_all(&data[..n]).is_err() {
+            self.info.failed = true;
+            return;
+        }
+        self.info.bytes += n as u64;
+        if n < data.len() {
+            self.info.truncated = true;
+        }
+    }
 }
 
 /// Runs `spec` to completion (or timeout) and returns what happened.
@@ -532,6 +590,18 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         },
     })?;
     let pgid = Pid::from_child(&child);
+    let spool = match &spec.spool {
+        Some(path) => Some(SpoolFile {
+            file: std::fs::File::create(path).map_err(pipe_err)?,
+            info: Spooled {
+                path: path.clone(),
+                bytes: 0,
+                truncated: false,
+                failed: false,
+            },
+        }),
+        None => None,
+    };
     Ok(Running {
         child,
         pgid,
@@ -544,6 +614,7 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
             CaptureBuf::new(spec.output_cap),
             CaptureBuf::new(spec.output_cap),
         ],
+        spool,
         reaped: false,
     })
 }
@@ -598,6 +669,7 @@ impl Running {
                     duration,
                     output,
                     stderr,
+                    spooled: self.spool.take().map(|s| s.info),
                 });
             }
         }
@@ -632,7 +704,14 @@ impl Running {
             }
             match reader.read(scratch) {
                 Ok(0) => closed.push(i),
-                Ok(n) => self.caps[*slot].push(&scratch[..n]),
+                Ok(n) => {
+                    self.caps[*slot].push(&scratch[..n]);
+                    if *slot == 0
+                        && let Some(spool) = self.spool.as_mut()
+                    {
+                        spool.push(&scratch[..n]);
+                    }
+                }
                 Err(e)
                     if matches!(
                         e.kind(),

@@ -74,6 +74,28 @@ fn endless_output_is_capped_head_and_tail() {
 }
 
 #[test]
+fn the_spool_keeps_everything_the_capture_drops() {
+    let dir = tempfile::tempdir().unwrap();
+    let spool = dir.path().join("out.log");
+    // 200,000 numbered lines (about 1.3 MB) through a 4 KiB capture, stderr interleaved.
+    let out = run(&sh("seq 1 200000; echo done >&2")
+        .output_cap(4096)
+        .spool(&spool))
+    .unwrap();
+    assert!(out.output.is_truncated());
+    let info = out.spooled.clone().unwrap();
+    assert!(!info.truncated && !info.failed);
+    let text = std::fs::read_to_string(&spool).unwrap();
+    assert_eq!(info.bytes, text.len() as u64);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 200_001);
+    assert_eq!(lines[99_999], "100000");
+    assert!(lines.contains(&"done"));
+    // Without a spool nothing is written and nothing is reported.
+    assert!(run(&sh("echo x")).unwrap().spooled.is_none());
+}
+
+#[test]
 fn grandchild_dies_with_the_leader() {
     let out = run(&sh("sleep 300 & echo $!")).unwrap();
     assert_eq!(out.exit, Exit::Code(0));

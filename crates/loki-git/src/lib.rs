@@ -12,6 +12,17 @@
 //!   password) and `LC_ALL=C` (stable messages), in the repository's directory.
 //! - Nothing here modifies the user's checkout: worktrees are separate directories, snapshots use a
 //!   temporary index file, commits are made only where the caller points (a worktree).
+//! - **The repository cannot change what loki reads.** Whoever can write `.git/` (an agent in the
+//!   user's checkout can) could otherwise make git show loki something other than the files: a
+//!   clean filter that stores an edited test file as its original, replace refs or grafts that swap
+//!   a base blob, a hook that runs on checkout, an fsmonitor that reports nothing changed. Every
+//!   call therefore runs with `GIT_NO_REPLACE_OBJECTS=1`, `GIT_GRAFT_FILE=/dev/null`,
+//!   `core.hooksPath=/dev/null`, `core.fsmonitor=false`, `core.autocrlf=false`,
+//!   `core.attributesFile=/dev/null`, `core.symlinks=true`, and every filter driver the
+//!   repository's configuration defines is overridden to nothing (`filter.<name>.clean=` and
+//!   `smudge`/`process` likewise, `required=false`), so blobs are the files' bytes and exports are
+//!   the blobs' bytes ([`Git::hardening`]). Diffs that could use text conversion or an external
+//!   diff are plumbing or pass `--no-textconv --no-ext-diff`.
 //!
 //! Failure modes: a git command that fails returns [`GitError::Failed`] with the command line,
 //! the exit code and the tail of stderr; git not installed is [`GitError::NotInstalled`].
@@ -99,12 +110,51 @@ pub struct Change {
     pub path: String,
 }
 
+/// One changed path with both sides' tree entries (`None` where the path is absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawChange {
+    pub kind: ChangeKind,
+    pub path: String,
+    pub base: Option<Entry>,
+    pub head: Option<Entry>,
+}
+
+/// A tree entry: its mode (`100644`, `100755`, `120000`, `160000`) and object id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub mode: String,
+    pub oid: String,
+}
+
+/// An edit to a tree: put `entry` at `path`, or remove `path` when `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeEdit {
+    pub path: String,
+    pub entry: Option<Entry>,
+}
+
 /// A repository (or a worktree of one) at `root`.
 #[derive(Debug, Clone)]
 pub struct Git {
     root: PathBuf,
     program: OsString,
+    /// The `-c` arguments that neutralise the repository's filter drivers, read once.
+    filters: std::sync::Arc<std::sync::OnceLock<Vec<String>>>,
 }
+
+/// Configuration that no repository may change for loki's own git calls (see the crate doc).
+const HARDENING: &[&str] = &[
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "core.attributesFile=/dev/null",
+    "-c",
+    "core.symlinks=true",
+];
 
 impl Git {
     /// Git operations in `root` (a repository root or a linked worktree).
@@ -113,6 +163,7 @@ impl Git {
         Git {
             root: root.into(),
             program: OsString::from("git"),
+            filters: std::sync::Arc::default(),
         }
     }
 
@@ -129,15 +180,61 @@ impl Git {
         &self.root
     }
 
-    fn spec(&self, args: &[&str]) -> Spec {
+    fn base_spec(&self) -> Spec {
         Spec::new(self.program.clone(), &self.root)
             .envs(process::scrubbed_env())
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("LC_ALL", "C")
-            .args(args.iter().map(OsString::from))
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_GRAFT_FILE", "/dev/null")
+            .args(HARDENING.iter().map(OsString::from))
             .timeout(GIT_TIMEOUT)
             .output_cap(GIT_OUTPUT_CAP)
             .streams(Streams::Separate)
+    }
+
+    fn spec(&self, args: &[&str]) -> Spec {
+        self.base_spec()
+            .args(self.hardening().iter().map(OsString::from))
+            .args(args.iter().map(OsString::from))
+    }
+
+    /// The `-c filter.<name>.*=` arguments for every filter driver the repository's (or the user's)
+    /// configuration defines: a filter could store a file as something else than its bytes.
+    /// Read once per [`Git`] (and its clones).
+    #[must_use]
+    pub fn hardening(&self) -> &[String] {
+        self.filters.get_or_init(|| {
+            let spec =
+                self.base_spec()
+                    .args(["config", "--get-regexp", "--name-only", r"^filter\."]);
+            // No filter configured exits 1; any failure here leaves only the fixed hardening.
+            let Ok(out) = process::run(&spec) else {
+                return Vec::new();
+            };
+            let mut names: Vec<String> = String::from_utf8_lossy(&out.output.bytes())
+                .lines()
+                .filter_map(|l| {
+                    let rest = l.trim().strip_prefix("filter.")?;
+                    let (name, _) = rest.rsplit_once('.')?;
+                    Some(name.to_owned())
+                })
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+                .iter()
+                .flat_map(|n| {
+                    [
+                        format!("filter.{n}.clean="),
+                        format!("filter.{n}.smudge="),
+                        format!("filter.{n}.process="),
+                        format!("filter.{n}.required=false"),
+                    ]
+                })
+                .flat_map(|kv| ["-c".to_owned(), kv])
+                .collect()
+        })
     }
 
     /// Runs git and returns stdout; a non-zero exit is an error carrying stderr's tail.
@@ -354,6 +451,91 @@ impl Git {
             .collect()
     }
 
+    /// [`Git::changes`] with both sides' modes and object ids (`diff-tree --raw`).
+    pub fn raw_changes(&self, base: &str, head: &str) -> Result<Vec<RawChange>, GitError> {
+        let command = format!("git diff-tree --raw {base} {head}");
+        let out = self.diff_tree_raw(base, head)?;
+        let bad = |detail: &str| GitError::Parse {
+            command: command.clone(),
+            detail: detail.to_owned(),
+        };
+        let mut fields = out.split(|&b| b == 0).filter(|f| !f.is_empty());
+        let mut changes = Vec::new();
+        while let Some(meta) = fields.next() {
+            // `:<old mode> <new mode> <old oid> <new oid> <status>` then NUL, the path, NUL.
+            let meta = String::from_utf8_lossy(meta);
+            let path = fields
+                .next()
+                .ok_or_else(|| bad("a change without a path"))?;
+            let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+            let [old_mode, new_mode, old_oid, new_oid, status] = parts.as_slice() else {
+                return Err(bad(&format!("unexpected record {meta:?}")));
+            };
+            let side = |mode: &str, oid: &str| {
+                (mode != "000000").then(|| Entry {
+                    mode: mode.to_owned(),
+                    oid: oid.to_owned(),
+                })
+            };
+            let kind = match status.as_bytes().first() {
+                Some(b'A') => ChangeKind::Added,
+                Some(b'M') => ChangeKind::Modified,
+                Some(b'D') => ChangeKind::Deleted,
+                Some(b'T') => ChangeKind::TypeChanged,
+                _ => return Err(bad(&format!("unknown status {status:?}"))),
+            };
+            changes.push(RawChange {
+                kind,
+                path: String::from_utf8_lossy(path).into_owned(),
+                base: side(old_mode, old_oid),
+                head: side(new_mode, new_oid),
+            });
+        }
+        Ok(changes)
+    }
+
+    /// Stores `bytes` as a blob in the repository's object store and returns its id. Written
+    /// without filters, so the blob is exactly these bytes.
+    pub fn hash_blob(&self, bytes: &[u8]) -> Result<String, GitError> {
+        let file = TempFile::with_content("blob", bytes)?;
+        let p = file.path().to_string_lossy().into_owned();
+        let out = self.run(&["hash-object", "-w", "--no-filters", "--", &p])?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
+    /// `tree` (a tree or commit) with `edits` applied, as a new tree id; built in a temporary
+    /// index, so nothing else changes.
+    pub fn tree_with(&self, tree: &str, edits: &[TreeEdit]) -> Result<String, GitError> {
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
+        self.run_spec(&with_index(&["read-tree", tree]))?;
+        let (puts, removes): (Vec<&TreeEdit>, Vec<&TreeEdit>) =
+            edits.iter().partition(|e| e.entry.is_some());
+        for chunk in removes.chunks(256) {
+            let mut args = vec!["update-index", "--force-remove", "--"];
+            args.extend(chunk.iter().map(|e| e.path.as_str()));
+            self.run_spec(&with_index(&args))?;
+        }
+        for chunk in puts.chunks(128) {
+            let infos: Vec<String> = chunk
+                .iter()
+                .filter_map(|e| {
+                    e.entry
+                        .as_ref()
+                        .map(|en| format!("{},{},{}", en.mode, en.oid, e.path))
+                })
+                .collect();
+            let mut args = vec!["update-index", "--add"];
+            for info in &infos {
+                args.push("--cacheinfo");
+                args.push(info);
+            }
+            self.run_spec(&with_index(&args))?;
+        }
+        let out = self.run_spec(&with_index(&["write-tree"]))?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
     /// The patch from `base` to `head` with no context lines (`diff-tree -p -U0`, plumbing, so
     /// user configuration cannot change it; fixed `a/` `b/` prefixes; renames as delete + add;
     /// no external diff or text conversion): what lint reads the changed lines from.
@@ -403,12 +585,11 @@ impl Git {
         Ok(stat)
     }
 
-    /// A tree id for the working tree as it is now, untracked files included (ignored files not),
-    /// built in a temporary index so the user's index is untouched. Every file is read: nothing
-    /// a process with access to the checkout's `.git` could have done to its index can hide an
-    /// edit from this one (the seal uses it on the user's own checkout), and files hidden only by
-    /// `.git/info/exclude` or the global excludes file are included
-    /// ([`Git::add_locally_hidden`]).
+    /// A tree id for the working tree as it is now, untracked files included, and ignored files
+    /// that a test runner may load (`add_hidden`), built in a temporary index so the user's index
+    /// is untouched. Every file is read: nothing a process with access to the checkout's `.git`
+    /// could have done to its index can hide an edit from this one (the seal uses it on the
+    /// user's own checkout).
     pub fn snapshot_worktree(&self) -> Result<String, GitError> {
         self.snapshot(false)
     }
@@ -447,7 +628,14 @@ impl Git {
                 "core.checkStat=default",
             ];
             all.extend_from_slice(args);
-            self.spec(&all).env("GIT_INDEX_FILE", index.path())
+            let spec = self.spec(&all).env("GIT_INDEX_FILE", index.path());
+            // `core.worktree` in the repository's config could point git at another directory
+            // (a pristine copy); the files judged are the ones in this checkout.
+            if self.root.join(".git").exists() {
+                spec.env("GIT_WORK_TREE", &self.root)
+            } else {
+                spec
+            }
         };
         let seeded = seed
             && self
@@ -491,38 +679,56 @@ impl Git {
             self.run_spec(&with_index(&["read-tree", "HEAD"]))?;
         }
         self.run_spec(&with_index(&["add", "-A", "--", "."]))?;
-        if !seed {
-            self.add_locally_hidden(&with_index)?;
-        }
+        self.add_hidden(&with_index)?;
         let tree = self.run_spec(&with_index(&["write-tree"]))?;
         Ok(String::from_utf8_lossy(&tree).trim().to_string())
     }
 
-    /// Adds the untracked files that only `.git/info/exclude` or the user's global excludes file
-    /// hide: both live outside the tree, so a change to them is in no diff, yet a test runner
-    /// still loads a `conftest.py` they hide. Only the repository's own `.gitignore` files
-    /// decide what a full snapshot leaves out. Directories that hold dependencies, builds or
-    /// caches (and `.loki/`) stay out, and at most [`MAX_HIDDEN_FILES`] files are added, so a
-    /// `node_modules` listed only in the global excludes cannot blow the snapshot up.
-    fn add_locally_hidden(&self, with_index: &dyn Fn(&[&str]) -> Spec) -> Result<(), GitError> {
-        let listed = self.run_spec(&with_index(&[
+    /// Adds the untracked files that ignore rules hide but a test runner still loads. Files hidden
+    /// only by `.git/info/exclude` or the user's global excludes file are all added: both live
+    /// outside the tree, so a change to them is in no diff. Files a `.gitignore` hides (including
+    /// a `.gitignore` that ignores itself) are added when a runner may load them
+    /// ([`runner_loadable`]: source files, test and build configuration, snapshots). Directories
+    /// that hold dependencies, builds or caches (and `.loki/`) stay out, and at most
+    /// [`MAX_HIDDEN_FILES`] files are added, so a `node_modules` listed only in the global excludes
+    /// cannot blow the snapshot up. Private files (`.env`, keys) are never read into the object
+    /// store.
+    fn add_hidden(&self, with_index: &dyn Fn(&[&str]) -> Spec) -> Result<(), GitError> {
+        let list = |args: &[&str]| -> Result<Vec<String>, GitError> {
+            let listed = self.run_spec(&with_index(args))?;
+            Ok(listed
+                .split(|&b| b == 0)
+                .filter(|p| !p.is_empty())
+                .map(|p| String::from_utf8_lossy(p).into_owned())
+                .filter(|p| {
+                    !p.split('/').any(|part| {
+                        BULK_DIRS.contains(&part) || part == ".loki" || part.ends_with(".egg-info")
+                    })
+                })
+                .collect())
+        };
+        let mut hidden = list(&[
             "ls-files",
             "--others",
             "-z",
             "--exclude-per-directory=.gitignore",
             "--",
             ".",
-        ]))?;
-        let hidden: Vec<String> = listed
-            .split(|&b| b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .filter(|p| {
-                !p.split('/')
-                    .any(|part| BULK_DIRS.contains(&part) || part == ".loki")
-            })
-            .take(MAX_HIDDEN_FILES)
-            .collect();
+        ])?;
+        hidden.retain(|p| !is_private(p));
+        let ignored = list(&[
+            "ls-files",
+            "--others",
+            "--ignored",
+            "-z",
+            "--exclude-standard",
+            "--",
+            ".",
+        ])?;
+        hidden.extend(ignored.into_iter().filter(|p| runner_loadable(p)));
+        hidden.sort();
+        hidden.dedup();
+        hidden.truncate(MAX_HIDDEN_FILES);
         for chunk in hidden.chunks(256) {
             let mut args = vec!["add", "-f", "--"];
             args.extend(chunk.iter().map(String::as_str));
@@ -698,6 +904,11 @@ impl Git {
         Ok(changes.into_iter().map(|c| c.path).collect())
     }
 
+    /// The bytes of the blob `oid`.
+    pub fn show_blob(&self, oid: &str) -> Result<Vec<u8>, GitError> {
+        self.run(&["cat-file", "blob", oid])
+    }
+
     /// The bytes of `path` at `rev`, or `None` when it does not exist there.
     pub fn show_file(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         match self.run(&["cat-file", "blob", &format!("{rev}:{path}")]) {
@@ -798,7 +1009,55 @@ const BULK_DIRS: &[&str] = &[
     ".idea",
     ".vscode",
     ".git",
+    ".hypothesis",
+    "coverage",
+    ".nyc_output",
+    ".next",
+    ".nuxt",
+    ".cache",
+    ".eggs",
+    ".nox",
+    "htmlcov",
 ];
+/// Whether an ignored file may be loaded by a test runner or a build, so that a snapshot must judge
+/// it even though `.gitignore` hides it: source code, `.pth` files, test and build configuration,
+/// snapshot and golden files, and `.gitignore` files themselves.
+#[must_use]
+pub fn runner_loadable(path: &str) -> bool {
+    const EXTS: &[&str] = &[
+        "py", "pyi", "pth", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "rs", "go",
+        "json", "toml", "ini", "cfg", "yaml", "yml", "snap", "ambr", "golden",
+    ];
+    const NAMES: &[&str] = &[
+        ".gitignore",
+        ".npmrc",
+        "go.work",
+        "go.mod",
+        "Cargo.toml",
+        "config",
+    ];
+    if is_private(path) {
+        return false;
+    }
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    let config_in_cargo = name == "config" && path.ends_with(".cargo/config");
+    (NAMES.contains(&name) && (name != "config" || config_in_cargo)) || EXTS.contains(&ext)
+}
+
+/// Files that hold secrets by convention: never read into a snapshot.
+fn is_private(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == ".env"
+        || name.starts_with(".env.")
+        || name.ends_with(".pem")
+        || name.ends_with(".key")
+        || name.starts_with("id_rsa")
+        || name.starts_with("id_ed25519")
+        || name == ".netrc"
+        || name == "credentials.json"
+}
+
 /// Locally hidden files a full snapshot adds at most.
 const MAX_HIDDEN_FILES: usize = 2_000;
 

@@ -388,7 +388,7 @@ fn the_full_snapshot_includes_files_hidden_only_by_local_excludes() {
         "conftest.py\nhidden/\n.loki\n",
     )
     .unwrap();
-    r.write(".gitignore", "ignored-by-the-repo.txt\n");
+    r.write(".gitignore", "ignored-by-the-repo.txt\n.venv/\n");
     r.git(&["add", ".gitignore"]);
     r.git(&["commit", "-qm", "gitignore"]);
     // What a cheating agent plants and hides outside the tree, next to what is rightly ignored.
@@ -398,22 +398,37 @@ fn the_full_snapshot_includes_files_hidden_only_by_local_excludes() {
     r.write("node_modules/dep/index.js", "module.exports = 1;\n");
     r.write(".loki/runs/x/run.json", "{}\n");
     r.write("ignored-by-the-repo.txt", "x\n");
+    // A `.gitignore` that ignores itself and the conftest.py next to it, and a venv.
+    r.write("sub/.gitignore", ".gitignore\nconftest.py\n.env\n");
+    r.write("sub/conftest.py", "def pytest_runtest_makereport(): pass\n");
+    r.write("sub/.env", "SECRET=1\n");
+    r.write(".venv/lib/site.py", "x = 1\n");
     let full = g.ls_tree(&g.snapshot_worktree().unwrap()).unwrap();
-    for shown in ["conftest.py", "hidden/plugin.py", "debug.log"] {
+    for shown in [
+        "conftest.py",
+        "hidden/plugin.py",
+        "debug.log",
+        "sub/.gitignore",
+        "sub/conftest.py",
+    ] {
         assert!(full.contains(&shown.to_string()), "{shown}: {full:?}");
     }
     for left_out in [
         "node_modules/dep/index.js",
         ".loki/runs/x/run.json",
         "ignored-by-the-repo.txt",
+        "sub/.env",
+        ".venv/lib/site.py",
     ] {
         assert!(
             !full.contains(&left_out.to_string()),
             "{left_out}: {full:?}"
         );
     }
-    // Loki's own worktrees keep the user's excludes (their snapshots become commits).
+    // Loki's own worktrees are judged the same way: what the runner loads is in the tree.
     let cached = g.ls_tree(&g.snapshot_worktree_cached().unwrap()).unwrap();
-    assert!(!cached.contains(&"conftest.py".to_string()), "{cached:?}");
+    for shown in ["conftest.py", "sub/conftest.py"] {
+        assert!(cached.contains(&shown.to_string()), "{shown}: {cached:?}");
+    }
     let _ = head;
 }

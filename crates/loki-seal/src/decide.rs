@@ -1,10 +1,13 @@
-//! The seal's decision, from facts only: findings, the test-by-test comparison with the
-//! baseline, and each suite's status then and now. Pure, so every rule has a test.
+//! The seal's decision, from the judge's facts only ([`loki_checks::judge`]): every finding blocks,
+//! with its class, test or file and line, evidence and what to do instead. A change that cannot be
+//! judged (a suite that could not run at session start either) is never accepted as verified, but
+//! does not trap the agent: the stop is allowed and recorded NOT VERIFIED with what to install. Pure,
+//! so every rule has a test.
 
 use std::fmt::Write as _;
 
-use loki_checks::integrity::Finding;
-use loki_checks::{CheckResult, CheckStatus, Comparison, TestClass};
+use loki_checks::CheckStatus;
+use loki_checks::judge::Judged;
 
 /// What the hook tells the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,12 +21,7 @@ pub enum Decision {
 /// The facts a decision is made from.
 #[derive(Debug, Clone, Copy)]
 pub struct Evidence<'a> {
-    pub findings: &'a [Finding],
-    pub comparison: &'a Comparison,
-    /// Suite results at session start.
-    pub baseline: &'a [CheckResult],
-    /// Suite results now.
-    pub now: &'a [CheckResult],
+    pub judged: &'a Judged,
     /// Consecutive blocks before this stop.
     pub blocks_so_far: u32,
     pub max_blocks: u32,
@@ -34,6 +32,8 @@ pub struct Evidence<'a> {
 pub struct Judgement {
     /// One line per reason to block; empty means allow.
     pub reasons: Vec<String>,
+    /// Suites that could not be judged, each with what to do; never "clean".
+    pub cannot_judge: Vec<String>,
     /// Blocked reasons exist, but `max_blocks` consecutive blocks were reached: allowed anyway,
     /// recorded NOT VERIFIED.
     pub released: bool,
@@ -45,80 +45,35 @@ impl Judgement {
     pub fn blocks(&self) -> bool {
         !self.reasons.is_empty() && !self.released
     }
-}
 
-/// Most ids listed per reason: enough to act on, short enough to read.
-const MAX_IDS: usize = 10;
-
-fn ids(list: &[String]) -> String {
-    let mut s = list
-        .iter()
-        .take(MAX_IDS)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if list.len() > MAX_IDS {
-        let _ = write!(s, " and {} more", list.len() - MAX_IDS);
+    /// Nothing found and everything judged.
+    #[must_use]
+    pub fn clean(&self) -> bool {
+        self.reasons.is_empty() && self.cannot_judge.is_empty()
     }
-    s
 }
 
-/// Applies the rules in the crate doc.
+/// Applies the rules in the module doc.
 #[must_use]
 pub fn decide(e: &Evidence<'_>) -> Judgement {
-    let mut reasons = Vec::new();
-    let newly = e.comparison.ids(TestClass::NewlyFailing);
-    if !newly.is_empty() {
-        reasons.push(format!(
-            "tests that passed at session start now fail: {}",
-            ids(&newly)
-        ));
-    }
-    let missing = e.comparison.ids(TestClass::Missing);
-    if !missing.is_empty() {
-        reasons.push(format!(
-            "tests that ran at session start no longer run (deleted or renamed?): {}",
-            ids(&missing)
-        ));
-    }
-    let newly_skipped = e.comparison.ids(TestClass::NewlySkipped);
-    if !newly_skipped.is_empty() {
-        reasons.push(format!(
-            "tests that ran at session start are now skipped: {}",
-            ids(&newly_skipped)
-        ));
-    }
-    for base in e.baseline.iter().filter(|b| b.result == CheckStatus::Pass) {
-        match e.now.iter().find(|n| n.name == base.name) {
-            None => reasons.push(format!(
-                "suite {} passed at session start and is gone now",
-                base.name
-            )),
-            Some(n) if n.result != CheckStatus::Pass => {
-                let why = n
-                    .reason
-                    .as_deref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default();
-                reasons.push(format!(
-                    "suite {} passed at session start and is now {}{why}",
-                    n.name,
-                    status_word(n.result)
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    for f in e.findings {
-        reasons.push(format!(
-            "integrity: {} {}: {}",
-            f.kind.as_str(),
-            f.path,
-            f.detail
-        ));
-    }
+    let reasons: Vec<String> = e
+        .judged
+        .findings
+        .iter()
+        .map(|f| format!("{} — {}", f.describe(), f.advice()))
+        .collect();
+    let cannot_judge = e
+        .judged
+        .cannot_judge
+        .iter()
+        .map(|c| format!("{}: {} — {}", c.check, c.reason, c.fix))
+        .collect();
     let released = !reasons.is_empty() && e.blocks_so_far >= e.max_blocks;
-    Judgement { reasons, released }
+    Judgement {
+        reasons,
+        cannot_judge,
+        released,
+    }
 }
 
 /// The word for a suite status in messages.
@@ -154,59 +109,20 @@ pub fn block_message(j: &Judgement, tails: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loki_checks::integrity::FindingKind;
-    use loki_checks::{CheckKind, ClassifiedTest};
+    use loki_checks::judge::CannotJudge;
+    use loki_checks::{Finding, FindingKind};
 
-    fn result(name: &str, status: CheckStatus) -> CheckResult {
-        CheckResult {
-            name: name.into(),
-            kind: CheckKind::Cargo,
-            cmd: "cargo test".into(),
-            result: status,
-            executed: 1,
-            passed: u64::from(status == CheckStatus::Pass),
-            failed: u64::from(status == CheckStatus::Fail),
-            skipped: 0,
-            failing_ids: vec![],
-            duration_s: 0.1,
-            log_sha256: String::new(),
-            log_path: "x.log".into(),
-            reason: None,
-            exit_code: Some(0),
-            attempts: 1,
-            report_source: None,
-            tests: vec![],
-        }
-    }
-
-    fn comparison(items: &[(&str, TestClass)]) -> Comparison {
-        Comparison {
-            tests: items
-                .iter()
-                .map(|(id, class)| ClassifiedTest {
-                    check: "cargo".into(),
-                    id: (*id).into(),
-                    class: *class,
-                    base: None,
-                    head: None,
-                })
-                .collect(),
-            uncompared: vec![],
-        }
-    }
-
-    fn judge(
-        findings: &[Finding],
-        cmp: &Comparison,
-        base: &[CheckResult],
-        now: &[CheckResult],
-        blocks: u32,
-    ) -> Judgement {
-        decide(&Evidence {
+    fn judged(findings: Vec<Finding>, cannot: Vec<CannotJudge>) -> Judged {
+        Judged {
             findings,
-            comparison: cmp,
-            baseline: base,
-            now,
+            cannot_judge: cannot,
+            ..Judged::default()
+        }
+    }
+
+    fn run(j: &Judged, blocks: u32) -> Judgement {
+        decide(&Evidence {
+            judged: j,
             blocks_so_far: blocks,
             max_blocks: 5,
         })
@@ -214,116 +130,55 @@ mod tests {
 
     #[test]
     fn a_clean_stop_is_allowed() {
-        let ok = [result("cargo", CheckStatus::Pass)];
-        let j = judge(
-            &[],
-            &comparison(&[
-                ("a", TestClass::Passing),
-                ("b", TestClass::Fixed),
-                ("c", TestClass::New),
-            ]),
-            &ok,
-            &ok,
-            0,
-        );
-        assert!(!j.blocks() && j.reasons.is_empty());
+        let j = run(&judged(vec![], vec![]), 0);
+        assert!(!j.blocks() && j.clean());
     }
 
     #[test]
-    fn pre_existing_failures_do_not_block() {
-        let f = [result("cargo", CheckStatus::Fail)];
-        let j = judge(
-            &[],
-            &comparison(&[("a", TestClass::StillFailing)]),
-            &f,
-            &f,
-            0,
+    fn every_finding_blocks_with_its_class_test_line_evidence_and_advice() {
+        let f = Finding::new(
+            FindingKind::WeakenedTest,
+            "tests/test_a.py",
+            "its original fails on the new code",
+        )
+        .at_line(7)
+        .for_test("tests/test_a.py::test_total");
+        let j = run(&judged(vec![f], vec![]), 0);
+        assert!(j.blocks());
+        assert_eq!(
+            j.reasons,
+            [
+                "weakened_test tests/test_a.py:7 (tests/test_a.py::test_total): its original fails on the new code — restore the test's original expectations and fix the code until they hold"
+            ]
         );
-        assert!(!j.blocks());
     }
 
     #[test]
-    fn each_rule_blocks_and_names_its_evidence() {
-        let ok = [result("cargo", CheckStatus::Pass)];
-        let cases: Vec<(Judgement, &str)> = vec![
-            (
-                judge(
-                    &[],
-                    &comparison(&[("t::adds", TestClass::NewlyFailing)]),
-                    &ok,
-                    &ok,
-                    0,
-                ),
-                "now fail: t::adds",
-            ),
-            (
-                judge(
-                    &[],
-                    &comparison(&[("t::gone", TestClass::Missing)]),
-                    &ok,
-                    &ok,
-                    0,
-                ),
-                "no longer run (deleted or renamed?): t::gone",
-            ),
-            (
-                judge(
-                    &[],
-                    &comparison(&[("t::s", TestClass::NewlySkipped)]),
-                    &ok,
-                    &ok,
-                    0,
-                ),
-                "now skipped: t::s",
-            ),
-            (
-                judge(
-                    &[],
-                    &comparison(&[]),
-                    &ok,
-                    &[result("cargo", CheckStatus::NotRun)],
-                    0,
-                ),
-                "suite cargo passed at session start and is now not running",
-            ),
-            (judge(&[], &comparison(&[]), &ok, &[], 0), "is gone now"),
-            (
-                judge(
-                    &[Finding::new(
-                        FindingKind::SkipMarkerAdded,
-                        "tests/a.rs",
-                        "#[ignore] added",
-                    )],
-                    &comparison(&[]),
-                    &ok,
-                    &ok,
-                    0,
-                ),
-                "integrity: skip_marker_added tests/a.rs: #[ignore] added",
-            ),
-        ];
-        for (j, want) in cases {
-            assert!(j.blocks(), "{want}");
-            assert!(
-                j.reasons.iter().any(|r| r.contains(want)),
-                "{want}: {:?}",
-                j.reasons
-            );
-        }
+    fn cannot_judge_is_never_clean_but_does_not_block() {
+        let c = CannotJudge {
+            check: "vitest".into(),
+            reason: "head: pnpm not found".into(),
+            fix: "install pnpm".into(),
+        };
+        let j = run(&judged(vec![], vec![c]), 0);
+        assert!(!j.blocks() && !j.clean());
+        assert_eq!(
+            j.cannot_judge,
+            ["vitest: head: pnpm not found — install pnpm"]
+        );
     }
 
     #[test]
     fn the_release_valve_opens_after_max_blocks() {
-        let ok = [result("cargo", CheckStatus::Pass)];
-        let cmp = comparison(&[("t", TestClass::NewlyFailing)]);
-        assert!(judge(&[], &cmp, &ok, &ok, 4).blocks());
-        let j = judge(&[], &cmp, &ok, &ok, 5);
-        assert!(j.released && !j.blocks() && !j.reasons.is_empty());
+        let f = Finding::new(FindingKind::NewlyFailing, "cargo", "t fails").for_test("t");
+        let j = judged(vec![f], vec![]);
+        assert!(run(&j, 4).blocks());
+        let r = run(&j, 5);
+        assert!(r.released && !r.blocks() && !r.reasons.is_empty());
     }
 
     #[test]
-    fn long_id_lists_are_capped() {
-        let many: Vec<String> = (0..25).map(|i| format!("t{i}")).collect();
-        assert!(ids(&many).ends_with("and 15 more"));
+    fn statuses_have_words() {
+        assert_eq!(status_word(CheckStatus::NotRun), "not running");
     }
 }

@@ -3,14 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use loki_checks::integrity::Finding;
-use loki_checks::{
-    Check, CheckResult, CheckStatus, Comparison, RunOptions, TestClass, classify, detect,
-    original_tests_on_new_code, run_baseline, run_check, scan_changes,
-};
+use loki_checks::judge::{JudgeInput, Judged, judge};
+use loki_checks::{Check, CheckResult, CheckStatus, RunOptions, detect, run_check};
 use loki_core::run::{RunKind, RunStatus, RunStore};
 use loki_core::{RunId, layout::Repo};
 use loki_events::{EventType, EventWriter};
-use loki_git::{DiffStat, Git};
+use loki_git::Git;
 use loki_receipt::schema::sha256_hex;
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde::{Deserialize, Serialize};
@@ -122,28 +120,6 @@ fn snapshot(git: &Git, label: &str) -> Result<(String, String), SealError> {
     Ok((git.commit_tree(&tree, label)?, tree))
 }
 
-/// What a stop learns from git alone: the integrity findings and the receipt's diff facts.
-struct GitFacts {
-    findings: Vec<Finding>,
-    origin: Option<String>,
-    diff_sha256: String,
-    stat: DiffStat,
-}
-
-fn git_facts(
-    git: &Git,
-    base: &str,
-    head_commit: &str,
-    head_tree: &str,
-) -> Result<GitFacts, SealError> {
-    Ok(GitFacts {
-        findings: scan_changes(git, base, head_tree)?,
-        origin: git.origin_url().ok().flatten(),
-        diff_sha256: git.diff_digest(base, head_commit)?,
-        stat: git.diff_stat(base, head_commit)?,
-    })
-}
-
 fn run_all(checks: &[Check], opts: &RunOptions) -> Result<Vec<CheckResult>, SealError> {
     checks
         .iter()
@@ -194,9 +170,7 @@ pub struct StopReport {
     pub receipt_sha256: String,
     /// The receipt's verdict (`VERIFIED`, `FAILED`, …).
     pub verdict: String,
-    pub findings: Vec<Finding>,
-    pub comparison: Comparison,
-    pub results: Vec<CheckResult>,
+    pub judged: Judged,
 }
 
 /// Stop: compare with the session's baseline, decide, and seal a receipt.
@@ -221,56 +195,27 @@ pub fn stop(
 
     let mut run = opts.run.clone();
     run.log_dir = dir.join("checks");
-    // The scan and the diff facts need only git, so they run beside the suite, which is most of a
-    // stop's time: run one after the other they added ~10 git processes to every stop.
-    let (git_facts, now) = std::thread::scope(|s| {
-        let worker = s.spawn(|| git_facts(&git, &state.snapshot, &now_commit, &now_tree));
-        let now = run_all(&state.checks, &run);
-        let facts = worker.join().unwrap_or(Err(SealError::WorkerPanicked {
-            task: "scanning the change",
-        }));
-        (facts, now)
-    });
-    let now = now?;
-    let GitFacts {
-        mut findings,
-        origin,
-        diff_sha256,
-        stat,
-    } = git_facts?;
-    for r in &now {
-        log.append(EventType::CheckResult, None, check_event(r))?;
-    }
-    let comparison = classify(&state.baseline, &now);
-    let mut weak_run = run.clone();
-    weak_run.log_dir = dir.join("checks").join("original-tests");
-    let weakened = original_tests_on_new_code(
+    let judged = judge(&JudgeInput {
         repo_root,
-        &state.snapshot,
-        &now_tree,
-        &state.checks,
-        &state.baseline,
-        &now,
-        &weak_run,
-    )?;
-    findings.extend(weakened.findings.iter().cloned());
-    findings.sort();
-    findings.dedup();
-    for f in &findings {
-        log.append(
-            EventType::IntegrityFinding,
-            None,
-            json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}),
-        )?;
-    }
+        head_root: repo_root,
+        base: &state.snapshot,
+        head_tree: &now_tree,
+        checks: &state.checks,
+        base_results: Some(&state.baseline),
+        head_results: None,
+        opts: &run,
+        cache_dir: &opts.home.join("cache"),
+        exclude: &[],
+    })?;
+    record_judgement(&mut log, &judged)?;
     let judgement = decide(&Evidence {
-        findings: &findings,
-        comparison: &comparison,
-        baseline: &state.baseline,
-        now: &now,
+        judged: &judged,
         blocks_so_far: state.blocks,
         max_blocks: opts.max_blocks,
     });
+    let origin = git.origin_url().ok().flatten();
+    let diff_sha256 = git.diff_digest(&state.snapshot, &now_commit)?;
+    let stat = git.diff_stat(&state.snapshot, &now_commit)?;
 
     let mut facts = ReceiptFacts::new(rec.id.as_str(), RunKind::Seal);
     facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
@@ -285,19 +230,16 @@ pub fn stop(
     facts.diff.files = stat.files;
     facts.diff.insertions = stat.insertions;
     facts.diff.deletions = stat.deletions;
-    facts.checks = now.iter().map(|r| r.to_receipt("tests")).collect();
-    facts.integrity = findings.iter().map(Finding::to_receipt).collect();
+    facts.checks = judged.head.iter().map(|r| r.to_receipt("tests")).collect();
+    facts.integrity = judged.findings.iter().map(Finding::to_receipt).collect();
+    facts.facts = judged
+        .facts
+        .iter()
+        .map(loki_checks::judge::Fact::to_receipt)
+        .collect();
     facts.full_suite_ran = true;
-    facts.pre_existing_failures = comparison.ids(TestClass::StillFailing);
-    facts
-        .extra_not_proven
-        .extend(weakened.not_proven.iter().cloned());
-    facts.extra_not_proven.extend(
-        comparison
-            .uncompared
-            .iter()
-            .map(|u| format!("test-by-test comparison of {}: {}", u.check, u.reason)),
-    );
+    facts.pre_existing_failures.clone_from(&judged.pre_existing);
+    facts.extra_not_proven.extend(not_proven(&judged));
     if judgement.released {
         facts.extra_not_proven.push(format!(
             "seal released after {} consecutive blocks; unresolved: {}",
@@ -337,7 +279,8 @@ pub fn stop(
 
     let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
     let decision = if judgement.blocks() {
-        let tails: Vec<(String, String)> = now
+        let tails: Vec<(String, String)> = judged
+            .head
             .iter()
             .filter(|r| r.result != CheckStatus::Pass)
             .map(|r| (r.name.clone(), tail_of(&r.log_path)))
@@ -353,12 +296,19 @@ pub fn stop(
                 judgement.reasons.join("; ")
             ),
         }
+    } else if !judgement.cannot_judge.is_empty() {
+        Decision::Allow {
+            message: format!(
+                "loki seal: NOT VERIFIED: the change could not be judged ({}). Receipt sha256:{receipt_sha256}",
+                judgement.cannot_judge.join("; ")
+            ),
+        }
     } else {
-        let executed: u64 = now.iter().map(|r| r.executed).sum();
+        let executed: u64 = judged.head.iter().map(|r| r.executed).sum();
         Decision::Allow {
             message: format!(
                 "loki seal: {verdict}: {} suite(s), {executed} tests executed, no test newly failing or weakened. Receipt sha256:{receipt_sha256}",
-                now.len()
+                judged.head.len()
             ),
         }
     };
@@ -368,10 +318,42 @@ pub fn stop(
         run_id: rec.id,
         receipt_sha256,
         verdict,
-        findings,
-        comparison,
-        results: now,
+        judged,
     })
+}
+
+/// Appends the judgement's evidence to the event log: each suite's result, each finding and fact.
+fn record_judgement(log: &mut EventWriter, judged: &Judged) -> Result<(), SealError> {
+    for r in &judged.head {
+        log.append(EventType::CheckResult, None, check_event(r))?;
+    }
+    for f in &judged.findings {
+        log.append(
+            EventType::IntegrityFinding,
+            None,
+            json!({"kind": f.kind.as_str(), "path": f.path, "line": f.line, "test": f.test,
+                   "detail": f.detail, "advice": f.advice()}),
+        )?;
+    }
+    Ok(())
+}
+
+/// What the judgement leaves unproven, in the receipt's words.
+fn not_proven(judged: &Judged) -> Vec<String> {
+    let mut out: Vec<String> = judged
+        .cannot_judge
+        .iter()
+        .map(|c| format!("cannot judge {}: {} ({})", c.check, c.reason, c.fix))
+        .collect();
+    out.extend(judged.not_proven.iter().cloned());
+    out.extend(
+        judged
+            .comparison
+            .uncompared
+            .iter()
+            .map(|u| format!("test-by-test comparison of {}: {}", u.check, u.reason)),
+    );
+    out
 }
 
 fn check_event(r: &CheckResult) -> serde_json::Value {
@@ -394,15 +376,12 @@ fn tail_of(path: &Path) -> String {
 #[derive(Debug, Clone)]
 pub struct CheckReport {
     pub base: String,
-    pub findings: Vec<Finding>,
-    pub comparison: Comparison,
-    pub baseline: Vec<CheckResult>,
-    pub results: Vec<CheckResult>,
+    pub judged: Judged,
     pub judgement: Judgement,
     pub not_proven: Vec<String>,
 }
 
-/// Compares the working tree with `base_rev`: integrity scan, suites on both, test by test.
+/// Compares the working tree with `base_rev`: the judge on the base and the working tree.
 pub fn check(
     repo_root: &Path,
     base_rev: &str,
@@ -426,47 +405,34 @@ pub fn check(
             source: e,
         })?;
     let mut run = opts.run.clone();
-    run.log_dir = logs.path().join("base");
-    let baseline = run_baseline(
+    run.log_dir = logs.path().to_path_buf();
+    let judged = judge(&JudgeInput {
         repo_root,
-        &base,
-        &checks,
-        &run,
-        &opts.home.join("cache").join("baseline"),
-    )?
-    .results;
-    run.log_dir = logs.path().join("now");
-    let results = run_all(&checks, &run)?;
-    let comparison = classify(&baseline, &results);
-    let mut findings = scan_changes(&git, &base, &now_tree)?;
-    run.log_dir = logs.path().join("original-tests");
-    let weakened = original_tests_on_new_code(
-        repo_root, &base, &now_tree, &checks, &baseline, &results, &run,
-    )?;
-    findings.extend(weakened.findings);
-    findings.sort();
-    findings.dedup();
+        head_root: repo_root,
+        base: &base,
+        head_tree: &now_tree,
+        checks: &checks,
+        base_results: None,
+        head_results: None,
+        opts: &run,
+        cache_dir: &opts.home.join("cache"),
+        exclude: &[],
+    })?;
     let judgement = decide(&Evidence {
-        findings: &findings,
-        comparison: &comparison,
-        baseline: &baseline,
-        now: &results,
+        judged: &judged,
         blocks_so_far: 0,
         max_blocks: u32::MAX,
     });
-    let mut not_proven = weakened.not_proven;
+    let mut not_proven = not_proven(&judged);
     not_proven.extend(
-        comparison
-            .ids(TestClass::StillFailing)
-            .into_iter()
+        judged
+            .pre_existing
+            .iter()
             .map(|id| format!("pre-existing failure: {id}")),
     );
     Ok(CheckReport {
         base,
-        findings,
-        comparison,
-        baseline,
-        results,
+        judged,
         judgement,
         not_proven,
     })

@@ -5,50 +5,226 @@
 //! then one line per test — `test <name> ... ok|FAILED|ignored[, reason]` — and a summary
 //! `test result: ok. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.07s`.
 //! Test ids are `<binary>::<name>` where `<binary>` is the file stem of the test executable without
-//! cargo's `-<hash>` suffix (`doctests` for doc-tests), so ids survive rebuilds.
+//! cargo's `-<hash>` suffix (`doctests` for doc-tests), so ids survive rebuilds. When the run was
+//! asked for `--message-format=json-render-diagnostics`, cargo's `compiler-artifact` messages (JSON
+//! lines on stdout) map each executable to its package, and ids become `<package>::<binary>::<name>`,
+//! so a failure is attributed to the package it occurred in even when two packages have a test
+//! target of the same name (`tests/all.rs`). Doc-tests map through the library's crate name.
 //! Per-test lines are exact matches only; when a test's own output breaks one of them, the summary
 //! lines still raise the counts ([`TestReport::raise_counts_to`]).
 //!
+//! # Cross-checks ([`LibtestRun::anomalies`])
+//! The output is written by the code under test too, so it is checked against itself: every
+//! binary that started must end with its `test result:` summary (a test that calls
+//! `std::process::exit` ends the binary without one), and no binary may show more per-test result
+//! lines than its summary counts (lines printed by a test to look like results).
+//!
 //! nextest prints `Summary [   0.229s] 2 tests run: 1 passed, 1 failed, 1 skipped` and a
 //! `FAIL [   0.228s] (2/2) <binary> <test>` line per failing test.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
 
 use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
 
 /// Length of the hex hash cargo appends to test executables (`it-0123456789abcdef`).
 const CARGO_HASH_LEN: usize = 16;
 
+/// A `compiler-artifact` message, as far as ids need it.
+#[derive(Debug, Deserialize)]
+struct Artifact {
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    package_id: String,
+    #[serde(default)]
+    target: ArtifactTarget,
+    #[serde(default)]
+    executable: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ArtifactTarget {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    kind: Vec<String>,
+}
+
+/// The package name in a cargo package id: `path+file:///x/dir#name@1.0`, `…/name#1.0`, or the old
+/// `name 1.0 (path+file:///x)`.
+#[must_use]
+pub fn package_name(id: &str) -> String {
+    if let Some((url, frag)) = id.rsplit_once('#') {
+        return match frag.split_once('@') {
+            Some((name, _)) => name.to_owned(),
+            None => url
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or(url)
+                .to_owned(),
+        };
+    }
+    id.split_whitespace().next().unwrap_or(id).to_owned()
+}
+
+/// What the compiler-artifact lines say: executable file name → package, lib crate name → package.
+#[derive(Debug, Default)]
+struct Artifacts {
+    executables: BTreeMap<String, String>,
+    libs: BTreeMap<String, String>,
+}
+
+impl Artifacts {
+    fn read(line: &str) -> Option<Artifact> {
+        let line = line.trim();
+        if !line.starts_with("{\"reason\":\"compiler-artifact\"") {
+            return None;
+        }
+        serde_json::from_str::<Artifact>(line)
+            .ok()
+            .filter(|a| a.reason == "compiler-artifact")
+    }
+
+    fn add(&mut self, a: Artifact) {
+        let pkg = package_name(&a.package_id);
+        if a.target
+            .kind
+            .iter()
+            .any(|k| k == "lib" || k.ends_with("lib"))
+        {
+            self.libs
+                .insert(a.target.name.replace('-', "_"), pkg.clone());
+        }
+        if let Some(exe) = a.executable {
+            let file = exe.rsplit('/').next().unwrap_or(&exe).to_owned();
+            self.executables.insert(file, pkg);
+        }
+    }
+}
+
+/// One test binary's section of the output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// The id prefix of its tests (`binary` or `package::binary`).
+    pub binary: String,
+    /// libtest's `running N tests` line: the binary is a libtest harness (a `harness = false`
+    /// target prints its own format, and is not cross-checked).
+    pub announced: Option<u64>,
+    /// Per-test result lines seen.
+    pub lines: u64,
+    /// The summary's passed + failed + ignored, when the summary line came.
+    pub summary: Option<u64>,
+}
+
+/// `cargo test` output, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibtestRun {
+    pub report: TestReport,
+    pub sections: Vec<Section>,
+}
+
+impl LibtestRun {
+    /// What does not add up, in words (see the module doc); empty when the output is consistent.
+    #[must_use]
+    pub fn anomalies(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in self.sections.iter().filter(|s| s.announced.is_some()) {
+            match s.summary {
+                None => out.push(format!(
+                    "test binary {} ended without libtest's `test result:` summary (a test ended the process)",
+                    s.binary
+                )),
+                Some(n) if s.lines > n => out.push(format!(
+                    "test binary {} printed {} result lines but its summary counts {n} tests (lines printed by a test to look like results)",
+                    s.binary, s.lines
+                )),
+                Some(_) => {}
+            }
+        }
+        out
+    }
+}
+
 /// Parses `cargo test` output; `None` when it holds neither a test line nor a summary line.
 #[must_use]
 pub fn parse_libtest(text: &str) -> Option<TestReport> {
+    parse_libtest_run(text).map(|r| r.report)
+}
+
+/// [`parse_libtest`] with the per-binary sections for the cross-checks.
+#[must_use]
+pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
+    let mut artifacts = Artifacts::default();
     let mut binary = String::from("unknown");
     let mut cases = Vec::new();
+    let mut sections: Vec<Section> = Vec::new();
     let mut summary = TestReport::from_counts("libtest-summary", 0, 0, 0);
     let mut saw_summary = false;
     // Between `failures:` and `test result:` libtest replays the failing tests' own output, which
     // may contain anything, including lines shaped like results.
     let mut in_failures = false;
     for raw in text.lines() {
+        if let Some(a) = Artifacts::read(raw) {
+            artifacts.add(a);
+            continue;
+        }
         let line = strip_ansi(raw);
         let line = line.trim_end();
         let trimmed = line.trim_start();
         if line == "failures:" {
             in_failures = true;
         } else if let Some(rest) = trimmed.strip_prefix("Running ") {
-            binary = binary_name(rest);
-        } else if trimmed.starts_with("Doc-tests ") {
-            binary = "doctests".to_owned();
+            let (file, name) = binary_name(rest);
+            binary = match artifacts.executables.get(&file) {
+                Some(pkg) => format!("{pkg}::{name}"),
+                None => name,
+            };
+            in_failures = false;
+            sections.push(Section {
+                binary: binary.clone(),
+                announced: None,
+                lines: 0,
+                summary: None,
+            });
+        } else if let Some(krate) = trimmed.strip_prefix("Doc-tests ") {
+            binary = match artifacts.libs.get(krate.trim()) {
+                Some(pkg) => format!("{pkg}::doctests"),
+                None => "doctests".to_owned(),
+            };
+            in_failures = false;
+            sections.push(Section {
+                binary: binary.clone(),
+                announced: None,
+                lines: 0,
+                summary: None,
+            });
+        } else if let Some(n) = running_count(trimmed) {
+            if let Some(s) = sections.last_mut().filter(|s| s.announced.is_none()) {
+                s.announced = Some(n);
+            }
         } else if let Some(rest) = line.strip_prefix("test result: ") {
             saw_summary = true;
             in_failures = false;
+            let mut total = 0;
             for (n, word) in count_parts(rest.split_once(". ").map_or(rest, |(_, r)| r), ';') {
                 match word.as_str() {
                     "passed" => summary.passed += n,
                     "failed" => summary.failed += n,
                     "ignored" => summary.skipped += n,
-                    _ => {}
+                    _ => continue,
                 }
+                total += n;
+            }
+            if let Some(s) = sections.last_mut().filter(|s| s.summary.is_none()) {
+                s.summary = Some(total);
             }
         } else if !in_failures && let Some(case) = test_line(line, &binary) {
+            if let Some(s) = sections.last_mut() {
+                s.lines += 1;
+            }
             cases.push(case);
         }
     }
@@ -57,7 +233,16 @@ pub fn parse_libtest(text: &str) -> Option<TestReport> {
     }
     let mut report = TestReport::from_cases("libtest", cases);
     report.raise_counts_to(&summary);
-    Some(report)
+    Some(LibtestRun { report, sections })
+}
+
+/// `running 3 tests` → 3.
+fn running_count(line: &str) -> Option<u64> {
+    let rest = line.strip_prefix("running ")?;
+    let (n, word) = rest.split_once(' ')?;
+    matches!(word, "test" | "tests")
+        .then(|| n.parse().ok())
+        .flatten()
 }
 
 /// `test a::b ... ok` → a case of `binary`.
@@ -80,20 +265,22 @@ fn test_line(line: &str, binary: &str) -> Option<TestCase> {
     })
 }
 
-/// `unittests src/lib.rs (target/debug/deps/fixture-0123456789abcdef)` → `fixture`.
-fn binary_name(header: &str) -> String {
+/// `unittests src/lib.rs (target/debug/deps/fixture-0123456789abcdef)` →
+/// (`fixture-0123456789abcdef`, `fixture`): the executable's file name and the binary's name.
+fn binary_name(header: &str) -> (String, String) {
     let path = header
         .rsplit_once('(')
         .map_or(header, |(_, p)| p.trim_end_matches(')'));
     let stem = path.rsplit('/').next().unwrap_or(path);
-    match stem.rsplit_once('-') {
+    let name = match stem.rsplit_once('-') {
         Some((name, hash))
             if hash.len() == CARGO_HASH_LEN && hash.bytes().all(|b| b.is_ascii_hexdigit()) =>
         {
             name.to_owned()
         }
         _ => stem.to_owned(),
-    }
+    };
+    (stem.to_owned(), name)
 }
 
 /// Parses nextest's human output; `None` without a `Summary` line.
@@ -239,10 +426,56 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
         assert!(parse_nextest_summary("error: test run failed").is_none());
     }
 
+    #[test]
+    fn packages_from_artifact_messages_and_cross_checks() {
+        let text = concat!(
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///w/crates/a#alpha@0.1.0","target":{"name":"alpha","kind":["lib"]},"profile":{"test":true},"executable":"/w/target/debug/deps/alpha-0123456789abcdef"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///w/crates/beta#0.2.0","target":{"name":"all","kind":["test"]},"profile":{"test":true},"executable":"/w/target/debug/deps/all-fedcba9876543210"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///w/crates/gamma#0.2.0","target":{"name":"all","kind":["test"]},"profile":{"test":true},"executable":"/w/target/debug/deps/all-00000000000000aa"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///w/crates/a#alpha@0.1.0","target":{"name":"alpha","kind":["lib"]},"profile":{"test":false},"executable":null}"#,
+            "\n",
+            "     Running unittests src/lib.rs (target/debug/deps/alpha-0123456789abcdef)\n\nrunning 1 test\ntest t::a ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
+            "     Running tests/all.rs (target/debug/deps/all-fedcba9876543210)\n\nrunning 1 test\ntest x ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
+            "     Running tests/all.rs (target/debug/deps/all-00000000000000aa)\n\nrunning 1 test\ntest x ... FAILED\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
+            "   Doc-tests alpha\n\nrunning 1 test\ntest src/lib.rs - f (line 3) ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
+        );
+        let run = parse_libtest_run(text).unwrap();
+        assert_eq!(run.report.failing_ids(), vec!["gamma::all::x"]);
+        let ids: Vec<&str> = run.report.tests.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "alpha::alpha::t::a",
+                "beta::all::x",
+                "gamma::all::x",
+                "alpha::doctests::src/lib.rs - f (line 3)"
+            ]
+        );
+        assert!(run.anomalies().is_empty(), "{:?}", run.anomalies());
+        // A test that exits the process: the binary's summary never comes.
+        let exited = parse_libtest_run("     Running tests/it.rs (target/debug/deps/it-0123456789abcdef)\n\nrunning 2 tests\ntest a ... ok\n").unwrap();
+        assert_eq!(exited.anomalies().len(), 1);
+        assert!(exited.anomalies()[0].contains("without libtest's"));
+        // Result-shaped lines printed by a test.
+        let forged = parse_libtest_run("     Running tests/it.rs (target/debug/deps/it-0123456789abcdef)\n\nrunning 1 test\ntest real ... ok\ntest fake_a ... ok\ntest fake_b ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n").unwrap();
+        assert!(forged.anomalies()[0].contains("3 result lines"));
+        // A custom harness (`harness = false`) prints its own format: not cross-checked.
+        let custom = parse_libtest_run("     Running tests/custom.rs (target/debug/deps/custom-0123456789abcdef)\nall 3 cases fine\n     Running tests/it.rs (target/debug/deps/it-0123456789abcdef)\n\nrunning 1 test\ntest a ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n").unwrap();
+        assert!(custom.anomalies().is_empty(), "{:?}", custom.anomalies());
+        assert_eq!(package_name("my-pkg 0.1.0 (path+file:///x)"), "my-pkg");
+        assert_eq!(
+            package_name("registry+https://github.com/rust-lang/crates.io-index#serde@1.0.0"),
+            "serde"
+        );
+    }
+
     proptest! {
         #[test]
         fn never_panic(s in "(test |Running |Summary \\[|FAIL \\[|test result: |[a-z0-9 .;:,()\\[\\]\n-]){0,60}") {
-            let _ = parse_libtest(&s);
+            let _ = parse_libtest_run(&s).map(|r| r.anomalies());
             let _ = parse_nextest_summary(&s);
         }
     }

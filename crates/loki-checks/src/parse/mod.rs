@@ -12,12 +12,71 @@ pub mod tap;
 use crate::detect::CheckKind;
 use crate::report::TestReport;
 
+/// What one run's output says, and where it contradicts itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedRun {
+    pub report: Option<TestReport>,
+    /// Discrepancies between the output's own channels (see [`cargo::LibtestRun::anomalies`]).
+    pub anomalies: Vec<String>,
+    /// The exit status the runner itself reported at the end of its session (pytest's plugin).
+    pub reported_exit: Option<i64>,
+}
+
+/// Parses one run of a check of `kind`: `structured` are the report files the runner wrote, best
+/// first (the first that parses wins), `log` the whole output; see [`report_for`] for the order.
+#[must_use]
+pub fn parse_run(kind: CheckKind, structured: &[String], log: &str) -> ParsedRun {
+    match kind {
+        CheckKind::Pytest => {
+            if let Some(p) = structured.iter().find_map(|s| pytest::parse_plugin(s)) {
+                let mut anomalies = Vec::new();
+                if p.finished.is_none() {
+                    anomalies.push(
+                        "pytest's session ended before it finished (something exited the process)"
+                            .to_owned(),
+                    );
+                }
+                return ParsedRun {
+                    report: Some(p.report),
+                    anomalies,
+                    reported_exit: p.finished,
+                };
+            }
+            ParsedRun {
+                report: structured
+                    .iter()
+                    .find_map(|s| junit::parse(s))
+                    .or_else(|| pytest::parse_text(log)),
+                ..ParsedRun::default()
+            }
+        }
+        CheckKind::Cargo => match cargo::parse_libtest_run(log) {
+            Some(run) => ParsedRun {
+                anomalies: run.anomalies(),
+                report: Some(run.report),
+                reported_exit: None,
+            },
+            None => ParsedRun::default(),
+        },
+        _ => ParsedRun {
+            report: structured
+                .iter()
+                .find_map(|s| report_for(kind, Some(s), ""))
+                .or_else(|| report_for(kind, None, log)),
+            ..ParsedRun::default()
+        },
+    }
+}
+
 /// The report for one run of a check of `kind`: the structured report (`structured`, the file the
 /// runner wrote) when it parses, else the fallback parsers over the captured log, in order of trust.
 #[must_use]
 pub fn report_for(kind: CheckKind, structured: Option<&str>, log: &str) -> Option<TestReport> {
     let from_file = structured.and_then(|s| match kind {
-        CheckKind::Nextest | CheckKind::Pytest => junit::parse(s),
+        CheckKind::Nextest => junit::parse(s),
+        CheckKind::Pytest => pytest::parse_plugin(s)
+            .map(|p| p.report)
+            .or_else(|| junit::parse(s)),
         CheckKind::Vitest | CheckKind::Jest => js::parse_json(s),
         CheckKind::Node => tap::parse_tap(s),
         CheckKind::Cargo | CheckKind::Npm | CheckKind::Go => None,

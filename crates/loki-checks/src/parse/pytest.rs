@@ -1,5 +1,20 @@
-//! pytest's text output: the `-rA` "short test summary info" lines and the final summary line
-//! (the fallback when the `--junitxml` report is missing).
+//! pytest: the report of loki's own pytest plugin ([`PLUGIN_SOURCE`], loaded with `-p`), and
+//! pytest's text output as the fallback.
+//!
+//! # The plugin report
+//! One JSON object per line: `{"event":"start","rootdir":…}`, then per test phase
+//! `{"event":"test","nodeid":…,"when":"setup|call|teardown","outcome":"passed|failed|skipped",
+//! "xfail":bool}`, per failed collector `{"event":"collect_error","nodeid":…}`, and
+//! `{"event":"finish","exitstatus":N}`. A test's id is its node id (`tests/test_a.py::TestX::test_y[1]`,
+//! relative to pytest's rootdir), so a run can be narrowed to exactly these ids again. A test failed
+//! when any phase failed (an error in setup or teardown is a failure); it was skipped when setup or
+//! call was skipped (xfail included); else passed. A collection error is a failed test named by the
+//! collector's node id (the file), `(collection)` for the session. Lines that do not parse are
+//! skipped; a report without a `finish` event comes from a run that did not end normally, and says
+//! so in [`PluginReport::finished`].
+//!
+//! # Text
+//! The `-rA` "short test summary info" lines and the final summary line.
 //!
 //! `-rA` lines are `PASSED|FAILED|ERROR|XFAIL|XPASS <node id>[ - message]`; `SKIPPED [n] file:line:
 //! reason` names no node id and is counted from the summary only. The summary is the last line
@@ -7,7 +22,167 @@
 //! under `-q`); `no tests ran` means zero. Errors count as failed; xfail counts as skipped and xpass
 //! as passed, as in the JUnit report.
 
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
 use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
+
+/// The module name the plugin is loaded under (`-p loki_pytest_report`).
+pub const PLUGIN_MODULE: &str = "loki_pytest_report";
+/// The variable that tells the plugin where to write.
+pub const PLUGIN_ENV: &str = "LOKI_PYTEST_REPORT";
+/// The plugin: written next to the report, put first on `PYTHONPATH`, loaded with `-p`.
+pub const PLUGIN_SOURCE: &str = r#"# loki's pytest reporter: one JSON line per test phase, for loki's judge.
+import json as _json
+import os as _os
+
+_PATH = _os.environ.get("LOKI_PYTEST_REPORT")
+_OUT = []
+
+
+def _emit(obj):
+    if not _PATH:
+        return
+    if not _OUT:
+        _OUT.append(open(_PATH, "a", encoding="utf-8"))
+    _OUT[0].write(_json.dumps(obj) + "\n")
+    _OUT[0].flush()
+
+
+def pytest_sessionstart(session):
+    _emit({"event": "start", "rootdir": str(session.config.rootpath)})
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _emit({"event": "collect_error", "nodeid": report.nodeid})
+
+
+def pytest_runtest_logreport(report):
+    _emit({
+        "event": "test",
+        "nodeid": report.nodeid,
+        "when": report.when,
+        "outcome": report.outcome,
+        "xfail": hasattr(report, "wasxfail"),
+    })
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _emit({"event": "finish", "exitstatus": int(exitstatus)})
+"#;
+
+#[derive(Debug, Deserialize)]
+struct PluginEvent {
+    #[serde(default)]
+    event: String,
+    #[serde(default)]
+    nodeid: String,
+    #[serde(default)]
+    when: String,
+    #[serde(default)]
+    outcome: String,
+    #[serde(default)]
+    xfail: bool,
+    #[serde(default)]
+    rootdir: Option<String>,
+    #[serde(default)]
+    exitstatus: Option<i64>,
+}
+
+/// The plugin's report, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginReport {
+    pub report: TestReport,
+    /// pytest's rootdir, which node ids are relative to.
+    pub rootdir: Option<String>,
+    /// The session reached `pytest_sessionfinish`, with this exit status.
+    pub finished: Option<i64>,
+}
+
+/// Parses the plugin's JSON lines; `None` when none is an event.
+#[must_use]
+pub fn parse_plugin(text: &str) -> Option<PluginReport> {
+    #[derive(Default)]
+    struct Seen {
+        failed: bool,
+        skipped: bool,
+        call_passed: bool,
+    }
+    let mut order: Vec<String> = Vec::new();
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    let mut rootdir = None;
+    let mut finished = None;
+    let mut any = false;
+    for line in text.lines() {
+        let Ok(ev) = serde_json::from_str::<PluginEvent>(line.trim()) else {
+            continue;
+        };
+        match ev.event.as_str() {
+            "start" => {
+                any = true;
+                rootdir = ev.rootdir;
+            }
+            "finish" => {
+                any = true;
+                finished = ev.exitstatus;
+            }
+            "collect_error" | "test" => {
+                any = true;
+                let id = if ev.nodeid.is_empty() {
+                    "(collection)".to_owned()
+                } else {
+                    ev.nodeid
+                };
+                if !seen.contains_key(&id) {
+                    order.push(id.clone());
+                }
+                let s = seen.entry(id).or_default();
+                if ev.event == "collect_error" {
+                    s.failed = true;
+                    continue;
+                }
+                match (ev.when.as_str(), ev.outcome.as_str()) {
+                    (_, "failed") => s.failed = true,
+                    ("setup" | "call", "skipped") => s.skipped = true,
+                    ("call", "passed") => s.call_passed = true,
+                    _ => {}
+                }
+                // A non-strict xpass is reported passed with `wasxfail`: it passed.
+                if ev.xfail && ev.outcome == "skipped" {
+                    s.skipped = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !any {
+        return None;
+    }
+    let cases = order
+        .into_iter()
+        .filter_map(|id| {
+            let s = seen.get(&id)?;
+            let status = if s.failed {
+                TestStatus::Failed
+            } else if s.skipped {
+                TestStatus::Skipped
+            } else if s.call_passed {
+                TestStatus::Passed
+            } else {
+                // Only a setup phase was seen: the session ended before the test ran.
+                return None;
+            };
+            Some(TestCase { id, status })
+        })
+        .collect();
+    Some(PluginReport {
+        report: TestReport::from_cases("pytest-plugin", cases),
+        rootdir,
+        finished,
+    })
+}
 
 /// Parses pytest output; `None` when there is neither a result line nor a summary line.
 #[must_use]
@@ -119,10 +294,52 @@ FAILED test_a.py::test_bad - assert 1 == 2
         assert!(parse_text("Traceback (most recent call last):\nImportError").is_none());
     }
 
+    #[test]
+    fn plugin_report_phases_collection_errors_and_xfail() {
+        let text = r#"{"event": "start", "rootdir": "/r"}
+{"event": "collect_error", "nodeid": "tests/test_b.py"}
+{"event": "test", "nodeid": "tests/test_a.py::test_ok", "when": "setup", "outcome": "passed", "xfail": false}
+{"event": "test", "nodeid": "tests/test_a.py::test_ok", "when": "call", "outcome": "passed", "xfail": false}
+{"event": "test", "nodeid": "tests/test_a.py::test_ok", "when": "teardown", "outcome": "passed", "xfail": false}
+{"event": "test", "nodeid": "tests/test_a.py::test_teardown_error", "when": "call", "outcome": "passed", "xfail": false}
+{"event": "test", "nodeid": "tests/test_a.py::test_teardown_error", "when": "teardown", "outcome": "failed", "xfail": false}
+{"event": "test", "nodeid": "tests/test_a.py::test_skip", "when": "setup", "outcome": "skipped", "xfail": false}
+{"event": "test", "nodeid": "tests/test_a.py::test_xf", "when": "call", "outcome": "skipped", "xfail": true}
+{"event": "test", "nodeid": "tests/test_a.py::test_p[1-2]", "when": "call", "outcome": "failed", "xfail": false}
+not json
+{"event": "finish", "exitstatus": 1}
+"#;
+        let p = parse_plugin(text).unwrap();
+        assert_eq!(p.rootdir.as_deref(), Some("/r"));
+        assert_eq!(p.finished, Some(1));
+        let r = p.report;
+        assert_eq!((r.passed, r.failed, r.skipped), (1, 3, 2));
+        assert_eq!(
+            r.failing_ids(),
+            vec![
+                "tests/test_b.py",
+                "tests/test_a.py::test_teardown_error",
+                "tests/test_a.py::test_p[1-2]"
+            ]
+        );
+        assert!(parse_plugin("plain text\n").is_none());
+        let unfinished = parse_plugin(r#"{"event": "start", "rootdir": "/r"}"#).unwrap();
+        assert_eq!(
+            (unfinished.finished, unfinished.report.executed()),
+            (None, 0)
+        );
+    }
+
     proptest! {
         #[test]
         fn never_panics(s in "(PASSED |FAILED |ERROR |=+ | in |[0-9]+ passed|s|[a-z_.:\\[\\] -]|\n){0,60}") {
             let _ = parse_text(&s);
+            let _ = parse_plugin(&s);
+        }
+
+        #[test]
+        fn plugin_never_panics(s in "(\\{\"event\": \"(test|start|finish|collect_error)\"|, \"nodeid\": \"[a-z:]{0,6}\"|, \"when\": \"(setup|call)\"|, \"outcome\": \"(passed|failed|skipped)\"|\\}|\n){0,40}") {
+            let _ = parse_plugin(&s);
         }
     }
 }

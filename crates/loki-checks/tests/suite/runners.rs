@@ -84,7 +84,7 @@ fn cargo_runner() {
     write(&repo, "src/lib.rs", LIB_FAIL.as_bytes());
     let r = run_check(&check, &o).unwrap();
     assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
-    assert_eq!(r.failing_ids, ["fixture::tests::breaks"]);
+    assert_eq!(r.failing_ids, ["fixture::fixture::tests::breaks"]);
     assert_eq!((r.passed, r.failed, r.attempts), (1, 1, 2));
     assert!(
         r.reason
@@ -135,7 +135,7 @@ fn pytest_runner() {
     let r = run_check(&check, &o).unwrap();
     assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
     assert_eq!((r.executed, r.skipped), (1, 1));
-    assert_eq!(r.report_source.as_deref(), Some("junit"));
+    assert_eq!(r.report_source.as_deref(), Some("pytest-plugin"));
     assert!(
         !repo.join(".pytest_cache").exists(),
         "pytest must not write into the repository"
@@ -145,7 +145,7 @@ fn pytest_runner() {
     write(&repo, "test_bad.py", b"import sys\ndef test_bad():\n    sys.stdout.buffer.write(b'\\xff\\xfe bytes\\n')\n    assert 1 == 2\n");
     let r = run_check(&check, &o).unwrap();
     assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
-    assert_eq!(r.failing_ids, ["test_bad::test_bad"]);
+    assert_eq!(r.failing_ids, ["test_bad.py::test_bad"]);
     // pytest itself decodes what it captured; the bytes arrive replaced, and parsing is unharmed.
     assert!(String::from_utf8_lossy(&fs::read(&r.log_path).unwrap()).contains(" bytes"));
     fs::remove_file(repo.join("test_bad.py")).unwrap();

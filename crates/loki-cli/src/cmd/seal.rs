@@ -115,27 +115,56 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
     let opts = options(ctx, root.join(".loki"))?;
     let report = loki_seal::check(&root, base, &opts)?;
-    let blocked = !report.judgement.reasons.is_empty();
+    let j = &report.judged;
+    let verdict = j.verdict();
     if ctx.global.json {
+        let findings: Vec<serde_json::Value> = j
+            .findings
+            .iter()
+            .map(|f| {
+                let mut v = serde_json::to_value(f).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("advice".into(), f.advice().into());
+                }
+                v
+            })
+            .collect();
+        let facts: Vec<serde_json::Value> = j
+            .facts
+            .iter()
+            .map(|f| {
+                serde_json::json!({"kind": f.kind.as_str(), "check": f.check, "test": f.test,
+                                   "detail": f.detail})
+            })
+            .collect();
         println!(
             "{}",
             serde_json::json!({
                 "base": report.base,
-                "clean": !blocked,
+                "verdict": verdict,
+                "clean": verdict == "clean",
                 "reasons": report.judgement.reasons,
-                "findings": report.findings,
-                "comparison": report.comparison,
-                "checks": report.results,
+                "findings": findings,
+                "facts": facts,
+                "cannot_judge": j.cannot_judge,
+                "comparison": j.comparison,
+                "checks": j.head,
+                "base_checks": j.base,
                 "not_proven": report.not_proven,
             })
         );
     } else {
-        anstream::print!("{}", crate::cmd::checks::render_results(&report.results));
-        if blocked {
-            for r in &report.judgement.reasons {
-                anstream::println!("{} {r}", paint(RED, "FINDING"));
-            }
-        } else {
+        anstream::print!("{}", crate::cmd::checks::render_results(&j.head));
+        for r in &report.judgement.reasons {
+            anstream::println!("{} {r}", paint(RED, "FINDING"));
+        }
+        for f in &j.facts {
+            println!("FACT: {} {}: {}", f.kind.as_str(), f.test, f.detail);
+        }
+        for c in &report.judgement.cannot_judge {
+            anstream::println!("{} {c}", paint(RED, "CANNOT JUDGE"));
+        }
+        if verdict == "clean" {
             anstream::println!(
                 "{} no test newly failing, missing, skipped or weakened since {}",
                 paint(GREEN, "CLEAN"),
@@ -146,10 +175,10 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
             println!("NOT PROVEN: {n}");
         }
     }
-    Ok(if blocked {
-        ExitCode::Failure
-    } else {
-        ExitCode::Success
+    Ok(match verdict {
+        "findings" => ExitCode::Failure,
+        "cannot_judge" => ExitCode::CannotJudge,
+        _ => ExitCode::Success,
     })
 }
 

@@ -1,0 +1,453 @@
+//! The judge's decision, from the four runs: pure, so every rule has a test.
+//!
+//! Inputs per check: the results at base (B) and head (H), and — when the change touched the
+//! check's test-owned files — the original tests on the new code (O) and the new tests on the
+//! old code (N). Tests are matched across B and H by identity ([`super::identity`]). For each test:
+//!
+//! | B | H | rule |
+//! |---|---|---|
+//! | passed or skipped | failed | `newly_failing` (after a rerun on the base: a test that fails there too is flaky, not the change's fault) |
+//! | failed | failed | pre-existing failure, not a finding |
+//! | absent | failed | `new_test_failing` |
+//! | passed or failed | skipped | `newly_skipped` |
+//! | any | passed | when O ran it and it does not pass there, the edit to the test was needed for it to pass: N passes → `weakened_test` (the new form accepts the old behaviour), N fails → fact `expectation_changed` (a deliberate behaviour change) |
+//! | passed or failed | absent | O passes → accounted for (a move, a split, a table), unless the check runs fewer tests than at base; O fails → `test_deleted` (its original fails on the new code); not in O → `test_deleted` (it no longer runs) |
+//!
+//! "O does not pass" includes a test O could not load at all: its file, package or binary failed
+//! as a whole ([`Probe::GroupFailed`]). A suite that proved something at base and cannot run at
+//! head is `suite_broken`. Which tests count as O's is decided by the caller: O runs only the
+//! test-owned files the change modified or deleted, so a test O did not run kept its form.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::identity::{group, pair};
+use crate::baseline::statuses;
+use crate::detect::CheckKind;
+use crate::exec::{CheckResult, CheckStatus};
+use crate::integrity::{Finding, FindingKind};
+use crate::report::TestStatus;
+
+/// What the judge established that is neither a pass nor a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactKind {
+    /// The original form of a test fails on the new code and its new form fails on the old
+    /// code: the change encodes a deliberate behaviour change.
+    ExpectationChanged,
+    /// A test's id changed (moved file, renamed module) and it was matched to its base id.
+    TestMoved,
+    /// A test failed at head and also failed when rerun on the base: not the change's doing.
+    Flaky,
+}
+
+impl FactKind {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FactKind::ExpectationChanged => "expectation_changed",
+            FactKind::TestMoved => "test_moved",
+            FactKind::Flaky => "flaky",
+        }
+    }
+}
+
+/// One fact.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Fact {
+    pub kind: FactKind,
+    pub check: String,
+    pub test: String,
+    pub detail: String,
+}
+
+impl Fact {
+    /// This fact as a receipt's `facts[]` entry.
+    #[must_use]
+    pub fn to_receipt(&self) -> loki_receipt::schema::JudgeFact {
+        loki_receipt::schema::JudgeFact {
+            kind: self.kind.as_str().to_owned(),
+            test: Some(self.test.clone()),
+            path: None,
+            detail: self.detail.clone(),
+        }
+    }
+}
+
+/// A test seen on both sides, on one, or matched across a move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub check: String,
+    pub base_id: Option<String>,
+    pub head_id: Option<String>,
+    pub base: Option<TestStatus>,
+    pub head: Option<TestStatus>,
+}
+
+impl Item {
+    /// The id to name the test by: its head id, else its base id.
+    #[must_use]
+    pub fn id(&self) -> &str {
+        self.head_id
+            .as_deref()
+            .or(self.base_id.as_deref())
+            .unwrap_or("")
+    }
+}
+
+/// Every test of every check, base and head matched by identity.
+#[must_use]
+pub fn items(
+    kinds: &BTreeMap<String, CheckKind>,
+    base: &[CheckResult],
+    head: &[CheckResult],
+) -> Vec<Item> {
+    let mut names: BTreeSet<&str> = base.iter().map(|r| r.name.as_str()).collect();
+    names.extend(head.iter().map(|r| r.name.as_str()));
+    let mut out = Vec::new();
+    for name in names {
+        let kind = kinds.get(name).copied().unwrap_or(CheckKind::Npm);
+        let b = base
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| statuses(&r.tests))
+            .unwrap_or_default();
+        let h = head
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| statuses(&r.tests))
+            .unwrap_or_default();
+        let missing: Vec<&str> = b
+            .keys()
+            .filter(|id| !h.contains_key(*id))
+            .copied()
+            .collect();
+        let new: Vec<&str> = h
+            .keys()
+            .filter(|id| !b.contains_key(*id))
+            .copied()
+            .collect();
+        let pairs = pair(kind, &missing, &new);
+        let paired_base: BTreeSet<&str> = pairs.iter().map(|(b, _)| b.as_str()).collect();
+        let paired_head: BTreeSet<&str> = pairs.iter().map(|(_, h)| h.as_str()).collect();
+        for (id, st) in &b {
+            if paired_base.contains(id) {
+                continue;
+            }
+            out.push(Item {
+                check: name.to_owned(),
+                base_id: Some((*id).to_owned()),
+                head_id: h.contains_key(id).then(|| (*id).to_owned()),
+                base: Some(*st),
+                head: h.get(id).copied(),
+            });
+        }
+        for (id, st) in &h {
+            if b.contains_key(id) || paired_head.contains(id) {
+                continue;
+            }
+            out.push(Item {
+                check: name.to_owned(),
+                base_id: None,
+                head_id: Some((*id).to_owned()),
+                base: None,
+                head: Some(*st),
+            });
+        }
+        for (bid, hid) in pairs {
+            out.push(Item {
+                check: name.to_owned(),
+                base: b.get(bid.as_str()).copied(),
+                head: h.get(hid.as_str()).copied(),
+                base_id: Some(bid),
+                head_id: Some(hid),
+            });
+        }
+    }
+    out.sort_by(|a, b| (a.check.as_str(), a.id()).cmp(&(b.check.as_str(), b.id())));
+    out
+}
+
+/// How a test fared in an extra run (O or N).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    Passed,
+    Failed,
+    Skipped,
+    /// Not reported, but its file, package or binary failed as a whole (it could not load).
+    GroupFailed,
+    /// The run covered the test's file, package or binary, and the test was not in it.
+    Absent,
+    /// The run did not cover the test's group (it was narrowed to other files).
+    NotCovered,
+    /// There was no such run for this check.
+    NoRun,
+}
+
+/// Looks tests up in one extra run.
+#[derive(Debug, Clone, Copy)]
+pub struct Runs<'a> {
+    pub results: &'a [CheckResult],
+}
+
+impl Runs<'_> {
+    /// How `id` of check `check` (of `kind`) fared.
+    #[must_use]
+    pub fn probe(&self, check: &str, kind: CheckKind, id: &str) -> Probe {
+        let Some(r) = self.results.iter().find(|r| r.name == check) else {
+            return Probe::NoRun;
+        };
+        let st = statuses(&r.tests);
+        match st.get(id) {
+            Some(TestStatus::Passed) => return Probe::Passed,
+            Some(TestStatus::Failed) => return Probe::Failed,
+            Some(TestStatus::Skipped) => return Probe::Skipped,
+            None => {}
+        }
+        let g = group(kind, id);
+        // pytest names a collection error by its file, go a failed package `<pkg> (package
+        // failed)`, jest/vitest a file that crashed `<file> (file failed to run)`.
+        let group_failed = r.tests.iter().any(|t| {
+            let whole =
+                t.id.strip_suffix(" (package failed)")
+                    .or_else(|| t.id.strip_suffix(" (file failed to run)"))
+                    .unwrap_or(&t.id);
+            t.status == TestStatus::Failed && whole == g
+        });
+        if group_failed {
+            return Probe::GroupFailed;
+        }
+        if r.tests.iter().any(|t| group(kind, &t.id) == g) {
+            return Probe::Absent;
+        }
+        // Nothing ran at all: the run failed before any test (a compile error).
+        if r.result == CheckStatus::Fail && r.tests.is_empty() {
+            return Probe::GroupFailed;
+        }
+        Probe::NotCovered
+    }
+}
+
+/// Everything the decision needs for all checks.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub kinds: &'a BTreeMap<String, CheckKind>,
+    pub base: &'a [CheckResult],
+    pub head: &'a [CheckResult],
+    pub original: Runs<'a>,
+    pub new_on_base: Runs<'a>,
+    /// Checks whose test-owned files the change modified or deleted (O ran for them).
+    pub in_original: &'a BTreeSet<String>,
+}
+
+/// What the decision found before reruns: findings, facts, tests to rerun on the base (newly
+/// failing candidates), tests whose form changed that need N (weakened or behaviour change),
+/// and what stayed unproven.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Decision {
+    pub findings: Vec<Finding>,
+    pub facts: Vec<Fact>,
+    /// (check, base id, head id) that newly fail and must be rerun on the base before blame.
+    pub newly_failing: Vec<(String, String, String)>,
+    /// (check, head id): tests O says needed their edit, so N must decide.
+    pub needs_new_on_base: Vec<(String, String)>,
+    pub pre_existing: Vec<String>,
+    pub not_proven: Vec<String>,
+}
+
+fn finding(kind: FindingKind, check: &str, id: &str, detail: String) -> Finding {
+    Finding::new(kind, check, detail).for_test(id)
+}
+
+/// Applies the table of the module doc.
+#[must_use]
+pub fn decide(input: &Input<'_>) -> Decision {
+    let all = items(input.kinds, input.base, input.head);
+    let mut d = Decision::default();
+    let count = |rs: &[CheckResult], name: &str| {
+        rs.iter()
+            .find(|r| r.name == name)
+            .map_or(0, |r| statuses(&r.tests).len())
+    };
+    for it in &all {
+        let kind = input
+            .kinds
+            .get(&it.check)
+            .copied()
+            .unwrap_or(CheckKind::Npm);
+        if let (Some(b), Some(h)) = (&it.base_id, &it.head_id)
+            && b != h
+        {
+            d.facts.push(Fact {
+                kind: FactKind::TestMoved,
+                check: it.check.clone(),
+                test: h.clone(),
+                detail: format!("{b} is now {h}"),
+            });
+        }
+        match (it.base, it.head) {
+            (Some(TestStatus::Passed | TestStatus::Skipped), Some(TestStatus::Failed)) => {
+                d.newly_failing.push((
+                    it.check.clone(),
+                    it.base_id.clone().unwrap_or_default(),
+                    it.id().to_owned(),
+                ));
+            }
+            (Some(TestStatus::Failed), Some(TestStatus::Failed)) => {
+                d.pre_existing.push(format!("{}: {}", it.check, it.id()));
+            }
+            (None, Some(TestStatus::Failed)) => d.findings.push(finding(
+                FindingKind::NewTestFailing,
+                &it.check,
+                it.id(),
+                format!("{} did not exist at base and fails now", it.id()),
+            )),
+            (Some(TestStatus::Passed | TestStatus::Failed), Some(TestStatus::Skipped)) => {
+                d.findings.push(finding(
+                    FindingKind::NewlySkipped,
+                    &it.check,
+                    it.id(),
+                    format!(
+                        "{} ran at base ({}) and is skipped now",
+                        it.id(),
+                        word(it.base)
+                    ),
+                ));
+            }
+            (_, Some(TestStatus::Passed)) => {
+                let Some(bid) = &it.base_id else { continue };
+                if !input.in_original.contains(&it.check) {
+                    continue;
+                }
+                match input.original.probe(&it.check, kind, bid) {
+                    Probe::Passed | Probe::NoRun | Probe::NotCovered => {}
+                    Probe::Failed | Probe::GroupFailed | Probe::Absent | Probe::Skipped => d
+                        .needs_new_on_base
+                        .push((it.check.clone(), it.id().to_owned())),
+                }
+            }
+            (Some(TestStatus::Passed | TestStatus::Failed), None) => {
+                let bid = it.base_id.as_deref().unwrap_or("");
+                let probe = if input.in_original.contains(&it.check) {
+                    input.original.probe(&it.check, kind, bid)
+                } else {
+                    Probe::NoRun
+                };
+                let fewer = count(input.head, &it.check) < count(input.base, &it.check);
+                match probe {
+                    Probe::Passed if !fewer => {}
+                    Probe::Passed => d.findings.push(finding(
+                        FindingKind::TestDeleted,
+                        &it.check,
+                        bid,
+                        format!(
+                            "{bid} is gone and {} runs fewer tests than at base ({} now, {} then); its original still passes, so restore it",
+                            it.check,
+                            count(input.head, &it.check),
+                            count(input.base, &it.check)
+                        ),
+                    )),
+                    Probe::Failed | Probe::GroupFailed => d.findings.push(finding(
+                        FindingKind::TestDeleted,
+                        &it.check,
+                        bid,
+                        format!(
+                            "{bid} was removed, and its original form fails on the new code: the deletion hides a failure"
+                        ),
+                    )),
+                    Probe::Absent | Probe::Skipped | Probe::NoRun | Probe::NotCovered => d.findings.push(finding(
+                        FindingKind::TestDeleted,
+                        &it.check,
+                        bid,
+                        format!("{bid} ran at base ({}) and no longer runs", word(it.base)),
+                    )),
+                }
+            }
+            _ => {}
+        }
+    }
+    // Suites: one that proved something at base and cannot run now broke.
+    for b in input.base.iter().filter(|b| b.result == CheckStatus::Pass) {
+        match input.head.iter().find(|h| h.name == b.name) {
+            None => d.findings.push(Finding::new(
+                FindingKind::SuiteBroken,
+                &b.name,
+                format!("suite {} passed at base and is gone now", b.name),
+            )),
+            Some(h) if matches!(h.result, CheckStatus::NotRun | CheckStatus::Timeout) => {
+                d.findings.push(Finding::new(
+                    FindingKind::SuiteBroken,
+                    &b.name,
+                    format!(
+                        "suite {} passed at base and cannot run now: {}",
+                        b.name,
+                        h.reason.as_deref().unwrap_or("no reason given")
+                    ),
+                ));
+            }
+            Some(h) if h.tests.is_empty() && h.result == CheckStatus::Fail => {
+                d.findings.push(Finding::new(
+                    FindingKind::SuiteBroken,
+                    &b.name,
+                    format!(
+                        "suite {} passed at base and now fails before any test reports: {}",
+                        b.name,
+                        h.reason.as_deref().unwrap_or("no reason given")
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    d.findings.sort();
+    d.findings.dedup();
+    d.facts.sort();
+    d
+}
+
+/// N's verdict on the tests O said needed their edit.
+#[must_use]
+pub fn decide_new_on_base(
+    kinds: &BTreeMap<String, CheckKind>,
+    suspects: &[(String, String)],
+    new_on_base: Runs<'_>,
+) -> (Vec<Finding>, Vec<Fact>, Vec<String>) {
+    let (mut findings, mut facts, mut not_proven) = (Vec::new(), Vec::new(), Vec::new());
+    for (check, id) in suspects {
+        let kind = kinds.get(check).copied().unwrap_or(CheckKind::Npm);
+        match new_on_base.probe(check, kind, id) {
+            Probe::Passed => findings.push(finding(
+                FindingKind::WeakenedTest,
+                check,
+                id,
+                format!(
+                    "{id} was changed to accept the old behaviour: its original form fails on the new code, and its new form passes on the base code too"
+                ),
+            )),
+            Probe::Failed | Probe::GroupFailed | Probe::Absent => facts.push(Fact {
+                kind: FactKind::ExpectationChanged,
+                check: check.clone(),
+                test: id.clone(),
+                detail: format!(
+                    "expectation of {id} changed: its original form fails on the new code and its new form fails on the base code (a deliberate behaviour change)"
+                ),
+            }),
+            Probe::Skipped | Probe::NoRun | Probe::NotCovered => not_proven.push(format!(
+                "whether the edit to {id} ({check}) weakened it: its new form could not be run on the base code"
+            )),
+        }
+    }
+    findings.sort();
+    facts.sort();
+    (findings, facts, not_proven)
+}
+
+fn word(s: Option<TestStatus>) -> &'static str {
+    match s {
+        Some(TestStatus::Passed) => "passed",
+        Some(TestStatus::Failed) => "failed",
+        Some(TestStatus::Skipped) => "skipped",
+        None => "absent",
+    }
+}

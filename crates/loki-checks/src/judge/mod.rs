@@ -1,0 +1,574 @@
+//! The judge: one decision on a change, from running the repository's own suites, shared by the
+//! stop hook (`loki seal`) and the build engine's verify stage.
+//!
+//! # Four runs
+//! - **B**, base code with base tests, and **H**, head code with head tests: every test classified
+//!   by how its status moved ([`matrix`]), tests matched across moves by identity ([`identity`]).
+//! - **O**, head code with the base version of every test-owned file the change modified or
+//!   deleted ([`owned`], [`trees::hybrid`]): the original tests on the new code. Run only when such
+//!   a file exists, narrowed to those files ([`crate::select`]).
+//! - **N**, base code with the head version of the test-owned files: the new tests on the old
+//!   code. Run only for tests O says needed their edit to pass: when N passes too, the edit made
+//!   the test accept the old behaviour (`weakened_test`); when it fails, the change encodes a
+//!   deliberate behaviour change (fact `expectation_changed`).
+//!
+//! A test that newly fails is rerun on the base (twice, narrowed to it) before it is blamed: one
+//! that fails there too is flaky (fact `flaky`, listed as not proven). Everything except B and H
+//! runs in a tree exported to a temporary directory and prepared so that its own code runs
+//! ([`crate::isolate`]).
+//!
+//! # Static rules
+//! [`crate::integrity::scan`] over every changed file judges what running cannot see (CI, test
+//! configuration, skip and expected-failure markers, outcome rewrites, equality overrides, …).
+//!
+//! # No silent pass
+//! A check that did not run, ran nothing, or timed out, at head or at base, makes the judgement
+//! [`Judged::cannot_judge`] with the reason and what to install or change; it is never clean.
+//! A package that does not exist at base is judged on the head alone.
+//!
+//! # Never
+//! Write to the user's checkout or index (trees are temporary exports, blobs and trees are
+//! written to the object store only), or let an error read as a pass.
+
+pub mod identity;
+pub mod matrix;
+pub mod owned;
+pub mod trees;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use loki_git::Git;
+use serde::{Deserialize, Serialize};
+
+use crate::ChecksError;
+use crate::baseline::{self, BaselineResult, Comparison, classify};
+use crate::detect::{Check, CheckKind, checks_for};
+use crate::exec::{CheckResult, CheckStatus, RunOptions, run_check};
+use crate::integrity::{Finding, scan, scan_input};
+use crate::select::Selection;
+
+pub use matrix::{Fact, FactKind};
+use owned::{Owner, owner};
+use trees::{Owned, SideTree, TestsFrom, hybrid};
+
+/// How many times a newly failing test is rerun on the base before it is blamed on the change.
+const BASE_RERUNS: usize = 2;
+
+/// What the judge judges.
+#[derive(Debug, Clone, Copy)]
+pub struct JudgeInput<'a> {
+    /// The user's checkout: its git objects build the other trees, its untracked dependencies
+    /// (virtualenv, `node_modules`) serve them.
+    pub repo_root: &'a Path,
+    /// Where the head runs: the checkout (the seal) or a worktree of it (a build run).
+    pub head_root: &'a Path,
+    /// The base: a commit, or a tree id (a snapshot taken at session start).
+    pub base: &'a str,
+    /// The head as a tree id (a snapshot of `head_root`).
+    pub head_tree: &'a str,
+    /// The checks, as detected in `head_root`.
+    pub checks: &'a [Check],
+    /// The checks' results at base when already known (the seal's session start).
+    pub base_results: Option<&'a [CheckResult]>,
+    /// The checks' results at head when already run (the engine runs them itself).
+    pub head_results: Option<&'a [CheckResult]>,
+    /// How suites run; logs go below `opts.log_dir`.
+    pub opts: &'a RunOptions,
+    /// Baseline cache and the build directories of the other trees.
+    pub cache_dir: &'a Path,
+    /// Paths not judged (the engine's sealed wall files).
+    pub exclude: &'a [String],
+}
+
+/// A check that could not be judged, why, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CannotJudge {
+    pub check: String,
+    pub reason: String,
+    pub fix: String,
+}
+
+/// The judgement.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Judged {
+    pub findings: Vec<Finding>,
+    pub facts: Vec<Fact>,
+    pub cannot_judge: Vec<CannotJudge>,
+    pub not_proven: Vec<String>,
+    /// Tests failing at base and head alike.
+    pub pre_existing: Vec<String>,
+    pub comparison: Comparison,
+    pub base: Vec<CheckResult>,
+    pub head: Vec<CheckResult>,
+    /// The original tests on the new code (O).
+    pub original: Vec<CheckResult>,
+    /// The new tests on the base code (N).
+    pub new_on_base: Vec<CheckResult>,
+    /// Reruns of newly failing tests on the base.
+    pub reruns: Vec<CheckResult>,
+}
+
+impl Judged {
+    /// `clean`, `findings` or `cannot_judge`: findings win over cannot-judge.
+    #[must_use]
+    pub fn verdict(&self) -> &'static str {
+        if !self.findings.is_empty() {
+            "findings"
+        } else if !self.cannot_judge.is_empty() {
+            "cannot_judge"
+        } else {
+            "clean"
+        }
+    }
+}
+
+fn git_err(action: &'static str) -> impl Fn(loki_git::GitError) -> ChecksError {
+    move |source| ChecksError::Git { action, source }
+}
+
+/// Judges the change from `input.base` to `input.head_tree` (see the module doc).
+pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
+    let git = Git::new(input.repo_root);
+    let base_tree = git
+        .tree_of(input.base)
+        .map_err(|source| ChecksError::BadRevision {
+            rev: input.base.to_owned(),
+            source,
+        })?;
+    let kinds: BTreeMap<String, CheckKind> = input
+        .checks
+        .iter()
+        .map(|c| (c.name.clone(), c.kind))
+        .collect();
+    let excluded = |p: &str| input.exclude.iter().any(|e| e == p);
+    let mut out = Judged::default();
+
+    // What changed, and whose it is.
+    let changes: Vec<_> = git
+        .raw_changes(&base_tree, input.head_tree)
+        .map_err(git_err("list the changed files"))?
+        .into_iter()
+        .filter(|c| !excluded(&c.path))
+        .collect();
+    let mut owned = Vec::new();
+    for c in changes {
+        let mut sides = Vec::new();
+        for e in [&c.base, &c.head].into_iter().flatten() {
+            if e.mode != "160000" && might_hold_tests(&c.path) {
+                sides.push(
+                    git.show_blob(&e.oid)
+                        .map_err(git_err("read a changed file"))?,
+                );
+            }
+        }
+        let refs: Vec<&[u8]> = sides.iter().map(Vec::as_slice).collect();
+        owned.push(Owned {
+            owner: owner(&c.path, &refs),
+            change: c,
+        });
+    }
+
+    // Static rules.
+    let scan_in = scan_input(&git, &base_tree, input.head_tree)?;
+    out.findings = scan(&scan_in)
+        .into_iter()
+        .filter(|f| !excluded(&f.path))
+        .collect();
+
+    // H and B.
+    let head_opts = RunOptions {
+        rerun_failed: false,
+        log_dir: input.opts.log_dir.join("head"),
+        ..input.opts.clone()
+    };
+    out.head = match input.head_results {
+        Some(h) => h.to_vec(),
+        None => input
+            .checks
+            .iter()
+            .map(|c| run_check(c, &head_opts))
+            .collect::<Result<_, _>>()?,
+    };
+    let mut base_tree_dir: Option<SideTree> = None;
+    out.base = match input.base_results {
+        Some(b) => b.to_vec(),
+        None => match baseline::cached(input.cache_dir, &base_tree, input.checks) {
+            Some(hit) => hit.results,
+            None => {
+                let side = SideTree::export(
+                    &git,
+                    input.repo_root,
+                    &base_tree,
+                    "base",
+                    input.checks,
+                    input.cache_dir,
+                )?;
+                out.not_proven.extend(side.notes.iter().cloned());
+                let results =
+                    side.run(input.checks, input.opts, input.opts.log_dir.join("base"))?;
+                baseline::store(
+                    input.cache_dir,
+                    input.checks,
+                    &BaselineResult {
+                        schema: baseline::BASELINE_SCHEMA.to_owned(),
+                        base_commit: git.rev_parse(&format!("{}^{{commit}}", input.base)).ok(),
+                        base_tree: base_tree.clone(),
+                        checks_key: baseline::checks_key(input.checks),
+                        results: results.clone(),
+                        cached: false,
+                    },
+                )?;
+                base_tree_dir = Some(side);
+                results
+            }
+        },
+    };
+    out.comparison = classify(&out.base, &out.head);
+
+    // O: the original tests on the new code, for checks whose test-owned files were modified or
+    // deleted.
+    let test_owned: Vec<&Owned> = owned
+        .iter()
+        .filter(|o| matches!(o.owner, Owner::TestCode | Owner::TestData | Owner::Mixed))
+        .collect();
+    let base_side_changed: Vec<&Owned> = test_owned
+        .iter()
+        .copied()
+        .filter(|o| o.change.base.is_some())
+        .collect();
+    let in_original: BTreeSet<String> = base_side_changed
+        .iter()
+        .flat_map(|o| checks_for(input.checks, &o.change.path))
+        .map(|c| c.name.clone())
+        .collect();
+    let owned_vec: Vec<Owned> = test_owned.iter().map(|o| (*o).clone()).collect();
+    if !in_original.is_empty() {
+        let h = hybrid(
+            &git,
+            &base_tree,
+            input.head_tree,
+            &owned_vec,
+            TestsFrom::Base,
+        )?;
+        for f in &h.unsplit {
+            out.not_proven.push(format!(
+                "original tests of {f}: its test items could not be separated from its code, so they were not run on the new code"
+            ));
+        }
+        let side = SideTree::export(
+            &git,
+            input.repo_root,
+            &h.tree,
+            "original",
+            input.checks,
+            input.cache_dir,
+        )?;
+        let to_run: Vec<Check> = input
+            .checks
+            .iter()
+            .filter(|c| in_original.contains(&c.name))
+            .cloned()
+            .collect();
+        let select = |c: &Check| selection_for(c, &base_side_changed, Side::Base);
+        out.original = side.run_selected(
+            &to_run,
+            &select,
+            input.opts,
+            input.opts.log_dir.join("original-tests"),
+        )?;
+    }
+
+    let decision = matrix::decide(&matrix::Input {
+        kinds: &kinds,
+        base: &out.base,
+        head: &out.head,
+        original: matrix::Runs {
+            results: &out.original,
+        },
+        new_on_base: matrix::Runs { results: &[] },
+        in_original: &in_original,
+    });
+    out.findings.extend(decision.findings);
+    out.facts.extend(decision.facts);
+    out.pre_existing = decision.pre_existing;
+    out.not_proven.extend(decision.not_proven);
+
+    // N: the new tests on the old code, for the tests whose edit O says was needed.
+    if !decision.needs_new_on_base.is_empty() {
+        let suspects: BTreeSet<&str> = decision
+            .needs_new_on_base
+            .iter()
+            .map(|(c, _)| c.as_str())
+            .collect();
+        let h = hybrid(
+            &git,
+            &base_tree,
+            input.head_tree,
+            &owned_vec,
+            TestsFrom::Head,
+        )?;
+        let side = SideTree::export(
+            &git,
+            input.repo_root,
+            &h.tree,
+            "new",
+            input.checks,
+            input.cache_dir,
+        )?;
+        let head_side_changed: Vec<&Owned> = test_owned
+            .iter()
+            .copied()
+            .filter(|o| o.change.head.is_some())
+            .collect();
+        let to_run: Vec<Check> = input
+            .checks
+            .iter()
+            .filter(|c| suspects.contains(c.name.as_str()))
+            .cloned()
+            .collect();
+        let select = |c: &Check| selection_for(c, &head_side_changed, Side::Head);
+        out.new_on_base = side.run_selected(
+            &to_run,
+            &select,
+            input.opts,
+            input.opts.log_dir.join("new-tests"),
+        )?;
+        let (f, facts, np) = matrix::decide_new_on_base(
+            &kinds,
+            &decision.needs_new_on_base,
+            matrix::Runs {
+                results: &out.new_on_base,
+            },
+        );
+        out.findings.extend(f);
+        out.facts.extend(facts);
+        out.not_proven.extend(np);
+    }
+
+    // Newly failing tests: rerun on the base before blaming the change.
+    if !decision.newly_failing.is_empty() {
+        let side = match base_tree_dir.take() {
+            Some(s) => s,
+            None => SideTree::export(
+                &git,
+                input.repo_root,
+                &base_tree,
+                "base",
+                input.checks,
+                input.cache_dir,
+            )?,
+        };
+        let by_check: BTreeMap<&str, Vec<String>> =
+            decision
+                .newly_failing
+                .iter()
+                .fold(BTreeMap::new(), |mut m, (c, b, _)| {
+                    m.entry(c.as_str()).or_default().push(b.clone());
+                    m
+                });
+        let to_run: Vec<Check> = input
+            .checks
+            .iter()
+            .filter(|c| by_check.contains_key(c.name.as_str()))
+            .cloned()
+            .collect();
+        let select = |c: &Check| {
+            Selection::tests(by_check.get(c.name.as_str()).cloned().unwrap_or_default())
+        };
+        let mut failed_on_base: BTreeSet<(String, String)> = BTreeSet::new();
+        for n in 0..BASE_RERUNS {
+            let rs = side.run_selected(
+                &to_run,
+                &select,
+                input.opts,
+                input.opts.log_dir.join(format!("base-rerun-{}", n + 1)),
+            )?;
+            for r in &rs {
+                let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
+                for (c, b, _) in decision
+                    .newly_failing
+                    .iter()
+                    .filter(|(c, _, _)| *c == r.name)
+                {
+                    let probe = matrix::Runs {
+                        results: std::slice::from_ref(r),
+                    }
+                    .probe(c, kind, b);
+                    if matches!(probe, matrix::Probe::Failed) {
+                        failed_on_base.insert((c.clone(), b.clone()));
+                    }
+                }
+            }
+            out.reruns.extend(rs);
+        }
+        for (check, base_id, head_id) in &decision.newly_failing {
+            if failed_on_base.contains(&(check.clone(), base_id.clone())) {
+                out.facts.push(Fact {
+                    kind: FactKind::Flaky,
+                    check: check.clone(),
+                    test: head_id.clone(),
+                    detail: format!(
+                        "{head_id} failed at head, passed in the base run, and failed again when rerun on the base: flaky, not caused by this change"
+                    ),
+                });
+                out.not_proven.push(format!(
+                    "{check}: {head_id} is flaky (it fails on the base too)"
+                ));
+            } else {
+                out.findings.push(
+                    Finding::new(
+                        crate::integrity::FindingKind::NewlyFailing,
+                        check,
+                        format!(
+                            "{head_id} passed at base (and in {BASE_RERUNS} reruns there) and fails now"
+                        ),
+                    )
+                    .for_test(head_id),
+                );
+            }
+        }
+    }
+
+    // No silent pass.
+    for c in input.checks {
+        let head = out.head.iter().find(|r| r.name == c.name);
+        let base = out.base.iter().find(|r| r.name == c.name);
+        if let Some(h) = head
+            && let Some(cj) = cannot_judge("head", c, h)
+        {
+            out.cannot_judge.push(cj);
+        }
+        if let Some(b) = base
+            && b.reason.as_deref() != Some("the package directory does not exist in this revision")
+            && let Some(cj) = cannot_judge("base", c, b)
+        {
+            out.cannot_judge.push(cj);
+        }
+    }
+
+    out.findings.sort();
+    out.findings.dedup();
+    out.facts.sort();
+    out.facts.dedup();
+    out.not_proven.dedup();
+    Ok(out)
+}
+
+/// Which side's paths a hybrid run selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Base,
+    Head,
+}
+
+/// The part of `check` a hybrid run needs: the changed test files it owns; the whole check when
+/// test data or a mixed file changed (any test may read them), or for Go, the package.
+fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
+    let mine: Vec<&&Owned> = owned
+        .iter()
+        .filter(|o| {
+            checks_for(std::slice::from_ref(check), &o.change.path)
+                .iter()
+                .any(|c| c.name == check.name)
+        })
+        .collect();
+    if mine.is_empty() {
+        return Selection::default();
+    }
+    let mut files = BTreeSet::new();
+    for o in mine {
+        match (o.owner, check.kind) {
+            (Owner::TestCode, _) => {
+                files.insert(o.change.path.clone());
+            }
+            // A Go package's test data belongs to the package: run the package.
+            (Owner::TestData, CheckKind::Go) => {
+                let p = &o.change.path;
+                let pkg = p.find("/testdata/").map_or_else(
+                    || {
+                        if p.starts_with("testdata/") {
+                            String::new()
+                        } else {
+                            p.clone()
+                        }
+                    },
+                    |i| p[..i].to_owned(),
+                );
+                files.insert(if pkg.is_empty() {
+                    "_".to_owned()
+                } else {
+                    format!("{pkg}/_")
+                });
+            }
+            // A mixed Rust file narrows to its package (cargo selects by package).
+            (Owner::Mixed, CheckKind::Cargo | CheckKind::Nextest | CheckKind::Go) => {
+                files.insert(o.change.path.clone());
+            }
+            (Owner::TestData | Owner::Mixed, _) => return Selection::default(),
+            (Owner::Source | Owner::Other, _) => {}
+        }
+    }
+    Selection::files(files)
+}
+
+/// Whether a path can hold tests inside its source (only those are read to classify them).
+fn might_hold_tests(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        ext,
+        "rs" | "py" | "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts"
+    )
+}
+
+/// Why a check's result on `side` cannot be judged, and what to do, if it cannot.
+fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option<CannotJudge> {
+    let reason = r.reason.clone().unwrap_or_else(|| "no reason given".into());
+    let fix = match r.result {
+        CheckStatus::Pass | CheckStatus::Fail | CheckStatus::Flaky => return None,
+        CheckStatus::Timeout => format!(
+            "the suite did not finish in time: raise checks.timeout_s or make `{}` faster",
+            check.command_line()
+        ),
+        CheckStatus::NotRun => fix_for(check, &reason),
+    };
+    Some(CannotJudge {
+        check: check.name.clone(),
+        reason: format!("{side}: {reason}"),
+        fix,
+    })
+}
+
+/// What to install or change so that `check` can run, from why it did not.
+fn fix_for(check: &Check, reason: &str) -> String {
+    let r = reason.to_ascii_lowercase();
+    if let Some(tool) = r.strip_suffix(" not found") {
+        let tool = tool.rsplit('/').next().unwrap_or(tool);
+        return match tool {
+            "pnpm" => "install pnpm (`corepack enable pnpm`, or `npm install -g pnpm`), then `pnpm install`".into(),
+            "yarn" => "install yarn (`corepack enable yarn`, or `npm install -g yarn`), then `yarn install`".into(),
+            "go" => "install Go (https://go.dev/dl, or your package manager's golang package)".into(),
+            "cargo" => "install Rust (https://rustup.rs)".into(),
+            "node" | "npm" => "install Node.js".into(),
+            "cargo-nextest" => "install cargo-nextest (`cargo install cargo-nextest`), which this project opts into".into(),
+            other => format!("install `{other}` and put it on PATH"),
+        };
+    }
+    if r.contains("no module named pytest") {
+        return format!(
+            "install pytest for the interpreter the suite runs with: `{} -m pip install pytest`",
+            check.command.first().map_or("python3", String::as_str)
+        );
+    }
+    if r.contains("exit 127") || r.contains("dependencies installed") {
+        return "install the package's dependencies (`npm ci`, `pnpm install` or `yarn install`)"
+            .into();
+    }
+    if r.contains("no tests executed") {
+        return format!(
+            "`{}` ran no test: check its configuration selects the tests",
+            check.command_line()
+        );
+    }
+    format!("make `{}` run here: {reason}", check.command_line())
+}

@@ -1,0 +1,497 @@
+//! Narrowing a check to part of its suite: the test files a change touched, or the test ids a
+//! judgement needs to see again (a rerun of a failing test on the base, the original form of a
+//! modified test on the new code).
+//!
+//! [`narrowed`] rewrites a check's command with the runner's own selection syntax:
+//!
+//! | runner | files | test ids |
+//! |---|---|---|
+//! | pytest | the paths, relative to the check's directory | the node ids |
+//! | cargo test | `-p <package>` per file, plus `--test <name>` when every file is an integration test | `-p <package>` and `-- --exact <path>…` |
+//! | nextest | `-p <package>`, plus `--test <name>` as for cargo | `-p <package>` |
+//! | go test | `./<dir>` per package | the packages, and `-run '^(TestA\|TestB)$'` |
+//! | vitest, jest (a plain runner script) | the paths after `--` (jest: as escaped patterns) | the files of the ids |
+//! | node --test | the paths | the files of the ids |
+//!
+//! Anything it cannot express exactly — a chained npm script, a file outside the check's
+//! directory, an id without the parts it needs — gives `None`, and the caller runs the whole check:
+//! narrowing only ever saves time, it never changes which tests a judgement sees.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::detect::{Check, CheckKind};
+
+/// What part of a check to run. Paths are relative to the repository root, with `/`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub files: Vec<String>,
+    pub tests: Vec<String>,
+}
+
+impl Selection {
+    /// Only these files.
+    #[must_use]
+    pub fn files(files: impl IntoIterator<Item = String>) -> Selection {
+        Selection {
+            files: files.into_iter().collect(),
+            tests: Vec::new(),
+        }
+    }
+
+    /// Only these test ids.
+    #[must_use]
+    pub fn tests(tests: impl IntoIterator<Item = String>) -> Selection {
+        Selection {
+            files: Vec::new(),
+            tests: tests.into_iter().collect(),
+        }
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.tests.is_empty()
+    }
+}
+
+/// `check` (as it runs in `root`, the tree its `cwd` lies in) restricted to `sel`, or `None` when
+/// the runner cannot be narrowed that way. See the module doc.
+#[must_use]
+pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
+    if sel.is_empty() {
+        return None;
+    }
+    let rel = |f: &str| -> Option<String> {
+        if check.dir == "." {
+            Some(f.to_owned())
+        } else {
+            f.strip_prefix(&format!("{}/", check.dir))
+                .map(str::to_owned)
+        }
+    };
+    let files: Option<Vec<String>> = sel.files.iter().map(|f| rel(f)).collect();
+    let files = files?;
+    let mut out = check.clone();
+    match check.kind {
+        CheckKind::Pytest => {
+            if !sel.tests.is_empty() {
+                // A node id's file part must exist where the check runs, or pytest errors out.
+                let cwd = root.join(&check.dir);
+                if sel
+                    .tests
+                    .iter()
+                    .any(|id| !cwd.join(id.split("::").next().unwrap_or(id)).exists())
+                {
+                    return None;
+                }
+            }
+            out.command.extend(files);
+            out.command.extend(sel.tests.iter().cloned());
+        }
+        CheckKind::Cargo | CheckKind::Nextest => {
+            let pkg_root = root.join(&check.dir);
+            let mut packages = BTreeSet::new();
+            let mut test_targets = BTreeSet::new();
+            let mut all_integration = sel.tests.is_empty();
+            for f in &files {
+                let (pkg, target) = cargo_target(&pkg_root, f)?;
+                packages.insert(pkg);
+                match target {
+                    Some(t) => {
+                        test_targets.insert(t);
+                    }
+                    None => all_integration = false,
+                }
+            }
+            let mut exact = Vec::new();
+            for id in &sel.tests {
+                let mut parts = id.splitn(3, "::");
+                let (pkg, _binary, path) = (parts.next()?, parts.next()?, parts.next()?);
+                packages.insert(pkg.to_owned());
+                exact.push(path.to_owned());
+            }
+            let head: Vec<String> = check
+                .command
+                .iter()
+                .take_while(|a| *a != "--")
+                .filter(|a| *a != "--workspace" && *a != "--all")
+                .cloned()
+                .collect();
+            let mut cmd = head;
+            for p in &packages {
+                cmd.push("-p".into());
+                cmd.push(p.clone());
+            }
+            if all_integration {
+                for t in &test_targets {
+                    cmd.push("--test".into());
+                    cmd.push(t.clone());
+                }
+            }
+            if check.kind == CheckKind::Cargo && !exact.is_empty() {
+                cmd.push("--".into());
+                cmd.push("--exact".into());
+                cmd.extend(exact);
+            }
+            out.command = cmd;
+        }
+        CheckKind::Go => {
+            let module = go_module(&root.join(&check.dir));
+            let mut pkgs = BTreeSet::new();
+            for f in &files {
+                let dir = f.rsplit_once('/').map_or(".", |(d, _)| d);
+                pkgs.insert(go_pkg_arg(dir));
+            }
+            let mut names = BTreeSet::new();
+            for id in &sel.tests {
+                let module = module.as_deref()?;
+                let (pkg, test) = split_go_id(id)?;
+                let dir = if pkg == module {
+                    "."
+                } else {
+                    pkg.strip_prefix(module)?.strip_prefix('/')?
+                };
+                pkgs.insert(go_pkg_arg(dir));
+                names.insert(test.split('/').next().unwrap_or(test).to_owned());
+            }
+            let mut cmd: Vec<String> = check
+                .command
+                .iter()
+                .filter(|a| !a.starts_with("./") && *a != ".")
+                .cloned()
+                .collect();
+            if !names.is_empty() {
+                cmd.push("-run".into());
+                cmd.push(format!(
+                    "^({})$",
+                    names.into_iter().collect::<Vec<_>>().join("|")
+                ));
+            }
+            cmd.extend(pkgs);
+            out.command = cmd;
+        }
+        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => {
+            let mut paths: BTreeSet<String> = files.into_iter().collect();
+            for id in &sel.tests {
+                let file = id.split(" > ").next()?;
+                if file.is_empty() || file.contains(" (") {
+                    return None;
+                }
+                paths.insert(file.to_owned());
+            }
+            match (check.kind, check.script.as_deref()) {
+                (CheckKind::Node, None) => out.command.extend(paths),
+                (_, Some(script)) if plain_runner_script(script) => {
+                    if !out.command.iter().any(|a| a == "--") {
+                        out.command.push("--".into());
+                    }
+                    let jest = check.kind == CheckKind::Jest;
+                    out.command.extend(
+                        paths
+                            .into_iter()
+                            .map(|p| if jest { regex_escape(&p) } else { p }),
+                    );
+                }
+                _ => return None,
+            }
+        }
+        CheckKind::Npm => return None,
+    }
+    Some(out)
+}
+
+/// A package.json test script that is one runner call, so arguments reach that runner.
+fn plain_runner_script(script: &str) -> bool {
+    !script.contains(['&', '|', ';', '>', '<', '$', '`'])
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `pkg/sub` → `./pkg/sub`, `.` → `.`.
+fn go_pkg_arg(dir: &str) -> String {
+    if dir == "." || dir.is_empty() {
+        ".".to_owned()
+    } else {
+        format!("./{dir}")
+    }
+}
+
+/// A go id `example.com/m/pkg/TestX/sub` → (`example.com/m/pkg`, `TestX/sub`): the package is
+/// everything before the first segment that starts with `Test`, `Example`, `Benchmark` or `Fuzz`.
+fn split_go_id(id: &str) -> Option<(&str, &str)> {
+    let mut at = 0;
+    for seg in id.split('/') {
+        if ["Test", "Example", "Benchmark", "Fuzz"]
+            .iter()
+            .any(|p| seg.starts_with(p))
+            && at > 0
+        {
+            return Some((&id[..at - 1], &id[at..]));
+        }
+        at += seg.len() + 1;
+    }
+    None
+}
+
+/// The `module` path of `dir/go.mod`.
+fn go_module(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("go.mod")).ok()?;
+    text.lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("module "))
+        .map(|m| m.trim().trim_matches('"').to_owned())
+}
+
+/// The package owning `file` (relative to the cargo root `root`) and, when the file is an
+/// integration test target of it (`tests/x.rs`, `tests/x/main.rs`), that target's name.
+fn cargo_target(root: &Path, file: &str) -> Option<(String, Option<String>)> {
+    let mut dir = Path::new(file).parent();
+    while let Some(d) = dir {
+        let manifest = root.join(d).join("Cargo.toml");
+        if let Some(name) = package_name(&manifest) {
+            let inner = Path::new(file).strip_prefix(d).ok()?;
+            let parts: Vec<&str> = inner
+                .components()
+                .filter_map(|c| c.as_os_str().to_str())
+                .collect();
+            let target = match parts.as_slice() {
+                ["tests", f] => f.strip_suffix(".rs").map(str::to_owned),
+                ["tests", t, "main.rs"] => Some((*t).to_owned()),
+                _ => None,
+            };
+            return Some((name, target));
+        }
+        if d.as_os_str().is_empty() {
+            break;
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// `[package] name` of a manifest, if it has a package.
+fn package_name(manifest: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let value: toml::Value = toml::from_str(&text).ok()?;
+    value
+        .get("package")?
+        .get("name")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn check(kind: CheckKind, dir: &str, command: &[&str], script: Option<&str>) -> Check {
+        Check {
+            name: kind.as_str().into(),
+            kind,
+            dir: dir.into(),
+            cwd: PathBuf::from("/r").join(dir),
+            command: command.iter().map(|s| (*s).to_owned()).collect(),
+            script: script.map(str::to_owned),
+            why: String::new(),
+        }
+    }
+
+    fn write(root: &Path, rel: &str, body: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        loki_core::fs::write_atomic(&p, body.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn pytest_files_and_node_ids() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "py/tests/test_a.py", "");
+        let c = check(CheckKind::Pytest, "py", &["python3", "-m", "pytest"], None);
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection::files(["py/tests/test_a.py".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(n.command, ["python3", "-m", "pytest", "tests/test_a.py"]);
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection::tests(["tests/test_a.py::test_x[1]".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(n.command.last().unwrap(), "tests/test_a.py::test_x[1]");
+        // A file outside the check, or an id whose file is not there: run it whole.
+        assert!(narrowed(&c, tmp.path(), &Selection::files(["other/t.py".to_owned()])).is_none());
+        assert!(
+            narrowed(
+                &c,
+                tmp.path(),
+                &Selection::tests(["tests/gone.py::t".to_owned()])
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn cargo_packages_targets_and_exact_filters() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(
+            tmp.path(),
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"a\", \"b\"]\n",
+        );
+        write(tmp.path(), "a/Cargo.toml", "[package]\nname = \"alpha\"\n");
+        write(tmp.path(), "b/Cargo.toml", "[package]\nname = \"beta\"\n");
+        let c = check(
+            CheckKind::Cargo,
+            ".",
+            &["cargo", "test", "--workspace", "--no-fail-fast"],
+            None,
+        );
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection::files([
+                "a/tests/it.rs".to_owned(),
+                "a/tests/more/main.rs".to_owned(),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            n.command,
+            [
+                "cargo",
+                "test",
+                "--no-fail-fast",
+                "-p",
+                "alpha",
+                "--test",
+                "it",
+                "--test",
+                "more"
+            ]
+        );
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection::files(["a/tests/it.rs".to_owned(), "b/src/lib.rs".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(
+            n.command,
+            [
+                "cargo",
+                "test",
+                "--no-fail-fast",
+                "-p",
+                "alpha",
+                "-p",
+                "beta"
+            ]
+        );
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection::tests(["beta::beta::tests::adds".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(
+            n.command,
+            [
+                "cargo",
+                "test",
+                "--no-fail-fast",
+                "-p",
+                "beta",
+                "--",
+                "--exact",
+                "tests::adds"
+            ]
+        );
+        assert!(narrowed(&c, tmp.path(), &Selection::tests(["it::x".to_owned()])).is_none());
+    }
+
+    #[test]
+    fn go_packages_and_run_patterns() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "go.mod", "module example.com/m\n\ngo 1.19\n");
+        let c = check(CheckKind::Go, ".", &["go", "test", "-json", "./..."], None);
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection {
+                files: vec!["calc/calc_test.go".into()],
+                tests: vec![
+                    "example.com/m/TestRoot".into(),
+                    "example.com/m/calc/TestAdd/small".into(),
+                ],
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            n.command,
+            [
+                "go",
+                "test",
+                "-json",
+                "-run",
+                "^(TestAdd|TestRoot)$",
+                ".",
+                "./calc"
+            ]
+        );
+    }
+
+    #[test]
+    fn js_runners() {
+        let c = check(CheckKind::Vitest, ".", &["npm", "test"], Some("vitest run"));
+        let n = narrowed(
+            &c,
+            Path::new("/r"),
+            &Selection::tests(["src/a.test.ts > math > adds".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(n.command, ["npm", "test", "--", "src/a.test.ts"]);
+        let j = check(CheckKind::Jest, ".", &["npm", "test"], Some("jest"));
+        let n = narrowed(
+            &j,
+            Path::new("/r"),
+            &Selection::files(["a.test.js".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(n.command, ["npm", "test", "--", "a\\.test\\.js"]);
+        let chained = check(
+            CheckKind::Vitest,
+            ".",
+            &["npm", "test"],
+            Some("vitest run && jest"),
+        );
+        assert!(
+            narrowed(
+                &chained,
+                Path::new("/r"),
+                &Selection::files(["a.test.js".to_owned()])
+            )
+            .is_none()
+        );
+        let node = check(CheckKind::Node, ".", &["node", "--test"], None);
+        let n = narrowed(
+            &node,
+            Path::new("/r"),
+            &Selection::files(["test/a.test.js".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(n.command, ["node", "--test", "test/a.test.js"]);
+    }
+}
