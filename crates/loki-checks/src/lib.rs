@@ -16,6 +16,10 @@
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
 //! - [`weakened`] runs the base version of each modified test file against the new code and names
 //!   each test that passed at base and now fails or disappears ([`original_tests_on_new_code`]).
+//! - [`splice`] finds the test items inside source files (Rust `#[cfg(test)]` items, test
+//!   functions and doctests, Python doctests, vitest in-source blocks) and splices one version's
+//!   test items into another version's source, so the original tests run on the new code without
+//!   restoring the old code around them.
 //! - [`lint`] lints the changed files with the repository's own linter (or a syntax check) and
 //!   counts only findings on the lines the change touched ("new from diff").
 //! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the

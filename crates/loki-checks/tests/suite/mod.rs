@@ -6,3 +6,4 @@ mod js_seal;
 mod lint;
 mod runners;
 mod seal_runners;
+mod splice;
