@@ -672,7 +672,8 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         log_dir: s.run_dir.join("checks").join(format!("verify-{round}")),
         timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
         deep: s.opts.deep,
-        baseline_cache: s.opts.home.join("cache").join("baseline"),
+        baseline_cache: s.opts.home.join("cache"),
+        checkout: &s.repo.root,
         wrapper: s.wrapper.clone(),
     };
     let v = verify::run(&input)?;

@@ -128,6 +128,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             .iter()
             .map(loki_checks::Finding::to_receipt)
             .collect();
+        facts.facts = v
+            .facts
+            .iter()
+            .map(loki_checks::judge::Fact::to_receipt)
+            .collect();
         facts.full_suite_ran = v.full_suite;
         facts.extra_not_proven.extend(v.not_proven.iter().cloned());
     }

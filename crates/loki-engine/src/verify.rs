@@ -7,11 +7,12 @@
 //! - **Lint**: the changed lines through the repository's linter ([`loki_checks::lint`], "new from
 //!   diff"): a finding on a line the change touched fails verification; a linter that could not
 //!   run, and changed files no linter covers, are listed as not proven.
-//! - **Integrity**: [`loki_checks::scan_changes`] from the base commit to a snapshot of the
-//!   worktree (wall files excluded: their edits are handled by restoring, see [`crate::wall`]), and,
-//!   when the change modified test files, their base versions run against the new code
-//!   ([`loki_checks::original_tests_on_new_code`], with the base results from
-//!   [`loki_checks::run_baseline`], cached by tree).
+//! - **The judge** ([`loki_checks::judge`]), the same one `loki seal` uses: the impacted suites on
+//!   the base (cached per check and tree), the original tests on the new code and the new tests on
+//!   the old code when the change touched tests, the static integrity rules, each test matched
+//!   across moves. Wall files are excluded: their edits are handled by restoring, see
+//!   [`crate::wall`]. Its findings fail verification; its facts (`expectation_changed`, …) go into
+//!   the receipt; a suite it cannot judge is not proven.
 //!
 //! Afterwards the worktree is put back to the tree that was judged ([`loki_git::Git::reset_to_tree`]):
 //! files the checks wrote are listed in [`Verification::generated`] and never reach the commit
@@ -50,6 +51,8 @@ pub struct Verification {
     pub findings: Vec<Finding>,
     pub not_proven: Vec<String>,
     pub pre_existing: Vec<String>,
+    /// The judge's facts (deliberate behaviour changes, moved tests, flaky tests).
+    pub facts: Vec<loki_checks::judge::Fact>,
     pub full_suite: bool,
     /// Paths the checks themselves wrote (lockfiles, snapshots, reports), put back afterwards.
     pub generated: Vec<String>,
@@ -199,6 +202,9 @@ pub struct VerifyInput<'a> {
     pub baseline_cache: PathBuf,
     /// The confinement wrapper of the checks (they run the agent's code); empty: none.
     pub wrapper: Vec<std::ffi::OsString>,
+    /// The user's checkout, whose untracked dependencies (virtualenv, `node_modules`) the base and
+    /// the judge's other trees use.
+    pub checkout: &'a Path,
 }
 
 /// The paths changed from `base` to the worktree as it is now, wall files excluded, and the tree.
@@ -281,40 +287,38 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     let git = Git::new(input.worktree);
     let wall_paths: Vec<&str> = input.wall.files.iter().map(|w| w.path.as_str()).collect();
     lint(input, &git, &head_tree, &wall_paths, &opts, &mut v)?;
-    v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)?
-        .into_iter()
-        .filter(|f| !wall_paths.contains(&f.path.as_str()))
-        .collect();
-    let modified_tests = loki_checks::weakened::modified_test_files(&git, input.base, &head_tree)?;
-    if !modified_tests.is_empty() && !to_run.is_empty() {
-        let base = loki_checks::run_baseline(
-            input.worktree,
-            input.base,
-            &to_run,
-            &opts,
-            &input.baseline_cache,
-        )?;
-        let report = loki_checks::original_tests_on_new_code(
-            input.worktree,
-            input.base,
-            &head_tree,
-            &to_run,
-            &base.results,
-            &head_results,
-            &opts,
-        )?;
-        v.findings.extend(
-            report
-                .findings
-                .into_iter()
-                .filter(|f| !wall_paths.contains(&f.path.as_str())),
-        );
+    if to_run.is_empty() {
+        v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)?
+            .into_iter()
+            .filter(|f| !wall_paths.contains(&f.path.as_str()))
+            .collect();
+    } else {
+        let exclude: Vec<String> = wall_paths.iter().map(|p| (*p).to_owned()).collect();
+        let judged = loki_checks::judge::judge(&loki_checks::judge::JudgeInput {
+            repo_root: input.checkout,
+            head_root: input.worktree,
+            base: input.base,
+            head_tree: &head_tree,
+            checks: &to_run,
+            base_results: None,
+            head_results: Some(&head_results),
+            opts: &RunOptions {
+                log_dir: input.log_dir.join("judge"),
+                ..opts.clone()
+            },
+            cache_dir: &input.baseline_cache,
+            exclude: &exclude,
+        })?;
+        v.findings = judged.findings;
+        v.facts = judged.facts;
+        v.pre_existing = judged.pre_existing;
         v.not_proven.extend(
-            report
-                .not_proven
-                .into_iter()
-                .map(|n| format!("original tests: {n}")),
+            judged
+                .cannot_judge
+                .iter()
+                .map(|c| format!("cannot judge {}: {} ({})", c.check, c.reason, c.fix)),
         );
+        v.not_proven.extend(judged.not_proven);
     }
     v.findings.sort();
     v.findings.dedup();

@@ -31,6 +31,7 @@
 //! written to the object store only), or let an error read as a pass.
 
 pub mod identity;
+pub mod locate;
 pub mod matrix;
 pub mod owned;
 pub mod trees;
@@ -75,7 +76,8 @@ pub struct JudgeInput<'a> {
     pub head_results: Option<&'a [CheckResult]>,
     /// How suites run; logs go below `opts.log_dir`.
     pub opts: &'a RunOptions,
-    /// Baseline cache and the build directories of the other trees.
+    /// `$LOKI_HOME/cache`: baselines in `baseline/`, the other trees' build directories in
+    /// `target/`.
     pub cache_dir: &'a Path,
     /// Paths not judged (the engine's sealed wall files).
     pub exclude: &'a [String],
@@ -193,36 +195,60 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     let mut base_tree_dir: Option<SideTree> = None;
     out.base = match input.base_results {
         Some(b) => b.to_vec(),
-        None => match baseline::cached(input.cache_dir, &base_tree, input.checks) {
-            Some(hit) => hit.results,
-            None => {
+        None => {
+            // Cached per check and base tree, so a different set of impacted checks reuses what
+            // is known.
+            let mut known: Vec<Option<CheckResult>> = input
+                .checks
+                .iter()
+                .map(|c| {
+                    baseline::cached(&input.cache_dir.join("baseline"), &base_tree, std::slice::from_ref(c))
+                        .and_then(|b| b.results.into_iter().next())
+                })
+                .collect();
+            let missing: Vec<Check> = input
+                .checks
+                .iter()
+                .zip(&known)
+                .filter(|(_, k)| k.is_none())
+                .map(|(c, _)| c.clone())
+                .collect();
+            if !missing.is_empty() {
                 let side = SideTree::export(
                     &git,
                     input.repo_root,
                     &base_tree,
                     "base",
-                    input.checks,
+                    &in_checkout(input),
                     input.cache_dir,
                 )?;
                 out.not_proven.extend(side.notes.iter().cloned());
-                let results =
-                    side.run(input.checks, input.opts, input.opts.log_dir.join("base"))?;
-                baseline::store(
-                    input.cache_dir,
-                    input.checks,
-                    &BaselineResult {
-                        schema: baseline::BASELINE_SCHEMA.to_owned(),
-                        base_commit: git.rev_parse(&format!("{}^{{commit}}", input.base)).ok(),
-                        base_tree: base_tree.clone(),
-                        checks_key: baseline::checks_key(input.checks),
-                        results: results.clone(),
-                        cached: false,
-                    },
-                )?;
+                let results = side.run(&missing, input.opts, input.opts.log_dir.join("base"))?;
+                let commit = git.rev_parse(&format!("{}^{{commit}}", input.base)).ok();
+                for (c, r) in missing.iter().zip(&results) {
+                    baseline::store(
+                        &input.cache_dir.join("baseline"),
+                        std::slice::from_ref(c),
+                        &BaselineResult {
+                            schema: baseline::BASELINE_SCHEMA.to_owned(),
+                            base_commit: commit.clone(),
+                            base_tree: base_tree.clone(),
+                            checks_key: baseline::checks_key(std::slice::from_ref(c)),
+                            results: vec![r.clone()],
+                            cached: false,
+                        },
+                    )?;
+                }
+                let mut fresh = results.into_iter();
+                for k in &mut known {
+                    if k.is_none() {
+                        *k = fresh.next();
+                    }
+                }
                 base_tree_dir = Some(side);
-                results
             }
-        },
+            known.into_iter().flatten().collect()
+        }
     };
     out.comparison = classify(&out.base, &out.head);
 
@@ -261,7 +287,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             input.repo_root,
             &h.tree,
             "original",
-            input.checks,
+            &in_checkout(input),
             input.cache_dir,
         )?;
         let to_run: Vec<Check> = input
@@ -313,7 +339,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             input.repo_root,
             &h.tree,
             "new",
-            input.checks,
+            &in_checkout(input),
             input.cache_dir,
         )?;
         let head_side_changed: Vec<&Owned> = test_owned
@@ -355,7 +381,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
                 input.repo_root,
                 &base_tree,
                 "base",
-                input.checks,
+                &in_checkout(input),
                 input.cache_dir,
             )?,
         };
@@ -447,12 +473,38 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         }
     }
 
+    // Dynamic findings name their check; point them at the test's file and line instead.
+    for f in &mut out.findings {
+        let Some(check) = input.checks.iter().find(|c| c.name == f.path) else {
+            continue;
+        };
+        match &f.test {
+            Some(id) => {
+                let (path, line) = locate::locate(input.head_root, check, id);
+                f.path = path;
+                f.line = line;
+            }
+            None => f.path.clone_from(&check.dir),
+        }
+        if !f.detail.contains(&check.name) {
+            f.detail = format!("{} ({})", f.detail, check.name);
+        }
+    }
     out.findings.sort();
     out.findings.dedup();
     out.facts.sort();
     out.facts.dedup();
     out.not_proven.dedup();
     Ok(out)
+}
+
+/// The checks as they would run in the checkout (where the untracked dependencies are).
+fn in_checkout(input: &JudgeInput<'_>) -> Vec<Check> {
+    input
+        .checks
+        .iter()
+        .map(|c| c.at_root(input.repo_root))
+        .collect()
 }
 
 /// Which side's paths a hybrid run selects.

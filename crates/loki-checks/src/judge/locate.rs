@@ -1,0 +1,228 @@
+//! Where a test lives: the file and line a dynamic finding points at, from the test's id.
+//!
+//! - pytest: the node id's file (relative to the check's directory) and its `def <name>` line;
+//! - vitest, jest, node: the id's file and the line that quotes the test's title;
+//! - go: the package directory of the id (module path stripped) and its `func <Test>(` line in a
+//!   `_test.go` file there;
+//! - cargo, nextest: the first `fn <name>` among the check's Rust files (at most [`MAX_FILES`]).
+//!
+//! When nothing matches (a deleted test, a generated name) the finding points at the check's
+//! directory and carries no line. Reading is bounded and never fails the judgement.
+
+use std::path::Path;
+
+use crate::detect::{Check, CheckKind};
+
+/// Most files searched for a Rust test's definition.
+const MAX_FILES: usize = 2000;
+/// Largest file read while searching.
+const MAX_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The repository-relative path and 1-based line of test `id` of `check`, as it is in `root`.
+#[must_use]
+pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
+    let dir = |rel: &str| match (check.dir.as_str(), rel) {
+        (".", "") => ".".to_owned(),
+        (".", r) => r.to_owned(),
+        (d, "") => d.to_owned(),
+        (d, r) => format!("{d}/{r}"),
+    };
+    let fallback = (dir(""), None);
+    match check.kind {
+        CheckKind::Pytest => {
+            let parts: Vec<&str> = id.split("::").collect();
+            let file = parts.first().copied().unwrap_or("");
+            let name = parts.last().copied().unwrap_or("");
+            let name = name.split('[').next().unwrap_or(name);
+            let path = dir(file);
+            let line = line_of(root, &path, |l| {
+                let t = l.trim_start();
+                t.starts_with(&format!("def {name}(")) || t.starts_with(&format!("async def {name}("))
+            });
+            (path, line)
+        }
+        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => {
+            let parts: Vec<&str> = id.split(" > ").collect();
+            let file = parts.first().copied().unwrap_or("");
+            let (Some(title), true) = (parts.last(), parts.len() > 1) else {
+                return (dir(file), None);
+            };
+            let path = dir(file);
+            let line = line_of(root, &path, |l| {
+                ['\'', '"', '`']
+                    .iter()
+                    .any(|q| l.contains(&format!("{q}{title}{q}")))
+            });
+            (path, line)
+        }
+        CheckKind::Go => {
+            let Some(module) = go_module(&root.join(&check.dir)) else {
+                return fallback;
+            };
+            let test_at = id
+                .split('/')
+                .position(|s| ["Test", "Example", "Benchmark", "Fuzz"].iter().any(|p| s.starts_with(p)));
+            let segs: Vec<&str> = id.split('/').collect();
+            let Some(at) = test_at else { return fallback };
+            let pkg = segs[..at].join("/");
+            let name = segs[at];
+            let rel = if pkg == module {
+                String::new()
+            } else {
+                match pkg.strip_prefix(&format!("{module}/")) {
+                    Some(r) => r.to_owned(),
+                    None => return fallback,
+                }
+            };
+            let pkg_dir = dir(&rel);
+            let Ok(entries) = std::fs::read_dir(root.join(&pkg_dir)) else {
+                return (pkg_dir, None);
+            };
+            let mut files: Vec<String> = entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with("_test.go"))
+                .collect();
+            files.sort();
+            for f in files {
+                let path = if pkg_dir.is_empty() || pkg_dir == "." {
+                    f.clone()
+                } else {
+                    format!("{pkg_dir}/{f}")
+                };
+                if let Some(line) = line_of(root, &path, |l| l.starts_with(&format!("func {name}("))) {
+                    return (path, Some(line));
+                }
+            }
+            (pkg_dir, None)
+        }
+        CheckKind::Cargo | CheckKind::Nextest => {
+            let name = id.rsplit("::").next().unwrap_or(id);
+            let name = name.split(' ').next().unwrap_or(name);
+            let mut files = Vec::new();
+            rust_files(root, Path::new(&check.dir), &mut files, 0);
+            for path in files {
+                if let Some(line) = line_of(root, &path, |l| {
+                    let t = l.trim_start();
+                    t.contains(&format!("fn {name}(")) || t.contains(&format!("fn {name}<"))
+                }) {
+                    return (path, Some(line));
+                }
+            }
+            fallback
+        }
+        CheckKind::Npm => fallback,
+    }
+}
+
+fn line_of(root: &Path, rel: &str, pred: impl Fn(&str) -> bool) -> Option<u32> {
+    let p = root.join(rel);
+    if std::fs::metadata(&p).ok()?.len() > MAX_BYTES {
+        return None;
+    }
+    let text = std::fs::read_to_string(&p).ok()?;
+    text.lines()
+        .position(|l| pred(l))
+        .and_then(|i| u32::try_from(i + 1).ok())
+}
+
+fn go_module(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("go.mod")).ok()?;
+    text.lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("module "))
+        .map(|m| m.trim().trim_matches('"').to_owned())
+}
+
+/// Rust files under `rel` (repository-relative), tests first, skipping build output.
+fn rust_files(root: &Path, rel: &Path, out: &mut Vec<String>, depth: usize) {
+    if depth > 8 || out.len() >= MAX_FILES {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
+        return;
+    };
+    let mut names: Vec<(String, bool)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let dir = e.file_type().ok()?.is_dir();
+            Some((name, dir))
+        })
+        .collect();
+    // `tests/` before `src/`: an id names a test, and integration tests are whole test files.
+    names.sort_by_key(|(n, _)| (n != "tests", n.clone()));
+    for (name, is_dir) in names {
+        if out.len() >= MAX_FILES {
+            return;
+        }
+        let child = if rel.as_os_str().is_empty() || rel == Path::new(".") {
+            Path::new(&name).to_path_buf()
+        } else {
+            rel.join(&name)
+        };
+        if is_dir {
+            if !name.starts_with('.') && name != "target" {
+                rust_files(root, &child, out, depth + 1);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(child.to_string_lossy().into_owned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn check(kind: CheckKind, dir: &str) -> Check {
+        Check {
+            name: kind.as_str().into(),
+            kind,
+            dir: dir.into(),
+            cwd: PathBuf::from(dir),
+            command: vec![],
+            script: None,
+            why: String::new(),
+        }
+    }
+
+    fn write(root: &Path, rel: &str, body: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        loki_core::fs::write_atomic(&p, body.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn finds_the_definition_per_runner() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        write(r, "py/tests/test_a.py", "import x\n\nclass TestA:\n    def test_b(self):\n        pass\n");
+        assert_eq!(
+            locate(r, &check(CheckKind::Pytest, "py"), "tests/test_a.py::TestA::test_b[1]"),
+            ("py/tests/test_a.py".into(), Some(4))
+        );
+        write(r, "src/a.test.ts", "describe('m', () => {\n  it(\"adds\", () => {});\n});\n");
+        assert_eq!(
+            locate(r, &check(CheckKind::Vitest, "."), "src/a.test.ts > m > adds"),
+            ("src/a.test.ts".into(), Some(2))
+        );
+        write(r, "go.mod", "module example.com/m\n");
+        write(r, "calc/calc_test.go", "package calc\n\nfunc TestAdd(t *testing.T) {}\n");
+        assert_eq!(
+            locate(r, &check(CheckKind::Go, "."), "example.com/m/calc/TestAdd/small"),
+            ("calc/calc_test.go".into(), Some(3))
+        );
+        write(r, "Cargo.toml", "[package]\nname = \"c\"\n");
+        write(r, "src/lib.rs", "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n}\n");
+        assert_eq!(
+            locate(r, &check(CheckKind::Cargo, "."), "c::c::tests::adds"),
+            ("src/lib.rs".into(), Some(5))
+        );
+        assert_eq!(
+            locate(r, &check(CheckKind::Cargo, "."), "c::c::tests::gone"),
+            (".".into(), None)
+        );
+    }
+}
