@@ -14,6 +14,8 @@
 //!   equality): [`scan`] is pure over bytes, [`scan_changes`] reads them from git.
 //! - [`baseline`] runs the same checks on the base commit in a throwaway worktree, cached by tree,
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
+//! - [`isolate`] makes a run in another tree (base, hybrids) execute that tree's code even when the
+//!   environment points at the checkout: editable installs, workspace links, shared build caches.
 //! - [`weakened`] runs the base version of each modified test file against the new code and names
 //!   each test that passed at base and now fails or disappears ([`original_tests_on_new_code`]).
 //! - [`lint`] lints the changed files with the repository's own linter (or a syntax check) and
@@ -37,6 +39,7 @@ pub mod detect;
 pub mod error;
 pub mod exec;
 pub mod integrity;
+pub mod isolate;
 pub mod lint;
 pub mod parse;
 pub mod report;
@@ -49,6 +52,7 @@ pub use detect::{Check, CheckKind, Tools, detect, detect_with, render_detect};
 pub use error::ChecksError;
 pub use exec::{CheckResult, CheckStatus, Facts, Judgement, RunOptions, judge, run_check};
 pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
+pub use isolate::Prepared;
 pub use lint::{ChangedFile, LineSet, LintFinding, LintInput, LintReport, LintRun, changed_lines};
 pub use report::{TestCase, TestReport, TestStatus};
 pub use weakened::{WeakenedReport, original_tests_on_new_code};
