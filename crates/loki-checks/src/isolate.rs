@@ -45,7 +45,7 @@
 //!   directory ([`Prepared::leaks`], [`Prepared::run_notes`]).
 //!
 //! An interpreter started with `-S` or `-I`, or with `PYTHONPATH` removed, bypasses this and leaves
-//! no evidence file.
+//! no evidence file ([`Prepared::recorded_processes`] counts the processes that left one).
 //!
 //! # JavaScript (vitest, jest, node --test, npm scripts)
 //! For every directory of the tree whose counterpart in the checkout has a `node_modules` (the root
@@ -214,6 +214,17 @@ impl Prepared {
             }
         }
         out.into_iter().collect()
+    }
+
+    /// How many processes wrote evidence so far (each Python interpreter and node process of the
+    /// runs in the tree). Zero after a Python or JS run means the hooks never ran there (an
+    /// interpreter started with `-S` or `-I`, a confined run that could not write the evidence).
+    #[must_use]
+    pub fn recorded_processes(&self) -> usize {
+        self.evidence_files()
+            .iter()
+            .filter(|(name, _)| name.ends_with(".json"))
+            .count()
     }
 
     /// After a run: what the Python redirect reported (checkout-only `sys.path` entries it dropped,
@@ -1087,6 +1098,47 @@ p = { path = "../../p" }
         manifest_paths(&toml::Value::Table(doc), &mut got);
         got.sort();
         assert_eq!(got, vec!["../../p", "../x", "/abs/z", "crates/w", "u"]);
+    }
+
+    #[test]
+    fn gowork_into_the_checkout_is_copied_to_the_tree_and_goflags_noted() {
+        let t = tempfile::tempdir().unwrap();
+        let ck = t.path().join("ck");
+        let tree = t.path().join("tree");
+        std::fs::create_dir_all(ck.join("app")).unwrap();
+        std::fs::create_dir_all(tree.join("app")).unwrap();
+        let work = format!(
+            "go 1.18\n\nuse (\n\t./app\n\t{}\n)\n",
+            ck.join("lib").display()
+        );
+        loki_core::fs::write_atomic(&ck.join("go.work"), work.as_bytes()).unwrap();
+        let check = Check {
+            name: "go:app".into(),
+            kind: CheckKind::Go,
+            dir: "app".into(),
+            cwd: tree.join("app"),
+            command: vec!["go".into(), "test".into()],
+            script: None,
+            why: String::new(),
+        };
+        let env: Vec<(OsString, OsString)> = vec![
+            ("GOWORK".into(), ck.join("go.work").into()),
+            (
+                "GOFLAGS".into(),
+                format!("-overlay={}/overlay.json", ck.display()).into(),
+            ),
+        ];
+        let p = prepare(&ck, &tree, &[check], "base", &env, &t.path().join("cache")).unwrap();
+        assert_eq!(p.env(), [("GOWORK".into(), tree.join("go.work").into())]);
+        assert_eq!(p.created(), [tree.join("go.work")]);
+        let copied = std::fs::read_to_string(tree.join("go.work")).unwrap();
+        assert!(
+            copied.contains(&*tree.join("lib").to_string_lossy()),
+            "{copied}"
+        );
+        assert!(!copied.contains(&*ck.to_string_lossy()), "{copied}");
+        assert_eq!(p.notes().len(), 1, "{:?}", p.notes());
+        assert!(p.notes()[0].starts_with("GOFLAGS"), "{:?}", p.notes());
     }
 
     #[test]

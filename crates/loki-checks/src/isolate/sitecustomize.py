@@ -95,8 +95,7 @@ def _redirect(os, sep, moved, evidence):
     for entry in _sys.path:
         target = moved(entry)
         if target is None:
-            if entry not in new_path:
-                new_path.append(entry)
+            new_path.append(entry)
             continue
         _sys.path_importer_cache.pop(entry, None)
         if os.path.isdir(entry) and any(

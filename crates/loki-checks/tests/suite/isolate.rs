@@ -170,8 +170,16 @@ fn python_fixture(install: PyInstall) -> (GitRepo, String) {
     repo.commit("head: fix value");
 
     let ck = repo.path();
+    // Without pip of its own (fast): the base interpreter's pip, run by the venv's python,
+    // installs into the venv.
     run(Command::new("python3")
-        .args(["-m", "venv", "--system-site-packages", ".venv"])
+        .args([
+            "-m",
+            "venv",
+            "--system-site-packages",
+            "--without-pip",
+            ".venv",
+        ])
         .current_dir(ck));
     let pip = |extra: &[&str]| {
         run(Command::new(ck.join(".venv/bin/python"))
@@ -277,6 +285,8 @@ fn python_case(install: PyInstall) {
         "{}",
         show(&after)
     );
+    // The redirect ran (each interpreter of the run wrote its evidence) and saw no leak.
+    assert!(p.recorded_processes() >= 1, "{install:?}");
     assert_eq!(p.leaks(), Vec::<String>::new(), "{install:?}");
     assert_eq!(p.run_notes(), Vec::<String>::new(), "{install:?}");
     assert!(p.notes().is_empty(), "{:?}", p.notes());
@@ -485,6 +495,8 @@ fn isolate_npm_workspace_runs_the_base_copy_of_a_workspace_dependency() {
         "with isolation the base run uses the base's workspace package: {}",
         show(&after)
     );
+    // npm, node --test and each test file's process wrote evidence, and none saw a leak.
+    assert!(p.recorded_processes() >= 2, "{}", p.recorded_processes());
     assert_eq!(p.leaks(), Vec::<String>::new());
     assert!(p.notes().is_empty(), "{:?}", p.notes());
     // The checkout's node_modules is untouched.
