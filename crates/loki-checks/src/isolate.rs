@@ -54,7 +54,8 @@
 //! `node_modules` (npm/yarn/pnpm workspace packages such as `node_modules/@scope/pkg ->
 //! ../../packages/pkg`, pnpm's `.pnpm/*/node_modules/*` links to them, `.bin` entries running them):
 //! those point at the same path inside the tree. Directories on the way to such a link (`@scope`,
-//! `.bin`, `.pnpm`, nested `node_modules`) are real directories in the tree. A workspace link below
+//! `.pnpm`, nested `node_modules`) are real directories in the tree, and so is every `.bin` (bin
+//! shims run `$basedir/../pkg`, and `..` of a symlinked directory is the checkout's). A workspace link below
 //! an installed package (a dependency that depends on a workspace package) is a note: node loads the
 //! dependency from its real path in the checkout and resolves its own imports from there.
 //! `NODE_OPTIONS` gets `--require` of a preload that changes nothing and, at exit, records the
@@ -659,9 +660,12 @@ fn mirror(
     for e in entries {
         let e = e.map_err(io_err("read", &src))?;
         let r = rel.join(e.file_name());
+        // `.bin` is always a real directory: pnpm's and yarn's bin shims are scripts that run
+        // `$basedir/../pkg/...`, and `..` from a symlinked directory is the checkout's.
+        let bin = e.file_name() == ".bin" && e.file_type().is_ok_and(|t| t.is_dir());
         if let Some((target, _)) = redirects.get(&r) {
             symlink(target, &to.join(&r))?;
-        } else if redirects.keys().any(|k| k.starts_with(&r) && *k != r) {
+        } else if bin || redirects.keys().any(|k| k.starts_with(&r) && *k != r) {
             mirror(from, to, &r, redirects)?;
         } else {
             symlink(&from.join(&r), &to.join(&r))?;

@@ -234,7 +234,10 @@ def _make_metadata_finder(dirs):
             name = getattr(context, "name", None)
             try:
                 ctx = DistributionFinder.Context(name=name, path=list(dirs))
-                return MetadataPathFinder.find_distributions(ctx)
+                try:
+                    return MetadataPathFinder.find_distributions(ctx)
+                except TypeError:  # an instance method in some versions
+                    return MetadataPathFinder().find_distributions(ctx)
             except Exception:
                 return iter(())
 

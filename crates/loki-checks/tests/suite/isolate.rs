@@ -535,14 +535,27 @@ fn isolate_pnpm_layout_links_per_package_and_reports_what_it_cannot_move() {
              test('lib value', () => assert.strictEqual(require('@ws/lib').v(), 2));\n\
              test('plugin value', () => assert.strictEqual(require('plugin').pv(), 2));\n",
         )
+        .write("packages/lib/cli.sh", "#!/bin/sh\necho 1\n")
+        .write(
+            "packages/app/test/shim.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\n\
+             const { execFileSync } = require('node:child_process');\nconst path = require('node:path');\n\
+             test('lib bin shim', () => assert.strictEqual(execFileSync(path.join(__dirname, '..', 'node_modules', '.bin', 'libcli')).toString().trim(), '2'));\n",
+        )
         .write(
             "packages/app/test/esm.test.mjs",
             "import test from 'node:test';\nimport assert from 'node:assert';\n\
              import { v } from 'plugin/esm.mjs';\n\
              test('plugin value via esm', () => assert.strictEqual(v(), 2));\n",
         );
+    fs::set_permissions(
+        repo.path().join("packages/lib/cli.sh"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
     let base = repo.commit("base");
-    repo.write("packages/lib/index.js", "exports.v = () => 2;\n");
+    repo.write("packages/lib/index.js", "exports.v = () => 2;\n")
+        .write("packages/lib/cli.sh", "#!/bin/sh\necho 2\n");
     repo.commit("head");
     let ck = repo.path();
     let store = ck.join("node_modules/.pnpm/plugin@1.0.0/node_modules");
@@ -569,6 +582,16 @@ fn isolate_pnpm_layout_links_per_package_and_reports_what_it_cannot_move() {
         "../../../lib",
         &ck.join("packages/app/node_modules/@ws/lib"),
     );
+    // pnpm's bin shim: a script that runs the bin relative to its own directory (the kernel
+    // resolves that `..`, not node).
+    let shim = ck.join("packages/app/node_modules/.bin/libcli");
+    fs::create_dir_all(shim.parent().unwrap()).unwrap();
+    fs::write(
+        &shim,
+        "#!/bin/sh\nbasedir=$(dirname \"$0\")\nexec \"$basedir/../@ws/lib/cli.sh\" \"$@\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&shim, fs::Permissions::from_mode(0o755)).unwrap();
     symlink(
         "../../../node_modules/.pnpm/plugin@1.0.0/node_modules/plugin",
         &ck.join("packages/app/node_modules/plugin"),
@@ -594,7 +617,11 @@ fn isolate_pnpm_layout_links_per_package_and_reports_what_it_cannot_move() {
     )
     .unwrap();
     let before = run_check(&check.at_root(&old), &o).unwrap();
-    assert!(passed(&before, "lib value"), "{}", show(&before));
+    assert!(
+        passed(&before, "lib value") && passed(&before, "lib bin shim"),
+        "{}",
+        show(&before)
+    );
 
     let tree = t.path().join("base-tree");
     export(&repo, &base, &tree);
@@ -619,8 +646,8 @@ fn isolate_pnpm_layout_links_per_package_and_reports_what_it_cannot_move() {
     );
     let after = run_check(&at, &with_prepared(&o, &p)).unwrap();
     assert!(
-        failed(&after, "lib value"),
-        "the test's own import runs the base's lib: {}",
+        failed(&after, "lib value") && failed(&after, "lib bin shim"),
+        "the test's own import and the bin shim run the base's lib: {}",
         show(&after)
     );
     // The plugin still reaches the checkout's lib: said before the run, and seen after it.
