@@ -253,8 +253,9 @@ pub fn run_baseline(
     if let Some(hit) = cached(cache_dir, &tree, checks) {
         return Ok(hit);
     }
-    let side =
-        crate::judge::trees::SideTree::export(&git, repo_root, &tree, "base", checks, cache_dir)?;
+    let side = crate::judge::trees::SideTree::export(
+        &git, repo_root, &tree, "base", checks, &opts.env, cache_dir,
+    )?;
     let results = side.run(checks, opts, opts.log_dir.join("base"))?;
     let baseline = BaselineResult {
         schema: BASELINE_SCHEMA.to_owned(),

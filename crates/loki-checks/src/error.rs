@@ -54,6 +54,15 @@ pub enum ChecksError {
         #[source]
         source: CoreError,
     },
+    #[error(
+        "cannot {action} {path} (needed to run another tree of the repository on its own code): {source}"
+    )]
+    Isolate {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl ChecksError {
@@ -66,7 +75,8 @@ impl ChecksError {
             | ChecksError::Log { .. }
             | ChecksError::Git { .. }
             | ChecksError::Io { .. }
-            | ChecksError::Cache { .. } => false,
+            | ChecksError::Cache { .. }
+            | ChecksError::Isolate { .. } => false,
         }
     }
 }

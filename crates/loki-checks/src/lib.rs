@@ -14,6 +14,8 @@
 //!   equality): [`scan`] is pure over bytes, [`scan_changes`] reads them from git.
 //! - [`baseline`] runs the same checks on the base commit in a throwaway worktree, cached by tree,
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
+//! - [`isolate`] makes a run in another tree (base, hybrids) execute that tree's code even when the
+//!   environment points at the checkout: editable installs, workspace links, shared build caches.
 //! - [`weakened`] runs the base version of each modified test file against the new code and names
 //!   each test that passed at base and now fails or disappears ([`original_tests_on_new_code`]).
 //! - [`splice`] finds the test items inside source files (Rust `#[cfg(test)]` items, test
@@ -57,6 +59,7 @@ pub use detect::{Check, CheckKind, Tools, detect, detect_with, render_detect};
 pub use error::ChecksError;
 pub use exec::{CheckResult, CheckStatus, Facts, Judgement, RunOptions, judge, run_check};
 pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
+pub use isolate::Prepared;
 pub use lint::{ChangedFile, LineSet, LintFinding, LintInput, LintReport, LintRun, changed_lines};
 pub use report::{TestCase, TestReport, TestStatus};
 pub use weakened::{WeakenedReport, original_tests_on_new_code};

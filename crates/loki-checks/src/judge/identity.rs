@@ -20,7 +20,7 @@ use crate::detect::CheckKind;
 /// `id` with its run-dependent parts replaced by `#` (see the module doc).
 #[must_use]
 pub fn normalized(id: &str) -> String {
-    let id = strip_doctest_line(id);
+    let id = strip_numeric_spans(&strip_doctest_line(id));
     let mut out = String::with_capacity(id.len());
     let mut token = String::new();
     let flush = |token: &mut String, out: &mut String| {
@@ -40,6 +40,41 @@ pub fn normalized(id: &str) -> String {
         }
     }
     flush(&mut token, &mut out);
+    out
+}
+
+/// Dates, times and long numbers written with separators (`2026-12-01T14:35:23.123`): a span of
+/// digits joined by `-:.T_+Z` holding six digits or more becomes `#`.
+fn strip_numeric_spans(id: &str) -> String {
+    let chars: Vec<char> = id.chars().collect();
+    let sep = |c: char| matches!(c, '-' | ':' | '.' | 'T' | '_' | '+' | 'Z');
+    let mut out = String::with_capacity(id.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_token = i == 0 || !chars[i - 1].is_ascii_alphanumeric();
+        if chars[i].is_ascii_digit() && starts_token {
+            let mut j = i;
+            let mut last_digit = i;
+            while j < chars.len() && (chars[j].is_ascii_digit() || sep(chars[j])) {
+                if chars[j].is_ascii_digit() {
+                    last_digit = j;
+                }
+                j += 1;
+            }
+            let span = &chars[i..=last_digit];
+            let ends_token =
+                last_digit + 1 >= chars.len() || !chars[last_digit + 1].is_ascii_alphanumeric();
+            if ends_token && span.iter().filter(|c| c.is_ascii_digit()).count() >= 6 {
+                out.push('#');
+            } else {
+                out.extend(span);
+            }
+            i = last_digit + 1;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
     out
 }
 

@@ -37,7 +37,8 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
             let path = dir(file);
             let line = line_of(root, &path, |l| {
                 let t = l.trim_start();
-                t.starts_with(&format!("def {name}(")) || t.starts_with(&format!("async def {name}("))
+                t.starts_with(&format!("def {name}("))
+                    || t.starts_with(&format!("async def {name}("))
             });
             (path, line)
         }
@@ -59,9 +60,11 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
             let Some(module) = go_module(&root.join(&check.dir)) else {
                 return fallback;
             };
-            let test_at = id
-                .split('/')
-                .position(|s| ["Test", "Example", "Benchmark", "Fuzz"].iter().any(|p| s.starts_with(p)));
+            let test_at = id.split('/').position(|s| {
+                ["Test", "Example", "Benchmark", "Fuzz"]
+                    .iter()
+                    .any(|p| s.starts_with(p))
+            });
             let segs: Vec<&str> = id.split('/').collect();
             let Some(at) = test_at else { return fallback };
             let pkg = segs[..at].join("/");
@@ -90,7 +93,9 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
                 } else {
                     format!("{pkg_dir}/{f}")
                 };
-                if let Some(line) = line_of(root, &path, |l| l.starts_with(&format!("func {name}("))) {
+                if let Some(line) =
+                    line_of(root, &path, |l| l.starts_with(&format!("func {name}(")))
+                {
                     return (path, Some(line));
                 }
             }
@@ -198,24 +203,52 @@ mod tests {
     fn finds_the_definition_per_runner() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path();
-        write(r, "py/tests/test_a.py", "import x\n\nclass TestA:\n    def test_b(self):\n        pass\n");
+        write(
+            r,
+            "py/tests/test_a.py",
+            "import x\n\nclass TestA:\n    def test_b(self):\n        pass\n",
+        );
         assert_eq!(
-            locate(r, &check(CheckKind::Pytest, "py"), "tests/test_a.py::TestA::test_b[1]"),
+            locate(
+                r,
+                &check(CheckKind::Pytest, "py"),
+                "tests/test_a.py::TestA::test_b[1]"
+            ),
             ("py/tests/test_a.py".into(), Some(4))
         );
-        write(r, "src/a.test.ts", "describe('m', () => {\n  it(\"adds\", () => {});\n});\n");
+        write(
+            r,
+            "src/a.test.ts",
+            "describe('m', () => {\n  it(\"adds\", () => {});\n});\n",
+        );
         assert_eq!(
-            locate(r, &check(CheckKind::Vitest, "."), "src/a.test.ts > m > adds"),
+            locate(
+                r,
+                &check(CheckKind::Vitest, "."),
+                "src/a.test.ts > m > adds"
+            ),
             ("src/a.test.ts".into(), Some(2))
         );
         write(r, "go.mod", "module example.com/m\n");
-        write(r, "calc/calc_test.go", "package calc\n\nfunc TestAdd(t *testing.T) {}\n");
+        write(
+            r,
+            "calc/calc_test.go",
+            "package calc\n\nfunc TestAdd(t *testing.T) {}\n",
+        );
         assert_eq!(
-            locate(r, &check(CheckKind::Go, "."), "example.com/m/calc/TestAdd/small"),
+            locate(
+                r,
+                &check(CheckKind::Go, "."),
+                "example.com/m/calc/TestAdd/small"
+            ),
             ("calc/calc_test.go".into(), Some(3))
         );
         write(r, "Cargo.toml", "[package]\nname = \"c\"\n");
-        write(r, "src/lib.rs", "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n}\n");
+        write(
+            r,
+            "src/lib.rs",
+            "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n}\n",
+        );
         assert_eq!(
             locate(r, &check(CheckKind::Cargo, "."), "c::c::tests::adds"),
             ("src/lib.rs".into(), Some(5))

@@ -202,8 +202,12 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
                 .checks
                 .iter()
                 .map(|c| {
-                    baseline::cached(&input.cache_dir.join("baseline"), &base_tree, std::slice::from_ref(c))
-                        .and_then(|b| b.results.into_iter().next())
+                    baseline::cached(
+                        &input.cache_dir.join("baseline"),
+                        &base_tree,
+                        std::slice::from_ref(c),
+                    )
+                    .and_then(|b| b.results.into_iter().next())
                 })
                 .collect();
             let missing: Vec<Check> = input
@@ -220,10 +224,12 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
                     &base_tree,
                     "base",
                     &in_checkout(input),
+                    &input.opts.env,
                     input.cache_dir,
                 )?;
                 out.not_proven.extend(side.notes.iter().cloned());
                 let results = side.run(&missing, input.opts, input.opts.log_dir.join("base"))?;
+                out.not_proven.extend(side.evidence());
                 let commit = git.rev_parse(&format!("{}^{{commit}}", input.base)).ok();
                 for (c, r) in missing.iter().zip(&results) {
                     baseline::store(
@@ -288,6 +294,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             &h.tree,
             "original",
             &in_checkout(input),
+            &input.opts.env,
             input.cache_dir,
         )?;
         let to_run: Vec<Check> = input
@@ -303,6 +310,8 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             input.opts,
             input.opts.log_dir.join("original-tests"),
         )?;
+        out.not_proven.extend(side.notes.iter().cloned());
+        out.not_proven.extend(side.evidence());
     }
 
     let decision = matrix::decide(&matrix::Input {
@@ -340,6 +349,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             &h.tree,
             "new",
             &in_checkout(input),
+            &input.opts.env,
             input.cache_dir,
         )?;
         let head_side_changed: Vec<&Owned> = test_owned
@@ -360,6 +370,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             input.opts,
             input.opts.log_dir.join("new-tests"),
         )?;
+        out.not_proven.extend(side.evidence());
         let (f, facts, np) = matrix::decide_new_on_base(
             &kinds,
             &decision.needs_new_on_base,
@@ -382,6 +393,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
                 &base_tree,
                 "base",
                 &in_checkout(input),
+                &input.opts.env,
                 input.cache_dir,
             )?,
         };
@@ -494,6 +506,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.findings.dedup();
     out.facts.sort();
     out.facts.dedup();
+    out.not_proven.sort();
     out.not_proven.dedup();
     Ok(out)
 }

@@ -122,7 +122,8 @@ pub struct SideTree {
     pub tree: String,
     pub role: &'static str,
     pub root: PathBuf,
-    env: Vec<(OsString, OsString)>,
+    /// Kept alive for the tree's life: it holds the role's build directory and the evidence.
+    prepared: crate::isolate::Prepared,
     pub notes: Vec<String>,
     _dir: tempfile::TempDir,
 }
@@ -137,6 +138,7 @@ impl SideTree {
         tree: &str,
         role: &'static str,
         checks: &[Check],
+        env: &[(OsString, OsString)],
         cache_dir: &Path,
     ) -> Result<SideTree, ChecksError> {
         let dir = tempfile::Builder::new()
@@ -152,27 +154,46 @@ impl SideTree {
                 action: "export a tree to run its tests",
                 source,
             })?;
-        let prepared = crate::isolate::prepare(checkout, &root, checks, role, cache_dir)?;
+        let prepared = crate::isolate::prepare(checkout, &root, checks, role, env, cache_dir)?;
         Ok(SideTree {
             tree: tree.to_owned(),
             role,
             root,
-            env: prepared.env().to_vec(),
             notes: prepared.notes().to_vec(),
+            prepared,
             _dir: dir,
         })
     }
 
+    /// What the runs here showed of code loaded from the checkout anyway, and other notes from
+    /// the isolation, for NOT PROVEN (read after the runs).
+    #[must_use]
+    pub fn evidence(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .prepared
+            .leaks()
+            .into_iter()
+            .map(|l| {
+                format!(
+                    "{} tree: loaded from the checkout instead of the tree: {l}",
+                    self.role
+                )
+            })
+            .collect();
+        out.extend(
+            self.prepared
+                .run_notes()
+                .into_iter()
+                .map(|n| format!("{} tree: {n}", self.role)),
+        );
+        out
+    }
+
     /// The run options for this tree: `opts` with the tree's environment and logs in `log_dir`.
     fn options(&self, opts: &RunOptions, log_dir: PathBuf) -> RunOptions {
-        let mut env = opts.env.clone();
-        for (k, v) in &self.env {
-            env.retain(|(n, _)| n != k);
-            env.push((k.clone(), v.clone()));
-        }
         RunOptions {
             log_dir,
-            env,
+            env: self.prepared.apply(opts.env.clone()),
             rerun_failed: false,
             ..opts.clone()
         }

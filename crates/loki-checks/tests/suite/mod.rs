@@ -2,6 +2,7 @@ mod compare;
 mod detect;
 mod go_seal;
 mod integrity;
+mod isolate;
 mod js_seal;
 mod lint;
 mod runners;
