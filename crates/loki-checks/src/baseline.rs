@@ -38,8 +38,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::ChecksError;
-use crate::detect::{Check, CheckKind};
-use crate::exec::{CheckResult, CheckStatus, RunOptions, run_check};
+use crate::detect::Check;
+use crate::exec::{CheckResult, CheckStatus, RunOptions};
 use crate::report::{TestCase, TestStatus};
 
 /// Schema tag of a cached baseline file.
@@ -73,36 +73,6 @@ pub fn checks_key(checks: &[Check]) -> String {
         h.update(b"\n");
     }
     hex::encode(h.finalize())
-}
-
-/// Whether a check's runner resolves packages from `node_modules`.
-fn uses_node_modules(kind: CheckKind) -> bool {
-    match kind {
-        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node | CheckKind::Npm => true,
-        CheckKind::Cargo | CheckKind::Nextest | CheckKind::Pytest | CheckKind::Go => false,
-    }
-}
-
-/// Makes another checkout of the repository runnable like the original: each JS package gets a
-/// symlink to the original's `node_modules` (untracked, so absent from any git checkout).
-pub(crate) fn link_untracked_deps(
-    original: &Path,
-    checkout: &Path,
-    checks: &[Check],
-) -> Result<(), ChecksError> {
-    for c in checks.iter().filter(|c| uses_node_modules(c.kind)) {
-        let from = c.cwd.join("node_modules");
-        let to = c.at_root(checkout).cwd.join("node_modules");
-        let in_original = c.cwd.starts_with(original);
-        if in_original && from.is_dir() && to.parent().is_some_and(Path::is_dir) && !to.exists() {
-            std::os::unix::fs::symlink(&from, &to).map_err(|source| ChecksError::Io {
-                action: "link node_modules into",
-                path: to.clone(),
-                source,
-            })?;
-        }
-    }
-    Ok(())
 }
 
 /// The result of a check whose package directory does not exist in a checkout.
@@ -147,35 +117,6 @@ pub(crate) fn absent_result(
         report_source: None,
         tests: Vec::new(),
     })
-}
-
-/// Runs `checks` (as detected in `checkout`, the tree they were planned for) in another checkout
-/// `root`, logs under `log_dir`.
-pub(crate) fn run_in(
-    root: &Path,
-    checks: &[Check],
-    opts: &RunOptions,
-    log_dir: PathBuf,
-) -> Result<Vec<CheckResult>, ChecksError> {
-    let opts = RunOptions {
-        log_dir,
-        ..opts.clone()
-    };
-    checks
-        .iter()
-        .map(|c| {
-            let at = c.at_root(root);
-            if at.cwd.is_dir() {
-                run_check(&at, &opts)
-            } else {
-                absent_result(
-                    &at,
-                    &opts.log_dir,
-                    "the package directory does not exist in this revision",
-                )
-            }
-        })
-        .collect()
 }
 
 fn read_cache(path: &Path, tree: &str, key: &str) -> Option<BaselineResult> {

@@ -4,15 +4,22 @@
 //! build, virtualenv and hidden directories skipped, symlinked directories not followed) collects
 //! the marker files, then one check is planned per package:
 //! - **cargo**: the topmost directory with a `Cargo.toml` in each subtree (a workspace root covers
-//!   its members; `--workspace` runs them all). `cargo nextest run` when `cargo nextest --version`
-//!   works, else `cargo test`; always `--no-fail-fast`.
+//!   its members; `--workspace` runs them all). `cargo test` unless the project opts into nextest
+//!   (a `.config/nextest.toml`, or `cargo nextest` in its CI workflows, Makefile or justfile) and
+//!   `cargo nextest --version` works: nextest runs each test in its own process, which can expose
+//!   races `cargo test` never shows, so it is used only where the project's own verdict comes
+//!   from it (its doctests then run through `cargo test --doc`, see [`crate::exec`]). Always
+//!   `--no-fail-fast`.
 //! - **pytest**: the outermost Python project (`pyproject.toml`, `setup.py`, `setup.cfg`,
 //!   `pytest.ini`, `tox.ini`) that holds test files (`test_*.py`, `*_test.py`, `conftest.py`) or
 //!   configures pytest; test files outside any project make a check at the root. The interpreter is
 //!   the project's (then the root's) `.venv/bin/python` or `venv/bin/python`, else `python3`.
 //! - **npm scripts**: each `package.json` whose `scripts.test` is not npm's placeholder; the script
-//!   decides the kind (vitest, jest, `node --test`, or another runner). The package manager follows
-//!   the nearest lockfile (pnpm, yarn, else npm).
+//!   decides the kind (vitest, jest, `node --test`, or another runner). The package manager is the
+//!   one the project declares: `packageManager` in the nearest `package.json` that has it, else
+//!   the nearest lockfile (`pnpm-lock.yaml`, `yarn.lock`, `bun.lock`/`bun.lockb`,
+//!   `package-lock.json`), else npm. The script runs as that package manager would run it
+//!   ([`crate::script`]), so it does not need to be installed unless the script calls it.
 //! - **node --test**: a package without a test script (or loose files without a `package.json`)
 //!   whose files match node's default test patterns.
 //! - **go**: each directory with a `go.mod` (`./...` does not cross into nested modules).
@@ -229,6 +236,10 @@ fn walk(root: &Path, rel: &Path, depth: usize, scan: &mut Scan, budget: &mut usi
             "package.json" => info.package_json = true,
             "pnpm-lock.yaml" => info.lockfile = Some("pnpm"),
             "yarn.lock" => info.lockfile = info.lockfile.or(Some("yarn")),
+            "bun.lock" | "bun.lockb" => info.lockfile = info.lockfile.or(Some("bun")),
+            "package-lock.json" | "npm-shrinkwrap.json" => {
+                info.lockfile = info.lockfile.or(Some("npm"));
+            }
             n if PY_PROJECT_FILES.contains(&n) => info.py_project = true,
             _ => {}
         }
@@ -359,18 +370,23 @@ fn plan(root: &Path, scan: &Scan, tools: Tools) -> Vec<Check> {
     for rel in scan.dirs.keys() {
         if has(rel, |d| d.cargo) && outermost(rel, |p| has(p, |d| d.cargo)).as_deref() == Some(rel)
         {
-            let (kind, cmd, how) = if tools.nextest {
-                (
+            let opted = opts_into_nextest(root, &root.join(rel));
+            let (kind, cmd, how) = match (opted, tools.nextest) {
+                (true, true) => (
                     CheckKind::Nextest,
                     words(&["cargo", "nextest", "run", "--workspace", "--no-fail-fast"]),
-                    "cargo-nextest is installed, so nextest runs it (per-test results from its JUnit report)",
-                )
-            } else {
-                (
+                    "the project uses cargo-nextest, so nextest runs it (per-test results from its JUnit report; doctests through `cargo test --doc`)",
+                ),
+                (true, false) => (
                     CheckKind::Cargo,
                     words(&["cargo", "test", "--workspace", "--no-fail-fast"]),
-                    "cargo-nextest is not installed, so `cargo test` runs it (per-test results from its output)",
-                )
+                    "the project uses cargo-nextest, which is not installed here, so `cargo test` runs the same tests (per-test results from its output)",
+                ),
+                (false, _) => (
+                    CheckKind::Cargo,
+                    words(&["cargo", "test", "--workspace", "--no-fail-fast"]),
+                    "`cargo test` runs it, as the project does (per-test results from its output)",
+                ),
             };
             checks.push(make(
                 root,
@@ -511,11 +527,16 @@ fn plan_node(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
         let Some(script) = test_script(&root.join(rel).join("package.json")) else {
             continue;
         };
-        let pm = innermost(rel, |p| {
+        let declared = innermost(rel, |p| {
+            scan.dirs.get(p).is_some_and(|d| d.package_json)
+                && declared_package_manager(&root.join(p).join("package.json")).is_some()
+        })
+        .and_then(|p| declared_package_manager(&root.join(p).join("package.json")));
+        let locked = innermost(rel, |p| {
             scan.dirs.get(p).is_some_and(|d| d.lockfile.is_some())
         })
-        .and_then(|p| scan.dirs.get(&p).and_then(|d| d.lockfile))
-        .unwrap_or("npm");
+        .and_then(|p| scan.dirs.get(&p).and_then(|d| d.lockfile));
+        let pm = declared.or(locked).unwrap_or("npm");
         let (kind, runner) = script_kind(&script);
         let mut check = make(
             root,
@@ -523,7 +544,7 @@ fn plan_node(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
             kind,
             vec![pm.to_owned(), "test".to_owned()],
             format!(
-                "package.json in {} has scripts.test `{script}`, which {runner}; run with {pm}",
+                "package.json in {} has scripts.test `{script}`, which {runner}; run as {pm} runs it",
                 rel_str(rel)
             ),
         );
@@ -547,6 +568,39 @@ fn plan_node(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
         checks.push(make(root, &rel, CheckKind::Node, words(&["node", "--test"]),
             format!("{} file(s) match node's test patterns (e.g. {example}) and {where_}: node's built-in runner", files.len())));
     }
+}
+
+/// The package manager a `package.json` declares in `packageManager` (`pnpm@9.1.0` → `pnpm`).
+fn declared_package_manager(package_json: &Path) -> Option<&'static str> {
+    let text = read_small(package_json)?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let pm = value.get("packageManager")?.as_str()?;
+    let name = pm.split('@').next().unwrap_or(pm).trim();
+    ["pnpm", "yarn", "npm", "bun"]
+        .into_iter()
+        .find(|p| *p == name)
+}
+
+/// Whether the cargo project at `dir` (within `root`) opts into nextest: a nextest config, or
+/// `cargo nextest` in the repository's CI workflows, Makefile or justfile.
+fn opts_into_nextest(root: &Path, dir: &Path) -> bool {
+    if dir.join(".config/nextest.toml").is_file() || root.join(".config/nextest.toml").is_file() {
+        return true;
+    }
+    let mentions = |p: &Path| read_small(p).is_some_and(|t| t.contains("cargo nextest"));
+    let mut files = vec![
+        root.join("Makefile"),
+        root.join("justfile"),
+        root.join("Justfile"),
+        dir.join("Makefile"),
+        dir.join("justfile"),
+        root.join(".gitlab-ci.yml"),
+        root.join(".cargo/config.toml"),
+    ];
+    if let Ok(entries) = std::fs::read_dir(root.join(".github/workflows")) {
+        files.extend(entries.flatten().map(|e| e.path()));
+    }
+    files.iter().any(|f| mentions(f))
 }
 
 /// `scripts.test` of a package.json, unless absent, empty or npm's placeholder.

@@ -299,7 +299,11 @@ fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
         }
         CheckKind::Nextest if says("no such command: `nextest`") => Some("cargo-nextest not found".into()),
         CheckKind::Vitest | CheckKind::Jest | CheckKind::Node | CheckKind::Npm if exit_code == SHELL_NOT_FOUND => {
-            Some("the test script's command was not found (exit 127): are the dependencies installed?".into())
+            Some(match not_found_name(log) {
+                Some(tool @ ("pnpm" | "yarn" | "npm" | "npx" | "node" | "bun" | "corepack")) => format!("{tool} not found"),
+                Some(tool) => format!("{tool} not found: the package's dependencies are not installed"),
+                None => "the test script's command was not found (exit 127): the package's dependencies are not installed".into(),
+            })
         }
         CheckKind::Cargo
         | CheckKind::Nextest
@@ -310,6 +314,19 @@ fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
         | CheckKind::Npm
         | CheckKind::Go => None,
     }
+}
+
+/// The command a shell said it could not find: `sh: 1: vitest: not found`, `vitest: command not
+/// found`.
+fn not_found_name(log: &str) -> Option<&str> {
+    log.lines().rev().find_map(|l| {
+        let l = l.trim();
+        let rest = l
+            .strip_suffix(": not found")
+            .or_else(|| l.strip_suffix(": command not found"))?;
+        let name = rest.rsplit(": ").next()?.trim();
+        (!name.is_empty() && !name.contains(' ')).then_some(name)
+    })
 }
 
 /// One execution of the command.
@@ -323,20 +340,33 @@ struct Attempt {
     judgement: Judgement,
 }
 
-/// Whether a package-manager script is one plain runner call, so report flags can be appended.
-fn simple_script(script: Option<&str>) -> bool {
-    script.is_some_and(|s| !s.contains(['&', '|', ';', '>', '<', '$', '`']))
+/// The repository root a check's `cwd` lies in (its `dir` removed).
+fn root_of(check: &Check) -> PathBuf {
+    if check.dir == "." {
+        return check.cwd.clone();
+    }
+    let depth = Path::new(&check.dir).components().count();
+    check
+        .cwd
+        .ancestors()
+        .nth(depth)
+        .map_or_else(|| check.cwd.clone(), Path::to_path_buf)
 }
 
-/// `--` to pass what follows through the package manager to the runner, unless the command has
-/// one already (a wall check names its file after it): a second `--` would reach the runner, which
-/// takes everything after it as positional.
-fn separator(check: &Check) -> Vec<String> {
-    if check.command.iter().any(|a| a == "--") {
-        Vec::new()
-    } else {
-        vec!["--".into()]
-    }
+/// The package script of `check` as loki runs it ([`crate::script`]), when it has one.
+fn script_plan(check: &Check, tmp: &Path) -> Option<crate::script::Plan> {
+    check.script.as_ref()?;
+    let text = std::fs::read_to_string(check.cwd.join("package.json")).ok()?;
+    let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let pm = check.command.first().map_or("npm", String::as_str);
+    let extra: Vec<String> = check
+        .command
+        .iter()
+        .skip_while(|a| *a != "--")
+        .skip(1)
+        .cloned()
+        .collect();
+    crate::script::plan(&check.cwd, &root_of(check), &manifest, pm, &extra, tmp)
 }
 
 /// How one attempt asks its runner for structured reports.
@@ -432,40 +462,18 @@ fn report_plan(
             }
         }
         CheckKind::Node if check.script.is_none() => {
-            let tap = file("report.tap");
+            let reporter = file(parse::tap::NODE_REPORTER_FILE);
+            write(&reporter, parse::tap::NODE_REPORTER_SOURCE.as_bytes())?;
+            let events = file("node-events.jsonl");
             ReportPlan {
                 args: vec![
                     "--test-reporter=spec".into(),
                     "--test-reporter-destination=stdout".into(),
-                    "--test-reporter=tap".into(),
-                    format!("--test-reporter-destination={}", s(&tap)),
+                    format!("--test-reporter={}", s(&reporter)),
+                    format!("--test-reporter-destination={}", s(&events)),
                 ],
                 env: Vec::new(),
-                files: vec![tap],
-            }
-        }
-        CheckKind::Vitest if simple_script(check.script.as_deref()) => {
-            let json = file("report.json");
-            let mut args = separator(check);
-            args.extend([
-                "--reporter=default".into(),
-                "--reporter=json".into(),
-                format!("--outputFile.json={}", s(&json)),
-            ]);
-            ReportPlan {
-                args,
-                env: Vec::new(),
-                files: vec![json],
-            }
-        }
-        CheckKind::Jest if simple_script(check.script.as_deref()) => {
-            let json = file("report.json");
-            let mut args = separator(check);
-            args.extend(["--json".into(), format!("--outputFile={}", s(&json))]);
-            ReportPlan {
-                args,
-                env: Vec::new(),
-                files: vec![json],
+                files: vec![events],
             }
         }
         CheckKind::Cargo
@@ -519,11 +527,26 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
             source,
         })?;
     let plan = report_plan(check, tmp.path(), &opts.env)?;
-    let command = match check.kind {
-        CheckKind::Cargo => {
+    let script = script_plan(check, tmp.path());
+    if script
+        .as_ref()
+        .is_some_and(|p| p.reports.iter().any(|r| r.kind == CheckKind::Node))
+    {
+        loki_core::fs::write_atomic(
+            &tmp.path().join(parse::tap::NODE_REPORTER_FILE),
+            parse::tap::NODE_REPORTER_SOURCE.as_bytes(),
+        )
+        .map_err(|source| ChecksError::Log {
+            check: check.name.clone(),
+            source,
+        })?;
+    }
+    let command = match (&script, check.kind) {
+        (Some(p), _) => vec!["sh".to_owned(), "-c".to_owned(), p.script.clone()],
+        (None, CheckKind::Cargo) => {
             insert_before_separator(&check.command, &[CARGO_MESSAGE_FORMAT.to_owned()])
         }
-        _ => check.command.clone(),
+        (None, _) => check.command.clone(),
     };
     let Some((program, args)) = command.split_first() else {
         return Ok(not_started(
@@ -532,9 +555,15 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         ));
     };
     let spool = tmp.path().join("output.log");
+    // node's options must come before its file arguments; other runners take them last.
+    let (first, rest) = match (check.kind, script.is_none()) {
+        (CheckKind::Node, true) => (plan.args.clone(), Vec::new()),
+        _ => (Vec::new(), plan.args.clone()),
+    };
     let mut spec = Spec::new(program, &check.cwd)
+        .args(&first)
         .args(args)
-        .args(&plan.args)
+        .args(&rest)
         .envs(opts.env.clone())
         .env("CI", "1")
         .env("NO_COLOR", "1")
@@ -546,6 +575,18 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         .wrapped(&opts.wrapper);
     for (k, v) in &plan.env {
         spec = spec.env(k, v);
+    }
+    if let Some(p) = &script {
+        let mut path = OsString::new();
+        for dir in &p.path {
+            path.push(dir.as_os_str());
+            path.push(":");
+        }
+        path.push(spec.env_value("PATH").unwrap_or_default().to_owned());
+        spec = spec.env("PATH", path);
+        for (k, v) in &p.env {
+            spec = spec.env(k, v);
+        }
     }
     let argv = spec.display();
     let started = std::time::Instant::now();
@@ -609,8 +650,40 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         .filter_map(|p| std::fs::read(p).ok())
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .collect::<Vec<_>>();
-    let structured_missing = !plan.files.is_empty() && structured.is_empty();
-    let parsed = parse::parse_run(check.kind, &structured, &text);
+    let mut structured_missing = !plan.files.is_empty() && structured.is_empty();
+    let mut parsed = parse::parse_run(check.kind, &structured, &text);
+    if let Some(p) = &script
+        && !p.reports.is_empty()
+    {
+        let mut merged: Option<TestReport> = None;
+        for r in &p.reports {
+            let Ok(bytes) = std::fs::read(&r.path) else {
+                continue;
+            };
+            let body = String::from_utf8_lossy(&bytes);
+            let one = match r.kind {
+                CheckKind::Node => {
+                    parse::tap::parse_node_events(&body).or_else(|| parse::tap::parse_tap(&body))
+                }
+                _ => parse::js::parse_json(&body),
+            };
+            if let Some(one) = one {
+                let m = merged.get_or_insert_with(|| TestReport {
+                    source: "script".into(),
+                    ..TestReport::default()
+                });
+                m.source = format!("{}+{}", m.source, one.source);
+                m.passed += one.passed;
+                m.failed += one.failed;
+                m.skipped += one.skipped;
+                m.tests.extend(one.tests);
+            }
+        }
+        structured_missing = merged.is_none();
+        if merged.is_some() {
+            parsed.report = merged;
+        }
+    }
     let mut report = parsed.report;
     let mut anomalies = parsed.anomalies;
     if let Some(d) = doc_report {

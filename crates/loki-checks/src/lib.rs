@@ -16,8 +16,13 @@
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
 //! - [`isolate`] makes a run in another tree (base, hybrids) execute that tree's code even when the
 //!   environment points at the checkout: editable installs, workspace links, shared build caches.
-//! - [`weakened`] runs the base version of each modified test file against the new code and names
-//!   each test that passed at base and now fails or disappears ([`original_tests_on_new_code`]).
+//! - [`judge`] is the one judgement of a change, for the stop hook and the build engine alike: the
+//!   suites on the base and the head, the original tests on the new code and the new tests on the
+//!   old code in hybrid trees, tests matched across moves, flaky tests rerun on the base, the
+//!   static rules, and "cannot judge" for a suite that could not run.
+//! - [`select`] narrows a check to files or test ids; [`script`] runs a package script the way its
+//!   package manager would, with a report from every runner in it; [`isolate`] makes another tree
+//!   run its own code.
 //! - [`splice`] finds the test items inside source files (Rust `#[cfg(test)]` items, test
 //!   functions and doctests, Python doctests, vitest in-source blocks) and splices one version's
 //!   test items into another version's source, so the original tests run on the new code without
@@ -48,9 +53,9 @@ pub mod judge;
 pub mod lint;
 pub mod parse;
 pub mod report;
+pub mod script;
 pub mod select;
 pub mod splice;
-pub mod weakened;
 
 pub use baseline::{
     BaselineResult, ClassifiedTest, Comparison, TestClass, Uncompared, classify, run_baseline,
@@ -62,4 +67,3 @@ pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_chan
 pub use isolate::Prepared;
 pub use lint::{ChangedFile, LineSet, LintFinding, LintInput, LintReport, LintRun, changed_lines};
 pub use report::{TestCase, TestReport, TestStatus};
-pub use weakened::{WeakenedReport, original_tests_on_new_code};

@@ -174,7 +174,11 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
             let mut paths: BTreeSet<String> = files.into_iter().collect();
             for id in &sel.tests {
                 let file = id.split(" > ").next()?;
-                if file.is_empty() || file.contains(" (") {
+                // An id without its file (an old TAP id) cannot be narrowed to one.
+                if file.is_empty()
+                    || file.contains(" (")
+                    || !root.join(&check.dir).join(file).is_file()
+                {
                     return None;
                 }
                 paths.insert(file.to_owned());
@@ -455,14 +459,18 @@ mod tests {
 
     #[test]
     fn js_runners() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "src/a.test.ts", "");
         let c = check(CheckKind::Vitest, ".", &["npm", "test"], Some("vitest run"));
         let n = narrowed(
             &c,
-            Path::new("/r"),
+            tmp.path(),
             &Selection::tests(["src/a.test.ts > math > adds".to_owned()]),
         )
         .unwrap();
         assert_eq!(n.command, ["npm", "test", "--", "src/a.test.ts"]);
+        // An id whose file is not there (node's TAP names none): run it whole.
+        assert!(narrowed(&c, tmp.path(), &Selection::tests(["adds".to_owned()])).is_none());
         let j = check(CheckKind::Jest, ".", &["npm", "test"], Some("jest"));
         let n = narrowed(
             &j,

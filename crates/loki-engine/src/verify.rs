@@ -230,13 +230,13 @@ pub fn impacted(checks: &[Check], changed: &[String], deep: bool) -> (Vec<Check>
     if deep
         || changed
             .iter()
-            .any(|p| loki_checks::weakened::checks_for(checks, p).is_empty())
+            .any(|p| loki_checks::detect::checks_for(checks, p).is_empty())
     {
         return (checks.to_vec(), true);
     }
     let mut out: Vec<Check> = Vec::new();
     for p in changed {
-        for c in loki_checks::weakened::checks_for(checks, p) {
+        for c in loki_checks::detect::checks_for(checks, p) {
             if !out.iter().any(|o| o.name == c.name) {
                 out.push(c.clone());
             }

@@ -209,7 +209,7 @@ pub fn wall_check(
         });
     }
     let owner = |kind: CheckKind| {
-        loki_checks::weakened::checks_for(checks, path)
+        loki_checks::detect::checks_for(checks, path)
             .into_iter()
             .find(|c| c.kind == kind && c.script.is_none())
             .cloned()
@@ -241,7 +241,7 @@ pub fn wall_check(
     }
     let is_js = name.ends_with(".test.js") || name.ends_with(".test.mjs");
     if is_js || name.ends_with(".test.ts") {
-        let Some(c) = loki_checks::weakened::checks_for(checks, path)
+        let Some(c) = loki_checks::detect::checks_for(checks, path)
             .into_iter()
             .find(|c| c.kind != CheckKind::Pytest && c.kind != CheckKind::Go)
             .cloned()

@@ -36,7 +36,8 @@
 //! - `mock_of_module_under_test`: a test or setup file newly mocks (`jest.mock`, `vi.mock`,
 //!   `patch("a.b")`, `monkeypatch.setattr("a.b", ..)`) a module this change also edits.
 //! - `eq_override`: non-test Python/Rust/JS source gains an equality that is always true.
-//! - `weakened_test` is produced by [`crate::weakened`], which runs code, not by this scan.
+//! - `weakened_test` and the other dynamic kinds are produced by [`crate::judge`], which runs code,
+//!   not by this scan.
 //!
 //! # Symlinks, `.gitignore`, CRLF, bytes
 //! Judgement follows git's change list, not the file system: a symlinked test file is judged by the
@@ -285,7 +286,7 @@ pub fn is_context_file(path: &str) -> bool {
         || (name.starts_with("jest.config.") || name.starts_with("vitest.config."))
 }
 
-/// Whether `path` is a test file by naming convention (what [`crate::weakened`] restores).
+/// Whether `path` is a test file by naming convention (what [`crate::judge`] moves between trees).
 #[must_use]
 pub fn is_test_path(path: &str) -> bool {
     testcode::is_test_path(path)

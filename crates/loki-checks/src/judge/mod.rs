@@ -607,7 +607,7 @@ fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option<CannotJudg
 /// What to install or change so that `check` can run, from why it did not.
 fn fix_for(check: &Check, reason: &str) -> String {
     let r = reason.to_ascii_lowercase();
-    if let Some(tool) = r.strip_suffix(" not found") {
+    if let Some(tool) = r.strip_suffix(" not found").filter(|t| !t.contains(' ')) {
         let tool = tool.rsplit('/').next().unwrap_or(tool);
         return match tool {
             "pnpm" => "install pnpm (`corepack enable pnpm`, or `npm install -g pnpm`), then `pnpm install`".into(),

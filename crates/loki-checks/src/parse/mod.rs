@@ -78,7 +78,7 @@ pub fn report_for(kind: CheckKind, structured: Option<&str>, log: &str) -> Optio
             .map(|p| p.report)
             .or_else(|| junit::parse(s)),
         CheckKind::Vitest | CheckKind::Jest => js::parse_json(s),
-        CheckKind::Node => tap::parse_tap(s),
+        CheckKind::Node => tap::parse_node_events(s).or_else(|| tap::parse_tap(s)),
         CheckKind::Cargo | CheckKind::Npm | CheckKind::Go => None,
     });
     if from_file.is_some() {

@@ -8,7 +8,75 @@
 //! hook, a load error) is counted as a failed test so it is not lost. `# SKIP` and `# TODO` are
 //! skipped. `#` inside names is escaped as `\#` and does not start a directive.
 
+use serde::Deserialize;
+
 use crate::report::{TestCase, TestReport, TestStatus, strip_ansi};
+
+/// File name of loki's reporter for node's test runner, written next to its report.
+pub const NODE_REPORTER_FILE: &str = "loki-node-reporter.mjs";
+/// loki's reporter for `node --test` (`--test-reporter=<this file>`): one JSON line per test,
+/// `{"id": "<file> > <parent> > <name>", "status": "passed|failed|skipped"}`, with the file
+/// relative to the working directory (node's TAP names no files, so tests of two files with the
+/// same name would share an id). As node counts them, a `describe` suite is not a test unless it
+/// failed for a reason of its own (a hook), and a skipped or todo test is skipped.
+pub const NODE_REPORTER_SOURCE: &str = r#"// loki's reporter for node's test runner: one JSON line per test.
+import { relative } from 'node:path';
+
+export default async function* lokiReporter(source) {
+  const stacks = new Map();
+  const cwd = process.cwd();
+  for await (const ev of source) {
+    const d = ev.data || {};
+    const file = d.file ? relative(cwd, d.file) : '';
+    if (ev.type === 'test:start') {
+      const s = stacks.get(file) || [];
+      s.length = d.nesting;
+      s.push(d.name);
+      stacks.set(file, s);
+      continue;
+    }
+    if (ev.type !== 'test:pass' && ev.type !== 'test:fail') continue;
+    const path = (stacks.get(file) || []).slice(0, d.nesting);
+    path.push(d.name);
+    const details = d.details || {};
+    const suite = details.type === 'suite';
+    let status;
+    if (ev.type === 'test:fail') {
+      const why = details.error && details.error.failureType;
+      if (suite && why === 'subtestsFailed') continue;
+      status = 'failed';
+    } else {
+      if (suite) continue;
+      status = d.skip !== undefined || d.todo !== undefined ? 'skipped' : 'passed';
+    }
+    yield JSON.stringify({ id: (file ? [file, ...path] : path).join(' > '), status }) + '\n';
+  }
+}
+"#;
+
+#[derive(Debug, Deserialize)]
+struct NodeEvent {
+    id: String,
+    status: String,
+}
+
+/// Parses the reporter's JSON lines ([`NODE_REPORTER_SOURCE`]); `None` when none parses.
+#[must_use]
+pub fn parse_node_events(text: &str) -> Option<TestReport> {
+    let cases: Vec<TestCase> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<NodeEvent>(l.trim()).ok())
+        .map(|e| TestCase {
+            id: e.id,
+            status: match e.status.as_str() {
+                "passed" => TestStatus::Passed,
+                "skipped" => TestStatus::Skipped,
+                _ => TestStatus::Failed,
+            },
+        })
+        .collect();
+    (!cases.is_empty()).then(|| TestReport::from_cases("node-events", cases))
+}
 
 /// Spaces of indentation per subtest level in node's TAP.
 const TAP_INDENT: usize = 4;

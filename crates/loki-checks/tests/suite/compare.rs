@@ -1,8 +1,12 @@
-//! Baseline classification and the weakened-test judgement, as pure functions.
+//! Baseline classification and the judge's decision table, as pure functions.
 
 use std::collections::BTreeMap;
 
-use loki_checks::weakened::{checks_for, judge};
+use std::collections::BTreeSet;
+
+use loki_checks::detect::checks_for;
+use loki_checks::judge::FactKind;
+use loki_checks::judge::matrix::{self, Runs};
 use loki_checks::{
     Check, CheckKind, CheckResult, CheckStatus, FindingKind, TestCase, TestClass, TestStatus,
     classify,
@@ -140,70 +144,173 @@ fn check(name: &str, dir: &str) -> Check {
     }
 }
 
+/// Every row of the judge's table (`judge::matrix`), on one pytest check: B and H, the original
+/// tests on the new code (O), the new tests on the old code (N).
 #[test]
-fn weakened_tests_are_named_and_plain_regressions_are_not() {
-    let c = check("pytest:py", "py");
-    let restored = vec!["py/tests/test_calc.py".to_owned()];
+fn the_decision_table() {
+    let name = "pytest";
+    let kinds: BTreeMap<String, CheckKind> = [(name.to_owned(), CheckKind::Pytest)].into();
+    let t = |id: &str| format!("tests/test_calc.py::{id}");
     let base = result(
-        &c.name,
-        CheckStatus::Pass,
+        name,
+        CheckStatus::Fail,
         &[
-            ("tests/test_calc.py::test_add", P),
-            ("tests/test_calc.py::test_gone", P),
-            ("tests/test_other.py::test_regressed", P),
-            ("tests/test_calc.py::test_ok", P),
-            ("tests/test_calc.py::test_was_failing", F),
+            (&t("regressed"), P),
+            (&t("still_failing"), F),
+            (&t("target_swapped"), F),
+            (&t("weakened"), P),
+            (&t("behaviour_changed"), P),
+            (&t("skipped_now"), P),
+            (&t("deleted_hiding"), P),
+            (&t("deleted_clean"), P),
+            (&t("refactored"), P),
+            ("tests/test_old.py::test_moved", P),
         ],
     );
     let head = result(
-        &c.name,
+        name,
         CheckStatus::Fail,
         &[
-            ("tests/test_calc.py::test_add", P),
-            ("tests/test_other.py::test_regressed", F),
-            ("tests/test_calc.py::test_ok", P),
+            (&t("regressed"), F),
+            (&t("still_failing"), F),
+            (&t("target_swapped"), P),
+            (&t("weakened"), P),
+            (&t("behaviour_changed"), P),
+            (&t("skipped_now"), S),
+            (&t("refactored"), P),
+            (&t("new_failing"), F),
+            ("tests/test_new.py::test_moved", P),
         ],
     );
     let original = result(
-        &c.name,
+        name,
         CheckStatus::Fail,
         &[
-            ("tests/test_calc.py::test_add", F),
-            ("tests/test_other.py::test_regressed", F),
-            ("tests/test_calc.py::test_ok", P),
-            ("tests/test_calc.py::test_was_failing", F),
+            (&t("regressed"), F),
+            (&t("still_failing"), F),
+            (&t("target_swapped"), F),
+            (&t("weakened"), F),
+            (&t("behaviour_changed"), F),
+            (&t("skipped_now"), P),
+            (&t("deleted_hiding"), F),
+            (&t("deleted_clean"), P),
+            (&t("refactored"), P),
+            ("tests/test_old.py::test_moved", P),
         ],
     );
-    let f = judge(&c, &restored, &base, Some(&head), &original);
-    let details: Vec<&str> = f.iter().map(|f| f.detail.as_str()).collect();
+    let in_original: BTreeSet<String> = [name.to_owned()].into();
+    let d = matrix::decide(&matrix::Input {
+        kinds: &kinds,
+        base: std::slice::from_ref(&base),
+        head: std::slice::from_ref(&head),
+        original: Runs {
+            results: std::slice::from_ref(&original),
+        },
+        new_on_base: Runs { results: &[] },
+        in_original: &in_original,
+    });
+    let found: Vec<(FindingKind, String)> = d
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.test.clone().unwrap_or_default()))
+        .collect();
+    // One fewer test at head than at base, so the clean deletion is named too.
     assert_eq!(
-        details,
+        found,
         [
-            "tests/test_calc.py::test_add passed at base and fails when the base version of py/tests/test_calc.py runs against the new code",
-            "tests/test_calc.py::test_gone passed at base and disappears when the base version of py/tests/test_calc.py runs against the new code",
+            (FindingKind::NewTestFailing, t("new_failing")),
+            (FindingKind::TestDeleted, t("deleted_clean")),
+            (FindingKind::TestDeleted, t("deleted_hiding")),
+            (FindingKind::NewlySkipped, t("skipped_now")),
         ]
     );
-    assert!(
-        f.iter()
-            .all(|f| f.kind == FindingKind::WeakenedTest && f.path == restored[0])
+    assert!(d.findings.iter().any(|f| f.kind == FindingKind::TestDeleted
+        && f.detail.contains("its original form fails on the new code")));
+    assert_eq!(
+        d.newly_failing,
+        [(name.to_owned(), t("regressed"), t("regressed"))]
     );
+    assert_eq!(d.pre_existing, [format!("{name}: {}", t("still_failing"))]);
+    let moved: Vec<&str> = d
+        .facts
+        .iter()
+        .filter(|f| f.kind == FactKind::TestMoved)
+        .map(|f| f.test.as_str())
+        .collect();
+    assert_eq!(moved, ["tests/test_new.py::test_moved"]);
+    // O failed for three tests that pass at head: N decides.
+    let suspects: Vec<&str> = d
+        .needs_new_on_base
+        .iter()
+        .map(|(_, id)| id.as_str())
+        .collect();
+    assert_eq!(
+        suspects,
+        [t("behaviour_changed"), t("target_swapped"), t("weakened")]
+    );
+    let new_on_base = result(
+        name,
+        CheckStatus::Fail,
+        &[
+            (&t("behaviour_changed"), F),
+            (&t("target_swapped"), P),
+            (&t("weakened"), P),
+        ],
+    );
+    let (findings, facts, not_proven) = matrix::decide_new_on_base(
+        &kinds,
+        &d.needs_new_on_base,
+        Runs {
+            results: std::slice::from_ref(&new_on_base),
+        },
+    );
+    let weakened: Vec<&str> = findings
+        .iter()
+        .map(|f| {
+            assert_eq!(f.kind, FindingKind::WeakenedTest);
+            f.test.as_deref().unwrap()
+        })
+        .collect();
+    assert_eq!(weakened, [t("target_swapped"), t("weakened")]);
+    assert_eq!(facts.len(), 1);
+    assert_eq!(facts[0].kind, FactKind::ExpectationChanged);
+    assert_eq!(facts[0].test, t("behaviour_changed"));
+    assert!(not_proven.is_empty());
 
-    // The original file no longer builds against the new code: one finding per restored file.
-    let mut broken = result(&c.name, CheckStatus::Fail, &[]);
-    broken.reason = Some("exited with code 101 before reporting any test result".into());
-    let f = judge(&c, &restored, &base, Some(&head), &broken);
-    assert_eq!(f.len(), 1);
-    assert!(f[0].detail.contains("before any test reports"), "{f:?}");
-    // Nothing to say when it did not run.
+    // The original file cannot be collected on the new code: every test in it "does not pass".
+    let collect_error = result(name, CheckStatus::Fail, &[("tests/test_calc.py", F)]);
+    let d = matrix::decide(&matrix::Input {
+        kinds: &kinds,
+        base: std::slice::from_ref(&base),
+        head: std::slice::from_ref(&head),
+        original: Runs {
+            results: std::slice::from_ref(&collect_error),
+        },
+        new_on_base: Runs { results: &[] },
+        in_original: &in_original,
+    });
     assert!(
-        judge(
-            &c,
-            &restored,
-            &base,
-            Some(&head),
-            &result(&c.name, CheckStatus::NotRun, &[])
-        )
-        .is_empty()
+        d.needs_new_on_base
+            .iter()
+            .any(|(_, id)| *id == t("refactored"))
+    );
+    // A suite that passed at base and cannot run now broke.
+    let passing = result(name, CheckStatus::Pass, &[(&t("a"), P)]);
+    let mut not_run = result(name, CheckStatus::NotRun, &[]);
+    not_run.reason = Some("no tests executed".into());
+    let d = matrix::decide(&matrix::Input {
+        kinds: &kinds,
+        base: std::slice::from_ref(&passing),
+        head: std::slice::from_ref(&not_run),
+        original: Runs { results: &[] },
+        new_on_base: Runs { results: &[] },
+        in_original: &BTreeSet::new(),
+    });
+    assert!(
+        d.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::SuiteBroken),
+        "{d:#?}"
     );
 }
 

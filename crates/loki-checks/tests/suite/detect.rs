@@ -66,6 +66,11 @@ fn snapshot_text(checks: &[Check], root: &Path) -> String {
 #[test]
 fn monorepo_detection_says_what_and_why() {
     let t = monorepo();
+    // nextest installed, but the project does not use it: `cargo test`.
+    let plain = detect_with(t.path(), Tools { nextest: true }).unwrap();
+    assert_eq!(plain[0].name, "cargo");
+    // The project opts in with a nextest config.
+    write(t.path(), ".config/nextest.toml", "[profile.default]\n");
     let checks = detect_with(t.path(), Tools { nextest: true }).unwrap();
     let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(

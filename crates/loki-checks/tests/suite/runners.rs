@@ -96,6 +96,8 @@ fn cargo_runner() {
     // nextest, when installed, reads its JUnit report (CI may not have it; cargo test covers the rest).
     let tools = Tools::probe(&repo);
     if tools.nextest {
+        // The project opts into nextest; its doctests then run through `cargo test --doc`.
+        write(&repo, ".config/nextest.toml", b"[profile.default]\n");
         let nx = only(&repo, tools, CheckKind::Nextest);
         let r = run_check(&nx, &o).unwrap();
         assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
@@ -215,13 +217,18 @@ fn node_runner() {
     assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
     assert_eq!(
         (r.executed, r.skipped, r.report_source.as_deref()),
-        (1, 1, Some("tap"))
+        (1, 1, Some("node-events"))
+    );
+    // Ids name the file: node's TAP does not, so two files' tests of one name would collide.
+    assert!(
+        r.tests.iter().any(|t| t.id == "test/a.test.js > adds"),
+        "{r:#?}"
     );
 
     write(&repo, "test/b.test.js", b"const test = require('node:test');\ntest('breaks', () => { process.stdout.write(Buffer.from([0xff, 0xfe, 0x0a])); throw new Error('nope'); });\n");
     let r = run_check(&check, &o).unwrap();
     assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
-    assert_eq!(r.failing_ids, ["breaks"]);
+    assert_eq!(r.failing_ids, ["test/b.test.js > breaks"]);
 
     // The same suite through an npm script (results come from the log); the script prints bytes
     // that are not UTF-8 before the suite runs.

@@ -7,9 +7,10 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
+use loki_checks::judge::{JudgeInput, Judged, judge};
 use loki_checks::{
     Check, CheckResult, CheckStatus, FindingKind, RunOptions, TestClass, Tools, classify,
-    detect_with, original_tests_on_new_code, run_baseline, run_check, scan_changes,
+    detect_with, run_baseline, run_check, scan_changes,
 };
 use loki_git::Git;
 use loki_test_support::GitRepo;
@@ -74,6 +75,23 @@ impl Fixture {
             .collect()
     }
 
+    /// The judge on the working tree against the base.
+    pub(super) fn judge(&self) -> Judged {
+        judge(&JudgeInput {
+            repo_root: self.repo.path(),
+            head_root: self.repo.path(),
+            base: &self.base,
+            head_tree: &self.head_tree(),
+            checks: &self.checks,
+            base_results: None,
+            head_results: None,
+            opts: &self.opts,
+            cache_dir: &self.cache(),
+            exclude: &[],
+        })
+        .unwrap()
+    }
+
     pub(super) fn scan(&self) -> Vec<(FindingKind, String)> {
         let g = Git::new(self.repo.path());
         scan_changes(&g, &self.base, &self.head_tree())
@@ -134,20 +152,9 @@ pub(super) fn walk(
             .any(|id| id.ends_with(regressed_id)),
         "{c:#?}"
     );
-    let w = original_tests_on_new_code(
-        f.repo.path(),
-        &f.base,
-        &f.head_tree(),
-        &f.checks,
-        &base.results,
-        &head,
-        &f.opts,
-    )
-    .unwrap();
-    assert!(
-        w.restored.is_empty() && w.runs.is_empty() && w.findings.is_empty(),
-        "{w:#?}"
-    );
+    let j = f.judge();
+    assert_eq!(j.verdict(), "clean", "{j:#?}");
+    assert!(j.original.is_empty() && j.new_on_base.is_empty(), "{j:#?}");
     // No base worktree is left behind.
     assert_eq!(
         f.repo
@@ -180,31 +187,36 @@ pub(super) fn walk(
         "the cheat passes its own tests: {}",
         show(&head)
     );
-    let w = original_tests_on_new_code(
-        f.repo.path(),
-        &f.base,
-        &f.head_tree(),
-        &f.checks,
-        &base.results,
-        &head,
-        &f.opts,
-    )
-    .unwrap();
-    assert_eq!(w.runs.len(), 1, "{w:#?}");
-    assert_eq!(w.findings.len(), 1, "{w:#?}\n{}", show(&w.runs));
-    let finding = &w.findings[0];
-    assert_eq!(finding.kind, FindingKind::WeakenedTest);
-    assert!(w.restored.contains(&finding.path), "{w:#?}");
+    let j = f.judge();
+    let finding = j
+        .findings
+        .iter()
+        .find(|x| x.kind == FindingKind::WeakenedTest)
+        .unwrap_or_else(|| panic!("{j:#?}\n{}", show(&j.original)));
     assert!(
-        finding.detail.contains(regressed_id)
-            && finding.detail.contains("passed at base and fails"),
+        finding
+            .test
+            .as_deref()
+            .is_some_and(|t| t.ends_with(regressed_id)),
         "{finding:?}"
     );
     assert!(
-        w.runs[0]
+        j.original[0]
             .log_path
-            .starts_with(f.tmp.path().join("logs/original-tests"))
+            .starts_with(f.tmp.path().join("logs/original-tests")),
+        "{j:#?}"
     );
+    // The regression on its own is newly failing.
+    f.change(regression);
+    let j = f.judge();
+    assert!(
+        j.findings
+            .iter()
+            .any(|x| x.kind == FindingKind::NewlyFailing
+                && x.test.as_deref().is_some_and(|t| t.ends_with(regressed_id))),
+        "{j:#?}"
+    );
+    f.change(weakened);
     // The user's checkout still holds the weakened test (the original ran in a temporary copy).
     let (path, body) = weakened.iter().find(|(p, _)| *p == finding.path).unwrap();
     assert_eq!(

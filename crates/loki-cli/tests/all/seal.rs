@@ -234,7 +234,7 @@ fn seal_check_compares_the_working_tree_with_a_revision() {
         .success()
         .stdout(
             predicate::str::contains("CLEAN").and(predicate::str::contains(
-                "pre-existing failure: test_calc::test_add",
+                "pre-existing failure: pytest: test_calc.py::test_add",
             )),
         );
     // A weakened assertion while breaking sub: the original test, run on the new code, fails.

@@ -1,0 +1,451 @@
+//! Running a `package.json` test script the way its package manager would, with a structured
+//! report from every test runner in it.
+//!
+//! A package manager runs `scripts.test` with `sh -c`, the package's (and its ancestors')
+//! `node_modules/.bin` first on `PATH`. loki does the same itself ([`plan`]), which makes two
+//! things possible that `npm test` cannot give:
+//! - **every runner reports**: the script is split into its simple commands (on `&&`, `||`, `;`,
+//!   `|`, outside quotes); each command that invokes vitest, jest or `node --test` — directly or
+//!   through `npx`, `pnpm exec`, `yarn`, `cross-env VAR=1 …`, `env …` — gets the runner's report
+//!   flags with a report file of its own, and `npm|pnpm|yarn run <script>` is replaced by that
+//!   script, rewritten the same way (up to [`MAX_DEPTH`] levels), so a script that chains several
+//!   runs (`vitest run && jest`, `npm run test:unit && npm run test:e2e`) still yields every test
+//!   by id;
+//! - **no package manager needed**: a pnpm or yarn project is judged on a machine without pnpm or
+//!   yarn, because what they would run is the same script (a script that itself calls the missing
+//!   tool fails with exit 127, which names it).
+//!
+//! npm runs `pretest` and `posttest` around `test`; they are run too when the package manager is
+//! npm (pnpm and yarn 2+ do not run them). Yarn Plug'n'Play projects (`.pnp.cjs`) cannot run
+//! without yarn: for them [`plan`] returns `None` and the check runs through `yarn test`.
+//!
+//! Arguments a caller appends after `--` (a wall file, a narrowed selection) go to the script's
+//! one runner command; with several runner commands they cannot be placed and the script runs
+//! whole.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::detect::CheckKind;
+
+/// How deep `npm run x` inside a script is followed.
+pub const MAX_DEPTH: usize = 4;
+
+/// A runner command found in the script and the report it will write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub kind: CheckKind,
+    pub path: PathBuf,
+}
+
+/// The rewritten script and what it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The `sh -c` text.
+    pub script: String,
+    /// `PATH` entries to put first (`node_modules/.bin` of the package and its ancestors).
+    pub path: Vec<PathBuf>,
+    /// Variables a package manager sets for a script.
+    pub env: Vec<(OsString, OsString)>,
+    /// One per runner command, in order.
+    pub reports: Vec<Report>,
+    /// `extra` could not be given to a single runner command and was dropped (the whole script
+    /// runs).
+    pub extra_dropped: bool,
+}
+
+/// The plan for running `scripts.test` of the package in `pkg_dir` (whose manifest is
+/// `manifest`, parsed), under the repository root `root`, with report files in `tmp` and `extra`
+/// arguments for its runner. `None` when the script must run through its package manager.
+#[must_use]
+pub fn plan(
+    pkg_dir: &Path,
+    root: &Path,
+    manifest: &serde_json::Value,
+    pm: &str,
+    extra: &[String],
+    tmp: &Path,
+) -> Option<Plan> {
+    if pkg_dir.join(".pnp.cjs").exists() || pkg_dir.join(".pnp.js").exists() {
+        return None;
+    }
+    let scripts = manifest.get("scripts")?;
+    let test = scripts.get("test")?.as_str()?;
+    let mut reports = Vec::new();
+    let mut body = rewrite(test, scripts, tmp, &mut reports, 0);
+    let mut extra_dropped = false;
+    if !extra.is_empty() {
+        if reports.len() == 1 {
+            body = rewrite_with_extra(test, scripts, tmp, extra);
+        } else {
+            extra_dropped = true;
+        }
+    }
+    if pm == "npm" {
+        let hook = |name: &str| {
+            scripts
+                .get(name)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        if let Some(pre) = hook("pretest") {
+            body = format!("{pre} && {body}");
+        }
+        if let Some(post) = hook("posttest") {
+            body = format!("{body} && {post}");
+        }
+    }
+    let mut path = Vec::new();
+    let mut dir = Some(pkg_dir);
+    while let Some(d) = dir {
+        let bin = d.join("node_modules").join(".bin");
+        if bin.is_dir() {
+            path.push(bin);
+        }
+        if d == root {
+            break;
+        }
+        dir = d.parent();
+    }
+    let env = vec![
+        ("npm_lifecycle_event".into(), "test".into()),
+        ("npm_command".into(), "test".into()),
+        (
+            "npm_package_json".into(),
+            pkg_dir.join("package.json").into_os_string(),
+        ),
+        ("INIT_CWD".into(), pkg_dir.as_os_str().to_owned()),
+    ];
+    Some(Plan {
+        script: body,
+        path,
+        env,
+        reports,
+        extra_dropped,
+    })
+}
+
+/// The script with the single runner command given `extra` (its reports are the same as
+/// without: only arguments are appended).
+fn rewrite_with_extra(
+    script: &str,
+    scripts: &serde_json::Value,
+    tmp: &Path,
+    extra: &[String],
+) -> String {
+    let mut reports = Vec::new();
+    let quoted: Vec<String> = extra.iter().map(|a| shell_quote(a)).collect();
+    rewrite_inner(
+        script,
+        scripts,
+        tmp,
+        &mut reports,
+        0,
+        Some(&quoted.join(" ")),
+    )
+}
+
+fn rewrite(
+    script: &str,
+    scripts: &serde_json::Value,
+    tmp: &Path,
+    reports: &mut Vec<Report>,
+    depth: usize,
+) -> String {
+    rewrite_inner(script, scripts, tmp, reports, depth, None)
+}
+
+fn rewrite_inner(
+    script: &str,
+    scripts: &serde_json::Value,
+    tmp: &Path,
+    reports: &mut Vec<Report>,
+    depth: usize,
+    extra: Option<&str>,
+) -> String {
+    let mut out = String::new();
+    for piece in split(script) {
+        match piece {
+            Piece::Op(op) => {
+                out.push(' ');
+                out.push_str(op);
+                out.push(' ');
+            }
+            Piece::Command(cmd) => {
+                out.push_str(&command(&cmd, scripts, tmp, reports, depth, extra))
+            }
+        }
+    }
+    out
+}
+
+/// One simple command, rewritten.
+fn command(
+    cmd: &str,
+    scripts: &serde_json::Value,
+    tmp: &Path,
+    reports: &mut Vec<Report>,
+    depth: usize,
+    extra: Option<&str>,
+) -> String {
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    let mut i = 0;
+    // Leading `VAR=value` assignments and wrappers that run the rest as a command.
+    loop {
+        match words.get(i) {
+            Some(w) if is_assignment(w) => i += 1,
+            Some(&("cross-env" | "env" | "npx" | "dotenv" | "nyc" | "c8")) => {
+                i += 1;
+                if words.get(i) == Some(&"--") {
+                    i += 1;
+                }
+            }
+            Some(&("pnpm" | "yarn" | "npm" | "bun")) => {
+                let pm = words[i];
+                let sub = words.get(i + 1).copied().unwrap_or("");
+                let script_name = match (pm, sub) {
+                    ("npm" | "pnpm" | "yarn" | "bun", "run" | "run-script") => {
+                        words.get(i + 2).copied()
+                    }
+                    ("pnpm" | "yarn", s) if !s.is_empty() && !s.starts_with('-') => {
+                        scripts.get(s).is_some().then_some(s)
+                    }
+                    _ => None,
+                };
+                if let Some(name) = script_name
+                    && depth < MAX_DEPTH
+                    && let Some(body) = scripts.get(name).and_then(|v| v.as_str())
+                {
+                    let inner = rewrite_inner(body, scripts, tmp, reports, depth + 1, extra);
+                    return format!("( {inner} )");
+                }
+                match (pm, sub) {
+                    ("pnpm" | "npm", "exec") | ("yarn" | "bun", "x" | "exec") => {
+                        i += 2;
+                        if words.get(i) == Some(&"--") {
+                            i += 1;
+                        }
+                    }
+                    ("pnpm" | "yarn", s) if !s.is_empty() && !s.starts_with('-') && s != "test" => {
+                        // `pnpm vitest`: the package manager runs a binary.
+                        i += 1;
+                    }
+                    _ => return cmd.to_owned(),
+                }
+            }
+            _ => break,
+        }
+    }
+    let Some(program) = words.get(i) else {
+        return cmd.to_owned();
+    };
+    let n = reports.len();
+    let flags = match *program {
+        "vitest" => {
+            let path = tmp.join(format!("script-report-{n}.json"));
+            let f = format!(
+                " --reporter=default --reporter=json --outputFile.json={}",
+                shell_quote(&path.to_string_lossy())
+            );
+            reports.push(Report {
+                kind: CheckKind::Vitest,
+                path,
+            });
+            f
+        }
+        "jest" => {
+            let path = tmp.join(format!("script-report-{n}.json"));
+            let f = format!(
+                " --json --outputFile={}",
+                shell_quote(&path.to_string_lossy())
+            );
+            reports.push(Report {
+                kind: CheckKind::Jest,
+                path,
+            });
+            f
+        }
+        "node" if words[i + 1..].contains(&"--test") => {
+            let path = tmp.join(format!("script-report-{n}.jsonl"));
+            let reporter = tmp.join(crate::parse::tap::NODE_REPORTER_FILE);
+            let f = format!(
+                " --test-reporter=spec --test-reporter-destination=stdout --test-reporter={} --test-reporter-destination={}",
+                shell_quote(&reporter.to_string_lossy()),
+                shell_quote(&path.to_string_lossy())
+            );
+            reports.push(Report {
+                kind: CheckKind::Node,
+                path,
+            });
+            // node's options must come before its file arguments.
+            let head = words[..=i].join(" ");
+            let rest = words[i + 1..].join(" ");
+            let tail = extra.map(|e| format!(" {e}")).unwrap_or_default();
+            return format!("{head}{f} {rest}{tail}");
+        }
+        _ => return cmd.to_owned(),
+    };
+    let tail = extra.map(|e| format!(" {e}")).unwrap_or_default();
+    format!("{}{flags}{tail}", cmd.trim_end())
+}
+
+fn is_assignment(w: &str) -> bool {
+    w.split_once('=').is_some_and(|(k, _)| {
+        !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// A piece of a script: a simple command, or an operator between two.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Command(String),
+    Op(&'static str),
+}
+
+/// Splits on `&&`, `||`, `;` and `|` outside single and double quotes.
+fn split(script: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if let Some(q) = quote {
+            cur.push(c);
+            if c == q {
+                quote = None;
+            } else if c == '\\' && q == '"' && i + 1 < chars.len() {
+                cur.push(chars[i + 1]);
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let two: String = chars[i..chars.len().min(i + 2)].iter().collect();
+        let op: Option<&'static str> = match (two.as_str(), c) {
+            ("&&", _) => Some("&&"),
+            ("||", _) => Some("||"),
+            (_, ';') => Some(";"),
+            (_, '|') => Some("|"),
+            _ => None,
+        };
+        match op {
+            Some(op) => {
+                out.push(Piece::Command(cur.trim().to_owned()));
+                out.push(Piece::Op(op));
+                cur.clear();
+                i += op.len();
+            }
+            None => {
+                if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+                cur.push(c);
+                i += 1;
+            }
+        }
+    }
+    out.push(Piece::Command(cur.trim().to_owned()));
+    out
+}
+
+fn shell_quote(s: &str) -> String {
+    loki_core::process::shell_quote(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan_of(scripts: serde_json::Value, pm: &str, extra: &[&str]) -> Plan {
+        let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+        plan(
+            Path::new("/r/pkg"),
+            Path::new("/r"),
+            &json!({ "scripts": scripts }),
+            pm,
+            &extra,
+            Path::new("/t"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn every_runner_in_a_chain_reports() {
+        let p = plan_of(
+            json!({"test": "vitest run && npm run test:e2e", "test:e2e": "NODE_ENV=test jest --runInBand"}),
+            "pnpm",
+            &[],
+        );
+        assert_eq!(
+            p.script,
+            "vitest run --reporter=default --reporter=json --outputFile.json=/t/script-report-0.json && ( NODE_ENV=test jest --runInBand --json --outputFile=/t/script-report-1.json )"
+        );
+        assert_eq!(
+            p.reports.iter().map(|r| r.kind).collect::<Vec<_>>(),
+            [CheckKind::Vitest, CheckKind::Jest]
+        );
+    }
+
+    #[test]
+    fn wrappers_node_test_and_pre_post_hooks() {
+        let p = plan_of(
+            json!({"test": "cross-env TZ=UTC npx vitest", "pretest": "tsc", "posttest": "echo done"}),
+            "npm",
+            &[],
+        );
+        assert!(
+            p.script
+                .starts_with("tsc && cross-env TZ=UTC npx vitest --reporter=default"),
+            "{}",
+            p.script
+        );
+        assert!(p.script.ends_with("&& echo done"), "{}", p.script);
+        let p = plan_of(json!({"test": "node --test test/"}), "pnpm", &[]);
+        assert_eq!(
+            p.script,
+            "node --test-reporter=spec --test-reporter-destination=stdout --test-reporter=/t/loki-node-reporter.mjs --test-reporter-destination=/t/script-report-0.jsonl --test test/"
+        );
+        // pnpm does not run npm's pre/post hooks.
+        let p = plan_of(json!({"test": "jest", "pretest": "tsc"}), "pnpm", &[]);
+        assert!(!p.script.contains("tsc"));
+    }
+
+    #[test]
+    fn extra_arguments_go_to_the_one_runner() {
+        let p = plan_of(json!({"test": "vitest run"}), "npm", &["src/a.test.ts"]);
+        assert!(p.script.ends_with(" src/a.test.ts"), "{}", p.script);
+        assert!(!p.extra_dropped);
+        let p = plan_of(json!({"test": "vitest run && jest"}), "npm", &["a.test.ts"]);
+        assert!(p.extra_dropped && !p.script.contains("a.test.ts"));
+    }
+
+    #[test]
+    fn quotes_and_unknown_commands_are_left_alone() {
+        let p = plan_of(json!({"test": "echo 'a && b' && mocha"}), "npm", &[]);
+        assert_eq!(p.script, "echo 'a && b' && mocha");
+        assert!(p.reports.is_empty());
+        // Recursion is bounded.
+        let p = plan_of(json!({"test": "npm run test"}), "npm", &[]);
+        assert!(p.script.matches('(').count() <= MAX_DEPTH + 1);
+    }
+
+    #[test]
+    fn plug_n_play_needs_yarn() {
+        let t = tempfile::tempdir().unwrap();
+        loki_core::fs::write_atomic(&t.path().join(".pnp.cjs"), b"").unwrap();
+        assert!(
+            plan(
+                t.path(),
+                t.path(),
+                &json!({"scripts": {"test": "jest"}}),
+                "yarn",
+                &[],
+                t.path()
+            )
+            .is_none()
+        );
+    }
+}
