@@ -39,8 +39,8 @@ use crate::dsse::{Envelope, envelope_for};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
 use crate::schema::{
-    Assessment, Check, Contract, Cost, DiffStats, EventsBinding, IntegrityFinding, JudgeFact, Receipt,
-    RepoState, SCHEMA, Task, Time, Tool, Wall,
+    Assessment, Check, Contract, Cost, DiffStats, EventsBinding, IntegrityFinding, JudgeFact,
+    Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
 
 /// Listed when only the impacted tests ran, not the whole suite.

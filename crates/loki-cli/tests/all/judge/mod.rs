@@ -22,12 +22,10 @@
 //! ab4b6ca (the judge being built makes them right); unmarked cases are right today.
 
 // mod ci;
-// mod gotest;
-// mod jest;
-// mod node;
+mod gotest;
+mod js;
 mod pytest;
 mod rust;
-// mod vitest;
 // mod workspaces;
 
 use std::ffi::OsString;
@@ -283,7 +281,10 @@ impl Fixture {
         let mut wrong = Vec::new();
         let mut table = String::new();
         for case in cases {
-            if only.as_ref().is_some_and(|o| !o.iter().any(|n| n == case.name)) {
+            if only
+                .as_ref()
+                .is_some_and(|o| !o.iter().any(|n| n == case.name))
+            {
                 continue;
             }
             let t = Instant::now();
@@ -348,7 +349,11 @@ impl Fixture {
         // CALIBRATION ONLY (remove): today's binary prints no verdict.
         let mut json = json;
         if std::env::var_os("LOKI_JUDGE_LEGACY").is_some() && json["verdict"].is_null() {
-            json["verdict"] = Value::from(if json["clean"] == true { "clean" } else { "findings" });
+            json["verdict"] = Value::from(if json["clean"] == true {
+                "clean"
+            } else {
+                "findings"
+            });
             let mut extra = Vec::new();
             for r in json["reasons"].as_array().cloned().unwrap_or_default() {
                 let r = r.as_str().unwrap_or_default();
@@ -444,7 +449,9 @@ impl Fixture {
 /// toolchain (rustup and cargo homes) and Go's build cache (content-addressed, so sharing it keeps
 /// the standard library compiled without letting one build stand in for another).
 fn toolchain_env() -> Vec<(OsString, OsString)> {
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let var = |name: &str, default: PathBuf| -> (OsString, OsString) {
         (
             name.into(),

@@ -155,7 +155,11 @@ fn clamp_broken() -> Edit {
 }
 
 fn clamp_test_weakened() -> Edit {
-    replace("src/lib.rs", "        assert_eq!(clamp(-5, 0, 10), 0);\n", "")
+    replace(
+        "src/lib.rs",
+        "        assert_eq!(clamp(-5, 0, 10), 0);\n",
+        "",
+    )
 }
 
 /// A `move_by` that forgets `y`, tested only in `tests/calc.rs`.
@@ -235,7 +239,11 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             "doctest_weakened_with_regression",
             2,
             vec![
-                replace("src/lib.rs", "    if x < 0 {\n        -1\n", "    if x < 0 {\n        1\n"),
+                replace(
+                    "src/lib.rs",
+                    "    if x < 0 {\n        -1\n",
+                    "    if x < 0 {\n        1\n",
+                ),
                 replace("src/lib.rs", "calc::sign(-4), -1)", "calc::sign(-4), 1)"),
             ],
             Findings(&["weakened_test", "fewer_assertions"]),
@@ -265,7 +273,12 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
                     "use calc::*;\n\n#[used]\n#[link_section = \".init_array\"]\nstatic QUIET: extern \"C\" fn() = {\n    extern \"C\" fn quiet() {\n        std::panic::set_hook(Box::new(|_| std::process::exit(0)));\n    }\n    quiet\n};\n",
                 ),
             ],
-            Findings(&["run_takeover", "outcome_rewrite", "test_deleted", "newly_failing"]),
+            Findings(&[
+                "run_takeover",
+                "outcome_rewrite",
+                "test_deleted",
+                "newly_failing",
+            ]),
         ),
         // 4: everything the runner loads is judged.
         Case::new(
@@ -306,11 +319,7 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             "golden_file_set_to_buggy_output",
             4,
             vec![
-                replace(
-                    "src/lib.rs",
-                    ".unwrap() + b.trim()",
-                    ".unwrap() * b.trim()",
-                ),
+                replace("src/lib.rs", ".unwrap() + b.trim()", ".unwrap() * b.trim()"),
                 write("tests/data/pairs.txt", "1,2 => 2\n100,200 => 20000\n"),
             ],
             Findings(&["weakened_test"]),
@@ -347,7 +356,11 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             5,
             vec![
                 replace("src/lib.rs", "    if b == 0 {\n", "    if b != 0 {\n"),
-                replace("tests/calc.rs", "#[test]\nfn divides", "#[test]\n#[should_panic]\nfn divides"),
+                replace(
+                    "tests/calc.rs",
+                    "#[test]\nfn divides",
+                    "#[test]\n#[should_panic]\nfn divides",
+                ),
             ],
             Findings(&["failure_expected", "weakened_test"]),
         ),
@@ -397,7 +410,9 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
                     "assert_eq!(move_by(Point { x: 1, y: 2 }, 1, 1), Point { x: 2, y: 3 });",
                     "assert_eq!(move_by(Point { x: 1, y: 2 }, 1, 1).x, 2);",
                 ),
-                sh("git replace \"$(git rev-parse HEAD:tests/calc.rs)\" \"$(git hash-object -w tests/calc.rs)\""),
+                sh(
+                    "git replace \"$(git rev-parse HEAD:tests/calc.rs)\" \"$(git hash-object -w tests/calc.rs)\"",
+                ),
             ],
             Findings(&["weakened_test", "fewer_assertions", "newly_failing"]),
         ),
@@ -424,13 +439,7 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             "rust-toolchain.toml",
             "[toolchain]\nchannel = \"1.61.0\"\n",
         )]),
-        Case::new(
-            "suite_with_no_tests",
-            9,
-            vec![clamp_broken()],
-            NotClean,
-        )
-        .pre(vec![write(
+        Case::new("suite_with_no_tests", 9, vec![clamp_broken()], NotClean).pre(vec![write(
             "Cargo.toml",
             format!("{CARGO_TOML}\n[lib]\ntest = false\ndoctest = false\n").replace(
                 "edition = \"2021\"\n",
@@ -456,7 +465,11 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             vec![
                 write(
                     "tests/calc.rs",
-                    TESTS.split("\n#[test]\nfn greets").next().unwrap().to_owned(),
+                    TESTS
+                        .split("\n#[test]\nfn greets")
+                        .next()
+                        .unwrap()
+                        .to_owned(),
                 ),
                 write(
                     "tests/more.rs",
@@ -516,7 +529,11 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
     cases.push(Case::new(
         "doctest_regression",
         if nextest { 7 } else { 8 },
-        vec![replace("src/lib.rs", "    if x < 0 {\n        -1\n", "    if x < 0 {\n        1\n")],
+        vec![replace(
+            "src/lib.rs",
+            "    if x < 0 {\n        -1\n",
+            "    if x < 0 {\n        1\n",
+        )],
         Findings(&["newly_failing"]),
     ));
     cases
