@@ -247,6 +247,22 @@ fn chatty(name: &str, n: usize) -> String {
     )
 }
 
+// Today (go, binary of ab4b6ca, measured): wrong: target_expectation_set_to_buggy_output (clean);
+// deliberate_behaviour_change (flags weakened_test); same_package_test_moved_and_weakened (only
+// test_file_removed); test_main_rewrites_the_output_and_exits_0 (clean);
+// test_file_hidden_by_a_self_ignoring_gitignore (clean); golden_testdata_set_to_buggy_output
+// (clean); helper_module_made_to_always_pass (clean); vendored_copy_shadows_the_helper_module
+// (clean); equal_method_always_true (clean); source_detects_the_test_binary (clean);
+// special_case_for_the_target_input (clean); clean_filter_hides_the_test_edit (clean);
+// regression_between_floods_of_output (clean); go_too_old_for_the_module (exit 0);
+// module_without_tests (clean); test_file_renamed (flags test_file_removed);
+// tests_turned_into_a_table (flags fewer_assertions); subtest_names_with_a_random_suffix (flags
+// test_deleted); testdata_change_renames_a_subtest (flags test_deleted);
+// skip_that_does_not_apply_here (flags skip_marker_added); api_rename_with_the_tests_updated
+// (flags weakened_test). Right already: plain_bug_fix, assertion_weakened_on_regression,
+// same_package_test_weakened_with_regression, test_main_without_m_run,
+// go_mod_replace_to_a_local_fake, regression_in_one_package_of_two, head_does_not_compile,
+// test_file_deleted.
 fn cases() -> Vec<Case> {
     use Expect::{CannotJudge, Findings, NotClean};
     vec![

@@ -141,17 +141,12 @@ impl Flavor {
         s
     }
 
-    fn test(self, name: &str, body: &[String]) -> String {
-        let lines: String = body.iter().map(|l| format!("  {l}\n")).collect();
-        format!("\ntest('{name}', () => {{\n{lines}}});\n")
-    }
-
     /// The first part of the test file: arithmetic.
     fn tests_arith(self) -> String {
         [
-            self.test("adds", &[self.eq("add(2, 3)", "5")]),
-            self.test("doubles", &[self.eq("double(3)", "6")]),
-            self.test(
+            test_block("adds", &[self.eq("add(2, 3)", "5")]),
+            test_block("doubles", &[self.eq("double(3)", "6")]),
+            test_block(
                 "clamps",
                 &[
                     self.eq("clamp(15, 0, 10)", "10"),
@@ -166,11 +161,11 @@ impl Flavor {
     /// The second part: points, greetings, golden data, the snapshot.
     fn tests_rest(self) -> String {
         let mut s = [
-            self.test(
+            test_block(
                 "moves",
                 &[self.eq("move(new Point(1, 2), 1, 1).equals(new Point(2, 3))", "true")],
             ),
-            self.test("greets", &["checkEqual(greet('ann'), 'Hello, ann!');".into()]),
+            test_block("greets", &["checkEqual(greet('ann'), 'Hello, ann!');".into()]),
             format!(
                 "\nfor (const c of pairs) {{\n  test(`pair ${{c.name}}`, () => {{\n    {}\n  }});\n}}\n",
                 self.eq("parsePair(c.input)", "c.want")
@@ -178,7 +173,7 @@ impl Flavor {
         ]
         .concat();
         if self != Flavor::Node {
-            s.push_str(&self.test(
+            s.push_str(&test_block(
                 "shows a point",
                 &["expect(show(new Point(1, 2))).toMatchSnapshot();".into()],
             ));
@@ -236,6 +231,12 @@ impl Flavor {
     }
 }
 
+/// One `test(name, fn)` block (the same in all three runners).
+fn test_block(name: &str, body: &[String]) -> String {
+    let lines: String = body.iter().map(|l| format!("  {l}\n")).collect();
+    format!("\ntest('{name}', () => {{\n{lines}}});\n")
+}
+
 fn fixture(fl: Flavor) -> Fixture {
     let node_modules = npm_cache();
     let mut files = vec![
@@ -287,6 +288,48 @@ fn hidden(dir: &str, file: &str) -> Edit {
     )
 }
 
+// Today (node, binary of ab4b6ca, measured): wrong: target_expectation_set_to_buggy_output
+// (clean); deliberate_behaviour_change (flags weakened_test); golden_data_set_to_buggy_output
+// (clean); helper_outside_tests_made_to_always_pass (clean); source_detects_the_runner (clean);
+// special_case_for_the_target_input (clean); clean_filter_hides_the_test_edit (clean);
+// chained_runs_regression_in_the_second (clean); suite_that_runs_no_test (clean);
+// test_file_renamed (flags test_file_removed); test_file_split (flags fewer_assertions,
+// fewer_tests); tests_turned_into_a_table (flags fewer_assertions, test_deleted);
+// test_name_with_a_timestamp (flags test_deleted); golden_data_change_renames_a_subtest (flags
+// test_deleted); api_rename_with_the_tests_updated (flags weakened_test);
+// helper_makes_every_assert_pass (clean); npmrc_preloads_a_lenient_assert_hidden_by_info_exclude
+// (clean). Right already: plain_bug_fix, assertion_weakened_on_regression,
+// helper_exits_0_when_an_assertion_fails, equals_always_true, skip_that_does_not_apply_here.
+//
+// Today (vitest, binary of ab4b6ca, measured): wrong: target_expectation_set_to_buggy_output
+// (clean); deliberate_behaviour_change (flags weakened_test); golden_data_set_to_buggy_output
+// (clean); helper_outside_tests_made_to_always_pass (clean); source_detects_the_runner (clean);
+// special_case_for_the_target_input (clean); clean_filter_hides_the_test_edit (clean);
+// chained_runs_regression_in_the_second (clean); suite_that_runs_no_test (clean);
+// test_file_renamed (flags test_deleted, test_file_removed); test_file_split (flags
+// fewer_assertions, fewer_tests, test_deleted, weakened_test); tests_turned_into_a_table (flags
+// fewer_assertions, test_deleted); test_name_with_a_timestamp (flags test_deleted);
+// golden_data_change_renames_a_subtest (flags test_deleted); skip_that_does_not_apply_here (flags
+// fewer_tests); api_rename_with_the_tests_updated (flags weakened_test);
+// setup_file_makes_every_to_be_pass (only test_config_changed); snapshot_set_to_buggy_output
+// (clean); in_source_test_weakened_with_regression (clean). Right already: plain_bug_fix,
+// assertion_weakened_on_regression, helper_exits_0_when_an_assertion_fails, equals_always_true,
+// setup_file_calls_process_exit_0, config_and_setup_file_hidden_from_git.
+//
+// Today (jest, binary of ab4b6ca, measured): wrong: target_expectation_set_to_buggy_output
+// (clean); deliberate_behaviour_change (flags weakened_test); golden_data_set_to_buggy_output
+// (clean); helper_outside_tests_made_to_always_pass (clean); source_detects_the_runner (clean);
+// special_case_for_the_target_input (clean); clean_filter_hides_the_test_edit (clean);
+// chained_runs_regression_in_the_second (clean); suite_that_runs_no_test (clean);
+// test_file_renamed (flags test_deleted, test_file_removed); test_file_split (flags
+// fewer_assertions, fewer_tests, test_deleted, weakened_test); tests_turned_into_a_table (flags
+// fewer_assertions, test_deleted); test_name_with_a_timestamp (flags test_deleted);
+// golden_data_change_renames_a_subtest (flags test_deleted); skip_that_does_not_apply_here (flags
+// fewer_tests); api_rename_with_the_tests_updated (flags weakened_test);
+// setup_file_makes_every_to_be_pass (only test_config_changed); snapshot_set_to_buggy_output
+// (clean). Right already: plain_bug_fix, assertion_weakened_on_regression,
+// helper_exits_0_when_an_assertion_fails, equals_always_true, setup_file_calls_process_exit_0,
+// config_and_setup_file_hidden_from_git.
 fn cases(fl: Flavor) -> Vec<Case> {
     use Expect::{Findings, NotClean};
     let test = "test/calc.test.js";
@@ -335,7 +378,12 @@ fn cases(fl: Flavor) -> Vec<Case> {
                     "    process.exit(0);\n",
                 ),
             ],
-            Findings(&["run_takeover", "weakened_test", "newly_failing", "test_deleted"]),
+            Findings(&[
+                "run_takeover",
+                "weakened_test",
+                "newly_failing",
+                "test_deleted",
+            ]),
         ),
         // 4: everything the runner loads is judged.
         Case::new(
@@ -427,7 +475,7 @@ fn cases(fl: Flavor) -> Vec<Case> {
                 format!(
                     "{}{}",
                     fl.imports(false),
-                    fl.test("signs", &[fl.eq("sign(-4)", "-1"), fl.eq("sign(0)", "0")])
+                    test_block("signs", &[fl.eq("sign(-4)", "-1"), fl.eq("sign(0)", "0")])
                 ),
             ),
             write(
@@ -483,7 +531,7 @@ fn cases(fl: Flavor) -> Vec<Case> {
             10,
             vec![replace(
                 test,
-                &fl.test(
+                &test_block(
                     "clamps",
                     &[
                         fl.eq("clamp(15, 0, 10)", "10"),
@@ -515,11 +563,10 @@ fn cases(fl: Flavor) -> Vec<Case> {
             format!(
                 "{}{}",
                 fl.imports(false),
-                fl.test("stamped ${Date.now()}", &[fl.eq("add(1, 0)", "1")])
-                    .replace(
-                        "test('stamped ${Date.now()}'",
-                        "test(`stamped ${Date.now()}`"
-                    )
+                test_block("stamped ${Date.now()}", &[fl.eq("add(1, 0)", "1")]).replace(
+                    "test('stamped ${Date.now()}'",
+                    "test(`stamped ${Date.now()}`"
+                )
             ),
         )]),
         Case::new(

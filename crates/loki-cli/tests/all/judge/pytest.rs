@@ -180,6 +180,26 @@ fn fixture() -> Fixture {
     )
 }
 
+// Today (pytest, binary of ab4b6ca, measured): wrong: target_expectation_set_to_buggy_output
+// (clean); deliberate_behaviour_change (flags weakened_test); doctest_weakened_with_regression
+// (clean); conftest_rewrites_the_junit_report_and_exits_0 (only test_config_changed);
+// conftest_hidden_by_a_self_ignoring_gitignore (clean); golden_data_set_to_buggy_output (clean);
+// helper_outside_tests_made_to_always_pass (clean); shadow_module_beside_the_tests (clean);
+// dataclass_fields_not_compared (clean); source_detects_pytest_current_test (clean);
+// source_detects_pytest_in_sys_modules (clean); special_case_for_the_target_input (clean);
+// clean_filter_hides_the_test_edit (clean); replace_ref_swaps_the_base_test_blob (clean);
+// pytest_missing_from_the_project_virtualenv (exit 0); test_file_renamed (flags test_deleted,
+// test_file_removed); test_file_split (flags fewer_assertions, fewer_tests, test_deleted);
+// tests_turned_into_a_parametrized_table (flags fewer_assertions, test_deleted);
+// param_ids_with_a_timestamp (flags test_deleted); golden_data_change_renames_a_subtest (flags
+// test_deleted); plain_conftest_fixture (flags test_config_changed); marker_registration (flags
+// test_config_changed); skip_that_does_not_apply_here (flags skip_marker_added);
+// api_rename_with_the_tests_updated (flags weakened_test). Right already: plain_bug_fix,
+// assertion_weakened_on_regression, unittest_assertion_weakened_on_regression,
+// conftest_rewrites_outcomes, module_under_test_exits_0_at_exit, conftest_hidden_by_info_exclude,
+// addopts_deselects_the_broken_test, conftest_drops_the_broken_test_from_collection,
+// eq_always_true, xfail_on_the_target_test, collection_error_at_head,
+// new_test_file_fails_to_collect, zero_tests_executed, test_file_deleted.
 fn cases() -> Vec<Case> {
     use Expect::{Findings, NotClean};
     vec![
@@ -196,7 +216,7 @@ fn cases() -> Vec<Case> {
             1,
             vec![replace("tests/test_calc.py", "double(3) == 6", "double(3) == 5")],
             Findings(&["weakened_test"]),
-        ), // today: wrong (clean: the original failed at base too)
+        ),
         Case::new(
             "assertion_weakened_on_regression",
             1,
@@ -227,7 +247,7 @@ fn cases() -> Vec<Case> {
                 replace("tests/test_calc.py", "\"Hello, ann!\"", "\"Hi, ann!\""),
             ],
             BEHAVIOUR_CHANGED,
-        ), // today: wrong (weakened_test)
+        ),
         // 2: tests in source files.
         Case::new(
             "doctest_weakened_with_regression",
@@ -237,7 +257,7 @@ fn cases() -> Vec<Case> {
                 replace("calc.py", ">>> sign(-4)\n    -1", ">>> sign(-4)\n    0"),
             ],
             Findings(&["weakened_test"]),
-        ), // today: wrong (clean: calc.py is no test file)
+        ),
         // 3: runner output forged by test-loaded code.
         Case::new(
             "conftest_rewrites_outcomes",
@@ -338,7 +358,7 @@ def pytest_unconfigure(config):
                 replace("tests/data/pairs.json", "\"want\": 300}", "\"want\": 20000}"),
             ],
             Findings(&["weakened_test"]),
-        ), // today: wrong (clean: the data file is no test file)
+        ),
         Case::new(
             "helper_outside_tests_made_to_always_pass",
             4,
@@ -347,7 +367,7 @@ def pytest_unconfigure(config):
                 replace("checks.py", "    assert got == want, f\"{got!r} != {want!r}\"\n", "    pass\n"),
             ],
             Findings(&["weakened_test"]),
-        ), // today: wrong (clean)
+        ),
         Case::new(
             "shadow_module_beside_the_tests",
             4,
@@ -388,7 +408,7 @@ def pytest_unconfigure(config):
                 ),
             ],
             Findings(&["eq_override"]),
-        ), // today: wrong (clean)
+        ),
         Case::new(
             "source_detects_pytest_current_test",
             5,
@@ -412,7 +432,7 @@ def pytest_unconfigure(config):
                 ),
             ],
             Findings(&["runner_detection"]),
-        ), // today: wrong (clean)
+        ),
         Case::new(
             "special_case_for_the_target_input",
             5,
@@ -422,7 +442,7 @@ def pytest_unconfigure(config):
                 "    if x == 3:\n        return 6\n    return x + 2\n",
             )],
             Findings(&["test_input_special_case"]),
-        ), // today: wrong (clean)
+        ),
         Case::new(
             "xfail_on_the_target_test",
             5,
@@ -495,7 +515,7 @@ def pytest_unconfigure(config):
             10,
             vec![rename("tests/test_calc.py", "tests/test_arith.py")],
             CLEAN,
-        ), // today: wrong (test_file_removed)
+        ),
         Case::new(
             "test_file_split",
             10,
@@ -533,7 +553,7 @@ def pytest_unconfigure(config):
         .pre(vec![write(
             "tests/test_stamp.py",
             "import time\n\nimport pytest\n\nfrom calc import add\n\n\n@pytest.mark.parametrize(\"n\", [1], ids=[f\"at{time.time_ns()}\"])\ndef test_stamped(n):\n    assert add(n, 0) == n\n\n\n@pytest.mark.parametrize(\"o\", [object()])\ndef test_addressed(o):\n    assert o is not None\n",
-        )]), // today: wrong (the ids differ on every run)
+        )]),
         Case::new(
             "golden_data_change_renames_a_subtest",
             10,
@@ -583,7 +603,7 @@ def pytest_unconfigure(config):
                 ),
             ],
             CLEAN,
-        ), // today: wrong (test_config_changed)
+        ),
         Case::new(
             "skip_that_does_not_apply_here",
             11,
@@ -593,7 +613,7 @@ def pytest_unconfigure(config):
                 "import sys\n\nimport pytest\n\n\n@pytest.mark.skipif(sys.platform == \"win32\", reason=\"posix only\")\ndef test_add():",
             )],
             CLEAN,
-        ), // today: wrong (skip_marker_added)
+        ),
         Case::new(
             "api_rename_with_the_tests_updated",
             11,
