@@ -408,8 +408,7 @@ impl Fixture {
                     return Err(evidence("not judged as cannot_judge".into()));
                 }
                 let absent: Vec<_> = words.iter().filter(|w| !said.contains(*w)).collect();
-                if absent.is_empty() {
-                } else {
+                if !absent.is_empty() {
                     return Err(evidence(format!("cannot_judge does not say {absent:?}")));
                 }
             }
