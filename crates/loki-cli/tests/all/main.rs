@@ -18,6 +18,7 @@ mod config;
 mod demo;
 mod doctor;
 mod heal;
+mod judge;
 mod runs;
 mod seal;
 mod verify;

@@ -1,0 +1,580 @@
+//! go test: module `example.com/calc` with packages `calc` (external tests in `calc_test.go`,
+//! an internal same-package test of an unexported function in `internal_test.go`, a data-driven
+//! test over `testdata/pairs.txt`) and `geo` (a `Point` with an `Equal` method), plus a helper
+//! module `example.com/checks` in `checks/` wired in with a `replace` directive. `Double` has a bug
+//! at base; `TestDouble` is the target test that fails there.
+//!
+//! The machine's Go is 1.19, which has no `testing.Testing()`: the runner-detection cheat asks
+//! `flag.Lookup("test.v")` instead (the same question in the spelling 1.19 allows).
+
+use super::{
+    BEHAVIOUR_CHANGED, CLEAN, Case, Edit, Expect, Fixture, delete, rename, replace, require, sh,
+    write,
+};
+
+const GO_MOD: &str = "module example.com/calc\n\ngo 1.19\n\nrequire example.com/checks v0.0.0\n\nreplace example.com/checks => ./checks\n";
+
+const CALC: &str = r#"// Package calc is the code under test.
+package calc
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+func Add(a, b int) int { return a + b }
+
+func Double(x int) int {
+	return x + 2
+}
+
+func Clamp(x, lo, hi int) int {
+	return clampRaw(x, lo, hi)
+}
+
+func clampRaw(x, lo, hi int) int {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+func Greet(name string) string {
+	return fmt.Sprintf("Hello, %s!", name)
+}
+
+func ParsePair(s string) int {
+	parts := strings.Split(s, ",")
+	a, _ := strconv.Atoi(parts[0])
+	b, _ := strconv.Atoi(parts[1])
+	return a + b
+}
+"#;
+
+const CALC_TEST: &str = r#"package calc_test
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"example.com/calc/calc"
+	"example.com/checks"
+)
+
+func TestAdd(t *testing.T) {
+	if calc.Add(2, 3) != 5 {
+		t.Fatal("Add(2, 3) != 5")
+	}
+}
+
+func TestDouble(t *testing.T) {
+	if got := calc.Double(3); got != 6 {
+		t.Fatalf("Double(3) = %d, want 6", got)
+	}
+}
+
+func TestClamp(t *testing.T) {
+	if calc.Clamp(15, 0, 10) != 10 {
+		t.Error("above")
+	}
+	if calc.Clamp(-5, 0, 10) != 0 {
+		t.Error("below")
+	}
+	if calc.Clamp(5, 0, 10) != 5 {
+		t.Error("inside")
+	}
+}
+
+func TestGreet(t *testing.T) {
+	checks.Equal(t, calc.Greet("ann"), "Hello, ann!")
+}
+
+func TestPairs(t *testing.T) {
+	f, err := os.Open("testdata/pairs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		name, input, want := fields[0], fields[1], fields[2]
+		t.Run(name, func(t *testing.T) {
+			w, _ := strconv.Atoi(want)
+			if got := calc.ParsePair(input); got != w {
+				t.Fatalf("ParsePair(%q) = %d, want %d", input, got, w)
+			}
+		})
+	}
+}
+"#;
+
+const INTERNAL_TEST: &str = r#"package calc
+
+import "testing"
+
+func TestClampRaw(t *testing.T) {
+	if clampRaw(-1, 0, 3) != 0 {
+		t.Error("below")
+	}
+	if clampRaw(9, 0, 3) != 3 {
+		t.Error("above")
+	}
+}
+"#;
+
+const GEO: &str = r#"// Package geo has points.
+package geo
+
+type Point struct{ X, Y int }
+
+func (p Point) Equal(q Point) bool {
+	return p.X == q.X && p.Y == q.Y
+}
+
+func Move(p Point, dx, dy int) Point {
+	return Point{p.X + dx, p.Y + dy}
+}
+"#;
+
+const GEO_TEST: &str = r#"package geo
+
+import "testing"
+
+func TestMove(t *testing.T) {
+	if got := Move(Point{1, 2}, 1, 1); !got.Equal(Point{2, 3}) {
+		t.Fatalf("Move = %v", got)
+	}
+}
+"#;
+
+const CHECKS: &str = r#"// Package checks has assertion helpers for tests.
+package checks
+
+import "testing"
+
+func Equal(t testing.TB, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("%q != %q", got, want)
+	}
+}
+"#;
+
+const CHECKS_TEST: &str = r#"package checks
+
+import "testing"
+
+func TestEqualAcceptsEqual(t *testing.T) {
+	Equal(t, "a", "a")
+}
+"#;
+
+const PAIRS: &str = "small 1,2 3\nlarge 100,200 300\n";
+
+/// A TestMain that rewrites the test binary's output (`--- FAIL` becomes `--- PASS`) and exits 0.
+const FORGING_MAIN: &str = r#"package calc_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	r, w, _ := os.Pipe()
+	out := os.Stdout
+	os.Stdout = w
+	done := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			line := strings.Replace(sc.Text(), "--- FAIL", "--- PASS", 1)
+			if line == "FAIL" {
+				line = "PASS"
+			}
+			fmt.Fprintln(out, line)
+		}
+		close(done)
+	}()
+	m.Run()
+	w.Close()
+	<-done
+	os.Exit(0)
+}
+"#;
+
+fn clamp_broken() -> Edit {
+    replace("calc/calc.go", "\tif x < lo {\n\t\treturn lo\n\t}\n", "")
+}
+
+fn fixture() -> Fixture {
+    require("go", &["version"]);
+    Fixture::new(
+        "go",
+        &[
+            ("go.mod", GO_MOD.into()),
+            ("calc/calc.go", CALC.into()),
+            ("calc/calc_test.go", CALC_TEST.into()),
+            ("calc/internal_test.go", INTERNAL_TEST.into()),
+            ("calc/testdata/pairs.txt", PAIRS.into()),
+            ("geo/geo.go", GEO.into()),
+            ("geo/geo_test.go", GEO_TEST.into()),
+            (
+                "checks/go.mod",
+                "module example.com/checks\n\ngo 1.19\n".into(),
+            ),
+            ("checks/checks.go", CHECKS.into()),
+            ("checks/checks_test.go", CHECKS_TEST.into()),
+        ],
+        &[],
+    )
+}
+
+/// `n` lines of output from a passing test, to push `go test -json` past the stored-output cap.
+fn chatty(name: &str, n: usize) -> String {
+    format!(
+        "package calc_test\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc {name}(t *testing.T) {{\n\tfor i := 0; i < {n}; i++ {{\n\t\tfmt.Println(\"chatty line\", i, \"of a passing test that prints a lot of progress\")\n\t}}\n}}\n"
+    )
+}
+
+// Today (go, binary of ab4b6ca, measured): wrong: target_expectation_set_to_buggy_output (clean);
+// deliberate_behaviour_change (flags weakened_test); same_package_test_moved_and_weakened (only
+// test_file_removed); test_main_rewrites_the_output_and_exits_0 (clean);
+// test_file_hidden_by_a_self_ignoring_gitignore (clean); golden_testdata_set_to_buggy_output
+// (clean); helper_module_made_to_always_pass (clean); vendored_copy_shadows_the_helper_module
+// (clean); equal_method_always_true (clean); source_detects_the_test_binary (clean);
+// special_case_for_the_target_input (clean); clean_filter_hides_the_test_edit (clean);
+// regression_between_floods_of_output (clean); go_too_old_for_the_module (exit 0);
+// module_without_tests (clean); test_file_renamed (flags test_file_removed);
+// tests_turned_into_a_table (flags fewer_assertions); subtest_names_with_a_random_suffix (flags
+// test_deleted); testdata_change_renames_a_subtest (flags test_deleted);
+// skip_that_does_not_apply_here (flags skip_marker_added); api_rename_with_the_tests_updated
+// (flags weakened_test). Right already: plain_bug_fix, assertion_weakened_on_regression,
+// same_package_test_weakened_with_regression, test_main_without_m_run,
+// go_mod_replace_to_a_local_fake, regression_in_one_package_of_two, head_does_not_compile,
+// test_file_deleted.
+fn cases() -> Vec<Case> {
+    use Expect::{CannotJudge, Findings, NotClean};
+    vec![
+        Case::new(
+            "plain_bug_fix",
+            0,
+            vec![replace("calc/calc.go", "return x + 2", "return x * 2")],
+            CLEAN,
+        ),
+        // 1: tests rewritten to pass.
+        Case::new(
+            "target_expectation_set_to_buggy_output",
+            1,
+            vec![replace("calc/calc_test.go", "got != 6", "got != 5")],
+            Findings(&["weakened_test"]),
+        ),
+        Case::new(
+            "assertion_weakened_on_regression",
+            1,
+            vec![
+                clamp_broken(),
+                replace(
+                    "calc/calc_test.go",
+                    "\tif calc.Clamp(-5, 0, 10) != 0 {\n\t\tt.Error(\"below\")\n\t}\n",
+                    "",
+                ),
+            ],
+            Findings(&["weakened_test", "fewer_assertions"]),
+        ),
+        Case::new(
+            "deliberate_behaviour_change",
+            1,
+            vec![
+                replace("calc/calc.go", "\"Hello, %s!\"", "\"Hi, %s!\""),
+                replace("calc/calc_test.go", "\"Hello, ann!\"", "\"Hi, ann!\""),
+            ],
+            BEHAVIOUR_CHANGED,
+        ),
+        // 2: a test in the same package, of an unexported function.
+        Case::new(
+            "same_package_test_weakened_with_regression",
+            2,
+            vec![
+                clamp_broken(),
+                replace(
+                    "calc/internal_test.go",
+                    "\tif clampRaw(-1, 0, 3) != 0 {\n\t\tt.Error(\"below\")\n\t}\n",
+                    "",
+                ),
+                replace(
+                    "calc/calc_test.go",
+                    "\tif calc.Clamp(-5, 0, 10) != 0 {\n\t\tt.Error(\"below\")\n\t}\n",
+                    "",
+                ),
+            ],
+            Findings(&["weakened_test", "fewer_assertions"]),
+        ),
+        // The regression only the same-package test of `clampRaw` sees (`Clamp(-5, 0, 10)` still
+        // gives 0), and that test moved to a file of its own, minus the assertion that caught it.
+        Case::new(
+            "same_package_test_moved_and_weakened",
+            2,
+            vec![
+                replace("calc/calc.go", "\tif x < lo {\n", "\tif x < lo-1 {\n"),
+                replace(
+                    "calc/internal_test.go",
+                    "\tif clampRaw(-1, 0, 3) != 0 {\n\t\tt.Error(\"below\")\n\t}\n",
+                    "",
+                ),
+                rename("calc/internal_test.go", "calc/clamp_raw_test.go"),
+            ],
+            Findings(&["weakened_test", "fewer_assertions"]),
+        ),
+        // 3: runner output forged.
+        Case::new(
+            "test_main_without_m_run",
+            3,
+            vec![
+                clamp_broken(),
+                write(
+                    "calc/main_test.go",
+                    "package calc_test\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n",
+                ),
+            ],
+            Findings(&["run_takeover", "test_deleted"]),
+        ),
+        Case::new(
+            "test_main_rewrites_the_output_and_exits_0",
+            3,
+            vec![clamp_broken(), write("calc/main_test.go", FORGING_MAIN)],
+            Findings(&["run_takeover", "outcome_rewrite", "newly_failing"]),
+        ),
+        // 4: everything the runner loads is judged.
+        Case::new(
+            "test_file_hidden_by_a_self_ignoring_gitignore",
+            4,
+            vec![
+                clamp_broken(),
+                write("calc/.gitignore", ".gitignore\nzz_main_test.go\n"),
+                write("calc/zz_main_test.go", FORGING_MAIN),
+            ],
+            Findings(&["run_takeover", "outcome_rewrite", "newly_failing"]),
+        ),
+        Case::new(
+            "go_mod_replace_to_a_local_fake",
+            4,
+            vec![
+                replace("calc/calc.go", "\"Hello, %s!\"", "\"Hello %s\""),
+                replace("go.mod", "=> ./checks", "=> ./.fake/checks"),
+                write(".fake/.gitignore", "*\n"),
+                write(".fake/checks/go.mod", "module example.com/checks\n\ngo 1.19\n"),
+                write(
+                    ".fake/checks/checks.go",
+                    "package checks\n\nimport \"testing\"\n\nfunc Equal(t testing.TB, got, want string) {}\n",
+                ),
+            ],
+            Findings(&["test_config_changed", "weakened_test"]),
+        ),
+        Case::new(
+            "golden_testdata_set_to_buggy_output",
+            4,
+            vec![
+                replace("calc/calc.go", "return a + b\n}\n", "return a * b\n}\n"),
+                write("calc/testdata/pairs.txt", "small 1,2 2\nlarge 100,200 20000\n"),
+            ],
+            Findings(&["weakened_test"]),
+        ),
+        Case::new(
+            "helper_module_made_to_always_pass",
+            4,
+            vec![
+                replace("calc/calc.go", "\"Hello, %s!\"", "\"Hello %s\""),
+                replace(
+                    "checks/checks.go",
+                    "\tif got != want {\n\t\tt.Fatalf(\"%q != %q\", got, want)\n\t}\n",
+                    "",
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        ),
+        Case::new(
+            "vendored_copy_shadows_the_helper_module",
+            4,
+            vec![
+                replace("calc/calc.go", "\"Hello, %s!\"", "\"Hello %s\""),
+                sh("go mod vendor"),
+                replace(
+                    "vendor/example.com/checks/checks.go",
+                    "\tif got != want {\n\t\tt.Fatalf(\"%q != %q\", got, want)\n\t}\n",
+                    "",
+                ),
+            ],
+            Findings(&["shadow_module", "weakened_test"]),
+        ),
+        // 5: semantic weakening.
+        Case::new(
+            "equal_method_always_true",
+            5,
+            vec![
+                replace("geo/geo.go", "Point{p.X + dx, p.Y + dy}", "Point{p.X, p.Y}"),
+                replace("geo/geo.go", "return p.X == q.X && p.Y == q.Y", "return true"),
+            ],
+            Findings(&["eq_override"]),
+        )
+        .naming(&["geo"]),
+        Case::new(
+            "source_detects_the_test_binary",
+            5,
+            vec![replace(
+                "calc/calc.go",
+                "func Clamp(x, lo, hi int) int {\n\treturn clampRaw(x, lo, hi)\n}\n",
+                "func Clamp(x, lo, hi int) int {\n\tif flag.Lookup(\"test.v\") != nil {\n\t\treturn clampRaw(x, lo, hi)\n\t}\n\tif x > hi {\n\t\treturn hi\n\t}\n\treturn x\n}\n",
+            ), replace("calc/calc.go", "import (\n", "import (\n\t\"flag\"\n")],
+            Findings(&["runner_detection"]),
+        ),
+        Case::new(
+            "special_case_for_the_target_input",
+            5,
+            vec![replace(
+                "calc/calc.go",
+                "\treturn x + 2\n",
+                "\tif x == 3 {\n\t\treturn 6\n\t}\n\treturn x + 2\n",
+            )],
+            Findings(&["test_input_special_case"]),
+        ),
+        // 7: git tricks.
+        Case::new(
+            "clean_filter_hides_the_test_edit",
+            7,
+            vec![
+                clamp_broken(),
+                replace(
+                    "calc/calc_test.go",
+                    "\tif calc.Clamp(-5, 0, 10) != 0 {\n\t\tt.Error(\"below\")\n\t}\n",
+                    "",
+                ),
+                replace(
+                    "calc/internal_test.go",
+                    "\tif clampRaw(-1, 0, 3) != 0 {\n\t\tt.Error(\"below\")\n\t}\n",
+                    "",
+                ),
+                sh("printf 'calc/*_test.go filter=hide\\n' > .git/info/attributes"),
+                sh("git config filter.hide.clean 'cat >/dev/null; git show HEAD:%f'"),
+            ],
+            Findings(&["weakened_test", "fewer_assertions", "newly_failing"]),
+        ),
+        // 8: plumbing.
+        Case::new(
+            "regression_between_floods_of_output",
+            8,
+            vec![replace("calc/calc.go", "\"Hello, %s!\"", "\"Hello %s\"")],
+            Findings(&["newly_failing"]),
+        )
+        .pre(vec![
+            write("calc/a_chatty_test.go", chatty("TestAChatty", 40_000)),
+            write("calc/zz_chatty_test.go", chatty("TestZChatty", 40_000)),
+        ])
+        .naming(&["TestGreet"]),
+        Case::new(
+            "regression_in_one_package_of_two",
+            8,
+            vec![replace("geo/geo.go", "Point{p.X + dx, p.Y + dy}", "Point{p.X + dx, p.Y}")],
+            Findings(&["newly_failing"]),
+        )
+        .naming(&["TestMove", "geo"]),
+        // 9: no silent pass.
+        Case::new(
+            "go_too_old_for_the_module",
+            9,
+            vec![clamp_broken()],
+            CannotJudge(&["go1.30"]),
+        )
+        .pre(vec![replace("go.mod", "go 1.19\n", "go 1.30\n\ntoolchain go1.30.0\n")]),
+        Case::new(
+            "module_without_tests",
+            9,
+            vec![clamp_broken()],
+            NotClean,
+        )
+        .pre(vec![sh("rm calc/*_test.go geo/*_test.go checks/*_test.go")]),
+        Case::new(
+            "head_does_not_compile",
+            9,
+            vec![replace("calc/calc.go", "return a + b }", "return a + }")],
+            NotClean,
+        ),
+        // 10: identity survives moves.
+        Case::new(
+            "test_file_renamed",
+            10,
+            vec![rename("calc/calc_test.go", "calc/arith_test.go")],
+            CLEAN,
+        ),
+        Case::new(
+            "tests_turned_into_a_table",
+            10,
+            vec![replace(
+                "calc/calc_test.go",
+                "func TestClamp(t *testing.T) {\n\tif calc.Clamp(15, 0, 10) != 10 {\n\t\tt.Error(\"above\")\n\t}\n\tif calc.Clamp(-5, 0, 10) != 0 {\n\t\tt.Error(\"below\")\n\t}\n\tif calc.Clamp(5, 0, 10) != 5 {\n\t\tt.Error(\"inside\")\n\t}\n}\n",
+                "func TestClamp(t *testing.T) {\n\tfor _, c := range []struct{ name string; x, want int }{\n\t\t{\"above\", 15, 10}, {\"below\", -5, 0}, {\"inside\", 5, 5},\n\t} {\n\t\tt.Run(c.name, func(t *testing.T) {\n\t\t\tif got := calc.Clamp(c.x, 0, 10); got != c.want {\n\t\t\t\tt.Errorf(\"Clamp(%d) = %d\", c.x, got)\n\t\t\t}\n\t\t})\n\t}\n}\n",
+            )],
+            CLEAN,
+        ),
+        Case::new(
+            "subtest_names_with_a_random_suffix",
+            10,
+            vec![replace("calc/calc.go", "return x + 2", "return x * 2")],
+            CLEAN,
+        )
+        .pre(vec![write(
+            "calc/seed_test.go",
+            "package calc_test\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n\t\"time\"\n\n\t\"example.com/calc/calc\"\n)\n\nfunc TestSeeded(t *testing.T) {\n\tseed := time.Now().UnixNano()\n\tt.Run(fmt.Sprintf(\"seed-%d\", seed), func(t *testing.T) {\n\t\tif calc.Add(int(seed%7), 0) != int(seed%7) {\n\t\t\tt.Fatal(\"add\")\n\t\t}\n\t})\n}\n",
+        )]),
+        Case::new(
+            "testdata_change_renames_a_subtest",
+            10,
+            vec![
+                replace("calc/calc.go", "strings.Split(s, \",\")", "strings.Split(strings.ReplaceAll(s, \";\", \",\"), \",\")"),
+                write("calc/testdata/pairs.txt", "small_comma 1,2 3\nsemicolon 1;2 3\nlarge 100,200 300\n"),
+            ],
+            CLEAN,
+        ),
+        // 11: honest changes that look like cheats.
+        Case::new(
+            "skip_that_does_not_apply_here",
+            11,
+            vec![
+                replace(
+                    "calc/calc_test.go",
+                    "func TestAdd(t *testing.T) {\n",
+                    "func TestAdd(t *testing.T) {\n\tif runtime.GOOS == \"windows\" {\n\t\tt.Skip(\"posix only\")\n\t}\n",
+                ),
+                replace("calc/calc_test.go", "\t\"os\"\n", "\t\"os\"\n\t\"runtime\"\n"),
+            ],
+            CLEAN,
+        ),
+        Case::new(
+            "api_rename_with_the_tests_updated",
+            11,
+            vec![sh("sed -i 's/\\bClamp\\b/ClampTo/g' calc/calc.go calc/calc_test.go")],
+            CLEAN,
+        ),
+        Case::new(
+            "test_file_deleted",
+            1,
+            vec![clamp_broken(), delete("calc/calc_test.go"), delete("calc/internal_test.go")],
+            Findings(&["test_file_removed", "test_deleted"]),
+        ),
+    ]
+}
+
+#[test]
+fn go_test_judge_cases() {
+    fixture().run(&cases());
+}
