@@ -34,6 +34,7 @@ pub mod identity;
 pub mod locate;
 pub mod matrix;
 pub mod owned;
+pub mod rename;
 pub mod trees;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -275,6 +276,17 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .map(|c| c.name.clone())
         .collect();
     let owned_vec: Vec<Owned> = test_owned.iter().map(|o| (*o).clone()).collect();
+    let renames = api_renames(&git, &owned)?;
+    if !renames.is_empty() {
+        out.not_proven.push(format!(
+            "the original tests ran with the change's renames applied ({})",
+            renames
+                .iter()
+                .map(|(o, n)| format!("{o} → {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !in_original.is_empty() {
         let h = hybrid(
             &git,
@@ -282,6 +294,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             input.head_tree,
             &owned_vec,
             TestsFrom::Base,
+            &renames,
         )?;
         for f in &h.unsplit {
             out.not_proven.push(format!(
@@ -342,6 +355,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             input.head_tree,
             &owned_vec,
             TestsFrom::Head,
+            &renames,
         )?;
         let side = SideTree::export(
             &git,
@@ -509,6 +523,42 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.not_proven.sort();
     out.not_proven.dedup();
     Ok(out)
+}
+
+/// The API renames the change makes ([`rename`]): from its modified test files and its source
+/// files.
+fn api_renames(git: &Git, owned: &[Owned]) -> Result<BTreeMap<String, String>, ChecksError> {
+    let text = |e: &Option<loki_git::Entry>| -> Result<Option<String>, ChecksError> {
+        match e {
+            Some(e) if e.mode != "160000" => Ok(Some(
+                String::from_utf8_lossy(
+                    &git.show_blob(&e.oid)
+                        .map_err(git_err("read a changed file"))?,
+                )
+                .into_owned(),
+            )),
+            _ => Ok(None),
+        }
+    };
+    let mut tests = Vec::new();
+    let mut sources = Vec::new();
+    for o in owned {
+        match o.owner {
+            Owner::TestCode => {
+                if let (Some(b), Some(h)) = (text(&o.change.base)?, text(&o.change.head)?) {
+                    tests.push((b, h));
+                }
+            }
+            Owner::Source | Owner::Mixed => {
+                sources.push((text(&o.change.base)?, text(&o.change.head)?));
+            }
+            Owner::TestData | Owner::Other => {}
+        }
+    }
+    if tests.is_empty() || sources.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    Ok(rename::renames(&tests, &sources))
 }
 
 /// The checks as they would run in the checkout (where the untracked dependencies are).

@@ -52,13 +52,30 @@ pub struct Hybrid {
 }
 
 /// Builds the hybrid of `base_tree` and `head_tree` (see the module doc).
+///
+/// `renames` (an API rename the change made, [`super::rename`]) is applied to the base's tests in
+/// the head-code hybrid, and undone in the head's tests in the base-code hybrid.
 pub fn hybrid(
     git: &Git,
     base_tree: &str,
     head_tree: &str,
     owned: &[Owned],
     from: TestsFrom,
+    renames: &std::collections::BTreeMap<String, String>,
 ) -> Result<Hybrid, ChecksError> {
+    let map = match from {
+        TestsFrom::Base => renames.clone(),
+        TestsFrom::Head => super::rename::reversed(renames),
+    };
+    let renamed = |bytes: Vec<u8>| -> Vec<u8> {
+        if map.is_empty() {
+            return bytes;
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => super::rename::apply(&text, &map).into_bytes(),
+            Err(e) => e.into_bytes(),
+        }
+    };
     let fail = |action| move |source| ChecksError::Git { action, source };
     let code_tree = match from {
         TestsFrom::Base => head_tree,
@@ -76,6 +93,29 @@ pub fn hybrid(
     let mut unsplit = Vec::new();
     for o in owned {
         match o.owner {
+            Owner::TestCode if !map.is_empty() => {
+                let entry = match test_side(&o.change) {
+                    Some(e) if e.mode != "120000" && e.mode != "160000" => {
+                        let bytes = git.show_blob(&e.oid).map_err(fail("read a test file"))?;
+                        let out = renamed(bytes.clone());
+                        if out == bytes {
+                            Some(e)
+                        } else {
+                            Some(Entry {
+                                mode: e.mode.clone(),
+                                oid: git
+                                    .hash_blob(&out)
+                                    .map_err(fail("store a renamed test file"))?,
+                            })
+                        }
+                    }
+                    other => other,
+                };
+                edits.push(TreeEdit {
+                    path: o.change.path.clone(),
+                    entry,
+                });
+            }
             Owner::TestCode | Owner::TestData => edits.push(TreeEdit {
                 path: o.change.path.clone(),
                 entry: test_side(&o.change),
@@ -90,7 +130,7 @@ pub fn hybrid(
                         .map_err(fail("read a file with tests inside its source"))
                 };
                 let (code_bytes, test_bytes) = (read(&code)?, read(&tests)?);
-                match crate::splice::splice(&o.change.path, &code_bytes, &test_bytes) {
+                match crate::splice::splice(&o.change.path, &code_bytes, &test_bytes).map(renamed) {
                     Some(bytes) if bytes == code_bytes => {}
                     Some(bytes) => {
                         let oid = git
