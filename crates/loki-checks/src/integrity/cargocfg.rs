@@ -248,7 +248,7 @@ fn targets(doc: &Node) -> BTreeMap<String, &Node> {
 }
 
 /// `Cargo.toml` findings.
-pub(crate) fn cargo_manifest(file: &str, base: &str, head: &str) -> Vec<Hit> {
+pub(crate) fn cargo_manifest(file: &str, existed: bool, base: &str, head: &str) -> Vec<Hit> {
     let (Some(b), Some(h)) = (cfgparse::toml(base), cfgparse::toml(head)) else {
         return Vec::new();
     };
@@ -283,7 +283,8 @@ pub(crate) fn cargo_manifest(file: &str, base: &str, head: &str) -> Vec<Hit> {
             out.push(hit(ht.get("required-features").map(|n| n.line), format!("{file} `{name}`: `required-features` adds {}, so cargo skips it unless they are enabled", added.join(", "))));
         }
     }
-    for section in ["package", "project"] {
+    // A new manifest declares a new package: how it lists its tests is where it starts.
+    for section in ["package", "project"].into_iter().filter(|_| existed) {
         let (bn, hn) = (b.at(&[section, "autotests"]), h.at(&[section, "autotests"]));
         if off(hn) && !off(bn) {
             out.push(hit(
@@ -499,7 +500,7 @@ mod tests {
     #[test]
     fn manifest_cheats_and_honest_changes() {
         let base = "[package]\nname = \"a\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1.0\"\n\n[[test]]\nname = \"it\"\n\n[[bench]]\nname = \"b\"\n";
-        let m = |h: &str| d(cargo_manifest("Cargo.toml", base, h));
+        let m = |h: &str| d(cargo_manifest("Cargo.toml", true, base, h));
         assert_eq!(
             m(&base.replace("name = \"it\"\n", "name = \"it\"\nharness = false\n")),
             [
@@ -535,6 +536,7 @@ mod tests {
         assert_eq!(
             d(cargo_manifest(
                 "Cargo.toml",
+                true,
                 &with_lib,
                 &with_lib.replace(
                     "path = \"src/lib.rs\"\n",

@@ -9,7 +9,8 @@
 //! - GitLab CI (`.gitlab-ci.yml`, and YAML files that hold GitLab jobs, such as the files it
 //!   `include:`s locally): jobs (hidden `.templates` only through `extends`, which is resolved),
 //!   `before_script` + `script` under `set -eo pipefail`; `after_script` cannot fail a job.
-//! - CircleCI, Azure Pipelines, Bitbucket (YAML) and `Jenkinsfile`: a conservative reading: every
+//! - CircleCI, Azure Pipelines, Bitbucket, Travis, AppVeyor, Drone, Woodpecker, Cirrus and
+//!   Buildkite (YAML) and `Jenkinsfile`: a conservative reading: every
 //!   `run`/`script`/`command`/`bash`/... string (Jenkins: `sh`/`bat` strings) is a script, grouped by
 //!   its top-level job, with `continueOnError`/`allow_failure`-style switches and Jenkins
 //!   `returnStatus: true`, `catchError(buildResult: 'SUCCESS')` and `warnError` as gates.

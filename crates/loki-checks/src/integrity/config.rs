@@ -36,6 +36,16 @@ pub(crate) fn is_ci(path: &str) -> bool {
         || (yaml && name.starts_with("action.") && path.contains(".github/actions/"))
         || path == ".gitlab-ci.yml"
         || path == ".circleci/config.yml"
+        || matches!(
+            path,
+            ".travis.yml"
+                | "appveyor.yml"
+                | ".appveyor.yml"
+                | ".drone.yml"
+                | ".woodpecker.yml"
+                | ".cirrus.yml"
+                | ".buildkite/pipeline.yml"
+        )
         || path == "azure-pipelines.yml"
         || path == "bitbucket-pipelines.yml"
         || name == "Jenkinsfile"
@@ -118,9 +128,9 @@ pub(crate) fn config_findings(
             Kind::PackageJson => package_json(&b, &h),
             Kind::Npmrc => npmrc(&b, &h),
             Kind::CargoConfig => cargocfg::cargo_config(path, &b, &h),
-            Kind::CargoManifest => cargocfg::cargo_manifest(name, &b, &h),
+            Kind::CargoManifest => cargocfg::cargo_manifest(name, base.is_some(), &b, &h),
             Kind::Nextest => cargocfg::nextest(path, &b, &h),
-            Kind::GoMod => go_mod(&b, &h),
+            Kind::GoMod => go_mod(base.is_some(), &b, &h),
             // Without go.work, modules build against their required versions again.
             Kind::GoWork if head.is_none() => Vec::new(),
             Kind::GoWork => go_work(base.is_some(), &b, &h),
@@ -162,6 +172,12 @@ fn line_of(text: &str, pred: impl Fn(&str) -> bool) -> Option<u32> {
 
 /// The script a package manager command runs (`npm run x`, `pnpm x`, `yarn test`), by name.
 fn script_name(words: &[String]) -> Option<String> {
+    // Past wrappers: `nyc npm run mocha`, `cross-env X=1 npm test`.
+    let k = words
+        .iter()
+        .take(4)
+        .position(|w| matches!(basename(w), "npm" | "pnpm" | "yarn" | "bun"))?;
+    let words = &words[k..];
     let pm = basename(words.first()?);
     if !matches!(pm, "npm" | "pnpm" | "yarn" | "bun") {
         return None;
@@ -175,6 +191,34 @@ fn script_name(words: &[String]) -> Option<String> {
         s if pm != "npm" => Some(s.to_owned()),
         _ => None,
     }
+}
+
+/// `npm-run-all -s test:*`, `run-s lint test`, `run-p test:*`: the scripts it runs, in order,
+/// as one script (each must pass).
+fn run_all(words: &[String], scripts: &BTreeMap<String, String>) -> Option<String> {
+    let tool = basename(words.first()?);
+    if !matches!(tool, "npm-run-all" | "run-s" | "run-p" | "npm-run-all2") {
+        return None;
+    }
+    let mut bodies = Vec::new();
+    for pat in words[1..].iter().filter(|w| !w.starts_with('-')) {
+        match pat.strip_suffix('*') {
+            Some(prefix) => bodies.extend(
+                scripts
+                    .iter()
+                    .filter(|(k, _)| k.starts_with(prefix))
+                    .map(|(_, v)| v.clone()),
+            ),
+            None => bodies.extend(scripts.get(pat.as_str()).cloned()),
+        }
+    }
+    (!bodies.is_empty()).then(|| {
+        bodies
+            .iter()
+            .map(|b| format!("( {b} )"))
+            .collect::<Vec<_>>()
+            .join(" && ")
+    })
 }
 
 fn package_side(v: &serde_json::Value, text: &str) -> Side {
@@ -194,7 +238,12 @@ fn package_side(v: &serde_json::Value, text: &str) -> Side {
     let line = line_of(text, |l| l.trim_start().starts_with("\"test\""));
     side.jobs
         .insert("scripts.test".into(), ("`scripts.test`".into(), line));
-    let resolve = |w: &[String]| script_name(w).and_then(|n| scripts.get(&n).cloned());
+    let resolve = |w: &[String]| {
+        if let Some(n) = script_name(w) {
+            return scripts.get(&n).cloned();
+        }
+        run_all(w, &scripts)
+    };
     let ctx = Ctx {
         job: "scripts.test".into(),
         place: "`scripts.test`".into(),
@@ -245,7 +294,20 @@ fn package_json(base: &str, head: &str) -> Vec<Hit> {
         let first = words.first().map_or("", |w| basename(w));
         let inline = matches!(first, "node" | "python" | "python3")
             && words.iter().any(|w| w == "-e" || w == "-c");
-        if MUTATORS.contains(&first) || inline {
+        // Cleaning build output is housekeeping; touching test files, or restoring files from
+        // git, can change what the tests check.
+        let on_tests = words.iter().skip(1).any(|w| {
+            let w = w.to_ascii_lowercase();
+            w.contains("test") || w.contains("spec") || w.contains("snap") || w.contains("fixture")
+        });
+        let git_rewrite = first == "git"
+            && words.get(1).is_some_and(|s| {
+                matches!(
+                    s.as_str(),
+                    "checkout" | "restore" | "apply" | "stash" | "reset" | "am" | "cherry-pick"
+                )
+            });
+        if (MUTATORS.contains(&first) && on_tests) || git_rewrite || (inline && on_tests) {
             out.push(Hit {
                 line: line_of(head, |l| l.trim_start().starts_with("\"pretest\"")),
                 detail: format!("package.json `scripts.pretest` now runs `{}`, which can change the tests before they run", runs::short(c)),
@@ -383,9 +445,11 @@ fn go_common(
     file: &str,
     b: &[(String, String, u32)],
     h: &[(String, String, u32)],
+    existed: bool,
     out: &mut Vec<Hit>,
 ) {
-    for verb in ["go", "toolchain"] {
+    // A new module's `go` line is where it starts, not a change.
+    for verb in ["go", "toolchain"].into_iter().filter(|_| existed) {
         let (bv, hv) = (one(b, verb), one(h, verb));
         if bv.as_ref().map(|x| &x.0) != hv.as_ref().map(|x| &x.0) {
             let show = |v: &Option<(String, u32)>| {
@@ -414,10 +478,10 @@ fn go_common(
     }
 }
 
-fn go_mod(base: &str, head: &str) -> Vec<Hit> {
+fn go_mod(existed: bool, base: &str, head: &str) -> Vec<Hit> {
     let (b, h) = (go_directives(base), go_directives(head));
     let mut out = Vec::new();
-    go_common("go.mod", &b, &h, &mut out);
+    go_common("go.mod", &b, &h, existed, &mut out);
     let debug = |d: &[(String, String, u32)]| -> BTreeMap<String, u32> {
         d.iter()
             .filter(|(v, _, _)| v == "godebug")
@@ -468,7 +532,7 @@ fn go_work(existed: bool, base: &str, head: &str) -> Vec<Hit> {
             ),
         });
     }
-    go_common("go.work", &b, &h, &mut out);
+    go_common("go.work", &b, &h, true, &mut out);
     out
 }
 
@@ -705,6 +769,26 @@ mod tests {
     }
 
     #[test]
+    fn pretest_that_touches_tests() {
+        let pre = |c: &str| format!("{{\"scripts\":{{\"pretest\":\"{c}\",\"test\":\"jest\"}}}}");
+        let p = |h: &str| d("package.json", Some(&pre("tsc")), Some(&pre(h)));
+        assert!(p("rimraf build && rm -rf coverage && tsc").is_empty());
+        assert_eq!(p("git checkout HEAD~1 -- src && tsc").len(), 1);
+        assert_eq!(p("sed -i s/4/3/ test/math.test.js && tsc").len(), 1);
+        // A new module's go.mod: its `go` line is not a change.
+        assert!(d("go.mod", None, Some("module x\n\ngo 1.22\n")).is_empty());
+        assert_eq!(
+            d(
+                "go.mod",
+                None,
+                Some("module x\n\ngo 1.22\nreplace a.b/c => ./fake\n")
+            )
+            .len(),
+            1
+        );
+    }
+
+    #[test]
     fn npmrc_go_and_karma() {
         assert_eq!(
             d(
@@ -821,6 +905,90 @@ mod tests {
             .len(),
             1
         );
+    }
+
+    const PATHS: &[&str] = &[
+        "pytest.ini",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        "conftest.py",
+        "package.json",
+        ".npmrc",
+        ".cargo/config.toml",
+        "Cargo.toml",
+        ".config/nextest.toml",
+        "go.mod",
+        "go.work",
+        "jest.config.js",
+        "vitest.config.ts",
+        "vitest.workspace.ts",
+        "jest.config.json",
+        "karma.conf.js",
+    ];
+
+    /// Lines of every format, so random files are near-misses of real ones.
+    fn configish() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let lines = vec![
+            "[pytest]",
+            "[tool.pytest.ini_options]",
+            "addopts = -k x",
+            "addopts = [\"-q\"]",
+            "testpaths = tests",
+            "xfail_strict = true",
+            "[testenv]",
+            "commands =",
+            "    pytest",
+            "collect_ignore = ['a.py']",
+            "{\"scripts\": {\"test\": \"jest || true\"}}",
+            "{",
+            "}",
+            "\"jest\": {\"testMatch\": [\"x\"]},",
+            "[alias]",
+            "test = \"build\"",
+            "[[test]]",
+            "name = \"it\"",
+            "harness = false",
+            "[profile.default]",
+            "retries = 3",
+            "replace a => ./b",
+            "go 1.22",
+            "use ./x",
+            "module.exports = {",
+            "  testMatch: ['a'],",
+            "export default defineConfig({ test: { include: ['x'], exclude: [`y${z}`] } })",
+            "/*",
+            "*/",
+            "'",
+            "\"",
+            "[",
+            "]",
+            "(",
+            ")",
+            "node-options=--require x",
+            "= =",
+        ];
+        prop::collection::vec(prop::sample::select(lines), 0..16).prop_map(|l| l.join("\n") + "\n")
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn config_findings_never_panic(
+            path in proptest::sample::select(PATHS),
+            base in proptest::option::of(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)),
+            head in proptest::option::of(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)),
+        ) {
+            let _ = config_findings(path, base.as_deref(), head.as_deref());
+        }
+
+        #[test]
+        fn config_findings_on_near_misses(path in proptest::sample::select(PATHS), base in configish(), head in configish()) {
+            let lf = config_findings(path, Some(base.as_bytes()), Some(head.as_bytes()));
+            let crlf = config_findings(path, Some(base.replace('\n', "\r\n").as_bytes()), Some(head.replace('\n', "\r\n").as_bytes()));
+            proptest::prop_assert_eq!(lf, crlf);
+            proptest::prop_assert!(config_findings(path, Some(base.as_bytes()), Some(base.as_bytes())).is_empty());
+        }
     }
 
     #[test]

@@ -801,6 +801,14 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn js_entries_never_panic(src in "[a-zA-Z:,.'\"`{}()\\[\\] /*$\n=>é]{0,300}") {
+            let _ = js_config("vitest.config.ts", &src, VITEST);
+            let _ = js_config("vitest.workspace.ts", VITEST, &src);
+        }
+    }
+
     #[test]
     fn honest_js_config_changes() {
         for (f, b, h) in [

@@ -9,7 +9,9 @@
 //! family, so moved, renamed and reordered steps still pair) and reports, for every base run that
 //! could fail at base:
 //! - no head partner: removed (or turned into an `echo` argument / a comment, named as such); a
-//!   whole job gone is one finding;
+//!   whole job gone is one finding; a command merged into a broader one of the same tool (more
+//!   paths, fewer filters) is covered, while the same command left in another job is not (the
+//!   platform or setup it ran on is gone);
 //! - a head gate (`if: false`, `continue-on-error: true`, `when: manual`, ...): one finding per gate
 //!   listing the commands it affects;
 //! - a head fate that swallows the failure or never reaches the command;
@@ -137,6 +139,10 @@ pub(crate) struct Ctx {
 
 const TEXT_ONLY: &[&str] = &["echo", "printf", ":", "true"];
 
+/// Test commands per script whose fate is simulated; the rest (a generated script) are taken as
+/// able to fail, so a huge script cannot cost the seal its time budget.
+const MAX_SIMULATED: usize = 256;
+
 /// `dir/rel` for `cd`, or `None` when it cannot be known statically.
 fn cd(cwd: &str, to: &str) -> Option<String> {
     if to.contains('$') || to == "-" || to.starts_with('~') {
@@ -148,29 +154,60 @@ fn cd(cwd: &str, to: &str) -> Option<String> {
     Some(super::config::join(cwd, to))
 }
 
+/// The command word with the environment's value when it is a variable (`${{ env.CARGO }} test`,
+/// `$CARGO test`), so a tool chosen through the environment is still recognised.
+fn expand_command(words: &[String], env: &BTreeMap<String, String>) -> Vec<String> {
+    let mut out = words.to_vec();
+    if let Some(first) = out.first_mut() {
+        let name = first
+            .strip_prefix("${{")
+            .and_then(|r| r.strip_suffix("}}"))
+            .map(str::trim)
+            .and_then(|r| r.strip_prefix("env."))
+            .or_else(|| first.strip_prefix("${").and_then(|r| r.strip_suffix('}')))
+            .or_else(|| first.strip_prefix('$'));
+        if let Some(v) = name.and_then(|n| env.get(n.trim())) {
+            let mut expanded = shell::split_words(v);
+            if !expanded.is_empty() {
+                expanded.extend(out.drain(1..));
+                return expanded;
+            }
+        }
+    }
+    out
+}
+
 /// The test runs and ghosts of one script.
 pub(crate) fn script_runs(src: &Src, ctx: &Ctx, resolve: Option<Resolver<'_>>, side: &mut Side) {
     let script = shell::parse(&src.text, resolve);
     let simples = script.list.simples();
     let tests: Vec<(&shell::Simple, TestCmd)> = simples
         .iter()
-        .filter_map(|s| testcmd::identify(&s.words, &s.assigns).map(|c| (*s, c)))
+        .filter_map(|s| {
+            let words = expand_command(&s.words, &ctx.env);
+            testcmd::identify(&words, &s.assigns).map(|c| (*s, c))
+        })
         .collect();
     let ids: BTreeSet<usize> = tests.iter().map(|(s, _)| s.id).collect();
-    for (s, cmd) in tests {
-        // `cd` before the command, in script order (approximate: subshells are not scoped).
-        let mut cwd = Some(ctx.cwd.clone());
-        for c in simples.iter().take_while(|c| c.id < s.id) {
-            if c.words.first().map(String::as_str) == Some("cd") {
-                cwd = match (cwd, c.words.get(1)) {
-                    (Some(d), Some(to)) => cd(&d, to),
-                    (_, None) => Some(String::new()),
-                    (None, _) => None,
-                };
-            }
+    // The directory each command runs in, after the `cd`s before it in script order
+    // (approximate: subshells are not scoped).
+    let mut dirs: BTreeMap<usize, Option<String>> = BTreeMap::new();
+    let mut dir = Some(ctx.cwd.clone());
+    for c in &simples {
+        dirs.insert(c.id, dir.clone());
+        if c.words.first().map(String::as_str) == Some("cd") {
+            dir = match (dir, c.words.get(1)) {
+                (Some(d), Some(to)) => cd(&d, to),
+                (_, None) => Some(String::new()),
+                (None, _) => None,
+            };
         }
+    }
+    for (k, (s, cmd)) in tests.into_iter().enumerate() {
+        let cwd = dirs.get(&s.id).cloned().flatten();
         let fate = match &ctx.cannot_fail {
             Some(why) => Fate::Swallowed(why.clone()),
+            None if k >= MAX_SIMULATED => Fate::Unknown,
             None => shell::fate(&script, s.id, ctx.opts, &ids),
         };
         let mut env = ctx.env.clone();
@@ -281,6 +318,20 @@ pub(crate) fn compare(base: &Side, head: &Side, mode: Mode) -> Vec<Hit> {
         }
         let shown = short(&b.cmd.text);
         let Some(j) = pair[i] else {
+            // Merged into a broader command (`pytest tests/a` and `pytest tests/b` became
+            // `pytest tests/a tests/b`): covered, not removed. The same command elsewhere is not
+            // cover: a job that ran it on another platform or setup is gone.
+            let covered = head.runs.iter().any(|h| {
+                h.effective()
+                    && std::ptr::eq(h.cmd.spec, b.cmd.spec)
+                    && h.cmd.tool == b.cmd.tool
+                    && h.cmd.key() != b.cmd.key()
+                    && testcmd::compare_args(b.cmd.spec, &b.cmd.args, &h.cmd.args, mode).is_empty()
+                    && testcmd::env_changes(&b.env, &h.env).is_empty()
+            });
+            if covered {
+                continue;
+            }
             let ghost = head
                 .ghosts
                 .iter()

@@ -1689,6 +1689,17 @@ mod tests {
         ));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn parse_and_fate_never_panic(src in "[a-z |&;()!{}$`'\"\\\\#<>\n=-]{0,200}") {
+            let s = parse(&src, None);
+            let tests = s.list.simples().iter().map(|c| c.id).collect::<BTreeSet<_>>();
+            for c in s.list.simples() {
+                let _ = fate(&s, c.id, Opts { errexit: true, pipefail: false }, &tests);
+            }
+        }
+    }
+
     #[test]
     fn never_panics_on_odd_input() {
         for src in [

@@ -953,8 +953,14 @@ fn unwrap(words: &[String], assigns: &[(String, String)]) -> Option<TestCmd> {
                 }
                 r
             }
-            ("time" | "nice" | "nohup" | "stdbuf" | "unbuffer" | "chronic" | "catchsegv", _) => {
-                skip_flags(rest, &["-n", "-o", "-e", "-i", "-f"])
+            (
+                "time" | "nice" | "nohup" | "stdbuf" | "unbuffer" | "chronic" | "catchsegv"
+                | "faketty" | "valgrind" | "dbus-run-session" | "ionice",
+                _,
+            ) => skip_flags(rest, &["-n", "-o", "-e", "-i", "-f", "-c"]),
+            ("taskset" | "setarch", _) => {
+                let r = skip_flags(rest, &[]);
+                r.get(1..).unwrap_or(&[])
             }
             ("sudo", _) => skip_flags(
                 rest,
@@ -981,7 +987,20 @@ fn unwrap(words: &[String], assigns: &[(String, String)]) -> Option<TestCmd> {
                     "--xauth-protocol",
                 ],
             ),
-            ("uv" | "poetry" | "pipenv" | "pdm" | "rye" | "hatch", Some("run")) => skip_flags(
+            ("hatch", Some("run")) => {
+                // `hatch run test:cov`: a hatch script named like a test, or a command.
+                let r = skip_flags(&rest[1..], &["-e", "--env"]);
+                let script = r
+                    .first()
+                    .filter(|s| is_testish(s) && recognise(r).is_none());
+                if let Some(script) = script {
+                    let mut c = cmd(format!("hatch run {script}"), "pytest", &OTHER, &r[1..])?;
+                    c.env = env;
+                    return Some(c);
+                }
+                r
+            }
+            ("uv" | "poetry" | "pipenv" | "pdm" | "rye", Some("run")) => skip_flags(
                 &rest[1..],
                 &[
                     "--with",
@@ -1013,6 +1032,35 @@ fn unwrap(words: &[String], assigns: &[(String, String)]) -> Option<TestCmd> {
                 skip_flags(&rest[1..], &["-n", "--name", "-p", "--prefix", "--cwd"])
             }
             ("npx" | "bunx" | "pnpx", _) => skip_flags(rest, &["-p", "--package", "-c", "--call"]),
+            // Environment and coverage wrappers of JS test commands.
+            ("cross-env" | "cross-env-shell", _) => {
+                let mut r = rest;
+                while let Some((k, v)) = r.first().and_then(|a| a.split_once('=')) {
+                    env.push((k.to_owned(), v.to_owned()));
+                    r = &r[1..];
+                }
+                r
+            }
+            ("dotenv" | "env-cmd", _) => {
+                skip_flags(rest, &["-e", "-f", "-c", "-v", "--file", "--environments"])
+            }
+            ("nyc" | "c8", _) => skip_flags(
+                rest,
+                &[
+                    "--reporter",
+                    "-r",
+                    "--include",
+                    "-n",
+                    "--exclude",
+                    "-x",
+                    "--report-dir",
+                    "--temp-dir",
+                    "--extension",
+                    "-e",
+                    "--require",
+                    "--src",
+                ],
+            ),
             ("npm" | "pnpm" | "yarn" | "bun", Some("exec" | "dlx" | "x")) => {
                 skip_flags(&rest[1..], &["-p", "--package", "-c", "--call"])
             }
@@ -1090,10 +1138,29 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
             ),
             _ => cmd("vitest", "js", &JS, &w[1..]),
         },
-        "mocha" | "ava" | "tap" | "tape" | "jasmine" | "karma" | "playwright" | "cypress" => {
-            cmd(name, "js", &JS, &w[1..])
-        }
-        "node" | "nodejs" => {
+        "mocha" | "ava" | "tap" | "tape" | "jasmine" | "karma" | "playwright" | "cypress"
+        | "uvu" => cmd(name, "js", &JS, &w[1..]),
+        "node" | "nodejs" | "tsx" => {
+            // `node node_modules/jest/bin/jest.js`, `node --experimental-vm-modules .../jest`:
+            // the runner's own entry point.
+            let script = w[1..].iter().position(|a| !is_flag(a)).map(|k| k + 1);
+            if let Some(k) = script {
+                let path = w[k].as_str();
+                // `node test/run.js`, `node test`: a test script run directly.
+                let direct = !w[1..k]
+                    .iter()
+                    .any(|a| a == "--test" || a.starts_with("--test="));
+                if direct && is_testish(path) && !path.contains('$') {
+                    return cmd(format!("node {path}"), "js", &JS, &w[k + 1..]);
+                }
+                for runner in ["jest", "vitest", "mocha"] {
+                    let installed = path.contains(&format!("node_modules/{runner}/"))
+                        || path.contains(&format!("node_modules/.bin/{runner}"));
+                    if installed {
+                        return cmd(runner, "js", &JS, &w[k + 1..]);
+                    }
+                }
+            }
             let k = w
                 .iter()
                 .position(|a| a == "--test" || a.starts_with("--test="))?;
@@ -1125,9 +1192,9 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
                 }
                 k += 1;
             }
-            let test = targets
-                .iter()
-                .find(|t| is_testish(t) || t.starts_with("check"))?;
+            let test = targets.iter().find(|t| {
+                is_testish(t) || t.starts_with("check") || *t == "ci" || *t == "coverage"
+            })?;
             cmd(
                 format!("{} {test}", if name == "gmake" { "make" } else { name }),
                 "make",
@@ -1136,6 +1203,7 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
             )
         }
         "dotnet" if arg(1) == Some("test") => cmd("dotnet test", "other", &OTHER, &w[2..]),
+        "hatch" if arg(1) == Some("test") => cmd("hatch test", "pytest", &OTHER, &w[2..]),
         "mvn" | "mvnw" => {
             let goals = [
                 "test",
@@ -1159,6 +1227,12 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
             cmd("gradle", "other", &OTHER, &w[1..])
         }
         "ctest" => cmd("ctest", "other", &OTHER, &w[1..]),
+        "bats" => cmd("bats", "other", &OTHER, &w[1..]),
+        "gulp" | "grunt" => {
+            let (task, args) = w[1..].split_first()?;
+            is_testish(task).then_some(())?;
+            cmd(format!("{name} {task}"), "js", &OTHER, args)
+        }
         "bazel" | "bazelisk" if arg(1) == Some("test") => {
             cmd("bazel test", "other", &OTHER, &w[2..])
         }
@@ -1176,8 +1250,23 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
             is_testish(task).then_some(())?;
             cmd(format!("script {task}"), "js", &SCRIPT, args)
         }
-        _ => None,
+        // `bash scripts/test.sh`: a shell running the project's own test script.
+        "bash" | "sh" | "zsh" | "pwsh" => {
+            let script = w[1..].iter().find(|a| !is_flag(a))?;
+            test_script(script, &w[2..])
+        }
+        _ => test_script(first, &w[1..]),
     }
+}
+
+/// `./scripts/test.sh`, `ci/run-tests.ps1`: a file the project runs its tests with, by name.
+fn test_script(path: &str, args: &[String]) -> Option<TestCmd> {
+    let file = path.contains('/')
+        || [".sh", ".bash", ".ps1", ".py", ".cmd", ".bat"]
+            .iter()
+            .any(|e| path.ends_with(e));
+    (file && is_testish(basename(path)) && !path.contains('$')).then_some(())?;
+    cmd(path.to_owned(), "script", &OTHER, args)
 }
 
 fn python(w: &[String]) -> Option<TestCmd> {
@@ -1209,9 +1298,8 @@ fn python(w: &[String]) -> Option<TestCmd> {
                     "manage.py" if rest.first().map(String::as_str) == Some("test") => {
                         cmd("manage.py test", "pytest", &OTHER, &rest[1..])
                     }
-                    "runtests.py" | "run_tests.py" | "runtests" => {
-                        cmd(base, "pytest", &OTHER, rest)
-                    }
+                    // A project's own test script: `python run_tests.py`, `python ci/test.py`.
+                    b if is_testish(b) => cmd(script.to_owned(), "script", &OTHER, rest),
                     "setup.py" if rest.first().map(String::as_str) == Some("test") => {
                         cmd("setup.py test", "pytest", &OTHER, &rest[1..])
                     }
@@ -1255,6 +1343,12 @@ fn cargo(w: &[String]) -> Option<TestCmd> {
             let mut v = vec!["cargo".to_owned()];
             v.extend_from_slice(rest);
             recognise(&v)
+        }
+        // cargo-make and xtask tasks named like tests.
+        "make" | "xtask" => {
+            let (task, args) = rest.split_first()?;
+            is_testish(task).then_some(())?;
+            cmd(format!("cargo {sub} {task}"), "cargo", &MAKE, args)
         }
         "hack" => {
             // `cargo hack [--each-feature ...] test ...`: hack's options, then the subcommand.
@@ -1303,7 +1397,12 @@ fn script_runner(pm: &str, w: &[String]) -> Option<TestCmd> {
     let (script, rest): (&str, &[String]) = match sub {
         "test" | "t" | "tst" => ("test", after),
         "run" | "run-script" | "rum" | "urn" => {
-            let (s, r) = after.split_first()?;
+            // `pnpm run -r test`: options may come before the script name too.
+            let k = after.iter().position(|a| !is_flag(a))?;
+            for a in &after[..k] {
+                pre.push(a.clone());
+            }
+            let (s, r) = after[k..].split_first()?;
             (s.as_str(), r)
         }
         "workspace" if pm == "yarn" => {
@@ -1963,6 +2062,25 @@ mod tests {
             ("./node_modules/.bin/jest --ci", "jest"),
             ("node --test test/", "node --test"),
             ("make test", "make test"),
+            ("cross-env NODE_ENV=test jest --ci", "jest"),
+            ("nyc --reporter=lcov mocha", "mocha"),
+            ("c8 node --test", "node --test"),
+            ("node test/run.js", "node test/run.js"),
+            ("node --expose-gc test", "node test"),
+            (
+                "node --experimental-vm-modules node_modules/jest/bin/jest.js",
+                "jest",
+            ),
+            ("pnpm run -r test", "script test"),
+            ("cargo make test", "cargo make test"),
+            ("make ci", "make ci"),
+            ("faketty cargo test -- --nocapture", "cargo test"),
+            ("hatch run test:cov", "hatch run test:cov"),
+            ("hatch run pytest -x", "pytest"),
+            ("bats/bin/bats --tap test", "bats"),
+            ("./scripts/test.sh --all", "./scripts/test.sh"),
+            ("bash ci/run-tests.sh", "ci/run-tests.sh"),
+            ("python tools/run_tests.py", "tools/run_tests.py"),
             ("just test-all", "just test-all"),
             ("python -m unittest discover", "unittest"),
         ] {
@@ -1980,6 +2098,9 @@ mod tests {
             "make lint",
             "node index.js",
             "npm install",
+            "./scripts/build.sh",
+            "bash -c 'echo hi'",
+            "cat tests/data.txt",
         ] {
             assert!(id(cmd).is_none(), "{cmd}");
         }

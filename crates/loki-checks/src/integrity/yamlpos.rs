@@ -4,6 +4,10 @@
 //! as `jobs.test.steps[2].run` resolves to the line of the deepest part found, so a finding points
 //! at the nearest line that exists even in flow style (`{ run: x }`) or through anchors.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
 /// One part of a path into a YAML document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Seg {
@@ -24,11 +28,18 @@ struct Line {
     marks: Vec<(usize, Mark)>,
 }
 
+/// A mark as (line, mark index), or the root (`None`).
+type Node = Option<(usize, usize)>;
+/// The children of a node, shared by every lookup.
+type Kids = Rc<Vec<(usize, usize)>>;
+
 /// The block structure of a YAML text.
 #[derive(Debug, Clone)]
 pub(crate) struct YamlPos {
     lines: Vec<Line>,
     raw: Vec<String>,
+    /// Children by node, computed once: a file with many steps looks each up many times.
+    kids: RefCell<BTreeMap<Node, Kids>>,
 }
 
 fn key_of(rest: &str) -> Option<(String, &str)> {
@@ -123,11 +134,24 @@ impl YamlPos {
                 });
             }
         }
-        YamlPos { lines, raw }
+        YamlPos {
+            lines,
+            raw,
+            kids: RefCell::default(),
+        }
+    }
+
+    fn children(&self, node: Option<(usize, usize)>) -> Rc<Vec<(usize, usize)>> {
+        if let Some(k) = self.kids.borrow().get(&node) {
+            return Rc::clone(k);
+        }
+        let k = Rc::new(self.compute_children(node));
+        self.kids.borrow_mut().insert(node, Rc::clone(&k));
+        k
     }
 
     /// The children of the mark at `(line, mark)`, or of the root for `None`.
-    fn children(&self, node: Option<(usize, usize)>) -> Vec<(usize, usize)> {
+    fn compute_children(&self, node: Option<(usize, usize)>) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let (start, col, is_item) = match node {
             None => (0, None, false),
@@ -166,10 +190,12 @@ impl YamlPos {
         let kids = self.children(node);
         match seg {
             Seg::Key(k) => kids
-                .into_iter()
-                .find(|&(l, m)| self.lines[l].marks[m].1 == Mark::Key(k.clone())),
+                .iter()
+                .copied()
+                .find(|&(l, m)| matches!(&self.lines[l].marks[m].1, Mark::Key(x) if x == k)),
             Seg::Index(n) => kids
-                .into_iter()
+                .iter()
+                .copied()
                 .filter(|&(l, m)| self.lines[l].marks[m].1 == Mark::Item)
                 .nth(*n),
         }
