@@ -304,10 +304,26 @@ pub(crate) fn compare(base: &Side, head: &Side, mode: Mode) -> Vec<Hit> {
             }
         }
     }
-    let has_doctests = head
-        .runs
-        .iter()
-        .any(|r| r.cmd.tool == "cargo test" && r.effective());
+    // `cargo test` runs doctests unless it selects other targets (`--lib`, `--tests`, ...).
+    const NOT_DOC: &[&str] = &[
+        "--lib",
+        "--bins",
+        "--bin",
+        "--tests",
+        "--test",
+        "--examples",
+        "--example",
+        "--benches",
+        "--bench",
+        "--all-targets",
+        "--no-run",
+    ];
+    let has_doctests = head.runs.iter().any(|r| {
+        r.cmd.tool == "cargo test"
+            && r.effective()
+            && (r.cmd.args.iter().any(|a| a == "--doc")
+                || !r.cmd.args.iter().any(|a| NOT_DOC.contains(&a.as_str())))
+    });
     let mut out = Vec::new();
     // Gate → (line, commands); removed job → commands.
     let mut gated: Gated = BTreeMap::new();

@@ -303,6 +303,10 @@ fn github_narrowed() {
             "adds `-E 'not test(slow)'`",
         ),
         ("cargo nextest run --workspace", "does not run doctests"),
+        (
+            "cargo nextest run --workspace\n      - run: cargo test --lib",
+            "does not run doctests",
+        ),
     ] {
         one("cargo test --workspace\n", &format!("{to}\n"), want);
     }
