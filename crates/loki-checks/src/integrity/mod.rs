@@ -48,10 +48,19 @@
 //! `.gitignore` says). Bytes are read as lossy UTF-8 with CRLF folded to LF; nothing here panics
 //! on any input, and files over [`MAX_SCAN_BYTES`] are judged by path only.
 
+mod cargocfg;
+mod cfgparse;
+mod ci;
 mod config;
+mod jsconfig;
 mod lex;
 mod outcome;
+mod pytestcfg;
+mod runs;
+mod shell;
+mod testcmd;
 mod testcode;
+mod yamlpos;
 
 use std::collections::BTreeSet;
 
@@ -411,51 +420,25 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
 }
 
 fn ci_rules(c: &FileChange, out: &mut Vec<Finding>) {
-    match (&c.base, &c.head) {
-        (Some(_), None) => out.push(Finding::new(
-            FindingKind::CiDeleted,
-            &c.path,
-            "CI configuration deleted",
-        )),
-        (Some(b), Some(h)) => {
-            for d in config::ci_weakenings(b, h) {
-                out.push(Finding::new(FindingKind::CiWeakened, &c.path, d));
-            }
-        }
-        _ => {}
-    }
+    out.extend(ci::ci_weakenings(
+        &c.path,
+        c.base.as_deref(),
+        c.head.as_deref(),
+    ));
 }
 
-fn config_rules(c: &FileChange, setup_files: &BTreeSet<String>, out: &mut Vec<Finding>) {
+/// Test configuration by meaning ([`config`]); a YAML file that holds GitLab jobs (one that
+/// `.gitlab-ci.yml` includes) is judged as CI. Setup files named by a jest/vitest config are test
+/// code, judged by the content rules, so `_setup_files` only feeds those.
+fn config_rules(c: &FileChange, _setup_files: &BTreeSet<String>, out: &mut Vec<Finding>) {
     if c.base == c.head {
         return;
     }
-    let what = match (&c.base, &c.head) {
-        (None, _) => "added",
-        (_, None) => "deleted",
-        _ => "changed",
-    };
-    let whole = config::whole_file_config(&c.path).or_else(|| {
-        setup_files
-            .contains(&c.path)
-            .then_some("test setup file named by a jest/vitest configuration")
-    });
-    if let Some(reason) = whole {
-        out.push(Finding::new(
-            FindingKind::TestConfigChanged,
-            &c.path,
-            format!("{reason} {what}"),
-        ));
-        return;
+    let (base, head) = (c.base.as_deref(), c.head.as_deref());
+    if !config::is_ci(&c.path) && ci::is_gitlab_include(&c.path, base, head) {
+        ci_rules(c, out);
     }
-    let empty: &[u8] = &[];
-    let (b, h) = (
-        c.base.as_deref().unwrap_or(empty),
-        c.head.as_deref().unwrap_or(empty),
-    );
-    if let Some(d) = config::partial_config_change(&c.path, b, h) {
-        out.push(Finding::new(FindingKind::TestConfigChanged, &c.path, d));
-    }
+    out.extend(config::config_findings(&c.path, base, head));
 }
 
 fn count_rules(path: &str, lang: Lang, base: &Side, head: &Side, out: &mut Vec<Finding>) {

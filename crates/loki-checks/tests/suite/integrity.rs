@@ -101,7 +101,11 @@ fn each_rule_catches_its_cheat() {
         ),
         ("js test.skip", vec![fc("test/math.test.js", Some(JS_TEST), Some(&JS_TEST.replace("test('adds'", "test.skip('adds'")))], SkipMarkerAdded),
         ("go t.Skip", vec![fc("calc_test.go", Some(GO_TEST), Some(&GO_TEST.replace("{\n\tif", "{\n\tt.Skip()\n\tif")))], SkipMarkerAdded),
-        ("conftest added", vec![fc("tests/conftest.py", None, Some("import pytest\n"))], TestConfigChanged),
+        (
+            "conftest keeps a test file from being collected",
+            vec![fc("tests/conftest.py", None, Some("import pytest\n\ncollect_ignore = [\"test_calc.py\"]\n"))],
+            TestConfigChanged,
+        ),
         (
             "pyproject pytest options",
             vec![fc("pyproject.toml", Some("[tool.pytest.ini_options]\naddopts = \"-q\"\n"), Some("[tool.pytest.ini_options]\naddopts = \"-q -k 'not add'\"\n"))],
@@ -172,27 +176,39 @@ fn each_rule_catches_its_cheat() {
     }
 }
 
+/// A setup file is known as one through an unchanged config (context), and judged as test code:
+/// a mock of the module the change edits is caught; an ordinary edit is not a config change.
 #[test]
-fn a_setup_file_named_by_an_unchanged_config_is_test_configuration() {
-    let input = ScanInput {
-        changes: vec![fc(
-            "web/tests/env.js",
-            Some("global.X = 1;\n"),
-            Some("global.X = 2;\n"),
-        )],
+fn a_setup_file_named_by_an_unchanged_config_is_judged_as_test_code() {
+    let input = |setup_head: &str| ScanInput {
+        changes: vec![
+            fc(
+                "web/src/math.js",
+                Some("exports.add = (a, b) => a + b;\n"),
+                Some("exports.add = (a, b) => a - b;\n"),
+            ),
+            fc(
+                "web/tests/env.js",
+                Some("global.X = 1;\n"),
+                Some(setup_head),
+            ),
+        ],
         context: vec![(
             "web/vitest.config.ts".into(),
             b"export default { test: { setupFiles: ['./tests/env.js'] } }\n".to_vec(),
         )],
     };
-    let f = scan(&input);
+    let f = scan(&input(
+        "global.X = 1;\nvi.mock('../src/math', () => ({ add: () => 4 }));\n",
+    ));
     assert!(
         f.iter()
-            .any(|f| f.kind == FindingKind::TestConfigChanged && f.path == "web/tests/env.js"),
+            .any(|f| f.kind == FindingKind::MockOfModuleUnderTest && f.path == "web/tests/env.js"),
         "{f:?}"
     );
     let json = serde_json::to_value(&f[0]).unwrap();
     assert_eq!(json["kind"], f[0].kind.as_str());
+    assert_eq!(scan(&input("global.X = 2;\n")), []);
 }
 
 /// A repository with a test file per language, a CI workflow and configs, committed.
