@@ -523,6 +523,9 @@ fn plan_node(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
         loose.entry(owner).or_default().push(file);
     }
     let mut covered = BTreeSet::new();
+    // Packages whose test script runs a runner that finds test files in every subdirectory
+    // (vitest, jest): a workspace's packages without a script of their own are covered by it.
+    let mut recursive: BTreeSet<PathBuf> = BTreeSet::new();
     for rel in scan.dirs.keys().filter(|p| is_pkg(p)) {
         let Some(script) = test_script(&root.join(rel).join("package.json")) else {
             continue;
@@ -549,11 +552,17 @@ fn plan_node(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
             ),
         );
         check.script = Some(script);
+        if matches!(kind, CheckKind::Vitest | CheckKind::Jest) {
+            recursive.insert(rel.clone());
+        }
         checks.push(check);
         covered.insert(rel.clone());
     }
     for (rel, files) in loose {
-        if covered.contains(&rel) {
+        let under_recursive = rel.ancestors().skip(1).any(|a| {
+            recursive.contains(a) || (a.as_os_str().is_empty() && recursive.contains(Path::new("")))
+        });
+        if covered.contains(&rel) || under_recursive {
             continue;
         }
         let example = files

@@ -492,6 +492,19 @@ pub fn doc_companion(check: &Check) -> Option<Vec<String>> {
     if check.kind != CheckKind::Nextest {
         return None;
     }
+    // `cargo test --doc` runs the doctests of a library that turned them off (`doctest = false`):
+    // the project's own `cargo test` would not.
+    let manifest = std::fs::read_to_string(check.cwd.join("Cargo.toml")).unwrap_or_default();
+    if let Ok(value) = manifest.parse::<toml::Table>()
+        && value.get("workspace").is_none()
+        && value
+            .get("lib")
+            .and_then(|l| l.get("doctest"))
+            .and_then(toml::Value::as_bool)
+            == Some(false)
+    {
+        return None;
+    }
     let args = check.command.get(3..)?;
     let mut out = vec!["cargo".to_owned(), "test".to_owned(), "--doc".to_owned()];
     let mut it = args.iter();
@@ -586,6 +599,17 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         spec = spec.env("PATH", path);
         for (k, v) in &p.env {
             spec = spec.env(k, v);
+        }
+        if let Some(extra) = &p.node_options {
+            let mut opts = spec
+                .env_value("NODE_OPTIONS")
+                .unwrap_or_default()
+                .to_owned();
+            if !opts.is_empty() {
+                opts.push(" ");
+            }
+            opts.push(extra);
+            spec = spec.env("NODE_OPTIONS", opts);
         }
     }
     let argv = spec.display();

@@ -16,7 +16,9 @@
 //!   tool fails with exit 127, which names it).
 //!
 //! npm runs `pretest` and `posttest` around `test`; they are run too when the package manager is
-//! npm (pnpm and yarn 2+ do not run them). Yarn Plug'n'Play projects (`.pnp.cjs`) cannot run
+//! npm (pnpm and yarn 2+ do not run them). A `node-options` setting in the project's `.npmrc`
+//! (the package's, then the repository root's) reaches the script's `NODE_OPTIONS`, as npm and
+//! pnpm pass it on. Yarn Plug'n'Play projects (`.pnp.cjs`) cannot run
 //! without yarn: for them [`plan`] returns `None` and the check runs through `yarn test`.
 //!
 //! Arguments a caller appends after `--` (a wall file, a narrowed selection) go to the script's
@@ -49,6 +51,8 @@ pub struct Plan {
     pub env: Vec<(OsString, OsString)>,
     /// One per runner command, in order.
     pub reports: Vec<Report>,
+    /// `node-options` from the project's `.npmrc`, added to `NODE_OPTIONS`.
+    pub node_options: Option<String>,
     /// `extra` could not be given to a single runner command and was dropped (the whole script
     /// runs).
     pub extra_dropped: bool,
@@ -116,12 +120,26 @@ pub fn plan(
         ),
         ("INIT_CWD".into(), pkg_dir.as_os_str().to_owned()),
     ];
+    let node_options = [pkg_dir, root]
+        .iter()
+        .find_map(|d| npmrc_node_options(&d.join(".npmrc")));
     Some(Plan {
         script: body,
         path,
         env,
         reports,
+        node_options,
         extra_dropped,
+    })
+}
+
+/// The `node-options` value of an `.npmrc` file, if it sets one.
+fn npmrc_node_options(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == "node-options")
+            .then(|| v.trim().trim_matches(|c| c == '"' || c == '\'').to_owned())
     })
 }
 
@@ -430,6 +448,26 @@ mod tests {
         // Recursion is bounded.
         let p = plan_of(json!({"test": "npm run test"}), "npm", &[]);
         assert!(p.script.matches('(').count() <= MAX_DEPTH + 1);
+    }
+
+    #[test]
+    fn npmrc_node_options_reach_the_script() {
+        let t = tempfile::tempdir().unwrap();
+        loki_core::fs::write_atomic(
+            &t.path().join(".npmrc"),
+            b"registry=https://x\nnode-options=\"--experimental-vm-modules\"\n",
+        )
+        .unwrap();
+        let p = plan(
+            t.path(),
+            t.path(),
+            &json!({"scripts": {"test": "jest"}}),
+            "npm",
+            &[],
+            t.path(),
+        )
+        .unwrap();
+        assert_eq!(p.node_options.as_deref(), Some("--experimental-vm-modules"));
     }
 
     #[test]

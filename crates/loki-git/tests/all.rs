@@ -432,3 +432,95 @@ fn the_full_snapshot_includes_files_hidden_only_by_local_excludes() {
     }
     let _ = head;
 }
+
+/// What the repository's own configuration can do to git must not change what loki reads: a clean
+/// filter that stores an edited test file as its original, a smudge filter on export, replace
+/// refs and grafts that swap a base blob, hooks that run on checkout or commit, a `core.worktree`
+/// that points elsewhere.
+#[test]
+fn repository_controlled_behaviour_cannot_change_what_loki_reads() {
+    let r = GitRepo::new();
+    r.write("tests/test_a.py", "assert 1 == 1\n");
+    let base = r.commit("base");
+    let g = Git::new(r.path());
+
+    // A clean filter that hides an edit: git itself now stores the original bytes.
+    std::fs::write(r.path().join(".git/info/attributes"), "*.py filter=hide\n").unwrap();
+    r.git(&["config", "filter.hide.clean", "printf 'assert 1 == 1\\n'"]);
+    r.git(&["config", "filter.hide.smudge", "printf 'assert 1 == 1\\n'"]);
+    r.write("tests/test_a.py", "assert True  # weakened\n");
+    let plain_git = r.git(&["hash-object", "tests/test_a.py"]);
+    assert_eq!(
+        plain_git.trim(),
+        r.git(&["rev-parse", &format!("{base}:tests/test_a.py")])
+            .trim(),
+        "the filter hides the edit from git itself"
+    );
+    let tree = g.snapshot_worktree().unwrap();
+    assert_eq!(
+        g.show_file(&tree, "tests/test_a.py").unwrap().unwrap(),
+        b"assert True  # weakened\n"
+    );
+    assert_eq!(g.changes(&base, &tree).unwrap().len(), 1);
+    // Exports are the blobs' bytes, not what a smudge filter makes of them.
+    let out = tempfile::tempdir().unwrap();
+    g.export_tree(&tree, out.path()).unwrap();
+    assert_eq!(
+        std::fs::read(out.path().join("tests/test_a.py")).unwrap(),
+        b"assert True  # weakened\n"
+    );
+
+    // A replace ref that swaps the base's test blob for a weaker one.
+    let weak = r.path().join("weak.py");
+    std::fs::write(&weak, "assert True\n").unwrap();
+    let weak_blob = r.git(&["hash-object", "-w", "--no-filters", weak.to_str().unwrap()]);
+    let real_blob = r.git(&["rev-parse", &format!("{base}:tests/test_a.py")]);
+    r.git(&["replace", real_blob.trim(), weak_blob.trim()]);
+    assert_eq!(
+        r.git(&["cat-file", "blob", real_blob.trim()]),
+        "assert True\n",
+        "git itself follows the replace ref"
+    );
+    assert_eq!(
+        g.show_file(&base, "tests/test_a.py").unwrap().unwrap(),
+        b"assert 1 == 1\n"
+    );
+
+    // Hooks never run for loki's git calls.
+    let marker = r.path().join("hook-ran");
+    let hooks = r.path().join(".git/hooks");
+    for hook in [
+        "post-checkout",
+        "post-commit",
+        "pre-commit",
+        "reference-transaction",
+    ] {
+        std::fs::write(
+            hooks.join(hook),
+            format!("#!/bin/sh\ntouch {}\n", marker.display()),
+        )
+        .unwrap();
+        std::process::Command::new("chmod")
+            .args(["+x", hooks.join(hook).to_str().unwrap()])
+            .status()
+            .unwrap();
+    }
+    let wt = tempfile::tempdir().unwrap();
+    g.worktree_add_detached(&wt.path().join("w"), &base)
+        .unwrap();
+    let commit = g.commit_tree(&tree, "snapshot").unwrap();
+    assert!(!commit.is_empty());
+    assert!(!marker.exists(), "a repository hook ran");
+    g.worktree_remove(&wt.path().join("w")).unwrap();
+
+    // `core.worktree` pointing at a pristine copy does not redirect the snapshot.
+    let pristine = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(pristine.path().join("tests")).unwrap();
+    std::fs::write(pristine.path().join("tests/test_a.py"), "assert 1 == 1\n").unwrap();
+    r.git(&["config", "core.worktree", pristine.path().to_str().unwrap()]);
+    let tree = g.snapshot_worktree().unwrap();
+    assert_eq!(
+        g.show_file(&tree, "tests/test_a.py").unwrap().unwrap(),
+        b"assert True  # weakened\n"
+    );
+}

@@ -7,22 +7,26 @@
 //!   in a temporary index, so every test and CI file is captured without touching the user's
 //!   index), run the detected suites, and store both as the session's baseline in
 //!   `$LOKI_HOME/seal/<session>.json` (directory 0700, atomic writes).
-//! - **stop** (the Stop hook): snapshot again, scan the change since the baseline snapshot with the
-//!   integrity rules (`loki_checks::integrity`), run the suites, compare test by test with the
-//!   baseline, run the original versions of modified test files against the new code, and
-//!   [`decide`]. Every stop writes a signed receipt (kind `seal`) under `.loki/runs/`. The scan
-//!   and the receipt's diff facts need only git and run on a second thread beside the suite, so a
-//!   stop costs little more than the suite itself (`benches/stop_overhead.rs`: target ≤ 300 ms).
+//! - **stop** (the Stop hook): snapshot again and judge the change since the baseline snapshot with
+//!   [`loki_checks::judge`] (the suites now, the original tests on the new code and the new tests
+//!   on the old code when tests changed, tests matched by identity, newly failing tests rerun on
+//!   the base, the static integrity rules), then [`decide`]. Every stop writes a signed receipt
+//!   (kind `seal`) under `.loki/runs/`, with the findings and the judge's facts
+//!   (`expectation_changed`, …). The session start's results serve as the base, so a stop costs
+//!   the suite plus the narrowed runs of the test files the change touched
+//!   (`benches/stop_overhead.rs`).
 //! - **check** (no agent): the same comparison of the working tree against a revision.
 //!
 //! # Decisions ([`decide`], pure)
 //!
-//! Block when: an integrity finding exists; a test newly fails; a test that ran at the baseline is
-//! missing; a suite that passed at the baseline no longer passes. Pre-existing failures do not
-//! block; they are named in the receipt's NOT PROVEN. After `max_blocks` consecutive blocks the
-//! stop is allowed (the release valve: an agent must not loop forever) and the receipt records that
-//! the session ended NOT VERIFIED. A block message tells the agent to fix the code, not the tests,
-//! with the failing ids and the tail of the output.
+//! Block on every finding of the judge (static or from running: newly failing, deleted, skipped,
+//! weakened, a broken suite), each with its class, file and line, test, evidence and what to do
+//! instead. Pre-existing failures do not block; they are named in the receipt's NOT PROVEN. A
+//! change the judge cannot judge (a suite that could not run) is allowed but recorded NOT
+//! VERIFIED with what to install. After `max_blocks` consecutive blocks the stop is allowed (the
+//! release valve: an agent must not loop forever) and the receipt records that the session ended
+//! NOT VERIFIED. A block message tells the agent to fix the code, not the tests, with the tail of
+//! the failing output.
 //!
 //! # Agents ([`hook`])
 //!

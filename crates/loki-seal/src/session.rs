@@ -305,9 +305,23 @@ pub fn stop(
         }
     } else {
         let executed: u64 = judged.head.iter().map(|r| r.executed).sum();
+        let changed: Vec<&str> = judged
+            .facts
+            .iter()
+            .filter(|f| f.kind == loki_checks::judge::FactKind::ExpectationChanged)
+            .map(|f| f.test.as_str())
+            .collect();
+        let expectations = if changed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Expectations changed (the old form fails on the new code and the new form on the old: a behaviour change, check it was asked for): {}.",
+                changed.join(", ")
+            )
+        };
         Decision::Allow {
             message: format!(
-                "loki seal: {verdict}: {} suite(s), {executed} tests executed, no test newly failing or weakened. Receipt sha256:{receipt_sha256}",
+                "loki seal: {verdict}: {} suite(s), {executed} tests executed, no test newly failing or weakened.{expectations} Receipt sha256:{receipt_sha256}",
                 judged.head.len()
             ),
         }

@@ -30,6 +30,7 @@
 //! Write to the user's checkout or index (trees are temporary exports, blobs and trees are
 //! written to the object store only), or let an error read as a pass.
 
+pub mod helpers;
 pub mod identity;
 pub mod locate;
 pub mod matrix;
@@ -172,6 +173,24 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         });
     }
 
+    // Test helpers outside the test directories belong to the tests.
+    let sources: Vec<String> = owned
+        .iter()
+        .filter(|o| o.owner == Owner::Source && o.change.head.is_some())
+        .map(|o| o.change.path.clone())
+        .collect();
+    if !sources.is_empty() {
+        let tree_paths = git
+            .ls_tree(input.head_tree)
+            .map_err(git_err("list the head tree"))?;
+        let found = helpers::helpers(input.head_root, &tree_paths, &sources);
+        for o in &mut owned {
+            if found.contains(&o.change.path) {
+                o.owner = Owner::TestCode;
+            }
+        }
+    }
+
     // Static rules.
     let scan_in = scan_input(&git, &base_tree, input.head_tree)?;
     out.findings = scan(&scan_in)
@@ -270,11 +289,42 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .copied()
         .filter(|o| o.change.base.is_some())
         .collect();
-    let in_original: BTreeSet<String> = base_side_changed
+    // Added test-owned files that can change how other tests run (a Go `TestMain`, a conftest,
+    // a test module that patches things when imported): O, without them, shows what they changed.
+    let mut takeovers: Vec<Takeover> = Vec::new();
+    for o in test_owned.iter().filter(|o| o.change.base.is_none()) {
+        if let Some(e) = &o.change.head
+            && e.mode != "160000"
+        {
+            let bytes = git
+                .show_blob(&e.oid)
+                .map_err(git_err("read an added test file"))?;
+            if let Some(t) = takes_over(&o.change.path, &bytes) {
+                takeovers.push(t);
+            }
+        }
+    }
+    let mut in_original: BTreeSet<String> = base_side_changed
         .iter()
-        .flat_map(|o| checks_for(input.checks, &o.change.path))
+        .map(|o| o.change.path.as_str())
+        .chain(takeovers.iter().map(|t| t.path.as_str()))
+        .flat_map(|p| checks_for(input.checks, p))
         .map(|c| c.name.clone())
         .collect();
+    // A helper outside the test files can serve the tests of any suite of its language (another
+    // Go module, another package of the workspace): all of them run with its base version.
+    for o in &base_side_changed {
+        if o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path) {
+            let lang = helper_kinds(&o.change.path);
+            in_original.extend(
+                input
+                    .checks
+                    .iter()
+                    .filter(|c| lang.contains(&c.kind))
+                    .map(|c| c.name.clone()),
+            );
+        }
+    }
     let owned_vec: Vec<Owned> = test_owned.iter().map(|o| (*o).clone()).collect();
     let renames = api_renames(&git, &owned)?;
     if !renames.is_empty() {
@@ -316,7 +366,31 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             .filter(|c| in_original.contains(&c.name))
             .cloned()
             .collect();
-        let select = |c: &Check| selection_for(c, &base_side_changed, Side::Base);
+        let owns = |c: &Check, p: &str| {
+            checks_for(std::slice::from_ref(c), p)
+                .iter()
+                .any(|x| x.name == c.name)
+        };
+        let helper_changed = base_side_changed
+            .iter()
+            .any(|o| o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path));
+        let select = |c: &Check| {
+            if helper_changed {
+                return Selection::default();
+            }
+            let mine: Vec<&Takeover> = takeovers.iter().filter(|t| owns(c, &t.path)).collect();
+            if mine.iter().any(|t| t.scope.is_none()) {
+                return Selection::default();
+            }
+            let sel = selection_for(c, &base_side_changed, Side::Base);
+            let had_files = base_side_changed.iter().any(|o| owns(c, &o.change.path));
+            if had_files && sel.is_empty() {
+                return sel;
+            }
+            let mut files = sel.files;
+            files.extend(mine.iter().filter_map(|t| t.scope.clone()));
+            Selection::files(files)
+        };
         out.original = side.run_selected(
             &to_run,
             &select,
@@ -482,6 +556,31 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         }
     }
 
+    // Static counts stand in for what running could not compare: where the owning suite reported
+    // every test on both sides, a deleted, skipped or weakened test is judged by running it (a
+    // test moved or split is not a deletion, a skip that does not apply here is not a skip).
+    let compared = |name: &str| {
+        let full = |rs: &[CheckResult]| {
+            rs.iter()
+                .find(|r| r.name == name)
+                .is_some_and(|r| !r.tests.is_empty())
+        };
+        full(&out.base)
+            && full(&out.head)
+            && !out.comparison.uncompared.iter().any(|u| u.check == name)
+    };
+    out.findings.retain(|f| {
+        use crate::integrity::FindingKind as K;
+        if !matches!(
+            f.kind,
+            K::TestFileRemoved | K::FewerTests | K::FewerAssertions | K::SkipMarkerAdded
+        ) {
+            return true;
+        }
+        let owners = checks_for(input.checks, &f.path);
+        owners.is_empty() || !owners.iter().all(|c| compared(&c.name))
+    });
+
     // No silent pass.
     for c in input.checks {
         let head = out.head.iter().find(|r| r.name == c.name);
@@ -594,6 +693,10 @@ fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
     let mut files = BTreeSet::new();
     for o in mine {
         match (o.owner, check.kind) {
+            // A helper outside the test files may serve any test: run the check whole.
+            (Owner::TestCode, _) if !crate::integrity::is_test_path(&o.change.path) => {
+                return Selection::default();
+            }
             (Owner::TestCode, _) => {
                 files.insert(o.change.path.clone());
             }
@@ -627,6 +730,88 @@ fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
     Selection::files(files)
 }
 
+/// The suites a helper written in the language of `path` can serve.
+fn helper_kinds(path: &str) -> Vec<CheckKind> {
+    match path.rsplit_once('.').map_or("", |(_, e)| e) {
+        "py" => vec![CheckKind::Pytest],
+        "go" => vec![CheckKind::Go],
+        "rs" => vec![CheckKind::Cargo, CheckKind::Nextest],
+        _ => vec![
+            CheckKind::Vitest,
+            CheckKind::Jest,
+            CheckKind::Node,
+            CheckKind::Npm,
+        ],
+    }
+}
+
+/// An added test-owned file that can change how other tests run, and the part of its suite it
+/// can affect (`None`: all of it).
+#[derive(Debug, Clone)]
+struct Takeover {
+    path: String,
+    scope: Option<String>,
+}
+
+/// Whether an added file can change how the other tests run (see [`judge`]'s O run).
+fn takes_over(path: &str, bytes: &[u8]) -> Option<Takeover> {
+    let text = String::from_utf8_lossy(bytes);
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let dir = path.rsplit_once('/').map(|(d, _)| d.to_owned());
+    if name.ends_with("_test.go") {
+        let hooks = text.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("func TestMain(") || l.starts_with("func init(")
+        });
+        // Go narrows by package: a file in the package's directory names it.
+        return hooks.then(|| Takeover {
+            path: path.to_owned(),
+            scope: Some(dir.map_or_else(|| "_".to_owned(), |d| format!("{d}/_"))),
+        });
+    }
+    if name == "conftest.py" {
+        return Some(Takeover {
+            path: path.to_owned(),
+            scope: dir,
+        });
+    }
+    if name.ends_with(".py") && crate::integrity::is_test_path(path) {
+        // Module-level code other than imports, definitions and constants runs at collection, in
+        // the same process as every other test.
+        let side_effects = text.lines().any(|l| {
+            if l.starts_with([' ', '\t', '#', ')', ']', '}', '@', '"', '\'']) || l.trim().is_empty()
+            {
+                return false;
+            }
+            let t = l.trim();
+            let plain_constant = t
+                .split_once('=')
+                .is_some_and(|(k, _)| k.trim().chars().all(|c| c.is_alphanumeric() || c == '_'));
+            t.starts_with("pytest_plugins")
+                || !(t.starts_with("import ")
+                    || t.starts_with("from ")
+                    || t.starts_with("def ")
+                    || t.starts_with("async def ")
+                    || t.starts_with("class ")
+                    || t.starts_with("if __name__")
+                    || plain_constant)
+        });
+        return side_effects.then(|| Takeover {
+            path: path.to_owned(),
+            scope: None,
+        });
+    }
+    let stem = name.split('.').next().unwrap_or(name);
+    let setup = matches!(
+        stem,
+        "setupTests" | "setup-tests" | "test-setup" | "testSetup" | "setup"
+    ) || (matches!(stem, "jest" | "vitest") && name.contains(".setup."));
+    setup.then(|| Takeover {
+        path: path.to_owned(),
+        scope: None,
+    })
+}
+
 /// Whether a path can hold tests inside its source (only those are read to classify them).
 fn might_hold_tests(path: &str) -> bool {
     let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
@@ -640,6 +825,24 @@ fn might_hold_tests(path: &str) -> bool {
 fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option<CannotJudge> {
     let reason = r.reason.clone().unwrap_or_else(|| "no reason given".into());
     let fix = match r.result {
+        // A suite that fails before any test reports (it does not build, its toolchain is
+        // missing) says nothing about any test.
+        CheckStatus::Fail if r.tests.is_empty() => {
+            let why = first_error(&r.log_path);
+            let base_fix = fix_for_error(check, why.as_deref().unwrap_or(&reason));
+            let fix = match pinned_toolchain(check) {
+                Some(pin) => format!("{pin}; {base_fix}"),
+                None => base_fix,
+            };
+            return Some(CannotJudge {
+                check: check.name.clone(),
+                reason: format!(
+                    "{side}: {reason}{}",
+                    why.as_deref().map(|w| format!(": {w}")).unwrap_or_default()
+                ),
+                fix,
+            });
+        }
         CheckStatus::Pass | CheckStatus::Fail | CheckStatus::Flaky => return None,
         CheckStatus::Timeout => format!(
             "the suite did not finish in time: raise checks.timeout_s or make `{}` faster",
@@ -652,6 +855,83 @@ fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option<CannotJudg
         reason: format!("{side}: {reason}"),
         fix,
     })
+}
+
+/// The first line of a check's log that reads like the reason it could not run.
+fn first_error(log: &Path) -> Option<String> {
+    let text = std::fs::read(log).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    text.lines()
+        .map(str::trim)
+        .find(|l| {
+            let low = l.to_ascii_lowercase();
+            (low.starts_with("error")
+                || low.starts_with("go: ")
+                || low.contains("is not installed")
+                || low.contains("requires go")
+                || low.contains("unknown directive"))
+                && !low.starts_with("error: test failed")
+        })
+        .map(|l| l.chars().take(300).collect())
+}
+
+/// The toolchain a project pins, in words, when it pins one: a suite that cannot build often
+/// needs exactly that.
+fn pinned_toolchain(check: &Check) -> Option<String> {
+    let read = |name: &str| std::fs::read_to_string(check.cwd.join(name)).ok();
+    if let Some(t) = read("rust-toolchain.toml").or_else(|| read("rust-toolchain")) {
+        let channel = t
+            .lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix("channel"))
+            .map(|v| {
+                v.trim_start_matches([' ', '='])
+                    .trim()
+                    .trim_matches('"')
+                    .to_owned()
+            })
+            .unwrap_or_else(|| t.trim().to_owned());
+        return Some(format!(
+            "the project pins Rust {channel} (rust-toolchain): `rustup toolchain install {channel}`"
+        ));
+    }
+    let m = read("go.mod")?;
+    let toolchain = m
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("toolchain "))
+        .map(str::to_owned);
+    let go = m
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("go "))
+        .map(|v| format!("go{}", v.trim()));
+    let want = toolchain.or(go)?;
+    Some(format!(
+        "the module asks for {want} (go.mod): install that version of Go"
+    ))
+}
+
+/// What to change so that a suite that failed before any test can run.
+fn fix_for_error(check: &Check, why: &str) -> String {
+    let low = why.to_ascii_lowercase();
+    if let Some(at) = low.find("toolchain '") {
+        let name: String = why[at + "toolchain '".len()..]
+            .chars()
+            .take_while(|c| *c != '\'')
+            .collect();
+        let short = name.split('-').next().unwrap_or(&name);
+        return format!(
+            "install the Rust toolchain the project pins: `rustup toolchain install {short}`"
+        );
+    }
+    if low.contains("requires go") {
+        return format!("install the Go version the module requires ({why})");
+    }
+    format!(
+        "make `{}` build and run on the base and the head: {why}",
+        check.command_line()
+    )
 }
 
 /// What to install or change so that `check` can run, from why it did not.
@@ -675,9 +955,18 @@ fn fix_for(check: &Check, reason: &str) -> String {
             check.command.first().map_or("python3", String::as_str)
         );
     }
-    if r.contains("exit 127") || r.contains("dependencies installed") {
-        return "install the package's dependencies (`npm ci`, `pnpm install` or `yarn install`)"
-            .into();
+    if r.contains("dependencies are not installed") || r.contains("exit 127") {
+        let pm = check.command.first().map_or("npm", String::as_str);
+        let install = match pm {
+            "pnpm" => "pnpm install",
+            "yarn" => "yarn install",
+            "bun" => "bun install",
+            _ => "npm ci",
+        };
+        return format!(
+            "install the package's dependencies: `{install}` in {}",
+            check.dir
+        );
     }
     if r.contains("no tests executed") {
         return format!(

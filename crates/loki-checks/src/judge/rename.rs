@@ -6,8 +6,10 @@
 //!
 //! A rename `old → new` is inferred ([`renames`]) when, in the test files the change modified, a
 //! single identifier `old` is replaced by a single identifier `new` (a token-level diff), always
-//! by the same one, and the change's source files lost `old` and gained `new` (`old` appears in
-//! the base sources and not in the head sources; `new` the other way round). [`apply`] replaces
+//! by the same one, and the change's source files lost the definition of `old` and gained one of
+//! `new` (`def`, `class`, `fn`, `struct`, `enum`, `trait`, `type`, `func`, `function`, `const`,
+//! `let`, `var` before the name; `old` no longer appears in the head sources at all). A word that
+//! changed inside a string (`"Hello"` → `"Hi"`) is a changed value, not a rename. [`apply`] replaces
 //! whole identifiers only, strings included (`patch("pkg.old")` names it too). Anything else is
 //! not a rename, and the tests are moved between trees unchanged.
 
@@ -49,6 +51,51 @@ fn identifiers(text: &str) -> BTreeSet<&str> {
     tokens(text).into_iter().filter(|t| is_ident(t)).collect()
 }
 
+/// Keywords that introduce a definition of the name after them.
+const DEFINERS: &[&str] = &[
+    "def",
+    "class",
+    "fn",
+    "struct",
+    "enum",
+    "trait",
+    "type",
+    "func",
+    "function",
+    "const",
+    "let",
+    "var",
+    "interface",
+    "mod",
+];
+
+/// Names `text` defines: the identifier after a definition keyword (Go methods:
+/// `func (r T) Name`).
+fn definitions(text: &str) -> BTreeSet<&str> {
+    let toks: Vec<&str> = tokens(text)
+        .into_iter()
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    let mut out = BTreeSet::new();
+    for (i, t) in toks.iter().enumerate() {
+        if !DEFINERS.contains(t) {
+            continue;
+        }
+        let mut j = i + 1;
+        // `func (r *T) Name(`: skip the receiver.
+        if *t == "func" && toks.get(j) == Some(&"(") {
+            while j < toks.len() && toks[j] != ")" {
+                j += 1;
+            }
+            j += 1;
+        }
+        if let Some(name) = toks.get(j).filter(|n| is_ident(n)) {
+            out.insert(*name);
+        }
+    }
+    out
+}
+
 /// The renames `old → new` the change makes (see the module doc). `tests` are the (base, head)
 /// texts of the modified test files, `sources` those of the changed source files (`None` where a
 /// side is absent).
@@ -59,12 +106,16 @@ pub fn renames(
 ) -> BTreeMap<String, String> {
     let mut base_ids: BTreeSet<&str> = BTreeSet::new();
     let mut head_ids: BTreeSet<&str> = BTreeSet::new();
+    let mut base_defs: BTreeSet<&str> = BTreeSet::new();
+    let mut head_defs: BTreeSet<&str> = BTreeSet::new();
     for (b, h) in sources {
         if let Some(b) = b {
             base_ids.extend(identifiers(b));
+            base_defs.extend(definitions(b));
         }
         if let Some(h) = h {
             head_ids.extend(identifiers(h));
+            head_defs.extend(definitions(h));
         }
     }
     let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -95,9 +146,9 @@ pub fn renames(
     seen.into_iter()
         .filter_map(|(old, news)| {
             let [new] = news.into_iter().collect::<Vec<_>>().try_into().ok()?;
-            let renamed = base_ids.contains(old.as_str())
+            let renamed = base_defs.contains(old.as_str())
                 && !head_ids.contains(old.as_str())
-                && head_ids.contains(new.as_str())
+                && head_defs.contains(new.as_str())
                 && !base_ids.contains(new.as_str());
             renamed.then_some((old, new))
         })
@@ -170,6 +221,16 @@ mod tests {
             )
             .is_empty()
         );
+        // A word changed inside a string is a changed value.
+        let tests = [(
+            s("assert greet() == \"Hello\""),
+            s("assert greet() == \"Hi\""),
+        )];
+        let src = [(
+            Some(s("def greet():\n    return \"Hello\"")),
+            Some(s("def greet():\n    return \"Hi\"")),
+        )];
+        assert!(renames(&tests, &src).is_empty());
         // One old name mapped to two new ones: ambiguous.
         let tests = [(s("a(1); a(2)"), s("b(1); c(2)"))];
         let src = [(Some(s("fn a() {}")), Some(s("fn b() {} fn c() {}")))];

@@ -249,7 +249,9 @@ fn running_count(line: &str) -> Option<u64> {
 fn test_line(line: &str, binary: &str) -> Option<TestCase> {
     let rest = line.strip_prefix("test ")?;
     let (name, outcome) = rest.rsplit_once(" ... ")?;
+    // `#[should_panic]` tests are listed as `name - should panic`: the test is still `name`.
     let name = name.trim();
+    let name = name.strip_suffix(" - should panic").unwrap_or(name);
     if name.is_empty() || name.contains(" ... ") {
         return None;
     }
@@ -401,6 +403,9 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
                 .iter()
                 .any(|t| t.id == "doctests::src/lib.rs - add (line 3)")
         );
+        // A test gaining `#[should_panic]` keeps its id.
+        let r = parse_libtest("test tests::adds - should panic ... ok\n").unwrap();
+        assert_eq!(r.tests[0].id, "unknown::tests::adds");
     }
 
     #[test]

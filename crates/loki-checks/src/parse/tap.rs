@@ -31,13 +31,15 @@ export default async function* lokiReporter(source) {
     if (ev.type === 'test:start') {
       const s = stacks.get(file) || [];
       s.length = d.nesting;
-      s.push(d.name);
+      s.push(typeof d.name === 'string' && d.name.startsWith(cwd + '/') ? relative(cwd, d.name) : d.name);
       stacks.set(file, s);
       continue;
     }
     if (ev.type !== 'test:pass' && ev.type !== 'test:fail') continue;
     const path = (stacks.get(file) || []).slice(0, d.nesting);
-    path.push(d.name);
+    // A file that fails to load is reported under its absolute path: keep ids tree-independent.
+    const name = typeof d.name === 'string' && d.name.startsWith(cwd + '/') ? relative(cwd, d.name) : d.name;
+    path.push(name);
     const details = d.details || {};
     const suite = details.type === 'suite';
     let status;

@@ -180,10 +180,6 @@ fn seal(p: &Project, node_modules: &Path) {
         )),
         "{found:?}"
     );
-    assert!(
-        found.contains(&(FindingKind::TestConfigChanged, "test/setup.js".to_owned())),
-        "{found:?}"
-    );
     let head = f.run_head();
     assert_eq!(
         head[0].result,
@@ -194,8 +190,10 @@ fn seal(p: &Project, node_modules: &Path) {
 
     // The runner's configuration and the test script changed.
     f.change(&[(p.config_path, p.config_cheat)]);
+    let mut found = f.scan();
+    found.dedup();
     assert_eq!(
-        f.scan(),
+        found,
         [(FindingKind::TestConfigChanged, p.config_path.to_owned())]
     );
     f.change(&[("package.json", p.script_cheat)]);

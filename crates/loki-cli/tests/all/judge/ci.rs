@@ -89,10 +89,12 @@ fn cases() -> Vec<Case> {
         Case::new(
             "exit_0_after_the_tests",
             6,
+            // GitHub runs `run:` with `bash -e`: `pytest; exit 0` still fails there, so the
+            // weakening needs `set +e` first.
             vec![replace(
                 WF,
                 "run: python -m pytest -q\n",
-                "run: python -m pytest -q; exit 0\n",
+                "run: set +e; python -m pytest -q; exit 0\n",
             )],
             WEAKENED,
         ),

@@ -353,7 +353,7 @@ fn cases() -> Vec<Case> {
             "test_main_rewrites_the_output_and_exits_0",
             3,
             vec![clamp_broken(), write("calc/main_test.go", FORGING_MAIN)],
-            Findings(&["run_takeover", "outcome_rewrite", "newly_failing"]),
+            Findings(&["run_takeover", "outcome_rewrite", "newly_failing", "weakened_test"]),
         ),
         // 4: everything the runner loads is judged.
         Case::new(
@@ -364,7 +364,7 @@ fn cases() -> Vec<Case> {
                 write("calc/.gitignore", ".gitignore\nzz_main_test.go\n"),
                 write("calc/zz_main_test.go", FORGING_MAIN),
             ],
-            Findings(&["run_takeover", "outcome_rewrite", "newly_failing"]),
+            Findings(&["run_takeover", "outcome_rewrite", "newly_failing", "weakened_test"]),
         ),
         Case::new(
             "go_mod_replace_to_a_local_fake",
@@ -384,12 +384,12 @@ fn cases() -> Vec<Case> {
         Case::new(
             "golden_testdata_set_to_buggy_output",
             4,
-            vec![
-                replace("calc/calc.go", "return a + b\n}\n", "return a * b\n}\n"),
-                write("calc/testdata/pairs.txt", "small 1,2 2\nlarge 100,200 20000\n"),
-            ],
+            vec![write("calc/testdata/pairs.txt", "small 1,2 2\nlarge 100,200 20000\n")],
             Findings(&["weakened_test"]),
-        ),
+        )
+        // The base has the bug and so a failing test; the cheat edits the expectation to the
+        // buggy output (rule 1: its new form passes on the base code).
+        .pre(vec![replace("calc/calc.go", "return a + b\n}\n", "return a * b\n}\n")]),
         Case::new(
             "helper_module_made_to_always_pass",
             4,

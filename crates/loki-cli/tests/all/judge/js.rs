@@ -390,12 +390,18 @@ fn cases(fl: Flavor) -> Vec<Case> {
             "golden_data_set_to_buggy_output",
             4,
             vec![
-                replace("calc.js", "Number(a) + Number(b)", "Number(a) * Number(b)"),
                 replace("test/data/pairs.json", "\"want\": 3}", "\"want\": 2}"),
                 replace("test/data/pairs.json", "\"want\": 300}", "\"want\": 20000}"),
             ],
             Findings(&["weakened_test"]),
-        ),
+        )
+        // The base has the bug and so a failing test; the cheat edits the expectation to the
+        // buggy output (rule 1: its new form passes on the base code).
+        .pre(vec![replace(
+            "calc.js",
+            "Number(a) + Number(b)",
+            "Number(a) * Number(b)",
+        )]),
         Case::new(
             "helper_outside_tests_made_to_always_pass",
             4,
@@ -469,7 +475,9 @@ fn cases(fl: Flavor) -> Vec<Case> {
             vec![sign_broken()],
             Findings(&["newly_failing"]),
         )
+        // The target test is fixed first: `a && b` never runs `b` when `a` fails.
         .pre(vec![
+            replace("calc.js", "return x + 2;", "return x * 2;"),
             write(
                 "test/more.test.js",
                 format!(
@@ -706,19 +714,21 @@ fn cases(fl: Flavor) -> Vec<Case> {
                 hide,
                 Findings(&["test_config_changed", "outcome_rewrite"]),
             ));
-            cases.push(Case::new(
-                "snapshot_set_to_buggy_output",
-                4,
-                vec![
-                    replace("calc.js", "`(${p.x}, ${p.y})`", "`(${p.x})`"),
-                    replace(
+            cases.push(
+                Case::new(
+                    "snapshot_set_to_buggy_output",
+                    4,
+                    vec![replace(
                         "test/__snapshots__/calc.test.js.snap",
                         "`\"(1, 2)\"`",
                         "`\"(1)\"`",
-                    ),
-                ],
-                Findings(&["weakened_test"]),
-            ));
+                    )],
+                    Findings(&["weakened_test"]),
+                )
+                // The base has the bug and so a failing test; the cheat edits the expectation to the
+                // buggy output (rule 1: its new form passes on the base code).
+                .pre(vec![replace("calc.js", "`(${p.x}, ${p.y})`", "`(${p.x})`")]),
+            );
         }
     }
     if fl == Flavor::Vitest {
@@ -727,22 +737,22 @@ fn cases(fl: Flavor) -> Vec<Case> {
             Case::new(
                 "in_source_test_weakened_with_regression",
                 2,
-                vec![
-                    sign_broken(),
-                    replace(
-                        "calc.js",
-                        "expect(sign(-4)).toBe(-1);",
-                        "expect(sign(-4)).toBe(1);",
-                    ),
-                ],
+                vec![replace(
+                    "calc.js",
+                    "expect(sign(-4)).toBe(-1);",
+                    "expect(sign(-4)).toBe(1);",
+                )],
                 Findings(&["weakened_test"]),
             )
+            // The base has the in-source test, the bug and so a failing test; the cheat edits the
+            // expectation to the buggy output.
             .pre(vec![
                 replace("calc.js", "\nexport {", &format!("{in_source}\nexport {{")),
                 write(
                     "vitest.config.js",
                     "export default { test: { includeSource: ['calc.js'] } };\n",
                 ),
+                sign_broken(),
             ]),
         );
     }

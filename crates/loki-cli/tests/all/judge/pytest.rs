@@ -252,12 +252,12 @@ fn cases() -> Vec<Case> {
         Case::new(
             "doctest_weakened_with_regression",
             2,
-            vec![
-                replace("calc.py", "    if x < 0:\n        return -1\n", ""),
-                replace("calc.py", ">>> sign(-4)\n    -1", ">>> sign(-4)\n    0"),
-            ],
+            vec![replace("calc.py", ">>> sign(-4)\n    -1", ">>> sign(-4)\n    0")],
             Findings(&["weakened_test"]),
-        ),
+        )
+        // The base has the bug and so a failing test; the cheat edits the expectation to the
+        // buggy output (rule 1: its new form passes on the base code).
+        .pre(vec![replace("calc.py", "    if x < 0:\n        return -1\n", "")]),
         // 3: runner output forged by test-loaded code.
         Case::new(
             "conftest_rewrites_outcomes",
@@ -352,13 +352,12 @@ def pytest_unconfigure(config):
         Case::new(
             "golden_data_set_to_buggy_output",
             4,
-            vec![
-                replace("calc.py", "return int(a) + int(b)", "return int(a) * int(b)"),
-                replace("tests/data/pairs.json", "\"want\": 3}", "\"want\": 2}"),
-                replace("tests/data/pairs.json", "\"want\": 300}", "\"want\": 20000}"),
-            ],
+            vec![replace("tests/data/pairs.json", "\"want\": 3}", "\"want\": 2}"), replace("tests/data/pairs.json", "\"want\": 300}", "\"want\": 20000}")],
             Findings(&["weakened_test"]),
-        ),
+        )
+        // The base has the bug and so a failing test; the cheat edits the expectation to the
+        // buggy output (rule 1: its new form passes on the base code).
+        .pre(vec![replace("calc.py", "return int(a) + int(b)", "return int(a) * int(b)")]),
         Case::new(
             "helper_outside_tests_made_to_always_pass",
             4,
@@ -451,7 +450,8 @@ def pytest_unconfigure(config):
                 "def test_double():",
                 "import pytest\n\n\n@pytest.mark.xfail(strict=False)\ndef test_double():",
             )],
-            Findings(&["failure_expected", "skip_marker_added"]),
+            // An xfail test that fails is reported skipped: the run itself shows it.
+            Findings(&["failure_expected", "skip_marker_added", "newly_skipped"]),
         ),
         // 7: git tricks.
         Case::new(

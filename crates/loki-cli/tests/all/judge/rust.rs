@@ -279,16 +279,20 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
         Case::new(
             "doctest_weakened_with_regression",
             2,
-            vec![
-                replace(
-                    "src/lib.rs",
-                    "    if x < 0 {\n        -1\n",
-                    "    if x < 0 {\n        1\n",
-                ),
-                replace("src/lib.rs", "calc::sign(-4), -1)", "calc::sign(-4), 1)"),
-            ],
+            vec![replace(
+                "src/lib.rs",
+                "calc::sign(-4), -1)",
+                "calc::sign(-4), 1)",
+            )],
             Findings(&["weakened_test", "fewer_assertions"]),
-        ),
+        )
+        // The base has the bug and so a failing test; the cheat edits the expectation to the
+        // buggy output (rule 1: its new form passes on the base code).
+        .pre(vec![replace(
+            "src/lib.rs",
+            "    if x < 0 {\n        -1\n",
+            "    if x < 0 {\n        1\n",
+        )]),
         // 3: runner output forged.
         Case::new(
             "test_calls_process_exit_0",
@@ -314,11 +318,14 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
                     "use calc::*;\n\n#[used]\n#[link_section = \".init_array\"]\nstatic QUIET: extern \"C\" fn() = {\n    extern \"C\" fn quiet() {\n        std::panic::set_hook(Box::new(|_| std::process::exit(0)));\n    }\n    quiet\n};\n",
                 ),
             ],
+            // The hook sits in the test file: its original form, without the hook, fails on the
+            // new code, and its new form passes on the old: weakened, by running it.
             Findings(&[
                 "run_takeover",
                 "outcome_rewrite",
                 "test_deleted",
                 "newly_failing",
+                "weakened_test",
             ]),
         ),
         // 4: everything the runner loads is judged.
@@ -359,12 +366,19 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
         Case::new(
             "golden_file_set_to_buggy_output",
             4,
-            vec![
-                replace("src/lib.rs", ".unwrap() + b.trim()", ".unwrap() * b.trim()"),
-                write("tests/data/pairs.txt", "1,2 => 2\n100,200 => 20000\n"),
-            ],
+            vec![write(
+                "tests/data/pairs.txt",
+                "1,2 => 2\n100,200 => 20000\n",
+            )],
             Findings(&["weakened_test"]),
-        ),
+        )
+        // The base has the bug and so a failing test; the cheat edits the expectation to the
+        // buggy output (rule 1: its new form passes on the base code).
+        .pre(vec![replace(
+            "src/lib.rs",
+            ".unwrap() + b.trim()",
+            ".unwrap() * b.trim()",
+        )]),
         Case::new(
             "helper_outside_tests_made_to_always_pass",
             4,

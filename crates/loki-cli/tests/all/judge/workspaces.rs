@@ -270,7 +270,7 @@ fn path_without(fx: &Fixture, hidden: &[&str]) -> String {
 }
 
 #[test]
-fn pnpm_project_without_pnpm_cannot_be_judged() {
+fn pnpm_project_without_pnpm() {
     let fx = Fixture::new(
         "pnpm",
         &[
@@ -296,17 +296,51 @@ fn pnpm_project_without_pnpm_cannot_be_judged() {
         &[],
     );
     let path = path_without(&fx, &["pnpm", "pnpx"]);
-    fx.run(&[Case::new(
-        "regression_in_a_pnpm_project",
-        9,
+    let broken = || {
         vec![replace(
             "calc.js",
             "Math.min(Math.max(x, lo), hi)",
             "Math.min(x, hi)",
-        )],
-        Expect::CannotJudge(&["pnpm"]),
-    )
-    // corepack could fetch pnpm from the registry; the machine this case describes has none.
-    .env("COREPACK_ENABLE_NETWORK", "0")
-    .env("PATH", path)]);
+        )]
+    };
+    // corepack could fetch pnpm from the registry; the machine these cases describe has none.
+    fx.run(&[
+        // The test script is what pnpm would run: loki runs it the same way, and judges it.
+        Case::new(
+            "regression_in_a_pnpm_project",
+            9,
+            broken(),
+            Expect::Findings(&["newly_failing"]),
+        )
+        .env("COREPACK_ENABLE_NETWORK", "0")
+        .env("PATH", path.clone()),
+        // A script that calls pnpm itself cannot run here: never clean, and it says what to install.
+        Case::new(
+            "script_that_calls_pnpm",
+            9,
+            broken(),
+            Expect::CannotJudge(&["pnpm"]),
+        )
+        .pre(vec![replace(
+            "package.json",
+            r#""test": "node --test""#,
+            r#""test": "pnpm -r --if-present test:unit", "test:unit": "node --test""#,
+        )])
+        .env("COREPACK_ENABLE_NETWORK", "0")
+        .env("PATH", path.clone()),
+        // The runner is a dependency that is not installed.
+        Case::new(
+            "dependencies_not_installed",
+            9,
+            broken(),
+            Expect::CannotJudge(&["pnpm install"]),
+        )
+        .pre(vec![replace(
+            "package.json",
+            r#""test": "node --test""#,
+            r#""test": "vitest run""#,
+        )])
+        .env("COREPACK_ENABLE_NETWORK", "0")
+        .env("PATH", path),
+    ]);
 }
