@@ -97,7 +97,7 @@ fn seal(p: &Project, node_modules: &Path) {
     assert_eq!(r.result, CheckStatus::Pass, "{}", show(&head));
     assert_eq!(
         (r.executed, r.passed, r.failed, r.report_source.as_deref()),
-        (2, 2, 0, Some("jest-json")),
+        (2, 2, 0, Some("script+jest-json")),
         "{}",
         show(&head)
     );

@@ -187,7 +187,7 @@ fn the_release_valve_allows_after_max_blocks_and_records_not_verified() {
     let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
     assert_eq!(v["decision"], "block", "{v}");
     assert!(
-        v["reason"].as_str().unwrap().contains("skip_marker_added"),
+        v["reason"].as_str().unwrap().contains("newly_skipped"),
         "{v}"
     );
     let second = stop(&sb);
