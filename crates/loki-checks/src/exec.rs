@@ -595,7 +595,7 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
             path.push(dir.as_os_str());
             path.push(":");
         }
-        path.push(spec.env_value("PATH").unwrap_or_default().to_owned());
+        path.push(spec.env_value("PATH").unwrap_or_default());
         spec = spec.env("PATH", path);
         for (k, v) in &p.env {
             spec = spec.env(k, v);

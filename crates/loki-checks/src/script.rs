@@ -190,7 +190,7 @@ fn rewrite_inner(
                 out.push(' ');
             }
             Piece::Command(cmd) => {
-                out.push_str(&command(&cmd, scripts, tmp, reports, depth, extra))
+                out.push_str(&command(&cmd, scripts, tmp, reports, depth, extra));
             }
         }
     }
@@ -377,7 +377,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn plan_of(scripts: serde_json::Value, pm: &str, extra: &[&str]) -> Plan {
+    fn plan_of(scripts: &serde_json::Value, pm: &str, extra: &[&str]) -> Plan {
         let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
         plan(
             Path::new("/r/pkg"),
@@ -393,7 +393,7 @@ mod tests {
     #[test]
     fn every_runner_in_a_chain_reports() {
         let p = plan_of(
-            json!({"test": "vitest run && npm run test:e2e", "test:e2e": "NODE_ENV=test jest --runInBand"}),
+            &json!({"test": "vitest run && npm run test:e2e", "test:e2e": "NODE_ENV=test jest --runInBand"}),
             "pnpm",
             &[],
         );
@@ -410,7 +410,7 @@ mod tests {
     #[test]
     fn wrappers_node_test_and_pre_post_hooks() {
         let p = plan_of(
-            json!({"test": "cross-env TZ=UTC npx vitest", "pretest": "tsc", "posttest": "echo done"}),
+            &json!({"test": "cross-env TZ=UTC npx vitest", "pretest": "tsc", "posttest": "echo done"}),
             "npm",
             &[],
         );
@@ -421,32 +421,36 @@ mod tests {
             p.script
         );
         assert!(p.script.ends_with("&& echo done"), "{}", p.script);
-        let p = plan_of(json!({"test": "node --test test/"}), "pnpm", &[]);
+        let p = plan_of(&json!({"test": "node --test test/"}), "pnpm", &[]);
         assert_eq!(
             p.script,
             "node --test-reporter=spec --test-reporter-destination=stdout --test-reporter=/t/loki-node-reporter.mjs --test-reporter-destination=/t/script-report-0.jsonl --test test/"
         );
         // pnpm does not run npm's pre/post hooks.
-        let p = plan_of(json!({"test": "jest", "pretest": "tsc"}), "pnpm", &[]);
+        let p = plan_of(&json!({"test": "jest", "pretest": "tsc"}), "pnpm", &[]);
         assert!(!p.script.contains("tsc"));
     }
 
     #[test]
     fn extra_arguments_go_to_the_one_runner() {
-        let p = plan_of(json!({"test": "vitest run"}), "npm", &["src/a.test.ts"]);
+        let p = plan_of(&json!({"test": "vitest run"}), "npm", &["src/a.test.ts"]);
         assert!(p.script.ends_with(" src/a.test.ts"), "{}", p.script);
         assert!(!p.extra_dropped);
-        let p = plan_of(json!({"test": "vitest run && jest"}), "npm", &["a.test.ts"]);
+        let p = plan_of(
+            &json!({"test": "vitest run && jest"}),
+            "npm",
+            &["a.test.ts"],
+        );
         assert!(p.extra_dropped && !p.script.contains("a.test.ts"));
     }
 
     #[test]
     fn quotes_and_unknown_commands_are_left_alone() {
-        let p = plan_of(json!({"test": "echo 'a && b' && mocha"}), "npm", &[]);
+        let p = plan_of(&json!({"test": "echo 'a && b' && mocha"}), "npm", &[]);
         assert_eq!(p.script, "echo 'a && b' && mocha");
         assert!(p.reports.is_empty());
         // Recursion is bounded.
-        let p = plan_of(json!({"test": "npm run test"}), "npm", &[]);
+        let p = plan_of(&json!({"test": "npm run test"}), "npm", &[]);
         assert!(p.script.matches('(').count() <= MAX_DEPTH + 1);
     }
 

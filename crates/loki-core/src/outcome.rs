@@ -108,11 +108,11 @@ impl ExitCode {
             ExitCode::Success => 0,
             ExitCode::Failure => 1,
             ExitCode::Usage => 2,
-            ExitCode::BudgetStop => 3,
+            // `seal check`'s "cannot judge" shares 3 with a build's budget stop: neither is a pass.
+            ExitCode::BudgetStop | ExitCode::CannotJudge => 3,
             ExitCode::Blocked => 4,
             ExitCode::Stalled => 5,
             ExitCode::NoInput => 66,
-            ExitCode::CannotJudge => 3,
             ExitCode::Interrupted => 130,
             ExitCode::Terminated => 143,
         }

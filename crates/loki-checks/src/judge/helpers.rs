@@ -237,7 +237,6 @@ fn imports(path: &str, text: &str, go_module: Option<&str>, tree: &[String]) -> 
         for line in text.lines().map(str::trim) {
             let quoted = line
                 .trim_start_matches("import")
-                .trim()
                 .split_whitespace()
                 .last()
                 .unwrap_or("");
@@ -293,11 +292,7 @@ fn resolve_js(dir: &str, spec: &str, tree: &[String]) -> Option<String> {
         .map(|e| format!("{base}{e}"))
         .chain(index.iter().map(|i| format!("{base}{i}")))
         // `./x.js` written in TypeScript sources names `x.ts`.
-        .chain(
-            base.strip_suffix(".js")
-                .map(|b| format!("{b}.ts"))
-                .into_iter(),
-        )
+        .chain(base.strip_suffix(".js").map(|b| format!("{b}.ts")))
         .find(|c| tree.iter().any(|p| p == c))
 }
 

@@ -127,7 +127,7 @@ fn line_of(root: &Path, rel: &str, pred: impl Fn(&str) -> bool) -> Option<u32> {
     }
     let text = std::fs::read_to_string(&p).ok()?;
     text.lines()
-        .position(|l| pred(l))
+        .position(pred)
         .and_then(|i| u32::try_from(i + 1).ok())
 }
 

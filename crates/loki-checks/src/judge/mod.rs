@@ -697,7 +697,9 @@ fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
             (Owner::TestCode, _) if !crate::integrity::is_test_path(&o.change.path) => {
                 return Selection::default();
             }
-            (Owner::TestCode, _) => {
+            // A test file, or a mixed Rust or Go file (cargo and go narrow by package).
+            (Owner::TestCode, _)
+            | (Owner::Mixed, CheckKind::Cargo | CheckKind::Nextest | CheckKind::Go) => {
                 files.insert(o.change.path.clone());
             }
             // A Go package's test data belongs to the package: run the package.
@@ -718,10 +720,6 @@ fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
                 } else {
                     format!("{pkg}/_")
                 });
-            }
-            // A mixed Rust file narrows to its package (cargo selects by package).
-            (Owner::Mixed, CheckKind::Cargo | CheckKind::Nextest | CheckKind::Go) => {
-                files.insert(o.change.path.clone());
             }
             (Owner::TestData | Owner::Mixed, _) => return Selection::default(),
             (Owner::Source | Owner::Other, _) => {}
