@@ -142,6 +142,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             path: p.clone(),
             line: None,
             test: None,
+            advice: Some("change the code so the sealed acceptance test passes as written".into()),
             detail: "the agent edited a sealed wall test; it was restored from the sealed copy"
                 .into(),
         });

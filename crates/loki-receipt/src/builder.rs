@@ -466,6 +466,7 @@ mod tests {
                         path: "t.rs".into(),
                         line: None,
                         test: None,
+                        advice: None,
                         detail: String::new(),
                     });
                 }),

@@ -140,9 +140,14 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
             .as_ref()
             .map(|t| format!(" (test `{}`)", cell(t)))
             .unwrap_or_default();
+        let advice = i
+            .advice
+            .as_ref()
+            .map(|a| format!(" — {}", cell(a)))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "- **{}** `{}{line}`{test}: {}",
+            "- **{}** `{}{line}`{test}: {}{advice}",
             cell(&i.kind),
             cell(&i.path),
             cell(&i.detail)

@@ -198,6 +198,9 @@ pub struct IntegrityFinding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
     pub detail: String,
+    /// What the agent should have done instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice: Option<String>,
 }
 
 /// A fact the judge established that is neither a pass nor a finding, such as a deliberate

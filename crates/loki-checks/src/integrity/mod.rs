@@ -218,6 +218,7 @@ impl Finding {
             line: self.line,
             test: self.test.clone(),
             detail: self.detail.clone(),
+            advice: Some(self.advice().to_owned()),
         }
     }
 

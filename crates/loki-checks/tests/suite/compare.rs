@@ -389,4 +389,37 @@ proptest! {
             prop_assert_eq!(t.class == TestClass::NewlyFailing, t.head == Some(F) && t.base.is_some_and(|s| s != F));
         }
     }
+
+    /// The decision never panics, and a change that changed nothing (head and the original tests
+    /// on the new code as at base) is never a finding, whatever the statuses.
+    #[test]
+    fn an_unchanged_outcome_is_never_a_finding(b in run(), o in run()) {
+        let base = results(&b);
+        let kinds: BTreeMap<String, CheckKind> =
+            base.iter().map(|r| (r.name.clone(), CheckKind::Pytest)).collect();
+        let in_original: BTreeSet<String> = base.iter().map(|r| r.name.clone()).collect();
+        let d = matrix::decide(&matrix::Input {
+            kinds: &kinds,
+            base: &base,
+            head: &base,
+            original: Runs { results: &base },
+            new_on_base: Runs { results: &[] },
+            in_original: &in_original,
+        });
+        let base_passed_suites = base.iter().filter(|r| r.result == CheckStatus::Pass).count();
+        prop_assert!(d.findings.is_empty() || base_passed_suites > 0, "{:?}", d.findings);
+        prop_assert!(d.findings.iter().all(|f| f.kind == FindingKind::SuiteBroken), "{:?}", d.findings);
+        prop_assert!(d.newly_failing.is_empty() && d.needs_new_on_base.is_empty());
+        // Any O at all: decide and the N step never panic.
+        let original = results(&o);
+        let d = matrix::decide(&matrix::Input {
+            kinds: &kinds,
+            base: &base,
+            head: &base,
+            original: Runs { results: &original },
+            new_on_base: Runs { results: &[] },
+            in_original: &in_original,
+        });
+        let _ = matrix::decide_new_on_base(&kinds, &d.needs_new_on_base, Runs { results: &original });
+    }
 }

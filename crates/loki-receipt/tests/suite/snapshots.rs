@@ -65,6 +65,7 @@ fn receipt_md_of_a_run_with_gaps() {
         path: "tests/wall_verbose.rs".to_string(),
         line: None,
         test: None,
+        advice: None,
         detail: "the agent weakened an assert | restored from the sealed copy".to_string(),
     });
     facts.assessments.push(Assessment {
