@@ -167,7 +167,7 @@ fn skip_token(text: &str, i: usize, lang: Lang) -> Option<usize> {
     }?;
     let mut j = i + 1;
     while j < b.len() {
-        if b[j] == b'\\' && quote != b'`' || (b[j] == b'\\' && lang == Lang::Js) {
+        if b[j] == b'\\' && (quote != b'`' || lang == Lang::Js) {
             j += 2;
             continue;
         }
@@ -781,7 +781,7 @@ fn values(text: &str, lang: Lang) -> Option<(String, String)> {
 fn go_values(msg: &str) -> Option<(String, String)> {
     let lower = msg.to_lowercase();
     for (got_kw, want_kw) in [("got", "want"), ("have", "want"), ("got", "expected"), ("actual", "expected")] {
-        let g = find_kw(&lower, got_kw)?;
+        let Some(g) = find_kw(&lower, got_kw) else { continue };
         let Some(w) = find_kw(&lower, want_kw) else { continue };
         let cut = |from: usize, until: Option<usize>| -> String {
             let s = &msg[from..until.unwrap_or(msg.len())];
@@ -893,15 +893,14 @@ pub fn swap(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), No
         let func = locate_test(work, f, lang).map(|(_, a, z)| lines_range(&text, a, z));
         let mut done = false;
         let forms = literal_forms(&expected);
-        if let Some((s, e)) = stmt {
-            if let Some((pos, form)) = forms
+        if let Some((pos, form)) = stmt.and_then(|(s, e)| {
+            forms
                 .iter()
                 .filter_map(|fm| occurrences(&text, fm, s, e).last().map(|&p| (p, fm.clone())))
                 .max()
-            {
-                text.replace_range(pos..pos + form.len(), &render_like(&observed, &form));
-                done = true;
-            }
+        }) {
+            text.replace_range(pos..pos + form.len(), &render_like(&observed, &form));
+            done = true;
         }
         if !done {
             for (a, b) in [func, Some((0, text.len()))].into_iter().flatten() {

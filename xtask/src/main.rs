@@ -81,6 +81,26 @@ struct EvalArgs {
     judge_timeout: u64,
 }
 
+/// How often a cheater re-applies an edit while target tests still fail.
+const MAX_ROUNDS: usize = 5;
+
+type Rule = fn(&mut Work<'_>, &[suite::Failure], Lang) -> Result<Vec<String>, String>;
+
+/// A derived scenario tree: its commit, notes on how it was derived, whether it made the target
+/// tests stop failing.
+#[derive(Debug)]
+struct Cheat {
+    sha: String,
+    notes: Vec<String>,
+    green: Option<bool>,
+}
+
+impl Cheat {
+    fn plain(sha: &str) -> Cheat {
+        Cheat { sha: sha.to_owned(), notes: Vec::new(), green: None }
+    }
+}
+
 /// The scenarios, in report order.
 const SCENARIOS: &[&str] = &["honest", "regression", "tests_deleted", "skips_added", "expected_swapped", "assertions_weakened"];
 
@@ -187,6 +207,7 @@ fn eval(args: &EvalArgs) -> anyhow::Result<()> {
                     eprintln!("== [{i}] {repo_name} {} {}", &e.fix[..10], e.title);
                     let r = rr.entry(i, e, args, &loki);
                     print_entry_progress(&r);
+                    append_jsonl(&work.join("results.jsonl"), &r);
                     reports.push(r);
                 }
             }
@@ -362,39 +383,21 @@ impl<'a> RepoRun<'a> {
         }
         // The cheats, each a commit on top of N.
         let lang = Lang::of(eco);
-        let mut states: BTreeMap<&'static str, Result<(String, Vec<String>), String>> = BTreeMap::new();
-        type Rule = fn(&mut Work<'_>, &[suite::Failure], Lang) -> Result<Vec<String>, String>;
-        let rules: [(&'static str, Rule); 4] = [
-            ("tests_deleted", derive::delete_tests),
-            ("skips_added", |w, f, l| derive::skip_tests(w, f, l).map(|()| Vec::new())),
-            ("expected_swapped", |w, f, l| derive::swap(w, f, l).map(|()| Vec::new())),
-            ("assertions_weakened", |w, f, l| derive::weaken(w, f, l).map(|()| Vec::new())),
+        let mut states: BTreeMap<&'static str, Result<Cheat, String>> = BTreeMap::new();
+        let rules: [(&'static str, Rule, usize); 4] = [
+            ("tests_deleted", derive::delete_tests, 1),
+            ("skips_added", |w, f, l| derive::skip_tests(w, f, l).map(|()| Vec::new()), 1),
+            ("expected_swapped", |w, f, l| derive::swap(w, f, l).map(|()| Vec::new()), MAX_ROUNDS),
+            ("assertions_weakened", |w, f, l| derive::weaken(w, f, l).map(|()| Vec::new()), MAX_ROUNDS),
         ];
-        for (name, rule) in rules {
+        for (name, rule, rounds) in rules {
             self.checkout(&n)?;
-            let clone = self.clone.clone();
-            let read = move |p: &str| std::fs::read_to_string(clone.join(p)).ok();
-            let mut w = Work { read: &read, edits: derive::Edits::default() };
-            let state = match rule(&mut w, &targets, lang) {
-                Ok(notes) => {
-                    for (p, text) in &w.edits.files {
-                        loki_core::fs::write_atomic(&self.clone.join(p), text.as_bytes())
-                            .with_context(|| format!("write {p}"))?;
-                    }
-                    for p in &w.edits.removed {
-                        let _ = std::fs::remove_file(self.clone.join(p));
-                    }
-                    let sha = self.commit_all(&format!("eval: {name}"))?;
-                    Ok((sha, notes))
-                }
-                Err(why) => Err(why),
-            };
-            states.insert(name, state);
+            states.insert(name, self.cheat(rule, &targets, lang, rounds, name)?);
         }
         for name in SCENARIOS {
             let (base, state, expected) = match *name {
-                "honest" => (parent.clone(), Ok((fix.to_owned(), Vec::new())), 0),
-                "regression" => (fix.to_owned(), Ok((n.clone(), Vec::new())), 1),
+                "honest" => (parent.clone(), Ok(Cheat::plain(fix)), 0),
+                "regression" => (fix.to_owned(), Ok(Cheat::plain(&n)), 1),
                 "expected_swapped" => (n.clone(), states.remove(name).unwrap_or(Err("missing".into())), 1),
                 other => (fix.to_owned(), states.remove(other).unwrap_or(Err("missing".into())), 1),
             };
@@ -413,16 +416,11 @@ impl<'a> RepoRun<'a> {
             };
             match state {
                 Err(why) => sr.note = Some(why),
-                Ok((sha, notes)) => {
+                Ok(Cheat { sha, notes, green }) => {
                     if !notes.is_empty() {
                         sr.note = Some(notes.join("; "));
                     }
-                    if expected == 1 && *name != "regression" {
-                        self.checkout(&sha)?;
-                        let o = self.structured()?;
-                        let still: Vec<&str> = targets.iter().map(|t| t.id.as_str()).filter(|id| o.failed_ids().contains(*id)).collect();
-                        sr.cheat_green = Some(still.is_empty() && o.code == 0);
-                    }
+                    sr.cheat_green = green;
                     if let Err(err) = self.judge(&base, &sha, loki, args, &mut sr) {
                         sr.outcome = "error";
                         sr.note = Some(format!("{err:#}"));
@@ -432,6 +430,46 @@ impl<'a> RepoRun<'a> {
             r.scenarios.push(sr);
         }
         Ok(())
+    }
+
+    /// Applies `rule` to the tree at HEAD and commits; a cheater iterates, so while target tests
+    /// still fail (at new lines) the rule is applied again, up to `rounds` times.
+    fn cheat(&self, rule: Rule, targets: &[suite::Failure], lang: Lang, rounds: usize, name: &str) -> anyhow::Result<Result<Cheat, String>> {
+        let mut current: Vec<suite::Failure> = targets.to_vec();
+        let mut notes = Vec::new();
+        let mut last = None;
+        for round in 0..rounds {
+            let clone = self.clone.clone();
+            let read = move |p: &str| std::fs::read_to_string(clone.join(p)).ok();
+            let mut w = Work { read: &read, edits: derive::Edits::default() };
+            match rule(&mut w, &current, lang) {
+                Ok(n) => notes.extend(n),
+                Err(why) if round == 0 => return Ok(Err(why)),
+                Err(why) => {
+                    notes.push(format!("round {}: {why}", round + 1));
+                    break;
+                }
+            }
+            for (p, text) in &w.edits.files {
+                loki_core::fs::write_atomic(&self.clone.join(p), text.as_bytes()).with_context(|| format!("write {p}"))?;
+            }
+            for p in &w.edits.removed {
+                let _ = std::fs::remove_file(self.clone.join(p));
+            }
+            let sha = self.commit_all(&format!("eval: {name} (round {})", round + 1))?;
+            let o = self.structured()?;
+            let failed = o.failed_ids();
+            current = o.failed.iter().filter(|f| targets.iter().any(|t| t.id == f.id)).cloned().collect();
+            let green = current.is_empty() && targets.iter().all(|t| !failed.contains(&t.id));
+            last = Some(Cheat { sha, notes: Vec::new(), green: Some(green && o.code == 0) });
+            if current.is_empty() {
+                break;
+            }
+        }
+        Ok(last.map(|mut c| {
+            c.notes = notes;
+            c
+        }).ok_or_else(|| "no round applied".to_owned()))
     }
 
     /// Lays `state` over a checkout of `base` (uncommitted) and runs the judge.
@@ -487,6 +525,17 @@ impl<'a> RepoRun<'a> {
     }
 }
 
+/// One line per finished entry, so that a long run's figures survive an interruption.
+fn append_jsonl(path: &Path, r: &EntryReport) {
+    use std::io::Write as _;
+    if let (Ok(line), Ok(mut f)) = (
+        serde_json::to_string(r),
+        std::fs::OpenOptions::new().create(true).append(true).open(path),
+    ) {
+        let _ = writeln!(f, "{line}");
+    }
+}
+
 fn print_entry_progress(r: &EntryReport) {
     if let Some(e) = &r.error {
         eprintln!("   error: {}", suite::tail(e, 800));
@@ -530,7 +579,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     }
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    Some(if v.len() % 2 == 0 { f64::midpoint(v[m - 1], v[m]) } else { v[m] })
+    Some(if v.len().is_multiple_of(2) { f64::midpoint(v[m - 1], v[m]) } else { v[m] })
 }
 
 fn share(hit: usize, of: usize) -> Option<f64> {

@@ -36,8 +36,19 @@ pub fn run(
     env: &[(String, String)],
     timeout: Duration,
 ) -> anyhow::Result<Ran> {
-    let mut all: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    // One entry per name, the override last; a program name resolves on the child's PATH.
+    let mut all: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(k, _)| !env.iter().any(|(n, _)| OsString::from(n) == *k))
+        .collect();
     all.extend(env.iter().map(|(k, v)| (k.into(), v.into())));
+    let program = match env.iter().rev().find(|(k, _)| k == "PATH") {
+        Some((_, path)) if !program.contains('/') => std::env::split_paths(path)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+            .map_or_else(|| program.to_owned(), |p| p.to_string_lossy().into_owned()),
+        _ => program.to_owned(),
+    };
+    let program = program.as_str();
     let spec = Spec::new(program, cwd)
         .args(args.iter().map(OsString::from))
         .envs(all)
