@@ -48,6 +48,10 @@ pub struct Setup {
     /// Its install arguments, run at each entry's fix commit (e.g. `["install", "--frozen-lockfile"]`).
     #[serde(default)]
     pub node_install: Vec<String>,
+    /// pnpm settings written to a private `$XDG_CONFIG_HOME/pnpm/rc` (nested `pnpm` calls in a
+    /// test script read that file, not the environment).
+    #[serde(default)]
+    pub pnpm_config: BTreeMap<String, String>,
     /// Extra environment for every command (e.g. `GOPROXY = "off"`).
     #[serde(default)]
     pub env: BTreeMap<String, String>,

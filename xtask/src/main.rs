@@ -281,6 +281,13 @@ impl<'a> RepoRun<'a> {
             env.push(("PATH".into(), suite::path_with(&bin)));
             env.push(("VIRTUAL_ENV".into(), base.join("venv").to_string_lossy().into_owned()));
         }
+        if !repo.setup.pnpm_config.is_empty() {
+            let xdg = base.join("xdg");
+            std::fs::create_dir_all(xdg.join("pnpm"))?;
+            let rc: String = repo.setup.pnpm_config.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+            loki_core::fs::write_atomic(&xdg.join("pnpm/rc"), rc.as_bytes())?;
+            env.push(("XDG_CONFIG_HOME".into(), xdg.to_string_lossy().into_owned()));
+        }
         let loki_home = base.join("loki-home");
         let _ = std::fs::remove_dir_all(&loki_home);
         std::fs::create_dir_all(&loki_home)?;
