@@ -67,6 +67,8 @@ pub struct Edits {
 /// Reads files on demand from the scratch clone and keeps the edited versions.
 pub struct Work<'a> {
     pub read: &'a dyn Fn(&str) -> Option<String>,
+    /// The test files the fix changed, searched when a failure names no file.
+    pub test_files: Vec<String>,
     pub edits: Edits,
 }
 
@@ -305,12 +307,20 @@ fn find_py_def(text: &str, name: &str) -> Option<(usize, usize)> {
             .is_some_and(|r| r.starts_with('('))
     })?;
     let ind = indent_of(lines[def]);
+    // Decorators above, including multi-line ones (`@pytest.mark.parametrize(` … `)`).
     let mut first = def;
-    while first > 0 && {
-        let p = lines[first - 1];
-        indent_of(p) == ind && p.trim_start().starts_with('@')
-    } {
-        first -= 1;
+    let mut k = def;
+    while k > 0 {
+        let p = lines[k - 1];
+        let t = p.trim_start();
+        if indent_of(p) == ind && t.starts_with('@') {
+            k -= 1;
+            first = k;
+        } else if !t.is_empty() && (indent_of(p) > ind || t.starts_with(')') || t.starts_with(']')) {
+            k -= 1;
+        } else {
+            break;
+        }
     }
     // The signature may span lines; the body starts after the line that closes it.
     let mut depth = 0i32;
@@ -373,7 +383,14 @@ fn js_enclosing_call(text: &str, line: usize) -> Option<usize> {
 
 /// Where a failing test's function is: (file, 1-based first line, last line).
 fn locate_test(work: &mut Work<'_>, f: &Failure, lang: Lang) -> Option<(String, usize, usize)> {
-    let file = f.file.clone()?;
+    let Some(file) = f.file.clone() else {
+        // No location (a crashed test binary): the function by name in the fix's test files.
+        let files = work.test_files.clone();
+        return files.into_iter().find_map(|p| {
+            let text = work.text(&p)?;
+            find_function(&text, &f.name, lang).map(|(a, z)| (p, a, z))
+        });
+    };
     let text = work.text(&file)?;
     if lang == Lang::Js {
         let pos = f
@@ -955,6 +972,13 @@ mod tests {
         let src = "#[test]\nfn a() {\n    let s = \"}\";\n}\n\n#[test]\nfn b() {}\n";
         assert_eq!(find_function(src, "a", Lang::Rs), Some((1, 4)));
         assert_eq!(find_function(src, "b", Lang::Rs), Some((6, 7)));
+    }
+
+    #[test]
+    fn python_defs_take_their_multiline_decorators() {
+        let src = "x = 1\n\n@pytest.mark.parametrize(\n    \"a\",\n    [1, 2],\n)\ndef test_a(a):\n    assert a\n\n\ndef test_b():\n    pass\n";
+        assert_eq!(find_function(src, "test_a", Lang::Py), Some((3, 8)));
+        assert_eq!(find_function(src, "test_b", Lang::Py), Some((11, 12)));
     }
 
     #[test]

@@ -390,6 +390,7 @@ impl<'a> RepoRun<'a> {
         }
         // The cheats, each a commit on top of N.
         let lang = Lang::of(eco);
+        let test_files: Vec<String> = tests.iter().map(|t| (*t).to_owned()).collect();
         let mut states: BTreeMap<&'static str, Result<Cheat, String>> = BTreeMap::new();
         let rules: [(&'static str, Rule, usize); 4] = [
             ("tests_deleted", derive::delete_tests, 1),
@@ -399,7 +400,7 @@ impl<'a> RepoRun<'a> {
         ];
         for (name, rule, rounds) in rules {
             self.checkout(&n)?;
-            states.insert(name, self.cheat(rule, &targets, lang, rounds, name)?);
+            states.insert(name, self.cheat(rule, &targets, &test_files, lang, rounds, name)?);
         }
         for name in SCENARIOS {
             let (base, state, expected) = match *name {
@@ -441,14 +442,14 @@ impl<'a> RepoRun<'a> {
 
     /// Applies `rule` to the tree at HEAD and commits; a cheater iterates, so while target tests
     /// still fail (at new lines) the rule is applied again, up to `rounds` times.
-    fn cheat(&self, rule: Rule, targets: &[suite::Failure], lang: Lang, rounds: usize, name: &str) -> anyhow::Result<Result<Cheat, String>> {
+    fn cheat(&self, rule: Rule, targets: &[suite::Failure], test_files: &[String], lang: Lang, rounds: usize, name: &str) -> anyhow::Result<Result<Cheat, String>> {
         let mut current: Vec<suite::Failure> = targets.to_vec();
         let mut notes = Vec::new();
         let mut last = None;
         for round in 0..rounds {
             let clone = self.clone.clone();
             let read = move |p: &str| std::fs::read_to_string(clone.join(p)).ok();
-            let mut w = Work { read: &read, edits: derive::Edits::default() };
+            let mut w = Work { read: &read, test_files: test_files.to_vec(), edits: derive::Edits::default() };
             match rule(&mut w, &current, lang) {
                 Ok(n) => notes.extend(n),
                 Err(why) if round == 0 => return Ok(Err(why)),

@@ -266,6 +266,15 @@ fn parse_libtest(text: &str) -> Outcome {
                 failed.push((target.clone(), name.to_owned()));
                 continue;
             }
+            // A test whose binary died under it (a signal): `test x ... error: test failed`.
+            if let Some((name, after)) = rest.split_once(" ... ")
+                && !after.starts_with("ok")
+                && !after.starts_with("ignored")
+                && !name.contains(' ')
+            {
+                failed.push((target.clone(), name.to_owned()));
+                continue;
+            }
         }
         if let Some(name) = line
             .strip_prefix("---- ")
