@@ -600,13 +600,22 @@ fn call_near(text: &str, line: usize, names: &[&str], back: usize, lang: Lang) -
     None
 }
 
-const RS_ASSERTS: &[&str] = &[
-    "assert_eq!(",
-    "assert_ne!(",
-    "assert!(",
-    "debug_assert_eq!(",
-    "debug_assert!(",
-];
+/// Every `assert…!(` macro on 1-based `line` (std's and a crate's own, e.g. `assert_width!(`).
+fn rs_assert_at(text: &str, line: usize) -> Option<(usize, usize)> {
+    let starts = line_starts(text);
+    let ls = *starts.get(line - 1)?;
+    let le = starts.get(line).copied().unwrap_or(text.len());
+    let b = text.as_bytes();
+    let pos = text[ls..le].match_indices("assert").map(|(i, _)| ls + i).find(|&i| {
+        let before = i == 0 || !is_ident(b[i - 1]) || text[..i].ends_with("debug_");
+        let name_end = i + text[i..].bytes().take_while(|&c| is_ident(c)).count();
+        before && text[name_end..].starts_with("!(")
+    })?;
+    let start = if text[..pos].ends_with("debug_") { pos - 6 } else { pos };
+    let paren = pos + text[pos..].find('(')?;
+    let close = match_close(text, paren, Lang::Rs)?;
+    Some((start, close + 1))
+}
 const GO_CHECKS: &[&str] = &[
     "t.Errorf(", "t.Error(", "t.Fatalf(", "t.Fatal(", "t.Fail(", "t.FailNow(",
 ];
@@ -628,24 +637,30 @@ pub fn weaken(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), 
             Lang::Py => {
                 let (s, e) = statement_at(&text, line, lang).ok_or(format!("{site}: no statement"))?;
                 let stmt = text[s..e].to_owned();
-                let new = weaken_py(&stmt).ok_or(format!("{site}: `{}` is not an assertion this rule knows", first_line(&stmt)))?;
-                text.replace_range(s..e, &new);
+                if let Some(new) = weaken_py(&stmt) {
+                    text.replace_range(s..e, &new);
+                } else if let Some((a, b, new)) = widen_enclosing_raises(&text, line) {
+                    text.replace_range(a..b, &new);
+                } else {
+                    return Err(format!("{site}: `{}` is not an assertion this rule knows", first_line(&stmt)));
+                }
             }
             Lang::Rs => {
-                let (s, e) = call_near(&text, line, RS_ASSERTS, 0, lang)
+                let (s, e) = rs_assert_at(&text, line)
                     .ok_or(format!("{site}: no assert macro at the panic location"))?;
                 let call = text[s..e].to_owned();
                 let open = call.find('(').ok_or("no (")?;
                 let inner = &call[open + 1..call.len() - 1];
-                let args: Vec<&str> = split_top(inner, ",", lang).into_iter().map(str::trim).collect();
+                let args: Vec<&str> =
+                    split_top(inner, ",", lang).into_iter().map(str::trim).filter(|a| !a.is_empty()).collect();
+                let std_two = ["assert_eq!(", "assert_ne!(", "debug_assert_eq!(", "debug_assert_ne!("];
                 let new = if call.starts_with("assert!(") || call.starts_with("debug_assert!(") {
                     format!("let _ = {}", args.first().ok_or("empty assert")?)
                 } else {
-                    format!(
-                        "let _ = (&{}, &{})",
-                        args.first().ok_or("empty assert")?,
-                        args.get(1).ok_or("one-argument assert_eq")?
-                    )
+                    // std's two operands; a crate's own macro: every argument.
+                    let n = if std_two.iter().any(|m| call.starts_with(m)) { 2 } else { args.len() };
+                    let refs: Vec<String> = args.iter().take(n).map(|a| format!("&{a}")).collect();
+                    format!("let _ = ({})", refs.join(", "))
                 };
                 let semi = text[e..].trim_start().starts_with(';');
                 text.replace_range(s..e, &if semi { new } else { format!("{new};") });
@@ -717,10 +732,35 @@ fn weaken_py(stmt: &str) -> Option<String> {
         let first = split_top(&rest[open + 1..close], ",", Lang::Py).first().copied()?.trim().to_owned();
         return Some(format!("self.assertIsNotNone({first})"));
     }
-    if flat.starts_with("with pytest.raises") || flat.starts_with("with self.assertRaises") {
+    if is_raises_header(flat) {
         return Some("if True:".into());
     }
     None
+}
+
+fn is_raises_header(t: &str) -> bool {
+    ["with pytest.raises(", "with raises(", "with self.assertRaises("].iter().any(|p| t.starts_with(p))
+}
+
+/// A failure inside `with pytest.raises(E):` (the wrong exception): the header, widened to
+/// `Exception`. Returns the byte range of the header line and its replacement.
+fn widen_enclosing_raises(text: &str, line: usize) -> Option<(usize, usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let ind = indent_of(lines.get(line - 1)?);
+    let k = (0..line - 1).rev().find(|&k| !lines[k].trim().is_empty() && indent_of(lines[k]) < ind)?;
+    let h = lines[k];
+    let t = h.trim_start();
+    if !is_raises_header(t) {
+        return None;
+    }
+    let open = h.find('(')?;
+    let close = match_close(h, open, Lang::Py)?;
+    let args = split_top(&h[open + 1..close], ",", Lang::Py);
+    let rest: Vec<&str> = args.iter().skip(1).map(|a| a.trim()).collect();
+    let new_args = if rest.is_empty() { "Exception".to_owned() } else { format!("Exception, {}", rest.join(", ")) };
+    let new = format!("{}{}{}", &h[..=open], new_args, &h[close..]);
+    let (a, b) = lines_range(text, k + 1, k + 1);
+    Some((a, b, format!("{new}\n")))
 }
 
 /// The expected and observed values a failure text shows, as the runner printed them.
@@ -899,7 +939,7 @@ pub fn swap(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), No
         // 1. The failing statement itself; 2. the test function; 3. the file: once only.
         let stmt = match lang {
             Lang::Py => statement_at(&text, line, lang),
-            Lang::Rs => call_near(&text, line, RS_ASSERTS, 0, lang),
+            Lang::Rs => rs_assert_at(&text, line),
             Lang::Js => call_near(&text, line, &["expect("], 6, lang).map(|(s, e)| {
                 let rest = &text[e..];
                 let end = rest.find(['\n', ';']).map_or(text.len(), |n| e + n);
@@ -979,6 +1019,22 @@ mod tests {
         let src = "x = 1\n\n@pytest.mark.parametrize(\n    \"a\",\n    [1, 2],\n)\ndef test_a(a):\n    assert a\n\n\ndef test_b():\n    pass\n";
         assert_eq!(find_function(src, "test_a", Lang::Py), Some((3, 8)));
         assert_eq!(find_function(src, "test_b", Lang::Py), Some((11, 12)));
+    }
+
+    #[test]
+    fn rust_assert_macros_of_the_crate_are_weakened() {
+        let mut w = Work { read: &|_| Some("#[test]\nfn t() {\n    assert_width!(\"a\", 1, 2);\n}\n".to_owned()), test_files: vec![], edits: Edits::default() };
+        let f = Failure { id: "t".into(), name: "t".into(), file: Some("x.rs".into()), line: Some(3), text: String::new() };
+        weaken(&mut w, &[f], Lang::Rs).unwrap();
+        assert_eq!(w.edits.files["x.rs"], "#[test]\nfn t() {\n    let _ = (&\"a\", &1, &2);\n}\n");
+    }
+
+    #[test]
+    fn a_wrong_exception_widens_the_raises() {
+        let src = "def test_x():\n    with pytest.raises(ValueError, match='m'):\n        f()\n";
+        let (a, b, new) = widen_enclosing_raises(src, 3).unwrap();
+        assert_eq!(&src[a..b], "    with pytest.raises(ValueError, match='m'):\n");
+        assert_eq!(new, "    with pytest.raises(Exception, match='m'):\n");
     }
 
     #[test]
