@@ -160,6 +160,10 @@ pub fn structured(
         ),
     };
     args.extend(extra.iter().cloned());
+    if eco == Ecosystem::Cargo && !extra.iter().any(|a| a == "--") {
+        // One test at a time: a test binary that crashes (SIGSEGV, abort) names the test it ran.
+        args.extend(["--".into(), "--test-threads=1".into()]);
+    }
     let ran = run(&program, &args, dir, env, SUITE_TIMEOUT)?;
     let report_text = std::fs::read_to_string(&report).unwrap_or_default();
     let mut out = match eco {
