@@ -82,7 +82,7 @@ struct EvalArgs {
 }
 
 /// How often a cheater re-applies an edit while target tests still fail.
-const MAX_ROUNDS: usize = 5;
+const MAX_ROUNDS: usize = 12;
 
 type Rule = fn(&mut Work<'_>, &[suite::Failure], Lang) -> Result<Vec<String>, String>;
 
