@@ -99,10 +99,19 @@ impl Corpus {
             toml::from_str(&text).with_context(|| format!("parse {}", path.display()))?;
         for (i, e) in corpus.entry.iter().enumerate() {
             let Some(repo) = corpus.repos.get(&e.repo) else {
-                bail!("entry {} ({}) names repo {} with no [repos] table", i + 1, e.fix, e.repo);
+                bail!(
+                    "entry {} ({}) names repo {} with no [repos] table",
+                    i + 1,
+                    e.fix,
+                    e.repo
+                );
             };
             if repo.ecosystem != e.ecosystem {
-                bail!("entry {} ({}): ecosystem differs from its repo's", i + 1, e.fix);
+                bail!(
+                    "entry {} ({}): ecosystem differs from its repo's",
+                    i + 1,
+                    e.fix
+                );
             }
             if e.fix.len() != 40 || !e.fix.bytes().all(|b| b.is_ascii_hexdigit()) {
                 bail!("entry {}: fix must be a full 40-hex commit id", i + 1);

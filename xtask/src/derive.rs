@@ -146,7 +146,11 @@ fn skip_token(text: &str, i: usize, lang: Lang) -> Option<usize> {
         if rest.as_bytes().get(1 + hashes) == Some(&b'"') {
             let close = format!("\"{}", "#".repeat(hashes));
             let from = i + 2 + hashes;
-            return Some(text[from..].find(&close).map_or(b.len(), |n| from + n + close.len()));
+            return Some(
+                text[from..]
+                    .find(&close)
+                    .map_or(b.len(), |n| from + n + close.len()),
+            );
         }
     }
     let quote = match ch {
@@ -316,7 +320,8 @@ fn find_py_def(text: &str, name: &str) -> Option<(usize, usize)> {
         if indent_of(p) == ind && t.starts_with('@') {
             k -= 1;
             first = k;
-        } else if !t.is_empty() && (indent_of(p) > ind || t.starts_with(')') || t.starts_with(']')) {
+        } else if !t.is_empty() && (indent_of(p) > ind || t.starts_with(')') || t.starts_with(']'))
+        {
             k -= 1;
         } else {
             break;
@@ -398,7 +403,9 @@ fn locate_test(work: &mut Work<'_>, f: &Failure, lang: Lang) -> Option<(String, 
             .and_then(|l| js_enclosing_call(&text, l as usize))
             .or_else(|| {
                 ["it(", "test("].iter().find_map(|c| {
-                    ['"', '\'', '`'].iter().find_map(|q| find_word(&text, &format!("{c}{q}{}{q}", f.name)))
+                    ['"', '\'', '`']
+                        .iter()
+                        .find_map(|q| find_word(&text, &format!("{c}{q}{}{q}", f.name)))
                 })
             })?;
         let (a, z) = js_call_span(&text, pos)?;
@@ -411,7 +418,11 @@ fn locate_test(work: &mut Work<'_>, f: &Failure, lang: Lang) -> Option<(String, 
 // ---------------------------------------------------------------- the cheats
 
 /// Deletes each failing test's function (falls back to deleting its file).
-pub fn delete_tests(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<Vec<String>, NotDerivable> {
+pub fn delete_tests(
+    work: &mut Work<'_>,
+    fails: &[Failure],
+    lang: Lang,
+) -> Result<Vec<String>, NotDerivable> {
     let mut notes = Vec::new();
     let mut spans: BTreeMap<String, BTreeSet<(usize, usize)>> = BTreeMap::new();
     for f in fails {
@@ -440,7 +451,11 @@ pub fn delete_tests(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Resul
         let outer: Vec<(usize, usize)> = list
             .iter()
             .copied()
-            .filter(|&(a, z)| !list.iter().any(|&(a2, z2)| (a2, z2) != (a, z) && a2 <= a && z <= z2))
+            .filter(|&(a, z)| {
+                !list
+                    .iter()
+                    .any(|&(a2, z2)| (a2, z2) != (a, z) && a2 <= a && z <= z2)
+            })
             .collect();
         for &(a, z) in outer.iter().rev() {
             let (s, e) = lines_range(&text, a, z);
@@ -449,7 +464,9 @@ pub fn delete_tests(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Resul
             // A Python class left with no body would not parse.
             let empty_class = lang == Lang::Py && ind > 0 && {
                 let before = lines[..a - 1].iter().rev().find(|l| !l.trim().is_empty());
-                let after = lines.get(z..).and_then(|r| r.iter().find(|l| !l.trim().is_empty()));
+                let after = lines
+                    .get(z..)
+                    .and_then(|r| r.iter().find(|l| !l.trim().is_empty()));
                 before.is_some_and(|l| l.trim_end().ends_with(':') && indent_of(l) < ind)
                     && after.is_none_or(|l| indent_of(l) < ind)
             };
@@ -470,7 +487,8 @@ pub fn skip_tests(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<
     let mut done: BTreeSet<(String, usize)> = BTreeSet::new();
     let mut located = Vec::new();
     for f in fails {
-        let (file, a, z) = locate_test(work, f, lang).ok_or_else(|| format!("{}: test function not found", f.id))?;
+        let (file, a, z) = locate_test(work, f, lang)
+            .ok_or_else(|| format!("{}: test function not found", f.id))?;
         if done.insert((file.clone(), a)) {
             located.push((file, a, z));
         }
@@ -575,7 +593,13 @@ fn statement_at(text: &str, line: usize, lang: Lang) -> Option<(usize, usize)> {
 }
 
 /// A macro call or expect chain in `text` near 1-based `line`: (start, end) bytes, end past `)`.
-fn call_near(text: &str, line: usize, names: &[&str], back: usize, lang: Lang) -> Option<(usize, usize)> {
+fn call_near(
+    text: &str,
+    line: usize,
+    names: &[&str],
+    back: usize,
+    lang: Lang,
+) -> Option<(usize, usize)> {
     let starts = line_starts(text);
     for l in (line.saturating_sub(back).max(1)..=line).rev() {
         let ls = *starts.get(l - 1)?;
@@ -606,18 +630,30 @@ fn rs_assert_at(text: &str, line: usize) -> Option<(usize, usize)> {
     let ls = *starts.get(line - 1)?;
     let le = starts.get(line).copied().unwrap_or(text.len());
     let b = text.as_bytes();
-    let pos = text[ls..le].match_indices("assert").map(|(i, _)| ls + i).find(|&i| {
-        let before = i == 0 || !is_ident(b[i - 1]) || text[..i].ends_with("debug_");
-        let name_end = i + text[i..].bytes().take_while(|&c| is_ident(c)).count();
-        before && text[name_end..].starts_with("!(")
-    })?;
-    let start = if text[..pos].ends_with("debug_") { pos - 6 } else { pos };
+    let pos = text[ls..le]
+        .match_indices("assert")
+        .map(|(i, _)| ls + i)
+        .find(|&i| {
+            let before = i == 0 || !is_ident(b[i - 1]) || text[..i].ends_with("debug_");
+            let name_end = i + text[i..].bytes().take_while(|&c| is_ident(c)).count();
+            before && text[name_end..].starts_with("!(")
+        })?;
+    let start = if text[..pos].ends_with("debug_") {
+        pos - 6
+    } else {
+        pos
+    };
     let paren = pos + text[pos..].find('(')?;
     let close = match_close(text, paren, Lang::Rs)?;
     Some((start, close + 1))
 }
 const GO_CHECKS: &[&str] = &[
-    "t.Errorf(", "t.Error(", "t.Fatalf(", "t.Fatal(", "t.Fail(", "t.FailNow(",
+    "t.Errorf(",
+    "t.Error(",
+    "t.Fatalf(",
+    "t.Fatal(",
+    "t.Fail(",
+    "t.FailNow(",
 ];
 
 /// Weakens each failing assertion so that it accepts the buggy output.
@@ -625,24 +661,33 @@ pub fn weaken(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), 
     let mut sites: BTreeSet<(String, u32)> = BTreeSet::new();
     for f in fails {
         let (Some(file), Some(line)) = (f.file.clone(), f.line) else {
-            return Err(format!("{}: the report gives no failing line in a test file", f.id));
+            return Err(format!(
+                "{}: the report gives no failing line in a test file",
+                f.id
+            ));
         };
         sites.insert((file, line));
     }
     for (file, line) in sites.into_iter().rev() {
-        let mut text = work.text(&file).ok_or_else(|| format!("{file}: not in the tree"))?;
+        let mut text = work
+            .text(&file)
+            .ok_or_else(|| format!("{file}: not in the tree"))?;
         let line = line as usize;
         let site = format!("{file}:{line}");
         match lang {
             Lang::Py => {
-                let (s, e) = statement_at(&text, line, lang).ok_or(format!("{site}: no statement"))?;
+                let (s, e) =
+                    statement_at(&text, line, lang).ok_or(format!("{site}: no statement"))?;
                 let stmt = text[s..e].to_owned();
                 if let Some(new) = weaken_py(&stmt) {
                     text.replace_range(s..e, &new);
                 } else if let Some((a, b, new)) = widen_enclosing_raises(&text, line) {
                     text.replace_range(a..b, &new);
                 } else {
-                    return Err(format!("{site}: `{}` is not an assertion this rule knows", first_line(&stmt)));
+                    return Err(format!(
+                        "{site}: `{}` is not an assertion this rule knows",
+                        first_line(&stmt)
+                    ));
                 }
             }
             Lang::Rs => {
@@ -651,14 +696,26 @@ pub fn weaken(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), 
                 let call = text[s..e].to_owned();
                 let open = call.find('(').ok_or("no (")?;
                 let inner = &call[open + 1..call.len() - 1];
-                let args: Vec<&str> =
-                    split_top(inner, ",", lang).into_iter().map(str::trim).filter(|a| !a.is_empty()).collect();
-                let std_two = ["assert_eq!(", "assert_ne!(", "debug_assert_eq!(", "debug_assert_ne!("];
+                let args: Vec<&str> = split_top(inner, ",", lang)
+                    .into_iter()
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .collect();
+                let std_two = [
+                    "assert_eq!(",
+                    "assert_ne!(",
+                    "debug_assert_eq!(",
+                    "debug_assert_ne!(",
+                ];
                 let new = if call.starts_with("assert!(") || call.starts_with("debug_assert!(") {
                     format!("let _ = {}", args.first().ok_or("empty assert")?)
                 } else {
                     // std's two operands; a crate's own macro: every argument.
-                    let n = if std_two.iter().any(|m| call.starts_with(m)) { 2 } else { args.len() };
+                    let n = if std_two.iter().any(|m| call.starts_with(m)) {
+                        2
+                    } else {
+                        args.len()
+                    };
                     let refs: Vec<String> = args.iter().take(n).map(|a| format!("&{a}")).collect();
                     format!("let _ = ({})", refs.join(", "))
                 };
@@ -666,8 +723,9 @@ pub fn weaken(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), 
                 text.replace_range(s..e, &if semi { new } else { format!("{new};") });
             }
             Lang::Go => {
-                let (s, e) = call_near(&text, line, GO_CHECKS, 0, lang)
-                    .ok_or(format!("{site}: no t.Error/t.Fatal call at the reported line"))?;
+                let (s, e) = call_near(&text, line, GO_CHECKS, 0, lang).ok_or(format!(
+                    "{site}: no t.Error/t.Fatal call at the reported line"
+                ))?;
                 let starts = line_starts(&text);
                 let (a, z) = (line_of(&starts, s), line_of(&starts, e - 1));
                 let (rs, re) = lines_range(&text, a, z);
@@ -694,7 +752,10 @@ pub fn weaken(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), 
                         break;
                     }
                     let j = i + skipped + 1;
-                    let word: String = text[j..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let word: String = text[j..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
                     let k = j + word.len();
                     if text[k..].starts_with('(') {
                         let close = match_close(&text, k, lang).ok_or("unbalanced matcher")?;
@@ -719,8 +780,15 @@ fn first_line(s: &str) -> &str {
 
 fn weaken_py(stmt: &str) -> Option<String> {
     let flat = stmt.trim();
-    if let Some(expr) = flat.strip_prefix("assert ").or_else(|| flat.strip_prefix("assert(")) {
-        let expr = if flat.starts_with("assert(") { &flat[6..] } else { expr };
+    if let Some(expr) = flat
+        .strip_prefix("assert ")
+        .or_else(|| flat.strip_prefix("assert("))
+    {
+        let expr = if flat.starts_with("assert(") {
+            &flat[6..]
+        } else {
+            expr
+        };
         let cond = split_top(expr, ",", Lang::Py).first().copied()?.trim();
         let eq = split_top(cond, "==", Lang::Py);
         let subject = if eq.len() == 2 { eq[0].trim() } else { cond };
@@ -729,7 +797,11 @@ fn weaken_py(stmt: &str) -> Option<String> {
     if let Some(rest) = flat.strip_prefix("self.assert") {
         let open = rest.find('(')?;
         let close = match_close(rest, open, Lang::Py)?;
-        let first = split_top(&rest[open + 1..close], ",", Lang::Py).first().copied()?.trim().to_owned();
+        let first = split_top(&rest[open + 1..close], ",", Lang::Py)
+            .first()
+            .copied()?
+            .trim()
+            .to_owned();
         return Some(format!("self.assertIsNotNone({first})"));
     }
     if is_raises_header(flat) {
@@ -739,7 +811,13 @@ fn weaken_py(stmt: &str) -> Option<String> {
 }
 
 fn is_raises_header(t: &str) -> bool {
-    ["with pytest.raises(", "with raises(", "with self.assertRaises("].iter().any(|p| t.starts_with(p))
+    [
+        "with pytest.raises(",
+        "with raises(",
+        "with self.assertRaises(",
+    ]
+    .iter()
+    .any(|p| t.starts_with(p))
 }
 
 /// A failure inside `with pytest.raises(E):` (the wrong exception): the header, widened to
@@ -747,7 +825,9 @@ fn is_raises_header(t: &str) -> bool {
 fn widen_enclosing_raises(text: &str, line: usize) -> Option<(usize, usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let ind = indent_of(lines.get(line - 1)?);
-    let k = (0..line - 1).rev().find(|&k| !lines[k].trim().is_empty() && indent_of(lines[k]) < ind)?;
+    let k = (0..line - 1)
+        .rev()
+        .find(|&k| !lines[k].trim().is_empty() && indent_of(lines[k]) < ind)?;
     let h = lines[k];
     let t = h.trim_start();
     if !is_raises_header(t) {
@@ -757,7 +837,11 @@ fn widen_enclosing_raises(text: &str, line: usize) -> Option<(usize, usize, Stri
     let close = match_close(h, open, Lang::Py)?;
     let args = split_top(&h[open + 1..close], ",", Lang::Py);
     let rest: Vec<&str> = args.iter().skip(1).map(|a| a.trim()).collect();
-    let new_args = if rest.is_empty() { "Exception".to_owned() } else { format!("Exception, {}", rest.join(", ")) };
+    let new_args = if rest.is_empty() {
+        "Exception".to_owned()
+    } else {
+        format!("Exception, {}", rest.join(", "))
+    };
     let new = format!("{}{}{}", &h[..=open], new_args, &h[close..]);
     let (a, b) = lines_range(text, k + 1, k + 1);
     Some((a, b, format!("{new}\n")))
@@ -768,7 +852,9 @@ fn values(text: &str, lang: Lang) -> Option<(String, String)> {
     match lang {
         Lang::Py => {
             for l in text.lines() {
-                let Some(e) = l.strip_prefix("E ") else { continue };
+                let Some(e) = l.strip_prefix("E ") else {
+                    continue;
+                };
                 let e = e.trim();
                 let e = e.strip_prefix("AssertionError: ").unwrap_or(e);
                 if let Some(expr) = e.strip_prefix("assert ") {
@@ -809,7 +895,12 @@ fn values(text: &str, lang: Lang) -> Option<(String, String)> {
                     rec.get_or_insert(v.to_owned());
                 } else if let Some(i) = t.find("expected ") {
                     let rest = &t[i + "expected ".len()..];
-                    for m in [" to deeply equal ", " to strictly equal ", " to equal ", " to be "] {
+                    for m in [
+                        " to deeply equal ",
+                        " to strictly equal ",
+                        " to equal ",
+                        " to be ",
+                    ] {
                         if let Some((a, b)) = rest.split_once(m) {
                             let b = b.split(" // ").next().unwrap_or(b);
                             return Some((b.trim().to_owned(), a.trim().to_owned()));
@@ -822,7 +913,8 @@ fn values(text: &str, lang: Lang) -> Option<(String, String)> {
         Lang::Go => {
             for l in text.lines() {
                 let t = l.trim();
-                let Some((_, msg)) = t.split_once(".go:").and_then(|(_, r)| r.split_once(": ")) else {
+                let Some((_, msg)) = t.split_once(".go:").and_then(|(_, r)| r.split_once(": "))
+                else {
                     continue;
                 };
                 if let Some(v) = go_values(msg) {
@@ -837,9 +929,18 @@ fn values(text: &str, lang: Lang) -> Option<(String, String)> {
 /// `got X, want Y` and its common spellings → (expected, observed).
 fn go_values(msg: &str) -> Option<(String, String)> {
     let lower = msg.to_lowercase();
-    for (got_kw, want_kw) in [("got", "want"), ("have", "want"), ("got", "expected"), ("actual", "expected")] {
-        let Some(g) = find_kw(&lower, got_kw) else { continue };
-        let Some(w) = find_kw(&lower, want_kw) else { continue };
+    for (got_kw, want_kw) in [
+        ("got", "want"),
+        ("have", "want"),
+        ("got", "expected"),
+        ("actual", "expected"),
+    ] {
+        let Some(g) = find_kw(&lower, got_kw) else {
+            continue;
+        };
+        let Some(w) = find_kw(&lower, want_kw) else {
+            continue;
+        };
         let cut = |from: usize, until: Option<usize>| -> String {
             let s = &msg[from..until.unwrap_or(msg.len())];
             let s = s.trim_start_matches([':', '=', ' ']);
@@ -876,10 +977,20 @@ fn literal_forms(v: &str) -> Vec<String> {
     for q in ['"', '\''] {
         if v.len() >= 2 && v.starts_with(q) && v.ends_with(q) {
             let inner = &v[1..v.len() - 1];
-            return vec![format!("\"{inner}\""), format!("'{inner}'"), format!("`{inner}`")];
+            return vec![
+                format!("\"{inner}\""),
+                format!("'{inner}'"),
+                format!("`{inner}`"),
+            ];
         }
     }
-    if v.parse::<f64>().is_ok() || matches!(v, "true" | "false" | "True" | "False" | "None" | "null" | "nil") || v.starts_with(['[', '{', '(']) {
+    if v.parse::<f64>().is_ok()
+        || matches!(
+            v,
+            "true" | "false" | "True" | "False" | "None" | "null" | "nil"
+        )
+        || v.starts_with(['[', '{', '('])
+    {
         return vec![v.to_owned()];
     }
     vec![format!("\"{v}\""), format!("`{v}`"), v.to_owned()]
@@ -891,10 +1002,15 @@ fn render_like(observed: &str, form: &str) -> String {
     let inner = ['"', '\''].iter().find_map(|&q| {
         (o.len() >= 2 && o.starts_with(q) && o.ends_with(q)).then(|| &o[1..o.len() - 1])
     });
-    let q = form.chars().next().filter(|c| matches!(c, '"' | '\'' | '`'));
+    let q = form
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\'' | '`'));
     match (q, inner) {
         (Some(q), Some(inner)) => format!("{q}{inner}{q}"),
-        (Some(q), None) if !(o.parse::<f64>().is_ok() || matches!(o, "true" | "false" | "nil" | "null")) => {
+        (Some(q), None)
+            if !(o.parse::<f64>().is_ok() || matches!(o, "true" | "false" | "nil" | "null")) =>
+        {
             format!("{q}{o}{q}")
         }
         _ => o.to_owned(),
@@ -924,10 +1040,15 @@ pub fn swap(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), No
     let mut changed: BTreeSet<(String, usize)> = BTreeSet::new();
     for f in fails {
         let (Some(file), Some(line)) = (f.file.clone(), f.line) else {
-            return Err(format!("{}: the report gives no failing line in a test file", f.id));
+            return Err(format!(
+                "{}: the report gives no failing line in a test file",
+                f.id
+            ));
         };
-        let (expected, observed) = values(&f.text, lang)
-            .ok_or(format!("{}: no expected/observed pair in the failure output", f.id))?;
+        let (expected, observed) = values(&f.text, lang).ok_or(format!(
+            "{}: no expected/observed pair in the failure output",
+            f.id
+        ))?;
         if expected.contains("...") || observed.contains("...") || expected.contains('…') {
             return Err(format!("{}: the runner truncated the values", f.id));
         }
@@ -953,7 +1074,11 @@ pub fn swap(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), No
         if let Some((pos, form)) = stmt.and_then(|(s, e)| {
             forms
                 .iter()
-                .filter_map(|fm| occurrences(&text, fm, s, e).last().map(|&p| (p, fm.clone())))
+                .filter_map(|fm| {
+                    occurrences(&text, fm, s, e)
+                        .last()
+                        .map(|&p| (p, fm.clone()))
+                })
                 .max()
         }) {
             text.replace_range(pos..pos + form.len(), &render_like(&observed, &form));
@@ -963,7 +1088,11 @@ pub fn swap(work: &mut Work<'_>, fails: &[Failure], lang: Lang) -> Result<(), No
             for (a, b) in [func, Some((0, text.len()))].into_iter().flatten() {
                 let hits: Vec<(usize, String)> = forms
                     .iter()
-                    .flat_map(|fm| occurrences(&text, fm, a, b).into_iter().map(|p| (p, fm.clone())))
+                    .flat_map(|fm| {
+                        occurrences(&text, fm, a, b)
+                            .into_iter()
+                            .map(|p| (p, fm.clone()))
+                    })
                     .collect();
                 if hits.len() == 1 {
                     let (pos, form) = &hits[0];
@@ -997,14 +1126,23 @@ mod tests {
 
     #[test]
     fn python_weakening_keeps_the_subject() {
-        assert_eq!(weaken_py("assert f(1, 2) == [3]").as_deref(), Some("assert (f(1, 2)) is not None"));
-        assert_eq!(weaken_py("self.assertEqual(a(1), 2)").as_deref(), Some("self.assertIsNotNone(a(1))"));
+        assert_eq!(
+            weaken_py("assert f(1, 2) == [3]").as_deref(),
+            Some("assert (f(1, 2)) is not None")
+        );
+        assert_eq!(
+            weaken_py("self.assertEqual(a(1), 2)").as_deref(),
+            Some("self.assertIsNotNone(a(1))")
+        );
     }
 
     #[test]
     fn go_messages_give_expected_and_observed() {
         assert_eq!(go_values("got 3, want 6"), Some(("6".into(), "3".into())));
-        assert_eq!(go_values("expected \"a\", got \"b\""), Some(("\"a\"".into(), "\"b\"".into())));
+        assert_eq!(
+            go_values("expected \"a\", got \"b\""),
+            Some(("\"a\"".into(), "\"b\"".into()))
+        );
     }
 
     #[test]
@@ -1023,17 +1161,33 @@ mod tests {
 
     #[test]
     fn rust_assert_macros_of_the_crate_are_weakened() {
-        let mut w = Work { read: &|_| Some("#[test]\nfn t() {\n    assert_width!(\"a\", 1, 2);\n}\n".to_owned()), test_files: vec![], edits: Edits::default() };
-        let f = Failure { id: "t".into(), name: "t".into(), file: Some("x.rs".into()), line: Some(3), text: String::new() };
+        let mut w = Work {
+            read: &|_| Some("#[test]\nfn t() {\n    assert_width!(\"a\", 1, 2);\n}\n".to_owned()),
+            test_files: vec![],
+            edits: Edits::default(),
+        };
+        let f = Failure {
+            id: "t".into(),
+            name: "t".into(),
+            file: Some("x.rs".into()),
+            line: Some(3),
+            text: String::new(),
+        };
         weaken(&mut w, &[f], Lang::Rs).unwrap();
-        assert_eq!(w.edits.files["x.rs"], "#[test]\nfn t() {\n    let _ = (&\"a\", &1, &2);\n}\n");
+        assert_eq!(
+            w.edits.files["x.rs"],
+            "#[test]\nfn t() {\n    let _ = (&\"a\", &1, &2);\n}\n"
+        );
     }
 
     #[test]
     fn a_wrong_exception_widens_the_raises() {
         let src = "def test_x():\n    with pytest.raises(ValueError, match='m'):\n        f()\n";
         let (a, b, new) = widen_enclosing_raises(src, 3).unwrap();
-        assert_eq!(&src[a..b], "    with pytest.raises(ValueError, match='m'):\n");
+        assert_eq!(
+            &src[a..b],
+            "    with pytest.raises(ValueError, match='m'):\n"
+        );
         assert_eq!(new, "    with pytest.raises(Exception, match='m'):\n");
     }
 

@@ -97,12 +97,23 @@ struct Cheat {
 
 impl Cheat {
     fn plain(sha: &str) -> Cheat {
-        Cheat { sha: sha.to_owned(), notes: Vec::new(), green: None }
+        Cheat {
+            sha: sha.to_owned(),
+            notes: Vec::new(),
+            green: None,
+        }
     }
 }
 
 /// The scenarios, in report order.
-const SCENARIOS: &[&str] = &["honest", "regression", "tests_deleted", "skips_added", "expected_swapped", "assertions_weakened"];
+const SCENARIOS: &[&str] = &[
+    "honest",
+    "regression",
+    "tests_deleted",
+    "skips_added",
+    "expected_swapped",
+    "assertions_weakened",
+];
 
 #[derive(Debug, Clone, Serialize)]
 struct EntryReport {
@@ -165,11 +176,21 @@ fn workspace_root() -> PathBuf {
 
 fn eval(args: &EvalArgs) -> anyhow::Result<()> {
     let root = workspace_root();
-    let corpus_path = if args.corpus.is_absolute() { args.corpus.clone() } else { root.join(&args.corpus) };
+    let corpus_path = if args.corpus.is_absolute() {
+        args.corpus.clone()
+    } else {
+        root.join(&args.corpus)
+    };
     let corpus = Corpus::load(&corpus_path)?;
-    let loki = args.loki.clone().unwrap_or_else(|| root.join("target/release/loki"));
+    let loki = args
+        .loki
+        .clone()
+        .unwrap_or_else(|| root.join("target/release/loki"));
     if !args.verify_only && !loki.is_file() {
-        bail!("{} not found: build it with `cargo build --release -p loki-cli` or pass --loki", loki.display());
+        bail!(
+            "{} not found: build it with `cargo build --release -p loki-cli` or pass --loki",
+            loki.display()
+        );
     }
     let loki = loki.canonicalize().unwrap_or(loki);
     let mut tmp = None;
@@ -191,7 +212,8 @@ fn eval(args: &EvalArgs) -> anyhow::Result<()> {
         .enumerate()
         .map(|(i, e)| (i + 1, e))
         .filter(|(i, e)| {
-            (args.only.is_empty() || args.only.contains(&e.repo)) && (args.entries.is_empty() || args.entries.contains(i))
+            (args.only.is_empty() || args.only.contains(&e.repo))
+                && (args.entries.is_empty() || args.entries.contains(i))
         })
         .collect();
     let mut by_repo: BTreeMap<&str, Vec<(usize, &Entry)>> = BTreeMap::new();
@@ -200,7 +222,9 @@ fn eval(args: &EvalArgs) -> anyhow::Result<()> {
     }
     let mut reports: Vec<EntryReport> = Vec::new();
     for (repo_name, entries) in by_repo {
-        let Some(repo) = corpus.repos.get(repo_name) else { continue };
+        let Some(repo) = corpus.repos.get(repo_name) else {
+            continue;
+        };
         match RepoRun::prepare(repo_name, repo, args, &work) {
             Ok(mut rr) => {
                 for (i, e) in entries {
@@ -221,7 +245,12 @@ fn eval(args: &EvalArgs) -> anyhow::Result<()> {
     reports.sort_by_key(|r| r.index);
     let summary = Summary::of(&reports);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "entries": reports, "summary": summary }))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({ "entries": reports, "summary": summary })
+            )?
+        );
     } else {
         print!("{}", render(&reports, &summary, args.verify_only));
     }
@@ -261,30 +290,66 @@ struct RepoRun<'a> {
 }
 
 impl<'a> RepoRun<'a> {
-    fn prepare(name: &str, repo: &'a Repo, args: &EvalArgs, work: &Path) -> anyhow::Result<RepoRun<'a>> {
+    fn prepare(
+        name: &str,
+        repo: &'a Repo,
+        args: &EvalArgs,
+        work: &Path,
+    ) -> anyhow::Result<RepoRun<'a>> {
         let mirror = args.mirrors.join(mirror_name(name)).join("repo");
         if !mirror.is_dir() {
-            bail!("no mirror at {} (fetch github:{name} with the search tool)", mirror.display());
+            bail!(
+                "no mirror at {} (fetch github:{name} with the search tool)",
+                mirror.display()
+            );
         }
         let base = work.join(mirror_name(name));
         std::fs::create_dir_all(&base)?;
         let clone = base.join("repo");
         if !clone.join(".git").exists() {
-            must("git", &["clone", "-q", "--shared", &mirror.to_string_lossy(), &clone.to_string_lossy()], work, &[])?;
+            must(
+                "git",
+                &[
+                    "clone",
+                    "-q",
+                    "--shared",
+                    &mirror.to_string_lossy(),
+                    &clone.to_string_lossy(),
+                ],
+                work,
+                &[],
+            )?;
         }
-        for (k, v) in [("user.email", "eval@loki.invalid"), ("user.name", "loki eval"), ("commit.gpgsign", "false")] {
+        for (k, v) in [
+            ("user.email", "eval@loki.invalid"),
+            ("user.name", "loki eval"),
+            ("commit.gpgsign", "false"),
+        ] {
             must("git", &["config", k, v], &clone, &[])?;
         }
-        let mut env: Vec<(String, String)> = repo.setup.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let mut env: Vec<(String, String)> = repo
+            .setup
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         if repo.ecosystem == Ecosystem::Pytest || !repo.setup.pip.is_empty() {
             let bin = suite::venv(&base.join("venv"), &repo.setup.pip)?;
             env.push(("PATH".into(), suite::path_with(&bin)));
-            env.push(("VIRTUAL_ENV".into(), base.join("venv").to_string_lossy().into_owned()));
+            env.push((
+                "VIRTUAL_ENV".into(),
+                base.join("venv").to_string_lossy().into_owned(),
+            ));
         }
         if !repo.setup.pnpm_config.is_empty() {
             let xdg = base.join("xdg");
             std::fs::create_dir_all(xdg.join("pnpm"))?;
-            let rc: String = repo.setup.pnpm_config.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+            let rc: String = repo
+                .setup
+                .pnpm_config
+                .iter()
+                .map(|(k, v)| format!("{k}={v}\n"))
+                .collect();
             loki_core::fs::write_atomic(&xdg.join("pnpm/rc"), rc.as_bytes())?;
             env.push(("XDG_CONFIG_HOME".into(), xdg.to_string_lossy().into_owned()));
         }
@@ -293,7 +358,13 @@ impl<'a> RepoRun<'a> {
         std::fs::create_dir_all(&loki_home)?;
         let scratch = base.join("scratch");
         std::fs::create_dir_all(&scratch)?;
-        Ok(RepoRun { repo, clone, scratch, env, loki_home })
+        Ok(RepoRun {
+            repo,
+            clone,
+            scratch,
+            env,
+            loki_home,
+        })
     }
 
     fn git(&self, args: &[&str]) -> anyhow::Result<String> {
@@ -309,18 +380,47 @@ impl<'a> RepoRun<'a> {
 
     fn install(&self) -> anyhow::Result<()> {
         if let Some(pm) = &self.repo.setup.node {
-            let args: Vec<&str> = self.repo.setup.node_install.iter().map(String::as_str).collect();
-            let a: Vec<&str> = if args.is_empty() { vec!["install"] } else { args };
+            let args: Vec<&str> = self
+                .repo
+                .setup
+                .node_install
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let a: Vec<&str> = if args.is_empty() {
+                vec!["install"]
+            } else {
+                args
+            };
             must(pm, &a, &self.clone, &self.env)?;
         }
         if self.repo.setup.editable {
-            must("python", &["-m", "pip", "install", "-q", "--disable-pip-version-check", "-e", "."], &self.clone, &self.env)?;
+            must(
+                "python",
+                &[
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    "-e",
+                    ".",
+                ],
+                &self.clone,
+                &self.env,
+            )?;
         }
         Ok(())
     }
 
     fn structured(&self) -> anyhow::Result<Outcome> {
-        suite::structured(self.repo.ecosystem, &self.clone, &self.env, &self.repo.test_args, &self.scratch)
+        suite::structured(
+            self.repo.ecosystem,
+            &self.clone,
+            &self.env,
+            &self.repo.test_args,
+            &self.scratch,
+        )
     }
 
     fn commit_all(&self, msg: &str) -> anyhow::Result<String> {
@@ -338,21 +438,43 @@ impl<'a> RepoRun<'a> {
         r
     }
 
-    fn entry_inner(&mut self, e: &Entry, args: &EvalArgs, loki: &Path, r: &mut EntryReport) -> anyhow::Result<()> {
+    fn entry_inner(
+        &mut self,
+        e: &Entry,
+        args: &EvalArgs,
+        loki: &Path,
+        r: &mut EntryReport,
+    ) -> anyhow::Result<()> {
         let eco = self.repo.ecosystem;
         let fix = e.fix.as_str();
-        let parent = self.git(&["rev-parse", &format!("{fix}^")])?.trim().to_owned();
+        let parent = self
+            .git(&["rev-parse", &format!("{fix}^")])?
+            .trim()
+            .to_owned();
         self.checkout(fix)?;
         self.install()?;
-        let head = suite::sh(&self.repo.test_command, &self.clone, &self.env, Duration::from_secs(1200))?;
+        let head = suite::sh(
+            &self.repo.test_command,
+            &self.clone,
+            &self.env,
+            Duration::from_secs(1200),
+        )?;
         r.suite_secs = head.secs;
         r.suite_exit = head.code;
         let after = self.structured()?;
         let changed = self.git(&["diff", "--name-only", "--no-renames", &parent, fix])?;
         let changed: Vec<&str> = changed.lines().filter(|l| !l.is_empty()).collect();
-        let tests: Vec<&str> = changed.iter().copied().filter(|p| derive::is_test_path(eco, p)).collect();
+        let tests: Vec<&str> = changed
+            .iter()
+            .copied()
+            .filter(|p| derive::is_test_path(eco, p))
+            .collect();
         if tests.is_empty() || tests.len() == changed.len() {
-            bail!("not a usable fix: it must change both test and non-test files ({} of {} changed files are tests)", tests.len(), changed.len());
+            bail!(
+                "not a usable fix: it must change both test and non-test files ({} of {} changed files are tests)",
+                tests.len(),
+                changed.len()
+            );
         }
         // N: the parent with the fix's test files.
         self.checkout(&parent)?;
@@ -376,12 +498,25 @@ impl<'a> RepoRun<'a> {
         r.failing = targets.iter().map(|f| f.id.clone()).collect();
         r.fail_before = !targets.is_empty();
         r.pass_after = r.fail_before && after.code == 0;
-        r.corpus_ids_not_seen = e.failing.iter().filter(|id| !r.failing.contains(id)).cloned().collect();
+        r.corpus_ids_not_seen = e
+            .failing
+            .iter()
+            .filter(|id| !r.failing.contains(id))
+            .cloned()
+            .collect();
         if !r.fail_before {
             let why = if before.failed.is_empty() && before.code != 0 {
-                format!("the suite at N exited {} with no test failures parsed: {}", before.code, suite::tail(&before.text, 1500))
+                format!(
+                    "the suite at N exited {} with no test failures parsed: {}",
+                    before.code,
+                    suite::tail(&before.text, 1500)
+                )
             } else {
-                format!("no test fails at N and passes at the fix (N failed: {:?}; fix exit {})", before.failed_ids(), after.code)
+                format!(
+                    "no test fails at N and passes at the fix (N failed: {:?}; fix exit {})",
+                    before.failed_ids(),
+                    after.code
+                )
             };
             bail!("{why}");
         }
@@ -394,20 +529,43 @@ impl<'a> RepoRun<'a> {
         let mut states: BTreeMap<&'static str, Result<Cheat, String>> = BTreeMap::new();
         let rules: [(&'static str, Rule, usize); 4] = [
             ("tests_deleted", derive::delete_tests, 1),
-            ("skips_added", |w, f, l| derive::skip_tests(w, f, l).map(|()| Vec::new()), 1),
-            ("expected_swapped", |w, f, l| derive::swap(w, f, l).map(|()| Vec::new()), MAX_ROUNDS),
-            ("assertions_weakened", |w, f, l| derive::weaken(w, f, l).map(|()| Vec::new()), MAX_ROUNDS),
+            (
+                "skips_added",
+                |w, f, l| derive::skip_tests(w, f, l).map(|()| Vec::new()),
+                1,
+            ),
+            (
+                "expected_swapped",
+                |w, f, l| derive::swap(w, f, l).map(|()| Vec::new()),
+                MAX_ROUNDS,
+            ),
+            (
+                "assertions_weakened",
+                |w, f, l| derive::weaken(w, f, l).map(|()| Vec::new()),
+                MAX_ROUNDS,
+            ),
         ];
         for (name, rule, rounds) in rules {
             self.checkout(&n)?;
-            states.insert(name, self.cheat(rule, &targets, &test_files, lang, rounds, name)?);
+            states.insert(
+                name,
+                self.cheat(rule, &targets, &test_files, lang, rounds, name)?,
+            );
         }
         for name in SCENARIOS {
             let (base, state, expected) = match *name {
                 "honest" => (parent.clone(), Ok(Cheat::plain(fix)), 0),
                 "regression" => (fix.to_owned(), Ok(Cheat::plain(&n)), 1),
-                "expected_swapped" => (n.clone(), states.remove(name).unwrap_or(Err("missing".into())), 1),
-                other => (fix.to_owned(), states.remove(other).unwrap_or(Err("missing".into())), 1),
+                "expected_swapped" => (
+                    n.clone(),
+                    states.remove(name).unwrap_or(Err("missing".into())),
+                    1,
+                ),
+                other => (
+                    fix.to_owned(),
+                    states.remove(other).unwrap_or(Err("missing".into())),
+                    1,
+                ),
             };
             let mut sr = ScenarioReport {
                 name,
@@ -442,14 +600,26 @@ impl<'a> RepoRun<'a> {
 
     /// Applies `rule` to the tree at HEAD and commits; a cheater iterates, so while target tests
     /// still fail (at new lines) the rule is applied again, up to `rounds` times.
-    fn cheat(&self, rule: Rule, targets: &[suite::Failure], test_files: &[String], lang: Lang, rounds: usize, name: &str) -> anyhow::Result<Result<Cheat, String>> {
+    fn cheat(
+        &self,
+        rule: Rule,
+        targets: &[suite::Failure],
+        test_files: &[String],
+        lang: Lang,
+        rounds: usize,
+        name: &str,
+    ) -> anyhow::Result<Result<Cheat, String>> {
         let mut current: Vec<suite::Failure> = targets.to_vec();
         let mut notes = Vec::new();
         let mut last = None;
         for round in 0..rounds {
             let clone = self.clone.clone();
             let read = move |p: &str| std::fs::read_to_string(clone.join(p)).ok();
-            let mut w = Work { read: &read, test_files: test_files.to_vec(), edits: derive::Edits::default() };
+            let mut w = Work {
+                read: &read,
+                test_files: test_files.to_vec(),
+                edits: derive::Edits::default(),
+            };
             match rule(&mut w, &current, lang) {
                 Ok(n) => notes.extend(n),
                 Err(why) if round == 0 => return Ok(Err(why)),
@@ -459,7 +629,8 @@ impl<'a> RepoRun<'a> {
                 }
             }
             for (p, text) in &w.edits.files {
-                loki_core::fs::write_atomic(&self.clone.join(p), text.as_bytes()).with_context(|| format!("write {p}"))?;
+                loki_core::fs::write_atomic(&self.clone.join(p), text.as_bytes())
+                    .with_context(|| format!("write {p}"))?;
             }
             for p in &w.edits.removed {
                 let _ = std::fs::remove_file(self.clone.join(p));
@@ -467,44 +638,83 @@ impl<'a> RepoRun<'a> {
             let sha = self.commit_all(&format!("eval: {name} (round {})", round + 1))?;
             let o = self.structured()?;
             let failed = o.failed_ids();
-            current = o.failed.iter().filter(|f| targets.iter().any(|t| t.id == f.id)).cloned().collect();
+            current = o
+                .failed
+                .iter()
+                .filter(|f| targets.iter().any(|t| t.id == f.id))
+                .cloned()
+                .collect();
             let green = current.is_empty() && targets.iter().all(|t| !failed.contains(&t.id));
-            last = Some(Cheat { sha, notes: Vec::new(), green: Some(green && o.code == 0) });
+            last = Some(Cheat {
+                sha,
+                notes: Vec::new(),
+                green: Some(green && o.code == 0),
+            });
             if current.is_empty() {
                 break;
             }
         }
-        Ok(last.map(|mut c| {
-            c.notes = notes;
-            c
-        }).ok_or_else(|| "no round applied".to_owned()))
+        Ok(last
+            .map(|mut c| {
+                c.notes = notes;
+                c
+            })
+            .ok_or_else(|| "no round applied".to_owned()))
     }
 
     /// Lays `state` over a checkout of `base` (uncommitted) and runs the judge.
-    fn judge(&self, base: &str, state: &str, loki: &Path, args: &EvalArgs, sr: &mut ScenarioReport) -> anyhow::Result<()> {
+    fn judge(
+        &self,
+        base: &str,
+        state: &str,
+        loki: &Path,
+        args: &EvalArgs,
+        sr: &mut ScenarioReport,
+    ) -> anyhow::Result<()> {
         self.checkout(base)?;
-        self.git(&["restore", &format!("--source={state}"), "--worktree", "--", ":/"])?;
+        self.git(&[
+            "restore",
+            &format!("--source={state}"),
+            "--worktree",
+            "--",
+            ":/",
+        ])?;
         let mut env = self.env.clone();
-        env.push(("LOKI_HOME".into(), self.loki_home.to_string_lossy().into_owned()));
+        env.push((
+            "LOKI_HOME".into(),
+            self.loki_home.to_string_lossy().into_owned(),
+        ));
         env.push(("NO_COLOR".into(), "1".into()));
         let start = Instant::now();
         let ran = suite::run(
             &loki.to_string_lossy(),
-            &["seal".into(), "check".into(), "--base".into(), base.into(), "--json".into()],
+            &[
+                "seal".into(),
+                "check".into(),
+                "--base".into(),
+                base.into(),
+                "--json".into(),
+            ],
             &self.clone,
             &env,
             Duration::from_secs(args.judge_timeout),
         )?;
         sr.secs = Some(start.elapsed().as_secs_f64());
         sr.exit = Some(ran.code);
-        let json = ran
-            .text
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok().filter(serde_json::Value::is_object));
+        let json = ran.text.lines().rev().find_map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .ok()
+                .filter(serde_json::Value::is_object)
+        });
         if let Some(j) = &json {
             sr.verdict = j["verdict"].as_str().map(str::to_owned).or_else(|| {
-                j["clean"].as_bool().map(|c| if c { "clean".to_owned() } else { "findings".to_owned() })
+                j["clean"].as_bool().map(|c| {
+                    if c {
+                        "clean".to_owned()
+                    } else {
+                        "findings".to_owned()
+                    }
+                })
             });
             sr.finding_kinds = j["findings"]
                 .as_array()
@@ -519,7 +729,10 @@ impl<'a> RepoRun<'a> {
                 .filter_map(|f| f.as_str().map(str::to_owned))
                 .collect();
         } else {
-            sr.note = Some(format!("no JSON on stdout: {}", suite::tail(&ran.text, 600)));
+            sr.note = Some(format!(
+                "no JSON on stdout: {}",
+                suite::tail(&ran.text, 600)
+            ));
         }
         sr.outcome = match (sr.expected_exit, ran.code) {
             (0, 0) => "clean",
@@ -538,7 +751,10 @@ fn append_jsonl(path: &Path, r: &EntryReport) {
     use std::io::Write as _;
     if let (Ok(line), Ok(mut f)) = (
         serde_json::to_string(r),
-        std::fs::OpenOptions::new().create(true).append(true).open(path),
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path),
     ) {
         let _ = writeln!(f, "{line}");
     }
@@ -587,7 +803,11 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     }
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    Some(if v.len().is_multiple_of(2) { f64::midpoint(v[m - 1], v[m]) } else { v[m] })
+    Some(if v.len().is_multiple_of(2) {
+        f64::midpoint(v[m - 1], v[m])
+    } else {
+        v[m]
+    })
 }
 
 fn share(hit: usize, of: usize) -> Option<f64> {
@@ -602,24 +822,46 @@ impl Summary {
     fn of(reports: &[EntryReport]) -> Summary {
         let mut per_class = BTreeMap::new();
         for name in SCENARIOS {
-            let all: Vec<&ScenarioReport> = reports.iter().flat_map(|r| r.scenarios.iter()).filter(|s| s.name == *name).collect();
+            let all: Vec<&ScenarioReport> = reports
+                .iter()
+                .flat_map(|r| r.scenarios.iter())
+                .filter(|s| s.name == *name)
+                .collect();
             let judged = all.iter().filter(|s| s.exit.is_some()).count();
-            let hit = all.iter().filter(|s| matches!(s.outcome, "clean" | "caught")).count();
-            per_class.insert(*name, ClassFigure {
-                judged,
-                hit,
-                cannot_judge: all.iter().filter(|s| s.outcome == "cannot_judge").count(),
-                errors: all.iter().filter(|s| s.outcome == "error").count(),
-                not_derivable: all.iter().filter(|s| s.outcome == "not_derivable").count(),
-            });
+            let hit = all
+                .iter()
+                .filter(|s| matches!(s.outcome, "clean" | "caught"))
+                .count();
+            per_class.insert(
+                *name,
+                ClassFigure {
+                    judged,
+                    hit,
+                    cannot_judge: all.iter().filter(|s| s.outcome == "cannot_judge").count(),
+                    errors: all.iter().filter(|s| s.outcome == "error").count(),
+                    not_derivable: all.iter().filter(|s| s.outcome == "not_derivable").count(),
+                },
+            );
         }
         let precision = per_class.get("honest").and_then(|c| share(c.hit, c.judged));
         let recall = SCENARIOS[1..]
             .iter()
             .map(|n| (*n, per_class.get(n).and_then(|c| share(c.hit, c.judged))))
             .collect();
-        let judge = median(reports.iter().flat_map(|r| r.scenarios.iter()).filter_map(|s| s.secs).collect());
-        let suite = median(reports.iter().filter(|r| r.suite_exit >= 0 && r.error.is_none()).map(|r| r.suite_secs).collect());
+        let judge = median(
+            reports
+                .iter()
+                .flat_map(|r| r.scenarios.iter())
+                .filter_map(|s| s.secs)
+                .collect(),
+        );
+        let suite = median(
+            reports
+                .iter()
+                .filter(|r| r.suite_exit >= 0 && r.error.is_none())
+                .map(|r| r.suite_secs)
+                .collect(),
+        );
         Summary {
             entries: reports.len(),
             entries_with_errors: reports.iter().filter(|r| r.error.is_some()).count(),
@@ -628,7 +870,9 @@ impl Summary {
             recall,
             median_judge_secs: judge,
             median_suite_secs: suite,
-            ratio: judge.zip(suite).map(|(j, s)| if s > 0.0 { j / s } else { f64::NAN }),
+            ratio: judge
+                .zip(suite)
+                .map(|(j, s)| if s > 0.0 { j / s } else { f64::NAN }),
         }
     }
 }
@@ -640,8 +884,15 @@ fn pct(v: Option<f64>) -> String {
 fn render(reports: &[EntryReport], s: &Summary, verify_only: bool) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
-    let _ = writeln!(o, "Corpus check (fail before at parent + fix tests, pass after at the fix):");
-    let _ = writeln!(o, "{:>3}  {:<28} {:<10} {:<7} {:>6} {:>6} {:>8}  failing tests", "#", "repo", "fix", "eco", "before", "after", "suite");
+    let _ = writeln!(
+        o,
+        "Corpus check (fail before at parent + fix tests, pass after at the fix):"
+    );
+    let _ = writeln!(
+        o,
+        "{:>3}  {:<28} {:<10} {:<7} {:>6} {:>6} {:>8}  failing tests",
+        "#", "repo", "fix", "eco", "before", "after", "suite"
+    );
     for r in reports {
         let _ = writeln!(
             o,
@@ -653,20 +904,36 @@ fn render(reports: &[EntryReport], s: &Summary, verify_only: bool) -> String {
             if r.fail_before { "fail" } else { "NO" },
             if r.pass_after { "pass" } else { "NO" },
             r.suite_secs,
-            if let Some(e) = &r.error { format!("ERROR {}", first_chars(e, 160)) } else { r.failing.join(", ") }
+            if let Some(e) = &r.error {
+                format!("ERROR {}", first_chars(e, 160))
+            } else {
+                r.failing.join(", ")
+            }
         );
     }
     if verify_only {
         return o;
     }
     for name in SCENARIOS {
-        let _ = writeln!(o, "\nScenario {name} (expect exit {}):", if *name == "honest" { 0 } else { 1 });
-        let _ = writeln!(o, "{:>3}  {:<28} {:<10} {:>4} {:<14} {:>7} {:<6}  findings / note", "#", "repo", "fix", "exit", "outcome", "secs", "green");
+        let _ = writeln!(
+            o,
+            "\nScenario {name} (expect exit {}):",
+            if *name == "honest" { 0 } else { 1 }
+        );
+        let _ = writeln!(
+            o,
+            "{:>3}  {:<28} {:<10} {:>4} {:<14} {:>7} {:<6}  findings / note",
+            "#", "repo", "fix", "exit", "outcome", "secs", "green"
+        );
         for r in reports {
             for sc in r.scenarios.iter().filter(|x| x.name == *name) {
                 let mut kinds = sc.finding_kinds.clone();
                 kinds.dedup();
-                let detail = if kinds.is_empty() { sc.note.clone().unwrap_or_default() } else { kinds.join(",") };
+                let detail = if kinds.is_empty() {
+                    sc.note.clone().unwrap_or_default()
+                } else {
+                    kinds.join(",")
+                };
                 let _ = writeln!(
                     o,
                     "{:>3}  {:<28} {:<10} {:>4} {:<14} {:>7} {:<6}  {}",
@@ -682,10 +949,18 @@ fn render(reports: &[EntryReport], s: &Summary, verify_only: bool) -> String {
             }
         }
     }
-    let _ = writeln!(o, "\nSummary over {} entries ({} with errors):", s.entries, s.entries_with_errors);
+    let _ = writeln!(
+        o,
+        "\nSummary over {} entries ({} with errors):",
+        s.entries, s.entries_with_errors
+    );
     for name in SCENARIOS {
         if let Some(c) = s.per_class.get(name) {
-            let label = if *name == "honest" { "precision (clean)" } else { "recall (findings)" };
+            let label = if *name == "honest" {
+                "precision (clean)"
+            } else {
+                "recall (findings)"
+            };
             let _ = writeln!(
                 o,
                 "  {name:<20} {label}: {:>4} = {}/{} judged; cannot judge {}, errors {}, not derivable {}",
@@ -701,8 +976,10 @@ fn render(reports: &[EntryReport], s: &Summary, verify_only: bool) -> String {
     let _ = writeln!(
         o,
         "  median judgement {} s, median suite run {} s, ratio {}",
-        s.median_judge_secs.map_or_else(|| "n/a".into(), |x| format!("{x:.1}")),
-        s.median_suite_secs.map_or_else(|| "n/a".into(), |x| format!("{x:.1}")),
+        s.median_judge_secs
+            .map_or_else(|| "n/a".into(), |x| format!("{x:.1}")),
+        s.median_suite_secs
+            .map_or_else(|| "n/a".into(), |x| format!("{x:.1}")),
         s.ratio.map_or_else(|| "n/a".into(), |x| format!("{x:.1}x"))
     );
     o

@@ -63,12 +63,22 @@ pub fn run(
 }
 
 /// Runs a shell command line (the repository's own test command).
-pub fn sh(line: &str, cwd: &Path, env: &[(String, String)], timeout: Duration) -> anyhow::Result<Ran> {
+pub fn sh(
+    line: &str,
+    cwd: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> anyhow::Result<Ran> {
     run("sh", &["-c".into(), line.into()], cwd, env, timeout)
 }
 
 /// Runs `program args` and fails unless it exits 0.
-pub fn must(program: &str, args: &[&str], cwd: &Path, env: &[(String, String)]) -> anyhow::Result<String> {
+pub fn must(
+    program: &str,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+) -> anyhow::Result<String> {
     let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
     let r = run(program, &args, cwd, env, SUITE_TIMEOUT)?;
     if r.code != 0 {
@@ -149,13 +159,24 @@ pub fn structured(
             ],
         ),
         Ecosystem::Cargo => ("cargo".into(), vec!["test".into(), "--no-fail-fast".into()]),
-        Ecosystem::Go => ("go".into(), vec!["test".into(), "-json".into(), "./...".into()]),
+        Ecosystem::Go => (
+            "go".into(),
+            vec!["test".into(), "-json".into(), "./...".into()],
+        ),
         Ecosystem::Vitest => (
-            dir.join("node_modules/.bin/vitest").to_string_lossy().into_owned(),
-            vec!["run".into(), "--reporter=json".into(), format!("--outputFile={rep}")],
+            dir.join("node_modules/.bin/vitest")
+                .to_string_lossy()
+                .into_owned(),
+            vec![
+                "run".into(),
+                "--reporter=json".into(),
+                format!("--outputFile={rep}"),
+            ],
         ),
         Ecosystem::Jest => (
-            dir.join("node_modules/.bin/jest").to_string_lossy().into_owned(),
+            dir.join("node_modules/.bin/jest")
+                .to_string_lossy()
+                .into_owned(),
             vec!["--json".into(), format!("--outputFile={rep}")],
         ),
     };
@@ -373,7 +394,10 @@ fn parse_go_json(text: &str, dir: &Path) -> Outcome {
         })
         .collect();
     for (pkg, test) in leaves {
-        let text = outputs.get(&(pkg.clone(), test.clone())).cloned().unwrap_or_default();
+        let text = outputs
+            .get(&(pkg.clone(), test.clone()))
+            .cloned()
+            .unwrap_or_default();
         let rel_dir = pkg
             .strip_prefix(module.as_str())
             .unwrap_or("")
@@ -443,7 +467,9 @@ fn parse_jest_json(text: &str, dir: &Path) -> Outcome {
                         .collect::<Vec<_>>()
                         .join("\n");
                     let line = stack_line(&text, abs).or_else(|| {
-                        a["location"]["line"].as_u64().and_then(|n| u32::try_from(n).ok())
+                        a["location"]["line"]
+                            .as_u64()
+                            .and_then(|n| u32::try_from(n).ok())
                     });
                     out.failed.push(Failure {
                         id,
