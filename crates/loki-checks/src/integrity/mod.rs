@@ -47,10 +47,22 @@
 //! `.gitignore` says). Bytes are read as lossy UTF-8 with CRLF folded to LF; nothing here panics
 //! on any input, and files over [`MAX_SCAN_BYTES`] are judged by path only.
 
+mod ast;
 mod config;
+mod diff;
+mod equality;
+mod failing;
 mod lex;
+mod literals;
 mod outcome;
+mod runner;
+mod shadow;
+mod source;
+mod special;
+mod takeover;
 mod testcode;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeSet;
 
@@ -273,16 +285,36 @@ pub struct FileChange {
 pub struct ScanInput {
     pub changes: Vec<FileChange>,
     /// Head bytes of unchanged files that say which setup files are test configuration
-    /// (jest/vitest configs, `package.json`); changed ones are read from `changes`.
+    /// (jest/vitest configs, `package.json`) and what the Go module is (`go.mod`); changed ones
+    /// are read from `changes`.
     pub context: Vec<(String, Vec<u8>)>,
+    /// Head bytes of test files the change did not touch, for rules that look for test literals
+    /// (`test_input_special_case`). Empty means only the changed test files are consulted.
+    pub test_context: Vec<(String, Vec<u8>)>,
+    /// Every path of the head tree, for rules that need to know what else exists
+    /// (`shadow_module`). Empty means only the changed paths are known.
+    pub tree_paths: Vec<String>,
 }
 
 /// Whether the scan needs an unchanged file's head bytes as context.
 #[must_use]
 pub fn is_context_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
+    is_setup_source(path) || name == "go.mod"
+}
+
+/// Whether a file can name setup files (jest/vitest configs, `package.json`).
+fn is_setup_source(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
     name == "package.json"
         || (name.starts_with("jest.config.") || name.starts_with("vitest.config."))
+}
+
+/// The 1-based line of the first line of `text` that contains `needle`.
+fn line_of(text: &str, needle: &str) -> Option<u32> {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .and_then(|i| u32::try_from(i + 1).ok())
 }
 
 /// Whether `path` is a test file by naming convention (what [`crate::weakened`] restores).
@@ -332,7 +364,7 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
                 .map(|(p, b)| (p.as_str(), Some(b.as_slice()))),
         );
     for (path, bytes) in configs {
-        if let Some(b) = bytes.filter(|_| is_context_file(path)) {
+        if let Some(b) = bytes.filter(|_| is_setup_source(path)) {
             setup_files.extend(config::referenced_setup_files(path, b));
         }
     }
@@ -383,27 +415,20 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
         let Some(h) = head else { continue };
         if lang == Lang::Python {
             let base_code = base.as_ref().map(Side::code);
-            for d in outcome::pytest_outcome_rewrites(base_code, h.code()) {
-                out.push(Finding::new(FindingKind::OutcomeRewrite, path, d));
+            let text = c.head.as_deref().map(normalize).unwrap_or_default();
+            for r in outcome::pytest_outcome_rewrites(base_code, h.code()) {
+                let f = Finding::new(FindingKind::OutcomeRewrite, path, r.detail);
+                out.push(match line_of(&text, &r.needle) {
+                    Some(n) => f.at_line(n),
+                    None => f,
+                });
             }
         }
         if head_test || setup_files.contains(path) {
             mock_rules(path, lang, base.as_ref(), h, &changed_sources, &mut out);
         }
-        if !head_test {
-            let before = base
-                .as_ref()
-                .map_or(0, |b| testcode::always_equal_overrides(lang, b.code()));
-            let now = testcode::always_equal_overrides(lang, h.code());
-            if now > before {
-                out.push(Finding::new(
-                    FindingKind::EqOverride,
-                    path,
-                    format!("added an equality override that always returns true ({before} at base, {now} now)"),
-                ));
-            }
-        }
     }
+    out.extend(source::rules(input, &setup_files));
     out.sort();
     out.dedup();
     out
@@ -560,17 +585,63 @@ pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, Checks
     }
     let tree = git.ls_tree(head).map_err(fail("list the head tree"))?;
     for path in tree
-        .into_iter()
-        .filter(|p| is_context_file(p) && !changed.contains(p))
+        .iter()
+        .filter(|p| is_context_file(p) && !changed.contains(*p))
     {
         if let Some(bytes) = git
-            .show_file(head, &path)
+            .show_file(head, path)
             .map_err(fail("read a test configuration"))?
         {
-            input.context.push((path, bytes));
+            input.context.push((path.clone(), bytes));
         }
     }
+    for path in test_context_paths(&tree, &input.changes) {
+        if let Some(bytes) = git
+            .show_file(head, &path)
+            .map_err(fail("read an unchanged test file"))?
+        {
+            input.test_context.push((path, bytes));
+        }
+    }
+    input.tree_paths = tree;
     Ok(input)
+}
+
+/// At most this many unchanged test files are read for `test_context`: each read is a git call.
+const MAX_TEST_CONTEXT_FILES: usize = 100;
+
+/// The unchanged test files whose literals the special-case rule needs: none when the change
+/// edits no library source, else test files by path, those named after a changed source file
+/// first (`calc.py` → `test_calc.py`), at most [`MAX_TEST_CONTEXT_FILES`].
+fn test_context_paths(tree: &[String], changes: &[FileChange]) -> Vec<String> {
+    let stems: Vec<&str> = changes
+        .iter()
+        .filter(|c| {
+            c.head.is_some() && Lang::of_source(&c.path).is_some() && !is_test_path(&c.path)
+        })
+        .filter_map(|c| {
+            let name = c.path.rsplit('/').next()?;
+            name.split('.').next().filter(|s| s.len() >= 2)
+        })
+        .collect();
+    if stems.is_empty() {
+        return Vec::new();
+    }
+    let changed: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let mut candidates: Vec<&String> = tree
+        .iter()
+        .filter(|p| is_test_path(p) && !changed.contains(p.as_str()))
+        .collect();
+    // Stable: related files first, then tree order.
+    candidates.sort_by_key(|p| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        !stems.iter().any(|s| name.contains(s))
+    });
+    candidates
+        .into_iter()
+        .take(MAX_TEST_CONTEXT_FILES)
+        .cloned()
+        .collect()
 }
 
 /// The integrity scan of the change from commit `base` to `head_tree` (a tree id from

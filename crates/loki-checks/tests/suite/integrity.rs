@@ -18,6 +18,7 @@ fn kinds(changes: Vec<FileChange>) -> Vec<(FindingKind, String)> {
     scan(&ScanInput {
         changes,
         context: Vec::new(),
+        ..Default::default()
     })
     .into_iter()
     .map(|f| (f.kind, f.path))
@@ -184,6 +185,7 @@ fn a_setup_file_named_by_an_unchanged_config_is_test_configuration() {
             "web/vitest.config.ts".into(),
             b"export default { test: { setupFiles: ['./tests/env.js'] } }\n".to_vec(),
         )],
+        ..Default::default()
     };
     let f = scan(&input);
     assert!(
@@ -459,22 +461,23 @@ proptest! {
         )
     ) {
         let changes = files.into_iter().map(|(p, b, h)| FileChange { path: p.into(), base: b, head: h }).collect();
-        let _ = scan(&ScanInput { changes, context: Vec::new() });
+        let _ = scan(&ScanInput { changes, context: Vec::new(), ..Default::default() });
     }
 
     #[test]
     fn crlf_files_are_judged_like_lf_files(path in prop::sample::select(PATHS), base in text(), head in text()) {
-        let lf = scan(&ScanInput { changes: vec![fc(path, Some(&base), Some(&head))], context: Vec::new() });
+        let lf = scan(&ScanInput { changes: vec![fc(path, Some(&base), Some(&head))], context: Vec::new(), ..Default::default() });
         let crlf = scan(&ScanInput {
             changes: vec![fc(path, Some(&base.replace('\n', "\r\n")), Some(&head.replace('\n', "\r\n")))],
             context: Vec::new(),
+            ..Default::default()
         });
         prop_assert_eq!(lf, crlf);
     }
 
     #[test]
     fn identical_sides_have_no_findings(path in prop::sample::select(PATHS), body in text()) {
-        let f = scan(&ScanInput { changes: vec![fc(path, Some(&body), Some(&body))], context: Vec::new() });
+        let f = scan(&ScanInput { changes: vec![fc(path, Some(&body), Some(&body))], context: Vec::new(), ..Default::default() });
         prop_assert!(f.is_empty(), "{:?}", f);
     }
 }
@@ -516,6 +519,7 @@ fn finding_details_read_well() {
             fc("calc_test.go", Some(GO_TEST), None),
         ],
         context: Vec::new(),
+        ..Default::default()
     };
     let text: String = scan(&input)
         .iter()
