@@ -228,8 +228,10 @@ pub(crate) fn highly_distinctive(l: &Lit) -> bool {
     }
 }
 
-/// `snake_case`, `kebab-case`, `lowercase`, `UPPER_CASE` words.
-fn keyword_like(s: &str) -> bool {
+/// `snake_case`, `kebab-case`, `lowercase`, `UPPER_CASE` words, also in brackets or with a sign
+/// (`[options]`, `<local>`, `+nan`, `--verbose`): a format's vocabulary, not data.
+pub(crate) fn keyword_like(s: &str) -> bool {
+    let s = s.trim_matches(|c: char| !c.is_alphanumeric());
     let word = |c: char| c.is_ascii_digit() || c == '_' || c == '-' || c == '.';
     let lower = s.chars().all(|c| c.is_ascii_lowercase() || word(c));
     let upper = s.chars().all(|c| c.is_ascii_uppercase() || word(c));

@@ -177,11 +177,17 @@ fn function<'t>(ix: &Index<'t>, n: Node<'t>) -> Node<'t> {
         .unwrap_or_else(|| statement(ix, n))
 }
 
-/// The first string under `n` that names a test context (or one of `extra`'s words).
-fn mentions_test(ast: &Ast, n: Node, extra: &[&str]) -> Option<String> {
+/// The first string under `n` that names a test context (or one of `extra`'s words): a short
+/// string used as a value, not a docstring or prose.
+fn mentions_test(ast: &Ast, ix: &Index, n: Node, extra: &[&str]) -> Option<String> {
     ast.all(n).into_iter().find_map(|c| match literal(ast, c) {
         Some(Lit::Str(s))
-            if names_test_context(&s) || words(&s).iter().any(|w| extra.contains(&w.as_str())) =>
+            if s.chars().count() <= 64
+                && ix
+                    .parent(c)
+                    .is_none_or(|p| p.kind() != "expression_statement")
+                && (names_test_context(&s)
+                    || words(&s).iter().any(|w| extra.contains(&w.as_str()))) =>
         {
             Some(s)
         }
@@ -235,7 +241,7 @@ fn env_read<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>, name: &str) -> Option<(S
         ));
     }
     let stmt = window(statement(ix, n));
-    mentions_test(ast, stmt, &[]).map(|w| {
+    mentions_test(ast, ix, stmt, &[]).map(|w| {
         (
             format!("env:{name}=={w}"),
             format!("compares the environment variable {name} with {w:?}, a test context"),
@@ -253,8 +259,14 @@ fn string_arg(ast: &Ast, call: Node, i: usize) -> Option<String> {
 }
 
 /// A context read judged by the statement (or function) it sits in.
-fn context_read(ast: &Ast, what: &str, scope: Node, extra: &[&str]) -> Option<(String, String)> {
-    mentions_test(ast, scope, extra).map(|w| {
+fn context_read(
+    ast: &Ast,
+    ix: &Index,
+    what: &str,
+    scope: Node,
+    extra: &[&str],
+) -> Option<(String, String)> {
+    mentions_test(ast, ix, scope, extra).map(|w| {
         (
             format!("{what}:{w}"),
             format!("inspects {what} for {w:?}, which tells whether tests are running"),
@@ -276,10 +288,16 @@ fn python<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)
                 | "traceback.extract_stack"
                 | "traceback.format_stack"
                 | "inspect.getouterframes" => {
-                    context_read(ast, "the call stack", function(ix, n), &[])
+                    context_read(ast, ix, "the call stack", function(ix, n), &[])
                 }
                 "threading.current_thread" | "threading.currentThread" | "current_thread" => {
-                    context_read(ast, "the thread name", window(statement(ix, n)), &["main"])
+                    context_read(
+                        ast,
+                        ix,
+                        "the thread name",
+                        window(statement(ix, n)),
+                        &["main"],
+                    )
                 }
                 "hasattr" | "getattr" if ast.text_of(n).contains("sys") => {
                     let attr = string_arg(ast, n, 1)?;
@@ -312,7 +330,9 @@ fn python<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)
             // `"X" in os.environ`
             let kids = named_children(n);
             if let [l, r] = kids.as_slice()
-                && matches!(ast.text_of(*r), "os.environ" | "environ")
+                && ["os.environ", "environ"]
+                    .iter()
+                    .any(|e| ast.text_of(*r).starts_with(e))
                 && let Some(Lit::Str(name)) = literal(ast, *l)
             {
                 return env_read(ast, ix, n, &name);
@@ -323,9 +343,11 @@ fn python<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)
             let t = ast.text_of(n);
             match t {
                 "sys.modules" => {
-                    context_read(ast, "the loaded modules", window(statement(ix, n)), &[])
+                    context_read(ast, ix, "the loaded modules", window(statement(ix, n)), &[])
                 }
-                "sys.argv" => context_read(ast, "the command line", window(statement(ix, n)), &[]),
+                "sys.argv" => {
+                    context_read(ast, ix, "the command line", window(statement(ix, n)), &[])
+                }
                 _ => {
                     let (obj, attr) = t.split_once('.')?;
                     let outermost = ix.parent(n).is_none_or(|p| p.kind() != "attribute");
@@ -391,13 +413,20 @@ fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> 
             if path_env && matches!(last, "args" | "args_os") {
                 return context_read(
                     ast,
+                    ix,
                     "the command line",
                     window(statement(ix, n)),
                     &["nocapture", "deps"],
                 );
             }
             if f.ends_with(".name") && ast.text_of(n).contains("current()") {
-                return context_read(ast, "the thread name", window(statement(ix, n)), &["main"]);
+                return context_read(
+                    ast,
+                    ix,
+                    "the thread name",
+                    window(statement(ix, n)),
+                    &["main"],
+                );
             }
             None
         }
@@ -469,7 +498,7 @@ fn go<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
             }
         }
         "selector_expression" if ast.text_of(n) == "os.Args" => {
-            context_read(ast, "the command line", window(statement(ix, n)), &[])
+            context_read(ast, ix, "the command line", window(statement(ix, n)), &[])
         }
         _ => None,
     }
@@ -479,7 +508,12 @@ fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
     let is_env = |t: &str| {
         matches!(
             t,
-            "process.env" | "import.meta.env" | "Bun.env" | "globalThis.process.env"
+            "process.env"
+                | "process['env']"
+                | "process[\"env\"]"
+                | "import.meta.env"
+                | "Bun.env"
+                | "globalThis.process.env"
         )
     };
     match n.kind() {
@@ -500,7 +534,7 @@ fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
                 ));
             }
             if ast.text_of(n) == "process.argv" {
-                return context_read(ast, "the command line", window(statement(ix, n)), &[]);
+                return context_read(ast, ix, "the command line", window(statement(ix, n)), &[]);
             }
             None
         }

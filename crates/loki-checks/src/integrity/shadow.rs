@@ -1,8 +1,9 @@
 //! `shadow_module`: a newly added module that the tests would import instead of the real one.
 //! Judged from the change list and [`super::ScanInput::tree_paths`] (every head path):
 //! - Python: an added `D/x.py` or `D/x/__init__.py` where `D` is not itself a package (no
-//!   `D/__init__.py`, so `D` can be on `sys.path`: the repository root, a `src/` root, or a test
-//!   directory pytest inserts), and `x` is a top-level module of the same project elsewhere
+//!   `D/__init__.py`) and is on the tests' `sys.path` (a project root, its `src/` or `lib/`, or a
+//!   directory holding test files, which pytest inserts), and `x` is a top-level module of the
+//!   same project elsewhere
 //!   (`x.py`, `x/__init__.py` or `src/x/` under the project root: the nearest directory with a
 //!   `pyproject.toml`, `setup.py` or `setup.cfg`, else the repository root), or `x` is a module
 //!   of the standard library ([`PY_STDLIB`]).
@@ -478,6 +479,21 @@ fn python(tree: &BTreeSet<&str>, added: &BTreeSet<&str>, out: &mut Vec<Finding>)
                 .insert(join(&base, rest[0]));
         }
     }
+    // Directories the tests import from: project roots and their `src/`/`lib/`, and directories
+    // that hold test files (pytest puts a test file's directory on `sys.path`).
+    let test_dirs: BTreeSet<&str> = tree
+        .iter()
+        .filter(|p| p.ends_with(".py") && super::testcode::is_test_path(p))
+        .map(|p| parent(p))
+        .collect();
+    let on_test_path = |dir: &str| {
+        roots.contains(dir)
+            || roots
+                .iter()
+                .any(|r| dir == join(r, "src") || dir == join(r, "lib"))
+            || test_dirs.contains(dir)
+            || matches!(dir.rsplit('/').next(), Some("tests" | "test"))
+    };
     for path in added.iter().filter(|p| p.ends_with(".py") && !ignored(p)) {
         let Some((dir, name)) = py_module(path) else {
             continue;
@@ -486,6 +502,7 @@ fn python(tree: &BTreeSet<&str>, added: &BTreeSet<&str>, out: &mut Vec<Finding>)
             || name.starts_with("__")
             || matches!(name, "conftest" | "setup" | "test" | "tests")
             || is_package(dir)
+            || !on_test_path(dir)
         {
             continue;
         }

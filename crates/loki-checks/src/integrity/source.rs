@@ -278,8 +278,19 @@ pub(crate) enum Gate {
     NotTest,
 }
 
+/// Deeper cfg predicates are not judged (real ones nest two or three levels).
+const MAX_CFG_DEPTH: usize = 16;
+
 /// Three-valued cfg logic: `Some(b)` when the predicate's value is known.
 fn eval_cfg(pred: &str, test: bool) -> Option<bool> {
+    eval_cfg_at(pred, test, 0)
+}
+
+fn eval_cfg_at(pred: &str, test: bool, depth: usize) -> Option<bool> {
+    if depth > MAX_CFG_DEPTH {
+        return None;
+    }
+    let eval_cfg = |p: &str, t: bool| eval_cfg_at(p, t, depth + 1);
     let pred = pred.trim();
     let args = |inner: &str| -> Vec<String> {
         let mut out = Vec::new();
@@ -447,6 +458,12 @@ mod tests {
         );
         assert_eq!(cfg_gate("#[cfg(unix)]"), Gate::Neither);
         assert_eq!(cfg_gate("#[derive(Debug)]"), Gate::Neither);
+        let deep = format!(
+            "#[cfg({}test{})]",
+            "not(".repeat(10_000),
+            ")".repeat(10_000)
+        );
+        assert_eq!(cfg_gate(&deep), Gate::Neither);
         assert!(is_test_attribute(
             "#[tokio::test(flavor = \"multi_thread\")]"
         ));

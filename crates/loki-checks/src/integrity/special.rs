@@ -79,6 +79,53 @@ impl TestLiterals {
     }
 }
 
+/// Whether the change could trip this rule, so that reading the unchanged test files is worth it:
+/// an added line of library source that compares (`==`, `!=`, ` in `, `case`, `=>`, a lookup)
+/// with a distinctive literal its base does not have. A cheap line-level over-approximation of
+/// [`rules`], for [`super::scan_input`].
+pub(crate) fn wants_test_literals(changes: &[super::FileChange]) -> bool {
+    const MARKERS: &[&str] = &[
+        "==",
+        "!=",
+        " in ",
+        "case ",
+        "=>",
+        ".get(",
+        "includes(",
+        ".has(",
+        "match ",
+    ];
+    changes.iter().any(|c| {
+        let (Some(head), Some(lang)) = (c.head.as_deref(), Lang::of_source(&c.path)) else {
+            return false;
+        };
+        if is_test_path(&c.path)
+            || super::source::is_tooling(&c.path)
+            || head.len() > super::MAX_SCAN_BYTES
+        {
+            return false;
+        }
+        let head = normalize(head);
+        let base = c.base.as_deref().map(normalize);
+        let mut before = LiteralSet::default();
+        if let Some(b) = &base {
+            before.add_lexed(&lex(b, lang), None);
+        }
+        let added = super::diff::added_lines(base.as_deref(), &head);
+        head.lines().enumerate().any(|(i, l)| {
+            let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            if !added.contains(&n) || !MARKERS.iter().any(|m| l.contains(m)) {
+                return false;
+            }
+            let mut set = LiteralSet::default();
+            set.add_lexed(&lex(l, lang), None);
+            set.lits
+                .iter()
+                .any(|x| distinctive(x) && !before.contains(x))
+        })
+    })
+}
+
 /// One literal a condition compares with, with the code the condition selects.
 struct Site<'t> {
     lit: Node<'t>,
@@ -87,25 +134,31 @@ struct Site<'t> {
     bodies: Vec<Node<'t>>,
 }
 
-/// Subjects that are configuration, not input.
+/// Subjects that are configuration, not input: the platform, the interpreter or module name, a
+/// type test, the environment.
 fn environmental(subject: &str) -> bool {
     [
-        "platform",
+        "sys.platform",
         "os.name",
-        "GOOS",
-        "GOARCH",
-        "__name__",
-        "version",
-        "typeof",
-        "target_os",
+        "platform.",
+        "process.platform",
+        "process.arch",
         "process.env",
         "os.environ",
-        "sys.",
-        "runtime.",
-        "arch",
+        "runtime.GOOS",
+        "runtime.GOARCH",
+        "__name__",
+        "sys.version",
+        "typeof ",
+        "target_os",
+        "target_arch",
     ]
     .iter()
     .any(|s| subject.contains(s))
+        || subject
+            .rsplit(['.', ':', '>'])
+            .next()
+            .is_some_and(|last| last.trim().eq_ignore_ascii_case("version"))
 }
 
 pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Vec<Finding>) {
@@ -144,7 +197,11 @@ pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Vec<Finding>) {
             .iter()
             .flat_map(|b| results(ast, *b))
             .filter_map(|n| literal(ast, n))
-            .find(|e| *e != l && distinctive(e) && ctx.test_literals.find(e).is_some());
+            .find(|e| {
+                // A piece of the input (`"+nan"` → `"nan"`) is normalisation, not an answer.
+                let piece = matches!((&l, e), (Lit::Str(a), Lit::Str(b)) if a.contains(b.as_str()));
+                *e != l && !piece && distinctive(e) && ctx.test_literals.find(e).is_some()
+            });
         // Without a canned answer, only a highly specific input whose branch ignores the input
         // (`if s == "hello world": raise ..`) is a special case; a branch that goes on to use it
         // (`if w == "[options]": return style(w)`) handles a kind of input.

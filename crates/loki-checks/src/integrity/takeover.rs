@@ -37,6 +37,17 @@ pub(crate) fn rules(p: &Prepared, out: &mut Vec<Finding>) {
         return;
     }
     let name = p.path.rsplit('/').next().unwrap_or(p.path);
+    // Test data: scripts that tests run as child processes (to check a CLI's exit code) exit on
+    // purpose, and the runner never loads them.
+    let data = p.path.split('/').rev().skip(1).any(|d| {
+        matches!(
+            d,
+            "fixtures" | "fixture" | "__fixtures__" | "testdata" | "test_data" | "data"
+        )
+    });
+    if data {
+        return;
+    }
     let startup = matches!(name, "sitecustomize.py" | "usercustomize.py");
     let build_rs = name == "build.rs";
     let script = p.head_text.as_deref().is_some_and(|t| t.starts_with("#!"));
@@ -255,6 +266,39 @@ fn py_top_level<'t>(ix: &Index<'t>, n: Node<'t>) -> bool {
     })
 }
 
+/// `sys.exit(..)`, `exit(..)`, `quit(..)`, `raise SystemExit`: exits that raise, which pytest
+/// turns into a failure when they happen inside a test.
+fn soft_exit(ast: &Ast, n: Node) -> Option<&'static str> {
+    match n.kind() {
+        "call" if matches!(ast.field_text(n, "function"), "sys.exit" | "exit" | "quit") => {
+            Some("exits the process, so the run's status is this call's")
+        }
+        "raise_statement"
+            if ast
+                .text_of(n)
+                .trim_start_matches("raise")
+                .trim_start()
+                .starts_with("SystemExit") =>
+        {
+            Some("exits the process, so the run's status is this statement's")
+        }
+        _ => None,
+    }
+}
+
+/// Whether `n` runs at import (module level) or inside a pytest hook (`pytest_*`).
+fn module_or_hook<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> bool {
+    let f = ix.ancestors(n).into_iter().find(|a| {
+        matches!(
+            a.kind(),
+            "function_definition" | "lambda" | "class_definition"
+        )
+    });
+    f.is_none_or(|f| {
+        f.kind() == "function_definition" && ast.field_text(f, "name").starts_with("pytest_")
+    })
+}
+
 /// Whether a Python call ends the process (`os._exit(..)`, `sys.exit(..)`, `os.kill(os.getpid())`).
 fn py_exit_call(ast: &Ast, n: Node) -> Option<&'static str> {
     if n.kind() != "call" {
@@ -282,7 +326,11 @@ fn python(side: &View, role: Role, startup: bool, out: &mut Vec<Hit>) {
     for &n in ix.nodes() {
         let test_code = loaded || side.in_test_region(n);
         let why: Option<String> = if test_code {
+            let soft = soft_exit(ast, n);
             match n.kind() {
+                // pytest reports a `SystemExit` raised inside a test as that test's failure; only
+                // one raised at import or from a hook ends the run.
+                _ if soft.is_some() => soft.filter(|_| module_or_hook(ast, ix, n)),
                 "call" => py_exit_call(ast, n).or_else(|| match ast.field_text(n, "function") {
                     "atexit.register" => Some("registers an exit handler that runs after the tests and can change how the run ends"),
                     "signal.signal" if !ast.field_text(n, "arguments").contains("SIGALRM") => {
@@ -290,9 +338,6 @@ fn python(side: &View, role: Role, startup: bool, out: &mut Vec<Hit>) {
                     }
                     _ => None,
                 }),
-                "raise_statement" if ast.text_of(n).trim_start_matches("raise").trim_start().starts_with("SystemExit") => {
-                    Some("exits the process, so the run's status is this statement's")
-                }
                 "assignment" if ast.field_text(n, "left").ends_with(".exitstatus") => {
                     Some("overwrites pytest's exit status")
                 }
@@ -389,21 +434,33 @@ fn rust(side: &View, role: Role, build_rs: bool, out: &mut Vec<Hit>) {
                 }
             }
             "string_literal" | "raw_string_literal" if build_rs => {
-                if let Some(Lit::Str(s)) = literal(ast, n)
-                    && [
-                        "cargo:rustc-cfg",
-                        "cargo::rustc-cfg",
-                        "cargo:rustc-env",
-                        "cargo::rustc-env",
-                    ]
-                    .iter()
-                    .any(|p| s.trim_start().starts_with(p))
-                {
+                // Feature detection (`cargo:rustc-cfg=has_x`) is what build scripts are for; a
+                // cfg or variable that names tests or CI, or a built-in cfg the code already
+                // branches on, makes the build differ under test.
+                let Some(Lit::Str(s)) = literal(ast, n) else {
+                    continue;
+                };
+                let Some(value) = [
+                    "cargo:rustc-cfg=",
+                    "cargo::rustc-cfg=",
+                    "cargo:rustc-env=",
+                    "cargo::rustc-env=",
+                ]
+                .iter()
+                .find_map(|p| s.trim_start().strip_prefix(p)) else {
+                    continue;
+                };
+                let name = value.split(['=', '"']).next().unwrap_or(value).trim();
+                let builtin = matches!(
+                    name,
+                    "test" | "debug_assertions" | "doc" | "doctest" | "miri"
+                );
+                if builtin || super::runner::names_test_context(name) {
                     out.push(Hit::new(
                         line(n),
                         format!("build:{s}"),
                         format!(
-                            "build.rs emits `{}`, which changes how the crate compiles (and what its tests see)",
+                            "build.rs emits `{}`, which switches code on or off for the test build",
                             super::ast::quote(&s)
                         ),
                     ));
@@ -415,6 +472,17 @@ fn rust(side: &View, role: Role, build_rs: bool, out: &mut Vec<Hit>) {
 }
 
 // ---------------------------------------------------------------------------------------- JS/TS
+
+/// Whether `n` sits under a script's entry guard (`if (require.main === module)`,
+/// `if (import.meta.main)`, `import.meta.url === ..`).
+fn js_entry_guarded<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> bool {
+    ix.ancestors(n).into_iter().any(|a| {
+        a.kind() == "if_statement" && {
+            let c = ast.field_text(a, "condition");
+            c.contains("require.main") || c.contains("import.meta")
+        }
+    })
+}
 
 fn js_top_level<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> bool {
     !ix.ancestors(n).into_iter().any(|a| {
@@ -479,7 +547,9 @@ fn js(side: &View, role: Role, script: bool, out: &mut Vec<Hit>) {
         let Some(why) = why else { continue };
         let test_code = side.is_test_code(role, n);
         if test_code {
-            out.push(hit(ast, ix, n, why));
+            if !script && !js_entry_guarded(ast, ix, n) {
+                out.push(hit(ast, ix, n, why));
+            }
         } else if role == Role::Source && !script && js_top_level(ast, ix, n) {
             out.push(hit(ast, ix, n, &format!("at import time {why}")));
         }

@@ -565,6 +565,22 @@ fn honest_failure_handling_is_quiet() {
     let js = "test('a', () => {\n  expect(f()).toBe(1);\n});\n";
     let rethrow = "test('a', () => {\n  try {\n    expect(f()).toBe(1);\n  } catch (e) {\n    dump();\n    throw e;\n  }\n});\n";
     quiet(&edit("a.test.js", js, rethrow), FailureExpected);
+    // Handlers that check the error are the expect-an-error idiom.
+    let checks_err = "test('throws', (t) => {\n  try {\n    expect(parse('{')).toBe(1);\n  } catch (err) {\n    t.is(err.message, 'unclosed');\n  }\n});\n";
+    quiet(
+        &edit("test.js", "test('a', () => {});\n", checks_err),
+        FailureExpected,
+    );
+    let py_checks = "def test_a():\n    try:\n        assert f() == 1\n    except AssertionError as e:\n        assert 'f' in str(e)\n";
+    quiet(&edit("tests/test_a.py", py, py_checks), FailureExpected);
+    // A new test file's expected failure is a new test's, not an old one weakened.
+    quiet(
+        &add(
+            "tests/test_known_bug.py",
+            "import pytest\n\n@pytest.mark.xfail(strict=True)\ndef test_bug():\n    assert f() == 2\n",
+        ),
+        FailureExpected,
+    );
     let go = "package a\n\nfunc TestA(t *testing.T) {\n\tf()\n}\n";
     let checks = go.replace("\tf()\n", "\tdefer func() {\n\t\tif r := recover(); r == nil {\n\t\t\tt.Fatal(\"expected a panic\")\n\t\t}\n\t}()\n\tf()\n");
     quiet(&edit("a_test.go", go, &checks), FailureExpected);
@@ -603,6 +619,10 @@ fn runner_detection_in_every_language() {
         (
             "    if hasattr(sys, \"_called_from_test\"):\n        return 4\n",
             "_called_from_test",
+        ),
+        (
+            "    if \"CI\" in os.environ.keys():\n        return 4\n",
+            "environment variable CI",
         ),
     ] {
         let head = py.replace(
@@ -741,6 +761,7 @@ fn runner_detection_in_every_language() {
             "  if (globalThis.__vitest_worker__) return 4;\n",
             "__vitest_worker__",
         ),
+        ("  if (process['env']['VITEST']) return 4;\n", "VITEST"),
     ] {
         let head = js.replace("  return a + b;\n", &format!("{line}  return a + b;\n"));
         fires(
@@ -767,6 +788,8 @@ fn honest_context_reads_are_quiet() {
             RunnerDetection,
         );
     }
+    let sentinel = "import sys\n\ndef make(name):\n    \"\"\"Make a sentinel.\n\n    >>> make('TEST')\n    \"\"\"\n    module = getattr(sys._getframe(1), '__module__', None)\n    return module\n";
+    quiet(&add("lib/sentinel.py", sentinel), RunnerDetection);
     let rs = "pub fn f() -> i32 {\n    1\n}\n";
     let tests = format!(
         "{rs}\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn t() {{\n        if std::env::var(\"CI\").is_ok() {{}}\n        assert!(cfg!(test));\n    }}\n}}\n"
@@ -965,6 +988,21 @@ fn honest_branches_are_quiet() {
         ),
         TestInputSpecialCase,
     );
+    // A format's own vocabulary, versions, and normalising an input to a piece of itself.
+    let t = "def test_p():\n    assert bypass('<local>') is True\n    assert parse('+nan') == 'nan'\n    assert load('x', version='1.1') == '1.1.0'\n";
+    for src in [
+        "def bypass(host):\n    if host == '<local>':\n        return is_plain(host2)\n    return False\n",
+        "def parse(v):\n    if v == '+nan' or v == '-nan':\n        v = 'nan'\n    return float(v)\n",
+        "def load(s, r):\n    if r.version == '1.1':\n        return '1.1.0'\n    return s\n",
+    ] {
+        quiet(
+            &special(
+                vec![fc("p.py", None, Some(src))],
+                vec![("tests/test_p.py", t)],
+            ),
+            TestInputSpecialCase,
+        );
+    }
     // Platform checks are configuration.
     let plat = "import sys\n\ndef sep():\n    if sys.platform == 'emscripten':\n        return '/'\n    return '\\\\'\n";
     let t = "def test_sep():\n    assert 'emscripten' and '/'\n";
@@ -1084,12 +1122,20 @@ fn python_takeovers() {
         );
     }
     let t = "def test_a():\n    assert f() == 1\n";
-    let exits = "import sys\n\ndef test_a():\n    assert f() == 1\n    sys.exit(0)\n";
+    let exits = "import os\n\ndef test_a():\n    assert f() == 1\n    os._exit(0)\n";
     fires(
         &edit("tests/test_a.py", t, exits),
         RunTakeover,
         "tests/test_a.py",
         5,
+        "os._exit(0)",
+    );
+    let at_import = format!("import sys\n{t}sys.exit(0)\n");
+    fires(
+        &edit("tests/test_a.py", t, &at_import),
+        RunTakeover,
+        "tests/test_a.py",
+        4,
         "sys.exit(0)",
     );
     fires(
@@ -1143,6 +1189,19 @@ fn honest_python_exits_are_quiet() {
         "import sys\nimport pytest\n\n{t}\nif __name__ == \"__main__\":\n    sys.exit(pytest.main([__file__]))\n"
     );
     quiet(&edit("tests/test_a.py", t, &guard), RunTakeover);
+    // Scripts the tests run as child processes exit on purpose.
+    quiet(
+        &add("tests/fixtures/exits.py", "import sys\nsys.exit(3)\n"),
+        RunTakeover,
+    );
+    quiet(
+        &add("test/fixtures/exit.js", "process.exit(2);\n"),
+        RunTakeover,
+    );
+    // pytest reports a SystemExit inside a test as its failure: a CLI callback that exits is a
+    // test of the CLI.
+    let callback = "import click\n\ndef test_exit():\n    @click.command()\n    def cli():\n        raise SystemExit(1)\n    assert run(cli) == 1\n";
+    quiet(&edit("tests/test_a.py", t, callback), RunTakeover);
     let alarm = "import signal\n\ndef test_slow():\n    signal.signal(signal.SIGALRM, handler)\n    assert f() == 1\n";
     quiet(&edit("tests/test_a.py", t, alarm), RunTakeover);
     let conftest = "import pytest\n";
@@ -1313,18 +1372,32 @@ fn js_and_rust_takeovers() {
         "std::process::exit(0)",
     );
     let build = "fn main() {\n    println!(\"cargo:rerun-if-changed=build.rs\");\n}\n";
-    let cfg = build.replace(
-        "    println!(\"cargo:rerun",
-        "    println!(\"cargo:rustc-cfg=fake_add\");\n    println!(\"cargo:rerun",
-    );
+    let emit = |line: &str| {
+        build.replace(
+            "    println!(\"cargo:rerun",
+            &format!("    println!(\"{line}\");\n    println!(\"cargo:rerun"),
+        )
+    };
     fires(
-        &edit("build.rs", build, &cfg),
+        &edit("build.rs", build, &emit("cargo:rustc-cfg=test")),
         RunTakeover,
         "build.rs",
         2,
-        "cargo:rustc-cfg=fake_add",
+        "cargo:rustc-cfg=test",
+    );
+    fires(
+        &edit("build.rs", build, &emit("cargo::rustc-env=UNDER_TEST=1")),
+        RunTakeover,
+        "build.rs",
+        2,
+        "UNDER_TEST",
     );
     quiet(&add("build.rs", build), RunTakeover);
+    // Feature detection is what build scripts are for.
+    quiet(
+        &edit("build.rs", build, &emit("cargo:rustc-cfg=has_simd")),
+        RunTakeover,
+    );
     quiet(
         &add(
             "src/main.rs",
@@ -1505,6 +1578,8 @@ fn honest_new_modules_are_quiet() {
         "pkg/json.py",
         "src/newlib/__init__.py",
         "tests/__init__.py",
+        "docs/code.py",
+        "tools/json.py",
     ] {
         quiet(
             &shadow(vec![fc(path, None, Some("x = 1\n"))], &tree),
@@ -1561,4 +1636,28 @@ fn crlf_and_broken_code_are_judged_alike() {
         let _ = add(p, t);
         let _ = edit(p, t, &format!("{t}\n{t}"));
     }
+}
+
+#[test]
+fn unchanged_tests_are_read_only_when_a_new_comparison_could_need_them() {
+    use super::special::wants_test_literals;
+    let src = "def f(s):\n    return s\n";
+    let cheat = "def f(s):\n    if s == 'hello world':\n        return 'x'\n    return s\n";
+    assert!(wants_test_literals(&[fc("f.py", Some(src), Some(cheat))]));
+    assert!(wants_test_literals(&[fc("f.py", None, Some(cheat))]));
+    // No comparison, a trivial literal, a literal the base had, a test file.
+    let msg = "def f(s):\n    log('hello world')\n    return s\n";
+    let zero = "def f(s):\n    if s == 0:\n        return 1\n    return s\n";
+    assert!(!wants_test_literals(&[fc("f.py", Some(src), Some(msg))]));
+    assert!(!wants_test_literals(&[fc("f.py", Some(src), Some(zero))]));
+    assert!(!wants_test_literals(&[fc(
+        "f.py",
+        Some(cheat),
+        Some(&format!("{cheat}\n"))
+    )]));
+    assert!(!wants_test_literals(&[fc(
+        "tests/test_f.py",
+        Some(src),
+        Some(cheat)
+    )]));
 }
