@@ -22,11 +22,10 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
-use super::Finding;
 use super::FindingKind;
 use super::ast::{Ast, Grammar, Index, line, named_children};
 use super::diff::Hit;
-use super::source::{Prepared, Role, View, attributes_of};
+use super::source::{Out, Prepared, Role, View, attributes_of};
 
 const PY_DUNDERS: &[&str] = &["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"];
 const RUST_CMP_FNS: &[&str] = &["eq", "ne", "partial_cmp", "cmp", "lt", "le", "gt", "ge"];
@@ -79,7 +78,7 @@ const BUILTIN_MATCHERS: &[&str] = &[
     "toThrowErrorMatchingInlineSnapshot",
 ];
 
-pub(crate) fn rules(p: &Prepared, out: &mut Vec<Finding>) {
+pub(crate) fn rules(p: &Prepared, out: &mut Out) {
     let base_derived = p
         .base
         .as_ref()
@@ -279,7 +278,7 @@ fn python<'t>(ast: &'t Ast, ix: &Index<'t>, lib: &dyn Fn(Node) -> bool, out: &mu
             line(at),
             format!("py:{owner}.{name}:{}", v.tag()),
             format!(
-                "`{ev}`: {name} {} so every comparison of {who} gives the same answer",
+                "`{ev}`: {name} {}, so every comparison of {who} gives the same answer",
                 v.words()
             ),
         ));
@@ -294,7 +293,12 @@ fn python<'t>(ast: &'t Ast, ix: &Index<'t>, lib: &dyn Fn(Node) -> bool, out: &mu
                 if PY_DUNDERS.contains(&name)
                     && let Some(v) = py_judge(ast, n)
                 {
-                    push(out, n, enclosing_class(ast, ix, n), name, v, ast.quote(n));
+                    let ev = match &v {
+                        // The signature and the constant it returns: the whole cheat in a line.
+                        Verdict::Constant(c) => format!("{} return {c}", ast.quote(n)),
+                        Verdict::IgnoresArg(_) => ast.quote(n),
+                    };
+                    push(out, n, enclosing_class(ast, ix, n), name, v, ev);
                 }
             }
             "assignment" => {

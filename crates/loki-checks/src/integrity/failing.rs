@@ -19,10 +19,10 @@ use tree_sitter::Node;
 
 use super::ast::{Ast, Grammar, Index, line, named_children};
 use super::diff::Hit;
-use super::source::{Prepared, Role, View, attributes_of, is_test_attribute};
+use super::source::{Out, Prepared, Role, View, attributes_of, is_test_attribute};
 use super::{Finding, FindingKind};
 
-pub(crate) fn rules(p: &Prepared, out: &mut Vec<Finding>) {
+pub(crate) fn rules(p: &Prepared, out: &mut Out) {
     // Markers count in files that had tests at base; a new file's expected failure is a new
     // test's (swallowed assertions count everywhere).
     let existed = p.base.is_some();

@@ -4,12 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::FindingKind;
 use super::ast::line;
 use super::config::join;
 use super::diff::Hit;
 use super::lex::{Lang, Lexed, count_token, is_ident};
-use super::source::Prepared;
-use super::{Finding, FindingKind};
+use super::source::{Out, Prepared};
 
 /// pytest hooks through which a plugin or conftest.py can change what a test run reports or
 /// collects: any new or edited definition is a finding.
@@ -139,7 +139,7 @@ pub(crate) fn pytest_outcome_rewrites(base: Option<&str>, head: &str) -> Vec<Rew
 /// conftest.py's `collect_ignore` / `collect_ignore_glob`: each module-level statement that sets
 /// or extends them, new since base, is an `outcome_rewrite` (the files it names are never
 /// collected, so their tests silently stop running).
-pub(crate) fn rules(p: &Prepared, out: &mut Vec<Finding>) {
+pub(crate) fn rules(p: &Prepared, out: &mut Out) {
     if p.path.rsplit('/').next() != Some("conftest.py") {
         return;
     }

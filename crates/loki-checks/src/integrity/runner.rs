@@ -23,11 +23,11 @@
 
 use tree_sitter::Node;
 
+use super::FindingKind;
 use super::ast::{Ast, Grammar, Index, line, named_children};
 use super::diff::Hit;
 use super::literals::{Lit, literal};
-use super::source::{Gate, Prepared, Role, View, attributed_item, cfg_gate};
-use super::{Finding, FindingKind};
+use super::source::{Gate, Out, Prepared, Role, View, attributed_item, cfg_gate};
 
 /// Words that name a test runner or a test context, after splitting on non-alphanumerics and
 /// camel case.
@@ -117,7 +117,7 @@ pub(crate) fn names_test_context(s: &str) -> bool {
         || CI_NAMES.iter().any(|n| lower.contains(n))
 }
 
-pub(crate) fn rules(p: &Prepared, out: &mut Vec<Finding>) {
+pub(crate) fn rules(p: &Prepared, out: &mut Out) {
     if p.role != Role::Source {
         return;
     }

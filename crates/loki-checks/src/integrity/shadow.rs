@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::source::{Context, Prepared};
+use super::source::{Context, Out, Prepared};
 use super::{Finding, FindingKind};
 
 /// Module names of the Python standard library, 3.8 to 3.13: `sys.stdlib_module_names` of
@@ -382,7 +382,7 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
-pub(crate) fn rules(prepared: &[Prepared], ctx: &Context, out: &mut Vec<Finding>) {
+pub(crate) fn rules(prepared: &[Prepared], ctx: &Context, out: &mut Out) {
     let tree: BTreeSet<&str> = ctx
         .input
         .tree_paths
@@ -426,7 +426,7 @@ fn py_module(path: &str) -> Option<(&str, &str)> {
     Some((dir, name))
 }
 
-fn python(tree: &BTreeSet<&str>, added: &BTreeSet<&str>, out: &mut Vec<Finding>) {
+fn python(tree: &BTreeSet<&str>, added: &BTreeSet<&str>, out: &mut Out) {
     let is_package = |dir: &str| tree.contains(join(dir, "__init__.py").as_str());
     // Project roots: directories with packaging metadata, and the repository root.
     let roots: BTreeSet<&str> = tree
@@ -553,12 +553,7 @@ fn js_stem(path: &str) -> Option<&str> {
     (JS_EXTS.contains(&ext) && !stem.ends_with('/')).then_some(stem)
 }
 
-fn js(
-    tree: &BTreeSet<&str>,
-    added: &BTreeSet<&str>,
-    edited: &BTreeSet<&str>,
-    out: &mut Vec<Finding>,
-) {
+fn js(tree: &BTreeSet<&str>, added: &BTreeSet<&str>, edited: &BTreeSet<&str>, out: &mut Out) {
     // Existing modules by the specifier that reaches them: `a/b` for `a/b.ts` and `a/b/index.ts`.
     let mut by_spec: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for p in tree.iter().filter(|p| !added.contains(*p)) {
@@ -663,7 +658,7 @@ fn clean(path: &str) -> String {
     parts.join("/")
 }
 
-fn go(prepared: &[Prepared], ctx: &Context, added: &BTreeSet<&str>, out: &mut Vec<Finding>) {
+fn go(prepared: &[Prepared], ctx: &Context, added: &BTreeSet<&str>, out: &mut Out) {
     let mods: Vec<(String, String)> = prepared
         .iter()
         .filter_map(|p| Some((p.path.to_owned(), p.head_text.clone()?)))

@@ -17,7 +17,7 @@
 //!   attribute, `#![cfg(test)]` files, vitest in-source `if (import.meta.vitest) { .. }` blocks)
 //!   are test code; the rest is library code.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
@@ -102,11 +102,12 @@ impl Prepared<'_> {
         &self,
         kind: FindingKind,
         extract: impl Fn(&View, Role) -> Vec<Hit>,
-        out: &mut Vec<Finding>,
+        out: &mut Out,
     ) {
-        let Some(head) = &self.head else { return };
-        if self.base_text.is_some() && self.base.is_none() {
-            // The base exists but could not be parsed: nothing can be shown to be new.
+        if (self.base_text.is_some() && self.base.is_none())
+            || (self.head_text.is_some() && self.head.is_none())
+        {
+            // A side exists but could not be parsed: nothing can be shown to be new.
             return;
         }
         let base = self
@@ -114,9 +115,56 @@ impl Prepared<'_> {
             .as_ref()
             .map(|b| extract(b, self.role))
             .unwrap_or_default();
-        for h in new_hits(&base, extract(head, self.role), &self.added) {
-            out.push(Finding::new(kind, self.path, h.detail).at_line(h.line));
+        let head = self
+            .head
+            .as_ref()
+            .map(|h| extract(h, self.role))
+            .unwrap_or_default();
+        let mut count: BTreeMap<&str, isize> = BTreeMap::new();
+        for h in &base {
+            *count.entry(h.key.as_str()).or_default() += 1;
         }
+        for h in &head {
+            *count.entry(h.key.as_str()).or_default() -= 1;
+        }
+        for (key, n) in count {
+            if let Ok(n) = usize::try_from(n)
+                && n > 0
+            {
+                *out.gone.entry((kind, key.to_owned())).or_default() += n;
+            }
+        }
+        for h in new_hits(&base, head, &self.added) {
+            out.pending.push((kind, self.path.to_owned(), h));
+        }
+    }
+}
+
+/// Where the rules put their findings. Hits that [`Prepared::diff`] finds new in one file are
+/// held until every file is judged: code that moved between files (a file renamed, a module
+/// split) is gone from one and new in another, and is not new to the change.
+#[derive(Default)]
+pub(crate) struct Out {
+    findings: Vec<Finding>,
+    pending: Vec<(FindingKind, String, Hit)>,
+    gone: BTreeMap<(FindingKind, String), usize>,
+}
+
+impl Out {
+    pub(crate) fn push(&mut self, f: Finding) {
+        self.findings.push(f);
+    }
+
+    fn finish(mut self) -> Vec<Finding> {
+        for (kind, path, h) in std::mem::take(&mut self.pending) {
+            match self.gone.get_mut(&(kind, h.key.clone())) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => self
+                    .findings
+                    .push(Finding::new(kind, &path, h.detail).at_line(h.line)),
+            }
+        }
+        self.findings
     }
 }
 
@@ -368,6 +416,9 @@ pub(crate) fn cfg_gate(attr: &str) -> Gate {
 pub(crate) struct Context<'a> {
     /// Literals of the head's test code: changed test files, test regions, unchanged test files.
     pub test_literals: super::special::TestLiterals,
+    /// Literals of the files the change deletes (at base), so that a moved file's literals are
+    /// not new.
+    pub deleted_literals: super::literals::LiteralSet,
     /// Paths of changed source files that exist at both sides (edited, not added).
     pub edited_sources: BTreeSet<&'a str>,
     pub input: &'a ScanInput,
@@ -422,6 +473,7 @@ pub(crate) fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Fi
         .collect();
     let ctx = Context {
         test_literals: super::special::TestLiterals::collect(&prepared, &input.test_context),
+        deleted_literals: super::special::deleted_literals(&prepared),
         edited_sources: prepared
             .iter()
             .filter(|p| p.role == Role::Source && p.change.base.is_some() && p.head.is_some())
@@ -429,7 +481,7 @@ pub(crate) fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Fi
             .collect(),
         input,
     };
-    let mut out = Vec::new();
+    let mut out = Out::default();
     for p in &prepared {
         super::equality::rules(p, &mut out);
         super::failing::rules(p, &mut out);
@@ -439,7 +491,7 @@ pub(crate) fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Fi
         super::outcome::rules(p, &mut out);
     }
     super::shadow::rules(&prepared, &ctx, &mut out);
-    out
+    out.finish()
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use tree_sitter::Node;
 use super::ast::{Ast, Index, line, named_children};
 use super::lex::{Lang, lex, normalize};
 use super::literals::{Lit, LiteralSet, distinctive, highly_distinctive, literal};
-use super::source::{Context, Prepared, Role};
+use super::source::{Context, Out, Prepared, Role};
 use super::testcode::{is_test_path, rust_test_regions};
 use super::{Finding, FindingKind};
 
@@ -77,6 +77,17 @@ impl TestLiterals {
     fn find(&self, l: &Lit) -> Option<&str> {
         self.map.get(l).map(String::as_str)
     }
+}
+
+/// The literals of every file the change deletes, at base.
+pub(crate) fn deleted_literals(prepared: &[Prepared]) -> LiteralSet {
+    let mut set = LiteralSet::default();
+    for p in prepared.iter().filter(|p| p.change.head.is_none()) {
+        if let (Some(text), Some(lang)) = (&p.base_text, Lang::of_source(p.path)) {
+            set.add_lexed(&lex(text, lang), None);
+        }
+    }
+    set
 }
 
 /// Whether the change could trip this rule, so that reading the unchanged test files is worth it:
@@ -161,7 +172,7 @@ fn environmental(subject: &str) -> bool {
             .is_some_and(|last| last.trim().eq_ignore_ascii_case("version"))
 }
 
-pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Vec<Finding>) {
+pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Out) {
     if p.role != Role::Source {
         return;
     }
@@ -181,7 +192,7 @@ pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Vec<Finding>) {
         let Some(l) = literal(ast, site.lit) else {
             continue;
         };
-        if !distinctive(&l) || base.contains(&l) {
+        if !distinctive(&l) || base.contains(&l) || ctx.deleted_literals.contains(&l) {
             continue;
         }
         let Some(test) = ctx.test_literals.find(&l) else {

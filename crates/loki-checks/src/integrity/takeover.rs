@@ -28,10 +28,10 @@ use tree_sitter::Node;
 use super::ast::{Ast, Grammar, Index, line};
 use super::diff::{Hit, new_hits};
 use super::literals::{Lit, literal};
-use super::source::{Prepared, Role, View};
+use super::source::{Out, Prepared, Role, View};
 use super::{Finding, FindingKind};
 
-pub(crate) fn rules(p: &Prepared, out: &mut Vec<Finding>) {
+pub(crate) fn rules(p: &Prepared, out: &mut Out) {
     if p.path.ends_with(".pth") {
         pth(p, out);
         return;
@@ -59,7 +59,7 @@ pub(crate) fn rules(p: &Prepared, out: &mut Vec<Finding>) {
 }
 
 /// `.pth` lines that run code.
-fn pth(p: &Prepared, out: &mut Vec<Finding>) {
+fn pth(p: &Prepared, out: &mut Out) {
     let Some(head) = &p.head_text else { return };
     let lines = |t: &str| -> Vec<Hit> {
         t.lines()
