@@ -48,6 +48,7 @@ fn main() {
     let input = ScanInput {
         changes,
         context: Vec::new(),
+        ..Default::default()
     };
     let t = Instant::now();
     let mut findings = 0;

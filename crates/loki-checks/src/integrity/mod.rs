@@ -3,10 +3,12 @@
 //!
 //! # Input and output
 //! [`scan`] is pure: a [`ScanInput`] (every changed path with its base and head bytes, `None` where
-//! the file is absent, plus the head bytes of unchanged jest/vitest configs and `package.json`
-//! files, which say which setup files count as test configuration) in, sorted and de-duplicated
-//! [`Finding`]s out. [`scan_changes`] is its I/O shell: it builds the input from git
-//! (`diff-tree --no-renames` between a base commit and a head tree, then `cat-file` per side).
+//! the file is absent, plus the head bytes of unchanged jest/vitest configs, `package.json` and
+//! `go.mod` files, which say which setup files count as test configuration and what the Go module
+//! is; the head bytes of unchanged test files, whose literals the special-case rule looks for; and
+//! every head path, for the shadow rule) in, sorted and de-duplicated [`Finding`]s out.
+//! [`scan_changes`] is its I/O shell: it builds the input from git (`diff-tree --no-renames`
+//! between a base commit and a head tree, then `cat-file` per side, `ls-tree` for the paths).
 //!
 //! # Rules (each a [`FindingKind`])
 //! - `test_file_removed`: a test file at base is gone. Test files: Rust `tests/**.rs` and any `.rs`
@@ -18,9 +20,9 @@
 //!   `self.assert*`, `pytest.raises`, `expect(`, `assert.`, `t.Error*`/`t.Fatal*`, `require.`) are
 //!   counted in the base and head code with comments and strings removed; fewer is a finding.
 //!   In a Rust library file only the items under test attributes are counted.
-//! - `skip_marker_added`: more `#[ignore]`, `pytest.mark.skip*`/`xfail`/`pytest.skip(`/
+//! - `skip_marker_added`: more `#[ignore]`, `pytest.mark.skip*`/`pytest.skip(`/
 //!   `unittest.skip*`, `.skip(`/`.only(`/`.todo(`/`xit(`/`xdescribe(`, `t.Skip*` than at base, or
-//!   more tests whose first statement is `return`.
+//!   more tests whose first statement is `return`. (`xfail` is `failure_expected`.)
 //! - `test_config_changed`: `conftest.py`, `pytest.ini`, the pytest sections of `tox.ini`,
 //!   `setup.cfg` and `pyproject.toml`, jest/vitest configs and setup files (by name, or named by a
 //!   config's `setupFiles*`/`globalSetup`), `.cargo/config.toml`, nextest configs, `go.mod` outside
@@ -31,11 +33,45 @@
 //!   deleted, or edited to add `continue-on-error: true`, `allow_failure: true`, `|| true`,
 //!   `if: false`, `when: never`, to drop a line running tests, or to add a test filter.
 //! - `outcome_rewrite`: a Python file (conftest.py or a plugin) that adds or edits a pytest hook
-//!   able to rewrite outcomes (`pytest_runtest_makereport`, `pytest_collection_modifyitems`,
-//!   `pytest_report_teststatus`, ...) or newly uses `_pytest`/`TestReport`.
+//!   able to rewrite outcomes or collection (`pytest_runtest_makereport`,
+//!   `pytest_report_teststatus`, `pytest_runtest_logreport`, `pytest_runtest_protocol`,
+//!   `pytest_runtest_call`, `pytest_ignore_collect`, `pytest_pycollect_makeitem`,
+//!   `pytest_deselected`, `pytest_collection`, `pytest_make_collect_report`), a
+//!   `pytest_collection_modifyitems` that removes, deselects or skips items, a
+//!   `pytest_collect_file` that builds no collector, new `collect_ignore`/`collect_ignore_glob`
+//!   entries in conftest.py, or newly uses `_pytest`/`TestReport` (`outcome.rs`).
 //! - `mock_of_module_under_test`: a test or setup file newly mocks (`jest.mock`, `vi.mock`,
 //!   `patch("a.b")`, `monkeypatch.setattr("a.b", ..)`) a module this change also edits.
-//! - `eq_override`: non-test Python/Rust/JS source gains an equality that is always true.
+//!
+//! The structural rules read syntax trees (tree-sitter) and report only what the change adds;
+//! each finding names its line and quotes the code. Roles (test code, tooling, library code) and
+//! the test regions inside library files are specified in `source.rs`:
+//! - `eq_override` (`equality.rs`): equality that no longer compares, in library code: Python
+//!   comparison dunders in any spelling (`def`, lambda, assignment, `setattr`) returning one
+//!   constant or ignoring `other`, `field(compare=False)`/`attr.ib(eq=False)`; Rust `PartialEq`/
+//!   `PartialOrd`/`Ord` impls likewise, `derivative`/`educe` ignores, a derive replaced by an impl
+//!   comparing fewer fields; Go `Equal` methods likewise, new `cmpopts.Ignore*`/always-true
+//!   `cmp.Comparer` in existing Go files; JS `equals`/`isEqual`/`asymmetricMatch` likewise, and
+//!   `expect.extend` redefining a built-in matcher or adding one that always passes.
+//! - `failure_expected` (`failing.rs`): `#[should_panic]` added to an existing test, new `xfail`/
+//!   `expectedFailure`/`test.failing`/`it.fails` in existing test files, and assertions swallowed
+//!   (`try`/`except AssertionError: pass`, `contextlib.suppress`, `pytest.raises(AssertionError)`,
+//!   JS `try { expect } catch {}`, `catch_unwind` around asserts, Go `defer recover()`).
+//! - `runner_detection` (`runner.rs`): library code newly reading process context (environment,
+//!   argv, module table, stack, thread name, runner globals) about a test runner or CI, Go
+//!   `testing.Testing()`, Rust `cfg!(test)` and `cfg(not(test))`/test-twin items.
+//! - `test_input_special_case` (`special.rs`): an added library branch keyed on a distinctive
+//!   literal that the tests use and the base file did not have, with the expected value in its
+//!   body or a highly distinctive input.
+//! - `run_takeover` (`takeover.rs`): test-loaded code that decides how the run ends (`TestMain`
+//!   without `m.Run()` or exiting 0, `os._exit`/`sys.exit`/`atexit`/`signal` in test code and
+//!   conftest, `session.exitstatus`, `process.exit`/`process.on('exit')`, Rust `process::exit` in
+//!   tests, `build.rs` emitting `rustc-cfg`/`rustc-env`, `.pth` imports), and import-time exits in
+//!   library code.
+//! - `shadow_module` (`shadow.rs`): an added module that the tests would import instead of the
+//!   real one (a Python module named like a project or standard-library module on a `sys.path`
+//!   directory, a JS/TS file resolving from an existing module's specifier, a `__mocks__` file for
+//!   an edited module, a Go vendored copy of the module itself or code under a `replace` target).
 //! - `weakened_test` and the other dynamic kinds are produced by [`crate::judge`], which runs code,
 //!   not by this scan.
 //!
@@ -48,18 +84,30 @@
 //! `.gitignore` says). Bytes are read as lossy UTF-8 with CRLF folded to LF; nothing here panics
 //! on any input, and files over [`MAX_SCAN_BYTES`] are judged by path only.
 
+mod ast;
 mod cargocfg;
 mod cfgparse;
 mod ci;
 mod config;
+mod diff;
+mod equality;
+mod failing;
 mod jsconfig;
 mod lex;
+mod literals;
 mod outcome;
 mod pytestcfg;
+mod runner;
 mod runs;
+mod shadow;
 mod shell;
+mod source;
+mod special;
+mod takeover;
 mod testcmd;
 mod testcode;
+#[cfg(test)]
+mod tests;
 mod yamlpos;
 
 use std::collections::BTreeSet;
@@ -284,16 +332,36 @@ pub struct FileChange {
 pub struct ScanInput {
     pub changes: Vec<FileChange>,
     /// Head bytes of unchanged files that say which setup files are test configuration
-    /// (jest/vitest configs, `package.json`); changed ones are read from `changes`.
+    /// (jest/vitest configs, `package.json`) and what the Go module is (`go.mod`); changed ones
+    /// are read from `changes`.
     pub context: Vec<(String, Vec<u8>)>,
+    /// Head bytes of test files the change did not touch, for rules that look for test literals
+    /// (`test_input_special_case`). Empty means only the changed test files are consulted.
+    pub test_context: Vec<(String, Vec<u8>)>,
+    /// Every path of the head tree, for rules that need to know what else exists
+    /// (`shadow_module`). Empty means only the changed paths are known.
+    pub tree_paths: Vec<String>,
 }
 
 /// Whether the scan needs an unchanged file's head bytes as context.
 #[must_use]
 pub fn is_context_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
+    is_setup_source(path) || name == "go.mod"
+}
+
+/// Whether a file can name setup files (jest/vitest configs, `package.json`).
+fn is_setup_source(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
     name == "package.json"
         || (name.starts_with("jest.config.") || name.starts_with("vitest.config."))
+}
+
+/// The 1-based line of the first line of `text` that contains `needle`.
+fn line_of(text: &str, needle: &str) -> Option<u32> {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .and_then(|i| u32::try_from(i + 1).ok())
 }
 
 /// Whether `path` is a test file by naming convention (what [`crate::judge`] moves between trees).
@@ -343,7 +411,7 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
                 .map(|(p, b)| (p.as_str(), Some(b.as_slice()))),
         );
     for (path, bytes) in configs {
-        if let Some(b) = bytes.filter(|_| is_context_file(path)) {
+        if let Some(b) = bytes.filter(|_| is_setup_source(path)) {
             setup_files.extend(config::referenced_setup_files(path, b));
         }
     }
@@ -394,27 +462,20 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
         let Some(h) = head else { continue };
         if lang == Lang::Python {
             let base_code = base.as_ref().map(Side::code);
-            for d in outcome::pytest_outcome_rewrites(base_code, h.code()) {
-                out.push(Finding::new(FindingKind::OutcomeRewrite, path, d));
+            let text = c.head.as_deref().map(normalize).unwrap_or_default();
+            for r in outcome::pytest_outcome_rewrites(base_code, h.code()) {
+                let f = Finding::new(FindingKind::OutcomeRewrite, path, r.detail);
+                out.push(match line_of(&text, &r.needle) {
+                    Some(n) => f.at_line(n),
+                    None => f,
+                });
             }
         }
         if head_test || setup_files.contains(path) {
             mock_rules(path, lang, base.as_ref(), h, &changed_sources, &mut out);
         }
-        if !head_test {
-            let before = base
-                .as_ref()
-                .map_or(0, |b| testcode::always_equal_overrides(lang, b.code()));
-            let now = testcode::always_equal_overrides(lang, h.code());
-            if now > before {
-                out.push(Finding::new(
-                    FindingKind::EqOverride,
-                    path,
-                    format!("added an equality override that always returns true ({before} at base, {now} now)"),
-                ));
-            }
-        }
     }
+    out.extend(source::rules(input, &setup_files));
     out.sort();
     out.dedup();
     out
@@ -545,17 +606,67 @@ pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, Checks
     }
     let tree = git.ls_tree(head).map_err(fail("list the head tree"))?;
     for path in tree
-        .into_iter()
-        .filter(|p| is_context_file(p) && !changed.contains(p))
+        .iter()
+        .filter(|p| is_context_file(p) && !changed.contains(*p))
     {
         if let Some(bytes) = git
-            .show_file(head, &path)
+            .show_file(head, path)
             .map_err(fail("read a test configuration"))?
         {
-            input.context.push((path, bytes));
+            input.context.push((path.clone(), bytes));
         }
     }
+    for path in test_context_paths(&tree, &input.changes) {
+        if let Some(bytes) = git
+            .show_file(head, &path)
+            .map_err(fail("read an unchanged test file"))?
+        {
+            input.test_context.push((path, bytes));
+        }
+    }
+    input.tree_paths = tree;
     Ok(input)
+}
+
+/// At most this many unchanged test files are read for `test_context`: each read is a git call.
+const MAX_TEST_CONTEXT_FILES: usize = 100;
+
+/// The unchanged test files whose literals the special-case rule needs: none unless an added
+/// line of library source compares with a new distinctive literal, else test files by path,
+/// those named after a changed source file first (`calc.py` → `test_calc.py`), at most
+/// [`MAX_TEST_CONTEXT_FILES`].
+fn test_context_paths(tree: &[String], changes: &[FileChange]) -> Vec<String> {
+    if !special::wants_test_literals(changes) {
+        return Vec::new();
+    }
+    let stems: Vec<&str> = changes
+        .iter()
+        .filter(|c| {
+            c.head.is_some() && Lang::of_source(&c.path).is_some() && !is_test_path(&c.path)
+        })
+        .filter_map(|c| {
+            let name = c.path.rsplit('/').next()?;
+            name.split('.').next().filter(|s| s.len() >= 2)
+        })
+        .collect();
+    if stems.is_empty() {
+        return Vec::new();
+    }
+    let changed: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let mut candidates: Vec<&String> = tree
+        .iter()
+        .filter(|p| is_test_path(p) && !changed.contains(p.as_str()))
+        .collect();
+    // Stable: related files first, then tree order.
+    candidates.sort_by_key(|p| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        !stems.iter().any(|s| name.contains(s))
+    });
+    candidates
+        .into_iter()
+        .take(MAX_TEST_CONTEXT_FILES)
+        .cloned()
+        .collect()
 }
 
 /// The integrity scan of the change from commit `base` to `head_tree` (a tree id from

@@ -4,21 +4,47 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::FindingKind;
+use super::ast::line;
 use super::config::join;
+use super::diff::Hit;
 use super::lex::{Lang, Lexed, count_token, is_ident};
+use super::source::{Out, Prepared};
 
-/// pytest hooks through which a plugin or conftest.py can change what a test run reports.
+/// pytest hooks through which a plugin or conftest.py can change what a test run reports or
+/// collects: any new or edited definition is a finding.
 pub(crate) const PYTEST_OUTCOME_HOOKS: &[&str] = &[
     "pytest_runtest_makereport",
-    "pytest_collection_modifyitems",
     "pytest_report_teststatus",
     "pytest_runtest_logreport",
     "pytest_runtest_protocol",
     "pytest_runtest_call",
-    "pytest_sessionfinish",
+    "pytest_ignore_collect",
+    "pytest_pycollect_makeitem",
+    "pytest_deselected",
+    "pytest_collection",
+    "pytest_make_collect_report",
 ];
+/// Hooks with honest uses (reordering or tagging items, collecting extra file types): a finding
+/// only when the body does what [`rewrites_in_conditional_hook`] looks for.
+const PYTEST_CONDITIONAL_HOOKS: &[&str] = &["pytest_collection_modifyitems", "pytest_collect_file"];
 /// Names whose use means pytest's own machinery is being patched.
 const PYTEST_INTERNALS: &[&str] = &["_pytest", "TestReport"];
+
+/// Whether a conditional hook's body (lexed, strings blanked) drops or neutralises tests:
+/// `pytest_collection_modifyitems` that removes, deselects, or marks items skip/xfail;
+/// `pytest_collect_file` that builds no collector (it only exists to return `None`).
+fn rewrites_in_conditional_hook(hook: &str, body: &str) -> bool {
+    match hook {
+        "pytest_collection_modifyitems" => [
+            ".remove(", "del ", ".clear(", ".pop(", "[:]", "deselect", "skip", "xfail", "filter(",
+        ]
+        .iter()
+        .any(|p| body.contains(p)),
+        "pytest_collect_file" => !body.contains("from_parent"),
+        _ => false,
+    }
+}
 
 /// Each outcome hook defined in `code`, with its full text (definition line and indented body).
 fn hook_bodies(code: &str) -> BTreeMap<&'static str, String> {
@@ -31,10 +57,14 @@ fn hook_bodies(code: &str) -> BTreeMap<&'static str, String> {
         let Some(name) = def.strip_prefix("def ") else {
             continue;
         };
-        let Some(hook) = PYTEST_OUTCOME_HOOKS.iter().find(|h| {
-            name.strip_prefix(**h)
-                .is_some_and(|r| r.trim_start().starts_with('('))
-        }) else {
+        let Some(hook) = PYTEST_OUTCOME_HOOKS
+            .iter()
+            .chain(PYTEST_CONDITIONAL_HOOKS)
+            .find(|h| {
+                name.strip_prefix(**h)
+                    .is_some_and(|r| r.trim_start().starts_with('('))
+            })
+        else {
             continue;
         };
         let own = indent(line);
@@ -53,17 +83,40 @@ fn hook_bodies(code: &str) -> BTreeMap<&'static str, String> {
     out
 }
 
-/// What a Python file's edit does to pytest's reporting, in words (one entry per problem).
-pub(crate) fn pytest_outcome_rewrites(base: Option<&str>, head: &str) -> Vec<String> {
+/// One way a Python file's edit changes pytest's reporting: `needle` is text to find the line by
+/// (`def <hook>` or the internal name), `detail` the finding's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rewrite {
+    pub needle: String,
+    pub detail: String,
+}
+
+/// What a Python file's edit does to pytest's reporting (one entry per problem).
+pub(crate) fn pytest_outcome_rewrites(base: Option<&str>, head: &str) -> Vec<Rewrite> {
     let before = base.map(hook_bodies).unwrap_or_default();
-    let mut out: Vec<String> = hook_bodies(head)
+    let mut out: Vec<Rewrite> = hook_bodies(head)
         .into_iter()
         .filter(|(hook, body)| before.get(hook) != Some(body))
+        .filter(|(hook, body)| {
+            !PYTEST_CONDITIONAL_HOOKS.contains(hook) || rewrites_in_conditional_hook(hook, body)
+        })
         .map(|(hook, _)| {
-            if before.contains_key(hook) {
-                format!("edits the pytest hook {hook}, which can rewrite test outcomes")
+            let what = if PYTEST_CONDITIONAL_HOOKS.contains(&hook) {
+                match hook {
+                    "pytest_collect_file" => "which can stop test files from being collected",
+                    _ => "which here removes, deselects or skips collected tests",
+                }
             } else {
-                format!("defines the pytest hook {hook}, which can rewrite test outcomes")
+                "which can rewrite test outcomes"
+            };
+            let verb = if before.contains_key(hook) {
+                "edits"
+            } else {
+                "defines"
+            };
+            Rewrite {
+                needle: format!("def {hook}"),
+                detail: format!("{verb} the pytest hook {hook}, {what}"),
             }
         })
         .collect();
@@ -74,11 +127,47 @@ pub(crate) fn pytest_outcome_rewrites(base: Option<&str>, head: &str) -> Vec<Str
             .sum::<usize>()
     };
     if internals(head) > base.map_or(0, internals) {
-        out.push(
-            "uses pytest internals (_pytest / TestReport), which can rewrite test outcomes".into(),
-        );
+        out.push(Rewrite {
+            needle: "_pytest".into(),
+            detail: "uses pytest internals (_pytest / TestReport), which can rewrite test outcomes"
+                .into(),
+        });
     }
     out
+}
+
+/// conftest.py's `collect_ignore` / `collect_ignore_glob`: each module-level statement that sets
+/// or extends them, new since base, is an `outcome_rewrite` (the files it names are never
+/// collected, so their tests silently stop running).
+pub(crate) fn rules(p: &Prepared, out: &mut Out) {
+    if p.path.rsplit('/').next() != Some("conftest.py") {
+        return;
+    }
+    p.diff(
+        FindingKind::OutcomeRewrite,
+        |side, _| {
+            let ast = &side.ast;
+            super::ast::named_children(ast.root())
+                .into_iter()
+                .filter(|n| n.kind() == "expression_statement")
+                .filter(|n| {
+                    let t = ast.text_of(*n);
+                    t.contains("collect_ignore")
+                })
+                .map(|n| {
+                    Hit::new(
+                        line(n),
+                        ast.squashed(n),
+                        format!(
+                            "`{}` stops pytest from collecting the files it names",
+                            ast.quote(n)
+                        ),
+                    )
+                })
+                .collect()
+        },
+        out,
+    );
 }
 
 /// JS calls that replace a module with a mock; the first argument names the module.
@@ -160,7 +249,10 @@ mod tests {
         let code = lex(hook, Lang::Python).code;
         assert_eq!(
             pytest_outcome_rewrites(None, &code),
-            ["defines the pytest hook pytest_runtest_makereport, which can rewrite test outcomes"]
+            [Rewrite {
+                needle: "def pytest_runtest_makereport".into(),
+                detail: "defines the pytest hook pytest_runtest_makereport, which can rewrite test outcomes".into()
+            }]
         );
         assert!(pytest_outcome_rewrites(Some(&code), &code).is_empty());
         let edited = code.replace("yield", "yield 1");

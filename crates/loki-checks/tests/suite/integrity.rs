@@ -18,6 +18,7 @@ fn kinds(changes: Vec<FileChange>) -> Vec<(FindingKind, String)> {
     scan(&ScanInput {
         changes,
         context: Vec::new(),
+        ..Default::default()
     })
     .into_iter()
     .map(|f| (f.kind, f.path))
@@ -46,6 +47,35 @@ fn a_clean_change_has_no_findings() {
             Some("def add(a, b):\n    return b + a\n"),
         ),
         fc("README.md", None, Some("hello")),
+        // Honest look-alikes of the structural rules' cheats.
+        fc(
+            "tool/cli.py",
+            Some("def main():\n    return 0\n"),
+            Some(
+                "import os\nimport sys\n\n\ndef main():\n    home = os.environ.get(\"HOME\")\n    return 0 if home else 1\n\n\nif __name__ == \"__main__\":\n    sys.exit(main())\n",
+            ),
+        ),
+        fc(
+            "main_test.go",
+            None,
+            Some(
+                "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tsetup()\n\tos.Exit(m.Run())\n}\n",
+            ),
+        ),
+        fc(
+            "money.py",
+            Some("class Money:\n    pass\n"),
+            Some(
+                "class Money:\n    def __eq__(self, other):\n        return isinstance(other, Money) and self.cents == other.cents\n",
+            ),
+        ),
+        fc(
+            "src/add.ts",
+            Some("export const add = (a, b) => a + b;\n"),
+            Some(
+                "export const add = (a, b) => a + b;\nif (import.meta.vitest) {\n  const { it, expect } = import.meta.vitest;\n  it('adds', () => expect(add(1, 2)).toBe(3));\n}\n",
+            ),
+        ),
         fc(
             ".github/workflows/ci.yml",
             Some(WORKFLOW),
@@ -162,6 +192,45 @@ fn each_rule_catches_its_cheat() {
             EqOverride,
         ),
         (
+            "xfail added to an existing test",
+            vec![fc("tests/test_calc.py", Some(PY_TEST), Some(&PY_TEST.replace("def test_add", "import pytest\n@pytest.mark.xfail\ndef test_add")))],
+            FailureExpected,
+        ),
+        (
+            "should_panic added to an existing test",
+            vec![fc("src/lib.rs", Some(RS_LIB), Some(&RS_LIB.replace("#[test]", "#[test]\n    #[should_panic]")))],
+            FailureExpected,
+        ),
+        (
+            "TestMain that never runs the tests",
+            vec![fc("main_test.go", None, Some("package calc\n\nimport \"testing\"\n\nfunc TestMain(m *testing.M) {}\n"))],
+            RunTakeover,
+        ),
+        (
+            "conftest exits the interpreter",
+            vec![fc("conftest.py", Some("import pytest\n"), Some("import os\nimport pytest\n\n\ndef pytest_sessionfinish(session):\n    os._exit(0)\n"))],
+            RunTakeover,
+        ),
+        (
+            "source that detects pytest",
+            vec![fc("calc.py", Some("def add(a, b):\n    return a + b\n"), Some("import sys\n\n\ndef add(a, b):\n    if \"pytest\" in sys.modules:\n        return 4\n    return a + b\n"))],
+            RunnerDetection,
+        ),
+        (
+            "rust library code gated on cfg!(test)",
+            vec![fc("src/lib.rs", Some(RS_LIB), Some(&RS_LIB.replace("{ a + b }", "{ if cfg!(test) { 4 } else { a + b } }")))],
+            RunnerDetection,
+        ),
+        (
+            "a branch for the test's input",
+            vec![
+                fc("words.py", Some("def shout(s):\n    return s.upper()\n"), Some("def shout(s):\n    if s == \"hello world\":\n        return \"HELLO WORLD!\"\n    return s.upper()\n")),
+                fc("tests/test_words.py", Some("from words import shout\n"), Some("from words import shout\n\n\ndef test_shout():\n    assert shout(\"hello world\") == \"HELLO WORLD!\"\n")),
+            ],
+            TestInputSpecialCase,
+        ),
+        ("a module shadowing the standard library", vec![fc("random.py", None, Some("def randint(a, b):\n    return 4\n"))], ShadowModule),
+        (
             "rust PartialEq always true",
             vec![fc("src/money.rs", Some("pub struct Money(pub i64);\n"), Some("pub struct Money(pub i64);\nimpl PartialEq for Money {\n    fn eq(&self, _: &Self) -> bool {\n        true\n    }\n}\n"))],
             EqOverride,
@@ -197,6 +266,7 @@ fn a_setup_file_named_by_an_unchanged_config_is_judged_as_test_code() {
             "web/vitest.config.ts".into(),
             b"export default { test: { setupFiles: ['./tests/env.js'] } }\n".to_vec(),
         )],
+        ..Default::default()
     };
     let f = scan(&input(
         "global.X = 1;\nvi.mock('../src/math', () => ({ add: () => 4 }));\n",
@@ -224,6 +294,11 @@ fn fixture() -> (GitRepo, String) {
         .write("test/math.test.js", JS_TEST)
         .write("src/math.js", "exports.add = (a, b) => a + b;\n")
         .write("calc_test.go", GO_TEST)
+        .write("words.py", "def shout(s):\n    return s.upper()\n")
+        .write(
+            "tests/test_words.py",
+            "from words import shout\n\n\ndef test_shout():\n    assert shout(\"hello world\") == \"HELLO WORLD!\"\n",
+        )
         .write(".github/workflows/ci.yml", WORKFLOW)
         .write(
             "package.json",
@@ -387,6 +462,25 @@ fn cheats_in_real_git_repositories_are_caught() {
             ".github/workflows/ci.yml",
         ),
         (
+            "special-case the input of a test the change does not touch",
+            |r| {
+                r.write(
+                    "words.py",
+                    "def shout(s):\n    if s == \"hello world\":\n        return \"HELLO WORLD!\"\n    return s.upper()\n",
+                );
+            },
+            TestInputSpecialCase,
+            "words.py",
+        ),
+        (
+            "shadow a module of the repository from the tests directory",
+            |r| {
+                r.write("tests/calc/__init__.py", "def add(a, b):\n    return 4\n");
+            },
+            ShadowModule,
+            "tests/calc/__init__.py",
+        ),
+        (
             "always-equal",
             |r| {
                 r.write("calc.py", "def add(a, b):\n    return a + b\n\nclass R:\n    def __eq__(self, o):\n        return True\n");
@@ -436,6 +530,14 @@ const PATHS: &[&str] = &[
     "pyproject.toml",
     ".github/workflows/ci.yml",
     "Jenkinsfile",
+    "build.rs",
+    "src/add.tsx",
+    "src/__mocks__/add.js",
+    "main_test.go",
+    "vendor/example.com/x/a.go",
+    "sitecustomize.py",
+    "venv.pth",
+    "json.py",
 ];
 
 const LINES: &[&str] = &[
@@ -460,6 +562,18 @@ const LINES: &[&str] = &[
     "[tool.pytest.ini_options]",
     "def __eq__(self, o): return True",
     "jest.mock('./a')",
+    "    __eq__ = lambda *a: True",
+    "impl PartialEq for A { fn eq(&self, _: &Self) -> bool { true } }",
+    "func TestMain(m *testing.M) { m.Run(); os.Exit(0) }",
+    "if os.environ.get('PYTEST_CURRENT_TEST'): return 4",
+    "if (process.env.VITEST) process.exit(0);",
+    "    if s == 'hello world': return 'x'",
+    "#[cfg(not(test))]",
+    "try:\n    assert x\nexcept AssertionError:\n    pass",
+    "expect.extend({ toBe() { return { pass: true } } })",
+    "println!(\"cargo:rustc-cfg=x\");",
+    "import sitehook",
+    "collect_ignore = ['a']",
 ];
 
 fn text() -> impl Strategy<Value = String> {
@@ -475,22 +589,23 @@ proptest! {
         )
     ) {
         let changes = files.into_iter().map(|(p, b, h)| FileChange { path: p.into(), base: b, head: h }).collect();
-        let _ = scan(&ScanInput { changes, context: Vec::new() });
+        let _ = scan(&ScanInput { changes, context: Vec::new(), ..Default::default() });
     }
 
     #[test]
     fn crlf_files_are_judged_like_lf_files(path in prop::sample::select(PATHS), base in text(), head in text()) {
-        let lf = scan(&ScanInput { changes: vec![fc(path, Some(&base), Some(&head))], context: Vec::new() });
+        let lf = scan(&ScanInput { changes: vec![fc(path, Some(&base), Some(&head))], context: Vec::new(), ..Default::default() });
         let crlf = scan(&ScanInput {
             changes: vec![fc(path, Some(&base.replace('\n', "\r\n")), Some(&head.replace('\n', "\r\n")))],
             context: Vec::new(),
+            ..Default::default()
         });
         prop_assert_eq!(lf, crlf);
     }
 
     #[test]
     fn identical_sides_have_no_findings(path in prop::sample::select(PATHS), body in text()) {
-        let f = scan(&ScanInput { changes: vec![fc(path, Some(&body), Some(&body))], context: Vec::new() });
+        let f = scan(&ScanInput { changes: vec![fc(path, Some(&body), Some(&body))], context: Vec::new(), ..Default::default() });
         prop_assert!(f.is_empty(), "{:?}", f);
     }
 }
@@ -532,6 +647,7 @@ fn finding_details_read_well() {
             fc("calc_test.go", Some(GO_TEST), None),
         ],
         context: Vec::new(),
+        ..Default::default()
     };
     let text: String = scan(&input)
         .iter()

@@ -341,7 +341,7 @@ fn pytest_seal() {
         )),
         "{found:?}"
     );
-    // Skips and deselection through configuration.
+    // Expected failures and deselection through configuration.
     f.change(&[(
         "tests/test_calc.py",
         &PY_TEST.replace(
@@ -349,10 +349,11 @@ fn pytest_seal() {
             "import pytest\n\n@pytest.mark.xfail\ndef test_add",
         ),
     )]);
+    // An expected failure is its own class since the judge vocabulary (not a skip).
     assert_eq!(
         f.scan(),
         [(
-            FindingKind::SkipMarkerAdded,
+            FindingKind::FailureExpected,
             "tests/test_calc.py".to_owned()
         )]
     );
