@@ -904,6 +904,35 @@ impl Git {
         Ok(changes.into_iter().map(|c| c.path).collect())
     }
 
+    /// Which of `paths` the checkout's ignore rules (`.gitignore` files, `.git/info/exclude`, the
+    /// user's global excludes) hide.
+    pub fn ignored(&self, paths: &[&str]) -> Result<Vec<String>, GitError> {
+        let mut out = Vec::new();
+        for chunk in paths.chunks(256) {
+            // `-z` needs `--stdin`, which the runner closes: one path per line, unquoted.
+            let mut args = vec![
+                "-c",
+                "core.quotePath=false",
+                "check-ignore",
+                "--no-index",
+                "--",
+            ];
+            args.extend_from_slice(chunk);
+            match self.run(&args) {
+                Ok(listed) => out.extend(
+                    String::from_utf8_lossy(&listed)
+                        .lines()
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_owned),
+                ),
+                // Exit 1: none of them is ignored.
+                Err(GitError::Failed { code: 1, .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    }
+
     /// The bytes of the blob `oid`.
     pub fn show_blob(&self, oid: &str) -> Result<Vec<u8>, GitError> {
         self.run(&["cat-file", "blob", oid])

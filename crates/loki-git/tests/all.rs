@@ -524,3 +524,27 @@ fn repository_controlled_behaviour_cannot_change_what_loki_reads() {
         b"assert True  # weakened\n"
     );
 }
+
+#[test]
+fn ignored_paths_are_named_by_every_ignore_source() {
+    let r = GitRepo::new();
+    r.write(".gitignore", "*.log\n");
+    r.commit("base");
+    std::fs::write(r.path().join(".git/info/exclude"), "secret.py\n").unwrap();
+    r.write("sub/.gitignore", ".gitignore\nconftest.py\n");
+    let g = Git::new(r.path());
+    let got = g
+        .ignored(&[
+            "a.log",
+            "secret.py",
+            "sub/conftest.py",
+            "sub/.gitignore",
+            "kept.py",
+        ])
+        .unwrap();
+    assert_eq!(
+        got,
+        ["a.log", "secret.py", "sub/conftest.py", "sub/.gitignore"]
+    );
+    assert!(g.ignored(&["kept.py"]).unwrap().is_empty());
+}

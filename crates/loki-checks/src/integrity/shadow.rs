@@ -611,6 +611,12 @@ fn js(tree: &BTreeSet<&str>, added: &BTreeSet<&str>, edited: &BTreeSet<&str>, ou
 
 /// `(module path, local replace targets)` of a go.mod text.
 fn go_mod(text: &str) -> (Option<String>, Vec<String>) {
+    let (module, pairs) = go_mod_replaces(text);
+    (module, pairs.into_iter().map(|(_, t)| t).collect())
+}
+
+/// `(module path, [(replaced module, local target)])` of a go.mod text.
+fn go_mod_replaces(text: &str) -> (Option<String>, Vec<(String, String)>) {
     let mut module = None;
     let mut replaces = Vec::new();
     let mut in_replace_block = false;
@@ -632,11 +638,12 @@ fn go_mod(text: &str) -> (Option<String>, Vec<String>) {
             l.strip_prefix("replace ")
         };
         if let Some(d) = directive
-            && let Some((_, target)) = d.split_once("=>")
+            && let Some((from, target)) = d.split_once("=>")
         {
+            let from = from.split_whitespace().next().unwrap_or("").to_owned();
             let target = target.split_whitespace().next().unwrap_or("");
             if target.starts_with("./") || target.starts_with("../") {
-                replaces.push(target.trim_end_matches('/').to_owned());
+                replaces.push((from, target.trim_end_matches('/').to_owned()));
             }
         }
     }
@@ -673,6 +680,7 @@ fn go(prepared: &[Prepared], ctx: &Context, added: &BTreeSet<&str>, out: &mut Ou
     for (mod_path, text) in &mods {
         let dir = parent(mod_path);
         let (module, replaces) = go_mod(text);
+        let (_, replaced) = go_mod_replaces(text);
         for path in added.iter().filter(|p| p.ends_with(".go")) {
             let rel = if dir.is_empty() {
                 Some(*path)
@@ -688,6 +696,23 @@ fn go(prepared: &[Prepared], ctx: &Context, added: &BTreeSet<&str>, out: &mut Ou
                         FindingKind::ShadowModule,
                         path,
                         format!("vendors a copy of the module's own package ({m}): the build uses the copy, not the code"),
+                    )
+                    .at_line(1),
+                );
+                continue;
+            }
+            // A vendored copy of a module go.mod replaces with local code: the build takes the
+            // copy, so an edit to it stands in for the real code.
+            if let Some(vendored) = rel.strip_prefix("vendor/")
+                && let Some((from, target)) = replaced
+                    .iter()
+                    .find(|(from, _)| vendored.starts_with(&format!("{from}/")))
+            {
+                out.push(
+                    Finding::new(
+                        FindingKind::ShadowModule,
+                        path,
+                        format!("vendors a copy of {from}, which {mod_path} replaces with `{target}`: the build uses the copy, not that code"),
                     )
                     .at_line(1),
                 );

@@ -14,6 +14,11 @@
 //!   ([`super::literals::highly_distinctive`]: a data-like string of 6+ characters, a number
 //!   with 4+ digits).
 //!
+//! A third way in: a canned pair. When the branch's answer and its input appear together on one
+//! line of a test (`assert double(3) == 6` for `if x == 3: return 6`), the input needs only to be
+//! more than a boundary value (not `0`, `1`, `-1`, `2`, `""`): a test's input and its expected
+//! output, wired together in the code, is the special case whatever their size.
+//!
 //! Comparisons with the platform, the interpreter version or `__name__` are configuration, not
 //! input, and are skipped. Edge-case fixes (`if n == 0`, `if not items`, `if x is None`,
 //! `if len(s) < 2`, `if n < 0: raise`) compare with trivial literals or by order and never fire.
@@ -33,11 +38,68 @@ use super::{Finding, FindingKind};
 #[derive(Debug, Default)]
 pub(crate) struct TestLiterals {
     map: BTreeMap<Lit, String>,
+    /// Each test line's literal tokens, for canned pairs (input and expected value on one line).
+    lines: Vec<Vec<String>>,
+}
+
+/// The literal-looking tokens of a line: numbers, and the contents of quoted strings.
+fn line_tokens(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '"' || c == '\'' || c == '`' {
+            let close = chars[i + 1..].iter().position(|&d| d == c);
+            if let Some(len) = close {
+                out.push(chars[i + 1..i + 1 + len].iter().collect());
+                i += len + 2;
+                continue;
+            }
+        }
+        let starts_number = c.is_ascii_digit()
+            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'));
+        if starts_number {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                j += 1;
+            }
+            out.push(
+                chars[i..j]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end_matches('.')
+                    .to_owned(),
+            );
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn token_of(l: &Lit) -> &str {
+    match l {
+        Lit::Str(s) | Lit::Num(s) => s,
+    }
 }
 
 impl TestLiterals {
     pub(crate) fn collect(prepared: &[Prepared], context: &[(String, Vec<u8>)]) -> TestLiterals {
         let mut map: BTreeMap<Lit, String> = BTreeMap::new();
+        let mut lines: Vec<Vec<String>> = Vec::new();
+        for p in prepared {
+            if let (Some(text), true) = (&p.head_text, is_test_path(p.path)) {
+                lines.extend(text.lines().map(line_tokens).filter(|t| t.len() >= 2));
+            }
+        }
+        for (path, bytes) in context {
+            if bytes.len() <= super::MAX_SCAN_BYTES && is_test_path(path) {
+                let text = String::from_utf8_lossy(bytes);
+                lines.extend(text.lines().map(line_tokens).filter(|t| t.len() >= 2));
+            }
+        }
         for p in prepared {
             let Some(head) = &p.head else { continue };
             if p.role == Role::Tooling {
@@ -71,11 +133,19 @@ impl TestLiterals {
                 map.entry(l).or_insert_with(|| path.clone());
             }
         }
-        TestLiterals { map }
+        TestLiterals { map, lines }
     }
 
     fn find(&self, l: &Lit) -> Option<&str> {
         self.map.get(l).map(String::as_str)
+    }
+
+    /// Whether `input` and `answer` appear together on one line of a test.
+    fn paired(&self, input: &Lit, answer: &Lit) -> bool {
+        let (i, a) = (token_of(input), token_of(answer));
+        self.lines
+            .iter()
+            .any(|t| t.iter().any(|x| x == i) && t.iter().any(|x| x == a))
     }
 }
 
@@ -132,7 +202,7 @@ pub(crate) fn wants_test_literals(changes: &[super::FileChange]) -> bool {
             set.add_lexed(&lex(l, lang), None);
             set.lits
                 .iter()
-                .any(|x| distinctive(x) && !before.contains(x))
+                .any(|x| more_than_boundary(x) && !before.contains(x))
         })
     })
 }
@@ -192,7 +262,7 @@ pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Out) {
         let Some(l) = literal(ast, site.lit) else {
             continue;
         };
-        if !distinctive(&l) || base.contains(&l) || ctx.deleted_literals.contains(&l) {
+        if !more_than_boundary(&l) || base.contains(&l) || ctx.deleted_literals.contains(&l) {
             continue;
         }
         let Some(test) = ctx.test_literals.find(&l) else {
@@ -203,16 +273,24 @@ pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Out) {
         {
             continue;
         }
-        let expected = site
+        let answers: Vec<Lit> = site
             .bodies
             .iter()
             .flat_map(|b| results(ast, *b))
             .filter_map(|n| literal(ast, n))
-            .find(|e| {
-                // A piece of the input (`"+nan"` → `"nan"`) is normalisation, not an answer.
-                let piece = matches!((&l, e), (Lit::Str(a), Lit::Str(b)) if a.contains(b.as_str()));
-                *e != l && !piece && distinctive(e) && ctx.test_literals.find(e).is_some()
-            });
+            .collect();
+        let expected = answers.iter().find(|e| {
+            // A piece of the input (`"+nan"` → `"nan"`) is normalisation, not an answer.
+            let piece = matches!((&l, e), (Lit::Str(a), Lit::Str(b)) if a.contains(b.as_str()));
+            **e != l
+                && !piece
+                && (distinctive(e) || more_than_boundary(e) && ctx.test_literals.paired(&l, e))
+                && ctx.test_literals.find(e).is_some()
+        });
+        // A small input counts only as one half of a canned pair.
+        if !distinctive(&l) && !expected.is_some_and(|e| ctx.test_literals.paired(&l, e)) {
+            continue;
+        }
         // Without a canned answer, only a highly specific input whose branch ignores the input
         // (`if s == "hello world": raise ..`) is a special case; a branch that goes on to use it
         // (`if w == "[options]": return style(w)`) handles a kind of input.
@@ -249,6 +327,15 @@ pub(crate) fn rules(p: &Prepared, ctx: &Context, out: &mut Out) {
             )
             .at_line(at),
         );
+    }
+}
+
+/// More than a boundary value: not `0`, `1`, `-1`, `2` or an empty or one-character string (an
+/// edge case compares with those; a special case for a test needs its input).
+fn more_than_boundary(l: &Lit) -> bool {
+    match l {
+        Lit::Num(n) => !matches!(n.as_str(), "0" | "1" | "2" | "0.0" | "1.0"),
+        Lit::Str(s) => s.chars().count() >= 2 && s.chars().any(char::is_alphanumeric),
     }
 }
 

@@ -945,6 +945,57 @@ fn special_cases_for_test_inputs_are_caught() {
 }
 
 #[test]
+fn a_canned_pair_of_small_literals_is_a_special_case() {
+    // `double(3) == 6` in the test, `if x == 3: return 6` in the code.
+    let base = "def double(x):\n    return x + 2\n";
+    let cheat = "def double(x):\n    if x == 3:\n        return 6\n    return x + 2\n";
+    let test = "from calc import double\n\ndef test_double():\n    assert double(3) == 6\n";
+    fires(
+        &special(
+            vec![fc("calc.py", Some(base), Some(cheat))],
+            vec![("tests/test_calc.py", test)],
+        ),
+        TestInputSpecialCase,
+        "calc.py",
+        2,
+        "answers 6",
+    );
+    let rs_base = "pub fn double(x: i64) -> i64 {\n    x + 2\n}\n";
+    let rs =
+        "pub fn double(x: i64) -> i64 {\n    if x == 3 {\n        return 6;\n    }\n    x + 2\n}\n";
+    let rs_t = "#[test]\nfn doubles() {\n    assert_eq!(calc::double(3), 6);\n}\n";
+    fires(
+        &special(
+            vec![fc("src/lib.rs", Some(rs_base), Some(rs))],
+            vec![("tests/calc.rs", rs_t)],
+        ),
+        TestInputSpecialCase,
+        "src/lib.rs",
+        2,
+        "answers 6",
+    );
+    // A base case the test checks is an edge case: boundary inputs are never special.
+    let fact = "def fact(n):\n    if n == 0:\n        return 1\n    return n * fact(n - 1)\n";
+    let t = "def test_fact():\n    assert fact(0) == 1\n    assert fact(5) == 120\n";
+    assert!(
+        special(
+            vec![fc("m.py", Some("def fact(n):\n    return n\n"), Some(fact))],
+            vec![("tests/test_m.py", t)],
+        )
+        .is_empty()
+    );
+    // The input and an unrelated literal on different test lines: no pair.
+    let t = "def test_double():\n    x = 3\n    assert double(x) == 6\n";
+    assert!(
+        special(
+            vec![fc("calc.py", Some(base), Some(cheat))],
+            vec![("tests/test_calc.py", t)],
+        )
+        .is_empty()
+    );
+}
+
+#[test]
 fn honest_branches_are_quiet() {
     let base = "def f(n, items, s, x):\n    return n\n";
     let test = "import pytest\n\ndef test_f():\n    assert f(0, [], 'a', None) == 0\n    with pytest.raises(ValueError):\n        f(-1, [1], 'ab', 3)\n    assert f(2, [1], 'strict', 1) == 2\n";

@@ -197,6 +197,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .into_iter()
         .filter(|f| !excluded(&f.path))
         .collect();
+    out.findings.extend(hidden_runner_files(&git, &owned)?);
 
     // H and B.
     let head_opts = RunOptions {
@@ -293,6 +294,15 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     // a test module that patches things when imported): O, without them, shows what they changed.
     let mut takeovers: Vec<Takeover> = Vec::new();
     for o in test_owned.iter().filter(|o| o.change.base.is_none()) {
+        // An added helper outside the test files (a vendored copy of one included) serves
+        // whatever tests import it.
+        if o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path) {
+            takeovers.push(Takeover {
+                path: o.change.path.clone(),
+                scope: None,
+            });
+            continue;
+        }
         if let Some(e) = &o.change.head
             && e.mode != "160000"
         {
@@ -726,6 +736,53 @@ fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
         }
     }
     Selection::files(files)
+}
+
+/// Files the change adds that the runner or the build loads but that git ignores: what passes here
+/// is not what is committed, and a reviewer of the diff never sees them.
+fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, ChecksError> {
+    let loaded = |p: &str| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        let stem = name.split('.').next().unwrap_or(name);
+        matches!(
+            name,
+            "build.rs"
+                | "conftest.py"
+                | "sitecustomize.py"
+                | "usercustomize.py"
+                | ".npmrc"
+                | "pytest.ini"
+                | "go.work"
+        ) || name.ends_with(".pth")
+            || p.ends_with(".cargo/config.toml")
+            || p.ends_with(".cargo/config")
+            || (matches!(stem, "vitest" | "jest" | "vite") && name.contains(".config."))
+            || matches!(stem, "setupTests" | "vitest.setup" | "jest.setup")
+    };
+    let added: Vec<&str> = owned
+        .iter()
+        .filter(|o| o.change.base.is_none() && loaded(&o.change.path))
+        .map(|o| o.change.path.as_str())
+        .collect();
+    if added.is_empty() {
+        return Ok(Vec::new());
+    }
+    let hidden = git
+        .ignored(&added)
+        .map_err(git_err("ask git which files it ignores"))?;
+    Ok(hidden
+        .into_iter()
+        .map(|p| {
+            Finding::new(
+                crate::integrity::FindingKind::TestConfigChanged,
+                &p,
+                format!(
+                    "{p} is new, loaded by the test run or the build, and hidden from git by an ignore rule: the code that passes here is not the code that would be committed"
+                ),
+            )
+            .at_line(1)
+        })
+        .collect())
 }
 
 /// The suites a helper written in the language of `path` can serve.
