@@ -11,6 +11,11 @@
 //! between a base commit and a head tree, then `cat-file` per side, `ls-tree` for the paths).
 //!
 //! # Rules (each a [`FindingKind`])
+//! The count and skip rules (`test_file_removed`, `fewer_tests`, `fewer_assertions`,
+//! `skip_marker_added`) stand in for running: where the judge ([`crate::judge`]) ran the owning
+//! suite and it named every test on both sides, it drops them and judges the same facts by running
+//! (a test moved or split is not a deletion, a skip that does not apply here is not a skip).
+//!
 //! - `test_file_removed`: a test file at base is gone. Test files: Rust `tests/**.rs` and any `.rs`
 //!   with `#[cfg(test)]`/`#[test]`; Python `test_*.py`, `*_test.py`, `conftest.py`, files under
 //!   `tests/` or `test/`; JS/TS `*.test.*`, `*.spec.*`, `__tests__/`, `test/`, node's `test-*.js`
@@ -23,15 +28,21 @@
 //! - `skip_marker_added`: more `#[ignore]`, `pytest.mark.skip*`/`pytest.skip(`/
 //!   `unittest.skip*`, `.skip(`/`.only(`/`.todo(`/`xit(`/`xdescribe(`, `t.Skip*` than at base, or
 //!   more tests whose first statement is `return`. (`xfail` is `failure_expected`.)
-//! - `test_config_changed`: `conftest.py`, `pytest.ini`, the pytest sections of `tox.ini`,
-//!   `setup.cfg` and `pyproject.toml`, jest/vitest configs and setup files (by name, or named by a
-//!   config's `setupFiles*`/`globalSetup`), `.cargo/config.toml`, nextest configs, `go.mod` outside
-//!   its `require` directives (a dependency bump is not flagged; `replace`, `go`, `toolchain`,
-//!   `godebug` are), `package.json` `scripts.test`/`pretest`/`posttest`/`jest`.
-//! - `ci_deleted` / `ci_weakened`: a CI file (`.github/workflows/*.yml`, `.gitlab-ci.yml`,
-//!   `.circleci/config.yml`, `azure-pipelines.yml`, `bitbucket-pipelines.yml`, `Jenkinsfile`)
-//!   deleted, or edited to add `continue-on-error: true`, `allow_failure: true`, `|| true`,
-//!   `if: false`, `when: never`, to drop a line running tests, or to add a test filter.
+//! - `test_config_changed` (`config.rs` and the per-format `pytestcfg.rs`, `jsconfig.rs`,
+//!   `cargocfg.rs`): test configuration judged by meaning, key by key, with the key's line —
+//!   pytest `addopts` that deselect, ignore, filter or change outcomes, `testpaths`/`python_*`
+//!   collecting less, `pythonpath` gaining an entry (tox.ini, setup.cfg, pyproject too); jest and
+//!   vitest selection, `passWithNoTests`, custom reporters and runners, module aliases and
+//!   `define`; `package.json` test scripts that run less or cannot fail; `.npmrc`
+//!   `node-options`; `.cargo/config` aliases, rustflags `--cfg`, runners, `[patch]`; `Cargo.toml`
+//!   `harness`/`test`/`doctest = false`; nextest filters; go.mod `replace`/`go`/`toolchain`,
+//!   `go.work`. Marker registration, new fixtures, dependency bumps are not findings.
+//! - `ci_deleted` / `ci_weakened` (`ci.rs`, with `shell.rs`, `testcmd.rs`, `runs.rs`): GitHub
+//!   Actions and GitLab CI parsed as YAML, test steps found by their commands, and each compared
+//!   with the base: a test step or job removed, disabled (`if:` constant false, `when: never`,
+//!   triggers lost), made unable to fail (`continue-on-error`, `allow_failure`, the shell script
+//!   simulated under its real shell options: `|| true`, `set +e`, an unchecked pipe), narrowed
+//!   (filters and target selections added, the matrix shrunk).
 //! - `outcome_rewrite`: a Python file (conftest.py or a plugin) that adds or edits a pytest hook
 //!   able to rewrite outcomes or collection (`pytest_runtest_makereport`,
 //!   `pytest_report_teststatus`, `pytest_runtest_logreport`, `pytest_runtest_protocol`,

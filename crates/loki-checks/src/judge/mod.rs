@@ -752,12 +752,19 @@ fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, Check
                 | "usercustomize.py"
                 | ".npmrc"
                 | "pytest.ini"
+                | "tox.ini"
+                | "setup.cfg"
+                | "pyproject.toml"
                 | "go.work"
+                | "go.mod"
+                | "Cargo.toml"
+                | "package.json"
         ) || name.ends_with(".pth")
             || p.ends_with(".cargo/config.toml")
             || p.ends_with(".cargo/config")
             || (matches!(stem, "vitest" | "jest" | "vite") && name.contains(".config."))
-            || matches!(stem, "setupTests" | "vitest.setup" | "jest.setup")
+            || (matches!(stem, "vitest" | "jest") && name.contains(".setup."))
+            || matches!(stem, "setupTests" | "setup-tests" | "test-setup")
     };
     let added: Vec<&str> = owned
         .iter()
