@@ -804,8 +804,10 @@ fn weaken_py(stmt: &str) -> Option<String> {
             .to_owned();
         return Some(format!("self.assertIsNotNone({first})"));
     }
+    // `with raises(E):` made to accept both raising and not: weaker, not inverted (`if True:`
+    // would demand that the call does not raise, which is a different expectation).
     if is_raises_header(flat) {
-        return Some("if True:".into());
+        return Some("with __import__('contextlib').suppress(Exception):".into());
     }
     None
 }

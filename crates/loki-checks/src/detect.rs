@@ -1,7 +1,7 @@
 //! Runner detection: which test suites a repository has, where each runs, and why it was chosen.
 //!
 //! One walk of the tree (depth ≤ [`MAX_DEPTH`], at most [`MAX_ENTRIES`] entries; dependency,
-//! build, virtualenv and hidden directories skipped, symlinked directories not followed) collects
+//! build, virtualenv, test-data and hidden directories skipped, symlinked directories not followed) collects
 //! the marker files, then one check is planned per package:
 //! - **cargo**: the topmost directory with a `Cargo.toml` in each subtree (a workspace root covers
 //!   its members; `--workspace` runs them all). `cargo test` unless the project opts into nextest
@@ -37,8 +37,15 @@ use crate::ChecksError;
 pub const MAX_DEPTH: usize = 8;
 /// Most directory entries visited; a bound for pathological trees (a checked-in dependency cache).
 pub const MAX_ENTRIES: usize = 200_000;
-/// Directories never searched: dependencies, build output, tool caches.
+/// Directories never searched: dependencies, build output, tool caches, and test data (a
+/// `testdata/Cargo.toml` or `fixtures/app/package.json` is an input of the tests, not a package;
+/// the go tool ignores `testdata` by the same convention).
 const SKIP_DIRS: &[&str] = &[
+    "testdata",
+    "fixtures",
+    "__fixtures__",
+    "test-fixtures",
+    "test_data",
     "target",
     "node_modules",
     "venv",

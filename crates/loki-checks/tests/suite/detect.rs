@@ -121,3 +121,20 @@ fn empty_repo_and_bad_root() {
     let err = detect_with(&t.path().join("README.md"), Tools::default()).unwrap_err();
     assert!(err.is_usage());
 }
+
+#[test]
+fn test_data_is_not_a_package() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "go.mod", "module example.com/m\n\ngo 1.19\n");
+    write(t.path(), "m_test.go", "package m\n");
+    // A TOML parser's fixtures: not a Rust package, not a JS package.
+    write(t.path(), "testdata/Cargo.toml", "[package\nbroken = \n");
+    write(
+        t.path(),
+        "tests/fixtures/app/package.json",
+        "{\"scripts\": {\"test\": \"jest\"}}\n",
+    );
+    let checks = detect_with(t.path(), Tools::default()).unwrap();
+    let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["go"]);
+}
