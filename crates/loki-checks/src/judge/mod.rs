@@ -12,10 +12,18 @@
 //!   the test accept the old behaviour (`weakened_test`); when it fails, the change encodes a
 //!   deliberate behaviour change (fact `expectation_changed`).
 //!
-//! A test that newly fails is rerun on the base (twice, narrowed to it) before it is blamed: one
-//! that fails there too is flaky (fact `flaky`, listed as not proven). Everything except B and H
-//! runs in a tree exported to a temporary directory and prepared so that its own code runs
-//! ([`crate::isolate`]).
+//! A test that newly fails is rerun alone at head (a failure that does not repeat is flaky at
+//! head) and then on the base (twice, narrowed to it) before it is blamed: one that fails there
+//! too is flaky (fact `flaky`, listed as not proven). Everything except H runs in a tree
+//! exported to a temporary directory and prepared so that its own code runs ([`crate::isolate`]);
+//! B runs beside H on a second thread, except for cargo projects (two builds would only share the
+//! cores).
+//!
+//! Added test-owned files run O too when they can change how other tests run: a Go `TestMain` or
+//! `init`, a conftest, a test module with import-time side effects, a setup file, a helper. A
+//! helper outside the test files (`checks.py`, `testutil/`, a crate's `testing` module, a vendored
+//! copy of one; [`helpers`]) belongs to the tests, and O then runs every suite of its language
+//! whole.
 //!
 //! # Static rules
 //! [`crate::integrity::scan`] over every changed file judges what running cannot see (CI, test
@@ -199,84 +207,51 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .collect();
     out.findings.extend(hidden_runner_files(&git, &owned)?);
 
-    // H and B.
+    // H and B. The base runs in its own tree beside the head on another thread (the suites of
+    // two trees share nothing but the machine), except for cargo, whose builds of the two trees
+    // would only share the cores.
     let head_opts = RunOptions {
         rerun_failed: false,
         log_dir: input.opts.log_dir.join("head"),
         ..input.opts.clone()
     };
-    out.head = match input.head_results {
-        Some(h) => h.to_vec(),
-        None => input
-            .checks
-            .iter()
-            .map(|c| run_check(c, &head_opts))
-            .collect::<Result<_, _>>()?,
-    };
-    let mut base_tree_dir: Option<SideTree> = None;
-    out.base = match input.base_results {
-        Some(b) => b.to_vec(),
-        None => {
-            // Cached per check and base tree, so a different set of impacted checks reuses what
-            // is known.
-            let mut known: Vec<Option<CheckResult>> = input
+    let run_head = || -> Result<Vec<CheckResult>, ChecksError> {
+        match input.head_results {
+            Some(h) => Ok(h.to_vec()),
+            None => input
                 .checks
                 .iter()
-                .map(|c| {
-                    baseline::cached(
-                        &input.cache_dir.join("baseline"),
-                        &base_tree,
-                        std::slice::from_ref(c),
-                    )
-                    .and_then(|b| b.results.into_iter().next())
-                })
-                .collect();
-            let missing: Vec<Check> = input
-                .checks
-                .iter()
-                .zip(&known)
-                .filter(|(_, k)| k.is_none())
-                .map(|(c, _)| c.clone())
-                .collect();
-            if !missing.is_empty() {
-                let side = SideTree::export(
-                    &git,
-                    input.repo_root,
-                    &base_tree,
-                    "base",
-                    &in_checkout(input),
-                    &input.opts.env,
-                    input.cache_dir,
-                )?;
-                out.not_proven.extend(side.notes.iter().cloned());
-                let results = side.run(&missing, input.opts, input.opts.log_dir.join("base"))?;
-                out.not_proven.extend(side.evidence());
-                let commit = git.rev_parse(&format!("{}^{{commit}}", input.base)).ok();
-                for (c, r) in missing.iter().zip(&results) {
-                    baseline::store(
-                        &input.cache_dir.join("baseline"),
-                        std::slice::from_ref(c),
-                        &BaselineResult {
-                            schema: baseline::BASELINE_SCHEMA.to_owned(),
-                            base_commit: commit.clone(),
-                            base_tree: base_tree.clone(),
-                            checks_key: baseline::checks_key(std::slice::from_ref(c)),
-                            results: vec![r.clone()],
-                            cached: false,
-                        },
-                    )?;
-                }
-                let mut fresh = results.into_iter();
-                for k in &mut known {
-                    if k.is_none() {
-                        *k = fresh.next();
-                    }
-                }
-                base_tree_dir = Some(side);
-            }
-            known.into_iter().flatten().collect()
+                .map(|c| run_check(c, &head_opts))
+                .collect(),
         }
     };
+    let compiles = input
+        .checks
+        .iter()
+        .any(|c| matches!(c.kind, CheckKind::Cargo | CheckKind::Nextest));
+    let (head, base) = if compiles || input.head_results.is_some() || input.base_results.is_some()
+    {
+        let head = run_head();
+        (head, base_run(input, &git, &base_tree))
+    } else {
+        std::thread::scope(|scope| {
+            let base = scope.spawn(|| base_run(input, &git, &base_tree));
+            let head = run_head();
+            let base = base.join().unwrap_or_else(|_| {
+                Err(ChecksError::Io {
+                    action: "run the base (its thread panicked) in",
+                    path: input.repo_root.to_path_buf(),
+                    source: std::io::Error::other("thread panicked"),
+                })
+            });
+            (head, base)
+        })
+    };
+    out.head = head?;
+    let (base, base_tree_dir_run, base_notes) = base?;
+    out.base = base;
+    out.not_proven.extend(base_notes);
+    let mut base_tree_dir: Option<SideTree> = base_tree_dir_run;
     out.comparison = classify(&out.base, &out.head);
 
     // O: the original tests on the new code, for checks whose test-owned files were modified or
@@ -481,8 +456,58 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         out.not_proven.extend(np);
     }
 
-    // Newly failing tests: rerun on the base before blaming the change.
-    if !decision.newly_failing.is_empty() {
+    // Newly failing tests: rerun alone at head first (a failure the head's run alone does not
+    // repeat is flaky, not a verdict), then on the base before blaming the change.
+    let mut newly_failing = decision.newly_failing.clone();
+    if !newly_failing.is_empty() && input.head_results.is_none() {
+        let ids: BTreeMap<&str, Vec<String>> =
+            newly_failing
+                .iter()
+                .fold(BTreeMap::new(), |mut m, (c, _, h)| {
+                    m.entry(c.as_str()).or_default().push(h.clone());
+                    m
+                });
+        let rerun_opts = RunOptions {
+            rerun_failed: false,
+            log_dir: input.opts.log_dir.join("head-rerun"),
+            ..input.opts.clone()
+        };
+        let mut passed_alone: BTreeSet<(String, String)> = BTreeSet::new();
+        for c in input.checks.iter().filter(|c| ids.contains_key(c.name.as_str())) {
+            let sel = Selection::tests(ids.get(c.name.as_str()).cloned().unwrap_or_default());
+            let to_run = crate::select::narrowed(c, input.head_root, &sel)
+                .unwrap_or_else(|| c.clone());
+            let r = run_check(&to_run, &rerun_opts)?;
+            let kind = kinds.get(&c.name).copied().unwrap_or(CheckKind::Npm);
+            for (check, _, head_id) in newly_failing.iter().filter(|(n, _, _)| *n == c.name) {
+                let probe = matrix::Runs {
+                    results: std::slice::from_ref(&r),
+                }
+                .probe(check, kind, head_id);
+                if probe == matrix::Probe::Passed {
+                    passed_alone.insert((check.clone(), head_id.clone()));
+                }
+            }
+            out.reruns.push(r);
+        }
+        newly_failing.retain(|(check, _, head_id)| {
+            if !passed_alone.contains(&(check.clone(), head_id.clone())) {
+                return true;
+            }
+            out.facts.push(Fact {
+                kind: FactKind::Flaky,
+                check: check.clone(),
+                test: head_id.clone(),
+                detail: format!(
+                    "{head_id} failed in the head's run and passed when rerun alone: flaky at head, not a verdict"
+                ),
+            });
+            out.not_proven
+                .push(format!("{check}: {head_id} is flaky at head (failed once, then passed)"));
+            false
+        });
+    }
+    if !newly_failing.is_empty() {
         let side = match base_tree_dir.take() {
             Some(s) => s,
             None => SideTree::export(
@@ -538,7 +563,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             }
             out.reruns.extend(rs);
         }
-        for (check, base_id, head_id) in &decision.newly_failing {
+        for (check, base_id, head_id) in &newly_failing {
             if failed_on_base.contains(&(check.clone(), base_id.clone())) {
                 out.facts.push(Fact {
                     kind: FactKind::Flaky,
@@ -668,6 +693,72 @@ fn api_renames(git: &Git, owned: &[Owned]) -> Result<BTreeMap<String, String>, C
         return Ok(BTreeMap::new());
     }
     Ok(rename::renames(&tests, &sources))
+}
+
+/// The checks' results at base: given, cached per check and base tree (so a different set of
+/// impacted checks reuses what is known), or run in an exported base tree, which is returned for
+/// reruns, with the isolation's notes.
+fn base_run(
+    input: &JudgeInput<'_>,
+    git: &Git,
+    base_tree: &str,
+) -> Result<(Vec<CheckResult>, Option<SideTree>, Vec<String>), ChecksError> {
+    if let Some(b) = input.base_results {
+        return Ok((b.to_vec(), None, Vec::new()));
+    }
+    let cache = input.cache_dir.join("baseline");
+    let mut known: Vec<Option<CheckResult>> = input
+        .checks
+        .iter()
+        .map(|c| {
+            baseline::cached(&cache, base_tree, std::slice::from_ref(c))
+                .and_then(|b| b.results.into_iter().next())
+        })
+        .collect();
+    let missing: Vec<Check> = input
+        .checks
+        .iter()
+        .zip(&known)
+        .filter(|(_, k)| k.is_none())
+        .map(|(c, _)| c.clone())
+        .collect();
+    if missing.is_empty() {
+        return Ok((known.into_iter().flatten().collect(), None, Vec::new()));
+    }
+    let side = SideTree::export(
+        git,
+        input.repo_root,
+        base_tree,
+        "base",
+        &in_checkout(input),
+        &input.opts.env,
+        input.cache_dir,
+    )?;
+    let mut notes = side.notes.clone();
+    let results = side.run(&missing, input.opts, input.opts.log_dir.join("base"))?;
+    notes.extend(side.evidence());
+    let commit = git.rev_parse(&format!("{}^{{commit}}", input.base)).ok();
+    for (c, r) in missing.iter().zip(&results) {
+        baseline::store(
+            &cache,
+            std::slice::from_ref(c),
+            &BaselineResult {
+                schema: baseline::BASELINE_SCHEMA.to_owned(),
+                base_commit: commit.clone(),
+                base_tree: base_tree.to_owned(),
+                checks_key: baseline::checks_key(std::slice::from_ref(c)),
+                results: vec![r.clone()],
+                cached: false,
+            },
+        )?;
+    }
+    let mut fresh = results.into_iter();
+    for k in &mut known {
+        if k.is_none() {
+            *k = fresh.next();
+        }
+    }
+    Ok((known.into_iter().flatten().collect(), Some(side), notes))
 }
 
 /// The checks as they would run in the checkout (where the untracked dependencies are).
