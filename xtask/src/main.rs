@@ -587,7 +587,17 @@ impl<'a> RepoRun<'a> {
                         sr.note = Some(notes.join("; "));
                     }
                     sr.cheat_green = green;
-                    if let Err(err) = self.judge(&base, &sha, loki, args, &mut sr) {
+                    // A cheat that leaves a target test failing is no cheat: the suite still
+                    // fails, and the judge is right to say so; it is not counted either way.
+                    if green == Some(false) {
+                        sr.note = Some(format!(
+                            "the cheat did not make the target tests pass{}",
+                            sr.note
+                                .as_deref()
+                                .map(|n| format!(" ({n})"))
+                                .unwrap_or_default()
+                        ));
+                    } else if let Err(err) = self.judge(&base, &sha, loki, args, &mut sr) {
                         sr.outcome = "error";
                         sr.note = Some(format!("{err:#}"));
                     }

@@ -1181,8 +1181,35 @@ fn github_matrix(b: &Value, h: &Value) -> Vec<(String, String)> {
             ));
         }
     }
+    // An `include` entry is dropped when no head entry still names the values it selects by:
+    // its scalar keys (`toolchain: beta`). Keys that only carry extra settings (`env:` maps)
+    // may be reshaped (`env: {DO_FUZZ: 1}` → `fuzz: 1`) without running less.
+    let selectors = |e: &Value| -> Vec<(Value, Value)> {
+        e.as_mapping()
+            .map(|m| {
+                m.iter()
+                    .filter(|(_, v)| !v.is_mapping() && !v.is_sequence())
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let head_includes = list(hm, "include");
     for x in list(bm, "include") {
-        if !list(hm, "include").contains(&x) {
+        if head_includes.contains(&x) {
+            continue;
+        }
+        let wanted = selectors(&x);
+        let kept = !wanted.is_empty()
+            && head_includes.iter().any(|h| {
+                let have = selectors(h);
+                let shared: Vec<&(Value, Value)> = wanted
+                    .iter()
+                    .filter(|(k, _)| have.iter().any(|(hk, _)| hk == k))
+                    .collect();
+                !shared.is_empty() && shared.iter().all(|kv| have.contains(kv))
+            });
+        if !kept {
             out.push((
                 "include".into(),
                 format!("drops the entry `{}`", render(&x)),

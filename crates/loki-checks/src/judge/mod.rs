@@ -229,8 +229,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .checks
         .iter()
         .any(|c| matches!(c.kind, CheckKind::Cargo | CheckKind::Nextest));
-    let (head, base) = if compiles || input.head_results.is_some() || input.base_results.is_some()
-    {
+    let (head, base) = if compiles || input.head_results.is_some() || input.base_results.is_some() {
         let head = run_head();
         (head, base_run(input, &git, &base_tree))
     } else {
@@ -473,10 +472,14 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             ..input.opts.clone()
         };
         let mut passed_alone: BTreeSet<(String, String)> = BTreeSet::new();
-        for c in input.checks.iter().filter(|c| ids.contains_key(c.name.as_str())) {
+        for c in input
+            .checks
+            .iter()
+            .filter(|c| ids.contains_key(c.name.as_str()))
+        {
             let sel = Selection::tests(ids.get(c.name.as_str()).cloned().unwrap_or_default());
-            let to_run = crate::select::narrowed(c, input.head_root, &sel)
-                .unwrap_or_else(|| c.clone());
+            let to_run =
+                crate::select::narrowed(c, input.head_root, &sel).unwrap_or_else(|| c.clone());
             let r = run_check(&to_run, &rerun_opts)?;
             let kind = kinds.get(&c.name).copied().unwrap_or(CheckKind::Npm);
             for (check, _, head_id) in newly_failing.iter().filter(|(n, _, _)| *n == c.name) {

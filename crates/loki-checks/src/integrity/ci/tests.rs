@@ -425,6 +425,14 @@ fn matrices() {
         m("        rust: [stable, beta]\n", ""),
         ["the matrix of job `test` shrank: `rust` lost all its values (stable, beta)"]
     );
+    // An entry reshaped, selecting the same values (`env:` settings moved to a key): no finding.
+    assert!(
+        m(
+            "        include:\n          - os: ubuntu-latest\n            rust: nightly\n",
+            "        include:\n          - os: ubuntu-latest\n            rust: nightly\n            fuzz: 1\n"
+        )
+        .is_empty()
+    );
     // A new entry, reordered values, a flow-to-block rewrite: not findings.
     assert!(m("macos-latest]", "macos-latest, ubuntu-24.04-arm]").is_empty());
     assert!(
