@@ -247,10 +247,10 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         })
     };
     out.head = head?;
-    let (base, base_tree_dir_run, base_notes) = base?;
-    out.base = base;
-    out.not_proven.extend(base_notes);
-    let mut base_tree_dir: Option<SideTree> = base_tree_dir_run;
+    let base = base?;
+    out.base = base.results;
+    out.not_proven.extend(base.notes);
+    let mut base_tree_dir: Option<SideTree> = base.tree;
     out.comparison = classify(&out.base, &out.head);
 
     // O: the original tests on the new code, for checks whose test-owned files were modified or
@@ -701,13 +701,13 @@ fn api_renames(git: &Git, owned: &[Owned]) -> Result<BTreeMap<String, String>, C
 /// The checks' results at base: given, cached per check and base tree (so a different set of
 /// impacted checks reuses what is known), or run in an exported base tree, which is returned for
 /// reruns, with the isolation's notes.
-fn base_run(
-    input: &JudgeInput<'_>,
-    git: &Git,
-    base_tree: &str,
-) -> Result<(Vec<CheckResult>, Option<SideTree>, Vec<String>), ChecksError> {
+fn base_run(input: &JudgeInput<'_>, git: &Git, base_tree: &str) -> Result<BaseRun, ChecksError> {
     if let Some(b) = input.base_results {
-        return Ok((b.to_vec(), None, Vec::new()));
+        return Ok(BaseRun {
+            results: b.to_vec(),
+            tree: None,
+            notes: Vec::new(),
+        });
     }
     let cache = input.cache_dir.join("baseline");
     let mut known: Vec<Option<CheckResult>> = input
@@ -726,7 +726,11 @@ fn base_run(
         .map(|(c, _)| c.clone())
         .collect();
     if missing.is_empty() {
-        return Ok((known.into_iter().flatten().collect(), None, Vec::new()));
+        return Ok(BaseRun {
+            results: known.into_iter().flatten().collect(),
+            tree: None,
+            notes: Vec::new(),
+        });
     }
     let side = SideTree::export(
         git,
@@ -761,7 +765,19 @@ fn base_run(
             *k = fresh.next();
         }
     }
-    Ok((known.into_iter().flatten().collect(), Some(side), notes))
+    Ok(BaseRun {
+        results: known.into_iter().flatten().collect(),
+        tree: Some(side),
+        notes,
+    })
+}
+
+/// What the base run gave: its results, the exported tree it ran in (kept for reruns), and the
+/// isolation's notes.
+struct BaseRun {
+    results: Vec<CheckResult>,
+    tree: Option<SideTree>,
+    notes: Vec<String>,
 }
 
 /// The checks as they would run in the checkout (where the untracked dependencies are).
