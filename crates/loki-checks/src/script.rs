@@ -99,18 +99,13 @@ pub fn plan(
             body = format!("{body} && {post}");
         }
     }
-    let mut path = Vec::new();
-    let mut dir = Some(pkg_dir);
-    while let Some(d) = dir {
-        let bin = d.join("node_modules").join(".bin");
-        if bin.is_dir() {
-            path.push(bin);
-        }
-        if d == root {
-            break;
-        }
-        dir = d.parent();
-    }
+    // Every ancestor, past the repository root, as npm's run-script does: a worktree nested in
+    // the checkout (`.loki/worktrees/…`) finds the checkout's tools, as node finds its modules.
+    let path: Vec<PathBuf> = pkg_dir
+        .ancestors()
+        .map(|d| d.join("node_modules").join(".bin"))
+        .filter(|bin| bin.is_dir())
+        .collect();
     let env = vec![
         ("npm_lifecycle_event".into(), "test".into()),
         ("npm_command".into(), "test".into()),

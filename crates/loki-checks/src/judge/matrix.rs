@@ -14,8 +14,9 @@
 //! | passed or failed | absent | O passes → accounted for (a move, a split, a table), unless the check runs fewer tests than at base; O fails → `test_deleted` (its original fails on the new code); not in O → `test_deleted` (it no longer runs) |
 //!
 //! "O does not pass" includes a test O could not load at all: its file, package or binary failed
-//! as a whole ([`Probe::GroupFailed`]). A suite that proved something at base and cannot run at
-//! head is `suite_broken`. Which tests count as O's is decided by the caller: O runs only the
+//! as a whole ([`Probe::GroupFailed`]). A suite that proved something at base (it passed, or its
+//! tests reported) and reports no test at head (it cannot run, build or finish) is one
+//! `suite_broken`, and its tests get no per-test findings. Which tests count as O's is decided by the caller: O runs only the
 //! test-owned files the change modified or deleted, so a test O did not run kept its form.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -270,7 +271,18 @@ pub fn decide(input: &Input<'_>) -> Decision {
             .find(|r| r.name == name)
             .map_or(0, |r| statuses(&r.tests).len())
     };
-    for it in &all {
+    // A head that reported no test at all (it could not run, build or finish) is one suite-level
+    // finding below, not a deletion of every test the base ran.
+    let silent = |name: &str| {
+        input.head.iter().find(|h| h.name == name).is_some_and(|h| {
+            h.tests.is_empty()
+                && matches!(
+                    h.result,
+                    CheckStatus::NotRun | CheckStatus::Timeout | CheckStatus::Fail
+                )
+        })
+    };
+    for it in all.iter().filter(|it| !silent(&it.check)) {
         let kind = input
             .kinds
             .get(&it.check)
@@ -367,20 +379,30 @@ pub fn decide(input: &Input<'_>) -> Decision {
             _ => {}
         }
     }
-    // Suites: one that proved something at base and cannot run now broke.
-    for b in input.base.iter().filter(|b| b.result == CheckStatus::Pass) {
+    // Suites: one that proved something at base (it passed, or its tests reported) and cannot
+    // run now broke; the base ran in the same environment, so the change is why.
+    for b in input
+        .base
+        .iter()
+        .filter(|b| b.result == CheckStatus::Pass || !b.tests.is_empty())
+    {
+        let then = if b.result == CheckStatus::Pass {
+            "passed at base".to_owned()
+        } else {
+            format!("ran {} tests at base", statuses(&b.tests).len())
+        };
         match input.head.iter().find(|h| h.name == b.name) {
             None => d.findings.push(Finding::new(
                 FindingKind::SuiteBroken,
                 &b.name,
-                format!("suite {} passed at base and is gone now", b.name),
+                format!("suite {} {then} and is gone now", b.name),
             )),
             Some(h) if matches!(h.result, CheckStatus::NotRun | CheckStatus::Timeout) => {
                 d.findings.push(Finding::new(
                     FindingKind::SuiteBroken,
                     &b.name,
                     format!(
-                        "suite {} passed at base and cannot run now: {}",
+                        "suite {} {then} and cannot run now: {}",
                         b.name,
                         h.reason.as_deref().unwrap_or("no reason given")
                     ),
@@ -391,7 +413,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
                     FindingKind::SuiteBroken,
                     &b.name,
                     format!(
-                        "suite {} passed at base and now fails before any test reports: {}",
+                        "suite {} {then} and now fails before any test reports: {}",
                         b.name,
                         h.reason.as_deref().unwrap_or("no reason given")
                     ),

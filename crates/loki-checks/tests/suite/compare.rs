@@ -312,6 +312,29 @@ fn the_decision_table() {
             .any(|f| f.kind == FindingKind::SuiteBroken),
         "{d:#?}"
     );
+    // A suite with a failing test at base that reports nothing at head broke too, once, and
+    // none of its tests reads as deleted.
+    let mixed = result(name, CheckStatus::Fail, &[(&t("a"), P), (&t("b"), F)]);
+    for head in [
+        not_run.clone(),
+        result(name, CheckStatus::Timeout, &[]),
+        result(name, CheckStatus::Fail, &[]),
+    ] {
+        let d = matrix::decide(&matrix::Input {
+            kinds: &kinds,
+            base: std::slice::from_ref(&mixed),
+            head: std::slice::from_ref(&head),
+            original: Runs { results: &[] },
+            new_on_base: Runs { results: &[] },
+            in_original: &BTreeSet::new(),
+        });
+        let kinds_found: Vec<FindingKind> = d.findings.iter().map(|f| f.kind).collect();
+        assert_eq!(kinds_found, [FindingKind::SuiteBroken], "{d:#?}");
+        assert!(
+            d.findings[0].detail.contains("ran 2 tests at base"),
+            "{d:#?}"
+        );
+    }
 }
 
 #[test]
