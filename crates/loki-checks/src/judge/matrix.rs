@@ -261,6 +261,9 @@ fn finding(kind: FindingKind, check: &str, id: &str, detail: String) -> Finding 
     Finding::new(kind, check, detail).for_test(id)
 }
 
+/// Most test ids a `suite_broken` finding names.
+const LOST_SHOWN: usize = 5;
+
 /// Applies the table of the module doc.
 #[must_use]
 pub fn decide(input: &Input<'_>) -> Decision {
@@ -386,23 +389,40 @@ pub fn decide(input: &Input<'_>) -> Decision {
         .iter()
         .filter(|b| b.result == CheckStatus::Pass || !b.tests.is_empty())
     {
+        let ran = statuses(&b.tests);
         let then = if b.result == CheckStatus::Pass {
             "passed at base".to_owned()
         } else {
-            format!("ran {} tests at base", statuses(&b.tests).len())
+            format!("ran {} tests at base", ran.len())
+        };
+        // The tests that no longer run, named (a few), since no per-test finding names them.
+        let lost = if ran.is_empty() {
+            String::new()
+        } else {
+            let shown: Vec<&str> = ran.keys().take(LOST_SHOWN).copied().collect();
+            let more = ran.len().saturating_sub(LOST_SHOWN);
+            format!(
+                "; no longer run: {}{}",
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )
         };
         match input.head.iter().find(|h| h.name == b.name) {
             None => d.findings.push(Finding::new(
                 FindingKind::SuiteBroken,
                 &b.name,
-                format!("suite {} {then} and is gone now", b.name),
+                format!("suite {} {then} and is gone now{lost}", b.name),
             )),
             Some(h) if matches!(h.result, CheckStatus::NotRun | CheckStatus::Timeout) => {
                 d.findings.push(Finding::new(
                     FindingKind::SuiteBroken,
                     &b.name,
                     format!(
-                        "suite {} {then} and cannot run now: {}",
+                        "suite {} {then} and cannot run now: {}{lost}",
                         b.name,
                         h.reason.as_deref().unwrap_or("no reason given")
                     ),
@@ -413,7 +433,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
                     FindingKind::SuiteBroken,
                     &b.name,
                     format!(
-                        "suite {} {then} and now fails before any test reports: {}",
+                        "suite {} {then} and now fails before any test reports: {}{lost}",
                         b.name,
                         h.reason.as_deref().unwrap_or("no reason given")
                     ),

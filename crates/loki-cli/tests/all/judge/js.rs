@@ -378,11 +378,13 @@ fn cases(fl: Flavor) -> Vec<Case> {
                     "    process.exit(0);\n",
                 ),
             ],
+            // jest: the exit leaves no report at head, so the suite that ran at base broke.
             Findings(&[
                 "run_takeover",
                 "weakened_test",
                 "newly_failing",
                 "test_deleted",
+                "suite_broken",
             ]),
         ),
         // 4: everything the runner loads is judged.
