@@ -195,7 +195,7 @@ pub fn run_baseline(
         return Ok(hit);
     }
     let side = crate::judge::trees::SideTree::export(
-        &git, repo_root, &tree, "base", checks, &opts.env, cache_dir,
+        &git, repo_root, &tree, "base", checks, opts, cache_dir,
     )?;
     let results = side.run(checks, opts, opts.log_dir.join("base"))?;
     let baseline = BaselineResult {

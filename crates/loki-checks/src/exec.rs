@@ -161,6 +161,54 @@ pub struct RunOptions {
     /// An argv prefix the check's command runs through (the engine confines checks of the
     /// agent's code with `loki __confine …`); empty: it runs directly.
     pub wrapper: Vec<OsString>,
+    /// The `loki` binary, whose `__confine` the judge runs each of its runs through (see
+    /// [`RunFence`]); `None`: the judge's runs are not confined from each other.
+    pub confine_exe: Option<PathBuf>,
+    /// This run's fence, set by the judge per run; `None`: not fenced.
+    pub fence: Option<RunFence>,
+}
+
+/// What one run of the judge may write (Landlock, through `loki __confine`), so that no run's
+/// code can forge another run's evidence.
+///
+/// The run writes anywhere the user can, except in [`RunFence::protect`] (read-only: the judge's
+/// private directory with every other run's tree and reports, the baseline cache, the logs);
+/// inside those it writes only [`RunFence::write`] (its own tree and build directory) and its
+/// own report directory, created per attempt under [`RunFence::scratch`]. `TMPDIR` points into
+/// that report directory: the carve-out leaves the directories on the way to a protected path
+/// (usually `/tmp`) without a rule of their own, so new files cannot be created directly in them.
+#[derive(Debug, Clone)]
+pub struct RunFence {
+    /// The binary that confines (`loki`, subcommand [`loki_core::confine::WRAPPER_SUBCOMMAND`]).
+    pub exe: PathBuf,
+    /// The judge's private directory (protected): the other trees are exported below it.
+    pub private: PathBuf,
+    /// Where this run's per-attempt report directories go (inside a protected path).
+    pub scratch: PathBuf,
+    /// Writable even inside a protected path.
+    pub write: Vec<PathBuf>,
+    /// Read-only to the run.
+    pub protect: Vec<PathBuf>,
+}
+
+impl RunFence {
+    /// The wrapper argv for one attempt whose report directory is `own` and environment `env`.
+    fn wrapper(&self, own: &Path, env: &[(OsString, OsString)]) -> Vec<OsString> {
+        let mut write = vec![PathBuf::from("/"), own.to_path_buf()];
+        write.extend(self.write.iter().cloned());
+        // A build directory named by the environment (a role's own, or the user's) is built in.
+        write.extend(
+            env.iter()
+                .filter(|(k, _)| k == "CARGO_TARGET_DIR")
+                .map(|(_, v)| PathBuf::from(v)),
+        );
+        loki_core::confine::Policy {
+            deny: Vec::new(),
+            write,
+            read_only: self.protect.clone(),
+        }
+        .wrapper(&self.exe)
+    }
 }
 
 impl RunOptions {
@@ -174,6 +222,8 @@ impl RunOptions {
             env: process::scrubbed_env(),
             rerun_failed: true,
             wrapper: Vec::new(),
+            confine_exe: None,
+            fence: None,
         }
     }
 }
@@ -293,6 +343,16 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
 /// A runner that exited because a tool it needs is missing (it was not run, it did not fail).
 fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
     let says = |s: &str| log.contains(s);
+    // The confining wrapper could not exec the program (it says so, then exits 127).
+    if exit_code == SHELL_NOT_FOUND
+        && let Some(rest) = log
+            .lines()
+            .find_map(|l| l.strip_prefix("loki: cannot run "))
+        && rest.contains("No such file or directory")
+    {
+        let program = rest.split(": ").next().unwrap_or(rest);
+        return Some(format!("{program} not found"));
+    }
     match kind {
         CheckKind::Pytest if says("No module named pytest") => {
             Some("pytest not installed for this interpreter (No module named pytest)".into())
@@ -532,13 +592,34 @@ pub fn doc_companion(check: &Check) -> Option<Vec<String>> {
 }
 
 fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
-    let tmp = tempfile::Builder::new()
-        .prefix("loki-check-")
-        .tempdir()
-        .map_err(|source| ChecksError::Temp {
-            check: check.name.clone(),
-            source,
-        })?;
+    let temp_err = |source| ChecksError::Temp {
+        check: check.name.clone(),
+        source,
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("loki-check-");
+    let tmp = match &opts.fence {
+        Some(f) => {
+            std::fs::create_dir_all(&f.scratch).map_err(temp_err)?;
+            builder.tempdir_in(&f.scratch)
+        }
+        None => builder.tempdir(),
+    }
+    .map_err(temp_err)?;
+    // A fenced run's temporary files go in its own directory (see [`RunFence`]).
+    let fenced: Option<(Vec<OsString>, PathBuf)> = match &opts.fence {
+        Some(f) => {
+            let own_tmp = tmp.path().join("tmp");
+            std::fs::create_dir_all(&own_tmp).map_err(temp_err)?;
+            let mut argv = opts.wrapper.clone();
+            argv.extend(f.wrapper(tmp.path(), &opts.env));
+            Some((argv, own_tmp))
+        }
+        None => None,
+    };
+    let wrapper = fenced
+        .as_ref()
+        .map_or(opts.wrapper.as_slice(), |(w, _)| w.as_slice());
     let plan = report_plan(check, tmp.path(), &opts.env)?;
     let script = script_plan(check, tmp.path());
     if script
@@ -585,7 +666,10 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
         .timeout(opts.timeout)
         .output_cap(opts.output_cap)
         .spool(&spool)
-        .wrapped(&opts.wrapper);
+        .wrapped(wrapper);
+    if let Some((_, own_tmp)) = &fenced {
+        spec = spec.env("TMPDIR", own_tmp);
+    }
     for (k, v) in &plan.env {
         spec = spec.env(k, v);
     }
@@ -638,7 +722,7 @@ fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
             .timeout(left.max(Duration::from_secs(1)))
             .output_cap(opts.output_cap)
             .spool(&doc_spool)
-            .wrapped(&opts.wrapper);
+            .wrapped(wrapper);
         log.extend_from_slice(format!("\n==== loki: {}\n", doc_spec.display()).as_bytes());
         match process::run(&doc_spec) {
             Ok(d) => {
@@ -997,6 +1081,12 @@ mod tests {
             judge(&facts(CheckKind::Cargo, 127, None)).status,
             CheckStatus::Fail
         );
+        // Through the confining wrapper, which cannot exec a missing program.
+        let mut f = facts(CheckKind::Cargo, 127, None);
+        f.log = "loki: cannot run cargo: No such file or directory (os error 2)\n";
+        let j = judge(&f);
+        assert_eq!(j.status, CheckStatus::NotRun);
+        assert_eq!(j.reason.as_deref(), Some("cargo not found"));
         let ok = counts(3, 0);
         let mut f = facts(CheckKind::Pytest, 0, Some(&ok));
         f.structured_missing = true;

@@ -533,6 +533,8 @@ fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         env: check_env(s, i),
         rerun_failed: false,
         wrapper: s.wrapper.clone(),
+        confine_exe: None,
+        fence: None,
     };
     let git = loki_git::Git::new(&i.worktree);
     let before = git.snapshot_worktree_cached()?;
@@ -675,6 +677,7 @@ fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         baseline_cache: s.opts.home.join("cache"),
         checkout: &s.repo.root,
         wrapper: s.wrapper.clone(),
+        confine_exe: s.opts.confine_exe.clone(),
     };
     let v = verify::run(&input)?;
     for r in &v.results {

@@ -202,6 +202,8 @@ pub struct VerifyInput<'a> {
     pub baseline_cache: PathBuf,
     /// The confinement wrapper of the checks (they run the agent's code); empty: none.
     pub wrapper: Vec<std::ffi::OsString>,
+    /// The `loki` binary that fences the judge's runs from each other; `None`: not fenced.
+    pub confine_exe: Option<PathBuf>,
     /// The user's checkout, whose untracked dependencies (virtualenv, `node_modules`) the base and
     /// the judge's other trees use.
     pub checkout: &'a Path,
@@ -261,6 +263,8 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         env: input.env.clone(),
         rerun_failed: true,
         wrapper: input.wrapper.clone(),
+        confine_exe: input.confine_exe.clone(),
+        fence: None,
     };
     let (to_run, full) = if changed.is_empty() {
         (Vec::new(), false)

@@ -25,6 +25,19 @@
 //! copy of one; [`helpers`]) belongs to the tests, and O then runs every suite of its language
 //! whole.
 //!
+//! # Fenced runs
+//! The code under test is the agent's, and it runs beside the judge's other runs: it could rewrite
+//! the base tree or report of a run beside it, or the cached base results of the next judgement,
+//! and turn a regression into a "pre-existing" failure. With [`RunOptions::confine_exe`] set (the
+//! `loki` binary) and Landlock in the kernel, every run goes through `loki __confine`
+//! ([`crate::exec::RunFence`]): the judge's private directory (every exported tree and every
+//! run's report directory), the baseline cache and the logs are read-only to it, except its own
+//! tree, build directory and report directory. A kernel without Landlock is said in NOT PROVEN.
+//! What a run reports about itself is still written by the process that runs the tests (pytest's
+//! plugin, vitest's and jest's reporters, libtest's and `go test`'s output): that is checked
+//! against the exit status and the runner's own summary ([`crate::exec`]) and against the static
+//! rules for run takeovers, not fenced.
+//!
 //! # Static rules
 //! [`crate::integrity::scan`] over every changed file judges what running cannot see (CI, test
 //! configuration, skip and expected-failure markers, outcome rewrites, equality overrides, …).
@@ -141,6 +154,54 @@ fn git_err(action: &'static str) -> impl Fn(loki_git::GitError) -> ChecksError {
 
 /// Judges the change from `input.base` to `input.head_tree` (see the module doc).
 pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
+    let Some(exe) = &input.opts.confine_exe else {
+        return judge_runs(input);
+    };
+    if !loki_core::confine::available() {
+        let mut judged = judge_runs(input)?;
+        judged.not_proven.push(UNFENCED.into());
+        return Ok(judged);
+    }
+    // Every run is fenced from the others' trees and reports, the logs and the baseline cache.
+    // A protected directory must exist before the fence is drawn, or a run could create it.
+    for dir in [input.cache_dir.join("baseline"), input.opts.log_dir.clone()] {
+        std::fs::create_dir_all(&dir).map_err(|source| ChecksError::Io {
+            action: "create",
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    let private = tempfile::Builder::new()
+        .prefix("loki-judge-")
+        .tempdir()
+        .map_err(|source| ChecksError::Temp {
+            check: "judge".into(),
+            source,
+        })?;
+    let opts = RunOptions {
+        fence: Some(crate::exec::RunFence {
+            exe: exe.clone(),
+            private: private.path().to_path_buf(),
+            scratch: private.path().join("head"),
+            write: vec![input.head_root.to_path_buf()],
+            protect: vec![
+                private.path().to_path_buf(),
+                input.cache_dir.to_path_buf(),
+                input.opts.log_dir.clone(),
+            ],
+        }),
+        ..input.opts.clone()
+    };
+    judge_runs(&JudgeInput {
+        opts: &opts,
+        ..*input
+    })
+}
+
+/// What NOT PROVEN says when the judge's runs could not be fenced from each other.
+const UNFENCED: &str = "fenced judge runs: this kernel has no Landlock, so the code of one run could write another run's tree or reports";
+
+fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     let git = Git::new(input.repo_root);
     let base_tree = git
         .tree_of(input.base)
@@ -341,7 +402,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             &h.tree,
             "original",
             &in_checkout(input),
-            &input.opts.env,
+            input.opts,
             input.cache_dir,
         )?;
         let to_run: Vec<Check> = input
@@ -421,7 +482,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             &h.tree,
             "new",
             &in_checkout(input),
-            &input.opts.env,
+            input.opts,
             input.cache_dir,
         )?;
         let head_side_changed: Vec<&Owned> = test_owned
@@ -519,7 +580,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
                 &base_tree,
                 "base",
                 &in_checkout(input),
-                &input.opts.env,
+                input.opts,
                 input.cache_dir,
             )?,
         };
@@ -738,7 +799,7 @@ fn base_run(input: &JudgeInput<'_>, git: &Git, base_tree: &str) -> Result<BaseRu
         base_tree,
         "base",
         &in_checkout(input),
-        &input.opts.env,
+        input.opts,
         input.cache_dir,
     )?;
     let mut notes = side.notes.clone();

@@ -14,7 +14,6 @@
 //! the suites that run there execute that tree's code. The directory lives as long as the
 //! `SideTree`, so reruns reuse its builds.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use loki_git::{Entry, Git, RawChange, TreeEdit};
@@ -165,6 +164,8 @@ pub struct SideTree {
     /// Kept alive for the tree's life: it holds the role's build directory and the evidence.
     prepared: crate::isolate::Prepared,
     pub notes: Vec<String>,
+    /// The fence of the runs here (their own tree and build directory writable).
+    fence: Option<crate::exec::RunFence>,
     _dir: tempfile::TempDir,
 }
 
@@ -178,29 +179,46 @@ impl SideTree {
         tree: &str,
         role: &'static str,
         checks: &[Check],
-        env: &[(OsString, OsString)],
+        opts: &RunOptions,
         cache_dir: &Path,
     ) -> Result<SideTree, ChecksError> {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("loki-{role}-"))
-            .tempdir()
-            .map_err(|source| ChecksError::Temp {
-                check: role.into(),
-                source,
-            })?;
+        let prefix = format!("loki-{role}-");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix);
+        // A fenced judge keeps its trees in its private directory, out of other runs' reach.
+        let dir = match &opts.fence {
+            Some(f) => builder.tempdir_in(&f.private),
+            None => builder.tempdir(),
+        }
+        .map_err(|source| ChecksError::Temp {
+            check: role.into(),
+            source,
+        })?;
         let root = dir.path().join("tree");
         git.export_tree(tree, &root)
             .map_err(|source| ChecksError::Git {
                 action: "export a tree to run its tests",
                 source,
             })?;
-        let prepared = crate::isolate::prepare(checkout, &root, checks, role, env, cache_dir)?;
+        let prepared =
+            crate::isolate::prepare(checkout, &root, checks, role, &opts.env, cache_dir)?;
+        let fence = opts.fence.as_ref().map(|f| {
+            let mut write = vec![dir.path().to_path_buf()];
+            write.extend(prepared.cargo_target_dir().map(Path::to_path_buf));
+            write.extend(prepared.evidence_dir());
+            crate::exec::RunFence {
+                scratch: dir.path().join("runs"),
+                write,
+                ..f.clone()
+            }
+        });
         Ok(SideTree {
             tree: tree.to_owned(),
             role,
             root,
             notes: prepared.notes().to_vec(),
             prepared,
+            fence,
             _dir: dir,
         })
     }
@@ -235,6 +253,7 @@ impl SideTree {
             log_dir,
             env: self.prepared.apply(opts.env.clone()),
             rerun_failed: false,
+            fence: self.fence.clone(),
             ..opts.clone()
         }
     }

@@ -56,6 +56,8 @@ fn options(ctx: &Ctx, log_dir: PathBuf) -> anyhow::Result<SealOptions> {
     if let Some(cap) = ctx.config.uint("checks.output_cap_bytes") {
         run.output_cap = usize::try_from(cap).unwrap_or(usize::MAX);
     }
+    // The judge fences its runs from each other through this binary's `__confine`.
+    run.confine_exe = std::env::current_exe().ok();
     let max_blocks = ctx.config.uint("seal.max_blocks").unwrap_or(5);
     Ok(SealOptions {
         home: ctx.home()?.clone(),

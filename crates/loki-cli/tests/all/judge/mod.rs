@@ -30,6 +30,7 @@
 #![allow(clippy::panic, clippy::print_stderr)]
 
 mod ci;
+mod fence;
 mod gotest;
 mod js;
 mod pytest;
@@ -458,7 +459,7 @@ impl Fixture {
 /// What the runners need from the real environment under the sandbox's fake `HOME`: the Rust
 /// toolchain (rustup and cargo homes) and Go's build cache (content-addressed, so sharing it keeps
 /// the standard library compiled without letting one build stand in for another).
-fn toolchain_env() -> Vec<(OsString, OsString)> {
+pub fn toolchain_env() -> Vec<(OsString, OsString)> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
