@@ -3,7 +3,10 @@
 //! This crate owns the words every other crate speaks: run ids ([`RunId`]), the on-disk layout of
 //! `.loki/` and `$LOKI_HOME` ([`layout`]), the outcome, verdict and exit-code ladders ([`outcome`]),
 //! layered configuration with provenance ([`config`]), the run store ([`run`]) and the one helper
-//! through which every piece of state is written ([`fs::write_atomic`]).
+//! through which every piece of state is written ([`fs::write_atomic`]), the one check every
+//! untrusted path goes through ([`paths::Root::confine`]: relative, inside the root, not through a
+//! symlink out, not in `.git` or `.loki`) and the one directory walker ([`walk::Walk`], on the
+//! `ignore` crate, with one skip policy).
 //!
 //! It spawns children only through [`process::run`] (the one process runner, which callers invoke),
 //! confines untrusted ones with Landlock ([`confine`]: the policy type and the rules; the engine
@@ -17,9 +20,11 @@ pub mod fs;
 pub mod id;
 pub mod layout;
 pub mod outcome;
+pub mod paths;
 pub mod process;
 pub mod run;
 pub mod time;
+pub mod walk;
 
 pub use error::CoreError;
 pub use id::RunId;
