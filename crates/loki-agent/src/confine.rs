@@ -1,85 +1,51 @@
-//! Confining a model-given path to the worktree.
-//!
-//! Refused: an empty path, an absolute path, any `..` component, a NUL byte, and any path that
-//! resolves (following every symlink on the way, including the last component) to outside the
-//! worktree. A path that does not exist yet is checked through its deepest existing ancestor, so
-//! `write_file` cannot create a file through a symlinked directory that points outside either.
-//! The worktree root itself is canonicalised once ([`Worktree::new`]).
+//! Confining a model-given path to the worktree: every path goes through
+//! [`loki_core::paths::Root::confine`] (relative, no `..` out, no NUL/CR/LF, not through a symlink
+//! out, following every symlink including the last component, not in `.git` or `.loki`). The root
+//! itself (`.`) is accepted: `list_files` and `search` start there. The refusal is the core's
+//! message, written for the model.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use loki_core::paths::{Root, Rules};
+
+/// Rules of the agent's tools: the root is a directory to list.
+const RULES: Rules = Rules {
+    allow_root: true,
+    absolute_inside: false,
+    refuse_dependencies: false,
+};
 
 /// A canonical worktree root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Worktree {
-    root: PathBuf,
+    root: Root,
 }
 
 impl Worktree {
     /// Canonicalises `root` (which must exist).
     pub fn new(root: &Path) -> std::io::Result<Worktree> {
         Ok(Worktree {
-            root: root.canonicalize()?,
+            root: Root::new(root)?,
         })
     }
 
     #[must_use]
     pub fn root(&self) -> &Path {
-        &self.root
+        self.root.path()
     }
 
     /// The absolute path for `rel`, or why it is refused (a message for the model).
     pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
-        if rel.is_empty() {
-            return Err("the path is empty; give a path relative to the worktree root".into());
-        }
-        if rel.contains('\0') {
-            return Err(format!("refusing path {rel:?}: it contains a NUL byte"));
-        }
-        let p = Path::new(rel);
-        if p.is_absolute() {
-            return Err(format!(
-                "refusing path {rel:?}: absolute paths are not allowed; give a path relative to the worktree root"
-            ));
-        }
-        if p.components().any(|c| matches!(c, Component::ParentDir)) {
-            return Err(format!(
-                "refusing path {rel:?}: `..` is not allowed; every path must stay inside the worktree"
-            ));
-        }
-        let joined = self.root.join(p);
-        // Walk up to the deepest ancestor that exists and resolve it with every symlink followed.
-        let mut existing = joined.as_path();
-        let mut rest = Vec::new();
-        let resolved = loop {
-            match existing.canonicalize() {
-                Ok(c) => break c,
-                Err(_) => {
-                    if existing.symlink_metadata().is_ok() {
-                        return Err(format!(
-                            "refusing path {rel:?}: it is a symlink whose target does not exist"
-                        ));
-                    }
-                    let (Some(parent), Some(name)) = (existing.parent(), existing.file_name())
-                    else {
-                        return Err(format!("refusing path {rel:?}: it cannot be resolved"));
-                    };
-                    rest.push(name.to_owned());
-                    existing = parent;
-                }
-            }
-        };
-        if !resolved.starts_with(&self.root) {
-            return Err(format!(
-                "refusing path {rel:?}: it resolves through a symlink to outside the worktree"
-            ));
-        }
-        Ok(rest.into_iter().rev().fold(resolved, |acc, n| acc.join(n)))
+        self.root
+            .confine(rel, RULES)
+            .map(|c| c.abs)
+            .map_err(|e| e.to_string())
     }
 
     /// `path` (under the root) as a relative display path with `/` separators.
     #[must_use]
     pub fn relative(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root)
+        path.strip_prefix(self.root.path())
             .unwrap_or(path)
             .to_string_lossy()
             .into_owned()
@@ -116,6 +82,9 @@ mod tests {
             ("out/new/file", "symlink"),
             ("dangling", "symlink"),
             ("", "empty"),
+            (".git/hooks/pre-commit", ".git"),
+            (".loki/runs/x/events.jsonl", ".loki"),
+            ("a\nb", "control character"),
         ] {
             let e = w.resolve(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");

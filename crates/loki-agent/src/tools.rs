@@ -13,8 +13,10 @@
 //!
 //! Every path goes through [`Worktree::resolve`] (see [`crate::confine`]). `run` uses
 //! [`loki_core::process`]: own process group, stdin null, the scrubbed environment (no tokens or
-//! keys), a timeout, and output capped head+tail. `.git` and `.loki` are skipped by listing and
-//! search (they are not the project's source).
+//! keys), a timeout, and output capped head+tail. Listing and search walk the project as git sees
+//! it ([`loki_core::walk`] with [`Visibility::Project`]: `.gitignore` and `.git/info/exclude`
+//! honoured, `.git` and `.loki` never walked); search reads a file only when confinement accepts
+//! it, so a symlink out of the worktree is listed but never read.
 //!
 //! Never an `Err` out of [`execute`]: bad arguments, a string instead of an object, an unknown
 //! tool, a refused path, a failed edit — each becomes a tool result with `is_error: true` that the
@@ -23,6 +25,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use loki_core::walk::{Visibility, Walk};
 use serde_json::{Map, Value, json};
 
 use crate::confine::Worktree;
@@ -47,8 +50,6 @@ const SEARCH_LINE_CHARS: usize = 240;
 /// Bytes of the tool cap kept free for the `exit code` line and the runner's truncation marker,
 /// so that `run` output is cut once, by the runner, rather than clipped a second time.
 const RUN_HEADER_ROOM: usize = 256;
-/// Directories never listed or searched.
-const SKIP_DIRS: &[&str] = &[".git", ".loki"];
 /// How a file is recognised as binary: a NUL byte in its first 8 KiB (as git does).
 const BINARY_SNIFF_BYTES: usize = 8192;
 
@@ -321,28 +322,16 @@ fn read_file(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String>
     Ok(text.split_inclusive('\n').skip(skip).take(take).collect())
 }
 
-/// Walks `dir` depth-first in name order, without following symlinked directories.
-fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>, limit: usize) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for e in entries {
-        if out.len() > limit {
-            return;
-        }
-        let name = e.file_name();
-        if SKIP_DIRS.iter().any(|s| name == *s) {
-            continue;
-        }
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            walk(&e.path(), out, limit);
-        } else {
-            out.push(e.path());
-        }
-    }
+/// The project's files at or under `dir` (inside the worktree), depth-first in name order, as
+/// git sees them (see the module doc); at most `limit + 1`, so a caller can tell there are more.
+fn walk(wt: &Worktree, dir: &Path, limit: usize) -> Vec<std::path::PathBuf> {
+    let under = dir.strip_prefix(wt.root()).unwrap_or(Path::new(""));
+    Walk::new(wt.root(), Visibility::Project)
+        .under(under)
+        .files()
+        .take(limit.saturating_add(1))
+        .map(|e| e.path)
+        .collect()
 }
 
 fn list_files(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String> {
@@ -354,8 +343,7 @@ fn list_files(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String
     if !dir.is_dir() {
         return Err(format!("{rel} is not a directory"));
     }
-    let mut files = Vec::new();
-    walk(&dir, &mut files, MAX_LIST_ENTRIES);
+    let mut files = walk(wt, &dir, MAX_LIST_ENTRIES);
     let more = files.len() > MAX_LIST_ENTRIES;
     files.truncate(MAX_LIST_ENTRIES);
     let mut out: String = files
@@ -383,15 +371,18 @@ fn search(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String> {
         Some(_) => string(args, "path")?,
     };
     let start = wt.resolve(rel)?;
-    let mut files = Vec::new();
-    if start.is_dir() {
-        walk(&start, &mut files, usize::MAX);
+    let files = if start.is_dir() {
+        walk(wt, &start, usize::MAX)
     } else {
-        files.push(start);
-    }
+        vec![start]
+    };
     let mut out = String::new();
     let mut n = 0;
     for f in files {
+        // A listed symlink may point out of the worktree: read only what confinement accepts.
+        let Ok(f) = wt.resolve(&wt.relative(&f)) else {
+            continue;
+        };
         if f.metadata()
             .map_or(true, |m| m.len() > MAX_SEARCH_FILE_BYTES)
         {
@@ -571,5 +562,50 @@ fn finish(args: &Map<String, Value>) -> ToolResult {
         content: "session finished".into(),
         is_error: false,
         finish: Some(Finish { status, detail }),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are written directly
+mod tests {
+    use super::*;
+
+    async fn call(wt: &Worktree, name: &str, arguments: Value) -> ToolResult {
+        let call = ToolCall {
+            id: "c".into(),
+            name: name.into(),
+            arguments,
+            arguments_error: None,
+        };
+        execute(wt, &ToolOptions::default(), &call, None).await
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn listing_follows_gitignore_and_search_reads_only_confined_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        for (f, body) in [
+            (".gitignore", "*.log\n"),
+            ("src/a.rs", "needle\n"),
+            ("src/b.log", "needle\n"),
+            (".git/config", "needle\n"),
+            (".loki/runs/x/events.jsonl", "needle\n"),
+        ] {
+            std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
+            std::fs::write(p.join(f), body).unwrap();
+        }
+        std::fs::write(outside.path().join("secret"), "needle\n").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), p.join("leak")).unwrap();
+        let wt = Worktree::new(p).unwrap();
+
+        let r = call(&wt, "list_files", json!({})).await;
+        assert_eq!(r.content, ".gitignore\nleak\nsrc/a.rs\n");
+        let r = call(&wt, "list_files", json!({"path": "src"})).await;
+        assert_eq!(r.content, "src/a.rs\n");
+        let r = call(&wt, "search", json!({"query": "needle"})).await;
+        assert_eq!(r.content, "src/a.rs:1: needle\n");
+        let r = call(&wt, "read_file", json!({"path": ".git/config"})).await;
+        assert!(r.is_error && r.content.contains(".git"), "{}", r.content);
     }
 }

@@ -58,11 +58,11 @@ pub enum Problem {
     NotUtf8,
     #[error("it contains a control character (NUL, CR, LF, ...)")]
     ControlChar,
-    #[error("absolute paths are refused; give a path relative to the worktree root")]
+    #[error("absolute paths are not allowed; give a path relative to the worktree root")]
     Absolute,
     #[error("it is outside the worktree")]
     Outside,
-    #[error("`..` leaves the worktree; every path must stay inside it")]
+    #[error("`..` is not allowed to leave the worktree; every path must stay inside it")]
     ParentEscape,
     #[error("it names the root itself, not a file")]
     Root,

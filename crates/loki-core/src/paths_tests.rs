@@ -107,7 +107,7 @@ fn every_escape_is_refused_with_its_problem() {
     let e = f.root.confine("../x", d).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "refusing path \"../x\": `..` leaves the worktree; every path must stay inside it"
+        "refusing path \"../x\": `..` is not allowed to leave the worktree; every path must stay inside it"
     );
 }
 

@@ -21,6 +21,7 @@
 //!   package; the go tool ignores `testdata` by the same convention);
 //! - [`Skip::hidden_dirs`]: directories whose name starts with `.` (tool caches, `.venv`).
 //!
+//! [`Walk::under`] narrows a walk to a subdirectory without losing the ignore rules above it.
 //! Categories name directories only, and never the root itself (a root may well be a temporary
 //! `.tmpXXXX`). Symlinks are listed, never followed, so a walk stays inside its root and cannot
 //! loop. Unreadable directories are skipped: they cannot hold anything a caller could use. Bounds:
@@ -121,6 +122,7 @@ pub struct Walk {
     skip: Skip,
     max_depth: Option<usize>,
     max_entries: Option<usize>,
+    under: Option<PathBuf>,
 }
 
 impl Walk {
@@ -132,7 +134,20 @@ impl Walk {
             skip: Skip::NONE,
             max_depth: None,
             max_entries: None,
+            under: None,
         }
+    }
+
+    /// Only the files at or below `rel` (relative to the root). The walk still starts at the
+    /// root, descending only along `rel`, so every `.gitignore` above `rel` applies.
+    #[must_use]
+    pub fn under(mut self, rel: &Path) -> Walk {
+        let rel: PathBuf = rel
+            .components()
+            .filter(|c| matches!(c, std::path::Component::Normal(_)))
+            .collect();
+        self.under = (!rel.as_os_str().is_empty()).then_some(rel);
+        self
     }
 
     #[must_use]
@@ -168,9 +183,17 @@ impl Walk {
             .max_depth(self.max_depth)
             .sort_by_file_name(|a, b| a.cmp(b));
         let skip = self.skip;
+        let root = self.root.clone();
+        let under = self.under;
         b.filter_entry(move |e| {
             if e.depth() == 0 {
                 return true;
+            }
+            if let Some(under) = &under {
+                let rel = e.path().strip_prefix(&root).unwrap_or(e.path());
+                if !under.starts_with(rel) && !rel.starts_with(under) {
+                    return false;
+                }
             }
             let name = e.file_name().to_string_lossy();
             if NEVER_WALKED.contains(&name.as_ref()) {
@@ -398,5 +421,24 @@ mod tests {
             ["a/1", "a/b/2"]
         );
         assert!(rels(Walk::new(&d.path().join("missing"), Visibility::Everything)).is_empty());
+    }
+
+    #[test]
+    fn under_a_subdirectory_the_root_gitignore_still_applies() {
+        let d = tree(&[
+            ".gitignore",
+            "src/a.rs",
+            "src/a.log",
+            "src/deep/b.rs",
+            "srcx/c.rs",
+            "d.rs",
+        ]);
+        std::fs::write(d.path().join(".gitignore"), "*.log\n").unwrap();
+        let w = Walk::new(d.path(), Visibility::Project).under(Path::new("./src"));
+        assert_eq!(rels(w), ["src/a.rs", "src/deep/b.rs"]);
+        let w = Walk::new(d.path(), Visibility::Project).under(Path::new("src/deep"));
+        assert_eq!(rels(w), ["src/deep/b.rs"]);
+        let w = Walk::new(d.path(), Visibility::Project).under(Path::new("."));
+        assert_eq!(rels(w).len(), 5);
     }
 }

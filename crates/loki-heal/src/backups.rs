@@ -5,14 +5,20 @@
 //! reports each; [`restore`] puts the original back byte for byte and removes the backup
 //! (through [`loki_patch::backup::restore`]). Nothing here deletes a backup without restoring it.
 
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
+use loki_core::walk::{Kind, Skip, Visibility, Walk};
 use loki_patch::backup::SUFFIX;
 
 use crate::HealError;
-use crate::resolve::SKIPPED_DIRS;
 
+/// Every file, ignored ones too (a backup is rarely tracked), but not dependencies or build
+/// output, which a fix never edits.
+const SKIP: Skip = Skip {
+    dependencies: true,
+    test_data: false,
+    hidden_dirs: false,
+};
 /// Bound on the search, as for source resolution.
 const MAX_WALK_ENTRIES: usize = 100_000;
 
@@ -26,43 +32,25 @@ pub struct StaleBackup {
     pub rel: String,
 }
 
-/// Every `*.loki.bak` under `root`, outside the skipped directories, sorted by path.
+/// Every `*.loki.bak` under `root`, outside dependency and build directories, sorted by path.
 #[must_use]
 pub fn find_stale(root: &Path) -> Vec<StaleBackup> {
-    let mut found = Vec::new();
-    let mut queue = VecDeque::from([root.to_path_buf()]);
-    let mut seen = 0usize;
-    while let Some(dir) = queue.pop_front() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > MAX_WALK_ENTRIES {
-                break;
-            }
-            let Ok(ft) = e.file_type() else { continue };
-            let name = e.file_name().to_string_lossy().into_owned();
-            if ft.is_dir() {
-                if !SKIPPED_DIRS.contains(&name.as_str()) {
-                    queue.push_back(e.path());
-                }
-            } else if ft.is_file()
-                && let Some(orig) = name.strip_suffix(SUFFIX)
-                && !orig.is_empty()
-            {
-                let file = dir.join(orig);
-                let rel = file
-                    .strip_prefix(root)
-                    .map_or_else(|_| file.display().to_string(), |r| r.display().to_string());
-                found.push(StaleBackup {
-                    backup: e.path(),
-                    file,
-                    rel,
-                });
-            }
-        }
-    }
+    let mut found: Vec<StaleBackup> = Walk::new(root, Visibility::Everything)
+        .skip(SKIP)
+        .max_entries(MAX_WALK_ENTRIES)
+        .files()
+        .filter(|e| e.kind == Kind::File)
+        .filter_map(|e| {
+            let name = e.rel.file_name()?.to_string_lossy().into_owned();
+            let orig = name.strip_suffix(SUFFIX).filter(|o| !o.is_empty())?;
+            let rel = e.rel.with_file_name(orig).display().to_string();
+            Some(StaleBackup {
+                file: e.path.with_file_name(orig),
+                backup: e.path,
+                rel,
+            })
+        })
+        .collect();
     found.sort_by(|a, b| a.backup.cmp(&b.backup));
     found
 }

@@ -3,7 +3,8 @@
 //! The model must answer with exactly one JSON object ([`PROPOSAL_SCHEMA`]):
 //! `{"file", "root_cause", "explanation", "original_snippet", "replacement_snippet"}`, all strings,
 //! nothing else (a single surrounding Markdown code fence is tolerated, prose is not). `file` is
-//! relative to the repository, confined to it and outside [`crate::resolve::SKIPPED_DIRS`];
+//! relative to the repository, confined to it ([`crate::resolve::confine`]: not in `.git`, `.loki`
+//! or [`loki_core::walk::DEPENDENCY_DIRS`]) and an existing regular file;
 //! `original_snippet` must occur exactly once in that file on the `loki-patch` ladder (exact,
 //! then whitespace-tolerant); the replacement must change something.
 //!
@@ -15,6 +16,8 @@ use std::path::{Path, PathBuf};
 
 use loki_patch::text;
 use serde_json::Value;
+
+use loki_core::paths::Root;
 
 use crate::resolve::confine;
 
@@ -149,7 +152,8 @@ pub fn plan(root: &Path, p: Proposal) -> Result<PlannedEdit, String> {
             p.file
         ));
     }
-    let (abs, rel) = confine(root, &root.join(rel_path)).map_err(|why| {
+    let root = Root::new(root).map_err(|e| format!("cannot resolve the repository root: {e}"))?;
+    let (abs, rel) = confine(&root, &p.file).map_err(|why| {
         format!(
             "field file {:?} {why}; name a file of the repository",
             p.file

@@ -4,33 +4,40 @@
 //! as printed (absolute, or relative to the incident's working directory), the path relative to
 //! the repository root, and finally a search of the repository for a file whose path ends with
 //! the printed path's components (a URL's `/static/js/app.js` finds `public/static/js/app.js`).
-//! The search skips [`SKIPPED_DIRS`] and stops after [`MAX_WALK_ENTRIES`] entries.
+//! The search is [`loki_core::walk`] over every file ([`Visibility::Everything`]) except
+//! dependencies and build output ([`loki_core::walk::DEPENDENCY_DIRS`]), and stops after
+//! [`MAX_WALK_ENTRIES`] entries.
 //!
-//! Confinement: every candidate is canonicalised (symlinks followed, `..` removed) and must be a
-//! regular file under the canonical repository root and outside [`SKIPPED_DIRS`]. A frame that
-//! names a file outside — `../../etc/passwd`, a symlink out of the repository — is refused and
-//! reported with the reason; frames of the standard library (absolute paths outside the root)
-//! are reported the same way and never opened.
+//! Confinement: every candidate goes through [`loki_core::paths::Root::confine`] (absolute paths
+//! accepted when inside the root, symlinks followed, never in `.git`, `.loki` or a dependency
+//! directory) and must be an existing regular file. A frame that names a file outside —
+//! `../../etc/passwd`, a symlink out of the repository — is refused and reported with the
+//! reason; frames of the standard library (absolute paths outside the root) are reported the same
+//! way and never opened.
 
-use std::collections::VecDeque;
+use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
+
+use loki_core::paths::{Problem, Root, Rules};
+use loki_core::walk::{Kind, Skip, Visibility, Walk};
 
 use crate::frames::Frame;
 use crate::incident::Incident;
 use crate::signature::{is_library, strip_url};
 
-/// Directories never searched and never edited.
-pub const SKIPPED_DIRS: &[&str] = &[
-    ".git",
-    ".venv",
-    "venv",
-    "node_modules",
-    ".loki",
-    "target",
-    "dist",
-    "build",
-    "__pycache__",
-];
+/// Frames print absolute paths; fixes never land in dependencies or build output.
+const RULES: Rules = Rules {
+    allow_root: false,
+    absolute_inside: true,
+    refuse_dependencies: true,
+};
+/// The search sees every file (a crash may come from an ignored, generated entry point), but
+/// not dependencies or build output, which are never edited.
+const SKIP: Skip = Skip {
+    dependencies: true,
+    test_data: false,
+    hidden_dirs: false,
+};
 /// Bound on the repository search, so a huge checkout cannot stall a diagnosis.
 const MAX_WALK_ENTRIES: usize = 100_000;
 
@@ -72,47 +79,41 @@ impl Resolution {
     }
 }
 
-/// True when `rel` (relative to the root) passes through a skipped directory.
-#[must_use]
-pub fn in_skipped_dir(rel: &Path) -> bool {
-    rel.components().any(|c| match c {
-        Component::Normal(n) => SKIPPED_DIRS.iter().any(|s| n == *s),
-        _ => false,
-    })
-}
-
-/// Checks that `candidate` is a regular file inside `root` (both canonical) and not in a
-/// skipped directory; returns its relative path.
-pub fn confine(root: &Path, candidate: &Path) -> Result<(PathBuf, String), String> {
-    let canon = std::fs::canonicalize(candidate).map_err(|_| "no such file".to_string())?;
-    let Ok(rel) = canon.strip_prefix(root) else {
-        return Err(format!(
-            "resolves to {} outside the repository",
-            canon.display()
-        ));
-    };
-    if in_skipped_dir(rel) {
-        return Err(format!(
-            "is in {} (never edited)",
-            rel.components().next().map_or(String::new(), |c| c
-                .as_os_str()
-                .to_string_lossy()
-                .into_owned())
-        ));
+/// Checks that `path` (relative to the root, or absolute) is an existing regular file inside
+/// `root`, through [`Root::confine`] with this crate's rules; returns where it really is and its
+/// real path relative to the root. The reason of a refusal is a predicate ("is in node_modules
+/// (never edited)") for the diagnosis to print after the path.
+pub fn confine(root: &Root, path: impl AsRef<OsStr>) -> Result<(PathBuf, String), String> {
+    let probe = root.path().join(path.as_ref());
+    // A file that is not there is looked for elsewhere (the caller's next candidate, then a
+    // search), so absence is reported before any rule.
+    if std::fs::metadata(&probe).is_err() {
+        return Err(NO_SUCH_FILE.to_string());
     }
-    if !canon.is_file() {
+    let c = root
+        .confine(path.as_ref(), RULES)
+        .map_err(|e| match e.problem {
+            Problem::Outside | Problem::SymlinkEscape | Problem::ParentEscape => {
+                match std::fs::canonicalize(&probe) {
+                    Ok(real) => format!("resolves to {} outside the repository", real.display()),
+                    Err(_) => "is outside the repository".to_string(),
+                }
+            }
+            Problem::Dependency(dir) => format!("is in {dir} (never edited)"),
+            Problem::GitDir => "is in .git (never edited)".to_string(),
+            Problem::LokiDir => "is in .loki (never edited)".to_string(),
+            other => format!("is refused: {other}"),
+        })?;
+    if !c.abs.is_file() {
         return Err("is not a regular file".into());
     }
-    let rel_s = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/");
-    Ok((canon, rel_s))
+    Ok((c.abs, c.real_rel))
 }
 
+const NO_SUCH_FILE: &str = "no such file";
+
 /// Files under `root` whose relative path ends with `tail`'s components.
-fn search_suffix(root: &Path, tail: &Path) -> Vec<(PathBuf, String)> {
+fn search_suffix(root: &Root, tail: &Path) -> Vec<(PathBuf, String)> {
     let want: Vec<_> = tail
         .components()
         .filter(|c| matches!(c, Component::Normal(_)))
@@ -120,40 +121,24 @@ fn search_suffix(root: &Path, tail: &Path) -> Vec<(PathBuf, String)> {
     let Some(name) = want.last().map(|c| c.as_os_str().to_os_string()) else {
         return Vec::new();
     };
-    let mut found = Vec::new();
-    let mut queue = VecDeque::from([root.to_path_buf()]);
-    let mut seen = 0usize;
-    while let Some(dir) = queue.pop_front() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > MAX_WALK_ENTRIES {
-                return found;
-            }
-            let Ok(ft) = e.file_type() else { continue };
-            let p = e.path();
-            if ft.is_dir() {
-                if !SKIPPED_DIRS.iter().any(|s| e.file_name() == *s) {
-                    queue.push_back(p);
-                }
-            } else if (ft.is_file() || ft.is_symlink())
-                && e.file_name() == name
-                && p.components()
-                    .rev()
-                    .zip(want.iter().rev())
-                    .all(|(a, b)| a == *b)
-                && let Ok(ok) = confine(root, &p)
-            {
-                found.push(ok);
-            }
-        }
-    }
-    found
+    Walk::new(root.path(), Visibility::Everything)
+        .skip(SKIP)
+        .max_entries(MAX_WALK_ENTRIES)
+        .files()
+        .filter(|e| matches!(e.kind, Kind::File | Kind::Symlink))
+        .filter(|e| e.rel.file_name() == Some(name.as_os_str()))
+        .filter(|e| {
+            e.path
+                .components()
+                .rev()
+                .zip(want.iter().rev())
+                .all(|(a, b)| a == *b)
+        })
+        .filter_map(|e| confine(root, &e.rel).ok())
+        .collect()
 }
 
-fn resolve_one(root: &Path, cwd: &Path, printed: &str) -> Result<(PathBuf, String), String> {
+fn resolve_one(root: &Root, cwd: &Path, printed: &str) -> Result<(PathBuf, String), String> {
     let p = strip_url(printed);
     if p.is_empty() || p.starts_with('<') || p.starts_with("node:") {
         return Err("is not a file".into());
@@ -163,12 +148,12 @@ fn resolve_one(root: &Path, cwd: &Path, printed: &str) -> Result<(PathBuf, Strin
     let candidates: Vec<PathBuf> = if path.is_absolute() {
         vec![path.to_path_buf()]
     } else {
-        vec![cwd.join(path), root.join(path)]
+        vec![cwd.join(path), root.path().join(path)]
     };
     for c in &candidates {
         match confine(root, c) {
             Ok(ok) => return Ok(ok),
-            Err(e) if e == "no such file" => {}
+            Err(e) if e == NO_SUCH_FILE => {}
             Err(e) => {
                 first_err.get_or_insert(e);
             }
@@ -196,8 +181,9 @@ fn resolve_one(root: &Path, cwd: &Path, printed: &str) -> Result<(PathBuf, Strin
 /// Resolves `frames` (then `urls`) against the repository at `root`, from `cwd`.
 #[must_use]
 pub fn resolve_frames(root: &Path, cwd: &Path, frames: &[Frame], urls: &[Frame]) -> Resolution {
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut res = Resolution::default();
+    // Without a root nothing can be confined: every frame is refused, with why.
+    let root = Root::new(root).map_err(|e| format!("the repository root cannot be resolved ({e})"));
     for f in frames.iter().chain(urls) {
         let Some(printed) = f.file.as_deref() else {
             continue;
@@ -205,7 +191,11 @@ pub fn resolve_frames(root: &Path, cwd: &Path, frames: &[Frame], urls: &[Frame])
         if res.refused.iter().any(|r| r.printed == printed) {
             continue;
         }
-        match resolve_one(&root, cwd, printed) {
+        let found = root
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|root| resolve_one(root, cwd, printed));
+        match found {
             Ok((abs, rel)) => {
                 if !res.files.iter().any(|r| r.abs == abs) {
                     res.files.push(Resolved {

@@ -107,8 +107,9 @@ pub enum PatchError {
         lines: Vec<usize>,
     },
 
-    #[error("refusing path {path:?}: {reason}")]
-    UnsafePath { path: String, reason: &'static str },
+    /// The path and why it was refused ([`loki_core::paths`]).
+    #[error(transparent)]
+    UnsafePath(#[from] loki_core::paths::PathError),
 
     #[error("cannot {op} {path}: no such file")]
     NotFound { path: String, op: &'static str },

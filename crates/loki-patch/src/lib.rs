@@ -27,8 +27,9 @@
 //!   any failure leaves every file untouched. Then each file is written with
 //!   [`loki_core::fs::write_atomic_mode`], keeping its permission bits, and a failure half-way
 //!   puts back what was written.
-//! - **Confined.** Paths are relative to the root given, without `..`, and must not resolve
-//!   through a symlink to outside it ([`PatchError::UnsafePath`]).
+//! - **Confined.** Paths go through [`loki_core::paths::Root::confine`]: relative to the root
+//!   given, no `..` out of it, not resolving through a symlink to outside it, not in `.git` or
+//!   `.loki` ([`PatchError::UnsafePath`]).
 //!
 //! # What it must never do
 //! Spawn processes, talk to the network, print, or write anything but the files an edit names

@@ -7,16 +7,18 @@
 //! files. If a write fails half-way, the files already written are put back from memory, so the
 //! tree is as it was (directories created for new files may remain, empty).
 //!
-//! Confinement: a path must be relative, must not contain `..`, and its deepest existing ancestor
-//! (the file itself when it exists, following symlinks) must canonicalise to a place inside the
-//! canonical root. Anything else is [`PatchError::UnsafePath`]. I/O goes to the resolved path, so
-//! a symlink inside the root is written through, never replaced.
+//! Confinement: every path goes through [`loki_core::paths::Root::confine`] with the default rules
+//! (relative, no `..` out of the root, not through a symlink out, not in `.git` or `.loki`, not
+//! the root itself). Anything else is [`PatchError::UnsafePath`]. I/O goes to the resolved path,
+//! so a symlink inside the root is written through, never replaced.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::ErrorKind;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use loki_core::paths::{Root, Rules};
 
 use crate::backup;
 use crate::error::PatchError;
@@ -108,15 +110,14 @@ struct Entry {
 /// Files read from a root and changed in memory, committed all at once.
 #[derive(Debug)]
 pub(crate) struct Stage {
-    root: PathBuf,
+    root: Root,
     /// Keyed by the resolved path so two spellings of one file share one entry.
     entries: BTreeMap<PathBuf, Entry>,
 }
 
 impl Stage {
     pub(crate) fn new(root: &Path) -> Result<Self, PatchError> {
-        let root =
-            fs::canonicalize(root).map_err(|e| PatchError::io("resolve the root", root, e))?;
+        let root = Root::new(root).map_err(|e| PatchError::io("resolve the root", root, e))?;
         Ok(Stage {
             root,
             entries: BTreeMap::new(),
@@ -303,81 +304,9 @@ fn roll_back(changed: &[(PathBuf, Entry)], done: &[usize]) {
     }
 }
 
-fn unsafe_path(rel: &str, reason: &'static str) -> PatchError {
-    PatchError::UnsafePath {
-        path: rel.to_string(),
-        reason,
-    }
-}
-
-/// Resolves `rel` inside the canonical `root`: returns the normalised relative path and the path
-/// to do I/O on. See the module doc for the rules.
-pub(crate) fn confine(root: &Path, rel: &str) -> Result<(String, PathBuf), PatchError> {
-    if rel.trim().is_empty() {
-        return Err(unsafe_path(rel, "the path is empty"));
-    }
-    if rel.contains('\0') {
-        return Err(unsafe_path(rel, "the path contains a NUL byte"));
-    }
-    let path = Path::new(rel);
-    if path.is_absolute() {
-        return Err(unsafe_path(
-            rel,
-            "absolute paths are refused; give a path relative to the worktree root",
-        ));
-    }
-    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::Normal(s) => parts.push(s),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                return Err(unsafe_path(
-                    rel,
-                    "'..' is refused; paths must stay inside the worktree",
-                ));
-            }
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(unsafe_path(rel, "absolute paths are refused"));
-            }
-        }
-    }
-    if parts.is_empty() {
-        return Err(unsafe_path(
-            rel,
-            "the path names the root itself, not a file",
-        ));
-    }
-    let abs: PathBuf = parts.iter().fold(root.to_path_buf(), |p, s| p.join(s));
-    // The deepest part of the path that exists decides where it really leads.
-    let mut existing = abs.clone();
-    let mut tail: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        match fs::symlink_metadata(&existing) {
-            Ok(_) => break,
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                let Some(name) = existing.file_name() else {
-                    break;
-                };
-                tail.push(name.to_os_string());
-                existing.pop();
-            }
-            Err(e) => return Err(PatchError::io("inspect", &existing, e)),
-        }
-    }
-    let real = fs::canonicalize(&existing)
-        .map_err(|_| unsafe_path(rel, "it goes through a symlink that points nowhere"))?;
-    if !real.starts_with(root) {
-        return Err(unsafe_path(
-            rel,
-            "it resolves through a symlink to a place outside the worktree",
-        ));
-    }
-    let io_path = tail.iter().rev().fold(real, |p, s| p.join(s));
-    let norm = parts
-        .iter()
-        .map(|s| s.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
-    Ok((norm, io_path))
+/// Resolves `rel` inside `root` through [`loki_core::paths::Root::confine`]: returns the
+/// normalised relative path and the path to do I/O on. See the module doc for the rules.
+pub(crate) fn confine(root: &Root, rel: &str) -> Result<(String, PathBuf), PatchError> {
+    let c = root.confine(rel, Rules::default())?;
+    Ok((c.rel, c.abs))
 }

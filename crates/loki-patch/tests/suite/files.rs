@@ -130,7 +130,13 @@ fn absolute_parent_and_empty_paths_are_refused() {
             "{bad:?}: {err}"
         );
     }
-    for bad in ["/tmp/loki-patch-escape.txt", "../x.txt", "a/../../x.txt"] {
+    for bad in [
+        "/tmp/loki-patch-escape.txt",
+        "../x.txt",
+        "a/../../x.txt",
+        ".git/hooks/pre-commit",
+        ".loki/runs/x/events.jsonl",
+    ] {
         let text = format!("*** Begin Patch\n*** Add File: {bad}\n+y\n*** End Patch");
         let err = patch(d.path(), &text, NO_BACKUP).unwrap_err();
         assert!(
