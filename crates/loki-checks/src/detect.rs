@@ -1,7 +1,8 @@
 //! Runner detection: which test suites a repository has, where each runs, and why it was chosen.
 //!
-//! One walk of the tree (depth ≤ [`MAX_DEPTH`], at most [`MAX_ENTRIES`] entries; dependency,
-//! build, virtualenv, test-data and hidden directories skipped, symlinked directories not followed) collects
+//! One walk of the tree ([`loki_core::walk`], every file including ignored ones; depth ≤
+//! [`MAX_DEPTH`], at most [`MAX_ENTRIES`] entries; dependency, build, virtualenv, test-data and
+//! hidden directories skipped, symlinked directories not followed) collects
 //! the marker files, then one check is planned per package:
 //! - **cargo**: the topmost directory with a `Cargo.toml` in each subtree (a workspace root covers
 //!   its members; `--workspace` runs them all). `cargo test` unless the project opts into nextest
@@ -29,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use loki_core::process::{self, Spec};
+use loki_core::walk::{Kind, Skip, Visibility, Walk};
 use serde::{Deserialize, Serialize};
 
 use crate::ChecksError;
@@ -37,25 +39,15 @@ use crate::ChecksError;
 pub const MAX_DEPTH: usize = 8;
 /// Most directory entries visited; a bound for pathological trees (a checked-in dependency cache).
 pub const MAX_ENTRIES: usize = 200_000;
-/// Directories never searched: dependencies, build output, tool caches, and test data (a
-/// `testdata/Cargo.toml` or `fixtures/app/package.json` is an input of the tests, not a package;
-/// the go tool ignores `testdata` by the same convention).
-const SKIP_DIRS: &[&str] = &[
-    "testdata",
-    "fixtures",
-    "__fixtures__",
-    "test-fixtures",
-    "test_data",
-    "target",
-    "node_modules",
-    "venv",
-    "__pycache__",
-    "dist",
-    "build",
-    "vendor",
-    "coverage",
-    "site-packages",
-];
+/// Directories never searched: dependencies and build output, test data (a `testdata/Cargo.toml`
+/// or `fixtures/app/package.json` is an input of the tests, not a package; the go tool ignores
+/// `testdata` by the same convention) and hidden directories (tool caches, `.venv`): the lists
+/// are [`loki_core::walk`]'s. Ignored files are seen: a runner loads them too.
+const SKIP: Skip = Skip {
+    dependencies: true,
+    test_data: true,
+    hidden_dirs: true,
+};
 /// How long `cargo nextest --version` may take before nextest counts as absent.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Largest config file read while detecting (pyproject.toml, package.json, ...).
@@ -207,36 +199,26 @@ fn scan(root: &Path) -> Result<Scan, ChecksError> {
         });
     }
     let mut scan = Scan::default();
-    let mut budget = MAX_ENTRIES;
-    walk(root, Path::new(""), 0, &mut scan, &mut budget);
-    Ok(scan)
-}
-
-fn walk(root: &Path, rel: &Path, depth: usize, scan: &mut Scan, budget: &mut usize) {
-    // An unreadable subdirectory is skipped: it cannot hold a suite loki could run anyway.
-    let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
-        return;
-    };
-    let mut info = DirInfo::default();
-    let mut subdirs = Vec::new();
-    for entry in entries.flatten() {
-        if *budget == 0 {
-            break;
-        }
-        *budget -= 1;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let path = rel.join(&name);
-        let Ok(ft) = entry.file_type() else { continue };
-        if ft.is_dir() {
-            if !name.starts_with('.') && !SKIP_DIRS.contains(&name.as_str()) {
-                subdirs.push(path);
-            }
-            continue;
-        }
+    // Depth counts entries below the root, so the files of a directory at MAX_DEPTH are seen.
+    let files = Walk::new(root, Visibility::Everything)
+        .skip(SKIP)
+        .max_depth(MAX_DEPTH + 1)
+        .max_entries(MAX_ENTRIES)
+        .files();
+    for entry in files {
         // Files and symlinks to files (a symlinked test file is still a test file).
-        if ft.is_symlink() && root.join(&path).is_dir() {
+        if entry.kind == Kind::Symlink && entry.path.is_dir() {
             continue;
         }
+        let Some(name) = entry
+            .rel
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+        else {
+            continue;
+        };
+        let dir = entry.rel.parent().unwrap_or(Path::new("")).to_path_buf();
+        let info = scan.dirs.entry(dir).or_default();
         match name.as_str() {
             "Cargo.toml" => info.cargo = true,
             "go.mod" => info.go_mod = true,
@@ -251,16 +233,31 @@ fn walk(root: &Path, rel: &Path, depth: usize, scan: &mut Scan, budget: &mut usi
             _ => {}
         }
         if is_py_test(&name) {
-            scan.py_tests.push(path);
-        } else if is_js_test(&path) {
-            scan.js_tests.push(path);
+            scan.py_tests.push(entry.rel);
+        } else if is_js_test(&entry.rel) {
+            scan.js_tests.push(entry.rel);
         }
     }
-    scan.dirs.insert(rel.to_path_buf(), info);
-    if depth < MAX_DEPTH {
-        subdirs.sort();
-        for d in subdirs {
-            walk(root, &d, depth + 1, scan, budget);
+    // A package's example test file (in `why`) is its first: its own files before those of its
+    // subdirectories, as a reader of the tree would list them.
+    scan.py_tests.sort_by(|a, b| files_first(a, b));
+    scan.js_tests.sort_by(|a, b| files_first(a, b));
+    Ok(scan)
+}
+
+/// Directory by directory in name order, a directory's files before its subdirectories'.
+fn files_first(a: &Path, b: &Path) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let empty = Path::new("");
+    let mut da = a.parent().unwrap_or(empty).components();
+    let mut db = b.parent().unwrap_or(empty).components();
+    loop {
+        match (da.next(), db.next()) {
+            (Some(x), Some(y)) if x == y => {}
+            (Some(x), Some(y)) => return x.cmp(&y),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (None, None) => return a.file_name().cmp(&b.file_name()),
         }
     }
 }

@@ -138,3 +138,27 @@ fn test_data_is_not_a_package() {
     let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["go"]);
 }
+
+#[test]
+fn ignored_packages_are_seen_and_the_depth_bound_holds() {
+    let t = tempfile::tempdir().unwrap();
+    // A runner loads what git ignores: detection sees it.
+    write(t.path(), ".gitignore", "generated/\n");
+    write(t.path(), "generated/go.mod", "module example.com/g\n");
+    // A directory at depth MAX_DEPTH is searched; one level deeper is not.
+    let deep = "a/b/c/d/e/f/g/h";
+    assert_eq!(deep.split('/').count(), loki_checks::detect::MAX_DEPTH);
+    write(
+        t.path(),
+        &format!("{deep}/go.mod"),
+        "module example.com/d\n",
+    );
+    write(
+        t.path(),
+        &format!("{deep}/i/go.mod"),
+        "module example.com/i\n",
+    );
+    let checks = detect_with(t.path(), Tools::default()).unwrap();
+    let names: Vec<&str> = checks.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["go:a/b/c/d/e/f/g/h", "go:generated"]);
+}
