@@ -24,11 +24,11 @@
 //! An explicit choice is never replaced by another.
 //!
 //! # The loop
-//! [`run_session`]: ask → execute tool calls ([`tools`], every path confined to the worktree)
-//! → append results → repeat until `finish` or a [`Limits`] limit. Tool failures go back to the
-//! model as tool results; long outputs are clipped head+tail and older ones elided near the
-//! window ([`context`]); every exchange with its usage and cost is appended to
-//! `transcript.jsonl` ([`transcript`]).
+//! [`run_session`]: ask → execute tool calls ([`tools`], every path confined to the worktree by
+//! [`loki_core::paths`]) → append results → repeat until `finish` or a [`Limits`] limit. Tool
+//! failures go back to the model as tool results; long outputs are clipped head+tail and older
+//! ones elided near the window ([`context`]); every exchange with its usage and cost is appended
+//! to `transcript.jsonl` ([`transcript`]).
 //!
 //! # Cost
 //! [`PriceTable`]: versioned USD prices per million tokens in four buckets, overridable; an

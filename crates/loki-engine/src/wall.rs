@@ -5,8 +5,10 @@
 //! The author works in an empty temporary directory outside the repository (its tools cannot read
 //! the code) and writes files named `loki_wall_*` at the repository-relative paths where they
 //! belong ([`naming_rules`]). Afterwards every file it left is judged ([`accept`]): a file whose name
-//! or place does not fit a test runner of the repository, or that does not load (a syntax error,
-//! found with the repository map's tree-sitter grammars), is discarded and named, with the reason.
+//! or place does not fit a test runner of the repository, whose path the worktree's confinement
+//! refuses ([`loki_core::paths`]: through a symlink out of it, into `.git` or `.loki`), or that
+//! does not load (a syntax error, found with the repository map's tree-sitter grammars), is
+//! discarded and named, with the reason.
 //!
 //! # Sealing
 //! Each accepted file's sha256 and a copy under `<run>/wall/<path>` are recorded, then a
@@ -31,6 +33,8 @@
 use std::path::{Path, PathBuf};
 
 use loki_checks::{Check, CheckKind};
+use loki_core::paths::{Root, Rules};
+use loki_core::walk::{Visibility, Walk};
 use loki_events::{EventType, EventWriter};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -86,38 +90,40 @@ pub fn brief(task: &str, file_list: &str) -> String {
     )
 }
 
-/// Every file under `dir`, as relative paths with `/`, sorted.
+/// Every file the author left under `dir` (hidden and ignored ones too, symlinks as themselves;
+/// `.git` and `.loki` are never walked), as relative paths with `/`, sorted.
 pub fn files_in(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
+    let mut out: Vec<String> = Walk::new(dir, Visibility::Everything)
+        .files()
+        .map(|e| e.rel_str().replace('\\', "/"))
+        .collect();
     out.sort();
     out
-}
-
-fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            walk(root, &p, out);
-        } else if let Ok(rel) = p.strip_prefix(root) {
-            out.push(rel.to_string_lossy().replace('\\', "/"));
-        }
-    }
 }
 
 /// Judges the author's files (in `dir`) against the checks of the worktree at `root`.
 pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
     let mut wall = Wall::default();
+    let confined = Root::new(root);
     for path in files_in(dir) {
         let full = dir.join(&path);
         let reject = |why: &str| (path.clone(), why.to_string());
         let meta = std::fs::symlink_metadata(&full);
         if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
             wall.discarded.push(reject("a symlink, not a test file"));
+            continue;
+        }
+        // The path is the model's: installing it must not write through a symlink of the
+        // worktree to outside it, nor into `.git` or `.loki`.
+        let refused = match &confined {
+            Ok(r) => r
+                .confine(&path, Rules::default())
+                .err()
+                .map(|e| e.problem.to_string()),
+            Err(e) => Some(format!("the worktree cannot be resolved: {e}")),
+        };
+        if let Some(why) = refused {
+            wall.discarded.push(reject(&why));
             continue;
         }
         if meta.as_ref().map_or(true, |m| m.len() > MAX_WALL_BYTES) {
@@ -435,6 +441,26 @@ mod tests {
         );
         let why = &wall.discarded[2].1;
         assert_eq!(why, "it does not load: syntax error at line 1");
+    }
+
+    #[test]
+    fn a_wall_path_through_a_symlink_out_of_the_worktree_is_discarded() {
+        let author = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("Cargo.toml"), "[package]\nname='x'\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.path().join("ext")).unwrap();
+        let f = author.path().join("ext/tests/loki_wall_x.rs");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, "#[test] fn t() {}").unwrap();
+        let wall = accept(author.path(), root.path(), &[]);
+        assert!(wall.files.is_empty());
+        assert_eq!(wall.discarded[0].0, "ext/tests/loki_wall_x.rs");
+        assert!(
+            wall.discarded[0].1.contains("symlink"),
+            "{:?}",
+            wall.discarded
+        );
     }
 
     fn suite(kind: CheckKind, dir: &str, command: &[&str], script: Option<&str>) -> Check {

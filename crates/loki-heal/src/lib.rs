@@ -7,7 +7,8 @@
 //! - **Parsing** ([`frames`], pure): Rust, Go, Python, Java/Kotlin, Node, C/C++ sanitizer and
 //!   gdb traces, and URLs with line numbers. **Signatures** ([`signature`], pure): kind plus
 //!   normalised top frames, the identity of a crash across runs and machines.
-//! - **Source resolution** ([`resolve`]): frames to files, confined to the repository.
+//! - **Source resolution** ([`resolve`]): frames to files, confined to the repository through
+//!   [`loki_core::paths`], the search on [`loki_core::walk`].
 //! - **Healing** ([`fix`]): one model call for one strict JSON patch ([`proposal`], [`synth`]),
 //!   applied by `loki-patch` after a byte-exact `<file>.loki.bak`, verified by replaying the
 //!   reproduction, rolled back when the crash persists, sealed in a signed receipt of kind `heal`.
