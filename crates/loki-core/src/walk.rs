@@ -181,7 +181,7 @@ impl Walk {
             .require_git(false)
             .follow_links(false)
             .max_depth(self.max_depth)
-            .sort_by_file_name(|a, b| a.cmp(b));
+            .sort_by_file_name(std::cmp::Ord::cmp);
         let skip = self.skip;
         let root = self.root.clone();
         let under = self.under;
