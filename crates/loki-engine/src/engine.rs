@@ -353,10 +353,10 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             &s.base[..s.base.len().min(12)],
             i.map.files.len(),
             match i.map_source {
-                crate::repomap::MapSource::Cached => "map cached".to_string(),
-                crate::repomap::MapSource::Incremental { parsed } =>
+                loki_repomap::MapSource::Cached => "map cached".to_string(),
+                loki_repomap::MapSource::Incremental { parsed } =>
                     format!("map updated, {parsed} file(s) parsed"),
-                crate::repomap::MapSource::Built => "map built".to_string(),
+                loki_repomap::MapSource::Built => "map built".to_string(),
             },
             i.tests.checks.len(),
             if i.checks_cached { ", cached" } else { "" },

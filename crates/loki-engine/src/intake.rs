@@ -22,7 +22,7 @@ use loki_git::Git;
 
 use crate::EngineError;
 use crate::isolation::Fence;
-use crate::repomap::{MapSource, RepoMap};
+use loki_repomap::{MapSource, RepoMap};
 
 /// The test map: what runs the tests of each package, and which files are tests.
 #[derive(Debug, Clone, PartialEq, Eq)]

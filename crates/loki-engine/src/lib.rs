@@ -37,7 +37,6 @@ pub mod isolation;
 pub mod ops;
 pub mod options;
 pub mod plan;
-pub mod repomap;
 mod seal;
 pub mod session;
 pub mod summary;
