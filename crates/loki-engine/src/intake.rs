@@ -75,26 +75,6 @@ pub fn branch_of(run: &RunId) -> String {
     format!("loki/{run}")
 }
 
-/// The repository's shared `.git` directory (the object store), also from a linked worktree.
-fn git_common_dir(root: &Path) -> PathBuf {
-    let dot_git = root.join(".git");
-    if dot_git.is_dir() {
-        return dot_git;
-    }
-    let gitdir = std::fs::read_to_string(&dot_git).ok().and_then(|t| {
-        t.trim()
-            .strip_prefix("gitdir:")
-            .map(|d| root.join(d.trim()))
-    });
-    match gitdir {
-        Some(d) => match std::fs::read_to_string(d.join("commondir")) {
-            Ok(c) => d.join(c.trim()),
-            Err(_) => d,
-        },
-        None => dot_git,
-    }
-}
-
 /// Schema tag of a cached test map; bump it when [`Check`] or detection changes.
 const TESTMAP_SCHEMA: &str = "loki.testmap/1";
 
@@ -154,13 +134,7 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         .prefix("loki-agent-")
         .tempdir()
         .map_err(|e| EngineError::io("create a private directory in", std::env::temp_dir(), e))?;
-    let fence = Fence::create(
-        private.path(),
-        &worktree,
-        &git_common_dir(&repo.root),
-        &branch,
-        base,
-    )?;
+    let fence = Fence::create(private.path(), &worktree, &git.common_dir()?, &branch, base)?;
     let files = Git::new(&worktree).ls_tree_blobs(base)?;
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let (map, map_source) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &files)?;

@@ -1,7 +1,8 @@
 //! How every git call is made: the scrubbed environment, the timeout and output cap, the
 //! configuration no repository may change (hooks, fsmonitor, attributes, filter drivers), and the
-//! error a failed call becomes. Every other module builds its calls with [`Git::spec`] and runs
-//! them with [`Git::run_spec`], so no call escapes the hardening.
+//! error a failed call becomes. Every other module builds its calls with `Git::spec` and runs
+//! them with `Git::run_spec`, so no call escapes the hardening; the one call that writes the
+//! user's checkout ([`Git::fast_forward`]) uses `Git::user_spec` instead.
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -40,6 +41,19 @@ impl Git {
             .env("GIT_NO_REPLACE_OBJECTS", "1")
             .env("GIT_GRAFT_FILE", "/dev/null")
             .args(HARDENING.iter().map(OsString::from))
+            .timeout(GIT_TIMEOUT)
+            .output_cap(GIT_OUTPUT_CAP)
+            .streams(Streams::Separate)
+    }
+
+    /// A call as the user's own git would make it: the same environment, timeout and output cap,
+    /// without the hardening. Only for [`Git::fast_forward`], which writes the user's checkout.
+    pub(crate) fn user_spec(&self, args: &[&str]) -> Spec {
+        Spec::new(self.program.clone(), &self.root)
+            .envs(process::scrubbed_env())
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("LC_ALL", "C")
+            .args(args.iter().map(OsString::from))
             .timeout(GIT_TIMEOUT)
             .output_cap(GIT_OUTPUT_CAP)
             .streams(Streams::Separate)

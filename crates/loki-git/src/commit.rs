@@ -26,9 +26,17 @@ const SNAPSHOT_IDENTITY: [(&str, &str); 6] = [
 ];
 
 impl Git {
-    /// `spec` with a fallback identity when git has none configured (a fresh CI machine), so a
-    /// commit can always be made; a configured identity, or one in the environment, always wins.
+    /// `spec` with the identity fixed by [`Git::authored_by`], or else a fallback identity when
+    /// git has none configured (a fresh CI machine), so a commit can always be made; a configured
+    /// identity, or one in the environment, wins over the fallback.
     pub(crate) fn with_identity(&self, mut spec: Spec) -> Spec {
+        if let Some((name, email)) = &self.identity {
+            return spec
+                .env("GIT_AUTHOR_NAME", name)
+                .env("GIT_AUTHOR_EMAIL", email)
+                .env("GIT_COMMITTER_NAME", name)
+                .env("GIT_COMMITTER_EMAIL", email);
+        }
         let has_identity = self
             .run_text(&["config", "user.email"])
             .is_ok_and(|e| !e.is_empty());

@@ -11,7 +11,8 @@
 //! - Every call runs with a closed stdin, a timeout, `GIT_TERMINAL_PROMPT=0` (never wait for a
 //!   password) and `LC_ALL=C` (stable messages), in the repository's directory.
 //! - Nothing here modifies the user's checkout: worktrees are separate directories, snapshots use a
-//!   temporary index file, commits are made only where the caller points (a worktree).
+//!   temporary index file, commits are made only where the caller points (a worktree). The one
+//!   exception is [`Git::fast_forward`], which `loki apply` calls at the user's request.
 //! - **The repository cannot change what loki reads.** Whoever can write `.git/` (an agent in the
 //!   user's checkout can) could otherwise make git show loki something other than the files: a
 //!   clean filter that stores an edited test file as its original, replace refs or grafts that swap
@@ -28,14 +29,16 @@
 //! the exit code and the tail of stderr; git not installed is [`GitError::NotInstalled`].
 //!
 //! Modules, each adding methods to [`Git`]: `command` (how every call is built and run: the
-//! environment, the hardening, errors), `refs` (commits, trees, branches, remotes, dirtiness),
-//! `worktree`, `diff`, `tree` (blobs, tree edits, exports, listings), `snapshot` (temporary-index
+//! environment, the hardening, errors), `refs` (commits, trees, branches, remotes, dirtiness,
+//! ancestry, fast-forwards), `repo` (new repositories, the common directory, a worktree's private
+//! git directory), `worktree`, `diff`, `tree` (blobs, tree edits, exports, listings), `snapshot` (temporary-index
 //! snapshots, resetting a working tree, ignore rules), `commit`, `temp` (throwaway files).
 
 mod command;
 mod commit;
 mod diff;
 mod refs;
+mod repo;
 mod snapshot;
 mod temp;
 mod tree;
@@ -86,6 +89,8 @@ pub struct Git {
     program: OsString,
     /// The `-c` arguments that neutralise the repository's filter drivers, read once.
     filters: std::sync::Arc<std::sync::OnceLock<Vec<String>>>,
+    /// The author and committer (name, email) of this handle's commits, when the caller fixes it.
+    identity: Option<(String, String)>,
 }
 
 impl Git {
@@ -96,7 +101,17 @@ impl Git {
             root: root.into(),
             program: OsString::from("git"),
             filters: std::sync::Arc::default(),
+            identity: None,
         }
+    }
+
+    /// Commits made through this handle are authored and committed by `name <email>`, whatever
+    /// git's configuration or the environment says (a demo or fixture repository whose history
+    /// must not carry the user's name).
+    #[must_use]
+    pub fn authored_by(mut self, name: impl Into<String>, email: impl Into<String>) -> Git {
+        self.identity = Some((name.into(), email.into()));
+        self
     }
 
     /// Uses another git executable (a path or a name looked up on PATH).

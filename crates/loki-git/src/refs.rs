@@ -75,6 +75,33 @@ impl Git {
         Ok(paths)
     }
 
+    /// Whether `ancestor` is an ancestor of `descendant` (or the same commit): whether moving a
+    /// branch from one to the other is a fast-forward.
+    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool, GitError> {
+        match self.run(&[
+            "merge-base",
+            "--is-ancestor",
+            "--end-of-options",
+            ancestor,
+            descendant,
+        ]) {
+            Ok(_) => Ok(true),
+            // Exit 1 is the answer "no"; anything else (an unknown revision is 128) is an error.
+            Err(GitError::Failed { code: 1, .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Fast-forwards the checked-out branch, index and files to `rev` (`merge --ff-only`); fails
+    /// when that is not a fast-forward. The only call that writes the user's checkout, so it runs
+    /// as the user's own git would, with their filters, line endings and hooks: a checkout made
+    /// with the hardening would leave, say, LFS pointers where their files were. Nothing is read
+    /// back from it.
+    pub fn fast_forward(&self, rev: &str) -> Result<(), GitError> {
+        self.run_spec(&self.user_spec(&["merge", "--ff-only", "-q", rev]))
+            .map(drop)
+    }
+
     /// Deletes a branch (force: it may be unmerged).
     pub fn delete_branch(&self, branch: &str) -> Result<(), GitError> {
         self.run(&["branch", "-q", "-D", branch]).map(drop)
