@@ -19,10 +19,12 @@ use loki_checks::Check;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_git::Git;
+use loki_repomap::{MapSource, RepoMap};
 
 use crate::EngineError;
+use crate::engine::{RunState, Step};
 use crate::isolation::Fence;
-use loki_repomap::{MapSource, RepoMap};
+use crate::options::Progress;
 
 /// The test map: what runs the tests of each package, and which files are tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,4 +160,35 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         fence,
         private,
     })
+}
+
+/// The intake stage of a run: [`run`], then the agent's confinement from its fence.
+pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineError> {
+    let i = run(&s.repo, &s.run_id, &s.base, cache)?;
+    s.observer.progress(&Progress::Started {
+        run_id: s.run_id.to_string(),
+        branch: i.branch.clone(),
+        worktree: i.worktree.clone(),
+    });
+    let detail = format!(
+        "base {} · {} files ({}) · {} check(s){} · {} test file(s)",
+        &s.base[..s.base.len().min(12)],
+        i.map.files.len(),
+        match i.map_source {
+            MapSource::Cached => "map cached".to_string(),
+            MapSource::Incremental { parsed } => format!("map updated, {parsed} file(s) parsed"),
+            MapSource::Built => "map built".to_string(),
+        },
+        i.tests.checks.len(),
+        if i.checks_cached { ", cached" } else { "" },
+        i.tests.test_files.len()
+    );
+    s.wrapper = s.confinement(&i.fence, Some(&i.worktree));
+    let detail = if s.wrapper.is_empty() {
+        detail
+    } else {
+        format!("{detail} · confined (Landlock)")
+    };
+    s.intake = Some(i);
+    Ok(Step::Done(detail))
 }
