@@ -49,8 +49,8 @@
 //!
 //! # Speed
 //! Parsing costs about a millisecond per few-KB file (see `benches/repomap.rs`), so a map of
-//! thousands of files is parsed by up to [`MAX_WORKERS`] scoped threads (one per core, none for
-//! maps under [`PARALLEL_MIN_FILES`] files per thread) that take files from a shared counter. Each
+//! thousands of files is parsed by up to `MAX_WORKERS` scoped threads (one per core, none for
+//! maps under `PARALLEL_MIN_FILES` files per thread) that take files from a shared counter. Each
 //! thread creates one parser per grammar on first use and reuses it for all its files. Entries go
 //! back in path order, so the map never depends on scheduling. The map is cached by tree (below),
 //! so this cost is paid once per base tree.
