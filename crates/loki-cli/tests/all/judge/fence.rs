@@ -219,7 +219,10 @@ fn code_under_test_cannot_poison_the_cached_base_results() {
     );
     for eco in ECOS {
         let (tool, args) = eco.tool;
-        require(tool, &args.split(' ').collect::<Vec<_>>());
+        // A missing runner skips only its ecosystem (outside CI), not the others.
+        if !require(tool, &args.split(' ').collect::<Vec<_>>()) {
+            continue;
+        }
         let sandbox = Sandbox::new();
         let repo = GitRepo::new();
         for (path, text) in eco.base {
