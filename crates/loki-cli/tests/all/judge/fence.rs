@@ -213,10 +213,13 @@ fn seal_check(sandbox: &Sandbox, repo: &GitRepo) -> (Option<i32>, Value) {
 
 #[test]
 fn code_under_test_cannot_poison_the_cached_base_results() {
-    assert!(
-        loki_core::confine::available(),
-        "this kernel has no Landlock: the judge's fence cannot be tested here"
-    );
+    if !loki_core::confine::available() {
+        loki_test_support::missing(
+            "Landlock (the judge's fence)",
+            "run on Linux 5.13+ with Landlock enabled",
+        );
+        return;
+    }
     for eco in ECOS {
         let (tool, args) = eco.tool;
         // A missing runner skips only its ecosystem (outside CI), not the others.
