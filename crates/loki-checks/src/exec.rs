@@ -908,10 +908,10 @@ fn log_section(out: &mut Vec<u8>, check: &Check, n: u32, a: &Attempt) {
         .map_or_else(|| "not started".to_owned(), |c| format!("exit {c}"));
     out.extend_from_slice(
         format!(
-            "==== loki check {} attempt {n}: {} ({exit}, {:.1}s) in {}\n",
+            "==== loki check {} attempt {n}: {} ({exit}, {}) in {}\n",
             check.name,
             a.argv,
-            a.duration.as_secs_f64(),
+            loki_core::time::human_duration(a.duration.as_secs_f64()),
             check.dir
         )
         .as_bytes(),

@@ -179,7 +179,8 @@ impl Observer for Printer {
                 seconds,
                 detail,
             } if self.verbose => {
-                self.line(&format!("{stage:<10} {state:<9} {seconds:>6.1}s  {detail}"));
+                let took = loki_core::time::human_duration(*seconds);
+                self.line(&format!("{stage:<10} {state:<9} {took:>7}  {detail}"));
             }
             Progress::Note(n) if self.verbose => self.line(n),
             Progress::Started { .. } | Progress::StageEnded { .. } | Progress::Note(_) => {}
@@ -192,8 +193,8 @@ impl Observer for Printer {
 pub fn status_line(stage: &str, in_stage: Duration, in_run: Duration) -> String {
     format!(
         "… {stage} {} · run {}",
-        loki_engine::summary::duration(in_stage.as_secs_f64()),
-        loki_engine::summary::duration(in_run.as_secs_f64())
+        loki_core::time::human_duration(in_stage.as_secs_f64()),
+        loki_core::time::human_duration(in_run.as_secs_f64())
     )
 }
 
@@ -202,8 +203,8 @@ pub fn status_line(stage: &str, in_stage: Duration, in_run: Duration) -> String 
 pub fn heartbeat_line(stage: &str, in_stage: Duration, in_run: Duration) -> String {
     format!(
         "… {stage} still running ({}, run {})",
-        loki_engine::summary::duration(in_stage.as_secs_f64()),
-        loki_engine::summary::duration(in_run.as_secs_f64())
+        loki_core::time::human_duration(in_stage.as_secs_f64()),
+        loki_core::time::human_duration(in_run.as_secs_f64())
     )
 }
 
@@ -246,7 +247,7 @@ mod tests {
         p.clear();
         let text = buf.text();
         assert!(
-            text.starts_with("\r\x1b[2K… implement 0.0s · run "),
+            text.starts_with("\r\x1b[2K… implement 0ms · run "),
             "{text:?}"
         );
         assert!(
@@ -295,7 +296,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("implement  completed   95.0s  done"),
+            text.contains("implement  completed   1m35s  done"),
             "{text}"
         );
         assert!(

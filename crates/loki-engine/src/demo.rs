@@ -6,11 +6,7 @@
 //! `tests/loki_wall_century.rs`, `implement` fixes `is_leap_year`. [`write_repo`] lays the crate out
 //! in a directory, `git init`s it and commits it, ready for [`crate::run_build`].
 
-use std::ffi::OsString;
 use std::path::Path;
-use std::time::Duration;
-
-use loki_core::process::{self, Spec};
 
 use crate::EngineError;
 
@@ -22,8 +18,6 @@ const CARGO_TOML: &str = include_str!("../demo/crate/Cargo.toml.in");
 const LIB_RS: &str = include_str!("../demo/crate/lib.rs.in");
 const GITIGNORE: &str = include_str!("../demo/crate/gitignore");
 const CARGO_LOCK: &str = include_str!("../demo/crate/Cargo.lock.in");
-/// git setup is local and tiny.
-const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Writes the demo crate into `dir` (created), initialises git and commits it.
 pub fn write_repo(dir: &Path) -> Result<(), EngineError> {
@@ -35,42 +29,14 @@ pub fn write_repo(dir: &Path) -> Result<(), EngineError> {
     ] {
         crate::write_file(&dir.join(rel), text.as_bytes())?;
     }
-    let git = |args: &[&str]| -> Result<(), EngineError> {
-        let spec = Spec::new("git", dir)
-            .args(args.iter().map(OsString::from))
-            .envs(process::scrubbed_env())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "loki demo")
-            .env("GIT_AUTHOR_EMAIL", "demo@loki.invalid")
-            .env("GIT_COMMITTER_NAME", "loki demo")
-            .env("GIT_COMMITTER_EMAIL", "demo@loki.invalid")
-            .timeout(GIT_TIMEOUT);
-        let out = process::run(&spec).map_err(|e| EngineError::Refused {
-            action: "set up the demo repository",
-            detail: e.to_string(),
-        })?;
-        if out.success() {
-            Ok(())
-        } else {
-            Err(EngineError::Refused {
-                action: "set up the demo repository",
-                detail: format!(
-                    "`{}` exited {}: {}",
-                    spec.display(),
-                    out.exit_code(),
-                    out.output.tail_text(500)
-                ),
-            })
-        }
+    // The demo's history carries a fixed author, never the user's name.
+    let git = loki_git::Git::new(dir).authored_by("loki demo", "demo@loki.invalid");
+    let refused = |e: loki_git::GitError| EngineError::Refused {
+        action: "set up the demo repository",
+        detail: e.to_string(),
     };
-    git(&["init", "-q", "-b", "main"])?;
-    git(&["add", "-A"])?;
-    git(&[
-        "commit",
-        "-q",
-        "--no-gpg-sign",
-        "-m",
-        "calendar: leap years and month lengths",
-    ])?;
+    git.init(Some("main")).map_err(refused)?;
+    git.commit_all("calendar: leap years and month lengths", &[])
+        .map_err(refused)?;
     Ok(())
 }

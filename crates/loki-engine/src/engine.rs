@@ -1,6 +1,11 @@
 //! The stage machine: one loop drives intake → plan ‖ wall → gate → implement → verify ⇄ fix →
 //! commit → seal, emitting `stage.started` and `stage.completed|failed|skipped` for each.
 //!
+//! This module is the machine only: the order of the stages, when to stop, the fix loop and the
+//! shared `RunState`. Each stage's body lives in its own module: [`crate::intake`],
+//! `acceptance` (plan ‖ wall, with [`crate::plan`] and [`crate::wall`]), `gate`,
+//! [`crate::implement`] (implement and fix rounds), [`crate::verify`], `commit` and `seal`.
+//!
 //! # Caps
 //! The run cap is hard at `cap`; the *soft* cap is `cap − reserve_for(cap)`: no stage other than
 //! commit and seal starts after it, agent sessions and checks are bounded by it, so commit and seal
@@ -15,7 +20,6 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use loki_agent::FinishStatus;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStatus, RunStore};
@@ -29,8 +33,8 @@ use crate::plan::{self, Plan};
 use crate::session::{self, SessionReport, SessionSpec};
 use crate::summary::BuildReport;
 use crate::verify::{self, Verification};
-use crate::wall::{self, Wall};
-use crate::{EngineError, implement};
+use crate::wall::Wall;
+use crate::{EngineError, acceptance, commit, gate, implement};
 
 /// Fix rounds after the first verification.
 pub const MAX_FIX_ROUNDS: u32 = 2;
@@ -40,7 +44,7 @@ pub const STALL_REPEATS: usize = 3;
 const MIN_RESERVE: Duration = Duration::from_secs(2);
 const MAX_RESERVE: Duration = Duration::from_secs(60);
 /// A check is never given less than this, even near the cap (it would only time out).
-const MIN_CHECK_TIME: Duration = Duration::from_secs(1);
+pub(crate) const MIN_CHECK_TIME: Duration = Duration::from_secs(1);
 /// The agent's session label per stage (a scripted file names its sessions after these).
 pub const WALL_SESSION: &str = "wall";
 pub const IMPLEMENT_SESSION: &str = "implement";
@@ -84,17 +88,17 @@ pub(crate) struct RunState<'a> {
 }
 
 impl RunState<'_> {
-    fn time_left(&self) -> Duration {
+    pub(crate) fn time_left(&self) -> Duration {
         self.soft_deadline.saturating_duration_since(Instant::now())
     }
 
-    fn cost_so_far(&self) -> f64 {
+    pub(crate) fn cost_so_far(&self) -> f64 {
         self.sessions.iter().filter_map(|s| s.cost_usd).sum()
     }
 
     /// The confinement wrapper for commands behind `fence` (`worktree`: see
     /// [`crate::isolation::Fence::policy`]), or none with the reason noted for NOT PROVEN.
-    fn confinement(
+    pub(crate) fn confinement(
         &mut self,
         fence: &crate::isolation::Fence,
         worktree: Option<&std::path::Path>,
@@ -114,14 +118,14 @@ impl RunState<'_> {
         fence.policy(&self.repo, worktree, &secrets).wrapper(exe)
     }
 
-    fn note_once(&mut self, note: &str) {
+    pub(crate) fn note_once(&mut self, note: &str) {
         if !self.notes.iter().any(|n| n == note) {
             self.notes.push(note.to_string());
         }
     }
 
     /// Stops the run's work (not commit and seal) when a cap is reached or SIGINT came.
-    fn should_stop(&mut self, stage: &str) -> Result<bool, EngineError> {
+    pub(crate) fn should_stop(&mut self, stage: &str) -> Result<bool, EngineError> {
         if self.opts.cancel.is_cancelled() && !self.interrupted {
             self.interrupted = true;
             self.notes
@@ -161,7 +165,7 @@ impl RunState<'_> {
         Ok(())
     }
 
-    fn session(
+    pub(crate) fn session(
         &mut self,
         label: &str,
         system: &str,
@@ -212,14 +216,14 @@ impl RunState<'_> {
 }
 
 /// What a stage tells the loop.
-enum Step {
+pub(crate) enum Step {
     Done(String),
     /// Nothing to do here (the detail says why).
     Skipped(String),
 }
 
 /// Runs one stage with its events and timing.
-fn stage(
+pub(crate) fn stage(
     s: &mut RunState<'_>,
     name: &'static str,
     f: impl FnOnce(&mut RunState<'_>) -> Result<Step, EngineError>,
@@ -311,7 +315,7 @@ pub fn run_build(
         wrapper: Vec::new(),
     };
     work(&mut s)?;
-    stage(&mut s, "commit", commit_stage)?;
+    stage(&mut s, "commit", commit::stage)?;
     let sealed = crate::seal::seal(&mut s)?;
     let status = if s.interrupted {
         RunStatus::Interrupted
@@ -341,36 +345,7 @@ pub fn run_build(
 /// Every stage before commit. Returns early (to commit and seal) when the run cannot go on.
 fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
     let cache = s.opts.home.join("cache");
-    let ok = stage(s, "intake", |s| {
-        let i = intake::run(&s.repo, &s.run_id, &s.base, &cache)?;
-        s.observer.progress(&Progress::Started {
-            run_id: s.run_id.to_string(),
-            branch: i.branch.clone(),
-            worktree: i.worktree.clone(),
-        });
-        let detail = format!(
-            "base {} · {} files ({}) · {} check(s){} · {} test file(s)",
-            &s.base[..s.base.len().min(12)],
-            i.map.files.len(),
-            match i.map_source {
-                crate::repomap::MapSource::Cached => "map cached".to_string(),
-                crate::repomap::MapSource::Incremental { parsed } =>
-                    format!("map updated, {parsed} file(s) parsed"),
-                crate::repomap::MapSource::Built => "map built".to_string(),
-            },
-            i.tests.checks.len(),
-            if i.checks_cached { ", cached" } else { "" },
-            i.tests.test_files.len()
-        );
-        s.wrapper = s.confinement(&i.fence, Some(&i.worktree));
-        let detail = if s.wrapper.is_empty() {
-            detail
-        } else {
-            format!("{detail} · confined (Landlock)")
-        };
-        s.intake = Some(i);
-        Ok(Step::Done(detail))
-    })?;
+    let ok = stage(s, "intake", |s| intake::stage(s, &cache))?;
     if !ok {
         return Ok(());
     }
@@ -378,11 +353,11 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         if s.should_stop("plan")? {
             return Ok(());
         }
-        plan_and_wall(s)?;
+        acceptance::plan_and_wall(s)?;
         if s.should_stop("gate")? {
             return Ok(());
         }
-        stage(s, "gate", gate_stage)?;
+        stage(s, "gate", gate::stage)?;
         if s.already_satisfied {
             return Ok(());
         }
@@ -401,13 +376,13 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
     if s.should_stop("implement")? {
         return Ok(());
     }
-    stage(s, "implement", implement_stage)?;
+    stage(s, "implement", implement::stage)?;
     let mut round = 0;
     loop {
         if s.should_stop("verify")? {
             return Ok(());
         }
-        stage(s, "verify", verify_stage)?;
+        stage(s, "verify", verify::stage)?;
         let Some(v) = &s.verification else {
             return Ok(());
         };
@@ -433,7 +408,7 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             None,
             json!({"round": round, "signature": sig}),
         )?;
-        stage(s, "fix", |s| fix_stage(s, round))?;
+        stage(s, "fix", |s| implement::fix_stage(s, round))?;
         // Verifying an unchanged tree again would only repeat the same failure.
         let after = s
             .intake
@@ -444,383 +419,5 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             s.notes.push(format!("fix round {round} changed nothing"));
             return Ok(());
         }
-    }
-}
-
-fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
-    let Some(i) = s.intake.take() else {
-        return Ok(());
-    };
-    // plan ‖ wall: the plan is computed on another thread while the wall author's session runs.
-    let task = s.opts.task.text.clone();
-    let result = std::thread::scope(|scope| {
-        let planner = scope.spawn(|| plan::run(&task, &i));
-        let t = Instant::now();
-        s.log
-            .append(EventType::StageStarted, Some("plan"), json!({}))?;
-        let wall_ok = stage(s, "wall", |s| wall_stage(s, &i));
-        let plan = planner.join().unwrap_or_default();
-        let detail = format!(
-            "{} file(s), {} impacted test file(s)",
-            plan.files.len(),
-            plan.impacted_tests.len()
-        );
-        // The plan ran alongside the wall: its time is the wall's, not added to the run's.
-        s.log.append(
-            EventType::StageCompleted,
-            Some("plan"),
-            json!({"detail": detail, "seconds": t.elapsed().as_secs_f64()}),
-        )?;
-        s.observer.progress(&Progress::StageEnded {
-            stage: "plan",
-            state: "completed",
-            seconds: t.elapsed().as_secs_f64(),
-            detail,
-        });
-        s.plan = plan;
-        wall_ok
-    });
-    s.intake = Some(i);
-    result.map(drop)
-}
-
-fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
-    let author_dir = tempfile::Builder::new()
-        .prefix("loki-wall-")
-        .tempdir()
-        .map_err(|e| EngineError::io("create a directory in", std::env::temp_dir(), e))?;
-    let work = author_dir.path().join("work");
-    std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
-    let fence = crate::isolation::Fence::without_git(author_dir.path())?;
-    let brief = wall::brief(&s.opts.task.text, &i.map.file_list());
-    // The author is denied the repository itself, not only given an empty directory.
-    let wrapper = s.confinement(&fence, None);
-    let report = s.session(
-        WALL_SESSION,
-        "You write acceptance tests before the code exists.",
-        &brief,
-        &work,
-        &fence,
-        &wrapper,
-    )?;
-    let w = wall::accept(&work, &i.worktree, &i.tests.checks);
-    wall::seal(&s.run_dir, &w, &mut s.log)?;
-    for (p, why) in &w.discarded {
-        s.notes.push(format!("wall file discarded: {p} ({why})"));
-    }
-    let detail = format!(
-        "{} sealed, {} discarded ({})",
-        w.files.len(),
-        w.discarded.len(),
-        report.end
-    );
-    s.wall = w;
-    Ok(Step::Done(detail))
-}
-
-fn gate_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = &s.intake else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    if s.wall.files.is_empty() {
-        return Ok(Step::Skipped("no wall was sealed".into()));
-    }
-    wall::install(&i.worktree, &s.wall)?;
-    let opts = loki_checks::RunOptions {
-        timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
-        output_cap: loki_checks::exec::DEFAULT_LOG_CAP,
-        log_dir: s.run_dir.join("checks").join("gate"),
-        env: check_env(s, i),
-        rerun_failed: false,
-        wrapper: s.wrapper.clone(),
-        confine_exe: None,
-        fence: None,
-    };
-    let git = loki_git::Git::new(&i.worktree);
-    let before = git.snapshot_worktree_cached()?;
-    let mut base = loki_receipt::schema::BaseRun::default();
-    for f in &s.wall.files {
-        let r = loki_checks::run_check(&f.check, &opts)?;
-        s.checks_s += r.duration_s;
-        s.log.append(EventType::CheckResult, None, json!({"stage": "gate", "name": r.name, "result": r.result, "executed": r.executed, "failed": r.failed}))?;
-        if verify::proves(&r) {
-            base.pass += 1;
-        } else if r.executed == 0 {
-            base.not_run += 1;
-        } else {
-            base.fail += 1;
-        }
-    }
-    // What the wall's run wrote (a lockfile, caches) is not the agent's work: put it back.
-    let generated = git.reset_to_tree(&before)?;
-    s.already_satisfied = usize::try_from(base.pass).is_ok_and(|p| p == s.wall.files.len());
-    s.wall_base = base;
-    Ok(Step::Done(format!(
-        "wall on the unchanged base: {} pass, {} fail, {} not run{}{}",
-        base.pass,
-        base.fail,
-        base.not_run,
-        if s.already_satisfied {
-            " ⇒ already satisfied"
-        } else {
-            ""
-        },
-        generated_note(&generated)
-    )))
-}
-
-/// The environment of checks: the agent's fence plus a shared cargo target directory.
-fn check_env(s: &RunState<'_>, i: &Intake) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    let mut env = i.fence.env();
-    if !env.iter().any(|(k, _)| k == "CARGO_TARGET_DIR") {
-        let target = s.repo.loki_dir().join("cache").join("target");
-        env.push(("CARGO_TARGET_DIR".into(), target.into_os_string()));
-    }
-    // Checks are judged on the worktree's own git state, not the agent's private one.
-    env.retain(|(k, _)| k != "GIT_DIR" && k != "GIT_WORK_TREE");
-    env
-}
-
-fn after_session(
-    s: &mut RunState<'_>,
-    report: &SessionReport,
-    label: &str,
-) -> Result<String, EngineError> {
-    let Some(i) = &s.intake else {
-        return Ok(String::new());
-    };
-    let restored = implement::restore_wall(&i.worktree, &s.wall, &mut s.log, label)?;
-    for p in &restored {
-        if !s.reverted.contains(p) {
-            s.reverted.push(p.clone());
-        }
-    }
-    match report.finish {
-        Some(FinishStatus::SpecConflict) => {
-            s.spec_conflict = true;
-            s.notes.push(format!(
-                "spec conflict reported by the agent: {}",
-                report.detail
-            ));
-        }
-        Some(FinishStatus::AlreadyDone) => s.notes.push(format!(
-            "the agent reported already done: {}",
-            report.detail
-        )),
-        Some(FinishStatus::Done) | None => {}
-    }
-    Ok(format!(
-        "{} · {} wall edit(s) reverted",
-        report.end,
-        restored.len()
-    ))
-}
-
-fn implement_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = s.intake.take() else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    let brief = implement::brief(&s.opts.task.text, &s.plan, &s.wall);
-    let wrapper = s.wrapper.clone();
-    let r = s.session(
-        IMPLEMENT_SESSION,
-        loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
-        &brief,
-        &i.worktree,
-        &i.fence,
-        &wrapper,
-    );
-    s.intake = Some(i);
-    let r = r?;
-    after_session(s, &r, IMPLEMENT_SESSION).map(Step::Done)
-}
-
-fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, EngineError> {
-    let Some(i) = s.intake.take() else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    let feedback = s
-        .verification
-        .as_ref()
-        .map(Verification::feedback)
-        .unwrap_or_default();
-    let brief = implement::fix_brief(&s.opts.task.text, round, &feedback);
-    let label = format!("fix-{round}");
-    let wrapper = s.wrapper.clone();
-    let r = s.session(
-        &label,
-        loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
-        &brief,
-        &i.worktree,
-        &i.fence,
-        &wrapper,
-    );
-    s.intake = Some(i);
-    let r = r?;
-    after_session(s, &r, &label).map(Step::Done)
-}
-
-fn verify_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = &s.intake else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    let round = s.signatures.len();
-    let input = verify::VerifyInput {
-        worktree: &i.worktree,
-        base: &s.base,
-        checks: &i.tests.checks,
-        wall: &s.wall,
-        env: check_env(s, i),
-        log_dir: s.run_dir.join("checks").join(format!("verify-{round}")),
-        timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
-        deep: s.opts.deep,
-        baseline_cache: s.opts.home.join("cache"),
-        checkout: &s.repo.root,
-        wrapper: s.wrapper.clone(),
-        confine_exe: s.opts.confine_exe.clone(),
-    };
-    let v = verify::run(&input)?;
-    for r in &v.results {
-        s.checks_s += r.result.duration_s;
-        s.log.append(
-            EventType::CheckResult,
-            None,
-            json!({"stage": "verify", "role": r.role, "name": r.result.name, "result": r.result.result,
-                   "executed": r.result.executed, "passed": r.result.passed, "failed": r.result.failed,
-                   "skipped": r.result.skipped, "log_sha256": r.result.log_sha256}),
-        )?;
-    }
-    for l in &v.lint {
-        s.checks_s += l.duration_s;
-        s.log.append(
-            EventType::CheckResult,
-            None,
-            json!({"stage": "verify", "role": "lint", "name": l.name, "result": l.result,
-                   "executed": l.files, "failed": l.failed_files(), "new_findings": l.new_findings.len(),
-                   "log_sha256": l.log_sha256}),
-        )?;
-    }
-    for f in &v.findings {
-        s.log.append(
-            EventType::IntegrityFinding,
-            None,
-            json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}),
-        )?;
-    }
-    let detail = format!(
-        "{} changed file(s) · {} check(s), {} proving · {} lint run(s), {} new lint finding(s) · {} finding(s){}",
-        v.changed.len(),
-        v.results.len(),
-        v.results
-            .iter()
-            .filter(|r| verify::proves(&r.result))
-            .count(),
-        v.lint.len(),
-        v.lint.iter().map(|l| l.new_findings.len()).sum::<usize>(),
-        v.findings.len(),
-        generated_note(&v.generated)
-    );
-    s.verification = Some(v);
-    Ok(Step::Done(detail))
-}
-
-/// ` · N file(s) the checks wrote put back (a, b, …)`, or nothing.
-fn generated_note(paths: &[String]) -> String {
-    const SHOWN: usize = 3;
-    if paths.is_empty() {
-        return String::new();
-    }
-    let mut shown = paths
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if paths.len() > SHOWN {
-        shown.push_str(", …");
-    }
-    format!(
-        " · {} file(s) the checks wrote put back ({shown})",
-        paths.len()
-    )
-}
-
-fn commit_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = &s.intake else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    // The wall can have been edited after the last restore (SIGINT, a cap mid-session).
-    let restored = crate::wall::restore(&i.worktree, &s.wall)?;
-    for p in restored {
-        if !s.reverted.contains(&p) {
-            s.reverted.push(p);
-        }
-    }
-    let mut excludes: Vec<String> = s.wall.files.iter().map(|f| f.path.clone()).collect();
-    excludes.extend([
-        ".loki".to_string(),
-        "*__pycache__*".to_string(),
-        "*.pytest_cache*".to_string(),
-    ]);
-    let excludes: Vec<&str> = excludes.iter().map(String::as_str).collect();
-    let first_line = s
-        .opts
-        .task
-        .text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("task")
-        .trim();
-    let title: String = first_line.chars().take(72).collect();
-    let message = format!("loki: {title}\n\nLoki-Run: {}\n", s.run_id);
-    let git = loki_git::Git::new(&i.worktree);
-    // Commit exactly the tree the last verification judged, so that files a test run generated
-    // afterwards (a fresh lockfile, caches) never ride along. Without a verification (a cap or
-    // Ctrl-C before verify), commit the work tree as it is.
-    let committed = match &s.verification {
-        Some(v) => {
-            let tree = git.tree_without(&v.head_tree, &excludes)?;
-            let parent = git.rev_parse(&i.branch)?;
-            if tree == git.tree_of(&parent)? {
-                None
-            } else if s.opts.commit {
-                Some(git.commit_tree_on_branch(&tree, &parent, &i.branch, &message)?)
-            } else {
-                // --no-commit: no branch moves and the change stays uncommitted in the worktree,
-                // but the receipt still needs a commit to name; this one is on no branch.
-                Some(git.commit_tree_with_parent(&tree, &parent, &message)?)
-            }
-        }
-        None if s.opts.commit => git.commit_all(&message, &excludes)?,
-        None => None,
-    };
-    if !s.opts.commit {
-        // The user looks at the worktree for the change: the wall is not part of it.
-        for f in &s.wall.files {
-            let _ = std::fs::remove_file(i.worktree.join(&f.path));
-        }
-        return Ok(match committed {
-            Some(head) => {
-                let detail = format!(
-                    "--no-commit: {} names the verified tree on no branch; the change is uncommitted in {}",
-                    &head[..head.len().min(12)],
-                    i.worktree.display()
-                );
-                s.notes.push(format!(
-                    "--no-commit: the verified state is commit {head}, on no branch (`loki apply` fast-forwards to it)"
-                ));
-                s.head = Some(head);
-                Step::Done(detail)
-            }
-            None => Step::Skipped("--no-commit, and nothing was verified to commit".into()),
-        });
-    }
-    match committed {
-        Some(head) => {
-            let detail = format!("{} on {}", &head[..head.len().min(12)], i.branch);
-            s.head = Some(head);
-            Ok(Step::Done(detail))
-        }
-        None => Ok(Step::Skipped("nothing to commit".into())),
     }
 }

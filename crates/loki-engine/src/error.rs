@@ -37,6 +37,8 @@ pub enum EngineError {
     Checks(#[from] loki_checks::ChecksError),
     #[error(transparent)]
     Agent(#[from] loki_agent::AgentError),
+    #[error(transparent)]
+    RepoMap(#[from] loki_repomap::RepoMapError),
     #[error("{action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -64,6 +66,7 @@ impl EngineError {
             EngineError::Agent(e) => e.is_setup(),
             EngineError::Git(_)
             | EngineError::Events(_)
+            | EngineError::RepoMap(_)
             | EngineError::Io { .. }
             | EngineError::Runtime(_) => false,
         }

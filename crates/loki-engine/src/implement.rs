@@ -6,11 +6,15 @@
 //! last verification. After every session any wall file that no longer has its sealed bytes is
 //! restored and reported (`tests.restored`, and `reverted test edit: <path>` in NOT PROVEN).
 
+use loki_agent::FinishStatus;
 use loki_events::{EventType, EventWriter};
 use serde_json::json;
 
 use crate::EngineError;
+use crate::engine::{IMPLEMENT_SESSION, RunState, Step};
 use crate::plan::Plan;
+use crate::session::SessionReport;
+use crate::verify::Verification;
 use crate::wall::Wall;
 
 /// The rules every implementing session gets first.
@@ -82,4 +86,87 @@ pub fn restore_wall(
         )?;
     }
     Ok(restored)
+}
+
+/// After an implement or fix session: the wall restored (each edit named), and the agent's own
+/// claim recorded (a spec conflict stops the fix loop; a claim is never trusted as proof).
+fn after_session(
+    s: &mut RunState<'_>,
+    report: &SessionReport,
+    label: &str,
+) -> Result<String, EngineError> {
+    let Some(i) = &s.intake else {
+        return Ok(String::new());
+    };
+    let restored = restore_wall(&i.worktree, &s.wall, &mut s.log, label)?;
+    for p in &restored {
+        if !s.reverted.contains(p) {
+            s.reverted.push(p.clone());
+        }
+    }
+    match report.finish {
+        Some(FinishStatus::SpecConflict) => {
+            s.spec_conflict = true;
+            s.notes.push(format!(
+                "spec conflict reported by the agent: {}",
+                report.detail
+            ));
+        }
+        Some(FinishStatus::AlreadyDone) => s.notes.push(format!(
+            "the agent reported already done: {}",
+            report.detail
+        )),
+        Some(FinishStatus::Done) | None => {}
+    }
+    Ok(format!(
+        "{} · {} wall edit(s) reverted",
+        report.end,
+        restored.len()
+    ))
+}
+
+/// The implement stage of a run: one session in the worktree with [`brief`].
+pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some(i) = s.intake.take() else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
+    let brief = brief(&s.opts.task.text, &s.plan, &s.wall);
+    let wrapper = s.wrapper.clone();
+    let r = s.session(
+        IMPLEMENT_SESSION,
+        loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
+        &brief,
+        &i.worktree,
+        &i.fence,
+        &wrapper,
+    );
+    s.intake = Some(i);
+    let r = r?;
+    after_session(s, &r, IMPLEMENT_SESSION).map(Step::Done)
+}
+
+/// Fix round `round`: one session with [`fix_brief`] from the last verification's failures.
+pub(crate) fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, EngineError> {
+    let Some(i) = s.intake.take() else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
+    let feedback = s
+        .verification
+        .as_ref()
+        .map(Verification::feedback)
+        .unwrap_or_default();
+    let brief = fix_brief(&s.opts.task.text, round, &feedback);
+    let label = format!("fix-{round}");
+    let wrapper = s.wrapper.clone();
+    let r = s.session(
+        &label,
+        loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
+        &brief,
+        &i.worktree,
+        &i.fence,
+        &wrapper,
+    );
+    s.intake = Some(i);
+    let r = r?;
+    after_session(s, &r, &label).map(Step::Done)
 }

@@ -19,10 +19,12 @@ use loki_checks::Check;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_git::Git;
+use loki_repomap::{MapSource, RepoMap};
 
 use crate::EngineError;
+use crate::engine::{RunState, Step};
 use crate::isolation::Fence;
-use crate::repomap::{MapSource, RepoMap};
+use crate::options::Progress;
 
 /// The test map: what runs the tests of each package, and which files are tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,26 +75,6 @@ pub fn preflight(repo: &Repo) -> Result<String, EngineError> {
 #[must_use]
 pub fn branch_of(run: &RunId) -> String {
     format!("loki/{run}")
-}
-
-/// The repository's shared `.git` directory (the object store), also from a linked worktree.
-fn git_common_dir(root: &Path) -> PathBuf {
-    let dot_git = root.join(".git");
-    if dot_git.is_dir() {
-        return dot_git;
-    }
-    let gitdir = std::fs::read_to_string(&dot_git).ok().and_then(|t| {
-        t.trim()
-            .strip_prefix("gitdir:")
-            .map(|d| root.join(d.trim()))
-    });
-    match gitdir {
-        Some(d) => match std::fs::read_to_string(d.join("commondir")) {
-            Ok(c) => d.join(c.trim()),
-            Err(_) => d,
-        },
-        None => dot_git,
-    }
 }
 
 /// Schema tag of a cached test map; bump it when [`Check`] or detection changes.
@@ -154,13 +136,7 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         .prefix("loki-agent-")
         .tempdir()
         .map_err(|e| EngineError::io("create a private directory in", std::env::temp_dir(), e))?;
-    let fence = Fence::create(
-        private.path(),
-        &worktree,
-        &git_common_dir(&repo.root),
-        &branch,
-        base,
-    )?;
+    let fence = Fence::create(private.path(), &worktree, &git.common_dir()?, &branch, base)?;
     let files = Git::new(&worktree).ls_tree_blobs(base)?;
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let (map, map_source) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &files)?;
@@ -184,4 +160,35 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         fence,
         private,
     })
+}
+
+/// The intake stage of a run: [`run`], then the agent's confinement from its fence.
+pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineError> {
+    let i = run(&s.repo, &s.run_id, &s.base, cache)?;
+    s.observer.progress(&Progress::Started {
+        run_id: s.run_id.to_string(),
+        branch: i.branch.clone(),
+        worktree: i.worktree.clone(),
+    });
+    let detail = format!(
+        "base {} · {} files ({}) · {} check(s){} · {} test file(s)",
+        &s.base[..s.base.len().min(12)],
+        i.map.files.len(),
+        match i.map_source {
+            MapSource::Cached => "map cached".to_string(),
+            MapSource::Incremental { parsed } => format!("map updated, {parsed} file(s) parsed"),
+            MapSource::Built => "map built".to_string(),
+        },
+        i.tests.checks.len(),
+        if i.checks_cached { ", cached" } else { "" },
+        i.tests.test_files.len()
+    );
+    s.wrapper = s.confinement(&i.fence, Some(&i.worktree));
+    let detail = if s.wrapper.is_empty() {
+        detail
+    } else {
+        format!("{detail} · confined (Landlock)")
+    };
+    s.intake = Some(i);
+    Ok(Step::Done(detail))
 }

@@ -33,9 +33,8 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use loki_core::process::{self, Spec, Streams};
+use loki_core::process;
 
 use crate::EngineError;
 
@@ -68,8 +67,6 @@ pub const CREDENTIALS: &[&str] = &[
 
 /// Variables never passed to the agent even though their names do not look secret.
 const WITHHELD: &[&str] = &["LOKI_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"];
-/// Setting up the private git directory is local and small.
-const GIT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The agent's environment for one run.
 #[derive(Debug, Clone)]
@@ -93,20 +90,12 @@ impl Fence {
         base: &str,
     ) -> Result<Fence, EngineError> {
         let home = private_dirs(private)?;
-        let git_root = private.join("git");
-        git(private, &["init", "-q", &git_root.to_string_lossy()], &[])?;
-        let git_dir = git_root.join(".git");
-        let alternates = git_dir.join("objects/info/alternates");
-        let objects = repo_git_common.join("objects");
-        loki_core::fs::write_atomic(&alternates, format!("{}\n", objects.display()).as_bytes())?;
-        let env = [
-            ("GIT_DIR", git_dir.as_os_str()),
-            ("GIT_WORK_TREE", worktree.as_os_str()),
-        ];
-        let reference = format!("refs/heads/{branch}");
-        git(worktree, &["update-ref", &reference, base], &env)?;
-        git(worktree, &["symbolic-ref", "HEAD", &reference], &env)?;
-        git(worktree, &["read-tree", "HEAD"], &env)?;
+        let git_dir = loki_git::Git::new(worktree).private_git_dir(
+            &private.join("git"),
+            repo_git_common,
+            branch,
+            base,
+        )?;
         let mut fence = Fence {
             home,
             git: Some((git_dir, worktree.to_path_buf())),
@@ -276,35 +265,6 @@ fn private_dirs(private: &Path) -> Result<PathBuf, EngineError> {
         std::fs::create_dir_all(&dir).map_err(|e| EngineError::io("create", &dir, e))?;
     }
     Ok(private.join("home"))
-}
-
-fn git(cwd: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Result<(), EngineError> {
-    let mut spec = Spec::new("git", cwd)
-        .args(args.iter().map(OsString::from))
-        .envs(process::scrubbed_env())
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .timeout(GIT_TIMEOUT)
-        .streams(Streams::Separate);
-    for (k, v) in env {
-        spec = spec.env(*k, *v);
-    }
-    let out = process::run(&spec).map_err(|e| EngineError::Refused {
-        action: "set up the agent's private git directory",
-        detail: e.to_string(),
-    })?;
-    if !out.success() {
-        return Err(EngineError::Refused {
-            action: "set up the agent's private git directory",
-            detail: format!(
-                "`{}` exited {}: {}",
-                spec.display(),
-                out.exit_code(),
-                out.stderr.tail_text(500)
-            ),
-        });
-    }
-    Ok(())
 }
 
 /// `<dir>` when `<dir>/bin/cargo` is the first `cargo` on `PATH` and `<dir>` is named `.cargo`.

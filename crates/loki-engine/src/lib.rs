@@ -8,7 +8,8 @@
 //! implement (fixed rules + quoted task + plan; wall edits reverted) → verify (impacted tests,
 //! wall, integrity rules against the base) ⇄ fix (at most [`engine::MAX_FIX_ROUNDS`]; the same
 //! failure [`engine::STALL_REPEATS`] times ⇒ STALLED) → commit (`Loki-Run: <id>` trailer; never
-//! the wall or `.loki/`) → seal (the receipt). One module per stage, one loop ([`engine`]) that
+//! the wall or `.loki/`) → seal (the receipt). One module per stage (`intake`, `acceptance` for
+//! plan ‖ wall, `gate`, `implement`, `verify`, `commit`, `seal`), one loop ([`engine`]) that
 //! emits `stage.started|completed|failed|skipped`. Commit and seal always run: after a cap, a budget
 //! stop, SIGINT or a stage that failed.
 //!
@@ -27,9 +28,12 @@
 //! Print (the CLI prints; progress goes to an [`Observer`]), modify the user's checkout, commit the
 //! wall, or leave a started run without a receipt.
 
+mod acceptance;
+mod commit;
 pub mod demo;
 pub mod engine;
 mod error;
+mod gate;
 pub mod implement;
 pub mod intake;
 pub mod interrupt;
@@ -37,7 +41,6 @@ pub mod isolation;
 pub mod ops;
 pub mod options;
 pub mod plan;
-pub mod repomap;
 mod seal;
 pub mod session;
 pub mod summary;

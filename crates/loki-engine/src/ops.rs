@@ -7,13 +7,10 @@
 //! - [`discard`] removes the run's worktree and branch (never a running run's).
 //! - [`status`] and [`logs`] read `run.json` and the event log; they never write.
 
-use std::ffi::OsString;
 use std::path::Path;
-use std::time::Duration;
 
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::process::{self, Spec, Streams};
 use loki_core::run::{RunRecord, RunStatus, RunStore};
 use loki_events::{Event, fold, read_events};
 use loki_git::Git;
@@ -21,9 +18,6 @@ use serde::Serialize;
 
 use crate::EngineError;
 use crate::intake::branch_of;
-
-/// Merging is local; a minute means a hook or a lock is stuck.
-const GIT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A run as `loki status` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -141,20 +135,6 @@ pub fn log_line(e: &Event) -> String {
     s.trim_end().to_string()
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<process::Output, EngineError> {
-    let spec = Spec::new("git", dir)
-        .args(args.iter().map(OsString::from))
-        .envs(process::scrubbed_env())
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .timeout(GIT_TIMEOUT)
-        .streams(Streams::Separate);
-    process::run(&spec).map_err(|e| EngineError::Refused {
-        action: "run git",
-        detail: e.to_string(),
-    })
-}
-
 /// What [`apply`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Applied {
@@ -202,20 +182,15 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
     if from == to {
         return Ok(Applied { branch, from, to });
     }
-    if !git(&repo.root, &["merge-base", "--is-ancestor", &from, &to])?.success() {
+    if !g.is_ancestor(&from, &to)? {
         return Err(refuse(format!(
             "{} is not a fast-forward of {branch} (it moved since the run started); rebase {} yourself or run the task again",
             branch_of(run),
             branch_of(run)
         )));
     }
-    let out = git(&repo.root, &["merge", "--ff-only", "-q", &to])?;
-    if !out.success() {
-        return Err(refuse(format!(
-            "git merge --ff-only failed: {}",
-            out.stderr.tail_text(500)
-        )));
-    }
+    g.fast_forward(&to)
+        .map_err(|e| refuse(format!("git merge --ff-only failed: {e}")))?;
     Ok(Applied { branch, from, to })
 }
 

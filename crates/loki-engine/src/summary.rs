@@ -11,6 +11,7 @@
 //! Labels are padded to 12 columns. Pure: the same report always renders the same text.
 
 use loki_core::outcome::{ExitCode, Outcome};
+use loki_core::time::human_duration as duration;
 use serde::Serialize;
 
 /// Column where values start.
@@ -55,23 +56,6 @@ impl BuildReport {
         } else {
             outcome.exit_code()
         }
-    }
-}
-
-/// Seconds as `1m12s`, `9s`, `0.4s`.
-#[must_use]
-pub fn duration(secs: f64) -> String {
-    if secs < 1.0 {
-        return format!("{secs:.1}s");
-    }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let total = secs.round() as u64;
-    if total < 60 {
-        format!("{total}s")
-    } else if total < 3600 {
-        format!("{}m{:02}s", total / 60, total % 60)
-    } else {
-        format!("{}h{:02}m", total / 3600, (total % 3600) / 60)
     }
 }
 
@@ -169,7 +153,7 @@ mod tests {
     fn the_summary_has_the_design_format() {
         let ok = render(&report(Outcome::Verified, 0));
         let want = format!(
-            "Outcome:    VERIFIED\nReceipt:    sha256:{}\nNOT PROVEN: full suite, app boot, security scan\nCost:       not measured (scripted, 212k tokens)\nTime:       1m12s (intake 0.6s, implement 51s, verify 9s)\n",
+            "Outcome:    VERIFIED\nReceipt:    sha256:{}\nNOT PROVEN: full suite, app boot, security scan\nCost:       not measured (scripted, 212k tokens)\nTime:       1m12s (intake 600ms, implement 51s, verify 9s)\n",
             "ab".repeat(32)
         );
         assert_eq!(ok, want);
@@ -182,7 +166,7 @@ mod tests {
 
     #[test]
     fn durations_and_tokens_read_naturally() {
-        assert_eq!(duration(0.42), "0.4s");
+        assert_eq!(duration(0.42), "420ms");
         assert_eq!(duration(9.4), "9s");
         assert_eq!(duration(3725.0), "1h02m");
         assert_eq!(tokens(950), "950");

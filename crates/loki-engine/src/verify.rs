@@ -26,10 +26,14 @@ use std::time::Duration;
 
 use loki_checks::lint::{LintInput, LintRun};
 use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
+use loki_events::EventType;
 use loki_git::Git;
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
+use crate::engine::{MIN_CHECK_TIME, RunState, Step};
+use crate::intake::Intake;
 use crate::wall::Wall;
 
 /// Characters of a failing check's log shown to the fixing agent.
@@ -374,6 +378,104 @@ fn lint(
     }
     v.not_proven.extend(report.not_covered);
     Ok(())
+}
+
+/// The verify stage of a run: [`run`] on the worktree, each result and finding logged.
+pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some(i) = &s.intake else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
+    let round = s.signatures.len();
+    let input = VerifyInput {
+        worktree: &i.worktree,
+        base: &s.base,
+        checks: &i.tests.checks,
+        wall: &s.wall,
+        env: check_env(s, i),
+        log_dir: s.run_dir.join("checks").join(format!("verify-{round}")),
+        timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
+        deep: s.opts.deep,
+        baseline_cache: s.opts.home.join("cache"),
+        checkout: &s.repo.root,
+        wrapper: s.wrapper.clone(),
+        confine_exe: s.opts.confine_exe.clone(),
+    };
+    let v = run(&input)?;
+    for r in &v.results {
+        s.checks_s += r.result.duration_s;
+        s.log.append(
+            EventType::CheckResult,
+            None,
+            json!({"stage": "verify", "role": r.role, "name": r.result.name, "result": r.result.result,
+                   "executed": r.result.executed, "passed": r.result.passed, "failed": r.result.failed,
+                   "skipped": r.result.skipped, "log_sha256": r.result.log_sha256}),
+        )?;
+    }
+    for l in &v.lint {
+        s.checks_s += l.duration_s;
+        s.log.append(
+            EventType::CheckResult,
+            None,
+            json!({"stage": "verify", "role": "lint", "name": l.name, "result": l.result,
+                   "executed": l.files, "failed": l.failed_files(), "new_findings": l.new_findings.len(),
+                   "log_sha256": l.log_sha256}),
+        )?;
+    }
+    for f in &v.findings {
+        s.log.append(
+            EventType::IntegrityFinding,
+            None,
+            json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}),
+        )?;
+    }
+    let detail = format!(
+        "{} changed file(s) · {} check(s), {} proving · {} lint run(s), {} new lint finding(s) · {} finding(s){}",
+        v.changed.len(),
+        v.results.len(),
+        v.results.iter().filter(|r| proves(&r.result)).count(),
+        v.lint.len(),
+        v.lint.iter().map(|l| l.new_findings.len()).sum::<usize>(),
+        v.findings.len(),
+        generated_note(&v.generated)
+    );
+    s.verification = Some(v);
+    Ok(Step::Done(detail))
+}
+
+/// The environment of checks: the agent's fence plus a shared cargo target directory.
+pub(crate) fn check_env(
+    s: &RunState<'_>,
+    i: &Intake,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let mut env = i.fence.env();
+    if !env.iter().any(|(k, _)| k == "CARGO_TARGET_DIR") {
+        let target = s.repo.loki_dir().join("cache").join("target");
+        env.push(("CARGO_TARGET_DIR".into(), target.into_os_string()));
+    }
+    // Checks are judged on the worktree's own git state, not the agent's private one.
+    env.retain(|(k, _)| k != "GIT_DIR" && k != "GIT_WORK_TREE");
+    env
+}
+
+/// ` · N file(s) the checks wrote put back (a, b, …)`, or nothing.
+pub(crate) fn generated_note(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    if paths.is_empty() {
+        return String::new();
+    }
+    let mut shown = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        shown.push_str(", …");
+    }
+    format!(
+        " · {} file(s) the checks wrote put back ({shown})",
+        paths.len()
+    )
 }
 
 #[cfg(test)]

@@ -153,8 +153,7 @@ pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
         };
         // A test that does not parse cannot load, on the base or after the change: it would
         // only fail, and say nothing about the task.
-        if let Some(line) =
-            crate::repomap::syntax_error_line(&path, &String::from_utf8_lossy(&bytes))
+        if let Some(line) = loki_repomap::syntax_error_line(&path, &String::from_utf8_lossy(&bytes))
         {
             wall.discarded.push(reject(&format!(
                 "it does not load: syntax error at line {line}"

@@ -548,3 +548,123 @@ fn ignored_paths_are_named_by_every_ignore_source() {
     );
     assert!(g.ignored(&["kept.py"]).unwrap().is_empty());
 }
+
+#[test]
+fn init_names_the_branch_and_authored_by_fixes_the_identity() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("new/repo");
+    let g = Git::new(&root).authored_by("loki demo", "demo@loki.invalid");
+    g.init(Some("trunk")).unwrap();
+    assert_eq!(g.head().unwrap(), None);
+    assert_eq!(g.current_branch().unwrap().as_deref(), Some("trunk"));
+    std::fs::write(root.join("a.txt"), "a\n").unwrap();
+    let commit = g.commit_all("first", &[]).unwrap().unwrap();
+    assert_eq!(g.head().unwrap().as_deref(), Some(commit.as_str()));
+    let who = loki_test_support::git_command(&root)
+        .args(["log", "-1", "--format=%an <%ae> / %cn <%ce>"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&who.stdout).trim(),
+        "loki demo <demo@loki.invalid> / loki demo <demo@loki.invalid>"
+    );
+}
+
+#[test]
+fn ancestry_and_fast_forward() {
+    let (r, base, head) = repo_with_history();
+    let g = Git::new(r.path());
+    assert!(g.is_ancestor(&base, &head).unwrap());
+    assert!(g.is_ancestor(&head, &head).unwrap());
+    assert!(!g.is_ancestor(&head, &base).unwrap());
+    let err = g.is_ancestor("no-such-rev", &head).unwrap_err();
+    assert!(matches!(err, GitError::Failed { .. }), "{err}");
+
+    // Back to base, then forward to head: the branch, the index and the files move.
+    r.git(&["reset", "-q", "--hard", &base]);
+    g.fast_forward(&head).unwrap();
+    assert_eq!(g.head().unwrap().as_deref(), Some(head.as_str()));
+    assert!(r.path().join("new.txt").exists());
+    assert!(g.dirty_tracked().unwrap().is_empty());
+
+    // A commit that is not ahead of HEAD is refused and nothing moves.
+    r.git(&["checkout", "-q", "-b", "side", &base]);
+    r.write("side.txt", "s\n");
+    let side = r.commit("side");
+    r.git(&["checkout", "-q", "main"]);
+    assert!(g.fast_forward(&side).is_err());
+    assert_eq!(g.head().unwrap().as_deref(), Some(head.as_str()));
+    assert!(!r.path().join("side.txt").exists());
+}
+
+#[test]
+fn the_common_dir_is_found_from_a_linked_worktree() {
+    let (r, _base, head) = repo_with_history();
+    let g = Git::new(r.path());
+    let common = g.common_dir().unwrap();
+    assert_eq!(
+        common.canonicalize().unwrap(),
+        r.path().join(".git").canonicalize().unwrap()
+    );
+    let wt = tempfile::tempdir().unwrap();
+    let linked = wt.path().join("w");
+    g.worktree_add(&linked, "topic", &head).unwrap();
+    assert_eq!(
+        Git::new(&linked)
+            .common_dir()
+            .unwrap()
+            .canonicalize()
+            .unwrap(),
+        common.canonicalize().unwrap()
+    );
+}
+
+#[test]
+fn a_private_git_dir_shows_only_its_branch_at_the_base() {
+    let (r, base, head) = repo_with_history();
+    let g = Git::new(r.path());
+    r.git(&["branch", "other", &head]);
+    let wt = tempfile::tempdir().unwrap();
+    let worktree = wt.path().join("w");
+    g.worktree_add_detached(&worktree, &base).unwrap();
+    let private = tempfile::tempdir().unwrap();
+    let git_dir = Git::new(&worktree)
+        .private_git_dir(
+            &private.path().join("git"),
+            &g.common_dir().unwrap(),
+            "loki/run",
+            &base,
+        )
+        .unwrap();
+    assert_eq!(git_dir, private.path().join("git/.git"));
+    let in_private = |args: &[&str]| {
+        let out = loki_test_support::git_command(&worktree)
+            .env("GIT_DIR", &git_dir)
+            .env("GIT_WORK_TREE", &worktree)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(in_private(&["symbolic-ref", "HEAD"]), "refs/heads/loki/run");
+    assert_eq!(in_private(&["rev-parse", "HEAD"]), base);
+    // Only the run's branch: not `main` or `other`, and the head commit is not reachable.
+    assert_eq!(
+        in_private(&["for-each-ref", "--format=%(refname)"]),
+        "refs/heads/loki/run"
+    );
+    assert!(!in_private(&["log", "--all", "--format=%H"]).contains(&head));
+    // The index matches the checkout: nothing shows as changed.
+    assert_eq!(
+        in_private(&["status", "--porcelain", "--untracked-files=no"]),
+        ""
+    );
+    // The objects are borrowed, not copied.
+    assert_eq!(in_private(&["cat-file", "-t", &base]), "commit");
+    assert_eq!(in_private(&["count-objects"]), "0 objects, 0 kilobytes");
+}

@@ -7,7 +7,9 @@
 //! - [`redact`]: filters that replace run ids, timestamps, hashes and temp paths in output, so
 //!   snapshots pin the format rather than the values.
 //!
-//! The loopback fake model servers live here too once the providers arrive.
+//! - [`require`]: the one way a test asks for a tool or fixture outside Rust; under CI or
+//!   `LOKI_REQUIRE_TOOLS=1` a missing one fails the test instead of skipping it.
+//! - [`fake_llm`]: loopback fake model servers.
 
 #![allow(clippy::missing_panics_doc)]
 // Test support fails loudly (a broken fixture stops the test at the line that broke it) and writes
@@ -20,6 +22,12 @@
 )]
 
 pub mod fake_llm;
+pub mod require;
+
+pub use require::{
+    missing, require_npm, require_py_tools, require_pytest, require_shared_fixtures, require_tool,
+    tools_required,
+};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

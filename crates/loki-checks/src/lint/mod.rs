@@ -170,12 +170,12 @@ impl LintReport {
             let old = r.findings.len() - r.new_findings.len();
             let _ = write!(
                 out,
-                "{word:<8}{} ({} file{}, {} new, {old} pre-existing, {:.1}s)",
+                "{word:<8}{} ({} file{}, {} new, {old} pre-existing, {})",
                 r.name,
                 r.files,
                 if r.files == 1 { "" } else { "s" },
                 r.new_findings.len(),
-                r.duration_s
+                loki_core::time::human_duration(r.duration_s)
             );
             match &r.reason {
                 Some(reason) if r.result != CheckStatus::Fail => {

@@ -254,8 +254,8 @@ fn execute(group: &LintGroup, opts: &RunOptions) -> Ran {
         let stderr = out.stderr.text();
         ran.log.extend_from_slice(
             format!(
-                "==== {shown} (exit {code}, {:.1}s) in {}\n",
-                out.duration.as_secs_f64(),
+                "==== {shown} (exit {code}, {}) in {}\n",
+                loki_core::time::human_duration(out.duration.as_secs_f64()),
                 group.dir
             )
             .as_bytes(),

@@ -1,7 +1,6 @@
 //! The seal on a real Go module (`go test -json`): detection, per-test ids, a clean change, a real
 //! regression, a weakened test caught by running the original file, a compile error, and one
-//! scripted cheat per Go integrity rule. Skipped (with a note) only where `go` is not installed;
-//! CI installs it.
+//! scripted cheat per Go integrity rule. Needs `go` (`loki_test_support::require_tool`).
 
 use loki_checks::{CheckKind, CheckStatus, FindingKind, TestClass, classify, run_baseline};
 
@@ -15,15 +14,9 @@ const CALC_TEST: &str = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *t
 const ZERO_BODY: &str =
     "\tif got := Add(0, 0); got != 0 {\n\t\tt.Fatalf(\"Add(0, 0) = %d, want 0\", got)\n\t}\n";
 
-fn has_go() -> bool {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|d| d.join("go").is_file())
-}
-
 #[test]
 fn go_seal() {
-    if !has_go() {
-        eprintln!("skipped: go not installed (CI installs golang-go)");
+    if !loki_test_support::require_tool("go", &["version"]) {
         return;
     }
     let f = Fixture::new(

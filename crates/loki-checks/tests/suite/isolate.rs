@@ -296,26 +296,41 @@ fn python_case(install: PyInstall) {
 
 #[test]
 fn isolate_python_editable_src_compat() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     python_case(PyInstall::SrcCompat);
 }
 
 #[test]
 fn isolate_python_editable_strict() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     python_case(PyInstall::SrcStrict);
 }
 
 #[test]
 fn isolate_python_editable_finder_mapping() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     python_case(PyInstall::MappedFinder);
 }
 
 #[test]
 fn isolate_python_legacy_develop_egg_link() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     python_case(PyInstall::LegacyDevelop);
 }
 
 #[test]
 fn isolate_python_bare_pth() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     python_case(PyInstall::BarePth);
 }
 
@@ -429,6 +444,9 @@ fn npm_workspace() -> (GitRepo, String) {
 
 #[test]
 fn isolate_npm_workspace_runs_the_base_copy_of_a_workspace_dependency() {
+    if !loki_test_support::require_tool("node", &["--version"]) {
+        return;
+    }
     let (repo, base) = npm_workspace();
     let ck_nm = repo.path().join("node_modules");
     assert_eq!(
@@ -517,6 +535,9 @@ fn symlink(target: &str, link: &Path) {
 /// which node resolves from the plugin's real path in the checkout, is a note and a leak.
 #[test]
 fn isolate_pnpm_layout_links_per_package_and_reports_what_it_cannot_move() {
+    if !loki_test_support::require_tool("node", &["--version"]) {
+        return;
+    }
     let repo = GitRepo::new();
     repo.write(".gitignore", "node_modules/\n")
         .write("package.json", r#"{"name":"root","private":true}"#)
@@ -872,6 +893,9 @@ fn isolate_cargo_notes_path_dependencies_that_leave_the_tree() {
 
 #[test]
 fn isolate_go_work_is_rewritten_and_copied_into_the_tree() {
+    if !loki_test_support::require_tool("go", &["version"]) {
+        return;
+    }
     let repo = GitRepo::new();
     let ck = fs::canonicalize(repo.path()).unwrap();
     repo.write("app/go.mod", "module example.com/app\n\ngo 1.18\n\nrequire example.com/lib v0.0.0\n")

@@ -7,19 +7,13 @@
 //! The packages are not installed per fixture (no network at test time): `LOKI_NPM_CACHE` names a
 //! directory where `npm install vitest@3 jest@29` was run (`.ci/run` does that), and each fixture
 //! gets a `node_modules` symlink to it, ignored by git as a real one would be. Without it the tests
-//! print "skipped: LOKI_NPM_CACHE not set" and return.
+//! skip, or fail under CI (`loki_test_support::require_npm`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use loki_checks::{CheckKind, CheckStatus, FindingKind, TestClass, classify, run_baseline};
 
 use super::seal_runners::{Fixture, show, walk};
-
-/// `$LOKI_NPM_CACHE/node_modules` when it holds `bin` (a runner installed there).
-fn npm_cache(bin: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(std::env::var_os("LOKI_NPM_CACHE")?).join("node_modules");
-    dir.join(".bin").join(bin).exists().then_some(dir)
-}
 
 /// One JS runner's fixture: the files and the cheats that differ between vitest and jest.
 struct Project {
@@ -221,16 +215,14 @@ fn seal(p: &Project, node_modules: &Path) {
 
 #[test]
 fn vitest_seal() {
-    match npm_cache(VITEST.bin) {
-        Some(node_modules) => seal(&VITEST, &node_modules),
-        None => eprintln!("skipped: LOKI_NPM_CACHE not set (or vitest not installed there)"),
+    if let Some(node_modules) = loki_test_support::require_npm(&[VITEST.bin]) {
+        seal(&VITEST, &node_modules);
     }
 }
 
 #[test]
 fn jest_seal() {
-    match npm_cache(JEST.bin) {
-        Some(node_modules) => seal(&JEST, &node_modules),
-        None => eprintln!("skipped: LOKI_NPM_CACHE not set (or jest not installed there)"),
+    if let Some(node_modules) = loki_test_support::require_npm(&[JEST.bin]) {
+        seal(&JEST, &node_modules);
     }
 }

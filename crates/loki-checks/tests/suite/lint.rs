@@ -89,11 +89,6 @@ fn env_without(env: &[(OsString, OsString)], hide: &[&str]) -> Vec<(OsString, Os
         .collect()
 }
 
-fn on_path(name: &str) -> bool {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|d| d.join(name).is_file())
-}
-
 fn only<'a>(report: &'a LintReport, name: &str) -> &'a LintRun {
     report
         .runs
@@ -312,6 +307,9 @@ fn missing_tools_fall_back_or_are_not_run() {
     );
 
     // Planned with node, gone by the time it runs: not run, never fail.
+    if !loki_test_support::require_tool("node", &["--version"]) {
+        return;
+    }
     let opts = fx.opts();
     let plan = lint::plan_with(fx.root(), &changed, &opts.env, &[]);
     let mut node: Vec<_> = plan
@@ -376,8 +374,7 @@ fn a_linter_that_cannot_start_its_interpreter_is_not_run() {
 
 #[test]
 fn node_check_and_not_covered_typescript() {
-    if !on_path("node") {
-        eprintln!("skipped: node not installed");
+    if !loki_test_support::require_tool("node", &["--version"]) {
         return;
     }
     let fx = Fx::new(&[
@@ -422,16 +419,9 @@ fn node_check_and_not_covered_typescript() {
     );
 }
 
-/// `$LOKI_NPM_CACHE/node_modules` when `bin` is installed there.
-fn npm_cache(bin: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(std::env::var_os("LOKI_NPM_CACHE")?).join("node_modules");
-    dir.join(".bin").join(bin).exists().then_some(dir)
-}
-
 #[test]
 fn eslint_and_tsc_when_installed() {
-    let Some(modules) = npm_cache("eslint").filter(|m| m.join(".bin/tsc").exists()) else {
-        eprintln!("skipped: LOKI_NPM_CACHE not set (or eslint and typescript not installed there)");
+    let Some(modules) = loki_test_support::require_npm(&["eslint", "tsc"]) else {
         return;
     };
     let config = "export default [{ files: ['**/*.js'], rules: { 'no-unused-vars': 'error', 'no-undef': 'warn' } }];\n";
@@ -500,8 +490,7 @@ const GO_A: &str = "package pkg\n\nimport \"fmt\"\n\n// Old has a pre-existing v
 
 #[test]
 fn go_gofmt_and_vet() {
-    if !on_path("go") {
-        eprintln!("skipped: go not installed (CI installs golang-go)");
+    if !loki_test_support::require_tool("go", &["version"]) {
         return;
     }
     let fx = Fx::new(&[
@@ -561,19 +550,9 @@ const WORKSPACE_TOML: &str = "[workspace]\nmembers = [\"crates/fx\"]\nresolver =
 const MEMBER_TOML: &str = "[package]\nname = \"fx\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
 const LIB_RS: &str = "/// Pre-existing clippy finding (ptr_arg) on an untouched line.\npub fn old(v: &Vec<i32>) -> usize {\n    v.len()\n}\n\n/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
 
-fn clippy_installed() -> bool {
-    std::process::Command::new("cargo")
-        .args(["clippy", "--version"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 #[test]
 fn clippy_new_from_diff() {
-    if !clippy_installed() {
-        eprintln!("skipped: cargo clippy not installed");
+    if !loki_test_support::require_tool("cargo", &["clippy", "--version"]) {
         return;
     }
     // A workspace member: cargo prints paths from the workspace root.
@@ -632,7 +611,7 @@ fn rustfmt_fallback_without_clippy() {
         .map(|d| d.join("rustfmt"))
         .find(|p| p.is_file())
     else {
-        eprintln!("skipped: rustfmt not installed");
+        loki_test_support::missing("rustfmt on PATH", "rustup component add rustfmt");
         return;
     };
     let fx = Fx::new(&[
@@ -718,10 +697,13 @@ fn report_text_reads_well() {
     );
 }
 
-/// Real ruff, then real pyflakes, when the machine has them (CI does not install them: their
-/// output formats are pinned by the parser tests on captured text).
+/// Real ruff, then real pyflakes, from `LOKI_PY_TOOLS` (their output formats are also pinned by
+/// the parser tests on captured text).
 #[test]
 fn real_ruff_and_pyflakes_when_installed() {
+    let Some(t) = loki_test_support::require_py_tools() else {
+        return;
+    };
     let fx = Fx::new(&[("m/a b.py", "import os\n\n\ndef f():\n    return 1\n")]);
     let changed = fx.change(
         &[("m/a b.py", "import os\n\n\ndef f():\n    return nope\n")],
@@ -729,21 +711,18 @@ fn real_ruff_and_pyflakes_when_installed() {
     );
     // `.ci/run` installs both into `LOKI_PY_TOOLS` (`pip install --target`), off the PATH the
     // other tests see, so they keep their syntax-check fallback.
-    let tools = std::env::var_os("LOKI_PY_TOOLS").map(PathBuf::from);
     let mut ran = Vec::new();
     for (name, hide) in [("lint:ruff", &[][..]), ("lint:pyflakes", &["ruff"][..])] {
         let mut opts = fx.opts();
-        if let Some(t) = &tools {
-            for (k, v) in &mut opts.env {
-                if k == "PATH" {
-                    let mut dirs = vec![t.join("bin")];
-                    dirs.extend(std::env::split_paths(&v.clone()));
-                    *v = std::env::join_paths(dirs).unwrap();
-                }
+        for (k, v) in &mut opts.env {
+            if k == "PATH" {
+                let mut dirs = vec![t.join("bin")];
+                dirs.extend(std::env::split_paths(&v.clone()));
+                *v = std::env::join_paths(dirs).unwrap();
             }
-            opts.env
-                .push(("PYTHONPATH".into(), t.clone().into_os_string()));
         }
+        opts.env
+            .push(("PYTHONPATH".into(), t.clone().into_os_string()));
         opts.env = env_without(&opts.env, hide);
         let report = fx.run(&changed, &opts);
         let Some(r) = report.runs.iter().find(|r| r.name == name) else {
@@ -757,14 +736,9 @@ fn real_ruff_and_pyflakes_when_installed() {
         );
         ran.push(name);
     }
-    if tools.is_some() {
-        assert_eq!(
-            ran,
-            ["lint:ruff", "lint:pyflakes"],
-            "LOKI_PY_TOOLS has both"
-        );
-    } else if ran.is_empty() {
-        eprintln!("skipped: neither ruff nor pyflakes installed (LOKI_PY_TOOLS not set)");
-    }
-    eprintln!("ran: {ran:?}");
+    assert_eq!(
+        ran,
+        ["lint:ruff", "lint:pyflakes"],
+        "LOKI_PY_TOOLS has both"
+    );
 }

@@ -1,5 +1,5 @@
-//! Real runners on fixture repos built in temp dirs: cargo (and nextest when installed), pytest,
-//! node --test, go (real when installed, `not_run: go not found` otherwise). Each runner gets one
+//! Real runners on fixture repos built in temp dirs: cargo and nextest, pytest,
+//! node --test, go (`not_run: go not found` without it). Each runner gets one
 //! test function that walks several cases through the same fixture, to keep builds few.
 
 use std::ffi::OsString;
@@ -93,7 +93,8 @@ fn cargo_runner() {
             .contains("failed again on rerun")
     );
 
-    // nextest, when installed, reads its JUnit report (CI may not have it; cargo test covers the rest).
+    // nextest reads its JUnit report (`scripts/test` installs it; without it outside CI, cargo test
+    // covers the rest).
     let tools = Tools::probe(&repo);
     if tools.nextest {
         // The project opts into nextest; its doctests then run through `cargo test --doc`.
@@ -104,8 +105,9 @@ fn cargo_runner() {
         assert_eq!(r.report_source.as_deref(), Some("junit"));
         assert_eq!(r.failing_ids, ["fixture::tests::breaks"]);
     } else {
-        eprintln!(
-            "note: cargo-nextest not installed; its JUnit path is covered by parser tests only"
+        loki_test_support::missing(
+            "cargo-nextest (its JUnit path is then covered by parser tests only)",
+            "cargo install --locked cargo-nextest",
         );
     }
 
@@ -128,6 +130,9 @@ fn cargo_runner() {
 
 #[test]
 fn pytest_runner() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let o = opts(t.path(), &[]);
     let repo = t.path().join("py");
@@ -207,6 +212,9 @@ fn pytest_runner() {
 
 #[test]
 fn node_runner() {
+    if !loki_test_support::require_tool("node", &["--version"]) {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let o = opts(t.path(), &[]);
     let repo = t.path().join("js");
@@ -275,9 +283,8 @@ fn go_runner() {
         ],
     );
     let r = run_check(&check, &o).unwrap();
-    let has_go = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|d| d.join("go").is_file());
-    if !has_go {
+    if !loki_test_support::require_tool("go", &["version"]) {
+        // Without go the check is not run, and says so.
         assert_eq!(
             (r.result, r.reason.as_deref()),
             (CheckStatus::NotRun, Some("go not found"))

@@ -290,6 +290,9 @@ const FAKE_PASS_CONFTEST: &str = "import pytest\n\n\n@pytest.hookimpl(hookwrappe
 
 #[test]
 fn pytest_seal() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let f = Fixture::new(
         &[
             ("calc.py", CALC),
@@ -372,6 +375,9 @@ const NODE_TEST: &str = "const { test } = require('node:test');\nconst assert = 
 
 #[test]
 fn node_seal() {
+    if !loki_test_support::require_tool("node", &["--version"]) {
+        return;
+    }
     let f = Fixture::new(&[("math.js", MATH), ("test/math.test.js", NODE_TEST)], &[]);
     // Wrong only when a > 1: 'adds' fails, 'adds zero' still passes.
     let broken = MATH.replace("a + b", "a + b + (a > 1 ? 1 : 0)");
@@ -403,6 +409,9 @@ fn node_seal() {
 
 #[test]
 fn baseline_of_a_package_new_at_head_and_a_bad_revision() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let repo = GitRepo::new();
     repo.write("README.md", "hi\n");
     let base = repo.commit("base");

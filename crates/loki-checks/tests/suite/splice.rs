@@ -250,6 +250,9 @@ const PY_HEAD: &str = r#"def percent(x):
 
 #[test]
 fn python_doctests_spliced_under_pytest() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let f = Fixture::new(&[], &[("calc.py", PY_BASE)], &[("calc.py", PY_HEAD)]);
     let pytest = |dir: &Path| {
         run_in(
@@ -300,22 +303,9 @@ fn python_doctests_spliced_under_pytest() {
 const JS_BASE: &str = "export function percent(x) {\n  return Math.max(0, Math.min(100, x));\n}\n\nif (import.meta.vitest) {\n  const { it, expect } = import.meta.vitest;\n  it('clamps high', () => {\n    expect(percent(150)).toBe(100);\n  });\n}\n";
 const JS_HEAD: &str = "export function percent(x) {\n  return Math.max(0, x);\n}\n\nif (import.meta.vitest) {\n  const { it, expect } = import.meta.vitest;\n  it('clamps high', () => {\n    expect(percent(150)).toBeGreaterThanOrEqual(100);\n  });\n}\n";
 
-/// `$LOKI_NPM_CACHE/node_modules` (default `~/.cache/loki-test-npm`) when vitest is installed there.
-fn vitest_modules() -> Option<PathBuf> {
-    let cache = std::env::var_os("LOKI_NPM_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| Some(PathBuf::from(std::env::var_os("HOME")?).join(".cache/loki-test-npm")))?;
-    let modules = cache.join("node_modules");
-    modules
-        .join("vitest/vitest.mjs")
-        .is_file()
-        .then_some(modules)
-}
-
 #[test]
 fn vitest_in_source_tests_spliced_under_vitest() {
-    let Some(modules) = vitest_modules() else {
-        eprintln!("skipped: vitest not installed in $LOKI_NPM_CACHE/node_modules");
+    let Some(modules) = loki_test_support::require_npm(&["vitest"]) else {
         return;
     };
     let f = Fixture::new(

@@ -193,7 +193,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
     let rows = [
         ("Run:", format!("{} ({}, {})", v.run_id, v.kind, v.status)),
         ("Stage:", v.stage.clone().unwrap_or_else(|| "-".into())),
-        ("Elapsed:", loki_engine::summary::duration(v.elapsed_s)),
+        ("Elapsed:", loki_core::time::human_duration(v.elapsed_s)),
         ("Outcome:", v.outcome.clone().unwrap_or_else(|| "-".into())),
         ("Cost:", cost),
         ("Branch:", v.branch.clone()),

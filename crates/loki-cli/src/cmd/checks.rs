@@ -151,14 +151,14 @@ pub fn render_results(results: &[CheckResult]) -> String {
         };
         let _ = write!(
             out,
-            "{} {}: {} executed, {} passed, {} failed, {} skipped ({:.1}s)",
+            "{} {}: {} executed, {} passed, {} failed, {} skipped ({})",
             paint(style, tag),
             r.name,
             r.executed,
             r.passed,
             r.failed,
             r.skipped,
-            r.duration_s
+            loki_core::time::human_duration(r.duration_s)
         );
         if let Some(reason) = &r.reason {
             let _ = write!(out, " — {reason}");

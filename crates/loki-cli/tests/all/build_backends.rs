@@ -44,6 +44,9 @@ fn bug_repo() -> GitRepo {
 
 #[test]
 fn a_cli_agent_builds_the_change_and_its_reported_cost_is_sealed() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo();
     let bin = tempfile::tempdir().unwrap();
@@ -159,6 +162,9 @@ async fn build_through(api: Api, provider: &str, model: &str, key_var: &str, url
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_build_through_an_openai_compatible_server() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     build_through(
         Api::OpenAi,
         "openai",
@@ -171,6 +177,9 @@ async fn a_build_through_an_openai_compatible_server() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_build_through_the_anthropic_messages_api() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     build_through(
         Api::Anthropic,
         "anthropic",

@@ -84,6 +84,9 @@ fn latest_receipt(repo: &Path) -> Value {
 
 #[test]
 fn no_commit_verifies_but_moves_no_branch_and_apply_takes_the_verified_commit() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo(&[""]);
     let tmp = tempfile::tempdir().unwrap();
@@ -198,6 +201,9 @@ fn max_cost_stops_the_run_with_budget_stop_and_still_seals() {
 
 #[test]
 fn deep_runs_every_suite_not_only_the_impacted_one() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo(&["a", "b"]);
     let tmp = tempfile::tempdir().unwrap();
@@ -244,6 +250,9 @@ fn deep_runs_every_suite_not_only_the_impacted_one() {
 
 #[test]
 fn verbose_prints_each_stage_and_a_heartbeat_during_a_long_one() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo(&[""]);
     let tmp = tempfile::tempdir().unwrap();
@@ -294,6 +303,12 @@ fn verbose_prints_each_stage_and_a_heartbeat_during_a_long_one() {
 
 #[test]
 fn a_terminal_gets_one_live_line_that_is_erased_before_the_summary() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    if !loki_test_support::require_tool("script", &["--version"]) {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo(&[""]);
     let tmp = tempfile::tempdir().unwrap();
@@ -333,6 +348,9 @@ fn a_terminal_gets_one_live_line_that_is_erased_before_the_summary() {
 
 #[test]
 fn run_task_reads_the_task_from_a_file_and_names_it_in_the_receipt() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo(&[""]);
     let tmp = tempfile::tempdir().unwrap();
@@ -382,6 +400,9 @@ fn run_task_reads_the_task_from_a_file_and_names_it_in_the_receipt() {
 
 #[test]
 fn quick_skips_plan_and_wall_and_still_verifies_with_the_tests() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo(&[""]);
     let tmp = tempfile::tempdir().unwrap();
@@ -414,6 +435,9 @@ fn quick_skips_plan_and_wall_and_still_verifies_with_the_tests() {
 
 #[test]
 fn status_follows_a_live_run_and_then_shows_its_verdict() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = bug_repo(&[""]);
     let tmp = tempfile::tempdir().unwrap();

@@ -111,6 +111,9 @@ fn transcript(repo: &Path, report: &BuildReport) -> String {
 
 #[test]
 fn an_honest_fix_is_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let f = fixture();
     let report = build(
         f.repo.path(),
@@ -145,6 +148,9 @@ fn an_honest_fix_is_verified() {
 
 #[test]
 fn deleting_the_failing_test_is_named() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let f = fixture();
     let (_, r) = run_case(
         &f,
@@ -161,6 +167,9 @@ fn deleting_the_failing_test_is_named() {
 
 #[test]
 fn a_skip_marker_is_named() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let f = fixture();
     let (_, r) = run_case(
         &f,
@@ -176,6 +185,9 @@ fn a_skip_marker_is_named() {
 
 #[test]
 fn a_weakened_assertion_is_named() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let f = fixture();
     // Fixes add, breaks mul, and hides that by weakening test_mul's assertion.
     let calls = [
@@ -199,6 +211,9 @@ fn a_weakened_assertion_is_named() {
 /// did at base. Before the judge compared the new form with the base code, this was VERIFIED.
 #[test]
 fn a_failing_test_swapped_to_the_buggy_output_is_named() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let repo = GitRepo::new();
     repo.write(
         "calc.py",

@@ -47,6 +47,9 @@ fn assert_wall_proved(r: &Value, wall_path: &str, executed: u64) {
 
 #[test]
 fn a_go_wall_runs_its_test_functions_only() {
+    if !loki_test_support::require_tool("go", &["version"]) {
+        return;
+    }
     let repo = GitRepo::new();
     repo.write("go.mod", "module example.com/calc\n\ngo 1.19\n")
         .write("calc/calc.go", "package calc\n\n// Add returns the sum.\nfunc Add(a, b int) int { return a - b }\n")
@@ -74,16 +77,9 @@ fn a_go_wall_runs_its_test_functions_only() {
     assert_eq!(report.changed_files, ["calc/calc.go"]);
 }
 
-/// `$LOKI_NPM_CACHE/node_modules` when vitest is installed there (`.ci/run` does that).
-fn npm_cache() -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(std::env::var_os("LOKI_NPM_CACHE")?).join("node_modules");
-    dir.join(".bin/vitest").exists().then_some(dir)
-}
-
 #[test]
 fn a_vitest_wall_runs_through_the_package_script_on_its_file_only() {
-    let Some(node_modules) = npm_cache() else {
-        eprintln!("skipped: LOKI_NPM_CACHE not set (or vitest not installed there)");
+    let Some(node_modules) = loki_test_support::require_npm(&["vitest"]) else {
         return;
     };
     let repo = GitRepo::new();

@@ -115,10 +115,5 @@ pub fn event_types(run_dir: &Path) -> Vec<String> {
     events.into_iter().map(|e| e.kind).collect()
 }
 
-pub fn has(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
-}
-
 pub const PY_APP: &str = "def average(values):\n    return sum(values) / len(values)\n\n\ndef main():\n    print(\"average:\", average([]))\n\n\nmain()\n";
 pub const PY_LINE: &str = "    return sum(values) / len(values)\n";

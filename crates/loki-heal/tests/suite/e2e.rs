@@ -6,7 +6,7 @@ use std::time::Duration;
 use loki_core::outcome::Outcome;
 use loki_heal::{FixOptions, FixSession, PatchSource, ReplayVerdict, Settled};
 
-use super::common::{Fx, PY_APP, PY_LINE, answer, event_types, has, scripted, sha};
+use super::common::{Fx, PY_APP, PY_LINE, answer, event_types, scripted, sha};
 
 #[test]
 fn python_correct_patch_is_verified_and_its_backup_removed() {
@@ -154,8 +154,7 @@ fn a_harness_failure_keeps_both_the_patch_and_the_backup() {
 
 #[test]
 fn node_correct_patch_is_verified() {
-    if !has("node") {
-        eprintln!("skipped: node not installed");
+    if !loki_test_support::require_tool("node", &["--version"]) {
         return;
     }
     let app = "function total(order) {\n  return order.items.reduce((s, i) => s + i.price, 0);\n}\n\nconsole.log(total({}));\n";
@@ -183,8 +182,7 @@ fn node_correct_patch_is_verified() {
 
 #[test]
 fn rust_correct_patch_is_verified() {
-    if !has("cargo") {
-        eprintln!("skipped: cargo not installed");
+    if !loki_test_support::require_tool("cargo", &["--version"]) {
         return;
     }
     let main = "fn ratio(total: u32, parts: u32) -> u32 {\n    total / parts\n}\n\nfn main() {\n    let parts = std::env::args().skip(1).count() as u32;\n    println!(\"{}\", ratio(10, parts));\n}\n";

@@ -15,13 +15,7 @@ use super::{copy_tree, tree};
 const PARTIAL_SUCCESS: &str = "015_failure_after_partial_success_leaves_changes";
 
 fn scenarios_dir() -> Option<PathBuf> {
-    match std::env::var_os("LOKI_SHARED_FIXTURES") {
-        Some(d) => Some(PathBuf::from(d).join("codex-apply-patch").join("scenarios")),
-        None => {
-            eprintln!("skipped: LOKI_SHARED_FIXTURES not set");
-            None
-        }
-    }
+    loki_test_support::require_shared_fixtures("codex-apply-patch/scenarios")
 }
 
 fn run(dir: &std::path::Path) -> (Result<usize, PatchError>, tempfile::TempDir) {

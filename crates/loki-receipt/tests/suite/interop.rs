@@ -1,6 +1,6 @@
 //! OpenSSL 3.0 interop: it verifies our signatures, reads our keys, and its keys sign for us.
-//! Runs `/usr/bin/openssl` (CI installs it); a missing binary fails the test rather than skip it,
-//! because interop is a promise of the issue.
+//! Runs `/usr/bin/openssl` (`scripts/test` installs it); under CI a missing binary fails the test
+//! rather than skip it, because interop is a promise of the issue.
 
 #![allow(clippy::disallowed_methods)] // Tests write the files openssl reads.
 
@@ -32,6 +32,9 @@ fn p(path: &Path) -> &str {
 
 #[test]
 fn openssl_verifies_our_signature_over_the_pae() {
+    if !loki_test_support::require_tool(OPENSSL, &["version"]) {
+        return;
+    }
     let fx = sealed_run();
     let dir = fx.tmp.path();
     let signer = Signer::load(None, &fx.env).unwrap().unwrap();
@@ -70,6 +73,9 @@ fn openssl_verifies_our_signature_over_the_pae() {
 
 #[test]
 fn a_key_made_by_openssl_genpkey_works_as_the_key_file() {
+    if !loki_test_support::require_tool(OPENSSL, &["version"]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let key = tmp.path().join("openssl.pem");
     let pubkey = tmp.path().join("openssl.pub.pem");
@@ -105,6 +111,9 @@ fn a_key_made_by_openssl_genpkey_works_as_the_key_file() {
 
 #[test]
 fn openssl_reads_our_key_file() {
+    if !loki_test_support::require_tool(OPENSSL, &["version"]) {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let signer = Signer::load_or_create(tmp.path(), &KeyEnv::default()).unwrap();
     let key = home_key_path(tmp.path());

@@ -1,7 +1,5 @@
 //! RFC 8785 conformance of the canonical form and stability under key reordering.
 
-use std::path::PathBuf;
-
 use loki_receipt::schema::{canonical_bytes, receipt_sha256_of_value};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -10,11 +8,9 @@ use crate::support::reversed_json;
 
 #[test]
 fn rfc8785_test_data_canonicalizes_byte_for_byte() {
-    let Some(root) = std::env::var_os("LOKI_SHARED_FIXTURES") else {
-        eprintln!("skipped: LOKI_SHARED_FIXTURES not set");
+    let Some(dir) = loki_test_support::require_shared_fixtures("jcs") else {
         return;
     };
-    let dir = PathBuf::from(root).join("jcs");
     let mut seen = 0;
     let mut inputs: Vec<_> = std::fs::read_dir(dir.join("input"))
         .unwrap()

@@ -38,9 +38,11 @@ const GITLAB: &str = r#"test:
 
 const WF: &str = ".github/workflows/ci.yml";
 
-fn fixture() -> Fixture {
-    require("python3", &["-m", "pytest", "--version"]);
-    Fixture::new(
+fn fixture() -> Option<Fixture> {
+    if !require("python3", &["-m", "pytest", "--version"]) {
+        return None;
+    }
+    Some(Fixture::new(
         "ci",
         &[
             ("calc.py", "def add(a, b):\n    return a + b\n".into()),
@@ -54,7 +56,7 @@ fn fixture() -> Fixture {
             (".gitignore", "__pycache__/\n".into()),
         ],
         &[],
-    )
+    ))
 }
 
 // Today (ci, binary of ab4b6ca, measured): wrong: exit_0_after_the_tests (clean);
@@ -229,5 +231,8 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn ci_judge_cases() {
-    fixture().run(&cases());
+    let Some(fx) = fixture() else {
+        return;
+    };
+    fx.run(&cases());
 }

@@ -213,13 +213,19 @@ fn seal_check(sandbox: &Sandbox, repo: &GitRepo) -> (Option<i32>, Value) {
 
 #[test]
 fn code_under_test_cannot_poison_the_cached_base_results() {
-    assert!(
-        loki_core::confine::available(),
-        "this kernel has no Landlock: the judge's fence cannot be tested here"
-    );
+    if !loki_core::confine::available() {
+        loki_test_support::missing(
+            "Landlock (the judge's fence)",
+            "run on Linux 5.13+ with Landlock enabled",
+        );
+        return;
+    }
     for eco in ECOS {
         let (tool, args) = eco.tool;
-        require(tool, &args.split(' ').collect::<Vec<_>>());
+        // A missing runner skips only its ecosystem (outside CI), not the others.
+        if !require(tool, &args.split(' ').collect::<Vec<_>>()) {
+            continue;
+        }
         let sandbox = Sandbox::new();
         let repo = GitRepo::new();
         for (path, text) in eco.base {

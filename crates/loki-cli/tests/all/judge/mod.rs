@@ -477,35 +477,15 @@ pub fn toolchain_env() -> Vec<(OsString, OsString)> {
     ]
 }
 
-/// `$LOKI_NPM_CACHE/node_modules` with vitest and jest installed: the JS fixtures link it.
-pub fn npm_cache() -> PathBuf {
-    let Some(cache) = std::env::var_os("LOKI_NPM_CACHE") else {
-        panic!(
-            "LOKI_NPM_CACHE is not set: the judge's JS fixtures need vitest and jest installed \
-             there; run the npm install step of .ci/run (it sets LOKI_NPM_CACHE, default \
-             $HOME/.cache/loki-test-npm)"
-        );
-    };
-    let dir = PathBuf::from(cache).join("node_modules");
-    for bin in ["vitest", "jest"] {
-        assert!(
-            dir.join(".bin").join(bin).exists(),
-            "{bin} is not installed in {}: run the npm install step of .ci/run",
-            dir.display()
-        );
-    }
-    dir
+/// `$LOKI_NPM_CACHE/node_modules` with vitest and jest installed: the JS fixtures link it. `None`
+/// (the test returns) only outside CI; under `scripts/test` a missing install fails the test.
+pub fn npm_cache() -> Option<PathBuf> {
+    loki_test_support::require_npm(&["vitest", "jest"])
 }
 
-/// Panics unless `tool --version` runs: the fixtures use the real runners and never skip.
-pub fn require(tool: &str, args: &[&str]) {
-    let ok = Command::new(tool)
-        .args(args)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok,
-        "`{tool} {}` failed: the judge's fixtures need it (.ci/run installs it)",
-        args.join(" ")
-    );
+/// Whether `tool args…` runs: the fixtures use the real runners. False (the test returns) only
+/// outside CI; under `scripts/test` a missing runner fails the test.
+#[must_use]
+pub fn require(tool: &str, args: &[&str]) -> bool {
+    loki_test_support::require_tool(tool, args)
 }

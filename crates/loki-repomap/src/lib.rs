@@ -1,4 +1,6 @@
-//! The repository map: files, languages and top-level symbols, ranked by relevance to the task.
+//! The repository map: files, languages and top-level symbols, ranked by relevance to the task,
+//! cached by tree. The engine's intake builds it; the wall stage asks it where a file stops
+//! parsing. It owns the tree-sitter grammars of the workspace's repo map and nothing else.
 //!
 //! # Symbols
 //! Each mapped file is parsed with its tree-sitter grammar (Rust, Python, JavaScript, TypeScript,
@@ -47,8 +49,8 @@
 //!
 //! # Speed
 //! Parsing costs about a millisecond per few-KB file (see `benches/repomap.rs`), so a map of
-//! thousands of files is parsed by up to [`MAX_WORKERS`] scoped threads (one per core, none for
-//! maps under [`PARALLEL_MIN_FILES`] files per thread) that take files from a shared counter. Each
+//! thousands of files is parsed by up to `MAX_WORKERS` scoped threads (one per core, none for
+//! maps under `PARALLEL_MIN_FILES` files per thread) that take files from a shared counter. Each
 //! thread creates one parser per grammar on first use and reuses it for all its files. Entries go
 //! back in path order, so the map never depends on scheduling. The map is cached by tree (below),
 //! so this cost is paid once per base tree.
@@ -61,6 +63,10 @@
 //! # Cache
 //! The map depends only on the tree, so it is stored as `<cache>/repomap/<tree>.json` (atomic
 //! write) and reused for the same tree and [`CACHE_SCHEMA`]; an unreadable cache file is rebuilt.
+//!
+//! # Never
+//! Run git or any other process (the caller lists the tree's files and blob ids), write anywhere
+//! but `<cache>/repomap/`, print, or fail a build because a file cannot be read or parsed.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -68,11 +74,34 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::EngineError;
-
 mod symbols;
 
 use symbols::{Grammar, Scanner};
+
+/// Why the map could not be stored. Reading and parsing never fail the map (see the module docs).
+#[derive(Debug, thiserror::Error)]
+pub enum RepoMapError {
+    #[error("create {path}: {source}")]
+    CreateDir {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Core(#[from] loki_core::CoreError),
+}
+
+/// Writes `bytes` to `path` atomically, creating its parent directories.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RepoMapError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| RepoMapError::CreateDir {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    loki_core::fs::write_atomic(path, bytes)?;
+    Ok(())
+}
 
 /// Files mapped at most: enough for large repositories' relevant parts; the rest is listed by name.
 pub const MAX_FILES: usize = 20_000;
@@ -207,7 +236,7 @@ impl RepoMap {
         root: &Path,
         tree: &str,
         files: &[(String, String)],
-    ) -> Result<(RepoMap, MapSource), EngineError> {
+    ) -> Result<(RepoMap, MapSource), RepoMapError> {
         let dir = cache_dir.join("repomap");
         let file = dir.join(format!("{tree}.json"));
         if let Some(map) = read_map(&file).filter(|m| m.tree == tree) {
@@ -217,7 +246,7 @@ impl RepoMap {
         let (map, parsed) = RepoMap::build_counting(root, tree, files, previous.as_ref());
         // A cache that cannot be written costs time next run, not correctness.
         if let Ok(bytes) = serde_json::to_vec(&map) {
-            crate::write_file(&file, &bytes)?;
+            write_file(&file, &bytes)?;
         }
         prune(&dir);
         let source = match previous {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use loki_engine::repomap::RepoMap;
+use loki_repomap::RepoMap;
 
 /// Files per language; TypeScript's are split between `.ts` and `.tsx`.
 const FILES_PER_LANG: usize = 400;

@@ -1,0 +1,64 @@
+//! The gate stage: the sealed wall run on the unchanged base, before any code is written. A wall
+//! that passes there in full means the task is already satisfied (ALREADY_SATISFIED, and no
+//! implement stage); its pass / fail / not-run counts go into the receipt as the wall's base run.
+//! What the wall's run wrote in the worktree is put back afterwards.
+
+use loki_events::EventType;
+use serde_json::json;
+
+use crate::EngineError;
+use crate::engine::{MIN_CHECK_TIME, RunState, Step};
+use crate::verify::{self, check_env, generated_note};
+use crate::wall;
+
+/// The gate stage of a run (see the module doc).
+pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some(i) = &s.intake else {
+        return Ok(Step::Skipped("no worktree".into()));
+    };
+    if s.wall.files.is_empty() {
+        return Ok(Step::Skipped("no wall was sealed".into()));
+    }
+    wall::install(&i.worktree, &s.wall)?;
+    let opts = loki_checks::RunOptions {
+        timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
+        output_cap: loki_checks::exec::DEFAULT_LOG_CAP,
+        log_dir: s.run_dir.join("checks").join("gate"),
+        env: check_env(s, i),
+        rerun_failed: false,
+        wrapper: s.wrapper.clone(),
+        confine_exe: None,
+        fence: None,
+    };
+    let git = loki_git::Git::new(&i.worktree);
+    let before = git.snapshot_worktree_cached()?;
+    let mut base = loki_receipt::schema::BaseRun::default();
+    for f in &s.wall.files {
+        let r = loki_checks::run_check(&f.check, &opts)?;
+        s.checks_s += r.duration_s;
+        s.log.append(EventType::CheckResult, None, json!({"stage": "gate", "name": r.name, "result": r.result, "executed": r.executed, "failed": r.failed}))?;
+        if verify::proves(&r) {
+            base.pass += 1;
+        } else if r.executed == 0 {
+            base.not_run += 1;
+        } else {
+            base.fail += 1;
+        }
+    }
+    // What the wall's run wrote (a lockfile, caches) is not the agent's work: put it back.
+    let generated = git.reset_to_tree(&before)?;
+    s.already_satisfied = usize::try_from(base.pass).is_ok_and(|p| p == s.wall.files.len());
+    s.wall_base = base;
+    Ok(Step::Done(format!(
+        "wall on the unchanged base: {} pass, {} fail, {} not run{}{}",
+        base.pass,
+        base.fail,
+        base.not_run,
+        if s.already_satisfied {
+            " ⇒ already satisfied"
+        } else {
+            ""
+        },
+        generated_note(&generated)
+    )))
+}

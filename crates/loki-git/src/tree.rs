@@ -1,0 +1,137 @@
+//! Trees and blobs built and read without touching any index but a temporary one: blobs stored
+//! without filters, trees edited or narrowed, a tree exported to a plain directory, files and
+//! listings read from a revision.
+
+use std::path::Path;
+
+use crate::temp::TempFile;
+use crate::{Entry, Git, GitError};
+
+/// An edit to a tree: put `entry` at `path`, or remove `path` when `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeEdit {
+    pub path: String,
+    pub entry: Option<Entry>,
+}
+
+impl Git {
+    /// Stores `bytes` as a blob in the repository's object store and returns its id. Written
+    /// without filters, so the blob is exactly these bytes.
+    pub fn hash_blob(&self, bytes: &[u8]) -> Result<String, GitError> {
+        let file = TempFile::with_content("blob", bytes)?;
+        let p = file.path().to_string_lossy().into_owned();
+        let out = self.run(&["hash-object", "-w", "--no-filters", "--", &p])?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
+    /// `tree` (a tree or commit) with `edits` applied, as a new tree id; built in a temporary
+    /// index, so nothing else changes.
+    pub fn tree_with(&self, tree: &str, edits: &[TreeEdit]) -> Result<String, GitError> {
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
+        self.run_spec(&with_index(&["read-tree", tree]))?;
+        let (puts, removes): (Vec<&TreeEdit>, Vec<&TreeEdit>) =
+            edits.iter().partition(|e| e.entry.is_some());
+        for chunk in removes.chunks(256) {
+            let mut args = vec!["update-index", "--force-remove", "--"];
+            args.extend(chunk.iter().map(|e| e.path.as_str()));
+            self.run_spec(&with_index(&args))?;
+        }
+        for chunk in puts.chunks(128) {
+            let infos: Vec<String> = chunk
+                .iter()
+                .filter_map(|e| {
+                    e.entry
+                        .as_ref()
+                        .map(|en| format!("{},{},{}", en.mode, en.oid, e.path))
+                })
+                .collect();
+            let mut args = vec!["update-index", "--add"];
+            for info in &infos {
+                args.push("--cacheinfo");
+                args.push(info);
+            }
+            self.run_spec(&with_index(&args))?;
+        }
+        let out = self.run_spec(&with_index(&["write-tree"]))?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
+    /// `tree` without the paths matching `pathspecs` (git pathspecs: paths or globs), built in a
+    /// temporary index; the user's index is untouched.
+    pub fn tree_without(&self, tree: &str, pathspecs: &[&str]) -> Result<String, GitError> {
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
+        self.run_spec(&with_index(&["read-tree", tree]))?;
+        if !pathspecs.is_empty() {
+            let mut args = vec!["rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"];
+            args.extend_from_slice(pathspecs);
+            self.run_spec(&with_index(&args))?;
+        }
+        let out = self.run_spec(&with_index(&["write-tree"]))?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+
+    /// Writes the files of `tree` (a tree or commit id) into the directory `dest` (created when
+    /// missing), symlinks and executable bits included. Goes through a temporary index, so the
+    /// user's index, checkout and worktree list are untouched; `dest` is not a git checkout.
+    pub fn export_tree(&self, tree: &str, dest: &Path) -> Result<(), GitError> {
+        std::fs::create_dir_all(dest).map_err(|e| GitError::Io {
+            action: "create",
+            path: dest.to_path_buf(),
+            source: e,
+        })?;
+        let index = TempFile::new("index")?;
+        let with_index = |args: &[&str]| self.spec(args).env("GIT_INDEX_FILE", index.path());
+        self.run_spec(&with_index(&["read-tree", tree]))?;
+        // checkout-index joins the prefix and the path as strings: the trailing slash makes a dir.
+        let prefix = format!("--prefix={}/", dest.to_string_lossy().trim_end_matches('/'));
+        self.run_spec(&with_index(&["checkout-index", "-a", "-f", &prefix]))
+            .map(drop)
+    }
+
+    /// The bytes of the blob `oid`.
+    pub fn show_blob(&self, oid: &str) -> Result<Vec<u8>, GitError> {
+        self.run(&["cat-file", "blob", oid])
+    }
+
+    /// The bytes of `path` at `rev`, or `None` when it does not exist there.
+    pub fn show_file(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        match self.run(&["cat-file", "blob", &format!("{rev}:{path}")]) {
+            Ok(b) => Ok(Some(b)),
+            Err(GitError::Failed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every file in `rev`'s tree with its blob id, as `(path, blob)` (submodules excluded).
+    pub fn ls_tree_blobs(&self, rev: &str) -> Result<Vec<(String, String)>, GitError> {
+        let out = self.run(&["ls-tree", "-r", "-z", "--full-tree", rev])?;
+        Ok(out
+            .split(|&b| b == 0)
+            .filter_map(|rec| {
+                // `<mode> SP <type> SP <oid> TAB <path>`
+                let tab = rec.iter().position(|&b| b == b'\t')?;
+                let head = String::from_utf8_lossy(&rec[..tab]);
+                let mut parts = head.split(' ');
+                let (_mode, kind, oid) = (parts.next()?, parts.next()?, parts.next()?);
+                (kind == "blob").then(|| {
+                    (
+                        String::from_utf8_lossy(&rec[tab + 1..]).into_owned(),
+                        oid.to_string(),
+                    )
+                })
+            })
+            .collect())
+    }
+
+    /// Every file path in `rev`'s tree.
+    pub fn ls_tree(&self, rev: &str) -> Result<Vec<String>, GitError> {
+        let out = self.run(&["ls-tree", "-r", "-z", "--name-only", rev])?;
+        Ok(out
+            .split(|&b| b == 0)
+            .filter(|f| !f.is_empty())
+            .map(|f| String::from_utf8_lossy(f).into_owned())
+            .collect())
+    }
+}

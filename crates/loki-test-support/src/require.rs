@@ -1,0 +1,198 @@
+//! Tests that need something outside Rust (a tool such as `go` or pytest, an npm install, the
+//! shared public fixtures) ask for it here, and only here.
+//!
+//! A green run must prove something: under CI (`CI` set) or with `LOKI_REQUIRE_TOOLS=1` (which
+//! `scripts/test` sets) a missing prerequisite fails the test with what is missing and how to get
+//! it. Elsewhere (a developer's plain `cargo test`) the test prints one `skipped: …` line and
+//! returns, so a laptop without Go can still run the rest; libtest captures that line like any
+//! output, so `cargo test --workspace -- --nocapture 2>&1 | grep '^skipped:'` lists what was skipped.
+//!
+//! Each environment variable defaults to the place `scripts/test` installs to, so a developer who
+//! ran `scripts/test` once gets the same coverage from a plain `cargo test`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// How to get everything at once: named in every message.
+const SETUP: &str = "./scripts/test installs it";
+
+/// Whether a missing prerequisite fails the test rather than skipping it.
+#[must_use]
+pub fn tools_required() -> bool {
+    let set = |name: &str| {
+        std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+    };
+    set("CI") || set("LOKI_REQUIRE_TOOLS")
+}
+
+/// Reports a missing prerequisite: panics when [`tools_required`], otherwise prints one
+/// `skipped:` line. `what` says what is missing, `how` how to install it.
+#[expect(
+    clippy::print_stderr,
+    reason = "the one skip notice, on the test's own stderr; the test that called this returns"
+)]
+pub fn missing(what: &str, how: &str) {
+    if tools_required() {
+        panic!(
+            "required for this test: {what} ({how}; {SETUP}). CI or LOKI_REQUIRE_TOOLS=1 makes a \
+             missing tool a failure, not a skip"
+        );
+    }
+    eprintln!("skipped: {what} ({how}; {SETUP})");
+}
+
+/// True when `program args…` runs and exits 0 (`go version`, `python3 -m pytest --version`);
+/// otherwise reports it [`missing`] and returns false, so the test returns.
+#[must_use]
+pub fn require_tool(program: &str, args: &[&str]) -> bool {
+    let ok = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        let shown = std::iter::once(program)
+            .chain(args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        missing(
+            &format!("`{shown}` does not run"),
+            install_hint(program, args),
+        );
+    }
+    ok
+}
+
+/// `python3 -m pytest` runs.
+#[must_use]
+pub fn require_pytest() -> bool {
+    require_tool("python3", &["-m", "pytest", "--version"])
+}
+
+/// How to install a tool, for the messages.
+fn install_hint(program: &str, args: &[&str]) -> &'static str {
+    // `/usr/bin/openssl` installs like `openssl`.
+    let name = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(program);
+    match (name, args.first().copied()) {
+        ("python3", Some("-m")) => "python3 -m pip install pytest",
+        ("python3", _) => "apt-get install python3",
+        ("go", _) => "apt-get install golang-go",
+        ("node" | "npm", _) => "apt-get install nodejs npm",
+        ("openssl", _) => "apt-get install openssl",
+        ("script", _) => "apt-get install bsdutils",
+        ("cargo", Some("clippy")) => "rustup component add clippy",
+        ("cargo", Some("nextest")) => "cargo install --locked cargo-nextest",
+        ("rustfmt", _) => "rustup component add rustfmt",
+        _ => "install it",
+    }
+}
+
+/// `$LOKI_NPM_CACHE/node_modules` (default `$HOME/.cache/loki-test-npm`) when every one of
+/// `bins` is installed in its `.bin`; otherwise reports them [`missing`].
+#[must_use]
+pub fn require_npm(bins: &[&str]) -> Option<PathBuf> {
+    let modules =
+        env_or_home("LOKI_NPM_CACHE", ".cache/loki-test-npm").map(|d| d.join("node_modules"));
+    let absent: Vec<&str> = bins
+        .iter()
+        .copied()
+        .filter(|b| {
+            !modules
+                .as_ref()
+                .is_some_and(|m| m.join(".bin").join(b).exists())
+        })
+        .collect();
+    if absent.is_empty() {
+        return modules;
+    }
+    missing(
+        &format!(
+            "{} in {}",
+            absent.join(", "),
+            modules.as_ref().map_or_else(
+                || "$LOKI_NPM_CACHE/node_modules".to_string(),
+                |m| m.display().to_string()
+            )
+        ),
+        "npm install --prefix \"$LOKI_NPM_CACHE\" vitest@3 vite@7 jest@29 eslint@9 typescript@5",
+    );
+    None
+}
+
+/// `$LOKI_PY_TOOLS` (default `$HOME/.cache/loki-test-py`), a `pip install --target` directory, when
+/// it holds ruff and pyflakes; otherwise reports them [`missing`]. Kept off `PATH` on purpose: the
+/// other tests rely on the fallback a machine without them gets.
+#[must_use]
+pub fn require_py_tools() -> Option<PathBuf> {
+    let dir = env_or_home("LOKI_PY_TOOLS", ".cache/loki-test-py");
+    if let Some(d) = dir.filter(|d| d.join("bin/ruff").is_file() && d.join("pyflakes").is_dir()) {
+        return Some(d);
+    }
+    missing(
+        "ruff and pyflakes in $LOKI_PY_TOOLS",
+        "python3 -m pip install --target \"$LOKI_PY_TOOLS\" ruff pyflakes",
+    );
+    None
+}
+
+/// `$LOKI_SHARED_FIXTURES/<sub>` (default `shared/fixtures` beside the repository), public test
+/// data read in place, when it is a directory; otherwise reports it [`missing`].
+#[must_use]
+pub fn require_shared_fixtures(sub: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("LOKI_SHARED_FIXTURES")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(default_shared_fixtures);
+    if let Some(dir) = root.map(|r| r.join(sub)).filter(|d| d.is_dir()) {
+        return Some(dir);
+    }
+    missing(
+        &format!("$LOKI_SHARED_FIXTURES/{sub}"),
+        "set LOKI_SHARED_FIXTURES to the shared fixtures directory (RFC 8785 vectors, Codex \
+         apply-patch scenarios)",
+    );
+    None
+}
+
+/// `scripts/test`'s default: `shared/fixtures` in the directory that holds the repository.
+fn default_shared_fixtures() -> Option<PathBuf> {
+    // This crate is `<repo>/crates/loki-test-support`.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?.parent()?;
+    Some(repo.parent()?.join("shared/fixtures"))
+}
+
+/// `$var` when set and not empty, else `$HOME/<rel>`.
+fn env_or_home(var: &str, rel: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h: OsString| PathBuf::from(h).join(rel)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_that_runs_is_there() {
+        assert!(require_tool("sh", &["-c", "exit 0"]));
+    }
+
+    #[test]
+    fn hints_name_the_package() {
+        assert_eq!(
+            install_hint("go", &["version"]),
+            "apt-get install golang-go"
+        );
+        assert_eq!(
+            install_hint("python3", &["-m", "pytest", "--version"]),
+            "python3 -m pip install pytest"
+        );
+    }
+}
