@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::EngineError;
 use crate::engine::{IMPLEMENT_SESSION, RunState, Step};
+use crate::intake::Intake;
 use crate::plan::Plan;
 use crate::session::SessionReport;
 use crate::verify::Verification;
@@ -131,18 +132,29 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         return Ok(Step::Skipped("no worktree".into()));
     };
     let brief = brief(&s.opts.task.text, &s.plan, &s.wall);
+    agent_round(s, i, IMPLEMENT_SESSION, &brief)
+}
+
+/// One agent session named `label` in the intake's worktree, then what follows every session.
+fn agent_round(
+    s: &mut RunState<'_>,
+    i: Intake,
+    label: &str,
+    brief: &str,
+) -> Result<Step, EngineError> {
     let wrapper = s.wrapper.clone();
     let r = s.session(
-        IMPLEMENT_SESSION,
+        label,
         loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
-        &brief,
+        brief,
         &i.worktree,
         &i.fence,
         &wrapper,
     );
+    // The worktree goes back to the run before an error ends it.
     s.intake = Some(i);
     let r = r?;
-    after_session(s, &r, IMPLEMENT_SESSION).map(Step::Done)
+    after_session(s, &r, label).map(Step::Done)
 }
 
 /// Fix round `round`: one session with [`fix_brief`] from the last verification's failures.
@@ -156,17 +168,5 @@ pub(crate) fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, Engine
         .map(Verification::feedback)
         .unwrap_or_default();
     let brief = fix_brief(&s.opts.task.text, round, &feedback);
-    let label = format!("fix-{round}");
-    let wrapper = s.wrapper.clone();
-    let r = s.session(
-        &label,
-        loki_agent::agent::DEFAULT_SYSTEM_PROMPT,
-        &brief,
-        &i.worktree,
-        &i.fence,
-        &wrapper,
-    );
-    s.intake = Some(i);
-    let r = r?;
-    after_session(s, &r, &label).map(Step::Done)
+    agent_round(s, i, &format!("fix-{round}"), &brief)
 }
