@@ -965,6 +965,17 @@ pub fn run_check(check: &Check, opts: &RunOptions) -> Result<CheckResult, Checks
         source,
     })?;
     let report = first.report.unwrap_or_default();
+    tracing::info!(
+        check = %check.name,
+        cmd = %check.command_line(),
+        cwd = %check.cwd.display(),
+        status = ?judgement.status,
+        exit = first.exit_code,
+        executed = report.executed(),
+        attempts,
+        secs = duration.as_secs_f64(),
+        "ran a check"
+    );
     Ok(CheckResult {
         name: check.name.clone(),
         kind: check.kind,

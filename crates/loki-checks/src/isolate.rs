@@ -309,6 +309,11 @@ fn symlink(target: &Path, link: &Path) -> Result<(), ChecksError> {
     std::os::unix::fs::symlink(target, link).map_err(io_err("create the symlink", link))
 }
 
+/// The last value of `name` in `env` (the one a child would see).
+pub(crate) fn env_var<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsStr> {
+    env_value(env, name)
+}
+
 fn env_value<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsStr> {
     env.iter()
         .rev()

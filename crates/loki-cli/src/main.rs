@@ -9,6 +9,7 @@ mod cli;
 mod cmd;
 mod confine;
 mod context;
+mod log;
 mod output;
 mod progress;
 
@@ -61,6 +62,7 @@ fn main() -> ProcessExit {
         }
     };
     output::init_color(&cli.global);
+    log::init(cli.global.verbose, output::stderr_color());
     let code = match run(cli) {
         Ok(code) => code,
         Err(err) => {

@@ -32,6 +32,15 @@ pub fn init_color(global: &GlobalArgs) {
     choice.write_global();
 }
 
+/// Whether stderr gets colour, after [`init_color`].
+pub fn stderr_color() -> bool {
+    match anstream::ColorChoice::global() {
+        anstream::ColorChoice::Always | anstream::ColorChoice::AlwaysAnsi => true,
+        anstream::ColorChoice::Never => false,
+        anstream::ColorChoice::Auto => std::io::stderr().is_terminal(),
+    }
+}
+
 /// Wraps `text` in `style` (stripped later by anstream when colour is off).
 pub fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")

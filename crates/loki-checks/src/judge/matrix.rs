@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::identity::{group, pair};
-use crate::baseline::statuses;
+use crate::baseline::{status_of, statuses};
 use crate::detect::CheckKind;
 use crate::exec::{CheckResult, CheckStatus};
 use crate::integrity::{Finding, FindingKind};
@@ -199,8 +199,7 @@ impl Runs<'_> {
         let Some(r) = self.results.iter().find(|r| r.name == check) else {
             return Probe::NoRun;
         };
-        let st = statuses(&r.tests);
-        match st.get(id) {
+        match status_of(&r.tests, id) {
             Some(TestStatus::Passed) => return Probe::Passed,
             Some(TestStatus::Failed) => return Probe::Failed,
             Some(TestStatus::Skipped) => return Probe::Skipped,

@@ -13,11 +13,19 @@
 //!   deliberate behaviour change (fact `expectation_changed`).
 //!
 //! A test that newly fails is rerun alone at head (a failure that does not repeat is flaky at
-//! head) and then on the base (twice, narrowed to it) before it is blamed: one that fails there
-//! too is flaky (fact `flaky`, listed as not proven). Everything except H runs in a tree
-//! exported to a temporary directory and prepared so that its own code runs ([`crate::isolate`]);
-//! B runs beside H on a second thread, except for cargo projects (two builds would only share the
-//! cores).
+//! head) and then on the base (twice, narrowed to it) before it is blamed (module `reruns`): one that
+//! fails there too is flaky (fact `flaky`, listed as not proven).
+//!
+//! # Where the runs are
+//! H runs in the head's directory. B, and the reruns on the base, run in the base tree exported
+//! to a directory kept per repository and role under the cache ([`trees::SideTree::export`]: the
+//! same path every time, so Go's build cache, keyed by directory, is warm for the reruns of a later
+//! judgement) and prepared so that its own code runs ([`crate::isolate`]). O and N run in their
+//! hybrid trees, exported the same way, or, for Go checks whose hybrid differs from the head only
+//! in `.go` files, in the head's directory through `go test -overlay` (only the swapped packages
+//! rebuild; see [`trees`]). O's plan is static (module `original`), so B and O run beside H on their own
+//! threads, except for cargo (the trees' builds would only share the cores) and Go (an overlay
+//! shares the head's directory); the head's rerun runs beside the base's.
 //!
 //! Added test-owned files run O too when they can change how other tests run: a Go `TestMain` or
 //! `init`, a conftest, a test module with import-time side effects, a setup file, a helper. A
@@ -55,8 +63,10 @@ pub mod helpers;
 pub mod identity;
 pub mod locate;
 pub mod matrix;
+mod original;
 pub mod owned;
 pub mod rename;
+mod reruns;
 pub mod trees;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -70,14 +80,10 @@ use crate::baseline::{self, BaselineResult, Comparison, classify};
 use crate::detect::{Check, CheckKind, checks_for};
 use crate::exec::{CheckResult, CheckStatus, RunOptions, run_check};
 use crate::integrity::{Finding, scan, scan_input};
-use crate::select::Selection;
 
 pub use matrix::{Fact, FactKind};
 use owned::{Owner, owner};
 use trees::{Owned, SideTree, TestsFrom, hybrid};
-
-/// How many times a newly failing test is rerun on the base before it is blamed on the change.
-const BASE_RERUNS: usize = 2;
 
 /// What the judge judges.
 #[derive(Debug, Clone, Copy)]
@@ -202,6 +208,14 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
 const UNFENCED: &str = "fenced judge runs: this kernel has no Landlock, so the code of one run could write another run's tree or reports";
 
 fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
+    let started = std::time::Instant::now();
+    let phase = |name: &str| {
+        tracing::info!(
+            phase = name,
+            secs = started.elapsed().as_secs_f64(),
+            "judge phase done"
+        );
+    };
     let git = Git::new(input.repo_root);
     let base_tree = git
         .tree_of(input.base)
@@ -267,10 +281,14 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .filter(|f| !excluded(&f.path))
         .collect();
     out.findings.extend(hidden_runner_files(&git, &owned)?);
+    phase("static rules");
 
-    // H and B. The base runs in its own tree beside the head on another thread (the suites of
-    // two trees share nothing but the machine), except for cargo, whose builds of the two trees
-    // would only share the cores.
+    // H, B and O. B runs in its own tree, and so does O unless it is an overlay on the head's
+    // directory (Go), so they run beside H on their own threads (the suites of two trees share
+    // nothing but the machine), except where the trees' builds would only share the cores (cargo)
+    // or O shares the head's directory (Go).
+    let plan = original::plan(input, &git, &owned)?;
+    out.not_proven.extend(plan.notes());
     let head_opts = RunOptions {
         rerun_failed: false,
         log_dir: input.opts.log_dir.join("head"),
@@ -286,25 +304,33 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
                 .collect(),
         }
     };
-    let compiles = input
-        .checks
-        .iter()
-        .any(|c| matches!(c.kind, CheckKind::Cargo | CheckKind::Nextest));
-    let (head, base) = if compiles || input.head_results.is_some() || input.base_results.is_some() {
-        let head = run_head();
-        (head, base_run(input, &git, &base_tree))
+    let run_base = || base_run(input, &git, &base_tree);
+    let run_original = || plan.run(input, &git, &base_tree);
+    let alone = input.checks.iter().any(|c| {
+        matches!(
+            c.kind,
+            CheckKind::Cargo | CheckKind::Nextest | CheckKind::Go
+        )
+    });
+    let (head, base, original) = if alone {
+        (run_head(), run_base(), run_original())
     } else {
         std::thread::scope(|scope| {
-            let base = scope.spawn(|| base_run(input, &git, &base_tree));
+            let base = scope.spawn(run_base);
+            let original = scope.spawn(run_original);
             let head = run_head();
-            let base = base.join().unwrap_or_else(|_| {
-                Err(ChecksError::Io {
-                    action: "run the base (its thread panicked) in",
-                    path: input.repo_root.to_path_buf(),
-                    source: std::io::Error::other("thread panicked"),
-                })
-            });
-            (head, base)
+            let lost = |what: &'static str| ChecksError::Io {
+                action: what,
+                path: input.repo_root.to_path_buf(),
+                source: std::io::Error::other("thread panicked"),
+            };
+            let base = base
+                .join()
+                .unwrap_or_else(|_| Err(lost("run the base (its thread panicked) in")));
+            let original = original
+                .join()
+                .unwrap_or_else(|_| Err(lost("run the original tests (their thread panicked) in")));
+            (head, base, original)
         })
     };
     out.head = head?;
@@ -313,138 +339,11 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.not_proven.extend(base.notes);
     let mut base_tree_dir: Option<SideTree> = base.tree;
     out.comparison = classify(&out.base, &out.head);
-
-    // O: the original tests on the new code, for checks whose test-owned files were modified or
-    // deleted.
-    let test_owned: Vec<&Owned> = owned
-        .iter()
-        .filter(|o| matches!(o.owner, Owner::TestCode | Owner::TestData | Owner::Mixed))
-        .collect();
-    let base_side_changed: Vec<&Owned> = test_owned
-        .iter()
-        .copied()
-        .filter(|o| o.change.base.is_some())
-        .collect();
-    // Added test-owned files that can change how other tests run (a Go `TestMain`, a conftest,
-    // a test module that patches things when imported): O, without them, shows what they changed.
-    let mut takeovers: Vec<Takeover> = Vec::new();
-    for o in test_owned.iter().filter(|o| o.change.base.is_none()) {
-        // An added helper outside the test files (a vendored copy of one included) serves
-        // whatever tests import it.
-        if o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path) {
-            takeovers.push(Takeover {
-                path: o.change.path.clone(),
-                scope: None,
-            });
-            continue;
-        }
-        if let Some(e) = &o.change.head
-            && e.mode != "160000"
-        {
-            let bytes = git
-                .show_blob(&e.oid)
-                .map_err(git_err("read an added test file"))?;
-            if let Some(t) = takes_over(&o.change.path, &bytes) {
-                takeovers.push(t);
-            }
-        }
-    }
-    let mut in_original: BTreeSet<String> = base_side_changed
-        .iter()
-        .map(|o| o.change.path.as_str())
-        .chain(takeovers.iter().map(|t| t.path.as_str()))
-        .flat_map(|p| checks_for(input.checks, p))
-        .map(|c| c.name.clone())
-        .collect();
-    // A helper outside the test files can serve the tests of any suite of its language (another
-    // Go module, another package of the workspace): all of them run with its base version.
-    for o in &base_side_changed {
-        if o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path) {
-            let lang = helper_kinds(&o.change.path);
-            in_original.extend(
-                input
-                    .checks
-                    .iter()
-                    .filter(|c| lang.contains(&c.kind))
-                    .map(|c| c.name.clone()),
-            );
-        }
-    }
-    let owned_vec: Vec<Owned> = test_owned.iter().map(|o| (*o).clone()).collect();
-    let renames = api_renames(&git, &owned)?;
-    if !renames.is_empty() {
-        out.not_proven.push(format!(
-            "the original tests ran with the change's renames applied ({})",
-            renames
-                .iter()
-                .map(|(o, n)| format!("{o} → {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if !in_original.is_empty() {
-        let h = hybrid(
-            &git,
-            &base_tree,
-            input.head_tree,
-            &owned_vec,
-            TestsFrom::Base,
-            &renames,
-        )?;
-        for f in &h.unsplit {
-            out.not_proven.push(format!(
-                "original tests of {f}: its test items could not be separated from its code, so they were not run on the new code"
-            ));
-        }
-        let side = SideTree::export(
-            &git,
-            input.repo_root,
-            &h.tree,
-            "original",
-            &in_checkout(input),
-            input.opts,
-            input.cache_dir,
-        )?;
-        let to_run: Vec<Check> = input
-            .checks
-            .iter()
-            .filter(|c| in_original.contains(&c.name))
-            .cloned()
-            .collect();
-        let owns = |c: &Check, p: &str| {
-            checks_for(std::slice::from_ref(c), p)
-                .iter()
-                .any(|x| x.name == c.name)
-        };
-        let helper_changed = base_side_changed
-            .iter()
-            .any(|o| o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path));
-        let select = |c: &Check| {
-            if helper_changed {
-                return Selection::default();
-            }
-            let mine: Vec<&Takeover> = takeovers.iter().filter(|t| owns(c, &t.path)).collect();
-            if mine.iter().any(|t| t.scope.is_none()) {
-                return Selection::default();
-            }
-            let sel = selection_for(c, &base_side_changed, Side::Base);
-            let had_files = base_side_changed.iter().any(|o| owns(c, &o.change.path));
-            if had_files && sel.is_empty() {
-                return sel;
-            }
-            let mut files = sel.files;
-            files.extend(mine.iter().filter_map(|t| t.scope.clone()));
-            Selection::files(files)
-        };
-        out.original = side.run_selected(
-            &to_run,
-            &select,
-            input.opts,
-            input.opts.log_dir.join("original-tests"),
-        )?;
-        out.not_proven.extend(side.notes.iter().cloned());
-        out.not_proven.extend(side.evidence());
-    }
+    let original = original?;
+    out.original = original.results;
+    out.not_proven.extend(original.notes);
+    let in_original = &plan.in_original;
+    phase("head, base and original tests");
 
     let decision = matrix::decide(&matrix::Input {
         kinds: &kinds,
@@ -454,7 +353,7 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             results: &out.original,
         },
         new_on_base: matrix::Runs { results: &[] },
-        in_original: &in_original,
+        in_original,
     });
     out.findings.extend(decision.findings);
     out.facts.extend(decision.facts);
@@ -472,20 +371,23 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             &git,
             &base_tree,
             input.head_tree,
-            &owned_vec,
+            &plan.owned_vec,
             TestsFrom::Head,
-            &renames,
+            &plan.renames,
         )?;
-        let side = SideTree::export(
+        let side = SideTree::overlay_or_export(
             &git,
             input.repo_root,
+            input.head_root,
+            input.head_tree,
             &h.tree,
             "new",
             &in_checkout(input),
             input.opts,
             input.cache_dir,
         )?;
-        let head_side_changed: Vec<&Owned> = test_owned
+        let head_side_changed: Vec<&Owned> = plan
+            .test_owned
             .iter()
             .copied()
             .filter(|o| o.change.head.is_some())
@@ -496,7 +398,8 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             .filter(|c| suspects.contains(c.name.as_str()))
             .cloned()
             .collect();
-        let select = |c: &Check| selection_for(c, &head_side_changed, Side::Head);
+        let select =
+            |c: &Check| original::selection_for(c, &head_side_changed, original::Side::Head);
         out.new_on_base = side.run_selected(
             &to_run,
             &select,
@@ -514,146 +417,25 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         out.findings.extend(f);
         out.facts.extend(facts);
         out.not_proven.extend(np);
+        phase("new tests on the old code");
     }
 
-    // Newly failing tests: rerun alone at head first (a failure the head's run alone does not
-    // repeat is flaky, not a verdict), then on the base before blaming the change.
-    let mut newly_failing = decision.newly_failing.clone();
-    if !newly_failing.is_empty() && input.head_results.is_none() {
-        let ids: BTreeMap<&str, Vec<String>> =
-            newly_failing
-                .iter()
-                .fold(BTreeMap::new(), |mut m, (c, _, h)| {
-                    m.entry(c.as_str()).or_default().push(h.clone());
-                    m
-                });
-        let rerun_opts = RunOptions {
-            rerun_failed: false,
-            log_dir: input.opts.log_dir.join("head-rerun"),
-            ..input.opts.clone()
-        };
-        let mut passed_alone: BTreeSet<(String, String)> = BTreeSet::new();
-        for c in input
-            .checks
-            .iter()
-            .filter(|c| ids.contains_key(c.name.as_str()))
-        {
-            let sel = Selection::tests(ids.get(c.name.as_str()).cloned().unwrap_or_default());
-            let to_run =
-                crate::select::narrowed(c, input.head_root, &sel).unwrap_or_else(|| c.clone());
-            let r = run_check(&to_run, &rerun_opts)?;
-            let kind = kinds.get(&c.name).copied().unwrap_or(CheckKind::Npm);
-            for (check, _, head_id) in newly_failing.iter().filter(|(n, _, _)| *n == c.name) {
-                let probe = matrix::Runs {
-                    results: std::slice::from_ref(&r),
-                }
-                .probe(check, kind, head_id);
-                if probe == matrix::Probe::Passed {
-                    passed_alone.insert((check.clone(), head_id.clone()));
-                }
-            }
-            out.reruns.push(r);
-        }
-        newly_failing.retain(|(check, _, head_id)| {
-            if !passed_alone.contains(&(check.clone(), head_id.clone())) {
-                return true;
-            }
-            out.facts.push(Fact {
-                kind: FactKind::Flaky,
-                check: check.clone(),
-                test: head_id.clone(),
-                detail: format!(
-                    "{head_id} failed in the head's run and passed when rerun alone: flaky at head, not a verdict"
-                ),
-            });
-            out.not_proven
-                .push(format!("{check}: {head_id} is flaky at head (failed once, then passed)"));
-            false
-        });
+    // Newly failing tests: rerun alone at head and on the base before blaming the change.
+    let rr = reruns::rerun(reruns::Input {
+        judge: input,
+        git: &git,
+        base_tree: &base_tree,
+        kinds: &kinds,
+        newly_failing: &decision.newly_failing,
+        base_side: base_tree_dir.take(),
+    })?;
+    if !rr.results.is_empty() {
+        phase("reruns");
     }
-    if !newly_failing.is_empty() {
-        let side = match base_tree_dir.take() {
-            Some(s) => s,
-            None => SideTree::export(
-                &git,
-                input.repo_root,
-                &base_tree,
-                "base",
-                &in_checkout(input),
-                input.opts,
-                input.cache_dir,
-            )?,
-        };
-        let by_check: BTreeMap<&str, Vec<String>> =
-            decision
-                .newly_failing
-                .iter()
-                .fold(BTreeMap::new(), |mut m, (c, b, _)| {
-                    m.entry(c.as_str()).or_default().push(b.clone());
-                    m
-                });
-        let to_run: Vec<Check> = input
-            .checks
-            .iter()
-            .filter(|c| by_check.contains_key(c.name.as_str()))
-            .cloned()
-            .collect();
-        let select = |c: &Check| {
-            Selection::tests(by_check.get(c.name.as_str()).cloned().unwrap_or_default())
-        };
-        let mut failed_on_base: BTreeSet<(String, String)> = BTreeSet::new();
-        for n in 0..BASE_RERUNS {
-            let rs = side.run_selected(
-                &to_run,
-                &select,
-                input.opts,
-                input.opts.log_dir.join(format!("base-rerun-{}", n + 1)),
-            )?;
-            for r in &rs {
-                let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
-                for (c, b, _) in decision
-                    .newly_failing
-                    .iter()
-                    .filter(|(c, _, _)| *c == r.name)
-                {
-                    let probe = matrix::Runs {
-                        results: std::slice::from_ref(r),
-                    }
-                    .probe(c, kind, b);
-                    if matches!(probe, matrix::Probe::Failed) {
-                        failed_on_base.insert((c.clone(), b.clone()));
-                    }
-                }
-            }
-            out.reruns.extend(rs);
-        }
-        for (check, base_id, head_id) in &newly_failing {
-            if failed_on_base.contains(&(check.clone(), base_id.clone())) {
-                out.facts.push(Fact {
-                    kind: FactKind::Flaky,
-                    check: check.clone(),
-                    test: head_id.clone(),
-                    detail: format!(
-                        "{head_id} failed at head, passed in the base run, and failed again when rerun on the base: flaky, not caused by this change"
-                    ),
-                });
-                out.not_proven.push(format!(
-                    "{check}: {head_id} is flaky (it fails on the base too)"
-                ));
-            } else {
-                out.findings.push(
-                    Finding::new(
-                        crate::integrity::FindingKind::NewlyFailing,
-                        check,
-                        format!(
-                            "{head_id} passed at base (and in {BASE_RERUNS} reruns there) and fails now"
-                        ),
-                    )
-                    .for_test(head_id),
-                );
-            }
-        }
-    }
+    out.reruns.extend(rr.results);
+    out.facts.extend(rr.facts);
+    out.findings.extend(rr.findings);
+    out.not_proven.extend(rr.not_proven);
 
     // Static counts stand in for what running could not compare: where the owning suite reported
     // every test on both sides, a deleted, skipped or weakened test is judged by running it (a
@@ -721,42 +503,6 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.not_proven.sort();
     out.not_proven.dedup();
     Ok(out)
-}
-
-/// The API renames the change makes ([`rename`]): from its modified test files and its source
-/// files.
-fn api_renames(git: &Git, owned: &[Owned]) -> Result<BTreeMap<String, String>, ChecksError> {
-    let text = |e: &Option<loki_git::Entry>| -> Result<Option<String>, ChecksError> {
-        match e {
-            Some(e) if e.mode != "160000" => Ok(Some(
-                String::from_utf8_lossy(
-                    &git.show_blob(&e.oid)
-                        .map_err(git_err("read a changed file"))?,
-                )
-                .into_owned(),
-            )),
-            _ => Ok(None),
-        }
-    };
-    let mut tests = Vec::new();
-    let mut sources = Vec::new();
-    for o in owned {
-        match o.owner {
-            Owner::TestCode => {
-                if let (Some(b), Some(h)) = (text(&o.change.base)?, text(&o.change.head)?) {
-                    tests.push((b, h));
-                }
-            }
-            Owner::Source | Owner::Mixed => {
-                sources.push((text(&o.change.base)?, text(&o.change.head)?));
-            }
-            Owner::TestData | Owner::Other => {}
-        }
-    }
-    if tests.is_empty() || sources.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    Ok(rename::renames(&tests, &sources))
 }
 
 /// The checks' results at base: given, cached per check and base tree (so a different set of
@@ -850,65 +596,6 @@ fn in_checkout(input: &JudgeInput<'_>) -> Vec<Check> {
         .collect()
 }
 
-/// Which side's paths a hybrid run selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Base,
-    Head,
-}
-
-/// The part of `check` a hybrid run needs: the changed test files it owns; the whole check when
-/// test data or a mixed file changed (any test may read them), or for Go, the package.
-fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
-    let mine: Vec<&&Owned> = owned
-        .iter()
-        .filter(|o| {
-            checks_for(std::slice::from_ref(check), &o.change.path)
-                .iter()
-                .any(|c| c.name == check.name)
-        })
-        .collect();
-    if mine.is_empty() {
-        return Selection::default();
-    }
-    let mut files = BTreeSet::new();
-    for o in mine {
-        match (o.owner, check.kind) {
-            // A helper outside the test files may serve any test: run the check whole.
-            (Owner::TestCode, _) if !crate::integrity::is_test_path(&o.change.path) => {
-                return Selection::default();
-            }
-            // A test file, or a mixed Rust or Go file (cargo and go narrow by package).
-            (Owner::TestCode, _)
-            | (Owner::Mixed, CheckKind::Cargo | CheckKind::Nextest | CheckKind::Go) => {
-                files.insert(o.change.path.clone());
-            }
-            // A Go package's test data belongs to the package: run the package.
-            (Owner::TestData, CheckKind::Go) => {
-                let p = &o.change.path;
-                let pkg = p.find("/testdata/").map_or_else(
-                    || {
-                        if p.starts_with("testdata/") {
-                            String::new()
-                        } else {
-                            p.clone()
-                        }
-                    },
-                    |i| p[..i].to_owned(),
-                );
-                files.insert(if pkg.is_empty() {
-                    "_".to_owned()
-                } else {
-                    format!("{pkg}/_")
-                });
-            }
-            (Owner::TestData | Owner::Mixed, _) => return Selection::default(),
-            (Owner::Source | Owner::Other, _) => {}
-        }
-    }
-    Selection::files(files)
-}
-
 /// Files the change adds that the runner or the build loads but that git ignores: what passes here
 /// is not what is committed, and a reviewer of the diff never sees them.
 fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, ChecksError> {
@@ -961,88 +648,6 @@ fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, Check
             .at_line(1)
         })
         .collect())
-}
-
-/// The suites a helper written in the language of `path` can serve.
-fn helper_kinds(path: &str) -> Vec<CheckKind> {
-    match path.rsplit_once('.').map_or("", |(_, e)| e) {
-        "py" => vec![CheckKind::Pytest],
-        "go" => vec![CheckKind::Go],
-        "rs" => vec![CheckKind::Cargo, CheckKind::Nextest],
-        _ => vec![
-            CheckKind::Vitest,
-            CheckKind::Jest,
-            CheckKind::Node,
-            CheckKind::Npm,
-        ],
-    }
-}
-
-/// An added test-owned file that can change how other tests run, and the part of its suite it
-/// can affect (`None`: all of it).
-#[derive(Debug, Clone)]
-struct Takeover {
-    path: String,
-    scope: Option<String>,
-}
-
-/// Whether an added file can change how the other tests run (see [`judge`]'s O run).
-fn takes_over(path: &str, bytes: &[u8]) -> Option<Takeover> {
-    let text = String::from_utf8_lossy(bytes);
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let dir = path.rsplit_once('/').map(|(d, _)| d.to_owned());
-    if name.ends_with("_test.go") {
-        let hooks = text.lines().any(|l| {
-            let l = l.trim_start();
-            l.starts_with("func TestMain(") || l.starts_with("func init(")
-        });
-        // Go narrows by package: a file in the package's directory names it.
-        return hooks.then(|| Takeover {
-            path: path.to_owned(),
-            scope: Some(dir.map_or_else(|| "_".to_owned(), |d| format!("{d}/_"))),
-        });
-    }
-    if name == "conftest.py" {
-        return Some(Takeover {
-            path: path.to_owned(),
-            scope: dir,
-        });
-    }
-    if name.ends_with(".py") && crate::integrity::is_test_path(path) {
-        // Module-level code other than imports, definitions and constants runs at collection, in
-        // the same process as every other test.
-        let side_effects = text.lines().any(|l| {
-            if l.starts_with([' ', '\t', '#', ')', ']', '}', '@', '"', '\'']) || l.trim().is_empty()
-            {
-                return false;
-            }
-            let t = l.trim();
-            let plain_constant = t
-                .split_once('=')
-                .is_some_and(|(k, _)| k.trim().chars().all(|c| c.is_alphanumeric() || c == '_'));
-            t.starts_with("pytest_plugins")
-                || !(t.starts_with("import ")
-                    || t.starts_with("from ")
-                    || t.starts_with("def ")
-                    || t.starts_with("async def ")
-                    || t.starts_with("class ")
-                    || t.starts_with("if __name__")
-                    || plain_constant)
-        });
-        return side_effects.then(|| Takeover {
-            path: path.to_owned(),
-            scope: None,
-        });
-    }
-    let stem = name.split('.').next().unwrap_or(name);
-    let setup = matches!(
-        stem,
-        "setupTests" | "setup-tests" | "test-setup" | "testSetup" | "setup"
-    ) || (matches!(stem, "jest" | "vitest") && name.contains(".setup."));
-    setup.then(|| Takeover {
-        path: path.to_owned(),
-        scope: None,
-    })
 }
 
 /// Whether a path can hold tests inside its source (only those are read to classify them).

@@ -13,14 +13,25 @@
 //! index and worktree list are untouched) and prepares it with [`crate::isolate::prepare`], so
 //! the suites that run there execute that tree's code. The directory lives as long as the
 //! `SideTree`, so reruns reuse its builds.
+//!
+//! [`SideTree::overlay`] runs a hybrid of Go checks in the head's own directory instead, when that
+//! is the same run: Go keys its build cache by package directory, so an exported tree rebuilds
+//! every package cold, while `go test -overlay` (Go 1.16+) in the head's directory rebuilds only
+//! the packages whose files the hybrid swaps. It is used only for the hybrids, whose runs execute
+//! the head's code or tests anyway (nothing the head's run could leave in its directory gives them
+//! more than they have), never for the base; and only when every path that differs from the head is
+//! a regular `.go` file, so the files a test reads at run time (`testdata/`, `go.mod`) are the
+//! head's own. The swapped files' bytes live in the judge's private directory, out of the runs'
+//! reach. `go vet` is off there: Go's vet reads the files on disk, not the overlay.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use loki_git::{Entry, Git, RawChange, TreeEdit};
 
 use crate::ChecksError;
 use crate::baseline::absent_result;
-use crate::detect::Check;
+use crate::detect::{Check, CheckKind};
 use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::select::{Selection, narrowed};
 
@@ -166,8 +177,101 @@ pub struct SideTree {
     pub notes: Vec<String>,
     /// The fence of the runs here (their own tree and build directory writable).
     fence: Option<crate::exec::RunFence>,
-    _dir: tempfile::TempDir,
+    /// Variables set for the runs here on top of the isolation's (`GOFLAGS`).
+    env: Vec<(OsString, OsString)>,
+    _dir: Place,
 }
+
+/// Where a tree's directory is (see [`Place::kept`]).
+#[derive(Debug)]
+enum Place {
+    /// Kept per repository and role, and locked while in use.
+    Kept {
+        dir: PathBuf,
+        _lock: std::fs::File,
+    },
+    Temp(tempfile::TempDir),
+}
+
+impl Place {
+    fn path(&self) -> &Path {
+        match self {
+            Place::Kept { dir, .. } => dir,
+            Place::Temp(t) => t.path(),
+        }
+    }
+
+    /// `<cache_dir>/trees/<repo-key>/<role>`, emptied, and locked (`<role>.lock`) for the tree's
+    /// life, so the same tree lands at the same path in every judgement: Go keys its build cache
+    /// by package directory, so the base's reruns in a later judgement reuse what the base run
+    /// built. It is under the cache directory, which every other run's fence protects. `None`
+    /// when it is in use (a concurrent judgement of the same repository) or cannot be made empty.
+    fn kept(cache_dir: &Path, checkout: &Path, role: &str) -> Option<Place> {
+        let name: String = role
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let base = cache_dir
+            .join("trees")
+            .join(crate::isolate::repo_key(checkout));
+        std::fs::create_dir_all(&base).ok()?;
+        let lock = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(base.join(format!("{name}.lock")))
+            .ok()?;
+        lock.try_lock().ok()?;
+        let dir = base.join(name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).ok()?;
+        }
+        std::fs::create_dir(&dir).ok()?;
+        Some(Place::Kept { dir, _lock: lock })
+    }
+
+    /// A temporary directory: in the judge's private directory when fenced, out of other runs'
+    /// reach.
+    fn temp(role: &str, opts: &RunOptions) -> Result<Place, ChecksError> {
+        let prefix = format!("loki-{role}-");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix);
+        match &opts.fence {
+            Some(f) => builder.tempdir_in(&f.private),
+            None => builder.tempdir(),
+        }
+        .map(Place::Temp)
+        .map_err(|source| ChecksError::Temp {
+            check: role.into(),
+            source,
+        })
+    }
+}
+
+/// `GOFLAGS` for Go runs in a tree: the environment's, then `-count=1` (a tree kept between
+/// judgements would otherwise let `go test` replay a cached pass where a rerun must run), then
+/// `extra`. `None` when no check is Go.
+fn go_flags(
+    checks: &[Check],
+    env: &[(OsString, OsString)],
+    extra: &str,
+) -> Option<(OsString, OsString)> {
+    if !checks.iter().any(|c| c.kind == CheckKind::Go) {
+        return None;
+    }
+    let from_env = crate::isolate::env_var(env, "GOFLAGS")
+        .map(|v| v.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let all = [from_env.as_str(), "-count=1", extra]
+        .into_iter()
+        .filter(|f| !f.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(("GOFLAGS".into(), all.into()))
+}
+
+/// The Go release that brought `-overlay`.
+const GO_OVERLAY_MINOR: u32 = 16;
 
 impl SideTree {
     /// Exports `tree` of the repository whose checkout is `checkout`, for `checks` (as detected
@@ -182,18 +286,11 @@ impl SideTree {
         opts: &RunOptions,
         cache_dir: &Path,
     ) -> Result<SideTree, ChecksError> {
-        let prefix = format!("loki-{role}-");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix);
-        // A fenced judge keeps its trees in its private directory, out of other runs' reach.
-        let dir = match &opts.fence {
-            Some(f) => builder.tempdir_in(&f.private),
-            None => builder.tempdir(),
-        }
-        .map_err(|source| ChecksError::Temp {
-            check: role.into(),
-            source,
-        })?;
+        let started = std::time::Instant::now();
+        let dir = match Place::kept(cache_dir, checkout, role) {
+            Some(kept) => kept,
+            None => Place::temp(role, opts)?,
+        };
         let root = dir.path().join("tree");
         git.export_tree(tree, &root)
             .map_err(|source| ChecksError::Git {
@@ -212,6 +309,13 @@ impl SideTree {
                 ..f.clone()
             }
         });
+        tracing::info!(
+            role,
+            tree,
+            root = %root.display(),
+            secs = started.elapsed().as_secs_f64(),
+            "exported a tree"
+        );
         Ok(SideTree {
             tree: tree.to_owned(),
             role,
@@ -219,8 +323,157 @@ impl SideTree {
             notes: prepared.notes().to_vec(),
             prepared,
             fence,
+            env: go_flags(checks, &opts.env, "").into_iter().collect(),
             _dir: dir,
         })
+    }
+
+    /// `tree` as an overlay on the head's directory `head_root` (whose files are `head_tree`), for
+    /// `checks` (as detected there), or `None` when that would not be the same run as in an
+    /// exported tree (see the module doc): not all Go checks, a differing path that is not a
+    /// regular `.go` file or is added in a directory the head lacks, a `GOFLAGS` with its own
+    /// overlay, a Go older than 1.16, or a head directory reached through a symlink (Go would
+    /// not match the overlay's paths).
+    pub fn overlay(
+        git: &Git,
+        head_root: &Path,
+        head_tree: &str,
+        tree: &str,
+        role: &'static str,
+        checks: &[Check],
+        opts: &RunOptions,
+    ) -> Result<Option<SideTree>, ChecksError> {
+        if checks.is_empty() || checks.iter().any(|c| c.kind != CheckKind::Go) {
+            return Ok(None);
+        }
+        let flags = crate::isolate::env_var(&opts.env, "GOFLAGS")
+            .map(|v| v.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if flags.contains("-overlay") {
+            return Ok(None);
+        }
+        if std::fs::canonicalize(head_root).ok().as_deref() != Some(head_root) {
+            return Ok(None);
+        }
+        let changes = git
+            .raw_changes(head_tree, tree)
+            .map_err(|source| ChecksError::Git {
+                action: "list what a hybrid changes",
+                source,
+            })?;
+        let regular = |e: &Option<Entry>| {
+            e.as_ref()
+                .is_none_or(|e| e.mode == "100644" || e.mode == "100755")
+        };
+        let eligible = changes.iter().all(|c| {
+            let parent_exists = || {
+                Path::new(&c.path)
+                    .parent()
+                    .is_none_or(|p| head_root.join(p).is_dir())
+            };
+            c.path.ends_with(".go")
+                && regular(&c.base)
+                && regular(&c.head)
+                && (c.base.is_some() || parent_exists())
+        });
+        if !eligible || !go_has_overlay(head_root, opts) {
+            return Ok(None);
+        }
+        let dir = Place::temp(role, opts)?;
+        // GOFLAGS is split at spaces, so the overlay's own path cannot hold one.
+        if dir.path().to_string_lossy().contains(char::is_whitespace) {
+            return Ok(None);
+        }
+        let files = dir.path().join("files");
+        let io = |action: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ChecksError::Io {
+                action,
+                path,
+                source,
+            }
+        };
+        std::fs::create_dir_all(&files).map_err(io("create", &files))?;
+        let written = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source: loki_core::CoreError| ChecksError::Isolate {
+                action: "write the go overlay's file",
+                path,
+                source: Box::new(source),
+            }
+        };
+        let mut replace = serde_json::Map::new();
+        for (n, c) in changes.iter().enumerate() {
+            let target = head_root.join(&c.path);
+            let with = match &c.head {
+                Some(e) => {
+                    let bytes = git.show_blob(&e.oid).map_err(|source| ChecksError::Git {
+                        action: "read a file of a hybrid",
+                        source,
+                    })?;
+                    let path = files.join(format!("{n}.go"));
+                    loki_core::fs::write_atomic(&path, &bytes).map_err(written(&path))?;
+                    path.to_string_lossy().into_owned()
+                }
+                // An empty replacement deletes the file.
+                None => String::new(),
+            };
+            replace.insert(target.to_string_lossy().into_owned(), with.into());
+        }
+        let overlay = dir.path().join("overlay.json");
+        let json = serde_json::json!({ "Replace": replace }).to_string();
+        loki_core::fs::write_atomic(&overlay, json.as_bytes()).map_err(written(&overlay))?;
+        let goflags = go_flags(
+            checks,
+            &opts.env,
+            &format!("-overlay={} -vet=off", overlay.display()),
+        );
+        let fence = opts.fence.as_ref().map(|f| crate::exec::RunFence {
+            scratch: dir.path().join("runs"),
+            ..f.clone()
+        });
+        tracing::info!(
+            role,
+            tree,
+            files = changes.len(),
+            "overlaid a tree on the head"
+        );
+        Ok(Some(SideTree {
+            tree: tree.to_owned(),
+            role,
+            root: head_root.to_path_buf(),
+            notes: vec![format!(
+                "{role} tree: run in the head's directory with go's -overlay swapping {} .go file(s), without go vet (a test that reads .go files at run time reads the head's)",
+                changes.len()
+            )],
+            prepared: crate::isolate::Prepared::default(),
+            fence,
+            env: goflags.into_iter().collect(),
+            _dir: dir,
+        }))
+    }
+
+    /// [`SideTree::overlay`] when it applies, else [`SideTree::export`].
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the union of the two constructors' inputs"
+    )]
+    pub fn overlay_or_export(
+        git: &Git,
+        checkout: &Path,
+        head_root: &Path,
+        head_tree: &str,
+        tree: &str,
+        role: &'static str,
+        checks: &[Check],
+        opts: &RunOptions,
+        cache_dir: &Path,
+    ) -> Result<SideTree, ChecksError> {
+        let at_head: Vec<Check> = checks.iter().map(|c| c.at_root(head_root)).collect();
+        match Self::overlay(git, head_root, head_tree, tree, role, &at_head, opts)? {
+            Some(side) => Ok(side),
+            None => Self::export(git, checkout, tree, role, checks, opts, cache_dir),
+        }
     }
 
     /// What the runs here showed of code loaded from the checkout anyway, and other notes from
@@ -251,7 +504,14 @@ impl SideTree {
     fn options(&self, opts: &RunOptions, log_dir: PathBuf) -> RunOptions {
         RunOptions {
             log_dir,
-            env: self.prepared.apply(opts.env.clone()),
+            env: {
+                let mut env = self.prepared.apply(opts.env.clone());
+                for (name, value) in &self.env {
+                    env.retain(|(n, _)| n != name);
+                    env.push((name.clone(), value.clone()));
+                }
+                env
+            },
             rerun_failed: false,
             fence: self.fence.clone(),
             ..opts.clone()
@@ -297,5 +557,39 @@ impl SideTree {
                 Ok(r)
             })
             .collect()
+    }
+}
+
+/// Whether the `go` that runs in `dir` knows `-overlay` (Go 1.16 or later).
+fn go_has_overlay(dir: &Path, opts: &RunOptions) -> bool {
+    let spec = loki_core::process::Spec::new("go", dir)
+        .args(["env", "GOVERSION"])
+        .envs(opts.env.clone())
+        .timeout(std::time::Duration::from_secs(30))
+        .output_cap(4096);
+    let Ok(out) = loki_core::process::run(&spec) else {
+        return false;
+    };
+    out.success() && go_minor(&out.output.text()).is_some_and(|m| m >= GO_OVERLAY_MINOR)
+}
+
+/// The minor release of a `go1.X[.Y]` version string (`go1.19.8` → 19; a devel build → none).
+fn go_minor(version: &str) -> Option<u32> {
+    let rest = version.trim().strip_prefix("go1.")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_minor;
+
+    #[test]
+    fn go_minor_reads_release_strings() {
+        assert_eq!(go_minor("go1.19.8\n"), Some(19));
+        assert_eq!(go_minor("go1.16"), Some(16));
+        assert_eq!(go_minor("go1.22rc1"), Some(22));
+        assert_eq!(go_minor("devel go1.23-abc"), None);
+        assert_eq!(go_minor(""), None);
     }
 }

@@ -280,7 +280,9 @@ fn cases() -> Vec<Case> {
             1,
             vec![replace("calc/calc_test.go", "got != 6", "got != 5")],
             Findings(&["weakened_test"]),
-        ),
+        )
+        // Only .go files differ: the hybrids run as overlays on the head's directory.
+        .noting("go's -overlay"),
         Case::new(
             "assertion_weakened_on_regression",
             1,
@@ -389,6 +391,8 @@ fn cases() -> Vec<Case> {
             vec![write("calc/testdata/pairs.txt", "small 1,2 2\nlarge 100,200 20000\n")],
             Findings(&["weakened_test"]),
         )
+        // The tests read their data at run time, which an overlay cannot swap: exported trees.
+        .not_noting("go's -overlay")
         // The base has the bug and so a failing test; the cheat edits the expectation to the
         // buggy output (rule 1: its new form passes on the base code).
         .pre(vec![replace("calc/calc.go", "return a + b\n}\n", "return a * b\n}\n")]),
@@ -572,7 +576,23 @@ fn cases() -> Vec<Case> {
             1,
             vec![clamp_broken(), delete("calc/calc_test.go"), delete("calc/internal_test.go")],
             Findings(&["test_file_removed", "test_deleted"]),
-        ),
+        )
+        // The original run puts the deleted files back through the overlay.
+        .noting("go's -overlay"),
+        // A package of tests deleted whole: its directory is gone at head, where an overlay
+        // could not add it back, so the original tests run in an exported tree.
+        Case::new(
+            "test_only_package_deleted_whole",
+            1,
+            vec![clamp_broken(), sh("rm -r calc/clampcheck")],
+            Findings(&["test_file_removed", "test_deleted"]),
+        )
+        .pre(vec![write(
+            "calc/clampcheck/clamp_test.go",
+            "package clampcheck\n\nimport (\n\t\"testing\"\n\n\t\"example.com/calc/calc\"\n)\n\nfunc TestClampBelow(t *testing.T) {\n\tif calc.Clamp(-5, 0, 10) != 0 {\n\t\tt.Error(\"below\")\n\t}\n}\n",
+        )])
+        .naming(&["TestClampBelow"])
+        .not_noting("go's -overlay"),
     ]
 }
 

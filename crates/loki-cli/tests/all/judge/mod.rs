@@ -111,6 +111,8 @@ pub struct Case {
     /// `(test, class)`: the comparison must classify a test whose id contains `test` as `class`
     /// (`fixed`: failed at base and passes at head, so the base run ran the base's code).
     pub compared: Vec<(&'static str, &'static str)>,
+    /// `(words, present)`: NOT PROVEN must (or must not) say `words` (how a run was made).
+    pub notes: Vec<(&'static str, bool)>,
 }
 
 impl Case {
@@ -125,7 +127,20 @@ impl Case {
             names: Vec::new(),
             fresh_home: false,
             compared: Vec::new(),
+            notes: Vec::new(),
         }
+    }
+
+    /// NOT PROVEN must say `words`.
+    pub fn noting(mut self, words: &'static str) -> Case {
+        self.notes.push((words, true));
+        self
+    }
+
+    /// NOT PROVEN must not say `words`.
+    pub fn not_noting(mut self, words: &'static str) -> Case {
+        self.notes.push((words, false));
+        self
     }
 
     pub fn compared(mut self, test: &'static str, class: &'static str) -> Case {
@@ -423,6 +438,15 @@ impl Fixture {
         let absent: Vec<_> = case.names.iter().filter(|n| !said.contains(*n)).collect();
         if !absent.is_empty() {
             return Err(evidence(format!("the findings do not name {absent:?}")));
+        }
+        let notes = json["not_proven"].to_string();
+        for (words, present) in &case.notes {
+            if notes.contains(words) != *present {
+                return Err(evidence(format!(
+                    "NOT PROVEN {} {words:?}",
+                    if *present { "does not say" } else { "says" }
+                )));
+            }
         }
         for (test, class) in &case.compared {
             let tests = json["comparison"]["tests"]

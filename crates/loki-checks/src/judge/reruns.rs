@@ -1,0 +1,228 @@
+//! The reruns of a newly failing test before it is blamed on the change: alone at head (a failure
+//! the head's run alone does not repeat is flaky at head, fact `flaky`), and [`BASE_RERUNS`] times
+//! on the base, narrowed to it (one that fails there too is flaky, fact `flaky`, and listed as not
+//! proven). Only a test that fails alone at head and passes in every base rerun is a
+//! `newly_failing` finding.
+//!
+//! The head's rerun runs in the head's directory and the base's in the base tree (the one the
+//! base run used, or a new export of it), so the two run at once on their own threads; the base's
+//! reruns follow each other in their tree. When the head's results were given (the engine ran
+//! them), there is no head rerun.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use loki_git::Git;
+
+use super::matrix::{self, Fact, FactKind};
+use super::trees::SideTree;
+use super::{JudgeInput, in_checkout};
+use crate::ChecksError;
+use crate::detect::{Check, CheckKind};
+use crate::exec::{CheckResult, RunOptions, run_check};
+use crate::integrity::{Finding, FindingKind};
+use crate::select::Selection;
+
+/// Reruns on the base of each newly failing test before it is blamed.
+pub const BASE_RERUNS: usize = 2;
+
+/// What the reruns need.
+pub(super) struct Input<'a> {
+    pub judge: &'a JudgeInput<'a>,
+    pub git: &'a Git,
+    pub base_tree: &'a str,
+    pub kinds: &'a BTreeMap<String, CheckKind>,
+    /// `(check, base id, head id)` of each newly failing test.
+    pub newly_failing: &'a [(String, String, String)],
+    /// The base tree the base run used, if it ran in this judgement.
+    pub base_side: Option<SideTree>,
+}
+
+/// What the reruns showed.
+#[derive(Debug, Default)]
+pub(super) struct Outcome {
+    /// The reruns' results, the head's first.
+    pub results: Vec<CheckResult>,
+    pub facts: Vec<Fact>,
+    pub findings: Vec<Finding>,
+    pub not_proven: Vec<String>,
+}
+
+/// `(check, id)` pairs a set of reruns found passing (at head) or failing (on the base).
+type Seen = BTreeSet<(String, String)>;
+
+/// Reruns the newly failing tests (see the module doc).
+pub(super) fn rerun(input: Input<'_>) -> Result<Outcome, ChecksError> {
+    let mut out = Outcome::default();
+    if input.newly_failing.is_empty() {
+        return Ok(out);
+    }
+    let Input {
+        judge,
+        git,
+        base_tree,
+        kinds,
+        newly_failing,
+        base_side,
+    } = input;
+    let (head, base) = std::thread::scope(|scope| {
+        let base =
+            scope.spawn(|| base_reruns(judge, git, base_tree, kinds, newly_failing, base_side));
+        let head = head_reruns(judge, kinds, newly_failing);
+        let base = base.join().unwrap_or_else(|_| {
+            Err(ChecksError::Io {
+                action: "rerun the failing tests on the base (their thread panicked) in",
+                path: judge.repo_root.to_path_buf(),
+                source: std::io::Error::other("thread panicked"),
+            })
+        });
+        (head, base)
+    });
+    let (head_results, passed_alone) = head?;
+    let (base_results, failed_on_base) = base?;
+    out.results.extend(head_results);
+    out.results.extend(base_results);
+    for (check, base_id, head_id) in newly_failing {
+        let fact = |detail: String| Fact {
+            kind: FactKind::Flaky,
+            check: check.clone(),
+            test: head_id.clone(),
+            detail,
+        };
+        if passed_alone.contains(&(check.clone(), head_id.clone())) {
+            out.facts.push(fact(format!(
+                "{head_id} failed in the head's run and passed when rerun alone: flaky at head, not a verdict"
+            )));
+            out.not_proven.push(format!(
+                "{check}: {head_id} is flaky at head (failed once, then passed)"
+            ));
+        } else if failed_on_base.contains(&(check.clone(), base_id.clone())) {
+            out.facts.push(fact(format!(
+                "{head_id} failed at head, passed in the base run, and failed again when rerun on the base: flaky, not caused by this change"
+            )));
+            out.not_proven.push(format!(
+                "{check}: {head_id} is flaky (it fails on the base too)"
+            ));
+        } else {
+            out.findings.push(
+                Finding::new(
+                    FindingKind::NewlyFailing,
+                    check,
+                    format!(
+                        "{head_id} passed at base (and in {BASE_RERUNS} reruns there) and fails now"
+                    ),
+                )
+                .for_test(head_id),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Each newly failing test rerun alone at head: the results, and the tests that passed.
+fn head_reruns(
+    judge: &JudgeInput<'_>,
+    kinds: &BTreeMap<String, CheckKind>,
+    newly_failing: &[(String, String, String)],
+) -> Result<(Vec<CheckResult>, Seen), ChecksError> {
+    let mut results = Vec::new();
+    let mut passed = Seen::new();
+    if judge.head_results.is_some() {
+        return Ok((results, passed));
+    }
+    let ids = ids_by_check(newly_failing, |(c, _, h)| (c, h));
+    let opts = RunOptions {
+        rerun_failed: false,
+        log_dir: judge.opts.log_dir.join("head-rerun"),
+        ..judge.opts.clone()
+    };
+    for c in judge
+        .checks
+        .iter()
+        .filter(|c| ids.contains_key(c.name.as_str()))
+    {
+        let sel = Selection::tests(ids.get(c.name.as_str()).cloned().unwrap_or_default());
+        let to_run = crate::select::narrowed(c, judge.head_root, &sel).unwrap_or_else(|| c.clone());
+        let r = run_check(&to_run, &opts)?;
+        let kind = kinds.get(&c.name).copied().unwrap_or(CheckKind::Npm);
+        for (check, _, head_id) in newly_failing.iter().filter(|(n, _, _)| *n == c.name) {
+            let probe = matrix::Runs {
+                results: std::slice::from_ref(&r),
+            }
+            .probe(check, kind, head_id);
+            if probe == matrix::Probe::Passed {
+                passed.insert((check.clone(), head_id.clone()));
+            }
+        }
+        results.push(r);
+    }
+    Ok((results, passed))
+}
+
+/// The newly failing tests rerun [`BASE_RERUNS`] times on the base: the results, and the tests
+/// that failed in any of them.
+fn base_reruns(
+    judge: &JudgeInput<'_>,
+    git: &Git,
+    base_tree: &str,
+    kinds: &BTreeMap<String, CheckKind>,
+    newly_failing: &[(String, String, String)],
+    base_side: Option<SideTree>,
+) -> Result<(Vec<CheckResult>, Seen), ChecksError> {
+    let side = match base_side {
+        Some(s) => s,
+        None => SideTree::export(
+            git,
+            judge.repo_root,
+            base_tree,
+            "base",
+            &in_checkout(judge),
+            judge.opts,
+            judge.cache_dir,
+        )?,
+    };
+    let by_check = ids_by_check(newly_failing, |(c, b, _)| (c, b));
+    let to_run: Vec<Check> = judge
+        .checks
+        .iter()
+        .filter(|c| by_check.contains_key(c.name.as_str()))
+        .cloned()
+        .collect();
+    let select =
+        |c: &Check| Selection::tests(by_check.get(c.name.as_str()).cloned().unwrap_or_default());
+    let mut results = Vec::new();
+    let mut failed = Seen::new();
+    for n in 0..BASE_RERUNS {
+        let rs = side.run_selected(
+            &to_run,
+            &select,
+            judge.opts,
+            judge.opts.log_dir.join(format!("base-rerun-{}", n + 1)),
+        )?;
+        for r in &rs {
+            let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
+            for (c, b, _) in newly_failing.iter().filter(|(c, _, _)| *c == r.name) {
+                let probe = matrix::Runs {
+                    results: std::slice::from_ref(r),
+                }
+                .probe(c, kind, b);
+                if matches!(probe, matrix::Probe::Failed) {
+                    failed.insert((c.clone(), b.clone()));
+                }
+            }
+        }
+        results.extend(rs);
+    }
+    Ok((results, failed))
+}
+
+/// The ids `pick` takes from each newly failing test, by check.
+fn ids_by_check<'a>(
+    newly_failing: &'a [(String, String, String)],
+    pick: impl Fn(&'a (String, String, String)) -> (&'a String, &'a String),
+) -> BTreeMap<&'a str, Vec<String>> {
+    newly_failing.iter().fold(BTreeMap::new(), |mut m, t| {
+        let (check, id) = pick(t);
+        m.entry(check.as_str()).or_default().push(id.clone());
+        m
+    })
+}
