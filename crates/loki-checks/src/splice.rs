@@ -105,10 +105,11 @@
 //! file of `mod tests;`, the README of `#[doc = include_str!("../README.md")]`.
 
 use std::collections::{HashMap, HashSet};
-use std::ops::{ControlFlow, Range};
-use std::time::{Duration, Instant};
+use std::ops::Range;
+use std::time::Duration;
 
-use tree_sitter::{Language, Node, ParseOptions, ParseState, Parser, Tree};
+use loki_repomap::grammar::Grammar;
+use tree_sitter::{Node, Tree};
 
 /// Files larger than this are not parsed: no test items, no splice.
 pub const MAX_SPLICE_BYTES: usize = 2 * 1024 * 1024;
@@ -132,7 +133,7 @@ impl SpliceLang {
     /// The language of a path, by its extension.
     #[must_use]
     pub fn of_path(path: &str) -> Option<SpliceLang> {
-        Grammar::of_path(path).map(Grammar::lang)
+        grammar_of(path).and_then(splice_lang)
     }
 }
 
@@ -165,7 +166,7 @@ pub struct TestItem {
 /// here or the file does not parse (see the module doc).
 #[must_use]
 pub fn test_items(path: &str, src: &[u8]) -> Option<Vec<TestItem>> {
-    let grammar = Grammar::of_path(path)?;
+    let grammar = grammar_of(path)?;
     let analysis = analyze(grammar, src)?;
     Some(
         analysis
@@ -191,7 +192,7 @@ pub fn has_test_items(path: &str, src: &[u8]) -> bool {
 /// side does not parse or an item cannot be placed, and the caller falls back to whole files.
 #[must_use]
 pub fn splice(path: &str, code_from: &[u8], tests_from: &[u8]) -> Option<Vec<u8>> {
-    let grammar = Grammar::of_path(path)?;
+    let grammar = grammar_of(path)?;
     let code = analyze(grammar, code_from)?;
     let tests = analyze(grammar, tests_from)?;
     let eol = Eol::of(code_from);
@@ -204,68 +205,25 @@ pub fn splice(path: &str, code_from: &[u8], tests_from: &[u8]) -> Option<Vec<u8>
 // ---------------------------------------------------------------------------------------------
 // Grammars and parsing
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Grammar {
-    Rust,
-    Python,
-    JavaScript,
-    TypeScript,
-    /// `.tsx`: the TypeScript grammar reads `<T>x` as a cast, TSX as markup.
-    Tsx,
+/// The grammar of a path this module splices (not Go: its tests live in `_test.go` files).
+fn grammar_of(path: &str) -> Option<Grammar> {
+    Grammar::of_path(path).filter(|g| *g != Grammar::Go)
 }
 
-impl Grammar {
-    fn of_path(path: &str) -> Option<Grammar> {
-        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-        let ext = name.rsplit_once('.')?.1;
-        Some(match ext {
-            "rs" => Grammar::Rust,
-            "py" => Grammar::Python,
-            "js" | "jsx" | "mjs" | "cjs" => Grammar::JavaScript,
-            "ts" | "mts" | "cts" => Grammar::TypeScript,
-            "tsx" => Grammar::Tsx,
-            _ => return None,
-        })
-    }
-
-    fn lang(self) -> SpliceLang {
-        match self {
-            Grammar::Rust => SpliceLang::Rust,
-            Grammar::Python => SpliceLang::Python,
-            Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => SpliceLang::Js,
-        }
-    }
-
-    fn language(self) -> Language {
-        match self {
-            Grammar::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Grammar::Python => tree_sitter_python::LANGUAGE.into(),
-            Grammar::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Grammar::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Grammar::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        }
-    }
+/// The language of a grammar this module splices.
+fn splice_lang(grammar: Grammar) -> Option<SpliceLang> {
+    Some(match grammar {
+        Grammar::Rust => SpliceLang::Rust,
+        Grammar::Python => SpliceLang::Python,
+        Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => SpliceLang::Js,
+        Grammar::Go => return None,
+    })
 }
 
 /// A clean parse of `text`, or `None` (no grammar, out of time, any syntax error).
 fn parse(grammar: Grammar, text: &str) -> Option<Tree> {
-    let mut parser = Parser::new();
-    parser.set_language(&grammar.language()).ok()?;
-    let deadline = Instant::now() + PARSE_TIMEOUT;
-    let mut progress = |_: &ParseState| {
-        if Instant::now() >= deadline {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let options = ParseOptions::new().progress_callback(&mut progress);
-    let bytes = text.as_bytes();
-    let tree = parser.parse_with_options(
-        &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-        None,
-        Some(options),
-    )?;
+    let mut parser = loki_repomap::grammar::parser(grammar)?;
+    let tree = loki_repomap::grammar::parse_within(&mut parser, text, PARSE_TIMEOUT)?;
     (!tree.root_node().has_error()).then_some(tree)
 }
 
@@ -357,6 +315,7 @@ fn analyze(grammar: Grammar, src: &[u8]) -> Option<Analysis> {
         Grammar::Rust => walk.rust_file(root)?,
         Grammar::Python => walk.py_module(root)?,
         Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => walk.js_program(root),
+        Grammar::Go => return None,
     }
     let mut analysis = walk.out;
     analysis.slots.sort_by_key(|s| (s.range.start, s.range.end));
@@ -2215,7 +2174,7 @@ b"""not a doc >>> 1"""
     /// The result's bytes outside the spliced slots, whitespace-only lines dropped (the only glue
     /// a splice adds is a line break and indentation before an inserted item).
     fn skeleton(path: &str, src: &[u8], relevant: &HashSet<String>) -> Vec<String> {
-        let analysis = analyze(Grammar::of_path(path).unwrap(), src).unwrap();
+        let analysis = analyze(grammar_of(path).unwrap(), src).unwrap();
         let mut rest = Vec::new();
         let mut cursor = 0;
         for slot in analysis.slots.iter().filter(|s| relevant.contains(&s.key)) {

@@ -74,9 +74,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+pub mod grammar;
 mod symbols;
 
-use symbols::{Grammar, Scanner};
+use symbols::Scanner;
 
 /// Why the map could not be stored. Reading and parsing never fail the map (see the module docs).
 #[derive(Debug, thiserror::Error)]
@@ -397,7 +398,7 @@ fn file_entry(root: &Path, path: &str, scanner: Option<&mut Scanner>) -> FileEnt
     let lang = lang_of(path);
     let full = root.join(path);
     let bytes = std::fs::symlink_metadata(&full).map_or(0, |m| m.len());
-    let symbols = match (scanner, lang.and_then(|l| Grammar::of_path(path, l))) {
+    let symbols = match (scanner, lang.and_then(|l| symbols::of_file(path, l))) {
         (Some(scanner), Some(grammar)) if bytes <= MAX_SCAN_BYTES => std::fs::read(&full)
             .map(|b| scanner.symbols(grammar, &String::from_utf8_lossy(&b)))
             .unwrap_or_default(),
@@ -463,7 +464,7 @@ pub fn lang_of(path: &str) -> Option<&'static str> {
 /// files, [`RepoMap::build`] reuses one per grammar instead.
 #[must_use]
 pub fn symbols(lang: &str, text: &str) -> Vec<String> {
-    Grammar::of_lang(lang).map_or_else(Vec::new, |g| Scanner::new().symbols(g, text))
+    symbols::of_lang(lang).map_or_else(Vec::new, |g| Scanner::new().symbols(g, text))
 }
 
 /// Where `path` (by its extension) stops parsing: `Some(line)` of the first syntax error, `None`
@@ -471,7 +472,7 @@ pub fn symbols(lang: &str, text: &str) -> Vec<String> {
 #[must_use]
 pub fn syntax_error_line(path: &str, text: &str) -> Option<usize> {
     let lang = lang_of(path)?;
-    let grammar = Grammar::of_path(path, lang)?;
+    let grammar = symbols::of_file(path, lang)?;
     Scanner::new().first_error_line(grammar, text)
 }
 

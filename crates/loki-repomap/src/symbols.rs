@@ -2,10 +2,11 @@
 //! only the top of each tree (and the direct members of types). What is listed per language, and
 //! why, is specified in the parent module's doc.
 
-use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use tree_sitter::{Language, Node, ParseOptions, ParseState, Parser, Tree};
+use tree_sitter::{Node, Parser, Tree};
+
+pub(crate) use crate::grammar::Grammar;
 
 use super::{MAX_SCAN_BYTES, MAX_SYMBOLS};
 
@@ -19,63 +20,26 @@ const MAX_NAME_BYTES: usize = 128;
 /// tree of nested ERROR nodes cannot recurse without limit.
 const MAX_ERROR_DEPTH: usize = 4;
 
-/// The grammars a [`Scanner`] parses with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Grammar {
-    Rust,
-    Python,
-    JavaScript,
-    TypeScript,
-    /// TypeScript with JSX (`.tsx`): the TypeScript grammar reads `<T>x` as a cast, TSX as markup.
-    Tsx,
-    Go,
+/// The grammar for a language name of [`super::lang_of`], plus `"tsx"`.
+pub(crate) fn of_lang(lang: &str) -> Option<Grammar> {
+    Some(match lang {
+        "rust" => Grammar::Rust,
+        "python" => Grammar::Python,
+        "javascript" => Grammar::JavaScript,
+        "typescript" => Grammar::TypeScript,
+        "tsx" => Grammar::Tsx,
+        "go" => Grammar::Go,
+        _ => return None,
+    })
 }
 
-impl Grammar {
-    const ALL: [Grammar; 6] = [
-        Grammar::Rust,
-        Grammar::Python,
-        Grammar::JavaScript,
-        Grammar::TypeScript,
-        Grammar::Tsx,
-        Grammar::Go,
-    ];
-
-    /// The grammar for a language name of [`super::lang_of`], plus `"tsx"`.
-    pub(crate) fn of_lang(lang: &str) -> Option<Grammar> {
-        Some(match lang {
-            "rust" => Grammar::Rust,
-            "python" => Grammar::Python,
-            "javascript" => Grammar::JavaScript,
-            "typescript" => Grammar::TypeScript,
-            "tsx" => Grammar::Tsx,
-            "go" => Grammar::Go,
-            _ => return None,
-        })
+/// The grammar for a file of language `lang`: its language's, except that `.tsx` files parse as
+/// TSX.
+pub(crate) fn of_file(path: &str, lang: &str) -> Option<Grammar> {
+    if lang == "typescript" && path.ends_with(".tsx") {
+        return Some(Grammar::Tsx);
     }
-
-    /// The grammar for a file: its language's, except that `.tsx` files parse as TSX.
-    pub(crate) fn of_path(path: &str, lang: &str) -> Option<Grammar> {
-        if lang == "typescript" && path.ends_with(".tsx") {
-            return Some(Grammar::Tsx);
-        }
-        Grammar::of_lang(lang)
-    }
-
-    fn language(self) -> Language {
-        match self {
-            Grammar::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Grammar::Python => tree_sitter_python::LANGUAGE.into(),
-            Grammar::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Grammar::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Grammar::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Grammar::Go => tree_sitter_go::LANGUAGE.into(),
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
+    of_lang(lang)
 }
 
 /// A parser slot: created on first use, so a map of a Go-only repository never builds the others.
@@ -156,11 +120,7 @@ impl Scanner {
     fn parser(&mut self, grammar: Grammar) -> Option<&mut Parser> {
         let slot = &mut self.slots[grammar.index()];
         if matches!(slot, Slot::Untried) {
-            let mut parser = Parser::new();
-            *slot = match parser.set_language(&grammar.language()) {
-                Ok(()) => Slot::Ready(parser),
-                Err(_) => Slot::Unavailable,
-            };
+            *slot = crate::grammar::parser(grammar).map_or(Slot::Unavailable, Slot::Ready);
         }
         match slot {
             Slot::Ready(parser) => Some(parser),
@@ -169,27 +129,8 @@ impl Scanner {
     }
 
     fn parse(&mut self, grammar: Grammar, text: &str) -> Option<Tree> {
-        let deadline = Instant::now() + self.timeout;
-        let parser = self.parser(grammar)?;
-        let bytes = text.as_bytes();
-        let mut progress = |_: &ParseState| {
-            if Instant::now() >= deadline {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let options = ParseOptions::new().progress_callback(&mut progress);
-        let tree = parser.parse_with_options(
-            &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-            None,
-            Some(options),
-        );
-        if tree.is_none() {
-            // An abandoned parse would otherwise resume on the next file's text.
-            parser.reset();
-        }
-        tree
+        let timeout = self.timeout;
+        crate::grammar::parse_within(self.parser(grammar)?, text, timeout)
     }
 }
 

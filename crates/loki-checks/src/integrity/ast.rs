@@ -8,60 +8,16 @@
 //! overflow the stack, and every text access is bounds-checked: nothing here panics on any input.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use tree_sitter::{Language, Node, ParseOptions, ParseState, Parser, Tree};
+use tree_sitter::{Node, Tree};
 
 /// Larger files are not parsed: real source files are far smaller, and the scan has a time budget.
 pub(crate) const MAX_AST_BYTES: usize = 1024 * 1024;
 /// A parse still running after this long is abandoned (a 1 MiB file parses in well under this).
 const PARSE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The grammar of a source path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Grammar {
-    Rust,
-    Python,
-    JavaScript,
-    TypeScript,
-    Tsx,
-    Go,
-}
-
-impl Grammar {
-    pub(crate) fn of_path(path: &str) -> Option<Grammar> {
-        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-        Some(match ext {
-            "rs" => Grammar::Rust,
-            "py" => Grammar::Python,
-            // JSX is part of the JavaScript grammar.
-            "js" | "jsx" | "mjs" | "cjs" => Grammar::JavaScript,
-            "ts" | "mts" | "cts" => Grammar::TypeScript,
-            "tsx" => Grammar::Tsx,
-            "go" => Grammar::Go,
-            _ => return None,
-        })
-    }
-
-    fn language(self) -> Language {
-        match self {
-            Grammar::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Grammar::Python => tree_sitter_python::LANGUAGE.into(),
-            Grammar::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Grammar::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Grammar::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Grammar::Go => tree_sitter_go::LANGUAGE.into(),
-        }
-    }
-
-    pub(crate) fn is_js(self) -> bool {
-        matches!(
-            self,
-            Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx
-        )
-    }
-}
+pub(crate) use loki_repomap::grammar::Grammar;
 
 /// A parsed file side.
 pub(crate) struct Ast {
@@ -76,23 +32,8 @@ pub(crate) fn parse(path: &str, text: &str) -> Option<Ast> {
     if text.len() > MAX_AST_BYTES {
         return None;
     }
-    let mut parser = Parser::new();
-    parser.set_language(&grammar.language()).ok()?;
-    let deadline = Instant::now() + PARSE_TIMEOUT;
-    let mut progress = |_: &ParseState| {
-        if Instant::now() >= deadline {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let bytes = text.as_bytes();
-    let options = ParseOptions::new().progress_callback(&mut progress);
-    let tree = parser.parse_with_options(
-        &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
-        None,
-        Some(options),
-    )?;
+    let mut parser = loki_repomap::grammar::parser(grammar)?;
+    let tree = loki_repomap::grammar::parse_within(&mut parser, text, PARSE_TIMEOUT)?;
     Some(Ast {
         grammar,
         text: text.to_owned(),
