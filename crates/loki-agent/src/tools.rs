@@ -260,19 +260,8 @@ fn arguments(call: &ToolCall) -> Result<Map<String, Value>, String> {
         other => Err(format!(
             "the arguments of `{}` must be a JSON object, got {}; send an object like {{\"path\": \"...\"}}",
             call.name,
-            kind(other)
+            loki_core::json::kind_of(other)
         )),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -281,7 +270,7 @@ fn string<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a str, String
         Some(Value::String(s)) => Ok(s),
         Some(other) => Err(format!(
             "argument `{key}` must be a string, got {}",
-            kind(other)
+            loki_core::json::kind_of(other)
         )),
         None => Err(format!("missing required argument `{key}`")),
     }

@@ -18,6 +18,7 @@ pub mod confine;
 pub mod error;
 pub mod fs;
 pub mod id;
+pub mod json;
 pub mod layout;
 pub mod outcome;
 pub mod paths;

@@ -47,7 +47,12 @@ pub fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Valu
     let mut root = match settings {
         Value::Object(m) => m,
         Value::Null => serde_json::Map::new(),
-        other => return Err(format!("expected a JSON object, found {}", kind(&other))),
+        other => {
+            return Err(format!(
+                "expected a JSON object, found {}",
+                loki_core::json::kind_of(&other)
+            ));
+        }
     };
     let start = format!("{program} seal start --agent {}", agent.as_str());
     let stop = format!("{program} seal stop --agent {}", agent.as_str());
@@ -90,7 +95,10 @@ pub fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Valu
     }
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
     let Value::Object(hooks) = hooks else {
-        return Err(format!("\"hooks\" is {}, expected an object", kind(hooks)));
+        return Err(format!(
+            "\"hooks\" is {}, expected an object",
+            loki_core::json::kind_of(hooks)
+        ));
     };
     let mut changed = false;
     for (event, entry, _) in entries {
@@ -98,7 +106,7 @@ pub fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Valu
         let Value::Array(list) = list else {
             return Err(format!(
                 "\"hooks.{event}\" is {}, expected an array",
-                kind(list)
+                loki_core::json::kind_of(list)
             ));
         };
         let command = commands_of(&entry);
@@ -127,17 +135,6 @@ fn commands_of(entry: &Value) -> Vec<String> {
         );
     }
     out
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Reads `agent`'s settings file under `repo_root`, merges the seal's hooks in, and writes it
