@@ -14,8 +14,8 @@ use loki_core::outcome::Outcome;
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
 use loki_receipt::schema::{
-    Cost, DiffStats, IntegrityFinding, RepoState, StageTime, Task, Time, Wall as ReceiptWall,
-    WallFile as ReceiptWallFile,
+    Check, Cost, DiffStats, IntegrityFinding, JudgeFact, RepoState, StageTime, Task, Time,
+    Wall as ReceiptWall, WallFile as ReceiptWallFile,
 };
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
@@ -120,19 +120,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         facts.checks = v
             .results
             .iter()
-            .map(|r| r.result.to_receipt(r.role))
-            .chain(v.lint.iter().map(loki_checks::lint::LintRun::to_receipt))
+            .map(|r| Check::of_suite(&r.result, r.role))
+            .chain(v.lint.iter().map(Check::from))
             .collect();
-        facts.integrity = v
-            .findings
-            .iter()
-            .map(loki_checks::Finding::to_receipt)
-            .collect();
-        facts.facts = v
-            .facts
-            .iter()
-            .map(loki_checks::judge::Fact::to_receipt)
-            .collect();
+        facts.integrity = v.findings.iter().map(IntegrityFinding::from).collect();
+        facts.facts = v.facts.iter().map(JudgeFact::from).collect();
         facts.full_suite_ran = v.full_suite;
         facts.extra_not_proven.extend(v.not_proven.iter().cloned());
     }

@@ -4,7 +4,7 @@
 //!   all checks when a changed path belongs to none, or with `--deep`). Each runs once more when it
 //!   fails: fail-then-pass is `flaky`, which is not a pass.
 //! - **Wall**: each sealed wall file through its own check ([`crate::wall::wall_check`]).
-//! - **Lint**: the changed lines through the repository's linter ([`loki_checks::lint`], "new from
+//! - **Lint**: the changed lines through the repository's linter ([`loki_lint`], "new from
 //!   diff"): a finding on a line the change touched fails verification; a linter that could not
 //!   run, and changed files no linter covers, are listed as not proven.
 //! - **The judge** ([`loki_checks::judge`]), the same one `loki seal` uses: the impacted suites on
@@ -24,10 +24,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_checks::lint::{LintInput, LintRun};
 use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
 use loki_events::EventType;
 use loki_git::Git;
+use loki_lint::{LintInput, LintRun};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -345,8 +345,8 @@ fn lint(
     opts: &RunOptions,
     v: &mut Verification,
 ) -> Result<(), EngineError> {
-    let changed: Vec<loki_checks::lint::ChangedFile> =
-        loki_checks::lint::changed_lines(git, input.base, head_tree)?
+    let changed: Vec<loki_lint::ChangedFile> =
+        loki_lint::changed_lines(git, input.base, head_tree)?
             .into_iter()
             .filter(|f| !wall_paths.contains(&f.path.as_str()))
             .collect();
@@ -358,7 +358,7 @@ fn lint(
         rerun_failed: false,
         ..opts.clone()
     };
-    let report = loki_checks::lint::run(&LintInput {
+    let report = loki_lint::run(&LintInput {
         root: input.worktree,
         changed: &changed,
         opts: &opts,

@@ -2,14 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_checks::integrity::Finding;
 use loki_checks::judge::{JudgeInput, Judged, judge};
 use loki_checks::{Check, CheckResult, CheckStatus, RunOptions, detect, run_check};
 use loki_core::run::{RunKind, RunStatus, RunStore};
 use loki_core::{RunId, layout::Repo};
 use loki_events::{EventType, EventWriter};
 use loki_git::Git;
-use loki_receipt::schema::sha256_hex;
+use loki_receipt::schema::{Check as ReceiptCheck, IntegrityFinding, JudgeFact, sha256_hex};
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -230,13 +229,13 @@ pub fn stop(
     facts.diff.files = stat.files;
     facts.diff.insertions = stat.insertions;
     facts.diff.deletions = stat.deletions;
-    facts.checks = judged.head.iter().map(|r| r.to_receipt("tests")).collect();
-    facts.integrity = judged.findings.iter().map(Finding::to_receipt).collect();
-    facts.facts = judged
-        .facts
+    facts.checks = judged
+        .head
         .iter()
-        .map(loki_checks::judge::Fact::to_receipt)
+        .map(|r| ReceiptCheck::of_suite(r, "tests"))
         .collect();
+    facts.integrity = judged.findings.iter().map(IntegrityFinding::from).collect();
+    facts.facts = judged.facts.iter().map(JudgeFact::from).collect();
     facts.full_suite_ran = true;
     facts.pre_existing_failures.clone_from(&judged.pre_existing);
     facts.extra_not_proven.extend(not_proven(&judged));
