@@ -49,6 +49,10 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// `run.started`: what kind of run, and the facts it starts from. The variant is the run's kind
 /// (`data.kind`), so `run.json` and the log cannot disagree on it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -230,7 +234,7 @@ pub struct StageSkipped {
 payload!(StageSkipped => StageSkipped, stage);
 
 /// `session.started`: an agent session begins.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SessionStarted {
     /// The session's label in a build run (`wall`, `implement`, `fix-1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -245,7 +249,7 @@ pub struct SessionStarted {
 payload!(SessionStarted => SessionStarted);
 
 /// `session.ended`: how the session ended (`end`), or the error that ended it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SessionEnded {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
@@ -264,16 +268,17 @@ pub struct SessionEnded {
 payload!(SessionEnded => SessionEnded);
 
 /// `cost`: one session's usage. `usd` is `null` when the price is unknown: not measured, never $0.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Cache token counts are omitted when zero (a provider that reports none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     pub usd: Option<f64>,
     pub input_tokens: u64,
     pub output_tokens: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_read_tokens: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub cache_write_tokens: u64,
     /// Model calls it took (a patch synthesis retries on a bad answer).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -88,6 +88,18 @@ impl RunRecorder {
         self.log.count()
     }
 
+    /// Hash of the last event appended.
+    #[must_use]
+    pub fn head(&self) -> &str {
+        self.log.head()
+    }
+
+    /// The run's `events.jsonl`.
+    #[must_use]
+    pub fn log_path(&self) -> &Path {
+        self.log.path()
+    }
+
     /// Appends one event. Terminal events go through [`RunRecorder::finish`] and
     /// [`RunRecorder::interrupt`], which also write `run.json`.
     pub fn append<P: Payload>(&mut self, payload: &P) -> Result<(), EventError> {
