@@ -25,10 +25,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
-use loki_events::EventType;
+use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
 use loki_lint::{LintInput, LintRun};
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
@@ -403,30 +402,16 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let v = run(&input)?;
     for r in &v.results {
         s.checks_s += r.result.duration_s;
-        s.log.append(
-            EventType::CheckResult,
-            None,
-            json!({"stage": "verify", "role": r.role, "name": r.result.name, "result": r.result.result,
-                   "executed": r.result.executed, "passed": r.result.passed, "failed": r.result.failed,
-                   "skipped": r.result.skipped, "log_sha256": r.result.log_sha256}),
-        )?;
+        s.log
+            .append(&CheckEvent::from(&r.result).in_stage("verify", r.role))?;
     }
     for l in &v.lint {
         s.checks_s += l.duration_s;
-        s.log.append(
-            EventType::CheckResult,
-            None,
-            json!({"stage": "verify", "role": "lint", "name": l.name, "result": l.result,
-                   "executed": l.files, "failed": l.failed_files(), "new_findings": l.new_findings.len(),
-                   "log_sha256": l.log_sha256}),
-        )?;
+        s.log
+            .append(&CheckEvent::from(l).in_stage("verify", "lint"))?;
     }
     for f in &v.findings {
-        s.log.append(
-            EventType::IntegrityFinding,
-            None,
-            json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}),
-        )?;
+        s.log.append(&FindingEvent::from(f))?;
     }
     let detail = format!(
         "{} changed file(s) · {} check(s), {} proving · {} lint run(s), {} new lint finding(s) · {} finding(s){}",
