@@ -305,10 +305,11 @@ pub fn run_build(
         max_cost_usd: opts.max_cost_usd,
         base: base.clone(),
     };
-    let started = if opts.kind == RunKind::Quick {
-        RunStarted::Quick(started)
-    } else {
+    // As in `work`: anything but a build run is a quick one.
+    let started = if opts.kind == RunKind::Build {
         RunStarted::Build(started)
+    } else {
+        RunStarted::Quick(started)
     };
     let log = RunRecorder::start(
         &RunStore::new(repo.clone()),
