@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use loki_events::payload::{StageCompleted, StageStarted};
+use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 
 use crate::EngineError;
 use crate::engine::{RunState, Step, WALL_SESSION, stage};
@@ -35,11 +35,11 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
             plan.impacted_tests.len()
         );
         // The plan ran alongside the wall: its time is the wall's, not added to the run's.
-        s.log.append(&StageCompleted {
-            stage: "plan".to_string(),
-            detail: detail.clone(),
-            seconds: Some(t.elapsed().as_secs_f64()),
-        })?;
+        s.log.append(&StageCompleted(StageEnd::new(
+            "plan",
+            detail.clone(),
+            Some(t.elapsed().as_secs_f64()),
+        )))?;
         s.observer.progress(&Progress::StageEnded {
             stage: "plan",
             state: "completed",

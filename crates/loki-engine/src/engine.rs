@@ -26,7 +26,7 @@ use loki_core::run::{RunKind, RunStore};
 use loki_events::RunRecorder;
 use loki_events::payload::{
     BuildStarted, CapHit, FixRound, RunCompleted, RunInterrupted, RunStarted, StageCompleted,
-    StageFailed, StageSkipped, StageStarted,
+    StageEnd, StageFailed, StageSkipped, StageStarted,
 };
 use sha2::{Digest, Sha256};
 
@@ -245,35 +245,20 @@ pub(crate) fn stage(
     let t = Instant::now();
     let result = f(s);
     let secs = t.elapsed().as_secs_f64();
-    let (stage, seconds) = (name.to_string(), Some(secs));
     let (state, detail, ok) = match result {
-        Ok(Step::Done(detail)) => {
-            s.log.append(&StageCompleted {
-                stage,
-                detail: detail.clone(),
-                seconds,
-            })?;
-            ("completed", detail, true)
-        }
-        Ok(Step::Skipped(detail)) => {
-            s.log.append(&StageSkipped {
-                stage,
-                detail: detail.clone(),
-                seconds,
-            })?;
-            ("skipped", detail, true)
-        }
+        Ok(Step::Done(d)) => ("completed", d, true),
+        Ok(Step::Skipped(d)) => ("skipped", d, true),
         Err(e) => {
             s.notes.push(format!("stage {name} failed: {e}"));
-            let detail = e.to_string();
-            s.log.append(&StageFailed {
-                stage,
-                detail: detail.clone(),
-                seconds,
-            })?;
-            ("failed", detail, false)
+            ("failed", e.to_string(), false)
         }
     };
+    let end = StageEnd::new(name, detail.clone(), Some(secs));
+    match state {
+        "completed" => s.log.append(&StageCompleted(end))?,
+        "skipped" => s.log.append(&StageSkipped(end))?,
+        _ => s.log.append(&StageFailed(end))?,
+    }
     if state != "skipped" {
         s.stage_times.push((name.to_string(), secs));
     }
@@ -390,11 +375,11 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         }
     } else {
         for name in ["plan", "wall", "gate"] {
-            s.log.append(&StageSkipped {
-                stage: name.to_string(),
-                detail: "quick run: no plan, no wall".to_string(),
-                seconds: None,
-            })?;
+            s.log.append(&StageSkipped(StageEnd::new(
+                name,
+                "quick run: no plan, no wall",
+                None,
+            )))?;
         }
         if let Some(i) = &s.intake {
             s.plan = plan::run(&s.opts.task.text, i);

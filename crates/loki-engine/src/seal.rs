@@ -11,7 +11,7 @@
 //! measured), and the stage times.
 
 use loki_core::outcome::Outcome;
-use loki_events::payload::{StageCompleted, StageStarted};
+use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
 use loki_receipt::schema::{
@@ -194,11 +194,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         sealed.receipt.verdict.as_str(),
         sealed.receipt.receipt_sha256
     );
-    s.log.append(&StageCompleted {
-        stage: "seal".to_string(),
-        detail: detail.clone(),
-        seconds: Some(started.elapsed().as_secs_f64()),
-    })?;
+    s.log.append(&StageCompleted(StageEnd::new(
+        "seal",
+        detail.clone(),
+        Some(started.elapsed().as_secs_f64()),
+    )))?;
     s.observer.progress(&crate::Progress::StageEnded {
         stage: "seal",
         state: "completed",

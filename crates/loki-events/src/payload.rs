@@ -43,6 +43,14 @@ macro_rules! payload {
             }
         }
     };
+    ($ty:ident => $kind:ident, end) => {
+        impl Payload for $ty {
+            const TYPE: EventType = EventType::$kind;
+            fn stage(&self) -> Option<&str> {
+                Some(&self.0.stage)
+            }
+        }
+    };
 }
 
 fn is_false(b: &bool) -> bool {
@@ -200,38 +208,45 @@ pub struct StageStarted {
 }
 payload!(StageStarted => StageStarted, stage);
 
+/// How a stage ended: the `data` of `stage.completed`, `stage.failed` (the detail is the error)
+/// and `stage.skipped` (the detail says why there was nothing to do).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageEnd {
+    #[serde(skip)]
+    pub stage: String,
+    pub detail: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+}
+
+impl StageEnd {
+    #[must_use]
+    pub fn new(stage: impl Into<String>, detail: impl Into<String>, seconds: Option<f64>) -> Self {
+        StageEnd {
+            stage: stage.into(),
+            detail: detail.into(),
+            seconds,
+        }
+    }
+}
+
 /// `stage.completed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StageCompleted {
-    #[serde(skip)]
-    pub stage: String,
-    pub detail: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seconds: Option<f64>,
-}
-payload!(StageCompleted => StageCompleted, stage);
+#[serde(transparent)]
+pub struct StageCompleted(pub StageEnd);
+payload!(StageCompleted => StageCompleted, end);
 
-/// `stage.failed`: the detail is the error.
+/// `stage.failed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StageFailed {
-    #[serde(skip)]
-    pub stage: String,
-    pub detail: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seconds: Option<f64>,
-}
-payload!(StageFailed => StageFailed, stage);
+#[serde(transparent)]
+pub struct StageFailed(pub StageEnd);
+payload!(StageFailed => StageFailed, end);
 
-/// `stage.skipped`: the detail says why there was nothing to do.
+/// `stage.skipped`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StageSkipped {
-    #[serde(skip)]
-    pub stage: String,
-    pub detail: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seconds: Option<f64>,
-}
-payload!(StageSkipped => StageSkipped, stage);
+#[serde(transparent)]
+pub struct StageSkipped(pub StageEnd);
+payload!(StageSkipped => StageSkipped, end);
 
 /// `session.started`: an agent session begins.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -8,7 +8,7 @@ use crate::payload::{
     BuildStarted, CapHit, CheckResult, Cost, Discarded, FileDigest, FixRound, IncidentRecorded,
     IntegrityFinding, PatchApplied, PatchRolledBack, PatchVerified, PrOpened, ReceiptSealed,
     RunCompleted, RunInterrupted, RunStarted, SessionEnded, SessionStarted, StageCompleted,
-    StageFailed, StageSkipped, StageStarted, TestsRestored, ToolCalled, WallSealed,
+    StageEnd, StageFailed, StageSkipped, StageStarted, TestsRestored, ToolCalled, WallSealed,
 };
 use crate::{
     DROPPED_REASON, Event, EventError, EventType, LogStatus, Payload, RunRecorder, read_events,
@@ -249,12 +249,8 @@ fn stage_payloads_put_their_stage_in_the_envelope() {
         stage: "intake".into(),
     })
     .unwrap();
-    rec.append(&StageCompleted {
-        stage: "intake".into(),
-        detail: "ok".into(),
-        seconds: Some(0.25),
-    })
-    .unwrap();
+    rec.append(&StageCompleted(StageEnd::new("intake", "ok", Some(0.25))))
+        .unwrap();
     rec.finish(&RunCompleted::new("PASS")).unwrap();
     let events = events_of(&store, &rec);
     assert_eq!(events[1].stage.as_deref(), Some("intake"));
@@ -505,27 +501,19 @@ fn every_payload_shape_is_pinned() {
         ),
         (
             StageCompleted::TYPE.as_str(),
-            data(&StageCompleted {
-                stage: "seal".into(),
-                detail: "VERIFIED".into(),
-                seconds: None,
-            }),
+            data(&StageCompleted(StageEnd::new("seal", "VERIFIED", None))),
         ),
         (
             StageFailed::TYPE.as_str(),
-            data(&StageFailed {
-                stage: "intake".into(),
-                detail: "no git".into(),
-                seconds: Some(0.5),
-            }),
+            data(&StageFailed(StageEnd::new("intake", "no git", Some(0.5)))),
         ),
         (
             StageSkipped::TYPE.as_str(),
-            data(&StageSkipped {
-                stage: "wall".into(),
-                detail: "quick run: no plan, no wall".into(),
-                seconds: None,
-            }),
+            data(&StageSkipped(StageEnd::new(
+                "wall",
+                "quick run: no plan, no wall",
+                None,
+            ))),
         ),
         (
             SessionStarted::TYPE.as_str(),
