@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use loki_agent::{Provider, Transcript, Usage};
+use loki_checks::CheckStatus;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::Outcome;
@@ -36,9 +37,7 @@ use loki_events::payload::{
     RunCompleted, RunStarted,
 };
 use loki_patch::ApplyOptions;
-use loki_receipt::schema::{
-    Check, CheckResult, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex,
-};
+use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, Sealed, Signer};
 
 use crate::HealError;
@@ -368,7 +367,7 @@ impl FixSession {
             name: check.name,
             kind: check.kind,
             cmd: check.cmd,
-            result: repro_outcome(&replay.verdict).event.to_string(),
+            result: repro_outcome(&replay.verdict).0.as_str().to_string(),
             executed: check.executed,
             passed: check.passed,
             failed: check.failed,
@@ -535,46 +534,31 @@ impl FixSession {
     }
 }
 
-/// A replay's verdict as a check: in the receipt's words and in the event log's, with its counts.
-struct ReproOutcome {
-    receipt: CheckResult,
-    event: &'static str,
-    executed: u64,
-    passed: u64,
-    failed: u64,
-}
-
-fn repro_outcome(v: &ReplayVerdict) -> ReproOutcome {
-    let (receipt, event, executed, passed, failed) = match v {
-        ReplayVerdict::NotReproduced => (CheckResult::Passed, "pass", 1, 1, 0),
-        ReplayVerdict::Reproduced => (CheckResult::Failed, "fail", 1, 0, 1),
+/// A replay's verdict as a check's status, with its counts (one reproduction is one test).
+fn repro_outcome(v: &ReplayVerdict) -> (CheckStatus, u64, u64, u64) {
+    match v {
+        ReplayVerdict::NotReproduced => (CheckStatus::Pass, 1, 1, 0),
+        ReplayVerdict::Reproduced => (CheckStatus::Fail, 1, 0, 1),
         ReplayVerdict::Harness(reason)
             if reason.contains("timed out") || reason.contains("in time") =>
         {
-            (CheckResult::TimedOut, "timeout", 0, 0, 0)
+            (CheckStatus::Timeout, 0, 0, 0)
         }
-        ReplayVerdict::Harness(_) => (CheckResult::NotRun, "not_run", 0, 0, 0),
-    };
-    ReproOutcome {
-        receipt,
-        event,
-        executed,
-        passed,
-        failed,
+        ReplayVerdict::Harness(_) => (CheckStatus::NotRun, 0, 0, 0),
     }
 }
 
 /// The reproduction as the receipt's check of kind `repro`.
 fn repro_check(cmd: String, r: &Replay) -> Check {
-    let o = repro_outcome(&r.verdict);
+    let (status, executed, passed, failed) = repro_outcome(&r.verdict);
     Check {
         name: "repro".into(),
         kind: "repro".into(),
         cmd,
-        result: o.receipt,
-        executed: o.executed,
-        passed: o.passed,
-        failed: o.failed,
+        result: status.into(),
+        executed,
+        passed,
+        failed,
         skipped: 0,
         duration_s: r.duration.as_secs_f64(),
         log_sha256: sha256_hex(r.output.as_bytes()),
