@@ -65,6 +65,18 @@ pub enum FinishStatus {
     SpecConflict,
 }
 
+impl FinishStatus {
+    /// The name as serialised (`done`, `already_done`, `spec_conflict`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinishStatus::Done => "done",
+            FinishStatus::AlreadyDone => "already_done",
+            FinishStatus::SpecConflict => "spec_conflict",
+        }
+    }
+}
+
 /// The model's final word.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Finish {

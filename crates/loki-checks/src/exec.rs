@@ -82,16 +82,15 @@ pub enum CheckStatus {
 }
 
 impl CheckStatus {
-    /// This status in a receipt's words.
+    /// The name as serialised (`pass`, `fail`, `not_run`, `flaky`, `timeout`).
     #[must_use]
-    pub fn to_receipt(self) -> loki_receipt::schema::CheckResult {
-        use loki_receipt::schema::CheckResult as R;
+    pub fn as_str(self) -> &'static str {
         match self {
-            CheckStatus::Pass => R::Passed,
-            CheckStatus::Fail => R::Failed,
-            CheckStatus::NotRun => R::NotRun,
-            CheckStatus::Flaky => R::Flaky,
-            CheckStatus::Timeout => R::TimedOut,
+            CheckStatus::Pass => "pass",
+            CheckStatus::Fail => "fail",
+            CheckStatus::NotRun => "not_run",
+            CheckStatus::Flaky => "flaky",
+            CheckStatus::Timeout => "timeout",
         }
     }
 }
@@ -127,21 +126,26 @@ pub struct CheckResult {
     pub tests: Vec<TestCase>,
 }
 
-impl CheckResult {
-    /// This result as a receipt records it; `kind` is its role there (`tests`, `wall`, …).
-    #[must_use]
-    pub fn to_receipt(&self, kind: &str) -> loki_receipt::schema::Check {
-        loki_receipt::schema::Check {
-            name: self.name.clone(),
-            kind: kind.to_string(),
-            cmd: self.cmd.clone(),
-            result: self.result.to_receipt(),
-            executed: self.executed,
-            passed: self.passed,
-            failed: self.failed,
-            skipped: self.skipped,
-            duration_s: self.duration_s,
-            log_sha256: self.log_sha256.clone(),
+/// The `check.result` event of a suite's run.
+impl From<&CheckResult> for loki_events::payload::CheckResult {
+    fn from(r: &CheckResult) -> Self {
+        loki_events::payload::CheckResult {
+            name: r.name.clone(),
+            kind: r.kind.as_str().to_string(),
+            cmd: r.cmd.clone(),
+            result: r.result.as_str().to_string(),
+            executed: r.executed,
+            passed: r.passed,
+            failed: r.failed,
+            skipped: r.skipped,
+            duration_s: r.duration_s,
+            log_sha256: r.log_sha256.clone(),
+            failing_ids: r.failing_ids.clone(),
+            stage: None,
+            role: None,
+            reason: r.reason.clone(),
+            exit_code: r.exit_code,
+            new_findings: None,
         }
     }
 }

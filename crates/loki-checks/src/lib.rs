@@ -27,8 +27,6 @@
 //!   functions and doctests, Python doctests, vitest in-source blocks) and splices one version's
 //!   test items into another version's source, so the original tests run on the new code without
 //!   restoring the old code around them.
-//! - [`lint`] lints the changed files with the repository's own linter (or a syntax check) and
-//!   counts only findings on the lines the change touched ("new from diff").
 //! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the
 //!   checks of an agent's code with `loki __confine` ([`loki_core::confine`]).
 //!
@@ -38,6 +36,11 @@
 //! - A non-zero exit is never a pass, whatever the output claims.
 //! - A missing tool is `not_run` with the reason, never `fail`; a hang is `timeout`.
 //! - A failing check is rerun once; fail-then-pass is `flaky`, which is not a pass.
+//!
+//! Results are facts in this crate's types; they convert to the shared event vocabulary
+//! (`From<&CheckResult>` for `loki_events::payload::CheckResult`, and for integrity findings).
+//! How a receipt records them is the receipt's business (`loki-receipt`), not this crate's.
+//! Linting changed files is `loki-lint`, built on [`run_check`]'s options and errors.
 //!
 //! This crate never edits the repository it tests (other checkouts are temporary worktrees or
 //! exported trees, always removed; reports go to a temporary directory, pytest's
@@ -50,7 +53,6 @@ pub mod exec;
 pub mod integrity;
 pub mod isolate;
 pub mod judge;
-pub mod lint;
 pub mod parse;
 pub mod report;
 pub mod script;
@@ -65,5 +67,4 @@ pub use error::ChecksError;
 pub use exec::{CheckResult, CheckStatus, Facts, Judgement, RunOptions, judge, run_check};
 pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
 pub use isolate::Prepared;
-pub use lint::{ChangedFile, LineSet, LintFinding, LintInput, LintReport, LintRun, changed_lines};
 pub use report::{TestCase, TestReport, TestStatus};

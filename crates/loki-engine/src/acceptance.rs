@@ -6,8 +6,7 @@
 
 use std::time::Instant;
 
-use loki_events::EventType;
-use serde_json::json;
+use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 
 use crate::EngineError;
 use crate::engine::{RunState, Step, WALL_SESSION, stage};
@@ -25,8 +24,9 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
     let result = std::thread::scope(|scope| {
         let planner = scope.spawn(|| plan::run(&task, &i));
         let t = Instant::now();
-        s.log
-            .append(EventType::StageStarted, Some("plan"), json!({}))?;
+        s.log.append(&StageStarted {
+            stage: "plan".to_string(),
+        })?;
         let wall_ok = stage(s, "wall", |s| wall_stage(s, &i));
         let plan = planner.join().unwrap_or_default();
         let detail = format!(
@@ -35,11 +35,11 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
             plan.impacted_tests.len()
         );
         // The plan ran alongside the wall: its time is the wall's, not added to the run's.
-        s.log.append(
-            EventType::StageCompleted,
-            Some("plan"),
-            json!({"detail": detail, "seconds": t.elapsed().as_secs_f64()}),
-        )?;
+        s.log.append(&StageCompleted(StageEnd::new(
+            "plan",
+            detail.clone(),
+            Some(t.elapsed().as_secs_f64()),
+        )))?;
         s.observer.progress(&Progress::StageEnded {
             stage: "plan",
             state: "completed",

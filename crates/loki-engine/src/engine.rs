@@ -22,9 +22,12 @@ use std::time::{Duration, Instant};
 
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::run::{RunKind, RunStatus, RunStore};
-use loki_events::{EventType, EventWriter};
-use serde_json::json;
+use loki_core::run::{RunKind, RunStore};
+use loki_events::RunRecorder;
+use loki_events::payload::{
+    BuildStarted, CapHit, FixRound, RunCompleted, RunInterrupted, RunStarted, StageCompleted,
+    StageEnd, StageFailed, StageSkipped, StageStarted,
+};
 use sha2::{Digest, Sha256};
 
 use crate::intake::{self, Intake};
@@ -62,7 +65,7 @@ pub(crate) struct RunState<'a> {
     pub repo: Repo,
     pub run_id: RunId,
     pub run_dir: PathBuf,
-    pub log: EventWriter,
+    pub log: RunRecorder,
     pub started: Instant,
     pub soft_deadline: Instant,
     pub base: String,
@@ -148,20 +151,27 @@ impl RunState<'_> {
             return Ok(());
         }
         self.budget_hit = true;
-        let (note, data) = if which == "cost" {
+        let (note, hit) = if which == "cost" {
             let max = self.opts.max_cost_usd.unwrap_or_default();
             (
                 format!("cost budget reached (${max:.2}) at {stage}"),
-                json!({"cap": "cost", "max_cost_usd": max, "spent_usd": self.cost_so_far(), "stage": stage}),
+                CapHit::Cost {
+                    max_cost_usd: max,
+                    spent_usd: self.cost_so_far(),
+                    stage: stage.to_string(),
+                },
             )
         } else {
             (
                 format!("run cap reached ({}s) at {stage}", self.opts.cap.as_secs()),
-                json!({"cap": "time", "cap_s": self.opts.cap.as_secs(), "stage": stage}),
+                CapHit::Time {
+                    cap_s: self.opts.cap.as_secs(),
+                    stage: stage.to_string(),
+                },
             )
         };
         self.notes.push(note);
-        self.log.append(EventType::CapHit, None, data)?;
+        self.log.append(&hit)?;
         Ok(())
     }
 
@@ -228,22 +238,27 @@ pub(crate) fn stage(
     name: &'static str,
     f: impl FnOnce(&mut RunState<'_>) -> Result<Step, EngineError>,
 ) -> Result<bool, EngineError> {
-    s.log
-        .append(EventType::StageStarted, Some(name), json!({}))?;
+    s.log.append(&StageStarted {
+        stage: name.to_string(),
+    })?;
     s.observer.progress(&Progress::StageStarted { stage: name });
     let t = Instant::now();
     let result = f(s);
     let secs = t.elapsed().as_secs_f64();
-    let (kind, state, detail, ok) = match result {
-        Ok(Step::Done(d)) => (EventType::StageCompleted, "completed", d, true),
-        Ok(Step::Skipped(d)) => (EventType::StageSkipped, "skipped", d, true),
+    let (state, detail, ok) = match result {
+        Ok(Step::Done(d)) => ("completed", d, true),
+        Ok(Step::Skipped(d)) => ("skipped", d, true),
         Err(e) => {
             s.notes.push(format!("stage {name} failed: {e}"));
-            (EventType::StageFailed, "failed", e.to_string(), false)
+            ("failed", e.to_string(), false)
         }
     };
-    s.log
-        .append(kind, Some(name), json!({"detail": detail, "seconds": secs}))?;
+    let end = StageEnd::new(name, detail.clone(), Some(secs));
+    match state {
+        "completed" => s.log.append(&StageCompleted(end))?,
+        "skipped" => s.log.append(&StageSkipped(end))?,
+        _ => s.log.append(&StageFailed(end))?,
+    }
     if state != "skipped" {
         s.stage_times.push((name.to_string(), secs));
     }
@@ -267,30 +282,35 @@ pub fn run_build(
         return Err(EngineError::EmptyTask);
     }
     let base = intake::preflight(repo)?;
-    let store = RunStore::new(repo.clone());
-    let mut rec = store.start(
-        opts.kind,
+    let started = BuildStarted {
+        task_sha256: hex::encode(Sha256::digest(opts.task.text.as_bytes())),
+        task_source: opts.task.source.clone(),
+        provider: opts.provider_label.clone(),
+        cap_s: opts.cap.as_secs(),
+        max_cost_usd: opts.max_cost_usd,
+        base: base.clone(),
+    };
+    // As in `work`: anything but a build run is a quick one.
+    let started = if opts.kind == RunKind::Build {
+        RunStarted::Build(started)
+    } else {
+        RunStarted::Quick(started)
+    };
+    let log = RunRecorder::start(
+        &RunStore::new(repo.clone()),
         Some(opts.task.text.clone()),
         opts.command.clone(),
+        &started,
     )?;
-    let run_dir = store.dir(&rec.id);
-    let mut log = EventWriter::open(&run_dir, rec.id.as_str())?;
-    let task_sha = hex::encode(Sha256::digest(opts.task.text.as_bytes()));
-    log.append(
-        EventType::RunStarted,
-        None,
-        json!({"kind": opts.kind.as_str(), "task_sha256": task_sha, "task_source": opts.task.source,
-               "provider": opts.provider_label, "cap_s": opts.cap.as_secs(), "max_cost_usd": opts.max_cost_usd,
-               "base": base}),
-    )?;
+    let (run_id, run_dir) = (log.id().clone(), log.dir().to_path_buf());
     let started = Instant::now();
     let soft = opts.cap.saturating_sub(reserve_for(opts.cap));
     let mut s = RunState {
         opts,
         observer,
         repo: repo.clone(),
-        run_id: rec.id.clone(),
-        run_dir: run_dir.clone(),
+        run_id,
+        run_dir,
         log,
         started,
         soft_deadline: started + soft,
@@ -317,28 +337,20 @@ pub fn run_build(
     work(&mut s)?;
     stage(&mut s, "commit", commit::stage)?;
     let sealed = crate::seal::seal(&mut s)?;
-    let status = if s.interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Completed
-    };
-    let terminal = if s.interrupted {
-        EventType::RunInterrupted
-    } else {
-        EventType::RunCompleted
-    };
     let exit = BuildReport::exit(sealed.outcome, s.interrupted);
-    s.log.append(
-        terminal,
-        None,
-        json!({"outcome": sealed.outcome.as_str(), "exit_code": exit.code(), "receipt_sha256": sealed.receipt_sha256}),
-    )?;
-    store.finish(
-        &mut rec,
-        status,
-        Some(sealed.outcome.as_str().to_string()),
-        Some(i32::from(exit.code())),
-    )?;
+    let end = RunCompleted::new(sealed.outcome.as_str())
+        .exit_code(i32::from(exit.code()))
+        .receipt(sealed.receipt_sha256.clone());
+    if s.interrupted {
+        s.log.interrupt(&RunInterrupted {
+            outcome: Some(end.outcome),
+            exit_code: end.exit_code,
+            receipt_sha256: end.receipt_sha256,
+            reason: None,
+        })?;
+    } else {
+        s.log.finish(&end)?;
+    }
     Ok(crate::seal::report(&s, sealed, exit.code()))
 }
 
@@ -363,11 +375,11 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         }
     } else {
         for name in ["plan", "wall", "gate"] {
-            s.log.append(
-                EventType::StageSkipped,
-                Some(name),
-                json!({"detail": "quick run: no plan, no wall"}),
-            )?;
+            s.log.append(&StageSkipped(StageEnd::new(
+                name,
+                "quick run: no plan, no wall",
+                None,
+            )))?;
         }
         if let Some(i) = &s.intake {
             s.plan = plan::run(&s.opts.task.text, i);
@@ -403,11 +415,10 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             return Ok(());
         }
         round += 1;
-        s.log.append(
-            EventType::FixRound,
-            None,
-            json!({"round": round, "signature": sig}),
-        )?;
+        s.log.append(&FixRound {
+            round,
+            signature: sig,
+        })?;
         stage(s, "fix", |s| implement::fix_stage(s, round))?;
         // Verifying an unchanged tree again would only repeat the same failure.
         let after = s

@@ -3,8 +3,7 @@
 //! implement stage); its pass / fail / not-run counts go into the receipt as the wall's base run.
 //! What the wall's run wrote in the worktree is put back afterwards.
 
-use loki_events::EventType;
-use serde_json::json;
+use loki_events::payload::CheckResult as CheckEvent;
 
 use crate::EngineError;
 use crate::engine::{MIN_CHECK_TIME, RunState, Step};
@@ -36,7 +35,8 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     for f in &s.wall.files {
         let r = loki_checks::run_check(&f.check, &opts)?;
         s.checks_s += r.duration_s;
-        s.log.append(EventType::CheckResult, None, json!({"stage": "gate", "name": r.name, "result": r.result, "executed": r.executed, "failed": r.failed}))?;
+        s.log
+            .append(&CheckEvent::from(&r).in_stage("gate", "wall"))?;
         if verify::proves(&r) {
             base.pass += 1;
         } else if r.executed == 0 {

@@ -7,8 +7,8 @@
 //! restored and reported (`tests.restored`, and `reverted test edit: <path>` in NOT PROVEN).
 
 use loki_agent::FinishStatus;
-use loki_events::{EventType, EventWriter};
-use serde_json::json;
+use loki_events::RunRecorder;
+use loki_events::payload::TestsRestored;
 
 use crate::EngineError;
 use crate::engine::{IMPLEMENT_SESSION, RunState, Step};
@@ -75,16 +75,16 @@ pub fn fix_brief(task: &str, round: u32, feedback: &str) -> String {
 pub fn restore_wall(
     worktree: &std::path::Path,
     wall: &Wall,
-    log: &mut EventWriter,
+    log: &mut RunRecorder,
     after: &str,
 ) -> Result<Vec<String>, EngineError> {
     let restored = crate::wall::restore(worktree, wall)?;
     if !restored.is_empty() {
-        log.append(
-            EventType::TestsRestored,
-            None,
-            json!({"after": after, "paths": restored, "why": "sealed wall tests were edited by the agent"}),
-        )?;
+        log.append(&TestsRestored {
+            after: after.to_string(),
+            paths: restored.clone(),
+            why: "sealed wall tests were edited by the agent".to_string(),
+        })?;
     }
     Ok(restored)
 }

@@ -11,11 +11,12 @@
 //! measured), and the stage times.
 
 use loki_core::outcome::Outcome;
+use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
 use loki_receipt::schema::{
-    Cost, DiffStats, IntegrityFinding, RepoState, StageTime, Task, Time, Wall as ReceiptWall,
-    WallFile as ReceiptWallFile,
+    Check, Cost, DiffStats, IntegrityFinding, JudgeFact, RepoState, StageTime, Task, Time,
+    Wall as ReceiptWall, WallFile as ReceiptWallFile,
 };
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
@@ -40,11 +41,9 @@ pub(crate) struct SealedInfo {
 
 /// Seals the run (always called, whatever happened before).
 pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
-    s.log.append(
-        loki_events::EventType::StageStarted,
-        Some("seal"),
-        serde_json::json!({}),
-    )?;
+    s.log.append(&StageStarted {
+        stage: "seal".to_string(),
+    })?;
     s.observer
         .progress(&crate::Progress::StageStarted { stage: "seal" });
     let started = std::time::Instant::now();
@@ -62,7 +61,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         .collect();
 
     let mut tampered: Vec<String> = Vec::new();
-    let log_path = s.log.path().to_path_buf();
+    let log_path = s.log.log_path().to_path_buf();
     match verify_log(&log_path, Some(s.run_id.as_str())) {
         Ok(sum) => match sum.status {
             LogStatus::Intact if sum.count == s.log.count() && sum.head == s.log.head() => {}
@@ -120,19 +119,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         facts.checks = v
             .results
             .iter()
-            .map(|r| r.result.to_receipt(r.role))
-            .chain(v.lint.iter().map(loki_checks::lint::LintRun::to_receipt))
+            .map(|r| Check::of_suite(&r.result, r.role))
+            .chain(v.lint.iter().map(Check::from))
             .collect();
-        facts.integrity = v
-            .findings
-            .iter()
-            .map(loki_checks::Finding::to_receipt)
-            .collect();
-        facts.facts = v
-            .facts
-            .iter()
-            .map(loki_checks::judge::Fact::to_receipt)
-            .collect();
+        facts.integrity = v.findings.iter().map(IntegrityFinding::from).collect();
+        facts.facts = v.facts.iter().map(JudgeFact::from).collect();
         facts.full_suite_ran = v.full_suite;
         facts.extra_not_proven.extend(v.not_proven.iter().cloned());
     }
@@ -196,17 +187,18 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         stalled: s.stalled,
     };
     let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
-    let sealed = ReceiptBuilder::new(facts).seal(&s.run_dir, &mut s.log, &signer)?;
+    let builder = ReceiptBuilder::new(facts);
+    let sealed = s.log.seal(|log| builder.seal(&s.run_dir, log, &signer))?;
     let detail = format!(
         "{} · sha256:{}",
         sealed.receipt.verdict.as_str(),
         sealed.receipt.receipt_sha256
     );
-    s.log.append(
-        loki_events::EventType::StageCompleted,
-        Some("seal"),
-        serde_json::json!({"detail": detail}),
-    )?;
+    s.log.append(&StageCompleted(StageEnd::new(
+        "seal",
+        detail.clone(),
+        Some(started.elapsed().as_secs_f64()),
+    )))?;
     s.observer.progress(&crate::Progress::StageEnded {
         stage: "seal",
         state: "completed",

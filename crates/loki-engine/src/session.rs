@@ -12,8 +12,8 @@ use loki_agent::{
     Backend, FinishStatus, Limits, SessionConfig, SessionEnd, Transcript, Usage, run_session,
 };
 use loki_core::process::Cancel;
-use loki_events::{EventType, EventWriter};
-use serde_json::json;
+use loki_events::RunRecorder;
+use loki_events::payload::{Cost, SessionEnded, SessionStarted};
 
 use crate::EngineError;
 use crate::isolation::Fence;
@@ -62,13 +62,14 @@ pub struct SessionSpec<'a> {
 pub fn run(
     backend: &Backend,
     spec: &SessionSpec<'_>,
-    log: &mut EventWriter,
+    log: &mut RunRecorder,
 ) -> Result<SessionReport, EngineError> {
-    log.append(
-        EventType::SessionStarted,
-        None,
-        json!({"session": spec.label, "time_left_s": spec.time_left.as_secs()}),
-    )?;
+    log.append(&SessionStarted {
+        session: Some(spec.label.to_string()),
+        time_left_s: Some(spec.time_left.as_secs()),
+        provider: None,
+        model: None,
+    })?;
     // IO as well as time: the HTTP providers' client needs the reactor.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -185,19 +186,23 @@ pub fn run(
     // A blocked `run` tool child is killed by its own timeout; do not wait for it here.
     rt.shutdown_background();
     report.model_seconds = started.elapsed().as_secs_f64();
-    log.append(
-        EventType::Cost,
-        None,
-        json!({"session": spec.label, "usd": report.cost_usd, "input_tokens": report.usage.input_tokens,
-               "output_tokens": report.usage.output_tokens, "cache_read_tokens": report.usage.cache_read_tokens,
-               "cache_write_tokens": report.usage.cache_write_tokens}),
-    )?;
-    log.append(
-        EventType::SessionEnded,
-        None,
-        json!({"session": spec.label, "end": report.end, "finish": report.finish,
-               "error": report.error, "seconds": report.model_seconds}),
-    )?;
+    log.append(&Cost {
+        session: Some(spec.label.to_string()),
+        usd: report.cost_usd,
+        input_tokens: report.usage.input_tokens,
+        output_tokens: report.usage.output_tokens,
+        cache_read_tokens: report.usage.cache_read_tokens,
+        cache_write_tokens: report.usage.cache_write_tokens,
+        attempts: None,
+    })?;
+    log.append(&SessionEnded {
+        session: Some(spec.label.to_string()),
+        end: Some(report.end.clone()),
+        finish: report.finish.map(|f| f.as_str().to_string()),
+        error: report.error.clone(),
+        seconds: Some(report.model_seconds),
+        turns: None,
+    })?;
     Ok(report)
 }
 

@@ -4,7 +4,7 @@
 //!   all checks when a changed path belongs to none, or with `--deep`). Each runs once more when it
 //!   fails: fail-then-pass is `flaky`, which is not a pass.
 //! - **Wall**: each sealed wall file through its own check ([`crate::wall::wall_check`]).
-//! - **Lint**: the changed lines through the repository's linter ([`loki_checks::lint`], "new from
+//! - **Lint**: the changed lines through the repository's linter ([`loki_lint`], "new from
 //!   diff"): a finding on a line the change touched fails verification; a linter that could not
 //!   run, and changed files no linter covers, are listed as not proven.
 //! - **The judge** ([`loki_checks::judge`]), the same one `loki seal` uses: the impacted suites on
@@ -24,11 +24,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_checks::lint::{LintInput, LintRun};
 use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
-use loki_events::EventType;
+use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
-use serde_json::json;
+use loki_lint::{LintInput, LintRun};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
@@ -345,8 +344,8 @@ fn lint(
     opts: &RunOptions,
     v: &mut Verification,
 ) -> Result<(), EngineError> {
-    let changed: Vec<loki_checks::lint::ChangedFile> =
-        loki_checks::lint::changed_lines(git, input.base, head_tree)?
+    let changed: Vec<loki_lint::ChangedFile> =
+        loki_lint::changed_lines(git, input.base, head_tree)?
             .into_iter()
             .filter(|f| !wall_paths.contains(&f.path.as_str()))
             .collect();
@@ -358,7 +357,7 @@ fn lint(
         rerun_failed: false,
         ..opts.clone()
     };
-    let report = loki_checks::lint::run(&LintInput {
+    let report = loki_lint::run(&LintInput {
         root: input.worktree,
         changed: &changed,
         opts: &opts,
@@ -403,30 +402,16 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let v = run(&input)?;
     for r in &v.results {
         s.checks_s += r.result.duration_s;
-        s.log.append(
-            EventType::CheckResult,
-            None,
-            json!({"stage": "verify", "role": r.role, "name": r.result.name, "result": r.result.result,
-                   "executed": r.result.executed, "passed": r.result.passed, "failed": r.result.failed,
-                   "skipped": r.result.skipped, "log_sha256": r.result.log_sha256}),
-        )?;
+        s.log
+            .append(&CheckEvent::from(&r.result).in_stage("verify", r.role))?;
     }
     for l in &v.lint {
         s.checks_s += l.duration_s;
-        s.log.append(
-            EventType::CheckResult,
-            None,
-            json!({"stage": "verify", "role": "lint", "name": l.name, "result": l.result,
-                   "executed": l.files, "failed": l.failed_files(), "new_findings": l.new_findings.len(),
-                   "log_sha256": l.log_sha256}),
-        )?;
+        s.log
+            .append(&CheckEvent::from(l).in_stage("verify", "lint"))?;
     }
     for f in &v.findings {
-        s.log.append(
-            EventType::IntegrityFinding,
-            None,
-            json!({"kind": f.kind.as_str(), "path": f.path, "detail": f.detail}),
-        )?;
+        s.log.append(&FindingEvent::from(f))?;
     }
     let detail = format!(
         "{} changed file(s) · {} check(s), {} proving · {} lint run(s), {} new lint finding(s) · {} finding(s){}",

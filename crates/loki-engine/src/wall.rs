@@ -35,8 +35,8 @@ use std::path::{Path, PathBuf};
 use loki_checks::{Check, CheckKind};
 use loki_core::paths::{Root, Rules};
 use loki_core::walk::{Visibility, Walk};
-use loki_events::{EventType, EventWriter};
-use serde_json::json;
+use loki_events::RunRecorder;
+use loki_events::payload::{Discarded, FileDigest, WallSealed};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
@@ -338,18 +338,28 @@ fn go_test_names(text: &str) -> Vec<String> {
 }
 
 /// Writes the sealed copies under `<run_dir>/wall/` and appends `wall.sealed`.
-pub fn seal(run_dir: &Path, wall: &Wall, log: &mut EventWriter) -> Result<(), EngineError> {
+pub fn seal(run_dir: &Path, wall: &Wall, log: &mut RunRecorder) -> Result<(), EngineError> {
     for f in &wall.files {
         crate::write_file(&sealed_path(run_dir, &f.path), &f.bytes)?;
     }
-    log.append(
-        EventType::WallSealed,
-        None,
-        json!({
-            "files": wall.files.iter().map(|f| json!({"path": f.path, "sha256": f.sha256})).collect::<Vec<_>>(),
-            "discarded": wall.discarded.iter().map(|(p, r)| json!({"path": p, "reason": r})).collect::<Vec<_>>(),
-        }),
-    )?;
+    log.append(&WallSealed {
+        files: wall
+            .files
+            .iter()
+            .map(|f| FileDigest {
+                path: f.path.clone(),
+                sha256: f.sha256.clone(),
+            })
+            .collect(),
+        discarded: wall
+            .discarded
+            .iter()
+            .map(|(path, reason)| Discarded {
+                path: path.clone(),
+                reason: reason.clone(),
+            })
+            .collect(),
+    })?;
     Ok(())
 }
 

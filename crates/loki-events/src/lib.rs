@@ -16,6 +16,13 @@
 //!   its `hash` member. Hashing the canonical form, not the bytes on disk, means key order and
 //!   whitespace do not matter; any change of a value does.
 //!
+//! # Producers
+//!
+//! Every producer records a run through [`RunRecorder`] (start, append, seal, finish or
+//! interrupt; see [`recorder`](RunRecorder)) with the typed payloads of [`payload`], one type per
+//! event type, so the vocabulary has one shape per type. Adding a producer is a `RunStarted`
+//! variant and a few `append` calls.
+//!
 //! # Invariants
 //!
 //! - Exactly one writer per log ([`EventWriter`]): it holds an exclusive lock on `events.lock`; a
@@ -41,12 +48,16 @@
 
 mod event;
 mod fold;
+pub mod payload;
 mod reader;
+mod recorder;
 mod writer;
 
 pub use event::{Event, EventType, GENESIS, hash_event};
 pub use fold::{Fold, StageState, fold};
+pub use payload::Payload;
 pub use reader::{BadLine, LogStatus, LogSummary, read_events, verify_log};
+pub use recorder::{DROPPED_REASON, RunRecorder};
 pub use writer::EventWriter;
 
 use std::path::PathBuf;
@@ -76,6 +87,13 @@ pub enum EventError {
     TooLarge { event_type: String, bytes: usize },
     #[error("cannot encode event {event_type}: {reason}")]
     Encode { event_type: String, reason: String },
+    #[error("run {run} has ended; it takes no more events (got {event_type})")]
+    Ended {
+        run: String,
+        event_type: &'static str,
+    },
+    #[error(transparent)]
+    Store(#[from] loki_core::CoreError),
 }
 
 impl EventError {
@@ -87,3 +105,6 @@ impl EventError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

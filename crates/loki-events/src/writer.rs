@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::event::{Event, EventType, GENESIS};
+use crate::payload::Payload;
 use crate::reader::{LogStatus, verify_log};
 use crate::{EventError, MAX_LINE_BYTES};
 
@@ -88,6 +89,9 @@ impl EventWriter {
     }
 
     /// Appends one event and returns it. `data` must be a JSON object (or null for `{}`).
+    ///
+    /// Producers use [`EventWriter::record`] (or [`crate::RunRecorder`]) with a typed payload; this
+    /// untyped form is for tools and tests that write arbitrary data on purpose.
     pub fn append(
         &mut self,
         kind: EventType,
@@ -149,6 +153,15 @@ impl EventWriter {
             self.sync()?;
         }
         Ok(event)
+    }
+
+    /// Appends one typed event: its type (and stage) come from the payload's type.
+    pub fn record<P: Payload>(&mut self, payload: &P) -> Result<Event, EventError> {
+        let data = serde_json::to_value(payload).map_err(|e| EventError::Encode {
+            event_type: P::TYPE.as_str().to_string(),
+            reason: e.to_string(),
+        })?;
+        self.append(P::TYPE, payload.stage(), data)
     }
 
     /// Flushes the log to disk.

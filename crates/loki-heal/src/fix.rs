@@ -26,17 +26,19 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use loki_agent::{Provider, Transcript, Usage};
+use loki_checks::CheckStatus;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::Outcome;
-use loki_core::run::{RunKind, RunRecord, RunStatus, RunStore};
-use loki_events::{EventType, EventWriter};
-use loki_patch::ApplyOptions;
-use loki_receipt::schema::{
-    Check, CheckResult, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex,
+use loki_core::run::{RunKind, RunStore};
+use loki_events::RunRecorder;
+use loki_events::payload::{
+    CheckResult as CheckEvent, Cost as CostEvent, PatchApplied, PatchRolledBack, PatchVerified,
+    RunCompleted, RunStarted,
 };
+use loki_patch::ApplyOptions;
+use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, Sealed, Signer};
-use serde_json::json;
 
 use crate::HealError;
 use crate::incident::Incident;
@@ -105,10 +107,8 @@ pub struct FixReport {
 #[derive(Debug)]
 pub struct FixSession {
     repo: Repo,
-    store: RunStore,
-    rec: RunRecord,
     run_dir: PathBuf,
-    log: EventWriter,
+    log: RunRecorder,
     incident: Incident,
     incident_dir: PathBuf,
     incident_sha256: String,
@@ -138,26 +138,21 @@ impl FixSession {
         let incident_dir = store.dir(incident_run);
         let (incident, bytes) = crate::incident::load(&incident_dir)?;
         let resolution = resolve(&repo.root, &incident);
-        let rec = store.start(
-            RunKind::Heal,
+        let log = RunRecorder::start(
+            &store,
             Some(format!(
                 "heal {}: {}",
                 incident.run_id, incident.signature.text
             )),
             opts.argv.clone(),
-        )?;
-        let run_dir = store.dir(&rec.id);
-        let mut log = EventWriter::open(&run_dir, rec.id.as_str())?;
-        log.append(
-            EventType::RunStarted,
-            None,
-            json!({"kind": "heal", "incident": incident.run_id, "signature": incident.signature.id}),
+            &RunStarted::Heal {
+                incident: incident.run_id.clone(),
+                signature: incident.signature.id.clone(),
+            },
         )?;
         Ok(FixSession {
             repo: repo.clone(),
-            store,
-            rec,
-            run_dir,
+            run_dir: log.dir().to_path_buf(),
             log,
             incident,
             incident_dir,
@@ -181,7 +176,7 @@ impl FixSession {
     /// The heal run's id.
     #[must_use]
     pub fn run_id(&self) -> &RunId {
-        &self.rec.id
+        self.log.id()
     }
 
     #[must_use]
@@ -247,12 +242,15 @@ impl FixSession {
                 self.usage = s.usage;
                 self.cost_usd = s.cost_usd;
                 self.model = s.model;
-                self.log.append(
-                    EventType::Cost,
-                    None,
-                    json!({"usd": s.cost_usd, "input_tokens": s.usage.input_tokens,
-                           "output_tokens": s.usage.output_tokens, "attempts": s.attempts}),
-                )?;
+                self.log.append(&CostEvent {
+                    session: None,
+                    usd: s.cost_usd,
+                    input_tokens: s.usage.input_tokens,
+                    output_tokens: s.usage.output_tokens,
+                    cache_read_tokens: s.usage.cache_read_tokens,
+                    cache_write_tokens: s.usage.cache_write_tokens,
+                    attempts: Some(s.attempts),
+                })?;
                 s.planned
             }
             PatchSource::Fallback(p) => {
@@ -324,16 +322,18 @@ impl FixSession {
         }
         self.applied = true;
         let (ins, del) = p.stat();
-        self.log.append(
-            EventType::PatchApplied,
-            None,
-            json!({
-                "file": p.rel, "line": p.line, "rung": p.rung, "backup": backup.display().to_string(),
-                "diff_sha256": sha256_hex(p.diff.as_bytes()), "before_sha256": sha256_hex(&p.before),
-                "after_sha256": sha256_hex(&p.after), "insertions": ins, "deletions": del,
-                "root_cause": p.proposal.root_cause,
-            }),
-        )?;
+        self.log.append(&PatchApplied {
+            file: p.rel.clone(),
+            line: p.line,
+            rung: p.rung.clone(),
+            backup: backup.display().to_string(),
+            diff_sha256: sha256_hex(p.diff.as_bytes()),
+            before_sha256: sha256_hex(&p.before),
+            after_sha256: sha256_hex(&p.after),
+            insertions: ins,
+            deletions: del,
+            root_cause: p.proposal.root_cause.clone(),
+        })?;
         self.stage("apply", t);
         Ok(backup)
     }
@@ -362,34 +362,47 @@ impl FixSession {
         std::fs::create_dir_all(self.run_dir.join("checks"))
             .map_err(|e| HealError::io("create", self.run_dir.join("checks"), e))?;
         loki_core::fs::write_atomic(&log_path, replay.output.as_bytes())?;
-        let log_sha = sha256_hex(replay.output.as_bytes());
-        self.log.append(
-            EventType::CheckResult,
-            None,
-            json!({"name": "repro", "kind": "repro", "cmd": replay.command,
-                   "result": replay.verdict.label(), "exit_code": replay.exit_code,
-                   "duration_s": replay.duration.as_secs_f64(), "log_sha256": log_sha}),
-        )?;
+        let check = repro_check(self.repro_cmd(), &replay);
+        self.log.append(&CheckEvent {
+            name: check.name,
+            kind: check.kind,
+            cmd: check.cmd,
+            result: repro_outcome(&replay.verdict).0.as_str().to_string(),
+            executed: check.executed,
+            passed: check.passed,
+            failed: check.failed,
+            skipped: check.skipped,
+            duration_s: check.duration_s,
+            log_sha256: check.log_sha256,
+            failing_ids: Vec::new(),
+            stage: None,
+            role: None,
+            reason: match &replay.verdict {
+                ReplayVerdict::Harness(reason) => Some(reason.clone()),
+                _ => None,
+            },
+            exit_code: Some(replay.exit_code),
+            new_findings: None,
+        })?;
         let settled = match &replay.verdict {
             ReplayVerdict::NotReproduced => {
                 loki_patch::backup::cleanup(&p.abs)?;
-                self.log.append(
-                    EventType::PatchVerified,
-                    None,
-                    json!({"file": p.rel, "signature": self.incident.signature.id}),
-                )?;
+                self.log.append(&PatchVerified {
+                    file: p.rel.clone(),
+                    signature: self.incident.signature.id.clone(),
+                })?;
                 Settled::Verified
             }
             ReplayVerdict::Reproduced => {
                 loki_patch::backup::restore(&p.abs)?;
                 let now = std::fs::read(&p.abs).map_err(|e| HealError::io("read", &p.abs, e))?;
                 let exact = now == p.before;
-                self.log.append(
-                    EventType::PatchRolledBack,
-                    None,
-                    json!({"file": p.rel, "restored_sha256": sha256_hex(&now),
-                           "original_sha256": sha256_hex(&p.before), "byte_identical": exact}),
-                )?;
+                self.log.append(&PatchRolledBack {
+                    file: p.rel.clone(),
+                    restored_sha256: sha256_hex(&now),
+                    original_sha256: sha256_hex(&p.before),
+                    byte_identical: exact,
+                })?;
                 Settled::RolledBack {
                     restored_exactly: exact,
                 }
@@ -404,34 +417,11 @@ impl FixSession {
         Ok(self.settled.insert(settled))
     }
 
-    fn repro_check(&self) -> Option<Check> {
-        let cmd = format!(
+    fn repro_cmd(&self) -> String {
+        format!(
             "sh {}",
             self.incident_dir.join(&self.incident.repro).display()
-        );
-        let r = self.replay.as_ref()?;
-        let (result, executed, passed, failed) = match &r.verdict {
-            ReplayVerdict::NotReproduced => (CheckResult::Passed, 1, 1, 0),
-            ReplayVerdict::Reproduced => (CheckResult::Failed, 1, 0, 1),
-            ReplayVerdict::Harness(reason)
-                if reason.contains("timed out") || reason.contains("in time") =>
-            {
-                (CheckResult::TimedOut, 0, 0, 0)
-            }
-            ReplayVerdict::Harness(_) => (CheckResult::NotRun, 0, 0, 0),
-        };
-        Some(Check {
-            name: "repro".into(),
-            kind: "repro".into(),
-            cmd,
-            result,
-            executed,
-            passed,
-            failed,
-            skipped: 0,
-            duration_s: r.duration.as_secs_f64(),
-            log_sha256: sha256_hex(r.output.as_bytes()),
-        })
+        )
     }
 
     fn repo_state(&self) -> RepoState {
@@ -455,7 +445,7 @@ impl FixSession {
         let settled = self.settled.clone().unwrap_or(Settled::Failed {
             reason: "the fix ended before a patch was applied".into(),
         });
-        let mut facts = ReceiptFacts::new(self.rec.id.as_str(), RunKind::Heal);
+        let mut facts = ReceiptFacts::new(self.log.id().as_str(), RunKind::Heal);
         facts.task = Task {
             source: "incident".into(),
             sha256: self.incident_sha256.clone(),
@@ -474,7 +464,11 @@ impl FixSession {
                 deletions: del,
             };
         }
-        facts.checks.extend(self.repro_check());
+        facts.checks.extend(
+            self.replay
+                .as_ref()
+                .map(|r| repro_check(self.repro_cmd(), r)),
+        );
         facts.provider.clone_from(&self.provider);
         facts.model.clone_from(&self.model);
         let sessions = u64::from(self.measured);
@@ -515,21 +509,16 @@ impl FixSession {
         }
         let builder = ReceiptBuilder::new(facts);
         let not_proven = builder.not_proven();
-        let sealed = builder.seal(&self.run_dir, &mut self.log, signer)?;
+        let run_dir = self.run_dir.clone();
+        let sealed = self.log.seal(|log| builder.seal(&run_dir, log, signer))?;
         let outcome = sealed.receipt.verdict;
-        self.log.append(
-            EventType::RunCompleted,
-            None,
-            json!({"outcome": outcome.as_str(), "receipt_sha256": sealed.receipt.receipt_sha256}),
-        )?;
-        self.store.finish(
-            &mut self.rec,
-            RunStatus::Completed,
-            Some(outcome.as_str().to_string()),
-            Some(i32::from(outcome.exit_code().code())),
+        self.log.finish(
+            &RunCompleted::new(outcome.as_str())
+                .exit_code(i32::from(outcome.exit_code().code()))
+                .receipt(sealed.receipt.receipt_sha256.clone()),
         )?;
         Ok(FixReport {
-            run_id: self.rec.id.clone(),
+            run_id: self.log.id().clone(),
             settled,
             outcome,
             planned: self.planned,
@@ -542,6 +531,37 @@ impl FixSession {
             model: self.model,
             elapsed: self.started.elapsed(),
         })
+    }
+}
+
+/// A replay's verdict as a check's status, with its counts (one reproduction is one test).
+fn repro_outcome(v: &ReplayVerdict) -> (CheckStatus, u64, u64, u64) {
+    match v {
+        ReplayVerdict::NotReproduced => (CheckStatus::Pass, 1, 1, 0),
+        ReplayVerdict::Reproduced => (CheckStatus::Fail, 1, 0, 1),
+        ReplayVerdict::Harness(reason)
+            if reason.contains("timed out") || reason.contains("in time") =>
+        {
+            (CheckStatus::Timeout, 0, 0, 0)
+        }
+        ReplayVerdict::Harness(_) => (CheckStatus::NotRun, 0, 0, 0),
+    }
+}
+
+/// The reproduction as the receipt's check of kind `repro`.
+fn repro_check(cmd: String, r: &Replay) -> Check {
+    let (status, executed, passed, failed) = repro_outcome(&r.verdict);
+    Check {
+        name: "repro".into(),
+        kind: "repro".into(),
+        cmd,
+        result: status.into(),
+        executed,
+        passed,
+        failed,
+        skipped: 0,
+        duration_s: r.duration.as_secs_f64(),
+        log_sha256: sha256_hex(r.output.as_bytes()),
     }
 }
 

@@ -23,9 +23,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::process::{self, Exit, Output, Spec, Streams};
-use loki_core::run::{RunKind, RunStatus, RunStore};
-use loki_events::{EventType, EventWriter};
-use serde_json::json;
+use loki_core::run::RunStore;
+use loki_events::RunRecorder;
+use loki_events::payload::{IncidentRecorded, RunCompleted, RunStarted};
 
 use crate::HealError;
 use crate::frames::{Lang, parse_crash, parse_urls};
@@ -143,15 +143,16 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
     };
     let seed = opts.seed.unwrap_or_else(pick_seed);
     let vars = seed_vars(seed, &|k| std::env::var(k).ok());
-    let store = RunStore::new(repo.clone());
-    let mut rec = store.start(RunKind::Incident, None, opts.argv.clone())?;
-    let run_dir = store.dir(&rec.id);
-    let mut log = EventWriter::open(&run_dir, rec.id.as_str())?;
-    log.append(
-        EventType::RunStarted,
+    let mut log = RunRecorder::start(
+        &RunStore::new(repo.clone()),
         None,
-        json!({"kind": "incident", "command": opts.command, "seed": seed}),
+        opts.argv.clone(),
+        &RunStarted::Incident {
+            command: opts.command.clone(),
+            seed,
+        },
     )?;
+    let run_dir = log.dir().to_path_buf();
     let mut env: Vec<(OsString, OsString)> = process::scrubbed_env();
     // The recorded values win, exactly as in the reproduction.
     env.retain(|(k, _)| !vars.contains_key(&*k.to_string_lossy()));
@@ -167,17 +168,10 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
         Err(e) => {
             let not_found = e.is_not_found();
             let detail = e.to_string();
-            log.append(
-                EventType::RunCompleted,
-                None,
-                json!({"outcome": OUTCOME_NOT_RUN, "reason": detail}),
-            )?;
-            store.finish(
-                &mut rec,
-                RunStatus::Completed,
-                Some(OUTCOME_NOT_RUN.into()),
-                None,
-            )?;
+            log.finish(&RunCompleted {
+                reason: Some(detail),
+                ..RunCompleted::new(OUTCOME_NOT_RUN)
+            })?;
             return Err(if not_found {
                 HealError::CommandNotFound {
                     program: program.clone(),
@@ -193,68 +187,40 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
     };
     let code = out.exit_code();
     if out.success() {
-        log.append(
-            EventType::RunCompleted,
-            None,
-            json!({"outcome": OUTCOME_CLEAN, "exit_code": 0}),
-        )?;
-        store.finish(
-            &mut rec,
-            RunStatus::Completed,
-            Some(OUTCOME_CLEAN.into()),
-            Some(0),
-        )?;
+        log.finish(&RunCompleted::new(OUTCOME_CLEAN).exit_code(0))?;
         return Ok(Observed::Clean {
-            run_id: rec.id,
+            run_id: log.id().clone(),
             output: out,
         });
     }
     if out.timed_out {
-        log.append(
-            EventType::RunCompleted,
-            None,
-            json!({"outcome": OUTCOME_TIMED_OUT, "timeout_s": opts.timeout.as_secs()}),
-        )?;
-        store.finish(
-            &mut rec,
-            RunStatus::Completed,
-            Some(OUTCOME_TIMED_OUT.into()),
-            Some(code),
-        )?;
+        log.finish(&RunCompleted {
+            timeout_s: Some(opts.timeout.as_secs()),
+            ..RunCompleted::new(OUTCOME_TIMED_OUT).exit_code(code)
+        })?;
         return Ok(Observed::TimedOut {
-            run_id: rec.id,
+            run_id: log.id().clone(),
             output: out,
         });
     }
     let cwd = std::fs::canonicalize(&opts.cwd).unwrap_or_else(|_| opts.cwd.clone());
-    let incident = build_incident(&rec.id, &repo.root, &cwd, opts, seed, vars, &out);
+    let incident = build_incident(log.id(), &repo.root, &cwd, opts, seed, vars, &out);
     crate::incident::save(&run_dir, &incident)?;
     let script = run_dir.join(&incident.repro);
     loki_core::fs::write_atomic_mode(&script, render_script(&incident).as_bytes(), SCRIPT_MODE)?;
     // The temporary file's mode passed through the umask; the script must be executable.
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(SCRIPT_MODE))
         .map_err(|e| HealError::io("make executable", &script, e))?;
-    log.append(
-        EventType::IncidentRecorded,
-        None,
-        json!({
-            "signature": incident.signature.id, "signature_text": incident.signature.text,
-            "kind": incident.crash.kind, "exit_code": code, "frames": incident.frames.len(),
-        }),
-    )?;
-    log.append(
-        EventType::RunCompleted,
-        None,
-        json!({"outcome": OUTCOME_CRASHED, "exit_code": code}),
-    )?;
-    store.finish(
-        &mut rec,
-        RunStatus::Completed,
-        Some(OUTCOME_CRASHED.into()),
-        Some(code),
-    )?;
+    log.append(&IncidentRecorded {
+        signature: incident.signature.id.clone(),
+        signature_text: incident.signature.text.clone(),
+        kind: incident.crash.kind.clone(),
+        exit_code: code,
+        frames: incident.frames.len(),
+    })?;
+    log.finish(&RunCompleted::new(OUTCOME_CRASHED).exit_code(code))?;
     Ok(Observed::Crashed {
-        run_id: rec.id,
+        run_id: log.id().clone(),
         incident: Box::new(incident),
         output: out,
         run_dir,

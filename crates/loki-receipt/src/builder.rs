@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 use loki_core::fs::write_atomic;
 use loki_core::outcome::{Outcome, OutcomeFacts, decide};
 use loki_core::run::RunKind;
-use loki_events::{EventType, EventWriter};
-use serde_json::json;
+use loki_events::EventWriter;
+use loki_events::payload::ReceiptSealed;
 
 use crate::ReceiptError;
 use crate::dsse::{Envelope, envelope_for};
@@ -278,11 +278,10 @@ impl ReceiptBuilder {
         write_atomic(&receipt_path, &receipt.to_file_bytes()?)?;
         write_atomic(&envelope_path, &envelope.to_file_bytes()?)?;
         write_atomic(&markdown_path, markdown.as_bytes())?;
-        events.append(
-            EventType::ReceiptSealed,
-            None,
-            json!({"receipt_sha256": receipt.receipt_sha256, "keyid": signer.keyid()}),
-        )?;
+        events.record(&ReceiptSealed {
+            receipt_sha256: receipt.receipt_sha256.clone(),
+            keyid: signer.keyid().to_string(),
+        })?;
         Ok(Sealed {
             receipt,
             envelope,

@@ -2,17 +2,18 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_checks::integrity::Finding;
 use loki_checks::judge::{JudgeInput, Judged, judge};
 use loki_checks::{Check, CheckResult, CheckStatus, RunOptions, detect, run_check};
-use loki_core::run::{RunKind, RunStatus, RunStore};
+use loki_core::run::{RunKind, RunStore};
 use loki_core::{RunId, layout::Repo};
-use loki_events::{EventType, EventWriter};
+use loki_events::RunRecorder;
+use loki_events::payload::{
+    CheckResult as CheckEvent, IntegrityFinding as FindingEvent, RunCompleted, RunStarted,
+};
 use loki_git::Git;
-use loki_receipt::schema::sha256_hex;
+use loki_receipt::schema::{Check as ReceiptCheck, IntegrityFinding, JudgeFact, sha256_hex};
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::decide::{Evidence, Judgement, block_message, decide};
 use crate::{Decision, HookInput, SealError};
@@ -184,14 +185,17 @@ pub fn stop(
     let (now_commit, now_tree) = snapshot(&git, "loki seal: stop")?;
 
     let store = RunStore::new(Repo::discover(repo_root)?);
-    let mut rec = store.start(
-        RunKind::Seal,
+    let mut log = RunRecorder::start(
+        &store,
         Some(format!("seal session {}", state.session)),
         std::env::args().collect(),
+        &RunStarted::Seal {
+            session: state.session.clone(),
+            base: state.snapshot.clone(),
+            head: now_commit.clone(),
+        },
     )?;
-    let dir = store.dir(&rec.id);
-    let mut log = EventWriter::open(&dir, rec.id.as_str())?;
-    log.append(EventType::RunStarted, None, json!({"kind": "seal", "session": state.session, "base": state.snapshot, "head": now_commit}))?;
+    let dir = log.dir().to_path_buf();
 
     let mut run = opts.run.clone();
     run.log_dir = dir.join("checks");
@@ -217,7 +221,7 @@ pub fn stop(
     let diff_sha256 = git.diff_digest(&state.snapshot, &now_commit)?;
     let stat = git.diff_stat(&state.snapshot, &now_commit)?;
 
-    let mut facts = ReceiptFacts::new(rec.id.as_str(), RunKind::Seal);
+    let mut facts = ReceiptFacts::new(log.id().as_str(), RunKind::Seal);
     facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
     facts.task.source = "hook".to_string();
     facts.task.sha256 = sha256_hex(state.session.as_bytes());
@@ -230,13 +234,13 @@ pub fn stop(
     facts.diff.files = stat.files;
     facts.diff.insertions = stat.insertions;
     facts.diff.deletions = stat.deletions;
-    facts.checks = judged.head.iter().map(|r| r.to_receipt("tests")).collect();
-    facts.integrity = judged.findings.iter().map(Finding::to_receipt).collect();
-    facts.facts = judged
-        .facts
+    facts.checks = judged
+        .head
         .iter()
-        .map(loki_checks::judge::Fact::to_receipt)
+        .map(|r| ReceiptCheck::of_suite(r, "tests"))
         .collect();
+    facts.integrity = judged.findings.iter().map(IntegrityFinding::from).collect();
+    facts.facts = judged.facts.iter().map(JudgeFact::from).collect();
     facts.full_suite_ran = true;
     facts.pre_existing_failures.clone_from(&judged.pre_existing);
     facts.extra_not_proven.extend(not_proven(&judged));
@@ -254,21 +258,17 @@ pub fn stop(
     facts.provider = "hook".to_string();
     facts.model = String::new();
     let signer = Signer::load_or_create(&opts.home, &opts.keys)?;
-    let sealed = ReceiptBuilder::new(facts).seal(&dir, &mut log, &signer)?;
+    let builder = ReceiptBuilder::new(facts);
+    let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
     let verdict = sealed.receipt.verdict.to_string();
-    log.append(
-        EventType::RunCompleted,
-        None,
-        json!({"outcome": verdict, "blocked": judgement.blocks()}),
-    )?;
     // The hook's answer is the run's exit code: 2 blocks (Claude Code's protocol), 0 allows.
     let hook_exit = if judgement.blocks() { 2 } else { 0 };
-    store.finish(
-        &mut rec,
-        RunStatus::Completed,
-        Some(verdict.clone()),
-        Some(hook_exit),
-    )?;
+    log.finish(&RunCompleted {
+        blocked: judgement.blocks(),
+        ..RunCompleted::new(verdict.clone())
+            .exit_code(hook_exit)
+            .receipt(sealed.receipt.receipt_sha256.clone())
+    })?;
 
     state.blocks = if judgement.blocks() {
         state.blocks + 1
@@ -329,7 +329,7 @@ pub fn stop(
     Ok(StopReport {
         decision,
         judgement,
-        run_id: rec.id,
+        run_id: log.id().clone(),
         receipt_sha256,
         verdict,
         judged,
@@ -337,17 +337,12 @@ pub fn stop(
 }
 
 /// Appends the judgement's evidence to the event log: each suite's result, each finding and fact.
-fn record_judgement(log: &mut EventWriter, judged: &Judged) -> Result<(), SealError> {
+fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealError> {
     for r in &judged.head {
-        log.append(EventType::CheckResult, None, check_event(r))?;
+        log.append(&CheckEvent::from(r))?;
     }
     for f in &judged.findings {
-        log.append(
-            EventType::IntegrityFinding,
-            None,
-            json!({"kind": f.kind.as_str(), "path": f.path, "line": f.line, "test": f.test,
-                   "detail": f.detail, "advice": f.advice()}),
-        )?;
+        log.append(&FindingEvent::from(f))?;
     }
     Ok(())
 }
@@ -368,14 +363,6 @@ fn not_proven(judged: &Judged) -> Vec<String> {
             .map(|u| format!("test-by-test comparison of {}: {}", u.check, u.reason)),
     );
     out
-}
-
-fn check_event(r: &CheckResult) -> serde_json::Value {
-    json!({
-        "name": r.name, "kind": r.kind.as_str(), "cmd": r.cmd, "result": r.result,
-        "executed": r.executed, "passed": r.passed, "failed": r.failed, "skipped": r.skipped,
-        "failing_ids": r.failing_ids, "duration_s": r.duration_s, "log_sha256": r.log_sha256,
-    })
 }
 
 fn tail_of(path: &Path) -> String {

@@ -267,20 +267,21 @@ pub struct Finding {
     pub detail: String,
 }
 
-impl Finding {
-    /// This finding as a receipt's `integrity[]` entry.
-    #[must_use]
-    pub fn to_receipt(&self) -> loki_receipt::schema::IntegrityFinding {
-        loki_receipt::schema::IntegrityFinding {
-            kind: self.kind.as_str().to_string(),
-            path: self.path.clone(),
-            line: self.line,
-            test: self.test.clone(),
-            detail: self.detail.clone(),
-            advice: Some(self.advice().to_owned()),
+/// The `integrity.finding` event of a finding.
+impl From<&Finding> for loki_events::payload::IntegrityFinding {
+    fn from(f: &Finding) -> Self {
+        loki_events::payload::IntegrityFinding {
+            kind: f.kind.as_str().to_string(),
+            path: f.path.clone(),
+            line: f.line,
+            test: f.test.clone(),
+            detail: f.detail.clone(),
+            advice: Some(f.advice().to_owned()),
         }
     }
+}
 
+impl Finding {
     #[must_use]
     pub fn new(kind: FindingKind, path: &str, detail: impl Into<String>) -> Finding {
         Finding {

@@ -63,19 +63,6 @@ pub struct Fact {
     pub detail: String,
 }
 
-impl Fact {
-    /// This fact as a receipt's `facts[]` entry.
-    #[must_use]
-    pub fn to_receipt(&self) -> loki_receipt::schema::JudgeFact {
-        loki_receipt::schema::JudgeFact {
-            kind: self.kind.as_str().to_owned(),
-            test: Some(self.test.clone()),
-            path: None,
-            detail: self.detail.clone(),
-        }
-    }
-}
-
 /// A test seen on both sides, on one, or matched across a move.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {

@@ -4,7 +4,6 @@ mod go_seal;
 mod integrity;
 mod isolate;
 mod js_seal;
-mod lint;
 mod runners;
 mod seal_runners;
 mod splice;

@@ -6,8 +6,9 @@
 
 use loki_agent::{Backend, SessionConfig, Transcript, build, run_session};
 use loki_core::outcome::ExitCode;
-use loki_core::run::{RunKind, RunStatus, RunStore};
-use loki_events::{EventType, EventWriter};
+use loki_core::run::RunStore;
+use loki_events::RunRecorder;
+use loki_events::payload::{Cost, RunCompleted, RunStarted, SessionEnded, SessionStarted};
 use serde_json::json;
 
 use crate::cli::AskArgs;
@@ -41,30 +42,27 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let (choice, why) = choose(ctx)?;
     let settings = settings(ctx);
     let backend = build(&choice, &settings)?;
-    let store = RunStore::new(repo.clone());
-    let mut rec = store.start(
-        RunKind::Ask,
+    let mut rec = RunRecorder::start(
+        &RunStore::new(repo.clone()),
         Some(args.prompt.clone()),
         std::env::args().collect(),
+        &RunStarted::Ask {
+            provider: choice.label(),
+            why: why.clone(),
+        },
     )?;
-    let dir = store.dir(&rec.id);
-    let mut log = EventWriter::open(&dir, rec.id.as_str())?;
-    log.append(
-        EventType::RunStarted,
-        None,
-        json!({"kind": "ask", "provider": choice.label(), "why": why}),
-    )?;
-    log.append(
-        EventType::SessionStarted,
-        None,
-        json!({"provider": choice.label(), "model": settings.model}),
-    )?;
+    let dir = rec.dir().to_path_buf();
+    rec.append(&SessionStarted {
+        provider: Some(choice.label()),
+        model: settings.model.clone(),
+        ..SessionStarted::default()
+    })?;
     if ctx.global.verbose {
         anstream::eprintln!(
             "{}",
             paint(
                 DIM,
-                &format!("provider {} ({why}); run {}", choice.label(), rec.id)
+                &format!("provider {} ({why}); run {}", choice.label(), rec.id())
             )
         );
     }
@@ -112,23 +110,23 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
     };
     match result {
         Ok((end, detail, cost, input, output, turns)) => {
-            log.append(
-                EventType::Cost,
-                None,
-                json!({"usd": cost, "input_tokens": input, "output_tokens": output}),
-            )?;
-            log.append(
-                EventType::SessionEnded,
-                None,
-                json!({"end": end, "turns": turns}),
-            )?;
-            log.append(EventType::RunCompleted, None, json!({"outcome": "ASKED"}))?;
-            store.finish(&mut rec, RunStatus::Completed, None, Some(0))?;
+            rec.append(&Cost {
+                usd: cost,
+                input_tokens: input,
+                output_tokens: output,
+                ..Cost::default()
+            })?;
+            rec.append(&SessionEnded {
+                end: Some(end.clone()),
+                turns: Some(turns),
+                ..SessionEnded::default()
+            })?;
+            rec.finish(&RunCompleted::new("ASKED").exit_code(0))?;
             let cost_text = cost.map_or_else(|| "not measured".to_string(), |c| format!("${c:.4}"));
             if ctx.global.json {
                 println!(
                     "{}",
-                    json!({"run": rec.id, "provider": choice.label(), "end": end, "detail": detail,
+                    json!({"run": rec.id(), "provider": choice.label(), "end": end, "detail": detail,
                            "turns": turns, "input_tokens": input, "output_tokens": output, "cost_usd": cost})
                 );
             } else {
@@ -143,7 +141,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
                             "{} · {end} after {turns} turn(s) · {} tokens · cost {cost_text} · run {} (not verified)",
                             choice.label(),
                             input + output,
-                            rec.id
+                            rec.id()
                         )
                     )
                 );
@@ -151,17 +149,15 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::Success)
         }
         Err(e) => {
-            log.append(
-                EventType::SessionEnded,
-                None,
-                json!({"error": e.to_string()}),
-            )?;
-            log.append(EventType::RunCompleted, None, json!({"outcome": "ERROR"}))?;
-            store.finish(&mut rec, RunStatus::Completed, None, Some(1))?;
+            rec.append(&SessionEnded {
+                error: Some(e.to_string()),
+                ..SessionEnded::default()
+            })?;
+            rec.finish(&RunCompleted::new("ERROR").exit_code(1))?;
             let msg = format!(
                 "the {} session failed (run {}): {e}",
                 choice.label(),
-                rec.id
+                rec.id()
             );
             // A setup problem (no key, bad URL, missing CLI) is the user's to fix: exit 2.
             if e.is_setup() {

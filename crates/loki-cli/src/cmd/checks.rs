@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use loki_checks::{CheckResult, CheckStatus, RunOptions, detect, render_detect, run_check};
 use loki_core::outcome::ExitCode;
-use loki_core::run::{RunKind, RunStatus, RunStore};
-use loki_events::{EventType, EventWriter};
+use loki_core::run::RunStore;
+use loki_events::RunRecorder;
+use loki_events::payload::{CheckResult as CheckEvent, RunCompleted, RunStarted};
 
 use crate::cli::ChecksCommand;
 use crate::cmd::UsageError;
@@ -54,15 +55,15 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
         }
         checks.retain(|c| names.contains(&c.name));
     }
-    let store = RunStore::new(repo.clone());
-    let mut rec = store.start(RunKind::Checks, None, std::env::args().collect())?;
-    let dir = store.dir(&rec.id);
-    let mut log = EventWriter::open(&dir, rec.id.as_str())?;
-    log.append(
-        EventType::RunStarted,
+    let mut rec = RunRecorder::start(
+        &RunStore::new(repo.clone()),
         None,
-        serde_json::json!({"kind": "checks", "checks": checks.len()}),
+        std::env::args().collect(),
+        &RunStarted::Checks {
+            checks: checks.len(),
+        },
     )?;
+    let dir = rec.dir().to_path_buf();
     let mut opts = RunOptions::new(dir.join("checks"));
     if let Some(t) = ctx.config.uint("checks.timeout_s") {
         opts.timeout = Duration::from_secs(t);
@@ -83,40 +84,21 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
             );
         }
         let r = run_check(check, &opts)?;
-        log.append(
-            EventType::CheckResult,
-            None,
-            serde_json::json!({
-                "name": r.name, "kind": r.kind.as_str(), "cmd": r.cmd, "result": r.result,
-                "executed": r.executed, "passed": r.passed, "failed": r.failed, "skipped": r.skipped,
-                "failing_ids": r.failing_ids, "duration_s": r.duration_s, "log_sha256": r.log_sha256,
-                "reason": r.reason,
-            }),
-        )?;
+        rec.append(&CheckEvent::from(&r))?;
         results.push(r);
     }
     let proven = !results.is_empty() && results.iter().all(|r| r.result == CheckStatus::Pass);
     let outcome = if proven { "PASS" } else { "FAIL" };
-    log.append(
-        EventType::RunCompleted,
-        None,
-        serde_json::json!({"outcome": outcome}),
-    )?;
     let code = if proven {
         ExitCode::Success
     } else {
         ExitCode::Failure
     };
-    store.finish(
-        &mut rec,
-        RunStatus::Completed,
-        Some(outcome.to_string()),
-        Some(i32::from(code.code())),
-    )?;
+    rec.finish(&RunCompleted::new(outcome).exit_code(i32::from(code.code())))?;
     if ctx.global.json {
         println!(
             "{}",
-            serde_json::json!({ "run": rec.id, "proven": proven, "checks": results })
+            serde_json::json!({ "run": rec.id(), "proven": proven, "checks": results })
         );
     } else {
         anstream::print!("{}", render_results(&results));
@@ -130,7 +112,11 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
                 "{}",
                 paint(
                     DIM,
-                    &format!("run {} · logs in {}", rec.id, dir.join("checks").display())
+                    &format!(
+                        "run {} · logs in {}",
+                        rec.id(),
+                        dir.join("checks").display()
+                    )
                 )
             );
         }

@@ -82,11 +82,30 @@ fn a_finding_on_a_changed_line_is_fed_back_and_fixed() {
         transcript.contains("lines you changed") && transcript.contains("helpers.py:2"),
         "the fix round was told where: {transcript}"
     );
-    let events = std::fs::read_to_string(run_dir.join("events.jsonl")).unwrap();
-    assert!(
-        events
-            .contains(r#""name":"lint:py_compile","new_findings":1,"result":"fail","role":"lint""#),
-        "the first verification's lint failed: {events}"
+    let (events, _) = loki_events::read_events(&run_dir.join("events.jsonl"), None).unwrap();
+    let lint = events
+        .iter()
+        .find(|e| e.kind == "check.result" && e.data["name"] == "lint:py_compile")
+        .unwrap_or_else(|| panic!("no lint check.result in {events:#?}"));
+    assert_eq!(
+        (
+            &lint.data["stage"],
+            &lint.data["role"],
+            &lint.data["kind"],
+            &lint.data["result"],
+            &lint.data["new_findings"],
+            &lint.data["failed"],
+        ),
+        (
+            &json!("verify"),
+            &json!("lint"),
+            &json!("lint"),
+            &json!("fail"),
+            &json!(1),
+            &json!(1)
+        ),
+        "the first verification's lint failed: {:?}",
+        lint.data
     );
 }
 

@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use super::parse::{self, LintFinding};
 use super::plan::{FileArgs, LintGroup, Linter};
 use super::{LineSet, LintRun};
-use crate::ChecksError;
-use crate::exec::{CheckStatus, RunOptions};
+use loki_checks::ChecksError;
+use loki_checks::exec::{CheckStatus, RunOptions};
 
 /// Bytes of output quoted in a reason.
 const REASON_TAIL: usize = 600;

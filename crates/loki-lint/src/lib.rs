@@ -24,6 +24,12 @@
 //! non-zero for any finding. A compiler (clippy, go vet, tsc) that exits non-zero with nothing
 //! readable is `fail` (the build broke); another linter doing so is `not_run`.
 //!
+//! # Evidence
+//! A [`LintRun`] is evidence like a suite's run: it converts to the `check.result` event
+//! (`From<&LintRun>` for `loki_events::payload::CheckResult`, kind `lint`) and, in `loki-receipt`,
+//! to a receipt check; both count files as [`LintRun::counts`] says. Processes, timeouts and
+//! errors are `loki-checks`' ([`loki_checks::RunOptions`], [`loki_checks::ChecksError`]).
+//!
 //! # Never
 //! - Modifies the files it lints: no `--fix`, `gofmt -l` not `-w`, `rustfmt --check`, ruff
 //!   `--no-cache`, Python checked with `compile()` (no bytecode written). Build output goes where
@@ -50,9 +56,9 @@ use std::path::{Path, PathBuf};
 use loki_core::process;
 use serde::{Deserialize, Serialize};
 
-use crate::ChecksError;
-use crate::exec::{CheckStatus, RunOptions};
 pub use lines::{ChangedFile, LineRange, LineSet, changed_lines, parse_patch};
+use loki_checks::ChecksError;
+use loki_checks::exec::{CheckStatus, RunOptions};
 pub use parse::LintFinding;
 pub use plan::{FileArgs, LintGroup, LintPlan, Linter};
 
@@ -62,6 +68,14 @@ pub struct LintInput<'a> {
     pub root: &'a Path,
     pub changed: &'a [ChangedFile],
     pub opts: &'a RunOptions,
+}
+
+/// A lint run counted as a check: files for tests ([`LintRun::counts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LintCounts {
+    pub executed: u64,
+    pub passed: u64,
+    pub failed: u64,
 }
 
 /// One linter's run over some changed files.
@@ -102,11 +116,11 @@ impl LintRun {
         paths.len() as u64
     }
 
-    /// This run as a receipt records it: kind `lint`; `executed` counts the linted files when the
-    /// linter judged them (pass or fail) and 0 when it did not (not run, timed out), `failed` the
-    /// files with new findings.
+    /// The run's counts as evidence: `executed` is the linted files when the linter judged them
+    /// (pass or fail) and 0 when it did not (not run, timed out); `failed` the files with new
+    /// findings; `passed` the rest.
     #[must_use]
-    pub fn to_receipt(&self) -> loki_receipt::schema::Check {
+    pub fn counts(&self) -> LintCounts {
         let judged = matches!(self.result, CheckStatus::Pass | CheckStatus::Fail);
         let executed = if judged { self.files } else { 0 };
         let failed = if judged {
@@ -114,17 +128,10 @@ impl LintRun {
         } else {
             0
         };
-        loki_receipt::schema::Check {
-            name: self.name.clone(),
-            kind: "lint".to_owned(),
-            cmd: self.cmd.clone(),
-            result: self.result.to_receipt(),
+        LintCounts {
             executed,
             passed: executed - failed,
             failed,
-            skipped: 0,
-            duration_s: self.duration_s,
-            log_sha256: self.log_sha256.clone(),
         }
     }
 
@@ -132,6 +139,31 @@ impl LintRun {
     #[must_use]
     pub fn proves(&self) -> bool {
         self.result == CheckStatus::Pass && self.files > 0
+    }
+}
+
+/// The `check.result` event of a lint run (kind `lint`, its new findings counted).
+impl From<&LintRun> for loki_events::payload::CheckResult {
+    fn from(r: &LintRun) -> Self {
+        let counts = r.counts();
+        loki_events::payload::CheckResult {
+            name: r.name.clone(),
+            kind: "lint".to_owned(),
+            cmd: r.cmd.clone(),
+            result: r.result.as_str().to_owned(),
+            executed: counts.executed,
+            passed: counts.passed,
+            failed: counts.failed,
+            skipped: 0,
+            duration_s: r.duration_s,
+            log_sha256: r.log_sha256.clone(),
+            failing_ids: Vec::new(),
+            stage: None,
+            role: None,
+            reason: r.reason.clone(),
+            exit_code: r.exit_code,
+            new_findings: Some(r.new_findings.len() as u64),
+        }
     }
 }
 

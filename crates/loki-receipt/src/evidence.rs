@@ -1,0 +1,88 @@
+//! How the facts of `loki-checks` and `loki-lint` are recorded in a receipt.
+//!
+//! The receipt is built from those facts, so it knows their types; they do not know the receipt.
+//! One mapping per fact, used by every producer (the build engine, the seal hook):
+//! - a suite's [`loki_checks::CheckResult`] → [`Check`] with the role it played (`tests`, `wall`,
+//!   `impacted`, …) as its kind ([`Check::of_suite`]);
+//! - a [`loki_lint::LintRun`] → [`Check`] of kind `lint` whose counts are files
+//!   ([`loki_lint::LintRun::counts`]);
+//! - a [`loki_checks::CheckStatus`] → [`CheckResult`] in the receipt's words;
+//! - an integrity [`loki_checks::Finding`] → [`IntegrityFinding`] with its advice;
+//! - a judge [`loki_checks::judge::Fact`] → [`JudgeFact`] about one test.
+
+use loki_checks::CheckStatus;
+
+use crate::schema::{Check, CheckResult, IntegrityFinding, JudgeFact};
+
+impl From<CheckStatus> for CheckResult {
+    fn from(s: CheckStatus) -> Self {
+        match s {
+            CheckStatus::Pass => CheckResult::Passed,
+            CheckStatus::Fail => CheckResult::Failed,
+            CheckStatus::NotRun => CheckResult::NotRun,
+            CheckStatus::Flaky => CheckResult::Flaky,
+            CheckStatus::Timeout => CheckResult::TimedOut,
+        }
+    }
+}
+
+impl Check {
+    /// A suite's result as the receipt records it; `role` is its kind there (`tests`, `wall`, …).
+    #[must_use]
+    pub fn of_suite(r: &loki_checks::CheckResult, role: &str) -> Check {
+        Check {
+            name: r.name.clone(),
+            kind: role.to_string(),
+            cmd: r.cmd.clone(),
+            result: r.result.into(),
+            executed: r.executed,
+            passed: r.passed,
+            failed: r.failed,
+            skipped: r.skipped,
+            duration_s: r.duration_s,
+            log_sha256: r.log_sha256.clone(),
+        }
+    }
+}
+
+impl From<&loki_lint::LintRun> for Check {
+    fn from(r: &loki_lint::LintRun) -> Self {
+        let counts = r.counts();
+        Check {
+            name: r.name.clone(),
+            kind: "lint".to_owned(),
+            cmd: r.cmd.clone(),
+            result: r.result.into(),
+            executed: counts.executed,
+            passed: counts.passed,
+            failed: counts.failed,
+            skipped: 0,
+            duration_s: r.duration_s,
+            log_sha256: r.log_sha256.clone(),
+        }
+    }
+}
+
+impl From<&loki_checks::Finding> for IntegrityFinding {
+    fn from(f: &loki_checks::Finding) -> Self {
+        IntegrityFinding {
+            kind: f.kind.as_str().to_string(),
+            path: f.path.clone(),
+            line: f.line,
+            test: f.test.clone(),
+            detail: f.detail.clone(),
+            advice: Some(f.advice().to_owned()),
+        }
+    }
+}
+
+impl From<&loki_checks::judge::Fact> for JudgeFact {
+    fn from(f: &loki_checks::judge::Fact) -> Self {
+        JudgeFact {
+            kind: f.kind.as_str().to_owned(),
+            test: Some(f.test.clone()),
+            path: None,
+            detail: f.detail.clone(),
+        }
+    }
+}
