@@ -202,11 +202,11 @@ impl AgentError {
             | AgentError::Task { .. } => false,
         }
     }
+}
 
-    /// True when the user's configuration is what must change (a missing key, an unknown name):
-    /// the CLI reports these as usage errors.
-    #[must_use]
-    pub fn is_setup(&self) -> bool {
+impl loki_core::exit::Classify for AgentError {
+    /// The user's configuration is what must change (a missing key, an unknown name): usage.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
         match self {
             AgentError::Auth { .. }
             | AgentError::MissingSetting { .. }
@@ -214,7 +214,7 @@ impl AgentError {
             | AgentError::NoProvider { .. }
             | AgentError::Script { .. }
             | AgentError::Replay { .. }
-            | AgentError::CliNotInstalled { .. } => true,
+            | AgentError::CliNotInstalled { .. } => loki_core::exit::ExitClass::Usage,
             AgentError::ContextLength { .. }
             | AgentError::RateLimited { .. }
             | AgentError::Server { .. }
@@ -229,7 +229,7 @@ impl AgentError {
             | AgentError::CliFailed { .. }
             | AgentError::Process { .. }
             | AgentError::Transcript { .. }
-            | AgentError::Task { .. } => false,
+            | AgentError::Task { .. } => loki_core::exit::ExitClass::Failure,
         }
     }
 }

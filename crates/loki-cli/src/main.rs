@@ -1,6 +1,7 @@
 //! `loki`: the only binary. It parses the command line, loads the configuration, calls the
-//! libraries and prints. Exit codes are decided in one place, [`exit_code_for`], from the
-//! ladders in `loki_core::outcome`.
+//! libraries and prints. The exit code of an error is decided in one place, [`exit_code_for`],
+//! by the error's own class (`loki_core::exit`); the code of a result comes from the ladders in
+//! `loki_core::outcome`.
 
 // The binary is the one place that writes to the terminal.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -19,6 +20,7 @@ use loki_core::outcome::ExitCode;
 
 use crate::cli::{Cli, Command};
 use crate::context::Ctx;
+use loki_core::exit::{Probe, classify_chain, probe};
 
 /// Exit status for output cut off by a closed pipe (`loki runs list | head`): 128 + SIGPIPE, as a
 /// process killed by the signal would report.
@@ -65,7 +67,7 @@ fn main() -> ProcessExit {
         Ok(code) => code,
         Err(err) => {
             output::error(&err);
-            exit_code_for(&err).code()
+            exit_code_for(&err)
         }
     };
     ProcessExit::from(code)
@@ -130,42 +132,27 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     code.map(cmd::Exit::from)
 }
 
-/// Maps an error to an exit code: the user's input → 2 (usage), anything else → 1.
-fn exit_code_for(err: &anyhow::Error) -> ExitCode {
-    for cause in err.chain() {
-        if let Some(e) = cause.downcast_ref::<loki_core::CoreError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_receipt::ReceiptError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_seal::SealError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_checks::ChecksError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_engine::EngineError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_agent::AgentError>()
-            && e.is_setup()
-        {
-            return ExitCode::Usage;
-        }
-        if cause.downcast_ref::<cmd::UsageError>().is_some() {
-            return ExitCode::Usage;
-        }
-    }
-    ExitCode::Failure
+/// Every error type that reaches the binary, so the class of an error chain is found wherever
+/// in the chain it sits (under anyhow context lines). Each type decides its own class
+/// (`loki_core::exit::Classify`); a library error type the binary can receive needs its probe
+/// here. Errors of `loki-git`, `loki-patch` and `loki-repomap` arrive only inside the errors of
+/// the crates that call them, which classify them.
+const PROBES: &[Probe] = &[
+    probe::<cmd::UsageError>,
+    probe::<cmd::Worded>,
+    probe::<loki_core::CoreError>,
+    probe::<loki_core::paths::PathError>,
+    probe::<loki_core::process::ProcessError>,
+    probe::<loki_core::confine::ConfineError>,
+    probe::<loki_checks::ChecksError>,
+    probe::<loki_receipt::ReceiptError>,
+    probe::<loki_agent::AgentError>,
+    probe::<loki_seal::SealError>,
+    probe::<loki_heal::HealError>,
+    probe::<loki_engine::EngineError>,
+];
+
+/// Maps an error to its exit code: the class of the outermost classified error in its chain.
+fn exit_code_for(err: &anyhow::Error) -> u8 {
+    classify_chain(err.chain(), PROBES).code()
 }

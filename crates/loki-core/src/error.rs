@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::exit::{Classify, ExitClass};
+
 /// Errors from the shared vocabulary: file I/O, layout checks, config parsing and the run store.
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
@@ -52,18 +54,21 @@ impl CoreError {
             source,
         }
     }
+}
 
-    /// True when the error is the user's input (a bad flag, file or value), which the CLI maps to
-    /// exit 2, rather than a failure of the machine.
-    #[must_use]
-    pub fn is_usage(&self) -> bool {
+impl Classify for CoreError {
+    /// The user's input or repository (a bad flag, file or value, not a repo) is usage; I/O and
+    /// broken records are failures of the machine.
+    fn exit_class(&self) -> ExitClass {
         match self {
             CoreError::NotARepo { .. }
             | CoreError::BadLokiDir { .. }
             | CoreError::BadRunId { .. }
             | CoreError::RunNotFound { .. }
-            | CoreError::Config { .. } => true,
-            CoreError::Io { .. } | CoreError::BadRunRecord { .. } | CoreError::Json { .. } => false,
+            | CoreError::Config { .. } => ExitClass::Usage,
+            CoreError::Io { .. } | CoreError::BadRunRecord { .. } | CoreError::Json { .. } => {
+                ExitClass::Failure
+            }
         }
     }
 }

@@ -186,6 +186,7 @@ pub fn default_signing_key_path(home: &Path) -> PathBuf {
 #[allow(clippy::disallowed_methods)] // fixtures are written directly
 mod tests {
     use super::*;
+    use crate::exit::Classify as _;
 
     fn fake_repo() -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
@@ -206,7 +207,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let err = Repo::discover(d.path()).unwrap_err();
         assert!(err.to_string().contains("not inside a git repository"));
-        assert!(err.is_usage());
+        assert_eq!(err.exit_class(), crate::exit::ExitClass::Usage);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 pub mod config;
 pub mod confine;
 pub mod error;
+pub mod exit;
 pub mod fs;
 pub mod id;
 pub mod layout;

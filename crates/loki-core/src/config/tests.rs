@@ -4,6 +4,7 @@
 use super::*;
 use std::fs;
 
+use crate::exit::Classify as _;
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     fs::write(&p, text).unwrap();
@@ -130,7 +131,7 @@ fn syntax_errors_name_file_and_line() {
         };
         assert_eq!(source_name, &f.display().to_string(), "{name}");
         assert_eq!(*got, Some(line), "{name}: {err}");
-        assert!(err.is_usage());
+        assert_eq!(err.exit_class(), crate::exit::ExitClass::Usage);
     }
 }
 

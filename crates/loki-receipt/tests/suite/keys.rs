@@ -2,6 +2,7 @@
 
 #![allow(clippy::disallowed_methods)] // Tests write key files directly.
 
+use loki_core::exit::{Classify as _, ExitClass};
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 
@@ -63,7 +64,7 @@ fn a_world_or_group_readable_key_is_refused_with_the_fix() {
             msg.contains(&format!("chmod 600 {}", path.display())),
             "{msg}"
         );
-        assert!(err.is_usage());
+        assert_eq!(err.exit_class(), ExitClass::Usage);
     }
     chmod(&path, 0o600);
     Signer::load_or_create(tmp.path(), &KeyEnv::default()).unwrap();
