@@ -44,8 +44,10 @@ impl Price {
     /// The cost of `usage` at these prices.
     #[must_use]
     pub fn cost(&self, usage: &Usage) -> f64 {
-        // Token counts far below 2^53 are exact in f64.
-        #[allow(clippy::cast_precision_loss)]
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "token counts far below 2^53 are exact in f64"
+        )]
         let t = |n: u64| n as f64;
         (t(usage.input_tokens) * self.input
             + t(usage.output_tokens) * self.output

@@ -3,8 +3,11 @@
 //! by the error's own class (`loki_core::exit`); the code of a result comes from the ladders in
 //! `loki_core::outcome`.
 
-// The binary is the one place that writes to the terminal.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the binary is the one place that writes to the terminal"
+)]
 
 mod cli;
 mod cmd;

@@ -229,7 +229,7 @@ pub fn restrict_self(policy: &Policy) -> Result<Enforcement, ConfineError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)]
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

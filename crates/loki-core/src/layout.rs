@@ -183,7 +183,7 @@ pub fn default_signing_key_path(home: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
     use crate::exit::Classify as _;

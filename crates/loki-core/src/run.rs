@@ -338,7 +338,7 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
     use crate::exit::Classify as _;

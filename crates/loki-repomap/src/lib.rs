@@ -486,7 +486,7 @@ pub fn syntax_error_line(path: &str, text: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

@@ -130,8 +130,10 @@ impl Ast {
 
     /// Every node under `root` (itself included) in source order, skipping the subtrees for which
     /// `prune` is true (their root is still visited).
-    // A method, not a free function, so walks read `ast.all(node)` like the other accessors.
-    #[allow(clippy::unused_self)]
+    #[expect(
+        clippy::unused_self,
+        reason = "a method, not a free function, so walks read `ast.all(node)` like the other accessors"
+    )]
     pub(crate) fn walk<'t>(
         &self,
         root: Node<'t>,

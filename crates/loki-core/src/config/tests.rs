@@ -1,5 +1,7 @@
-// Fixture files are written directly: they are not loki state.
-#![allow(clippy::disallowed_methods)]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "fixture files are written directly: they are not loki state"
+)]
 
 use super::*;
 use std::fs;

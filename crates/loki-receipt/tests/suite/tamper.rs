@@ -1,7 +1,5 @@
 //! Seal → verify round trips and every mutation the issue names, each with its verdict.
 
-#![allow(clippy::disallowed_methods)] // Tests damage files on purpose.
-
 use std::fs;
 
 use base64::Engine as _;

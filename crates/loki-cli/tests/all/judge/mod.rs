@@ -25,9 +25,11 @@
 //! `newly_failing` and `test_deleted` stand for today's reasons "now fail" and "no longer run",
 //! which today's JSON carries in `reasons` only.
 
-// A fixture that cannot be set up stops the test where it broke, and each case prints its line of
-// the table on stderr (shown when the test fails, or with --nocapture).
-#![allow(clippy::panic, clippy::print_stderr)]
+#![expect(
+    clippy::panic,
+    clippy::print_stderr,
+    reason = "a fixture that cannot be set up stops the test where it broke, and each case prints its line of the table on stderr (shown when the test fails, or with --nocapture)"
+)]
 
 mod ci;
 mod fence;
