@@ -19,11 +19,11 @@ mod progress;
 use std::process::ExitCode as ProcessExit;
 
 use clap::{CommandFactory, Parser};
+use loki_core::exit::{Probe, classify_chain, probe};
 use loki_core::outcome::ExitCode;
 
 use crate::cli::{Cli, Command};
 use crate::context::Ctx;
-use loki_core::exit::{Probe, classify_chain, probe};
 
 /// Exit status for output cut off by a closed pipe (`loki runs list | head`): 128 + SIGPIPE, as a
 /// process killed by the signal would report.

@@ -168,11 +168,11 @@ fn add_exclude(exclude: &Path) -> Result<(), CoreError> {
 /// `$LOKI_HOME`, else `~/.loki`. `None` only when neither `LOKI_HOME` nor `HOME` is set.
 #[must_use]
 pub fn loki_home() -> Option<PathBuf> {
-    if let Some(h) = std::env::var_os("LOKI_HOME").filter(|h| !h.is_empty()) {
+    if let Some(h) = crate::env::LOKI_HOME.get_os() {
         return Some(PathBuf::from(h));
     }
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
+    crate::env::HOME
+        .get_os()
         .map(|h| PathBuf::from(h).join(".loki"))
 }
 

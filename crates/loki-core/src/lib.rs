@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod confine;
+pub mod env;
 pub mod error;
 pub mod exit;
 pub mod fs;

@@ -74,7 +74,7 @@ fn main() {
         ms(observed.saturating_sub(direct)),
         observed.as_secs_f64() / direct.as_secs_f64()
     );
-    if let Some(bin) = std::env::var_os("LOKI_BIN") {
+    if let Some(bin) = loki_core::env::BENCH_BIN.get_os() {
         let home = tempfile::tempdir().unwrap();
         let whole = measure(|| {
             let s = Command::new(&bin)

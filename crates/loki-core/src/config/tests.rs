@@ -4,9 +4,9 @@
 )]
 
 use super::*;
+use crate::exit::Classify as _;
 use std::fs;
 
-use crate::exit::Classify as _;
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     fs::write(&p, text).unwrap();

@@ -294,8 +294,8 @@ impl Fixture {
 
     /// Runs every case (or those named in `LOKI_JUDGE_CASES`); panics at the end with the wrong ones.
     pub fn run(&self, cases: &[Case]) {
-        let only: Option<Vec<String>> = std::env::var("LOKI_JUDGE_CASES")
-            .ok()
+        let only: Option<Vec<String>> = loki_core::env::JUDGE_CASES
+            .get()
             .map(|v| v.split(',').map(str::to_owned).collect());
         let started = Instant::now();
         let mut wrong = Vec::new();
