@@ -159,6 +159,15 @@ pub enum AgentError {
 
     #[error("a tool task failed to complete: {message}")]
     Task { message: String },
+
+    #[error("provider.prices: cannot read {}: {reason}", path.display())]
+    PricesUnreadable { path: PathBuf, reason: String },
+
+    #[error(
+        "provider.prices: {} is not a table of model = {{input, output, cache_read, cache_write}} in USD per million tokens: {reason}",
+        path.display()
+    )]
+    PricesInvalid { path: PathBuf, reason: String },
 }
 
 fn body_note(body: &str) -> String {
@@ -199,7 +208,9 @@ impl AgentError {
             | AgentError::CliFailed { .. }
             | AgentError::Process { .. }
             | AgentError::Transcript { .. }
-            | AgentError::Task { .. } => false,
+            | AgentError::Task { .. }
+            | AgentError::PricesUnreadable { .. }
+            | AgentError::PricesInvalid { .. } => false,
         }
     }
 }
@@ -214,7 +225,9 @@ impl loki_core::exit::Classify for AgentError {
             | AgentError::NoProvider { .. }
             | AgentError::Script { .. }
             | AgentError::Replay { .. }
-            | AgentError::CliNotInstalled { .. } => loki_core::exit::ExitClass::Usage,
+            | AgentError::CliNotInstalled { .. }
+            | AgentError::PricesUnreadable { .. }
+            | AgentError::PricesInvalid { .. } => loki_core::exit::ExitClass::Usage,
             AgentError::ContextLength { .. }
             | AgentError::RateLimited { .. }
             | AgentError::Server { .. }

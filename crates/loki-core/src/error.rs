@@ -33,6 +33,21 @@ pub enum CoreError {
         line: Option<usize>,
         message: String,
     },
+    #[error("unknown key {key:?}; `loki config show` lists the keys")]
+    UnknownKey { key: String },
+    #[error("{key}: {why}")]
+    BadValue { key: String, why: String },
+    #[error(
+        "{key} is a secret: keep it out of the repository (use the user file or the {env} variable)"
+    )]
+    SecretInRepo { key: String, env: String },
+    #[error("{} is not valid TOML, so it was not changed: {reason}", path.display())]
+    NotToml { path: PathBuf, reason: String },
+    #[error(
+        "{} exists; pass --force to replace it, or `loki config set` to change one key",
+        path.display()
+    )]
+    ConfigExists { path: PathBuf },
     #[error("cannot encode {what} as JSON: {source}")]
     Json {
         what: &'static str,
@@ -65,7 +80,12 @@ impl Classify for CoreError {
             | CoreError::BadLokiDir { .. }
             | CoreError::BadRunId { .. }
             | CoreError::RunNotFound { .. }
-            | CoreError::Config { .. } => ExitClass::Usage,
+            | CoreError::Config { .. }
+            | CoreError::UnknownKey { .. }
+            | CoreError::BadValue { .. }
+            | CoreError::SecretInRepo { .. }
+            | CoreError::NotToml { .. }
+            | CoreError::ConfigExists { .. } => ExitClass::Usage,
             CoreError::Io { .. } | CoreError::BadRunRecord { .. } | CoreError::Json { .. } => {
                 ExitClass::Failure
             }
