@@ -159,3 +159,48 @@ const PROBES: &[Probe] = &[
 fn exit_code_for(err: &anyhow::Error) -> u8 {
     classify_chain(err.chain(), PROBES).code()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context as _;
+    use loki_core::outcome::VerifyVerdict;
+
+    #[test]
+    fn a_library_error_keeps_its_class_under_context_lines() {
+        let usage = anyhow::Error::new(loki_heal::HealError::EmptyCommand)
+            .context("while observing")
+            .context("loki run");
+        assert_eq!(exit_code_for(&usage), 2);
+        let wrapped = anyhow::Error::new(loki_engine::EngineError::Core(
+            loki_core::CoreError::BadRunId { id: "x".into() },
+        ));
+        assert_eq!(exit_code_for(&wrapped), 2);
+        let failure = anyhow::Error::new(loki_heal::HealError::Runtime(std::io::Error::other(
+            "no threads",
+        )));
+        assert_eq!(exit_code_for(&failure), 1);
+        let refused = anyhow::Error::new(loki_receipt::ReceiptError::ExportRefused {
+            verdict: VerifyVerdict::NotVerified,
+            reason: None,
+        });
+        assert_eq!(exit_code_for(&refused), 4);
+    }
+
+    #[test]
+    fn cli_errors_carry_their_class_and_unknown_errors_are_failures() {
+        let worded = anyhow::Error::new(cmd::Worded {
+            class: loki_core::exit::ExitClass::Usage,
+            message: "the scripted session failed".into(),
+        });
+        assert_eq!(exit_code_for(&worded), 2);
+        assert_eq!(
+            exit_code_for(&anyhow::Error::new(cmd::UsageError("bad".into()))),
+            2
+        );
+        assert_eq!(exit_code_for(&anyhow::anyhow!("disk on fire")), 1);
+        let io: anyhow::Result<()> =
+            Err(std::io::Error::other("gone")).context("cannot read the current directory");
+        assert_eq!(exit_code_for(&io.unwrap_err()), 1);
+    }
+}
