@@ -16,7 +16,11 @@
 //! class, errors, and the median seconds per judgement next to the suite's own time. It is not
 //! part of CI and has no tests that need the mirrors.
 
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "xtask is a developer tool whose output is its terminal report"
+)]
 
 mod corpus;
 mod derive;

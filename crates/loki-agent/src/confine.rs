@@ -53,7 +53,7 @@ impl Worktree {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

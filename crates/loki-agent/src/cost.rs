@@ -14,9 +14,11 @@
 //! [`PriceTable::with_overrides`] (from config) and record the version next to every cost.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::AgentError;
 use crate::message::Usage;
 
 /// Date of the built-in prices; recorded next to every computed cost.
@@ -44,8 +46,10 @@ impl Price {
     /// The cost of `usage` at these prices.
     #[must_use]
     pub fn cost(&self, usage: &Usage) -> f64 {
-        // Token counts far below 2^53 are exact in f64.
-        #[allow(clippy::cast_precision_loss)]
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "token counts far below 2^53 are exact in f64"
+        )]
         let t = |n: u64| n as f64;
         (t(usage.input_tokens) * self.input
             + t(usage.output_tokens) * self.output
@@ -135,6 +139,27 @@ impl PriceTable {
         self
     }
 
+    /// This table with the models of a price file over it (`provider.prices`): TOML, or JSON when
+    /// the name ends in `.json`, of `model = {input, output, cache_read, cache_write}` in USD per
+    /// million tokens.
+    pub fn with_file(self, path: &Path) -> Result<PriceTable, AgentError> {
+        let text = std::fs::read_to_string(path).map_err(|e| AgentError::PricesUnreadable {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        let parsed: Result<BTreeMap<String, Price>, String> =
+            if path.extension().is_some_and(|x| x == "json") {
+                serde_json::from_str(&text).map_err(|e| e.to_string())
+            } else {
+                toml::from_str(&text).map_err(|e| e.to_string())
+            };
+        let overrides = parsed.map_err(|reason| AgentError::PricesInvalid {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+        Ok(self.with_overrides(overrides))
+    }
+
     /// The price of `model`: an exact entry, else the entry of its undated family.
     #[must_use]
     pub fn price(&self, model: &str) -> Option<&Price> {
@@ -177,6 +202,37 @@ fn undated(model: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_price_file_overrides_the_builtin_rows_and_a_bad_one_is_the_users_to_fix() {
+        use loki_core::exit::{Classify as _, ExitClass};
+        let d = tempfile::tempdir().unwrap();
+        let toml_file = d.path().join("prices.toml");
+        loki_core::fs::write_atomic(
+            &toml_file,
+            b"[my-model]\ninput = 1.0\noutput = 2.0\ncache_read = 0.5\ncache_write = 0.0\n",
+        )
+        .unwrap();
+        let t = PriceTable::builtin().with_file(&toml_file).unwrap();
+        assert_eq!(t.price("my-model").map(|p| p.output), Some(2.0));
+        assert!(t.version.ends_with("+overrides"), "{}", t.version);
+        assert!(t.price("gpt-4o").is_some());
+
+        let json_file = d.path().join("prices.json");
+        loki_core::fs::write_atomic(&json_file, b"{\"m\": {\"input\": 3.0}}").unwrap();
+        let err = PriceTable::builtin().with_file(&json_file).unwrap_err();
+        assert!(matches!(err, AgentError::PricesInvalid { .. }), "{err}");
+        assert!(err.to_string().contains("USD per million tokens"), "{err}");
+        assert_eq!(err.exit_class(), ExitClass::Usage);
+
+        let missing = d.path().join("missing.toml");
+        let err = PriceTable::builtin().with_file(&missing).unwrap_err();
+        assert!(
+            err.to_string().starts_with("provider.prices: cannot read"),
+            "{err}"
+        );
+        assert_eq!(err.exit_class(), ExitClass::Usage);
+    }
 
     fn usage(i: u64, o: u64, r: u64, w: u64) -> Usage {
         Usage {

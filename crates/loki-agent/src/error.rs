@@ -159,6 +159,15 @@ pub enum AgentError {
 
     #[error("a tool task failed to complete: {message}")]
     Task { message: String },
+
+    #[error("provider.prices: cannot read {}: {reason}", path.display())]
+    PricesUnreadable { path: PathBuf, reason: String },
+
+    #[error(
+        "provider.prices: {} is not a table of model = {{input, output, cache_read, cache_write}} in USD per million tokens: {reason}",
+        path.display()
+    )]
+    PricesInvalid { path: PathBuf, reason: String },
 }
 
 fn body_note(body: &str) -> String {
@@ -199,14 +208,16 @@ impl AgentError {
             | AgentError::CliFailed { .. }
             | AgentError::Process { .. }
             | AgentError::Transcript { .. }
-            | AgentError::Task { .. } => false,
+            | AgentError::Task { .. }
+            | AgentError::PricesUnreadable { .. }
+            | AgentError::PricesInvalid { .. } => false,
         }
     }
+}
 
-    /// True when the user's configuration is what must change (a missing key, an unknown name):
-    /// the CLI reports these as usage errors.
-    #[must_use]
-    pub fn is_setup(&self) -> bool {
+impl loki_core::exit::Classify for AgentError {
+    /// The user's configuration is what must change (a missing key, an unknown name): usage.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
         match self {
             AgentError::Auth { .. }
             | AgentError::MissingSetting { .. }
@@ -214,7 +225,9 @@ impl AgentError {
             | AgentError::NoProvider { .. }
             | AgentError::Script { .. }
             | AgentError::Replay { .. }
-            | AgentError::CliNotInstalled { .. } => true,
+            | AgentError::CliNotInstalled { .. }
+            | AgentError::PricesUnreadable { .. }
+            | AgentError::PricesInvalid { .. } => loki_core::exit::ExitClass::Usage,
             AgentError::ContextLength { .. }
             | AgentError::RateLimited { .. }
             | AgentError::Server { .. }
@@ -229,7 +242,7 @@ impl AgentError {
             | AgentError::CliFailed { .. }
             | AgentError::Process { .. }
             | AgentError::Transcript { .. }
-            | AgentError::Task { .. } => false,
+            | AgentError::Task { .. } => loki_core::exit::ExitClass::Failure,
         }
     }
 }

@@ -261,7 +261,6 @@ impl Provider for Scripted {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
 mod tests {
     use super::*;
 

@@ -4,12 +4,10 @@
 //!
 //! Run: `cargo bench -p loki-checks --bench integrity_scan`.
 
-#![allow(
+#![expect(
     clippy::print_stdout,
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::cast_precision_loss,
-    clippy::disallowed_methods
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
 )]
 
 use std::time::{Duration, Instant};

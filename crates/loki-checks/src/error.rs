@@ -65,18 +65,19 @@ pub enum ChecksError {
     },
 }
 
-impl ChecksError {
-    /// True when the user's input is at fault (the CLI maps it to exit 2).
-    #[must_use]
-    pub fn is_usage(&self) -> bool {
+impl loki_core::exit::Classify for ChecksError {
+    /// The user's input (a root that is not a directory, a revision that does not exist) is
+    /// usage; the rest is loki's own failure.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        use loki_core::exit::ExitClass;
         match self {
-            ChecksError::NotADir { .. } | ChecksError::BadRevision { .. } => true,
+            ChecksError::NotADir { .. } | ChecksError::BadRevision { .. } => ExitClass::Usage,
             ChecksError::Temp { .. }
             | ChecksError::Log { .. }
             | ChecksError::Git { .. }
             | ChecksError::Io { .. }
             | ChecksError::Cache { .. }
-            | ChecksError::Isolate { .. } => false,
+            | ChecksError::Isolate { .. } => ExitClass::Failure,
         }
     }
 }

@@ -5,12 +5,11 @@
 //!
 //! Run: `cargo bench -p loki-cli --bench confine_overhead`.
 
-#![allow(
+#![expect(
     clippy::print_stdout,
     clippy::unwrap_used,
-    clippy::expect_used,
     clippy::disallowed_methods,
-    clippy::cast_precision_loss
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
 )]
 
 use std::path::PathBuf;

@@ -3,12 +3,11 @@
 //!
 //! Run: `cargo bench -p loki-cli --bench verify_process`.
 
-#![allow(
+#![expect(
     clippy::print_stdout,
     clippy::unwrap_used,
-    clippy::expect_used,
     clippy::disallowed_methods,
-    clippy::cast_precision_loss
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
 )]
 
 use std::path::Path;

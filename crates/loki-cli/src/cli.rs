@@ -7,6 +7,15 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The examples under `loki -h`.
+const AFTER_HELP: &str =
+    "Build a task:  loki \"add a --verbose flag to the CLI\"\nTry it offline: loki demo";
+
+/// `loki --help` adds the environment variables loki reads, from the one registry.
+fn after_long_help() -> String {
+    format!("{AFTER_HELP}\n\n{}", loki_core::env::help_text().trim_end())
+}
+
 /// Coding agents say "done"; loki proves it.
 ///
 /// Give loki a task: it builds the change in an isolated git worktree with a swappable model,
@@ -17,7 +26,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     name = "loki",
     version,
     override_usage = "loki [OPTIONS] \"<TASK>\"\n       loki [OPTIONS] <COMMAND>",
-    after_help = "Build a task:  loki \"add a --verbose flag to the CLI\"\nTry it offline: loki demo"
+    after_help = AFTER_HELP,
+    after_long_help = after_long_help()
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -47,6 +47,10 @@ pub fn run(args: &[OsString]) -> u8 {
         eprintln!("loki: {e}; the command was not run");
         return 126;
     }
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the wrapper becomes the confined program: exec, not a child, so the fence it set up applies to it"
+    )]
     let err = std::process::Command::new(program).args(rest).exec();
     eprintln!("loki: cannot run {}: {err}", program.to_string_lossy());
     127

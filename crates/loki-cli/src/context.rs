@@ -50,7 +50,7 @@ impl Ctx {
             home: home.clone(),
             repo_root: repo.as_ref().ok().map(|r| r.root.clone()),
             file: global.config.clone(),
-            env: std::env::vars().collect(),
+            env: loki_core::env::process_vars(),
             flags,
         };
         let config = Config::load(&inputs)?;

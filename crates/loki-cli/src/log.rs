@@ -13,9 +13,6 @@
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::time::Uptime;
 
-/// The environment variable holding the filter.
-pub const LOG_VAR: &str = "LOKI_LOG";
-
 /// What `--verbose` shows when `LOKI_LOG` is not set.
 const VERBOSE_FILTER: &str = "loki_agent=info,loki_checks=info,loki_core=info,loki_engine=info,\
 loki_events=info,loki_git=info,loki_heal=info,loki_patch=info,loki_receipt=info,\
@@ -23,7 +20,7 @@ loki_repomap=info,loki_seal=info";
 
 /// Installs the stderr subscriber if `LOKI_LOG` or `verbose` asks for one.
 pub fn init(verbose: bool, color: bool) {
-    let wanted = std::env::var(LOG_VAR).ok().filter(|v| !v.trim().is_empty());
+    let wanted = loki_core::env::LOG.get().filter(|v| !v.trim().is_empty());
     let directives = match (&wanted, verbose) {
         (Some(v), _) => v.as_str(),
         (None, true) => VERBOSE_FILTER,
@@ -32,7 +29,10 @@ pub fn init(verbose: bool, color: bool) {
     let filter = match EnvFilter::try_new(directives) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("loki: {LOG_VAR}={directives:?} is not a filter ({e}); diagnostics are off");
+            eprintln!(
+                "loki: {}={directives:?} is not a filter ({e}); diagnostics are off",
+                loki_core::env::LOG.name
+            );
             return;
         }
     };

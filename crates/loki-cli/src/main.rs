@@ -1,9 +1,13 @@
 //! `loki`: the only binary. It parses the command line, loads the configuration, calls the
-//! libraries and prints. Exit codes are decided in one place, [`exit_code_for`], from the
-//! ladders in `loki_core::outcome`.
+//! libraries and prints. The exit code of an error is decided in one place, [`exit_code_for`],
+//! by the error's own class (`loki_core::exit`); the code of a result comes from the ladders in
+//! `loki_core::outcome`.
 
-// The binary is the one place that writes to the terminal.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the binary is the one place that writes to the terminal"
+)]
 
 mod cli;
 mod cmd;
@@ -16,6 +20,7 @@ mod progress;
 use std::process::ExitCode as ProcessExit;
 
 use clap::{CommandFactory, Parser};
+use loki_core::exit::{Probe, classify_chain, probe};
 use loki_core::outcome::ExitCode;
 
 use crate::cli::{Cli, Command};
@@ -67,7 +72,7 @@ fn main() -> ProcessExit {
         Ok(code) => code,
         Err(err) => {
             output::error(&err);
-            exit_code_for(&err).code()
+            exit_code_for(&err)
         }
     };
     ProcessExit::from(code)
@@ -132,42 +137,73 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     code.map(cmd::Exit::from)
 }
 
-/// Maps an error to an exit code: the user's input → 2 (usage), anything else → 1.
-fn exit_code_for(err: &anyhow::Error) -> ExitCode {
-    for cause in err.chain() {
-        if let Some(e) = cause.downcast_ref::<loki_core::CoreError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_receipt::ReceiptError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_seal::SealError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_checks::ChecksError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_engine::EngineError>()
-            && e.is_usage()
-        {
-            return ExitCode::Usage;
-        }
-        if let Some(e) = cause.downcast_ref::<loki_agent::AgentError>()
-            && e.is_setup()
-        {
-            return ExitCode::Usage;
-        }
-        if cause.downcast_ref::<cmd::UsageError>().is_some() {
-            return ExitCode::Usage;
-        }
+/// Every error type that reaches the binary, so the class of an error chain is found wherever
+/// in the chain it sits (under anyhow context lines). Each type decides its own class
+/// (`loki_core::exit::Classify`); a library error type the binary can receive needs its probe
+/// here. Errors of `loki-git`, `loki-patch` and `loki-repomap` arrive only inside the errors of
+/// the crates that call them, which classify them.
+const PROBES: &[Probe] = &[
+    probe::<cmd::UsageError>,
+    probe::<cmd::Worded>,
+    probe::<loki_core::CoreError>,
+    probe::<loki_core::paths::PathError>,
+    probe::<loki_core::process::ProcessError>,
+    probe::<loki_core::confine::ConfineError>,
+    probe::<loki_checks::ChecksError>,
+    probe::<loki_events::EventError>,
+    probe::<loki_receipt::ReceiptError>,
+    probe::<loki_agent::AgentError>,
+    probe::<loki_seal::SealError>,
+    probe::<loki_heal::HealError>,
+    probe::<loki_engine::EngineError>,
+];
+
+/// Maps an error to its exit code: the class of the outermost classified error in its chain.
+fn exit_code_for(err: &anyhow::Error) -> u8 {
+    classify_chain(err.chain(), PROBES).code()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context as _;
+    use loki_core::outcome::VerifyVerdict;
+
+    #[test]
+    fn a_library_error_keeps_its_class_under_context_lines() {
+        let usage = anyhow::Error::new(loki_heal::HealError::EmptyCommand)
+            .context("while observing")
+            .context("loki run");
+        assert_eq!(exit_code_for(&usage), 2);
+        let wrapped = anyhow::Error::new(loki_engine::EngineError::Core(
+            loki_core::CoreError::BadRunId { id: "x".into() },
+        ));
+        assert_eq!(exit_code_for(&wrapped), 2);
+        let failure = anyhow::Error::new(loki_heal::HealError::Runtime(std::io::Error::other(
+            "no threads",
+        )));
+        assert_eq!(exit_code_for(&failure), 1);
+        let refused = anyhow::Error::new(loki_receipt::ReceiptError::ExportRefused {
+            verdict: VerifyVerdict::NotVerified,
+            reason: None,
+        });
+        assert_eq!(exit_code_for(&refused), 4);
     }
-    ExitCode::Failure
+
+    #[test]
+    fn cli_errors_carry_their_class_and_unknown_errors_are_failures() {
+        let worded = anyhow::Error::new(cmd::Worded {
+            class: loki_core::exit::ExitClass::Usage,
+            message: "the scripted session failed".into(),
+        });
+        assert_eq!(exit_code_for(&worded), 2);
+        assert_eq!(
+            exit_code_for(&anyhow::Error::new(cmd::UsageError("bad".into()))),
+            2
+        );
+        assert_eq!(exit_code_for(&anyhow::anyhow!("disk on fire")), 1);
+        let io: anyhow::Result<()> =
+            Err(std::io::Error::other("gone")).context("cannot read the current directory");
+        assert_eq!(exit_code_for(&io.unwrap_err()), 1);
+    }
 }

@@ -14,14 +14,13 @@ pub const DIM: Style = Style::new().dimmed();
 /// Decides colour once for the process: `--color` wins, then `NO_COLOR`, then `LOKI_OUTPUT_COLOR`,
 /// then whether stdout is a terminal. anstream strips styles when the choice is off.
 pub fn init_color(global: &GlobalArgs) {
-    let from_env = std::env::var("LOKI_OUTPUT_COLOR").ok();
+    // The configuration is not loaded yet (an error loading it is printed in this colour).
+    let from_env = loki_core::env::config_value("output.color");
     let choice = match global.color {
         Some(ColorWhen::Always) => anstream::ColorChoice::AlwaysAnsi,
         Some(ColorWhen::Never) => anstream::ColorChoice::Never,
         Some(ColorWhen::Auto) => anstream::ColorChoice::Auto,
-        None if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => {
-            anstream::ColorChoice::Never
-        }
+        None if loki_core::env::NO_COLOR.get_os().is_some() => anstream::ColorChoice::Never,
         None => match from_env.as_deref() {
             Some("always") => anstream::ColorChoice::AlwaysAnsi,
             Some("never") => anstream::ColorChoice::Never,

@@ -82,6 +82,16 @@ pub enum ConfineError {
     },
 }
 
+impl crate::exit::Classify for ConfineError {
+    /// The kernel or the filesystem refused to set up the fence: loki cannot run the command
+    /// safely, which is a failure, not the user's input.
+    fn exit_class(&self) -> crate::exit::ExitClass {
+        match self {
+            ConfineError::Ruleset(_) | ConfineError::Path { .. } => crate::exit::ExitClass::Failure,
+        }
+    }
+}
+
 impl Policy {
     /// The command line that runs `program args…` confined by this policy through `exe` (the
     /// `loki` binary): `exe __confine --deny P… --write P… -- program args…`.
@@ -219,7 +229,7 @@ pub fn restrict_self(policy: &Policy) -> Result<Enforcement, ConfineError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)]
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

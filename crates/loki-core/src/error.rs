@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::exit::{Classify, ExitClass};
+
 /// Errors from the shared vocabulary: file I/O, layout checks, config parsing and the run store.
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
@@ -31,6 +33,21 @@ pub enum CoreError {
         line: Option<usize>,
         message: String,
     },
+    #[error("unknown key {key:?}; `loki config show` lists the keys")]
+    UnknownKey { key: String },
+    #[error("{key}: {why}")]
+    BadValue { key: String, why: String },
+    #[error(
+        "{key} is a secret: keep it out of the repository (use the user file or the {env} variable)"
+    )]
+    SecretInRepo { key: String, env: String },
+    #[error("{} is not valid TOML, so it was not changed: {reason}", path.display())]
+    NotToml { path: PathBuf, reason: String },
+    #[error(
+        "{} exists; pass --force to replace it, or `loki config set` to change one key",
+        path.display()
+    )]
+    ConfigExists { path: PathBuf },
     #[error("cannot encode {what} as JSON: {source}")]
     Json {
         what: &'static str,
@@ -52,18 +69,26 @@ impl CoreError {
             source,
         }
     }
+}
 
-    /// True when the error is the user's input (a bad flag, file or value), which the CLI maps to
-    /// exit 2, rather than a failure of the machine.
-    #[must_use]
-    pub fn is_usage(&self) -> bool {
+impl Classify for CoreError {
+    /// The user's input or repository (a bad flag, file or value, not a repo) is usage; I/O and
+    /// broken records are failures of the machine.
+    fn exit_class(&self) -> ExitClass {
         match self {
             CoreError::NotARepo { .. }
             | CoreError::BadLokiDir { .. }
             | CoreError::BadRunId { .. }
             | CoreError::RunNotFound { .. }
-            | CoreError::Config { .. } => true,
-            CoreError::Io { .. } | CoreError::BadRunRecord { .. } | CoreError::Json { .. } => false,
+            | CoreError::Config { .. }
+            | CoreError::UnknownKey { .. }
+            | CoreError::BadValue { .. }
+            | CoreError::SecretInRepo { .. }
+            | CoreError::NotToml { .. }
+            | CoreError::ConfigExists { .. } => ExitClass::Usage,
+            CoreError::Io { .. } | CoreError::BadRunRecord { .. } | CoreError::Json { .. } => {
+                ExitClass::Failure
+            }
         }
     }
 }

@@ -168,11 +168,11 @@ fn add_exclude(exclude: &Path) -> Result<(), CoreError> {
 /// `$LOKI_HOME`, else `~/.loki`. `None` only when neither `LOKI_HOME` nor `HOME` is set.
 #[must_use]
 pub fn loki_home() -> Option<PathBuf> {
-    if let Some(h) = std::env::var_os("LOKI_HOME").filter(|h| !h.is_empty()) {
+    if let Some(h) = crate::env::LOKI_HOME.get_os() {
         return Some(PathBuf::from(h));
     }
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
+    crate::env::HOME
+        .get_os()
         .map(|h| PathBuf::from(h).join(".loki"))
 }
 
@@ -183,9 +183,10 @@ pub fn default_signing_key_path(home: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
+    use crate::exit::Classify as _;
 
     fn fake_repo() -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
@@ -206,7 +207,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let err = Repo::discover(d.path()).unwrap_err();
         assert!(err.to_string().contains("not inside a git repository"));
-        assert!(err.is_usage());
+        assert_eq!(err.exit_class(), crate::exit::ExitClass::Usage);
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //!
 //! This crate owns the words every other crate speaks: run ids ([`RunId`]), the on-disk layout of
 //! `.loki/` and `$LOKI_HOME` ([`layout`]), the outcome, verdict and exit-code ladders ([`outcome`]),
-//! layered configuration with provenance ([`config`]), the run store ([`run`]) and the one helper
-//! through which every piece of state is written ([`fs::write_atomic`]), the one check every
-//! untrusted path goes through ([`paths::Root::confine`]: relative, inside the root, not through a
+//! the class of an error that decides its exit code ([`exit::Classify`], implemented by every
+//! library's error type), the one registry of the environment variables loki reads ([`mod@env`]),
+//! layered configuration with provenance and the editing of its files ([`config`]), the run
+//! store ([`run`]), the one helper through which every piece of state is written
+//! ([`fs::write_atomic`]), the one check every untrusted path goes through ([`paths::Root::confine`]: relative, inside the root, not through a
 //! symlink out, not in `.git` or `.loki`) and the one directory walker ([`walk::Walk`], on the
 //! `ignore` crate, with one skip policy).
 //!
@@ -15,7 +17,9 @@
 
 pub mod config;
 pub mod confine;
+pub mod env;
 pub mod error;
+pub mod exit;
 pub mod fs;
 pub mod id;
 pub mod json;

@@ -89,6 +89,28 @@ pub struct PathError {
     pub problem: Problem,
 }
 
+impl crate::exit::Classify for PathError {
+    /// A refused path is the input's fault (a model's, a patch's or a stack trace's): the caller
+    /// that passed it on decides whether that input was the user's; alone it is usage.
+    fn exit_class(&self) -> crate::exit::ExitClass {
+        match self.problem {
+            Problem::Io(_) => crate::exit::ExitClass::Failure,
+            Problem::Empty
+            | Problem::NotUtf8
+            | Problem::ControlChar
+            | Problem::Absolute
+            | Problem::Outside
+            | Problem::ParentEscape
+            | Problem::Root
+            | Problem::SymlinkEscape
+            | Problem::DanglingSymlink
+            | Problem::GitDir
+            | Problem::LokiDir
+            | Problem::Dependency(_) => crate::exit::ExitClass::Usage,
+        }
+    }
+}
+
 /// A path that passed [`Root::confine`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confined {

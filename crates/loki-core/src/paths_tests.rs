@@ -1,4 +1,4 @@
-#![allow(clippy::disallowed_methods)] // fixtures are written directly
+#![expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 
 use std::os::unix::ffi::OsStrExt;
 

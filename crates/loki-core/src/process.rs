@@ -493,6 +493,20 @@ impl ProcessError {
     }
 }
 
+impl crate::exit::Classify for ProcessError {
+    /// A program that cannot start is a failure here: the caller knows what it was for, and a
+    /// caller for which a missing program is the user's to install says so in its own error
+    /// (`HealError::CommandNotFound`), or records the check as not run.
+    fn exit_class(&self) -> crate::exit::ExitClass {
+        match self {
+            ProcessError::NotFound { .. }
+            | ProcessError::NoCwd { .. }
+            | ProcessError::Spawn { .. }
+            | ProcessError::Io { .. } => crate::exit::ExitClass::Failure,
+        }
+    }
+}
+
 /// A started child. Call [`Running::wait`]; dropping it instead kills the whole group.
 #[derive(Debug)]
 pub struct Running {
@@ -573,6 +587,10 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         }
     }
     cmd.stdout(out_w);
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "this is the one process runner the lint points every other caller at"
+    )]
     let spawned = cmd.spawn();
     // `cmd` holds our copies of the write ends; closing them now is what lets EOF arrive.
     drop(cmd);

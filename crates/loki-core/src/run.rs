@@ -338,9 +338,10 @@ pub fn process_start_ticks(pid: u32) -> Option<u64> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
+    use crate::exit::Classify as _;
 
     fn store() -> (tempfile::TempDir, RunStore) {
         let d = tempfile::tempdir().unwrap();
@@ -432,6 +433,6 @@ mod tests {
         let err = s
             .load(&"run_20200101_000000_abcd".parse().unwrap())
             .unwrap_err();
-        assert!(err.is_usage());
+        assert_eq!(err.exit_class(), crate::exit::ExitClass::Usage);
     }
 }

@@ -3,7 +3,12 @@
 //! 2 s). Printed beside the baseline (the test processes alone, which any verifier must pay) and
 //! the ratio. Never asserts times.
 
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::disallowed_methods)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
+)]
 
 use std::path::Path;
 use std::process::Command;

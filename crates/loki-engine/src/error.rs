@@ -51,27 +51,6 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    /// True when the user's input or repository state is the problem (exit 2), not loki.
-    #[must_use]
-    pub fn is_usage(&self) -> bool {
-        match self {
-            EngineError::DirtyTree { .. }
-            | EngineError::NoCommits
-            | EngineError::EmptyTask
-            | EngineError::RunNotFound { .. }
-            | EngineError::Refused { .. } => true,
-            EngineError::Core(e) => e.is_usage(),
-            EngineError::Receipt(e) => e.is_usage(),
-            EngineError::Checks(e) => e.is_usage(),
-            EngineError::Agent(e) => e.is_setup(),
-            EngineError::Git(_)
-            | EngineError::Events(_)
-            | EngineError::RepoMap(_)
-            | EngineError::Io { .. }
-            | EngineError::Runtime(_) => false,
-        }
-    }
-
     pub(crate) fn io(
         action: &'static str,
         path: impl Into<PathBuf>,
@@ -81,6 +60,30 @@ impl EngineError {
             action,
             path: path.into(),
             source,
+        }
+    }
+}
+
+impl loki_core::exit::Classify for EngineError {
+    /// The user's input or repository state (a dirty tree, no commits, an empty task, a refused
+    /// action) is usage; the rest is a failure of loki.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        use loki_core::exit::ExitClass;
+        match self {
+            EngineError::DirtyTree { .. }
+            | EngineError::NoCommits
+            | EngineError::EmptyTask
+            | EngineError::RunNotFound { .. }
+            | EngineError::Refused { .. } => ExitClass::Usage,
+            EngineError::Core(e) => e.exit_class(),
+            EngineError::Receipt(e) => e.exit_class(),
+            EngineError::Checks(e) => e.exit_class(),
+            EngineError::Agent(e) => e.exit_class(),
+            EngineError::Git(e) => e.exit_class(),
+            EngineError::RepoMap(e) => e.exit_class(),
+            EngineError::Events(_) | EngineError::Io { .. } | EngineError::Runtime(_) => {
+                ExitClass::Failure
+            }
         }
     }
 }

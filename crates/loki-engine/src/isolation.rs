@@ -153,7 +153,7 @@ impl Fence {
             }
             None => deny.push(repo.root.clone()),
         }
-        if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        if let Some(home) = loki_core::env::HOME.get_os().map(PathBuf::from) {
             deny.extend(CREDENTIALS.iter().map(|c| home.join(c)));
         }
         let var = |name: &str| {

@@ -405,7 +405,7 @@ pub fn tampered_copies(run_dir: &Path, wall: &Wall) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

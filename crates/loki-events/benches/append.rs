@@ -3,11 +3,11 @@
 //!
 //! Run: `cargo bench -p loki-events --bench append`.
 
-#![allow(
+#![expect(
     clippy::print_stdout,
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::cast_precision_loss
+    clippy::cast_precision_loss,
+    reason = "a benchmark prints its figures and fails loudly on a broken setup"
 )]
 
 use std::io::Write;

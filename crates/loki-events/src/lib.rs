@@ -96,6 +96,22 @@ pub enum EventError {
     Store(#[from] loki_core::CoreError),
 }
 
+impl loki_core::exit::Classify for EventError {
+    /// A broken or locked log, an event too large to record: failures of the machine or of loki,
+    /// not of the user's input; a run-store error keeps its own class.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        match self {
+            EventError::Store(e) => e.exit_class(),
+            EventError::Io { .. }
+            | EventError::Locked { .. }
+            | EventError::BrokenLog { .. }
+            | EventError::TooLarge { .. }
+            | EventError::Encode { .. }
+            | EventError::Ended { .. } => loki_core::exit::ExitClass::Failure,
+        }
+    }
+}
+
 impl EventError {
     fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         EventError::Io {

@@ -1,11 +1,10 @@
 //! Integration tests of the event log: writer, reader, tamper detection, recovery, fold.
 
 // Tests fail loudly on broken fixtures and write fixture files directly (not loki state).
-#![allow(
+#![expect(
     clippy::unwrap_used,
-    clippy::expect_used,
     clippy::disallowed_methods,
-    clippy::type_complexity
+    reason = "tests fail loudly on broken fixtures and write fixture files directly (not loki state)"
 )]
 
 use std::fs;

@@ -82,6 +82,20 @@ pub enum GitError {
     },
 }
 
+impl loki_core::exit::Classify for GitError {
+    /// Every git error is a failure: the caller knows whether the revision or path it passed was
+    /// the user's, and says so in its own error (`ChecksError::BadRevision`).
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        match self {
+            GitError::NotInstalled
+            | GitError::Failed { .. }
+            | GitError::Process { .. }
+            | GitError::Parse { .. }
+            | GitError::Io { .. } => loki_core::exit::ExitClass::Failure,
+        }
+    }
+}
+
 /// A repository (or a worktree of one) at `root`.
 #[derive(Debug, Clone)]
 pub struct Git {

@@ -1,6 +1,10 @@
 //! loki-git against real git repositories in temp dirs.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::disallowed_methods,
+    reason = "tests fail loudly on broken fixtures and write and run fixture files directly (not loki state)"
+)]
 
 use loki_git::{ChangeKind, Git, GitError};
 use loki_test_support::GitRepo;

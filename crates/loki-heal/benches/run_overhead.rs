@@ -4,7 +4,12 @@
 //! `cargo bench -p loki-heal --bench run_overhead`. With `LOKI_BIN=/path/to/loki` set, the whole
 //! binary (`loki run -- true`, including start-up and config loading) is measured as well.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
+)]
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -69,7 +74,7 @@ fn main() {
         ms(observed.saturating_sub(direct)),
         observed.as_secs_f64() / direct.as_secs_f64()
     );
-    if let Some(bin) = std::env::var_os("LOKI_BIN") {
+    if let Some(bin) = loki_core::env::BENCH_BIN.get_os() {
         let home = tempfile::tempdir().unwrap();
         let whole = measure(|| {
             let s = Command::new(&bin)

@@ -62,7 +62,7 @@ pub fn restore(b: &StaleBackup) -> Result<(), HealError> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

@@ -92,11 +92,13 @@ impl HealError {
             source,
         }
     }
+}
 
-    /// True when the problem is in the user's input or setup (exit 2), not a failure while
-    /// healing (exit 1).
-    #[must_use]
-    pub fn is_usage(&self) -> bool {
+impl loki_core::exit::Classify for HealError {
+    /// The user's input or setup (an incident, a command, a protected file, a stale backup, the
+    /// model choice) is usage; the rest is a failure while healing.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        use loki_core::exit::ExitClass;
         match self {
             HealError::BadIncident { .. }
             | HealError::NotAnIncident { .. }
@@ -108,16 +110,16 @@ impl HealError {
             | HealError::StaleBackup { .. }
             | HealError::ChangedUnderneath { .. }
             | HealError::NoModel { .. }
-            | HealError::CliProvider { .. } => true,
-            HealError::Patch(e) => matches!(e, loki_patch::PatchError::BackupExists { .. }),
-            HealError::Core(e) => e.is_usage(),
-            HealError::Agent(e) => e.is_setup(),
-            HealError::Receipt(e) => e.is_usage(),
+            | HealError::CliProvider { .. } => ExitClass::Usage,
+            HealError::Patch(e) => e.exit_class(),
+            HealError::Core(e) => e.exit_class(),
+            HealError::Agent(e) => e.exit_class(),
+            HealError::Receipt(e) => e.exit_class(),
             HealError::BadModelAnswer { .. }
             | HealError::Io { .. }
             | HealError::Process { .. }
             | HealError::Runtime(_)
-            | HealError::Events(_) => false,
+            | HealError::Events(_) => ExitClass::Failure,
         }
     }
 }

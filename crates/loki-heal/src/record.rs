@@ -131,7 +131,7 @@ pub fn seed_vars(seed: u64, env: &dyn Fn(&str) -> Option<String>) -> BTreeMap<St
     }
     vars.entry("RUST_BACKTRACE".into())
         .or_insert_with(|| "1".into());
-    vars.insert("LOKI_SEED".into(), seed.to_string());
+    vars.insert(loki_core::env::SEED.name.into(), seed.to_string());
     vars.insert("PYTHONHASHSEED".into(), seed.to_string());
     vars
 }

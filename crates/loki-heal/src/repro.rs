@@ -188,7 +188,10 @@ pub fn run(run_dir: &Path, inc: &Incident, timeout: Option<Duration>) -> Result<
         .timeout(inner + RUNNER_GRACE)
         .output_cap(REPLAY_OUTPUT_CAP);
     if let Some(t) = timeout {
-        spec = spec.env("LOKI_REPRO_TIMEOUT", t.as_secs().max(1).to_string());
+        spec = spec.env(
+            loki_core::env::REPRO_TIMEOUT.name,
+            t.as_secs().max(1).to_string(),
+        );
     }
     let command = spec.display();
     let started = Instant::now();

@@ -223,7 +223,7 @@ pub fn resolve(root: &Path, inc: &Incident) -> Resolution {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

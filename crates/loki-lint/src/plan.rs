@@ -356,7 +356,10 @@ struct Planner<'a> {
 
 impl Planner<'_> {
     /// Adds a run in package `dir`; the tool's relative paths start there.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one run's every field, named at the call"
+    )]
     fn push(
         &mut self,
         linter: Linter,

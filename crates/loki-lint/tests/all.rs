@@ -8,11 +8,11 @@
 //! and ESLint and tsc run for real only when `LOKI_NPM_CACHE` has them installed.
 
 // Tests fail loudly on broken fixtures and write fixture files directly (not loki state).
-#![allow(
+#![expect(
     clippy::unwrap_used,
-    clippy::expect_used,
     clippy::panic,
-    clippy::disallowed_methods
+    clippy::disallowed_methods,
+    reason = "tests fail loudly on broken fixtures and write fixture files directly (not loki state)"
 )]
 
 use std::ffi::OsString;

@@ -6,7 +6,11 @@
 //!
 //! Run: `cargo bench -p loki-patch --bench apply`.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
+)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -157,6 +157,35 @@ pub enum PatchError {
     Core(#[from] loki_core::CoreError),
 }
 
+impl loki_core::exit::Classify for PatchError {
+    /// A backup left by an earlier, unverified edit is the user's to restore or clean up: usage.
+    /// Everything else is a failure: an edit comes from a model or a patch file, and a bad one is
+    /// that input's failure to apply, not a mistake in how loki was invoked.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        use loki_core::exit::ExitClass;
+        match self {
+            PatchError::BackupExists { .. } => ExitClass::Usage,
+            PatchError::EmptySearch { .. }
+            | PatchError::NoMatch { .. }
+            | PatchError::Ambiguous { .. }
+            | PatchError::Parse { .. }
+            | PatchError::ContextNotFound { .. }
+            | PatchError::HunkNoMatch { .. }
+            | PatchError::HunkAmbiguous { .. }
+            | PatchError::UnsafePath(_)
+            | PatchError::NotFound { .. }
+            | PatchError::NotAFile { .. }
+            | PatchError::AlreadyExists { .. }
+            | PatchError::Binary { .. }
+            | PatchError::Unencodable { .. }
+            | PatchError::Io { .. }
+            | PatchError::Write { .. }
+            | PatchError::NoBackup { .. }
+            | PatchError::Core(_) => ExitClass::Failure,
+        }
+    }
+}
+
 impl PatchError {
     pub(crate) fn io(
         action: &'static str,

@@ -4,7 +4,11 @@
 //!
 //! Run: `cargo bench -p loki-receipt --bench verify`.
 
-#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
+)]
 
 use std::time::{Duration, Instant};
 

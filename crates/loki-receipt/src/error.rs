@@ -81,11 +81,13 @@ impl ReceiptError {
             source,
         }
     }
+}
 
-    /// True when the error is the user's input or setup (a key file, an environment variable),
-    /// which the CLI maps to exit 2, rather than a failure of the machine or a bug.
-    #[must_use]
-    pub fn is_usage(&self) -> bool {
+impl loki_core::exit::Classify for ReceiptError {
+    /// The user's input or setup (a key file, an environment variable) is usage; an export
+    /// refused for its verdict carries that verdict; the rest is a failure of the machine or a bug.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        use loki_core::exit::ExitClass;
         match self {
             ReceiptError::KeyTooOpen { .. }
             | ReceiptError::KeySymlink { .. }
@@ -94,34 +96,13 @@ impl ReceiptError {
             | ReceiptError::BadPublicKey { .. }
             | ReceiptError::NoKeyToRotate { .. }
             | ReceiptError::RotateOverridden { .. }
-            | ReceiptError::NoHome => true,
-            ReceiptError::Core(e) => e.is_usage(),
+            | ReceiptError::NoHome => ExitClass::Usage,
+            ReceiptError::ExportRefused { verdict, .. } => ExitClass::Verdict(*verdict),
+            ReceiptError::Core(e) => e.exit_class(),
             ReceiptError::Io { .. }
             | ReceiptError::Events(_)
             | ReceiptError::Encode { .. }
-            | ReceiptError::BadFacts { .. }
-            | ReceiptError::ExportRefused { .. } => false,
-        }
-    }
-
-    /// The exit code `loki verify --export-dsse` uses for a refusal: the verify verdict's code.
-    #[must_use]
-    pub fn export_exit_status(&self) -> Option<u8> {
-        match self {
-            ReceiptError::ExportRefused { verdict, .. } => Some(verdict.exit_status()),
-            ReceiptError::Io { .. }
-            | ReceiptError::Core(_)
-            | ReceiptError::Events(_)
-            | ReceiptError::Encode { .. }
-            | ReceiptError::BadFacts { .. }
-            | ReceiptError::KeyTooOpen { .. }
-            | ReceiptError::KeySymlink { .. }
-            | ReceiptError::KeyNotAFile { .. }
-            | ReceiptError::BadPrivateKey { .. }
-            | ReceiptError::BadPublicKey { .. }
-            | ReceiptError::NoKeyToRotate { .. }
-            | ReceiptError::RotateOverridden { .. }
-            | ReceiptError::NoHome => None,
+            | ReceiptError::BadFacts { .. } => ExitClass::Failure,
         }
     }
 }

@@ -68,11 +68,11 @@ pub const RETIRED_DIR: &str = "retired";
 /// Suffix of a retired public key file.
 pub const RETIRED_SUFFIX: &str = ".pub.pem";
 /// Environment variable holding a PEM private key.
-pub const ENV_SIGNING_KEY: &str = "LOKI_RECEIPT_SIGNING_KEY";
+pub const ENV_SIGNING_KEY: &str = loki_core::env::RECEIPT_SIGNING_KEY.name;
 /// Environment variable naming a PEM private key file.
-pub const ENV_SIGNING_KEY_FILE: &str = "LOKI_RECEIPT_SIGNING_KEY_FILE";
+pub const ENV_SIGNING_KEY_FILE: &str = loki_core::env::RECEIPT_SIGNING_KEY_FILE.name;
 /// Environment variable listing retired public key files, comma-separated.
-pub const ENV_RETIRED_PUBKEYS: &str = "LOKI_RECEIPT_RETIRED_PUBKEYS";
+pub const ENV_RETIRED_PUBKEYS: &str = loki_core::env::RECEIPT_RETIRED_PUBKEYS.name;
 /// Permission bits that must be clear on a private key file: any access by group or others.
 const GROUP_OTHER_BITS: u32 = 0o077;
 
@@ -101,7 +101,19 @@ impl KeyEnv {
     /// Reads the three variables from the process environment.
     #[must_use]
     pub fn from_process() -> KeyEnv {
-        KeyEnv::from_lookup(|name| std::env::var(name).ok())
+        use loki_core::env::{
+            RECEIPT_RETIRED_PUBKEYS, RECEIPT_SIGNING_KEY, RECEIPT_SIGNING_KEY_FILE,
+        };
+        KeyEnv::from_lookup(|name| {
+            [
+                RECEIPT_SIGNING_KEY,
+                RECEIPT_SIGNING_KEY_FILE,
+                RECEIPT_RETIRED_PUBKEYS,
+            ]
+            .into_iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.get())
+        })
     }
 
     /// The retired public key files named in `LOKI_RECEIPT_RETIRED_PUBKEYS`.

@@ -2,8 +2,11 @@
 //! OpenSSL interop, RFC 8785 vectors and snapshots of what people read. One binary; the modules
 //! live in `suite/` so Cargo does not build each as its own test target.
 
-// This whole crate is tests: helpers outside #[test] fns may fail loudly too.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "this whole crate is tests: helpers outside #[test] fns may fail loudly too"
+)]
 
 #[path = "suite/interop.rs"]
 mod interop;

@@ -3,7 +3,12 @@
 //! the baseline every map must pay anyway: reading the same files into memory. Prints the median
 //! of several rounds of each and the ratio. Never asserts times.
 
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::disallowed_methods)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
+)]
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -92,6 +92,16 @@ pub enum RepoMapError {
     Core(#[from] loki_core::CoreError),
 }
 
+impl loki_core::exit::Classify for RepoMapError {
+    /// The map could not be stored: a failure of the machine, or whatever the core error says.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        match self {
+            RepoMapError::CreateDir { .. } => loki_core::exit::ExitClass::Failure,
+            RepoMapError::Core(e) => e.exit_class(),
+        }
+    }
+}
+
 /// Writes `bytes` to `path` atomically, creating its parent directories.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), RepoMapError> {
     if let Some(parent) = path.parent() {
@@ -477,7 +487,7 @@ pub fn syntax_error_line(path: &str, text: &str) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[allow(clippy::disallowed_methods)] // fixtures are written directly
+#[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
 

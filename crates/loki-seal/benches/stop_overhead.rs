@@ -10,12 +10,11 @@
 //!
 //! Run: `cargo bench -p loki-seal --bench stop_overhead` (needs `python3` with pytest).
 
-#![allow(
+#![expect(
     clippy::print_stdout,
     clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::cast_precision_loss,
-    clippy::disallowed_methods
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its figures, stops loudly on a broken fixture, and writes and runs its fixtures directly"
 )]
 
 use std::path::Path;

@@ -36,22 +36,22 @@ pub enum SealError {
     },
 }
 
-impl SealError {
-    /// True when the user must change something (input, settings), as opposed to a failure.
-    #[must_use]
-    pub fn is_usage(&self) -> bool {
+impl loki_core::exit::Classify for SealError {
+    /// The user must change something (input, settings) for usage; the rest is a failure.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        use loki_core::exit::ExitClass;
         match self {
             SealError::NoBaseline { .. }
             | SealError::BadInput(_)
-            | SealError::BadSettings { .. } => true,
-            SealError::Core(e) => e.is_usage(),
-            SealError::Checks(e) => e.is_usage(),
+            | SealError::BadSettings { .. } => ExitClass::Usage,
+            SealError::Core(e) => e.exit_class(),
+            SealError::Checks(e) => e.exit_class(),
+            SealError::Git(e) => e.exit_class(),
+            SealError::Receipt(e) => e.exit_class(),
             SealError::BadState { .. }
-            | SealError::Git(_)
             | SealError::Events(_)
-            | SealError::Receipt(_)
             | SealError::WorkerPanicked { .. }
-            | SealError::Io { .. } => false,
+            | SealError::Io { .. } => ExitClass::Failure,
         }
     }
 }

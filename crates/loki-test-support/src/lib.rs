@@ -11,14 +11,16 @@
 //!   `LOKI_REQUIRE_TOOLS=1` a missing one fails the test instead of skipping it.
 //! - [`fake_llm`]: loopback fake model servers.
 
-#![allow(clippy::missing_panics_doc)]
-// Test support fails loudly (a broken fixture stops the test at the line that broke it) and writes
-// fixtures directly: they are not loki state.
-#![allow(
+#![expect(
+    clippy::missing_panics_doc,
+    reason = "test helpers panic on a broken fixture by design; documenting each panic adds nothing"
+)]
+#![expect(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,
-    clippy::disallowed_methods
+    clippy::disallowed_methods,
+    reason = "test support fails loudly (a broken fixture stops the test at the line that broke it) and writes fixtures directly: they are not loki state"
 )]
 
 pub mod fake_llm;

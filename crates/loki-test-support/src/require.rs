@@ -10,7 +10,6 @@
 //! Each environment variable defaults to the place `scripts/test` installs to, so a developer who
 //! ran `scripts/test` once gets the same coverage from a plain `cargo test`.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -20,10 +19,7 @@ const SETUP: &str = "./scripts/test installs it";
 /// Whether a missing prerequisite fails the test rather than skipping it.
 #[must_use]
 pub fn tools_required() -> bool {
-    let set = |name: &str| {
-        std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
-    };
-    set("CI") || set("LOKI_REQUIRE_TOOLS")
+    loki_core::env::CI.is_on() || loki_core::env::REQUIRE_TOOLS.is_on()
 }
 
 /// Reports a missing prerequisite: panics when [`tools_required`], otherwise prints one
@@ -97,8 +93,8 @@ fn install_hint(program: &str, args: &[&str]) -> &'static str {
 /// `bins` is installed in its `.bin`; otherwise reports them [`missing`].
 #[must_use]
 pub fn require_npm(bins: &[&str]) -> Option<PathBuf> {
-    let modules =
-        env_or_home("LOKI_NPM_CACHE", ".cache/loki-test-npm").map(|d| d.join("node_modules"));
+    let modules = env_or_home(loki_core::env::NPM_CACHE, ".cache/loki-test-npm")
+        .map(|d| d.join("node_modules"));
     let absent: Vec<&str> = bins
         .iter()
         .copied()
@@ -130,7 +126,7 @@ pub fn require_npm(bins: &[&str]) -> Option<PathBuf> {
 /// other tests rely on the fallback a machine without them gets.
 #[must_use]
 pub fn require_py_tools() -> Option<PathBuf> {
-    let dir = env_or_home("LOKI_PY_TOOLS", ".cache/loki-test-py");
+    let dir = env_or_home(loki_core::env::PY_TOOLS, ".cache/loki-test-py");
     if let Some(d) = dir.filter(|d| d.join("bin/ruff").is_file() && d.join("pyflakes").is_dir()) {
         return Some(d);
     }
@@ -145,8 +141,8 @@ pub fn require_py_tools() -> Option<PathBuf> {
 /// data read in place, when it is a directory; otherwise reports it [`missing`].
 #[must_use]
 pub fn require_shared_fixtures(sub: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("LOKI_SHARED_FIXTURES")
-        .filter(|v| !v.is_empty())
+    let root = loki_core::env::SHARED_FIXTURES
+        .get_os()
         .map(PathBuf::from)
         .or_else(default_shared_fixtures);
     if let Some(dir) = root.map(|r| r.join(sub)).filter(|d| d.is_dir()) {
@@ -168,11 +164,12 @@ fn default_shared_fixtures() -> Option<PathBuf> {
 }
 
 /// `$var` when set and not empty, else `$HOME/<rel>`.
-fn env_or_home(var: &str, rel: &str) -> Option<PathBuf> {
-    std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h: OsString| PathBuf::from(h).join(rel)))
+fn env_or_home(var: loki_core::env::Var, rel: &str) -> Option<PathBuf> {
+    var.get_os().map(PathBuf::from).or_else(|| {
+        loki_core::env::HOME
+            .get_os()
+            .map(|h| PathBuf::from(h).join(rel))
+    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use loki_agent::scripted::Scripted;
 use loki_agent::{
     AgentError, HttpOptions, Message, Provider, Request, SessionEnd, run_session, tools,
 };
+use loki_core::exit::{Classify as _, ExitClass};
 use loki_test_support::fake_llm::{Api, FakeCall, FakeTurn, Reply};
 use serde_json::json;
 
@@ -305,7 +306,8 @@ async fn a_401_names_the_variable_to_set_and_is_not_retried() {
             .contains("authentication failed: set OPENAI_API_KEY (or openai.api_key)"),
         "{e}"
     );
-    assert!(e.is_setup() && !e.is_retryable());
+    assert_eq!(e.exit_class(), ExitClass::Usage);
+    assert!(!e.is_retryable());
     assert_eq!(server.requests().len(), 1);
 
     let server = anthropic_fake("claude-sonnet-4-5").await;

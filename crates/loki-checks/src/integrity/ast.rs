@@ -71,8 +71,10 @@ impl Ast {
 
     /// Every node under `root` (itself included) in source order, skipping the subtrees for which
     /// `prune` is true (their root is still visited).
-    // A method, not a free function, so walks read `ast.all(node)` like the other accessors.
-    #[allow(clippy::unused_self)]
+    #[expect(
+        clippy::unused_self,
+        reason = "a method, not a free function, so walks read `ast.all(node)` like the other accessors"
+    )]
     pub(crate) fn walk<'t>(
         &self,
         root: Node<'t>,
@@ -225,10 +227,12 @@ mod tests {
     /// Prints a tree, for writing rules: `cargo test -p loki-checks --lib ast::tests::dump -- --nocapture`.
     #[test]
     fn dump() {
-        let Ok(src) = std::env::var("LOKI_AST_DUMP") else {
+        let Some(src) = loki_core::env::AST_DUMP.get() else {
             return;
         };
-        let path = std::env::var("LOKI_AST_PATH").unwrap_or_else(|_| "a.py".into());
+        let path = loki_core::env::AST_PATH
+            .get()
+            .unwrap_or_else(|| "a.py".into());
         let ast = parse(&path, &src).unwrap();
         eprintln!("{}", ast.root().to_sexp());
     }

@@ -31,7 +31,7 @@ use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
 /// The module name the plugin is loaded under (`-p loki_pytest_report`).
 pub const PLUGIN_MODULE: &str = "loki_pytest_report";
 /// The variable that tells the plugin where to write.
-pub const PLUGIN_ENV: &str = "LOKI_PYTEST_REPORT";
+pub const PLUGIN_ENV: &str = loki_core::env::PYTEST_REPORT.name;
 /// The plugin: written next to the report, put first on `PYTHONPATH`, loaded with `-p`.
 pub const PLUGIN_SOURCE: &str = r#"# loki's pytest reporter: one JSON line per test phase, for loki's judge.
 import json as _json

@@ -4,6 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use loki_checks::{Check, CheckKind, Tools, detect_with, render_detect};
+use loki_core::exit::{Classify as _, ExitClass};
 
 fn write(root: &Path, rel: &str, body: &str) {
     let p = root.join(rel);
@@ -119,7 +120,7 @@ fn empty_repo_and_bad_root() {
     assert!(checks.is_empty());
     assert!(render_detect(&checks).starts_with("No test suites found"));
     let err = detect_with(&t.path().join("README.md"), Tools::default()).unwrap_err();
-    assert!(err.is_usage());
+    assert_eq!(err.exit_class(), ExitClass::Usage);
 }
 
 #[test]

@@ -12,6 +12,7 @@ use loki_checks::{
     Check, CheckResult, CheckStatus, FindingKind, RunOptions, TestClass, Tools, classify,
     detect_with, run_baseline, run_check, scan_changes,
 };
+use loki_core::exit::{Classify as _, ExitClass};
 use loki_git::Git;
 use loki_test_support::GitRepo;
 
@@ -455,7 +456,7 @@ fn baseline_of_a_package_new_at_head_and_a_bad_revision() {
         &tmp.path().join("cache"),
     )
     .unwrap_err();
-    assert!(err.is_usage(), "{err}");
+    assert_eq!(err.exit_class(), ExitClass::Usage, "{err}");
     assert!(err.to_string().contains("no-such-rev"), "{err}");
     // A bare tree (the working tree as an agent session found it) is exported and run.
     let snapshot = Git::new(repo.path()).snapshot_worktree().unwrap();

@@ -159,11 +159,14 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
                 choice.label(),
                 rec.id()
             );
-            // A setup problem (no key, bad URL, missing CLI) is the user's to fix: exit 2.
-            if e.is_setup() {
-                return Err(crate::cmd::UsageError(msg).into());
+            // The exit code stays the agent error's: a setup problem (no key, bad URL, missing
+            // CLI) is the user's to fix (exit 2), anything else a failure (exit 1).
+            let class = loki_core::exit::Classify::exit_class(&e);
+            Err(crate::cmd::Worded {
+                class,
+                message: msg,
             }
-            Err(anyhow::anyhow!(msg))
+            .into())
         }
     }
 }

@@ -34,15 +34,6 @@ const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
 /// Lines of the reproduction's output shown by `loki replay` (the end holds the verdict).
 const REPLAY_SHOWN_LINES: usize = 30;
 
-/// Heal errors keep their class: the user's input or setup exits 2, anything else 1.
-fn heal_err(e: HealError) -> anyhow::Error {
-    if e.is_usage() {
-        UsageError(e.to_string()).into()
-    } else {
-        e.into()
-    }
-}
-
 fn label(l: &str) -> String {
     format!("{l:<12}")
 }
@@ -58,7 +49,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
             .map_or(DEFAULT_RUN_TIMEOUT, Duration::from_secs),
         argv: std::env::args().collect(),
     };
-    let observed = loki_heal::observe(&repo, &opts).map_err(heal_err)?;
+    let observed = loki_heal::observe(&repo, &opts)?;
     let out = observed.output();
     // The command's own output first, on the streams it used.
     if ctx.global.json {
@@ -158,10 +149,10 @@ fn crash_lines(inc: &Incident, repo: &Repo, run_dir: &Path) -> String {
 /// The incident a `run` argument names: an id, or the newest incident for `latest` / none.
 fn incident_run(repo: &Repo, arg: Option<&str>) -> anyhow::Result<RunId> {
     match arg {
-        None | Some("latest") => loki_heal::latest_incident(repo).map_err(heal_err),
+        None | Some("latest") => Ok(loki_heal::latest_incident(repo)?),
         Some(id) => {
             let id: RunId = id.parse()?;
-            loki_heal::fix::incident_dir(repo, &id).map_err(heal_err)?;
+            loki_heal::fix::incident_dir(repo, &id)?;
             Ok(id)
         }
     }
@@ -213,8 +204,8 @@ pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
-    let dir = loki_heal::fix::incident_dir(repo, run).map_err(heal_err)?;
-    let (inc, _) = loki_heal::incident::load(&dir).map_err(heal_err)?;
+    let dir = loki_heal::fix::incident_dir(repo, run)?;
+    let (inc, _) = loki_heal::incident::load(&dir)?;
     let res = loki_heal::resolve(&repo.root, &inc);
     if ctx.global.json {
         let files: Vec<_> = res
@@ -284,7 +275,7 @@ fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     for b in &stale {
-        backups::restore(b).map_err(heal_err)?;
+        backups::restore(b)?;
         if !ctx.global.quiet {
             anstream::println!(
                 "{} {} from {}.loki.bak",
@@ -323,9 +314,10 @@ fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provide
     };
     match build(&choice, &settings)? {
         Backend::Loop(p) => Ok(Some(p)),
-        Backend::Cli(_) => Err(heal_err(HealError::CliProvider {
+        Backend::Cli(_) => Err(HealError::CliProvider {
             provider: choice.label(),
-        })),
+        }
+        .into()),
     }
 }
 
@@ -372,7 +364,7 @@ fn fail(mut s: FixSession, err: HealError, signer: &Signer) -> anyhow::Error {
             paint(YELLOW, "warning")
         );
     }
-    heal_err(err)
+    err.into()
 }
 
 fn apply(
@@ -385,9 +377,10 @@ fn apply(
 ) -> anyhow::Result<ExitCode> {
     let provider = model(ctx, model_flag)?;
     let Some(provider) = provider else {
-        return Err(heal_err(HealError::NoModel {
+        return Err(HealError::NoModel {
             hint: "set ANTHROPIC_API_KEY or OPENAI_API_KEY, point openai.base_url at a local server, pass --model provider/model, or try `loki fix --demo`".into(),
-        }));
+        }
+        .into());
     };
     heal(
         ctx,
@@ -412,7 +405,7 @@ fn heal(
         argv: std::env::args().collect(),
         repro_timeout: None,
     };
-    let mut s = FixSession::start(repo, run, opts).map_err(heal_err)?;
+    let mut s = FixSession::start(repo, run, opts)?;
     let planned = match s.propose(source) {
         Ok(p) => p.clone(),
         Err(e) => return Err(fail(s, e, &signer)),
@@ -425,7 +418,7 @@ fn heal(
     }
     if !yes && !confirm(&format!("Apply this patch to {}?", planned.rel))? {
         s.decline();
-        let report = s.finish(&signer).map_err(heal_err)?;
+        let report = s.finish(&signer)?;
         return Ok(summary(ctx, run, &report));
     }
     let backup = match s.apply() {
@@ -446,7 +439,7 @@ fn heal(
     } else if let Err(e) = s.verify() {
         return Err(fail(s, e, &signer));
     }
-    let report = s.finish(&signer).map_err(heal_err)?;
+    let report = s.finish(&signer)?;
     Ok(summary(ctx, run, &report))
 }
 
@@ -540,9 +533,9 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
 pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let run = incident_run(&repo, args.run.as_deref())?;
-    let dir = loki_heal::fix::incident_dir(&repo, &run).map_err(heal_err)?;
-    let (inc, _) = loki_heal::incident::load(&dir).map_err(heal_err)?;
-    let r = loki_heal::repro::run(&dir, &inc, None).map_err(heal_err)?;
+    let dir = loki_heal::fix::incident_dir(&repo, &run)?;
+    let (inc, _) = loki_heal::incident::load(&dir)?;
+    let r = loki_heal::repro::run(&dir, &inc, None)?;
     let code = match r.verdict {
         ReplayVerdict::Reproduced => ExitCode::Failure,
         ReplayVerdict::NotReproduced => ExitCode::Success,
@@ -584,7 +577,7 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
 fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     let dir = std::env::temp_dir().join(format!("loki-demo-heal-{}", RunId::new()));
     let has = |p: &str| which::which(p).is_ok();
-    let Some(demo) = loki_heal::demo::write(&dir, &has).map_err(heal_err)? else {
+    let Some(demo) = loki_heal::demo::write(&dir, &has)? else {
         return Err(UsageError("the healing demo needs python3 or node on PATH".into()).into());
     };
     let repo = Repo::discover(&demo.dir)?;
@@ -602,7 +595,7 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         timeout: DEFAULT_RUN_TIMEOUT,
         argv: std::env::args().collect(),
     };
-    let observed = loki_heal::observe(&repo, &opts).map_err(heal_err)?;
+    let observed = loki_heal::observe(&repo, &opts)?;
     let Observed::Crashed {
         run_id,
         incident,

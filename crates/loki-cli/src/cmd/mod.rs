@@ -17,6 +17,7 @@ pub mod verify;
 pub mod version;
 
 use loki_core::RunId;
+use loki_core::exit::{Classify, ExitClass};
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 
@@ -49,6 +50,27 @@ impl From<ExitCode> for Exit {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+impl Classify for UsageError {
+    fn exit_class(&self) -> ExitClass {
+        ExitClass::Usage
+    }
+}
+
+/// A library error the command re-worded to add what it was doing: the message is the command's,
+/// the exit class stays the one of the error it came from.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Worded {
+    pub class: ExitClass,
+    pub message: String,
+}
+
+impl Classify for Worded {
+    fn exit_class(&self) -> ExitClass {
+        self.class
+    }
+}
 
 /// The answer of a command that a later piece of work implements.
 pub fn not_yet(name: &str) -> ExitCode {

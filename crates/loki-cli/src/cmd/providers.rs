@@ -41,23 +41,10 @@ pub fn settings(ctx: &Ctx) -> ProviderSettings {
 /// The price table: built in, with the file named by `provider.prices` over it.
 pub fn prices(ctx: &Ctx) -> anyhow::Result<loki_agent::PriceTable> {
     let table = loki_agent::PriceTable::builtin();
-    let Some(path) = ctx.config.str("provider.prices").filter(|p| !p.is_empty()) else {
-        return Ok(table);
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("provider.prices: cannot read {path}: {e}")))?;
-    let parsed: Result<std::collections::BTreeMap<String, loki_agent::Price>, String> =
-        if path.ends_with(".json") {
-            serde_json::from_str(&text).map_err(|e| e.to_string())
-        } else {
-            toml::from_str(&text).map_err(|e| e.to_string())
-        };
-    let overrides = parsed.map_err(|e| {
-        UsageError(format!(
-            "provider.prices: {path} is not a table of model = {{input, output, cache_read, cache_write}} in USD per million tokens: {e}"
-        ))
-    })?;
-    Ok(table.with_overrides(overrides))
+    match ctx.config.str("provider.prices").filter(|p| !p.is_empty()) {
+        Some(path) => Ok(table.with_file(std::path::Path::new(path))?),
+        None => Ok(table),
+    }
 }
 
 /// What `auto` would pick, judged from the configuration (not only the raw environment).

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use loki_core::RunId;
+use loki_core::exit::{Classify as _, ExitClass};
 use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunStore;
 use loki_receipt::{
@@ -41,24 +42,19 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
                 Ok(Exit::Verify(VerifyVerdict::Verified))
             }
             Err(e) => {
-                let status = e.export_exit_status();
+                // `verify` exits by its verdict table: a refusal carries its verdict, and any
+                // other error means the receipt could not be checked.
+                let verdict = match e.exit_class() {
+                    ExitClass::Verdict(v) => v,
+                    ExitClass::Failure | ExitClass::Usage => VerifyVerdict::Unchecked,
+                };
                 crate::output::error(&anyhow::Error::new(e));
-                Ok(match status {
-                    Some(code) => verdict_for(code),
-                    None => Exit::Verify(VerifyVerdict::Unchecked),
-                })
+                Ok(Exit::Verify(verdict))
             }
         };
     }
     let report = verify(&input, &opts);
     Ok(print(ctx, &report))
-}
-
-fn verdict_for(code: u8) -> Exit {
-    VerifyVerdict::ALL
-        .into_iter()
-        .find(|v| v.exit_status() == code)
-        .map_or(Exit::Verify(VerifyVerdict::Unchecked), Exit::Verify)
 }
 
 fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {

@@ -25,7 +25,10 @@ fn bug_repo() -> GitRepo {
     repo
 }
 
-#[allow(clippy::needless_pass_by_value)] // json! values are built inline at each call
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "json! values are built inline at each call"
+)]
 fn call(name: &str, args: Value) -> Value {
     json!({"tool_calls": [{"name": name, "arguments": args}]})
 }

@@ -51,7 +51,10 @@ fn bug_repo(packages: &[&str]) -> GitRepo {
 }
 
 /// A script whose wall session is `wall` and whose implementer makes `calls`.
-#[allow(clippy::needless_pass_by_value)] // json! values are built inline at each call
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "json! values are built inline at each call"
+)]
 fn script(dir: &Path, wall: Value, calls: &[Value]) -> PathBuf {
     let mut turns = calls.to_vec();
     turns.push(done());

@@ -24,6 +24,25 @@ fn help_lists_every_command_with_one_line() {
     insta::assert_snapshot!(text);
 }
 
+/// `-h` stays one screen: the environment variables (from `loki_core::env`) are in `--help` only.
+#[test]
+fn short_help_leaves_the_environment_to_long_help() {
+    let sb = Sandbox::new();
+    sandboxed(&sb, sb.home())
+        .arg("-h")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Try it offline: loki demo"))
+        .stdout(predicate::str::contains("Environment:").not());
+    sandboxed(&sb, sb.home())
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Environment:\n  LOKI_HOME\n          user state",
+        ));
+}
+
 #[test]
 fn version_text_and_json() {
     let sb = Sandbox::new();

@@ -1,12 +1,12 @@
 //! End-to-end tests of the `loki` binary: real processes, real git repositories in temp dirs,
 //! an isolated HOME. One test binary for the crate (link time on two cores).
 
-// Tests fail loudly on broken fixtures and write fixture files directly (not loki state).
-#![allow(
+#![expect(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::disallowed_methods,
-    clippy::type_complexity
+    clippy::type_complexity,
+    reason = "tests fail loudly on broken fixtures and write fixture files directly (not loki state)"
 )]
 
 mod ask;

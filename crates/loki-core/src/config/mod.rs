@@ -17,6 +17,7 @@
 //! Refusals: a file that does not parse is an error naming the file and line; an unknown key or a
 //! value of the wrong type is an error naming the key, the file and the line where it was set.
 
+pub mod edit;
 mod file;
 
 use std::collections::BTreeMap;

@@ -1,7 +1,10 @@
-// Fixture files are written directly: they are not loki state.
-#![allow(clippy::disallowed_methods)]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "fixture files are written directly: they are not loki state"
+)]
 
 use super::*;
+use crate::exit::Classify as _;
 use std::fs;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -130,7 +133,7 @@ fn syntax_errors_name_file_and_line() {
         };
         assert_eq!(source_name, &f.display().to_string(), "{name}");
         assert_eq!(*got, Some(line), "{name}: {err}");
-        assert!(err.is_usage());
+        assert_eq!(err.exit_class(), crate::exit::ExitClass::Usage);
     }
 }
 

@@ -1,10 +1,10 @@
 //! The engine end to end: real git, real test runners, the scripted provider.
-#![allow(
+#![expect(
     clippy::unwrap_used,
-    clippy::expect_used,
     clippy::panic,
     clippy::disallowed_methods,
-    clippy::needless_pass_by_value
+    clippy::needless_pass_by_value,
+    reason = "tests fail loudly on broken fixtures and write and run fixture files directly (not loki state)"
 )]
 
 mod adversarial;

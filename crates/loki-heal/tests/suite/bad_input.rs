@@ -4,6 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
+use loki_core::exit::{Classify as _, ExitClass};
 use loki_heal::{HealError, PatchSource, Settled};
 
 use super::common::{Fx, PY_APP, PY_LINE, answer, scripted, sha};
@@ -136,7 +137,7 @@ fn a_read_only_target_is_refused_before_any_write() {
     s.propose(PatchSource::Model(&provider)).unwrap();
     let err = s.apply().unwrap_err();
     assert!(matches!(err, HealError::ReadOnly { .. }), "{err}");
-    assert!(err.is_usage());
+    assert_eq!(err.exit_class(), ExitClass::Usage);
     assert!(err.to_string().contains("chmod u+w"), "{err}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), PY_APP);
     assert!(!fx.path("app.py.loki.bak").exists());
@@ -199,7 +200,7 @@ fn frames_pointing_outside_the_repository_are_refused_and_reported() {
     let provider = scripted(fx.home.path(), &[answer("app.py", PY_LINE, FIX)]);
     let err = s.propose(PatchSource::Model(&provider)).unwrap_err();
     assert!(matches!(err, HealError::NoSource { .. }), "{err}");
-    assert!(err.is_usage());
+    assert_eq!(err.exit_class(), ExitClass::Usage);
     assert!(err.to_string().contains("../../etc/passwd"), "{err}");
 }
 

@@ -2,7 +2,10 @@
 //! Runs `/usr/bin/openssl` (`scripts/test` installs it); under CI a missing binary fails the test
 //! rather than skip it, because interop is a promise of the issue.
 
-#![allow(clippy::disallowed_methods)] // Tests write the files openssl reads.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests write the files openssl reads"
+)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -1,10 +1,9 @@
 //! Key creation, refusal of unsafe key files, overrides and rotation.
 
-#![allow(clippy::disallowed_methods)] // Tests write key files directly.
-
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 
+use loki_core::exit::{Classify as _, ExitClass};
 use loki_core::outcome::VerifyVerdict;
 use loki_receipt::keys::{KEY_META_FILE, home_key_path, keys_dir};
 use loki_receipt::{KeyEnv, KeySource, ReceiptError, Signer, SignerRole, rotate};
@@ -63,7 +62,7 @@ fn a_world_or_group_readable_key_is_refused_with_the_fix() {
             msg.contains(&format!("chmod 600 {}", path.display())),
             "{msg}"
         );
-        assert!(err.is_usage());
+        assert_eq!(err.exit_class(), ExitClass::Usage);
     }
     chmod(&path, 0o600);
     Signer::load_or_create(tmp.path(), &KeyEnv::default()).unwrap();

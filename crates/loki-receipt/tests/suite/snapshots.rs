@@ -1,8 +1,6 @@
 //! Snapshots of what people read: `receipt.md`, `loki verify` human and `--json` output.
 //! Fixed keys; hashes that depend on event timestamps are filtered.
 
-#![allow(clippy::disallowed_methods)] // Tests damage files on purpose.
-
 use loki_core::outcome::Outcome;
 use loki_receipt::markdown::SignatureLine;
 use loki_receipt::schema::{Assessment, EventsBinding, IntegrityFinding};

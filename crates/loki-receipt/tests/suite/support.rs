@@ -1,6 +1,9 @@
 //! Shared fixtures: fixed keys, a verified build's facts, a sealed run in a temp directory.
 
-#![allow(clippy::disallowed_methods)] // Tests forge and damage files on purpose; atomicity is moot.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests forge and damage files on purpose; atomicity is moot"
+)]
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

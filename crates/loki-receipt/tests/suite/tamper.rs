@@ -1,12 +1,11 @@
 //! Seal → verify round trips and every mutation the issue names, each with its verdict.
 
-#![allow(clippy::disallowed_methods)] // Tests damage files on purpose.
-
 use std::fs;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use ed25519_dalek::SigningKey;
+use loki_core::exit::{Classify as _, ExitClass};
 use loki_core::outcome::{Outcome, VerifyVerdict};
 use loki_events::{EventType, EventWriter, hash_event, read_events};
 use loki_receipt::dsse::{Envelope, PAYLOAD_TYPE, Statement, envelope_for};
@@ -436,7 +435,10 @@ fn a_failed_run_is_intact_but_not_verified() {
     assert_eq!(report.exit_code, 4);
     assert!(report.reason.unwrap().contains("PARTIAL"));
     let err = export_dsse(&fx.run_dir, &fx.opts()).unwrap_err();
-    assert_eq!(err.export_exit_status(), Some(4));
+    assert_eq!(
+        err.exit_class(),
+        ExitClass::Verdict(VerifyVerdict::NotVerified)
+    );
 }
 
 #[test]
@@ -506,5 +508,8 @@ fn export_returns_the_envelope_only_when_verified() {
         ),
         "{err}"
     );
-    assert_eq!(err.export_exit_status(), Some(1));
+    assert_eq!(
+        err.exit_class(),
+        ExitClass::Verdict(VerifyVerdict::Tampered)
+    );
 }

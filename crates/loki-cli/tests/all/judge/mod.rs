@@ -25,9 +25,11 @@
 //! `newly_failing` and `test_deleted` stand for today's reasons "now fail" and "no longer run",
 //! which today's JSON carries in `reasons` only.
 
-// A fixture that cannot be set up stops the test where it broke, and each case prints its line of
-// the table on stderr (shown when the test fails, or with --nocapture).
-#![allow(clippy::panic, clippy::print_stderr)]
+#![expect(
+    clippy::panic,
+    clippy::print_stderr,
+    reason = "a fixture that cannot be set up stops the test where it broke, and each case prints its line of the table on stderr (shown when the test fails, or with --nocapture)"
+)]
 
 mod ci;
 mod fence;
@@ -307,8 +309,8 @@ impl Fixture {
 
     /// Runs every case (or those named in `LOKI_JUDGE_CASES`); panics at the end with the wrong ones.
     pub fn run(&self, cases: &[Case]) {
-        let only: Option<Vec<String>> = std::env::var("LOKI_JUDGE_CASES")
-            .ok()
+        let only: Option<Vec<String>> = loki_core::env::JUDGE_CASES
+            .get()
             .map(|v| v.split(',').map(str::to_owned).collect());
         let started = Instant::now();
         let mut wrong = Vec::new();

@@ -1,0 +1,280 @@
+//! Every environment variable loki reads for itself, sets for the programs it runs, or that its
+//! test suite reads: one registry, each with its name and what it does.
+//!
+//! Code reads a variable through its entry ([`Var::get`], [`Var::get_os`], [`Var::is_on`]), never
+//! with `std::env::var("LOKI_…")` of its own: a test walks the source tree and fails on such a
+//! read anywhere but here, so the list stays complete. The configuration's variables
+//! (`LOKI_<KEY>` for every key of [`crate::config::KEYS`], and the conventional names some keys
+//! also answer to, such as `ANTHROPIC_API_KEY`) are read by the config layer from
+//! [`process_vars`] all at once; [`all`] lists them after the entries here, with their key's doc.
+//!
+//! The environment of a *child* is never this module's business: the process runner builds it
+//! (scrubbed of secrets, see [`crate::process::scrub`]).
+
+use std::ffi::OsString;
+
+use crate::config;
+
+/// Who reads a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// loki itself reads it.
+    Loki,
+    /// loki sets it for a program it runs (a reproduction, a test runner's plugin).
+    Child,
+    /// Only loki's own test suite and benchmarks read it.
+    Tests,
+}
+
+/// One environment variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Var {
+    pub name: &'static str,
+    pub scope: Scope,
+    /// One line: what it does, and its default.
+    pub doc: &'static str,
+}
+
+impl Var {
+    /// The value when set, not empty and valid UTF-8.
+    #[must_use]
+    pub fn get(&self) -> Option<String> {
+        std::env::var(self.name).ok().filter(|v| !v.is_empty())
+    }
+
+    /// The value when set and not empty, in any encoding (paths).
+    #[must_use]
+    pub fn get_os(&self) -> Option<OsString> {
+        std::env::var_os(self.name).filter(|v| !v.is_empty())
+    }
+
+    /// A switch: set, and not empty, `0` or `false`.
+    #[must_use]
+    pub fn is_on(&self) -> bool {
+        self.get_os().is_some_and(|v| v != "0" && v != "false")
+    }
+}
+
+/// `$LOKI_HOME`: loki's user state.
+pub const LOKI_HOME: Var = Var {
+    name: "LOKI_HOME",
+    scope: Scope::Loki,
+    doc: "user state: keys, cache, the user config file (default ~/.loki)",
+};
+/// `$HOME`, for the default `~/.loki` and for the credential files a fence denies.
+pub const HOME: Var = Var {
+    name: "HOME",
+    scope: Scope::Loki,
+    doc: "the home directory: LOKI_HOME defaults to $HOME/.loki; credentials under it are fenced",
+};
+/// `NO_COLOR` (<https://no-color.org>).
+pub const NO_COLOR: Var = Var {
+    name: "NO_COLOR",
+    scope: Scope::Loki,
+    doc: "when set and not empty, no colour in terminal output (--color overrides it)",
+};
+/// A PEM signing key given directly.
+pub const RECEIPT_SIGNING_KEY: Var = Var {
+    name: "LOKI_RECEIPT_SIGNING_KEY",
+    scope: Scope::Loki,
+    doc: "an Ed25519 PKCS#8 PEM private key that signs receipts (instead of LOKI_HOME/keys)",
+};
+/// A PEM signing key file.
+pub const RECEIPT_SIGNING_KEY_FILE: Var = Var {
+    name: "LOKI_RECEIPT_SIGNING_KEY_FILE",
+    scope: Scope::Loki,
+    doc: "a file (mode 0600) holding the Ed25519 PEM private key that signs receipts",
+};
+/// Retired public keys that still verify old receipts.
+pub const RECEIPT_RETIRED_PUBKEYS: Var = Var {
+    name: "LOKI_RECEIPT_RETIRED_PUBKEYS",
+    scope: Scope::Loki,
+    doc: "comma-separated public key files of retired signing keys that `loki verify` trusts",
+};
+/// Diagnostics on stderr.
+pub const LOG: Var = Var {
+    name: "LOKI_LOG",
+    scope: Scope::Loki,
+    doc: "diagnostics on stderr, a tracing filter such as `info` or `loki_checks=debug` (default: off; `--verbose` shows info)",
+};
+/// The seed a recorded incident ran with.
+pub const SEED: Var = Var {
+    name: "LOKI_SEED",
+    scope: Scope::Child,
+    doc: "set for a command under `loki run` and its reproduction: the seed it ran with",
+};
+/// The time limit of a reproduction script.
+pub const REPRO_TIMEOUT: Var = Var {
+    name: "LOKI_REPRO_TIMEOUT",
+    scope: Scope::Child,
+    doc: "set for repro.sh: seconds before the reproduction is stopped",
+};
+/// Where loki's pytest plugin writes its report.
+pub const PYTEST_REPORT: Var = Var {
+    name: "LOKI_PYTEST_REPORT",
+    scope: Scope::Child,
+    doc: "set for pytest: the file loki's result plugin writes per-test outcomes to",
+};
+/// `CI`: a missing test tool fails the test instead of skipping it.
+pub const CI: Var = Var {
+    name: "CI",
+    scope: Scope::Tests,
+    doc: "tests: a missing tool (go, pytest, node, shared fixtures) fails the test instead of skipping it",
+};
+/// The same switch as `CI`, for a developer machine.
+pub const REQUIRE_TOOLS: Var = Var {
+    name: "LOKI_REQUIRE_TOOLS",
+    scope: Scope::Tests,
+    doc: "tests: like CI, a missing tool fails the test instead of skipping it (scripts/test sets it)",
+};
+/// Where `scripts/test` installs the npm packages tests need.
+pub const NPM_CACHE: Var = Var {
+    name: "LOKI_NPM_CACHE",
+    scope: Scope::Tests,
+    doc: "tests: the npm install the JavaScript cases use (default ~/.cache/loki-test-npm)",
+};
+/// Where `scripts/test` installs the Python tools tests need.
+pub const PY_TOOLS: Var = Var {
+    name: "LOKI_PY_TOOLS",
+    scope: Scope::Tests,
+    doc: "tests: the Python tools (pytest) the Python cases use (default ~/.cache/loki-test-py)",
+};
+/// The shared public fixtures, read in place.
+pub const SHARED_FIXTURES: Var = Var {
+    name: "LOKI_SHARED_FIXTURES",
+    scope: Scope::Tests,
+    doc: "tests: the shared public fixtures (RFC 8785 vectors, apply-patch scenarios; default ../shared/fixtures)",
+};
+/// Narrows the judge corpus test to named cases.
+pub const JUDGE_CASES: Var = Var {
+    name: "LOKI_JUDGE_CASES",
+    scope: Scope::Tests,
+    doc: "tests: comma-separated names of the seal-judge cases to run (default all)",
+};
+/// A built `loki` binary for the heal benchmark.
+pub const BENCH_BIN: Var = Var {
+    name: "LOKI_BIN",
+    scope: Scope::Tests,
+    doc: "benchmarks: a built loki binary whose `loki run -- true` the heal benchmark also measures",
+};
+/// Python source whose tree the AST dump test prints.
+pub const AST_DUMP: Var = Var {
+    name: "LOKI_AST_DUMP",
+    scope: Scope::Tests,
+    doc: "tests: source text whose syntax tree loki-checks' ast dump test prints (for writing rules)",
+};
+/// The file name the AST dump test parses the source as.
+pub const AST_PATH: Var = Var {
+    name: "LOKI_AST_PATH",
+    scope: Scope::Tests,
+    doc: "tests: the file name LOKI_AST_DUMP is parsed as, which picks the grammar (default a.py)",
+};
+
+/// Every variable of this registry, loki's own first, then those set for children, then the
+/// test suite's.
+pub const VARS: &[Var] = &[
+    LOKI_HOME,
+    HOME,
+    NO_COLOR,
+    RECEIPT_SIGNING_KEY,
+    RECEIPT_SIGNING_KEY_FILE,
+    RECEIPT_RETIRED_PUBKEYS,
+    LOG,
+    SEED,
+    REPRO_TIMEOUT,
+    PYTEST_REPORT,
+    CI,
+    REQUIRE_TOOLS,
+    NPM_CACHE,
+    PY_TOOLS,
+    SHARED_FIXTURES,
+    JUDGE_CASES,
+    BENCH_BIN,
+    AST_DUMP,
+    AST_PATH,
+];
+
+/// One line of [`all`]: a variable's name, scope and doc.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub name: String,
+    pub scope: Scope,
+    pub doc: String,
+}
+
+/// Every variable loki reads, sets or tests with: [`VARS`], then the configuration's variables
+/// (`LOKI_<KEY>` and each key's aliases) in key order, documented by their key.
+#[must_use]
+pub fn all() -> Vec<Listed> {
+    let own = VARS.iter().map(|v| Listed {
+        name: v.name.to_string(),
+        scope: v.scope,
+        doc: v.doc.to_string(),
+    });
+    let configured = config::KEYS.iter().flat_map(|k| {
+        std::iter::once(config::env_name(k.key))
+            .chain(k.env_aliases.iter().map(|a| (*a).to_string()))
+            .map(move |name| Listed {
+                name,
+                scope: Scope::Loki,
+                doc: format!("config {}: {}", k.key, k.doc),
+            })
+    });
+    own.chain(configured).collect()
+}
+
+/// The `LOKI_<KEY>` variable of a configuration key, for a value needed before the configuration
+/// is loaded (the colour choice of an error printed while loading it).
+#[must_use]
+pub fn config_value(key: &str) -> Option<String> {
+    std::env::var(config::env_name(key))
+        .ok()
+        .filter(|v| !v.is_empty())
+}
+
+/// The process environment for the config layer, which picks `LOKI_<KEY>` and the aliases out
+/// of it. A variable whose name or value is not UTF-8 is left out: no key reads one, and
+/// `std::env::vars` would panic on it.
+#[must_use]
+pub fn process_vars() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+/// Columns of a line of alias names in [`help_text`], inside clap's 100.
+const HELP_WIDTH: usize = 90;
+
+/// The `Environment:` section of `loki --help`: the variables loki itself reads, then one entry
+/// for the configuration's variables with their aliases. Those set for children and the test
+/// suite's are left out: a user never sets them.
+#[must_use]
+pub fn help_text() -> String {
+    let mut out = String::from("Environment:\n");
+    for v in VARS.iter().filter(|v| v.scope == Scope::Loki) {
+        out.push_str(&format!("  {}\n          {}\n", v.name, v.doc));
+    }
+    out.push_str(
+        "  LOKI_<KEY>\n          a configuration key, dots as underscores (LOKI_RUN_CAP_S); \
+         `loki config show` lists them\n",
+    );
+    // The conventional names some keys also answer to, wrapped like clap wraps help.
+    let mut line = String::from(" ");
+    for alias in config::KEYS.iter().flat_map(|k| k.env_aliases.iter()) {
+        if line.len() + alias.len() > HELP_WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(alias);
+        line.push(',');
+    }
+    out.push_str(line.trim_end_matches(','));
+    out.push_str("\n          the same keys under the names other tools use for them\n");
+    out
+}
+
+#[cfg(test)]
+#[path = "env_tests.rs"]
+mod tests;
