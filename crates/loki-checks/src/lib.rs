@@ -9,9 +9,10 @@
 //!   It asks each runner for a structured report (nextest and pytest JUnit, `go test -json`,
 //!   vitest/jest JSON, node TAP) and falls back to the runner's summary lines.
 //! - [`parse`] holds the parsers: pure functions from text to [`TestReport`] that never panic.
-//! - [`integrity`] is the seal's rule set over a change (tests removed, fewer tests or assertions,
-//!   skip markers, test/CI configuration, outcome rewrites, mocks of the code under test, always-true
-//!   equality): [`scan`] is pure over bytes, [`scan_changes`] reads them from git.
+//! - [`integrity`] (the `loki-integrity` crate, re-exported) is the seal's rule set over a change
+//!   (tests removed, fewer tests or assertions, skip markers, test/CI configuration, outcome
+//!   rewrites, mocks of the code under test, always-true equality): [`scan`] is pure over bytes,
+//!   [`scan_changes`] reads them from git.
 //! - [`baseline`] runs the same checks on the base commit in a throwaway worktree, cached by tree,
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
 //! - [`isolate`] makes a run in another tree (base, hybrids) execute that tree's code even when the
@@ -50,7 +51,8 @@ pub mod baseline;
 pub mod detect;
 pub mod error;
 pub mod exec;
-pub mod integrity;
+/// The static rules, from their own crate (`loki-integrity`).
+pub use loki_integrity as integrity;
 pub mod isolate;
 pub mod judge;
 pub mod parse;

@@ -295,7 +295,8 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     let wall_paths: Vec<&str> = input.wall.files.iter().map(|w| w.path.as_str()).collect();
     lint(input, &git, &head_tree, &wall_paths, &opts, &mut v)?;
     if to_run.is_empty() {
-        v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)?
+        v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)
+            .map_err(loki_checks::ChecksError::from)?
             .into_iter()
             .filter(|f| !wall_paths.contains(&f.path.as_str()))
             .collect();

@@ -1,7 +1,6 @@
 mod compare;
 mod detect;
 mod go_seal;
-mod integrity;
 mod isolate;
 mod js_seal;
 mod runners;

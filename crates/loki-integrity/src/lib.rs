@@ -12,7 +12,7 @@
 //!
 //! # Rules (each a [`FindingKind`])
 //! The count and skip rules (`test_file_removed`, `fewer_tests`, `fewer_assertions`,
-//! `skip_marker_added`) stand in for running: where the judge ([`crate::judge`]) ran the owning
+//! `skip_marker_added`) stand in for running: where the judge (the judge (`loki_checks::judge`)) ran the owning
 //! suite and it named every test on both sides, it drops them and judges the same facts by running
 //! (a test moved or split is not a deletion, a skip that does not apply here is not a skip).
 //!
@@ -83,7 +83,7 @@
 //!   real one (a Python module named like a project or standard-library module on a `sys.path`
 //!   directory, a JS/TS file resolving from an existing module's specifier, a `__mocks__` file for
 //!   an edited module, a Go vendored copy of the module itself or code under a `replace` target).
-//! - `weakened_test` and the other dynamic kinds are produced by [`crate::judge`], which runs code,
+//! - `weakened_test` and the other dynamic kinds are produced by the judge (`loki_checks::judge`), which runs code,
 //!   not by this scan.
 //!
 //! # Symlinks, `.gitignore`, CRLF, bytes
@@ -126,12 +126,31 @@ use std::collections::BTreeSet;
 use loki_git::{ChangeKind, Git};
 use serde::{Deserialize, Serialize};
 
-use crate::ChecksError;
 use lex::{Lang, Lexed, lex, normalize};
 
 /// Larger files are judged by path only: real test files are far smaller, and lexing a
 /// multi-megabyte generated file would cost the seal its time budget.
 pub const MAX_SCAN_BYTES: usize = 4 * 1024 * 1024;
+
+/// What [`scan_input`] and [`scan_changes`] could not read from git ([`scan`] itself cannot fail).
+#[derive(Debug, thiserror::Error)]
+pub enum IntegrityError {
+    #[error("cannot {action} for the integrity scan or baseline: {source}")]
+    Git {
+        action: &'static str,
+        #[source]
+        source: loki_git::GitError,
+    },
+}
+
+impl loki_core::exit::Classify for IntegrityError {
+    /// git failing to read a revision loki already resolved is loki's failure, not the user's.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        match self {
+            IntegrityError::Git { .. } => loki_core::exit::ExitClass::Failure,
+        }
+    }
+}
 
 /// Which rule a finding comes from. The serialised names are a stable contract (receipts, hooks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -159,7 +178,7 @@ pub enum FindingKind {
     TestInputSpecialCase,
     /// A new module that shadows another one the tests import.
     ShadowModule,
-    // Dynamic rules: facts from running the tests (see `crate::judge`).
+    // Dynamic rules: facts from running the tests (see `loki_checks::judge`).
     /// A test was rewritten so that it accepts the old behaviour: its original form fails on the
     /// new code and its new form passes on the base code.
     WeakenedTest,
@@ -376,7 +395,7 @@ fn line_of(text: &str, needle: &str) -> Option<u32> {
         .and_then(|i| u32::try_from(i + 1).ok())
 }
 
-/// Whether `path` is a test file by naming convention (what [`crate::judge`] moves between trees).
+/// Whether `path` is a test file by naming convention (what the judge (`loki_checks::judge`) moves between trees).
 #[must_use]
 pub fn is_test_path(path: &str) -> bool {
     testcode::is_test_path(path)
@@ -589,8 +608,8 @@ fn mock_rules(
 }
 
 /// Builds the [`ScanInput`] for the change from commit `base` to tree (or commit) `head`.
-pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, ChecksError> {
-    let fail = |action| move |source| ChecksError::Git { action, source };
+pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, IntegrityError> {
+    let fail = |action| move |source| IntegrityError::Git { action, source };
     let changes = git
         .changes(base, head)
         .map_err(fail("list the changed files"))?;
@@ -683,6 +702,10 @@ fn test_context_paths(tree: &[String], changes: &[FileChange]) -> Vec<String> {
 
 /// The integrity scan of the change from commit `base` to `head_tree` (a tree id from
 /// [`Git::snapshot_worktree`], or any commit): [`scan_input`] then [`scan`].
-pub fn scan_changes(git: &Git, base: &str, head_tree: &str) -> Result<Vec<Finding>, ChecksError> {
+pub fn scan_changes(
+    git: &Git,
+    base: &str,
+    head_tree: &str,
+) -> Result<Vec<Finding>, IntegrityError> {
     Ok(scan(&scan_input(git, base, head_tree)?))
 }

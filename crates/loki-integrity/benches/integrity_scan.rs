@@ -2,7 +2,7 @@
 //! against reading the same bytes once, and `scan_changes` on a real repository against listing
 //! the change with `git diff-tree` alone. Prints both and the ratios; asserts nothing.
 //!
-//! Run: `cargo bench -p loki-checks --bench integrity_scan`.
+//! Run: `cargo bench -p loki-integrity --bench integrity_scan`.
 
 #![expect(
     clippy::print_stdout,
@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant};
 
-use loki_checks::integrity::{FileChange, ScanInput, scan, scan_changes};
 use loki_git::Git;
+use loki_integrity::{FileChange, ScanInput, scan, scan_changes};
 use loki_test_support::GitRepo;
 
 const FILES: usize = 40;

@@ -1,8 +1,10 @@
 //! The integrity rules: one scripted cheat per rule on the pure core, the same through real git
 //! repositories (symlinks and `.gitignore` included), and properties over arbitrary bytes.
 
-use loki_checks::integrity::{FileChange, FindingKind, ScanInput, scan, scan_changes};
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on broken fixtures")]
+
 use loki_git::Git;
+use loki_integrity::{FileChange, FindingKind, ScanInput, scan, scan_changes};
 use loki_test_support::GitRepo;
 use proptest::prelude::*;
 
