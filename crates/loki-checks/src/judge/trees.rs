@@ -193,6 +193,17 @@ enum Place {
     Temp(tempfile::TempDir),
 }
 
+impl Drop for Place {
+    /// A kept place keeps its path, not its files: the tree is removed as a temporary one would be
+    /// (the disk holds no copy of the repository between judgements), while the lock is still
+    /// held, so the next judgement finds the directory absent or empties it.
+    fn drop(&mut self) {
+        if let Place::Kept { dir, .. } = self {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 impl Place {
     fn path(&self) -> &Path {
         match self {
@@ -201,8 +212,8 @@ impl Place {
         }
     }
 
-    /// `<cache_dir>/trees/<repo-key>/<role>`, emptied, and locked (`<role>.lock`) for the tree's
-    /// life, so the same tree lands at the same path in every judgement: Go keys its build cache
+    /// `<cache_dir>/trees/<repo-key>/<role>`, emptied, locked (`<role>.lock`) for the tree's
+    /// life and removed after it, so the same tree lands at the same path in every judgement: Go keys its build cache
     /// by package directory, so the base's reruns in a later judgement reuse what the base run
     /// built. It is under the cache directory, which every other run's fence protects. `None`
     /// when it is in use (a concurrent judgement of the same repository) or cannot be made empty.
