@@ -2,6 +2,7 @@
 
 use proptest::prelude::*;
 
+use super::expr::eval_expr;
 use super::*;
 
 const WF: &str = "name: ci
