@@ -6,52 +6,12 @@ use serde_yaml_ng::Value;
 
 use super::Read;
 use super::expr::{always_true, never_true, show_if};
+use super::triggers::{considered, events_of};
 use super::yaml::{env_of, key, script_start, str_of};
 use crate::runs::{self, Ctx, Gate, Src};
 use crate::shell::Opts;
 use crate::testcmd::Cat;
 use crate::yamlpos::{Seg, YamlPos};
-
-fn events_of(on: Option<&Value>) -> BTreeMap<String, Value> {
-    let mut out = BTreeMap::new();
-    match on {
-        Some(Value::String(s)) => {
-            out.insert(s.clone(), Value::Null);
-        }
-        Some(Value::Sequence(s)) => {
-            for e in s.iter().filter_map(Value::as_str) {
-                out.insert(e.to_owned(), Value::Null);
-            }
-        }
-        Some(Value::Mapping(m)) => {
-            for (k, v) in m {
-                if let Some(k) = k.as_str() {
-                    out.insert(k.to_owned(), v.clone());
-                }
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-pub(super) const PUSH_EVENTS: &[&str] = &["push"];
-pub(super) const PR_EVENTS: &[&str] = &["pull_request", "pull_request_target", "merge_group"];
-
-/// The events an `if:` is judged for: the push and pull-request events the workflow runs on, or
-/// all of its events when it has none of those.
-fn considered(events: &BTreeMap<String, Value>) -> Vec<Option<String>> {
-    let main: Vec<Option<String>> = events
-        .keys()
-        .filter(|e| PUSH_EVENTS.contains(&e.as_str()) || PR_EVENTS.contains(&e.as_str()))
-        .map(|e| Some(e.clone()))
-        .collect();
-    if !main.is_empty() {
-        return main;
-    }
-    let all: Vec<Option<String>> = events.keys().map(|e| Some(e.clone())).collect();
-    if all.is_empty() { vec![None] } else { all }
-}
 
 fn gh_opts(shell: Option<&str>, windows: bool) -> Option<Opts> {
     let s = shell.map(str::trim);

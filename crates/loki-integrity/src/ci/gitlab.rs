@@ -5,8 +5,7 @@ use std::collections::BTreeMap;
 use serde_yaml_ng::{Mapping, Value};
 
 use super::expr::{eval_expr, eval_value};
-use super::triggers::strings;
-use super::yaml::{env_of, key, render, script_start, str_of};
+use super::yaml::{env_of, key, render, script_start, str_of, strings};
 use super::{GITLAB_GLOBALS, Read};
 use crate::runs::{self, Ctx, Gate, Src};
 use crate::shell::Opts;

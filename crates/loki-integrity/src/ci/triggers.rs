@@ -5,10 +5,50 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_yaml_ng::Value;
 
-use super::github::{PR_EVENTS, PUSH_EVENTS};
-use super::yaml::{key, str_of};
+use super::yaml::{key, strings};
 use crate::runs::{self, Hit};
 use crate::yamlpos::YamlPos;
+
+pub(super) fn events_of(on: Option<&Value>) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    match on {
+        Some(Value::String(s)) => {
+            out.insert(s.clone(), Value::Null);
+        }
+        Some(Value::Sequence(s)) => {
+            for e in s.iter().filter_map(Value::as_str) {
+                out.insert(e.to_owned(), Value::Null);
+            }
+        }
+        Some(Value::Mapping(m)) => {
+            for (k, v) in m {
+                if let Some(k) = k.as_str() {
+                    out.insert(k.to_owned(), v.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+const PUSH_EVENTS: &[&str] = &["push"];
+const PR_EVENTS: &[&str] = &["pull_request", "pull_request_target", "merge_group"];
+
+/// The events an `if:` is judged for: the push and pull-request events the workflow runs on, or
+/// all of its events when it has none of those.
+pub(super) fn considered(events: &BTreeMap<String, Value>) -> Vec<Option<String>> {
+    let main: Vec<Option<String>> = events
+        .keys()
+        .filter(|e| PUSH_EVENTS.contains(&e.as_str()) || PR_EVENTS.contains(&e.as_str()))
+        .map(|e| Some(e.clone()))
+        .collect();
+    if !main.is_empty() {
+        return main;
+    }
+    let all: Vec<Option<String>> = events.keys().map(|e| Some(e.clone())).collect();
+    if all.is_empty() { vec![None] } else { all }
+}
 
 /// Sample repository paths: a filter that matches none of them no longer sees code changes.
 const SOURCE_SAMPLES: &[&str] = &[
@@ -57,14 +97,6 @@ fn glob(p: &str, s: &str) -> bool {
     let (p, s): (Vec<char>, Vec<char>) = (p.chars().collect(), s.chars().collect());
     let mut budget = 20_000;
     go(&p, &s, &mut budget)
-}
-
-pub(super) fn strings(v: Option<&Value>) -> Vec<String> {
-    match v {
-        Some(Value::Sequence(s)) => s.iter().filter_map(|x| str_of(Some(x))).collect(),
-        Some(v) => str_of(Some(v)).into_iter().collect(),
-        None => Vec::new(),
-    }
 }
 
 /// Whether a `paths`-style list (with `!` negations, last match wins) matches `path`.

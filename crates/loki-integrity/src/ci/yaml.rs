@@ -19,6 +19,14 @@ pub(super) fn str_of(v: Option<&Value>) -> Option<String> {
     }
 }
 
+pub(super) fn strings(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Sequence(s)) => s.iter().filter_map(|x| str_of(Some(x))).collect(),
+        Some(v) => str_of(Some(v)).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
 pub(super) fn env_of(v: Option<&Value>, into: &mut BTreeMap<String, String>) {
     let Some(m) = v.and_then(Value::as_mapping) else {
         return;
