@@ -32,7 +32,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use super::FindingKind;
-use super::ast::{Ast, Grammar};
+use super::ast::{Ast, Grammar, Index};
 use super::diff::Hit;
 use super::source::{Out, Prepared, Role, View};
 use go::go;
@@ -214,4 +214,12 @@ fn returns<'t>(ast: &Ast, body: Node<'t>, ret_kind: &str) -> Vec<Node<'t>> {
         .filter(|n| n.kind() == ret_kind)
         .filter_map(|n| n.named_child(0))
         .collect()
+}
+
+/// The name of the class (Python, JS/TS) enclosing `n`, or `""`.
+fn enclosing_class<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> String {
+    ix.ancestors(n)
+        .into_iter()
+        .find(|a| matches!(a.kind(), "class_definition" | "class_declaration" | "class"))
+        .map_or_else(String::new, |c| ast.field_text(c, "name").to_owned())
 }

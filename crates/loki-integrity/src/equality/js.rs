@@ -3,8 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::python::enclosing_class;
-use super::{BUILTIN_MATCHERS, JS_EQ, judge, returns};
+use super::{BUILTIN_MATCHERS, JS_EQ, enclosing_class, judge, returns};
 use crate::ast::{Ast, Index, line, named_children};
 use crate::diff::Hit;
 

@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{PY_DUNDERS, Verdict, has_kind, judge, returns};
+use super::{PY_DUNDERS, Verdict, enclosing_class, has_kind, judge, returns};
 use crate::ast::{Ast, Index, line, named_children};
 use crate::diff::Hit;
 
@@ -53,13 +53,6 @@ fn py_judge(ast: &Ast, f: Node) -> Option<Verdict> {
     judge(ast, body, &values, other.map(String::as_str), |v| {
         py_constant(ast, v)
     })
-}
-
-pub(super) fn enclosing_class<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> String {
-    ix.ancestors(n)
-        .into_iter()
-        .find(|a| matches!(a.kind(), "class_definition" | "class_declaration" | "class"))
-        .map_or_else(String::new, |c| ast.field_text(c, "name").to_owned())
 }
 
 /// Module-level and class-level `def`s by name, to resolve `__eq__ = helper`.
