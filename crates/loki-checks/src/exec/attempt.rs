@@ -1,0 +1,357 @@
+//! One execution of the command: started through [`loki_core::process`], its output spooled and
+//! parsed, cross-checked and judged.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use loki_core::process::{self, Spec};
+
+use super::plan::{doc_companion, insert_before_separator, report_plan, script_plan};
+use super::verdict::{Facts, Judgement, judge, judged};
+use super::{CARGO_MESSAGE_FORMAT, CheckStatus, MAX_PARSED_BYTES, RunOptions};
+use crate::detect::{Check, CheckKind};
+use crate::report::TestReport;
+use crate::{ChecksError, parse};
+
+/// One execution of the command.
+#[derive(Debug)]
+pub(super) struct Attempt {
+    pub(super) argv: String,
+    pub(super) exit_code: Option<i32>,
+    pub(super) duration: Duration,
+    pub(super) log: Vec<u8>,
+    pub(super) report: Option<TestReport>,
+    pub(super) judgement: Judgement,
+}
+
+pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
+    let temp_err = |source| ChecksError::Temp {
+        check: check.name.clone(),
+        source,
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("loki-check-");
+    let tmp = match &opts.fence {
+        Some(f) => {
+            std::fs::create_dir_all(&f.scratch).map_err(temp_err)?;
+            builder.tempdir_in(&f.scratch)
+        }
+        None => builder.tempdir(),
+    }
+    .map_err(temp_err)?;
+    // A fenced run's temporary files go in its own directory (see [`RunFence`]).
+    let fenced: Option<(Vec<OsString>, PathBuf)> = match &opts.fence {
+        Some(f) => {
+            let own_tmp = tmp.path().join("tmp");
+            std::fs::create_dir_all(&own_tmp).map_err(temp_err)?;
+            let mut argv = opts.wrapper.clone();
+            argv.extend(f.wrapper(tmp.path(), &opts.env));
+            Some((argv, own_tmp))
+        }
+        None => None,
+    };
+    let wrapper = fenced
+        .as_ref()
+        .map_or(opts.wrapper.as_slice(), |(w, _)| w.as_slice());
+    let plan = report_plan(check, tmp.path(), &opts.env)?;
+    let script = script_plan(check, tmp.path());
+    if script
+        .as_ref()
+        .is_some_and(|p| p.reports.iter().any(|r| r.kind == CheckKind::Node))
+    {
+        loki_core::fs::write_atomic(
+            &tmp.path().join(parse::tap::NODE_REPORTER_FILE),
+            parse::tap::NODE_REPORTER_SOURCE.as_bytes(),
+        )
+        .map_err(|source| ChecksError::Log {
+            check: check.name.clone(),
+            source,
+        })?;
+    }
+    let command = match (&script, check.kind) {
+        (Some(p), _) => vec!["sh".to_owned(), "-c".to_owned(), p.script.clone()],
+        (None, CheckKind::Cargo) => {
+            insert_before_separator(&check.command, &[CARGO_MESSAGE_FORMAT.to_owned()])
+        }
+        (None, _) => check.command.clone(),
+    };
+    let Some((program, args)) = command.split_first() else {
+        return Ok(not_started(
+            String::new(),
+            "the check has an empty command".into(),
+        ));
+    };
+    let spool = tmp.path().join("output.log");
+    // node's options must come before its file arguments; other runners take them last.
+    let (first, rest) = match (check.kind, script.is_none()) {
+        (CheckKind::Node, true) => (plan.args.clone(), Vec::new()),
+        _ => (Vec::new(), plan.args.clone()),
+    };
+    let mut spec = Spec::new(program, &check.cwd)
+        .args(&first)
+        .args(args)
+        .args(&rest)
+        .envs(opts.env.clone())
+        .env("CI", "1")
+        .env("NO_COLOR", "1")
+        .env("CARGO_TERM_COLOR", "never")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .timeout(opts.timeout)
+        .output_cap(opts.output_cap)
+        .spool(&spool)
+        .wrapped(wrapper);
+    if let Some((_, own_tmp)) = &fenced {
+        spec = spec.env("TMPDIR", own_tmp);
+    }
+    for (k, v) in &plan.env {
+        spec = spec.env(k, v);
+    }
+    if let Some(p) = &script {
+        let mut path = OsString::new();
+        for dir in &p.path {
+            path.push(dir.as_os_str());
+            path.push(":");
+        }
+        path.push(spec.env_value("PATH").unwrap_or_default());
+        spec = spec.env("PATH", path);
+        for (k, v) in &p.env {
+            spec = spec.env(k, v);
+        }
+        if let Some(extra) = &p.node_options {
+            let mut opts = spec
+                .env_value("NODE_OPTIONS")
+                .unwrap_or_default()
+                .to_owned();
+            if !opts.is_empty() {
+                opts.push(" ");
+            }
+            opts.push(extra);
+            spec = spec.env("NODE_OPTIONS", opts);
+        }
+    }
+    let argv = spec.display();
+    let started = std::time::Instant::now();
+    let out = match process::run(&spec) {
+        Ok(out) => out,
+        Err(e) if e.is_not_found() => {
+            return Ok(not_started(argv, format!("{} not found", e.program())));
+        }
+        Err(e) => return Ok(not_started(argv, e.to_string())),
+    };
+    let mut log = out.output.bytes();
+    let (mut text, unread) = read_spool(out.spooled.as_ref(), &log);
+    let mut exit_code = out.exit_code();
+    let mut timed_out = out.timed_out;
+    let mut duration = out.duration;
+    // nextest does not run doctests: the same selection through `cargo test --doc`.
+    let mut doc_report = None;
+    if let Some(doc) = doc_companion(check).filter(|_| !timed_out) {
+        let doc = insert_before_separator(&doc, &[CARGO_MESSAGE_FORMAT.to_owned()]);
+        let left = opts.timeout.saturating_sub(started.elapsed());
+        let doc_spool = tmp.path().join("doc-output.log");
+        let doc_spec = Spec::new(&doc[0], &check.cwd)
+            .args(&doc[1..])
+            .envs(spec.env.clone())
+            .timeout(left.max(Duration::from_secs(1)))
+            .output_cap(opts.output_cap)
+            .spool(&doc_spool)
+            .wrapped(wrapper);
+        log.extend_from_slice(format!("\n==== loki: {}\n", doc_spec.display()).as_bytes());
+        match process::run(&doc_spec) {
+            Ok(d) => {
+                let dlog = d.output.bytes();
+                let (dtext, _) = read_spool(d.spooled.as_ref(), &dlog);
+                log.extend_from_slice(&dlog);
+                duration += d.duration;
+                timed_out |= d.timed_out;
+                let no_lib = dtext.contains("no library targets found");
+                if !no_lib && exit_code == 0 {
+                    exit_code = d.exit_code();
+                }
+                if !no_lib {
+                    doc_report = parse::cargo::parse_libtest_run(&dtext);
+                }
+                text.push('\n');
+                text.push_str(&dtext);
+            }
+            Err(e) => {
+                log.extend_from_slice(
+                    format!("loki: cargo test --doc not started: {e}\n").as_bytes(),
+                );
+                if exit_code == 0 {
+                    exit_code = 1;
+                }
+            }
+        }
+    }
+    let structured = plan
+        .files
+        .iter()
+        .filter(|p| p.is_file())
+        .filter_map(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .collect::<Vec<_>>();
+    let mut structured_missing = !plan.files.is_empty() && structured.is_empty();
+    let mut parsed = parse::parse_run(check.kind, &structured, &text);
+    if let Some(p) = &script
+        && !p.reports.is_empty()
+    {
+        let mut merged: Option<TestReport> = None;
+        for r in &p.reports {
+            let Ok(bytes) = std::fs::read(&r.path) else {
+                continue;
+            };
+            let body = String::from_utf8_lossy(&bytes);
+            let one = match r.kind {
+                CheckKind::Node => {
+                    parse::tap::parse_node_events(&body).or_else(|| parse::tap::parse_tap(&body))
+                }
+                _ => parse::js::parse_json(&body),
+            };
+            if let Some(one) = one {
+                let m = merged.get_or_insert_with(|| TestReport {
+                    source: "script".into(),
+                    ..TestReport::default()
+                });
+                m.source = format!("{}+{}", m.source, one.source);
+                m.passed += one.passed;
+                m.failed += one.failed;
+                m.skipped += one.skipped;
+                m.tests.extend(one.tests);
+            }
+        }
+        structured_missing = merged.is_none();
+        if merged.is_some() {
+            parsed.report = merged;
+        }
+    }
+    let mut report = parsed.report;
+    let mut anomalies = parsed.anomalies;
+    if let Some(d) = doc_report {
+        anomalies.extend(d.anomalies());
+        let r = report.get_or_insert_with(TestReport::default);
+        r.tests.extend(d.report.tests);
+        r.passed += d.report.passed;
+        r.failed += d.report.failed;
+        r.skipped += d.report.skipped;
+    }
+    if let (Some(status), false) = (parsed.reported_exit, timed_out)
+        && i64::from(exit_code) != status
+    {
+        anomalies.push(format!(
+            "pytest reported exit status {status} at the end of its session but the process exited with {exit_code} (something changed the exit)"
+        ));
+    }
+    if let Some(r) = report.as_mut() {
+        for dir in id_prefix_dirs(&check.cwd) {
+            r.strip_id_prefix(&format!("{}/", dir.display()));
+        }
+    }
+    let mut judgement = judge(&Facts {
+        kind: check.kind,
+        exit_code,
+        timed_out,
+        timeout: opts.timeout,
+        report: report.as_ref(),
+        structured_missing,
+        log: &text,
+    });
+    if let Some(unread) = unread
+        && judgement.status != CheckStatus::Timeout
+    {
+        judgement = judged(CheckStatus::NotRun, Some(unread));
+    } else if !anomalies.is_empty()
+        && matches!(judgement.status, CheckStatus::Pass | CheckStatus::NotRun)
+        && report.is_some()
+    {
+        judgement = judged(
+            CheckStatus::Fail,
+            Some(format!(
+                "its output does not add up: {}",
+                anomalies.join("; ")
+            )),
+        );
+    }
+    Ok(Attempt {
+        argv,
+        exit_code: Some(exit_code),
+        duration,
+        log,
+        report,
+        judgement,
+    })
+}
+
+/// The whole output of a run: the spool when there is one, else the capture. The second value
+/// says what could not be read, when something could not.
+fn read_spool(spooled: Option<&process::Spooled>, captured: &[u8]) -> (String, Option<String>) {
+    let Some(sp) = spooled else {
+        return (String::from_utf8_lossy(captured).into_owned(), None);
+    };
+    let mut note = None;
+    if sp.truncated || sp.failed || sp.bytes > MAX_PARSED_BYTES {
+        note = Some(format!(
+            "only the first {} bytes of its output could be read",
+            sp.bytes.min(MAX_PARSED_BYTES)
+        ));
+    }
+    let read = std::fs::File::open(&sp.path).and_then(|f| {
+        use std::io::Read as _;
+        let mut buf = Vec::new();
+        f.take(MAX_PARSED_BYTES).read_to_end(&mut buf)?;
+        Ok(buf)
+    });
+    match read {
+        Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), note),
+        Err(e) => (
+            String::from_utf8_lossy(captured).into_owned(),
+            Some(format!("its spooled output could not be read ({e})")),
+        ),
+    }
+}
+
+/// The spellings of `cwd` a runner may put before a test file's path: as given (without a trailing
+/// `/`, which `root.join("")` leaves) and resolved through symlinks (vitest and jest report real
+/// paths).
+fn id_prefix_dirs(cwd: &Path) -> Vec<PathBuf> {
+    let given: PathBuf = cwd.components().collect();
+    let mut dirs = vec![given.clone()];
+    if let Ok(real) = std::fs::canonicalize(cwd)
+        && real != given
+    {
+        dirs.push(real);
+    }
+    dirs
+}
+
+fn not_started(argv: String, reason: String) -> Attempt {
+    Attempt {
+        argv,
+        exit_code: None,
+        duration: Duration::ZERO,
+        log: format!("loki: not started: {reason}\n").into_bytes(),
+        report: None,
+        judgement: judged(CheckStatus::NotRun, Some(reason)),
+    }
+}
+
+pub(super) fn log_section(out: &mut Vec<u8>, check: &Check, n: u32, a: &Attempt) {
+    let exit = a
+        .exit_code
+        .map_or_else(|| "not started".to_owned(), |c| format!("exit {c}"));
+    out.extend_from_slice(
+        format!(
+            "==== loki check {} attempt {n}: {} ({exit}, {}) in {}\n",
+            check.name,
+            a.argv,
+            loki_core::time::human_duration(a.duration.as_secs_f64()),
+            check.dir
+        )
+        .as_bytes(),
+    );
+    out.extend_from_slice(&a.log);
+    if !a.log.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+}
