@@ -9,7 +9,11 @@
 //! | gemini | `.gemini/settings.json` | `SessionStart`, `AfterAgent` (timeout in ms) |
 //!
 //! Merging is idempotent: a hook whose command is already registered for the event is not added
-//! twice. A settings file that is not a JSON object is refused and left unchanged.
+//! twice. The program is shell-quoted (`'/opt/my tools/loki' seal stop --agent claude`), since the
+//! agents run the command through a shell. Installing again with another program replaces the
+//! seal's own earlier hooks (any command ending in `seal start|stop --agent <agent>`) instead of
+//! adding a second pair; every other hook, in the same entry or not, is kept. A settings file that
+//! is not a JSON object is refused and left unchanged.
 
 use std::path::{Path, PathBuf};
 
@@ -54,8 +58,9 @@ pub fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Valu
             ));
         }
     };
-    let start = format!("{program} seal start --agent {}", agent.as_str());
-    let stop = format!("{program} seal stop --agent {}", agent.as_str());
+    let quoted = loki_core::process::shell_quote(program);
+    let start = format!("{quoted} seal start --agent {}", agent.as_str());
+    let stop = format!("{quoted} seal stop --agent {}", agent.as_str());
     let entries: [(&str, Value, &str); 2] = match agent {
         Agent::Claude | Agent::Codex => [
             (
@@ -109,16 +114,70 @@ pub fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Valu
                 loki_core::json::kind_of(list)
             ));
         };
-        let command = commands_of(&entry);
-        if !list
-            .iter()
-            .any(|e| commands_of(e).iter().any(|c| command.contains(c)))
-        {
+        let wanted = commands_of(&entry);
+        let mut present = false;
+        list.retain_mut(|e| {
+            let keep = keep_unless_stale(e, agent, &wanted, &mut present);
+            changed |= keep != Keep::Unchanged;
+            keep != Keep::Drop
+        });
+        if !present {
             list.push(entry);
             changed = true;
         }
     }
     Ok((Value::Object(root), changed))
+}
+
+/// What [`keep_unless_stale`] did to an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Unchanged,
+    /// Some of its hooks (the seal's stale ones) were removed; others remain.
+    Trimmed,
+    Drop,
+}
+
+/// Whether `command` is a seal hook of `agent`, whatever program runs it.
+fn is_seal_command(command: &str, agent: Agent) -> bool {
+    ["start", "stop"]
+        .iter()
+        .any(|verb| command.ends_with(&format!(" seal {verb} --agent {}", agent.as_str())))
+}
+
+/// Removes from `entry` the seal's hooks of `agent` whose command is not one of `wanted` (an
+/// earlier install with another program), setting `present` when a wanted one is there.
+fn keep_unless_stale(
+    entry: &mut Value,
+    agent: Agent,
+    wanted: &[String],
+    present: &mut bool,
+) -> Keep {
+    let mut stale = |c: &str| {
+        if wanted.iter().any(|w| w == c) {
+            *present = true;
+            false
+        } else {
+            is_seal_command(c, agent)
+        }
+    };
+    if let Some(hooks) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
+        let before = hooks.len();
+        hooks.retain(|h| {
+            !h.get("command")
+                .and_then(Value::as_str)
+                .is_some_and(&mut stale)
+        });
+        return match (hooks.len(), hooks.len() == before) {
+            (_, true) => Keep::Unchanged,
+            (0, false) => Keep::Drop,
+            (_, false) => Keep::Trimmed,
+        };
+    }
+    match entry.get("command").and_then(Value::as_str) {
+        Some(c) if stale(c) => Keep::Drop,
+        _ => Keep::Unchanged,
+    }
 }
 
 /// The commands an entry registers (Claude-style nested `hooks` or Cursor-style flat).
@@ -223,6 +282,57 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(shapes.join("\n"));
+    }
+
+    #[test]
+    fn the_program_is_quoted_and_a_new_one_replaces_the_old_hooks() {
+        let (first, _) = merge_hooks(Value::Null, Agent::Claude, "/opt/my tools/loki").unwrap();
+        assert_eq!(
+            first["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "'/opt/my tools/loki' seal stop --agent claude"
+        );
+        // A user hook shares the Stop entry with the seal's.
+        let mut shared = first.clone();
+        shared["hooks"]["Stop"][0]["hooks"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"type": "command", "command": "my-linter"}));
+        let (second, changed) = merge_hooks(shared, Agent::Claude, "loki").unwrap();
+        assert!(changed);
+        let all: Vec<String> = ["SessionStart", "Stop"]
+            .iter()
+            .flat_map(|e| {
+                second["hooks"][e]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(commands_of)
+            })
+            .collect();
+        assert_eq!(
+            all,
+            [
+                "loki seal start --agent claude",
+                "my-linter",
+                "loki seal stop --agent claude"
+            ]
+        );
+        // Again with the same program: nothing to do.
+        let (third, changed) = merge_hooks(second.clone(), Agent::Claude, "loki").unwrap();
+        assert!(!changed);
+        assert_eq!(third, second);
+        // Cursor's flat entries, and another agent's hooks left alone.
+        let (c1, _) = merge_hooks(Value::Null, Agent::Cursor, "old/loki").unwrap();
+        let (c2, _) = merge_hooks(c1, Agent::Cursor, "loki").unwrap();
+        assert_eq!(c2["hooks"]["stop"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            c2["hooks"]["stop"][0]["command"],
+            "loki seal stop --agent cursor"
+        );
+        assert!(!is_seal_command(
+            "loki seal stop --agent codex",
+            Agent::Claude
+        ));
     }
 
     #[test]

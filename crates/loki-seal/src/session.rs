@@ -68,6 +68,31 @@ pub fn state_path(home: &Path, session: &str) -> PathBuf {
     home.join("seal").join(format!("{name}.json"))
 }
 
+/// Holds the session's lock (`<state>.lock`, beside the state file) for as long as it lives: a stop
+/// reads the block counter, judges and writes it back, so two stops of one session at once would
+/// lose a count. A second stop waits for the first.
+fn lock_session(home: &Path, session: &str) -> Result<std::fs::File, SealError> {
+    let dir = home.join("seal");
+    loki_core::fs::ensure_private_dir(&dir)?;
+    let path = state_path(home, session).with_extension("lock");
+    let io = |action: &'static str| {
+        let path = path.clone();
+        move |source| SealError::Io {
+            action,
+            path,
+            source,
+        }
+    };
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io("open the session lock"))?;
+    file.lock().map_err(io("lock"))?;
+    Ok(file)
+}
+
 fn save_state(home: &Path, state: &SealState) -> Result<(), SealError> {
     let dir = home.join("seal");
     loki_core::fs::ensure_private_dir(&dir)?;
@@ -181,6 +206,7 @@ pub fn stop(
     opts: &SealOptions,
 ) -> Result<StopReport, SealError> {
     let git = Git::new(repo_root);
+    let _session_lock = lock_session(&opts.home, &input.session())?;
     let mut state = load_state(&opts.home, &input.session())?;
     let (now_commit, now_tree) = snapshot(&git, "loki seal: stop")?;
 

@@ -203,6 +203,69 @@ fn the_release_valve_allows_after_max_blocks_and_records_not_verified() {
     sandboxed(&sb, repo.path()).arg("verify").assert().code(4);
 }
 
+/// Four stops of one session at once: each reads the block counter, judges and writes it back, so
+/// without the session lock they would all read 0 and block (the counter ending at 1). With it they
+/// take turns: three blocks, then the release valve (max 3) allows the fourth.
+#[test]
+fn concurrent_stops_of_one_session_count_every_block() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let input = json!({"session_id": "s4", "cwd": repo.path(), "hook_event_name": "Stop"});
+    let out = run_hook(&sb, &repo, "loki seal start", &input);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
+    std::fs::write(
+        repo.path().join("test_calc.py"),
+        t.replace(
+            "def test_sub():",
+            "import pytest\n\n\n@pytest.mark.skip\ndef test_sub():",
+        ),
+    )
+    .unwrap();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
+            sb.apply(&mut c)
+                .env("LOKI_SEAL_MAX_BLOCKS", "3")
+                .current_dir(repo.path())
+                .args(["seal", "stop", "--agent", "codex"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.to_string().as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    let decisions: Vec<serde_json::Value> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+        })
+        .collect();
+    let blocked = decisions
+        .iter()
+        .filter(|v| v["decision"] == "block")
+        .count();
+    let allowed = decisions.iter().filter(|v| **v == json!({})).count();
+    let said: Vec<&serde_json::Value> = decisions.iter().map(|v| &v["decision"]).collect();
+    assert_eq!((blocked, allowed), (3, 1), "decisions: {said:?}");
+}
+
 #[test]
 fn stop_without_a_baseline_fails_closed() {
     let sb = Sandbox::new();
