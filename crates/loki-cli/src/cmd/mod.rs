@@ -81,18 +81,19 @@ pub fn not_yet(name: &str) -> ExitCode {
     ExitCode::Usage
 }
 
-/// `loki "<task>"`: a single word is far more likely a mistyped command than a task.
+/// `loki "<task>"`: a one-word task (`loki refactor`) is a task, unless it is a command's name
+/// mistyped (`loki verfy`): that is a usage error that names the command meant.
 pub fn build_task(
     global: &GlobalArgs,
     task: &str,
     flags: &crate::cli::BuildFlags,
 ) -> anyhow::Result<ExitCode> {
-    if !task.trim().contains(char::is_whitespace) {
+    if let Some(meant) = mistyped_command(task) {
         let mut cmd = <crate::cli::Cli as clap::CommandFactory>::command();
         let err = cmd.error(
             clap::error::ErrorKind::InvalidSubcommand,
             format!(
-                "unrecognized subcommand '{task}'\n\n  to build a task, describe it in quotes: loki \"add a --verbose flag\"\n  `loki --help` lists the commands"
+                "unrecognized subcommand '{task}'\n\n  did you mean `loki {meant}`? To build a task, describe it in quotes: loki \"{task} the parser\"\n  `loki --help` lists the commands"
             ),
         );
         let _ = err.print();
@@ -116,4 +117,34 @@ pub fn resolve_run(store: &RunStore, arg: &str) -> anyhow::Result<RunId> {
         });
     }
     Ok(arg.parse::<RunId>()?)
+}
+
+/// The command `word` most likely mistypes: a single word within two edits of a command's name
+/// (and not the name itself, which clap would have taken).
+fn mistyped_command(word: &str) -> Option<String> {
+    let word = word.trim();
+    if word.is_empty() || word.contains(char::is_whitespace) {
+        return None;
+    }
+    let cmd = <crate::cli::Cli as clap::CommandFactory>::command();
+    cmd.get_subcommands()
+        .flat_map(|c| std::iter::once(c.get_name()).chain(c.get_all_aliases()))
+        .map(|name| (strsim::damerau_levenshtein(word, name), name))
+        .filter(|(d, name)| *d <= 2 && *d < name.len().max(word.len()) / 2 + 1)
+        .min()
+        .map(|(_, name)| name.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mistyped_command;
+
+    #[test]
+    fn one_word_tasks_are_tasks_and_typos_name_the_command() {
+        assert_eq!(mistyped_command("verfy").as_deref(), Some("verify"));
+        assert_eq!(mistyped_command("dmeo").as_deref(), Some("demo"));
+        assert_eq!(mistyped_command("refactor"), None);
+        assert_eq!(mistyped_command("optimise"), None);
+        assert_eq!(mistyped_command("fix the bug"), None);
+    }
 }

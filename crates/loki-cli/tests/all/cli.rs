@@ -77,13 +77,20 @@ fn unknown_flags_and_commands_exit_2_with_clap_errors() {
         .stderr(predicate::str::contains(
             "unexpected argument '--frobnicate'",
         ));
+    // A command's name mistyped is a usage error naming the command meant ...
     sandboxed(&sb, sb.home())
-        .arg("frobnicate")
+        .arg("verfy")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains(
-            "unrecognized subcommand 'frobnicate'",
-        ));
+        .stderr(predicate::str::contains("unrecognized subcommand 'verfy'"))
+        .stderr(predicate::str::contains("did you mean `loki verify`?"));
+    // ... while any other one-word task is a task (here refused: the home is no repository).
+    sandboxed(&sb, sb.home())
+        .arg("refactor")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unrecognized subcommand").not())
+        .stderr(predicate::str::contains("git"));
     sandboxed(&sb, sb.home())
         .args(["runs", "delete"])
         .assert()
