@@ -94,8 +94,8 @@ pub enum Command {
     Demo(DemoArgs),
     /// Show a run's stage, elapsed time, verdict and cost
     Status(StatusArgs),
-    /// Show what a run did, step by step
-    Logs(RunArg),
+    /// Show what a run did, step by step (the newest run unless one is named)
+    Logs(LogsArg),
     /// Merge a verified run's branch into your branch (fast-forward only)
     Apply(RunArg),
     /// Remove a run's worktree and branch
@@ -236,6 +236,13 @@ pub struct DemoArgs {
 pub struct StatusArgs {
     /// A run id or `latest` [default: the newest run]
     pub run: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LogsArg {
+    /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
+    #[arg(default_value = "latest")]
+    pub run: String,
 }
 
 #[derive(Debug, Args)]

@@ -205,7 +205,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `loki logs <run>`.
-pub fn logs(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
+pub fn logs(ctx: &Ctx, args: &crate::cli::LogsArg) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     for line in loki_engine::ops::logs(&repo, &id)? {

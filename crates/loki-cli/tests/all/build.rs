@@ -160,6 +160,16 @@ fn first_run_gate() {
             predicate::str::contains("wall.sealed")
                 .and(predicate::str::contains("stage.completed    verify")),
         );
+    // Without a run, the newest one.
+    let named = sandboxed(&sb, repo.path())
+        .args(["logs", "latest"])
+        .output()
+        .unwrap();
+    sandboxed(&sb, repo.path())
+        .arg("logs")
+        .assert()
+        .success()
+        .stdout(named.stdout);
     sandboxed(&sb, repo.path())
         .args(["apply", "latest"])
         .assert()
