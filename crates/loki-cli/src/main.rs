@@ -68,11 +68,17 @@ fn main() -> ProcessExit {
     };
     output::init_color(&cli.global);
     log::init(cli.global.verbose, output::stderr_color());
+    let json = cli.global.json;
     let code = match run(cli) {
         Ok(code) => code,
         Err(err) => {
-            output::error(&err);
-            exit_code_for(&err)
+            let code = exit_code_for(&err);
+            if json {
+                output::error_json(&err, code);
+            } else {
+                output::error(&err);
+            }
+            code
         }
     };
     ProcessExit::from(code)

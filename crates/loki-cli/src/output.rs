@@ -45,6 +45,17 @@ pub fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")
 }
 
+/// Prints an error for `--json`: one object on stdout, `{"error", "causes", "exit_code"}`, so a
+/// caller parsing stdout gets JSON on failure too (the words still go to stderr, [`error`]).
+pub fn error_json(err: &anyhow::Error, exit_code: u8) {
+    let causes: Vec<String> = err.chain().skip(1).map(ToString::to_string).collect();
+    anstream::println!(
+        "{}",
+        serde_json::json!({ "error": err.to_string(), "causes": causes, "exit_code": exit_code })
+    );
+    error(err);
+}
+
 /// Prints an error and its causes to stderr as `error: … \n  caused by: …`.
 pub fn error(err: &anyhow::Error) {
     let mut out = format!("{}: {err}", paint(RED, "error"));

@@ -259,3 +259,24 @@ fn the_confinement_wrapper_refuses_what_it_must_and_fails_closed() {
         .code(127)
         .stderr(predicates::str::contains("cannot run no-such-program-xyz"));
 }
+
+#[test]
+fn json_errors_are_one_json_object_on_stdout() {
+    let sb = Sandbox::new();
+    let repo = loki_test_support::GitRepo::new();
+    repo.write("a.txt", "a\n");
+    repo.commit("init");
+    let out = sandboxed(&sb, repo.path())
+        .args(["status", "--json", "run_not_an_id"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert!(
+        v["error"].as_str().unwrap().contains("run_not_an_id"),
+        "{v}"
+    );
+    assert_eq!(v["exit_code"], 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error:"));
+}
