@@ -298,18 +298,27 @@ impl SideTree {
         cache_dir: &Path,
     ) -> Result<SideTree, ChecksError> {
         let started = std::time::Instant::now();
-        let dir = match Place::kept(cache_dir, checkout, role) {
+        // Runs wrapped in a box of their own (a build run's checks of the agent's code) cannot
+        // reach the cache, which the box denies: their trees and build directories are private
+        // and temporary, as before trees were kept.
+        let boxed = !opts.wrapper.is_empty();
+        let kept = if boxed {
+            None
+        } else {
+            Place::kept(cache_dir, checkout, role)
+        };
+        let dir = match kept {
             Some(kept) => kept,
             None => Place::temp(role, opts)?,
         };
+        let builds = if boxed { dir.path() } else { cache_dir };
         let root = dir.path().join("tree");
         git.export_tree(tree, &root)
             .map_err(|source| ChecksError::Git {
                 action: "export a tree to run its tests",
                 source,
             })?;
-        let prepared =
-            crate::isolate::prepare(checkout, &root, checks, role, &opts.env, cache_dir)?;
+        let prepared = crate::isolate::prepare(checkout, &root, checks, role, &opts.env, builds)?;
         let fence = opts.fence.as_ref().map(|f| {
             let mut write = vec![dir.path().to_path_buf()];
             write.extend(prepared.cargo_target_dir().map(Path::to_path_buf));

@@ -8,7 +8,6 @@ use crate::cli::sandboxed;
 #[test]
 fn the_demo_ends_verified_and_verifies() {
     let sb = Sandbox::new();
-    let started = std::time::Instant::now();
     let out = sandboxed(&sb, sb.home())
         .arg("demo")
         .assert()
@@ -17,13 +16,10 @@ fn the_demo_ends_verified_and_verifies() {
         .stdout
         .clone();
     let out = String::from_utf8(out).unwrap();
-    assert!(
-        started.elapsed().as_secs() < 60,
-        "the demo took {:?}",
-        started.elapsed()
-    );
     assert!(out.contains("\nOutcome:    VERIFIED\n"), "{out}");
     assert!(out.contains("\nVerify:     VERIFIED\n"), "{out}");
+    // The judge ran the base and the hybrids inside the build's box: nothing it could not judge.
+    assert!(!out.contains("cannot judge"), "{out}");
     let digest = out
         .lines()
         .find_map(|l| l.strip_prefix("Receipt:    sha256:"))
