@@ -67,5 +67,5 @@ pub use error::AgentError;
 pub use http::HttpOptions;
 pub use message::{Message, Request, Response, StopReason, ToolCall, ToolSpec, Usage};
 pub use provider::{BoxFuture, Provider};
-pub use tools::{Finish, FinishStatus};
+pub use tools::{Finish, FinishStatus, RunHook};
 pub use transcript::Transcript;

@@ -124,9 +124,21 @@ pub struct ToolOptions {
     /// Cancels a `run` command in flight (its whole process group is killed), e.g. on Ctrl-C:
     /// dropping the session's future alone would leave the child running until its timeout.
     pub cancel: Option<loki_core::process::Cancel>,
-    /// An argv prefix every `run` command goes through (the engine's filesystem confinement,
-    /// `loki __confine …`); empty: commands run directly.
+    /// An argv prefix every `run` command goes through (the model box, `loki __confine …`);
+    /// empty: commands run directly.
     pub run_wrapper: Vec<std::ffi::OsString>,
+    /// Told each `run` command before it starts (the CLI shows them with `-v`).
+    pub on_run: Option<RunHook>,
+}
+
+/// A callback given each command the model runs, as the model wrote it.
+#[derive(Clone)]
+pub struct RunHook(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for RunHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RunHook")
+    }
 }
 
 impl Default for ToolOptions {
@@ -138,6 +150,7 @@ impl Default for ToolOptions {
             run_env: None,
             cancel: None,
             run_wrapper: Vec::new(),
+            on_run: None,
         }
     }
 }
@@ -514,6 +527,9 @@ async fn run(
     let mut timeout = asked.min(opts.max_run_timeout);
     if let Some(left) = time_left {
         timeout = timeout.min(left);
+    }
+    if let Some(hook) = &opts.on_run {
+        (hook.0)(&command);
     }
     let mut spec = loki_core::process::Spec::new("sh", wt.root())
         .args(["-c", command.as_str()])

@@ -224,6 +224,8 @@ impl RunFence {
             deny: Vec::new(),
             write,
             read_only: self.protect.clone(),
+            list: Vec::new(),
+            network: loki_core::confine::Network::Allowed,
         }
         .wrapper(&self.exe)
     }

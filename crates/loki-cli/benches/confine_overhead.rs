@@ -62,6 +62,8 @@ fn main() {
             PathBuf::from("/dev"),
         ],
         read_only: vec![repo.path().to_path_buf()],
+        list: Vec::new(),
+        network: loki_core::confine::Network::Denied,
     };
     let argv = policy.wrapper(&loki);
     let plain = median(|| Command::new("true"));

@@ -1,15 +1,20 @@
-//! `loki __confine --deny P… --write P… --read-only P… -- program args…`: the hidden wrapper through which the
-//! engine starts untrusted commands. It confines itself with [`loki_core::confine`] and then
-//! `exec`s the program, which inherits the confinement (so does everything it starts).
+//! `loki __confine --deny P… --write P… --read-only P… --list P… [--no-network] -- program args…`: the
+//! hidden wrapper through which every model-driven command starts untrusted commands. It confines
+//! itself with [`loki_core::confine`] and then `exec`s the program, which inherits the
+//! confinement (so does everything it starts).
+//!
+//! `--no-network` denies TCP through Landlock ABI 4 where the kernel has it; elsewhere the
+//! wrapper first moves into a new network namespace ([`loki_core::confine::unshare_network`]).
 //!
 //! It is handled before argument parsing: it takes no global flags, and its own output is only
 //! an error line. Exit codes: 126 when the confinement cannot be set up (the command never runs
-//! unconfined: fail closed), 127 when the program cannot be executed, otherwise the program's.
+//! unconfined, nor with the network it was denied: fail closed), 127 when the program cannot be
+//! executed, otherwise the program's.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
-use loki_core::confine::{Enforcement, Policy, restrict_self};
+use loki_core::confine::{Enforcement, Network, NetworkMechanism, Policy, restrict_self};
 
 /// Runs the wrapper on the arguments after `__confine`; returns only on failure.
 pub fn run(args: &[OsString]) -> u8 {
@@ -33,6 +38,11 @@ pub fn run(args: &[OsString]) -> u8 {
                 Some(p) => policy.read_only.push(p.into()),
                 None => return usage("--read-only needs a path"),
             },
+            Some("--list") => match rest.next() {
+                Some(p) => policy.list.push(p.into()),
+                None => return usage("--list needs a path"),
+            },
+            Some("--no-network") => policy.network = Network::Denied,
             Some("--") => break,
             Some(other) => return usage(&format!("unexpected argument {other:?}")),
             None => return usage("missing `-- program args…`"),
@@ -41,6 +51,16 @@ pub fn run(args: &[OsString]) -> u8 {
     let Some(program) = rest.next() else {
         return usage("missing the program after `--`");
     };
+    // The namespace comes first: its uid and gid maps are written under /proc, which the
+    // filesystem rules would refuse. A user namespace needs a single-threaded process; the
+    // support probe's thread has been joined by then.
+    if policy.network == Network::Denied
+        && loki_core::confine::support().network() == NetworkMechanism::Namespace
+        && let Err(e) = loki_core::confine::unshare_network()
+    {
+        eprintln!("loki: {e}; the command was not run");
+        return 126;
+    }
     // Any enforcement level goes on: the engine checks availability before it relies on the
     // wrapper, and a kernel that enforces nothing is reported there, not here.
     if let Err(e) = restrict_self(&policy).map(|_: Enforcement| ()) {
@@ -58,7 +78,7 @@ pub fn run(args: &[OsString]) -> u8 {
 
 fn usage(what: &str) -> u8 {
     eprintln!(
-        "loki __confine: {what} (usage: loki __confine [--deny PATH]… [--write PATH]… [--read-only PATH]… -- PROGRAM [ARGS]…)"
+        "loki __confine: {what} (usage: loki __confine [--deny PATH]… [--write PATH]… [--read-only PATH]… [--list PATH]… [--no-network] -- PROGRAM [ARGS]…)"
     );
     126
 }

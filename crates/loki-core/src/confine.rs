@@ -9,7 +9,9 @@
 //!
 //! Landlock only grants: a rule on a directory covers everything beneath it. A denied path is
 //! therefore carved out ([`rules`]): every directory on the way from `/` to it gets no rule
-//! itself, and each of its other entries gets read access; the denied path gets nothing.
+//! itself, and each of its other entries gets read access; the denied path gets nothing. A
+//! symbolic link on the way gets no rule either (a rule would grant its target, perhaps a
+//! denied path); its target is reachable where it really is.
 //! Consequences, said plainly: listing a directory on such a way (`ls /`, `ls ~`) is refused,
 //! and an entry created there after the rules were made is not reachable.
 //!
@@ -19,26 +21,77 @@
 //! does this in a hidden subcommand ([`Policy::wrapper`] builds its command line), so no
 //! `pre_exec` code runs in a forked child of a multi-threaded process.
 //!
+//! A write path that holds a denied or read-only path (the checkout `loki ask` works in, whose
+//! `.git` stays read-only) is carved the same way: its existing entries are writable, but a new
+//! entry at its top cannot be created by a confined command (the agent's file tools, which run
+//! in loki, still can). A directory named in [`Policy::list`] gets a list-only rule, so that
+//! `ls` and `git status` work at the top of such a checkout; it shows the names (never the
+//! contents) of everything beneath, so it is never given around loki's home.
+//!
+//! # The model box
+//! Every model-driven command (`loki ask`, a build run's sessions and checks, CLI agents) runs in
+//! one box, built by [`Policy::model_box`] from a [`BoxSpec`]: loki's home and signing key, other
+//! runs' records and worktrees, and the user's credential files ([`CREDENTIALS`]) are denied;
+//! writes go only to the worktree (never its protected paths) and the run's private directory
+//! (private `HOME`, `TMPDIR`, tool caches) and `/dev`; toolchains, caches and every `PATH`
+//! directory are read-only. The network is denied unless the spec allows it
+//! ([`Network::Denied`]): TCP connect and bind through Landlock ABI 4 where the kernel has it,
+//! else a new network namespace made by the wrapper ([`unshare_network`]); Landlock does not
+//! cover UDP, so with ABI 4 datagrams (DNS) still leave.
+//!
 //! # Failure modes
 //! A kernel without Landlock (before 5.13, or disabled) enforces nothing: [`available`] says so
 //! up front, so callers can record that the isolation was not enforced; [`restrict_self`]
 //! returns [`Enforcement::NotEnforced`] rather than pretending. A policy path that does not exist
-//! is skipped (there is nothing to protect or to write there).
+//! is skipped (there is nothing to protect or to write there). A policy that denies the network
+//! where neither mechanism works is refused by the wrapper ([`ConfineError::Network`]): the
+//! command does not run with the network on.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus,
+    ABI, Access, AccessFs, AccessNet, BitFlags, LandlockStatus, PathBeneath, PathFd, Ruleset,
+    RulesetAttr, RulesetCreatedAttr, RulesetStatus,
 };
 
 /// The Landlock ABI whose rights are handled. V5 covers reads, writes, renames across
 /// directories, truncation and device ioctls; later ABIs add unix-socket and signal scoping,
 /// which would break tools (docker, ssh-agent) without protecting files.
 const TARGET_ABI: ABI = ABI::V5;
+/// The first Landlock ABI with TCP rules.
+const TCP_ABI: u32 = 4;
 /// The hidden subcommand of `loki` that confines itself and runs a command.
 pub const WRAPPER_SUBCOMMAND: &str = "__confine";
+
+/// Credential files and directories under the user's `HOME` that no model box can open.
+pub const CREDENTIALS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker/config.json",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".git-credentials",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+];
+
+/// Whether a confined command may use the network.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Network {
+    /// Not restricted (the checks of the agent's code; `agent.network = "on"`).
+    #[default]
+    Allowed,
+    /// TCP connect and bind refused (Landlock ABI 4), or no network at all (a namespace).
+    Denied,
+}
 
 /// What a confined command may touch (see the module doc).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,13 +103,88 @@ pub struct Policy {
     /// Never writable, even inside a `write` path (a repository checkout under the temporary
     /// directory); a `write` path inside one (the run's worktree) is still writable.
     pub read_only: Vec<PathBuf>,
+    /// Directories whose entries (and everything's beneath) may be listed, not read.
+    pub list: Vec<PathBuf>,
+    pub network: Network,
 }
 
-/// One Landlock rule: `path` and whether writing is allowed beneath it (reading always is).
+/// What a rule grants beneath its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant {
+    /// Read and execute.
+    Read,
+    /// Everything.
+    Write,
+    /// Only listing directories (a carved write path itself: see the module doc).
+    List,
+}
+
+/// One Landlock rule: `path` and what it grants beneath it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     pub path: PathBuf,
-    pub write: bool,
+    pub grant: Grant,
+}
+
+/// Where a model box is drawn (see the module doc and [`Policy::model_box`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BoxSpec {
+    /// Where the model works: writable, apart from `protect`.
+    pub worktree: Option<PathBuf>,
+    /// Read-only even inside the worktree (the checkout's `.git` and `.loki` for `loki ask`).
+    pub protect: Vec<PathBuf>,
+    /// The run's private directory (private `HOME`, `TMPDIR`, tool caches): writable.
+    pub private: PathBuf,
+    /// loki's home and the signing key file: denied.
+    pub secrets: Vec<PathBuf>,
+    /// Other runs' records and worktrees, or the whole repository for the wall author: denied.
+    pub others: Vec<PathBuf>,
+    /// The user's real home, whose [`CREDENTIALS`] are denied.
+    pub home: Option<PathBuf>,
+    /// More writable paths loki's own helpers need (the checks' report directories and cache).
+    pub also_write: Vec<PathBuf>,
+    /// Read-only paths besides `protect` (the user's checkout around a run's worktree).
+    pub also_read_only: Vec<PathBuf>,
+    /// List-only directories ([`Policy::list`]).
+    pub list: Vec<PathBuf>,
+    pub network: Network,
+}
+
+/// How a box turns the network off on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkMechanism {
+    /// Landlock ABI 4: TCP connect and bind refused; UDP not covered.
+    LandlockTcp,
+    /// A new, empty network namespace, made by the wrapper (root, or unprivileged user
+    /// namespaces); when the kernel refuses it the command does not start.
+    Namespace,
+}
+
+/// What this kernel's Landlock supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Support {
+    /// The Landlock ABI version (0: none).
+    pub abi: u32,
+    /// Whether a ruleset was enforced by the probe.
+    pub enforced: bool,
+}
+
+impl Support {
+    /// Filesystem rules are enforced.
+    #[must_use]
+    pub fn filesystem(self) -> bool {
+        self.enforced && self.abi >= 1
+    }
+
+    /// How [`Network::Denied`] is enforced here.
+    #[must_use]
+    pub fn network(self) -> NetworkMechanism {
+        if self.enforced && self.abi >= TCP_ABI {
+            NetworkMechanism::LandlockTcp
+        } else {
+            NetworkMechanism::Namespace
+        }
+    }
 }
 
 /// How much of a policy the kernel enforces.
@@ -80,6 +208,10 @@ pub enum ConfineError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "cannot turn the network off (no Landlock ABI 4, and no network namespace: {0}); set agent.network = \"on\" to run with it"
+    )]
+    Network(String),
 }
 
 impl crate::exit::Classify for ConfineError {
@@ -87,7 +219,9 @@ impl crate::exit::Classify for ConfineError {
     /// safely, which is a failure, not the user's input.
     fn exit_class(&self) -> crate::exit::ExitClass {
         match self {
-            ConfineError::Ruleset(_) | ConfineError::Path { .. } => crate::exit::ExitClass::Failure,
+            ConfineError::Ruleset(_) | ConfineError::Path { .. } | ConfineError::Network(_) => {
+                crate::exit::ExitClass::Failure
+            }
         }
     }
 }
@@ -107,33 +241,118 @@ impl Policy {
         for p in &self.read_only {
             argv.extend(["--read-only".into(), p.clone().into_os_string()]);
         }
+        for p in &self.list {
+            argv.extend(["--list".into(), p.clone().into_os_string()]);
+        }
+        if self.network == Network::Denied {
+            argv.push("--no-network".into());
+        }
         argv.push("--".into());
         argv
     }
+
+    /// The one policy of every model-driven command (see the module doc).
+    #[must_use]
+    pub fn model_box(spec: &BoxSpec) -> Policy {
+        let mut deny: Vec<PathBuf> = spec.secrets.clone();
+        deny.extend(spec.others.iter().cloned());
+        if let Some(home) = &spec.home {
+            deny.extend(CREDENTIALS.iter().map(|c| home.join(c)));
+        }
+        let mut write: Vec<PathBuf> = spec.worktree.iter().cloned().collect();
+        write.push(spec.private.clone());
+        // Terminals and /dev/null; nothing there outlives the run.
+        write.push(PathBuf::from("/dev"));
+        write.extend(spec.also_write.iter().cloned());
+        let mut read_only = spec.protect.clone();
+        read_only.extend(spec.also_read_only.iter().cloned());
+        Policy {
+            deny,
+            write,
+            read_only,
+            list: spec.list.clone(),
+            network: spec.network,
+        }
+    }
 }
 
-/// Whether this kernel enforces Landlock: a throwaway thread restricts itself (Landlock
-/// restricts only the calling thread) and reports how much was enforced. Asked once per process.
+/// Whether this kernel enforces Landlock filesystem rules ([`support`]).
 #[must_use]
 pub fn available() -> bool {
-    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVAILABLE.get_or_init(probe_kernel)
+    support().filesystem()
 }
 
-fn probe_kernel() -> bool {
+/// What this kernel enforces: a throwaway thread restricts itself (Landlock restricts only the
+/// calling thread) and reports how much was enforced and the kernel's ABI. Asked once per
+/// process.
+#[must_use]
+pub fn support() -> Support {
+    static SUPPORT: std::sync::OnceLock<Support> = std::sync::OnceLock::new();
+    *SUPPORT.get_or_init(probe_kernel)
+}
+
+fn probe_kernel() -> Support {
     let probe = std::thread::spawn(|| {
         Ruleset::default()
             .handle_access(AccessFs::from_all(TARGET_ABI))
             .and_then(landlock::Ruleset::create)
             .and_then(landlock::RulesetCreated::restrict_self)
-            .map(|s| s.ruleset)
     });
-    matches!(
-        probe.join(),
-        Ok(Ok(
+    let Ok(Ok(status)) = probe.join() else {
+        return Support {
+            abi: 0,
+            enforced: false,
+        };
+    };
+    let abi = match status.landlock {
+        LandlockStatus::Available {
+            effective_abi,
+            kernel_abi,
+        } => kernel_abi
+            .and_then(|k| u32::try_from(k).ok())
+            // The ABI enum is non-exhaustive, so it cannot be cast: its Display is the number.
+            .unwrap_or_else(|| effective_abi.to_string().parse().unwrap_or(0)),
+        LandlockStatus::NotEnabled | LandlockStatus::NotImplemented => 0,
+    };
+    Support {
+        abi,
+        enforced: matches!(
+            status.ruleset,
             RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced
-        ))
-    )
+        ),
+    }
+}
+
+/// Moves the calling process into a new network namespace with no interface up, so nothing it
+/// starts can reach any host (not even loopback). Plain `unshare` needs `CAP_SYS_ADMIN`; an
+/// unprivileged process first gets a user namespace of its own, mapping its user and group to
+/// themselves so files keep their owners. Call it single-threaded, before [`restrict_self`].
+pub fn unshare_network() -> Result<(), ConfineError> {
+    use rustix::thread::UnshareFlags;
+    #[expect(
+        deprecated,
+        reason = "unshare_unsafe is unsafe only for CLONE_FILES, which is not asked for; unsafe code is forbidden here"
+    )]
+    let unshare = rustix::thread::unshare;
+    if unshare(UnshareFlags::NEWNET).is_ok() {
+        return Ok(());
+    }
+    let uid = rustix::process::getuid().as_raw();
+    let gid = rustix::process::getgid().as_raw();
+    unshare(UnshareFlags::NEWUSER | UnshareFlags::NEWNET)
+        .map_err(|e| ConfineError::Network(e.to_string()))?;
+    let write = |file: &str, text: String| {
+        use std::io::Write as _;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(file)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| ConfineError::Network(format!("{file}: {e}")))
+    };
+    // setgroups must be denied before an unprivileged process may write its gid_map.
+    write("/proc/self/setgroups", "deny".into())?;
+    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1"))
 }
 
 /// The rules that implement `policy` (see the module doc). Paths are made absolute and
@@ -154,27 +373,37 @@ pub fn rules(policy: &Policy) -> Vec<Rule> {
             .filter_map(|p| p.canonicalize().ok()),
     );
     let mut out = Vec::new();
-    carve(Path::new("/"), &deny, false, &mut out);
+    carve(Path::new("/"), &deny, Grant::Read, &mut out);
     for w in &policy.write {
         let Ok(w) = w.canonicalize() else { continue };
         // A write path inside a denied one would reopen it; one around a denied or read-only
         // path (a temporary directory holding loki's home or a checkout) is carved like `/`.
         if !deny.iter().any(|d| w.starts_with(d)) {
-            carve(&w, &stop, true, &mut out);
+            carve(&w, &stop, Grant::Write, &mut out);
         }
     }
+    out.extend(
+        policy
+            .list
+            .iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .map(|path| Rule {
+                path,
+                grant: Grant::List,
+            }),
+    );
     out
 }
 
-/// Rules (`write` or read-only) for everything under `dir` except the denied paths.
-fn carve(dir: &Path, deny: &[PathBuf], write: bool, out: &mut Vec<Rule>) {
+/// Rules (`grant`) for everything under `dir` except the denied paths.
+fn carve(dir: &Path, deny: &[PathBuf], grant: Grant, out: &mut Vec<Rule>) {
     if deny.iter().any(|d| d == dir) {
         return;
     }
     if !deny.iter().any(|d| d.starts_with(dir)) {
         out.push(Rule {
             path: dir.to_path_buf(),
-            write,
+            grant,
         });
         return;
     }
@@ -184,12 +413,19 @@ fn carve(dir: &Path, deny: &[PathBuf], write: bool, out: &mut Vec<Rule>) {
     let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     children.sort();
     for child in children {
-        // A symlink is followed by the rule (O_PATH): only a real directory is walked into.
-        let is_dir = std::fs::symlink_metadata(&child).is_ok_and(|m| m.is_dir());
-        if is_dir {
-            carve(&child, deny, write, out);
+        let Ok(meta) = std::fs::symlink_metadata(&child) else {
+            continue;
+        };
+        // A rule on a symlink would grant its target (the rule's descriptor follows it), which
+        // may be a denied path (`~/keys -> ~/.loki/keys`): a link gets no rule of its own, and
+        // what it points to is reachable only where its real place is.
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        if meta.is_dir() {
+            carve(&child, deny, grant, out);
         } else if !deny.contains(&child) {
-            out.push(Rule { path: child, write });
+            out.push(Rule { path: child, grant });
         }
     }
 }
@@ -200,21 +436,32 @@ pub fn restrict_self(policy: &Policy) -> Result<Enforcement, ConfineError> {
     let err = |e: landlock::RulesetError| ConfineError::Ruleset(e.to_string());
     let all = AccessFs::from_all(TARGET_ABI);
     let read = AccessFs::from_read(TARGET_ABI);
-    let mut ruleset = Ruleset::default()
-        .handle_access(all)
-        .map_err(err)?
-        .create()
-        .map_err(err)?;
+    let mut base = Ruleset::default().handle_access(all).map_err(err)?;
+    if policy.network == Network::Denied && support().network() == NetworkMechanism::LandlockTcp {
+        // Handled with no rule allowing any port: every TCP connect and bind is refused.
+        base = base
+            .handle_access(AccessNet::from_all(ABI::V4))
+            .map_err(err)?;
+    }
+    let mut ruleset = base.create().map_err(err)?;
     for rule in rules(policy) {
         // Gone since the walk (a temporary file): nothing to grant.
         let Ok(fd) = PathFd::new(&rule.path) else {
             continue;
         };
         let is_dir = std::fs::metadata(&rule.path).is_ok_and(|m| m.is_dir());
-        let mut access: BitFlags<AccessFs> = if rule.write { all } else { read };
+        let mut access: BitFlags<AccessFs> = match rule.grant {
+            Grant::Write => all,
+            Grant::Read => read,
+            Grant::List => AccessFs::ReadDir.into(),
+        };
         if !is_dir {
             // Directory rights on a file are refused by the kernel.
             access &= AccessFs::from_file(TARGET_ABI);
+        }
+        if access.is_empty() {
+            // A list-only rule on a file grants nothing.
+            continue;
         }
         ruleset = ruleset
             .add_rule(PathBeneath::new(fd, access))
@@ -257,34 +504,57 @@ mod tests {
                 root.clone(),
             ],
             read_only: vec![root.join("repo")],
+            list: vec![root.join("repo")],
+            network: Network::Allowed,
         };
         let got = rules(&policy);
-        let under: Vec<(String, bool)> = got
+        let under: Vec<(String, Grant)> = got
             .iter()
             .filter_map(|r| {
                 r.path
                     .strip_prefix(&root)
                     .ok()
-                    .map(|p| (p.display().to_string(), r.write))
+                    .map(|p| (p.display().to_string(), r.grant))
             })
             .collect();
+        let (r, w, l) = (Grant::Read, Grant::Write, Grant::List);
+        // `repo` is listed only because the policy names it.
         assert_eq!(
             under,
             [
-                ("home/.cargo".to_string(), false),
-                ("home/notes.txt".to_string(), false),
-                ("repo/src".to_string(), false),
-                ("repo/src".to_string(), true),
-                ("home/.cargo".to_string(), true),
-                ("home/notes.txt".to_string(), true),
-                ("home/.cargo".to_string(), true),
-                ("home/notes.txt".to_string(), true),
+                ("home/.cargo".to_string(), r),
+                ("home/notes.txt".to_string(), r),
+                ("repo/src".to_string(), r),
+                ("repo/src".to_string(), w),
+                ("home/.cargo".to_string(), w),
+                ("home/notes.txt".to_string(), w),
+                ("home/.cargo".to_string(), w),
+                ("home/notes.txt".to_string(), w),
+                ("repo".to_string(), l),
             ]
         );
         // Nothing on the way to a denied path is granted as a whole.
-        for r in &got {
+        for r in got.iter().filter(|r| r.grant != Grant::List) {
             assert!(!policy.deny.iter().any(|d| d.starts_with(&r.path)), "{r:?}");
         }
+    }
+
+    #[test]
+    fn a_symlink_beside_a_denied_path_does_not_reopen_it() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("home/.loki/keys")).unwrap();
+        std::os::unix::fs::symlink(root.join("home/.loki/keys"), root.join("home/keys")).unwrap();
+        let policy = Policy {
+            deny: vec![root.join("home/.loki")],
+            write: vec![root.join("home")],
+            ..Policy::default()
+        };
+        let got = rules(&policy);
+        assert!(
+            !got.iter().any(|r| r.path == root.join("home/keys")),
+            "{got:?}"
+        );
     }
 
     #[test]
@@ -293,6 +563,8 @@ mod tests {
             deny: vec!["/h/.loki".into()],
             write: vec!["/w".into(), "/tmp".into()],
             read_only: vec!["/tmp/repo".into()],
+            list: vec!["/tmp/repo".into()],
+            network: Network::Denied,
         };
         let argv: Vec<String> = p
             .wrapper(Path::new("/bin/loki"))
@@ -312,8 +584,54 @@ mod tests {
                 "/tmp",
                 "--read-only",
                 "/tmp/repo",
+                "--list",
+                "/tmp/repo",
+                "--no-network",
                 "--"
             ]
         );
+    }
+
+    #[test]
+    fn the_model_box_denies_secrets_and_credentials_and_writes_only_its_own_places() {
+        let spec = BoxSpec {
+            worktree: Some("/r/.loki/worktrees/w".into()),
+            protect: vec!["/r/.loki/worktrees/w/.git".into()],
+            private: "/tmp/loki-agent-x".into(),
+            secrets: vec!["/h/.loki".into()],
+            others: vec!["/r/.loki/runs".into()],
+            home: Some("/h".into()),
+            also_write: Vec::new(),
+            also_read_only: vec!["/r".into()],
+            list: Vec::new(),
+            network: Network::Denied,
+        };
+        let p = Policy::model_box(&spec);
+        for denied in [
+            "/h/.loki",
+            "/r/.loki/runs",
+            "/h/.ssh",
+            "/h/.aws",
+            "/h/.config/gh",
+            "/h/.netrc",
+            "/h/.docker/config.json",
+            "/h/.git-credentials",
+            "/h/.npmrc",
+            "/h/.pypirc",
+            "/h/.cargo/credentials",
+            "/h/.cargo/credentials.toml",
+        ] {
+            assert!(p.deny.contains(&PathBuf::from(denied)), "{denied}");
+        }
+        let write: Vec<&str> = p.write.iter().filter_map(|w| w.to_str()).collect();
+        assert_eq!(write, ["/r/.loki/worktrees/w", "/tmp/loki-agent-x", "/dev"]);
+        assert_eq!(
+            p.read_only,
+            [
+                PathBuf::from("/r/.loki/worktrees/w/.git"),
+                PathBuf::from("/r")
+            ]
+        );
+        assert_eq!(p.network, Network::Denied);
     }
 }

@@ -63,7 +63,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
     let fence = crate::isolation::Fence::without_git(author_dir.path())?;
     let brief = wall::brief(&s.opts.task.text, &i.map.file_list());
     // The author is denied the repository itself, not only given an empty directory.
-    let wrapper = s.confinement(&fence, None);
+    let wrapper = s.confinement(&fence, crate::isolation::Scope::Author);
     let report = s.session(
         WALL_SESSION,
         "You write acceptance tests before the code exists.",

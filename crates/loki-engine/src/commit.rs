@@ -11,6 +11,8 @@ use crate::engine::{RunState, Step};
 
 /// The commit stage of a run (see the module doc).
 pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    // The checks ran the agent's code in the worktree too.
+    crate::intake::restore_git_link(s)?;
     let Some(i) = &s.intake else {
         return Ok(Step::Skipped("no worktree".into()));
     };

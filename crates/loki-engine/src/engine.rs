@@ -86,8 +86,10 @@ pub(crate) struct RunState<'a> {
     pub stage_times: Vec<(String, f64)>,
     pub head: Option<String>,
     pub checks_s: f64,
-    /// The confinement wrapper of the agent's commands and the checks (empty: none).
+    /// The model box's wrapper of the agent's commands (empty: none).
     pub wrapper: Vec<std::ffi::OsString>,
+    /// The wrapper of the checks of the agent's code (empty: none).
+    pub check_wrapper: Vec<std::ffi::OsString>,
 }
 
 impl RunState<'_> {
@@ -99,26 +101,46 @@ impl RunState<'_> {
         self.sessions.iter().filter_map(|s| s.cost_usd).sum()
     }
 
-    /// The confinement wrapper for commands behind `fence` (`worktree`: see
+    /// The model box's wrapper for commands behind `fence` for `scope` (see
     /// [`crate::isolation::Fence::policy`]), or none with the reason noted for NOT PROVEN.
     pub(crate) fn confinement(
         &mut self,
         fence: &crate::isolation::Fence,
-        worktree: Option<&std::path::Path>,
+        scope: crate::isolation::Scope<'_>,
     ) -> Vec<std::ffi::OsString> {
+        use loki_core::confine::Network;
         let Some(exe) = &self.opts.confine_exe else {
             self.note_once("isolation: the agent's commands were not confined to the worktree (no confinement wrapper)");
+            self.note_once("network: the agent's commands were not cut off from the network (no confinement wrapper)");
             return Vec::new();
         };
         if !loki_core::confine::available() {
             self.note_once("isolation: Landlock is not available on this kernel, so the agent's commands could open files outside the worktree by absolute path");
+            self.note_once("network: the agent's commands were not cut off from the network (no box on this kernel)");
             return Vec::new();
         }
         // A write rule needs its directory to exist: the checks' cache may not yet.
         let _ = std::fs::create_dir_all(self.repo.loki_dir().join("cache"));
         let mut secrets = vec![self.opts.home.clone()];
         secrets.extend(self.opts.key_env.signing_key_file.clone());
-        fence.policy(&self.repo, worktree, &secrets).wrapper(exe)
+        let cli = matches!(self.opts.backend, loki_agent::Backend::Cli(_));
+        let network = if cli {
+            Network::Allowed
+        } else {
+            self.opts.network
+        };
+        if !matches!(scope, crate::isolation::Scope::Checks(_)) {
+            if cli {
+                self.note_once("network: the CLI agent talks to its own model, so its commands had network access");
+            } else if network == Network::Allowed {
+                self.note_once(
+                    "network: the agent's commands had network access (agent.network = \"on\")",
+                );
+            }
+        }
+        fence
+            .policy(&self.repo, scope, &secrets, network)
+            .wrapper(exe)
     }
 
     pub(crate) fn note_once(&mut self, note: &str) {
@@ -202,6 +224,7 @@ impl RunState<'_> {
             prices: &self.opts.prices,
             cancel: &self.opts.cancel,
             wrapper,
+            on_command: self.opts.on_command.clone(),
         };
         let report = session::run(&self.opts.backend, &spec, &mut self.log)?;
         if let Some(e) = &report.error {
@@ -333,6 +356,7 @@ pub fn run_build(
         head: None,
         checks_s: 0.0,
         wrapper: Vec::new(),
+        check_wrapper: Vec::new(),
     };
     work(&mut s)?;
     stage(&mut s, "commit", commit::stage)?;

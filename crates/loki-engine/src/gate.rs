@@ -25,7 +25,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         log_dir: s.run_dir.join("checks").join("gate"),
         env: check_env(s, i),
         rerun_failed: false,
-        wrapper: s.wrapper.clone(),
+        wrapper: s.check_wrapper.clone(),
         confine_exe: None,
         fence: None,
     };

@@ -96,6 +96,7 @@ fn after_session(
     report: &SessionReport,
     label: &str,
 ) -> Result<String, EngineError> {
+    crate::intake::restore_git_link(s)?;
     let Some(i) = &s.intake else {
         return Ok(String::new());
     };

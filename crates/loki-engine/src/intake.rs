@@ -58,6 +58,33 @@ pub struct Intake {
     pub fence: Fence,
     /// Holds the agent's private home and git directory; removed when the run ends.
     pub private: tempfile::TempDir,
+    /// The worktree's `.git` file as git wrote it ([`restore_git_link`]).
+    pub git_link: Vec<u8>,
+}
+
+/// Puts the worktree's `.git` file back as git wrote it when a command in the box changed it,
+/// and says so in NOT PROVEN. The box lets the agent write its worktree, this file included;
+/// loki's own git calls follow it, and a rewritten one could point them at a repository whose
+/// configuration (filter drivers, an external diff) runs programs outside the box.
+pub(crate) fn restore_git_link(s: &mut RunState<'_>) -> Result<(), EngineError> {
+    let Some(i) = &s.intake else {
+        return Ok(());
+    };
+    let link = i.worktree.join(".git");
+    if std::fs::symlink_metadata(&link).is_ok_and(|m| m.is_file())
+        && std::fs::read(&link).is_ok_and(|b| b == i.git_link)
+    {
+        return Ok(());
+    }
+    // Whatever is there (a directory, a symlink, other text) goes; git's own file comes back.
+    if std::fs::symlink_metadata(&link).is_ok_and(|m| m.is_dir()) {
+        std::fs::remove_dir_all(&link).map_err(|e| EngineError::io("remove", &link, e))?;
+    }
+    loki_core::fs::write_atomic(&link, &i.git_link)?;
+    s.note_once(
+        "isolation: a command in the box rewrote the worktree's .git file; loki restored it",
+    );
+    Ok(())
 }
 
 /// The base commit, after checking that the tree is clean.
@@ -132,6 +159,8 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         std::fs::create_dir_all(parent).map_err(|e| EngineError::io("create", parent, e))?;
     }
     git.worktree_add(&worktree, &branch, base)?;
+    let link = worktree.join(".git");
+    let git_link = std::fs::read(&link).map_err(|e| EngineError::io("read", &link, e))?;
     let private = tempfile::Builder::new()
         .prefix("loki-agent-")
         .tempdir()
@@ -159,6 +188,7 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
         tests: TestMap { checks, test_files },
         fence,
         private,
+        git_link,
     })
 }
 
@@ -183,12 +213,25 @@ pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineEr
         if i.checks_cached { ", cached" } else { "" },
         i.tests.test_files.len()
     );
-    s.wrapper = s.confinement(&i.fence, Some(&i.worktree));
+    s.wrapper = s.confinement(&i.fence, crate::isolation::Scope::Agent(&i.worktree));
+    s.check_wrapper = s.confinement(&i.fence, crate::isolation::Scope::Checks(&i.worktree));
     let detail = if s.wrapper.is_empty() {
         detail
     } else {
-        format!("{detail} · confined (Landlock)")
+        format!("{detail} · boxed (Landlock{})", network_word(s))
     };
     s.intake = Some(i);
     Ok(Step::Done(detail))
+}
+
+/// How the agent's network is boxed, for intake's detail line.
+fn network_word(s: &RunState<'_>) -> &'static str {
+    use loki_core::confine::{Network, NetworkMechanism};
+    if matches!(s.opts.backend, loki_agent::Backend::Cli(_)) || s.opts.network == Network::Allowed {
+        return ", network on";
+    }
+    match loki_core::confine::support().network() {
+        NetworkMechanism::LandlockTcp => ", TCP off",
+        NetworkMechanism::Namespace => ", network namespace",
+    }
 }

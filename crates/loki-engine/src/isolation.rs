@@ -2,10 +2,12 @@
 //!
 //! # What the agent gets
 //! - **A scrubbed environment** ([`loki_core::process::scrubbed_env`]: no tokens, no keys, no
-//!   `LOKI_RECEIPT_*`), without `LOKI_HOME`, with `HOME` and `XDG_CONFIG_HOME` pointed at a
-//!   run-private directory outside the repository. Tool homes that live under the real `HOME`
-//!   (`CARGO_HOME`, `RUSTUP_HOME`, `PYENV_ROOT`, `GOPATH`, `NVM_DIR`) are set to where they really
-//!   are, so toolchains keep working; they hold no secrets loki knows of.
+//!   `LOKI_RECEIPT_*`), without `LOKI_HOME`, with `HOME`, `XDG_CONFIG_HOME`, `XDG_CACHE_HOME` and
+//!   `TMPDIR` pointed at a run-private directory outside the repository. Toolchains that live
+//!   under the real `HOME` (`RUSTUP_HOME`, `PYENV_ROOT`, `GOPATH`, `NVM_DIR`) are named where
+//!   they really are, read-only; `CARGO_HOME` is a private overlay whose entries link to the real
+//!   one (its `bin`, registry and git caches readable, never its credentials), so cargo's locks
+//!   and cache index are written privately. Build caches (`GOCACHE`, npm's, pip's) are private.
 //! - **A private git directory** (`GIT_DIR`, `GIT_WORK_TREE`): a fresh repository whose only ref is
 //!   the run's branch at the base commit and which borrows the object store through
 //!   `objects/info/alternates`. `git log --all` therefore shows the base and its history, never the
@@ -16,30 +18,38 @@
 //! `run` tool gets it as `ToolOptions::run_env`, checks run with it, and CLI agents get it plus
 //! the credentials they need to talk to their own model.
 //!
-//! # Filesystem confinement
-//! Where the kernel has Landlock, everything above also runs confined ([`Fence::policy`],
-//! [`loki_core::confine`]): `$LOKI_HOME` (the signing key), the signing key file named by
+//! # The box
+//! Where the kernel has Landlock, everything above also runs in the model box
+//! ([`Fence::policy`] builds it with [`loki_core::confine::Policy::model_box`] for each
+//! [`Scope`]): `$LOKI_HOME` (the signing key), the signing key file named by
 //! `LOKI_RECEIPT_SIGNING_KEY_FILE`, the repository's run records (`.loki/runs`), other runs'
-//! worktrees and the user's credential files ([`CREDENTIALS`]) cannot be opened at all, even by
-//! absolute path; writes are allowed only in the worktree, the private directory, the temporary
-//! directory, `/dev`, loki's check cache and the tool homes. The wall author's commands cannot
-//! open the repository either. The event log and the receipt are also protected by their hash
-//! chain and signature (tampering is detected, [`crate::seal`]), the wall by its sealed hashes.
+//! worktrees and the user's credential files ([`loki_core::confine::CREDENTIALS`]) cannot be
+//! opened at all, even by absolute path. The agent's commands write only in the worktree, the
+//! private directory and `/dev`; no toolchain, cache or `PATH` directory is writable, and the
+//! network is off unless `agent.network = "on"` (recorded in NOT PROVEN). Checks of the agent's
+//! code also write the shared temporary directory (their report files) and loki's check cache,
+//! with the network on: they are the repository's own tests. The wall author's commands cannot
+//! open the repository either. `loki ask` works in the user's checkout: its `.git` and `.loki`
+//! stay read-only. The event log and the receipt are also protected by their hash chain and
+//! signature (tampering is detected, [`crate::seal`]), the wall by its sealed hashes.
 //!
 //! # Limits (said plainly)
 //! Without Landlock (Linux before 5.13, or disabled) this is environment isolation only: a
 //! process of the same user that knows an absolute path can open it. The receipt says so in NOT
-//! PROVEN. Network access is not restricted.
+//! PROVEN. Landlock ABI 4 refuses TCP only; where the kernel lacks it, a network namespace is
+//! made, and the command does not run when it cannot be. A CLI agent talks to its own model, so
+//! its commands keep the network (recorded in NOT PROVEN).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use loki_core::confine::{BoxSpec, Network};
 use loki_core::process;
 
 use crate::EngineError;
 
-/// Tool homes kept at their real location when `HOME` moves: (variable, default under `HOME`,
-/// an entry a real one has — an empty directory of that name is not a tool home).
+/// Tool homes kept at their real location (read-only) when `HOME` moves: (variable, default
+/// under `HOME`, an entry a real one has — an empty directory of that name is not a tool home).
 const TOOL_HOMES: &[(&str, &str, &str)] = &[
     ("CARGO_HOME", ".cargo", "bin"),
     ("RUSTUP_HOME", ".rustup", "toolchains"),
@@ -47,23 +57,36 @@ const TOOL_HOMES: &[(&str, &str, &str)] = &[
     ("GOPATH", "go", "pkg"),
     ("NVM_DIR", ".nvm", "nvm.sh"),
 ];
-/// Credential files and directories under the user's `HOME` that confined commands cannot open.
-pub const CREDENTIALS: &[&str] = &[
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker/config.json",
-    ".config/gcloud",
-    ".config/gh",
-    ".git-credentials",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
+/// Entries of the real `CARGO_HOME` never linked into the private overlay: credentials, and
+/// the files cargo writes (its locks and cache tracker), which the overlay keeps privately.
+const CARGO_PRIVATE: &[&str] = &[
+    "credentials",
+    "credentials.toml",
+    ".package-cache",
+    ".package-cache-mutate",
+    ".global-cache",
 ];
+
+/// Build caches pointed into the private directory: (variable, directory under it).
+const PRIVATE_CACHES: &[(&str, &str)] = &[
+    ("GOCACHE", "cache/go-build"),
+    ("npm_config_cache", "cache/npm"),
+    ("PIP_CACHE_DIR", "cache/pip"),
+    ("XDG_CACHE_HOME", "cache"),
+];
+
+/// What a [`Fence::policy`] is for.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// The agent's own commands in the run's worktree.
+    Agent(&'a Path),
+    /// The checks of the agent's code in the run's worktree.
+    Checks(&'a Path),
+    /// The wall author: no repository at all.
+    Author,
+    /// `loki ask`: the user's checkout itself, its `.git` and `.loki` read-only.
+    Checkout,
+}
 
 /// Variables never passed to the agent even though their names do not look secret.
 const WITHHELD: &[&str] = &["LOKI_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"];
@@ -102,6 +125,7 @@ impl Fence {
             env: Vec::new(),
         };
         fence.env = fence.build_env(std::env::vars_os());
+        fence.overlay_cargo_home()?;
         Ok(fence)
     }
 
@@ -114,6 +138,7 @@ impl Fence {
             env: Vec::new(),
         };
         fence.env = fence.build_env(std::env::vars_os());
+        fence.overlay_cargo_home()?;
         Ok(fence)
     }
 
@@ -128,64 +153,96 @@ impl Fence {
         self.home.with_file_name("tmp")
     }
 
-    /// The filesystem policy of everything that runs behind this fence (see the module doc).
-    /// `repo` is the user's repository, `worktree` the run's (`None` for the wall author, who is
-    /// denied the whole repository), `secrets` loki's home and key files.
+    /// The private directory (private HOME, TMPDIR, git directory, caches).
+    fn private(&self) -> &Path {
+        self.home.parent().unwrap_or(&self.home)
+    }
+
+    /// The model box of everything that runs behind this fence for `scope` (see the module
+    /// doc). `repo` is the user's repository, `secrets` loki's home and key files.
     #[must_use]
     pub fn policy(
         &self,
         repo: &loki_core::layout::Repo,
-        worktree: Option<&Path>,
+        scope: Scope<'_>,
         secrets: &[PathBuf],
+        network: Network,
     ) -> loki_core::confine::Policy {
-        let mut deny: Vec<PathBuf> = secrets.to_vec();
         let loki_dir = repo.loki_dir();
-        match worktree {
-            Some(own) => {
-                deny.push(loki_dir.join("runs"));
-                let others = std::fs::read_dir(loki_dir.join("worktrees"))
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.as_path() != own);
-                deny.extend(others);
+        let mut spec = BoxSpec {
+            private: self.private().to_path_buf(),
+            secrets: secrets.to_vec(),
+            home: loki_core::env::HOME.get_os().map(PathBuf::from),
+            network,
+            ..BoxSpec::default()
+        };
+        let other_worktrees = |own: Option<&Path>| -> Vec<PathBuf> {
+            std::fs::read_dir(loki_dir.join("worktrees"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| Some(p.as_path()) != own)
+                .collect()
+        };
+        match scope {
+            Scope::Agent(own) | Scope::Checks(own) => {
+                spec.worktree = Some(own.to_path_buf());
+                spec.others.push(loki_dir.join("runs"));
+                spec.others.extend(other_worktrees(Some(own)));
+                // The checkout around the worktree, with its `.git` (hooks, config), read-only.
+                spec.also_read_only.push(repo.root.clone());
             }
-            None => deny.push(repo.root.clone()),
+            Scope::Author => spec.others.push(repo.root.clone()),
+            Scope::Checkout => {
+                spec.worktree = Some(repo.root.clone());
+                spec.others.push(loki_dir.join("runs"));
+                spec.others.extend(other_worktrees(None));
+                spec.protect = vec![repo.root.join(".git"), loki_dir.clone()];
+                spec.list.push(repo.root.clone());
+            }
         }
-        if let Some(home) = loki_core::env::HOME.get_os().map(PathBuf::from) {
-            deny.extend(CREDENTIALS.iter().map(|c| home.join(c)));
+        if let Scope::Checks(_) = scope {
+            // loki's own temporary files for checks (report files) live in the shared
+            // temporary directory; the shared cargo target directory in loki's check cache.
+            spec.also_write.push(std::env::temp_dir());
+            let cache = loki_dir.join("cache");
+            spec.also_write.push(cache);
+            spec.network = Network::Allowed;
         }
-        let var = |name: &str| {
-            self.env
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| PathBuf::from(v))
+        loki_core::confine::Policy::model_box(&spec)
+    }
+
+    /// Points `CARGO_HOME` at a private overlay of the real one (see the module doc): each
+    /// entry but [`CARGO_PRIVATE`] is a symbolic link to the real entry, so cargo reads the
+    /// installed tools and downloaded crates there and writes only its locks, privately.
+    fn overlay_cargo_home(&mut self) -> Result<(), EngineError> {
+        let Some(real) = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "CARGO_HOME")
+            .map(|(_, v)| PathBuf::from(v))
+        else {
+            return Ok(());
         };
-        let mut write: Vec<PathBuf> = Vec::new();
-        write.extend(worktree.map(Path::to_path_buf));
-        // The private directory holds the private HOME and git directory.
-        write.push(self.home.parent().unwrap_or(&self.home).to_path_buf());
-        // loki's own temporary files for checks (report files) live in the shared one.
-        write.push(std::env::temp_dir());
-        write.push(PathBuf::from("/dev"));
-        if worktree.is_some() {
-            write.push(loki_dir.join("cache"));
+        let overlay = self.private().join("cargo-home");
+        std::fs::create_dir_all(&overlay).map_err(|e| EngineError::io("create", &overlay, e))?;
+        let entries = std::fs::read_dir(&real).map_err(|e| EngineError::io("read", &real, e))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if CARGO_PRIVATE.iter().any(|p| name == *p) {
+                continue;
+            }
+            let link = overlay.join(&name);
+            std::os::unix::fs::symlink(entry.path(), &link)
+                .map_err(|e| EngineError::io("link", &link, e))?;
         }
-        let read_only = if worktree.is_some() {
-            vec![repo.root.clone()]
-        } else {
-            Vec::new()
-        };
-        // Tool homes take locks and fill caches (cargo's package cache, Go's module cache).
-        for (name, _, _) in TOOL_HOMES {
-            write.extend(var(name));
+        for (k, v) in &mut self.env {
+            if k == "CARGO_HOME" {
+                *v = overlay.clone().into_os_string();
+            }
         }
-        loki_core::confine::Policy {
-            deny,
-            write,
-            read_only,
-        }
+        Ok(())
     }
 
     /// The agent's whole environment (for checks and CLI agents).
@@ -241,6 +298,12 @@ impl Fence {
             out.push(("PYENV_ROOT".into(), root.into_os_string()));
         }
         out.push(("HOME".into(), self.home.clone().into_os_string()));
+        // Build caches are private: a shared one would be writable from the box.
+        let private = self.private().to_path_buf();
+        out.retain(|(k, _)| !PRIVATE_CACHES.iter().any(|(var, _)| k == var));
+        for (var, dir) in PRIVATE_CACHES {
+            out.push(((*var).into(), private.join(dir).into_os_string()));
+        }
         // A private temporary directory: the shared one may be only partly writable under the
         // confinement (it is carved around loki's home or a checkout that lives in it).
         out.retain(|(k, _)| k != "TMPDIR");
@@ -334,5 +397,54 @@ mod tests {
             assert_eq!(get(gone), None, "{gone}");
         }
         assert_eq!(get("GIT_DIR").as_deref(), Some("/tmp/private/git/.git"));
+        // Build caches are private, whatever the caller had.
+        assert_eq!(
+            get("GOCACHE").as_deref(),
+            Some("/tmp/private/cache/go-build")
+        );
+        assert_eq!(get("XDG_CACHE_HOME").as_deref(), Some("/tmp/private/cache"));
+        assert_eq!(
+            get("npm_config_cache").as_deref(),
+            Some("/tmp/private/cache/npm")
+        );
+    }
+
+    #[test]
+    #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
+    fn cargo_home_is_a_private_overlay_without_credentials() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().join("real-cargo");
+        for d in ["bin", "registry"] {
+            std::fs::create_dir_all(real.join(d)).unwrap();
+        }
+        std::fs::write(real.join("credentials.toml"), "token = 'x'").unwrap();
+        std::fs::write(real.join(".package-cache"), "").unwrap();
+        let private = t.path().join("private");
+        std::fs::create_dir_all(private.join("home")).unwrap();
+        let mut f = Fence {
+            home: private.join("home"),
+            git: None,
+            env: vec![("CARGO_HOME".into(), real.clone().into_os_string())],
+        };
+        f.overlay_cargo_home().unwrap();
+        let overlay = private.join("cargo-home");
+        assert_eq!(
+            f.env,
+            [(
+                OsString::from("CARGO_HOME"),
+                overlay.clone().into_os_string()
+            )]
+        );
+        let mut names: Vec<String> = std::fs::read_dir(&overlay)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["bin", "registry"]);
+        assert_eq!(
+            std::fs::read_link(overlay.join("bin")).unwrap(),
+            real.join("bin")
+        );
     }
 }

@@ -57,6 +57,11 @@ pub struct BuildOptions {
     /// the checks of its code ([`loki_core::confine`]). `None` (a library caller without the
     /// binary): nothing is confined, and the receipt says so in NOT PROVEN.
     pub confine_exe: Option<PathBuf>,
+    /// Whether the agent's commands may use the network (`agent.network`); the choice to allow
+    /// it is recorded in NOT PROVEN.
+    pub network: loki_core::confine::Network,
+    /// Told each command the model runs (`-v`).
+    pub on_command: Option<loki_agent::RunHook>,
 }
 
 impl BuildOptions {
@@ -80,6 +85,8 @@ impl BuildOptions {
             command: Vec::new(),
             max_turns: loki_agent::agent::DEFAULT_MAX_TURNS,
             confine_exe: None,
+            network: loki_core::confine::Network::Denied,
+            on_command: None,
         }
     }
 }

@@ -56,6 +56,8 @@ pub struct SessionSpec<'a> {
     pub cancel: &'a Cancel,
     /// The confinement wrapper of the session's commands (empty: none).
     pub wrapper: &'a [std::ffi::OsString],
+    /// Told each command the model runs.
+    pub on_command: Option<loki_agent::RunHook>,
 }
 
 /// Runs one session and records it in `log`.
@@ -106,6 +108,7 @@ pub fn run(
             cfg.tools.run_env = Some(spec.fence.env());
             cfg.tools.cancel = Some(spec.cancel.clone());
             cfg.tools.run_wrapper = spec.wrapper.to_vec();
+            cfg.tools.on_run.clone_from(&spec.on_command);
             let result = rt.block_on(async {
                 tokio::select! {
                     r = run_session(provider.as_ref(), spec.dir, &cfg) => Some(r),
@@ -133,28 +136,8 @@ pub fn run(
             }
         }
         Backend::Cli(agent) => {
-            let mut agent = agent.clone();
+            let mut agent = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir);
             agent.timeout = agent.timeout.min(spec.time_left);
-            // The CLI agent needs its own credentials to reach its model; everything else is fenced.
-            let mut env = spec.fence.env();
-            for (k, v) in &agent.env {
-                let name = k.to_string_lossy();
-                let own = ["ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_"]
-                    .iter()
-                    .any(|p| name.starts_with(p));
-                if own && !env.iter().any(|(n, _)| n == k) {
-                    env.push((k.clone(), v.clone()));
-                }
-            }
-            // A missing program must stay a clear "not installed", not the wrapper's exit 127.
-            let path = env
-                .iter()
-                .find(|(k, _)| k == "PATH")
-                .map(|(_, v)| v.clone());
-            if which::which_in(&agent.program, path, spec.dir).is_ok() {
-                agent.wrapper = spec.wrapper.to_vec();
-            }
-            agent.env = env;
             report.model = agent.kind.name().to_string();
             let brief = format!("{}\n\n{}", spec.system, spec.brief);
             let result = rt.block_on(async {
@@ -204,6 +187,38 @@ pub fn run(
         turns: None,
     })?;
     Ok(report)
+}
+
+/// `agent` in the box: the fence's environment plus the credentials it needs to reach its own
+/// model, its command run through `wrapper` (when the program exists: a missing one must stay a
+/// clear "not installed", not the wrapper's exit 127).
+#[must_use]
+pub fn boxed_cli(
+    agent: &loki_agent::CliAgent,
+    fence: &Fence,
+    wrapper: &[std::ffi::OsString],
+    dir: &Path,
+) -> loki_agent::CliAgent {
+    let mut agent = agent.clone();
+    let mut env = fence.env();
+    for (k, v) in &agent.env {
+        let name = k.to_string_lossy();
+        let own = ["ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if own && !env.iter().any(|(n, _)| n == k) {
+            env.push((k.clone(), v.clone()));
+        }
+    }
+    let path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone());
+    if which::which_in(&agent.program, path, dir).is_ok() {
+        agent.wrapper = wrapper.to_vec();
+    }
+    agent.env = env;
+    agent
 }
 
 async fn cancelled(cancel: &Cancel) {

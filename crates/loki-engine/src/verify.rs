@@ -397,7 +397,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         deep: s.opts.deep,
         baseline_cache: s.opts.home.join("cache"),
         checkout: &s.repo.root,
-        wrapper: s.wrapper.clone(),
+        wrapper: s.check_wrapper.clone(),
         confine_exe: s.opts.confine_exe.clone(),
     };
     let v = run(&input)?;

@@ -172,6 +172,36 @@ fn env_or_home(var: loki_core::env::Var, rel: &str) -> Option<PathBuf> {
     })
 }
 
+/// True when this kernel enforces Landlock filesystem rules (the model box); otherwise reports
+/// it [`missing`] and returns false.
+#[must_use]
+pub fn require_landlock() -> bool {
+    let ok = loki_core::confine::available();
+    if !ok {
+        missing(
+            "Landlock (the model box)",
+            "Linux 5.13 or newer with Landlock enabled (lsm=landlock)",
+        );
+    }
+    ok
+}
+
+/// True when this kernel has Landlock TCP rules (ABI 4, the box's network rule); otherwise
+/// reports it [`missing`] and returns false.
+#[must_use]
+pub fn require_landlock_tcp() -> bool {
+    let support = loki_core::confine::support();
+    let ok = support.filesystem()
+        && support.network() == loki_core::confine::NetworkMechanism::LandlockTcp;
+    if !ok {
+        missing(
+            "Landlock ABI 4 (TCP rules of the model box)",
+            "Linux 6.7 or newer with Landlock enabled",
+        );
+    }
+    ok
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,10 +3,16 @@
 //! It is for trying a provider: the agent works in the repository itself (not a worktree), and
 //! nothing is checked or signed. The run is still recorded (`kind: ask`): events, the transcript
 //! of every exchange, usage and cost.
+//!
+//! The model's commands (and a CLI agent) run in the model box
+//! ([`loki_engine::isolation::Scope::Checkout`]): the checkout is writable but its `.git` and
+//! `.loki` are not, loki's home, other runs and the user's credentials cannot be opened, `HOME`
+//! and `TMPDIR` are private, and the network is off unless `agent.network = "on"`.
 
 use loki_agent::{Backend, SessionConfig, Transcript, build, run_session};
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
+use loki_engine::isolation::{Fence, Scope};
 use loki_events::RunRecorder;
 use loki_events::payload::{Cost, RunCompleted, RunStarted, SessionEnded, SessionStarted};
 use serde_json::json;
@@ -66,6 +72,26 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
             )
         );
     }
+    let network = crate::cmd::modelbox::network(ctx);
+    let cli_agent = matches!(backend, Backend::Cli(_));
+    crate::cmd::modelbox::announce(&ctx.global, network, cli_agent);
+    let private = tempfile::Builder::new().prefix("loki-ask-").tempdir()?;
+    let fence = Fence::without_git(private.path())?;
+    let wrapper = match std::env::current_exe() {
+        Ok(exe) if loki_core::confine::available() => {
+            let mut secrets = vec![ctx.home()?.clone()];
+            secrets.extend(loki_receipt::KeyEnv::from_process().signing_key_file);
+            let net = if cli_agent {
+                loki_core::confine::Network::Allowed
+            } else {
+                network
+            };
+            fence
+                .policy(&repo, Scope::Checkout, &secrets, net)
+                .wrapper(&exe)
+        }
+        _ => Vec::new(),
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -75,6 +101,9 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
             cfg.limits.max_turns = args.max_turns;
             cfg.prices = crate::cmd::providers::prices(ctx)?;
             cfg.transcript = Transcript::new(Some(dir.join("transcript.jsonl")));
+            cfg.tools.run_env = Some(fence.env());
+            cfg.tools.run_wrapper = wrapper;
+            cfg.tools.on_run = crate::cmd::modelbox::echo_commands(&ctx.global);
             rt.block_on(run_session(provider.as_ref(), &repo.root, &cfg))
                 .map(|o| {
                     let detail = o
@@ -92,21 +121,26 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
                     )
                 })
         }
-        Backend::Cli(agent) => rt.block_on(agent.run(&args.prompt, &repo.root)).map(|o| {
-            let (i, out) = o
-                .usage
-                .map_or((0, 0), |u| (u.input_tokens, u.output_tokens));
-            let tail: String = o
-                .stdout
-                .chars()
-                .rev()
-                .take(2000)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            (format!("exit {}", o.exit_code), tail, o.cost_usd, i, out, 1)
-        }),
+        Backend::Cli(agent) => rt
+            .block_on(
+                loki_engine::session::boxed_cli(&agent, &fence, &wrapper, &repo.root)
+                    .run(&args.prompt, &repo.root),
+            )
+            .map(|o| {
+                let (i, out) = o
+                    .usage
+                    .map_or((0, 0), |u| (u.input_tokens, u.output_tokens));
+                let tail: String = o
+                    .stdout
+                    .chars()
+                    .rev()
+                    .take(2000)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                (format!("exit {}", o.exit_code), tail, o.cost_usd, i, out, 1)
+            }),
     };
     match result {
         Ok((end, detail, cost, input, output, turns)) => {

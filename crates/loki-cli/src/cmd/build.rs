@@ -97,8 +97,16 @@ pub fn run_task(
         opts.check_timeout = Duration::from_secs(t);
     }
     opts.command = std::env::args().collect();
-    // The agent's commands run confined through this binary's hidden `__confine` subcommand.
+    // The agent's commands run in the model box through this binary's hidden `__confine`
+    // subcommand; the user is told before the run what it cannot enforce here.
     opts.confine_exe = std::env::current_exe().ok();
+    opts.network = crate::cmd::modelbox::network(&ctx);
+    opts.on_command = crate::cmd::modelbox::echo_commands(global);
+    crate::cmd::modelbox::announce(
+        global,
+        opts.network,
+        matches!(opts.backend, loki_agent::Backend::Cli(_)),
+    );
     opts.cancel = loki_engine::interrupt::cancel_on_sigint()?;
     if global.verbose {
         anstream::eprintln!(

@@ -139,30 +139,58 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
     ));
     v.push(tool("go", &["version"], "go", "needed for Go repositories"));
     v.push(agent_clis());
-    v.push(confinement());
+    v.extend(confinement(ctx));
     v.extend(api_keys(ctx));
     v.push(provider(ctx));
     v.extend(home(ctx));
     v
 }
 
-/// Whether the agent's commands can be confined (Landlock), or only fenced by environment.
-fn confinement() -> Check {
-    if loki_core::confine::available() {
+/// What the model box enforces on this machine: the filesystem rules (Landlock and its ABI)
+/// and how `agent.network = "off"` is enforced, in words a user can check.
+fn confinement(ctx: &Ctx) -> Vec<Check> {
+    use crate::cmd::modelbox;
+    let support = loki_core::confine::support();
+    let fs = if support.filesystem() {
         check(
             Status::Pass,
             "isolation",
-            "Landlock: agent commands cannot open loki's keys or your credentials, or write outside the worktree",
+            modelbox::filesystem_words(support),
             None,
         )
     } else {
         check(
             Status::Warn,
             "isolation",
-            "Landlock is not available: agent commands get a scrubbed environment and a private HOME, but could open files by absolute path (receipts say so)",
+            format!(
+                "{} (receipts say so in NOT PROVEN)",
+                modelbox::filesystem_words(support)
+            ),
             Some("Linux 5.13 or newer with Landlock enabled (lsm=landlock)"),
         )
-    }
+    };
+    let chosen = modelbox::network(ctx);
+    let net = match (chosen, support.network()) {
+        (loki_core::confine::Network::Allowed, _) => check(
+            Status::Warn,
+            "network",
+            "on for the model's commands (agent.network = \"on\"; receipts say so in NOT PROVEN)",
+            Some("loki config set agent.network off"),
+        ),
+        (_, loki_core::confine::NetworkMechanism::LandlockTcp) => check(
+            Status::Pass,
+            "network",
+            modelbox::network_words(support),
+            None,
+        ),
+        (_, loki_core::confine::NetworkMechanism::Namespace) => check(
+            Status::Warn,
+            "network",
+            modelbox::network_words(support),
+            Some("Linux 6.7 or newer gives Landlock TCP rules"),
+        ),
+    };
+    vec![fs, net]
 }
 
 /// Runs `program args` through the process runner (closed stdin, own group, timeout, scrubbed

@@ -97,3 +97,46 @@ fn api_keys_are_set_or_unset_never_shown() {
                 .and(predicate::str::contains("auto: anthropic")),
         );
 }
+
+/// The box section names this kernel's Landlock ABI and how the network is turned off, and says
+/// when the user turned it on.
+#[test]
+fn doctor_says_what_the_model_box_enforces_here() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    let support = loki_core::confine::support();
+    let text = |network: Option<&str>| {
+        let mut cmd = sandboxed(&sb, repo.path());
+        if let Some(n) = network {
+            cmd.env("LOKI_AGENT_NETWORK", n);
+        }
+        let out = cmd.arg("doctor").output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let off = text(None);
+    if support.filesystem() {
+        assert!(
+            off.contains(&format!("PASS isolation: Landlock ABI {}:", support.abi)),
+            "{off}"
+        );
+    } else {
+        assert!(
+            off.contains("WARN isolation: Landlock is not available"),
+            "{off}"
+        );
+    }
+    match support.network() {
+        loki_core::confine::NetworkMechanism::LandlockTcp => assert!(
+            off.contains("PASS network: off: TCP connect and bind refused (Landlock ABI 4+); UDP is not covered"),
+            "{off}"
+        ),
+        loki_core::confine::NetworkMechanism::Namespace => {
+            assert!(off.contains("WARN network: off: a new network namespace"), "{off}");
+        }
+    }
+    let on = text(Some("on"));
+    assert!(
+        on.contains(r#"WARN network: on for the model's commands (agent.network = "on""#),
+        "{on}"
+    );
+}

@@ -19,6 +19,7 @@ mod demo;
 mod doctor;
 mod heal;
 mod judge;
+mod modelbox;
 mod runs;
 mod seal;
 mod verify;

@@ -149,6 +149,13 @@ pub const KEYS: &[KeyDef] = &[
         doc: "stop a run when its measured cost reaches this many dollars",
     },
     KeyDef {
+        key: "agent.network",
+        kind: Kind::OneOf(&["off", "on"]),
+        default: Some("off"),
+        env_aliases: &[],
+        doc: "network for the model's commands: off (TCP refused, or a network namespace) or on (recorded in the receipt's NOT PROVEN)",
+    },
+    KeyDef {
         key: "checks.timeout_s",
         kind: Kind::Uint,
         default: Some("600"),

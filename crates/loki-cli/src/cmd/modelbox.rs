@@ -1,0 +1,91 @@
+//! The model box as the commands show it (the box itself is [`loki_core::confine::Policy::model_box`]):
+//! the `agent.network` choice, what a model-driven command says before it starts, the `-v` echo of
+//! every command the model runs, and the words `loki doctor` uses.
+//!
+//! Before a model-driven command starts: when Landlock is missing, one warning line on stderr
+//! (always, even with `-q`: the user must know the box is not there); with `-v`, one line saying
+//! what the box is. Each command the model runs is echoed to stderr as `  $ <command>` with `-v`.
+
+use std::sync::Arc;
+
+use loki_agent::RunHook;
+use loki_core::confine::{Network, NetworkMechanism, Support};
+
+use crate::cli::GlobalArgs;
+use crate::context::Ctx;
+use crate::output::{DIM, YELLOW, paint};
+
+/// The `agent.network` choice (default off).
+pub fn network(ctx: &Ctx) -> Network {
+    match ctx.config.str("agent.network") {
+        Some("on") => Network::Allowed,
+        _ => Network::Denied,
+    }
+}
+
+/// What the filesystem part of the box enforces on a kernel with `support`.
+pub fn filesystem_words(support: Support) -> String {
+    if support.filesystem() {
+        format!(
+            "Landlock ABI {}: the model's commands cannot open loki's home (keys), other runs or your credential files, and write only in the worktree and a private temporary directory (no toolchain, cache or PATH directory)",
+            support.abi
+        )
+    } else {
+        "Landlock is not available: the model's commands get a scrubbed environment and a private HOME, but could open or write files by absolute path".to_string()
+    }
+}
+
+/// What `agent.network = "off"` does on a kernel with `support`.
+pub fn network_words(support: Support) -> &'static str {
+    match support.network() {
+        NetworkMechanism::LandlockTcp => {
+            "off: TCP connect and bind refused (Landlock ABI 4+); UDP is not covered"
+        }
+        NetworkMechanism::Namespace => {
+            "off: a new network namespace (no Landlock ABI 4); where the kernel refuses one, the model's commands do not run"
+        }
+    }
+}
+
+/// The one line `-v` prints before a model-driven command starts.
+pub fn describe(support: Support, network: Network, cli_agent: bool) -> String {
+    let fs = if support.filesystem() {
+        format!("Landlock ABI {}", support.abi)
+    } else {
+        "no Landlock (not boxed)".to_string()
+    };
+    let net = if cli_agent {
+        "network on (the CLI agent talks to its model)"
+    } else if network == Network::Allowed {
+        "network on (agent.network = \"on\")"
+    } else {
+        match support.network() {
+            NetworkMechanism::LandlockTcp => "TCP off",
+            NetworkMechanism::Namespace => "network namespace",
+        }
+    };
+    format!("box: {fs}, {net}")
+}
+
+/// Says what the box of a model-driven command is before it starts (see the module doc).
+pub fn announce(global: &GlobalArgs, network: Network, cli_agent: bool) {
+    let support = loki_core::confine::support();
+    if !support.filesystem() {
+        anstream::eprintln!(
+            "{} Landlock is not available on this kernel: the model's commands are not boxed (they could open your keys and credentials by absolute path); the receipt lists it in NOT PROVEN",
+            paint(YELLOW, "warning:")
+        );
+    }
+    if global.verbose {
+        anstream::eprintln!("{}", paint(DIM, &describe(support, network, cli_agent)));
+    }
+}
+
+/// The hook that echoes each command the model runs, with `-v`.
+pub fn echo_commands(global: &GlobalArgs) -> Option<RunHook> {
+    global.verbose.then(|| {
+        RunHook(Arc::new(|command: &str| {
+            anstream::eprintln!("{}", paint(DIM, &format!("  $ {command}")));
+        }))
+    })
+}
