@@ -440,3 +440,15 @@ pub struct CompletionsArgs {
     /// The shell to print completions for
     pub shell: clap_complete::Shell,
 }
+
+impl ConfigCommand {
+    /// The subcommands that mend a broken configuration file, so they run without it: `path`
+    /// finds it, `init --force` replaces it, `set` changes a bad value. `show` and `get` report
+    /// the effective values and refuse to show them from a broken file.
+    pub fn repairs(&self) -> bool {
+        match self {
+            ConfigCommand::Path | ConfigCommand::Set { .. } | ConfigCommand::Init { .. } => true,
+            ConfigCommand::Show | ConfigCommand::Get { .. } => false,
+        }
+    }
+}

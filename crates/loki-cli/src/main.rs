@@ -100,13 +100,21 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     let code = match command {
         Command::Version => cmd::version::run(&global),
         Command::Completions(args) => cmd::completions::run(&args),
-        Command::Doctor => cmd::doctor::run(&Ctx::load(&global)?),
-        Command::Config(c) => cmd::config::run(&Ctx::load(&global)?, c),
+        // The commands a user repairs a broken configuration file with run without it.
+        Command::Doctor => cmd::doctor::run(&Ctx::load_repairable(&global)?),
+        Command::Config(c) => {
+            let ctx = if c.repairs() {
+                Ctx::load_repairable(&global)?
+            } else {
+                Ctx::load(&global)?
+            };
+            cmd::config::run(&ctx, c)
+        }
         Command::Runs(c) => cmd::runs::run(&Ctx::load(&global)?, c),
         Command::Events(args) => cmd::events::run(&Ctx::load(&global)?, &args),
         Command::Checks(c) => cmd::checks::run(&Ctx::load(&global)?, c),
-        Command::Verify(args) => return cmd::verify::run(&Ctx::load(&global)?, &args),
-        Command::Keys(c) => cmd::keys::run(&Ctx::load(&global)?, &c),
+        Command::Verify(args) => return cmd::verify::run(&Ctx::load_repairable(&global)?, &args),
+        Command::Keys(c) => cmd::keys::run(&Ctx::load_repairable(&global)?, &c),
         Command::Seal(c) => cmd::seal::run(&Ctx::load(&global)?, c),
         Command::Providers => cmd::providers::list(&Ctx::load(&global)?),
         Command::Ask(args) => {
