@@ -361,6 +361,10 @@ pub struct RunArgs {
     /// After a crash, run `loki fix --apply --yes` right away
     #[arg(long)]
     pub auto_heal: bool,
+    /// Remove every variable that looks like a secret (tokens, keys, passwords) from the
+    /// command's environment [default: the command gets your environment unchanged]
+    #[arg(long)]
+    pub clean_env: bool,
     /// The command to observe, after `--`
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -13,6 +13,7 @@ mod cli;
 mod cmd;
 mod confine;
 mod context;
+mod interrupt;
 mod log;
 mod output;
 mod progress;
@@ -75,6 +76,8 @@ fn main() -> ProcessExit {
             exit_code_for(&err)
         }
     };
+    // A command stopped by SIGINT/SIGTERM says what it left and ends with the signal's code.
+    let code = interrupt::finish().map_or(code, ExitCode::code);
     ProcessExit::from(code)
 }
 
@@ -133,7 +136,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Logs(args) => cmd::build::logs(&Ctx::load(&global)?, &args),
         Command::Apply(args) => cmd::build::apply(&Ctx::load(&global)?, &args),
         Command::Discard(args) => cmd::build::discard(&Ctx::load(&global)?, &args),
-        Command::Run(args) => cmd::heal::run(&Ctx::load(&global)?, &args),
+        Command::Run(args) => return cmd::heal::run(&Ctx::load(&global)?, &args),
         Command::Fix(args) => cmd::heal::fix(&Ctx::load(&global)?, &args),
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
         Command::Improve(_)

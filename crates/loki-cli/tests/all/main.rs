@@ -21,4 +21,5 @@ mod heal;
 mod judge;
 mod runs;
 mod seal;
+mod signals;
 mod verify;
