@@ -368,6 +368,10 @@ pub struct RunArgs {
     /// After a crash, run `loki fix --apply --yes` right away
     #[arg(long)]
     pub auto_heal: bool,
+    /// Remove every variable that looks like a secret (tokens, keys, passwords) from the
+    /// command's environment [default: the command gets your environment unchanged]
+    #[arg(long)]
+    pub clean_env: bool,
     /// The command to observe, after `--`
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -446,4 +450,16 @@ pub enum ConfigCommand {
 pub struct CompletionsArgs {
     /// The shell to print completions for
     pub shell: clap_complete::Shell,
+}
+
+impl ConfigCommand {
+    /// The subcommands that mend a broken configuration file, so they run without it: `path`
+    /// finds it, `init --force` replaces it, `set` changes a bad value. `show` and `get` report
+    /// the effective values and refuse to show them from a broken file.
+    pub fn repairs(&self) -> bool {
+        match self {
+            ConfigCommand::Path | ConfigCommand::Set { .. } | ConfigCommand::Init { .. } => true,
+            ConfigCommand::Show | ConfigCommand::Get { .. } => false,
+        }
+    }
 }

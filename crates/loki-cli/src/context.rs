@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use loki_core::config::{Config, Inputs};
+use loki_core::config::{Config, Ignored, Inputs, Layer};
 use loki_core::layout::{Repo, loki_home};
 
 use crate::cli::GlobalArgs;
+use crate::output::{YELLOW, paint};
 
 #[derive(Debug)]
 pub struct Ctx {
@@ -16,6 +17,8 @@ pub struct Ctx {
     pub home: Option<PathBuf>,
     /// The working directory loki was started in.
     pub cwd: PathBuf,
+    /// Configuration files left out because they are broken ([`Ctx::load_repairable`] only).
+    pub ignored: Vec<Ignored>,
 }
 
 impl Ctx {
@@ -24,10 +27,34 @@ impl Ctx {
         Ctx::load_with(global, &[])
     }
 
+    /// For the commands that repair or inspect a setup (`config path|init|set`, `doctor`,
+    /// `verify`, `keys`): a broken configuration file is left out and reported on stderr instead
+    /// of stopping the command, so the user can still mend it with loki.
+    pub fn load_repairable(global: &GlobalArgs) -> anyhow::Result<Ctx> {
+        let ctx = Ctx::load_layers(global, &[], true)?;
+        for bad in &ctx.ignored {
+            anstream::eprintln!(
+                "{}: {}; this file is ignored for this command ({})",
+                paint(YELLOW, "warning"),
+                bad.error,
+                repair_hint(bad.layer)
+            );
+        }
+        Ok(ctx)
+    }
+
     /// Like [`Ctx::load`], with command flags as the top layer: (key, value, flag name).
     pub fn load_with(
         global: &GlobalArgs,
         extra: &[(String, String, String)],
+    ) -> anyhow::Result<Ctx> {
+        Ctx::load_layers(global, extra, false)
+    }
+
+    fn load_layers(
+        global: &GlobalArgs,
+        extra: &[(String, String, String)],
+        repairable: bool,
     ) -> anyhow::Result<Ctx> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let repo = Repo::discover(&cwd);
@@ -53,12 +80,17 @@ impl Ctx {
             env: loki_core::env::process_vars(),
             flags,
         };
-        let config = Config::load(&inputs)?;
+        let (config, ignored) = if repairable {
+            Config::load_repairable(&inputs)?
+        } else {
+            (Config::load(&inputs)?, Vec::new())
+        };
         Ok(Ctx {
             global: global.clone(),
             config,
             home,
             cwd,
+            ignored,
         })
     }
 
@@ -74,5 +106,18 @@ impl Ctx {
                 "neither LOKI_HOME nor HOME is set; set LOKI_HOME to a directory for loki's keys and cache".into(),
             ))
         })
+    }
+}
+
+/// How to mend a broken file of `layer`.
+pub fn repair_hint(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Repo => {
+            "fix it, `loki config set --repo KEY VALUE` a bad value, or replace it with `loki config init --repo --force`"
+        }
+        Layer::File => "fix it, or leave out --config",
+        Layer::User | Layer::Default | Layer::Env | Layer::Flag => {
+            "fix it, `loki config set KEY VALUE` a bad value, or replace it with `loki config init --force`"
+        }
     }
 }

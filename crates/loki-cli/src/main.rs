@@ -13,6 +13,7 @@ mod cli;
 mod cmd;
 mod confine;
 mod context;
+mod interrupt;
 mod log;
 mod output;
 mod progress;
@@ -81,6 +82,8 @@ fn main() -> ProcessExit {
             code
         }
     };
+    // A command stopped by SIGINT/SIGTERM says what it left and ends with the signal's code.
+    let code = interrupt::finish().map_or(code, ExitCode::code);
     ProcessExit::from(code)
 }
 
@@ -106,13 +109,21 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     let code = match command {
         Command::Version => cmd::version::run(&global),
         Command::Completions(args) => cmd::completions::run(&args),
-        Command::Doctor => cmd::doctor::run(&Ctx::load(&global)?),
-        Command::Config(c) => cmd::config::run(&Ctx::load(&global)?, c),
+        // The commands a user repairs a broken configuration file with run without it.
+        Command::Doctor => cmd::doctor::run(&Ctx::load_repairable(&global)?),
+        Command::Config(c) => {
+            let ctx = if c.repairs() {
+                Ctx::load_repairable(&global)?
+            } else {
+                Ctx::load(&global)?
+            };
+            cmd::config::run(&ctx, c)
+        }
         Command::Runs(c) => cmd::runs::run(&Ctx::load(&global)?, c),
         Command::Events(args) => cmd::events::run(&Ctx::load(&global)?, &args),
         Command::Checks(c) => cmd::checks::run(&Ctx::load(&global)?, c),
-        Command::Verify(args) => return cmd::verify::run(&Ctx::load(&global)?, &args),
-        Command::Keys(c) => cmd::keys::run(&Ctx::load(&global)?, &c),
+        Command::Verify(args) => return cmd::verify::run(&Ctx::load_repairable(&global)?, &args),
+        Command::Keys(c) => cmd::keys::run(&Ctx::load_repairable(&global)?, &c),
         Command::Seal(c) => cmd::seal::run(&Ctx::load(&global)?, c),
         Command::Providers => cmd::providers::list(&Ctx::load(&global)?),
         Command::Ask(args) => {
@@ -131,7 +142,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Logs(args) => cmd::build::logs(&Ctx::load(&global)?, &args),
         Command::Apply(args) => cmd::build::apply(&Ctx::load(&global)?, &args),
         Command::Discard(args) => cmd::build::discard(&Ctx::load(&global)?, &args),
-        Command::Run(args) => cmd::heal::run(&Ctx::load(&global)?, &args),
+        Command::Run(args) => return cmd::heal::run(&Ctx::load(&global)?, &args),
         Command::Fix(args) => cmd::heal::fix(&Ctx::load(&global)?, &args),
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
         Command::Improve(_)

@@ -9,7 +9,9 @@
 //! [`process_vars`] all at once; [`all`] lists them after the entries here, with their key's doc.
 //!
 //! The environment of a *child* is never this module's business: the process runner builds it
-//! (scrubbed of secrets, see [`crate::process::scrub`]).
+//! (scrubbed of secrets, see [`crate::process::scrub`], or the caller's own for an observed
+//! command, see [`crate::process::caller_env`]); this module only says which names are loki's
+//! own secrets ([`is_loki_secret`]).
 
 use std::ffi::OsString;
 
@@ -193,6 +195,20 @@ pub const VARS: &[Var] = &[
     AST_DUMP,
     AST_PATH,
 ];
+
+/// loki's own secrets: the variables that hand loki a signing key, and the `LOKI_<KEY>` names of
+/// the secret configuration keys (`LOKI_OPENAI_API_KEY`). They configure loki, never the programs
+/// it observes, so even `loki run`, which passes the caller's environment on unchanged, drops
+/// them. The conventional names those keys also answer to (`OPENAI_API_KEY`) are the user's
+/// and are not among them: an application may need its own key.
+#[must_use]
+pub fn is_loki_secret(name: &str) -> bool {
+    name == RECEIPT_SIGNING_KEY.name
+        || name == RECEIPT_SIGNING_KEY_FILE.name
+        || config::KEYS
+            .iter()
+            .any(|k| k.kind == config::Kind::Secret && config::env_name(k.key) == name)
+}
 
 /// One line of [`all`]: a variable's name, scope and doc.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -185,3 +185,23 @@ fn a_variable_reads_the_process_environment() {
 fn help_lists_what_a_user_may_set() {
     insta::assert_snapshot!(help_text());
 }
+
+#[test]
+fn loki_secrets_are_its_key_variables_not_the_users_conventional_names() {
+    for name in [
+        RECEIPT_SIGNING_KEY.name,
+        RECEIPT_SIGNING_KEY_FILE.name,
+        "LOKI_OPENAI_API_KEY",
+        "LOKI_ANTHROPIC_API_KEY",
+    ] {
+        assert!(is_loki_secret(name), "{name}");
+    }
+    for name in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "LOKI_RUN_CAP_S",
+        "PATH",
+    ] {
+        assert!(!is_loki_secret(name), "{name}");
+    }
+}

@@ -5,6 +5,8 @@
 //! - **Explicit environment.** The child starts from an *empty* environment plus exactly the
 //!   variables in [`Spec::env`]. [`scrubbed_env`] gives the usual one: the current environment minus
 //!   anything that looks like a secret ([`is_secret_name`]), plus `CI=1` and `NO_COLOR=1`.
+//!   [`caller_env`] is the exception for a program the user asked loki to observe (`loki run`):
+//!   the caller's environment unchanged but for loki's own secrets.
 //! - **stdin is `/dev/null`**, so a child that waits for input ends instead of hanging.
 //! - **Own process group** (`setpgid(0, 0)`): the child leads a new group and everything it forks
 //!   stays in it, so the runner can signal the whole tree at once.
@@ -12,6 +14,17 @@
 //!   `SIGKILL` (a test server left behind must not outlive its suite). The leader is detected with
 //!   `waitid(WNOWAIT)` and the group killed *before* the leader is reaped, so the group id cannot
 //!   have been reused by an unrelated process.
+//! - **The group dies with loki.** Each group is registered with a *watchdog*: one small `sh`
+//!   per loki process, in a group of its own, reading a pipe from loki. However loki ends —
+//!   `exit`, a panic, `kill -9` — the kernel closes that pipe, and the watchdog sends `SIGKILL` to
+//!   every group still registered. A group is unregistered after it was killed and before its
+//!   leader is reaped, so a group id the watchdog holds is never one reused by an unrelated
+//!   process. (A parent-death signal would need `pre_exec` code, which this crate does not run,
+//!   and would reach only the leader, not its children.) If `sh` cannot be started, children
+//!   still run and this one guarantee is lost; [`watchdog_running`] says so.
+//! - **Stop on request.** [`stop_all`] (loki got `SIGINT` or `SIGTERM`) sends that signal to the
+//!   group of every child running at that moment, then `SIGKILL` after [`TERM_GRACE`]; their
+//!   results say `cancelled`. Children started afterwards (a receipt's `git` calls) run normally.
 //! - **Timeout.** After [`Spec::timeout`] the group gets `SIGTERM`, then `SIGKILL` after
 //!   [`TERM_GRACE`]; the result says `timed_out` and [`Output::exit_code`] is 124 (the `timeout(1)`
 //!   convention). A [`Cancel`] token does the same on request; dropping a [`Running`] kills the
@@ -35,12 +48,13 @@
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
+use std::io::Write as _;
 use std::io::{self, PipeReader, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -79,6 +93,80 @@ const SECRET_PREFIXES: &[&str] = &[
     "LOKI_RECEIPT_",
     "GITHUB_TOKEN",
 ];
+
+/// The watchdog (see the module doc): on each `+PGID` line it adds a group, on `-PGID` it drops
+/// it, and at end of input — loki is gone — it kills what is left. POSIX `sh` builtins only.
+pub const WATCHDOG_SCRIPT: &str = r#"live=' '
+while IFS= read -r l; do
+  case $l in
+    +*) live="$live${l#+} " ;;
+    -*) g=${l#-}; case $live in *" $g "*) live="${live%%" $g "*} ${live#*" $g "}" ;; esac ;;
+  esac
+done
+for g in $live; do kill -KILL "-$g" 2>/dev/null; done
+"#;
+
+/// The watchdog's input, once started; `None` when it could not be.
+static WATCHDOG: OnceLock<Option<Mutex<std::process::ChildStdin>>> = OnceLock::new();
+/// Bumped by each [`stop_all`]: a child started before the bump is stopped.
+static STOP_EPOCH: AtomicU64 = AtomicU64::new(0);
+/// The signal [`stop_all`] sends first.
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+fn start_watchdog() -> Option<Mutex<std::process::ChildStdin>> {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.args(["-c", WATCHDOG_SCRIPT])
+        .env_clear()
+        .current_dir("/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        // Its own group: the terminal's Ctrl-C, which kills loki, must not kill the watchdog.
+        .process_group(0);
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the watchdog is part of the runner: it must outlive loki, so it is not a Running"
+    )]
+    let spawned = cmd.spawn();
+    match spawned {
+        // The `Child` is dropped without a wait: the watchdog ends only after loki does.
+        Ok(mut child) => child.stdin.take().map(Mutex::new),
+        // Children still run; only the kill-with-loki guarantee is lost, and `watchdog_running`
+        // says so to whoever reports on the machine.
+        Err(_) => None,
+    }
+}
+
+/// Tells the watchdog about a group: `+pgid` to watch it, `-pgid` to forget it.
+fn tell_watchdog(sign: char, pgid: Pid) {
+    if let Some(pipe) = WATCHDOG.get_or_init(start_watchdog)
+        && let Ok(mut pipe) = pipe.lock()
+    {
+        // A line is far below PIPE_BUF, so it is written whole; a dead watchdog (EPIPE) changes
+        // nothing for the child.
+        let _ = writeln!(pipe, "{sign}{}", pgid.as_raw_nonzero());
+    }
+}
+
+/// Whether the watchdog that kills loki's children when loki dies is running (it starts with
+/// the first child).
+#[must_use]
+pub fn watchdog_running() -> bool {
+    WATCHDOG.get_or_init(start_watchdog).is_some()
+}
+
+/// Stops every child running now: `signal` to its group, `SIGKILL` after [`TERM_GRACE`]. For
+/// loki's own `SIGINT`/`SIGTERM` handler; children started later are not affected.
+pub fn stop_all(signal: Signal) {
+    STOP_SIGNAL.store(signal.as_raw(), Ordering::SeqCst);
+    STOP_EPOCH.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The signal of the last [`stop_all`], if there was one.
+#[must_use]
+pub fn stop_signal() -> Option<i32> {
+    Some(STOP_SIGNAL.load(Ordering::SeqCst)).filter(|s| *s != 0)
+}
 
 /// How the child's stdout and stderr are captured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -276,17 +364,44 @@ pub fn scrubbed_env() -> Vec<(OsString, OsString)> {
 /// [`scrubbed_env`] over any list of variables (pure, for tests and for callers that build one).
 #[must_use]
 pub fn scrub(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
-    let mut out: Vec<(OsString, OsString)> = vars
+    let mut out: Vec<(OsString, OsString)> = without_secrets(vars)
         .into_iter()
-        .filter(|(name, _)| {
-            let name = name.to_string_lossy();
-            !is_secret_name(&name) && name != "CI" && name != "NO_COLOR"
-        })
+        .filter(|(name, _)| name != "CI" && name != "NO_COLOR")
         .collect();
     out.push(("CI".into(), "1".into()));
     out.push(("NO_COLOR".into(), "1".into()));
     out.sort();
     out
+}
+
+/// `vars` without anything that looks like a secret ([`is_secret_name`]), in their order and
+/// with nothing added (pure): `loki run --clean-env`, and what a reproduction starts from.
+#[must_use]
+pub fn without_secrets(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    vars.into_iter()
+        .filter(|(name, _)| !is_secret_name(&name.to_string_lossy()))
+        .collect()
+}
+
+/// The environment of a command the user asked loki to *observe* (`loki run`): the caller's own,
+/// unchanged, except for loki's own secrets ([`crate::env::is_loki_secret`]), which configure
+/// loki and never the program. Nothing is added: an observed program must behave as it does
+/// without loki.
+#[must_use]
+pub fn caller_env() -> Vec<(OsString, OsString)> {
+    without_loki_secrets(std::env::vars_os())
+}
+
+/// [`caller_env`] over any list of variables (pure).
+#[must_use]
+pub fn without_loki_secrets(
+    vars: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    vars.into_iter()
+        .filter(|(name, _)| !crate::env::is_loki_secret(&name.to_string_lossy()))
+        .collect()
 }
 
 /// How the child ended.
@@ -520,6 +635,8 @@ pub struct Running {
     caps: Vec<CaptureBuf>,
     spool: Option<SpoolFile>,
     reaped: bool,
+    /// [`STOP_EPOCH`] when it started: a later value means [`stop_all`] was called since.
+    epoch: u64,
 }
 
 /// The open spool of a running child.
@@ -555,6 +672,8 @@ pub fn run(spec: &Spec) -> Result<Output, ProcessError> {
 
 /// Starts `spec` in its own process group; see the module doc for the contract.
 pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
+    // Read before the fork: a stop that comes while the child starts must still reach it.
+    let epoch = STOP_EPOCH.load(Ordering::SeqCst);
     let program = spec.program.to_string_lossy().into_owned();
     if !spec.cwd.is_dir() {
         return Err(ProcessError::NoCwd {
@@ -608,6 +727,7 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         },
     })?;
     let pgid = Pid::from_child(&child);
+    tell_watchdog('+', pgid);
     let spool = match &spec.spool {
         Some(path) => Some(SpoolFile {
             file: std::fs::File::create(path).map_err(pipe_err)?,
@@ -634,6 +754,7 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         ],
         spool,
         reaped: false,
+        epoch,
     })
 }
 
@@ -672,6 +793,13 @@ impl Running {
                     cancelled = true;
                     term_sent = Some(now);
                     self.signal_group(Signal::TERM);
+                } else if STOP_EPOCH.load(Ordering::SeqCst) != self.epoch {
+                    cancelled = true;
+                    term_sent = Some(now);
+                    let sig = stop_signal()
+                        .and_then(Signal::from_named_raw)
+                        .unwrap_or(Signal::TERM);
+                    self.signal_group(sig);
                 }
             }
             if let (Some((status, duration)), Some(until)) = (exit, drain_until)
@@ -755,6 +883,7 @@ impl Running {
             Err(e) => return Err(self.fail("waiting for it", e.into())),
         }
         self.signal_group(Signal::KILL);
+        tell_watchdog('-', self.pgid);
         let status = match self.child.wait() {
             Ok(s) => s,
             Err(e) => return Err(self.fail("reaping it", e)),
@@ -784,6 +913,7 @@ impl Running {
     fn kill_and_reap(&mut self) {
         if !self.reaped {
             self.signal_group(Signal::KILL);
+            tell_watchdog('-', self.pgid);
             let _ = self.child.wait();
             self.reaped = true;
         }

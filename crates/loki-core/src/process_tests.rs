@@ -127,6 +127,42 @@ fn dropping_a_running_child_kills_its_group() {
 }
 
 #[test]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a second watchdog of the test's own, whose input the test can close"
+)]
+fn the_watchdog_kills_the_groups_it_holds_when_its_input_ends() {
+    use std::io::Write as _;
+    let mut dog = Command::new("/bin/sh")
+        .args(["-c", WATCHDOG_SCRIPT])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let held = spawn(&sh("sleep 300 & sleep 300")).unwrap();
+    let forgotten = spawn(&sh("sleep 300")).unwrap();
+    let mut input = dog.stdin.take().unwrap();
+    writeln!(input, "+{}", held.id()).unwrap();
+    writeln!(input, "+{}", forgotten.id()).unwrap();
+    writeln!(input, "-{}", forgotten.id()).unwrap();
+    // As when loki dies: the kernel closes the pipe.
+    drop(input);
+    assert!(dog.wait().unwrap().success());
+    let out = held.wait().unwrap();
+    assert_eq!(out.exit, Exit::Signal(9));
+    assert!(
+        alive(forgotten.id()),
+        "a forgotten group must be left alone"
+    );
+    drop(forgotten);
+}
+
+#[test]
+fn the_process_watchdog_runs() {
+    run(&sh("true")).unwrap();
+    assert!(watchdog_running());
+}
+
+#[test]
 fn cancel_stops_the_child() {
     let cancel = Cancel::new();
     let trigger = cancel.clone();
@@ -269,4 +305,32 @@ proptest! {
             prop_assert_eq!(got.bytes(), all);
         }
     }
+}
+
+#[test]
+fn an_observed_command_keeps_the_callers_environment_but_loki_secrets() {
+    let vars = |pairs: &[(&str, &str)]| -> Vec<(OsString, OsString)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect()
+    };
+    let caller = vars(&[
+        ("OPENAI_API_KEY", "sk-app"),
+        ("LOKI_OPENAI_API_KEY", "sk-loki"),
+        ("LOKI_RECEIPT_SIGNING_KEY", "pem"),
+        ("LOKI_RECEIPT_SIGNING_KEY_FILE", "/k.pem"),
+        ("LOKI_RUN_CAP_S", "60"),
+        ("GITHUB_TOKEN", "ghp"),
+    ]);
+    let names = |env: Vec<(OsString, OsString)>| -> Vec<String> {
+        env.into_iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(without_loki_secrets(caller.clone())),
+        ["OPENAI_API_KEY", "LOKI_RUN_CAP_S", "GITHUB_TOKEN"]
+    );
+    assert_eq!(names(without_secrets(caller)), ["LOKI_RUN_CAP_S"]);
 }

@@ -58,6 +58,7 @@ fn main() {
         seed: Some(1),
         timeout: Duration::from_secs(30),
         argv: vec!["loki".into(), "run".into(), "--".into(), COMMAND.into()],
+        clean_env: false,
     };
     let observed = measure(|| {
         let o = observe(&repo, &opts).unwrap();

@@ -20,7 +20,9 @@
 //!    `repro`, NOT PROVEN says what the verification did not cover, there are no assessments.
 //!
 //! A failure at any step is recorded ([`FixSession::fail`]) and still ends in a receipt, whose
-//! verdict is then FAILED: every fix attempt leaves evidence.
+//! verdict is then FAILED: every fix attempt leaves evidence. So does an interruption
+//! ([`FixSession::interrupt`], or a reproduction stopped by [`loki_core::process::stop_all`]): the
+//! receipt is sealed, the run ends with `run.interrupted`, an applied patch and its backup stay.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -34,7 +36,7 @@ use loki_core::run::{RunKind, RunStore};
 use loki_events::RunRecorder;
 use loki_events::payload::{
     CheckResult as CheckEvent, Cost as CostEvent, PatchApplied, PatchRolledBack, PatchVerified,
-    RunCompleted, RunStarted,
+    RunCompleted, RunInterrupted, RunStarted,
 };
 use loki_patch::ApplyOptions;
 use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
@@ -84,6 +86,12 @@ pub enum Settled {
     Declined,
     /// No patch was applied.
     Failed { reason: String },
+    /// loki was interrupted (`signal`, such as `SIGINT`) before the fix settled: the patch stays
+    /// applied and its backup kept when it had been applied (`backup`), nothing changed otherwise.
+    Interrupted {
+        signal: String,
+        backup: Option<PathBuf>,
+    },
 }
 
 /// What [`FixSession::finish`] returns.
@@ -271,6 +279,19 @@ impl FixSession {
         self.settled = Some(Settled::Declined);
     }
 
+    /// Records that loki was interrupted by `signal` (`SIGINT`): the fix ends where it is; an
+    /// applied patch and its backup are kept for `loki fix --restore` or `loki replay`.
+    pub fn interrupt(&mut self, signal: &str) {
+        self.settled = Some(Settled::Interrupted {
+            signal: signal.to_string(),
+            backup: self
+                .planned
+                .as_ref()
+                .filter(|_| self.applied)
+                .map(|p| loki_patch::backup::path_for(&p.abs)),
+        });
+    }
+
     /// Records a failure that ends the fix before or while applying.
     pub fn fail(&mut self, err: &HealError) {
         self.settled = Some(Settled::Failed {
@@ -407,6 +428,13 @@ impl FixSession {
                     restored_exactly: exact,
                 }
             }
+            ReplayVerdict::Harness(_) if replay.interrupted => Settled::Interrupted {
+                signal: loki_core::process::stop_signal()
+                    .and_then(crate::signature::signal_name)
+                    .unwrap_or("a signal")
+                    .to_string(),
+                backup: Some(loki_patch::backup::path_for(&p.abs)),
+            },
             ReplayVerdict::Harness(reason) => Settled::Harness {
                 reason: reason.clone(),
                 backup: loki_patch::backup::path_for(&p.abs),
@@ -506,17 +534,35 @@ impl FixSession {
             Settled::Failed { reason } => facts
                 .extra_not_proven
                 .push(format!("a fix: no patch was applied ({reason})")),
+            Settled::Interrupted { signal, backup } => facts.extra_not_proven.push(match backup {
+                Some(_) => {
+                    format!("the patch: loki was interrupted ({signal}) before it was verified")
+                }
+                None => {
+                    format!("a fix: loki was interrupted ({signal}) before a patch was applied")
+                }
+            }),
         }
         let builder = ReceiptBuilder::new(facts);
         let not_proven = builder.not_proven();
         let run_dir = self.run_dir.clone();
         let sealed = self.log.seal(|log| builder.seal(&run_dir, log, signer))?;
         let outcome = sealed.receipt.verdict;
-        self.log.finish(
-            &RunCompleted::new(outcome.as_str())
-                .exit_code(i32::from(outcome.exit_code().code()))
-                .receipt(sealed.receipt.receipt_sha256.clone()),
-        )?;
+        if let Settled::Interrupted { signal, .. } = &settled {
+            // Sealed, but ended by a signal: the run says so, with its outcome and receipt.
+            self.log.interrupt(&RunInterrupted {
+                outcome: Some(outcome.as_str().to_string()),
+                exit_code: Some(i32::from(outcome.exit_code().code())),
+                receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
+                reason: Some(format!("loki was interrupted ({signal})")),
+            })?;
+        } else {
+            self.log.finish(
+                &RunCompleted::new(outcome.as_str())
+                    .exit_code(i32::from(outcome.exit_code().code()))
+                    .receipt(sealed.receipt.receipt_sha256.clone()),
+            )?;
+        }
         Ok(FixReport {
             run_id: self.log.id().clone(),
             settled,

@@ -3,7 +3,7 @@
 //! ```json
 //! {"schema": "loki.incident/1", "run_id": "run_…", "recorded_at": "2026-…Z",
 //!  "command": ["python3", "app.py"], "cwd": "/abs/dir", "seed": 42, "timeout_s": 600,
-//!  "exit": {"code": 1, "signal": null},
+//!  "exit": {"code": 1, "signal": null},            (a death by signal: {"code": 139, "signal": 11, "signal_name": "SIGSEGV"})
 //!  "stdout_tail": "…", "stderr_tail": "…",
 //!  "crash": {"lang": "python", "kind": "ZeroDivisionError", "message": "division by zero"},
 //!  "frames": [{"function": "average", "file": "/abs/dir/app.py", "line": 4}],
@@ -11,9 +11,14 @@
 //!  "signature": {"id": "<16 hex>", "text": "ZeroDivisionError at average (app.py)",
 //!                "exit_code": 1, "needles": ["ZeroDivisionError", "average"]},
 //!  "env": {"os": "linux", "arch": "x86_64", "kernel": "6.1.0", "tools": {"python3": "Python 3.11.7"}},
-//!  "env_vars": {"LOKI_SEED": "42", "PYTHONHASHSEED": "42", "PATH": "…"},
+//!  "env_vars": {"HOME": "…", "LOKI_SEED": "42", "PATH": "…", "PYTHONHASHSEED": "42", …},
+//!  "env_secrets": ["GITHUB_TOKEN", "OPENAI_API_KEY"],
 //!  "repro": "repro.sh"}
 //! ```
+//!
+//! `env_vars` is the command's whole environment except the variables in `env_secrets`, which
+//! are recorded by name only (see [`crate::record`]): no secret value is ever written here.
+//! `env_clean` (omitted when false) says the command ran with `--clean-env`.
 //!
 //! Loading validates before trusting: every required field is checked for presence and JSON type
 //! and a problem names the field (`field exit.code must be an integer, found "one"`); unknown
@@ -44,6 +49,9 @@ pub struct ExitInfo {
     pub code: i32,
     #[serde(default)]
     pub signal: Option<i32>,
+    /// The signal's name (`SIGSEGV`) when a signal ended it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal_name: Option<String>,
 }
 
 /// What crashed.
@@ -87,7 +95,15 @@ pub struct Incident {
     pub urls: Vec<Frame>,
     pub signature: Signature,
     pub env: Fingerprint,
+    /// The command's environment, values included, without the variables of `env_secrets`.
     pub env_vars: BTreeMap<String, String>,
+    /// Variables the command had whose values are never recorded; the reproduction takes them
+    /// from the environment it runs in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_secrets: Vec<String>,
+    /// The command ran with `--clean-env` (secret-looking variables removed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub env_clean: bool,
     pub repro: String,
 }
 
@@ -299,6 +315,7 @@ mod tests {
             exit: ExitInfo {
                 code: 1,
                 signal: None,
+                signal_name: None,
             },
             stdout_tail: String::new(),
             stderr_tail: "ZeroDivisionError: division by zero".into(),
@@ -317,6 +334,8 @@ mod tests {
             },
             env: Fingerprint::default(),
             env_vars: BTreeMap::new(),
+            env_secrets: Vec::new(),
+            env_clean: false,
             repro: "repro.sh".into(),
         }
     }

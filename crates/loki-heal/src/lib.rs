@@ -26,9 +26,16 @@
 //! - Model answers are validated before anything is written; a model never decides whether a fix
 //!   worked: the reproduction's exit code does.
 //!
+//! - Observing changes nothing: the observed command gets the caller's environment unchanged
+//!   (only loki's own secrets are removed; `--clean-env` removes every secret-looking variable)
+//!   and its exit status is reported as it was. The reproduction runs the command in the
+//!   recorded environment, the secrets it had taken by name from the environment of the replay.
+//!
 //! # Never
-//! Print (the CLI prints), prompt, pass secrets to the observed command or the reproduction (both
-//! get the scrubbed environment), or write state except through `loki_core::fs::write_atomic*`.
+//! Print (the CLI prints), prompt, write a secret's value to disk (the incident records secret
+//! variables by name only and blanks their values out of the recorded output), add a variable
+//! of its own to the observed command's environment other than the seed and `RUST_BACKTRACE`,
+//! or write state except through `loki_core::fs::write_atomic*`.
 
 pub mod backups;
 pub mod demo;

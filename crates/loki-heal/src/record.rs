@@ -1,16 +1,33 @@
 //! `loki run`: run a command under observation and record a crash as an incident.
 //!
-//! The command runs through the one process runner (own process group, stdin closed, output
-//! bounded, killed on timeout) with the scrubbed environment plus the seed variables
-//! ([`seed_vars`]). A run of kind `incident` is always recorded; only a crash adds
-//! `incident.json` and `repro.sh` (mode 0755) to it, and the event `incident.recorded`.
+//! Observing does not change what is observed. The command runs through the one process runner
+//! (own process group, stdin closed, output bounded, killed on timeout) with the **caller's
+//! environment unchanged** ([`command_env`]): nothing of loki's is added but the seed (`LOKI_SEED`,
+//! and `PYTHONHASHSEED` unless the caller set it and no `--seed` was given) and `RUST_BACKTRACE=1`
+//! when unset (frames make the signature); loki's own secrets (the signing key variables,
+//! `LOKI_<KEY>` of secret keys) are the only names removed. `--clean-env`
+//! ([`ObserveOptions::clean_env`]) opts in to dropping everything that looks like a secret as
+//! well (the names and values [`record_env`] withholds).
+//!
+//! What is written to disk never holds a secret ([`record_env`]): the recorded environment
+//! (`incident.json`'s `env_vars`, exported by `repro.sh`) keeps every variable's value except
+//! those whose name looks like a secret ([`loki_core::process::is_secret_name`]) or whose value
+//! carries a password in a URL (`postgres://user:pass@host`): those are recorded by name only
+//! (`env_secrets`) and the reproduction takes their values from the environment it runs in. A
+//! withheld value printed by the command is replaced by `[withheld]` in the recorded output.
+//!
+//! A run of kind `incident` is always recorded; only a crash adds `incident.json` and `repro.sh`
+//! (mode 0755) to it, and the event `incident.recorded`.
 //!
 //! - exit 0: a clean run — `run.completed` with outcome `CLEAN`, nothing else;
 //! - non-zero exit or a signal: a crash — parsed ([`crate::frames`]), signed
-//!   ([`crate::signature`]), fingerprinted ([`fingerprint`]); outcome `CRASHED`;
+//!   ([`crate::signature`]), fingerprinted ([`fingerprint`]); outcome `CRASHED`; a death by
+//!   signal N is exit code 128 + N with the signal's name (`SIGSEGV`) in `exit.signal_name`;
 //! - timeout: outcome `TIMED_OUT` and no incident, because a hang cannot be told apart from a
 //!   slow run by a reproduction (its replay would be a harness error by contract);
-//! - command not found: outcome `NOT_RUN`, and [`HealError::CommandNotFound`].
+//! - command not found: outcome `NOT_RUN`, and [`HealError::CommandNotFound`];
+//! - loki interrupted ([`loki_core::process::stop_all`]): the command's group got the signal,
+//!   the run ends with `run.interrupted`, and nothing is recorded as a crash.
 //!
 //! Tool versions are looked up only after a crash, so a clean run pays nothing for them.
 
@@ -25,7 +42,7 @@ use loki_core::layout::Repo;
 use loki_core::process::{self, Exit, Output, Spec, Streams};
 use loki_core::run::RunStore;
 use loki_events::RunRecorder;
-use loki_events::payload::{IncidentRecorded, RunCompleted, RunStarted};
+use loki_events::payload::{IncidentRecorded, RunCompleted, RunInterrupted, RunStarted};
 
 use crate::HealError;
 use crate::frames::{Lang, parse_crash, parse_urls};
@@ -41,16 +58,11 @@ const CAPTURE_CAP: usize = 2 * 1024 * 1024;
 const TOOL_VERSION_TIMEOUT: Duration = Duration::from_secs(5);
 /// Mode of `repro.sh`: executable by its owner, readable by all.
 const SCRIPT_MODE: u32 = 0o755;
-/// Variables copied from loki's environment into the reproduction when set: they change what
-/// programs do (PATH picks the interpreter, the locale and time zone change output).
-const COPIED_VARS: &[&str] = &[
-    "PATH",
-    "LANG",
-    "LC_ALL",
-    "TZ",
-    "NODE_OPTIONS",
-    "RUST_BACKTRACE",
-];
+/// Shortest withheld value that is searched for in the recorded output: a shorter one (`1`,
+/// `yes`) would blank out ordinary text and is not a credential anyway.
+const MIN_REDACTED_LEN: usize = 8;
+/// What a withheld value printed by the command becomes in `incident.json`.
+const REDACTED: &str = "[withheld]";
 /// Outcomes recorded in `run.json`.
 pub const OUTCOME_CLEAN: &str = "CLEAN";
 pub const OUTCOME_CRASHED: &str = "CRASHED";
@@ -68,6 +80,8 @@ pub struct ObserveOptions {
     pub timeout: Duration,
     /// loki's own command line, for `run.json`.
     pub argv: Vec<String>,
+    /// `--clean-env`: drop every variable that looks like a secret, not only loki's own.
+    pub clean_env: bool,
 }
 
 /// How the observed command ended.
@@ -87,6 +101,13 @@ pub enum Observed {
         run_id: RunId,
         output: Output,
     },
+    /// loki itself was interrupted ([`loki_core::process::stop_all`]) and stopped the command;
+    /// `signal` names what loki got (`SIGINT`). Nothing is recorded as an incident.
+    Interrupted {
+        run_id: RunId,
+        output: Output,
+        signal: String,
+    },
 }
 
 impl Observed {
@@ -96,7 +117,8 @@ impl Observed {
         match self {
             Observed::Clean { run_id, .. }
             | Observed::Crashed { run_id, .. }
-            | Observed::TimedOut { run_id, .. } => run_id,
+            | Observed::TimedOut { run_id, .. }
+            | Observed::Interrupted { run_id, .. } => run_id,
         }
     }
 
@@ -106,7 +128,8 @@ impl Observed {
         match self {
             Observed::Clean { output, .. }
             | Observed::Crashed { output, .. }
-            | Observed::TimedOut { output, .. } => output,
+            | Observed::TimedOut { output, .. }
+            | Observed::Interrupted { output, .. } => output,
         }
     }
 }
@@ -119,21 +142,97 @@ fn pick_seed() -> u64 {
         % 1_000_000
 }
 
-/// The variables a run and its reproduction set: the seed under the names runtimes read, the
-/// copied variables, and `RUST_BACKTRACE=1` unless set (frames make the signature).
+/// The environment of the observed command (pure): `caller` (already without loki's own secrets,
+/// [`loki_core::process::caller_env`]), under `clean` without anything secret-looking (by name,
+/// or a value with a URL password), plus the
+/// seed under the names runtimes read, and `RUST_BACKTRACE=1` unless set. `explicit_seed`
+/// (`--seed`) overrides a `PYTHONHASHSEED` the caller set; otherwise the caller's stands.
 #[must_use]
-pub fn seed_vars(seed: u64, env: &dyn Fn(&str) -> Option<String>) -> BTreeMap<String, String> {
-    let mut vars = BTreeMap::new();
-    for k in COPIED_VARS {
-        if let Some(v) = env(k) {
-            vars.insert((*k).to_string(), v);
+pub fn command_env(
+    caller: Vec<(OsString, OsString)>,
+    clean: bool,
+    seed: u64,
+    explicit_seed: bool,
+) -> Vec<(OsString, OsString)> {
+    let mut env = if clean {
+        process::without_secrets(caller)
+            .into_iter()
+            .filter(|(_, v)| !carries_password(&v.to_string_lossy()))
+            .collect()
+    } else {
+        caller
+    };
+    let has = |env: &[(OsString, OsString)], name: &str| env.iter().any(|(k, _)| k == name);
+    let set = |env: &mut Vec<(OsString, OsString)>, name: &str, value: String| {
+        env.retain(|(k, _)| k != name);
+        env.push((name.into(), value.into()));
+    };
+    set(&mut env, loki_core::env::SEED.name, seed.to_string());
+    if explicit_seed || !has(&env, "PYTHONHASHSEED") {
+        set(&mut env, "PYTHONHASHSEED", seed.to_string());
+    }
+    if !has(&env, "RUST_BACKTRACE") {
+        set(&mut env, "RUST_BACKTRACE", "1".into());
+    }
+    env
+}
+
+/// How an environment is written to disk (pure): the variables recorded with their values, the
+/// names recorded without (a secret-looking name or a value with a URL password), and the
+/// withheld values themselves (kept in memory only, to blank them out of recorded output).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordedEnv {
+    pub values: BTreeMap<String, String>,
+    pub withheld: Vec<String>,
+    pub withheld_values: Vec<String>,
+}
+
+/// Splits `env` into what may be written and what may not (see the module doc).
+#[must_use]
+pub fn record_env(env: &[(OsString, OsString)]) -> RecordedEnv {
+    let mut out = RecordedEnv::default();
+    for (k, v) in env {
+        let name = k.to_string_lossy().into_owned();
+        let value = v.to_string_lossy().into_owned();
+        if process::is_secret_name(&name) || carries_password(&value) {
+            if !out.withheld.contains(&name) {
+                out.withheld.push(name);
+            }
+            out.withheld_values.push(value);
+        } else {
+            out.values.insert(name, value);
         }
     }
-    vars.entry("RUST_BACKTRACE".into())
-        .or_insert_with(|| "1".into());
-    vars.insert(loki_core::env::SEED.name.into(), seed.to_string());
-    vars.insert("PYTHONHASHSEED".into(), seed.to_string());
-    vars
+    out.withheld.sort();
+    out
+}
+
+/// True when `value` holds a URL with a password in it (`scheme://user:pass@host`): database and
+/// broker URLs carry credentials under names that do not look secret (`DATABASE_URL`).
+#[must_use]
+pub fn carries_password(value: &str) -> bool {
+    value.match_indices("://").any(|(i, _)| {
+        let rest = &value[i + 3..];
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority
+            .rsplit_once('@')
+            .is_some_and(|(userinfo, _)| userinfo.contains(':'))
+    })
+}
+
+/// `text` with every withheld value of at least [`MIN_REDACTED_LEN`] bytes replaced (pure).
+#[must_use]
+pub fn redact(text: &str, withheld_values: &[String]) -> String {
+    let mut out = text.to_string();
+    // Longest first: a value that contains another is blanked whole.
+    let mut values: Vec<&String> = withheld_values.iter().collect();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    for v in values {
+        if v.len() >= MIN_REDACTED_LEN && out.contains(v.as_str()) {
+            out = out.replace(v.as_str(), REDACTED);
+        }
+    }
+    out
 }
 
 /// Runs the command and records what happened in a new run of `repo`.
@@ -142,7 +241,13 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
         return Err(HealError::EmptyCommand);
     };
     let seed = opts.seed.unwrap_or_else(pick_seed);
-    let vars = seed_vars(seed, &|k| std::env::var(k).ok());
+    let env = command_env(
+        process::caller_env(),
+        opts.clean_env,
+        seed,
+        opts.seed.is_some(),
+    );
+    let recorded = record_env(&env);
     let mut log = RunRecorder::start(
         &RunStore::new(repo.clone()),
         None,
@@ -153,10 +258,6 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
         },
     )?;
     let run_dir = log.dir().to_path_buf();
-    let mut env: Vec<(OsString, OsString)> = process::scrubbed_env();
-    // The recorded values win, exactly as in the reproduction.
-    env.retain(|(k, _)| !vars.contains_key(&*k.to_string_lossy()));
-    env.extend(vars.iter().map(|(k, v)| (k.into(), v.into())));
     let spec = Spec::new(program, &opts.cwd)
         .args(&opts.command[1..])
         .envs(env)
@@ -186,6 +287,25 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
         }
     };
     let code = out.exit_code();
+    if out.cancelled {
+        // Its end was loki's doing, not the program's: no crash to record.
+        let signal = process::stop_signal()
+            .and_then(signature::signal_name)
+            .unwrap_or("a signal")
+            .to_string();
+        log.interrupt(&RunInterrupted {
+            exit_code: Some(code),
+            reason: Some(format!(
+                "loki was interrupted ({signal}) and stopped the command's process group"
+            )),
+            ..RunInterrupted::because("")
+        })?;
+        return Ok(Observed::Interrupted {
+            run_id: log.id().clone(),
+            output: out,
+            signal,
+        });
+    }
     if out.success() {
         log.finish(&RunCompleted::new(OUTCOME_CLEAN).exit_code(0))?;
         return Ok(Observed::Clean {
@@ -204,7 +324,7 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
         });
     }
     let cwd = std::fs::canonicalize(&opts.cwd).unwrap_or_else(|_| opts.cwd.clone());
-    let incident = build_incident(log.id(), &repo.root, &cwd, opts, seed, vars, &out);
+    let incident = build_incident(log.id(), &repo.root, &cwd, opts, seed, recorded, &out);
     crate::incident::save(&run_dir, &incident)?;
     let script = run_dir.join(&incident.repro);
     loki_core::fs::write_atomic_mode(&script, render_script(&incident).as_bytes(), SCRIPT_MODE)?;
@@ -233,11 +353,12 @@ fn build_incident(
     cwd: &Path,
     opts: &ObserveOptions,
     seed: u64,
-    env_vars: BTreeMap<String, String>,
+    recorded: RecordedEnv,
     out: &Output,
 ) -> Incident {
-    let stdout = out.output.text();
-    let stderr = out.stderr.text();
+    // Withheld values are blanked before anything is parsed, so no field can carry one.
+    let stdout = redact(&out.output.text(), &recorded.withheld_values);
+    let stderr = redact(&out.stderr.text(), &recorded.withheld_values);
     let all = format!("{stdout}\n{stderr}");
     let crash = parse_crash(&stderr).or_else(|| parse_crash(&all));
     let code = out.exit_code();
@@ -261,9 +382,16 @@ fn build_incident(
                 Exit::Signal(s) => Some(s),
                 Exit::Code(_) => None,
             },
+            signal_name: match out.exit {
+                Exit::Signal(s) => Some(
+                    signature::any_signal_name(s)
+                        .map_or_else(|| format!("signal {s}"), str::to_string),
+                ),
+                Exit::Code(_) => None,
+            },
         },
-        stdout_tail: out.output.tail_text(TAIL_BYTES),
-        stderr_tail: out.stderr.tail_text(TAIL_BYTES),
+        stdout_tail: tail(&stdout, TAIL_BYTES),
+        stderr_tail: tail(&stderr, TAIL_BYTES),
         crash: CrashInfo {
             lang,
             kind,
@@ -273,9 +401,20 @@ fn build_incident(
         urls: parse_urls(&all),
         signature: sig,
         env: fingerprint(lang, &opts.command[0], cwd),
-        env_vars,
+        env_vars: recorded.values,
+        env_secrets: recorded.withheld,
+        env_clean: opts.clean_env,
         repro: "repro.sh".into(),
     }
+}
+
+/// The last `max` bytes of `text`, cut at a character boundary.
+fn tail(text: &str, max: usize) -> String {
+    let mut start = text.len().saturating_sub(max);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    text[start..].to_string()
 }
 
 /// The version query for the tool behind a crash (pure).
@@ -327,15 +466,76 @@ pub fn fingerprint(lang: Lang, program: &str, cwd: &Path) -> Fingerprint {
 mod tests {
     use super::*;
 
+    fn os(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect()
+    }
+
+    fn get<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a str> {
+        env.iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.to_str())
+    }
+
     #[test]
-    fn seed_vars_set_the_seed_and_keep_a_users_backtrace_choice() {
-        let v = seed_vars(42, &|k| (k == "RUST_BACKTRACE").then(|| "full".to_string()));
-        assert_eq!(v["LOKI_SEED"], "42");
-        assert_eq!(v["PYTHONHASHSEED"], "42");
-        assert_eq!(v["RUST_BACKTRACE"], "full");
-        let v = seed_vars(1, &|_| None);
-        assert_eq!(v["RUST_BACKTRACE"], "1");
-        assert!(!v.contains_key("PATH"));
+    fn the_command_env_is_the_callers_plus_the_seed() {
+        let caller = os(&[
+            ("OPENAI_API_KEY", "sk-app-key"),
+            ("PATH", "/bin"),
+            ("RUST_BACKTRACE", "full"),
+            ("DATABASE_URL", "mysql://u:p@h/db"),
+        ]);
+        let env = command_env(caller.clone(), false, 42, false);
+        assert_eq!(get(&env, "OPENAI_API_KEY"), Some("sk-app-key"));
+        assert_eq!(get(&env, "RUST_BACKTRACE"), Some("full"));
+        assert_eq!(get(&env, "LOKI_SEED"), Some("42"));
+        assert_eq!(get(&env, "PYTHONHASHSEED"), Some("42"));
+        assert_eq!(get(&env, "CI"), None);
+        assert_eq!(get(&env, "NO_COLOR"), None);
+        let clean = command_env(caller, true, 1, false);
+        assert_eq!(get(&clean, "OPENAI_API_KEY"), None);
+        assert_eq!(get(&clean, "DATABASE_URL"), None);
+        assert_eq!(get(&clean, "PATH"), Some("/bin"));
+        assert_eq!(get(&clean, "RUST_BACKTRACE"), Some("full"));
+    }
+
+    #[test]
+    fn a_callers_hash_seed_stands_unless_a_seed_is_given() {
+        let caller = os(&[("PYTHONHASHSEED", "0")]);
+        let env = command_env(caller.clone(), false, 9, false);
+        assert_eq!(get(&env, "PYTHONHASHSEED"), Some("0"));
+        assert_eq!(get(&env, "RUST_BACKTRACE"), Some("1"));
+        let env = command_env(caller, false, 9, true);
+        assert_eq!(get(&env, "PYTHONHASHSEED"), Some("9"));
+    }
+
+    #[test]
+    fn secrets_are_recorded_by_name_only() {
+        let env = os(&[
+            ("GITHUB_TOKEN", "ghp_abcdefgh"),
+            ("DATABASE_URL", "postgres://app:hunter22@db:5432/x"),
+            ("HTTP_PROXY", "http://proxy:3128"),
+            ("HOME", "/home/u"),
+        ]);
+        let r = record_env(&env);
+        assert_eq!(r.withheld, ["DATABASE_URL", "GITHUB_TOKEN"]);
+        assert_eq!(r.values.keys().collect::<Vec<_>>(), ["HOME", "HTTP_PROXY"]);
+        assert_eq!(
+            redact("token ghp_abcdefgh in a log", &r.withheld_values),
+            "token [withheld] in a log"
+        );
+        assert_eq!(redact("1 2 3", &["1".to_string()]), "1 2 3");
+    }
+
+    #[test]
+    fn urls_with_passwords_are_told_apart() {
+        assert!(carries_password("redis://:pw@host:6379"));
+        assert!(carries_password("x=https://u:p@h/path@x"));
+        assert!(!carries_password("https://user@host/a:b"));
+        assert!(!carries_password("https://host/x?u=a:b@c"));
+        assert!(!carries_password("plain"));
     }
 
     #[test]

@@ -1,9 +1,19 @@
 //! `repro.sh`: the deterministic reproduction of an incident, and running it.
 //!
 //! The script is self-contained POSIX `sh` (no loki needed to run it): it enters the recorded
-//! directory, exports the recorded variables (the seed among them), runs the exact command with
-//! stdin closed and a timeout (`timeout(1)` when installed; `LOKI_REPRO_TIMEOUT` overrides the
-//! seconds), prints the output, and decides:
+//! directory, runs the exact command with stdin closed and a timeout (`timeout(1)` when
+//! installed; `LOKI_REPRO_TIMEOUT` overrides the seconds), prints the output, and decides.
+//!
+//! The command runs in **the recorded environment and nothing else** (`env -i`): every variable
+//! of `env_vars` with its recorded value (the seed among them), plus each variable named in
+//! `env_secrets` with the value it has where the script runs; their values were never recorded.
+//! One that is not set there is named on a `[note]` line, since the run may then differ from the
+//! recorded one. [`run`] (`loki replay`, `loki fix`) gives the script the caller's environment
+//! without secret-looking variables, plus exactly the secrets the incident names. `timeout(1)`
+//! runs with `--foreground` where it has it, so the command stays in the script's process group
+//! and dies with it when loki stops the reproduction.
+//!
+//! It decides:
 //!
 //! | exit | printed | when |
 //! |---|---|---|
@@ -14,6 +24,7 @@
 //! A different failure is a harness problem on purpose: it proves neither that the crash is gone
 //! nor that it persists.
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -54,8 +65,23 @@ pub fn render_script(inc: &Incident) -> String {
         "cd {} || {{ echo \"[HARNESS] cannot enter the recorded directory\"; exit 2; }}\n",
         q(&inc.cwd)
     ));
+    s.push_str("# The recorded environment, and nothing else: `env -i` below.\nset --\n");
     for (k, v) in &inc.env_vars {
-        s.push_str(&format!("export {k}={}\n", q(v)));
+        s.push_str(&format!("set -- \"$@\" {}\n", q(&format!("{k}={v}"))));
+    }
+    for name in &inc.env_secrets {
+        if is_identifier(name) {
+            s.push_str(&format!(
+                "if [ -n \"${{{name}+set}}\" ]; then set -- \"$@\" \"{name}=${name}\"; else echo \"[note] {name} was set when the crash was recorded and is not set now\"; fi\n"
+            ));
+        } else {
+            s.push_str(&format!(
+                "echo {}\n",
+                q(&format!(
+                    "[note] {name} was set when the crash was recorded; sh cannot pass a variable of that name on"
+                ))
+            ));
+        }
     }
     let cmd = inc
         .command
@@ -66,10 +92,12 @@ pub fn render_script(inc: &Incident) -> String {
     s.push_str(
         "out=$(mktemp \"${TMPDIR:-/tmp}/loki-repro.XXXXXX\") || { echo \"[HARNESS] cannot create a temporary file\"; exit 2; }\n\
          trap 'rm -f \"$out\"' EXIT\n\
-         if command -v timeout >/dev/null 2>&1; then\n",
+         if command -v timeout >/dev/null 2>&1; then\n\
+         \x20 # --foreground keeps timeout in this script's process group, where a stop reaches it.\n\
+         \x20 if timeout --foreground 5 true 2>/dev/null; then fg=--foreground; else fg=; fi\n",
     );
     s.push_str(&format!(
-        "  timeout -k 2 \"$TIMEOUT_S\" {cmd} </dev/null >\"$out\" 2>&1\nelse\n  {cmd} </dev/null >\"$out\" 2>&1\nfi\n"
+        "  timeout $fg -k 2 \"$TIMEOUT_S\" env -i \"$@\" {cmd} </dev/null >\"$out\" 2>&1\nelse\n  env -i \"$@\" {cmd} </dev/null >\"$out\" 2>&1\nfi\n"
     ));
     s.push_str(
         "code=$?\n\
@@ -97,6 +125,31 @@ pub fn render_script(inc: &Incident) -> String {
          exit 2\n",
     );
     s
+}
+
+/// A name `sh` can expand: a letter or `_`, then letters, digits and `_`.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The environment `repro.sh` runs in (pure over `caller`): the caller's without anything
+/// secret-looking, plus the secrets the incident names, taken from the caller. The script passes
+/// on only what the incident recorded, so nothing else of the caller's reaches the command.
+#[must_use]
+pub fn script_env(caller: Vec<(OsString, OsString)>, inc: &Incident) -> Vec<(OsString, OsString)> {
+    let secrets: Vec<(OsString, OsString)> = caller
+        .iter()
+        .filter(|(k, _)| inc.env_secrets.iter().any(|n| k == n.as_str()))
+        .cloned()
+        .collect();
+    let mut env = process::without_secrets(caller);
+    env.retain(|(k, _)| !inc.env_secrets.iter().any(|n| k == n.as_str()));
+    env.extend(secrets);
+    env
 }
 
 /// What a replay showed.
@@ -143,6 +196,8 @@ pub struct Replay {
     pub duration: Duration,
     /// The command line that ran, for logs and receipts.
     pub command: String,
+    /// loki was interrupted ([`loki_core::process::stop_all`]) and stopped the reproduction.
+    pub interrupted: bool,
 }
 
 /// The verdict of a finished script (pure): its exit code and its last `[…]` line.
@@ -184,7 +239,7 @@ pub fn run(run_dir: &Path, inc: &Incident, timeout: Option<Duration>) -> Result<
     let inner = timeout.unwrap_or(Duration::from_secs(inc.timeout_s));
     let mut spec = Spec::new("sh", run_dir)
         .arg(&script)
-        .envs(process::scrubbed_env())
+        .envs(script_env(process::caller_env(), inc))
         .timeout(inner + RUNNER_GRACE)
         .output_cap(REPLAY_OUTPUT_CAP);
     if let Some(t) = timeout {
@@ -194,14 +249,29 @@ pub fn run(run_dir: &Path, inc: &Incident, timeout: Option<Duration>) -> Result<
         );
     }
     let command = spec.display();
+    // The secrets passed on are blanked out of what the replay printed: a fix writes it to disk.
+    let secret_values: Vec<String> = spec
+        .env
+        .iter()
+        .filter(|(k, _)| inc.env_secrets.iter().any(|n| k == n.as_str()))
+        .map(|(_, v)| v.to_string_lossy().into_owned())
+        .collect();
     let started = Instant::now();
     let out = process::run(&spec).map_err(|source| HealError::Process {
         command: command.clone(),
         source,
     })?;
-    let output = out.output.text();
+    let output = crate::record::redact(&out.output.text(), &secret_values);
+    let interrupted = out.cancelled;
     Ok(Replay {
-        verdict: classify(out.exit_code(), out.timed_out, &output),
+        verdict: if interrupted {
+            ReplayVerdict::Harness(
+                "the reproduction was stopped before it finished: loki was interrupted".into(),
+            )
+        } else {
+            classify(out.exit_code(), out.timed_out, &output)
+        },
+        interrupted,
         exit_code: out.exit_code(),
         output,
         duration: started.elapsed(),
@@ -212,6 +282,47 @@ pub fn run(run_dir: &Path, inc: &Incident, timeout: Option<Duration>) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn incident() -> Incident {
+        let text = "exit 1";
+        serde_json::from_value(serde_json::json!({
+            "schema": crate::incident::INCIDENT_SCHEMA, "run_id": "run_20260101_000000_abcd",
+            "recorded_at": "2026-01-01T00:00:00.000Z", "command": ["sh", "-c", "exit 1"],
+            "cwd": "/work/app dir", "seed": 7, "timeout_s": 60,
+            "exit": {"code": 1, "signal": null}, "stdout_tail": "", "stderr_tail": "",
+            "crash": {"lang": "unknown", "kind": "exit 1", "message": ""}, "frames": [],
+            "signature": {"id": crate::signature::id_of(text), "text": text, "exit_code": 1,
+                          "needles": []},
+            "env": {"os": "linux", "arch": "x86_64"},
+            "env_vars": {"LOKI_SEED": "7", "PATH": "/usr/bin:/bin", "QUOTED": "it's"},
+            "env_secrets": ["OPENAI_API_KEY", "odd.name"],
+            "repro": "repro.sh",
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_script_runs_the_recorded_environment_and_takes_secrets_by_name() {
+        insta::assert_snapshot!(render_script(&incident()));
+    }
+
+    #[test]
+    fn the_script_gets_no_secret_but_those_the_incident_names() {
+        let caller: Vec<(OsString, OsString)> = [
+            ("OPENAI_API_KEY", "sk-1"),
+            ("GITHUB_TOKEN", "ghp-2"),
+            ("PATH", "/bin"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).into(), (*v).into()))
+        .collect();
+        let mut names: Vec<String> = script_env(caller, &incident())
+            .into_iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["OPENAI_API_KEY", "PATH"]);
+    }
 
     #[test]
     fn classify_follows_the_exit_contract() {

@@ -272,6 +272,36 @@ pub fn signal_name(n: i32) -> Option<&'static str> {
     })
 }
 
+/// The name of any standard Linux signal (`SIGSEGV`, `SIGUSR1`), for a death known to be by
+/// signal; [`signal_name`] keeps to the fatal ones an exit code of 128 + N usually means.
+#[must_use]
+pub fn any_signal_name(n: i32) -> Option<&'static str> {
+    if let Some(name) = signal_name(n) {
+        return Some(name);
+    }
+    Some(match n {
+        10 => "SIGUSR1",
+        12 => "SIGUSR2",
+        16 => "SIGSTKFLT",
+        17 => "SIGCHLD",
+        18 => "SIGCONT",
+        19 => "SIGSTOP",
+        20 => "SIGTSTP",
+        21 => "SIGTTIN",
+        22 => "SIGTTOU",
+        23 => "SIGURG",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        26 => "SIGVTALRM",
+        27 => "SIGPROF",
+        28 => "SIGWINCH",
+        29 => "SIGIO",
+        30 => "SIGPWR",
+        31 => "SIGSYS",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,6 +348,9 @@ mod tests {
         assert_eq!(bare_exit_kind(139), "signal SIGSEGV");
         assert_eq!(bare_exit_kind(3), "exit 3");
         assert_eq!(bare_exit_kind(200), "exit 200");
+        assert_eq!(any_signal_name(11), Some("SIGSEGV"));
+        assert_eq!(any_signal_name(10), Some("SIGUSR1"));
+        assert_eq!(any_signal_name(64), None);
     }
 
     #[test]

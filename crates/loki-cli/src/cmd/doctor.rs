@@ -106,7 +106,17 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
             Some("run loki inside the repository you want to work on"),
         ),
     });
-    v.push(check(Status::Pass, "config", "all layers parse", None));
+    if ctx.ignored.is_empty() {
+        v.push(check(Status::Pass, "config", "all layers parse", None));
+    }
+    for bad in &ctx.ignored {
+        v.push(check(
+            Status::Fail,
+            "config",
+            format!("{} (ignored for now)", bad.error),
+            Some(crate::context::repair_hint(bad.layer)),
+        ));
+    }
     v.push(tool(
         "cargo",
         &["--version"],

@@ -1,8 +1,11 @@
 //! `loki run`, `loki fix`, `loki replay`: incidents and healing (the work is in `loki-heal`).
 //!
-//! - `loki run [--seed N] [--timeout S] [--auto-heal] -- <cmd…>` echoes the command's output and
-//!   records the run; a crash adds an incident and its `repro.sh`. Exit 0 clean, 1 crash or
-//!   timeout, 2 when the command cannot start.
+//! - `loki run [--seed N] [--timeout S] [--clean-env] [--auto-heal] -- <cmd…>` echoes the
+//!   command's output and records the run; a crash adds an incident and its `repro.sh`. The
+//!   command gets the caller's environment unchanged (`--clean-env` removes secret-looking
+//!   variables). loki exits with the command's own status: its exit code, 128 + N for a death by
+//!   signal N (recorded as a crash naming the signal), 124 when `--timeout` stopped it; 2 when it
+//!   cannot start. With `--auto-heal`, a crash exits with the fix's verdict instead.
 //! - `loki fix [run]` diagnoses; `--apply [--yes] [--no-verify] [--model p/m]` heals and exits
 //!   with the heal receipt's verdict (0 VERIFIED, 1 otherwise); `--restore` puts stale backups
 //!   back; `--demo` heals a bundled example. Without `--yes`, a patch is applied only after a
@@ -27,6 +30,7 @@ use loki_receipt::{KeyEnv, Signer};
 use crate::cli::{FixArgs, ReplayArgs, RunArgs};
 use crate::cmd::UsageError;
 use crate::context::Ctx;
+use crate::interrupt;
 use crate::output::{DIM, GREEN, RED, YELLOW, paint};
 
 /// Default limit on an observed command (and on its reproduction).
@@ -38,8 +42,17 @@ fn label(l: &str) -> String {
     format!("{l:<12}")
 }
 
-pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
+/// An exit status as the process reports it: statuses are 0..=255, and a code outside (a
+/// negative one from a foreign wait status) is reported as a failure.
+fn observed_exit(code: i32) -> crate::cmd::Exit {
+    crate::cmd::Exit::Observed(u8::try_from(code).unwrap_or(1))
+}
+
+pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     let repo = ctx.repo()?;
+    interrupt::install(
+        "the command's process group was stopped; nothing was recorded as an incident",
+    )?;
     let opts = ObserveOptions {
         command: args.command.clone(),
         cwd: ctx.cwd.clone(),
@@ -48,6 +61,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
             .timeout
             .map_or(DEFAULT_RUN_TIMEOUT, Duration::from_secs),
         argv: std::env::args().collect(),
+        clean_env: args.clean_env,
     };
     let observed = loki_heal::observe(&repo, &opts)?;
     let out = observed.output();
@@ -59,6 +73,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     anstream::eprint!("{}", out.stderr.text());
     let _ = std::io::stdout().flush();
+    let code = out.exit_code();
     match &observed {
         Observed::Clean { run_id, .. } => {
             if ctx.global.json {
@@ -72,14 +87,14 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
                     paint(DIM, &format!("loki: clean run, recorded as {run_id}"))
                 );
             }
-            Ok(ExitCode::Success)
+            Ok(observed_exit(0))
         }
         Observed::TimedOut { run_id, .. } => {
             let secs = opts.timeout.as_secs();
             if ctx.global.json {
                 println!(
                     "{}",
-                    serde_json::json!({"run": run_id, "outcome": "TIMED_OUT", "timeout_s": secs})
+                    serde_json::json!({"run": run_id, "outcome": "TIMED_OUT", "timeout_s": secs, "exit_code": code})
                 );
             } else {
                 anstream::eprintln!(
@@ -87,7 +102,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
                     paint(YELLOW, "loki")
                 );
             }
-            Ok(ExitCode::Failure)
+            Ok(observed_exit(code))
         }
         Observed::Crashed {
             run_id,
@@ -99,8 +114,8 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
                 println!(
                     "{}",
                     serde_json::json!({"run": run_id, "outcome": "CRASHED", "exit_code": incident.exit.code,
-                        "kind": incident.crash.kind, "signature": incident.signature,
-                        "repro": run_dir.join(&incident.repro)})
+                        "signal": incident.exit.signal_name, "kind": incident.crash.kind,
+                        "signature": incident.signature, "repro": run_dir.join(&incident.repro)})
                 );
             } else {
                 anstream::eprintln!("{}: crash recorded as {run_id}", paint(RED, "loki"));
@@ -111,9 +126,22 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             if args.auto_heal {
-                return apply(ctx, &repo, run_id, true, false, None);
+                return apply(ctx, &repo, run_id, true, false, None).map(Into::into);
             }
-            Ok(ExitCode::Failure)
+            Ok(observed_exit(incident.exit.code))
+        }
+        Observed::Interrupted { run_id, signal, .. } => {
+            if ctx.global.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"run": run_id, "outcome": "INTERRUPTED", "signal": signal, "exit_code": code})
+                );
+            }
+            // `main` prints it and exits with the signal's code.
+            interrupt::left(format!(
+                "the command's process group was stopped; nothing was recorded as an incident (run {run_id})"
+            ));
+            Ok(observed_exit(code))
         }
     }
 }
@@ -129,11 +157,13 @@ fn crash_lines(inc: &Incident, repo: &Repo, run_dir: &Path) -> String {
             inc.crash.message.lines().next().unwrap_or_default()
         )
     };
-    s.push_str(&format!(
-        "{}{msg} (exit {})\n",
-        label("Crash:"),
-        inc.exit.code
-    ));
+    let how = match &inc.exit.signal_name {
+        Some(sig) if !msg.contains(sig.as_str()) => {
+            format!("killed by {sig}, exit {}", inc.exit.code)
+        }
+        _ => format!("exit {}", inc.exit.code),
+    };
+    s.push_str(&format!("{}{msg} ({how})\n", label("Crash:")));
     s.push_str(&format!(
         "{}{} [{}]\n",
         label("Signature:"),
@@ -191,6 +221,7 @@ pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
             )
             .into());
         }
+        interrupt::install("nothing was changed: no patch was applied")?;
         return apply(
             ctx,
             &repo,
@@ -406,25 +437,43 @@ fn heal(
         repro_timeout: None,
     };
     let mut s = FixSession::start(repo, run, opts)?;
+    interrupt::left("nothing was changed: no patch was applied");
     let planned = match s.propose(source) {
         Ok(p) => p.clone(),
         Err(e) => return Err(fail(s, e, &signer)),
     };
+    // A signal during the model call: stop before anything is written.
+    if let Some(sig) = interrupt::signal_name() {
+        s.interrupt(sig);
+        let report = s.finish(&signer)?;
+        return Ok(summary(ctx, run, &report));
+    }
     if !ctx.global.quiet {
         println!("{}{}", label("Patch:"), planned.rel);
         println!("{}{}", label("Root cause:"), planned.proposal.root_cause);
         println!("{}{}", label("Fix:"), planned.proposal.explanation);
         anstream::print!("{}", colour_diff(&planned.diff));
     }
-    if !yes && !confirm(&format!("Apply this patch to {}?", planned.rel))? {
-        s.decline();
-        let report = s.finish(&signer)?;
-        return Ok(summary(ctx, run, &report));
+    if !yes {
+        interrupt::at_prompt("nothing was changed: the patch was not applied");
+        let accepted = confirm(&format!("Apply this patch to {}?", planned.rel))?;
+        interrupt::left("nothing was changed: the patch was not applied");
+        if !accepted {
+            s.decline();
+            let report = s.finish(&signer)?;
+            return Ok(summary(ctx, run, &report));
+        }
     }
     let backup = match s.apply() {
         Ok(b) => b,
         Err(e) => return Err(fail(s, e, &signer)),
     };
+    let shown_backup = backup.strip_prefix(&repo.root).unwrap_or(&backup);
+    interrupt::left(format!(
+        "the patch stays applied to {}; the original is kept in {}: `loki fix --restore` puts it back, `loki replay {run}` checks the patched file",
+        planned.rel,
+        shown_backup.display()
+    ));
     if !ctx.global.quiet {
         let shown = backup.strip_prefix(&repo.root).unwrap_or(&backup);
         println!(
@@ -434,7 +483,9 @@ fn heal(
             shown.display()
         );
     }
-    if no_verify {
+    if let Some(sig) = interrupt::signal_name() {
+        s.interrupt(sig);
+    } else if no_verify {
         s.skip_verify();
     } else if let Err(e) = s.verify() {
         return Err(fail(s, e, &signer));
@@ -479,7 +530,20 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
             "the patch was declined; nothing was changed".to_string(),
         ),
         Settled::Failed { reason } => ("failed", reason.clone()),
+        Settled::Interrupted { signal, backup } => (
+            "interrupted",
+            match backup {
+                Some(_) => format!(
+                    "loki was interrupted ({signal}) before the patch was verified: it stays applied to {file}, the original is kept in {file}.loki.bak: `loki fix --restore` puts it back, `loki replay {incident}` checks the patched file"
+                ),
+                None => format!(
+                    "loki was interrupted ({signal}) before a patch was applied; nothing was changed"
+                ),
+            },
+        ),
     };
+    // What an interruption from here on leaves is what this summary says.
+    interrupt::left(detail.clone());
     if ctx.global.json {
         println!(
             "{}",
@@ -532,6 +596,7 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
 
 pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
+    interrupt::install("the reproduction was stopped; nothing was changed")?;
     let run = incident_run(&repo, args.run.as_deref())?;
     let dir = loki_heal::fix::incident_dir(&repo, &run)?;
     let (inc, _) = loki_heal::incident::load(&dir)?;
@@ -575,6 +640,7 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
 
 /// `loki fix --demo`: the bundled example, healed end to end in a directory of its own.
 fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
+    interrupt::install("nothing was changed")?;
     let dir = std::env::temp_dir().join(format!("loki-demo-heal-{}", RunId::new()));
     let has = |p: &str| which::which(p).is_ok();
     let Some(demo) = loki_heal::demo::write(&dir, &has)? else {
@@ -594,6 +660,7 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         seed: Some(0),
         timeout: DEFAULT_RUN_TIMEOUT,
         argv: std::env::args().collect(),
+        clean_env: false,
     };
     let observed = loki_heal::observe(&repo, &opts)?;
     let Observed::Crashed {

@@ -24,11 +24,14 @@ use loki_core::run::RunStore;
 
 use crate::cli::GlobalArgs;
 
-/// How the process exits: a run's ladder or a `loki verify` verdict (their tables differ).
+/// How the process exits: a run's ladder, a `loki verify` verdict (their tables differ), or the
+/// status of the command `loki run` observed, passed on as it was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Run(ExitCode),
     Verify(loki_core::outcome::VerifyVerdict),
+    /// The observed command's own exit status (128 + N for a death by signal N).
+    Observed(u8),
 }
 
 impl Exit {
@@ -37,6 +40,7 @@ impl Exit {
         match self {
             Exit::Run(c) => c.code(),
             Exit::Verify(v) => v.exit_status(),
+            Exit::Observed(code) => code,
         }
     }
 }

@@ -71,14 +71,112 @@ fn a_config_file_with_a_syntax_error_names_file_and_line() {
     let repo = GitRepo::new();
     let bad = repo.path().join("x.yaml");
     std::fs::write(&bad, "run:\n  cap_s: [\n").unwrap();
+    // doctor repairs: it runs without the broken file, says so, and fails its config check.
     sandboxed(&sb, repo.path())
         .args(["doctor", "--config"])
         .arg(&bad)
         .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("x.yaml:").and(predicate::str::contains("not valid YAML")),
-        );
+        .code(1)
+        .stderr(predicate::str::contains("x.yaml:").and(predicate::str::contains("not valid YAML")))
+        .stdout(predicate::str::contains("FAIL config: ").and(predicate::str::contains("x.yaml:")));
+}
+
+/// The warning a command prints when it ignored the broken `loki.toml`.
+fn ignored_repo_file() -> impl Predicate<str> {
+    predicate::str::contains("warning: ")
+        .and(predicate::str::contains("loki.toml:2"))
+        .and(predicate::str::contains(
+            "this file is ignored for this command",
+        ))
+        .and(predicate::str::contains("loki config init --repo --force"))
+}
+
+#[test]
+fn a_broken_loki_toml_does_not_stop_the_commands_that_repair_it() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    let rec = crate::verify::sealed_run(&sb, &repo, true);
+    repo.write(
+        "loki.toml",
+        "[run]
+cap_s = = 3
+",
+    );
+    // The commands that report the effective settings still refuse.
+    sandboxed(&sb, repo.path())
+        .args(["config", "show"])
+        .assert()
+        .code(2);
+    sandboxed(&sb, repo.path())
+        .args(["verify", rec.id.as_str()])
+        .assert()
+        .code(0)
+        .stderr(ignored_repo_file());
+    sandboxed(&sb, repo.path())
+        .arg("doctor")
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("FAIL config: ").and(predicate::str::contains("loki.toml:2")),
+        )
+        .stdout(predicate::str::contains("git:"))
+        .stderr(ignored_repo_file());
+    sandboxed(&sb, repo.path())
+        .args(["keys", "show"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("keyid:"))
+        .stderr(ignored_repo_file());
+    sandboxed(&sb, repo.path())
+        .args(["config", "path"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("loki.toml (exists)"))
+        .stderr(ignored_repo_file());
+    // A user-file change goes through while the repository's file is broken.
+    sandboxed(&sb, repo.path())
+        .args(["config", "set", "run.cap_s", "120"])
+        .assert()
+        .success()
+        .stderr(ignored_repo_file());
+    // Replacing the broken file repairs everything.
+    sandboxed(&sb, repo.path())
+        .args(["config", "init", "--repo", "--force"])
+        .assert()
+        .success()
+        .stderr(ignored_repo_file());
+    sandboxed(&sb, repo.path())
+        .args(["config", "get", "run.cap_s"])
+        .assert()
+        .success()
+        .stdout("120\n")
+        .stderr("");
+}
+
+#[test]
+fn config_set_mends_a_bad_value_in_place() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    repo.write("loki.toml", "# team\n[output]\ncolor = \"purple\"\n");
+    sandboxed(&sb, repo.path())
+        .args(["config", "get", "output.color"])
+        .assert()
+        .code(2);
+    sandboxed(&sb, repo.path())
+        .args(["config", "set", "--repo", "output.color", "never"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("loki.toml:3").and(predicate::str::contains("ignored")));
+    sandboxed(&sb, repo.path())
+        .args(["config", "get", "output.color"])
+        .assert()
+        .success()
+        .stdout("never\n");
+    assert!(
+        std::fs::read_to_string(repo.path().join("loki.toml"))
+            .unwrap()
+            .starts_with("# team\n")
+    );
 }
 
 #[test]

@@ -255,3 +255,192 @@ fn the_demo_heals_offline_with_its_built_in_patch() {
         .stdout(predicate::str::contains("using the demo's built-in patch"))
         .stdout(predicate::str::contains("Outcome:    VERIFIED"));
 }
+
+/// The run id in a `loki run` report on stderr.
+fn run_id_in(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let at = text.find("run_").expect("a run id in the report");
+    text[at..at + "run_YYYYMMDD_HHMMSS_xxxx".len()].to_string()
+}
+
+fn incident_json(repo: &GitRepo, run: &str) -> serde_json::Value {
+    let path = repo
+        .path()
+        .join(".loki/runs")
+        .join(run)
+        .join("incident.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Every file under `dir`, as bytes.
+fn all_files(dir: &Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            all_files(&p, out);
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+}
+
+#[test]
+fn run_exits_with_the_commands_own_code() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    let out = sandboxed(&sb, repo.path())
+        .args(["run", "--", "sh", "-c", "echo failing >&2; exit 3"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("crash recorded as run_"))
+        .stderr(predicate::str::contains("(exit 3)"))
+        .get_output()
+        .stderr
+        .clone();
+    let inc = incident_json(&repo, &run_id_in(&out));
+    assert_eq!(inc["exit"]["code"], 3);
+    assert!(inc["exit"].get("signal_name").is_none(), "{inc}");
+    sandboxed(&sb, repo.path())
+        .args(["run", "--", "sh", "-c", "exit 0"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_death_by_signal_exits_128_plus_n_and_is_recorded_with_its_name() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    let out = sandboxed(&sb, repo.path())
+        .args(["run", "--", "sh", "-c", "kill -SEGV $$"])
+        .assert()
+        .code(139)
+        .stderr(predicate::str::contains(
+            "Crash:      signal SIGSEGV (exit 139)",
+        ))
+        .get_output()
+        .stderr
+        .clone();
+    let inc = incident_json(&repo, &run_id_in(&out));
+    assert_eq!(inc["exit"]["code"], 139);
+    assert_eq!(inc["exit"]["signal"], 11);
+    assert_eq!(inc["exit"]["signal_name"], "SIGSEGV");
+    assert_eq!(inc["crash"]["kind"], "signal SIGSEGV");
+    let out = sandboxed(&sb, repo.path())
+        .args(["--json", "run", "--", "sh", "-c", "kill -SEGV $$"])
+        .assert()
+        .code(139)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["outcome"], "CRASHED");
+    assert_eq!(v["exit_code"], 139);
+    assert_eq!(v["signal"], "SIGSEGV");
+}
+
+const APP_KEY: &str = "sk-app-key-0123456789";
+const GH_TOKEN: &str = "ghp_token_0123456789";
+const AWS_SECRET: &str = "aws/secret+0123456789";
+const DB_PASSWORD: &str = "hunter2-db-password";
+const SIGNING_KEY: &str = "loki-signing-key-not-for-the-app";
+
+/// A program that prints what it sees and crashes only when its key is the recorded one.
+const SHOW_ENV: &str = "echo \"key=$OPENAI_API_KEY gh=$GITHUB_TOKEN aws=$AWS_SECRET_ACCESS_KEY \
+db=$DATABASE_URL ci=${CI-unset} nc=${NO_COLOR-unset} sk=${LOKI_RECEIPT_SIGNING_KEY-unset} \
+mine=$MY_SETTING\"; case \"$OPENAI_API_KEY\" in sk-app-*) exit 1 ;; *) exit 5 ;; esac";
+
+fn with_secrets(cmd: &mut assert_cmd::Command) -> &mut assert_cmd::Command {
+    cmd.env("OPENAI_API_KEY", APP_KEY)
+        .env("GITHUB_TOKEN", GH_TOKEN)
+        .env("AWS_SECRET_ACCESS_KEY", AWS_SECRET)
+        .env(
+            "DATABASE_URL",
+            format!("postgres://app:{DB_PASSWORD}@localhost/app"),
+        )
+        .env("LOKI_RECEIPT_SIGNING_KEY", SIGNING_KEY)
+        .env("MY_SETTING", "plain-value")
+        .env_remove("NO_COLOR")
+}
+
+#[test]
+fn the_command_gets_the_callers_environment_and_no_secret_reaches_the_disk() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    let out = with_secrets(&mut sandboxed(&sb, repo.path()))
+        .args(["run", "--", "sh", "-c", SHOW_ENV])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "key={APP_KEY} gh={GH_TOKEN} aws={AWS_SECRET} db=postgres://app:{DB_PASSWORD}@localhost/app \
+ci=unset nc=unset sk=unset mine=plain-value"
+        )),
+        "{stdout}"
+    );
+    let run = run_id_in(&out.stderr);
+    let inc = incident_json(&repo, &run);
+    assert_eq!(
+        inc["env_secrets"],
+        json!([
+            "AWS_SECRET_ACCESS_KEY",
+            "DATABASE_URL",
+            "GITHUB_TOKEN",
+            "OPENAI_API_KEY"
+        ])
+    );
+    assert_eq!(inc["env_vars"]["MY_SETTING"], "plain-value");
+    assert!(inc["env_vars"].get("LOKI_RECEIPT_SIGNING_KEY").is_none());
+    assert!(inc.get("env_clean").is_none());
+    let mut files = Vec::new();
+    all_files(&repo.path().join(".loki/runs").join(&run), &mut files);
+    assert!(files.len() >= 3, "{files:?}");
+    for (path, bytes) in &files {
+        let text = String::from_utf8_lossy(bytes);
+        for secret in [APP_KEY, GH_TOKEN, AWS_SECRET, DB_PASSWORD, SIGNING_KEY] {
+            assert!(
+                !text.contains(secret),
+                "{} holds {secret}:\n{text}",
+                path.display()
+            );
+        }
+    }
+    // The replay takes the secrets by name from its own environment: the crash reproduces ...
+    with_secrets(&mut sandboxed(&sb, repo.path()))
+        .args(["replay", &run])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("REPRODUCED"));
+    // ... and without the key the program fails differently, and the script says which is missing.
+    sandboxed(&sb, repo.path())
+        .args(["replay", &run])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "[note] OPENAI_API_KEY was set when the crash was recorded and is not set now",
+        ))
+        .stdout(predicate::str::contains("HARNESS ERROR"));
+}
+
+#[test]
+fn clean_env_removes_secret_looking_variables() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    let out = with_secrets(&mut sandboxed(&sb, repo.path()))
+        .args(["run", "--clean-env", "--", "sh", "-c", SHOW_ENV])
+        .assert()
+        .code(5)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("key= gh= aws= db= ci=unset nc=unset sk=unset mine=plain-value"),
+        "{stdout}"
+    );
+    let inc = incident_json(&repo, &run_id_in(&out.stderr));
+    assert_eq!(inc["env_clean"], true);
+    assert!(inc.get("env_secrets").is_none(), "{inc}");
+    assert_eq!(inc["env_vars"]["MY_SETTING"], "plain-value");
+}

@@ -22,4 +22,5 @@ mod judge;
 mod modelbox;
 mod runs;
 mod seal;
+mod signals;
 mod verify;

@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::cli::sandboxed;
 
 /// Seals a run in `repo` with the sandbox's (auto-created) key; `pass` decides the outcome.
-fn sealed_run(sb: &Sandbox, repo: &GitRepo, pass: bool) -> RunRecord {
+pub fn sealed_run(sb: &Sandbox, repo: &GitRepo, pass: bool) -> RunRecord {
     repo.write("src/lib.rs", "pub fn f() {}\n");
     let base = repo.commit("base");
     repo.write("src/lib.rs", "pub fn f() -> u8 { 1 }\n");

@@ -16,6 +16,12 @@
 //!
 //! Refusals: a file that does not parse is an error naming the file and line; an unknown key or a
 //! value of the wrong type is an error naming the key, the file and the line where it was set.
+//!
+//! Repair: the commands a user needs to mend a broken file (`config path|init|set`, `doctor`,
+//! `verify`, `keys`) load with [`Config::load_repairable`] instead: a file layer with any problem
+//! is left out *as a whole* (never half applied) and returned as an [`Ignored`], so the command
+//! runs on the other layers and says what it ignored. Variables and flags are still refused:
+//! they are not a file to repair, and the user changes them where they typed them.
 
 pub mod edit;
 mod file;
@@ -313,23 +319,63 @@ pub struct Config {
     entries: BTreeMap<&'static str, Entry>,
 }
 
+/// A configuration file left out by [`Config::load_repairable`], and why.
+#[derive(Debug)]
+pub struct Ignored {
+    /// [`Layer::User`], [`Layer::Repo`] or [`Layer::File`].
+    pub layer: Layer,
+    pub path: PathBuf,
+    /// The error [`Config::load`] would have refused with (it names the file and line).
+    pub error: CoreError,
+}
+
 impl Config {
     /// Builds the effective configuration from every layer. See the module doc.
     pub fn load(inputs: &Inputs) -> Result<Config, CoreError> {
+        let mut strict = |_: Layer, _: &Path, e: CoreError| -> Result<(), CoreError> { Err(e) };
+        Config::load_layers(inputs, &mut strict)
+    }
+
+    /// Like [`Config::load`], but a configuration file that cannot be used is left out whole
+    /// and returned with its error instead of refusing (see the module doc).
+    pub fn load_repairable(inputs: &Inputs) -> Result<(Config, Vec<Ignored>), CoreError> {
+        let mut ignored = Vec::new();
+        let mut keep = |layer: Layer, path: &Path, error: CoreError| -> Result<(), CoreError> {
+            ignored.push(Ignored {
+                layer,
+                path: path.to_path_buf(),
+                error,
+            });
+            Ok(())
+        };
+        let cfg = Config::load_layers(inputs, &mut keep)?;
+        Ok((cfg, ignored))
+    }
+
+    /// Applies every layer; a file layer's error goes to `on_bad_file`, which refuses (returns
+    /// it) or leaves the layer out (returns `Ok`).
+    fn load_layers(
+        inputs: &Inputs,
+        on_bad_file: &mut dyn FnMut(Layer, &Path, CoreError) -> Result<(), CoreError>,
+    ) -> Result<Config, CoreError> {
         let mut cfg = Config::defaults();
+        let mut files: Vec<(Layer, PathBuf, bool)> = Vec::new();
         if let Some(home) = &inputs.home {
-            cfg.apply_file_if_exists(&home.join("config.toml"), Layer::User)?;
+            files.push((Layer::User, home.join("config.toml"), false));
         }
         if let Some(root) = &inputs.repo_root {
-            cfg.apply_file_if_exists(&root.join("loki.toml"), Layer::Repo)?;
+            files.push((Layer::Repo, root.join("loki.toml"), false));
         }
         if let Some(file) = &inputs.file {
-            let text = std::fs::read_to_string(file).map_err(|e| CoreError::Config {
-                source_name: file.display().to_string(),
-                line: None,
-                message: format!("cannot read the --config file: {e}"),
-            })?;
-            cfg.apply_text(file, &text, Layer::File)?;
+            files.push((Layer::File, file.clone(), true));
+        }
+        for (layer, path, required) in files {
+            // All of a file or none of it: a layer is tried on a copy and kept only whole.
+            let mut trial = cfg.clone();
+            match trial.apply_file(&path, layer, required) {
+                Ok(()) => cfg = trial,
+                Err(e) => on_bad_file(layer, &path, e)?,
+            }
         }
         // Aliases first so that the LOKI_ name wins when both are set.
         for def in KEYS {
@@ -379,14 +425,19 @@ impl Config {
         Config { entries }
     }
 
-    fn apply_file_if_exists(&mut self, path: &Path, layer: Layer) -> Result<(), CoreError> {
+    /// Applies one file; a missing file is skipped unless `required` (`--config FILE`).
+    fn apply_file(&mut self, path: &Path, layer: Layer, required: bool) -> Result<(), CoreError> {
         match std::fs::read_to_string(path) {
             Ok(text) => self.apply_text(path, &text, layer),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(()),
             Err(e) => Err(CoreError::Config {
                 source_name: path.display().to_string(),
                 line: None,
-                message: format!("cannot read: {e}"),
+                message: if required {
+                    format!("cannot read the --config file: {e}")
+                } else {
+                    format!("cannot read: {e}")
+                },
             }),
         }
     }

@@ -226,3 +226,52 @@ fn missing_config_file_is_an_error_but_missing_layers_are_not() {
             .contains("nope.toml")
     );
 }
+
+#[test]
+fn a_broken_file_is_left_out_whole_when_repairing() {
+    let d = setup();
+    write(
+        &d.path().join("home"),
+        "config.toml",
+        "[run]\ncap_s = 100\n",
+    );
+    // The first key is good, the second is not: neither may apply.
+    write(
+        &d.path().join("repo"),
+        "loki.toml",
+        "[checks]\ntimeout_s = 9\n[output]\ncolor = \"purple\"\n",
+    );
+    let inputs = inputs(d.path());
+    let err = Config::load(&inputs).unwrap_err();
+    assert!(err.to_string().contains("loki.toml:4"), "{err}");
+    let (cfg, ignored) = Config::load_repairable(&inputs).unwrap();
+    assert_eq!(cfg.uint("run.cap_s"), Some(100));
+    assert_eq!(cfg.uint("checks.timeout_s"), Some(600));
+    assert_eq!(ignored.len(), 1);
+    assert_eq!(ignored[0].layer, Layer::Repo);
+    assert!(ignored[0].path.ends_with("repo/loki.toml"));
+    assert!(ignored[0].error.to_string().contains("output.color"));
+    write(&d.path().join("repo"), "loki.toml", "[run\n");
+    let (cfg, ignored) = Config::load_repairable(&inputs).unwrap();
+    assert_eq!(cfg.uint("run.cap_s"), Some(100));
+    assert!(ignored[0].error.to_string().contains("loki.toml:1"));
+}
+
+#[test]
+fn repairing_still_refuses_a_bad_variable_and_a_missing_config_file_is_ignored() {
+    let d = setup();
+    let mut inputs = inputs(d.path());
+    inputs.file = Some(d.path().join("missing.toml"));
+    let (_, ignored) = Config::load_repairable(&inputs).unwrap();
+    assert_eq!(ignored[0].layer, Layer::File);
+    assert!(
+        ignored[0]
+            .error
+            .to_string()
+            .contains("cannot read the --config file"),
+        "{}",
+        ignored[0].error
+    );
+    inputs.env = vec![("LOKI_RUN_CAP_S".into(), "soon".into())];
+    assert!(Config::load_repairable(&inputs).is_err());
+}

@@ -61,6 +61,7 @@ impl Fx {
             seed: Some(7),
             timeout: Duration::from_secs(120),
             argv: vec!["loki".into(), "run".into()],
+            clean_env: false,
         };
         loki_heal::observe(&self.repo, &opts).unwrap()
     }
