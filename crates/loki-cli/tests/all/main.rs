@@ -19,6 +19,7 @@ mod demo;
 mod doctor;
 mod heal;
 mod judge;
+mod provider_failures;
 mod runs;
 mod seal;
 mod verify;
