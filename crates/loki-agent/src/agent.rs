@@ -24,6 +24,7 @@ use crate::confine::Worktree;
 use crate::context::{clip, elide_to_fit, estimate_tokens};
 use crate::cost::PriceTable;
 use crate::error::AgentError;
+use crate::failure::FailureKind;
 use crate::message::{Message, Request, Usage};
 use crate::provider::Provider;
 use crate::tools::{self, Finish, ToolOptions};
@@ -198,14 +199,20 @@ pub async fn run_session(
         };
         let resp = match result {
             Ok(r) => r,
-            Err(AgentError::ContextLength { .. }) if !context_retry => {
+            Err(AgentError::Model(f)) if f.kind == FailureKind::ContextLength && !context_retry => {
                 context_retry = true;
                 let n = elide_to_fit(&mut conv, 0, 1);
                 out.elided += n;
                 if n > 0 {
                     continue;
                 }
-                return Err(session_error(tr, &session, out.turns, provider, &conv));
+                // Nothing left to elide: the server's own refusal, with its URL, is the error.
+                let e = AgentError::Model(f);
+                tr.record(
+                    json!({"type": "error", "session": session, "turn": out.turns + 1,
+                    "error": e.to_string()}),
+                )?;
+                return Err(e);
             }
             Err(e) => {
                 tr.record(
@@ -274,28 +281,6 @@ pub async fn run_session(
         "finish": out.finish, "turns": out.turns, "usage": out.usage, "cost_usd": out.cost_usd}),
     )?;
     Ok(out)
-}
-
-fn session_error(
-    tr: &Transcript,
-    session: &str,
-    turns: u32,
-    provider: &dyn Provider,
-    conv: &Request,
-) -> AgentError {
-    let e = AgentError::ContextLength {
-        provider: provider.name(),
-        message: format!(
-            "still too long after eliding every older tool output (about {} tokens)",
-            estimate_tokens(conv)
-        ),
-    };
-    // The error being returned matters more than a transcript line that could not be written.
-    let _ = tr.record(
-        json!({"type": "error", "session": session, "turn": turns + 1,
-        "error": e.to_string()}),
-    );
-    e
 }
 
 /// The first limit `out` has reached, if any (pure).

@@ -19,79 +19,42 @@
 use serde_json::{Value, json};
 
 use crate::error::AgentError;
-use crate::http::{self, Body, HttpOptions, Wire};
+use crate::failure::{FailureKind, ProviderFailure};
+use crate::http::{self, HttpOptions, HttpProvider, Wire};
 use crate::message::{Message, Request, Response, StopReason, ToolCall, Usage};
-use crate::provider::{BoxFuture, Provider};
 use crate::sse::SseEvent;
 
 /// The API version header every request carries.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
+const PROVIDER: &str = "anthropic";
+
 const WIRE: Wire = Wire {
-    provider: "anthropic",
-    key_variable: "ANTHROPIC_API_KEY",
-    key_config: "anthropic.api_key",
+    provider: PROVIDER,
+    path: "/v1/messages",
+    auth: auth_headers,
+    body: wire_body,
+    done: is_done,
+    parse_json: parse_response,
+    parse_events: fold_stream,
 };
 
-/// The Messages API provider.
-#[derive(Debug, Clone)]
-pub struct Anthropic {
-    base_url: String,
-    api_key: String,
-    model: String,
-    opts: HttpOptions,
-    client: reqwest::Client,
+/// The Messages API provider at `base_url`, the API root without `/v1` (e.g.
+/// `https://api.anthropic.com`).
+#[must_use]
+pub fn provider(base_url: &str, api_key: &str, model: &str, opts: HttpOptions) -> HttpProvider {
+    HttpProvider::new(WIRE, base_url, api_key, model, opts)
 }
 
-impl Anthropic {
-    /// `base_url` is the API root without `/v1` (e.g. `https://api.anthropic.com`).
-    #[must_use]
-    pub fn new(base_url: &str, api_key: &str, model: &str, opts: HttpOptions) -> Anthropic {
-        Anthropic {
-            base_url: base_url.trim_end_matches('/').to_string(),
-            api_key: api_key.to_string(),
-            model: model.to_string(),
-            client: http::client(&opts),
-            opts,
-        }
-    }
-
-    async fn call(&self, req: &Request) -> Result<Response, AgentError> {
-        let body = request_body(&self.model, req, self.opts.stream);
-        let headers = [
-            ("x-api-key", self.api_key.clone()),
-            ("anthropic-version", ANTHROPIC_VERSION.to_string()),
-        ];
-        let url = format!("{}/v1/messages", self.base_url);
-        match http::post(
-            WIRE,
-            &self.client,
-            &self.opts,
-            &url,
-            &headers,
-            &body,
-            is_done,
-        )
-        .await?
-        {
-            Body::Json(v) => parse_response(&v, &self.model),
-            Body::Events(events) => fold_stream(&events, &self.model),
-        }
-    }
+fn auth_headers(key: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("x-api-key", key.to_string()),
+        ("anthropic-version", ANTHROPIC_VERSION.to_string()),
+    ]
 }
 
-impl Provider for Anthropic {
-    fn name(&self) -> &'static str {
-        "anthropic"
-    }
-
-    fn model(&self) -> &str {
-        &self.model
-    }
-
-    fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>> {
-        Box::pin(self.call(req))
-    }
+fn wire_body(model: &str, req: &Request, stream: bool, _base_url: &str) -> Value {
+    request_body(model, req, stream)
 }
 
 fn is_done(e: &SseEvent) -> bool {
@@ -207,16 +170,17 @@ fn stream_error(v: &Value) -> AgentError {
         .unwrap_or("unknown error")
         .to_string();
     if http::is_context_length(&message) {
-        return AgentError::ContextLength {
-            provider: WIRE.provider,
-            message,
-        };
+        return ProviderFailure::new(PROVIDER, FailureKind::ContextLength, message).into();
     }
-    AgentError::StreamError {
-        provider: WIRE.provider,
-        retryable: matches!(kind, "overloaded_error" | "api_error" | "rate_limit_error"),
-        message: format!("{kind}: {message}"),
-    }
+    let (kind_of, retryable) = match kind {
+        "overloaded_error" | "api_error" => (FailureKind::ServerError, true),
+        "rate_limit_error" => (FailureKind::RateLimited, true),
+        "authentication_error" | "permission_error" => (FailureKind::Auth, false),
+        _ => (FailureKind::ServerError, false),
+    };
+    ProviderFailure::new(PROVIDER, kind_of, format!("{kind}: {message}"))
+        .with_retryable(retryable)
+        .into()
 }
 
 /// A non-streamed `message` (pure).
@@ -224,13 +188,15 @@ pub fn parse_response(v: &Value, requested_model: &str) -> Result<Response, Agen
     if v["type"] == "error" {
         return Err(stream_error(v));
     }
-    let blocks = v["content"]
-        .as_array()
-        .ok_or_else(|| AgentError::BadResponse {
-            provider: WIRE.provider,
-            message: "the reply has no content array".into(),
-            body: v.to_string(),
-        })?;
+    let blocks = v["content"].as_array().ok_or_else(|| {
+        http::bad(
+            PROVIDER,
+            format!(
+                "the reply has no content array; it was {}",
+                crate::context::clip(&v.to_string(), 200)
+            ),
+        )
+    })?;
     let mut text = String::new();
     let mut tool_calls = Vec::new();
     for b in blocks {
@@ -273,10 +239,14 @@ pub fn fold_stream(events: &[SseEvent], requested_model: &str) -> Result<Respons
     let mut stop = None;
     let mut model = requested_model.to_string();
     for e in events {
-        let v: Value = serde_json::from_str(&e.data).map_err(|err| AgentError::BadResponse {
-            provider: WIRE.provider,
-            message: format!("a stream event is not JSON: {err}"),
-            body: e.data.clone(),
+        let v: Value = serde_json::from_str(&e.data).map_err(|err| {
+            http::bad(
+                PROVIDER,
+                format!(
+                    "a stream event is not JSON: {err}; it was {:?}",
+                    crate::context::clip(&e.data, 120)
+                ),
+            )
         })?;
         let index = v["index"]
             .as_u64()

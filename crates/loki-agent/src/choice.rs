@@ -9,11 +9,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::anthropic::Anthropic;
 use crate::cli::{CliAgent, CliKind, DEFAULT_CLI_TIMEOUT};
 use crate::error::AgentError;
 use crate::http::HttpOptions;
-use crate::openai::OpenAi;
 use crate::provider::Provider;
 use crate::replay::Replay;
 use crate::scripted::Scripted;
@@ -202,6 +200,22 @@ pub enum Backend {
     Cli(CliAgent),
 }
 
+impl Backend {
+    /// What cannot be priced with `prices`, so that a dollar cap could not hold: the model of an
+    /// HTTP provider missing from the table, or a CLI agent that reports no dollars (codex,
+    /// opencode). `None`: every call's cost will be measured. The scripted and replay providers
+    /// price each recorded turn by its own model and are never refused here.
+    #[must_use]
+    pub fn unpriced(&self, prices: &crate::PriceTable) -> Option<String> {
+        match self {
+            Backend::Loop(p) => (!p.measures_cost(prices)).then(|| p.model().to_string()),
+            Backend::Cli(agent) => {
+                (!agent.kind.reports_cost()).then(|| agent.kind.name().to_string())
+            }
+        }
+    }
+}
+
 /// Builds `choice` from `s`; fails with what to set when something is missing.
 pub fn build(choice: &ProviderChoice, s: &ProviderSettings) -> Result<Backend, AgentError> {
     Ok(match choice {
@@ -221,7 +235,7 @@ pub fn build(choice: &ProviderChoice, s: &ProviderSettings) -> Result<Backend, A
             })?;
             Backend::Loop(Box::new(Replay::load(&transcript_of(runs, id))?))
         }
-        ProviderChoice::OpenAi => Backend::Loop(Box::new(OpenAi::new(
+        ProviderChoice::OpenAi => Backend::Loop(Box::new(crate::openai::provider(
             &s.openai_base_url,
             &s.openai_api_key,
             s.model.as_deref().unwrap_or(DEFAULT_OPENAI_MODEL),
@@ -235,7 +249,7 @@ pub fn build(choice: &ProviderChoice, s: &ProviderSettings) -> Result<Backend, A
                     hint: "set ANTHROPIC_API_KEY (or anthropic.api_key)",
                 });
             }
-            Backend::Loop(Box::new(Anthropic::new(
+            Backend::Loop(Box::new(crate::anthropic::provider(
                 &s.anthropic_base_url,
                 &s.anthropic_api_key,
                 s.model.as_deref().unwrap_or(DEFAULT_ANTHROPIC_MODEL),

@@ -65,6 +65,16 @@ impl CliKind {
         }
     }
 
+    /// Whether it reports its cost in dollars (claude's `total_cost_usd`, aider's cost line):
+    /// only then can a dollar cap hold.
+    #[must_use]
+    pub fn reports_cost(self) -> bool {
+        match self {
+            CliKind::Claude | CliKind::Aider => true,
+            CliKind::Codex | CliKind::Opencode => false,
+        }
+    }
+
     /// How to install it.
     #[must_use]
     pub fn install_hint(self) -> &'static str {

@@ -182,6 +182,27 @@ impl PriceTable {
     }
 }
 
+/// Dollars as printed everywhere (summary, `status`, `runs`, `ask`), so the printed cost is the
+/// recorded one: cents from $1 up (`$2.50`), four decimals below, trailing zeros trimmed to cents
+/// (`$0.0028`, `$0.42`), `<$0.0001` for a measured cost too small for that, and never a
+/// negative zero (`-0.0`, the sum of no sessions, prints `$0.00`).
+#[must_use]
+pub fn usd(x: f64) -> String {
+    // IEEE 754: -0.0 + 0.0 is +0.0, and every other value is unchanged.
+    let x = x + 0.0;
+    if x >= 1.0 {
+        return format!("${x:.2}");
+    }
+    if x > 0.0 && x < 0.000_05 {
+        return "<$0.0001".to_string();
+    }
+    let mut s = format!("{x:.4}");
+    while s.ends_with('0') && s.len() > "0.00".len() {
+        s.pop();
+    }
+    format!("${s}")
+}
+
 /// `model` without a trailing snapshot date (`-20250929`, `-2024-08-06`, `-latest`).
 fn undated(model: &str) -> Option<&str> {
     if let Some(base) = model.strip_suffix("-latest") {
@@ -241,6 +262,26 @@ mod tests {
             cache_read_tokens: r,
             cache_write_tokens: w,
         }
+    }
+
+    #[test]
+    fn dollars_print_as_recorded_and_never_as_negative_zero() {
+        let cases = [
+            (2.5, "$2.50"),
+            (12.345, "$12.35"),
+            (0.42, "$0.42"),
+            (0.0028, "$0.0028"),
+            (0.002_800_000_000_000_000_4, "$0.0028"),
+            (0.1234, "$0.1234"),
+            (0.0, "$0.00"),
+            (-0.0, "$0.00"),
+            (0.000_01, "<$0.0001"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(usd(x), want, "{x}");
+        }
+        let none: [f64; 0] = [];
+        assert_eq!(usd(none.iter().sum()), "$0.00");
     }
 
     #[test]

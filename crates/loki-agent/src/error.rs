@@ -4,92 +4,15 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use crate::failure::{FailureKind, ProviderFailure};
+
 /// Errors of providers and the agent loop. Tool failures are *not* here: they go back to the
 /// model as tool results.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
-    #[error(
-        "{provider}: authentication failed: set {variable} (or {config_key}); the server answered HTTP {status}{}",
-        body_note(body)
-    )]
-    Auth {
-        provider: &'static str,
-        status: u16,
-        variable: &'static str,
-        config_key: &'static str,
-        body: String,
-    },
-
-    #[error("{provider}: the conversation is longer than the model's context window: {message}")]
-    ContextLength {
-        provider: &'static str,
-        message: String,
-    },
-
-    #[error(
-        "{provider}: rate limited (HTTP 429) after {attempts} attempts; wait and try again{}",
-        body_note(body)
-    )]
-    RateLimited {
-        provider: &'static str,
-        attempts: u32,
-        body: String,
-    },
-
-    #[error(
-        "{provider}: server error (HTTP {status}) after {attempts} attempts{}",
-        body_note(body)
-    )]
-    Server {
-        provider: &'static str,
-        status: u16,
-        attempts: u32,
-        body: String,
-    },
-
-    #[error(
-        "{provider}: the request was refused (HTTP {status}); it will not be retried{}",
-        body_note(body)
-    )]
-    Rejected {
-        provider: &'static str,
-        status: u16,
-        body: String,
-    },
-
-    #[error("{provider}: cannot reach {url} after {attempts} attempts: {message}")]
-    Transport {
-        provider: &'static str,
-        url: String,
-        attempts: u32,
-        message: String,
-    },
-
-    #[error("{provider}: the response stalled: nothing arrived for {}s (idle timeout); retry, or raise the idle timeout for slow local models", idle.as_secs_f64())]
-    StreamIdle {
-        provider: &'static str,
-        idle: Duration,
-    },
-
-    #[error("{provider}: the response stream closed before the reply was complete")]
-    StreamClosed { provider: &'static str },
-
-    #[error(
-        "{provider}: the reply could not be understood: {message}{}",
-        body_note(body)
-    )]
-    BadResponse {
-        provider: &'static str,
-        message: String,
-        body: String,
-    },
-
-    #[error("{provider}: the model reported an error in its stream: {message}")]
-    StreamError {
-        provider: &'static str,
-        message: String,
-        retryable: bool,
-    },
+    /// A model call failed (after its retries): the typed kind, URL and advice.
+    #[error("{0}")]
+    Model(ProviderFailure),
 
     #[error("{provider} needs {what}: {hint}")]
     MissingSetting {
@@ -170,34 +93,23 @@ pub enum AgentError {
     PricesInvalid { path: PathBuf, reason: String },
 }
 
-fn body_note(body: &str) -> String {
-    if body.trim().is_empty() {
-        String::new()
-    } else {
-        format!(": {}", crate::context::clip(body.trim(), ERROR_BODY_CHARS))
-    }
-}
-
-/// Characters of a server's error body kept in an error message: enough for its explanation.
-const ERROR_BODY_CHARS: usize = 600;
-
 impl AgentError {
+    /// The provider failure this error is, if it is one.
+    #[must_use]
+    pub fn provider_failure(&self) -> Option<&ProviderFailure> {
+        match self {
+            AgentError::Model(f) => Some(f),
+            _ => None,
+        }
+    }
+
     /// True when repeating the same request may succeed (rate limits, overload, transport and
     /// stream failures); false when something must change first (credentials, input, setup).
     #[must_use]
     pub fn is_retryable(&self) -> bool {
         match self {
-            AgentError::RateLimited { .. }
-            | AgentError::Server { .. }
-            | AgentError::Transport { .. }
-            | AgentError::StreamIdle { .. }
-            | AgentError::StreamClosed { .. } => true,
-            AgentError::StreamError { retryable, .. } => *retryable,
-            AgentError::Auth { .. }
-            | AgentError::ContextLength { .. }
-            | AgentError::Rejected { .. }
-            | AgentError::BadResponse { .. }
-            | AgentError::MissingSetting { .. }
+            AgentError::Model(f) => f.retryable,
+            AgentError::MissingSetting { .. }
             | AgentError::UnknownProvider { .. }
             | AgentError::NoProvider { .. }
             | AgentError::Script { .. }
@@ -216,10 +128,12 @@ impl AgentError {
 }
 
 impl loki_core::exit::Classify for AgentError {
-    /// The user's configuration is what must change (a missing key, an unknown name): usage.
+    /// The user's setup is what must change (a missing key, an unknown name, and any model call
+    /// that failed: a key, a URL, a server to start or a model to pick): usage, the exit code of a
+    /// build run that a provider failure ended too.
     fn exit_class(&self) -> loki_core::exit::ExitClass {
         match self {
-            AgentError::Auth { .. }
+            AgentError::Model(_)
             | AgentError::MissingSetting { .. }
             | AgentError::UnknownProvider { .. }
             | AgentError::NoProvider { .. }
@@ -228,21 +142,18 @@ impl loki_core::exit::Classify for AgentError {
             | AgentError::CliNotInstalled { .. }
             | AgentError::PricesUnreadable { .. }
             | AgentError::PricesInvalid { .. } => loki_core::exit::ExitClass::Usage,
-            AgentError::ContextLength { .. }
-            | AgentError::RateLimited { .. }
-            | AgentError::Server { .. }
-            | AgentError::Rejected { .. }
-            | AgentError::Transport { .. }
-            | AgentError::StreamIdle { .. }
-            | AgentError::StreamClosed { .. }
-            | AgentError::BadResponse { .. }
-            | AgentError::StreamError { .. }
-            | AgentError::ScriptExhausted { .. }
+            AgentError::ScriptExhausted { .. }
             | AgentError::CliTimeout { .. }
             | AgentError::CliFailed { .. }
             | AgentError::Process { .. }
             | AgentError::Transcript { .. }
             | AgentError::Task { .. } => loki_core::exit::ExitClass::Failure,
         }
+    }
+}
+
+impl From<ProviderFailure> for AgentError {
+    fn from(f: ProviderFailure) -> Self {
+        AgentError::Model(f)
     }
 }

@@ -3,18 +3,20 @@
 //! # Providers
 //! One async trait, [`Provider`]: a [`Request`] (system prompt, messages, tool specs) in, a
 //! [`Response`] (text, tool calls, [`Usage`], [`StopReason`]) out. Implementations:
-//! - [`openai::OpenAi`]: Chat Completions (OpenAI, Ollama, vLLM, LiteLLM, OpenRouter via
+//! - [`openai::provider`]: Chat Completions (OpenAI, Ollama, vLLM, LiteLLM, OpenRouter via
 //!   `base_url`; the key may be empty);
-//! - [`anthropic::Anthropic`]: the Messages API with prompt caching of tools and system;
+//! - [`anthropic::provider`]: the Messages API with prompt caching of tools and system;
 //! - [`scripted::Scripted`]: a JSON file of sessions and turns (format in its module doc and
 //!   `schema/scripted.schema.json`), deterministic;
 //! - [`replay::Replay`]: the `exchange` records of a run's `transcript.jsonl`.
 //!
-//! Both HTTP providers stream (SSE) and read either form back, retry 429/5xx/transport/stalled
-//! streams with backoff honouring `Retry-After` (capped), never retry other 4xx, and report
-//! 401/403 as "authentication failed: set <VARIABLE>" and context-length refusals as their own
-//! variant ([`http`] has the policy). A response silent for [`HttpOptions::idle_timeout`] is a
-//! retryable [`AgentError::StreamIdle`].
+//! Both HTTP providers are one [`HttpProvider`] with a different wire format: they stream (SSE)
+//! and read either form back, retry 429/5xx/dropped connections/stalled streams with backoff
+//! honouring `Retry-After`, bounded by a count *and* a time budget, never retry a refused
+//! connection or another 4xx ([`http`] has the policy). Every failure is one typed
+//! [`ProviderFailure`] ([`AgentError::Model`]) whose [`FailureKind`] is `auth`, `unreachable`,
+//! `timeout`, `bad_response`, `context_length`, `rate_limited`, `server_error` or `refused`, with
+//! the URL and what to change ([`failure`]).
 //!
 //! CLI agents ([`cli::CliAgent`]: claude, codex, aider, opencode) are not providers: they run the
 //! whole task in the worktree themselves, through the process runner, with a timeout; their cost
@@ -46,6 +48,7 @@ pub mod confine;
 pub mod context;
 pub mod cost;
 pub mod error;
+pub mod failure;
 pub mod http;
 pub mod message;
 pub mod openai;
@@ -64,7 +67,8 @@ pub use choice::{
 pub use cli::{CliAgent, CliKind, CliOutcome};
 pub use cost::{Price, PriceTable};
 pub use error::AgentError;
-pub use http::HttpOptions;
+pub use failure::{FailureKind, ProviderFailure};
+pub use http::{HttpOptions, HttpProvider};
 pub use message::{Message, Request, Response, StopReason, ToolCall, ToolSpec, Usage};
 pub use provider::{BoxFuture, Provider};
 pub use tools::{Finish, FinishStatus, RunHook};

@@ -19,78 +19,41 @@
 use serde_json::{Value, json};
 
 use crate::error::AgentError;
-use crate::http::{self, Body, HttpOptions, Wire};
+use crate::failure::{FailureKind, ProviderFailure};
+use crate::http::{self, HttpOptions, HttpProvider, Wire};
 use crate::message::{Message, Request, Response, StopReason, ToolCall, Usage};
-use crate::provider::{BoxFuture, Provider};
 use crate::sse::SseEvent;
 
+const PROVIDER: &str = "openai";
+
 const WIRE: Wire = Wire {
-    provider: "openai",
-    key_variable: "OPENAI_API_KEY",
-    key_config: "openai.api_key",
+    provider: PROVIDER,
+    path: "/chat/completions",
+    auth: auth_headers,
+    body: wire_body,
+    done: is_done,
+    parse_json: parse_response,
+    parse_events: fold_stream,
 };
 
-/// The Chat Completions provider.
-#[derive(Debug, Clone)]
-pub struct OpenAi {
-    base_url: String,
-    api_key: String,
-    model: String,
-    opts: HttpOptions,
-    client: reqwest::Client,
-    limit_field: &'static str,
+/// The Chat Completions provider at `base_url`, the API root including `/v1` (e.g.
+/// `http://localhost:11434/v1`).
+#[must_use]
+pub fn provider(base_url: &str, api_key: &str, model: &str, opts: HttpOptions) -> HttpProvider {
+    HttpProvider::new(WIRE, base_url, api_key, model, opts)
 }
 
-impl OpenAi {
-    /// `base_url` is the API root including `/v1` (e.g. `http://localhost:11434/v1`).
-    #[must_use]
-    pub fn new(base_url: &str, api_key: &str, model: &str, opts: HttpOptions) -> OpenAi {
-        OpenAi {
-            base_url: base_url.trim_end_matches('/').to_string(),
-            api_key: api_key.to_string(),
-            model: model.to_string(),
-            client: http::client(&opts),
-            opts,
-            limit_field: limit_field_for(base_url),
-        }
-    }
-
-    async fn call(&self, req: &Request) -> Result<Response, AgentError> {
-        let body = request_body(&self.model, req, self.opts.stream, self.limit_field);
-        let mut headers = Vec::new();
-        if !self.api_key.is_empty() {
-            headers.push(("authorization", format!("Bearer {}", self.api_key)));
-        }
-        let url = format!("{}/chat/completions", self.base_url);
-        match http::post(
-            WIRE,
-            &self.client,
-            &self.opts,
-            &url,
-            &headers,
-            &body,
-            is_done,
-        )
-        .await?
-        {
-            Body::Json(v) => parse_response(&v, &self.model),
-            Body::Events(events) => fold_stream(&events, &self.model),
-        }
+/// An empty key (Ollama) sends no `Authorization` header at all.
+fn auth_headers(key: &str) -> Vec<(&'static str, String)> {
+    if key.is_empty() {
+        Vec::new()
+    } else {
+        vec![("authorization", format!("Bearer {key}"))]
     }
 }
 
-impl Provider for OpenAi {
-    fn name(&self) -> &'static str {
-        "openai"
-    }
-
-    fn model(&self) -> &str {
-        &self.model
-    }
-
-    fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>> {
-        Box::pin(self.call(req))
-    }
+fn wire_body(model: &str, req: &Request, stream: bool, base_url: &str) -> Value {
+    request_body(model, req, stream, limit_field_for(base_url))
 }
 
 /// The request field that limits output tokens on the server at `base_url`.
@@ -159,30 +122,26 @@ pub fn request_body(model: &str, req: &Request, stream: bool, limit_field: &str)
     body
 }
 
-fn bad(message: impl Into<String>, body: &Value) -> AgentError {
-    AgentError::BadResponse {
-        provider: WIRE.provider,
-        message: message.into(),
-        body: body.to_string(),
-    }
+fn bad(message: &str, body: &Value) -> AgentError {
+    http::bad(
+        PROVIDER,
+        format!(
+            "{message}; the reply was {}",
+            crate::context::clip(&body.to_string(), 200)
+        ),
+    )
 }
 
 fn error_in_body(v: &Value) -> Option<AgentError> {
     let err = v.get("error").filter(|e| !e.is_null())?;
     let text = err.to_string();
     let message = err["message"].as_str().unwrap_or(&text).to_string();
-    Some(if http::is_context_length(&text) {
-        AgentError::ContextLength {
-            provider: WIRE.provider,
-            message,
-        }
+    let kind = if http::is_context_length(&text) {
+        FailureKind::ContextLength
     } else {
-        AgentError::StreamError {
-            provider: WIRE.provider,
-            message,
-            retryable: true,
-        }
-    })
+        FailureKind::ServerError
+    };
+    Some(ProviderFailure::new(PROVIDER, kind, message).into())
 }
 
 fn usage(v: &Value) -> Usage {
@@ -274,10 +233,14 @@ pub fn fold_stream(events: &[SseEvent], requested_model: &str) -> Result<Respons
         if is_done(e) {
             break;
         }
-        let v: Value = serde_json::from_str(&e.data).map_err(|err| AgentError::BadResponse {
-            provider: WIRE.provider,
-            message: format!("a stream event is not JSON: {err}"),
-            body: e.data.clone(),
+        let v: Value = serde_json::from_str(&e.data).map_err(|err| {
+            http::bad(
+                PROVIDER,
+                format!(
+                    "a stream event is not JSON: {err}; it was {:?}",
+                    crate::context::clip(&e.data, 120)
+                ),
+            )
         })?;
         if let Some(err) = error_in_body(&v) {
             return Err(err);

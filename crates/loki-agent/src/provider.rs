@@ -25,6 +25,12 @@ pub trait Provider: Send + Sync + std::fmt::Debug {
         Ok(())
     }
 
+    /// Whether `prices` can price this provider's calls (so a dollar cap can hold): its model has
+    /// a price. Providers whose turns name their own models (scripted, replay) say yes.
+    fn measures_cost(&self, prices: &crate::PriceTable) -> bool {
+        prices.price(self.model()).is_some()
+    }
+
     /// One call: the whole conversation so far in, the assistant's next turn out.
     fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>>;
 }

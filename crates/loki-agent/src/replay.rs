@@ -76,6 +76,11 @@ impl Provider for Replay {
         "replay"
     }
 
+    /// Each turn is priced by the model it names; a dollar cap is checked against those.
+    fn measures_cost(&self, _prices: &crate::PriceTable) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         "replay"
     }

@@ -245,6 +245,11 @@ impl Provider for Scripted {
         "scripted"
     }
 
+    /// Each turn is priced by the model it names; a dollar cap is checked against those.
+    fn measures_cost(&self, _prices: &crate::PriceTable) -> bool {
+        true
+    }
+
     fn model(&self) -> &str {
         SCRIPTED_MODEL
     }

@@ -98,8 +98,8 @@ pub enum Command {
     Logs(LogsArg),
     /// Merge a verified run's branch into your branch (fast-forward only)
     Apply(RunArg),
-    /// Remove a run's worktree and branch
-    Discard(RunArg),
+    /// Remove a run's worktree and branch (or every failed run's, with --failed)
+    Discard(DiscardArgs),
     /// Check a receipt: integrity, signature and outcome
     Verify(VerifyArgs),
     /// Show, export or rotate the receipt signing key
@@ -197,15 +197,21 @@ pub struct BuildFlags {
     /// Longer run cap (run.deep_cap_s) and the full test suite
     #[arg(long)]
     pub deep: bool,
-    /// Stop when the measured model cost reaches this many dollars (BUDGET_STOP, exit 3)
+    /// Stop when the measured model cost reaches this many dollars (BUDGET_STOP, exit 3); refused for a model with no price
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
+    /// Stop when the model has used this many tokens, all kinds summed (BUDGET_STOP, exit 3)
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
     /// Run cap in seconds [default: run.cap_s, 900]
     #[arg(long, value_name = "SECONDS")]
     pub cap: Option<u64>,
     /// Leave the change uncommitted in the run's worktree
     #[arg(long)]
     pub no_commit: bool,
+    /// Keep the worktree and branch of a run that made no change (removed by default)
+    #[arg(long)]
+    pub keep: bool,
 }
 
 #[derive(Debug, Args)]
@@ -243,6 +249,16 @@ pub struct LogsArg {
     /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
     #[arg(default_value = "latest")]
     pub run: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DiscardArgs {
+    /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
+    #[arg(required_unless_present = "failed", conflicts_with = "failed")]
+    pub run: Option<String>,
+    /// Every finished run that did not end VERIFIED or ALREADY_SATISFIED
+    #[arg(long)]
+    pub failed: bool,
 }
 
 #[derive(Debug, Args)]

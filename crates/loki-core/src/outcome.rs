@@ -2,7 +2,10 @@
 //!
 //! Run outcome → exit code: `VERIFIED` 0, `ALREADY_SATISFIED` 0, `FAILED` 1, `PARTIAL` 1, usage or
 //! preflight refusal 2, `BUDGET_STOP` 3, `BLOCKED` 4, `STALLED` 5, SIGINT 130, SIGTERM 143. A higher
-//! code is never better news.
+//! code is never better news. A run ended by a failed model call (auth, unreachable, timeout, bad
+//! response, context length, rate limit, server error, refused request) is FAILED with exit 2
+//! ([`PROVIDER_FAILURE`]): like a refused preflight, the setup must change before the task can be
+//! tried, and the `Reason:` line says what (`model: authentication failed (HTTP 401 from ...)`).
 //!
 //! The outcome of a run is decided by [`decide`] from facts alone, by rules in this order:
 //! tampered → FAILED; VERIFIED / ALREADY_SATISFIED stand; cap or budget hit → BUDGET_STOP; spec
@@ -118,6 +121,10 @@ impl ExitCode {
         }
     }
 }
+
+/// The exit code of a run that a failed model call ended (its outcome is FAILED): the usage or
+/// preflight code, because a key, a URL, a server or the model must change first.
+pub const PROVIDER_FAILURE: ExitCode = ExitCode::Usage;
 
 /// The deterministic facts an outcome is decided from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -243,6 +250,7 @@ mod tests {
         }
         for (name, c) in [
             ("usage", ExitCode::Usage),
+            ("model failure", PROVIDER_FAILURE),
             ("no input", ExitCode::NoInput),
             ("cannot judge", ExitCode::CannotJudge),
             ("SIGINT", ExitCode::Interrupted),

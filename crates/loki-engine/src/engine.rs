@@ -9,9 +9,21 @@
 //! # Caps
 //! The run cap is hard at `cap`; the *soft* cap is `cap − reserve_for(cap)`: no stage other than
 //! commit and seal starts after it, agent sessions and checks are bounded by it, so commit and seal
-//! always have time. Reaching it (or `max_cost_usd` of measured cost) is `cap.hit` and BUDGET_STOP.
+//! always have time. Reaching it (or `max_cost_usd` of measured cost, or `max_tokens` tokens) is
+//! `cap.hit` and BUDGET_STOP. A dollar cap is refused before the run starts when the backend's
+//! cost cannot be measured ([`EngineError::UnpricedCap`]): a cap that cannot hold is not a cap.
 //! SIGINT ([`BuildOptions::cancel`]) stops at the next safe point (between stages, or a session in
 //! flight); the run still commits and seals, ends with `run.interrupted` and exit 130.
+//!
+//! # Provider failures
+//! The first model call that fails (after its bounded retries) ends the run's work at once: no
+//! further stage but commit and seal runs, the failure's [`loki_agent::ProviderFailure::reason`]
+//! is the `Reason:` line and the first of the run's own NOT PROVEN entries, and the exit code is 2
+//! ([`loki_core::outcome::PROVIDER_FAILURE`]): the setup (a key, a URL, a server) must change.
+//!
+//! # Cleanup
+//! A run that produced no change removes its worktree and branch after sealing (nothing there to
+//! inspect or apply) unless [`BuildOptions::keep`]; its record and receipt stay.
 //!
 //! # Never
 //! Write the user's checkout (everything happens in the worktree), commit the wall or `.loki/`, or
@@ -90,6 +102,8 @@ pub(crate) struct RunState<'a> {
     pub wrapper: Vec<std::ffi::OsString>,
     /// The wrapper of the checks of the agent's code (empty: none).
     pub check_wrapper: Vec<std::ffi::OsString>,
+    /// The model call that failed and so ended the run's work.
+    pub provider_failure: Option<loki_agent::ProviderFailure>,
 }
 
 impl RunState<'_> {
@@ -98,7 +112,15 @@ impl RunState<'_> {
     }
 
     pub(crate) fn cost_so_far(&self) -> f64 {
-        self.sessions.iter().filter_map(|s| s.cost_usd).sum()
+        // Folded from +0.0: an empty f64 `sum` is -0.0, which would print as `$-0.00`.
+        self.sessions
+            .iter()
+            .filter_map(|s| s.cost_usd)
+            .fold(0.0, |a, b| a + b)
+    }
+
+    pub(crate) fn tokens_so_far(&self) -> u64 {
+        self.sessions.iter().map(|s| s.usage.total()).sum()
     }
 
     /// The model box's wrapper for commands behind `fence` for `scope` (see
@@ -156,6 +178,9 @@ impl RunState<'_> {
             self.notes
                 .push(format!("interrupted (SIGINT) before {stage}"));
         }
+        if self.provider_failure.is_some() {
+            return Ok(true);
+        }
         if !self.budget_hit {
             if self.time_left().is_zero() {
                 self.hit_cap("time", stage)?;
@@ -163,6 +188,10 @@ impl RunState<'_> {
                 && self.cost_so_far() >= max
             {
                 self.hit_cap("cost", stage)?;
+            } else if let Some(max) = self.opts.max_tokens
+                && self.tokens_so_far() >= max
+            {
+                self.hit_cap("tokens", stage)?;
             }
         }
         Ok(self.interrupted || self.budget_hit)
@@ -176,10 +205,23 @@ impl RunState<'_> {
         let (note, hit) = if which == "cost" {
             let max = self.opts.max_cost_usd.unwrap_or_default();
             (
-                format!("cost budget reached (${max:.2}) at {stage}"),
+                format!(
+                    "cost budget reached ({}) at {stage}",
+                    loki_agent::cost::usd(max)
+                ),
                 CapHit::Cost {
                     max_cost_usd: max,
                     spent_usd: self.cost_so_far(),
+                    stage: stage.to_string(),
+                },
+            )
+        } else if which == "tokens" {
+            let max = self.opts.max_tokens.unwrap_or_default();
+            (
+                format!("token cap reached ({max} tokens) at {stage}"),
+                CapHit::Tokens {
+                    max_tokens: max,
+                    spent_tokens: self.tokens_so_far(),
                     stage: stage.to_string(),
                 },
             )
@@ -211,6 +253,10 @@ impl RunState<'_> {
             .opts
             .max_cost_usd
             .map(|m| (m - self.cost_so_far()).max(0.0));
+        let tokens_left = self
+            .opts
+            .max_tokens
+            .map(|m| m.saturating_sub(self.tokens_so_far()));
         let spec = SessionSpec {
             label,
             system,
@@ -220,6 +266,7 @@ impl RunState<'_> {
             transcript: &transcript,
             time_left: self.time_left(),
             cost_left,
+            tokens_left,
             max_turns: self.opts.max_turns,
             prices: &self.opts.prices,
             cancel: &self.opts.cancel,
@@ -227,7 +274,13 @@ impl RunState<'_> {
             on_command: self.opts.on_command.clone(),
         };
         let report = session::run(&self.opts.backend, &spec, &mut self.log)?;
-        if let Some(e) = &report.error {
+        if let Some(f) = &report.failure {
+            // The first failure is the reason; it leads NOT PROVEN so the receipt says so too.
+            if self.provider_failure.is_none() {
+                self.notes.insert(0, f.reason());
+                self.provider_failure = Some(f.clone());
+            }
+        } else if let Some(e) = &report.error {
             self.notes.push(format!("agent session {label}: {e}"));
         }
         if report.interrupted {
@@ -236,10 +289,10 @@ impl RunState<'_> {
                 .push(format!("interrupted (SIGINT) during the {label} session"));
         }
         if report.budget_hit {
-            let which = if report.end == "cost_limit" {
-                "cost"
-            } else {
-                "time"
+            let which = match report.end.as_str() {
+                "cost_limit" => "cost",
+                "token_limit" => "tokens",
+                _ => "time",
             };
             self.hit_cap(which, label)?;
         }
@@ -304,6 +357,11 @@ pub fn run_build(
     if opts.task.text.trim().is_empty() {
         return Err(EngineError::EmptyTask);
     }
+    if let Some(max_usd) = opts.max_cost_usd
+        && let Some(model) = opts.backend.unpriced(&opts.prices)
+    {
+        return Err(EngineError::UnpricedCap { model, max_usd });
+    }
     let base = intake::preflight(repo)?;
     let started = BuildStarted {
         task_sha256: hex::encode(Sha256::digest(opts.task.text.as_bytes())),
@@ -357,14 +415,19 @@ pub fn run_build(
         checks_s: 0.0,
         wrapper: Vec::new(),
         check_wrapper: Vec::new(),
+        provider_failure: None,
     };
     work(&mut s)?;
     stage(&mut s, "commit", commit::stage)?;
     let sealed = crate::seal::seal(&mut s)?;
-    let exit = BuildReport::exit(sealed.outcome, s.interrupted);
-    let end = RunCompleted::new(sealed.outcome.as_str())
+    let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());
+    let mut end = RunCompleted::new(sealed.outcome.as_str())
         .exit_code(i32::from(exit.code()))
         .receipt(sealed.receipt_sha256.clone());
+    end.reason = s
+        .provider_failure
+        .as_ref()
+        .map(loki_agent::ProviderFailure::reason);
     if s.interrupted {
         s.log.interrupt(&RunInterrupted {
             outcome: Some(end.outcome),
@@ -375,7 +438,20 @@ pub fn run_build(
     } else {
         s.log.finish(&end)?;
     }
-    Ok(crate::seal::report(&s, sealed, exit.code()))
+    let no_change = sealed.changed.is_empty();
+    let mut report = crate::seal::report(&s, sealed, exit.code());
+    if no_change && !opts.keep {
+        let removed = crate::ops::remove_checkout(&s.repo, &s.run_id);
+        if !removed.is_empty() {
+            observer.progress(&Progress::Note(format!(
+                "the run made no change: removed {} (--keep keeps them)",
+                removed.join(" and ")
+            )));
+            report.branch.clear();
+            report.worktree.clear();
+        }
+    }
+    Ok(report)
 }
 
 /// Every stage before commit. Returns early (to commit and seal) when the run cannot go on.

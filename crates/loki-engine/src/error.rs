@@ -18,6 +18,11 @@ pub enum EngineError {
     NoCommits,
     #[error("the task is empty; describe what to build")]
     EmptyTask,
+    #[error(
+        "--max-cost {} cannot hold: {model:?} has no price in the price table, so its cost is not measured; add its price to a file named by provider.prices (TOML: [\"{model}\"] input = 0.0, output = 0.0, cache_read = 0.0, cache_write = 0.0, in USD per million tokens), or cap tokens with --max-tokens N instead",
+        loki_agent::cost::usd(*max_usd)
+    )]
+    UnpricedCap { model: String, max_usd: f64 },
     #[error("run {run} not found in {dir}")]
     RunNotFound { run: String, dir: PathBuf },
     #[error("{action}: {detail}")]
@@ -73,6 +78,7 @@ impl loki_core::exit::Classify for EngineError {
             EngineError::DirtyTree { .. }
             | EngineError::NoCommits
             | EngineError::EmptyTask
+            | EngineError::UnpricedCap { .. }
             | EngineError::RunNotFound { .. }
             | EngineError::Refused { .. } => ExitClass::Usage,
             EngineError::Core(e) => e.exit_class(),

@@ -17,7 +17,9 @@
 //! Facts decide, through [`loki_receipt::ReceiptBuilder`] and `loki_core::outcome::decide`:
 //! VERIFIED needs a non-empty diff, every check proving (passed, executed > 0, none failed), the
 //! wall sealed and passing, no integrity finding, no reverted wall edit and an untampered log.
-//! The agent's own claim (`finish: done`) is recorded, never trusted.
+//! The agent's own claim (`finish: done`) is recorded, never trusted. A failed model call ends the
+//! run's work at once: it is the `Reason:`, the first NOT PROVEN entry and exit 2 (see
+//! [`engine`]). A run that made no change removes its worktree and branch unless `keep`.
 //!
 //! # Isolation ([`isolation`])
 //! The agent, its commands and the checks run with a scrubbed environment, a run-private `HOME` and

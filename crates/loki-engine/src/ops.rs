@@ -4,7 +4,8 @@
 //!   VERIFIED or ALREADY_SATISFIED, the checkout has no uncommitted tracked changes, and the branch
 //!   is a fast-forward of the user's HEAD. Anything else is refused with the reason; nothing is
 //!   merged, rebased or overwritten.
-//! - [`discard`] removes the run's worktree and branch (never a running run's).
+//! - [`discard`] removes the run's worktree and branch (never a running run's); [`discard_failed`]
+//!   does it for every finished run that did not end VERIFIED or ALREADY_SATISFIED.
 //! - [`status`] and [`logs`] read `run.json` and the event log; they never write.
 
 use std::path::Path;
@@ -211,6 +212,53 @@ pub fn discard(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
             detail: format!("run {run} is still running (pid {})", rec.pid),
         });
     }
+    remove(repo, run)
+}
+
+/// What [`discard_failed`] removed of one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Discarded {
+    pub run_id: String,
+    pub outcome: Option<String>,
+    pub removed: Vec<String>,
+}
+
+/// Removes the worktree and branch of every run that is not running and did not end VERIFIED
+/// or ALREADY_SATISFIED (a run with no outcome, interrupted or crashed, counts as failed).
+/// Runs with nothing left to remove are not listed; a run that cannot be read is skipped.
+pub fn discard_failed(repo: &Repo) -> Result<Vec<Discarded>, EngineError> {
+    let store = RunStore::new(repo.clone());
+    let mut out = Vec::new();
+    for listed in store.list()? {
+        let loki_core::run::ListedRun::Ok(rec) = listed else {
+            continue;
+        };
+        let succeeded = matches!(
+            rec.outcome.as_deref(),
+            Some("VERIFIED" | "ALREADY_SATISFIED")
+        );
+        if rec.status == RunStatus::Running || succeeded {
+            continue;
+        }
+        let removed = remove(repo, &rec.id)?;
+        if !removed.is_empty() {
+            out.push(Discarded {
+                run_id: rec.id.to_string(),
+                outcome: rec.outcome.clone(),
+                removed,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Removes a finished run's worktree and branch, ignoring failures (the engine's cleanup of a
+/// run that made no change: a leftover is for `loki discard --failed`, not a failed run).
+pub(crate) fn remove_checkout(repo: &Repo, run: &RunId) -> Vec<String> {
+    remove(repo, run).unwrap_or_default()
+}
+
+fn remove(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
     let g = Git::new(&repo.root);
     let mut removed = Vec::new();
     let wt = repo.worktree_dir(run);

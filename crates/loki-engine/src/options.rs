@@ -35,8 +35,14 @@ pub struct BuildOptions {
     pub prices: PriceTable,
     /// The run cap; the soft cap leaves [`crate::caps::reserve_for`] of it for commit and seal.
     pub cap: Duration,
-    /// Stop when the measured cost reaches this many dollars.
+    /// Stop when the measured cost reaches this many dollars. Refused before the run starts
+    /// when the backend's cost cannot be measured (an unpriced model).
     pub max_cost_usd: Option<f64>,
+    /// Stop when the tokens used (every bucket, all sessions) reach this many: the cap that
+    /// holds for any model, priced or not.
+    pub max_tokens: Option<u64>,
+    /// Keep the worktree and branch of a run that produced no change (`--keep`).
+    pub keep: bool,
     /// Run every check (the full suite), not only the impacted ones.
     pub deep: bool,
     /// Commit the change on the run's branch (`--no-commit` turns it off).
@@ -76,6 +82,8 @@ impl BuildOptions {
             prices: PriceTable::builtin(),
             cap: DEFAULT_CAP,
             max_cost_usd: None,
+            max_tokens: None,
+            keep: false,
             deep: false,
             commit: true,
             home,

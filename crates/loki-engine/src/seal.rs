@@ -148,7 +148,13 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     let measured = s.sessions.iter().filter(|x| x.cost_usd.is_some()).count() as u64;
     let total = s.sessions.len() as u64;
     let mut cost = Cost {
-        usd: (measured == total).then(|| s.sessions.iter().filter_map(|x| x.cost_usd).sum()),
+        // Folded from +0.0: the empty f64 sum is -0.0 (`$-0.00` for a run with no session).
+        usd: (measured == total).then(|| {
+            s.sessions
+                .iter()
+                .filter_map(|x| x.cost_usd)
+                .fold(0.0, |a, b| a + b)
+        }),
         measured_sessions: measured,
         total_sessions: total,
         ..Cost::default()
@@ -235,9 +241,17 @@ fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
             })
             .cloned()
     };
+    if !info.outcome.is_success()
+        && let Some(f) = &s.provider_failure
+    {
+        // Tampering outranks everything; after it, the failed model call is why nothing was done.
+        return specific("tampering").or_else(|| Some(f.reason()));
+    }
     match info.outcome {
         Outcome::Verified | Outcome::AlreadySatisfied => None,
-        Outcome::BudgetStop => specific("run cap").or_else(|| specific("cost budget")),
+        Outcome::BudgetStop => specific("run cap")
+            .or_else(|| specific("cost budget"))
+            .or_else(|| specific("token cap")),
         Outcome::Blocked => specific("spec conflict"),
         Outcome::Stalled => specific("stalled"),
         Outcome::Failed if s.interrupted => specific("interrupted"),

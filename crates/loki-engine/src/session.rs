@@ -3,7 +3,8 @@
 //!
 //! A session that errors (provider down, script exhausted) is a fact of the run, not a crash of
 //! loki: it is returned as a [`SessionReport`] with `error` set, and the run goes on to commit
-//! and seal.
+//! and seal. A failed model call is also kept typed (`failure`), so that the engine can end the
+//! run at once with it as the reason; its kind is recorded in `session.ended`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -32,6 +33,8 @@ pub struct SessionReport {
     /// `None`: not measured.
     pub cost_usd: Option<f64>,
     pub error: Option<String>,
+    /// The model call that failed, typed (auth, unreachable, ...), when that ended the session.
+    pub failure: Option<loki_agent::ProviderFailure>,
     /// The session stopped because the run's time or money ran out.
     pub budget_hit: bool,
     /// Stopped by SIGINT.
@@ -51,6 +54,8 @@ pub struct SessionSpec<'a> {
     pub transcript: &'a Path,
     pub time_left: Duration,
     pub cost_left: Option<f64>,
+    /// Tokens (every bucket) the session may still use.
+    pub tokens_left: Option<u64>,
     pub max_turns: u32,
     pub prices: &'a loki_agent::PriceTable,
     pub cancel: &'a Cancel,
@@ -86,6 +91,7 @@ pub fn run(
         usage: Usage::default(),
         cost_usd: None,
         error: None,
+        failure: None,
         budget_hit: false,
         interrupted: false,
         model_seconds: 0.0,
@@ -99,7 +105,7 @@ pub fn run(
             cfg.label = Some(spec.label.to_string());
             cfg.limits = Limits {
                 max_turns: spec.max_turns,
-                max_tokens: None,
+                max_tokens: spec.tokens_left,
                 max_cost_usd: spec.cost_left,
                 max_duration: Some(spec.time_left),
             };
@@ -122,8 +128,10 @@ pub fn run(
                 }
                 Some(Ok(o)) => {
                     report.end = end_name(o.end).into();
-                    report.budget_hit =
-                        matches!(o.end, SessionEnd::TimeLimit | SessionEnd::CostLimit);
+                    report.budget_hit = matches!(
+                        o.end,
+                        SessionEnd::TimeLimit | SessionEnd::CostLimit | SessionEnd::TokenLimit
+                    );
                     report.finish = o.finish.as_ref().map(|f| f.status);
                     report.detail = o.finish.map(|f| f.detail).unwrap_or_default();
                     report.usage = o.usage;
@@ -132,6 +140,7 @@ pub fn run(
                 Some(Err(e)) => {
                     report.end = "error".into();
                     report.error = Some(e.to_string());
+                    report.failure = e.provider_failure().cloned();
                 }
             }
         }
@@ -183,6 +192,7 @@ pub fn run(
         end: Some(report.end.clone()),
         finish: report.finish.map(|f| f.as_str().to_string()),
         error: report.error.clone(),
+        failure: report.failure.as_ref().map(|f| f.kind.as_str().to_string()),
         seconds: Some(report.model_seconds),
         turns: None,
     })?;

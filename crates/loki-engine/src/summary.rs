@@ -8,7 +8,8 @@
 //! Cost:       $0.42 (anthropic, 212k tokens)        | not measured (never $0.00 for unknown)
 //! Time:       1m12s (intake 1s, plan 8s, implement 51s, verify 9s, ...)
 //! ```
-//! Labels are padded to 12 columns. Pure: the same report always renders the same text.
+//! Labels are padded to 12 columns. Pure: the same report always renders the same text. The cost
+//! is printed with [`loki_agent::cost::usd`], so it reads as recorded (`$0.0028`, not `$0.00`).
 
 use loki_core::outcome::{ExitCode, Outcome};
 use loki_core::time::human_duration as duration;
@@ -48,11 +49,14 @@ pub struct BuildReport {
 }
 
 impl BuildReport {
-    /// The exit code for the outcome (130 when interrupted).
+    /// The exit code for the outcome: 130 when interrupted, 2 when a failed model call ended a
+    /// run that did not succeed ([`loki_core::outcome::PROVIDER_FAILURE`]).
     #[must_use]
-    pub fn exit(outcome: Outcome, interrupted: bool) -> ExitCode {
+    pub fn exit(outcome: Outcome, interrupted: bool, provider_failed: bool) -> ExitCode {
         if interrupted {
             ExitCode::Interrupted
+        } else if provider_failed && !outcome.is_success() {
+            loki_core::outcome::PROVIDER_FAILURE
         } else {
             outcome.exit_code()
         }
@@ -88,7 +92,12 @@ pub fn render(r: &BuildReport) -> String {
     line(&mut s, "Receipt:", &format!("sha256:{}", r.receipt_sha256));
     line(&mut s, "NOT PROVEN:", &r.not_proven.join(", "));
     let cost = match r.cost_usd {
-        Some(usd) => format!("${usd:.2} ({}, {} tokens)", r.provider, tokens(r.tokens)),
+        Some(usd) => format!(
+            "{} ({}, {} tokens)",
+            loki_agent::cost::usd(usd),
+            r.provider,
+            tokens(r.tokens)
+        ),
         None => format!("not measured ({}, {} tokens)", r.provider, tokens(r.tokens)),
     };
     line(&mut s, "Cost:", &cost);
@@ -162,6 +171,19 @@ mod tests {
             failed.contains("\nReason:     the wall did not pass\n"),
             "{failed}"
         );
+    }
+
+    #[test]
+    fn a_provider_failure_exits_2_unless_interrupted_and_costs_print_as_recorded() {
+        assert_eq!(BuildReport::exit(Outcome::Failed, false, true).code(), 2);
+        assert_eq!(BuildReport::exit(Outcome::Failed, true, true).code(), 130);
+        assert_eq!(BuildReport::exit(Outcome::Failed, false, false).code(), 1);
+        assert_eq!(BuildReport::exit(Outcome::Verified, false, true).code(), 0);
+        let mut r = report(Outcome::Failed, 1);
+        r.cost_usd = Some(0.0028);
+        assert!(render(&r).contains("\nCost:       $0.0028 (scripted, 212k tokens)\n"));
+        r.cost_usd = Some(-0.0);
+        assert!(render(&r).contains("\nCost:       $0.00 (scripted, "));
     }
 
     #[test]

@@ -275,6 +275,10 @@ pub struct SessionEnded {
     pub finish: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The kind of model failure that ended it (`auth`, `unreachable`, `timeout`,
+    /// `bad_response`, `context_length`, `rate_limited`, `server_error`, `refused`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -413,7 +417,7 @@ pub struct FixRound {
 }
 payload!(FixRound => FixRound);
 
-/// `cap.hit`: the run's time cap or cost budget was reached (`data.cap`).
+/// `cap.hit`: the run's time cap, cost budget or token cap was reached (`data.cap`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "cap", rename_all = "lowercase")]
 pub enum CapHit {
@@ -424,6 +428,12 @@ pub enum CapHit {
     Cost {
         max_cost_usd: f64,
         spent_usd: f64,
+        stage: String,
+    },
+    /// The token cap (`--max-tokens`, every bucket summed).
+    Tokens {
+        max_tokens: u64,
+        spent_tokens: u64,
         stage: String,
     },
 }

@@ -531,6 +531,7 @@ fn every_payload_shape_is_pinned() {
                 end: Some("finished".into()),
                 finish: Some("done".into()),
                 error: None,
+                failure: None,
                 seconds: Some(1.5),
                 turns: None,
             }),

@@ -6,7 +6,10 @@
 //!
 //! - **Replies** ([`Reply`]) are served in order, one per request: a JSON body with any status
 //!   and headers (`Retry-After`), an SSE stream (optionally stalling after `n` events, to test
-//!   idle timeouts), or a raw body (malformed JSON), each optionally delayed.
+//!   idle timeouts), a raw body (malformed JSON, an HTML page), each optionally delayed; or no
+//!   answer at all ([`Reply::hang`]: the request is read and never answered) or a connection
+//!   dropped mid-reply ([`Reply::Close`]). A refused connection needs no fake: use
+//!   [`unbound_url`].
 //! - **Validation** ([`validate_openai`], [`validate_anthropic`]): auth headers, the model, the
 //!   tool schema shape, and message order — every tool result answers a call of the assistant
 //!   message right before it, and every call is answered before the conversation moves on. A
@@ -68,6 +71,8 @@ pub enum Reply {
         content_type: String,
         body: String,
     },
+    /// Sends the status line and headers of a 200, then drops the connection before the body.
+    Close,
 }
 
 impl Reply {
@@ -93,6 +98,22 @@ impl Reply {
         }
     }
 
+    /// Reads the request and never answers (a server that accepted and hung).
+    #[must_use]
+    pub fn hang() -> Reply {
+        Reply::error(200, json!({})).with_delay(STALL)
+    }
+
+    /// A 200 whose body is not the wire format (a proxy's or web server's HTML page).
+    #[must_use]
+    pub fn garbage() -> Reply {
+        Reply::Raw {
+            status: 200,
+            content_type: "text/html".into(),
+            body: "<html><body><h1>It works!</h1></body></html>".into(),
+        }
+    }
+
     /// Adds a response header (JSON replies only).
     #[must_use]
     pub fn with_header(mut self, name: &str, value: &str) -> Reply {
@@ -107,7 +128,7 @@ impl Reply {
     pub fn with_delay(mut self, d: Duration) -> Reply {
         match &mut self {
             Reply::Json { delay, .. } | Reply::Sse { delay, .. } => *delay = d,
-            Reply::Raw { .. } => {}
+            Reply::Raw { .. } | Reply::Close => {}
         }
         self
     }
@@ -351,6 +372,16 @@ fn split_half(s: &str) -> (String, String) {
     (s[..mid].to_string(), s[mid..].to_string())
 }
 
+/// A URL on loopback where nothing listens: a connection to it is refused at once. The port was
+/// bound and released, so it is free; another process taking it in between is possible but rare.
+#[must_use]
+pub fn unbound_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    format!("http://{addr}")
+}
+
 /// A request the fake received.
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -552,6 +583,13 @@ async fn serve(reply: Reply) -> Response {
             content_type,
             body,
         } => respond(status, &content_type, Body::from(body), &[]),
+        Reply::Close => {
+            // A body stream that fails before its first byte makes hyper abort the connection.
+            let stream = futures_util::stream::once(async {
+                Err::<Bytes, std::io::Error>(std::io::Error::other("the fake drops the connection"))
+            });
+            respond(200, "application/json", Body::from_stream(stream), &[])
+        }
         Reply::Sse {
             events,
             stall_after,

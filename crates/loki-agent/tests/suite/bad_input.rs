@@ -3,17 +3,22 @@
 
 use std::time::{Duration, Instant};
 
-use loki_agent::anthropic::Anthropic;
-use loki_agent::openai::OpenAi;
+use loki_agent::anthropic;
+use loki_agent::openai;
 use loki_agent::scripted::Scripted;
 use loki_agent::{
-    AgentError, HttpOptions, Message, Provider, Request, SessionEnd, run_session, tools,
+    AgentError, FailureKind, HttpOptions, Message, Provider, Request, SessionEnd, run_session,
+    tools,
 };
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_test_support::fake_llm::{Api, FakeCall, FakeTurn, Reply};
 use serde_json::json;
 
 use super::common::*;
+
+fn kind(e: &AgentError) -> Option<FailureKind> {
+    e.provider_failure().map(|f| f.kind)
+}
 
 fn finish_turn() -> FakeTurn {
     FakeTurn::call(
@@ -38,7 +43,7 @@ async fn tool_result_for(first: FakeTurn) -> (String, tempfile::TempDir) {
     let wt = worktree();
     let server = openai_fake("gpt-4o").await;
     server.push_turn(&first).push_turn(&finish_turn());
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let out = run_session(&provider, wt.path(), &loki_agent::SessionConfig::new("t"))
         .await
         .unwrap();
@@ -70,9 +75,9 @@ async fn a_reply_body_that_is_not_json_is_a_clear_error() {
         content_type: "application/json".into(),
         body: "{\"choices\": [".into(),
     });
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let e = provider.complete(&one_request()).await.unwrap_err();
-    assert!(matches!(e, AgentError::BadResponse { .. }), "{e}");
+    assert_eq!(kind(&e), Some(FailureKind::BadResponse), "{e}");
     assert!(e.to_string().contains("the body is not JSON"), "{e}");
     assert_eq!(server.requests().len(), 1, "a garbled reply is not retried");
 }
@@ -172,7 +177,7 @@ async fn a_50_mb_tool_output_is_capped_head_and_tail() {
         server
             .push_turn(&FakeTurn::call("c1", "run", &json!({"command": cmd})))
             .push_turn(&finish_turn());
-        let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+        let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
         let out = run_session(&provider, wt.path(), &loki_agent::SessionConfig::new("t"))
             .await
             .unwrap();
@@ -203,12 +208,12 @@ async fn a_stream_that_stalls_mid_response_times_out_and_is_retried() {
         max_retries: 0,
         ..fast_http()
     };
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", opts.clone());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", opts.clone());
     let started = Instant::now();
     let e = provider.complete(&one_request()).await.unwrap_err();
-    assert!(matches!(e, AgentError::StreamIdle { .. }), "{e}");
+    assert_eq!(kind(&e), Some(FailureKind::Timeout), "{e}");
     assert!(e.is_retryable());
-    assert!(e.to_string().contains("the response stalled"), "{e}");
+    assert!(e.to_string().contains("within the idle timeout"), "{e}");
     assert!(started.elapsed() < Duration::from_secs(5));
 
     // With a retry allowed, the stalled reply is asked for again and the second one completes.
@@ -220,7 +225,7 @@ async fn a_stream_that_stalls_mid_response_times_out_and_is_retried() {
         max_retries: 1,
         ..opts
     };
-    let provider = Anthropic::new(&server.base_url(), "sk-ant-test", "claude-haiku-4-5", opts);
+    let provider = anthropic::provider(&server.base_url(), "sk-ant-test", "claude-haiku-4-5", opts);
     let r = provider.complete(&one_request()).await.unwrap();
     assert_eq!(r.text.as_deref(), Some("hello there, this reply stalls"));
     assert_eq!(server.requests().len(), 2);
@@ -242,7 +247,7 @@ async fn a_429_with_retry_after_is_waited_out_then_succeeds() {
         retry_after_cap: Duration::from_secs(60),
         ..fast_http()
     };
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", opts);
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", opts);
     let started = Instant::now();
     let r = provider.complete(&one_request()).await.unwrap();
     let waited = started.elapsed();
@@ -264,7 +269,7 @@ async fn a_500_then_success_is_retried() {
             json!({"type": "error", "error": {"type": "api_error", "message": "boom"}}),
         ))
         .push_turn(&FakeTurn::text("recovered"));
-    let provider = Anthropic::new(
+    let provider = anthropic::provider(
         &server.base_url(),
         "sk-ant-test",
         "claude-sonnet-4-5",
@@ -283,11 +288,16 @@ async fn a_500_then_success_is_retried() {
             json!({"error": {"message": "overloaded"}}),
         ));
     }
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let e = provider.complete(&one_request()).await.unwrap_err();
     assert!(
         e.to_string()
-            .contains("server error (HTTP 503) after 3 attempts: overloaded"),
+            .contains("server error (HTTP 503 from http://"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("after 3 attempts; the server said: overloaded"),
         "{e}"
     );
 }
@@ -299,11 +309,11 @@ async fn a_401_names_the_variable_to_set_and_is_not_retried() {
         401,
         json!({"error": {"message": "Incorrect API key provided"}}),
     ));
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let e = provider.complete(&one_request()).await.unwrap_err();
     assert!(
         e.to_string()
-            .contains("authentication failed: set OPENAI_API_KEY (or openai.api_key)"),
+            .contains("check OPENAI_API_KEY (or openai.api_key)"),
         "{e}"
     );
     assert_eq!(e.exit_class(), ExitClass::Usage);
@@ -312,7 +322,7 @@ async fn a_401_names_the_variable_to_set_and_is_not_retried() {
 
     let server = anthropic_fake("claude-sonnet-4-5").await;
     server.push(Reply::error(401, json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})));
-    let provider = Anthropic::new(
+    let provider = anthropic::provider(
         &server.base_url(),
         "sk-ant-test",
         "claude-sonnet-4-5",
@@ -321,7 +331,7 @@ async fn a_401_names_the_variable_to_set_and_is_not_retried() {
     let e = provider.complete(&one_request()).await.unwrap_err();
     assert!(
         e.to_string()
-            .contains("authentication failed: set ANTHROPIC_API_KEY (or anthropic.api_key)"),
+            .contains("check ANTHROPIC_API_KEY (or anthropic.api_key)"),
         "{e}"
     );
 }
@@ -330,14 +340,14 @@ async fn a_401_names_the_variable_to_set_and_is_not_retried() {
 async fn a_context_length_error_is_its_own_variant() {
     let server = openai_fake("gpt-4o").await;
     server.push(Reply::error(400, json!({"error": {"message": "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}})));
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let e = provider.complete(&one_request()).await.unwrap_err();
-    assert!(matches!(e, AgentError::ContextLength { .. }), "{e}");
+    assert_eq!(kind(&e), Some(FailureKind::ContextLength), "{e}");
     assert_eq!(server.requests().len(), 1);
 
     let server = anthropic_fake("claude-sonnet-4-5").await;
     server.push(Reply::error(400, json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}})));
-    let provider = Anthropic::new(
+    let provider = anthropic::provider(
         &server.base_url(),
         "sk-ant-test",
         "claude-sonnet-4-5",
@@ -346,7 +356,7 @@ async fn a_context_length_error_is_its_own_variant() {
     let e = provider.complete(&one_request()).await.unwrap_err();
     assert!(
         e.to_string()
-            .contains("longer than the model's context window: prompt is too long"),
+            .contains("longer than the model's context window (prompt is too long"),
         "{e}"
     );
 }
@@ -355,7 +365,7 @@ async fn a_context_length_error_is_its_own_variant() {
 async fn the_fake_server_rejects_a_tool_result_without_its_call() {
     let server = openai_fake("gpt-4o").await;
     server.push_turn(&FakeTurn::text("never served"));
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let mut req = one_request();
     req.messages.push(Message::Tool {
         call_id: "nope".into(),
@@ -363,7 +373,8 @@ async fn the_fake_server_rejects_a_tool_result_without_its_call() {
         is_error: false,
     });
     let e = provider.complete(&req).await.unwrap_err();
-    assert!(matches!(e, AgentError::Rejected { status: 400, .. }), "{e}");
+    let f = e.provider_failure().unwrap();
+    assert_eq!((f.kind, f.status), (FailureKind::Refused, Some(400)), "{e}");
     let v = server.violations();
     assert_eq!(v.len(), 1);
     assert!(
@@ -398,5 +409,44 @@ async fn the_run_tool_environment_is_scrubbed_or_exactly_the_callers() {
             .contains("home=/private/home marker=fenced token=\n"),
         "{}",
         r.content
+    );
+}
+
+#[tokio::test]
+async fn retries_stop_at_the_time_budget_before_the_count() {
+    let server = openai_fake("gpt-4o").await;
+    for _ in 0..2 {
+        server.push(Reply::error(503, json!({"error": {"message": "busy"}})));
+    }
+    // Five retries allowed; the first waits ~80 ms (inside 150 ms), the second would wait
+    // ~160 ms more (past it).
+    let opts = HttpOptions {
+        max_retries: 5,
+        retry_budget: Duration::from_millis(150),
+        backoff_base: Duration::from_millis(80),
+        ..fast_http()
+    };
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", opts);
+    let e = provider.complete(&one_request()).await.unwrap_err();
+    assert_eq!(server.requests().len(), 2, "{e}");
+    let f = e.provider_failure().unwrap();
+    assert_eq!((f.kind, f.attempts), (FailureKind::ServerError, 2), "{e}");
+    server.assert_clean();
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_not_retried() {
+    let url = format!("{}/v1", loki_test_support::fake_llm::unbound_url());
+    let provider = openai::provider(&url, "sk-test", "gpt-4o", fast_http());
+    let e = provider.complete(&one_request()).await.unwrap_err();
+    let f = e.provider_failure().unwrap();
+    assert_eq!((f.kind, f.attempts), (FailureKind::Unreachable, 1), "{e}");
+    assert!(!f.retryable);
+    assert_eq!(f.url, format!("{url}/chat/completions"));
+    assert!(
+        f.reason()
+            .starts_with(&format!("model: cannot reach {url}/chat/completions (")),
+        "{}",
+        f.reason()
     );
 }

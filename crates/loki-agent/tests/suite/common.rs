@@ -25,6 +25,7 @@ pub fn fast_http() -> HttpOptions {
         idle_timeout: Duration::from_secs(2),
         connect_timeout: Duration::from_secs(5),
         max_retries: 2,
+        retry_budget: Duration::from_secs(20),
         backoff_base: Duration::from_millis(20),
         retry_after_cap: Duration::from_secs(5),
         stream: true,

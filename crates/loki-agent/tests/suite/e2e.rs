@@ -1,7 +1,7 @@
 //! The loop completes a read → edit → run → finish session through each provider.
 
-use loki_agent::anthropic::Anthropic;
-use loki_agent::openai::OpenAi;
+use loki_agent::anthropic;
+use loki_agent::openai;
 use loki_agent::replay::Replay;
 use loki_agent::scripted::Scripted;
 use loki_agent::{FinishStatus, SessionEnd, Usage, run_session};
@@ -22,7 +22,7 @@ async fn openai_session_edits_the_file_through_the_fake_server() {
             t.json(Api::OpenAi)
         });
     }
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let tdir = tempfile::tempdir().unwrap();
     let tpath = tdir.path().join("transcript.jsonl");
     let out = run_session(
@@ -119,7 +119,7 @@ async fn anthropic_session_edits_the_file_with_prompt_caching() {
             t.json(Api::Anthropic)
         });
     }
-    let provider = Anthropic::new(&server.base_url(), "sk-ant-test", model, fast_http());
+    let provider = anthropic::provider(&server.base_url(), "sk-ant-test", model, fast_http());
     let tdir = tempfile::tempdir().unwrap();
     let out = run_session(
         &provider,
@@ -265,7 +265,7 @@ async fn a_context_length_refusal_elides_older_tool_outputs_and_asks_again() {
         .push_turn(&FakeTurn::call("c2", "list_files", &json!({})))
         .push(Reply::error(400, json!({"error": {"message": "maximum context length exceeded", "code": "context_length_exceeded"}})))
         .push_turn(&FakeTurn::call("c3", "finish", &json!({"status": "already_done", "detail": "fine"})));
-    let provider = OpenAi::new(&server.base_url(), "sk-test", "gpt-4o", fast_http());
+    let provider = openai::provider(&server.base_url(), "sk-test", "gpt-4o", fast_http());
     let out = run_session(&provider, wt.path(), &loki_agent::SessionConfig::new("t"))
         .await
         .unwrap();

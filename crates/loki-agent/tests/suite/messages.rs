@@ -3,31 +3,30 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use loki_agent::AgentError;
+use loki_agent::{AgentError, FailureKind, ProviderFailure};
 
 #[test]
 fn user_facing_error_messages() {
-    let errors = [
-        AgentError::Auth {
-            provider: "openai",
-            status: 401,
-            variable: "OPENAI_API_KEY",
-            config_key: "openai.api_key",
-            body: "Incorrect API key provided".into(),
-        },
-        AgentError::ContextLength {
-            provider: "anthropic",
-            message: "prompt is too long: 210000 tokens > 200000 maximum".into(),
-        },
-        AgentError::RateLimited {
-            provider: "anthropic",
-            attempts: 5,
-            body: String::new(),
-        },
-        AgentError::StreamIdle {
-            provider: "openai",
-            idle: Duration::from_secs(300),
-        },
+    let errors: Vec<AgentError> = vec![
+        ProviderFailure::new("openai", FailureKind::Auth, "Incorrect API key provided")
+            .with_status(401)
+            .at("https://api.openai.com/v1/chat/completions", 1)
+            .into(),
+        ProviderFailure::new(
+            "anthropic",
+            FailureKind::ContextLength,
+            "prompt is too long: 210000 tokens > 200000 maximum",
+        )
+        .with_status(400)
+        .at("https://api.anthropic.com/v1/messages", 1)
+        .into(),
+        ProviderFailure::new("anthropic", FailureKind::RateLimited, "")
+            .with_status(429)
+            .at("https://api.anthropic.com/v1/messages", 3)
+            .into(),
+        ProviderFailure::new("openai", FailureKind::Timeout, "300s")
+            .at("http://localhost:11434/v1/chat/completions", 1)
+            .into(),
         AgentError::CliNotInstalled {
             agent: "claude",
             install: "npm install -g @anthropic-ai/claude-code",

@@ -156,7 +156,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
                 ..SessionEnded::default()
             })?;
             rec.finish(&RunCompleted::new("ASKED").exit_code(0))?;
-            let cost_text = cost.map_or_else(|| "not measured".to_string(), |c| format!("${c:.4}"));
+            let cost_text = cost.map_or_else(|| "not measured".to_string(), loki_agent::cost::usd);
             if ctx.global.json {
                 println!(
                     "{}",
@@ -183,19 +183,21 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::Success)
         }
         Err(e) => {
+            // The exit code stays the agent error's: a setup problem (no key, bad URL, missing
+            // CLI, a model call that failed) is the user's to fix (exit 2), anything else a
+            // failure (exit 1). The run records the same code.
+            let class = loki_core::exit::Classify::exit_class(&e);
             rec.append(&SessionEnded {
                 error: Some(e.to_string()),
+                failure: e.provider_failure().map(|f| f.kind.as_str().to_string()),
                 ..SessionEnded::default()
             })?;
-            rec.finish(&RunCompleted::new("ERROR").exit_code(1))?;
+            rec.finish(&RunCompleted::new("ERROR").exit_code(i32::from(class.code())))?;
             let msg = format!(
                 "the {} session failed (run {}): {e}",
                 choice.label(),
                 rec.id()
             );
-            // The exit code stays the agent error's: a setup problem (no key, bad URL, missing
-            // CLI) is the user's to fix (exit 2), anything else a failure (exit 1).
-            let class = loki_core::exit::Classify::exit_class(&e);
             Err(crate::cmd::Worded {
                 class,
                 message: msg,

@@ -16,7 +16,7 @@ use loki_core::run::{RunKind, RunStore};
 use loki_engine::{BuildOptions, TaskInput};
 use loki_receipt::KeyEnv;
 
-use crate::cli::{BuildFlags, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
+use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
 use crate::cmd::providers::{choose, prices, settings};
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
@@ -55,6 +55,13 @@ impl BuildFlags {
                 "--max-cost".into(),
             ));
         }
+        if let Some(m) = self.max_tokens {
+            f.push((
+                "run.max_tokens".into(),
+                m.to_string(),
+                "--max-tokens".into(),
+            ));
+        }
         f
     }
 }
@@ -91,6 +98,8 @@ pub fn run_task(
         .uint(cap_key)
         .map_or(default_cap, Duration::from_secs);
     opts.max_cost_usd = ctx.config.decimal("run.max_cost_usd");
+    opts.max_tokens = ctx.config.uint("run.max_tokens");
+    opts.keep = flags.keep;
     opts.commit = !flags.no_commit;
     opts.key_env = KeyEnv::from_process();
     if let Some(t) = ctx.config.uint("checks.timeout_s") {
@@ -190,7 +199,8 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
     }
     let cost = match v.cost_usd {
         Some(c) => format!(
-            "${c:.2} ({} tokens)",
+            "{} ({} tokens)",
+            loki_agent::cost::usd(c),
             loki_engine::summary::tokens(v.tokens)
         ),
         None => format!(
@@ -242,10 +252,27 @@ pub fn apply(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// `loki discard <run>`.
-pub fn discard(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
+/// `loki discard <run>` and `loki discard --failed`.
+pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
-    let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
+    if args.failed {
+        let gone = loki_engine::ops::discard_failed(&repo)?;
+        if ctx.global.json {
+            println!("{}", serde_json::to_string(&gone)?);
+        } else if gone.is_empty() {
+            println!("no failed run has a worktree or branch left");
+        } else {
+            for d in &gone {
+                let outcome = d.outcome.as_deref().unwrap_or("no outcome");
+                println!("{} ({outcome}): removed {}", d.run_id, d.removed.join(", "));
+            }
+        }
+        return Ok(ExitCode::Success);
+    }
+    let Some(run) = args.run.as_deref() else {
+        return Err(UsageError("name a run to discard, or pass --failed".into()).into());
+    };
+    let id = resolve_run(&RunStore::new(repo.clone()), run)?;
     let removed = loki_engine::ops::discard(&repo, &id)?;
     if removed.is_empty() {
         println!("run {id}: nothing to remove");

@@ -35,6 +35,15 @@ pub fn settings(ctx: &Ctx) -> ProviderSettings {
         ..ProviderSettings::default()
     };
     out.runs_dir = ctx.repo().ok().map(|r| r.runs_dir());
+    if let Some(n) = ctx.config.uint("provider.retries") {
+        out.http.max_retries = u32::try_from(n).unwrap_or(u32::MAX);
+    }
+    if let Some(s) = ctx.config.uint("provider.retry_budget_s") {
+        out.http.retry_budget = std::time::Duration::from_secs(s);
+    }
+    if let Some(s) = ctx.config.uint("provider.idle_timeout_s") {
+        out.http.idle_timeout = std::time::Duration::from_secs(s);
+    }
     out
 }
 

@@ -171,7 +171,7 @@ fn render_show(
             if f.cost_events > 0 {
                 let cost = f
                     .cost_usd
-                    .map_or_else(|| "not measured".to_string(), |c| format!("${c:.2}"));
+                    .map_or_else(|| "not measured".to_string(), loki_agent::cost::usd);
                 line(&mut out, "Cost", &cost);
             }
         }

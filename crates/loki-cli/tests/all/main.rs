@@ -20,6 +20,7 @@ mod doctor;
 mod heal;
 mod judge;
 mod modelbox;
+mod provider_failures;
 mod runs;
 mod seal;
 mod signals;

@@ -106,6 +106,27 @@ pub const KEYS: &[KeyDef] = &[
               ({model = {input, output, cache_read, cache_write}}) over the built-in table",
     },
     KeyDef {
+        key: "provider.retries",
+        kind: Kind::Uint,
+        default: Some("2"),
+        env_aliases: &[],
+        doc: "retries of a failed model call (429, 5xx, dropped connection, timeout) after the first attempt",
+    },
+    KeyDef {
+        key: "provider.retry_budget_s",
+        kind: Kind::Uint,
+        default: Some("20"),
+        env_aliases: &[],
+        doc: "seconds after a model call's first attempt within which its retries must start",
+    },
+    KeyDef {
+        key: "provider.idle_timeout_s",
+        kind: Kind::Uint,
+        default: Some("300"),
+        env_aliases: &[],
+        doc: "seconds of silence from the model server before a call counts as timed out",
+    },
+    KeyDef {
         key: "openai.base_url",
         kind: Kind::Str,
         default: Some("https://api.openai.com/v1"),
@@ -153,6 +174,13 @@ pub const KEYS: &[KeyDef] = &[
         default: None,
         env_aliases: &[],
         doc: "stop a run when its measured cost reaches this many dollars",
+    },
+    KeyDef {
+        key: "run.max_tokens",
+        kind: Kind::Uint,
+        default: None,
+        env_aliases: &[],
+        doc: "stop a run when its model calls have used this many tokens (every kind summed)",
     },
     KeyDef {
         key: "agent.network",
