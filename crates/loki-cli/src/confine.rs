@@ -58,13 +58,13 @@ pub fn run(args: &[OsString]) -> u8 {
         && loki_core::confine::support().network() == NetworkMechanism::Namespace
         && let Err(e) = loki_core::confine::unshare_network()
     {
-        eprintln!("loki: {e}; the command was not run");
+        anstream::eprintln!("loki: {e}; the command was not run");
         return 126;
     }
     // Any enforcement level goes on: the engine checks availability before it relies on the
     // wrapper, and a kernel that enforces nothing is reported there, not here.
     if let Err(e) = restrict_self(&policy).map(|_: Enforcement| ()) {
-        eprintln!("loki: {e}; the command was not run");
+        anstream::eprintln!("loki: {e}; the command was not run");
         return 126;
     }
     #[expect(
@@ -72,12 +72,12 @@ pub fn run(args: &[OsString]) -> u8 {
         reason = "the wrapper becomes the confined program: exec, not a child, so the fence it set up applies to it"
     )]
     let err = std::process::Command::new(program).args(rest).exec();
-    eprintln!("loki: cannot run {}: {err}", program.to_string_lossy());
+    anstream::eprintln!("loki: cannot run {}: {err}", program.to_string_lossy());
     127
 }
 
 fn usage(what: &str) -> u8 {
-    eprintln!(
+    anstream::eprintln!(
         "loki __confine: {what} (usage: loki __confine [--deny PATH]… [--write PATH]… [--read-only PATH]… [--list PATH]… [--no-network] -- PROGRAM [ARGS]…)"
     );
     126

@@ -29,7 +29,7 @@ pub fn init(verbose: bool, color: bool) {
     let filter = match EnvFilter::try_new(directives) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!(
+            anstream::eprintln!(
                 "loki: {}={directives:?} is not a filter ({e}); diagnostics are off",
                 loki_core::env::LOG.name
             );

@@ -101,7 +101,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         (None, None) => {
             let mut c = Cli::command();
             c.print_help()?;
-            println!();
+            anstream::println!();
             return Ok(ExitCode::Usage.into());
         }
     };
@@ -182,6 +182,46 @@ fn exit_code_for(err: &anyhow::Error) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    /// Colour follows `--color`, `NO_COLOR` and the terminal only when everything is printed
+    /// through anstream, which strips the styles when colour is off: a bare `println!` would
+    /// write them into a file or a pipe.
+    #[test]
+    fn every_print_goes_through_anstream() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut bare = Vec::new();
+        let mut dirs = vec![src];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&p).unwrap();
+                for (n, line) in text.lines().enumerate() {
+                    let code = line.split("//").next().unwrap_or("");
+                    for mac in ["println!(", "eprintln!(", "print!(", "eprint!("] {
+                        for (at, _) in code.match_indices(mac) {
+                            let before = &code[..at];
+                            // `e` of `eprintln!`; `"` of a string naming the macros.
+                            let prefixed = before.ends_with("anstream::")
+                                || before.ends_with('e')
+                                || before.ends_with('"');
+                            if !prefixed {
+                                bare.push(format!("{}:{}: {}", p.display(), n + 1, line.trim()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            bare.is_empty(),
+            "print through anstream:\n{}",
+            bare.join("\n")
+        );
+    }
+
     use super::*;
     use anyhow::Context as _;
     use loki_core::outcome::VerifyVerdict;

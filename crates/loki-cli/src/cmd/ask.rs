@@ -158,14 +158,14 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
             rec.finish(&RunCompleted::new("ASKED").exit_code(0))?;
             let cost_text = cost.map_or_else(|| "not measured".to_string(), loki_agent::cost::usd);
             if ctx.global.json {
-                println!(
+                anstream::println!(
                     "{}",
                     json!({"run": rec.id(), "provider": choice.label(), "end": end, "detail": detail,
                            "turns": turns, "input_tokens": input, "output_tokens": output, "cost_usd": cost})
                 );
             } else {
                 if !detail.is_empty() {
-                    println!("{detail}");
+                    anstream::println!("{detail}");
                 }
                 anstream::println!(
                     "{}",

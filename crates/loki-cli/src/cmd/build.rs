@@ -149,7 +149,7 @@ pub fn run_task(
 /// Prints the summary (or the JSON object).
 pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
     if global.json {
-        println!("{}", loki_engine::summary::to_json(report));
+        anstream::println!("{}", loki_engine::summary::to_json(report));
     } else {
         anstream::print!("{}", loki_engine::summary::render(report));
     }
@@ -194,7 +194,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
     let id = resolve_run(&store, args.run.as_deref().unwrap_or("latest"))?;
     let v = loki_engine::ops::status(&repo, &id)?;
     if ctx.global.json {
-        println!("{}", serde_json::to_string(&v)?);
+        anstream::println!("{}", serde_json::to_string(&v)?);
         return Ok(ExitCode::Success);
     }
     let cost = match v.cost_usd {
@@ -217,7 +217,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
         ("Branch:", v.branch.clone()),
     ];
     for (label, value) in rows {
-        println!("{label:<12}{value}");
+        anstream::println!("{label:<12}{value}");
     }
     Ok(ExitCode::Success)
 }
@@ -227,7 +227,7 @@ pub fn logs(ctx: &Ctx, args: &crate::cli::LogsArg) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     for line in loki_engine::ops::logs(&repo, &id)? {
-        println!("{line}");
+        anstream::println!("{line}");
     }
     Ok(ExitCode::Success)
 }
@@ -238,11 +238,11 @@ pub fn apply(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let a = loki_engine::ops::apply(&repo, &id).with_context(|| format!("applying run {id}"))?;
     if ctx.global.json {
-        println!("{}", serde_json::to_string(&a)?);
+        anstream::println!("{}", serde_json::to_string(&a)?);
     } else if a.from == a.to {
-        println!("{} is already at {}", a.branch, &a.to[..12.min(a.to.len())]);
+        anstream::println!("{} is already at {}", a.branch, &a.to[..12.min(a.to.len())]);
     } else {
-        println!(
+        anstream::println!(
             "{}: fast-forwarded {} → {}",
             a.branch,
             &a.from[..12.min(a.from.len())],
@@ -258,13 +258,13 @@ pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
     if args.failed {
         let gone = loki_engine::ops::discard_failed(&repo)?;
         if ctx.global.json {
-            println!("{}", serde_json::to_string(&gone)?);
+            anstream::println!("{}", serde_json::to_string(&gone)?);
         } else if gone.is_empty() {
-            println!("no failed run has a worktree or branch left");
+            anstream::println!("no failed run has a worktree or branch left");
         } else {
             for d in &gone {
                 let outcome = d.outcome.as_deref().unwrap_or("no outcome");
-                println!("{} ({outcome}): removed {}", d.run_id, d.removed.join(", "));
+                anstream::println!("{} ({outcome}): removed {}", d.run_id, d.removed.join(", "));
             }
         }
         return Ok(ExitCode::Success);
@@ -275,10 +275,10 @@ pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
     let id = resolve_run(&RunStore::new(repo.clone()), run)?;
     let removed = loki_engine::ops::discard(&repo, &id)?;
     if removed.is_empty() {
-        println!("run {id}: nothing to remove");
+        anstream::println!("run {id}: nothing to remove");
     }
     for r in removed {
-        println!("removed {r}");
+        anstream::println!("removed {r}");
     }
     Ok(ExitCode::Success)
 }

@@ -30,9 +30,9 @@ fn detect_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let checks = detect(&repo.root)?;
     if ctx.global.json {
-        println!("{}", serde_json::json!({ "checks": checks }));
+        anstream::println!("{}", serde_json::json!({ "checks": checks }));
     } else {
-        print!("{}", render_detect(&checks));
+        anstream::print!("{}", render_detect(&checks));
     }
     Ok(ExitCode::Success)
 }
@@ -96,19 +96,19 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
     };
     rec.finish(&RunCompleted::new(outcome).exit_code(i32::from(code.code())))?;
     if ctx.global.json {
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({ "run": rec.id(), "proven": proven, "checks": results })
         );
     } else {
         anstream::print!("{}", render_results(&results));
         if results.is_empty() {
-            println!(
+            anstream::println!(
                 "no test suites found: nothing is proven (`loki checks detect` says what it looked for)"
             );
         }
         if !ctx.global.quiet {
-            println!(
+            anstream::println!(
                 "{}",
                 paint(
                     DIM,

@@ -36,7 +36,7 @@ fn show(ctx: &Ctx) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        println!("{}", serde_json::json!({ "settings": entries }));
+        anstream::println!("{}", serde_json::json!({ "settings": entries }));
         return Ok(ExitCode::Success);
     }
     let width = KEYS.iter().map(|k| k.key.len()).max().unwrap_or(0);
@@ -74,7 +74,7 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let (u, us) = describe(&user);
     let (r, rs) = describe(&repo);
     if ctx.global.json {
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({
                 "user": {"path": u, "state": us},
@@ -83,10 +83,10 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
             })
         );
     } else {
-        println!("user  {u} ({us})");
-        println!("repo  {r} ({rs})");
+        anstream::println!("user  {u} ({us})");
+        anstream::println!("repo  {r} ({rs})");
         if let Some(f) = &ctx.global.config {
-            println!("file  {}", f.display());
+            anstream::println!("file  {}", f.display());
         }
     }
     Ok(ExitCode::Success)
@@ -95,12 +95,12 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 fn get(ctx: &Ctx, key: &str) -> anyhow::Result<ExitCode> {
     let entry = ctx.config.entry(key).ok_or_else(|| unknown(key))?;
     if ctx.global.json {
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({"key": key, "value": entry.display_value(), "source": entry.source})
         );
     } else {
-        println!("{}", entry.display_value());
+        anstream::println!("{}", entry.display_value());
     }
     Ok(ExitCode::Success)
 }
@@ -117,7 +117,7 @@ fn set(ctx: &Ctx, key: &str, value: &str, repo: bool) -> anyhow::Result<ExitCode
     };
     let written = edit::set(&file, layer, key, value)?;
     if !ctx.global.quiet {
-        println!("{key} = {}  ({})", written.shown, file.display());
+        anstream::println!("{key} = {}  ({})", written.shown, file.display());
     }
     Ok(ExitCode::Success)
 }
@@ -130,7 +130,7 @@ fn init(ctx: &Ctx, repo: bool, force: bool) -> anyhow::Result<ExitCode> {
     };
     edit::init(&file, force)?;
     if !ctx.global.quiet {
-        println!("wrote {}", file.display());
+        anstream::println!("wrote {}", file.display());
     }
     Ok(ExitCode::Success)
 }

@@ -77,13 +77,13 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
         },
     );
     if ctx.global.json {
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({"run": loki_engine::summary::to_json(&report), "verify": vr, "repo": dir})
         );
     } else {
         anstream::print!("{}", loki_engine::summary::render(&report));
-        println!();
+        anstream::println!();
         anstream::println!(
             "{}",
             paint(DIM, &format!("$ loki verify {}", report.run_id))

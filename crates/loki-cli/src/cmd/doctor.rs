@@ -54,7 +54,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let checks = collect(ctx);
     let ok = checks.iter().all(|c| c.status != Status::Fail);
     if ctx.global.json {
-        println!("{}", serde_json::json!({ "ok": ok, "checks": checks }));
+        anstream::println!("{}", serde_json::json!({ "ok": ok, "checks": checks }));
     } else {
         let mut out = String::new();
         for c in &checks {

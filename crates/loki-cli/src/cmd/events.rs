@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
     let (events, summary) = read_events(&log, Some(id.as_str()))?;
     if ctx.global.json {
         for e in &events {
-            println!("{}", serde_json::to_string(e)?);
+            anstream::println!("{}", serde_json::to_string(e)?);
         }
     } else {
         let mut out = String::new();
@@ -84,7 +84,7 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
 fn verify(ctx: &Ctx, log: &std::path::Path, run: &str) -> anyhow::Result<ExitCode> {
     let s = verify_log(log, Some(run))?;
     if ctx.global.json {
-        println!("{}", serde_json::to_string(&s)?);
+        anstream::println!("{}", serde_json::to_string(&s)?);
     } else {
         let text = match &s.status {
             LogStatus::Intact => paint(

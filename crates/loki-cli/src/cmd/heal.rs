@@ -69,7 +69,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     if ctx.global.json {
         anstream::eprint!("{}", out.output.text());
     } else {
-        print!("{}", out.output.text());
+        anstream::print!("{}", out.output.text());
     }
     anstream::eprint!("{}", out.stderr.text());
     let _ = std::io::stdout().flush();
@@ -77,7 +77,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     match &observed {
         Observed::Clean { run_id, .. } => {
             if ctx.global.json {
-                println!(
+                anstream::println!(
                     "{}",
                     serde_json::json!({"run": run_id, "outcome": "CLEAN", "exit_code": 0})
                 );
@@ -92,7 +92,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
         Observed::TimedOut { run_id, .. } => {
             let secs = opts.timeout.as_secs();
             if ctx.global.json {
-                println!(
+                anstream::println!(
                     "{}",
                     serde_json::json!({"run": run_id, "outcome": "TIMED_OUT", "timeout_s": secs, "exit_code": code})
                 );
@@ -111,7 +111,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
             ..
         } => {
             if ctx.global.json {
-                println!(
+                anstream::println!(
                     "{}",
                     serde_json::json!({"run": run_id, "outcome": "CRASHED", "exit_code": incident.exit.code,
                         "signal": incident.exit.signal_name, "kind": incident.crash.kind,
@@ -132,7 +132,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
         }
         Observed::Interrupted { run_id, signal, .. } => {
             if ctx.global.json {
-                println!(
+                anstream::println!(
                     "{}",
                     serde_json::json!({"run": run_id, "outcome": "INTERRUPTED", "signal": signal, "exit_code": code})
                 );
@@ -249,18 +249,18 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|r| serde_json::json!({"frame": r.printed, "reason": r.reason}))
             .collect();
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({"incident": run, "command": inc.command, "crash": inc.crash,
                 "signature": inc.signature, "sources": files, "refused": refused})
         );
         return Ok(ExitCode::Success);
     }
-    println!("{}{run}", label("Incident:"));
-    println!("{}{}", label("Command:"), inc.command.join(" "));
-    print!("{}", crash_lines(&inc, repo, &dir));
+    anstream::println!("{}{run}", label("Incident:"));
+    anstream::println!("{}{}", label("Command:"), inc.command.join(" "));
+    anstream::print!("{}", crash_lines(&inc, repo, &dir));
     if res.files.is_empty() {
-        println!("{}none in this repository", label("Source:"));
+        anstream::println!("{}none in this repository", label("Source:"));
     }
     for (i, f) in res.files.iter().enumerate() {
         let at = format!(
@@ -272,7 +272,7 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
                 .map(|n| format!(" in {n}"))
                 .unwrap_or_default()
         );
-        println!("{}{at}", label(if i == 0 { "Source:" } else { "" }));
+        anstream::println!("{}{at}", label(if i == 0 { "Source:" } else { "" }));
         if i == 0
             && let Some(line) = f.line
             && let Ok(text) = std::fs::read_to_string(&f.abs)
@@ -282,14 +282,14 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
         }
     }
     for (i, r) in res.refused.iter().enumerate() {
-        println!(
+        anstream::println!(
             "{}{} — {}",
             label(if i == 0 { "Refused:" } else { "" }),
             r.printed,
             r.reason
         );
     }
-    println!(
+    anstream::println!(
         "{}loki fix --apply to synthesize, apply and verify a patch",
         label("Next:")
     );
@@ -299,7 +299,7 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
 fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
     let stale = backups::find_stale(&repo.root);
     if stale.is_empty() {
-        println!(
+        anstream::println!(
             "no .loki.bak backups in {}: nothing to restore",
             repo.root.display()
         );
@@ -449,9 +449,9 @@ fn heal(
         return Ok(summary(ctx, run, &report));
     }
     if !ctx.global.quiet {
-        println!("{}{}", label("Patch:"), planned.rel);
-        println!("{}{}", label("Root cause:"), planned.proposal.root_cause);
-        println!("{}{}", label("Fix:"), planned.proposal.explanation);
+        anstream::println!("{}{}", label("Patch:"), planned.rel);
+        anstream::println!("{}{}", label("Root cause:"), planned.proposal.root_cause);
+        anstream::println!("{}{}", label("Fix:"), planned.proposal.explanation);
         anstream::print!("{}", colour_diff(&planned.diff));
     }
     if !yes {
@@ -476,7 +476,7 @@ fn heal(
     ));
     if !ctx.global.quiet {
         let shown = backup.strip_prefix(&repo.root).unwrap_or(&backup);
-        println!(
+        anstream::println!(
             "{}{} (backup {})",
             label("Applied:"),
             planned.rel,
@@ -545,7 +545,7 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
     // What an interruption from here on leaves is what this summary says.
     interrupt::left(detail.clone());
     if ctx.global.json {
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({
                 "run": r.run_id, "incident": incident, "outcome": r.outcome.as_str(), "status": status,
@@ -558,16 +558,16 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
     let style = if r.outcome.is_success() { GREEN } else { RED };
     anstream::println!("{}{}", label("Outcome:"), paint(style, r.outcome.as_str()));
     if code != ExitCode::Success || !matches!(r.settled, Settled::Verified) {
-        println!("{}{detail}", label("Reason:"));
+        anstream::println!("{}{detail}", label("Reason:"));
     } else if !ctx.global.quiet {
-        println!("{}{detail}", label("Result:"));
+        anstream::println!("{}{detail}", label("Result:"));
     }
-    println!(
+    anstream::println!(
         "{}sha256:{}",
         label("Receipt:"),
         r.sealed.receipt.receipt_sha256
     );
-    println!("{}{}", label("NOT PROVEN:"), r.not_proven.join(", "));
+    anstream::println!("{}{}", label("NOT PROVEN:"), r.not_proven.join(", "));
     let cost = match r.cost_usd {
         Some(usd) if !r.provider.is_empty() && r.usage.total() > 0 => {
             format!("${usd:.2} ({}, {} tokens)", r.provider, r.usage.total())
@@ -581,8 +581,8 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
             }
         ),
     };
-    println!("{}{cost}", label("Cost:"));
-    println!(
+    anstream::println!("{}{cost}", label("Cost:"));
+    anstream::println!(
         "{}{}",
         label("Time:"),
         loki_core::time::human_duration(r.elapsed.as_secs_f64())
@@ -611,7 +611,7 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
             ReplayVerdict::Harness(m) => Some(m.clone()),
             ReplayVerdict::Reproduced | ReplayVerdict::NotReproduced => None,
         };
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({"incident": run, "verdict": r.verdict.label(), "exit_code": r.verdict.exit_code(),
                 "signature": inc.signature.text, "reason": reason})
@@ -647,13 +647,13 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         return Err(UsageError("the healing demo needs python3 or node on PATH".into()).into());
     };
     let repo = Repo::discover(&demo.dir)?;
-    println!(
+    anstream::println!(
         "{}{} (a copy of the bundled example in {})",
         label("Demo:"),
         demo.file,
         demo.dir.display()
     );
-    println!("{}{}", label("Running:"), demo.command.join(" "));
+    anstream::println!("{}{}", label("Running:"), demo.command.join(" "));
     let opts = ObserveOptions {
         command: demo.command.clone(),
         cwd: repo.root.clone(),
@@ -675,9 +675,9 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         ));
     };
     anstream::print!("{}", paint(DIM, incident.stderr_tail.trim_end()));
-    println!();
+    anstream::println!();
     anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
-    print!("{}", crash_lines(&incident, &repo, &run_dir));
+    anstream::print!("{}", crash_lines(&incident, &repo, &run_dir));
     let provider = match model(ctx, args.model.as_deref()) {
         Ok(p) => p,
         Err(e) if args.model.is_some() => return Err(e),
@@ -699,7 +699,7 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
                     "the bundled example was changed; no built-in patch applies"
                 ));
             };
-            println!(
+            anstream::println!(
                 "{}none configured: using the demo's built-in patch (only ever used for this example)",
                 label("Model:")
             );

@@ -15,9 +15,9 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
             let signer = Signer::load_or_create(home, &env)?;
             let info = signer.info();
             if matches!(cmd, KeysCommand::Export) {
-                print!("{}", signer.export_public_pem()?);
+                anstream::print!("{}", signer.export_public_pem()?);
             } else if ctx.global.json {
-                println!(
+                anstream::println!(
                     "{}",
                     serde_json::json!({
                         "keyid": info.keyid,
@@ -27,12 +27,12 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
                     })
                 );
             } else {
-                println!("{:<12}{}", "keyid:", info.keyid);
-                println!("{:<12}{}", "source:", info.source.describe());
+                anstream::println!("{:<12}{}", "keyid:", info.keyid);
+                anstream::println!("{:<12}{}", "source:", info.source.describe());
                 if let Some(p) = &info.path {
-                    println!("{:<12}{}", "path:", p.display());
+                    anstream::println!("{:<12}{}", "path:", p.display());
                 }
-                println!(
+                anstream::println!(
                     "{:<12}{}",
                     "created:",
                     info.created.as_deref().unwrap_or("unknown")
@@ -42,7 +42,7 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
         KeysCommand::Rotate => {
             let r = rotate(home, &env)?;
             if ctx.global.json {
-                println!(
+                anstream::println!(
                     "{}",
                     serde_json::json!({
                         "old_keyid": r.old.keyid, "new_keyid": r.new.keyid,
@@ -50,7 +50,7 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
                     })
                 );
             } else {
-                println!(
+                anstream::println!(
                     "new key {} ({})",
                     r.new.keyid,
                     r.new
@@ -59,7 +59,7 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
                         .map(|p| p.display().to_string())
                         .unwrap_or_default()
                 );
-                println!(
+                anstream::println!(
                     "old key {} retired: its public key is kept at {} so earlier receipts still verify",
                     r.old.keyid,
                     r.retired_pubkey.display()

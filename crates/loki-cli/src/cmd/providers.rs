@@ -121,7 +121,7 @@ pub fn list(ctx: &Ctx) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|c| serde_json::json!({"name": c.name, "available": c.available, "why": c.why}))
             .collect();
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({
                 "configured": configured,

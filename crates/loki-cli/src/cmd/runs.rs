@@ -39,12 +39,12 @@ fn list(ctx: &Ctx, store: &RunStore) -> anyhow::Result<ExitCode> {
                 }),
             })
             .collect();
-        println!("{}", serde_json::json!({ "runs": items }));
+        anstream::println!("{}", serde_json::json!({ "runs": items }));
         return Ok(ExitCode::Success);
     }
     if runs.is_empty() {
         if !ctx.global.quiet {
-            println!("no runs yet in {}", store.repo().runs_dir().display());
+            anstream::println!("no runs yet in {}", store.repo().runs_dir().display());
         }
         return Ok(ExitCode::Success);
     }
@@ -109,7 +109,7 @@ fn show(ctx: &Ctx, store: &RunStore, arg: &str) -> anyhow::Result<ExitCode> {
             Some((ev, s)) => (Some(fold(ev)), Some(s.clone())),
             None => (None, None),
         };
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({ "run": rec, "events": summary, "fold": folded })
         );

@@ -81,7 +81,7 @@ fn start(ctx: &Ctx, _agent: Agent) -> anyhow::Result<ExitCode> {
     let state = loki_seal::start(&root, &input, &opts)?;
     if !ctx.global.quiet {
         let executed: u64 = state.baseline.iter().map(|r| r.executed).sum();
-        eprintln!(
+        anstream::eprintln!(
             "loki seal: baseline recorded for session {}: {} suite(s), {executed} tests",
             state.session,
             state.baseline.len()
@@ -98,8 +98,8 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
         },
     };
     let r = respond(agent, &decision);
-    print!("{}", r.stdout);
-    eprint!("{}", r.stderr);
+    anstream::print!("{}", r.stdout);
+    anstream::eprint!("{}", r.stderr);
     match r.exit {
         0 => ExitCode::Success,
         _ => ExitCode::Usage,
@@ -139,7 +139,7 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
                                    "detail": f.detail})
             })
             .collect();
-        println!(
+        anstream::println!(
             "{}",
             serde_json::json!({
                 "base": report.base,
@@ -161,7 +161,7 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
             anstream::println!("{} {r}", paint(RED, "FINDING"));
         }
         for f in &j.facts {
-            println!("FACT: {} {}: {}", f.kind.as_str(), f.test, f.detail);
+            anstream::println!("FACT: {} {}: {}", f.kind.as_str(), f.test, f.detail);
         }
         for c in &report.judgement.cannot_judge {
             anstream::println!("{} {c}", paint(RED, "CANNOT JUDGE"));
@@ -174,7 +174,7 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
             );
         }
         for n in &report.not_proven {
-            println!("NOT PROVEN: {n}");
+            anstream::println!("NOT PROVEN: {n}");
         }
     }
     Ok(match verdict {
@@ -189,12 +189,12 @@ fn install(ctx: &Ctx, agent: Agent, command: &str) -> anyhow::Result<ExitCode> {
     let report = loki_seal::install(&root, agent, command)?;
     if !ctx.global.quiet {
         if report.changed {
-            println!(
+            anstream::println!(
                 "registered loki seal's SessionStart and Stop hooks in {}",
                 report.path.display()
             );
         } else {
-            println!(
+            anstream::println!(
                 "loki seal's hooks are already registered in {}",
                 report.path.display()
             );

@@ -38,7 +38,7 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
         };
         return match export_dsse(dir, &opts) {
             Ok(envelope) => {
-                println!("{}", envelope.trim_end());
+                anstream::println!("{}", envelope.trim_end());
                 Ok(Exit::Verify(VerifyVerdict::Verified))
             }
             Err(e) => {
@@ -59,7 +59,7 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
 
 fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {
     if ctx.global.json {
-        println!(
+        anstream::println!(
             "{}",
             serde_json::to_string(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
         );

@@ -16,9 +16,9 @@ pub fn run(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             "run_schema": loki_core::run::RUN_SCHEMA,
             "event_log_version": 1,
         });
-        println!("{v}");
+        anstream::println!("{v}");
     } else {
-        println!("loki {version} ({target})");
+        anstream::println!("loki {version} ({target})");
     }
     Ok(ExitCode::Success)
 }

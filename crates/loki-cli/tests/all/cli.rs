@@ -280,3 +280,46 @@ fn json_errors_are_one_json_object_on_stdout() {
     assert_eq!(v["exit_code"], 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("error:"));
 }
+
+/// `loki checks run` into a pipe: no colour codes unless asked for (`--color always`), whatever
+/// it prints (its result lines, the dim run line).
+#[test]
+fn checks_run_prints_no_colour_into_a_pipe() {
+    if !loki_test_support::require_tool("node", &["--version"]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = loki_test_support::GitRepo::new();
+    repo.write(
+        "test/a.test.js",
+        "const t = require('node:test');\nconst assert = require('node:assert');\nt.test('a', () => assert.strictEqual(1, 2));\n",
+    );
+    repo.write(
+        "package.json",
+        "{\"name\": \"a\", \"scripts\": {\"test\": \"node --test\"}}\n",
+    );
+    repo.commit("a failing test");
+    let run = |args: &[&str]| {
+        let out = sandboxed(&sb, repo.path())
+            .args(["checks", "run"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        [out.stdout, out.stderr].concat()
+    };
+    for args in [&[][..], &["--color", "never"][..], &["--color", "auto"][..]] {
+        let out = run(args);
+        assert!(
+            !out.contains(&0x1b),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    assert!(run(&["--color", "always"]).contains(&0x1b));
+}
