@@ -7,6 +7,8 @@
 //! NOT PROVEN: full suite, app boot, security scan
 //! Cost:       $0.42 (anthropic, 212k tokens)        | not measured (never $0.00 for unknown)
 //! Time:       1m12s (intake 1s, plan 8s, implement 51s, verify 9s, ...)
+//! Run:        run_20260101_000000_abcd on branch loki/run_20260101_000000_abcd
+//! Next:       loki apply run_20260101_000000_abcd   | loki logs <run> when not VERIFIED
 //! ```
 //! Labels are padded to 12 columns. Pure: the same report always renders the same text. The cost
 //! is printed with [`loki_agent::cost::usd`], so it reads as recorded (`$0.0028`, not `$0.00`).
@@ -111,6 +113,19 @@ pub fn render(r: &BuildReport) -> String {
         "Time:",
         &format!("{} ({})", duration(r.wall_s), stages.join(", ")),
     );
+    if !r.run_id.is_empty() {
+        let run = if r.branch.is_empty() {
+            r.run_id.clone()
+        } else {
+            format!("{} on branch {}", r.run_id, r.branch)
+        };
+        line(&mut s, "Run:", &run);
+        let next = match r.outcome {
+            Outcome::Verified if !r.branch.is_empty() => format!("loki apply {}", r.run_id),
+            _ => format!("loki logs {}", r.run_id),
+        };
+        line(&mut s, "Next:", &next);
+    }
     s
 }
 
@@ -148,7 +163,7 @@ mod tests {
                 ("implement".into(), 51.0),
                 ("verify".into(), 9.2),
             ],
-            branch: String::new(),
+            branch: "loki/run_20260101_000000_abcd".into(),
             worktree: String::new(),
             head_sha: String::new(),
             base_sha: String::new(),
@@ -162,7 +177,7 @@ mod tests {
     fn the_summary_has_the_design_format() {
         let ok = render(&report(Outcome::Verified, 0));
         let want = format!(
-            "Outcome:    VERIFIED\nReceipt:    sha256:{}\nNOT PROVEN: full suite, app boot, security scan\nCost:       not measured (scripted, 212k tokens)\nTime:       1m12s (intake 600ms, implement 51s, verify 9s)\n",
+            "Outcome:    VERIFIED\nReceipt:    sha256:{}\nNOT PROVEN: full suite, app boot, security scan\nCost:       not measured (scripted, 212k tokens)\nTime:       1m12s (intake 600ms, implement 51s, verify 9s)\nRun:        run_20260101_000000_abcd on branch loki/run_20260101_000000_abcd\nNext:       loki apply run_20260101_000000_abcd\n",
             "ab".repeat(32)
         );
         assert_eq!(ok, want);
@@ -171,6 +186,15 @@ mod tests {
             failed.contains("\nReason:     the wall did not pass\n"),
             "{failed}"
         );
+        // Not VERIFIED: nothing to apply, the log says why.
+        assert!(
+            failed.ends_with("\nNext:       loki logs run_20260101_000000_abcd\n"),
+            "{failed}"
+        );
+        // A run whose checkout was removed names no branch.
+        let mut gone = report(Outcome::Failed, 1);
+        gone.branch.clear();
+        assert!(render(&gone).contains("\nRun:        run_20260101_000000_abcd\n"));
     }
 
     #[test]
