@@ -524,6 +524,9 @@ fn base_run(input: &JudgeInput<'_>, git: &Git, base_tree: &str) -> Result<BaseRu
         .map(|c| {
             baseline::cached(&cache, base_tree, std::slice::from_ref(c))
                 .and_then(|b| b.results.into_iter().next())
+                // A base that could not be judged (a tool missing, a build broken by the
+                // environment) is tried again, not remembered: the cause may be gone.
+                .filter(|r| cannot::cannot_judge("base", c, r).is_none())
         })
         .collect();
     let missing: Vec<Check> = input
@@ -554,6 +557,9 @@ fn base_run(input: &JudgeInput<'_>, git: &Git, base_tree: &str) -> Result<BaseRu
     notes.extend(side.evidence());
     let commit = git.rev_parse(&format!("{}^{{commit}}", input.base)).ok();
     for (c, r) in missing.iter().zip(&results) {
+        if cannot::cannot_judge("base", c, r).is_some() {
+            continue;
+        }
         baseline::store(
             &cache,
             std::slice::from_ref(c),

@@ -291,6 +291,37 @@ fn stop_without_a_baseline_fails_closed() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A base that could not run (here: no python on PATH) is not remembered: once python is back, the
+/// next judgement runs the base again instead of reusing "cannot judge" from the cache.
+#[test]
+fn a_base_that_could_not_run_is_not_cached() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    std::fs::write(repo.path().join("README.md"), "calc\n").unwrap();
+    // PATH with git and a shell only.
+    let bin = tempfile::tempdir().unwrap();
+    for tool in ["git", "sh"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+            .unwrap();
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    sandboxed(&sb, repo.path())
+        .env("PATH", bin.path())
+        .args(["seal", "check", "--base", "HEAD"])
+        .assert()
+        .code(3);
+    sandboxed(&sb, repo.path())
+        .args(["seal", "check", "--base", "HEAD"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("CLEAN"));
+}
+
 #[test]
 fn seal_check_compares_the_working_tree_with_a_revision() {
     if !loki_test_support::require_pytest() {
