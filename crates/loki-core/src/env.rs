@@ -135,6 +135,12 @@ pub const NPM_CACHE: Var = Var {
     scope: Scope::Tests,
     doc: "tests: the npm install the JavaScript cases use (default ~/.cache/loki-test-npm)",
 };
+/// Where `scripts/test` installs the pinned real agent programs (`.ci/agents.pins`).
+pub const AGENTS: Var = Var {
+    name: "LOKI_AGENTS",
+    scope: Scope::Tests,
+    doc: "tests: the pinned real agent programs of the conformance suite (default ~/.cache/loki-test-agents)",
+};
 /// Where `scripts/test` installs the Python tools tests need.
 pub const PY_TOOLS: Var = Var {
     name: "LOKI_PY_TOOLS",
@@ -188,6 +194,7 @@ pub const VARS: &[Var] = &[
     CI,
     REQUIRE_TOOLS,
     NPM_CACHE,
+    AGENTS,
     PY_TOOLS,
     SHARED_FIXTURES,
     JUDGE_CASES,

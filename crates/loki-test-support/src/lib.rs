@@ -27,8 +27,9 @@ pub mod fake_llm;
 pub mod require;
 
 pub use require::{
-    missing, require_landlock, require_landlock_tcp, require_npm, require_py_tools, require_pytest,
-    require_shared_fixtures, require_tool, tools_required,
+    missing, pinned_agent_version, require_agent, require_landlock, require_landlock_tcp,
+    require_npm, require_py_tools, require_pytest, require_shared_fixtures, require_tool,
+    tools_required,
 };
 
 use std::path::{Path, PathBuf};

@@ -121,6 +121,39 @@ pub fn require_npm(bins: &[&str]) -> Option<PathBuf> {
     None
 }
 
+/// The pinned real agent program `program` (`claude`, `codex`, `gemini`, `opencode`, `aider`):
+/// `$LOKI_AGENTS/bin/<program>` (default `$HOME/.cache/loki-test-agents`), installed by
+/// `scripts/install-agents` from `.ci/agents.pins`; otherwise reports it [`missing`].
+#[must_use]
+pub fn require_agent(program: &str) -> Option<PathBuf> {
+    let dir = env_or_home(loki_core::env::AGENTS, ".cache/loki-test-agents");
+    if let Some(bin) = dir
+        .as_ref()
+        .map(|d| d.join("bin").join(program))
+        .filter(|b| b.exists())
+    {
+        return Some(bin);
+    }
+    missing(
+        &format!("the pinned agent program {program} in $LOKI_AGENTS/bin"),
+        "scripts/install-agents",
+    );
+    None
+}
+
+/// The version of `program` pinned in `.ci/agents.pins` (the third column), for assertions and
+/// closing notes that name the version a protocol detail was checked against.
+#[must_use]
+pub fn pinned_agent_version(program: &str) -> Option<String> {
+    let pins = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/agents.pins");
+    let text = std::fs::read_to_string(pins).ok()?;
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f.len() == 4 && f[3] == program)
+        .map(|f| f[2].to_string())
+}
+
 /// `$LOKI_PY_TOOLS` (default `$HOME/.cache/loki-test-py`), a `pip install --target` directory, when
 /// it holds ruff and pyflakes; otherwise reports them [`missing`]. Kept off `PATH` on purpose: the
 /// other tests rely on the fallback a machine without them gets.

@@ -9,6 +9,7 @@
     reason = "tests fail loudly on broken fixtures and write fixture files directly (not loki state)"
 )]
 
+mod agents;
 mod ask;
 mod build;
 mod build_backends;

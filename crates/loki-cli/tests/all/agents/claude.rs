@@ -1,0 +1,1 @@
+//! claude: the real program, pinned in `.ci/agents.pins`, against the fake model server.

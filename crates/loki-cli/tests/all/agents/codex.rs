@@ -1,0 +1,1 @@
+//! codex: the real program, pinned in `.ci/agents.pins`, against the fake model server.

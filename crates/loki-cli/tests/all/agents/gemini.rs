@@ -1,0 +1,1 @@
+//! gemini: the real program, pinned in `.ci/agents.pins`, against the fake model server.

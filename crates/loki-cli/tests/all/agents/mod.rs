@@ -1,0 +1,15 @@
+//! The conformance suite: the real agent programs pinned in `.ci/agents.pins` (installed by
+//! `scripts/install-agents` into `$LOKI_AGENTS`), each driven offline against loki-test-support's
+//! fake model servers, with loki's hooks or loki's CLI provider in the loop.
+//!
+//! Per seal agent: install → a cheat session is blocked and the reason reaches the model → a
+//! resumed session keeps its baseline → a release is visible → an honest session is VERIFIED.
+//! Per CLI provider: a build run VERIFIED through the real client, and a cap that kills it.
+//! `scripts/update-agents` moves the pins to the newest releases and re-runs this suite, so a
+//! client's protocol change is a red test here, not a user's bug report.
+
+mod aider;
+mod claude;
+mod codex;
+mod gemini;
+mod opencode;
