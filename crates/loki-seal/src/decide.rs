@@ -16,6 +16,10 @@ pub enum Decision {
     Allow { message: String },
     /// Keep working; `reason` becomes the agent's next instruction.
     Block { reason: String },
+    /// The release valve: the stop goes through although the change was refused `max_blocks`
+    /// times in a row. `message` must reach the person (not only the model), and where the agent
+    /// can say so, the turn is marked as not successful.
+    Release { message: String },
 }
 
 /// The facts a decision is made from.

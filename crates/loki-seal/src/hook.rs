@@ -96,6 +96,14 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
             stderr: format!("{reason}\n"),
             exit: 2,
         },
+        // Until each agent's own way to show a release is wired, a release reads like an allow
+        // with its message.
+        (agent, Decision::Release { message }) => respond(
+            agent,
+            &Decision::Allow {
+                message: message.clone(),
+            },
+        ),
         (Agent::Claude | Agent::Gemini, Decision::Allow { message }) => {
             out(json(serde_json::json!({ "systemMessage": message })))
         }

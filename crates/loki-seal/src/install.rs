@@ -138,6 +138,37 @@ enum Keep {
     Drop,
 }
 
+/// The event that runs the seal's stop hook for `agent`.
+fn stop_event(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude | Agent::Codex => "Stop",
+        Agent::Gemini => "AfterAgent",
+        Agent::Cursor => "stop",
+    }
+}
+
+/// Whether `settings` register the seal's stop hook for `agent` (whatever program runs it).
+pub(crate) fn registered(settings: &Value, agent: Agent) -> bool {
+    let Some(entries) = settings
+        .get("hooks")
+        .and_then(|h| h.get(stop_event(agent)))
+        .and_then(Value::as_array)
+    else {
+        return false;
+    };
+    let is_stop = |h: &Value| {
+        h.get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.ends_with(&format!(" seal stop --agent {}", agent.as_str())))
+    };
+    entries.iter().any(|e| {
+        is_stop(e)
+            || e.get("hooks")
+                .and_then(Value::as_array)
+                .is_some_and(|hs| hs.iter().any(is_stop))
+    })
+}
+
 /// Whether `command` is a seal hook of `agent`, whatever program runs it.
 fn is_seal_command(command: &str, agent: Agent) -> bool {
     ["start", "stop"]

@@ -39,12 +39,14 @@
 //! Modify the user's files or index, print (the CLI prints what [`hook::respond`] returns), or let
 //! an error read as a pass.
 
+pub mod activation;
 pub mod decide;
 mod error;
 pub mod hook;
 pub mod install;
 pub mod session;
 
+pub use activation::{Activation, Active, UserEnv, activation};
 pub use decide::{Decision, Evidence, decide};
 pub use error::SealError;
 pub use hook::{Agent, HookInput, HookResponse, respond};

@@ -315,7 +315,7 @@ pub fn stop(
             reason: block_message(&judgement, &tails),
         }
     } else if judgement.released {
-        Decision::Allow {
+        Decision::Release {
             message: format!(
                 "loki seal: released after {} consecutive blocks; NOT VERIFIED ({}). Receipt sha256:{receipt_sha256}",
                 opts.max_blocks,

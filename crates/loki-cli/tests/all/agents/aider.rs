@@ -1,1 +1,0 @@
-//! aider: the real program, pinned in `.ci/agents.pins`, against the fake model server.

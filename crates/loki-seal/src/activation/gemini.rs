@@ -1,0 +1,18 @@
+//! Gemini: whether the project's hooks load is not yet read (trust state, feature flags).
+
+use std::path::Path;
+
+use super::{Activation, Active, UserEnv};
+use crate::Agent;
+
+pub(super) fn activation(repo_root: &Path, _user: &UserEnv) -> Activation {
+    Activation {
+        agent: Agent::Gemini,
+        active: Active::Unknown,
+        detail: format!(
+            "{} registers the hooks; whether Gemini loads them is not checked yet",
+            crate::install::settings_path(repo_root, Agent::Gemini).display()
+        ),
+        fix: None,
+    }
+}
