@@ -150,6 +150,8 @@ pub fn run_task(
 pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
     if global.json {
         anstream::println!("{}", loki_engine::summary::to_json(report));
+    } else if global.quiet {
+        anstream::print!("{}", loki_engine::summary::outcome_line(report));
     } else {
         anstream::print!("{}", loki_engine::summary::render(report));
     }

@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     let tmp = tempfile::Builder::new().prefix("loki-demo-").tempdir()?;
     let dir = tmp.path().join("calendar");
     loki_engine::demo::write_repo(&dir)?;
-    if !ctx.global.json {
+    if !ctx.global.json && !ctx.global.quiet {
         anstream::println!(
             "{}",
             paint(
@@ -81,8 +81,15 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
             "{}",
             serde_json::json!({"run": loki_engine::summary::to_json(&report), "verify": vr, "repo": dir})
         );
+    } else if ctx.global.quiet {
+        anstream::print!("{}", loki_engine::summary::outcome_line(&report));
     } else {
-        anstream::print!("{}", loki_engine::summary::render(&report));
+        let place = if args.keep {
+            loki_engine::summary::Place::Kept
+        } else {
+            loki_engine::summary::Place::Removed
+        };
+        anstream::print!("{}", loki_engine::summary::render_for(&report, place));
         anstream::println!();
         anstream::println!(
             "{}",
@@ -92,7 +99,7 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     }
     if args.keep {
         let kept = tmp.keep();
-        if !ctx.global.json {
+        if !ctx.global.json && !ctx.global.quiet {
             anstream::println!(
                 "{}",
                 paint(DIM, &format!("kept {}", kept.join("calendar").display()))
