@@ -63,9 +63,15 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     opts.command = std::env::args().collect();
     // The agent's commands run confined through this binary's hidden `__confine` subcommand.
     opts.confine_exe = std::env::current_exe().ok();
-    opts.cancel = loki_engine::interrupt::cancel_on_sigint()?;
+    opts.cancel = crate::interrupt::install_cancel(
+        "the run was stopped before it sealed; `loki logs` shows what it recorded",
+    )?;
     let repo = Repo::discover(&dir)?;
     let report = loki_engine::run_build(&repo, &opts, &loki_engine::Silent)?;
+    crate::interrupt::left(format!(
+        "the demo's run {} stopped at a safe point and sealed its receipt",
+        report.run_id
+    ));
     let run_dir = repo.runs_dir().join(&report.run_id);
     let vr = verify(
         &VerifyInput::RunDir(run_dir),
