@@ -214,7 +214,7 @@ mod tests {
         fn write(dir: &Path, rel: &str, text: &str) {
             let p = dir.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
+            loki_core::fs::write_atomic(&p, text.as_bytes()).unwrap();
         }
 
         /// Sets a key in the project's settings, keeping loki's hooks.
@@ -222,7 +222,7 @@ mod tests {
             let p = self.repo.path().join(".claude/settings.json");
             let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
             v[key] = value;
-            std::fs::write(p, v.to_string()).unwrap();
+            loki_core::fs::write_atomic(&p, v.to_string().as_bytes()).unwrap();
         }
 
         fn check(&self, vars: &[(&str, &str)]) -> Activation {

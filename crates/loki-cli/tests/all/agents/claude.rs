@@ -107,12 +107,19 @@ struct Run {
 impl Run {
     /// The `result` object (`--output-format json`, or the last line of `stream-json`).
     fn result(&self) -> Value {
-        self.stdout
+        let found = self
+            .stdout
             .lines()
             .rev()
             .find_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|v| v["type"] == "result")
-            .unwrap_or_else(|| panic!("no result object:\n{}\n{}", self.stdout, self.stderr))
+            .filter(|v| v["type"] == "result");
+        assert!(
+            found.is_some(),
+            "no result object:\n{}\n{}",
+            self.stdout,
+            self.stderr
+        );
+        found.unwrap()
     }
 
     /// `stream-json` events of `type` and `subtype`.
@@ -206,13 +213,15 @@ impl World {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
             }
-            if start.elapsed() > DEADLINE {
+            let timed_out = start.elapsed() > DEADLINE;
+            if timed_out {
                 child.kill().unwrap();
-                panic!(
-                    "claude did not finish in {DEADLINE:?}; requests so far: {}",
-                    self.fake.requests().len()
-                );
             }
+            assert!(
+                !timed_out,
+                "claude did not finish in {DEADLINE:?}; requests so far: {}",
+                self.fake.requests().len()
+            );
             std::thread::sleep(Duration::from_millis(50));
         };
         Run {
@@ -373,7 +382,7 @@ fn the_real_claude_is_the_pinned_version() {
     );
 }
 
-/// 1. A cheat (the test file deleted) is blocked by the Stop hook, loki's reason reaches the
+/// Case 1: A cheat (the test file deleted) is blocked by the Stop hook, loki's reason reaches the
 /// model in the very next request, and the honest fix that follows is allowed.
 #[test]
 fn a_cheat_is_blocked_and_the_reason_reaches_the_model_then_the_fix_is_allowed() {
@@ -417,7 +426,7 @@ fn a_cheat_is_blocked_and_the_reason_reaches_the_model_then_the_fix_is_allowed()
     assert_eq!(w.verify(), Some(0));
 }
 
-/// 2. `claude -p --resume` fires SessionStart again (source "resume", same session id): the
+/// Case 2: `claude -p --resume` fires SessionStart again (source "resume", same session id): the
 /// seal keeps the baseline of the first start, so the cheat of session 1 is still blocked.
 #[test]
 fn a_resumed_session_keeps_its_baseline_and_the_earlier_cheat_is_still_blocked() {
@@ -479,7 +488,7 @@ fn a_resumed_session_keeps_its_baseline_and_the_earlier_cheat_is_still_blocked()
     assert_eq!(states, 1);
 }
 
-/// 3. After `seal.max_blocks` blocks the valve opens, and the person sees it: the turn ends as
+/// Case 3: After `seal.max_blocks` blocks the valve opens, and the person sees it: the turn ends as
 /// stopped by a hook (not "completed"), loki's message is shown as the Stop hook's notice, and
 /// the receipt is not VERIFIED.
 #[test]
@@ -530,7 +539,7 @@ fn a_release_is_visible_to_the_person() {
     assert_eq!(w.verify(), Some(4), "intact, but not VERIFIED");
 }
 
-/// 4. An honest session: allowed at the first stop, the person sees VERIFIED, the receipt
+/// Case 4: An honest session: allowed at the first stop, the person sees VERIFIED, the receipt
 /// verifies.
 #[test]
 fn an_honest_session_is_allowed_and_its_receipt_verifies() {
