@@ -578,3 +578,38 @@ fn an_honest_session_is_allowed_and_its_receipt_verifies() {
     assert_eq!(receipts[0]["verdict"], "VERIFIED", "{:#}", receipts[0]);
     assert_eq!(w.verify(), Some(0));
 }
+
+/// Activation matches the real client: with `"disableAllHooks": true` in the project's local
+/// settings `loki seal status` says claude's hooks are not active, and the real Claude Code
+/// indeed runs neither hook (no baseline, no receipt); without it both run.
+#[test]
+fn disable_all_hooks_is_detected_and_the_real_claude_then_runs_no_hook() {
+    let Some(w) = World::new() else { return };
+    w.repo.write(
+        ".claude/settings.local.json",
+        "{\"disableAllHooks\": true}\n",
+    );
+    let status = w.seal_status();
+    assert!(
+        status.contains("hooks claude  not active:")
+            && status.contains("settings.local.json sets \"disableAllHooks\""),
+        "{status}"
+    );
+    w.script(&fix(&w, "d5", false));
+    let run = w.claude("Make the tests pass.", &["--output-format", "json"], &[]);
+    assert_ran(&run);
+    w.fake.assert_clean();
+    assert!(
+        !w.sb.loki_home().join("seal").exists() && w.receipts().is_empty(),
+        "no hook ran: {}",
+        w.seal_status()
+    );
+
+    std::fs::remove_file(w.repo.path().join(".claude/settings.local.json")).unwrap();
+    assert!(w.seal_status().contains("hooks claude  active:"));
+    w.repo.git(&["checkout", "--", "calc.py"]);
+    w.script(&fix(&w, "d6", false));
+    assert_ran(&w.claude("Make the tests pass.", &["--output-format", "json"], &[]));
+    w.fake.assert_clean();
+    assert_eq!(w.receipts().len(), 1, "both hooks ran: {}", w.seal_status());
+}
