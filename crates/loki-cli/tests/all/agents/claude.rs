@@ -295,6 +295,13 @@ fn calc_repo() -> GitRepo {
         "test_calc.py",
         "from calc import add, sub\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n\n\ndef test_sub_negative():\n    assert sub(1, 3) == -2\n",
     )
+    // Claude Code hands its whole environment, the API key included, to its hooks: the seal
+    // must not pass it on to the suite (untrusted code). A leak fails this test at every stop,
+    // and no receipt is VERIFIED.
+    .write(
+        "test_env.py",
+        "import os\n\n\ndef test_the_agent_key_does_not_reach_the_suite():\n    assert \"ANTHROPIC_API_KEY\" not in os.environ\n",
+    )
     .write(".gitignore", "__pycache__/\n.pytest_cache/\n");
     r.commit("calc with a bug in add");
     r
@@ -344,6 +351,16 @@ fn fix(w: &World, id: &str, restore: bool) -> Vec<FakeTurn> {
     ));
     turns.push(FakeTurn::text("Fixed add: it returns a + b."));
     turns
+}
+
+/// Whether a request carries loki's block of the cheat as Claude Code relays a Stop hook's
+/// stderr: the feedback header, the seal's instruction, and the deleted tests by name.
+fn names_the_cheat(body: &str) -> bool {
+    body.contains("Stop hook feedback:")
+        && body.contains("seal stop --agent claude]: loki seal: not done.")
+        && body.contains("Fix the code, not the tests")
+        && body.contains("test_calc.py::test_sub")
+        && body.contains("restore the deleted tests")
 }
 
 /// Panics with the run's output unless Claude Code exited 0 with a result.
@@ -399,10 +416,7 @@ fn a_cheat_is_blocked_and_the_reason_reaches_the_model_then_the_fix_is_allowed()
     assert_eq!(bodies.len(), turns.len(), "one request per scripted turn");
     let after_block = &bodies[2];
     assert!(
-        after_block.contains("Stop hook feedback")
-            && after_block.contains("test_file_removed")
-            && after_block.contains("test_calc.py")
-            && after_block.contains("Fix the code, not the tests"),
+        names_the_cheat(after_block),
         "loki's reason reaches the model: {after_block}"
     );
     assert!(
@@ -465,7 +479,7 @@ fn a_resumed_session_keeps_its_baseline_and_the_earlier_cheat_is_still_blocked()
     assert_eq!(result["session_id"], session.as_str(), "the same session");
     let bodies = w.requests_text(seen);
     assert!(
-        bodies[1].contains("Stop hook feedback") && bodies[1].contains("test_file_removed"),
+        names_the_cheat(&bodies[1]),
         "the resumed session's stop is blocked against the first baseline: {}",
         bodies[1]
     );
@@ -526,12 +540,12 @@ fn a_release_is_visible_to_the_person() {
             )
         });
     assert!(
-        release.contains("seal.max_blocks = 1") && release.contains("test_file_removed"),
+        release.contains("seal.max_blocks = 1") && release.contains("test_calc.py::test_sub"),
         "{release}"
     );
     // The model saw one block and no release text: the release is for the person.
     let bodies = w.requests_text(0);
-    assert!(bodies[2].contains("test_file_removed"));
+    assert!(names_the_cheat(&bodies[2]), "{}", bodies[2]);
     assert!(!bodies.iter().any(|b| b.contains("RELEASED")));
     let receipts = w.receipts();
     assert_eq!(receipts.len(), 2);
