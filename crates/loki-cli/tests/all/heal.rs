@@ -148,7 +148,7 @@ fn a_patch_that_reads_the_signing_key_during_the_replay_is_boxed() {
             .unwrap()
             .contains("PRIVATE KEY")
     );
-    let run = record_crash(&sb, &repo);
+    record_crash(&sb, &repo);
     let loot = repo.path().join("stolen.txt");
     let hostile = format!(
         "    exec({:?}); return sum(values) / len(values) if values else 0.0\n",
