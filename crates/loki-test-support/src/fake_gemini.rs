@@ -109,7 +109,7 @@ impl GeminiTurn {
             .collect()
     }
 
-    fn chunk(parts: Vec<Value>, finish: Option<&str>, usage: Option<Value>) -> Value {
+    fn chunk(parts: &[Value], finish: Option<&str>, usage: Option<Value>) -> Value {
         let mut candidate = json!({"content": {"role": "model", "parts": parts}, "index": 0});
         if let Some(f) = finish {
             candidate["finishReason"] = json!(f);
@@ -130,7 +130,7 @@ impl GeminiTurn {
             parts.push(json!({"text": t}));
         }
         parts.extend(self.call_parts());
-        GeminiTurn::chunk(parts, Some("STOP"), Some(self.usage_metadata()))
+        GeminiTurn::chunk(&parts, Some("STOP"), Some(self.usage_metadata()))
     }
 
     /// This turn as a `streamGenerateContent?alt=sse` reply.
@@ -142,24 +142,16 @@ impl GeminiTurn {
             while !t.is_char_boundary(mid) {
                 mid -= 1;
             }
-            chunks.push(GeminiTurn::chunk(
-                vec![json!({"text": &t[..mid]})],
-                None,
-                None,
-            ));
-            chunks.push(GeminiTurn::chunk(
-                vec![json!({"text": &t[mid..]})],
-                None,
-                None,
-            ));
+            chunks.push(GeminiTurn::chunk(&[json!({"text": &t[..mid]})], None, None));
+            chunks.push(GeminiTurn::chunk(&[json!({"text": &t[mid..]})], None, None));
         }
         if !self.calls.is_empty() {
-            chunks.push(GeminiTurn::chunk(self.call_parts(), None, None));
+            chunks.push(GeminiTurn::chunk(&self.call_parts(), None, None));
         }
         // The real stream's last chunk carries the finish reason and the usage; its text part
         // may be empty.
         chunks.push(GeminiTurn::chunk(
-            vec![json!({"text": ""})],
+            &[json!({"text": ""})],
             Some("STOP"),
             Some(self.usage_metadata()),
         ));
