@@ -65,11 +65,10 @@ async fn world() -> Option<World> {
     )
     .unwrap();
     assert_eq!(settings["hooks"]["AfterAgent"].as_array().unwrap().len(), 2);
-    // Gemini's hook timeout is in milliseconds: the suite runs inside the AfterAgent hook.
-    assert_eq!(
-        settings["hooks"]["AfterAgent"][1]["hooks"][0]["timeout"],
-        600_000
-    );
+    // Gemini's hook timeout is in milliseconds: the suite runs inside both hooks.
+    for event in ["SessionStart", "AfterAgent"] {
+        assert_eq!(settings["hooks"][event][1]["hooks"][0]["timeout"], 600_000);
+    }
     repo.commit("calc with a bug in add; gemini hooks");
 
     let gemini_dir = sb.home().join(".gemini");
