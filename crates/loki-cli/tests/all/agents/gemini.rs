@@ -142,19 +142,23 @@ impl World {
         tokio::task::spawn_blocking(move || {
             let mut child = c.spawn().unwrap();
             let start = Instant::now();
+            let mut hung = false;
             while child.try_wait().unwrap().is_none() {
                 if start.elapsed() > DEADLINE {
                     child.kill().unwrap();
-                    let out = child.wait_with_output().unwrap();
-                    panic!(
-                        "gemini hung for {DEADLINE:?}: {}\n{}",
-                        text(&out.stdout),
-                        text(&out.stderr)
-                    );
+                    hung = true;
+                    break;
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
-            child.wait_with_output().unwrap()
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                !hung,
+                "gemini hung for {DEADLINE:?}: {}\n{}",
+                text(&out.stdout),
+                text(&out.stderr)
+            );
+            out
         })
         .await
         .unwrap()
