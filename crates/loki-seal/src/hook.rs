@@ -100,6 +100,15 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
             stderr: format!("{reason}\n"),
             exit: 2,
         },
+        // Gemini CLI 0.61, AfterAgent: `continue: false` ends the agent loop (no retry) and is
+        // reported as "Agent execution stopped: <systemMessage, else stopReason>" (headless:
+        // on stderr, after "Hook system message: …"; `-o json`: in `warnings`); the process
+        // still exits 0, Gemini has no way for a hook to fail the turn.
+        (Agent::Gemini, Decision::Release { message }) => out(json(serde_json::json!({
+            "continue": false,
+            "stopReason": message,
+            "systemMessage": message,
+        }))),
         // Until each agent's own way to show a release is wired, a release reads like an allow
         // with its message.
         (agent, Decision::Release { message }) => respond(
@@ -159,6 +168,20 @@ mod tests {
             }
         }
         insta::assert_snapshot!(out);
+    }
+
+    #[test]
+    fn gemini_release_stops_the_agent_loop_visibly() {
+        let r = respond(
+            Agent::Gemini,
+            &Decision::Release {
+                message: "loki seal: released after 5 blocks; NOT VERIFIED".into(),
+            },
+        );
+        insta::assert_snapshot!(format!(
+            "exit {} stdout={:?} stderr={:?}",
+            r.exit, r.stdout, r.stderr
+        ));
     }
 
     #[test]
