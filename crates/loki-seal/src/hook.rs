@@ -105,11 +105,17 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
         // reason shown for that stop, and `systemMessage` is the warning shown to the person (the
         // TUI's notice line; `-p --output-format stream-json` as a `system`/`informational`
         // event). Exit 0: an exit 2 would hand the message to the model as another block.
-        (Agent::Claude, Decision::Release { message }) => out(json(serde_json::json!({
-            "continue": false,
-            "stopReason": message,
-            "systemMessage": message,
-        }))),
+        // Gemini CLI 0.61, AfterAgent: `continue: false` ends the agent loop (no retry) and is
+        // reported as "Agent execution stopped: <systemMessage, else stopReason>" (headless:
+        // on stderr, after "Hook system message: …"; `-o json`: in `warnings`); the process
+        // still exits 0, Gemini has no way for a hook to fail the turn.
+        (Agent::Claude | Agent::Gemini, Decision::Release { message }) => {
+            out(json(serde_json::json!({
+                "continue": false,
+                "stopReason": message,
+                "systemMessage": message,
+            })))
+        }
         // Until each agent's own way to show a release is wired, a release reads like an allow
         // with its message.
         (agent, Decision::Release { message }) => respond(
@@ -183,6 +189,20 @@ mod tests {
         assert_eq!(i.source.as_deref(), Some("resume"));
         assert_eq!(i.hook_event_name.as_deref(), Some("SessionStart"));
         assert_eq!(i.cwd, Some(PathBuf::from("/repo")));
+    }
+
+    #[test]
+    fn gemini_release_stops_the_agent_loop_visibly() {
+        let r = respond(
+            Agent::Gemini,
+            &Decision::Release {
+                message: "loki seal: released after 5 blocks; NOT VERIFIED".into(),
+            },
+        );
+        insta::assert_snapshot!(format!(
+            "exit {} stdout={:?} stderr={:?}",
+            r.exit, r.stdout, r.stderr
+        ));
     }
 
     #[test]
