@@ -31,7 +31,8 @@
 //! # The model box
 //! Every model-driven command (`loki ask`, a build run's sessions and checks, CLI agents) runs in
 //! one box, built by [`Policy::model_box`] from a [`BoxSpec`]: loki's home and signing key, other
-//! runs' records and worktrees, and the user's credential files ([`CREDENTIALS`]) are denied;
+//! runs' records and worktrees, and the user's credential files ([`CREDENTIALS`]) are denied
+//! (their names stay listable from the directories above them, never their contents);
 //! writes go only to the worktree (never its protected paths) and the run's private directory
 //! (private `HOME`, `TMPDIR`, tool caches) and `/dev`; toolchains, caches and every `PATH`
 //! directory are read-only. The network is denied unless the spec allows it
@@ -411,6 +412,15 @@ fn carve(dir: &Path, deny: &[PathBuf], grant: Grant, out: &mut Vec<Rule>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    if grant == Grant::Read {
+        // A directory above a denied path keeps its listing (names, never contents): without
+        // it nothing under the box can list `/` or `$HOME`, and a box started inside this one
+        // (the judge fencing its runs inside a build's box) could not carve its own rules.
+        out.push(Rule {
+            path: dir.to_path_buf(),
+            grant: Grant::List,
+        });
+    }
     let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     children.sort();
     for child in children {
@@ -519,12 +529,17 @@ mod tests {
             })
             .collect();
         let (r, w, l) = (Grant::Read, Grant::Write, Grant::List);
-        // `repo` is listed only because the policy names it.
+        // The directories above a denied path keep their listing (names only): the root, `home`
+        // and `repo/.loki`; `repo` is listed once more because the policy names it.
         assert_eq!(
             under,
             [
+                (String::new(), l),
+                ("home".to_string(), l),
                 ("home/.cargo".to_string(), r),
                 ("home/notes.txt".to_string(), r),
+                ("repo".to_string(), l),
+                ("repo/.loki".to_string(), l),
                 ("repo/src".to_string(), r),
                 ("repo/src".to_string(), w),
                 ("home/.cargo".to_string(), w),
