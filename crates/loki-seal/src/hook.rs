@@ -96,6 +96,15 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
             stderr: format!("{reason}\n"),
             exit: 2,
         },
+        // Codex 0.171 parses Stop output strictly (an unknown field fails the hook): the
+        // universal fields `continue: false` + `stopReason` end the turn marked "Stopped" (not
+        // "Completed": `hook: Stop Stopped` in `codex exec`), and `systemMessage` is shown to
+        // the user as a warning.
+        (Agent::Codex, Decision::Release { message }) => out(json(serde_json::json!({
+            "continue": false,
+            "stopReason": message,
+            "systemMessage": message,
+        }))),
         // Until each agent's own way to show a release is wired, a release reads like an allow
         // with its message.
         (agent, Decision::Release { message }) => respond(
@@ -134,18 +143,21 @@ mod tests {
         let allow = Decision::Allow {
             message: "loki seal: sealed sha256:abc".into(),
         };
+        let release = Decision::Release {
+            message: "loki seal: released after 3 blocks".into(),
+        };
         let mut out = String::new();
         for a in Agent::ALL {
-            for d in [&block, &allow] {
+            for d in [&block, &allow, &release] {
                 let r = respond(a, d);
                 writeln!(
                     out,
                     "{} {}: exit {} stdout={:?} stderr={:?}",
                     a.as_str(),
-                    if matches!(d, Decision::Block { .. }) {
-                        "block"
-                    } else {
-                        "allow"
+                    match d {
+                        Decision::Block { .. } => "block",
+                        Decision::Allow { .. } => "allow",
+                        Decision::Release { .. } => "release",
                     },
                     r.exit,
                     r.stdout,
