@@ -51,6 +51,10 @@ pub struct HookInput {
     pub stop_hook_active: bool,
     #[serde(default)]
     pub hook_event_name: Option<String>,
+    /// SessionStart only: why the session (re)started (`startup`, `resume`, `compact`, `clear`).
+    /// Informational: a known session id keeps its baseline whatever the source.
+    #[serde(default)]
+    pub source: Option<String>,
 }
 
 impl HookInput {
