@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::cli::sandboxed;
 
 const MODEL: &str = "gpt-fake-codex";
-const KEY_VAR: &str = "LOKI_FAKE_OPENAI_KEY";
+const KEY_VAR: &str = "FAKE_CODEX_PROVIDER_KEY";
 const KEY: &str = "sk-fake-codex";
 
 /// The program, or `None` (skipped) when it is not installed.
@@ -325,4 +325,163 @@ async fn an_honest_fix_is_allowed_and_verified() {
     let shown = String::from_utf8_lossy(&status.stdout);
     assert!(shown.contains("VERIFIED"), "{shown}");
     assert!(!shown.contains("RELEASED"), "{shown}");
+}
+
+// ---- `--provider codex`: loki runs the real Codex as its coding agent ----
+
+const TASK: &str = "add(a, b) returns the difference instead of the sum; make it return a + b.";
+const WALL: &str = "from calc import add\n\n\ndef test_add_sums():\n    assert add(2, 3) == 5\n";
+
+/// A directory holding only `codex` (linked to the pinned program), to put first on PATH.
+fn codex_on_path(bin: &Path) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(bin, dir.path().join("codex")).unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (dir, path)
+}
+
+fn bug_repo() -> GitRepo {
+    let repo = GitRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n")
+        .write(
+            "test_calc.py",
+            "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        )
+        .write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.commit("calc with a bug");
+    repo
+}
+
+/// `loki <task> --provider codex --json` with the user's Codex home at `codex_home` and the
+/// provider's key in the environment (as a user would have them).
+async fn loki_build(sb: &Sandbox, repo: &GitRepo, path: &str, codex_home: &Path, extra: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut cmd)
+        .current_dir(repo.path())
+        .env("PATH", path)
+        .env("CODEX_HOME", codex_home)
+        .env(KEY_VAR, KEY)
+        .args([TASK, "--provider", "codex", "--json"]);
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// The wall author writes the acceptance test, the implementer fixes the bug, both through the
+/// real Codex in loki's box: VERIFIED, with the model and the tokens Codex reported on the
+/// receipt, and the user's Codex home left as it was (Codex worked on a private copy).
+#[tokio::test(flavor = "current_thread")]
+async fn a_build_through_the_real_codex_is_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(bin) = codex() else { return };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let fake = fake().await;
+    let home = codex_home(sb.home(), &fake.base_url());
+    std::fs::write(home.join("auth.json"), "{\"OPENAI_API_KEY\": null}\n").unwrap();
+    let (_bin_dir, path) = codex_on_path(&bin);
+    let write_wall = format!("cat > loki_wall_add_test.py <<'EOF'\n{WALL}EOF");
+    fake.push(ResponsesTurn::exec("w1", &write_wall).with_usage(2000, 500, 100));
+    fake.push(ResponsesTurn::text("Wall written.").with_usage(2100, 0, 10));
+    fake.push(ResponsesTurn::exec("i1", "sed -i 's/a - b/a + b/' calc.py").with_usage(3000, 1000, 50));
+    fake.push(ResponsesTurn::text("add sums now.").with_usage(3100, 0, 10));
+    let out = loki_build(&sb, &repo, &path, &home, &[]).await;
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    assert_eq!(out.status.code(), Some(0), "{v:#}\n{}", text(&out));
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
+    fake.assert_clean();
+    assert_eq!(fake.requests().len(), 4);
+    // The wall author got the task; the implementer's prompt is the task too.
+    let first = fake.input_texts(0).join("\n");
+    assert!(first.contains("add(a, b) returns the difference"), "{first}");
+    let run_dir = repo
+        .path()
+        .join(".loki/runs")
+        .join(v["run_id"].as_str().unwrap());
+    let r: Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("receipt.json")).unwrap()).unwrap();
+    assert_eq!(r["provider"], "codex", "{r:#}");
+    assert_eq!(r["model"], MODEL, "{r:#}");
+    // Codex reports tokens, not dollars: measured tokens, cost not measured.
+    let cost = &r["cost"];
+    assert_eq!(cost["input_tokens"], 2000 + 2100 + 3000 + 3100 - 1500, "{cost:#}");
+    assert_eq!(cost["cache_read_tokens"], 1500, "{cost:#}");
+    assert_eq!(cost["output_tokens"], 170, "{cost:#}");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+    // The user's Codex home holds what it held: Codex wrote its sessions in the box.
+    let mut left: Vec<String> = std::fs::read_dir(&home)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["auth.json", "config.toml"]);
+}
+
+/// Every process whose command line mentions `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if !e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(marker) {
+            found.push(format!("{}: {cmd}", e.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+/// The run cap (`run.cap_s`) ends a Codex that is stuck on a long command: Codex, its native
+/// binary and the command it started (in a terminal of its own session) are all gone.
+#[tokio::test(flavor = "current_thread")]
+async fn the_run_cap_kills_codex_and_every_process_it_started() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(bin) = codex() else { return };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let fake = fake().await;
+    let home = codex_home(sb.home(), &fake.base_url());
+    let (_bin_dir, path) = codex_on_path(&bin);
+    let marker = format!("{}", 4000 + std::process::id() % 1000);
+    // The command outlives the cap; Codex waits for it, then for the model (which hangs).
+    fake.push(ResponsesTurn::exec(
+        "w1",
+        &format!("sleep {marker}0 & sleep {marker}1; echo done"),
+    ));
+    fake.push_hang();
+    let started = std::time::Instant::now();
+    let out = loki_build(&sb, &repo, &path, &home, &[("LOKI_RUN_CAP_S", "6")]).await;
+    let took = started.elapsed();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", text(&out)));
+    assert_ne!(v["outcome"], "VERIFIED", "{v:#}");
+    assert!(took < std::time::Duration::from_secs(60), "the cap held: {took:?}");
+    assert!(fake.requests().len() >= 1, "codex ran the command");
+    // Give the kernel a moment to reap, then nothing of the tree is left.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let left = processes_with(&format!("sleep {marker}"));
+    assert!(left.is_empty(), "survivors: {left:#?}");
+    let codexes: Vec<String> = processes_with("--dangerously-bypass-approvals-and-sandbox")
+        .into_iter()
+        .filter(|p| p.contains("add(a, b) returns the difference"))
+        .collect();
+    assert!(codexes.is_empty(), "codex survived: {codexes:#?}");
 }
