@@ -181,16 +181,17 @@ impl CliAgent {
     pub fn run_blocking(&self, task: &str, worktree: &Path) -> Result<CliOutcome, AgentError> {
         let agent = self.kind.name();
         let env = match self.kind {
-            CliKind::Codex => codex_private_home(&self.env).map_err(|source| {
-                AgentError::Process {
+            CliKind::Codex => {
+                codex_private_home(&self.env).map_err(|source| AgentError::Process {
                     agent,
                     source: loki_core::process::ProcessError::Spawn {
-                        program: "codex (copying its config.toml and auth.json into the private home)"
-                            .into(),
+                        program:
+                            "codex (copying its config.toml and auth.json into the private home)"
+                                .into(),
                         source,
                     },
-                }
-            })?,
+                })?
+            }
             CliKind::Claude | CliKind::Aider | CliKind::Opencode => self.env.clone(),
         };
         let spec = loki_core::process::Spec::new(self.program.clone(), worktree)

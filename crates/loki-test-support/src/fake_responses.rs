@@ -507,7 +507,8 @@ mod tests {
         let issued = HashSet::from(["c1".to_string()]);
         let call = json!({"type": "function_call", "call_id": "c1", "name": "exec_command", "arguments": "{}"});
         let out = json!({"type": "function_call_output", "call_id": "c1", "output": "ok"});
-        let body = |input: Value| json!({"model": "m", "stream": true, "input": input, "tools": []});
+        let body =
+            |input: Value| json!({"model": "m", "stream": true, "input": input, "tools": []});
         let pending = ["c1".to_string()];
         assert!(validate(&headers(), &body(json!([call, out])), &e, &issued, &pending).is_ok());
         assert!(

@@ -94,7 +94,11 @@ fn judge(
     };
     let features = config.get("features").and_then(toml::Value::as_table);
     for flag in ["hooks", "codex_hooks"] {
-        if features.and_then(|f| f.get(flag)).and_then(toml::Value::as_bool) == Some(false) {
+        if features
+            .and_then(|f| f.get(flag))
+            .and_then(toml::Value::as_bool)
+            == Some(false)
+        {
             return answer(
                 Active::No,
                 format!("{cfg} turns Codex hooks off ([features] {flag} = false)"),
@@ -138,7 +142,11 @@ fn judge(
         .and_then(toml::Value::as_table);
     for hook in seal_hooks(hooks_path, hooks) {
         let state = states.and_then(|s| s.get(&hook.key));
-        if state.and_then(|s| s.get("enabled")).and_then(toml::Value::as_bool) == Some(false) {
+        if state
+            .and_then(|s| s.get("enabled"))
+            .and_then(toml::Value::as_bool)
+            == Some(false)
+        {
             return answer(
                 Active::No,
                 format!("{cfg} disables the hook {}", hook.key),
@@ -314,8 +322,16 @@ mod tests {
         let a = judge(&toml::Table::new(), cfg, root, &hooks_path, &hooks);
         assert_eq!(a.active, Active::No);
         let fix = a.fix.unwrap();
-        assert!(fix.contains("[projects.\"/repo\"]\ntrust_level = \"trusted\""), "{fix}");
-        assert!(fix.contains("[hooks.state.\"/repo/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:"), "{fix}");
+        assert!(
+            fix.contains("[projects.\"/repo\"]\ntrust_level = \"trusted\""),
+            "{fix}"
+        );
+        assert!(
+            fix.contains(
+                "[hooks.state.\"/repo/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:"
+            ),
+            "{fix}"
+        );
         // Applying the fix's lines makes it active.
         let lines = fix.split_once('\n').unwrap().1;
         let fixed: toml::Table = lines.parse().unwrap();
@@ -325,7 +341,11 @@ mod tests {
         let moved = hooks_json("/opt/loki seal stop --agent codex");
         let a = judge(&fixed, cfg, root, &hooks_path, &moved);
         assert_eq!(a.active, Active::No);
-        assert!(a.detail.contains("changed since it was trusted"), "{}", a.detail);
+        assert!(
+            a.detail.contains("changed since it was trusted"),
+            "{}",
+            a.detail
+        );
     }
 
     #[test]
@@ -337,7 +357,10 @@ mod tests {
         let off: toml::Table = "[features]\nhooks = false\n".parse().unwrap();
         let a = judge(&off, cfg, root, &hooks_path, &hooks);
         assert_eq!(a.active, Active::No);
-        assert_eq!(a.fix.as_deref(), Some("set in /c/config.toml: [features] hooks = true"));
+        assert_eq!(
+            a.fix.as_deref(),
+            Some("set in /c/config.toml: [features] hooks = true")
+        );
         let untrusted: toml::Table = "[projects.\"/repo\"]\ntrust_level = \"untrusted\"\n"
             .parse()
             .unwrap();
@@ -347,6 +370,7 @@ mod tests {
     }
 
     #[test]
+    #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
     fn codex_home_is_read_and_bad_toml_is_unknown() {
         let dir = tempfile::tempdir().unwrap();
         let repo = dir.path().join("repo");
