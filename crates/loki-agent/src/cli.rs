@@ -479,6 +479,72 @@ mod tests {
     }
 
     #[test]
+    #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
+    fn a_boxed_codex_gets_a_copy_of_the_users_config_its_key_and_reports_its_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let user_codex = dir.path().join("user/.codex");
+        std::fs::create_dir_all(&user_codex).unwrap();
+        std::fs::write(
+            user_codex.join("config.toml"),
+            "[model_providers.p]\nenv_key = \"MY_PROVIDER_KEY\"\n[model_providers.q]\nenv_key = \"LOKI_RECEIPT_KEY\"\n",
+        )
+        .unwrap();
+        std::fs::write(user_codex.join("auth.json"), "{}").unwrap();
+        std::fs::write(user_codex.join("history.jsonl"), "private").unwrap();
+        let os = |a: &str, b: &str| (OsString::from(a), OsString::from(b));
+        let user = [
+            os("HOME", &dir.path().join("user").display().to_string()),
+            os("MY_PROVIDER_KEY", "k1"),
+            os("LOKI_RECEIPT_KEY", "signing"),
+            os("UNRELATED", "x"),
+        ];
+        let pass = codex_passthrough(&user);
+        assert_eq!(
+            pass,
+            [
+                os("CODEX_HOME", &user_codex.display().to_string()),
+                os("MY_PROVIDER_KEY", "k1")
+            ]
+        );
+        // In the box: a private HOME, and CODEX_HOME still naming the user's.
+        let private = dir.path().join("box/home");
+        let mut env = vec![os("HOME", &private.display().to_string())];
+        env.extend(pass);
+        let env = codex_private_home(&env).unwrap();
+        let moved = private.join(".codex");
+        assert_eq!(
+            env_value(&env, "CODEX_HOME"),
+            Some(moved.clone().into_os_string())
+        );
+        let mut copied: Vec<String> = std::fs::read_dir(&moved)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        copied.sort();
+        assert_eq!(copied, ["auth.json", "config.toml"]);
+        // Unboxed (CODEX_HOME is HOME's own): nothing moves.
+        let home_env = [os("HOME", &dir.path().join("user").display().to_string())];
+        assert_eq!(codex_private_home(&home_env).unwrap(), home_env);
+
+        let sessions = moved.join("sessions/2026/12/02");
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::write(
+            sessions.join("rollout-2026-12-02T00-00-00-t-1.jsonl"),
+            "{\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"turn_context\",\"payload\":{\"model\":\"gpt-x\"}}\n",
+        )
+        .unwrap();
+        let stdout = "{\"type\":\"thread.started\",\"thread_id\":\"t-1\"}\n";
+        assert_eq!(codex_model(stdout, &moved).as_deref(), Some("gpt-x"));
+        assert_eq!(
+            codex_model(
+                "{\"type\":\"thread.started\",\"thread_id\":\"t-2\"}",
+                &moved
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn command_lines_are_non_interactive() {
         assert_eq!(
             CliKind::Claude.args("fix it"),
