@@ -100,15 +100,26 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
             stderr: format!("{reason}\n"),
             exit: 2,
         },
-        // Codex 0.171 parses Stop output strictly (an unknown field fails the hook): the
-        // universal fields `continue: false` + `stopReason` end the turn marked "Stopped" (not
-        // "Completed": `hook: Stop Stopped` in `codex exec`), and `systemMessage` is shown to
-        // the user as a warning.
-        (Agent::Codex, Decision::Release { message }) => out(json(serde_json::json!({
-            "continue": false,
-            "stopReason": message,
-            "systemMessage": message,
-        }))),
+        // Claude Code: `continue: false` ends the turn as "stopped by a hook" (`claude -p` reports
+        // `terminal_reason: "stop_hook_prevented"` instead of `"completed"`), `stopReason` is the
+        // reason shown for that stop, and `systemMessage` is the warning shown to the person (the
+        // TUI's notice line; `-p --output-format stream-json` as a `system`/`informational`
+        // event). Exit 0: an exit 2 would hand the message to the model as another block.
+        // Gemini CLI 0.61, AfterAgent: `continue: false` ends the agent loop (no retry) and is
+        // reported as "Agent execution stopped: <systemMessage, else stopReason>" (headless:
+        // on stderr, after "Hook system message: …"; `-o json`: in `warnings`); the process
+        // still exits 0, Gemini has no way for a hook to fail the turn.
+        // Codex 0.171 parses Stop output strictly (an unknown field fails the hook: "hook: Stop
+        // Failed"); these three universal fields it accepts: `continue: false` + `stopReason`
+        // end the turn marked "Stopped" (`codex exec` prints "hook: Stop Stopped", not
+        // "Completed"), `systemMessage` is its warning line for the person.
+        (Agent::Claude | Agent::Codex | Agent::Gemini, Decision::Release { message }) => {
+            out(json(serde_json::json!({
+                "continue": false,
+                "stopReason": message,
+                "systemMessage": message,
+            })))
+        }
         // Until each agent's own way to show a release is wired, a release reads like an allow
         // with its message.
         (agent, Decision::Release { message }) => respond(
@@ -148,7 +159,7 @@ mod tests {
             message: "loki seal: sealed sha256:abc".into(),
         };
         let release = Decision::Release {
-            message: "loki seal: released after 3 blocks".into(),
+            message: "loki seal: released after 5 consecutive blocks; NOT VERIFIED".into(),
         };
         let mut out = String::new();
         for a in Agent::ALL {
@@ -171,6 +182,31 @@ mod tests {
             }
         }
         insta::assert_snapshot!(out);
+    }
+
+    /// Captured from Claude Code 2.1.332 (`claude -p --resume <id>`): the payload of a resumed
+    /// session's SessionStart.
+    #[test]
+    fn claude_resume_session_start_parses() {
+        let i = HookInput::parse(r#"{"session_id":"1de6299f-f841-44cf-8167-0d4530fde513","transcript_path":"/home/u/.claude/projects/-repo/1de6299f-f841-44cf-8167-0d4530fde513.jsonl","cwd":"/repo","hook_event_name":"SessionStart","source":"resume","seconds_since_last_response":657,"context_tokens":15,"prompt_cache_likely_expired":true,"estimated_cache_write_usd":0.0001}"#).unwrap();
+        assert_eq!(i.session(), "1de6299f-f841-44cf-8167-0d4530fde513");
+        assert_eq!(i.source.as_deref(), Some("resume"));
+        assert_eq!(i.hook_event_name.as_deref(), Some("SessionStart"));
+        assert_eq!(i.cwd, Some(PathBuf::from("/repo")));
+    }
+
+    #[test]
+    fn gemini_release_stops_the_agent_loop_visibly() {
+        let r = respond(
+            Agent::Gemini,
+            &Decision::Release {
+                message: "loki seal: released after 5 blocks; NOT VERIFIED".into(),
+            },
+        );
+        insta::assert_snapshot!(format!(
+            "exit {} stdout={:?} stderr={:?}",
+            r.exit, r.stdout, r.stderr
+        ));
     }
 
     #[test]

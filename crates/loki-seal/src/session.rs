@@ -447,6 +447,7 @@ pub fn stop(
     }
     facts.provider = "hook".to_string();
     facts.model = String::new();
+    facts.flags.unjudged = !judged.cannot_judge.is_empty();
     let judge_s = clock.elapsed().as_secs_f64();
     facts.time = Time {
         wall_s: judge_s,

@@ -11,6 +11,7 @@
 //!   `LOKI_REQUIRE_TOOLS=1` a missing one fails the test instead of skipping it.
 //! - [`fake_llm`]: loopback fake model servers.
 //! - [`fake_responses`]: a loopback fake of the OpenAI Responses API, the wire Codex speaks.
+//! - [`fake_gemini`]: a loopback fake of the Gemini API, for the real Gemini CLI.
 
 #![expect(
     clippy::missing_panics_doc,
@@ -24,6 +25,7 @@
     reason = "test support fails loudly (a broken fixture stops the test at the line that broke it) and writes fixtures directly: they are not loki state"
 )]
 
+pub mod fake_gemini;
 pub mod fake_llm;
 pub mod fake_responses;
 pub mod require;

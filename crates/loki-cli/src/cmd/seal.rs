@@ -384,10 +384,15 @@ fn install(ctx: &Ctx, agent: Agent, command: &str) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
     let report = loki_seal::install(&root, agent, command)?;
     let active = loki_seal::activation(agent, &root, &loki_seal::UserEnv::from_process());
+    let events = match agent {
+        Agent::Claude | Agent::Codex => "SessionStart and Stop",
+        Agent::Gemini => "SessionStart and AfterAgent",
+        Agent::Cursor => "sessionStart and stop",
+    };
     if !ctx.global.quiet {
         if report.changed {
             anstream::println!(
-                "registered loki seal's SessionStart and Stop hooks in {}",
+                "registered loki seal's {events} hooks in {}",
                 report.path.display()
             );
         } else {

@@ -558,6 +558,69 @@ fn a_base_that_could_not_run_is_not_cached() {
         .stdout(predicate::str::contains("CLEAN"));
 }
 
+/// A baseline whose suite could not run (no python at session start) leaves the change unjudged:
+/// the stop is allowed, said NOT VERIFIED, and the receipt is not VERIFIED either, though every
+/// suite passes now.
+#[test]
+fn an_unjudged_change_is_never_sealed_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n")
+        .write(
+            "test_calc.py",
+            "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+        );
+    repo.commit("calc");
+    let bin = tempfile::tempdir().unwrap();
+    for tool in ["git", "sh"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+            .unwrap();
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    let input = json!({"session_id": "s-unjudged", "cwd": repo.path()}).to_string();
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut c)
+        .env("PATH", bin.path())
+        .current_dir(repo.path())
+        .args(["seal", "start"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let started = child.wait_with_output().unwrap();
+    assert!(started.status.success(), "{}", text(&started.stderr));
+    std::fs::write(repo.path().join("README.md"), "calc\n").unwrap();
+    let stop = seal_with(&sb, &repo, &["stop"], &input, 5);
+    assert_eq!(stop.status.code(), Some(0), "{}", text(&stop.stderr));
+    assert!(
+        text(&stop.stdout).contains("NOT VERIFIED"),
+        "{}",
+        text(&stop.stdout)
+    );
+    let runs = repo.path().join(".loki/runs");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("receipt.json")).unwrap()).unwrap();
+    assert_eq!(r["verdict"], "PARTIAL", "{r}");
+    assert!(r["not_proven"].to_string().contains("cannot judge"), "{r}");
+}
+
 #[test]
 fn seal_check_compares_the_working_tree_with_a_revision() {
     if !loki_test_support::require_pytest() {
