@@ -486,7 +486,7 @@ mod tests {
         std::fs::create_dir_all(&user_codex).unwrap();
         std::fs::write(
             user_codex.join("config.toml"),
-            "[model_providers.p]\nenv_key = \"MY_PROVIDER_KEY\"\n[model_providers.q]\nenv_key = \"LOKI_RECEIPT_KEY\"\n",
+            "[model_providers.p]\nenv_key = \"MY_PROVIDER_KEY\"\n[model_providers.q]\nenv_key = \"LOKI_RECEIPT_SIGNING_KEY\"\n",
         )
         .unwrap();
         std::fs::write(user_codex.join("auth.json"), "{}").unwrap();
@@ -495,7 +495,7 @@ mod tests {
         let user = [
             os("HOME", &dir.path().join("user").display().to_string()),
             os("MY_PROVIDER_KEY", "k1"),
-            os("LOKI_RECEIPT_KEY", "signing"),
+            os("LOKI_RECEIPT_SIGNING_KEY", "signing"),
             os("UNRELATED", "x"),
         ];
         let pass = codex_passthrough(&user);
