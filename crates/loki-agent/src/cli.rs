@@ -5,7 +5,7 @@
 //! | agent | command line |
 //! | --- | --- |
 //! | claude | `claude -p <task> --output-format json --permission-mode acceptEdits` |
-//! | codex | `codex exec --json --full-auto <task>` |
+//! | codex | `codex exec --json --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check <task>` |
 //! | aider | `aider --yes-always --no-auto-commits --message <task>` |
 //! | opencode | `opencode run <task>` |
 //!
@@ -19,9 +19,19 @@
 //! neither, so their cost is `None` ("not measured", never 0). A missing program is
 //! [`AgentError::CliNotInstalled`] with the install command; a non-zero exit is
 //! [`AgentError::CliFailed`] with the output tail.
+//!
+//! Codex (0.171): `exec` is non-interactive and never asks for approval; its own sandbox is off
+//! because loki's box is the boundary (Codex's bubblewrap sandbox cannot nest inside it: Landlock
+//! forbids the mounts it makes), and `--skip-git-repo-check` lets it run in any worktree. In the
+//! box `HOME` is private, so Codex would find no config: [`codex_passthrough`] names the user's
+//! Codex home (`CODEX_HOME`, default `~/.codex`) and the key variables its config's providers
+//! read (`env_key`), and before the run the user's `config.toml` and `auth.json` (only those) are
+//! copied into `$HOME/.codex`, which becomes `CODEX_HOME`, so Codex writes its sessions inside the
+//! box. The model is read from Codex's own session record (`turn_context.model` of the rollout
+//! named by `thread.started`'s `thread_id`): `exec --json` does not print it.
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -99,7 +109,12 @@ impl CliKind {
                 "--permission-mode",
                 "acceptEdits",
             ]),
-            CliKind::Codex => v(&["exec", "--json", "--full-auto"]),
+            CliKind::Codex => v(&[
+                "exec",
+                "--json",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "--skip-git-repo-check",
+            ]),
             CliKind::Aider => v(&["--yes-always", "--no-auto-commits", "--message"]),
             CliKind::Opencode => v(&["run"]),
         };
@@ -131,6 +146,8 @@ pub struct CliOutcome {
     pub cost_usd: Option<f64>,
     /// Tokens the agent reported, when it reports them.
     pub usage: Option<Usage>,
+    /// The model the agent says it used, when it says.
+    pub model: Option<String>,
     pub duration: Duration,
 }
 
@@ -163,9 +180,23 @@ impl CliAgent {
     /// Runs the agent on `task` in `worktree`, blocking the thread.
     pub fn run_blocking(&self, task: &str, worktree: &Path) -> Result<CliOutcome, AgentError> {
         let agent = self.kind.name();
+        let env = match self.kind {
+            CliKind::Codex => {
+                codex_private_home(&self.env).map_err(|source| AgentError::Process {
+                    agent,
+                    source: loki_core::process::ProcessError::Spawn {
+                        program:
+                            "codex (copying its config.toml and auth.json into the private home)"
+                                .into(),
+                        source,
+                    },
+                })?
+            }
+            CliKind::Claude | CliKind::Aider | CliKind::Opencode => self.env.clone(),
+        };
         let spec = loki_core::process::Spec::new(self.program.clone(), worktree)
             .args(self.kind.args(task))
-            .envs(self.env.clone())
+            .envs(env.clone())
             .timeout(self.timeout)
             .output_cap(CLI_OUTPUT_CAP)
             .streams(loki_core::process::Streams::Separate)
@@ -204,6 +235,11 @@ impl CliAgent {
         let stdout = out.output.text();
         let stderr = out.stderr.text();
         let (cost_usd, usage) = reported(self.kind, &stdout, &stderr);
+        let model = match self.kind {
+            CliKind::Codex => env_value(&env, "CODEX_HOME")
+                .and_then(|home| codex_model(&stdout, Path::new(&home))),
+            CliKind::Claude | CliKind::Aider | CliKind::Opencode => None,
+        };
         Ok(CliOutcome {
             agent,
             command,
@@ -212,6 +248,7 @@ impl CliAgent {
             stderr,
             cost_usd,
             usage,
+            model,
             duration: out.duration,
         })
     }
@@ -227,6 +264,115 @@ impl CliAgent {
                 message: e.to_string(),
             })?
     }
+}
+
+/// The value of `name` in `env`.
+fn env_value(env: &[(OsString, OsString)], name: &str) -> Option<OsString> {
+    env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}
+
+/// The user's Codex home: `CODEX_HOME`, else `$HOME/.codex`.
+fn codex_home_of(env: &[(OsString, OsString)]) -> Option<PathBuf> {
+    env_value(env, "CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env_value(env, "HOME").map(|h| PathBuf::from(h).join(".codex")))
+}
+
+/// What a boxed Codex needs from the user's environment `user_env` (the engine adds it to the
+/// box's scrubbed one): `CODEX_HOME` naming the user's Codex home, and every variable a
+/// `[model_providers.*] env_key` of its `config.toml` names that `user_env` sets (the built-in
+/// OpenAI provider's `OPENAI_API_KEY` passes as any `OPENAI_` variable does). Nothing else of the
+/// user's: loki's own key and tokens stay out.
+#[must_use]
+pub fn codex_passthrough(user_env: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    let Some(home) = codex_home_of(user_env) else {
+        return Vec::new();
+    };
+    let mut out = vec![("CODEX_HOME".into(), home.clone().into_os_string())];
+    let config = std::fs::read_to_string(home.join("config.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .unwrap_or_default();
+    let keys = config
+        .get("model_providers")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flat_map(|p| p.values())
+        .filter_map(|p| p.get("env_key").and_then(toml::Value::as_str));
+    for key in keys {
+        // loki's signing key and home are never the agent's, whatever a config names.
+        if key.starts_with("LOKI_RECEIPT_") || key == "LOKI_HOME" {
+            continue;
+        }
+        if let Some(v) = env_value(user_env, key)
+            && !out.iter().any(|(k, _)| k == key)
+        {
+            out.push((key.into(), v));
+        }
+    }
+    out
+}
+
+/// Files of the user's Codex home a boxed run gets: its configuration and its login.
+const CODEX_FILES: [&str; 2] = ["config.toml", "auth.json"];
+
+/// `env` with `CODEX_HOME` moved to `$HOME/.codex`, holding copies of the user's `config.toml`
+/// and `auth.json` (0600), when `CODEX_HOME` names another directory (the box's private `HOME`).
+fn codex_private_home(env: &[(OsString, OsString)]) -> std::io::Result<Vec<(OsString, OsString)>> {
+    let mut env = env.to_vec();
+    let (Some(source), Some(home)) = (codex_home_of(&env), env_value(&env, "HOME")) else {
+        return Ok(env);
+    };
+    let private = PathBuf::from(home).join(".codex");
+    if source == private {
+        return Ok(env);
+    }
+    std::fs::create_dir_all(&private)?;
+    for name in CODEX_FILES {
+        match std::fs::read(source.join(name)) {
+            Ok(bytes) => loki_core::fs::write_atomic_mode(&private.join(name), &bytes, 0o600)
+                .map_err(std::io::Error::other)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    env.retain(|(k, _)| k != "CODEX_HOME");
+    env.push(("CODEX_HOME".into(), private.into_os_string()));
+    Ok(env)
+}
+
+/// The model of the session `codex exec --json` printed in `stdout` (its `thread.started`), from
+/// Codex's session record under `codex_home/sessions` (`turn_context.model`).
+fn codex_model(stdout: &str, codex_home: &Path) -> Option<String> {
+    let thread = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .find(|v| v["type"] == "thread.started")?["thread_id"]
+        .as_str()?
+        .to_string();
+    let suffix = format!("-{thread}.jsonl");
+    // sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl
+    let mut dirs = vec![(codex_home.join("sessions"), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            let path = entry.path();
+            if depth < 3 && path.is_dir() {
+                dirs.push((path, depth + 1));
+            } else if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with(&suffix))
+            {
+                let text = std::fs::read_to_string(&path).ok()?;
+                return text
+                    .lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .find(|v| v["type"] == "turn_context")
+                    .and_then(|v| v["payload"]["model"].as_str().map(str::to_string));
+            }
+        }
+    }
+    None
 }
 
 /// Cost and usage an agent reported in its output (pure).
@@ -333,6 +479,72 @@ mod tests {
     }
 
     #[test]
+    #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
+    fn a_boxed_codex_gets_a_copy_of_the_users_config_its_key_and_reports_its_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let user_codex = dir.path().join("user/.codex");
+        std::fs::create_dir_all(&user_codex).unwrap();
+        std::fs::write(
+            user_codex.join("config.toml"),
+            "[model_providers.p]\nenv_key = \"MY_PROVIDER_KEY\"\n[model_providers.q]\nenv_key = \"LOKI_RECEIPT_SIGNING_KEY\"\n",
+        )
+        .unwrap();
+        std::fs::write(user_codex.join("auth.json"), "{}").unwrap();
+        std::fs::write(user_codex.join("history.jsonl"), "private").unwrap();
+        let os = |a: &str, b: &str| (OsString::from(a), OsString::from(b));
+        let user = [
+            os("HOME", &dir.path().join("user").display().to_string()),
+            os("MY_PROVIDER_KEY", "k1"),
+            os("LOKI_RECEIPT_SIGNING_KEY", "signing"),
+            os("UNRELATED", "x"),
+        ];
+        let pass = codex_passthrough(&user);
+        assert_eq!(
+            pass,
+            [
+                os("CODEX_HOME", &user_codex.display().to_string()),
+                os("MY_PROVIDER_KEY", "k1")
+            ]
+        );
+        // In the box: a private HOME, and CODEX_HOME still naming the user's.
+        let private = dir.path().join("box/home");
+        let mut env = vec![os("HOME", &private.display().to_string())];
+        env.extend(pass);
+        let env = codex_private_home(&env).unwrap();
+        let moved = private.join(".codex");
+        assert_eq!(
+            env_value(&env, "CODEX_HOME"),
+            Some(moved.clone().into_os_string())
+        );
+        let mut copied: Vec<String> = std::fs::read_dir(&moved)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        copied.sort();
+        assert_eq!(copied, ["auth.json", "config.toml"]);
+        // Unboxed (CODEX_HOME is HOME's own): nothing moves.
+        let home_env = [os("HOME", &dir.path().join("user").display().to_string())];
+        assert_eq!(codex_private_home(&home_env).unwrap(), home_env);
+
+        let sessions = moved.join("sessions/2026/12/02");
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::write(
+            sessions.join("rollout-2026-12-02T00-00-00-t-1.jsonl"),
+            "{\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"turn_context\",\"payload\":{\"model\":\"gpt-x\"}}\n",
+        )
+        .unwrap();
+        let stdout = "{\"type\":\"thread.started\",\"thread_id\":\"t-1\"}\n";
+        assert_eq!(codex_model(stdout, &moved).as_deref(), Some("gpt-x"));
+        assert_eq!(
+            codex_model(
+                "{\"type\":\"thread.started\",\"thread_id\":\"t-2\"}",
+                &moved
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn command_lines_are_non_interactive() {
         assert_eq!(
             CliKind::Claude.args("fix it"),
@@ -347,7 +559,13 @@ mod tests {
         );
         assert_eq!(
             CliKind::Codex.args("t"),
-            ["exec", "--json", "--full-auto", "t"]
+            [
+                "exec",
+                "--json",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "--skip-git-repo-check",
+                "t"
+            ]
         );
         assert_eq!(
             CliKind::Aider.args("t"),

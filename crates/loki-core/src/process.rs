@@ -14,6 +14,13 @@
 //!   `SIGKILL` (a test server left behind must not outlive its suite). The leader is detected with
 //!   `waitid(WNOWAIT)` and the group killed *before* the leader is reaped, so the group id cannot
 //!   have been reused by an unrelated process.
+//! - **So do the processes that left it.** A descendant that starts a session or group of its
+//!   own (`setsid`: a coding agent's terminal, Codex's `exec_command`) escapes a group signal. The
+//!   runner looks for them (Linux `/proc`: the leader's descendants by parent pid, outside its
+//!   group) every [`TREE_SCAN`] while the child runs and again right before each signal, and
+//!   sends every signal the group gets to each of them and to the group it leads, after checking
+//!   its start time, so a recycled pid is never hit. One that had already been orphaned before
+//!   the first scan saw it is out of reach, and the watchdog knows only the group.
 //! - **The group dies with loki.** Each group is registered with a *watchdog*: one small `sh`
 //!   per loki process, in a group of its own, reading a pipe from loki. However loki ends —
 //!   `exit`, a panic, `kill -9` — the kernel closes that pipe, and the watchdog sends `SIGKILL` to
@@ -85,6 +92,8 @@ pub const TIMEOUT_EXIT_CODE: i32 = 124;
 const SIGNAL_EXIT_BASE: i32 = 128;
 /// How often the wait loop looks at the clock and the leader when no output arrives.
 const POLL_TICK: Duration = Duration::from_millis(20);
+/// How often a running child's tree is scanned for descendants that left its group.
+const TREE_SCAN: Duration = Duration::from_secs(1);
 /// Most bytes [`Spec::spool`] writes: far beyond any test report, short of filling a disk.
 pub const SPOOL_CAP: u64 = 4 * 1024 * 1024 * 1024;
 /// Bytes read per `read(2)`: one pipe buffer's worth is plenty and bounds the scratch buffer.
@@ -563,6 +572,9 @@ pub struct Running {
     reaped: bool,
     /// [`STOP_EPOCH`] when it started: a later value means [`stop_all`] was called since.
     epoch: u64,
+    /// Descendants seen outside the group, as (pid, start time): signalled with it.
+    escaped: Vec<(i32, u64)>,
+    last_scan: Instant,
 }
 
 /// The open spool of a running child.
@@ -681,6 +693,8 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         spool,
         reaped: false,
         epoch,
+        escaped: Vec::new(),
+        last_scan: Instant::now(),
     })
 }
 
@@ -703,6 +717,10 @@ impl Running {
         loop {
             self.pump(&mut scratch)?;
             let now = Instant::now();
+            if exit.is_none() && now >= self.last_scan + TREE_SCAN {
+                self.last_scan = now;
+                self.note_escaped();
+            }
             if exit.is_none() {
                 if let Some(status) = self.leader_exited()? {
                     exit = Some((status, now - self.started));
@@ -822,9 +840,50 @@ impl Running {
         }))
     }
 
-    fn signal_group(&self, sig: Signal) {
+    fn signal_group(&mut self, sig: Signal) {
+        self.note_escaped();
         // ESRCH (group already gone) is the outcome we want; nothing else can be done about others.
         let _ = kill_process_group(self.pgid, sig);
+        for &(pid, start) in &self.escaped {
+            let Some(p) = Pid::from_raw(pid) else {
+                continue;
+            };
+            // The same process still (not a recycled pid): signal it and the group it leads.
+            if proc_stat(pid).is_some_and(|st| st.start == start) {
+                let _ = rustix::process::kill_process(p, sig);
+                let _ = kill_process_group(p, sig);
+            }
+        }
+    }
+
+    /// Adds to [`Running::escaped`] the descendants of the leader now outside its group.
+    fn note_escaped(&mut self) {
+        let table = proc_table();
+        let pgid = self.pgid.as_raw_nonzero().get();
+        let mut tree: std::collections::HashSet<i32> = table
+            .iter()
+            .filter(|st| st.pgrp == pgid)
+            .map(|st| st.pid)
+            .collect();
+        loop {
+            let before = tree.len();
+            for st in &table {
+                if tree.contains(&st.ppid) {
+                    tree.insert(st.pid);
+                }
+            }
+            if tree.len() == before {
+                break;
+            }
+        }
+        for st in table {
+            if tree.contains(&st.pid)
+                && st.pgrp != pgid
+                && !self.escaped.iter().any(|(p, _)| *p == st.pid)
+            {
+                self.escaped.push((st.pid, st.start));
+            }
+        }
     }
 
     fn fail(&mut self, action: &'static str, source: io::Error) -> ProcessError {
@@ -844,6 +903,44 @@ impl Running {
             self.reaped = true;
         }
     }
+}
+
+/// The fields of `/proc/<pid>/stat` the tree scan uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ProcStat {
+    pid: i32,
+    ppid: i32,
+    pgrp: i32,
+    /// Start time in clock ticks since boot: with the pid, a process's identity.
+    start: u64,
+}
+
+/// Parses `/proc/<pid>/stat` text (the command name, in parentheses, may hold anything).
+fn parse_stat(pid: i32, text: &str) -> Option<ProcStat> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(ProcStat {
+        pid,
+        ppid: f.get(1)?.parse().ok()?,
+        pgrp: f.get(2)?.parse().ok()?,
+        start: f.get(19)?.parse().ok()?,
+    })
+}
+
+fn proc_stat(pid: i32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(pid, &text)
+}
+
+/// Every process visible in `/proc` (none where there is no `/proc`).
+fn proc_table() -> Vec<ProcStat> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(proc_stat)
+        .collect()
 }
 
 impl Drop for Running {

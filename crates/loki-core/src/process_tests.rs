@@ -112,6 +112,44 @@ fn grandchild_dies_on_timeout() {
     assert!(wait_dead(pid), "grandchild {pid} survived the timeout");
 }
 
+/// A descendant in a session of its own (as a coding agent's terminal is), ignoring SIGHUP and
+/// SIGTERM, and its child: both die on the timeout although no group signal reaches them.
+#[test]
+fn a_descendant_that_left_the_group_dies_on_timeout() {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        return;
+    }
+    let out = run(&sh(
+        "setsid sh -c 'trap \"\" HUP TERM; sleep 300 & echo $$ $!; wait' & sleep 300",
+    )
+    .timeout(Duration::from_millis(600)))
+    .unwrap();
+    assert!(out.timed_out);
+    let text = out.output.text();
+    let pids: Vec<u32> = text
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2, "{text}");
+    for pid in pids {
+        assert!(
+            wait_dead(pid),
+            "{pid} (outside the group) survived the timeout"
+        );
+    }
+}
+
+#[test]
+fn stat_lines_parse_whatever_the_command_name() {
+    let st = parse_stat(
+        42,
+        "42 (a) b (c)) S 7 9 9 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 12345 0",
+    )
+    .unwrap();
+    assert_eq!((st.pid, st.ppid, st.pgrp, st.start), (42, 7, 9, 12345));
+    assert_eq!(parse_stat(1, "garbage"), None);
+}
+
 #[test]
 fn dropping_a_running_child_kills_its_group() {
     let running = spawn(

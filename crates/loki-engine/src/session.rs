@@ -165,6 +165,9 @@ pub fn run(
                     report.finish = Some(FinishStatus::Done);
                     report.usage = o.usage.unwrap_or_default();
                     report.cost_usd = o.cost_usd;
+                    if let Some(m) = o.model {
+                        report.model = m;
+                    }
                 }
                 Some(Err(e)) => {
                     report.budget_hit = matches!(e, loki_agent::AgentError::CliTimeout { .. })
@@ -218,6 +221,14 @@ pub fn boxed_cli(
             .any(|p| name.starts_with(p));
         if own && !env.iter().any(|(n, _)| n == k) {
             env.push((k.clone(), v.clone()));
+        }
+    }
+    // Codex finds its config through CODEX_HOME and reads the key its provider names.
+    if agent.kind == loki_agent::CliKind::Codex {
+        for (k, v) in loki_agent::cli::codex_passthrough(&agent.env) {
+            if !env.iter().any(|(n, _)| *n == k) {
+                env.push((k, v));
+            }
         }
     }
     let path = env

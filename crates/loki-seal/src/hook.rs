@@ -109,7 +109,11 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
         // reported as "Agent execution stopped: <systemMessage, else stopReason>" (headless:
         // on stderr, after "Hook system message: …"; `-o json`: in `warnings`); the process
         // still exits 0, Gemini has no way for a hook to fail the turn.
-        (Agent::Claude | Agent::Gemini, Decision::Release { message }) => {
+        // Codex 0.171 parses Stop output strictly (an unknown field fails the hook: "hook: Stop
+        // Failed"); these three universal fields it accepts: `continue: false` + `stopReason`
+        // end the turn marked "Stopped" (`codex exec` prints "hook: Stop Stopped", not
+        // "Completed"), `systemMessage` is its warning line for the person.
+        (Agent::Claude | Agent::Codex | Agent::Gemini, Decision::Release { message }) => {
             out(json(serde_json::json!({
                 "continue": false,
                 "stopReason": message,

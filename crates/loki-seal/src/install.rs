@@ -172,7 +172,7 @@ pub(crate) fn registered(settings: &Value, agent: Agent) -> bool {
 }
 
 /// Whether `command` is a seal hook of `agent`, whatever program runs it.
-fn is_seal_command(command: &str, agent: Agent) -> bool {
+pub(crate) fn is_seal_command(command: &str, agent: Agent) -> bool {
     ["start", "stop"]
         .iter()
         .any(|verb| command.ends_with(&format!(" seal {verb} --agent {}", agent.as_str())))

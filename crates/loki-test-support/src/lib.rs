@@ -10,6 +10,7 @@
 //! - [`require`]: the one way a test asks for a tool or fixture outside Rust; under CI or
 //!   `LOKI_REQUIRE_TOOLS=1` a missing one fails the test instead of skipping it.
 //! - [`fake_llm`]: loopback fake model servers.
+//! - [`fake_responses`]: a loopback fake of the OpenAI Responses API, the wire Codex speaks.
 //! - [`fake_gemini`]: a loopback fake of the Gemini API, for the real Gemini CLI.
 
 #![expect(
@@ -26,6 +27,7 @@
 
 pub mod fake_gemini;
 pub mod fake_llm;
+pub mod fake_responses;
 pub mod require;
 
 pub use require::{

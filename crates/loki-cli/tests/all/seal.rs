@@ -198,7 +198,15 @@ fn the_release_valve_allows_after_max_blocks_and_records_not_verified() {
     );
     let second = stop(&sb);
     let v: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!(v, json!({}), "released: codex gets an allow");
+    // Released: Codex ends the turn marked stopped and shows the message.
+    assert_eq!(v["continue"], false, "{v}");
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("RELEASED, NOT VERIFIED"),
+        "{v}"
+    );
     // The released stop's receipt is intact but not VERIFIED.
     sandboxed(&sb, repo.path()).arg("verify").assert().code(4);
     // The person can see it afterwards: `loki seal status` lists the release.
@@ -279,7 +287,8 @@ fn concurrent_stops_of_one_session_count_every_block() {
         .iter()
         .filter(|v| v["decision"] == "block")
         .count();
-    let allowed = decisions.iter().filter(|v| **v == json!({})).count();
+    // The release: Codex's stop marked not successful, with the message.
+    let allowed = decisions.iter().filter(|v| v["continue"] == false).count();
     let said: Vec<&serde_json::Value> = decisions.iter().map(|v| &v["decision"]).collect();
     assert_eq!((blocked, allowed), (3, 1), "decisions: {said:?}");
 }
