@@ -145,9 +145,12 @@ pub fn run(
             }
         }
         Backend::Cli(agent) => {
-            let mut agent = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir);
+            let mut agent = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir)?;
             agent.timeout = agent.timeout.min(spec.time_left);
-            report.model = agent.kind.name().to_string();
+            report.model = agent
+                .model
+                .clone()
+                .unwrap_or_else(|| agent.kind.name().to_string());
             let brief = format!("{}\n\n{}", spec.system, spec.brief);
             let result = rt.block_on(async {
                 tokio::select! {
@@ -162,9 +165,14 @@ pub fn run(
                 }
                 Some(Ok(o)) => {
                     report.end = format!("exit {}", o.exit_code);
-                    report.finish = Some(FinishStatus::Done);
+                    let (status, detail) = loki_agent::finish_from_reply(&o.reply);
+                    report.finish = Some(status);
+                    report.detail = detail;
                     report.usage = o.usage.unwrap_or_default();
                     report.cost_usd = o.cost_usd;
+                    if let Some(m) = o.model {
+                        report.model = m;
+                    }
                 }
                 Some(Err(e)) => {
                     report.budget_hit = matches!(e, loki_agent::AgentError::CliTimeout { .. })
@@ -199,26 +207,39 @@ pub fn run(
     Ok(report)
 }
 
-/// `agent` in the box: the fence's environment plus the credentials it needs to reach its own
-/// model, its command run through `wrapper` (when the program exists: a missing one must stay a
-/// clear "not installed", not the wrapper's exit 127).
-#[must_use]
+/// `agent` in the box: the fence's environment plus what its own table names
+/// ([`loki_agent::CliKind`]): the variables of its own model (keys, endpoints) from the caller's
+/// environment, the variables loki sets for it, and its login and configuration files copied
+/// into the private home. Its command runs through `wrapper` (when the program exists: a
+/// missing one must stay a clear "not installed", not the wrapper's exit 127).
 pub fn boxed_cli(
     agent: &loki_agent::CliAgent,
     fence: &Fence,
     wrapper: &[std::ffi::OsString],
     dir: &Path,
-) -> loki_agent::CliAgent {
+) -> Result<loki_agent::CliAgent, EngineError> {
     let mut agent = agent.clone();
+    let kind = agent.kind;
+    fence.add_client_files(kind.client_files(), &agent.env)?;
     let mut env = fence.env();
     for (k, v) in &agent.env {
         let name = k.to_string_lossy();
-        let own = ["ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_"]
-            .iter()
-            .any(|p| name.starts_with(p));
+        let own = kind.env_prefixes().iter().any(|p| name.starts_with(p));
         if own && !env.iter().any(|(n, _)| n == k) {
             env.push((k.clone(), v.clone()));
         }
+    }
+    let tmp = env
+        .iter()
+        .find(|(k, _)| k == "TMPDIR")
+        .map(|(_, v)| std::path::PathBuf::from(v));
+    for (k, v) in kind.fixed_env() {
+        let value: std::ffi::OsString = match (v.strip_prefix("$TMPDIR/"), &tmp) {
+            (Some(rest), Some(t)) => t.join(rest).into_os_string(),
+            _ => (*v).into(),
+        };
+        env.retain(|(n, _)| n != k);
+        env.push(((*k).into(), value));
     }
     let path = env
         .iter()
@@ -228,7 +249,7 @@ pub fn boxed_cli(
         agent.wrapper = wrapper.to_vec();
     }
     agent.env = env;
-    agent
+    Ok(agent)
 }
 
 async fn cancelled(cancel: &Cancel) {
