@@ -246,7 +246,9 @@ pub fn boxed_cli(
         .find(|(k, _)| k == "PATH")
         .map(|(_, v)| v.clone());
     if which::which_in(&agent.program, path, dir).is_ok() {
-        agent.wrapper = wrapper.to_vec();
+        // Its shell tool may start commands outside its process group: a PID namespace of its
+        // own makes them end with it (a cap, Ctrl-C, kill -9 of loki).
+        agent.wrapper = loki_core::confine::with_own_pids(wrapper.to_vec());
     }
     agent.env = env;
     Ok(agent)

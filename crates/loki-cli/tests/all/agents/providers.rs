@@ -77,12 +77,8 @@ async fn output(mut cmd: Command) -> (Value, String) {
         .await
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{stderr}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{stderr}", String::from_utf8_lossy(&out.stdout)));
     (v, stderr)
 }
 
@@ -217,7 +213,14 @@ async fn a_build_through_the_real_claude_code_is_verified() {
         &sb,
         repo.path(),
         &claude,
-        &[TASK, "--provider", "claude", "--model", CLAUDE_MODEL, "--json"],
+        &[
+            TASK,
+            "--provider",
+            "claude",
+            "--model",
+            CLAUDE_MODEL,
+            "--json",
+        ],
     );
     cmd.env("ANTHROPIC_API_KEY", CLAUDE_KEY)
         .env("ANTHROPIC_BASE_URL", fake.base_url());
@@ -228,7 +231,8 @@ async fn a_build_through_the_real_claude_code_is_verified() {
     // The implementer was told its own tools, not loki's.
     let implementer_prompt = &sent[2];
     assert!(
-        implementer_prompt.contains("with the Bash tool") && !implementer_prompt.contains("`finish`"),
+        implementer_prompt.contains("with the Bash tool")
+            && !implementer_prompt.contains("`finish`"),
         "{implementer_prompt}"
     );
     // Bash ran the repository's tests inside the box: its result went back to the model.
@@ -313,7 +317,10 @@ async fn a_logged_in_claude_user_reaches_the_model_with_only_the_login_copied() 
     let listing = requests[1].body["messages"][2].to_string();
     assert!(listing.contains(".claude/.credentials.json"), "{listing}");
     for absent in [".ssh", ".aws", "opencode", ".loki"] {
-        assert!(!listing.contains(absent), "{absent} reached the agent: {listing}");
+        assert!(
+            !listing.contains(absent),
+            "{absent} reached the agent: {listing}"
+        );
     }
 }
 
@@ -342,7 +349,13 @@ fn processes() -> Vec<(u32, u32)> {
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let ppid = stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse().ok()?;
+            let ppid = stat
+                .rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
             Some((pid, ppid))
         })
         .collect()
@@ -370,7 +383,7 @@ fn cmdline(pid: u32) -> String {
 
 /// Waits until a descendant of `root` runs a command line containing `marker`; returns the
 /// whole tree at that moment.
-fn tree_when_running(root: u32, marker: &str, loki: &mut Child) -> Vec<(u32, String)> {
+fn tree_when_running(root: u32, marker: &str, loki: &mut Child, logs: &Path) -> Vec<(u32, String)> {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(60) {
         let tree: Vec<(u32, String)> = descendants(root)
@@ -382,7 +395,9 @@ fn tree_when_running(root: u32, marker: &str, loki: &mut Child) -> Vec<(u32, Str
         }
         assert!(
             loki.try_wait().unwrap().is_none(),
-            "loki ended before the client ran {marker}"
+            "loki ended before the client ran {marker}: {}{}",
+            std::fs::read_to_string(logs.join("stdout")).unwrap_or_default(),
+            std::fs::read_to_string(logs.join("stderr")).unwrap_or_default()
         );
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -432,14 +447,15 @@ fn stopped_build(
     for (k, v) in env {
         cmd.env(k, v);
     }
+    let logs = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let mut child = cmd
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stdout(std::fs::File::create(logs.path().join("stdout")).unwrap())
+        .stderr(std::fs::File::create(logs.path().join("stderr")).unwrap())
         .spawn()
         .unwrap();
-    let tree = tree_when_running(child.id(), marker, &mut child);
+    let tree = tree_when_running(child.id(), marker, &mut child, logs.path());
     assert!(
         tree.iter().any(|(_, c)| c.contains(provider)),
         "the client is in the tree: {tree:#?}"
@@ -452,8 +468,7 @@ fn stopped_build(
     let status = child.wait().unwrap();
     assert_tree_gone(&tree, &format!("{stop:?}"));
     if let Stop::Cap = stop {
-        let mut out = String::new();
-        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+        let out = std::fs::read_to_string(logs.path().join("stdout")).unwrap();
         let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
         assert_ne!(v["outcome"], "VERIFIED", "{v:#}");
         assert!(
@@ -466,6 +481,14 @@ fn stopped_build(
     if let Stop::CtrlC = stop {
         assert_eq!(status.code(), Some(130), "{status:?}");
     }
+}
+
+/// A command that runs for minutes and has a child of its own, both with `marker` in their
+/// command lines. (Claude Code refuses a standalone `sleep`.)
+fn long_command(marker: &str) -> String {
+    format!(
+        "python3 -c 'import subprocess, sys; subprocess.run([sys.executable, \"-c\", \"import time; time.sleep(300)\", sys.argv[1]])' {marker}-child"
+    )
 }
 
 fn signal(pid: u32, sig: &str) {
@@ -496,7 +519,7 @@ async fn a_cap_ctrl_c_or_kill_9_takes_claude_codes_whole_tree() {
         fake.push_turn(&FakeTurn::call(
             "toolu_s",
             "Bash",
-            &json!({"command": format!("sleep 300 # {marker}"), "description": "wait", "timeout": 600_000}),
+            &json!({"command": long_command(&marker), "description": "wait", "timeout": 600_000}),
         ));
         let env = [
             ("ANTHROPIC_API_KEY", CLAUDE_KEY.to_string()),
