@@ -12,6 +12,8 @@
 //!   agent's private `HOME` (and only those: never loki's key or another program's credentials);
 //! - [`CliKind::env_prefixes`]: the variables of the client's own model (its key, its endpoint)
 //!   passed through the otherwise scrubbed environment;
+//! - [`CliKind::scratch`]: what the client leaves in the worktree that is not the change
+//!   (aider's repository-map cache), removed after its session;
 //! - [`CliKind::fixed_env`]: variables loki sets (no self-update inside the box, history files
 //!   out of the worktree);
 //! - [`CliKind::words`]: how loki's prompts name the client's own tools;
@@ -300,6 +302,23 @@ impl CliKind {
         }
     }
 
+    /// Name prefixes of the scratch files the client leaves at the top of its working directory
+    /// (caches, histories): removed after its session when they were not there before, so that
+    /// they are not part of the change.
+    #[must_use]
+    pub fn scratch(self) -> &'static [&'static str] {
+        match self {
+            // Its repository map's cache (`.aider.tags.cache.v4/`) has no setting to move it.
+            CliKind::Aider => &[
+                ".aider.tags.cache.v",
+                ".aider.chat.history",
+                ".aider.input.history",
+            ],
+            CliKind::Claude | CliKind::Opencode => &[],
+            CliKind::Codex => &[],
+        }
+    }
+
     /// Prefixes of the variables of the client's own model (keys, endpoints, its settings),
     /// passed to it although the box scrubs secrets from everything else.
     #[must_use]
@@ -346,6 +365,16 @@ impl CliKind {
             CliKind::Aider => &[
                 ("AIDER_CHAT_HISTORY_FILE", "$TMPDIR/aider.chat.history.md"),
                 ("AIDER_INPUT_HISTORY_FILE", "$TMPDIR/aider.input.history"),
+                // litellm's bundled prices, not a download at every start.
+                ("LITELLM_LOCAL_MODEL_COST_MAP", "True"),
+                // Without a git identity (the private home has no ~/.gitconfig) aider writes
+                // one into the repository's config, which is read-only in the box: it crashes.
+                // It never commits here (--no-auto-commits); `git config` reads these first.
+                ("GIT_CONFIG_COUNT", "2"),
+                ("GIT_CONFIG_KEY_0", "user.name"),
+                ("GIT_CONFIG_VALUE_0", "loki agent"),
+                ("GIT_CONFIG_KEY_1", "user.email"),
+                ("GIT_CONFIG_VALUE_1", "agent@loki.invalid"),
             ],
             CliKind::Opencode => &[("OPENCODE_DISABLE_AUTOUPDATE", "1")],
         }

@@ -152,12 +152,18 @@ pub fn run(
                 .clone()
                 .unwrap_or_else(|| agent.kind.name().to_string());
             let brief = format!("{}\n\n{}", spec.system, spec.brief);
+            let before = scratch_in(spec.dir, agent.kind);
             let result = rt.block_on(async {
                 tokio::select! {
                     r = agent.run(&brief, spec.dir) => Some(r),
                     () = cancelled(spec.cancel) => None,
                 }
             });
+            for leftover in scratch_in(spec.dir, agent.kind) {
+                if !before.contains(&leftover) {
+                    remove_scratch(&leftover)?;
+                }
+            }
             match result {
                 None => {
                     report.interrupted = true;
@@ -252,6 +258,35 @@ pub fn boxed_cli(
     }
     agent.env = env;
     Ok(agent)
+}
+
+/// The top-level entries of `dir` that are `kind`'s scratch files ([`loki_agent::CliKind::scratch`]).
+fn scratch_in(dir: &Path, kind: loki_agent::CliKind) -> Vec<std::path::PathBuf> {
+    let prefixes = kind.scratch();
+    if prefixes.is_empty() {
+        return Vec::new();
+    }
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            prefixes.iter().any(|p| name.starts_with(p))
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+fn remove_scratch(path: &Path) -> Result<(), EngineError> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| EngineError::io("read", path, e))?;
+    if meta.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
+    .map_err(|e| EngineError::io("remove", path, e))
 }
 
 async fn cancelled(cancel: &Cancel) {

@@ -325,6 +325,103 @@ async fn a_logged_in_claude_user_reaches_the_model_with_only_the_login_copied() 
 }
 
 // ---------------------------------------------------------------------------------------------
+// aider
+
+const OPENAI_MODEL: &str = "gpt-4.1";
+const OPENAI_KEY: &str = "sk-test-for-the-client";
+
+/// The user's aider configuration, which must reach aider in the box: no streaming, and the
+/// output limit the fake (a local server) requires, in its model settings.
+fn aider_home(sb: &Sandbox) {
+    let write = |rel: &str, text: &str| {
+        #[expect(clippy::disallowed_methods, reason = "a fixture")]
+        std::fs::write(sb.home().join(rel), text).unwrap();
+    };
+    write(".aider.conf.yml", "stream: false\nauto-lint: true\n");
+    write(
+        ".aider.model.settings.yml",
+        "- name: openai/gpt-4.1\n  edit_format: diff\n  use_repo_map: true\n  extra_params:\n    max_tokens: 4096\n",
+    );
+}
+
+/// aider's SEARCH/REPLACE block for `path` (an empty search creates the file).
+fn aider_block(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_build_through_the_real_aider_is_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(aider) = loki_test_support::require_agent("aider") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    aider_home(&sb);
+    let repo = bug_repo();
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    let reply = |text: &str| {
+        FakeTurn::text(text)
+            .with_usage([2000, 100, 0, 0])
+            .json(Api::OpenAi)
+    };
+    // The wall author creates the acceptance test with an empty SEARCH.
+    fake.push(reply(&aider_block("loki_wall_add_test.py", "", WALL)));
+    // The implementer edits calc.py (aider asks, --yes-always allows, an edit to a file not in
+    // its chat) and suggests running the tests, which aider runs.
+    let edit = format!(
+        "{}\n```bash\npython3 -m pytest -q -p no:cacheprovider\n```\n",
+        aider_block("calc.py", "    return a - b\n", "    return a + b\n")
+    );
+    fake.push(reply(&edit));
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &aider,
+        &[
+            TASK,
+            "--provider",
+            "aider",
+            "--model",
+            "openai/gpt-4.1",
+            "--json",
+        ],
+    );
+    cmd.env("OPENAI_API_KEY", OPENAI_KEY)
+        .env("OPENAI_API_BASE", fake.base_url());
+    let (v, stderr) = output(cmd).await;
+    if v["outcome"] != "VERIFIED" {
+        for (i, r) in fake.requests().iter().enumerate() {
+            let m = &r.body["messages"];
+            let last = &m[m.as_array().map_or(0, Vec::len).saturating_sub(1)]["content"];
+            eprintln!(
+                "request {i}: {}",
+                &last.to_string()[..200.min(last.to_string().len())]
+            );
+        }
+    }
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    fake.assert_clean();
+    let r = receipt(&repo, &v);
+    assert_eq!(r["provider"], "aider", "{r:#}");
+    assert_eq!(r["model"], "openai/gpt-4.1", "{r:#}");
+    assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Caps and signals: the client's whole tree dies.
 
 /// Alive unless gone or a zombie.
