@@ -53,12 +53,13 @@ and run the tests with the bash tool. Paths are relative to the repository root 
     done: CLI_DONE,
 };
 
-/// aider's way of working: edit blocks in its edit format, shell commands it offers to run.
+/// aider's way of working: edit blocks in its edit format. It cannot run commands here: under
+/// `--yes-always` it still asks for an explicit yes before running a suggested shell command.
 pub const AIDER_WORDS: ToolWords = ToolWords {
     system: "You are a careful software engineer working in a git repository. \
-Make the smallest change that does the task with your file edit blocks, and run the tests by suggesting \
-the shell command in a ```bash block (it is run for you and you see its output). Paths are relative to the repository root.",
-    run_tests: "by suggesting the test command in a ```bash block",
+Make the smallest change that does the task with your file edit blocks. You cannot run commands here: \
+loki runs the repository's tests after your edits. Paths are relative to the repository root.",
+    run_tests: "in your head (loki runs them after your edits)",
     finish: CLI_FINISH,
     done: CLI_DONE,
 };

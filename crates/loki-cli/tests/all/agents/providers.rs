@@ -375,12 +375,9 @@ async fn a_build_through_the_real_aider_is_verified() {
     };
     // The wall author creates the acceptance test with an empty SEARCH.
     fake.push(reply(&aider_block("loki_wall_add_test.py", "", WALL)));
-    // The implementer edits calc.py (aider asks, --yes-always allows, an edit to a file not in
-    // its chat) and suggests running the tests, which aider runs.
-    let edit = format!(
-        "{}\n```bash\npython3 -m pytest -q -p no:cacheprovider\n```\n",
-        aider_block("calc.py", "    return a - b\n", "    return a + b\n")
-    );
+    // The implementer edits calc.py (aider asks, and --yes-always allows, an edit to a file not
+    // yet in its chat).
+    let edit = aider_block("calc.py", "    return a - b\n", "    return a + b\n");
     fake.push(reply(&edit));
     let mut cmd = loki(
         &sb,
@@ -533,12 +530,14 @@ fn stopped_build(
     env: &[(&str, String)],
     marker: &str,
     stop: Stop,
+    home: impl FnOnce(&Sandbox),
 ) {
     let sb = Sandbox::new();
+    home(&sb);
     let repo = bug_repo();
     let mut args = vec![TASK, "--provider", provider, "--model", model, "--json"];
     if let Stop::Cap = stop {
-        args.extend(["--cap", "8"]);
+        args.extend(["--cap", "20"]);
     }
     let mut cmd = loki(&sb, repo.path(), client, &args);
     for (k, v) in env {
@@ -624,11 +623,54 @@ async fn a_cap_ctrl_c_or_kill_9_takes_claude_codes_whole_tree() {
         ];
         let claude = claude.clone();
         tokio::task::spawn_blocking(move || {
-            stopped_build(&claude, "claude", CLAUDE_MODEL, &env, &marker, stop);
+            stopped_build(&claude, "claude", CLAUDE_MODEL, &env, &marker, stop, |_| {});
         })
         .await
         .unwrap();
         // Only the first turn was asked for: the run never got further.
         assert!(fake.violations().is_empty(), "{:#?}", fake.violations());
     }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_cap_takes_aiders_whole_tree() {
+    let Some(aider) = loki_test_support::require_agent("aider") else {
+        return;
+    };
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    // aider never runs a suggested shell command under --yes-always (it asks for an explicit
+    // yes), so it is held in its model call: the fake answers after the cap.
+    let marker = "--no-fancy-input";
+    fake.push(
+        FakeTurn::text("DONE")
+            .json(Api::OpenAi)
+            .with_delay(Duration::from_secs(120)),
+    );
+    let env = [
+        ("OPENAI_API_KEY", OPENAI_KEY.to_string()),
+        ("OPENAI_API_BASE", fake.base_url()),
+    ];
+    tokio::task::spawn_blocking(move || {
+        stopped_build(
+            &aider,
+            "aider",
+            "openai/gpt-4.1",
+            &env,
+            marker,
+            Stop::Cap,
+            |sb| {
+                aider_home(sb);
+            },
+        );
+    })
+    .await
+    .unwrap();
+    assert_eq!(fake.requests().len(), 1);
 }
