@@ -24,7 +24,7 @@
 //! | claude | `claude -p <task> --output-format json --permission-mode acceptEdits --allowedTools Bash,Edit,Write,Read` |
 //! | codex | `codex exec --json --full-auto <task>` |
 //! | aider | `aider --yes-always --no-auto-commits --no-gitignore --no-check-update --analytics-disable --no-pretty --no-fancy-input --message <task>` |
-//! | opencode | `opencode run --format json --auto <task>` |
+//! | opencode | `opencode run --format json --auto --title loki <task>` |
 //!
 //! Claude Code in `-p` mode refuses Bash under `acceptEdits` and refuses
 //! `bypassPermissions` / `--dangerously-skip-permissions` when run as root (unless `IS_SANDBOX=1`),
@@ -229,6 +229,9 @@ impl CliKind {
                 Lit("--format"),
                 Lit("json"),
                 Lit("--auto"),
+                // A title of its own: otherwise opencode first asks the model for one.
+                Lit("--title"),
+                Lit("loki"),
                 Model,
                 Task,
             ],
@@ -746,7 +749,7 @@ mod tests {
         assert_eq!(
             CliKind::Opencode.argv("t", Some("fake/m")),
             [
-                "run", "--format", "json", "--auto", "--model", "fake/m", "t"
+                "run", "--format", "json", "--auto", "--title", "loki", "--model", "fake/m", "t"
             ]
         );
         assert!(CliKind::Aider.flags().contains(&"--no-gitignore"));

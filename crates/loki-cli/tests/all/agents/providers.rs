@@ -419,6 +419,109 @@ async fn a_build_through_the_real_aider_is_verified() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// opencode
+
+/// The user's opencode configuration: an OpenAI-compatible provider at the fake, its key from
+/// the provider's own variable, priced so that opencode reports a cost.
+fn opencode_home(sb: &Sandbox, base_url: &str) {
+    let dir = sb.home().join(".config/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": false,
+        "share": "disabled",
+        "provider": {"fake": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake",
+            "options": {"baseURL": base_url, "apiKey": "{env:OPENAI_API_KEY}"},
+            "models": {OPENAI_MODEL: {"name": OPENAI_MODEL, "cost": {"input": 2.0, "output": 8.0}}}
+        }}
+    });
+    #[expect(clippy::disallowed_methods, reason = "a fixture")]
+    std::fs::write(dir.join("opencode.json"), config.to_string()).unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_build_through_the_real_opencode_is_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(opencode) = loki_test_support::require_agent("opencode") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    opencode_home(&sb, &fake.base_url());
+    let turn = |t: FakeTurn| t.with_usage([2000, 100, 0, 0]);
+    fake.push_turn(&turn(FakeTurn::call(
+        "call_w1",
+        "write",
+        &json!({"filePath": "loki_wall_add_test.py", "content": WALL}),
+    )));
+    fake.push_turn(&FakeTurn::text("DONE"));
+    fake.push_turn(&FakeTurn::call(
+        "call_i1",
+        "read",
+        &json!({"filePath": "calc.py"}),
+    ));
+    fake.push_turn(&FakeTurn::call(
+        "call_i2",
+        "edit",
+        &json!({"filePath": "calc.py", "oldString": "a - b", "newString": "a + b"}),
+    ));
+    fake.push_turn(&FakeTurn::call(
+        "call_i3",
+        "bash",
+        &json!({"command": "python3 -m pytest -q -p no:cacheprovider", "description": "Run the tests"}),
+    ));
+    fake.push_turn(&turn(FakeTurn::text("DONE\nadd sums")));
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &opencode,
+        &[
+            TASK,
+            "--provider",
+            "opencode",
+            "--model",
+            "fake/gpt-4.1",
+            "--json",
+        ],
+    );
+    cmd.env("OPENAI_API_KEY", OPENAI_KEY);
+    let (v, stderr) = output(cmd).await;
+    if v["outcome"] != "VERIFIED" {
+        for (i, r) in fake.requests().iter().enumerate() {
+            let m = &r.body["messages"];
+            let last = m[m.as_array().map_or(0, Vec::len).saturating_sub(1)].to_string();
+            eprintln!("request {i}: {}", &last[..300.min(last.len())]);
+        }
+    }
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    fake.assert_clean();
+    let sent = sent(&fake.requests());
+    assert!(sent[2].contains("with the bash tool"), "{}", sent[2]);
+    assert!(sent.last().unwrap().contains("passed"), "the bash result");
+    let r = receipt(&repo, &v);
+    assert_eq!(r["provider"], "opencode", "{r:#}");
+    assert_eq!(r["model"], "fake/gpt-4.1", "{r:#}");
+    assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Caps and signals: the client's whole tree dies.
 
 /// Alive unless gone or a zombie.
