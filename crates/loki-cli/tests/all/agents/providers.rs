@@ -582,7 +582,7 @@ fn cmdline(pid: u32) -> String {
 /// whole tree at that moment.
 fn tree_when_running(root: u32, marker: &str, loki: &mut Child, logs: &Path) -> Vec<(u32, String)> {
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(60) {
+    while start.elapsed() < Duration::from_secs(180) {
         let tree: Vec<(u32, String)> = descendants(root)
             .into_iter()
             .map(|p| (p, cmdline(p)))
@@ -640,7 +640,7 @@ fn stopped_build(
     let repo = bug_repo();
     let mut args = vec![TASK, "--provider", provider, "--model", model, "--json"];
     if let Stop::Cap = stop {
-        args.extend(["--cap", "20"]);
+        args.extend(["--cap", cap_s(provider)]);
     }
     let mut cmd = loki(&sb, repo.path(), client, &args);
     for (k, v) in env {
@@ -671,7 +671,7 @@ fn stopped_build(
         let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
         assert_ne!(v["outcome"], "VERIFIED", "{v:#}");
         assert!(
-            started.elapsed() < Duration::from_secs(60),
+            started.elapsed() < Duration::from_secs(cap_s(provider).parse::<u64>().unwrap() + 60),
             "the cap held ({:?})",
             started.elapsed()
         );
@@ -679,6 +679,16 @@ fn stopped_build(
     }
     if let Stop::CtrlC = stop {
         assert_eq!(status.code(), Some(130), "{status:?}");
+    }
+}
+
+/// The run cap of a stopped build: long enough for the client to start and reach its first
+/// tool call on a busy machine (opencode takes tens of seconds to start), short enough to wait.
+fn cap_s(provider: &str) -> &'static str {
+    match provider {
+        "claude" => "15",
+        "aider" => "25",
+        _ => "75",
     }
 }
 
@@ -776,4 +786,44 @@ async fn a_cap_takes_aiders_whole_tree() {
     .await
     .unwrap();
     assert_eq!(fake.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_cap_takes_opencodes_whole_tree() {
+    let Some(opencode) = loki_test_support::require_agent("opencode") else {
+        return;
+    };
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    // The wall author's first turn runs a long command with opencode's bash tool.
+    let marker = "loki-marker-opencode";
+    fake.push_turn(&FakeTurn::call(
+        "call_s",
+        "bash",
+        &json!({"command": long_command(marker), "description": "wait", "timeout": 600_000}),
+    ));
+    let base = fake.base_url();
+    let env = [("OPENAI_API_KEY", OPENAI_KEY.to_string())];
+    tokio::task::spawn_blocking(move || {
+        stopped_build(
+            &opencode,
+            "opencode",
+            "fake/gpt-4.1",
+            &env,
+            marker,
+            Stop::Cap,
+            |sb| {
+                opencode_home(sb, &base);
+            },
+        );
+    })
+    .await
+    .unwrap();
+    assert!(fake.violations().is_empty(), "{:#?}", fake.violations());
 }
