@@ -323,8 +323,9 @@ pub enum KeysCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum SealCommand {
-    /// SessionStart hook: record the suites' results and a snapshot of the tree (hook JSON on stdin)
-    Start(SealHookArgs),
+    /// SessionStart hook: record the suites' results and a snapshot of the tree (hook JSON on stdin);
+    /// a session that already has a baseline keeps it
+    Start(SealStartArgs),
     /// Stop hook: refuse "done" when tests newly fail or were deleted, skipped or weakened
     Stop(SealHookArgs),
     /// Compare the working tree with a revision, without an agent (exit 0 clean, 1 findings)
@@ -332,6 +333,13 @@ pub enum SealCommand {
         /// The revision to compare against
         #[arg(long, default_value = "HEAD")]
         base: String,
+    },
+    /// The sessions loki seal knows in this repository (baselines, blocks, releases) and whether
+    /// each agent will run its hooks
+    Status {
+        /// Every repository's sessions, not only this one's
+        #[arg(long)]
+        all: bool,
     },
     /// Register the seal's hooks in this repository's agent settings (merged, never clobbered)
     Install {
@@ -341,6 +349,15 @@ pub enum SealCommand {
         #[arg(long, default_value = "loki")]
         command: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct SealStartArgs {
+    #[command(flatten)]
+    pub hook: SealHookArgs,
+    /// Record a new baseline even if this session already has one
+    #[arg(long)]
+    pub rebaseline: bool,
 }
 
 #[derive(Debug, Args)]

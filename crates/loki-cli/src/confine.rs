@@ -3,8 +3,10 @@
 //! itself with [`loki_core::confine`] and then `exec`s the program, which inherits the
 //! confinement (so does everything it starts).
 //!
-//! `--no-network` denies TCP through Landlock ABI 4 where the kernel has it; elsewhere the
-//! wrapper first moves into a new network namespace ([`loki_core::confine::unshare_network`]).
+//! `--no-network` first moves the wrapper into a new network namespace
+//! ([`loki_core::confine::unshare_network`]): no interface is up, so no protocol leaves (TCP, UDP
+//! such as DNS, raw sockets, loopback services). Where the kernel refuses a namespace, Landlock ABI
+//! 4 refuses TCP connect and bind (UDP is then not covered); with neither, the command does not run.
 //!
 //! `--own-pids` runs the program as the first process of a PID namespace of its own
 //! ([`loki_core::confine::unshare_pids`]), as a child the wrapper waits for instead of `exec`:
@@ -65,8 +67,8 @@ pub fn run(args: &[OsString]) -> u8 {
     // filesystem rules would refuse. A user namespace needs a single-threaded process; the
     // support probe's thread has been joined by then.
     if policy.network == Network::Denied
-        && loki_core::confine::support().network() == NetworkMechanism::Namespace
         && let Err(e) = loki_core::confine::unshare_network()
+        && loki_core::confine::support().network() != NetworkMechanism::LandlockTcp
     {
         anstream::eprintln!("loki: {e}; the command was not run");
         return 126;

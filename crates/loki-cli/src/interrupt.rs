@@ -1,5 +1,10 @@
-//! Ctrl-C and `SIGTERM` for the commands that run a child in the foreground (`loki run`, `fix`,
-//! `replay`): loki does not die on the spot, it stops its children and says what it left.
+//! Ctrl-C and `SIGTERM` for every command that runs children (`loki run`, `fix`, `replay`, a build,
+//! `demo`): loki does not die on the spot, it stops its children and says what it left. The one
+//! signal handler of the process: libraries never install their own.
+//!
+//! A build ([`install_cancel`]) gets a [`Cancel`] token as well: the first signal sets it, so the
+//! engine stops at its next safe point, still commits and seals, and prints its summary; it is
+//! forced only by a second signal (sealing must not be cut by a timer).
 //!
 //! On the first signal, every child running at that moment gets the same signal in its whole
 //! process group, then `SIGKILL` after the runner's grace ([`loki_core::process::stop_all`]).
@@ -19,6 +24,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use loki_core::outcome::ExitCode;
+use loki_core::process::Cancel;
 use rustix::process::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -46,6 +52,15 @@ static STATE: Mutex<State> = Mutex::new(State {
 /// The first signal received (raw number), 0 before.
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 static INSTALLED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+/// The build's token, set by the first signal ([`install_cancel`]).
+static CANCEL: std::sync::OnceLock<Cancel> = std::sync::OnceLock::new();
+
+/// Like [`install`], for a build: returns the token the first signal sets. The command is never
+/// forced by the timer, only by a second signal.
+pub fn install_cancel(note: impl Into<String>) -> anyhow::Result<Cancel> {
+    install(note)?;
+    Ok(CANCEL.get_or_init(Cancel::new).clone())
+}
 
 /// Installs the handler (once per process) with `note` as what an interruption now would leave.
 pub fn install(note: impl Into<String>) -> anyhow::Result<()> {
@@ -112,6 +127,10 @@ fn on_signal(sig: Signal, deadline: &mut Option<tokio::time::Instant>) {
         return;
     }
     loki_core::process::stop_all(sig);
+    if let Some(cancel) = CANCEL.get() {
+        cancel.cancel();
+        return;
+    }
     let immediate = STATE.lock().map(|s| s.immediate).unwrap_or(true);
     if immediate {
         force();

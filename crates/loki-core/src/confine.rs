@@ -35,9 +35,10 @@
 //! writes go only to the worktree (never its protected paths) and the run's private directory
 //! (private `HOME`, `TMPDIR`, tool caches) and `/dev`; toolchains, caches and every `PATH`
 //! directory are read-only. The network is denied unless the spec allows it
-//! ([`Network::Denied`]): TCP connect and bind through Landlock ABI 4 where the kernel has it,
-//! else a new network namespace made by the wrapper ([`unshare_network`]); Landlock does not
-//! cover UDP, so with ABI 4 datagrams (DNS) still leave.
+//! ([`Network::Denied`]): the wrapper moves into a new network namespace ([`unshare_network`]),
+//! so no protocol leaves (UDP and DNS included); where the kernel refuses one, TCP connect and bind
+//! are refused through Landlock ABI 4 (which does not cover UDP); with neither, the command does
+//! not run. Landlock's TCP rules are added whenever the ABI has them, namespace or not.
 //!
 //! # Failure modes
 //! A kernel without Landlock (before 5.13, or disabled) enforces nothing: [`available`] says so
@@ -166,13 +167,13 @@ pub struct BoxSpec {
     pub network: Network,
 }
 
-/// How a box turns the network off on this machine.
+/// What backs a box's network namespace (always tried first) on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NetworkMechanism {
-    /// Landlock ABI 4: TCP connect and bind refused; UDP not covered.
+    /// Landlock ABI 4 as well: where a namespace is refused, TCP connect and bind are still
+    /// refused (UDP then not covered).
     LandlockTcp,
-    /// A new, empty network namespace, made by the wrapper (root, or unprivileged user
-    /// namespaces); when the kernel refuses it the command does not start.
+    /// The namespace alone: when the kernel refuses it the command does not start.
     Namespace,
 }
 
@@ -192,7 +193,7 @@ impl Support {
         self.enforced && self.abi >= 1
     }
 
-    /// How [`Network::Denied`] is enforced here.
+    /// What backs the network namespace of [`Network::Denied`] here.
     #[must_use]
     pub fn network(self) -> NetworkMechanism {
         if self.enforced && self.abi >= TCP_ABI {

@@ -12,8 +12,9 @@
 //! always have time. Reaching it (or `max_cost_usd` of measured cost, or `max_tokens` tokens) is
 //! `cap.hit` and BUDGET_STOP. A dollar cap is refused before the run starts when the backend's
 //! cost cannot be measured ([`EngineError::UnpricedCap`]): a cap that cannot hold is not a cap.
-//! SIGINT ([`BuildOptions::cancel`]) stops at the next safe point (between stages, or a session in
-//! flight); the run still commits and seals, ends with `run.interrupted` and exit 130.
+//! Ctrl-C or SIGTERM ([`BuildOptions::cancel`], set by the CLI's one signal handler) stops at the
+//! next safe point (between stages, or a session in flight); the run still commits and seals, ends
+//! with `run.interrupted` and exit 130 (143 for SIGTERM).
 //!
 //! # Provider failures
 //! The first model call that fails (after its bounded retries) ends the run's work at once: no
@@ -176,7 +177,7 @@ impl RunState<'_> {
         if self.opts.cancel.is_cancelled() && !self.interrupted {
             self.interrupted = true;
             self.notes
-                .push(format!("interrupted (SIGINT) before {stage}"));
+                .push(format!("interrupted (Ctrl-C or SIGTERM) before {stage}"));
         }
         if self.provider_failure.is_some() {
             return Ok(true);
@@ -285,8 +286,9 @@ impl RunState<'_> {
         }
         if report.interrupted {
             self.interrupted = true;
-            self.notes
-                .push(format!("interrupted (SIGINT) during the {label} session"));
+            self.notes.push(format!(
+                "interrupted (Ctrl-C or SIGTERM) during the {label} session"
+            ));
         }
         if report.budget_hit {
             let which = match report.end.as_str() {

@@ -231,7 +231,6 @@ fn network_word(s: &RunState<'_>) -> &'static str {
         return ", network on";
     }
     match loki_core::confine::support().network() {
-        NetworkMechanism::LandlockTcp => ", TCP off",
-        NetworkMechanism::Namespace => ", network namespace",
+        NetworkMechanism::LandlockTcp | NetworkMechanism::Namespace => ", network off",
     }
 }

@@ -38,7 +38,6 @@ mod error;
 mod gate;
 pub mod implement;
 pub mod intake;
-pub mod interrupt;
 pub mod isolation;
 pub mod ops;
 pub mod options;

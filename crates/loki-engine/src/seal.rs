@@ -191,6 +191,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         budget_hit: s.budget_hit,
         spec_conflict: s.spec_conflict,
         stalled: s.stalled,
+        unjudged: v.is_some_and(|v| v.unjudged),
     };
     let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
     let builder = ReceiptBuilder::new(facts);

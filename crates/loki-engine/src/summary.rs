@@ -84,8 +84,30 @@ fn line(out: &mut String, label: &str, value: &str) {
 /// The text summary.
 #[must_use]
 pub fn render(r: &BuildReport) -> String {
+    render_for(r, Place::Kept)
+}
+
+/// Whether the run's repository is still there once the summary is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Kept,
+    /// A throwaway repository (`loki demo` without `--keep`) removed after the summary: there is
+    /// no run left to apply or inspect, so the summary does not point at one.
+    Removed,
+}
+
+/// The one line `-q` prints: the outcome.
+#[must_use]
+pub fn outcome_line(r: &BuildReport) -> String {
     let mut s = String::new();
     line(&mut s, "Outcome:", r.outcome.as_str());
+    s
+}
+
+/// The text summary, for a run whose repository is at `place`.
+#[must_use]
+pub fn render_for(r: &BuildReport, place: Place) -> String {
+    let mut s = outcome_line(r);
     if r.exit_code != 0
         && let Some(reason) = &r.reason
     {
@@ -113,7 +135,18 @@ pub fn render(r: &BuildReport) -> String {
         "Time:",
         &format!("{} ({})", duration(r.wall_s), stages.join(", ")),
     );
-    if !r.run_id.is_empty() {
+    if place == Place::Removed {
+        line(
+            &mut s,
+            "Run:",
+            &format!("{} (its repository is removed with the demo)", r.run_id),
+        );
+        line(
+            &mut s,
+            "Next:",
+            "loki demo --keep, to keep the repository and apply the run",
+        );
+    } else if !r.run_id.is_empty() {
         let run = if r.branch.is_empty() {
             r.run_id.clone()
         } else {

@@ -62,6 +62,9 @@ pub struct Verification {
     /// The linters that judged the changed lines (`pass` or `fail`); ones that could not run are
     /// in `not_proven` instead.
     pub lint: Vec<LintRun>,
+    /// The judge could not judge part of the change (its reasons are in `not_proven`): the run
+    /// cannot be VERIFIED, though no retry of the agent's would change that.
+    pub unjudged: bool,
 }
 
 impl Verification {
@@ -320,6 +323,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         v.findings = judged.findings;
         v.facts = judged.facts;
         v.pre_existing = judged.pre_existing;
+        v.unjudged = !judged.cannot_judge.is_empty();
         v.not_proven.extend(
             judged
                 .cannot_judge

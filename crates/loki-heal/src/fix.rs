@@ -8,7 +8,8 @@
 //! 3. [`FixSession::apply`]: refuses a read-only file, a stale backup, or a file that changed
 //!    since step 1; then `loki-patch` writes `<file>.loki.bak` byte for byte and the patched file
 //!    (`patch.applied`).
-//! 4. [`FixSession::verify`] runs `repro.sh` and settles:
+//! 4. [`FixSession::verify`] runs `repro.sh` (under [`FixOptions::replay_wrapper`]: the patched
+//!    code is the model's, so loki's home and signing key are out of its reach) and settles:
 //!    exit 0 → verified, backup removed (`patch.verified`); exit 1 → crash persisted, file
 //!    restored from the backup byte for byte and checked by SHA-256, backup removed
 //!    (`patch.rolled_back`); harness error → patch and backup both kept.
@@ -69,6 +70,9 @@ pub struct FixOptions {
     pub argv: Vec<String>,
     /// Overrides the incident's timeout for the reproduction.
     pub repro_timeout: Option<Duration>,
+    /// The argv prefix the verifying replay runs under (`loki __confine … --`): the patched code
+    /// is the model's, so it must not reach loki's home or signing key. Empty: unconfined.
+    pub replay_wrapper: Vec<std::ffi::OsString>,
 }
 
 /// How a fix ended.
@@ -377,8 +381,12 @@ impl FixSession {
                 problem: "no patch to verify".into(),
             });
         };
-        let replay =
-            crate::repro::run(&self.incident_dir, &self.incident, self.opts.repro_timeout)?;
+        let replay = crate::repro::run_wrapped(
+            &self.incident_dir,
+            &self.incident,
+            self.opts.repro_timeout,
+            &self.opts.replay_wrapper,
+        )?;
         let log_path = self.run_dir.join("checks").join("repro.log");
         std::fs::create_dir_all(self.run_dir.join("checks"))
             .map_err(|e| HealError::io("create", self.run_dir.join("checks"), e))?;

@@ -229,6 +229,17 @@ pub fn classify(exit_code: i32, timed_out: bool, output: &str) -> ReplayVerdict 
 
 /// Runs `<run_dir>/<inc.repro>`. `timeout` overrides the recorded command timeout.
 pub fn run(run_dir: &Path, inc: &Incident, timeout: Option<Duration>) -> Result<Replay, HealError> {
+    run_wrapped(run_dir, inc, timeout, &[])
+}
+
+/// [`run`] under `wrapper` (an argv prefix such as `loki __confine … --`; empty runs it plainly):
+/// a fix's verification runs the model's patched code, boxed away from loki's own secrets.
+pub fn run_wrapped(
+    run_dir: &Path,
+    inc: &Incident,
+    timeout: Option<Duration>,
+    wrapper: &[std::ffi::OsString],
+) -> Result<Replay, HealError> {
     let script = run_dir.join(&inc.repro);
     if !script.is_file() {
         return Err(HealError::BadIncident {
@@ -237,11 +248,34 @@ pub fn run(run_dir: &Path, inc: &Incident, timeout: Option<Duration>) -> Result<
         });
     }
     let inner = timeout.unwrap_or(Duration::from_secs(inc.timeout_s));
-    let mut spec = Spec::new("sh", run_dir)
-        .arg(&script)
-        .envs(script_env(process::caller_env(), inc))
-        .timeout(inner + RUNNER_GRACE)
-        .output_cap(REPLAY_OUTPUT_CAP);
+    // Boxed, the directories above a denied path (the temporary directory when loki's home is
+    // under it) accept no new entries: the script's own output file goes to a directory of its
+    // own, made before the box is, so it is writable inside it.
+    let private_tmp = if wrapper.is_empty() {
+        None
+    } else {
+        Some(
+            tempfile::Builder::new()
+                .prefix("loki-replay-")
+                .tempdir()
+                .map_err(|source| HealError::Io {
+                    action: "create a temporary directory in",
+                    path: std::env::temp_dir(),
+                    source,
+                })?,
+        )
+    };
+    let mut spec = match wrapper.split_first() {
+        Some((program, args)) => Spec::new(program, run_dir).args(args).arg("sh"),
+        None => Spec::new("sh", run_dir),
+    }
+    .arg(&script)
+    .envs(script_env(process::caller_env(), inc))
+    .timeout(inner + RUNNER_GRACE)
+    .output_cap(REPLAY_OUTPUT_CAP);
+    if let Some(dir) = &private_tmp {
+        spec = spec.env("TMPDIR", dir.path());
+    }
     if let Some(t) = timeout {
         spec = spec.env(
             loki_core::env::REPRO_TIMEOUT.name,

@@ -93,6 +93,10 @@ pub struct RunFlags {
     pub spec_conflict: bool,
     /// The same failure signature was seen three times.
     pub stalled: bool,
+    /// The judge could not judge part of the change (a suite that could not run on the base, so
+    /// deleted, skipped or weakened tests could not be compared): something VERIFIED depends on is
+    /// unproven, so the run is at best PARTIAL. The reasons are in NOT PROVEN.
+    pub unjudged: bool,
 }
 
 /// Everything a producer knows when it seals. Build with [`ReceiptFacts::new`] and fill the rest.
@@ -301,6 +305,7 @@ fn outcome_facts(f: &ReceiptFacts) -> OutcomeFacts {
     let changed = f.diff.files > 0;
     let wall_ok = !requires_wall(f.kind) || (!f.wall.files.is_empty() && f.wall.passed);
     let verified = !f.flags.tampered
+        && !f.flags.unjudged
         && changed
         && !f.checks.is_empty()
         && f.checks.iter().all(Check::proves)
@@ -473,6 +478,8 @@ mod tests {
             ("wall failed", Box::new(|f| f.wall.passed = false)),
             ("no wall", Box::new(|f| f.wall.files.clear())),
             ("tampered", Box::new(|f| f.flags.tampered = true)),
+            // The judge's reasons arrive in `extra_not_proven`, from the producer.
+            ("unjudged", Box::new(|f| f.flags.unjudged = true)),
         ];
         for (name, mutate) in cases {
             let mut f = verified_facts();
@@ -480,7 +487,7 @@ mod tests {
             let b = ReceiptBuilder::new(f);
             assert_ne!(b.verdict(), Outcome::Verified, "{name}");
             assert!(
-                b.not_proven().len() > 3 || name == "tampered",
+                b.not_proven().len() > 3 || name == "tampered" || name == "unjudged",
                 "{name}: {:?}",
                 b.not_proven()
             );

@@ -3,6 +3,7 @@
 //! Side by side in one run: the suite run directly (`python3 -m pytest -q`, plain
 //! `std::process`), the same suite through loki's process runner (`run_check`: JUnit report,
 //! scrubbed environment, log file), then `loki_seal::stop` after one `start`, on an unchanged tree
+//! (a "no change" stop: nothing runs)
 //! and on a tree with a clean source change, each round next to a direct run (the machine's load
 //! drifts; pairing cancels it). Prints the medians, the median paired overhead over the direct run
 //! and the ratio, and a breakdown of the stop's own steps measured one by one (snapshot,
@@ -208,7 +209,7 @@ fn main() {
     // Warm-up: Python's imports, git's object store, the signing key (created once per home).
     pytest_direct(root);
     let t = Instant::now();
-    loki_seal::start(root, &input, &opts).unwrap();
+    loki_seal::start(root, &input, &opts, false).unwrap();
     let start = t.elapsed();
     stop_allows(root, &input, &opts);
 

@@ -51,6 +51,10 @@ pub struct HookInput {
     pub stop_hook_active: bool,
     #[serde(default)]
     pub hook_event_name: Option<String>,
+    /// SessionStart only: why the session (re)started (`startup`, `resume`, `compact`, `clear`).
+    /// Informational: a known session id keeps its baseline whatever the source.
+    #[serde(default)]
+    pub source: Option<String>,
 }
 
 impl HookInput {
@@ -96,6 +100,22 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
             stderr: format!("{reason}\n"),
             exit: 2,
         },
+        // Claude Code: `continue: false` ends the turn as "stopped by a hook" (`claude -p` reports
+        // `terminal_reason: "stop_hook_prevented"` instead of `"completed"`), `stopReason` is the
+        // reason shown for that stop, and `systemMessage` is the warning shown to the person (the
+        // TUI's notice line; `-p --output-format stream-json` as a `system`/`informational`
+        // event). Exit 0: an exit 2 would hand the message to the model as another block.
+        // Gemini CLI 0.61, AfterAgent: `continue: false` ends the agent loop (no retry) and is
+        // reported as "Agent execution stopped: <systemMessage, else stopReason>" (headless:
+        // on stderr, after "Hook system message: …"; `-o json`: in `warnings`); the process
+        // still exits 0, Gemini has no way for a hook to fail the turn.
+        (Agent::Claude | Agent::Gemini, Decision::Release { message }) => {
+            out(json(serde_json::json!({
+                "continue": false,
+                "stopReason": message,
+                "systemMessage": message,
+            })))
+        }
         // Until each agent's own way to show a release is wired, a release reads like an allow
         // with its message.
         (agent, Decision::Release { message }) => respond(
@@ -134,18 +154,21 @@ mod tests {
         let allow = Decision::Allow {
             message: "loki seal: sealed sha256:abc".into(),
         };
+        let release = Decision::Release {
+            message: "loki seal: released after 5 consecutive blocks; NOT VERIFIED".into(),
+        };
         let mut out = String::new();
         for a in Agent::ALL {
-            for d in [&block, &allow] {
+            for d in [&block, &allow, &release] {
                 let r = respond(a, d);
                 writeln!(
                     out,
                     "{} {}: exit {} stdout={:?} stderr={:?}",
                     a.as_str(),
-                    if matches!(d, Decision::Block { .. }) {
-                        "block"
-                    } else {
-                        "allow"
+                    match d {
+                        Decision::Block { .. } => "block",
+                        Decision::Allow { .. } => "allow",
+                        Decision::Release { .. } => "release",
                     },
                     r.exit,
                     r.stdout,
@@ -155,6 +178,31 @@ mod tests {
             }
         }
         insta::assert_snapshot!(out);
+    }
+
+    /// Captured from Claude Code 2.1.332 (`claude -p --resume <id>`): the payload of a resumed
+    /// session's SessionStart.
+    #[test]
+    fn claude_resume_session_start_parses() {
+        let i = HookInput::parse(r#"{"session_id":"1de6299f-f841-44cf-8167-0d4530fde513","transcript_path":"/home/u/.claude/projects/-repo/1de6299f-f841-44cf-8167-0d4530fde513.jsonl","cwd":"/repo","hook_event_name":"SessionStart","source":"resume","seconds_since_last_response":657,"context_tokens":15,"prompt_cache_likely_expired":true,"estimated_cache_write_usd":0.0001}"#).unwrap();
+        assert_eq!(i.session(), "1de6299f-f841-44cf-8167-0d4530fde513");
+        assert_eq!(i.source.as_deref(), Some("resume"));
+        assert_eq!(i.hook_event_name.as_deref(), Some("SessionStart"));
+        assert_eq!(i.cwd, Some(PathBuf::from("/repo")));
+    }
+
+    #[test]
+    fn gemini_release_stops_the_agent_loop_visibly() {
+        let r = respond(
+            Agent::Gemini,
+            &Decision::Release {
+                message: "loki seal: released after 5 blocks; NOT VERIFIED".into(),
+            },
+        );
+        insta::assert_snapshot!(format!(
+            "exit {} stdout={:?} stderr={:?}",
+            r.exit, r.stdout, r.stderr
+        ));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! | claude | `.claude/settings.json` | `SessionStart`, `Stop` (timeout 600 s) |
 //! | codex | `.codex/hooks.json` | `SessionStart`, `Stop` |
 //! | cursor | `.cursor/hooks.json` (`version: 1`) | `sessionStart`, `stop` (`loop_limit` 5) |
-//! | gemini | `.gemini/settings.json` | `SessionStart`, `AfterAgent` (timeout in ms) |
+//! | gemini | `.gemini/settings.json` | `SessionStart`, `AfterAgent` (both 600 000 ms: Gemini's unit is ms, its default 60 s) |
 //!
 //! Merging is idempotent: a hook whose command is already registered for the event is not added
 //! twice. The program is shell-quoted (`'/opt/my tools/loki' seal stop --agent claude`), since the
@@ -74,10 +74,12 @@ pub fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Valu
                 "command",
             ),
         ],
+        // Gemini's hook timeout is in milliseconds and defaults to 60 s for every event: the
+        // baseline suite runs inside SessionStart, so it gets the stop's budget too.
         Agent::Gemini => [
             (
                 "SessionStart",
-                json!({"hooks": [{"type": "command", "command": start}]}),
+                json!({"hooks": [{"type": "command", "command": start, "timeout": STOP_TIMEOUT_S * 1000}]}),
                 "command",
             ),
             (
@@ -364,6 +366,17 @@ mod tests {
             "loki seal stop --agent codex",
             Agent::Claude
         ));
+    }
+
+    #[test]
+    fn gemini_hooks_get_the_stop_budget_in_milliseconds() {
+        let (v, _) = merge_hooks(Value::Null, Agent::Gemini, "loki").unwrap();
+        for event in ["SessionStart", "AfterAgent"] {
+            assert_eq!(
+                v["hooks"][event][0]["hooks"][0]["timeout"], 600_000,
+                "{event}"
+            );
+        }
     }
 
     #[test]

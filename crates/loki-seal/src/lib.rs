@@ -52,5 +52,6 @@ pub use error::SealError;
 pub use hook::{Agent, HookInput, HookResponse, respond};
 pub use install::{InstallReport, install, merge_hooks};
 pub use session::{
-    CheckReport, SealOptions, SealState, StopReport, check, start, state_path, stop,
+    CheckReport, NO_CHANGE, Origin, SealOptions, SealState, Started, StopRecord, StopReport, check,
+    failed_stop, sessions, start, state_path, stop,
 };

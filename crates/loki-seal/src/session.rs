@@ -11,7 +11,9 @@ use loki_events::payload::{
     CheckResult as CheckEvent, IntegrityFinding as FindingEvent, RunCompleted, RunStarted,
 };
 use loki_git::Git;
-use loki_receipt::schema::{Check as ReceiptCheck, IntegrityFinding, JudgeFact, sha256_hex};
+use loki_receipt::schema::{
+    Check as ReceiptCheck, IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex,
+};
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +51,65 @@ pub struct SealState {
     pub baseline: Vec<CheckResult>,
     /// Consecutive blocks so far.
     pub blocks: u32,
+    /// Seconds the baseline took to record.
+    #[serde(default)]
+    pub baseline_s: f64,
+    /// Where the baseline came from.
+    #[serde(default)]
+    pub origin: Origin,
+    /// The last stops, newest last (at most [`HISTORY`]).
+    #[serde(default)]
+    pub history: Vec<StopRecord>,
+}
+
+/// Where a session's baseline came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The SessionStart hook snapshotted the working tree and ran the suites.
+    #[default]
+    SessionStart,
+    /// No start was recorded (hook installed mid-session, no or unreadable hook input): the first
+    /// stop baselined from the last commit, whose suites the judge ran then.
+    LastCommit,
+}
+
+/// What one stop decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StopRecord {
+    pub at: String,
+    /// `allowed`, `blocked`, `released`, `no change`, or `error` (the stop could not be checked).
+    pub decision: String,
+    /// The receipt's verdict, when one was sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// Why it blocked or was released, one line per reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+}
+
+/// Stops kept in a session's history.
+pub const HISTORY: usize = 20;
+
+impl SealState {
+    /// Whether any stop of this session went through the release valve.
+    #[must_use]
+    pub fn released(&self) -> usize {
+        self.history
+            .iter()
+            .filter(|r| r.decision == "released")
+            .count()
+    }
+
+    fn remember(&mut self, record: StopRecord) {
+        self.history.push(record);
+        let over = self.history.len().saturating_sub(HISTORY);
+        self.history.drain(..over);
+    }
 }
 
 /// The state file of a session: `$LOKI_HOME/seal/<session>.json`. Session ids that are not plain
@@ -111,29 +172,30 @@ fn save_state(home: &Path, state: &SealState) -> Result<(), SealError> {
 
 fn load_state(home: &Path, session: &str) -> Result<SealState, SealError> {
     let path = state_path(home, session);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(SealError::NoBaseline {
+    match read_state(&path) {
+        Err(SealError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Err(SealError::NoBaseline {
                 session: session.to_string(),
                 path,
-            });
+            })
         }
-        Err(e) => {
-            return Err(SealError::Io {
-                action: "read",
-                path,
-                source: e,
-            });
-        }
-    };
+        other => other,
+    }
+}
+
+fn read_state(path: &Path) -> Result<SealState, SealError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SealError::Io {
+        action: "read",
+        path: path.to_path_buf(),
+        source: e,
+    })?;
     let state: SealState = serde_json::from_str(&text).map_err(|e| SealError::BadState {
-        path: path.clone(),
+        path: path.to_path_buf(),
         reason: e.to_string(),
     })?;
     if state.schema != STATE_SCHEMA {
         return Err(SealError::BadState {
-            path,
+            path: path.to_path_buf(),
             reason: format!("schema {:?}, expected {STATE_SCHEMA:?}", state.schema),
         });
     }
@@ -153,14 +215,37 @@ fn run_all(checks: &[Check], opts: &RunOptions) -> Result<Vec<CheckResult>, Seal
         .collect()
 }
 
-/// SessionStart: snapshot, run the suites, store the baseline.
+/// What [`start`] did.
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub state: SealState,
+    /// The session already had a baseline (a resume, a compaction, a cleared context): it was
+    /// kept, not re-recorded, so a cheat made before the resume is still judged.
+    pub kept: bool,
+}
+
+/// SessionStart: snapshot, run the suites, store the baseline. A session id that already has a
+/// baseline in this repository keeps it (agents fire SessionStart again on resume, compact and
+/// clear, with the same id); `rebaseline` records a new one anyway.
 pub fn start(
     repo_root: &Path,
     input: &HookInput,
     opts: &SealOptions,
-) -> Result<SealState, SealError> {
+    rebaseline: bool,
+) -> Result<Started, SealError> {
     let git = Git::new(repo_root);
     let session = input.session();
+    let _session_lock = lock_session(&opts.home, &session)?;
+    if !rebaseline {
+        match load_state(&opts.home, &session) {
+            Ok(state) if state.repo_root == repo_root => {
+                return Ok(Started { state, kept: true });
+            }
+            Ok(_) | Err(SealError::NoBaseline { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let clock = std::time::Instant::now();
     let (snapshot, _) = snapshot(&git, "loki seal: session start")?;
     let checks = detect(repo_root)?;
     let mut run = opts.run.clone();
@@ -175,9 +260,34 @@ pub fn start(
         checks,
         baseline,
         blocks: 0,
+        baseline_s: clock.elapsed().as_secs_f64(),
+        origin: Origin::SessionStart,
+        history: Vec::new(),
     };
     save_state(&opts.home, &state)?;
-    Ok(state)
+    Ok(Started { state, kept: false })
+}
+
+/// A session without a recorded start: the baseline is the last commit, judged by running its
+/// suites at this stop (the judge runs the base when it has no base results).
+fn baseline_from_head(git: &Git, repo_root: &Path, session: &str) -> Result<SealState, SealError> {
+    let head = git.head()?.ok_or_else(|| SealError::NoBaseline {
+        session: session.to_string(),
+        path: repo_root.to_path_buf(),
+    })?;
+    Ok(SealState {
+        schema: STATE_SCHEMA.to_string(),
+        session: session.to_string(),
+        repo_root: repo_root.to_path_buf(),
+        snapshot: head,
+        started_at: loki_core::time::now_rfc3339(),
+        checks: detect(repo_root)?,
+        baseline: Vec::new(),
+        blocks: 0,
+        baseline_s: 0.0,
+        origin: Origin::LastCommit,
+        history: Vec::new(),
+    })
 }
 
 fn sanitize(session: &str) -> String {
@@ -193,21 +303,35 @@ pub struct StopReport {
     pub decision: Decision,
     pub judgement: Judgement,
     pub run_id: RunId,
-    pub receipt_sha256: String,
-    /// The receipt's verdict (`VERIFIED`, `FAILED`, …).
+    /// The sealed receipt; `None` for a stop with no change (nothing to prove, nothing sealed).
+    pub receipt_sha256: Option<String>,
+    /// The receipt's verdict (`VERIFIED`, `FAILED`, …), or `NO CHANGE`.
     pub verdict: String,
-    pub judged: Judged,
+    pub judged: Option<Judged>,
+    /// Where the baseline came from (a stop without a recorded start baselines from HEAD).
+    pub origin: Origin,
 }
 
-/// Stop: compare with the session's baseline, decide, and seal a receipt.
+/// The outcome word of a stop whose tree is the baseline's: nothing changed, nothing to prove.
+pub const NO_CHANGE: &str = "NO CHANGE";
+
+/// Stop: compare with the session's baseline, decide, and seal a receipt. A session without a
+/// recorded start baselines from the last commit (and says so); a stop whose tree is the
+/// baseline's is allowed as "no change" without running anything.
 pub fn stop(
     repo_root: &Path,
     input: &HookInput,
     opts: &SealOptions,
 ) -> Result<StopReport, SealError> {
+    let clock = std::time::Instant::now();
     let git = Git::new(repo_root);
-    let _session_lock = lock_session(&opts.home, &input.session())?;
-    let mut state = load_state(&opts.home, &input.session())?;
+    let session = input.session();
+    let _session_lock = lock_session(&opts.home, &session)?;
+    let mut state = match load_state(&opts.home, &session) {
+        Ok(state) if state.repo_root == repo_root => state,
+        Ok(_) | Err(SealError::NoBaseline { .. }) => baseline_from_head(&git, repo_root, &session)?,
+        Err(e) => return Err(e),
+    };
     let (now_commit, now_tree) = snapshot(&git, "loki seal: stop")?;
 
     let store = RunStore::new(Repo::discover(repo_root)?);
@@ -221,6 +345,36 @@ pub fn stop(
             head: now_commit.clone(),
         },
     )?;
+    let since = match state.origin {
+        Origin::SessionStart => "the session started",
+        Origin::LastCommit => "the last commit (no session start was recorded)",
+    };
+    let base_tree = git.tree_of(&state.snapshot)?;
+    if base_tree == now_tree {
+        log.finish(&RunCompleted::new(NO_CHANGE).exit_code(0))?;
+        state.blocks = 0;
+        state.remember(StopRecord {
+            at: loki_core::time::now_rfc3339(),
+            decision: "no change".to_string(),
+            verdict: None,
+            receipt_sha256: None,
+            run_id: Some(log.id().to_string()),
+            reasons: Vec::new(),
+        });
+        save_state(&opts.home, &state)?;
+        clear_failures(&opts.home, &session)?;
+        return Ok(StopReport {
+            decision: Decision::Allow {
+                message: format!("loki seal: no change since {since}; nothing to verify."),
+            },
+            judgement: Judgement::default(),
+            run_id: log.id().clone(),
+            receipt_sha256: None,
+            verdict: NO_CHANGE.to_string(),
+            judged: None,
+            origin: state.origin,
+        });
+    }
     let dir = log.dir().to_path_buf();
 
     let mut run = opts.run.clone();
@@ -231,12 +385,17 @@ pub fn stop(
         base: &state.snapshot,
         head_tree: &now_tree,
         checks: &state.checks,
-        base_results: Some(&state.baseline),
+        base_results: (state.origin == Origin::SessionStart || !state.baseline.is_empty())
+            .then_some(state.baseline.as_slice()),
         head_results: None,
         opts: &run,
         cache_dir: &opts.home.join("cache"),
         exclude: &[],
     })?;
+    if state.baseline.is_empty() && state.origin == Origin::LastCommit {
+        // The judge ran the last commit's suites: later stops of the session reuse them.
+        state.baseline.clone_from(&judged.base);
+    }
     record_judgement(&mut log, &judged)?;
     let judgement = decide(&Evidence {
         judged: &judged,
@@ -270,6 +429,11 @@ pub fn stop(
     facts.full_suite_ran = true;
     facts.pre_existing_failures.clone_from(&judged.pre_existing);
     facts.extra_not_proven.extend(not_proven(&judged));
+    if state.origin == Origin::LastCommit {
+        facts.extra_not_proven.push(
+            "no session start was recorded: the baseline is the last commit, so changes made before this session are judged as the agent's".to_string(),
+        );
+    }
     if judgement.released {
         facts.extra_not_proven.push(format!(
             "seal released after {} consecutive blocks; unresolved: {}",
@@ -283,6 +447,15 @@ pub fn stop(
     }
     facts.provider = "hook".to_string();
     facts.model = String::new();
+    facts.flags.unjudged = !judged.cannot_judge.is_empty();
+    let judge_s = clock.elapsed().as_secs_f64();
+    facts.time = Time {
+        wall_s: judge_s,
+        stages: vec![StageTime {
+            stage: "judge".to_string(),
+            wall_s: judge_s,
+        }],
+    };
     let signer = Signer::load_or_create(&opts.home, &opts.keys)?;
     let builder = ReceiptBuilder::new(facts);
     let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
@@ -296,14 +469,36 @@ pub fn stop(
             .receipt(sealed.receipt.receipt_sha256.clone())
     })?;
 
+    let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
+    let blocks_before = state.blocks;
     state.blocks = if judgement.blocks() {
         state.blocks + 1
     } else {
         0
     };
+    state.remember(StopRecord {
+        at: loki_core::time::now_rfc3339(),
+        decision: if judgement.released {
+            "released"
+        } else if judgement.blocks() {
+            "blocked"
+        } else {
+            "allowed"
+        }
+        .to_string(),
+        verdict: Some(verdict.clone()),
+        receipt_sha256: Some(receipt_sha256.clone()),
+        run_id: Some(log.id().to_string()),
+        reasons: judgement.reasons.clone(),
+    });
     save_state(&opts.home, &state)?;
+    clear_failures(&opts.home, &session)?;
 
-    let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
+    let from_head = if state.origin == Origin::LastCommit {
+        " (no session start was recorded: judged against the last commit)"
+    } else {
+        ""
+    };
     let decision = if judgement.blocks() {
         let tails: Vec<(String, String)> = judged
             .head
@@ -312,12 +507,12 @@ pub fn stop(
             .map(|r| (r.name.clone(), tail_of(&r.log_path)))
             .collect();
         Decision::Block {
-            reason: block_message(&judgement, &tails),
+            reason: format!("{}{from_head}", block_message(&judgement, &tails)),
         }
     } else if judgement.released {
         Decision::Release {
             message: format!(
-                "loki seal: released after {} consecutive blocks; NOT VERIFIED ({}). Receipt sha256:{receipt_sha256}",
+                "loki seal: RELEASED, NOT VERIFIED: the change was refused {blocks_before} times in a row (seal.max_blocks = {}), so this stop is let through unproven. Unresolved: {}. Receipt sha256:{receipt_sha256}. See `loki seal status`.",
                 opts.max_blocks,
                 judgement.reasons.join("; ")
             ),
@@ -325,7 +520,7 @@ pub fn stop(
     } else if !judgement.cannot_judge.is_empty() {
         Decision::Allow {
             message: format!(
-                "loki seal: NOT VERIFIED: the change could not be judged ({}). Receipt sha256:{receipt_sha256}",
+                "loki seal: NOT VERIFIED: the change could not be judged ({}){from_head}. Receipt sha256:{receipt_sha256}",
                 judgement.cannot_judge.join("; ")
             ),
         }
@@ -347,7 +542,7 @@ pub fn stop(
         };
         Decision::Allow {
             message: format!(
-                "loki seal: {verdict}: {} suite(s), {executed} tests executed, no test newly failing or weakened.{expectations} Receipt sha256:{receipt_sha256}",
+                "loki seal: {verdict}: {} suite(s), {executed} tests executed, no test newly failing or weakened since {since}.{expectations} Receipt sha256:{receipt_sha256}",
                 judged.head.len()
             ),
         }
@@ -356,10 +551,86 @@ pub fn stop(
         decision,
         judgement,
         run_id: log.id().clone(),
-        receipt_sha256,
+        receipt_sha256: Some(receipt_sha256),
         verdict,
-        judged,
+        judged: Some(judged),
+        origin: state.origin,
     })
+}
+
+/// The file counting a session's consecutive stops that could not be checked at all (an error
+/// before any judgement): `<state>.failures`, one decimal number.
+fn failures_path(home: &Path, session: &str) -> PathBuf {
+    state_path(home, session).with_extension("failures")
+}
+
+fn clear_failures(home: &Path, session: &str) -> Result<(), SealError> {
+    let path = failures_path(home, session);
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(SealError::Io {
+            action: "remove",
+            path,
+            source: e,
+        }),
+    }
+}
+
+/// Counts a stop that failed before it could be judged (it is blocked, failing closed) and says
+/// whether the release valve opens: after `max_blocks` such stops in a row the next one is let
+/// through, NOT VERIFIED, so a broken seal cannot trap an agent forever. Returns the failures
+/// before this one and whether this stop is released.
+pub fn failed_stop(home: &Path, session: &str, max_blocks: u32) -> Result<(u32, bool), SealError> {
+    let _session_lock = lock_session(home, session)?;
+    let path = failures_path(home, session);
+    let before: u32 = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    let released = before >= max_blocks;
+    if released {
+        clear_failures(home, session)?;
+    } else {
+        loki_core::fs::write_atomic_mode(
+            &path,
+            format!("{}\n", before + 1).as_bytes(),
+            loki_core::fs::PRIVATE_FILE_MODE,
+        )?;
+    }
+    Ok((before, released))
+}
+
+/// Every session state under `$LOKI_HOME/seal`, oldest start first; a file that cannot be read
+/// is returned as its error, so `loki seal status` shows it instead of hiding it.
+pub fn sessions(home: &Path) -> Result<Vec<Result<SealState, SealError>>, SealError> {
+    let dir = home.join("seal");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(SealError::Io {
+                action: "read the directory",
+                path: dir,
+                source: e,
+            });
+        }
+    };
+    let mut out = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        out.push(read_state(&path));
+    }
+    out.sort_by(|a, b| match (a, b) {
+        (Ok(a), Ok(b)) => a.started_at.cmp(&b.started_at),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        (Err(_), Err(_)) => std::cmp::Ordering::Equal,
+    });
+    Ok(out)
 }
 
 /// Appends the judgement's evidence to the event log: each suite's result, each finding and fact.

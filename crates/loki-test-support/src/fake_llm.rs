@@ -572,7 +572,7 @@ fn respond(status: u16, content_type: &str, body: Body, headers: &[(String, Stri
     b.body(body).unwrap()
 }
 
-async fn serve(reply: Reply) -> Response {
+pub(crate) async fn serve(reply: Reply) -> Response {
     match reply {
         Reply::Json {
             status,

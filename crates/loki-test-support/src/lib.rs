@@ -10,6 +10,7 @@
 //! - [`require`]: the one way a test asks for a tool or fixture outside Rust; under CI or
 //!   `LOKI_REQUIRE_TOOLS=1` a missing one fails the test instead of skipping it.
 //! - [`fake_llm`]: loopback fake model servers.
+//! - [`fake_gemini`]: a loopback fake of the Gemini API, for the real Gemini CLI.
 
 #![expect(
     clippy::missing_panics_doc,
@@ -23,6 +24,7 @@
     reason = "test support fails loudly (a broken fixture stops the test at the line that broke it) and writes fixtures directly: they are not loki state"
 )]
 
+pub mod fake_gemini;
 pub mod fake_llm;
 pub mod require;
 

@@ -58,6 +58,12 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     let dir = rec.dir().to_path_buf();
+    // Ctrl-C or SIGTERM: the agent's commands are stopped with their groups and loki says what
+    // is left (the session has no safe point to stop at: a model call in flight cannot be cut).
+    crate::interrupt::install(format!(
+        "the ask session (run {}) was stopped; its edits so far stay in the working tree, unverified",
+        rec.id()
+    ))?;
     rec.append(&SessionStarted {
         provider: Some(choice.label()),
         model: settings.model.clone(),

@@ -116,7 +116,9 @@ pub fn run_task(
         opts.network,
         matches!(opts.backend, loki_agent::Backend::Cli(_)),
     );
-    opts.cancel = loki_engine::interrupt::cancel_on_sigint()?;
+    opts.cancel = crate::interrupt::install_cancel(
+        "the run was stopped before it sealed; `loki logs` shows what it recorded",
+    )?;
     if global.verbose {
         anstream::eprintln!(
             "{}",
@@ -142,6 +144,10 @@ pub fn run_task(
         Box::new(std::io::stderr()),
     );
     let report = printer.run_ticking(|| loki_engine::run_build(&repo, &opts, &printer))?;
+    crate::interrupt::left(format!(
+        "the run {} stopped at a safe point and sealed its receipt (summary above)",
+        report.run_id
+    ));
     print_report(global, &report);
     Ok(exit_of(report.exit_code))
 }
@@ -150,6 +156,8 @@ pub fn run_task(
 pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
     if global.json {
         anstream::println!("{}", loki_engine::summary::to_json(report));
+    } else if global.quiet {
+        anstream::print!("{}", loki_engine::summary::outcome_line(report));
     } else {
         anstream::print!("{}", loki_engine::summary::render(report));
     }

@@ -29,7 +29,7 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     let tmp = tempfile::Builder::new().prefix("loki-demo-").tempdir()?;
     let dir = tmp.path().join("calendar");
     loki_engine::demo::write_repo(&dir)?;
-    if !ctx.global.json {
+    if !ctx.global.json && !ctx.global.quiet {
         anstream::println!(
             "{}",
             paint(
@@ -63,9 +63,15 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     opts.command = std::env::args().collect();
     // The agent's commands run confined through this binary's hidden `__confine` subcommand.
     opts.confine_exe = std::env::current_exe().ok();
-    opts.cancel = loki_engine::interrupt::cancel_on_sigint()?;
+    opts.cancel = crate::interrupt::install_cancel(
+        "the run was stopped before it sealed; `loki logs` shows what it recorded",
+    )?;
     let repo = Repo::discover(&dir)?;
     let report = loki_engine::run_build(&repo, &opts, &loki_engine::Silent)?;
+    crate::interrupt::left(format!(
+        "the demo's run {} stopped at a safe point and sealed its receipt",
+        report.run_id
+    ));
     let run_dir = repo.runs_dir().join(&report.run_id);
     let vr = verify(
         &VerifyInput::RunDir(run_dir),
@@ -81,8 +87,15 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
             "{}",
             serde_json::json!({"run": loki_engine::summary::to_json(&report), "verify": vr, "repo": dir})
         );
+    } else if ctx.global.quiet {
+        anstream::print!("{}", loki_engine::summary::outcome_line(&report));
     } else {
-        anstream::print!("{}", loki_engine::summary::render(&report));
+        let place = if args.keep {
+            loki_engine::summary::Place::Kept
+        } else {
+            loki_engine::summary::Place::Removed
+        };
+        anstream::print!("{}", loki_engine::summary::render_for(&report, place));
         anstream::println!();
         anstream::println!(
             "{}",
@@ -92,7 +105,7 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     }
     if args.keep {
         let kept = tmp.keep();
-        if !ctx.global.json {
+        if !ctx.global.json && !ctx.global.quiet {
             anstream::println!(
                 "{}",
                 paint(DIM, &format!("kept {}", kept.join("calendar").display()))

@@ -149,11 +149,47 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
     ));
     v.push(tool("go", &["version"], "go", "needed for Go repositories"));
     v.push(agent_clis());
+    v.extend(seal_hooks(ctx));
     v.extend(confinement(ctx));
     v.extend(api_keys(ctx));
     v.push(provider(ctx));
     v.extend(home(ctx));
     v
+}
+
+/// Per agent whose settings exist in this repository: whether it will really run loki seal's hooks
+/// (registered hooks an untrusted project never loads protect no one).
+fn seal_hooks(ctx: &Ctx) -> Vec<Check> {
+    let Ok(repo) = ctx.repo() else {
+        return Vec::new();
+    };
+    let user = loki_seal::UserEnv::from_process();
+    let found: Vec<Check> = loki_seal::Agent::ALL
+        .into_iter()
+        .filter(|a| loki_seal::install::settings_path(&repo.root, *a).exists())
+        .map(|a| {
+            let act = loki_seal::activation(a, &repo.root, &user);
+            let status = match act.active {
+                loki_seal::Active::Yes => Status::Pass,
+                loki_seal::Active::No | loki_seal::Active::Unknown => Status::Warn,
+            };
+            check(
+                status,
+                &format!("seal hooks ({})", a.as_str()),
+                format!("{}: {}", act.active.as_str(), act.detail),
+                act.fix.as_deref(),
+            )
+        })
+        .collect();
+    if found.is_empty() {
+        return vec![check(
+            Status::Pass,
+            "seal hooks",
+            "no agent settings in this repository",
+            Some("loki seal install --agent claude|codex|gemini|cursor"),
+        )];
+    }
+    found
 }
 
 /// What the model box enforces on this machine: the filesystem rules (Landlock and its ABI)

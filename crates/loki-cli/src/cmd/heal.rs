@@ -423,6 +423,28 @@ fn apply(
     )
 }
 
+/// The box a fix's verifying replay runs in: the patched code is the model's, so loki's home (its
+/// signing key, other runs' state) and a key file named by `LOKI_SIGNING_KEY_FILE` are out of
+/// reach. Everything else stays as the user's own command had it when it crashed (its files, its
+/// network, its secrets by name): a tighter box would change what the replay proves (a write the
+/// program needs, refused, reads as a different failure). Empty when Landlock is unavailable.
+fn replay_box(ctx: &Ctx) -> anyhow::Result<Vec<std::ffi::OsString>> {
+    let Ok(exe) = std::env::current_exe() else {
+        return Ok(Vec::new());
+    };
+    if !loki_core::confine::available() {
+        return Ok(Vec::new());
+    }
+    let mut deny = vec![ctx.home()?.clone()];
+    deny.extend(loki_receipt::KeyEnv::from_process().signing_key_file);
+    let policy = loki_core::confine::Policy {
+        deny,
+        write: vec![std::path::PathBuf::from("/")],
+        ..loki_core::confine::Policy::default()
+    };
+    Ok(policy.wrapper(&exe))
+}
+
 fn heal(
     ctx: &Ctx,
     repo: &Repo,
@@ -435,6 +457,7 @@ fn heal(
     let opts = FixOptions {
         argv: std::env::args().collect(),
         repro_timeout: None,
+        replay_wrapper: replay_box(ctx)?,
     };
     let mut s = FixSession::start(repo, run, opts)?;
     interrupt::left("nothing was changed: no patch was applied");

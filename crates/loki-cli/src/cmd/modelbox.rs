@@ -39,10 +39,10 @@ pub fn filesystem_words(support: Support) -> String {
 pub fn network_words(support: Support) -> &'static str {
     match support.network() {
         NetworkMechanism::LandlockTcp => {
-            "off: TCP connect and bind refused (Landlock ABI 4+); UDP is not covered"
+            "off: a new network namespace (no protocol leaves, UDP and DNS included), and TCP connect and bind refused by Landlock ABI 4+ (which alone holds where the kernel refuses a namespace; UDP is then not covered)"
         }
         NetworkMechanism::Namespace => {
-            "off: a new network namespace (no Landlock ABI 4); where the kernel refuses one, the model's commands do not run"
+            "off: a new network namespace (no protocol leaves, UDP and DNS included); where the kernel refuses one, the model's commands do not run (no Landlock ABI 4 to fall back on)"
         }
     }
 }
@@ -60,8 +60,8 @@ pub fn describe(support: Support, network: Network, cli_agent: bool) -> String {
         "network on (agent.network = \"on\")"
     } else {
         match support.network() {
-            NetworkMechanism::LandlockTcp => "TCP off",
-            NetworkMechanism::Namespace => "network namespace",
+            NetworkMechanism::LandlockTcp => "network off (namespace; Landlock TCP)",
+            NetworkMechanism::Namespace => "network off (namespace)",
         }
     };
     format!("box: {fs}, {net}")

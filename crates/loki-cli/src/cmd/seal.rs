@@ -31,9 +31,10 @@ fn agent(a: AgentName) -> Agent {
 
 pub fn run(ctx: &Ctx, cmd: SealCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        SealCommand::Start(a) => start(ctx, agent(a.agent)),
+        SealCommand::Start(a) => start(ctx, agent(a.hook.agent), a.rebaseline),
         SealCommand::Stop(a) => Ok(stop(ctx, agent(a.agent))),
         SealCommand::Check { base } => check(ctx, &base),
+        SealCommand::Status { all } => status(ctx, all),
         SealCommand::Install { agent: a, command } => install(ctx, agent(a), &command),
     }
 }
@@ -73,30 +74,59 @@ fn repo_root(ctx: &Ctx, input: &HookInput) -> anyhow::Result<PathBuf> {
     Ok(loki_core::layout::Repo::discover(&start)?.root)
 }
 
-fn start(ctx: &Ctx, _agent: Agent) -> anyhow::Result<ExitCode> {
+fn start(ctx: &Ctx, _agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode> {
     let input = HookInput::parse(&read_stdin()?)?;
     let root = repo_root(ctx, &input)?;
     let opts = options(ctx, root.join(".loki"))?;
     loki_core::layout::Repo::discover(&root)?.ensure_loki_dir()?;
-    let state = loki_seal::start(&root, &input, &opts)?;
+    let started = loki_seal::start(&root, &input, &opts, rebaseline)?;
     if !ctx.global.quiet {
+        let state = &started.state;
         let executed: u64 = state.baseline.iter().map(|r| r.executed).sum();
-        anstream::eprintln!(
-            "loki seal: baseline recorded for session {}: {} suite(s), {executed} tests",
-            state.session,
-            state.baseline.len()
-        );
+        if started.kept {
+            anstream::eprintln!(
+                "loki seal: session {} already has a baseline (recorded {}): kept{}",
+                state.session,
+                state.started_at,
+                input
+                    .source
+                    .as_deref()
+                    .map(|s| format!(" on {s}"))
+                    .unwrap_or_default()
+            );
+        } else {
+            anstream::eprintln!(
+                "loki seal: baseline recorded for session {}: {} suite(s), {executed} tests",
+                state.session,
+                state.baseline.len()
+            );
+        }
     }
     Ok(ExitCode::Success)
 }
 
 fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
-    let decision = match stop_inner(ctx) {
-        Ok(d) => d,
-        Err(e) => Decision::Block {
-            reason: format!("loki seal could not check this stop, so it does not accept it: {e:#}"),
-        },
+    // Unreadable hook input must not trap the agent: it is judged as the default session against
+    // the last commit, and that is said.
+    let (input, input_problem) = match read_stdin().map(|t| HookInput::parse(&t)) {
+        Ok(Ok(i)) => (i, None),
+        Ok(Err(e)) => (HookInput::default(), Some(e.to_string())),
+        Err(e) => (HookInput::default(), Some(format!("{e:#}"))),
     };
+    let decision = match stop_inner(ctx, &input) {
+        Ok(d) => d,
+        Err(e) => failed(ctx, &input, &e),
+    };
+    let decision = match input_problem {
+        Some(p) => prefix(
+            decision,
+            &format!("(the hook input was unreadable: {p}; judged as session \"default\") "),
+        ),
+        None => decision,
+    };
+    if let Decision::Release { message } = &decision {
+        tell_the_terminal(message);
+    }
     let r = respond(agent, &decision);
     anstream::print!("{}", r.stdout);
     anstream::eprint!("{}", r.stderr);
@@ -106,11 +136,177 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
     }
 }
 
-fn stop_inner(ctx: &Ctx) -> anyhow::Result<Decision> {
-    let input = HookInput::parse(&read_stdin()?)?;
-    let root = repo_root(ctx, &input)?;
+fn prefix(d: Decision, p: &str) -> Decision {
+    match d {
+        Decision::Allow { message } => Decision::Allow {
+            message: format!("{p}{message}"),
+        },
+        Decision::Block { reason } => Decision::Block {
+            reason: format!("{p}{reason}"),
+        },
+        Decision::Release { message } => Decision::Release {
+            message: format!("{p}{message}"),
+        },
+    }
+}
+
+/// A stop that could not be checked blocks (fail closed), and counts: after `seal.max_blocks`
+/// such stops in a row the next is released, NOT VERIFIED, so a broken seal never traps an agent.
+fn failed(ctx: &Ctx, input: &HookInput, e: &anyhow::Error) -> Decision {
+    let max_blocks = ctx.config.uint("seal.max_blocks").unwrap_or(5);
+    let counted = ctx.home().ok().and_then(|home| {
+        loki_seal::failed_stop(
+            home,
+            &input.session(),
+            u32::try_from(max_blocks).unwrap_or(u32::MAX),
+        )
+        .ok()
+    });
+    match counted {
+        Some((before, true)) => Decision::Release {
+            message: format!(
+                "loki seal: RELEASED, NOT VERIFIED: this stop could not be checked ({e:#}), {before} times in a row (seal.max_blocks = {max_blocks}). Fix the seal (`loki doctor`), then judge the change with `loki seal check`."
+            ),
+        },
+        _ => Decision::Block {
+            reason: format!("loki seal could not check this stop, so it does not accept it: {e:#}"),
+        },
+    }
+}
+
+/// A release must reach the person, not only the model: the agent's own channel carries it too,
+/// but the controlling terminal (when there is one) shows it whatever the agent does with hook
+/// output. Best effort: a headless agent has no terminal.
+fn tell_the_terminal(message: &str) {
+    use std::io::Write as _;
+    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        // Ignored on purpose: the agent's channel still carries the message.
+        let _ = writeln!(tty, "{message}");
+    }
+}
+
+fn stop_inner(ctx: &Ctx, input: &HookInput) -> anyhow::Result<Decision> {
+    let root = repo_root(ctx, input)?;
     let opts = options(ctx, root.join(".loki"))?;
-    Ok(loki_seal::stop(&root, &input, &opts)?.decision)
+    Ok(loki_seal::stop(&root, input, &opts)?.decision)
+}
+
+fn status(ctx: &Ctx, all: bool) -> anyhow::Result<ExitCode> {
+    let home = ctx.home()?.clone();
+    let repo = ctx.repo().ok().map(|r| r.root);
+    let mut sessions = Vec::new();
+    let mut broken = Vec::new();
+    for s in loki_seal::sessions(&home)? {
+        match s {
+            Ok(s) if all || repo.as_ref().is_none_or(|r| *r == s.repo_root) => sessions.push(s),
+            Ok(_) => {}
+            Err(e) => broken.push(e.to_string()),
+        }
+    }
+    let user = loki_seal::UserEnv::from_process();
+    let agents: Vec<loki_seal::Activation> = repo
+        .as_ref()
+        .map(|r| {
+            Agent::ALL
+                .into_iter()
+                .map(|a| loki_seal::activation(a, r, &user))
+                .collect()
+        })
+        .unwrap_or_default();
+    if ctx.global.json {
+        let sessions: Vec<serde_json::Value> = sessions
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "session": s.session, "repo": s.repo_root, "started_at": s.started_at,
+                    "origin": s.origin, "baseline_s": s.baseline_s, "blocks": s.blocks,
+                    "released": s.released(), "history": s.history,
+                })
+            })
+            .collect();
+        let agents: Vec<serde_json::Value> = agents
+            .iter()
+            .map(|a| {
+                serde_json::json!({"agent": a.agent.as_str(), "active": a.active.as_str(),
+                                   "detail": a.detail, "fix": a.fix})
+            })
+            .collect();
+        anstream::println!(
+            "{}",
+            serde_json::json!({"sessions": sessions, "agents": agents, "unreadable": broken})
+        );
+        return Ok(ExitCode::Success);
+    }
+    anstream::print!("{}", render_status(&sessions, &agents, &broken));
+    Ok(ExitCode::Success)
+}
+
+/// The text of `loki seal status`.
+fn render_status(
+    sessions: &[loki_seal::SealState],
+    agents: &[loki_seal::Activation],
+    broken: &[String],
+) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if sessions.is_empty() {
+        out.push_str("no seal sessions recorded\n");
+    }
+    for s in sessions {
+        let last = s.history.last();
+        let _ = writeln!(
+            out,
+            "session {}  started {}{}  blocks {}  {}",
+            s.session,
+            s.started_at,
+            match s.origin {
+                loki_seal::Origin::SessionStart => "",
+                loki_seal::Origin::LastCommit => " (baseline: last commit)",
+            },
+            s.blocks,
+            last.map_or_else(
+                || "no stop yet".to_string(),
+                |l| format!(
+                    "last stop {} {}{}",
+                    l.at,
+                    l.decision,
+                    l.verdict
+                        .as_deref()
+                        .map(|v| format!(" ({v})"))
+                        .unwrap_or_default()
+                )
+            )
+        );
+        for r in s.history.iter().filter(|r| r.decision == "released") {
+            let _ = writeln!(
+                out,
+                "  {} RELEASED, NOT VERIFIED{}: {}",
+                paint(RED, "!"),
+                r.receipt_sha256
+                    .as_deref()
+                    .map(|h| format!(" (receipt sha256:{h})"))
+                    .unwrap_or_default(),
+                r.reasons.join("; ")
+            );
+        }
+    }
+    for b in broken {
+        let _ = writeln!(out, "unreadable session state: {b}");
+    }
+    for a in agents {
+        let _ = writeln!(
+            out,
+            "hooks {:<7} {}: {}{}",
+            a.agent.as_str(),
+            a.active.as_str(),
+            a.detail,
+            a.fix
+                .as_deref()
+                .map(|f| format!(" (fix: {f})"))
+                .unwrap_or_default()
+        );
+    }
+    out
 }
 
 fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
@@ -187,10 +383,16 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
 fn install(ctx: &Ctx, agent: Agent, command: &str) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
     let report = loki_seal::install(&root, agent, command)?;
+    let active = loki_seal::activation(agent, &root, &loki_seal::UserEnv::from_process());
+    let events = match agent {
+        Agent::Claude | Agent::Codex => "SessionStart and Stop",
+        Agent::Gemini => "SessionStart and AfterAgent",
+        Agent::Cursor => "sessionStart and stop",
+    };
     if !ctx.global.quiet {
         if report.changed {
             anstream::println!(
-                "registered loki seal's SessionStart and Stop hooks in {}",
+                "registered loki seal's {events} hooks in {}",
                 report.path.display()
             );
         } else {
@@ -199,6 +401,80 @@ fn install(ctx: &Ctx, agent: Agent, command: &str) -> anyhow::Result<ExitCode> {
                 report.path.display()
             );
         }
+        match active.active {
+            loki_seal::Active::Yes => anstream::println!("{}: {}", agent.as_str(), active.detail),
+            _ => {
+                anstream::println!(
+                    "{} {} will not run them yet ({}): {}",
+                    paint(RED, "NOT ACTIVE"),
+                    agent.as_str(),
+                    active.active.as_str(),
+                    active.detail
+                );
+                if let Some(fix) = &active.fix {
+                    anstream::println!("to make them run: {fix}");
+                }
+            }
+        }
     }
     Ok(ExitCode::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_format_is_pinned() {
+        let record =
+            |decision: &str, verdict: Option<&str>, reasons: &[&str]| loki_seal::StopRecord {
+                at: "2026-12-01T10:00:00Z".into(),
+                decision: decision.into(),
+                verdict: verdict.map(str::to_string),
+                receipt_sha256: verdict.map(|_| "ab12".into()),
+                run_id: Some("r1".into()),
+                reasons: reasons.iter().map(|r| (*r).to_string()).collect(),
+            };
+        let session = |id: &str, origin, blocks, history| loki_seal::SealState {
+            schema: loki_seal::session::STATE_SCHEMA.into(),
+            session: id.into(),
+            repo_root: "/repo".into(),
+            snapshot: "c0ffee".into(),
+            started_at: "2026-12-01T09:00:00Z".into(),
+            checks: Vec::new(),
+            baseline: Vec::new(),
+            blocks,
+            baseline_s: 1.5,
+            origin,
+            history,
+        };
+        let sessions = [
+            session(
+                "s1",
+                loki_seal::Origin::SessionStart,
+                0,
+                vec![
+                    record("blocked", Some("FAILED"), &["newly_skipped: test_sub"]),
+                    record("released", Some("PARTIAL"), &["newly_skipped: test_sub"]),
+                ],
+            ),
+            session("s2", loki_seal::Origin::LastCommit, 1, Vec::new()),
+        ];
+        let agents = [
+            loki_seal::Activation {
+                agent: Agent::Claude,
+                active: loki_seal::Active::Yes,
+                detail: "/repo/.claude/settings.json registers the hooks".into(),
+                fix: None,
+            },
+            loki_seal::Activation {
+                agent: Agent::Codex,
+                active: loki_seal::Active::No,
+                detail: "/repo is not a trusted project".into(),
+                fix: Some("codex trust".into()),
+            },
+        ];
+        let out = render_status(&sessions, &agents, &["bad.json: not JSON".into()]);
+        insta::assert_snapshot!(anstream::adapter::strip_str(&out).to_string());
+    }
 }

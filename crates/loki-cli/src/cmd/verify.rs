@@ -63,6 +63,9 @@ fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {
             "{}",
             serde_json::to_string(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
         );
+    } else if ctx.global.quiet {
+        // `-q`: the verdict line only; the exit code carries the rest.
+        anstream::println!("{:<12}{}", "Verify:", report.verdict.as_str());
     } else {
         anstream::print!("{}", render_human(report));
     }

@@ -388,6 +388,17 @@ fn the_wall_author_cannot_read_the_repository() {
 
 #[test]
 fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
+    stops_at_a_safe_point_and_seals("INT", 130);
+}
+
+/// SIGTERM (a CI runner cancelling, `systemctl stop`) is a Ctrl-C too: the run stops at its safe
+/// point, seals, prints its summary, and exits 143.
+#[test]
+fn sigterm_stops_at_a_safe_point_seals_prints_the_summary_and_exits_143() {
+    stops_at_a_safe_point_and_seals("TERM", 143);
+}
+
+fn stops_at_a_safe_point_and_seals(signal: &str, code: i32) {
     let sb = Sandbox::new();
     let repo = bug_repo();
     let tmp = tempfile::tempdir().unwrap();
@@ -400,7 +411,8 @@ fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
     sb.apply(&mut cmd).current_dir(repo.path());
     cmd.args([TASK, "--provider", "scripted", "--script"])
         .arg(&script);
-    cmd.stdout(std::process::Stdio::piped());
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     let started = std::time::Instant::now();
     let child = cmd.spawn().unwrap();
     // Wait until the agent is in its `sleep` (the implement session has started).
@@ -425,7 +437,7 @@ fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
     let pid = child.id().to_string();
     assert!(
         std::process::Command::new("kill")
-            .args(["-INT", &pid])
+            .args([format!("-{signal}"), pid])
             .status()
             .unwrap()
             .success()
@@ -433,7 +445,7 @@ fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),
-        Some(130),
+        Some(code),
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
@@ -458,6 +470,16 @@ fn sigint_stops_at_a_safe_point_seals_and_exits_130() {
         "sealed anyway: {stdout}"
     );
     assert!(stdout.contains("interrupted"), "{stdout}");
+    assert!(
+        stdout.contains("Outcome:"),
+        "the summary is printed: {stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("loki: interrupted (SIG{signal}): the run run_")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("sealed its receipt"), "{stderr}");
     sandboxed(&sb, repo.path())
         .args(["status", "--json"])
         .assert()

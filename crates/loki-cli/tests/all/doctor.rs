@@ -127,7 +127,7 @@ fn doctor_says_what_the_model_box_enforces_here() {
     }
     match support.network() {
         loki_core::confine::NetworkMechanism::LandlockTcp => assert!(
-            off.contains("PASS network: off: TCP connect and bind refused (Landlock ABI 4+); UDP is not covered"),
+            off.contains("PASS network: off: a new network namespace (no protocol leaves, UDP and DNS included), and TCP connect and bind refused by Landlock ABI 4+"),
             "{off}"
         ),
         loki_core::confine::NetworkMechanism::Namespace => {

@@ -131,6 +131,49 @@ fn fix_apply_yes_with_the_scripted_provider_verifies_and_signs() {
         .stdout(predicate::str::contains("NOT REPRODUCED"));
 }
 
+/// The verifying replay runs the model's patched code: a patch that also tries to read loki's
+/// signing key gets "permission denied" inside the box, while the fix itself still verifies.
+#[test]
+fn a_patch_that_reads_the_signing_key_during_the_replay_is_boxed() {
+    if !loki_test_support::require_landlock() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = repo_with_app();
+    loki_receipt::Signer::load_or_create(&sb.loki_home(), &loki_receipt::KeyEnv::default())
+        .unwrap();
+    let key = sb.loki_home().join("keys/receipt-ed25519.pem");
+    assert!(
+        std::fs::read_to_string(&key)
+            .unwrap()
+            .contains("PRIVATE KEY")
+    );
+    record_crash(&sb, &repo);
+    let loot = repo.path().join("stolen.txt");
+    let hostile = format!(
+        "    exec({:?}); return sum(values) / len(values) if values else 0.0\n",
+        format!(
+            "try:\n open({loot:?}, 'w').write(open({key:?}).read())\nexcept OSError as e:\n open({loot:?}, 'w').write('denied: ' + str(e))",
+            loot = loot.display().to_string(),
+            key = key.display().to_string(),
+        )
+    );
+    let script = script(sb.home(), &patch(LINE, &hostile));
+    sandboxed(&sb, repo.path())
+        .env("LOKI_PROVIDER", "scripted")
+        .env("LOKI_PROVIDER_SCRIPT", &script)
+        .args(["fix", "--apply", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Outcome:    VERIFIED"));
+    let stolen = std::fs::read_to_string(&loot).unwrap();
+    assert!(
+        !stolen.contains("PRIVATE KEY"),
+        "the key left the box: {stolen}"
+    );
+    assert!(stolen.starts_with("denied: "), "{stolen}");
+}
+
 #[test]
 fn auto_heal_fixes_right_after_the_crash() {
     let sb = Sandbox::new();

@@ -201,6 +201,24 @@ fn the_release_valve_allows_after_max_blocks_and_records_not_verified() {
     assert_eq!(v, json!({}), "released: codex gets an allow");
     // The released stop's receipt is intact but not VERIFIED.
     sandboxed(&sb, repo.path()).arg("verify").assert().code(4);
+    // The person can see it afterwards: `loki seal status` lists the release.
+    let status = sandboxed(&sb, repo.path())
+        .args(["seal", "status"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&status.stdout);
+    assert!(shown.contains("session s2"), "{shown}");
+    assert!(shown.contains("RELEASED, NOT VERIFIED"), "{shown}");
+    assert!(shown.contains("newly_skipped"), "{shown}");
+    // Seal receipts carry the real time of the stop.
+    let runs = repo.path().join(".loki/runs");
+    for run in std::fs::read_dir(&runs).unwrap() {
+        let receipt = run.unwrap().path().join("receipt.json");
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&receipt).unwrap()).unwrap();
+        let wall = r["time"]["wall_s"].as_f64().unwrap();
+        assert!(wall > 0.0, "{receipt:?}: time {}", r["time"]);
+    }
 }
 
 /// Four stops of one session at once: each reads the block counter, judges and writes it back, so
@@ -266,29 +284,238 @@ fn concurrent_stops_of_one_session_count_every_block() {
     assert_eq!((blocked, allowed), (3, 1), "decisions: {said:?}");
 }
 
+/// Runs `loki seal <args>` with `stdin` as the hook input and `LOKI_SEAL_MAX_BLOCKS=max_blocks`.
+fn seal_with(
+    sb: &Sandbox,
+    repo: &GitRepo,
+    args: &[&str],
+    stdin: &str,
+    max_blocks: u32,
+) -> std::process::Output {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut c)
+        .env("LOKI_SEAL_MAX_BLOCKS", max_blocks.to_string())
+        .current_dir(repo.path())
+        .arg("seal")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A new skip marker on the passing `test_sub`: a cheat the judge names `newly_skipped`.
+fn skip_test_sub(repo: &GitRepo) {
+    let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
+    std::fs::write(
+        repo.path().join("test_calc.py"),
+        t.replace(
+            "def test_sub():",
+            "import pytest\n\n\n@pytest.mark.skip\ndef test_sub():",
+        ),
+    )
+    .unwrap();
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The hook was installed mid-session: no start was recorded. The stop baselines from the last
+/// commit (and says so), still catches the cheat, and counts towards `seal.max_blocks`, so the
+/// agent is released instead of stuck.
 #[test]
-fn stop_without_a_baseline_fails_closed() {
+fn a_stop_without_a_recorded_start_baselines_from_the_last_commit_and_counts() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
     let sb = Sandbox::new();
     let repo = calc_repo();
-    let out = run_hook(
-        &sb,
-        &repo,
-        "loki seal stop --agent gemini",
-        &json!({"session_id": "never-started", "cwd": repo.path()}),
+    skip_test_sub(&repo);
+    let input = json!({"session_id": "never-started", "cwd": repo.path()}).to_string();
+    let first = seal_with(&sb, &repo, &["stop", "--agent", "gemini"], &input, 1);
+    let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["decision"], "deny", "{v}");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("newly_skipped"), "{reason}");
+    assert!(reason.contains("no session start was recorded"), "{reason}");
+    let second = seal_with(&sb, &repo, &["stop", "--agent", "gemini"], &input, 1);
+    let v: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_ne!(
+        v["decision"], "deny",
+        "the valve opens after one block: {v}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["decision"], "deny");
     assert!(
-        v["reason"].as_str().unwrap().contains("no seal baseline"),
+        v.to_string().contains("RELEASED, NOT VERIFIED"),
+        "the release is said: {v}"
+    );
+}
+
+/// Unreadable hook input (not an object, not JSON, empty) must not trap the agent either: it is
+/// judged as the default session against the last commit, blocked while the cheat stands, and
+/// released after `seal.max_blocks`.
+#[test]
+fn unreadable_hook_input_is_judged_and_released_not_stuck() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    skip_test_sub(&repo);
+    for bad in ["\"not an object\"", "{not json", ""] {
+        let first = seal_with(&sb, &repo, &["stop", "--agent", "claude"], bad, 1);
+        assert_eq!(first.status.code(), Some(2), "input {bad:?}: blocks first");
+        let err = text(&first.stderr);
+        assert!(err.contains("newly_skipped"), "input {bad:?}: {err}");
+        if !bad.is_empty() {
+            assert!(err.contains("the hook input was unreadable"), "{err}");
+        }
+        let second = seal_with(&sb, &repo, &["stop", "--agent", "claude"], bad, 1);
+        assert_eq!(
+            second.status.code(),
+            Some(0),
+            "input {bad:?}: released: {}",
+            text(&second.stderr)
+        );
+        assert!(text(&second.stdout).contains("RELEASED, NOT VERIFIED"));
+    }
+}
+
+/// An agent fires SessionStart again on resume, compact and clear, with the same session id: the
+/// baseline recorded at the real start is kept, so a cheat made before the resume is still caught.
+/// Only `--rebaseline` records a new one.
+#[test]
+fn a_resumed_session_keeps_its_baseline() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let input = |source: &str| {
+        json!({"session_id": "s-resume", "cwd": repo.path(), "hook_event_name": "SessionStart",
+               "source": source})
+        .to_string()
+    };
+    let out = seal_with(&sb, &repo, &["start"], &input("startup"), 5);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("baseline recorded"));
+    skip_test_sub(&repo);
+    for source in ["resume", "compact", "clear"] {
+        let out = seal_with(&sb, &repo, &["start"], &input(source), 5);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!("kept on {source}")),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let stop = seal_with(&sb, &repo, &["stop"], &input("resume"), 5);
+    assert_eq!(stop.status.code(), Some(2), "{}", text(&stop.stderr));
+    assert!(text(&stop.stderr).contains("newly_skipped"));
+
+    let out = seal_with(&sb, &repo, &["start", "--rebaseline"], &input("resume"), 5);
+    assert!(
+        text(&out.stderr).contains("baseline recorded"),
+        "{}",
+        text(&out.stderr)
+    );
+    let stop = seal_with(&sb, &repo, &["stop"], &input("resume"), 5);
+    assert_eq!(
+        stop.status.code(),
+        Some(0),
+        "the skip is in the new baseline: {}",
+        text(&stop.stderr)
+    );
+}
+
+/// A stop with nothing changed since the baseline is allowed as "no change": nothing runs, no
+/// receipt claims anything, and the run is recorded with that outcome.
+#[test]
+fn a_stop_with_no_change_is_allowed_as_no_change() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let input = json!({"session_id": "s-idle", "cwd": repo.path()}).to_string();
+    assert!(
+        seal_with(&sb, &repo, &["start"], &input, 5)
+            .status
+            .success()
+    );
+    let stop = seal_with(&sb, &repo, &["stop"], &input, 5);
+    assert_eq!(stop.status.code(), Some(0), "{}", text(&stop.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&stop.stdout).unwrap();
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("no change since the session started"),
         "{v}"
     );
-    let out = run_hook(
-        &sb,
-        &repo,
-        "loki seal stop --agent claude",
-        &json!("not an object"),
+    let runs = repo.path().join(".loki/runs");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert!(
+        !run.join("receipt.json").exists(),
+        "nothing proven, nothing sealed"
     );
-    assert_eq!(out.status.code(), Some(2));
+    let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
+    assert!(events.contains("NO CHANGE"), "{events}");
+    let status = seal_with(&sb, &repo, &["status"], "", 5);
+    assert!(
+        text(&status.stdout).contains("last stop"),
+        "{}",
+        text(&status.stdout)
+    );
+    assert!(
+        text(&status.stdout).contains("no change"),
+        "{}",
+        text(&status.stdout)
+    );
+}
+
+/// A stop that cannot be checked at all (here: the session's state file is corrupt) fails closed,
+/// and counts: after `seal.max_blocks` such stops the next is released, said to be NOT VERIFIED.
+#[test]
+fn a_stop_that_cannot_be_checked_blocks_then_releases() {
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let seal_dir = sb.loki_home().join("seal");
+    std::fs::create_dir_all(&seal_dir).unwrap();
+    std::fs::write(seal_dir.join("s-broken.json"), "{ corrupt").unwrap();
+    let input = json!({"session_id": "s-broken", "cwd": repo.path()}).to_string();
+    let first = seal_with(&sb, &repo, &["stop", "--agent", "gemini"], &input, 1);
+    let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("could not check this stop"),
+        "{v}"
+    );
+    let second = seal_with(&sb, &repo, &["stop", "--agent", "gemini"], &input, 1);
+    let v: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_ne!(v["decision"], "deny", "{v}");
+    assert!(v.to_string().contains("RELEASED, NOT VERIFIED"), "{v}");
+    let status = seal_with(&sb, &repo, &["status"], "", 1);
+    assert!(
+        text(&status.stdout).contains("unreadable session state"),
+        "{}",
+        text(&status.stdout)
+    );
 }
 
 /// A base that could not run (here: no python on PATH) is not remembered: once python is back, the
@@ -320,6 +547,69 @@ fn a_base_that_could_not_run_is_not_cached() {
         .assert()
         .success()
         .stdout(predicate::str::contains("CLEAN"));
+}
+
+/// A baseline whose suite could not run (no python at session start) leaves the change unjudged:
+/// the stop is allowed, said NOT VERIFIED, and the receipt is not VERIFIED either, though every
+/// suite passes now.
+#[test]
+fn an_unjudged_change_is_never_sealed_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n")
+        .write(
+            "test_calc.py",
+            "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+        );
+    repo.commit("calc");
+    let bin = tempfile::tempdir().unwrap();
+    for tool in ["git", "sh"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+            .unwrap();
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    let input = json!({"session_id": "s-unjudged", "cwd": repo.path()}).to_string();
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut c)
+        .env("PATH", bin.path())
+        .current_dir(repo.path())
+        .args(["seal", "start"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let started = child.wait_with_output().unwrap();
+    assert!(started.status.success(), "{}", text(&started.stderr));
+    std::fs::write(repo.path().join("README.md"), "calc\n").unwrap();
+    let stop = seal_with(&sb, &repo, &["stop"], &input, 5);
+    assert_eq!(stop.status.code(), Some(0), "{}", text(&stop.stderr));
+    assert!(
+        text(&stop.stdout).contains("NOT VERIFIED"),
+        "{}",
+        text(&stop.stdout)
+    );
+    let runs = repo.path().join(".loki/runs");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("receipt.json")).unwrap()).unwrap();
+    assert_eq!(r["verdict"], "PARTIAL", "{r}");
+    assert!(r["not_proven"].to_string().contains("cannot judge"), "{r}");
 }
 
 #[test]

@@ -214,3 +214,58 @@ fn ctrl_c_during_fix_verification_says_the_patch_and_backup_are_left() {
         APP
     );
 }
+
+/// The pid of a process whose command line is exactly `argv`, once one appears.
+fn pid_of(argv: &[&str]) -> u32 {
+    let want: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    let mut found = None;
+    assert!(
+        poll(|| {
+            found = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+                let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+                (std::fs::read(e.path().join("cmdline")).ok()? == want).then_some(pid)
+            });
+            found.is_some()
+        }),
+        "no process {argv:?} appeared"
+    );
+    found.unwrap()
+}
+
+/// SIGTERM during `loki ask`: the agent's command (and its child) stop with their group, loki says
+/// what is left (the run, the unverified edits) and exits 143, instead of dying silently.
+#[test]
+fn sigterm_during_ask_stops_the_agents_command_and_says_what_is_left() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    // The ask box keeps the checkout read-only to commands, so the processes are found by their
+    // unusual command line rather than by pid files.
+    let script = json!({"sessions": [{"name": "ask", "turns": [
+        {"tool_calls": [{"name": "run", "arguments": {"command": "sleep 41.75 & wait"}}]},
+        {"tool_calls": [{"name": "finish", "arguments": {"status": "done", "detail": "slept"}}]}
+    ]}]});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.json");
+    std::fs::write(&path, script.to_string()).unwrap();
+    let (mut loki, _, err) = start(
+        &sb,
+        repo.path(),
+        &[
+            "ask",
+            "sleep a while",
+            "--provider",
+            "scripted",
+            "--script",
+            path.to_str().unwrap(),
+        ],
+    );
+    let grandchild = pid_of(&["sleep", "41.75"]);
+    signal(loki.id(), "TERM");
+    assert_eq!(exit_of(&mut loki), Some(143));
+    assert_gone(grandchild, "agent's command's child");
+    let stderr = std::fs::read_to_string(err).unwrap();
+    assert!(
+        stderr.contains("loki: interrupted (SIGTERM): the ask session (run run_"),
+        "{stderr}"
+    );
+}

@@ -74,6 +74,7 @@ impl Fx {
         let opts = FixOptions {
             argv: vec!["loki".into(), "fix".into()],
             repro_timeout: Some(Duration::from_secs(120)),
+            replay_wrapper: Vec::new(),
         };
         FixSession::start(&self.repo, run, opts).unwrap()
     }

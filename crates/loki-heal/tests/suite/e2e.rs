@@ -125,6 +125,7 @@ fn a_harness_failure_keeps_both_the_patch_and_the_backup() {
     let opts = FixOptions {
         argv: vec![],
         repro_timeout: Some(Duration::from_secs(1)),
+        replay_wrapper: Vec::new(),
     };
     let mut s = FixSession::start(&fx.repo, &run, opts).unwrap();
     s.propose(PatchSource::Model(&provider)).unwrap();
