@@ -242,9 +242,8 @@ impl CliKind {
     #[must_use]
     pub fn model_flag(self) -> Option<&'static str> {
         match self {
-            CliKind::Claude | CliKind::Aider => Some("--model"),
+            CliKind::Claude | CliKind::Aider | CliKind::Opencode => Some("--model"),
             CliKind::Codex => None,
-            CliKind::Opencode => Some("--model"),
         }
     }
 
@@ -317,8 +316,7 @@ impl CliKind {
                 ".aider.chat.history",
                 ".aider.input.history",
             ],
-            CliKind::Claude | CliKind::Opencode => &[],
-            CliKind::Codex => &[],
+            CliKind::Claude | CliKind::Codex | CliKind::Opencode => &[],
         }
     }
 

@@ -78,7 +78,8 @@ async fn output(mut cmd: Command) -> (Value, String) {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{stderr}", String::from_utf8_lossy(&out.stdout)));
+        .map_err(|e| format!("{e}: {}{stderr}", String::from_utf8_lossy(&out.stdout)))
+        .unwrap();
     (v, stderr)
 }
 
@@ -598,7 +599,7 @@ fn tree_when_running(root: u32, marker: &str, loki: &mut Child, logs: &Path) -> 
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    panic!("no descendant of loki ran {marker}");
+    unreachable!("no descendant of loki ran {marker}");
 }
 
 fn assert_tree_gone(tree: &[(u32, String)], how: &str) {
@@ -668,7 +669,9 @@ fn stopped_build(
     assert_tree_gone(&tree, &format!("{stop:?}"));
     if let Stop::Cap = stop {
         let out = std::fs::read_to_string(logs.path().join("stdout")).unwrap();
-        let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        let v: Value = serde_json::from_str(&out)
+            .map_err(|e| format!("{e}: {out}"))
+            .unwrap();
         assert_ne!(v["outcome"], "VERIFIED", "{v:#}");
         assert!(
             started.elapsed() < Duration::from_secs(cap_s(provider).parse::<u64>().unwrap() + 60),
