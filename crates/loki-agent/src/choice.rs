@@ -201,6 +201,15 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// How prompts name this backend's tools.
+    #[must_use]
+    pub fn words(&self) -> &'static crate::words::ToolWords {
+        match self {
+            Backend::Loop(_) => &crate::words::LOOP_WORDS,
+            Backend::Cli(agent) => agent.kind.words(),
+        }
+    }
+
     /// What cannot be priced with `prices`, so that a dollar cap could not hold: the model of an
     /// HTTP provider missing from the table, or a CLI agent that reports no dollars (codex,
     /// opencode). `None`: every call's cost will be measured. The scripted and replay providers
@@ -262,6 +271,7 @@ pub fn build(choice: &ProviderChoice, s: &ProviderSettings) -> Result<Backend, A
             timeout: s.cli_timeout,
             env: s.cli_env.clone(),
             wrapper: Vec::new(),
+            model: s.model.clone(),
         }),
     })
 }

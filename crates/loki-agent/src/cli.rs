@@ -2,23 +2,46 @@
 //! spawned in the worktree with the task as the prompt. They edit files themselves; loki only
 //! runs them and reads what they report.
 //!
+//! # One table per client
+//! Everything loki passes to a client or takes from it is in the methods of [`CliKind`], one arm
+//! per client, checked against the pinned real programs (`.ci/agents.pins`) by the conformance
+//! suite (`crates/loki-cli/tests/all/agents/providers.rs`: every flag in [`CliKind::flags`] is
+//! listed by the real program's `--help`):
+//! - [`CliKind::argv`]: the non-interactive command line, with `--model` when one was asked for;
+//! - [`CliKind::client_files`]: the user's login and configuration files copied into the
+//!   agent's private `HOME` (and only those: never loki's key or another program's credentials);
+//! - [`CliKind::env_prefixes`]: the variables of the client's own model (its key, its endpoint)
+//!   passed through the otherwise scrubbed environment;
+//! - [`CliKind::scratch`]: what the client leaves in the worktree that is not the change
+//!   (aider's repository-map cache), removed after its session;
+//! - [`CliKind::fixed_env`]: variables loki sets (no self-update inside the box, history files
+//!   out of the worktree);
+//! - [`CliKind::words`]: how loki's prompts name the client's own tools;
+//! - [`reported`]: the model, cost and tokens the client printed.
+//!
 //! | agent | command line |
 //! | --- | --- |
-//! | claude | `claude -p <task> --output-format json --permission-mode acceptEdits` |
+//! | claude | `claude -p <task> --output-format json --permission-mode acceptEdits --allowedTools Bash,Edit,Write,Read` |
 //! | codex | `codex exec --json --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check <task>` |
-//! | aider | `aider --yes-always --no-auto-commits --message <task>` |
-//! | opencode | `opencode run <task>` |
+//! | aider | `aider --yes-always --no-auto-commits --no-gitignore --no-check-update --analytics-disable --no-pretty --no-fancy-input --message <task>` |
+//! | opencode | `opencode run --format json --auto --title loki <task>` |
+//!
+//! Claude Code in `-p` mode refuses Bash under `acceptEdits` and refuses
+//! `bypassPermissions` / `--dangerously-skip-permissions` when run as root (unless `IS_SANDBOX=1`),
+//! so Bash is allowed by name (`--allowedTools`), which works for every user: loki's own box is
+//! the boundary, not the client's prompts.
 //!
 //! Each runs through [`loki_core::process`]: its own process group, stdin null, a timeout after
 //! which the whole group is killed ([`AgentError::CliTimeout`]), output captured and capped.
-//! The environment is the caller's ([`CliAgent::env`], by default the current one): unlike the
-//! `run` tool, these programs authenticate with the user's own keys and logins.
+//! The environment is the caller's ([`CliAgent::env`], by default the current one); the engine
+//! narrows it to the box's plus the client's own variables.
 //!
 //! Cost is what the agent reports, never a guess: claude's `total_cost_usd` (its JSON result),
-//! aider's `$… session` cost line. codex reports tokens, not dollars, and opencode reports
-//! neither, so their cost is `None` ("not measured", never 0). A missing program is
-//! [`AgentError::CliNotInstalled`] with the install command; a non-zero exit is
-//! [`AgentError::CliFailed`] with the output tail.
+//! aider's `$… session` cost line, opencode's `step_finish` costs. codex reports tokens, not
+//! dollars, so its cost is `None` ("not measured", never 0). The model is the one the client
+//! reports (claude's `modelUsage`, aider's `Model:` line, opencode's events), else the one asked
+//! for. A missing program is [`AgentError::CliNotInstalled`] with the install command; a
+//! non-zero exit is [`AgentError::CliFailed`] with the output tail.
 //!
 //! Codex (0.171): `exec` is non-interactive and never asks for approval; its own sandbox is off
 //! because loki's box is the boundary (Codex's bubblewrap sandbox cannot nest inside it: Landlock
@@ -38,6 +61,7 @@ use serde_json::Value;
 
 use crate::error::AgentError;
 use crate::message::Usage;
+use crate::words::{AIDER_WORDS, CLAUDE_WORDS, CODEX_WORDS, OPENCODE_WORDS, ToolWords};
 
 /// Default time a CLI agent may take: the default run cap (`run.cap_s`).
 pub const DEFAULT_CLI_TIMEOUT: Duration = Duration::from_secs(900);
@@ -45,6 +69,89 @@ pub const DEFAULT_CLI_TIMEOUT: Duration = Duration::from_secs(900);
 pub const CLI_OUTPUT_CAP: usize = 4 * 1024 * 1024;
 /// Bytes of output quoted in an error.
 const ERROR_TAIL_BYTES: usize = 2000;
+
+/// One element of a command line template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    /// Passed as written.
+    Lit(&'static str),
+    /// The task (the prompt).
+    Task,
+    /// The model flag and the model, when one was asked for ([`CliKind::model_flag`]).
+    Model,
+}
+
+/// A file or directory of the user's that a client needs (its login, its configuration): read
+/// from the real home (or the XDG directory the user set) and copied to the same place under
+/// the agent's private `HOME`, where the box's `XDG_*` variables point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientFile {
+    /// The XDG variable whose directory holds it, when one does (`XDG_CONFIG_HOME`).
+    pub xdg: Option<&'static str>,
+    /// That directory's default under `HOME` (`.config`); empty for a file directly under it.
+    pub base: &'static str,
+    /// The path under that directory.
+    pub path: &'static str,
+}
+
+impl ClientFile {
+    /// A path directly under `HOME`.
+    #[must_use]
+    pub const fn home(path: &'static str) -> ClientFile {
+        ClientFile {
+            xdg: None,
+            base: "",
+            path,
+        }
+    }
+
+    /// A path under an XDG base directory (`var`, by default `HOME/<base>`).
+    #[must_use]
+    pub const fn xdg(var: &'static str, base: &'static str, path: &'static str) -> ClientFile {
+        ClientFile {
+            xdg: Some(var),
+            base,
+            path,
+        }
+    }
+
+    /// Where it is for a user whose environment is `env` (`None`: no `HOME`).
+    #[must_use]
+    pub fn source(&self, env: &[(OsString, OsString)]) -> Option<std::path::PathBuf> {
+        let get = |name: &str| {
+            env.iter()
+                .find(|(k, v)| k == name && !v.is_empty())
+                .map(|(_, v)| std::path::PathBuf::from(v))
+        };
+        let dir = match self.xdg.and_then(get) {
+            Some(d) => d,
+            None => get("HOME")?.join(self.base),
+        };
+        Some(dir.join(self.path))
+    }
+
+    /// Where it goes under the private home `home`.
+    #[must_use]
+    pub fn target(&self, home: &Path) -> std::path::PathBuf {
+        home.join(self.base).join(self.path)
+    }
+}
+
+/// Claude Code's login (OAuth tokens).
+const CLAUDE_FILES: &[ClientFile] = &[ClientFile::home(".claude/.credentials.json")];
+/// aider's configuration, model settings, and OpenRouter's OAuth key, which aider's own login
+/// writes. Not `~/.env`, which aider also reads: it is every program's, with their secrets.
+const AIDER_FILES: &[ClientFile] = &[
+    ClientFile::home(".aider.conf.yml"),
+    ClientFile::home(".aider.model.settings.yml"),
+    ClientFile::home(".aider.model.metadata.json"),
+    ClientFile::home(".aider/oauth-keys.env"),
+];
+/// opencode's configuration directory and its logins (`opencode auth login`).
+const OPENCODE_FILES: &[ClientFile] = &[
+    ClientFile::xdg("XDG_CONFIG_HOME", ".config", "opencode"),
+    ClientFile::xdg("XDG_DATA_HOME", ".local/share", "opencode/auth.json"),
+];
 
 /// The CLI agents loki knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,13 +182,13 @@ impl CliKind {
         }
     }
 
-    /// Whether it reports its cost in dollars (claude's `total_cost_usd`, aider's cost line):
-    /// only then can a dollar cap hold.
+    /// Whether it reports its cost in dollars (claude's `total_cost_usd`, aider's cost line,
+    /// opencode's `step_finish` events): only then can a dollar cap hold.
     #[must_use]
     pub fn reports_cost(self) -> bool {
         match self {
-            CliKind::Claude | CliKind::Aider => true,
-            CliKind::Codex | CliKind::Opencode => false,
+            CliKind::Claude | CliKind::Aider | CliKind::Opencode => true,
+            CliKind::Codex => false,
         }
     }
 
@@ -96,32 +203,209 @@ impl CliKind {
         }
     }
 
-    /// The non-interactive arguments for `task`.
+    /// The command line template: literal arguments and where the task goes ([`Arg::Task`]).
     #[must_use]
-    pub fn args(self, task: &str) -> Vec<String> {
-        let v = |a: &[&str]| a.iter().map(|s| (*s).to_string()).collect::<Vec<_>>();
-        let mut args = match self {
-            CliKind::Claude => v(&[
-                "-p",
-                task,
-                "--output-format",
-                "json",
-                "--permission-mode",
-                "acceptEdits",
-            ]),
-            CliKind::Codex => v(&[
-                "exec",
-                "--json",
-                "--dangerously-bypass-approvals-and-sandbox",
-                "--skip-git-repo-check",
-            ]),
-            CliKind::Aider => v(&["--yes-always", "--no-auto-commits", "--message"]),
-            CliKind::Opencode => v(&["run"]),
-        };
-        if self != CliKind::Claude {
-            args.push(task.to_string());
+    pub fn template(self) -> &'static [Arg] {
+        use Arg::{Lit, Model, Task};
+        match self {
+            CliKind::Claude => &[
+                Lit("-p"),
+                Task,
+                Lit("--output-format"),
+                Lit("json"),
+                Lit("--permission-mode"),
+                Lit("acceptEdits"),
+                Lit("--allowedTools"),
+                Lit("Bash,Edit,Write,Read"),
+                Model,
+            ],
+            CliKind::Codex => &[
+                Lit("exec"),
+                Lit("--json"),
+                Lit("--dangerously-bypass-approvals-and-sandbox"),
+                Lit("--skip-git-repo-check"),
+                Task,
+            ],
+            CliKind::Aider => &[
+                Lit("--yes-always"),
+                Lit("--no-auto-commits"),
+                // Otherwise aider adds `.aider*` to the worktree's .gitignore: a change loki
+                // would commit.
+                Lit("--no-gitignore"),
+                Lit("--no-check-update"),
+                Lit("--analytics-disable"),
+                Lit("--no-pretty"),
+                Lit("--no-fancy-input"),
+                Model,
+                Lit("--message"),
+                Task,
+            ],
+            CliKind::Opencode => &[
+                Lit("run"),
+                Lit("--format"),
+                Lit("json"),
+                Lit("--auto"),
+                // A title of its own: otherwise opencode first asks the model for one.
+                Lit("--title"),
+                Lit("loki"),
+                Model,
+                Task,
+            ],
+        }
+    }
+
+    /// The flag that names the model (`None`: loki cannot choose it).
+    #[must_use]
+    pub fn model_flag(self) -> Option<&'static str> {
+        match self {
+            CliKind::Claude | CliKind::Aider | CliKind::Opencode => Some("--model"),
+            CliKind::Codex => None,
+        }
+    }
+
+    /// Every flag loki may pass (the conformance suite checks each against the real `--help`).
+    #[must_use]
+    pub fn flags(self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = self
+            .template()
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Lit(l) if l.starts_with('-') => Some(*l),
+                _ => None,
+            })
+            .collect();
+        out.extend(self.model_flag());
+        out
+    }
+
+    /// The non-interactive arguments for `task` (and `model`, when one was asked for and the
+    /// client takes one).
+    #[must_use]
+    pub fn argv(self, task: &str, model: Option<&str>) -> Vec<String> {
+        let mut args = Vec::new();
+        for a in self.template() {
+            match a {
+                Arg::Lit(l) => args.push((*l).to_string()),
+                Arg::Task => args.push(task.to_string()),
+                Arg::Model => {
+                    if let (Some(flag), Some(model)) = (self.model_flag(), model) {
+                        args.push(flag.to_string());
+                        args.push(model.to_string());
+                    }
+                }
+            }
         }
         args
+    }
+
+    /// The non-interactive arguments for `task`, without a model.
+    #[must_use]
+    pub fn args(self, task: &str) -> Vec<String> {
+        self.argv(task, None)
+    }
+
+    /// The user's files the client needs to be logged in and configured, copied into the
+    /// agent's private `HOME` (see [`ClientFile`]). Verified against the real programs: a
+    /// logged-in Claude Code needs only `~/.claude/.credentials.json` (its OAuth tokens; on
+    /// Linux there is no keychain), not `~/.claude.json` (per-project history) or
+    /// `~/.claude/settings.json` (the user's hooks, which would run inside the box).
+    #[must_use]
+    pub fn client_files(self) -> &'static [ClientFile] {
+        match self {
+            CliKind::Claude => CLAUDE_FILES,
+            // Codex's files are the codex provider's own (its helper fills them in).
+            CliKind::Codex => &[],
+            CliKind::Aider => AIDER_FILES,
+            CliKind::Opencode => OPENCODE_FILES,
+        }
+    }
+
+    /// Name prefixes of the scratch files the client leaves at the top of its working directory
+    /// (caches, histories): removed after its session when they were not there before, so that
+    /// they are not part of the change.
+    #[must_use]
+    pub fn scratch(self) -> &'static [&'static str] {
+        match self {
+            // Its repository map's cache (`.aider.tags.cache.v4/`) has no setting to move it.
+            CliKind::Aider => &[
+                ".aider.tags.cache.v",
+                ".aider.chat.history",
+                ".aider.input.history",
+            ],
+            CliKind::Claude | CliKind::Codex | CliKind::Opencode => &[],
+        }
+    }
+
+    /// Prefixes of the variables of the client's own model (keys, endpoints, its settings),
+    /// passed to it although the box scrubs secrets from everything else.
+    #[must_use]
+    pub fn env_prefixes(self) -> &'static [&'static str] {
+        match self {
+            CliKind::Claude => &["ANTHROPIC_", "CLAUDE_"],
+            CliKind::Codex => &["OPENAI_", "CODEX_"],
+            // aider reaches every provider litellm knows; these are the keys its docs name.
+            CliKind::Aider => &[
+                "AIDER_",
+                "OPENAI_",
+                "ANTHROPIC_",
+                "GEMINI_",
+                "OPENROUTER_",
+                "DEEPSEEK_",
+                "GROQ_",
+                "MISTRAL_",
+                "XAI_",
+                "OLLAMA_",
+            ],
+            CliKind::Opencode => &[
+                "OPENCODE_",
+                "OPENAI_",
+                "ANTHROPIC_",
+                "GOOGLE_GENERATIVE_AI_",
+                "OPENROUTER_",
+                "GROQ_",
+                "DEEPSEEK_",
+                "XAI_",
+            ],
+        }
+    }
+
+    /// Variables loki sets for the client: `(name, value)`, where a value starting with
+    /// `$TMPDIR/` is under the agent's private temporary directory.
+    #[must_use]
+    pub fn fixed_env(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            // The install is read-only in the box: no self-update.
+            CliKind::Claude => &[("DISABLE_AUTOUPDATER", "1")],
+            CliKind::Codex => &[],
+            // Its history files default to the git root: the worktree, where loki would commit
+            // them.
+            CliKind::Aider => &[
+                ("AIDER_CHAT_HISTORY_FILE", "$TMPDIR/aider.chat.history.md"),
+                ("AIDER_INPUT_HISTORY_FILE", "$TMPDIR/aider.input.history"),
+                // litellm's bundled prices, not a download at every start.
+                ("LITELLM_LOCAL_MODEL_COST_MAP", "True"),
+                // Without a git identity (the private home has no ~/.gitconfig) aider writes
+                // one into the repository's config, which is read-only in the box: it crashes.
+                // It never commits here (--no-auto-commits); `git config` reads these first.
+                ("GIT_CONFIG_COUNT", "2"),
+                ("GIT_CONFIG_KEY_0", "user.name"),
+                ("GIT_CONFIG_VALUE_0", "loki agent"),
+                ("GIT_CONFIG_KEY_1", "user.email"),
+                ("GIT_CONFIG_VALUE_1", "agent@loki.invalid"),
+            ],
+            CliKind::Opencode => &[("OPENCODE_DISABLE_AUTOUPDATE", "1")],
+        }
+    }
+
+    /// How loki's prompts name this client's tools.
+    #[must_use]
+    pub fn words(self) -> &'static ToolWords {
+        match self {
+            CliKind::Claude => &CLAUDE_WORDS,
+            CliKind::Codex => &CODEX_WORDS,
+            CliKind::Aider => &AIDER_WORDS,
+            CliKind::Opencode => &OPENCODE_WORDS,
+        }
     }
 
     /// Parses a provider name.
@@ -146,8 +430,11 @@ pub struct CliOutcome {
     pub cost_usd: Option<f64>,
     /// Tokens the agent reported, when it reports them.
     pub usage: Option<Usage>,
-    /// The model the agent says it used, when it says.
+    /// The model the agent reported it used (else the one it was asked to use).
     pub model: Option<String>,
+    /// Its final reply, when it reports one apart from its log (claude's `result`, opencode's
+    /// last text); otherwise its whole stdout.
+    pub reply: String,
     pub duration: Duration,
 }
 
@@ -162,6 +449,8 @@ pub struct CliAgent {
     pub env: Vec<(OsString, OsString)>,
     /// An argv prefix the agent runs through (the engine's filesystem confinement); empty: none.
     pub wrapper: Vec<OsString>,
+    /// The model asked for (`--model`); `None`: the client's own default.
+    pub model: Option<String>,
 }
 
 impl CliAgent {
@@ -174,6 +463,7 @@ impl CliAgent {
             timeout: DEFAULT_CLI_TIMEOUT,
             env: std::env::vars_os().collect(),
             wrapper: Vec::new(),
+            model: None,
         }
     }
 
@@ -195,7 +485,7 @@ impl CliAgent {
             CliKind::Claude | CliKind::Aider | CliKind::Opencode => self.env.clone(),
         };
         let spec = loki_core::process::Spec::new(self.program.clone(), worktree)
-            .args(self.kind.args(task))
+            .args(self.kind.argv(task, self.model.as_deref()))
             .envs(env.clone())
             .timeout(self.timeout)
             .output_cap(CLI_OUTPUT_CAP)
@@ -234,8 +524,8 @@ impl CliAgent {
         }
         let stdout = out.output.text();
         let stderr = out.stderr.text();
-        let (cost_usd, usage) = reported(self.kind, &stdout, &stderr);
-        let model = match self.kind {
+        let r = reported(self.kind, &stdout, &stderr);
+        let codex_model = match self.kind {
             CliKind::Codex => env_value(&env, "CODEX_HOME")
                 .and_then(|home| codex_model(&stdout, Path::new(&home))),
             CliKind::Claude | CliKind::Aider | CliKind::Opencode => None,
@@ -244,11 +534,12 @@ impl CliAgent {
             agent,
             command,
             exit_code: out.exit_code(),
+            cost_usd: r.cost_usd,
+            usage: r.usage,
+            model: r.model.or(codex_model).or_else(|| self.model.clone()),
+            reply: r.reply.unwrap_or_else(|| stdout.clone()),
             stdout,
             stderr,
-            cost_usd,
-            usage,
-            model,
             duration: out.duration,
         })
     }
@@ -375,14 +666,31 @@ fn codex_model(stdout: &str, codex_home: &Path) -> Option<String> {
     None
 }
 
-/// Cost and usage an agent reported in its output (pure).
+/// What an agent reported in its output.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reported {
+    pub cost_usd: Option<f64>,
+    pub usage: Option<Usage>,
+    pub model: Option<String>,
+    /// Its final reply, when its output has one apart from the log.
+    pub reply: Option<String>,
+}
+
+/// Cost, usage, model and final reply an agent reported in its output (pure).
 #[must_use]
-pub fn reported(kind: CliKind, stdout: &str, stderr: &str) -> (Option<f64>, Option<Usage>) {
+pub fn reported(kind: CliKind, stdout: &str, stderr: &str) -> Reported {
     match kind {
         CliKind::Claude => claude_report(stdout),
-        CliKind::Codex => (None, codex_usage(stdout)),
-        CliKind::Aider => (aider_cost(stdout).or_else(|| aider_cost(stderr)), None),
-        CliKind::Opencode => (None, None),
+        CliKind::Codex => Reported {
+            usage: codex_usage(stdout),
+            ..Reported::default()
+        },
+        CliKind::Aider => Reported {
+            cost_usd: aider_cost(stdout).or_else(|| aider_cost(stderr)),
+            model: aider_model(stdout).or_else(|| aider_model(stderr)),
+            ..Reported::default()
+        },
+        CliKind::Opencode => opencode_report(stdout),
     }
 }
 
@@ -399,11 +707,13 @@ fn last_json_with(text: &str, key: &str) -> Option<Value> {
         .find(|v| v.get(key).is_some())
 }
 
-fn claude_report(stdout: &str) -> (Option<f64>, Option<Usage>) {
+/// Claude Code's `--output-format json` result: `total_cost_usd`, `usage`, `result` (the final
+/// reply) and `modelUsage` (per model: tokens and `costUSD`); the model is the one that cost the
+/// most (the main model; a small one may answer side questions).
+fn claude_report(stdout: &str) -> Reported {
     let Some(v) = last_json_with(stdout, "total_cost_usd") else {
-        return (None, None);
+        return Reported::default();
     };
-    let cost = v["total_cost_usd"].as_f64();
     let u = &v["usage"];
     let usage = u.is_object().then(|| Usage {
         input_tokens: u["input_tokens"].as_u64().unwrap_or(0),
@@ -411,7 +721,63 @@ fn claude_report(stdout: &str) -> (Option<f64>, Option<Usage>) {
         cache_read_tokens: u["cache_read_input_tokens"].as_u64().unwrap_or(0),
         cache_write_tokens: u["cache_creation_input_tokens"].as_u64().unwrap_or(0),
     });
-    (cost, usage)
+    let model = v["modelUsage"].as_object().and_then(|m| {
+        m.iter()
+            .max_by(|(_, a), (_, b)| {
+                let key = |x: &Value| {
+                    (
+                        x["costUSD"].as_f64().unwrap_or(0.0),
+                        x["outputTokens"].as_u64().unwrap_or(0),
+                    )
+                };
+                let (ca, oa) = key(a);
+                let (cb, ob) = key(b);
+                ca.total_cmp(&cb).then(oa.cmp(&ob))
+            })
+            .map(|(name, _)| name.clone())
+    });
+    Reported {
+        cost_usd: v["total_cost_usd"].as_f64(),
+        usage,
+        model,
+        reply: v["result"].as_str().map(str::to_string),
+    }
+}
+
+/// opencode's `run --format json` events (one JSON object a line): `step_finish` parts carry
+/// each step's `cost` and `tokens`; `text` parts the replies; the model is not in the events.
+fn opencode_report(stdout: &str) -> Reported {
+    let mut r = Reported::default();
+    for v in stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+    {
+        let part = &v["part"];
+        match v["type"].as_str() {
+            Some("step_finish") => {
+                if let Some(c) = part["cost"].as_f64() {
+                    *r.cost_usd.get_or_insert(0.0) += c;
+                }
+                let t = &part["tokens"];
+                if t.is_object() {
+                    r.usage.get_or_insert_with(Usage::default).add(&Usage {
+                        input_tokens: t["input"].as_u64().unwrap_or(0),
+                        output_tokens: t["output"].as_u64().unwrap_or(0)
+                            + t["reasoning"].as_u64().unwrap_or(0),
+                        cache_read_tokens: t["cache"]["read"].as_u64().unwrap_or(0),
+                        cache_write_tokens: t["cache"]["write"].as_u64().unwrap_or(0),
+                    });
+                }
+            }
+            Some("text") => {
+                if let Some(t) = part["text"].as_str() {
+                    r.reply = Some(t.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    r
 }
 
 /// Sums the `usage` of codex's `turn.completed` events (`exec --json` JSONL).
@@ -437,6 +803,19 @@ fn codex_usage(stdout: &str) -> Option<Usage> {
     total
 }
 
+/// The model of aider's `Model: <name> with <format> edit format` line (`Main model:` when it
+/// also names a weak model).
+fn aider_model(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let rest = l
+            .trim()
+            .strip_prefix("Main model: ")
+            .or_else(|| l.trim().strip_prefix("Model: "))?;
+        let name = rest.split(" with ").next()?.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    })
+}
+
 /// The session total of aider's last `Cost: $X message, $Y session.` line.
 fn aider_cost(text: &str) -> Option<f64> {
     let line = text
@@ -454,20 +833,27 @@ mod tests {
 
     #[test]
     fn reported_costs_are_read_and_missing_ones_stay_none() {
-        let claude = r#"{"type":"result","subtype":"success","total_cost_usd":0.0421,"usage":{"input_tokens":12,"output_tokens":300,"cache_read_input_tokens":5000,"cache_creation_input_tokens":700}}"#;
-        let (c, u) = reported(CliKind::Claude, claude, "");
-        assert_eq!(c, Some(0.0421));
-        assert_eq!(u.unwrap().cache_read_tokens, 5000);
-        assert_eq!(reported(CliKind::Claude, "not json", ""), (None, None));
+        let claude = r#"{"type":"result","subtype":"success","result":"DONE","total_cost_usd":0.0421,"usage":{"input_tokens":12,"output_tokens":300,"cache_read_input_tokens":5000,"cache_creation_input_tokens":700},"modelUsage":{"claude-haiku-4-5":{"outputTokens":9,"costUSD":0.0001},"claude-sonnet-4-5":{"outputTokens":300,"costUSD":0.042}}}"#;
+        let r = reported(CliKind::Claude, claude, "");
+        assert_eq!(r.cost_usd, Some(0.0421));
+        assert_eq!(r.usage.unwrap().cache_read_tokens, 5000);
+        assert_eq!(r.model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(r.reply.as_deref(), Some("DONE"));
+        assert_eq!(
+            reported(CliKind::Claude, "not json", ""),
+            Reported::default()
+        );
 
-        let aider = "Tokens: 2.1k sent, 150 received. Cost: $0.0072 message, $0.0315 session.\n";
-        assert_eq!(reported(CliKind::Aider, aider, "").0, Some(0.0315));
+        let aider = "Model: openai/gpt-4.1 with diff edit format\nTokens: 2.1k sent, 150 received. Cost: $0.0072 message, $0.0315 session.\n";
+        let r = reported(CliKind::Aider, aider, "");
+        assert_eq!(r.cost_usd, Some(0.0315));
+        assert_eq!(r.model.as_deref(), Some("openai/gpt-4.1"));
 
         let codex = "{\"type\":\"thread.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":100,\"cached_input_tokens\":40,\"output_tokens\":9}}\n";
-        let (c, u) = reported(CliKind::Codex, codex, "");
-        assert_eq!(c, None);
+        let r = reported(CliKind::Codex, codex, "");
+        assert_eq!(r.cost_usd, None);
         assert_eq!(
-            u,
+            r.usage,
             Some(Usage {
                 input_tokens: 60,
                 output_tokens: 9,
@@ -475,7 +861,7 @@ mod tests {
                 cache_write_tokens: 0
             })
         );
-        assert_eq!(reported(CliKind::Opencode, "done", ""), (None, None));
+        assert_eq!(reported(CliKind::Opencode, "done", ""), Reported::default());
     }
 
     #[test]
@@ -545,7 +931,7 @@ mod tests {
     }
 
     #[test]
-    fn command_lines_are_non_interactive() {
+    fn command_lines_are_non_interactive_and_take_the_model_before_the_task() {
         assert_eq!(
             CliKind::Claude.args("fix it"),
             [
@@ -554,23 +940,52 @@ mod tests {
                 "--output-format",
                 "json",
                 "--permission-mode",
-                "acceptEdits"
+                "acceptEdits",
+                "--allowedTools",
+                "Bash,Edit,Write,Read"
             ]
         );
         assert_eq!(
-            CliKind::Codex.args("t"),
+            CliKind::Claude.argv("t", Some("claude-sonnet-4-5"))[8..],
+            ["--model", "claude-sonnet-4-5"]
+        );
+        let aider = CliKind::Aider.argv("t", Some("openai/gpt-4.1"));
+        assert_eq!(
+            aider[aider.len() - 4..],
+            ["--model", "openai/gpt-4.1", "--message", "t"]
+        );
+        assert_eq!(
+            CliKind::Opencode.argv("t", Some("fake/m")),
             [
-                "exec",
-                "--json",
-                "--dangerously-bypass-approvals-and-sandbox",
-                "--skip-git-repo-check",
-                "t"
+                "run", "--format", "json", "--auto", "--title", "loki", "--model", "fake/m", "t"
             ]
         );
+        assert!(CliKind::Aider.flags().contains(&"--no-gitignore"));
+    }
+
+    #[test]
+    fn client_files_come_from_the_users_home_or_xdg_dirs() {
+        let env = |v: &[(&str, &str)]| -> Vec<(OsString, OsString)> {
+            v.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()
+        };
+        let f = ClientFile::xdg("XDG_CONFIG_HOME", ".config", "opencode");
         assert_eq!(
-            CliKind::Aider.args("t"),
-            ["--yes-always", "--no-auto-commits", "--message", "t"]
+            f.source(&env(&[("HOME", "/h")])),
+            Some("/h/.config/opencode".into())
         );
-        assert_eq!(CliKind::Opencode.args("t"), ["run", "t"]);
+        assert_eq!(
+            f.source(&env(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")])),
+            Some("/x/opencode".into())
+        );
+        assert_eq!(
+            f.target(Path::new("/p/home")),
+            Path::new("/p/home/.config/opencode")
+        );
+        let c = ClientFile::home(".claude/.credentials.json");
+        assert_eq!(c.source(&env(&[])), None);
+        assert_eq!(
+            c.target(Path::new("/p")),
+            Path::new("/p/.claude/.credentials.json")
+        );
     }
 }

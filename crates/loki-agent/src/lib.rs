@@ -58,13 +58,14 @@ pub mod scripted;
 pub mod sse;
 pub mod tools;
 pub mod transcript;
+pub mod words;
 
 pub use agent::{Limits, SessionConfig, SessionEnd, SessionOutcome, run_session};
 pub use choice::{
     Backend, Candidate, Detection, ProviderChoice, ProviderInfo, ProviderSettings, build, describe,
     detect_auto,
 };
-pub use cli::{CliAgent, CliKind, CliOutcome};
+pub use cli::{Arg, CliAgent, CliKind, CliOutcome, ClientFile};
 pub use cost::{Price, PriceTable};
 pub use error::AgentError;
 pub use failure::{FailureKind, ProviderFailure};
@@ -73,3 +74,4 @@ pub use message::{Message, Request, Response, StopReason, ToolCall, ToolSpec, Us
 pub use provider::{BoxFuture, Provider};
 pub use tools::{Finish, FinishStatus, RunHook};
 pub use transcript::Transcript;
+pub use words::{ToolWords, finish_from_reply};

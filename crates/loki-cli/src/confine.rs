@@ -8,6 +8,14 @@
 //! such as DNS, raw sockets, loopback services). Where the kernel refuses a namespace, Landlock ABI
 //! 4 refuses TCP connect and bind (UDP is then not covered); with neither, the command does not run.
 //!
+//! `--own-pids` runs the program as the first process of a PID namespace of its own
+//! ([`loki_core::confine::unshare_pids`]), as a child the wrapper waits for instead of `exec`:
+//! when the program ends or is killed (a cap, Ctrl-C, or the watchdog after `kill -9` of loki
+//! kills the wrapper's process group, which holds both), the kernel kills everything it
+//! started, also what left its process group (Claude Code runs each Bash command in a session
+//! of its own). Where no namespace can be made, the program is `exec`ed as without the flag
+//! and the wrapper says so on stderr: only the process-group guarantee is left.
+//!
 //! It is handled before argument parsing: it takes no global flags, and its own output is only
 //! an error line. Exit codes: 126 when the confinement cannot be set up (the command never runs
 //! unconfined, nor with the network it was denied: fail closed), 127 when the program cannot be
@@ -21,6 +29,7 @@ use loki_core::confine::{Enforcement, Network, NetworkMechanism, Policy, restric
 /// Runs the wrapper on the arguments after `__confine`; returns only on failure.
 pub fn run(args: &[OsString]) -> u8 {
     let mut policy = Policy::default();
+    let mut own_pids = false;
     let mut rest = args.iter();
     loop {
         match rest
@@ -45,6 +54,7 @@ pub fn run(args: &[OsString]) -> u8 {
                 None => return usage("--list needs a path"),
             },
             Some("--no-network") => policy.network = Network::Denied,
+            Some(loki_core::confine::OWN_PIDS_FLAG) => own_pids = true,
             Some("--") => break,
             Some(other) => return usage(&format!("unexpected argument {other:?}")),
             None => return usage("missing `-- program args…`"),
@@ -63,11 +73,25 @@ pub fn run(args: &[OsString]) -> u8 {
         anstream::eprintln!("loki: {e}; the command was not run");
         return 126;
     }
+    // Before the filesystem rules too (its uid and gid maps are under /proc).
+    let own_pids = own_pids
+        && match loki_core::confine::unshare_pids() {
+            Ok(()) => true,
+            Err(e) => {
+                anstream::eprintln!(
+                    "loki: {e}; what the command starts outside its process group may outlive it"
+                );
+                false
+            }
+        };
     // Any enforcement level goes on: the engine checks availability before it relies on the
     // wrapper, and a kernel that enforces nothing is reported there, not here.
     if let Err(e) = restrict_self(&policy).map(|_: Enforcement| ()) {
         anstream::eprintln!("loki: {e}; the command was not run");
         return 126;
+    }
+    if own_pids {
+        return run_as_init(program, rest.as_slice());
     }
     #[expect(
         clippy::disallowed_methods,
@@ -78,9 +102,32 @@ pub fn run(args: &[OsString]) -> u8 {
     127
 }
 
+/// Runs `program` as the namespace's first process and waits for it; its exit code, or 128 +
+/// the signal that killed it (the shell convention).
+fn run_as_init(program: &OsString, args: &[OsString]) -> u8 {
+    use std::os::unix::process::ExitStatusExt as _;
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the wrapper's own child is the namespace's first process; the runner that started the wrapper bounds both (its group, its timeout)"
+    )]
+    let spawned = std::process::Command::new(program).args(args).spawn();
+    let status = match spawned.and_then(|mut c| c.wait()) {
+        Ok(s) => s,
+        Err(e) => {
+            anstream::eprintln!("loki: cannot run {}: {e}", program.to_string_lossy());
+            return 127;
+        }
+    };
+    match (status.code(), status.signal()) {
+        (Some(code), _) => u8::try_from(code).unwrap_or(1),
+        (None, Some(sig)) => u8::try_from(128 + sig).unwrap_or(1),
+        (None, None) => 1,
+    }
+}
+
 fn usage(what: &str) -> u8 {
     anstream::eprintln!(
-        "loki __confine: {what} (usage: loki __confine [--deny PATH]… [--write PATH]… [--read-only PATH]… [--list PATH]… [--no-network] -- PROGRAM [ARGS]…)"
+        "loki __confine: {what} (usage: loki __confine [--deny PATH]… [--write PATH]… [--read-only PATH]… [--list PATH]… [--no-network] [--own-pids] -- PROGRAM [ARGS]…)"
     );
     126
 }

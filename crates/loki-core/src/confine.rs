@@ -65,6 +65,22 @@ const TARGET_ABI: ABI = ABI::V5;
 const TCP_ABI: u32 = 4;
 /// The hidden subcommand of `loki` that confines itself and runs a command.
 pub const WRAPPER_SUBCOMMAND: &str = "__confine";
+/// The wrapper's flag that gives the command a process namespace of its own ([`unshare_pids`]).
+pub const OWN_PIDS_FLAG: &str = "--own-pids";
+
+/// `wrapper` (an argv prefix from [`Policy::wrapper`]) with [`OWN_PIDS_FLAG`]: for a command
+/// whose descendants may leave its process group (a CLI agent's shell tool runs each command
+/// in a session of its own), so that they still end when it is killed. An empty prefix (no
+/// wrapper) stays empty.
+#[must_use]
+pub fn with_own_pids(mut wrapper: Vec<OsString>) -> Vec<OsString> {
+    if wrapper.get(1).is_some_and(|a| a == WRAPPER_SUBCOMMAND)
+        && !wrapper.iter().any(|a| a == OWN_PIDS_FLAG)
+    {
+        wrapper.insert(2, OWN_PIDS_FLAG.into());
+    }
+    wrapper
+}
 
 /// Credential files and directories under the user's `HOME` that no model box can open.
 pub const CREDENTIALS: &[&str] = &[
@@ -214,6 +230,8 @@ pub enum ConfineError {
         "cannot turn the network off (no Landlock ABI 4, and no network namespace: {0}); set agent.network = \"on\" to run with it"
     )]
     Network(String),
+    #[error("cannot give the command a process namespace of its own: {0}")]
+    Pids(String),
 }
 
 impl crate::exit::Classify for ConfineError {
@@ -221,9 +239,10 @@ impl crate::exit::Classify for ConfineError {
     /// safely, which is a failure, not the user's input.
     fn exit_class(&self) -> crate::exit::ExitClass {
         match self {
-            ConfineError::Ruleset(_) | ConfineError::Path { .. } | ConfineError::Network(_) => {
-                crate::exit::ExitClass::Failure
-            }
+            ConfineError::Ruleset(_)
+            | ConfineError::Path { .. }
+            | ConfineError::Network(_)
+            | ConfineError::Pids(_) => crate::exit::ExitClass::Failure,
         }
     }
 }
@@ -330,26 +349,39 @@ fn probe_kernel() -> Support {
 /// unprivileged process first gets a user namespace of its own, mapping its user and group to
 /// themselves so files keep their owners. Call it single-threaded, before [`restrict_self`].
 pub fn unshare_network() -> Result<(), ConfineError> {
+    unshare_with(rustix::thread::UnshareFlags::NEWNET).map_err(ConfineError::Network)
+}
+
+/// Makes the calling process's next child the first process (pid 1) of a new PID namespace:
+/// when that child ends or is killed, the kernel kills every process left in the namespace,
+/// also those that left the child's process group or session (which a process-group kill
+/// misses). Unprivileged, a user namespace mapping the user and group to themselves comes
+/// first, as for [`unshare_network`]. Call it single-threaded, before [`restrict_self`].
+pub fn unshare_pids() -> Result<(), ConfineError> {
+    unshare_with(rustix::thread::UnshareFlags::NEWPID).map_err(ConfineError::Pids)
+}
+
+/// `unshare(what)`, with a user namespace of its own first when plain `unshare` is refused.
+fn unshare_with(what: rustix::thread::UnshareFlags) -> Result<(), String> {
     use rustix::thread::UnshareFlags;
     #[expect(
         deprecated,
         reason = "unshare_unsafe is unsafe only for CLONE_FILES, which is not asked for; unsafe code is forbidden here"
     )]
     let unshare = rustix::thread::unshare;
-    if unshare(UnshareFlags::NEWNET).is_ok() {
+    if unshare(what).is_ok() {
         return Ok(());
     }
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
-    unshare(UnshareFlags::NEWUSER | UnshareFlags::NEWNET)
-        .map_err(|e| ConfineError::Network(e.to_string()))?;
+    unshare(UnshareFlags::NEWUSER | what).map_err(|e| e.to_string())?;
     let write = |file: &str, text: String| {
         use std::io::Write as _;
         std::fs::OpenOptions::new()
             .write(true)
             .open(file)
             .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| ConfineError::Network(format!("{file}: {e}")))
+            .map_err(|e| format!("{file}: {e}"))
     };
     // setgroups must be denied before an unprivileged process may write its gid_map.
     write("/proc/self/setgroups", "deny".into())?;

@@ -13,6 +13,15 @@
 //!   `objects/info/alternates`. `git log --all` therefore shows the base and its history, never the
 //!   user's other branches or earlier runs' commits.
 //!
+//! # A CLI agent's own files
+//! A CLI agent (Claude Code, aider, opencode, codex) needs the user's login and configuration
+//! for its own model, and they live under the real `HOME` that the box moves away. Exactly the
+//! files its table names ([`loki_agent::CliKind::client_files`]) are copied into the private
+//! home ([`Fence::add_client_files`]), regular files only (a symbolic link is not followed, so a
+//! link to `~/.ssh` brings nothing), private to the user (0600, directories 0700). Nothing else
+//! of the real home is: not loki's key, not another program's credentials. `XDG_CONFIG_HOME`,
+//! `XDG_DATA_HOME` and `XDG_STATE_HOME` point into the private home, where the copies are.
+//!
 //! # How it is applied
 //! [`Fence::env`] is the whole environment of everything the agent starts: the built-in loop's
 //! `run` tool gets it as `ToolOptions::run_env`, checks run with it, and CLI agents get it plus
@@ -90,6 +99,17 @@ pub enum Scope<'a> {
 
 /// Variables never passed to the agent even though their names do not look secret.
 const WITHHELD: &[&str] = &["LOKI_HOME", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"];
+
+/// XDG base directories pointed into the private home: (variable, directory under it).
+const PRIVATE_XDG: &[(&str, &str)] = &[
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_STATE_HOME", ".local/state"),
+];
+
+/// Entries copied from one client directory at most: a configuration directory is small, and
+/// a huge one (a cache put there) must not stall the run.
+const CLIENT_DIR_ENTRIES: usize = 10_000;
 
 /// The agent's environment for one run.
 #[derive(Debug, Clone)]
@@ -245,6 +265,31 @@ impl Fence {
         Ok(())
     }
 
+    /// Copies the user's `files` (found through the user's environment `user_env`: its `HOME`
+    /// and XDG variables) into the private home; returns the sources that were there and
+    /// copied. A file that does not exist is skipped: the client runs as a user without it would.
+    pub fn add_client_files(
+        &self,
+        files: &[loki_agent::ClientFile],
+        user_env: &[(OsString, OsString)],
+    ) -> Result<Vec<PathBuf>, EngineError> {
+        let mut copied = Vec::new();
+        for f in files {
+            let Some(src) = f.source(user_env) else {
+                continue;
+            };
+            let dst = f.target(&self.home);
+            if dst == src {
+                continue;
+            }
+            let mut budget = CLIENT_DIR_ENTRIES;
+            if copy_private(&src, &dst, &mut budget)? {
+                copied.push(src);
+            }
+        }
+        Ok(copied)
+    }
+
     /// The agent's whole environment (for checks and CLI agents).
     #[must_use]
     pub fn env(&self) -> Vec<(OsString, OsString)> {
@@ -265,7 +310,9 @@ impl Fence {
             .into_iter()
             .filter(|(k, _)| {
                 let k = k.to_string_lossy();
-                !WITHHELD.contains(&k.as_ref()) && k != "HOME" && k != "XDG_CONFIG_HOME"
+                !WITHHELD.contains(&k.as_ref())
+                    && k != "HOME"
+                    && !PRIVATE_XDG.iter().any(|(var, _)| k == *var)
             })
             .collect();
         for (var, sub, marker) in TOOL_HOMES {
@@ -308,16 +355,47 @@ impl Fence {
         // confinement (it is carved around loki's home or a checkout that lives in it).
         out.retain(|(k, _)| k != "TMPDIR");
         out.push(("TMPDIR".into(), self.tmp().into_os_string()));
-        out.push((
-            "XDG_CONFIG_HOME".into(),
-            self.home.join(".config").into_os_string(),
-        ));
+        for (var, dir) in PRIVATE_XDG {
+            out.push(((*var).into(), self.home.join(dir).into_os_string()));
+        }
         if let Some((git_dir, worktree)) = &self.git {
             out.push(("GIT_DIR".into(), git_dir.clone().into_os_string()));
             out.push(("GIT_WORK_TREE".into(), worktree.clone().into_os_string()));
         }
         out.sort();
         out
+    }
+}
+
+/// Copies `src` (a regular file, or a directory of them) to `dst`, owner-only; symbolic links
+/// and other special files are skipped. Returns whether `src` existed as a file or directory.
+fn copy_private(src: &Path, dst: &Path, budget: &mut usize) -> Result<bool, EngineError> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(meta) = std::fs::symlink_metadata(src) else {
+        return Ok(false);
+    };
+    if *budget == 0 {
+        return Ok(false);
+    }
+    *budget -= 1;
+    if meta.is_file() {
+        let bytes = std::fs::read(src).map_err(|e| EngineError::io("read", src, e))?;
+        if let Some(parent) = dst.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| EngineError::io("create", parent, e))?;
+        }
+        loki_core::fs::write_atomic_mode(dst, &bytes, 0o600)?;
+        Ok(true)
+    } else if meta.is_dir() {
+        std::fs::create_dir_all(dst).map_err(|e| EngineError::io("create", dst, e))?;
+        std::fs::set_permissions(dst, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| EngineError::io("set permissions of", dst, e))?;
+        let entries = std::fs::read_dir(src).map_err(|e| EngineError::io("read", src, e))?;
+        for entry in entries.flatten() {
+            copy_private(&entry.path(), &dst.join(entry.file_name()), budget)?;
+        }
+        Ok(true)
+    } else {
+        Ok(false)
     }
 }
 

@@ -145,16 +145,25 @@ pub fn run(
             }
         }
         Backend::Cli(agent) => {
-            let mut agent = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir);
+            let mut agent = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir)?;
             agent.timeout = agent.timeout.min(spec.time_left);
-            report.model = agent.kind.name().to_string();
+            report.model = agent
+                .model
+                .clone()
+                .unwrap_or_else(|| agent.kind.name().to_string());
             let brief = format!("{}\n\n{}", spec.system, spec.brief);
+            let before = scratch_in(spec.dir, agent.kind);
             let result = rt.block_on(async {
                 tokio::select! {
                     r = agent.run(&brief, spec.dir) => Some(r),
                     () = cancelled(spec.cancel) => None,
                 }
             });
+            for leftover in scratch_in(spec.dir, agent.kind) {
+                if !before.contains(&leftover) {
+                    remove_scratch(&leftover)?;
+                }
+            }
             match result {
                 None => {
                     report.interrupted = true;
@@ -162,7 +171,9 @@ pub fn run(
                 }
                 Some(Ok(o)) => {
                     report.end = format!("exit {}", o.exit_code);
-                    report.finish = Some(FinishStatus::Done);
+                    let (status, detail) = loki_agent::finish_from_reply(&o.reply);
+                    report.finish = Some(status);
+                    report.detail = detail;
                     report.usage = o.usage.unwrap_or_default();
                     report.cost_usd = o.cost_usd;
                     if let Some(m) = o.model {
@@ -202,23 +213,24 @@ pub fn run(
     Ok(report)
 }
 
-/// `agent` in the box: the fence's environment plus the credentials it needs to reach its own
-/// model, its command run through `wrapper` (when the program exists: a missing one must stay a
-/// clear "not installed", not the wrapper's exit 127).
-#[must_use]
+/// `agent` in the box: the fence's environment plus what its own table names
+/// ([`loki_agent::CliKind`]): the variables of its own model (keys, endpoints) from the caller's
+/// environment, the variables loki sets for it, and its login and configuration files copied
+/// into the private home. Its command runs through `wrapper` (when the program exists: a
+/// missing one must stay a clear "not installed", not the wrapper's exit 127).
 pub fn boxed_cli(
     agent: &loki_agent::CliAgent,
     fence: &Fence,
     wrapper: &[std::ffi::OsString],
     dir: &Path,
-) -> loki_agent::CliAgent {
+) -> Result<loki_agent::CliAgent, EngineError> {
     let mut agent = agent.clone();
+    let kind = agent.kind;
+    fence.add_client_files(kind.client_files(), &agent.env)?;
     let mut env = fence.env();
     for (k, v) in &agent.env {
         let name = k.to_string_lossy();
-        let own = ["ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "GEMINI_"]
-            .iter()
-            .any(|p| name.starts_with(p));
+        let own = kind.env_prefixes().iter().any(|p| name.starts_with(p));
         if own && !env.iter().any(|(n, _)| n == k) {
             env.push((k.clone(), v.clone()));
         }
@@ -231,15 +243,58 @@ pub fn boxed_cli(
             }
         }
     }
+    let tmp = env
+        .iter()
+        .find(|(k, _)| k == "TMPDIR")
+        .map(|(_, v)| std::path::PathBuf::from(v));
+    for (k, v) in kind.fixed_env() {
+        let value: std::ffi::OsString = match (v.strip_prefix("$TMPDIR/"), &tmp) {
+            (Some(rest), Some(t)) => t.join(rest).into_os_string(),
+            _ => (*v).into(),
+        };
+        env.retain(|(n, _)| n != k);
+        env.push(((*k).into(), value));
+    }
     let path = env
         .iter()
         .find(|(k, _)| k == "PATH")
         .map(|(_, v)| v.clone());
     if which::which_in(&agent.program, path, dir).is_ok() {
-        agent.wrapper = wrapper.to_vec();
+        // Its shell tool may start commands outside its process group: a PID namespace of its
+        // own makes them end with it (a cap, Ctrl-C, kill -9 of loki).
+        agent.wrapper = loki_core::confine::with_own_pids(wrapper.to_vec());
     }
     agent.env = env;
-    agent
+    Ok(agent)
+}
+
+/// The top-level entries of `dir` that are `kind`'s scratch files ([`loki_agent::CliKind::scratch`]).
+fn scratch_in(dir: &Path, kind: loki_agent::CliKind) -> Vec<std::path::PathBuf> {
+    let prefixes = kind.scratch();
+    if prefixes.is_empty() {
+        return Vec::new();
+    }
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            prefixes.iter().any(|p| name.starts_with(p))
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+fn remove_scratch(path: &Path) -> Result<(), EngineError> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| EngineError::io("read", path, e))?;
+    if meta.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
+    .map_err(|e| EngineError::io("remove", path, e))
 }
 
 async fn cancelled(cancel: &Cancel) {

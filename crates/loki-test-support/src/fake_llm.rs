@@ -317,7 +317,7 @@ impl FakeTurn {
             let input: Value = serde_json::from_str(&c.arguments).unwrap_or(json!({}));
             content.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
         }
-        json!({"id": "msg_fake", "type": "message", "role": "assistant", "content": content,
+        json!({"id": message_id(), "type": "message", "role": "assistant", "content": content,
                "stop_reason": self.anthropic_stop(), "usage": self.anthropic_usage()})
     }
 
@@ -326,7 +326,7 @@ impl FakeTurn {
         let [i, o, r, w] = self.usage;
         let mut out = vec![ev(
             "message_start",
-            json!({"type": "message_start", "message": {"id": "msg_fake", "type": "message", "role": "assistant", "content": [],
+            json!({"type": "message_start", "message": {"id": message_id(), "type": "message", "role": "assistant", "content": [],
                    "usage": {"input_tokens": i, "output_tokens": 1, "cache_read_input_tokens": r, "cache_creation_input_tokens": w}}}),
         )];
         let mut index = 0;
@@ -362,6 +362,16 @@ impl FakeTurn {
         out.push(ev("message_stop", json!({"type": "message_stop"})));
         out
     }
+}
+
+/// A fresh message id, as the real API gives: Claude Code merges streamed messages that share
+/// one (they are parts of one message to it).
+fn message_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    format!(
+        "msg_fake_{}",
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
 }
 
 fn split_half(s: &str) -> (String, String) {

@@ -21,6 +21,7 @@ fn agent(kind: CliKind, bin: &Path, timeout: Duration) -> CliAgent {
         timeout,
         env: vec![(OsString::from("PATH"), OsString::from(path))],
         wrapper: Vec::new(),
+        model: None,
     }
 }
 

@@ -129,7 +129,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
         }
         Backend::Cli(agent) => rt
             .block_on(
-                loki_engine::session::boxed_cli(&agent, &fence, &wrapper, &repo.root)
+                loki_engine::session::boxed_cli(&agent, &fence, &wrapper, &repo.root)?
                     .run(&args.prompt, &repo.root),
             )
             .map(|o| {

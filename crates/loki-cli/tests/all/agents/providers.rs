@@ -1,1 +1,832 @@
-//! CLI providers (claude, aider, opencode): build runs through the real program, pinned in `.ci/agents.pins`, against the fake model servers.
+//! CLI providers (claude, aider, opencode): build runs through the real program, pinned in
+//! `.ci/agents.pins`, against the fake model servers.
+//!
+//! Per client:
+//! - its table ([`CliKind::flags`]) is checked against the real program's `--help`, so a flag a
+//!   new release dropped is a red test here;
+//! - a `loki build` run is VERIFIED through it: the wall author and the implementer are the real
+//!   client, whose requests the strict fake validates, using the client's own tools (Claude
+//!   Code's Write/Read/Edit/Bash, ...) and running the repository's tests from inside loki's box;
+//!   the receipt records the model and cost the client reported;
+//! - the run cap kills the client's whole process tree (no descendant of loki survives).
+//!
+//! Every client gets a private `HOME` (the sandbox's) and every variable that stops it phoning
+//! home.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use loki_agent::CliKind;
+use loki_test_support::fake_llm::{Api, Expect, FakeLlm, FakeTurn, Recorded};
+use loki_test_support::{GitRepo, Sandbox};
+use serde_json::{Value, json};
+
+const TASK: &str = "add(a, b) returns the difference instead of the sum; make it return a + b.";
+const WALL: &str = "from calc import add\n\n\ndef test_add_sums():\n    assert add(2, 3) == 5\n";
+
+/// Stops the clients phoning home (telemetry, updates, surveys, error reports).
+const QUIET: &[(&str, &str)] = &[
+    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    ("DISABLE_TELEMETRY", "1"),
+    ("DISABLE_ERROR_REPORTING", "1"),
+    ("DISABLE_AUTOUPDATER", "1"),
+    ("CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY", "1"),
+    ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+    ("OPENCODE_DISABLE_SHARE", "1"),
+    ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+    ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+    ("AIDER_ANALYTICS", "false"),
+    ("AIDER_CHECK_UPDATE", "false"),
+];
+
+/// How long a process may take to go before the test gives up.
+const BOUND: Duration = Duration::from_secs(30);
+
+fn bug_repo() -> GitRepo {
+    let repo = GitRepo::new();
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n")
+        .write(
+            "test_calc.py",
+            "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        )
+        .write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.commit("calc with a bug");
+    repo
+}
+
+/// `loki <args>` in `repo` with the client `bin` first on `PATH` and the quiet variables.
+fn loki(sb: &Sandbox, repo: &Path, bin: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    sb.apply(&mut cmd).current_dir(repo).env("PATH", path);
+    for (k, v) in QUIET {
+        cmd.env(k, v);
+    }
+    cmd.args(args);
+    cmd
+}
+
+/// Runs `cmd` on a blocking thread (the fake serves on this runtime meanwhile).
+async fn output(mut cmd: Command) -> (Value, String) {
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{e}: {}{stderr}", String::from_utf8_lossy(&out.stdout)))
+        .unwrap();
+    (v, stderr)
+}
+
+fn receipt(repo: &GitRepo, v: &Value) -> Value {
+    let run = repo
+        .path()
+        .join(".loki/runs")
+        .join(v["run_id"].as_str().unwrap());
+    serde_json::from_slice(&std::fs::read(run.join("receipt.json")).unwrap()).unwrap()
+}
+
+/// Every text a client sent, as one string (for assertions on prompts and tool results).
+fn sent(requests: &[Recorded]) -> Vec<String> {
+    requests.iter().map(|r| r.body.to_string()).collect()
+}
+
+/// `flag` appears in `help` as a whole flag (not as the prefix of a longer one).
+fn listed(help: &str, flag: &str) -> bool {
+    help.match_indices(flag).any(|(i, _)| {
+        let before = help[..i].chars().next_back();
+        let after = help[i + flag.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '-')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    })
+}
+
+/// Runs the client `bin` with `args` in a private home; its stdout and stderr.
+fn run_client(bin: &Path, args: &[&str]) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(bin);
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home.path())
+        .current_dir(home.path())
+        .args(args)
+        .stdin(Stdio::null());
+    for (k, v) in QUIET {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn every_flag_loki_passes_is_one_the_pinned_client_lists() {
+    for (kind, help) in [
+        (CliKind::Claude, &["--help"][..]),
+        (CliKind::Aider, &["--help"][..]),
+        (CliKind::Opencode, &["run", "--help"][..]),
+    ] {
+        let Some(bin) = loki_test_support::require_agent(kind.name()) else {
+            return;
+        };
+        let pinned = loki_test_support::pinned_agent_version(kind.name()).unwrap();
+        let version = run_client(&bin, &["--version"]);
+        assert!(
+            version.contains(&pinned),
+            "{} --version says {version:?}, the pin is {pinned}",
+            kind.name()
+        );
+        let text = run_client(&bin, help);
+        for flag in kind.flags() {
+            assert!(
+                listed(&text, flag),
+                "{} {pinned} does not list {flag}:\n{text}",
+                kind.name()
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code
+
+const CLAUDE_MODEL: &str = "claude-sonnet-4-5";
+const CLAUDE_KEY: &str = "sk-ant-test-for-claude-code";
+
+/// The wall author writes the acceptance test with Write; the implementer reads calc.py, edits
+/// it and runs the tests with Bash, then says DONE.
+fn claude_build_turns(fake: &FakeLlm) {
+    fake.push_turn(
+        &FakeTurn::call(
+            "toolu_w1",
+            "Write",
+            &json!({"file_path": "loki_wall_add_test.py", "content": WALL}),
+        )
+        .with_usage([2000, 100, 0, 0]),
+    );
+    fake.push_turn(&FakeTurn::text("DONE\nwrote the acceptance test"));
+    fake.push_turn(&FakeTurn::call(
+        "toolu_i1",
+        "Read",
+        &json!({"file_path": "calc.py"}),
+    ));
+    fake.push_turn(&FakeTurn::call(
+        "toolu_i2",
+        "Edit",
+        &json!({"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}),
+    ));
+    fake.push_turn(&FakeTurn::call(
+        "toolu_i3",
+        "Bash",
+        &json!({"command": "python3 -m pytest -q -p no:cacheprovider", "description": "Run the tests"}),
+    ));
+    fake.push_turn(&FakeTurn::text("DONE\nadd sums").with_usage([3000, 50, 0, 0]));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_build_through_the_real_claude_code_is_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(claude) = loki_test_support::require_agent("claude") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let fake = FakeLlm::start(
+        Api::Anthropic,
+        Expect {
+            api_key: Some(CLAUDE_KEY.into()),
+            model: CLAUDE_MODEL.into(),
+        },
+    )
+    .await;
+    claude_build_turns(&fake);
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &claude,
+        &[
+            TASK,
+            "--provider",
+            "claude",
+            "--model",
+            CLAUDE_MODEL,
+            "--json",
+        ],
+    );
+    cmd.env("ANTHROPIC_API_KEY", CLAUDE_KEY)
+        .env("ANTHROPIC_BASE_URL", fake.base_url());
+    let (v, stderr) = output(cmd).await;
+    fake.assert_clean();
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    let sent = sent(&fake.requests());
+    // The implementer was told its own tools, not loki's.
+    let implementer_prompt = &sent[2];
+    assert!(
+        implementer_prompt.contains("with the Bash tool")
+            && !implementer_prompt.contains("`finish`"),
+        "{implementer_prompt}"
+    );
+    // Bash ran the repository's tests inside the box: its result went back to the model.
+    let last = sent.last().unwrap();
+    assert!(last.contains("passed"), "the Bash result: {last}");
+    assert!(!last.contains("requested permissions"), "{last}");
+    let r = receipt(&repo, &v);
+    assert_eq!(r["provider"], "claude", "{r:#}");
+    // The model Claude Code reported (its `modelUsage`), and the cost it computed.
+    assert_eq!(r["model"], CLAUDE_MODEL, "{r:#}");
+    assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    assert_eq!(r["cost"]["measured_sessions"], 2, "{r:#}");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_logged_in_claude_user_reaches_the_model_with_only_the_login_copied() {
+    let Some(claude) = loki_test_support::require_agent("claude") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let write = |rel: &str, text: &str| {
+        let p = sb.home().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        #[expect(clippy::disallowed_methods, reason = "a fixture")]
+        std::fs::write(p, text).unwrap();
+    };
+    // A user logged in to Claude Code (OAuth, no ANTHROPIC_API_KEY), with other secrets around.
+    write(
+        ".claude/.credentials.json",
+        r#"{"claudeAiOauth":{"accessToken":"sk-ant-oat01-loki-test","refreshToken":"sk-ant-ort01-loki-test","expiresAt":4102444800000,"scopes":["user:inference","user:profile"],"subscriptionType":"max"}}"#,
+    );
+    write(".ssh/id_ed25519", "PRIVATE KEY");
+    write(".aws/credentials", "[default]\naws_secret_access_key=x\n");
+    write(".config/opencode/opencode.json", "{}");
+    let fake = FakeLlm::start(
+        Api::Anthropic,
+        Expect {
+            // OAuth: a bearer token, no x-api-key.
+            api_key: None,
+            model: CLAUDE_MODEL.into(),
+        },
+    )
+    .await;
+    fake.push_turn(&FakeTurn::call(
+        "toolu_1",
+        "Bash",
+        &json!({"command": "cd ~ && find . -type f | grep -v -e '^./.claude/' -e '^./.claude.json' | sort; ls ~/.claude/.credentials.json", "description": "List the home"}),
+    ));
+    fake.push_turn(&FakeTurn::text("DONE"));
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &claude,
+        &[
+            "ask",
+            "What is in my home?",
+            "--provider",
+            "claude",
+            "--model",
+            CLAUDE_MODEL,
+            "--json",
+        ],
+    );
+    cmd.env("ANTHROPIC_BASE_URL", fake.base_url());
+    let (v, stderr) = output(cmd).await;
+    fake.assert_clean();
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "{v:#}\n{stderr}");
+    assert_eq!(
+        requests[0].headers.get("authorization").map(String::as_str),
+        Some("Bearer sk-ant-oat01-loki-test"),
+        "the user's login reached Claude Code"
+    );
+    assert!(!v.to_string().contains("Not logged in"), "{v:#}");
+    // What the agent saw in its home: the login only (Claude Code's own state aside).
+    let listing = requests[1].body["messages"][2].to_string();
+    assert!(listing.contains(".claude/.credentials.json"), "{listing}");
+    for absent in [".ssh", ".aws", "opencode", ".loki"] {
+        assert!(
+            !listing.contains(absent),
+            "{absent} reached the agent: {listing}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// aider
+
+const OPENAI_MODEL: &str = "gpt-4.1";
+const OPENAI_KEY: &str = "sk-test-for-the-client";
+
+/// The user's aider configuration, which must reach aider in the box: no streaming, and the
+/// output limit the fake (a local server) requires, in its model settings.
+fn aider_home(sb: &Sandbox) {
+    let write = |rel: &str, text: &str| {
+        #[expect(clippy::disallowed_methods, reason = "a fixture")]
+        std::fs::write(sb.home().join(rel), text).unwrap();
+    };
+    write(".aider.conf.yml", "stream: false\nauto-lint: true\n");
+    write(
+        ".aider.model.settings.yml",
+        "- name: openai/gpt-4.1\n  edit_format: diff\n  use_repo_map: true\n  extra_params:\n    max_tokens: 4096\n",
+    );
+}
+
+/// aider's SEARCH/REPLACE block for `path` (an empty search creates the file).
+fn aider_block(path: &str, search: &str, replace: &str) -> String {
+    format!("{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_build_through_the_real_aider_is_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(aider) = loki_test_support::require_agent("aider") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    aider_home(&sb);
+    let repo = bug_repo();
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    let reply = |text: &str| {
+        FakeTurn::text(text)
+            .with_usage([2000, 100, 0, 0])
+            .json(Api::OpenAi)
+    };
+    // The wall author creates the acceptance test with an empty SEARCH.
+    fake.push(reply(&aider_block("loki_wall_add_test.py", "", WALL)));
+    // The implementer edits calc.py (aider asks, and --yes-always allows, an edit to a file not
+    // yet in its chat).
+    let edit = aider_block("calc.py", "    return a - b\n", "    return a + b\n");
+    fake.push(reply(&edit));
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &aider,
+        &[
+            TASK,
+            "--provider",
+            "aider",
+            "--model",
+            "openai/gpt-4.1",
+            "--json",
+        ],
+    );
+    cmd.env("OPENAI_API_KEY", OPENAI_KEY)
+        .env("OPENAI_API_BASE", fake.base_url());
+    let (v, stderr) = output(cmd).await;
+    if v["outcome"] != "VERIFIED" {
+        for (i, r) in fake.requests().iter().enumerate() {
+            let m = &r.body["messages"];
+            let last = &m[m.as_array().map_or(0, Vec::len).saturating_sub(1)]["content"];
+            eprintln!(
+                "request {i}: {}",
+                &last.to_string()[..200.min(last.to_string().len())]
+            );
+        }
+    }
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    fake.assert_clean();
+    let r = receipt(&repo, &v);
+    assert_eq!(r["provider"], "aider", "{r:#}");
+    assert_eq!(r["model"], "openai/gpt-4.1", "{r:#}");
+    assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// opencode
+
+/// The user's opencode configuration: an OpenAI-compatible provider at the fake, its key from
+/// the provider's own variable, priced so that opencode reports a cost.
+fn opencode_home(sb: &Sandbox, base_url: &str) {
+    let dir = sb.home().join(".config/opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": false,
+        "share": "disabled",
+        "provider": {"fake": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake",
+            "options": {"baseURL": base_url, "apiKey": "{env:OPENAI_API_KEY}"},
+            "models": {OPENAI_MODEL: {"name": OPENAI_MODEL, "cost": {"input": 2.0, "output": 8.0}}}
+        }}
+    });
+    #[expect(clippy::disallowed_methods, reason = "a fixture")]
+    std::fs::write(dir.join("opencode.json"), config.to_string()).unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_build_through_the_real_opencode_is_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(opencode) = loki_test_support::require_agent("opencode") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    opencode_home(&sb, &fake.base_url());
+    let turn = |t: FakeTurn| t.with_usage([2000, 100, 0, 0]);
+    fake.push_turn(&turn(FakeTurn::call(
+        "call_w1",
+        "write",
+        &json!({"filePath": "loki_wall_add_test.py", "content": WALL}),
+    )));
+    fake.push_turn(&FakeTurn::text("DONE"));
+    fake.push_turn(&FakeTurn::call(
+        "call_i1",
+        "read",
+        &json!({"filePath": "calc.py"}),
+    ));
+    fake.push_turn(&FakeTurn::call(
+        "call_i2",
+        "edit",
+        &json!({"filePath": "calc.py", "oldString": "a - b", "newString": "a + b"}),
+    ));
+    fake.push_turn(&FakeTurn::call(
+        "call_i3",
+        "bash",
+        &json!({"command": "python3 -m pytest -q -p no:cacheprovider", "description": "Run the tests"}),
+    ));
+    fake.push_turn(&turn(FakeTurn::text("DONE\nadd sums")));
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &opencode,
+        &[
+            TASK,
+            "--provider",
+            "opencode",
+            "--model",
+            "fake/gpt-4.1",
+            "--json",
+        ],
+    );
+    cmd.env("OPENAI_API_KEY", OPENAI_KEY);
+    let (v, stderr) = output(cmd).await;
+    if v["outcome"] != "VERIFIED" {
+        for (i, r) in fake.requests().iter().enumerate() {
+            let m = &r.body["messages"];
+            let last = m[m.as_array().map_or(0, Vec::len).saturating_sub(1)].to_string();
+            eprintln!("request {i}: {}", &last[..300.min(last.len())]);
+        }
+    }
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    fake.assert_clean();
+    let sent = sent(&fake.requests());
+    assert!(sent[2].contains("with the bash tool"), "{}", sent[2]);
+    assert!(sent.last().unwrap().contains("passed"), "the bash result");
+    let r = receipt(&repo, &v);
+    assert_eq!(r["provider"], "opencode", "{r:#}");
+    assert_eq!(r["model"], "fake/gpt-4.1", "{r:#}");
+    assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Caps and signals: the client's whole tree dies.
+
+/// Alive unless gone or a zombie.
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next());
+            !matches!(state, Some("Z" | "X"))
+        }
+        Err(_) => false,
+    }
+}
+
+/// `(pid, parent pid)` of every process.
+fn processes() -> Vec<(u32, u32)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat
+                .rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, ppid))
+        })
+        .collect()
+}
+
+/// Every descendant of `root`.
+fn descendants(root: u32) -> Vec<u32> {
+    let all = processes();
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i];
+        out.extend(all.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    out.remove(0);
+    out
+}
+
+fn cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+/// Waits until a descendant of `root` runs a command line containing `marker`; returns the
+/// whole tree at that moment.
+fn tree_when_running(root: u32, marker: &str, loki: &mut Child, logs: &Path) -> Vec<(u32, String)> {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(180) {
+        let tree: Vec<(u32, String)> = descendants(root)
+            .into_iter()
+            .map(|p| (p, cmdline(p)))
+            .collect();
+        if tree.iter().any(|(_, c)| c.contains(marker)) {
+            return tree;
+        }
+        assert!(
+            loki.try_wait().unwrap().is_none(),
+            "loki ended before the client ran {marker}: {}{}",
+            std::fs::read_to_string(logs.join("stdout")).unwrap_or_default(),
+            std::fs::read_to_string(logs.join("stderr")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    unreachable!("no descendant of loki ran {marker}");
+}
+
+fn assert_tree_gone(tree: &[(u32, String)], how: &str) {
+    let start = Instant::now();
+    loop {
+        let left: Vec<&(u32, String)> = tree.iter().filter(|(p, _)| alive(*p)).collect();
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < BOUND,
+            "after {how}, these outlived loki: {left:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// How loki is stopped while the client runs a long command.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    Cap,
+    CtrlC,
+    Kill9,
+}
+
+/// A build through `client` whose first turn runs a long shell command (`turn`'s marker), then
+/// stopped by `stop`; asserts the client's whole process tree went with it.
+fn stopped_build(
+    client: &Path,
+    provider: &str,
+    model: &str,
+    env: &[(&str, String)],
+    marker: &str,
+    stop: Stop,
+    home: impl FnOnce(&Sandbox),
+) {
+    let sb = Sandbox::new();
+    home(&sb);
+    let repo = bug_repo();
+    let mut args = vec![TASK, "--provider", provider, "--model", model, "--json"];
+    if let Stop::Cap = stop {
+        args.extend(["--cap", cap_s(provider)]);
+    }
+    let mut cmd = loki(&sb, repo.path(), client, &args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let logs = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(logs.path().join("stdout")).unwrap())
+        .stderr(std::fs::File::create(logs.path().join("stderr")).unwrap())
+        .spawn()
+        .unwrap();
+    let tree = tree_when_running(child.id(), marker, &mut child, logs.path());
+    assert!(
+        tree.iter().any(|(_, c)| c.contains(provider)),
+        "the client is in the tree: {tree:#?}"
+    );
+    match stop {
+        Stop::Cap => {}
+        Stop::CtrlC => signal(child.id(), "INT"),
+        Stop::Kill9 => child.kill().unwrap(),
+    }
+    let status = child.wait().unwrap();
+    assert_tree_gone(&tree, &format!("{stop:?}"));
+    if let Stop::Cap = stop {
+        let out = std::fs::read_to_string(logs.path().join("stdout")).unwrap();
+        let v: Value = serde_json::from_str(&out)
+            .map_err(|e| format!("{e}: {out}"))
+            .unwrap();
+        assert_ne!(v["outcome"], "VERIFIED", "{v:#}");
+        assert!(
+            started.elapsed() < Duration::from_secs(cap_s(provider).parse::<u64>().unwrap() + 60),
+            "the cap held ({:?})",
+            started.elapsed()
+        );
+        assert!(v.to_string().contains("cap"), "{v:#}");
+    }
+    if let Stop::CtrlC = stop {
+        assert_eq!(status.code(), Some(130), "{status:?}");
+    }
+}
+
+/// The run cap of a stopped build: long enough for the client to start and reach its first
+/// tool call on a busy machine (opencode takes tens of seconds to start), short enough to wait.
+fn cap_s(provider: &str) -> &'static str {
+    match provider {
+        "claude" => "15",
+        "aider" => "25",
+        _ => "75",
+    }
+}
+
+/// A command that runs for minutes and has a child of its own, both with `marker` in their
+/// command lines. (Claude Code refuses a standalone `sleep`.)
+fn long_command(marker: &str) -> String {
+    format!(
+        "python3 -c 'import subprocess, sys; subprocess.run([sys.executable, \"-c\", \"import time; time.sleep(300)\", sys.argv[1]])' {marker}-child"
+    )
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([format!("-{sig}"), pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} {pid}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_cap_ctrl_c_or_kill_9_takes_claude_codes_whole_tree() {
+    let Some(claude) = loki_test_support::require_agent("claude") else {
+        return;
+    };
+    for stop in [Stop::Cap, Stop::CtrlC, Stop::Kill9] {
+        let fake = FakeLlm::start(
+            Api::Anthropic,
+            Expect {
+                api_key: Some(CLAUDE_KEY.into()),
+                model: CLAUDE_MODEL.into(),
+            },
+        )
+        .await;
+        // The marker is in the command line of the shell Claude Code starts for Bash.
+        let marker = format!("loki-marker-{stop:?}");
+        fake.push_turn(&FakeTurn::call(
+            "toolu_s",
+            "Bash",
+            &json!({"command": long_command(&marker), "description": "wait", "timeout": 600_000}),
+        ));
+        let env = [
+            ("ANTHROPIC_API_KEY", CLAUDE_KEY.to_string()),
+            ("ANTHROPIC_BASE_URL", fake.base_url()),
+        ];
+        let claude = claude.clone();
+        tokio::task::spawn_blocking(move || {
+            stopped_build(&claude, "claude", CLAUDE_MODEL, &env, &marker, stop, |_| {});
+        })
+        .await
+        .unwrap();
+        // Only the first turn was asked for: the run never got further.
+        assert!(fake.violations().is_empty(), "{:#?}", fake.violations());
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_cap_takes_aiders_whole_tree() {
+    let Some(aider) = loki_test_support::require_agent("aider") else {
+        return;
+    };
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    // aider never runs a suggested shell command under --yes-always (it asks for an explicit
+    // yes), so it is held in its model call: the fake answers after the cap.
+    let marker = "--no-fancy-input";
+    fake.push(
+        FakeTurn::text("DONE")
+            .json(Api::OpenAi)
+            .with_delay(Duration::from_secs(120)),
+    );
+    let env = [
+        ("OPENAI_API_KEY", OPENAI_KEY.to_string()),
+        ("OPENAI_API_BASE", fake.base_url()),
+    ];
+    tokio::task::spawn_blocking(move || {
+        stopped_build(
+            &aider,
+            "aider",
+            "openai/gpt-4.1",
+            &env,
+            marker,
+            Stop::Cap,
+            |sb| {
+                aider_home(sb);
+            },
+        );
+    })
+    .await
+    .unwrap();
+    assert_eq!(fake.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_cap_takes_opencodes_whole_tree() {
+    let Some(opencode) = loki_test_support::require_agent("opencode") else {
+        return;
+    };
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    // The wall author's first turn runs a long command with opencode's bash tool.
+    let marker = "loki-marker-opencode";
+    fake.push_turn(&FakeTurn::call(
+        "call_s",
+        "bash",
+        &json!({"command": long_command(marker), "description": "wait", "timeout": 600_000}),
+    ));
+    let base = fake.base_url();
+    let env = [("OPENAI_API_KEY", OPENAI_KEY.to_string())];
+    tokio::task::spawn_blocking(move || {
+        stopped_build(
+            &opencode,
+            "opencode",
+            "fake/gpt-4.1",
+            &env,
+            marker,
+            Stop::Cap,
+            |sb| {
+                opencode_home(sb, &base);
+            },
+        );
+    })
+    .await
+    .unwrap();
+    assert!(fake.violations().is_empty(), "{:#?}", fake.violations());
+}
