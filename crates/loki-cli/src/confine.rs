@@ -24,49 +24,99 @@
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
-use loki_core::confine::{Enforcement, Network, NetworkMechanism, Policy, restrict_self};
+use loki_core::confine::{Enforcement, Network, NetworkMechanism, Policy, restrict_self_with};
 
-/// Runs the wrapper on the arguments after `__confine`; returns only on failure.
-pub fn run(args: &[OsString]) -> u8 {
+/// One layer of the wrapper's arguments: its policy, whether it asked for its own PID namespace,
+/// and where its `-- program args…` start in the argument list.
+struct Layer {
+    policy: Policy,
+    own_pids: bool,
+    program_at: usize,
+}
+
+/// Parses one layer from `args` (the arguments after `__confine`).
+fn parse(args: &[OsString]) -> Result<Layer, String> {
     let mut policy = Policy::default();
     let mut own_pids = false;
-    let mut rest = args.iter();
+    let mut i = 0;
+    let path = |i: usize, flag: &str| {
+        args.get(i + 1)
+            .map(|p| std::path::PathBuf::from(p.clone()))
+            .ok_or_else(|| format!("{flag} needs a path"))
+    };
     loop {
-        match rest
-            .next()
-            .map(|a| a.to_string_lossy().into_owned())
-            .as_deref()
-        {
-            Some("--deny") => match rest.next() {
-                Some(p) => policy.deny.push(p.into()),
-                None => return usage("--deny needs a path"),
-            },
-            Some("--write") => match rest.next() {
-                Some(p) => policy.write.push(p.into()),
-                None => return usage("--write needs a path"),
-            },
-            Some("--read-only") => match rest.next() {
-                Some(p) => policy.read_only.push(p.into()),
-                None => return usage("--read-only needs a path"),
-            },
-            Some("--list") => match rest.next() {
-                Some(p) => policy.list.push(p.into()),
-                None => return usage("--list needs a path"),
-            },
-            Some("--no-network") => policy.network = Network::Denied,
-            Some(loki_core::confine::OWN_PIDS_FLAG) => own_pids = true,
-            Some("--") => break,
-            Some(other) => return usage(&format!("unexpected argument {other:?}")),
-            None => return usage("missing `-- program args…`"),
+        let Some(arg) = args.get(i).map(|a| a.to_string_lossy().into_owned()) else {
+            return Err("missing `-- program args…`".into());
+        };
+        match arg.as_str() {
+            "--deny" => policy.deny.push(path(i, "--deny")?),
+            "--write" => policy.write.push(path(i, "--write")?),
+            "--read-only" => policy.read_only.push(path(i, "--read-only")?),
+            "--list" => policy.list.push(path(i, "--list")?),
+            "--no-network" => policy.network = Network::Denied,
+            loki_core::confine::OWN_PIDS_FLAG => own_pids = true,
+            "--" => {
+                return Ok(Layer {
+                    policy,
+                    own_pids,
+                    program_at: i + 1,
+                });
+            }
+            other => return Err(format!("unexpected argument {other:?}")),
+        }
+        i += if matches!(
+            arg.as_str(),
+            "--deny" | "--write" | "--read-only" | "--list"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+}
+
+/// Whether `program args…` is this same wrapper again (a box started inside a box: the judge
+/// fencing its runs inside a build's box).
+fn is_wrapper(program: &OsString, next: Option<&OsString>) -> bool {
+    next.is_some_and(|n| n == loki_core::confine::WRAPPER_SUBCOMMAND)
+        && std::env::current_exe()
+            .ok()
+            .and_then(|me| me.canonicalize().ok())
+            .is_some_and(|me| std::path::Path::new(program).canonicalize().ok() == Some(me))
+}
+
+/// Runs the wrapper on the arguments after `__confine`; returns only on failure.
+///
+/// Nested wrappers (`loki __confine A -- loki __confine B -- program`) are applied here in one
+/// process, as stacked Landlock layers whose rules are all computed before the first is
+/// enforced: once a layer is on, the next one's walk could no longer list the directories it
+/// has to carve, and would silently grant nothing.
+pub fn run(args: &[OsString]) -> u8 {
+    let mut layers = Vec::new();
+    let mut rest: &[OsString] = args;
+    loop {
+        let layer = match parse(rest) {
+            Ok(l) => l,
+            Err(e) => return usage(&e),
+        };
+        let after = &rest[layer.program_at..];
+        layers.push(layer);
+        match after {
+            [program, next, tail @ ..] if is_wrapper(program, Some(next)) => rest = tail,
+            _ => {
+                rest = after;
+                break;
+            }
         }
     }
-    let Some(program) = rest.next() else {
+    let Some((program, program_args)) = rest.split_first() else {
         return usage("missing the program after `--`");
     };
+    let network_denied = layers.iter().any(|l| l.policy.network == Network::Denied);
     // The namespace comes first: its uid and gid maps are written under /proc, which the
     // filesystem rules would refuse. A user namespace needs a single-threaded process; the
     // support probe's thread has been joined by then.
-    if policy.network == Network::Denied
+    if network_denied
         && let Err(e) = loki_core::confine::unshare_network()
         && loki_core::confine::support().network() != NetworkMechanism::LandlockTcp
     {
@@ -74,7 +124,7 @@ pub fn run(args: &[OsString]) -> u8 {
         return 126;
     }
     // Before the filesystem rules too (its uid and gid maps are under /proc).
-    let own_pids = own_pids
+    let own_pids = layers.iter().any(|l| l.own_pids)
         && match loki_core::confine::unshare_pids() {
             Ok(()) => true,
             Err(e) => {
@@ -84,20 +134,31 @@ pub fn run(args: &[OsString]) -> u8 {
                 false
             }
         };
+    let computed: Vec<(Policy, Vec<loki_core::confine::Rule>)> = layers
+        .into_iter()
+        .map(|l| {
+            let rules = loki_core::confine::rules(&l.policy);
+            (l.policy, rules)
+        })
+        .collect();
     // Any enforcement level goes on: the engine checks availability before it relies on the
     // wrapper, and a kernel that enforces nothing is reported there, not here.
-    if let Err(e) = restrict_self(&policy).map(|_: Enforcement| ()) {
-        anstream::eprintln!("loki: {e}; the command was not run");
-        return 126;
+    for (policy, rules) in computed {
+        if let Err(e) = restrict_self_with(&policy, rules).map(|_: Enforcement| ()) {
+            anstream::eprintln!("loki: {e}; the command was not run");
+            return 126;
+        }
     }
     if own_pids {
-        return run_as_init(program, rest.as_slice());
+        return run_as_init(program, program_args);
     }
     #[expect(
         clippy::disallowed_methods,
         reason = "the wrapper becomes the confined program: exec, not a child, so the fence it set up applies to it"
     )]
-    let err = std::process::Command::new(program).args(rest).exec();
+    let err = std::process::Command::new(program)
+        .args(program_args)
+        .exec();
     anstream::eprintln!("loki: cannot run {}: {err}", program.to_string_lossy());
     127
 }

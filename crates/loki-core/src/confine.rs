@@ -31,8 +31,7 @@
 //! # The model box
 //! Every model-driven command (`loki ask`, a build run's sessions and checks, CLI agents) runs in
 //! one box, built by [`Policy::model_box`] from a [`BoxSpec`]: loki's home and signing key, other
-//! runs' records and worktrees, and the user's credential files ([`CREDENTIALS`]) are denied
-//! (their names stay listable from the directories above them, never their contents);
+//! runs' records and worktrees, and the user's credential files ([`CREDENTIALS`]) are denied;
 //! writes go only to the worktree (never its protected paths) and the run's private directory
 //! (private `HOME`, `TMPDIR`, tool caches) and `/dev`; toolchains, caches and every `PATH`
 //! directory are read-only. The network is denied unless the spec allows it
@@ -444,15 +443,6 @@ fn carve(dir: &Path, deny: &[PathBuf], grant: Grant, out: &mut Vec<Rule>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    if grant == Grant::Read {
-        // A directory above a denied path keeps its listing (names, never contents): without
-        // it nothing under the box can list `/` or `$HOME`, and a box started inside this one
-        // (the judge fencing its runs inside a build's box) could not carve its own rules.
-        out.push(Rule {
-            path: dir.to_path_buf(),
-            grant: Grant::List,
-        });
-    }
     let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     children.sort();
     for child in children {
@@ -476,6 +466,13 @@ fn carve(dir: &Path, deny: &[PathBuf], grant: Grant, out: &mut Vec<Rule>) {
 /// Confines the calling process (and everything it starts afterwards) to `policy`. Call it in a
 /// process about to `exec`; it cannot be undone.
 pub fn restrict_self(policy: &Policy) -> Result<Enforcement, ConfineError> {
+    restrict_self_with(policy, rules(policy))
+}
+
+/// [`restrict_self`] with the rules computed beforehand ([`rules`]). Stacking layers needs it:
+/// once the first layer is enforced, the walk of the next one may no longer list the
+/// directories it has to carve, so every layer's rules are computed before any is enforced.
+pub fn restrict_self_with(policy: &Policy, rules: Vec<Rule>) -> Result<Enforcement, ConfineError> {
     let err = |e: landlock::RulesetError| ConfineError::Ruleset(e.to_string());
     let all = AccessFs::from_all(TARGET_ABI);
     let read = AccessFs::from_read(TARGET_ABI);
@@ -487,7 +484,7 @@ pub fn restrict_self(policy: &Policy) -> Result<Enforcement, ConfineError> {
             .map_err(err)?;
     }
     let mut ruleset = base.create().map_err(err)?;
-    for rule in rules(policy) {
+    for rule in rules {
         // Gone since the walk (a temporary file): nothing to grant.
         let Ok(fd) = PathFd::new(&rule.path) else {
             continue;
@@ -561,17 +558,12 @@ mod tests {
             })
             .collect();
         let (r, w, l) = (Grant::Read, Grant::Write, Grant::List);
-        // The directories above a denied path keep their listing (names only): the root, `home`
-        // and `repo/.loki`; `repo` is listed once more because the policy names it.
+        // `repo` is listed only because the policy names it.
         assert_eq!(
             under,
             [
-                (String::new(), l),
-                ("home".to_string(), l),
                 ("home/.cargo".to_string(), r),
                 ("home/notes.txt".to_string(), r),
-                ("repo".to_string(), l),
-                ("repo/.loki".to_string(), l),
                 ("repo/src".to_string(), r),
                 ("repo/src".to_string(), w),
                 ("home/.cargo".to_string(), w),
