@@ -46,11 +46,11 @@
 //! Codex (0.171): `exec` is non-interactive and never asks for approval; its own sandbox is off
 //! because loki's box is the boundary (Codex's bubblewrap sandbox cannot nest inside it: Landlock
 //! forbids the mounts it makes), and `--skip-git-repo-check` lets it run in any worktree. In the
-//! box `HOME` is private, so Codex would find no config: [`codex_passthrough`] names the user's
-//! Codex home (`CODEX_HOME`, default `~/.codex`) and the key variables its config's providers
-//! read (`env_key`), and before the run the user's `config.toml` and `auth.json` (only those) are
-//! copied into `$HOME/.codex`, which becomes `CODEX_HOME`, so Codex writes its sessions inside the
-//! box. The model is read from Codex's own session record (`turn_context.model` of the rollout
+//! box `HOME` is private, so Codex would find no config: its `config.toml` and `auth.json` (only
+//! those, from `CODEX_HOME`, default `~/.codex`) are client files like every client's, copied into
+//! the private `$HOME/.codex`, which becomes `CODEX_HOME` (so Codex writes its sessions inside the
+//! box), and [`codex_passthrough`] passes the key variables its config's providers read
+//! (`env_key`). The model is read from Codex's own session record (`turn_context.model` of the rollout
 //! named by `thread.started`'s `thread_id`): `exec --json` does not print it.
 
 use std::ffi::OsString;
@@ -139,6 +139,12 @@ impl ClientFile {
 
 /// Claude Code's login (OAuth tokens).
 const CLAUDE_FILES: &[ClientFile] = &[ClientFile::home(".claude/.credentials.json")];
+/// Codex's configuration and login, in `CODEX_HOME` (default `~/.codex`); not its history or
+/// sessions.
+const CODEX_FILES: &[ClientFile] = &[
+    ClientFile::xdg("CODEX_HOME", ".codex", "config.toml"),
+    ClientFile::xdg("CODEX_HOME", ".codex", "auth.json"),
+];
 /// aider's configuration, model settings, and OpenRouter's OAuth key, which aider's own login
 /// writes. Not `~/.env`, which aider also reads: it is every program's, with their secrets.
 const AIDER_FILES: &[ClientFile] = &[
@@ -313,8 +319,7 @@ impl CliKind {
     pub fn client_files(self) -> &'static [ClientFile] {
         match self {
             CliKind::Claude => CLAUDE_FILES,
-            // Codex's files are the codex provider's own (its helper fills them in).
-            CliKind::Codex => &[],
+            CliKind::Codex => CODEX_FILES,
             CliKind::Aider => AIDER_FILES,
             CliKind::Opencode => OPENCODE_FILES,
         }
@@ -370,13 +375,14 @@ impl CliKind {
     }
 
     /// Variables loki sets for the client: `(name, value)`, where a value starting with
-    /// `$TMPDIR/` is under the agent's private temporary directory.
+    /// `$TMPDIR/` or `$HOME/` is under the agent's private temporary directory or home.
     #[must_use]
     pub fn fixed_env(self) -> &'static [(&'static str, &'static str)] {
         match self {
             // The install is read-only in the box: no self-update.
             CliKind::Claude => &[("DISABLE_AUTOUPDATER", "1")],
-            CliKind::Codex => &[],
+            // Its copied config and login ([`CliKind::client_files`]); its sessions go there too.
+            CliKind::Codex => &[("CODEX_HOME", "$HOME/.codex")],
             // Its history files default to the git root: the worktree, where loki would commit
             // them.
             CliKind::Aider => &[
@@ -470,23 +476,9 @@ impl CliAgent {
     /// Runs the agent on `task` in `worktree`, blocking the thread.
     pub fn run_blocking(&self, task: &str, worktree: &Path) -> Result<CliOutcome, AgentError> {
         let agent = self.kind.name();
-        let env = match self.kind {
-            CliKind::Codex => {
-                codex_private_home(&self.env).map_err(|source| AgentError::Process {
-                    agent,
-                    source: loki_core::process::ProcessError::Spawn {
-                        program:
-                            "codex (copying its config.toml and auth.json into the private home)"
-                                .into(),
-                        source,
-                    },
-                })?
-            }
-            CliKind::Claude | CliKind::Aider | CliKind::Opencode => self.env.clone(),
-        };
         let spec = loki_core::process::Spec::new(self.program.clone(), worktree)
             .args(self.kind.argv(task, self.model.as_deref()))
-            .envs(env.clone())
+            .envs(self.env.clone())
             .timeout(self.timeout)
             .output_cap(CLI_OUTPUT_CAP)
             .streams(loki_core::process::Streams::Separate)
@@ -526,8 +518,7 @@ impl CliAgent {
         let stderr = out.stderr.text();
         let r = reported(self.kind, &stdout, &stderr);
         let codex_model = match self.kind {
-            CliKind::Codex => env_value(&env, "CODEX_HOME")
-                .and_then(|home| codex_model(&stdout, Path::new(&home))),
+            CliKind::Codex => codex_home_of(&self.env).and_then(|home| codex_model(&stdout, &home)),
             CliKind::Claude | CliKind::Aider | CliKind::Opencode => None,
         };
         Ok(CliOutcome {
@@ -570,9 +561,9 @@ fn codex_home_of(env: &[(OsString, OsString)]) -> Option<PathBuf> {
         .or_else(|| env_value(env, "HOME").map(|h| PathBuf::from(h).join(".codex")))
 }
 
-/// What a boxed Codex needs from the user's environment `user_env` (the engine adds it to the
-/// box's scrubbed one): `CODEX_HOME` naming the user's Codex home, and every variable a
-/// `[model_providers.*] env_key` of its `config.toml` names that `user_env` sets (the built-in
+/// What a boxed Codex needs from the user's environment `user_env` besides its files (the engine
+/// adds it to the box's scrubbed one): every variable a `[model_providers.*] env_key` of the
+/// user's `config.toml` names that `user_env` sets (the built-in
 /// OpenAI provider's `OPENAI_API_KEY` passes as any `OPENAI_` variable does). Nothing else of the
 /// user's: loki's own key and tokens stay out.
 #[must_use]
@@ -580,7 +571,7 @@ pub fn codex_passthrough(user_env: &[(OsString, OsString)]) -> Vec<(OsString, Os
     let Some(home) = codex_home_of(user_env) else {
         return Vec::new();
     };
-    let mut out = vec![("CODEX_HOME".into(), home.clone().into_os_string())];
+    let mut out: Vec<(OsString, OsString)> = Vec::new();
     let config = std::fs::read_to_string(home.join("config.toml"))
         .ok()
         .and_then(|t| t.parse::<toml::Table>().ok())
@@ -603,34 +594,6 @@ pub fn codex_passthrough(user_env: &[(OsString, OsString)]) -> Vec<(OsString, Os
         }
     }
     out
-}
-
-/// Files of the user's Codex home a boxed run gets: its configuration and its login.
-const CODEX_FILES: [&str; 2] = ["config.toml", "auth.json"];
-
-/// `env` with `CODEX_HOME` moved to `$HOME/.codex`, holding copies of the user's `config.toml`
-/// and `auth.json` (0600), when `CODEX_HOME` names another directory (the box's private `HOME`).
-fn codex_private_home(env: &[(OsString, OsString)]) -> std::io::Result<Vec<(OsString, OsString)>> {
-    let mut env = env.to_vec();
-    let (Some(source), Some(home)) = (codex_home_of(&env), env_value(&env, "HOME")) else {
-        return Ok(env);
-    };
-    let private = PathBuf::from(home).join(".codex");
-    if source == private {
-        return Ok(env);
-    }
-    std::fs::create_dir_all(&private)?;
-    for name in CODEX_FILES {
-        match std::fs::read(source.join(name)) {
-            Ok(bytes) => loki_core::fs::write_atomic_mode(&private.join(name), &bytes, 0o600)
-                .map_err(std::io::Error::other)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-    }
-    env.retain(|(k, _)| k != "CODEX_HOME");
-    env.push(("CODEX_HOME".into(), private.into_os_string()));
-    Ok(env)
 }
 
 /// The model of the session `codex exec --json` printed in `stdout` (its `thread.started`), from
@@ -866,7 +829,7 @@ mod tests {
 
     #[test]
     #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
-    fn a_boxed_codex_gets_a_copy_of_the_users_config_its_key_and_reports_its_model() {
+    fn a_boxed_codex_gets_the_users_config_its_key_and_reports_its_model() {
         let dir = tempfile::tempdir().unwrap();
         let user_codex = dir.path().join("user/.codex");
         std::fs::create_dir_all(&user_codex).unwrap();
@@ -884,33 +847,30 @@ mod tests {
             os("LOKI_RECEIPT_SIGNING_KEY", "signing"),
             os("UNRELATED", "x"),
         ];
-        let pass = codex_passthrough(&user);
+        assert_eq!(codex_passthrough(&user), [os("MY_PROVIDER_KEY", "k1")]);
+        // Its config and login only, from CODEX_HOME when set, else ~/.codex; into the private
+        // home's .codex, which CODEX_HOME then names.
+        let sources: Vec<PathBuf> = CliKind::Codex
+            .client_files()
+            .iter()
+            .filter_map(|f| f.source(&user))
+            .collect();
         assert_eq!(
-            pass,
-            [
-                os("CODEX_HOME", &user_codex.display().to_string()),
-                os("MY_PROVIDER_KEY", "k1")
-            ]
+            sources,
+            [user_codex.join("config.toml"), user_codex.join("auth.json")]
         );
-        // In the box: a private HOME, and CODEX_HOME still naming the user's.
+        let elsewhere = [os("HOME", "/h"), os("CODEX_HOME", "/elsewhere")];
+        assert_eq!(
+            CliKind::Codex.client_files()[0].source(&elsewhere),
+            Some(PathBuf::from("/elsewhere/config.toml"))
+        );
         let private = dir.path().join("box/home");
-        let mut env = vec![os("HOME", &private.display().to_string())];
-        env.extend(pass);
-        let env = codex_private_home(&env).unwrap();
         let moved = private.join(".codex");
         assert_eq!(
-            env_value(&env, "CODEX_HOME"),
-            Some(moved.clone().into_os_string())
+            CliKind::Codex.client_files()[1].target(&private),
+            moved.join("auth.json")
         );
-        let mut copied: Vec<String> = std::fs::read_dir(&moved)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        copied.sort();
-        assert_eq!(copied, ["auth.json", "config.toml"]);
-        // Unboxed (CODEX_HOME is HOME's own): nothing moves.
-        let home_env = [os("HOME", &dir.path().join("user").display().to_string())];
-        assert_eq!(codex_private_home(&home_env).unwrap(), home_env);
+        assert_eq!(CliKind::Codex.fixed_env(), [("CODEX_HOME", "$HOME/.codex")]);
 
         let sessions = moved.join("sessions/2026/12/02");
         std::fs::create_dir_all(&sessions).unwrap();

@@ -64,10 +64,11 @@ loki runs the repository's tests after your edits. Paths are relative to the rep
     done: CLI_DONE,
 };
 
-/// Codex's tools (shell and apply_patch).
+/// Codex's tools: its shell (`exec_command`, 0.171), and `apply_patch` only for the models Codex
+/// gives it to (a model without it edits through the shell).
 pub const CODEX_WORDS: ToolWords = ToolWords {
     system: "You are a careful software engineer working in a git repository. \
-Read the code and run the tests with your shell tool, and make the smallest change that does the task with apply_patch. \
+Read the code and run the tests with your shell tool, and make the smallest change that does the task with your file editing tool (or the shell). \
 Paths are relative to the repository root (your working directory).",
     run_tests: "with your shell tool",
     finish: CLI_FINISH,
@@ -118,7 +119,7 @@ mod tests {
 
     #[test]
     fn cli_words_name_no_tool_of_the_loop() {
-        for w in [CLAUDE_WORDS, OPENCODE_WORDS, AIDER_WORDS] {
+        for w in [CLAUDE_WORDS, CODEX_WORDS, OPENCODE_WORDS, AIDER_WORDS] {
             for loop_tool in ["`run`", "`finish`", "`edit`", "apply_patch"] {
                 for text in [w.system, w.run_tests, w.finish, w.done] {
                     assert!(!text.contains(loop_tool), "{loop_tool} in {text}");

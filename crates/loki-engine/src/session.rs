@@ -235,7 +235,7 @@ pub fn boxed_cli(
             env.push((k.clone(), v.clone()));
         }
     }
-    // Codex finds its config through CODEX_HOME and reads the key its provider names.
+    // Codex reads the key its provider's config names.
     if agent.kind == loki_agent::CliKind::Codex {
         for (k, v) in loki_agent::cli::codex_passthrough(&agent.env) {
             if !env.iter().any(|(n, _)| *n == k) {
@@ -247,11 +247,19 @@ pub fn boxed_cli(
         .iter()
         .find(|(k, _)| k == "TMPDIR")
         .map(|(_, v)| std::path::PathBuf::from(v));
+    let home = env
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| std::path::PathBuf::from(v));
     for (k, v) in kind.fixed_env() {
-        let value: std::ffi::OsString = match (v.strip_prefix("$TMPDIR/"), &tmp) {
-            (Some(rest), Some(t)) => t.join(rest).into_os_string(),
-            _ => (*v).into(),
+        let under = |prefix: &str, dir: &Option<std::path::PathBuf>| {
+            v.strip_prefix(prefix)
+                .zip(dir.as_ref())
+                .map(|(rest, d)| d.join(rest).into_os_string())
         };
+        let value: std::ffi::OsString = under("$TMPDIR/", &tmp)
+            .or_else(|| under("$HOME/", &home))
+            .unwrap_or_else(|| (*v).into());
         env.retain(|(n, _)| n != k);
         env.push(((*k).into(), value));
     }

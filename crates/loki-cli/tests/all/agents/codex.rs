@@ -457,7 +457,10 @@ async fn a_build_through_the_real_codex_is_verified() {
 }
 
 /// Every process whose command line mentions `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
+/// Live processes whose command line holds `marker` and whose working directory is under `dir`
+/// (this test's repository: other tests run Codex at the same time).
+fn processes_with(dir: &Path, marker: &str) -> Vec<String> {
+    let dir = dir.canonicalize().unwrap();
     let mut found = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         if !e
@@ -472,7 +475,8 @@ fn processes_with(marker: &str) -> Vec<String> {
             continue;
         };
         let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-        if cmd.contains(marker) {
+        let here = std::fs::read_link(e.path().join("cwd")).is_ok_and(|c| c.starts_with(&dir));
+        if here && cmd.contains(marker) {
             found.push(format!("{}: {cmd}", e.file_name().to_string_lossy()));
         }
     }
@@ -511,11 +515,8 @@ async fn the_run_cap_kills_codex_and_every_process_it_started() {
     assert!(!fake.requests().is_empty(), "codex ran the command");
     // Give the kernel a moment to reap, then nothing of the tree is left.
     std::thread::sleep(std::time::Duration::from_millis(500));
-    let left = processes_with(&format!("sleep {marker}"));
+    let left = processes_with(repo.path(), &format!("sleep {marker}"));
     assert!(left.is_empty(), "survivors: {left:#?}");
-    let codexes: Vec<String> = processes_with("--dangerously-bypass-approvals-and-sandbox")
-        .into_iter()
-        .filter(|p| p.contains("add(a, b) returns the difference"))
-        .collect();
+    let codexes = processes_with(repo.path(), "--dangerously-bypass-approvals-and-sandbox");
     assert!(codexes.is_empty(), "codex survived: {codexes:#?}");
 }
