@@ -167,40 +167,33 @@ impl GeminiTurn {
 struct Shared {
     expect: GeminiExpect,
     replies: VecDeque<Reply>,
-    requests: Vec<Recorded>,
-    violations: Vec<String>,
+    ledger: crate::fake_server::Ledger,
 }
 
 /// A running fake Gemini API.
 #[derive(Debug)]
 pub struct FakeGemini {
-    addr: std::net::SocketAddr,
     shared: Arc<Mutex<Shared>>,
-    task: tokio::task::JoinHandle<()>,
+    server: crate::fake_server::Loopback,
 }
 
 impl FakeGemini {
     /// Binds `127.0.0.1:0` and serves until dropped.
     pub async fn start(expect: GeminiExpect) -> FakeGemini {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Mutex::new(Shared {
             expect,
             replies: VecDeque::new(),
-            requests: Vec::new(),
-            violations: Vec::new(),
+            ledger: crate::fake_server::Ledger::default(),
         }));
         let app = Router::new().fallback(handle).with_state(shared.clone());
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        FakeGemini { addr, shared, task }
+        let server = crate::fake_server::Loopback::serve(app).await;
+        FakeGemini { shared, server }
     }
 
     /// The value for `GOOGLE_GEMINI_BASE_URL` (the SDK appends `/v1beta/models/...`).
     #[must_use]
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.origin()
     }
 
     /// Queues a reply.
@@ -216,33 +209,18 @@ impl FakeGemini {
 
     #[must_use]
     pub fn requests(&self) -> Vec<Recorded> {
-        self.shared.lock().unwrap().requests.clone()
+        self.shared.lock().unwrap().ledger.requests.clone()
     }
 
     #[must_use]
     pub fn violations(&self) -> Vec<String> {
-        self.shared.lock().unwrap().violations.clone()
+        self.shared.lock().unwrap().ledger.violations.clone()
     }
 
     /// Panics when a request broke a rule or a queued reply was never asked for.
     pub fn assert_clean(&self) {
         let s = self.shared.lock().unwrap();
-        assert!(
-            s.violations.is_empty(),
-            "fake Gemini violations: {:#?}",
-            s.violations
-        );
-        assert!(
-            s.replies.is_empty(),
-            "{} queued replies were never requested",
-            s.replies.len()
-        );
-    }
-}
-
-impl Drop for FakeGemini {
-    fn drop(&mut self) {
-        self.task.abort();
+        s.ledger.assert_clean("fake Gemini API", s.replies.len());
     }
 }
 
@@ -298,43 +276,31 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let headers: BTreeMap<String, String> = headers
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_ascii_lowercase(),
-                v.to_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let parsed: Result<Value, _> = serde_json::from_slice(&body);
+    let req = crate::fake_server::Incoming::new(&headers, &body);
+    let (headers, parsed) = (&req.headers, &req.body);
     let target = uri
         .path_and_query()
         .map_or_else(|| uri.path().to_string(), |pq| pq.as_str().to_string());
     let reply = {
         let mut s = shared.lock().unwrap();
-        let n = s.requests.len() + 1;
-        s.requests.push(Recorded {
-            path: target.clone(),
-            headers: headers.clone(),
-            body: parsed.as_ref().cloned().unwrap_or(Value::Null),
-        });
+        let n = s.ledger.record(&req, &target.clone());
         let verdict = match route(&method, &uri, &s.expect) {
             Err((status, reason)) => Err((status, reason)),
-            Ok(()) => match &parsed {
-                Err(e) => Err((400, format!("the body is not JSON: {e}"))),
-                Ok(v) => validate_gemini(&headers, uri.query(), v, &s.expect).map_err(|r| (400, r)),
+            Ok(()) => match parsed {
+                Err(e) => Err((400, e.clone())),
+                Ok(v) => validate_gemini(headers, uri.query(), v, &s.expect).map_err(|r| (400, r)),
             },
         };
         match verdict {
             Err((status, reason)) => {
-                s.violations
+                s.ledger
+                    .violations
                     .push(format!("request {n} ({method} {target}): {reason}"));
                 Err((status, reason))
             }
             Ok(()) => s.replies.pop_front().ok_or_else(|| {
                 let reason = format!("request {n}: no reply is queued");
-                s.violations.push(reason.clone());
+                s.ledger.violations.push(reason.clone());
                 (400, reason)
             }),
         }

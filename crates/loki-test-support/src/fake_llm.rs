@@ -406,40 +406,32 @@ struct Shared {
     api: Api,
     expect: Expect,
     replies: VecDeque<Reply>,
-    requests: Vec<Recorded>,
-    violations: Vec<String>,
+    ledger: crate::fake_server::Ledger,
 }
 
 /// A running fake server.
 #[derive(Debug)]
 pub struct FakeLlm {
     api: Api,
-    addr: std::net::SocketAddr,
     shared: Arc<Mutex<Shared>>,
-    task: tokio::task::JoinHandle<()>,
+    server: crate::fake_server::Loopback,
 }
 
 impl FakeLlm {
     /// Binds `127.0.0.1:0` and serves until dropped.
     pub async fn start(api: Api, expect: Expect) -> FakeLlm {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Mutex::new(Shared {
             api,
             expect,
             replies: VecDeque::new(),
-            requests: Vec::new(),
-            violations: Vec::new(),
+            ledger: crate::fake_server::Ledger::default(),
         }));
         let app = Router::new().fallback(handle).with_state(shared.clone());
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let server = crate::fake_server::Loopback::serve(app).await;
         FakeLlm {
             api,
-            addr,
             shared,
-            task,
+            server,
         }
     }
 
@@ -447,8 +439,8 @@ impl FakeLlm {
     #[must_use]
     pub fn base_url(&self) -> String {
         match self.api {
-            Api::OpenAi => format!("http://{}/v1", self.addr),
-            Api::Anthropic => format!("http://{}", self.addr),
+            Api::OpenAi => format!("{}/v1", self.server.origin()),
+            Api::Anthropic => self.server.origin(),
         }
     }
 
@@ -465,33 +457,18 @@ impl FakeLlm {
 
     #[must_use]
     pub fn requests(&self) -> Vec<Recorded> {
-        self.shared.lock().unwrap().requests.clone()
+        self.shared.lock().unwrap().ledger.requests.clone()
     }
 
     #[must_use]
     pub fn violations(&self) -> Vec<String> {
-        self.shared.lock().unwrap().violations.clone()
+        self.shared.lock().unwrap().ledger.violations.clone()
     }
 
     /// Panics when a request broke a rule or a queued reply was never asked for.
     pub fn assert_clean(&self) {
         let s = self.shared.lock().unwrap();
-        assert!(
-            s.violations.is_empty(),
-            "fake server violations: {:#?}",
-            s.violations
-        );
-        assert!(
-            s.replies.is_empty(),
-            "{} queued replies were never requested",
-            s.replies.len()
-        );
-    }
-}
-
-impl Drop for FakeLlm {
-    fn drop(&mut self) {
-        self.task.abort();
+        s.ledger.assert_clean("fake server", s.replies.len());
     }
 }
 
@@ -502,26 +479,13 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let headers: BTreeMap<String, String> = headers
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_ascii_lowercase(),
-                v.to_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let parsed: Result<Value, _> = serde_json::from_slice(&body);
+    let req = crate::fake_server::Incoming::new(&headers, &body);
+    let (headers, parsed) = (&req.headers, &req.body);
     let reply = {
         let mut s = shared.lock().unwrap();
-        let n = s.requests.len() + 1;
-        s.requests.push(Recorded {
-            path: uri.path().to_string(),
-            headers: headers.clone(),
-            body: parsed.as_ref().cloned().unwrap_or(Value::Null),
-        });
-        let verdict = match &parsed {
-            Err(e) => Err(format!("the body is not JSON: {e}")),
+        let n = s.ledger.record(&req, uri.path());
+        let verdict = match parsed {
+            Err(e) => Err(e.clone()),
             Ok(v) => {
                 let path_ok = match s.api {
                     Api::OpenAi => uri.path() == "/v1/chat/completions",
@@ -531,20 +495,20 @@ async fn handle(
                     Err(format!("unexpected {method} {}", uri.path()))
                 } else {
                     match s.api {
-                        Api::OpenAi => validate_openai(&headers, v, &s.expect),
-                        Api::Anthropic => validate_anthropic(&headers, v, &s.expect),
+                        Api::OpenAi => validate_openai(headers, v, &s.expect),
+                        Api::Anthropic => validate_anthropic(headers, v, &s.expect),
                     }
                 }
             }
         };
         match verdict {
             Err(reason) => {
-                s.violations.push(format!("request {n}: {reason}"));
+                s.ledger.violations.push(format!("request {n}: {reason}"));
                 Err(reason)
             }
             Ok(()) => s.replies.pop_front().ok_or_else(|| {
                 let reason = format!("request {n}: no reply is queued");
-                s.violations.push(reason.clone());
+                s.ledger.violations.push(reason.clone());
                 reason
             }),
         }

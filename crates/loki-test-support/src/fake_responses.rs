@@ -189,8 +189,7 @@ pub enum Scripted {
 struct Shared {
     expect: Expect,
     queue: VecDeque<Scripted>,
-    requests: Vec<Recorded>,
-    violations: Vec<String>,
+    ledger: crate::fake_server::Ledger,
     /// Every call id the fake has issued.
     issued: HashSet<String>,
     /// The calls of the last served turn, which the next request must answer.
@@ -200,9 +199,8 @@ struct Shared {
 /// A running fake Responses server.
 #[derive(Debug)]
 pub struct FakeResponses {
-    addr: std::net::SocketAddr,
     shared: Arc<Mutex<Shared>>,
-    task: tokio::task::JoinHandle<()>,
+    server: crate::fake_server::Loopback,
 }
 
 /// How long a hung request stays unanswered: far longer than any test.
@@ -211,27 +209,22 @@ const HANG: Duration = Duration::from_secs(3600);
 impl FakeResponses {
     /// Binds `127.0.0.1:0` and serves until dropped.
     pub async fn start(expect: Expect) -> FakeResponses {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Mutex::new(Shared {
             expect,
             queue: VecDeque::new(),
-            requests: Vec::new(),
-            violations: Vec::new(),
+            ledger: crate::fake_server::Ledger::default(),
             issued: HashSet::new(),
             pending: Vec::new(),
         }));
         let app = Router::new().fallback(handle).with_state(shared.clone());
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        FakeResponses { addr, shared, task }
+        let server = crate::fake_server::Loopback::serve(app).await;
+        FakeResponses { shared, server }
     }
 
     /// The provider's `base_url` (`/v1` included; Codex appends `/responses`).
     #[must_use]
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("{}/v1", self.server.origin())
     }
 
     /// Queues a turn.
@@ -252,12 +245,12 @@ impl FakeResponses {
 
     #[must_use]
     pub fn requests(&self) -> Vec<Recorded> {
-        self.shared.lock().unwrap().requests.clone()
+        self.shared.lock().unwrap().ledger.requests.clone()
     }
 
     #[must_use]
     pub fn violations(&self) -> Vec<String> {
-        self.shared.lock().unwrap().violations.clone()
+        self.shared.lock().unwrap().ledger.violations.clone()
     }
 
     /// The texts of request `i`'s input, in order (see [`input_texts`]).
@@ -281,23 +274,13 @@ impl FakeResponses {
     /// Panics on a violation or a turn never asked for.
     pub fn assert_clean(&self) {
         let s = self.shared.lock().unwrap();
-        assert!(
-            s.violations.is_empty(),
-            "fake Responses server violations: {:#?}",
-            s.violations
+        s.ledger.assert_clean(
+            "fake Responses server",
+            s.queue
+                .iter()
+                .filter(|q| matches!(q, Scripted::Turn(_)))
+                .count(),
         );
-        let left = s
-            .queue
-            .iter()
-            .filter(|q| matches!(q, Scripted::Turn(_)))
-            .count();
-        assert!(left == 0, "{left} queued turns were never requested");
-    }
-}
-
-impl Drop for FakeResponses {
-    fn drop(&mut self) {
-        self.task.abort();
     }
 }
 
@@ -410,41 +393,28 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let headers: BTreeMap<String, String> = headers
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_ascii_lowercase(),
-                v.to_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let parsed: Result<Value, _> = serde_json::from_slice(&body);
+    let req = crate::fake_server::Incoming::new(&headers, &body);
+    let (headers, parsed) = (&req.headers, &req.body);
     let reply = {
         let mut s = shared.lock().unwrap();
-        let n = s.requests.len() + 1;
-        s.requests.push(Recorded {
-            path: uri.path().to_string(),
-            headers: headers.clone(),
-            body: parsed.as_ref().cloned().unwrap_or(Value::Null),
-        });
+        let n = s.ledger.record(&req, uri.path());
         let verdict = if method != Method::POST || uri.path() != "/v1/responses" {
             Err(format!("unexpected {method} {}", uri.path()))
         } else {
-            match &parsed {
-                Err(e) => Err(format!("the body is not JSON: {e}")),
-                Ok(v) => validate(&headers, v, &s.expect, &s.issued, &s.pending),
+            match parsed {
+                Err(e) => Err(e.clone()),
+                Ok(v) => validate(headers, v, &s.expect, &s.issued, &s.pending),
             }
         };
         match verdict {
             Err(reason) => {
-                s.violations.push(format!("request {n}: {reason}"));
+                s.ledger.violations.push(format!("request {n}: {reason}"));
                 Err(reason)
             }
             Ok(()) => match s.queue.pop_front() {
                 None => {
                     let reason = format!("request {n}: no turn is queued");
-                    s.violations.push(reason.clone());
+                    s.ledger.violations.push(reason.clone());
                     Err(reason)
                 }
                 Some(Scripted::Hang) => Ok(None),

@@ -28,6 +28,7 @@
 pub mod fake_gemini;
 pub mod fake_llm;
 pub mod fake_responses;
+mod fake_server;
 pub mod require;
 
 pub use require::{
