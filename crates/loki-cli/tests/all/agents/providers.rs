@@ -131,6 +131,7 @@ fn run_client(bin: &Path, args: &[&str]) -> String {
 fn every_flag_loki_passes_is_one_the_pinned_client_lists() {
     for (kind, help) in [
         (CliKind::Claude, &["--help"][..]),
+        (CliKind::Codex, &["exec", "--help"][..]),
         (CliKind::Aider, &["--help"][..]),
         (CliKind::Opencode, &["run", "--help"][..]),
     ] {
