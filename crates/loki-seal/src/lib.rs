@@ -52,6 +52,6 @@ pub use error::SealError;
 pub use hook::{Agent, HookInput, HookResponse, respond};
 pub use install::{InstallReport, install, merge_hooks};
 pub use session::{
-    CheckReport, NO_CHANGE, Origin, SealOptions, SealState, Started, StopRecord, StopReport, check,
-    failed_stop, sessions, start, state_path, stop,
+    CheckReport, NO_CHANGE, Origin, SealOptions, SealState, Started, StopRecord, StopReport,
+    Stopped, check, failed_stop, sessions, start, state_path, stop,
 };

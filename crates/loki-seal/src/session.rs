@@ -78,8 +78,7 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StopRecord {
     pub at: String,
-    /// `allowed`, `blocked`, `released`, `no change`, or `error` (the stop could not be checked).
-    pub decision: String,
+    pub decision: Stopped,
     /// The receipt's verdict, when one was sealed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
@@ -92,6 +91,30 @@ pub struct StopRecord {
     pub reasons: Vec<String>,
 }
 
+/// How a stop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stopped {
+    Allowed,
+    Blocked,
+    /// Let through by the release valve, unproven.
+    Released,
+    /// Nothing changed since the baseline: nothing ran, nothing was sealed.
+    NoChange,
+}
+
+impl Stopped {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stopped::Allowed => "allowed",
+            Stopped::Blocked => "blocked",
+            Stopped::Released => "released",
+            Stopped::NoChange => "no change",
+        }
+    }
+}
+
 /// Stops kept in a session's history.
 pub const HISTORY: usize = 20;
 
@@ -101,7 +124,7 @@ impl SealState {
     pub fn released(&self) -> usize {
         self.history
             .iter()
-            .filter(|r| r.decision == "released")
+            .filter(|r| r.decision == Stopped::Released)
             .count()
     }
 
@@ -355,7 +378,7 @@ pub fn stop(
         state.blocks = 0;
         state.remember(StopRecord {
             at: loki_core::time::now_rfc3339(),
-            decision: "no change".to_string(),
+            decision: Stopped::NoChange,
             verdict: None,
             receipt_sha256: None,
             run_id: Some(log.id().to_string()),
@@ -479,13 +502,12 @@ pub fn stop(
     state.remember(StopRecord {
         at: loki_core::time::now_rfc3339(),
         decision: if judgement.released {
-            "released"
+            Stopped::Released
         } else if judgement.blocks() {
-            "blocked"
+            Stopped::Blocked
         } else {
-            "allowed"
-        }
-        .to_string(),
+            Stopped::Allowed
+        },
         verdict: Some(verdict.clone()),
         receipt_sha256: Some(receipt_sha256.clone()),
         run_id: Some(log.id().to_string()),

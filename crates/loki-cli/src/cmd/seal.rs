@@ -269,7 +269,7 @@ fn render_status(
                 |l| format!(
                     "last stop {} {}{}",
                     l.at,
-                    l.decision,
+                    l.decision.as_str(),
                     l.verdict
                         .as_deref()
                         .map(|v| format!(" ({v})"))
@@ -277,7 +277,11 @@ fn render_status(
                 )
             )
         );
-        for r in s.history.iter().filter(|r| r.decision == "released") {
+        for r in s
+            .history
+            .iter()
+            .filter(|r| r.decision == loki_seal::Stopped::Released)
+        {
             let _ = writeln!(
                 out,
                 "  {} RELEASED, NOT VERIFIED{}: {}",
@@ -426,15 +430,14 @@ mod tests {
 
     #[test]
     fn status_format_is_pinned() {
-        let record =
-            |decision: &str, verdict: Option<&str>, reasons: &[&str]| loki_seal::StopRecord {
-                at: "2026-12-01T10:00:00Z".into(),
-                decision: decision.into(),
-                verdict: verdict.map(str::to_string),
-                receipt_sha256: verdict.map(|_| "ab12".into()),
-                run_id: Some("r1".into()),
-                reasons: reasons.iter().map(|r| (*r).to_string()).collect(),
-            };
+        let record = |decision, verdict: Option<&str>, reasons: &[&str]| loki_seal::StopRecord {
+            at: "2026-12-01T10:00:00Z".into(),
+            decision,
+            verdict: verdict.map(str::to_string),
+            receipt_sha256: verdict.map(|_| "ab12".into()),
+            run_id: Some("r1".into()),
+            reasons: reasons.iter().map(|r| (*r).to_string()).collect(),
+        };
         let session = |id: &str, origin, blocks, history| loki_seal::SealState {
             schema: loki_seal::session::STATE_SCHEMA.into(),
             session: id.into(),
@@ -454,8 +457,16 @@ mod tests {
                 loki_seal::Origin::SessionStart,
                 0,
                 vec![
-                    record("blocked", Some("FAILED"), &["newly_skipped: test_sub"]),
-                    record("released", Some("PARTIAL"), &["newly_skipped: test_sub"]),
+                    record(
+                        loki_seal::Stopped::Blocked,
+                        Some("FAILED"),
+                        &["newly_skipped: test_sub"],
+                    ),
+                    record(
+                        loki_seal::Stopped::Released,
+                        Some("PARTIAL"),
+                        &["newly_skipped: test_sub"],
+                    ),
                 ],
             ),
             session("s2", loki_seal::Origin::LastCommit, 1, Vec::new()),
