@@ -30,12 +30,18 @@
 //!   tool calls, else `end_turn`).
 //! - Unknown fields are refused, so a typo fails loudly instead of playing something else.
 //!
+//! - optional `if_system_contains` / `unless_system_contains` (strings): the session is played only
+//!   when the system prompt of its first request contains (or does not contain) that text. A script
+//!   can so behave differently under different agent instructions (`loki improve`'s replays);
+//!   several sessions may then share a name.
+//!
 //! # Choosing a session
 //! Each agent session calls [`Provider::begin_session`] with its label. A session whose `name`
-//! equals the label is played; otherwise the next session not yet played, in file order. Every
-//! call plays the next turn; asking for a turn past the end is
-//! [`AgentError::ScriptExhausted`], and a session begun when all were played is
-//! [`AgentError::Script`].
+//! equals the label is played; otherwise the next session not yet played, in file order. When a
+//! script has conditional sessions, the choice waits for the session's first request and
+//! considers only sessions whose conditions hold for its system prompt. Every call plays the next
+//! turn; asking for a turn past the end is [`AgentError::ScriptExhausted`], and a session begun
+//! when all were played (or none whose conditions hold) is [`AgentError::Script`].
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -62,7 +68,34 @@ struct Session {
     name: String,
     #[serde(default)]
     model: Option<String>,
+    #[serde(default)]
+    if_system_contains: Option<String>,
+    #[serde(default)]
+    unless_system_contains: Option<String>,
     turns: Vec<Turn>,
+}
+
+impl Session {
+    fn is_conditional(&self) -> bool {
+        self.if_system_contains.is_some() || self.unless_system_contains.is_some()
+    }
+
+    /// Whether this session may play for a request with `system` (`None`: not known yet, so
+    /// only an unconditional session may).
+    fn admits(&self, system: Option<&str>) -> bool {
+        match system {
+            None => !self.is_conditional(),
+            Some(sys) => {
+                self.if_system_contains
+                    .as_deref()
+                    .is_none_or(|t| sys.contains(t))
+                    && self
+                        .unless_system_contains
+                        .as_deref()
+                        .is_none_or(|t| !sys.contains(t))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -96,6 +129,8 @@ fn empty_object() -> Value {
 struct Cursor {
     played: Vec<bool>,
     session: Option<usize>,
+    /// A session was begun with this label and waits for its first request to be chosen.
+    pending: Option<Option<String>>,
     turn: usize,
 }
 
@@ -135,8 +170,15 @@ impl Scripted {
             return Err(err("it has no sessions".into()));
         }
         for (i, s) in script.sessions.iter().enumerate() {
-            if script.sessions[..i].iter().any(|o| o.name == s.name) {
-                return Err(err(format!("session name {:?} is used twice", s.name)));
+            if script.sessions[..i].iter().any(|o| {
+                o.name == s.name
+                    && o.if_system_contains == s.if_system_contains
+                    && o.unless_system_contains == s.unless_system_contains
+            }) {
+                return Err(err(format!(
+                    "session name {:?} is used twice with the same conditions",
+                    s.name
+                )));
             }
             if let Some(stop) = s
                 .turns
@@ -171,15 +213,32 @@ impl Scripted {
             .collect()
     }
 
-    fn start(&self, cursor: &mut Cursor, label: Option<&str>) -> Result<usize, AgentError> {
-        let by_name = label.and_then(|l| self.script.sessions.iter().position(|s| s.name == l));
-        let next = by_name.or_else(|| cursor.played.iter().position(|p| !p));
+    fn start(
+        &self,
+        cursor: &mut Cursor,
+        label: Option<&str>,
+        system: Option<&str>,
+    ) -> Result<usize, AgentError> {
+        let sessions = &self.script.sessions;
+        let by_name = label.and_then(|l| {
+            sessions
+                .iter()
+                .position(|s| s.name == l && s.admits(system))
+        });
+        let next = by_name.or_else(|| {
+            (0..sessions.len()).find(|&i| !cursor.played[i] && sessions[i].admits(system))
+        });
         let Some(i) = next else {
+            let conditional = if system.is_some() {
+                " whose conditions hold for this system prompt"
+            } else {
+                ""
+            };
             return Err(AgentError::Script {
                 path: self.path.clone(),
                 message: format!(
-                    "all {} sessions were already played; add a session{}",
-                    self.script.sessions.len(),
+                    "all {} sessions{conditional} were already played; add a session{}",
+                    sessions.len(),
                     label.map(|l| format!(" named {l:?}")).unwrap_or_default()
                 ),
             });
@@ -190,11 +249,14 @@ impl Scripted {
         Ok(i)
     }
 
-    fn next(&self) -> Result<Response, AgentError> {
+    fn next(&self, system: &str) -> Result<Response, AgentError> {
         let mut cursor = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
         let si = match cursor.session {
             Some(i) => i,
-            None => self.start(&mut cursor, None)?,
+            None => {
+                let label = cursor.pending.take().flatten();
+                self.start(&mut cursor, label.as_deref(), Some(system))?
+            }
         };
         let session = &self.script.sessions[si];
         let ti = cursor.turn;
@@ -256,11 +318,18 @@ impl Provider for Scripted {
 
     fn begin_session(&self, label: Option<&str>) -> Result<(), AgentError> {
         let mut cursor = self.cursor.lock().unwrap_or_else(PoisonError::into_inner);
-        self.start(&mut cursor, label).map(|_| ())
+        if self.script.sessions.iter().any(Session::is_conditional) {
+            // Chosen at the first request, when the system prompt is known.
+            cursor.session = None;
+            cursor.turn = 0;
+            cursor.pending = Some(label.map(str::to_string));
+            return Ok(());
+        }
+        self.start(&mut cursor, label, None).map(|_| ())
     }
 
-    fn complete<'a>(&'a self, _req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>> {
-        let r = self.next();
+    fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>> {
+        let r = self.next(&req.system);
         Box::pin(async move { r })
     }
 }
@@ -308,6 +377,37 @@ mod tests {
             e.to_string().contains("all 2 sessions were already played"),
             "{e}"
         );
+    }
+
+    #[tokio::test]
+    async fn conditional_sessions_play_by_the_system_prompt() {
+        let s = Scripted::parse(
+            Path::new("s.json"),
+            r#"{"sessions":[
+                {"name":"implement","if_system_contains":"RUN THE TESTS","turns":[{"text":"careful"}]},
+                {"name":"implement","unless_system_contains":"RUN THE TESTS","turns":[{"text":"sloppy"}]}
+            ]}"#,
+        )
+        .unwrap();
+        let mut r = req();
+        s.begin_session(Some("implement")).unwrap();
+        assert_eq!(
+            s.complete(&r).await.unwrap().text.as_deref(),
+            Some("sloppy")
+        );
+        r.system = "rules\nRUN THE TESTS first".into();
+        s.begin_session(Some("implement")).unwrap();
+        assert_eq!(
+            s.complete(&r).await.unwrap().text.as_deref(),
+            Some("careful")
+        );
+        // Same name and same conditions twice is a typo.
+        let e = Scripted::parse(
+            Path::new("s.json"),
+            r#"{"sessions":[{"name":"a","if_system_contains":"x","turns":[]},{"name":"a","if_system_contains":"x","turns":[]}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("used twice"), "{e}");
     }
 
     #[test]

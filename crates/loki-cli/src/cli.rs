@@ -122,7 +122,7 @@ pub enum Command {
     /// List the model providers loki can use and which one it would pick
     Providers,
     /// Improve the agent's instructions from failed runs, with guards and rollback
-    Improve(Pending),
+    Improve(ImproveArgs),
     /// Build a task from a GitHub, GitLab, Jira or Linear issue
     Issue(Pending),
     /// Open a pull request for a verified run
@@ -212,6 +212,102 @@ pub struct BuildFlags {
     /// Keep the worktree and branch of a run that made no change (removed by default)
     #[arg(long)]
     pub keep: bool,
+}
+
+/// `loki improve`: one cycle, or one of its subcommands.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ImproveArgs {
+    #[command(subcommand)]
+    pub command: Option<ImproveCommand>,
+    /// Print what the cycle would do (the failed runs, the protected cases); write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// What the cycle learns from: manual (any failure, no minimum), failures (min_new_failures new ones) or score (every failure, recurring or not)
+    #[arg(long, value_name = "TRIGGER", default_value = "manual")]
+    pub trigger: ImproveTrigger,
+    /// Apply an accepted edit (auto) or queue it for `loki improve approve` (manual) [default: mode in .loki/improve/improve.toml, manual]
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<ImproveMode>,
+    /// Admit a run that passed as a protected case (it must pass 6 of 6 replays); repeatable
+    #[arg(long, value_name = "RUN")]
+    pub protect: Vec<String>,
+    /// At most this many tokens for the cycle (editor, replays, guard)
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    #[command(flatten)]
+    pub model: ImproveModelFlags,
+}
+
+/// The model of `loki improve`: the editor and the replays' agent.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ImproveModelFlags {
+    /// Provider: scripted, openai, anthropic, claude, codex, aider, opencode or replay:<run-id>
+    #[arg(long, global = true)]
+    pub provider: Option<String>,
+    /// Model name for the provider
+    #[arg(long, global = true)]
+    pub model: Option<String>,
+    /// Session file for the scripted provider
+    #[arg(long, value_name = "FILE", global = true)]
+    pub script: Option<PathBuf>,
+    /// Run cap of each replay in seconds [default: run.cap_s, 900]
+    #[arg(long, value_name = "SECONDS", global = true)]
+    pub cap: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImproveTrigger {
+    Manual,
+    Failures,
+    Score,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImproveMode {
+    Auto,
+    Manual,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImproveCommand {
+    /// Mode, kill switch, revision, today's budget use, pending proposals, protected cases
+    Status,
+    /// Every cycle, oldest first, with its outcome
+    History,
+    /// Proposals waiting for approval
+    Pending,
+    /// Apply a pending proposal (refused when the instructions changed since it was made)
+    Approve {
+        /// The proposal id (`loki improve pending` lists them)
+        id: String,
+    },
+    /// Drop a pending proposal
+    Reject {
+        /// The proposal id
+        id: String,
+        /// Why (kept in the audit trail)
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Restore the instructions the last apply replaced, or a kept revision
+    Rollback {
+        /// A revision (`sha256:…` or its hex) kept in .loki/improve/revisions
+        #[arg(long, value_name = "REV")]
+        to: Option<String>,
+    },
+    /// Print the audit trail, or check its hash chain
+    Audit {
+        /// Check the chain: `intact (N lines, head …)` or the first broken line (exit 1)
+        #[arg(long)]
+        verify: bool,
+    },
+    /// Run a cycle after failed runs (debounced, same guards) until Ctrl-C
+    Watch {
+        /// Seconds between looks at the runs
+        #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+        interval: u64,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -99,6 +99,12 @@ pub const LOG: Var = Var {
     scope: Scope::Loki,
     doc: "diagnostics on stderr, a tracing filter such as `info` or `loki_checks=debug` (default: off; `--verbose` shows info)",
 };
+/// The kill switch of `loki improve`.
+pub const IMPROVE: Var = Var {
+    name: "LOKI_IMPROVE",
+    scope: Scope::Loki,
+    doc: "`off` pauses `loki improve` and its watcher: no cycle starts, and one under way applies nothing (default: on)",
+};
 /// The seed a recorded incident ran with.
 pub const SEED: Var = Var {
     name: "LOKI_SEED",
@@ -188,6 +194,7 @@ pub const VARS: &[Var] = &[
     RECEIPT_SIGNING_KEY_FILE,
     RECEIPT_RETIRED_PUBKEYS,
     LOG,
+    IMPROVE,
     SEED,
     REPRO_TIMEOUT,
     PYTEST_REPORT,

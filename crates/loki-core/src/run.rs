@@ -3,7 +3,7 @@
 //! `run.json` (written atomically, pretty JSON):
 //! `{"schema":"loki.run/1","id":…,"kind":…,"status":"running|completed|interrupted","task"?:…,
 //!   "started_at":…,"ended_at"?:…,"command":[…],"cwd":…,"pid":…,"pid_start"?:…,"outcome"?:…,
-//!   "exit_code"?:…}`.
+//!   "exit_code"?:…,"agent_revision"?:…}`.
 //!
 //! Liveness: a run recorded as `running` whose process is gone, or whose pid now belongs to a
 //! different process (the kernel's start time of that pid differs from the recorded one), is
@@ -100,6 +100,10 @@ pub struct RunRecord {
     pub outcome: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// The revision of the agent's instructions the run followed
+    /// ([`crate::instructions::AgentFiles::revision`]); build runs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_revision: Option<String>,
 }
 
 /// One entry of a listing: a readable run, or a run directory whose `run.json` is broken.
@@ -113,13 +117,23 @@ pub enum ListedRun {
 #[derive(Debug, Clone)]
 pub struct RunStore {
     repo: Repo,
+    /// Where the run directories are: `.loki/runs` unless [`RunStore::at`] said otherwise.
+    runs_dir: PathBuf,
 }
 
 impl RunStore {
     /// The store of `repo`; nothing is created until a run starts.
     #[must_use]
     pub fn new(repo: Repo) -> Self {
-        RunStore { repo }
+        let runs_dir = repo.runs_dir();
+        RunStore { repo, runs_dir }
+    }
+
+    /// The store of `repo` whose runs live in `runs_dir` (inside `.loki/`): for producers that
+    /// keep their records apart from the build runs (`loki improve` under `.loki/improve/runs`).
+    #[must_use]
+    pub fn at(repo: Repo, runs_dir: PathBuf) -> Self {
+        RunStore { repo, runs_dir }
     }
 
     /// The repository this store belongs to.
@@ -131,7 +145,7 @@ impl RunStore {
     /// The directory of a run.
     #[must_use]
     pub fn dir(&self, id: &RunId) -> PathBuf {
-        self.repo.run_dir(id)
+        self.runs_dir.join(id.as_str())
     }
 
     /// Creates the run directory and its `run.json` with status `running` for this process.
@@ -166,6 +180,7 @@ impl RunStore {
             pid_start: process_start_ticks(pid),
             outcome: None,
             exit_code: None,
+            agent_revision: None,
         };
         self.save(&rec)?;
         Ok(rec)
@@ -197,7 +212,7 @@ impl RunStore {
         if !dir.is_dir() {
             return Err(CoreError::RunNotFound {
                 id: id.to_string(),
-                dir: self.repo.runs_dir(),
+                dir: self.runs_dir.clone(),
             });
         }
         let mut rec = read_record(&dir)?;
@@ -207,7 +222,7 @@ impl RunStore {
 
     /// Every run directory, newest first. Broken records are listed as such, never dropped.
     pub fn list(&self) -> Result<Vec<ListedRun>, CoreError> {
-        let runs_dir = self.repo.runs_dir();
+        let runs_dir = self.runs_dir.clone();
         self.repo.check_loki_dir()?;
         let entries = match fs::read_dir(&runs_dir) {
             Ok(e) => e,

@@ -82,6 +82,8 @@ pub(crate) struct RunState<'a> {
     pub started: Instant,
     pub soft_deadline: Instant,
     pub base: String,
+    /// The repository's instructions for the implementing agent (`.loki/agent/`).
+    pub agent: loki_core::instructions::AgentFiles,
     pub intake: Option<Intake>,
     pub plan: Plan,
     pub wall: Wall,
@@ -365,6 +367,11 @@ pub fn run_build(
         return Err(EngineError::UnpricedCap { model, max_usd });
     }
     let base = intake::preflight(repo)?;
+    // The repository's instructions for the agent: a broken file is refused before the run starts
+    // (the user must mend it), and the revision stamps the run so `loki improve` can learn from it.
+    let agent =
+        loki_core::instructions::AgentFiles::load(&loki_core::instructions::agent_dir(&repo.root))?;
+    let agent_revision = agent.revision();
     let started = BuildStarted {
         task_sha256: hex::encode(Sha256::digest(opts.task.text.as_bytes())),
         task_source: opts.task.source.clone(),
@@ -372,6 +379,7 @@ pub fn run_build(
         cap_s: opts.cap.as_secs(),
         max_cost_usd: opts.max_cost_usd,
         base: base.clone(),
+        agent_revision: Some(agent_revision.clone()),
     };
     // As in `work`: anything but a build run is a quick one.
     let started = if opts.kind == RunKind::Build {
@@ -379,12 +387,13 @@ pub fn run_build(
     } else {
         RunStarted::Quick(started)
     };
-    let log = RunRecorder::start(
+    let mut log = RunRecorder::start(
         &RunStore::new(repo.clone()),
         Some(opts.task.text.clone()),
         opts.command.clone(),
         &started,
     )?;
+    log.update_record(|r| r.agent_revision = Some(agent_revision))?;
     let (run_id, run_dir) = (log.id().clone(), log.dir().to_path_buf());
     let started = Instant::now();
     let soft = opts.cap.saturating_sub(reserve_for(opts.cap));
@@ -398,6 +407,7 @@ pub fn run_build(
         started,
         soft_deadline: started + soft,
         base: base.clone(),
+        agent,
         intake: None,
         plan: Plan::default(),
         wall: Wall::default(),

@@ -144,6 +144,21 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     agent_round(s, i, IMPLEMENT_SESSION, &brief)
 }
 
+/// The implementing agent's system prompt: loki's own, then the repository's instructions
+/// (`.loki/agent/`, see [`loki_core::instructions`]) under a heading that names their revision, so
+/// a transcript shows which instructions the agent followed.
+#[must_use]
+pub fn system_prompt(base: &str, agent: &loki_core::instructions::AgentFiles) -> String {
+    if agent.is_empty() {
+        return base.to_string();
+    }
+    format!(
+        "{base}\n\n# Instructions of this repository (.loki/agent, revision {})\n{}",
+        agent.revision(),
+        agent.prompt()
+    )
+}
+
 /// One agent session named `label` in the intake's worktree, then what follows every session.
 fn agent_round(
     s: &mut RunState<'_>,
@@ -152,8 +167,8 @@ fn agent_round(
     brief: &str,
 ) -> Result<Step, EngineError> {
     let wrapper = s.wrapper.clone();
-    let system = s.opts.backend.words().system;
-    let r = s.session(label, system, brief, &i.worktree, &i.fence, &wrapper);
+    let system = system_prompt(s.opts.backend.words().system, &s.agent);
+    let r = s.session(label, &system, brief, &i.worktree, &i.fence, &wrapper);
     // The worktree goes back to the run before an error ends it.
     s.intake = Some(i);
     let r = r?;

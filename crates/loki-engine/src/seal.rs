@@ -185,6 +185,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         .map(|x| x.model.clone())
         .find(|m| !m.is_empty())
         .unwrap_or_default();
+    facts.agent_revision = Some(s.agent.revision());
     facts.flags = RunFlags {
         tampered: !tampered.is_empty(),
         already_satisfied: s.already_satisfied,

@@ -88,6 +88,14 @@ pub enum RunStarted {
     Checks {
         checks: usize,
     },
+    /// One `loki improve` cycle that applied (or applied and rolled back) a change of the agent's
+    /// instructions: its receipt's facts are the canary and guard results.
+    Improve {
+        cycle: String,
+        trigger: String,
+        from_revision: String,
+        to_revision: String,
+    },
 }
 
 impl RunStarted {
@@ -102,6 +110,7 @@ impl RunStarted {
             RunStarted::Incident { .. } => RunKind::Incident,
             RunStarted::Ask { .. } => RunKind::Ask,
             RunStarted::Checks { .. } => RunKind::Checks,
+            RunStarted::Improve { .. } => RunKind::Improve,
         }
     }
 }
@@ -120,6 +129,9 @@ pub struct BuildStarted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cost_usd: Option<f64>,
     pub base: String,
+    /// The revision of the agent's instructions the run follows (`.loki/agent/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_revision: Option<String>,
 }
 
 /// `run.completed`: the run's outcome; `run.json` records the same outcome and exit code.

@@ -82,6 +82,13 @@ impl RunRecorder {
         &self.record
     }
 
+    /// Changes `run.json` (while the run goes: fields its start could not know yet) and writes it.
+    pub fn update_record(&mut self, f: impl FnOnce(&mut RunRecord)) -> Result<(), EventError> {
+        f(&mut self.record);
+        self.store.save(&self.record)?;
+        Ok(())
+    }
+
     /// Events appended so far (including `run.started`).
     #[must_use]
     pub fn count(&self) -> u64 {

@@ -298,6 +298,7 @@ fn typed_payloads_serialise_as_the_hand_written_events_did() {
             cap_s: 600,
             max_cost_usd: Some(2.5),
             base: "c0ffee".into(),
+            agent_revision: None,
         })),
         json!({"kind": "build", "task_sha256": sha, "task_source": "text", "provider": "scripted",
                "cap_s": 600, "max_cost_usd": 2.5, "base": "c0ffee"}),
@@ -472,6 +473,7 @@ fn every_payload_shape_is_pinned() {
                 cap_s: 300,
                 max_cost_usd: None,
                 base: "c0ffee".into(),
+                agent_revision: None,
             })),
         ),
         (

@@ -28,6 +28,18 @@ impl Git {
         self.run(&args).map(drop)
     }
 
+    /// A throwaway copy of this repository at `dest` with `rev` checked out (detached): a clone
+    /// that borrows this repository's objects (`--shared`), so it costs a checkout, not a copy of
+    /// the history, and nothing done in it reaches this repository. `loki improve` replays runs
+    /// in such copies.
+    pub fn clone_shared(&self, dest: &Path, rev: &str) -> Result<Git, GitError> {
+        let (src, to) = (self.root.display().to_string(), dest.display().to_string());
+        self.run(&["clone", "-q", "--shared", "--no-checkout", &src, &to])?;
+        let copy = Git::new(dest).with_program(self.program.clone());
+        copy.run(&["checkout", "-q", "--detach", rev])?;
+        Ok(copy)
+    }
+
     /// The repository's common git directory (the `.git` of the main checkout, also when
     /// [`Git::root`] is a linked worktree): where the object store and the refs live.
     pub fn common_dir(&self) -> Result<PathBuf, GitError> {

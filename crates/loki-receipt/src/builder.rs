@@ -118,6 +118,8 @@ pub struct ReceiptFacts {
     pub time: Time,
     pub provider: String,
     pub model: String,
+    /// The revision of the agent's instructions the run followed.
+    pub agent_revision: Option<String>,
     pub contract: Option<Contract>,
     pub flags: RunFlags,
     /// True when the whole suite ran, not only the impacted tests.
@@ -157,6 +159,7 @@ impl ReceiptFacts {
             time: Time::default(),
             provider: String::new(),
             model: String::new(),
+            agent_revision: None,
             contract: None,
             flags: RunFlags::default(),
             full_suite_ran: false,
@@ -247,6 +250,7 @@ impl ReceiptBuilder {
             time: f.time.clone(),
             provider: f.provider.clone(),
             model: f.model.clone(),
+            agent_revision: f.agent_revision.clone(),
             events,
             contract: f.contract.clone(),
             receipt_sha256: String::new(),

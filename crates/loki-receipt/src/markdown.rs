@@ -83,6 +83,15 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
         "Provider",
         format!("{} / {}", cell(&r.provider), cell(&r.model)),
     );
+    if let Some(rev) = &r.agent_revision {
+        row(
+            "Instructions",
+            format!(
+                "revision `{}`",
+                short(rev.strip_prefix("sha256:").unwrap_or(rev))
+            ),
+        );
+    }
     row("Cost", describe_cost(&r.cost));
     row("Time", describe_time(&r.time));
     row(

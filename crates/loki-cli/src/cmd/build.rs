@@ -77,39 +77,9 @@ pub fn run_task(
     let repo = ctx.repo()?;
     // A dirty tree is refused before anything else is looked at (the provider, its script).
     loki_engine::intake::preflight(&repo)?;
-    let (choice, why) = choose(&ctx)?;
-    let backend = build(&choice, &settings(&ctx))?;
-    let mut opts = BuildOptions::new(task, backend, &choice.label(), ctx.home()?.clone());
-    opts.kind = kind;
-    opts.prices = prices(&ctx)?;
-    opts.deep = flags.deep;
-    let cap_key = if flags.deep {
-        "run.deep_cap_s"
-    } else {
-        "run.cap_s"
-    };
-    let default_cap = if flags.deep {
-        loki_engine::DEFAULT_DEEP_CAP
-    } else {
-        loki_engine::DEFAULT_CAP
-    };
-    opts.cap = ctx
-        .config
-        .uint(cap_key)
-        .map_or(default_cap, Duration::from_secs);
-    opts.max_cost_usd = ctx.config.decimal("run.max_cost_usd");
-    opts.max_tokens = ctx.config.uint("run.max_tokens");
+    let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
     opts.keep = flags.keep;
     opts.commit = !flags.no_commit;
-    opts.key_env = KeyEnv::from_process();
-    if let Some(t) = ctx.config.uint("checks.timeout_s") {
-        opts.check_timeout = Duration::from_secs(t);
-    }
-    opts.command = std::env::args().collect();
-    // The agent's commands run in the model box through this binary's hidden `__confine`
-    // subcommand; the user is told before the run what it cannot enforce here.
-    opts.confine_exe = std::env::current_exe().ok();
-    opts.network = crate::cmd::modelbox::network(&ctx);
     opts.on_command = crate::cmd::modelbox::echo_commands(global);
     crate::cmd::modelbox::announce(
         global,
@@ -124,11 +94,7 @@ pub fn run_task(
             "{}",
             paint(
                 DIM,
-                &format!(
-                    "provider {} ({why}); cap {}s",
-                    choice.label(),
-                    opts.cap.as_secs()
-                )
+                &format!("provider {label} ({why}); cap {}s", opts.cap.as_secs())
             )
         );
     }
@@ -150,6 +116,44 @@ pub fn run_task(
     ));
     print_report(global, &report);
     Ok(exit_of(report.exit_code))
+}
+
+/// A build's options from the configuration: the provider chosen (and why) and built, prices,
+/// caps, the signing key, the check timeout and the model box. Also the options of each replay
+/// of `loki improve`, so a replay is built as the user's own run was.
+pub fn options(
+    ctx: &Ctx,
+    task: TaskInput,
+    kind: RunKind,
+    deep: bool,
+) -> anyhow::Result<(BuildOptions, String, String)> {
+    let (choice, why) = choose(ctx)?;
+    let backend = build(&choice, &settings(ctx))?;
+    let mut opts = BuildOptions::new(task, backend, &choice.label(), ctx.home()?.clone());
+    opts.kind = kind;
+    opts.prices = prices(ctx)?;
+    opts.deep = deep;
+    let (cap_key, default_cap) = if deep {
+        ("run.deep_cap_s", loki_engine::DEFAULT_DEEP_CAP)
+    } else {
+        ("run.cap_s", loki_engine::DEFAULT_CAP)
+    };
+    opts.cap = ctx
+        .config
+        .uint(cap_key)
+        .map_or(default_cap, Duration::from_secs);
+    opts.max_cost_usd = ctx.config.decimal("run.max_cost_usd");
+    opts.max_tokens = ctx.config.uint("run.max_tokens");
+    opts.key_env = KeyEnv::from_process();
+    if let Some(t) = ctx.config.uint("checks.timeout_s") {
+        opts.check_timeout = Duration::from_secs(t);
+    }
+    opts.command = std::env::args().collect();
+    // The agent's commands run in the model box through this binary's hidden `__confine`
+    // subcommand.
+    opts.confine_exe = std::env::current_exe().ok();
+    opts.network = crate::cmd::modelbox::network(ctx);
+    Ok((opts, choice.label(), why))
 }
 
 /// Prints the summary (or the JSON object).

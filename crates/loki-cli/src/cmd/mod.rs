@@ -9,6 +9,7 @@ pub mod demo;
 pub mod doctor;
 pub mod events;
 pub mod heal;
+pub mod improve;
 pub mod keys;
 pub mod modelbox;
 pub mod providers;

@@ -102,6 +102,13 @@ fn locate(ctx: &Ctx, target: Option<&str>) -> Result<VerifyInput, Located> {
                 if dir.is_dir() {
                     return Ok(VerifyInput::RunDir(dir));
                 }
+                // The receipts of `loki improve` cycles live beside the cycle's other state.
+                let improve = loki_improve::Paths::new(store.repo())
+                    .runs()
+                    .join(id.as_str());
+                if improve.is_dir() {
+                    return Ok(VerifyInput::RunDir(improve));
+                }
                 return Err(Located::Usage(format!(
                     "no run {id} in {}; `loki runs list` shows the runs there",
                     store.repo().runs_dir().display()

@@ -1,0 +1,488 @@
+//! `loki improve`: one guarded cycle of `loki-improve`, and its subcommands (`status`,
+//! `history`, `pending`, `approve`, `reject`, `rollback`, `audit`, `watch`).
+//!
+//! The editor and the replays' agent are the provider chosen as for a build (`--provider`,
+//! `--script`, `--model`, or the configuration); each replay is built with [`build::options`], so
+//! it runs as the user's own run did (box, caps, prices).
+//!
+//! Exit codes of a cycle: 0 for applied, pending, keep-base, idle, no-failures, paused and
+//! cooldown (nothing went wrong); 1 for rejected, canary-failed, rolled-back, stale and refused (a
+//! cycle that tried and did not improve); 2 for busy and outage (the setup must change: another
+//! cycle holds the lock, the model cannot be reached); 3 for budget-exceeded; 130 for interrupted.
+
+use std::time::Duration;
+
+use loki_core::outcome::ExitCode;
+use loki_core::run::RunKind;
+use loki_engine::TaskInput;
+use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Outcome, Paths, Runtime, Trigger};
+
+use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
+use crate::cmd::build;
+use crate::context::Ctx;
+use crate::output::{DIM, paint};
+
+fn config_flags(args: &ImproveArgs) -> Vec<(String, String, String)> {
+    let m = &args.model;
+    let mut f = Vec::new();
+    if let Some(p) = &m.provider {
+        f.push(("provider.name".into(), p.clone(), "--provider".into()));
+    }
+    if let Some(x) = &m.model {
+        f.push(("provider.model".into(), x.clone(), "--model".into()));
+    }
+    if let Some(s) = &m.script {
+        f.push((
+            "provider.script".into(),
+            s.display().to_string(),
+            "--script".into(),
+        ));
+    }
+    if let Some(c) = m.cap {
+        f.push(("run.cap_s".into(), c.to_string(), "--cap".into()));
+    }
+    f
+}
+
+/// The exit code of a cycle's outcome (see the module doc).
+#[must_use]
+pub fn exit_for(outcome: Outcome) -> ExitCode {
+    match outcome {
+        Outcome::Applied
+        | Outcome::Pending
+        | Outcome::KeepBase
+        | Outcome::Idle
+        | Outcome::NoFailures
+        | Outcome::Paused
+        | Outcome::Cooldown => ExitCode::Success,
+        Outcome::Rejected
+        | Outcome::CanaryFailed
+        | Outcome::RolledBack
+        | Outcome::Stale
+        | Outcome::Refused => ExitCode::Failure,
+        Outcome::Busy | Outcome::Outage => ExitCode::Usage,
+        Outcome::BudgetExceeded => ExitCode::BudgetStop,
+        Outcome::Interrupted => ExitCode::Interrupted,
+    }
+}
+
+pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> {
+    let ctx = Ctx::load_with(global, &config_flags(args))?;
+    let repo = ctx.repo()?;
+    let paths = Paths::new(&repo);
+    match &args.command {
+        None => {
+            let cancel = crate::interrupt::install_cancel(
+                "the cycle stopped between steps; `loki improve history` shows how far it got",
+            )?;
+            let opts = CycleOptions {
+                trigger: trigger(args.trigger),
+                mode: args.mode.map(mode),
+                dry_run: args.dry_run,
+                protect: args.protect.clone(),
+                max_tokens: args.max_tokens,
+            };
+            let rec = cycle(&ctx, &repo, &opts, cancel)?;
+            print_cycle(global, &rec);
+            Ok(exit_for(rec.outcome))
+        }
+        Some(ImproveCommand::Status) => status(global, &paths),
+        Some(ImproveCommand::History) => history(global, &paths),
+        Some(ImproveCommand::Pending) => pending(global, &paths),
+        Some(ImproveCommand::Approve { id }) => change(
+            global,
+            &loki_improve::ops::approve(&paths, id)?,
+            &format!("approved {id}"),
+        ),
+        Some(ImproveCommand::Reject { id, reason }) => {
+            loki_improve::ops::reject(&paths, id, reason.as_deref())?;
+            if global.json {
+                anstream::println!("{}", serde_json::json!({"rejected": id}));
+            } else {
+                anstream::println!("Rejected:   {id} (kept in the audit trail)");
+            }
+            Ok(ExitCode::Success)
+        }
+        Some(ImproveCommand::Rollback { to }) => change(
+            global,
+            &loki_improve::ops::rollback(&paths, to.as_deref())?,
+            "rolled back",
+        ),
+        Some(ImproveCommand::Audit { verify }) => audit(global, &paths, *verify),
+        Some(ImproveCommand::Watch { interval }) => watch(&ctx, &repo, global, *interval),
+    }
+}
+
+fn trigger(t: ImproveTrigger) -> Trigger {
+    match t {
+        ImproveTrigger::Manual => Trigger::Manual,
+        ImproveTrigger::Failures => Trigger::Failures,
+        ImproveTrigger::Score => Trigger::Score,
+    }
+}
+
+fn mode(m: ImproveMode) -> Mode {
+    match m {
+        ImproveMode::Auto => Mode::Auto,
+        ImproveMode::Manual => Mode::Manual,
+    }
+}
+
+fn cycle(
+    ctx: &Ctx,
+    repo: &loki_core::layout::Repo,
+    opts: &CycleOptions,
+    cancel: loki_core::process::Cancel,
+) -> anyhow::Result<CycleRecord> {
+    let editor = || {
+        let (choice, _) = crate::cmd::providers::choose(ctx).map_err(|e| format!("{e:#}"))?;
+        loki_agent::build(&choice, &crate::cmd::providers::settings(ctx)).map_err(|e| e.to_string())
+    };
+    let replay_cancel = cancel.clone();
+    let replay = move |task: TaskInput| {
+        let (mut o, _, _) =
+            build::options(ctx, task, RunKind::Build, false).map_err(|e| format!("{e:#}"))?;
+        o.cancel = replay_cancel.clone();
+        Ok(o)
+    };
+    let provider = crate::cmd::providers::choose(ctx)
+        .map(|(c, _)| c.label())
+        .unwrap_or_default();
+    let rt = Runtime {
+        repo: repo.clone(),
+        home: ctx.home()?.clone(),
+        key_env: loki_receipt::KeyEnv::from_process(),
+        editor: &editor,
+        provider,
+        replay: &replay,
+        cancel,
+        hooks: &NoHooks,
+    };
+    Ok(loki_improve::heal_once(&rt, opts)?)
+}
+
+fn short(rev: &str) -> String {
+    rev.trim_start_matches("sha256:").chars().take(12).collect()
+}
+
+fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
+    if global.json {
+        anstream::println!("{}", cycle_json(r));
+        return;
+    }
+    if global.quiet {
+        anstream::println!("Outcome:    {}", r.outcome.as_str());
+        return;
+    }
+    let mut rows = vec![
+        (
+            "Cycle:",
+            format!("{} ({}, {})", r.id, r.trigger.as_str(), r.mode.as_str()),
+        ),
+        ("Outcome:", r.outcome.as_str().to_string()),
+        ("Reason:", r.reason.clone()),
+    ];
+    if let Some(b) = &r.base_revision {
+        let to = r
+            .applied_revision
+            .as_deref()
+            .or(r.candidate_revision.as_deref())
+            .map(|c| format!(" → {}", short(c)))
+            .unwrap_or_default();
+        rows.push(("Revision:", format!("{}{to}", short(b))));
+    }
+    if !r.training.is_empty() {
+        rows.push(("Learnt from:", r.training.join(", ")));
+    }
+    rows.push((
+        "Protected:",
+        if r.protected.is_empty() {
+            "none (`loki improve --protect RUN`)".to_string()
+        } else {
+            r.protected.join(", ")
+        },
+    ));
+    if let Some(c) = &r.canary {
+        rows.push(("Canary:", c.reason.clone()));
+    }
+    if let Some(g) = &r.guard {
+        rows.push(("Guard:", g.reason.clone()));
+    }
+    if let Some(p) = &r.pending {
+        rows.push(("Pending:", format!("{p} (`loki improve approve {p}`)")));
+    }
+    if let Some(p) = &r.receipt {
+        rows.push(("Receipt:", p.clone()));
+    }
+    rows.push(("Tokens:", r.tokens.to_string()));
+    for (label, value) in rows {
+        anstream::println!("{label:<12}{value}");
+    }
+    for n in &r.notes {
+        anstream::println!("{}", paint(DIM, &format!("note: {n}")));
+    }
+}
+
+fn cycle_json(r: &CycleRecord) -> serde_json::Value {
+    serde_json::json!({
+        "cycle": r.id,
+        "outcome": r.outcome.as_str(),
+        "reason": r.reason,
+        "trigger": r.trigger.as_str(),
+        "mode": r.mode.as_str(),
+        "dry_run": r.dry_run,
+        "base_revision": r.base_revision,
+        "candidate_revision": r.candidate_revision,
+        "applied_revision": r.applied_revision,
+        "training": r.training,
+        "protected": r.protected,
+        "canary": r.canary,
+        "guard": r.guard,
+        "pending": r.pending,
+        "receipt": r.receipt,
+        "tokens": r.tokens,
+        "notes": r.notes,
+    })
+}
+
+fn status(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let s = loki_improve::ops::status(paths)?;
+    if global.json {
+        anstream::println!("{}", serde_json::to_string(&s)?);
+        return Ok(ExitCode::Success);
+    }
+    let rows = [
+        (
+            "State:",
+            s.paused
+                .as_ref()
+                .map_or_else(|| "on".to_string(), |p| format!("paused ({p})")),
+        ),
+        ("Mode:", format!("{} (trigger {})", s.mode, s.trigger)),
+        (
+            "Revision:",
+            format!(
+                "{} ({})",
+                short(&s.revision),
+                if s.instruction_files.is_empty() {
+                    "no instruction files".to_string()
+                } else {
+                    s.instruction_files.join(", ")
+                }
+            ),
+        ),
+        (
+            "Today:",
+            format!(
+                "{}/{} cycles, {}/{} tokens",
+                s.cycles_today, s.max_cycles_per_day, s.tokens_today, s.max_tokens_per_day
+            ),
+        ),
+        (
+            "Pending:",
+            if s.pending.is_empty() {
+                "none".to_string()
+            } else {
+                s.pending.join(", ")
+            },
+        ),
+        ("Protected:", format!("{} case(s)", s.protected.len())),
+        (
+            "Last cycle:",
+            s.last_cycle.as_ref().map_or_else(
+                || "none".to_string(),
+                |c| format!("{} {} ({})", c.id, c.outcome.as_str(), c.reason),
+            ),
+        ),
+        ("Audit:", s.audit.clone()),
+    ];
+    for (label, value) in rows {
+        anstream::println!("{label:<12}{value}");
+    }
+    Ok(ExitCode::Success)
+}
+
+fn history(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let records = loki_improve::cycles::list(paths)?;
+    if global.json {
+        let all: Vec<_> = records.iter().map(cycle_json).collect();
+        anstream::println!("{}", serde_json::Value::Array(all));
+        return Ok(ExitCode::Success);
+    }
+    if records.is_empty() {
+        anstream::println!("no cycles yet; `loki improve` runs one");
+    }
+    for r in &records {
+        anstream::println!(
+            "{}  {:<16} {:>8} tokens  {}",
+            r.id,
+            r.outcome.as_str(),
+            r.tokens,
+            r.reason
+        );
+    }
+    Ok(ExitCode::Success)
+}
+
+fn pending(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let list = loki_improve::proposal::list_pending(paths)?;
+    if global.json {
+        anstream::println!("{}", serde_json::to_string(&list)?);
+        return Ok(ExitCode::Success);
+    }
+    if list.is_empty() {
+        anstream::println!("no pending proposals");
+    }
+    for p in &list {
+        let files: Vec<&str> = p.files.iter().map(|f| f.path.as_str()).collect();
+        anstream::println!(
+            "{}  {} → {}  {}\n    {}",
+            p.id,
+            short(&p.base_revision),
+            short(&p.candidate_revision),
+            files.join(", "),
+            p.rationale.trim()
+        );
+    }
+    Ok(ExitCode::Success)
+}
+
+fn change(
+    global: &GlobalArgs,
+    c: &loki_improve::ops::Change,
+    done: &str,
+) -> anyhow::Result<ExitCode> {
+    use loki_improve::ops::Change;
+    if global.json {
+        anstream::println!("{}", serde_json::to_string(c)?);
+    }
+    Ok(match c {
+        Change::Applied { from, to } => {
+            if !global.json {
+                anstream::println!("Done:       {done}: {} → {}", short(from), short(to));
+            }
+            ExitCode::Success
+        }
+        Change::Stale { expected, current } => {
+            if !global.json {
+                anstream::eprintln!(
+                    "stale: the instructions are at {}, not {} as expected; nothing was written",
+                    short(current),
+                    short(expected)
+                );
+            }
+            ExitCode::Failure
+        }
+        Change::Refused { why } => {
+            if !global.json {
+                anstream::eprintln!("refused: {why}");
+            }
+            ExitCode::Failure
+        }
+    })
+}
+
+fn audit(global: &GlobalArgs, paths: &Paths, verify: bool) -> anyhow::Result<ExitCode> {
+    if verify {
+        let v = loki_improve::audit::verify(&paths.audit())?;
+        return Ok(match v {
+            loki_improve::audit::Verdict::Intact { count, head } => {
+                if global.json {
+                    anstream::println!(
+                        "{}",
+                        serde_json::json!({"intact": true, "count": count, "head": head})
+                    );
+                } else {
+                    anstream::println!(
+                        "intact ({count} lines, head {})",
+                        &head[..12.min(head.len())]
+                    );
+                }
+                ExitCode::Success
+            }
+            loki_improve::audit::Verdict::Broken { line, reason } => {
+                if global.json {
+                    anstream::println!(
+                        "{}",
+                        serde_json::json!({"intact": false, "line": line, "reason": reason})
+                    );
+                } else {
+                    anstream::println!("BROKEN at line {line}: {reason}");
+                }
+                ExitCode::Failure
+            }
+        });
+    }
+    let lines = loki_improve::audit::read(paths)?;
+    if global.json {
+        anstream::println!("{}", serde_json::to_string(&lines)?);
+        return Ok(ExitCode::Success);
+    }
+    for l in &lines {
+        anstream::println!(
+            "{} {:<16} {:<7} {} {}",
+            l.ts,
+            l.entry.action.as_str(),
+            l.entry.actor,
+            l.entry.cycle.as_deref().unwrap_or("-"),
+            l.entry.detail.as_deref().unwrap_or("")
+        );
+    }
+    Ok(ExitCode::Success)
+}
+
+/// Runs a cycle (trigger from `improve.toml`, `failures` by default) when a failed run arrived and
+/// then `watch_debounce_s` passed with no newer one; until Ctrl-C.
+fn watch(
+    ctx: &Ctx,
+    repo: &loki_core::layout::Repo,
+    global: &GlobalArgs,
+    interval: u64,
+) -> anyhow::Result<ExitCode> {
+    let cancel = crate::interrupt::install_cancel("the watcher stopped between cycles")?;
+    let paths = Paths::new(repo);
+    let store = loki_core::run::RunStore::new(repo.clone());
+    let newest_failure = || -> Option<String> {
+        store
+            .list()
+            .ok()?
+            .into_iter()
+            .filter_map(|l| match l {
+                loki_core::run::ListedRun::Ok(r)
+                    if matches!(r.outcome.as_deref(), Some("FAILED" | "PARTIAL" | "STALLED")) =>
+                {
+                    Some(r.started_at)
+                }
+                _ => None,
+            })
+            .max()
+    };
+    let mut seen = newest_failure();
+    let mut since_change: Option<std::time::Instant> = None;
+    anstream::eprintln!("{}", paint(DIM, "watching for failed runs (Ctrl-C stops)"));
+    while !cancel.is_cancelled() {
+        let now = newest_failure();
+        if now != seen {
+            seen = now;
+            since_change = Some(std::time::Instant::now());
+        }
+        let cfg = paths.load_config()?;
+        if let Some(t) = since_change
+            && t.elapsed() >= Duration::from_secs(cfg.watch_debounce_s)
+        {
+            since_change = None;
+            let opts = CycleOptions {
+                trigger: cfg.trigger,
+                ..CycleOptions::default()
+            };
+            let rec = cycle(ctx, repo, &opts, cancel.clone())?;
+            print_cycle(global, &rec);
+        }
+        let step = Duration::from_millis(200);
+        let until = std::time::Instant::now() + Duration::from_secs(interval.max(1));
+        while std::time::Instant::now() < until && !cancel.is_cancelled() {
+            std::thread::sleep(step);
+        }
+    }
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,199 @@
+//! The editor: one model call that reads the failed runs and the current instructions and answers
+//! with a [`Proposal`]; and the reflection, one call that says why a rejected or rolled-back
+//! proposal failed, kept for the next cycle's editor.
+//!
+//! The editor gets the `propose` tool (its input schema is the proposal's) and must call it; a
+//! JSON object in its text is accepted too. It sees the training runs' tasks, failure summaries
+//! and the ends of their transcripts, the current files in full, and the last reflections; never
+//! the protected cases (the holdout). The call is bounded by a wall timeout: past it, or when the
+//! model call fails, the cycle is an `outage`.
+//!
+//! Any provider of the built-in loop (Anthropic, OpenAI-compatible, scripted, replay) can edit.
+//! The scripted provider plays the sessions named [`EDITOR_SESSION`] and [`REFLECT_SESSION`].
+
+use std::time::Duration;
+
+use loki_agent::{Backend, Message, Request, ToolSpec, Usage};
+use loki_core::instructions::AgentFiles;
+use serde_json::json;
+
+use crate::cases::Case;
+use crate::proposal::Proposal;
+
+/// The scripted session label of the editor.
+pub const EDITOR_SESSION: &str = "editor";
+/// The scripted session label of a reflection.
+pub const REFLECT_SESSION: &str = "reflect";
+/// Output tokens an editor answer may take (whole instruction files).
+const EDITOR_MAX_OUTPUT: u32 = 16_384;
+/// Output tokens of a reflection (a paragraph).
+const REFLECT_MAX_OUTPUT: u32 = 1_024;
+
+const EDITOR_SYSTEM: &str = "You improve the instructions of a coding agent. The agent works on tasks in a git repository; loki verifies its changes with the repository's real tests and refuses cheats (deleted, skipped or weakened tests). You are shown runs that failed under the current instructions. Find what the instructions should have told the agent so that runs like these succeed, and propose the smallest edit of the instruction files that says it. Only `instructions.md` and `skills/<name>/SKILL.md` (YAML frontmatter with `name` equal to the directory and a `description`, then the body) can be written. Keep what works; never tell the agent to weaken, skip or delete tests. Answer by calling the `propose` tool once. To keep the instructions as they are, call it with no files.";
+
+const REFLECT_SYSTEM: &str = "You review a failed attempt to improve a coding agent's instructions. In a short paragraph, say why the proposal did not help (or did harm) and what a next proposal should do differently. Answer in plain text.";
+
+/// What an editor call produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditorAnswer {
+    Proposal(Proposal),
+    /// The answer was not a proposal: why.
+    Malformed(String),
+}
+
+/// Why an editor call produced nothing (an outage of the model).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outage(pub String);
+
+fn propose_tool() -> ToolSpec {
+    ToolSpec {
+        name: "propose".to_string(),
+        description: "Propose new contents for the agent's instruction files.".to_string(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "files": {"type": "array", "items": {"type": "object",
+                    "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                    "required": ["path", "content"], "additionalProperties": false}},
+                "delete": {"type": "array", "items": {"type": "string"}},
+                "rationale": {"type": "string"}
+            },
+            "required": ["files", "rationale"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// The editor's brief.
+#[must_use]
+pub fn brief(
+    repo: &loki_core::layout::Repo,
+    training: &[Case],
+    current: &AgentFiles,
+    reflections: &[String],
+) -> String {
+    let mut s = String::from("Runs that failed under the current instructions:\n");
+    for (i, c) in training.iter().enumerate() {
+        s.push_str(&format!(
+            "\n## Run {} ({}, outcome {})\nTask:\n<task>\n{}\n</task>\nWhat failed:\n{}\nEnd of its transcript:\n<transcript>\n{}\n</transcript>\n",
+            i + 1,
+            c.run,
+            c.outcome,
+            c.task.trim(),
+            crate::cases::failure_summary(repo, &c.run),
+            crate::cases::transcript_tail(repo, &c.run)
+        ));
+    }
+    s.push_str("\nThe current instruction files (paths relative to .loki/agent/):\n");
+    if current.is_empty() {
+        s.push_str("(none yet)\n");
+    }
+    for f in &current.files {
+        s.push_str(&format!(
+            "\n<file path=\"{}\">\n{}\n</file>\n",
+            f.path, f.content
+        ));
+    }
+    if !reflections.is_empty() {
+        s.push_str("\nWhat earlier attempts taught (do not repeat them):\n");
+        for r in reflections {
+            s.push_str(&format!("- {}\n", r.trim()));
+        }
+    }
+    s
+}
+
+async fn one_call(
+    backend: &Backend,
+    label: &str,
+    req: Request,
+    timeout: Duration,
+) -> Result<(loki_agent::Response, Usage), Outage> {
+    let Backend::Loop(provider) = backend else {
+        return Err(Outage(
+            "the editor needs a model provider (anthropic, openai, scripted, replay), not a CLI agent: set provider.name for `loki improve`".to_string(),
+        ));
+    };
+    provider
+        .begin_session(Some(label))
+        .map_err(|e| Outage(e.to_string()))?;
+    match tokio::time::timeout(timeout, provider.complete(&req)).await {
+        Err(_) => Err(Outage(format!(
+            "the {label} session took longer than {}s (editor_timeout_s)",
+            timeout.as_secs()
+        ))),
+        Ok(Err(e)) => Err(Outage(e.to_string())),
+        Ok(Ok(r)) => {
+            let usage = r.usage;
+            Ok((r, usage))
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Outage> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Outage(format!("cannot start the async runtime: {e}")))
+}
+
+/// Asks the editor for a proposal. Tokens spent are returned with the answer.
+pub fn propose(
+    backend: &Backend,
+    brief: &str,
+    timeout: Duration,
+) -> Result<(EditorAnswer, u64), Outage> {
+    let req = Request {
+        system: EDITOR_SYSTEM.to_string(),
+        messages: vec![Message::User {
+            text: brief.to_string(),
+        }],
+        tools: vec![propose_tool()],
+        max_output_tokens: EDITOR_MAX_OUTPUT,
+    };
+    let rt = runtime()?;
+    let (resp, usage) = rt.block_on(one_call(backend, EDITOR_SESSION, req, timeout))?;
+    rt.shutdown_background();
+    let tokens = usage.total();
+    let answer = if let Some(call) = resp.tool_calls.iter().find(|c| c.name == "propose") {
+        serde_json::from_value::<Proposal>(call.arguments.clone()).map_or_else(
+            |e| {
+                EditorAnswer::Malformed(format!(
+                    "the propose call's arguments are not a proposal: {e}"
+                ))
+            },
+            EditorAnswer::Proposal,
+        )
+    } else {
+        match Proposal::parse(resp.text.as_deref().unwrap_or_default()) {
+            Ok(p) => EditorAnswer::Proposal(p),
+            Err(e) => EditorAnswer::Malformed(e),
+        }
+    };
+    Ok((answer, tokens))
+}
+
+/// Asks for one reflection on a failed proposal.
+pub fn reflect(
+    backend: &Backend,
+    proposal: &str,
+    what_happened: &str,
+    timeout: Duration,
+) -> Result<(String, u64), Outage> {
+    let req = Request {
+        system: REFLECT_SYSTEM.to_string(),
+        messages: vec![Message::User {
+            text: format!("The proposal:\n{proposal}\n\nWhat happened to it:\n{what_happened}\n"),
+        }],
+        tools: Vec::new(),
+        max_output_tokens: REFLECT_MAX_OUTPUT,
+    };
+    let rt = runtime()?;
+    let (resp, usage) = rt.block_on(one_call(backend, REFLECT_SESSION, req, timeout))?;
+    rt.shutdown_background();
+    let text = resp.text.unwrap_or_default();
+    if text.trim().is_empty() {
+        return Err(Outage("the reflection was empty".to_string()));
+    }
+    Ok((text.trim().to_string(), usage.total()))
+}
