@@ -30,16 +30,16 @@
 //!   tool calls, else `end_turn`).
 //! - Unknown fields are refused, so a typo fails loudly instead of playing something else.
 //!
-//! - optional `if_system_contains` / `unless_system_contains` (strings): the session is played only
-//!   when the system prompt of its first request contains (or does not contain) that text. A script
-//!   can so behave differently under different agent instructions (`loki improve`'s replays);
-//!   several sessions may then share a name.
+//! - optional `if_prompt_contains` / `unless_prompt_contains` (strings): the session is played only
+//!   when the prompt of its first request (the system prompt and the user's messages) contains (or
+//!   does not contain) that text. A script can so behave differently under different agent
+//!   instructions or tasks (`loki improve`'s replays); several sessions may then share a name.
 //!
 //! # Choosing a session
 //! Each agent session calls [`Provider::begin_session`] with its label. A session whose `name`
 //! equals the label is played; otherwise the next session not yet played, in file order. When a
 //! script has conditional sessions, the choice waits for the session's first request and
-//! considers only sessions whose conditions hold for its system prompt. Every call plays the next
+//! considers only sessions whose conditions hold for its prompt. Every call plays the next
 //! turn; asking for a turn past the end is [`AgentError::ScriptExhausted`], and a session begun
 //! when all were played (or none whose conditions hold) is [`AgentError::Script`].
 
@@ -69,28 +69,28 @@ struct Session {
     #[serde(default)]
     model: Option<String>,
     #[serde(default)]
-    if_system_contains: Option<String>,
+    if_prompt_contains: Option<String>,
     #[serde(default)]
-    unless_system_contains: Option<String>,
+    unless_prompt_contains: Option<String>,
     turns: Vec<Turn>,
 }
 
 impl Session {
     fn is_conditional(&self) -> bool {
-        self.if_system_contains.is_some() || self.unless_system_contains.is_some()
+        self.if_prompt_contains.is_some() || self.unless_prompt_contains.is_some()
     }
 
-    /// Whether this session may play for a request with `system` (`None`: not known yet, so
-    /// only an unconditional session may).
+    /// Whether this session may play for a request whose prompt is `system` (`None`: not known
+    /// yet, so only an unconditional session may).
     fn admits(&self, system: Option<&str>) -> bool {
         match system {
             None => !self.is_conditional(),
             Some(sys) => {
-                self.if_system_contains
+                self.if_prompt_contains
                     .as_deref()
                     .is_none_or(|t| sys.contains(t))
                     && self
-                        .unless_system_contains
+                        .unless_prompt_contains
                         .as_deref()
                         .is_none_or(|t| !sys.contains(t))
             }
@@ -172,8 +172,8 @@ impl Scripted {
         for (i, s) in script.sessions.iter().enumerate() {
             if script.sessions[..i].iter().any(|o| {
                 o.name == s.name
-                    && o.if_system_contains == s.if_system_contains
-                    && o.unless_system_contains == s.unless_system_contains
+                    && o.if_prompt_contains == s.if_prompt_contains
+                    && o.unless_prompt_contains == s.unless_prompt_contains
             }) {
                 return Err(err(format!(
                     "session name {:?} is used twice with the same conditions",
@@ -230,7 +230,7 @@ impl Scripted {
         });
         let Some(i) = next else {
             let conditional = if system.is_some() {
-                " whose conditions hold for this system prompt"
+                " whose conditions hold for this prompt"
             } else {
                 ""
             };
@@ -302,6 +302,18 @@ impl Scripted {
     }
 }
 
+/// The text conditions are matched against: the system prompt and every user message.
+fn prompt_text(req: &Request) -> String {
+    let mut s = req.system.clone();
+    for m in &req.messages {
+        if let crate::message::Message::User { text } = m {
+            s.push('\n');
+            s.push_str(text);
+        }
+    }
+    s
+}
+
 impl Provider for Scripted {
     fn name(&self) -> &'static str {
         "scripted"
@@ -329,7 +341,8 @@ impl Provider for Scripted {
     }
 
     fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>> {
-        let r = self.next(&req.system);
+        let prompt = prompt_text(req);
+        let r = self.next(&prompt);
         Box::pin(async move { r })
     }
 }
@@ -384,8 +397,8 @@ mod tests {
         let s = Scripted::parse(
             Path::new("s.json"),
             r#"{"sessions":[
-                {"name":"implement","if_system_contains":"RUN THE TESTS","turns":[{"text":"careful"}]},
-                {"name":"implement","unless_system_contains":"RUN THE TESTS","turns":[{"text":"sloppy"}]}
+                {"name":"implement","if_prompt_contains":"RUN THE TESTS","turns":[{"text":"careful"}]},
+                {"name":"implement","unless_prompt_contains":"RUN THE TESTS","turns":[{"text":"sloppy"}]}
             ]}"#,
         )
         .unwrap();
@@ -404,7 +417,7 @@ mod tests {
         // Same name and same conditions twice is a typo.
         let e = Scripted::parse(
             Path::new("s.json"),
-            r#"{"sessions":[{"name":"a","if_system_contains":"x","turns":[]},{"name":"a","if_system_contains":"x","turns":[]}]}"#,
+            r#"{"sessions":[{"name":"a","if_prompt_contains":"x","turns":[]},{"name":"a","if_prompt_contains":"x","turns":[]}]}"#,
         )
         .unwrap_err();
         assert!(e.to_string().contains("used twice"), "{e}");

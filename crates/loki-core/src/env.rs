@@ -105,6 +105,12 @@ pub const IMPROVE: Var = Var {
     scope: Scope::Loki,
     doc: "`off` pauses `loki improve` and its watcher: no cycle starts, and one under way applies nothing (default: on)",
 };
+/// Tests of `loki improve`: the check point at which a child test process aborts (a crash).
+pub const IMPROVE_ABORT_AT: Var = Var {
+    name: "LOKI_IMPROVE_ABORT_AT",
+    scope: Scope::Tests,
+    doc: "tests: the `loki improve` check point (locked, captured, proposed, canary, applied) at which a child test process aborts, to prove crash safety",
+};
 /// The seed a recorded incident ran with.
 pub const SEED: Var = Var {
     name: "LOKI_SEED",
@@ -208,6 +214,7 @@ pub const VARS: &[Var] = &[
     BENCH_BIN,
     AST_DUMP,
     AST_PATH,
+    IMPROVE_ABORT_AT,
 ];
 
 /// loki's own secrets: the variables that hand loki a signing key, and the `LOKI_<KEY>` names of

@@ -152,10 +152,11 @@ impl Default for ImproveConfig {
 }
 
 impl ImproveConfig {
-    /// Whether only recurring failure groups are learnt from: as set, else in auto mode.
+    /// Whether only recurring failure groups are learnt from: as set, else when the cycle's
+    /// `mode` is auto.
     #[must_use]
-    pub fn recurring(&self) -> bool {
-        self.require_recurring.unwrap_or(self.mode == Mode::Auto)
+    pub fn recurring(&self, mode: Mode) -> bool {
+        self.require_recurring.unwrap_or(mode == Mode::Auto)
     }
 }
 
@@ -304,7 +305,7 @@ mod tests {
         std::fs::write(&p, "mode = \"auto\"\n[canary]\nreplay_runs = 3\n").unwrap();
         let c = load_config(&p).unwrap();
         assert_eq!((c.mode, c.canary.replay_runs), (Mode::Auto, 3));
-        assert!(c.recurring());
+        assert!(c.recurring(Mode::Auto) && !c.recurring(Mode::Manual));
         std::fs::write(&p, "mode = \"auto\"\nmin_failures = 2\n").unwrap();
         let e = load_config(&p).unwrap_err().to_string();
         assert!(e.contains("min_failures") && e.contains("line 2"), "{e}");

@@ -261,39 +261,38 @@ impl Cycle<'_, '_> {
             Err(done) => return *done,
         };
         self.rt.hooks.at(Point::Proposed);
-        let files = match proposal::gate(
-            &self.paths,
-            &proposal,
-            &current,
-            self.cfg.max_always_on_chars,
-        )? {
-            Gate::Unchanged => {
-                return self.end(
-                    Outcome::KeepBase,
-                    format!(
-                        "the editor kept the instructions as they are: {}",
-                        one_line(&proposal.rationale)
-                    ),
-                );
-            }
-            Gate::Reject(why) => {
-                let candidate = loki_core::instructions::revision_of(&proposal.result(&current));
-                self.audit(
-                    self.entry(Action::Reject, "gate")
-                        .detail(why.clone())
-                        .revisions(&current.revision(), &candidate),
-                )?;
-                self.reflect(&proposal, &format!("the gate refused it: {why}"));
-                return self.end(
-                    Outcome::Rejected,
-                    format!("the gate refused the proposal: {why}"),
-                );
-            }
-            Gate::Pass { files, revision } => {
-                self.rec.candidate_revision = Some(revision);
-                files
-            }
-        };
+        let failed = proposal::failed_revisions(&self.paths, &records)?;
+        let files =
+            match proposal::gate(&proposal, &current, self.cfg.max_always_on_chars, &failed)? {
+                Gate::Unchanged => {
+                    return self.end(
+                        Outcome::KeepBase,
+                        format!(
+                            "the editor kept the instructions as they are: {}",
+                            one_line(&proposal.rationale)
+                        ),
+                    );
+                }
+                Gate::Reject(why) => {
+                    let candidate =
+                        loki_core::instructions::revision_of(&proposal.result(&current));
+                    self.rec.candidate_revision = Some(candidate.clone());
+                    self.audit(
+                        self.entry(Action::Reject, "gate")
+                            .detail(why.clone())
+                            .revisions(&current.revision(), &candidate),
+                    )?;
+                    self.reflect(&proposal, &format!("the gate refused it: {why}"));
+                    return self.end(
+                        Outcome::Rejected,
+                        format!("the gate refused the proposal: {why}"),
+                    );
+                }
+                Gate::Pass { files, revision } => {
+                    self.rec.candidate_revision = Some(revision);
+                    files
+                }
+            };
         self.rec.checkpoint(&self.paths, "gate")?;
         if let Some(r) = self.stop_here("the canary")? {
             return Ok(r);
@@ -548,7 +547,7 @@ impl Cycle<'_, '_> {
                 )),
             ));
         }
-        let recurring = self.opts.trigger != Trigger::Score && self.cfg.recurring();
+        let recurring = self.opts.trigger != Trigger::Score && self.cfg.recurring(self.rec.mode);
         let training =
             cases::select_training(&failures, recurring, self.cfg.max_training_cases as usize);
         if training.is_empty() {

@@ -13,8 +13,8 @@
 //! Refuses (audited `reject`): a path other than `instructions.md` or `skills/<name>/SKILL.md`
 //! (no `..`, no absolute path, nothing else in `.loki/`), a path given twice, text with a NUL, a
 //! skill whose frontmatter does not parse or names another directory, an always-on text over
-//! `max_always_on_chars`, an empty rationale, and a candidate revision that was already rejected
-//! or rolled back (a proposal is not retried by repeating it). A proposal that changes nothing is
+//! `max_always_on_chars`, an empty rationale, and a candidate revision that already failed
+//! ([`failed_revisions`]: a proposal is not retried by repeating it). A proposal that changes nothing is
 //! not refused: it is the editor's way of keeping the base (`keep-base`).
 //!
 //! # Apply ([`apply`]) and rollback
@@ -100,12 +100,13 @@ pub enum Gate {
     Reject(String),
 }
 
-/// Checks `p` against the schema and limits (see the module doc).
+/// Checks `p` against the schema and limits (see the module doc). `failed` lists the candidate
+/// revisions that earlier cycles or people already turned down.
 pub fn gate(
-    paths: &Paths,
     p: &Proposal,
     base: &AgentFiles,
     max_always_on_chars: usize,
+    failed: &[String],
 ) -> Result<Gate, ImproveError> {
     let reject = |why: String| Ok(Gate::Reject(why));
     if p.rationale.trim().is_empty() {
@@ -148,20 +149,39 @@ pub fn gate(
     if revision == base.revision() {
         return Ok(Gate::Unchanged);
     }
-    let refused_before = audit::read(paths)?.into_iter().any(|l| {
-        matches!(
-            l.entry.action,
-            Action::Reject | Action::Rollback | Action::Discard
-        ) && l.entry.to.as_deref() == Some(revision.as_str())
-            || l.entry.action == Action::Rollback
-                && l.entry.from.as_deref() == Some(revision.as_str())
-    });
-    if refused_before {
+    if failed.contains(&revision) {
         return reject(format!(
-            "revision {revision} was already rejected or rolled back; propose something else"
+            "revision {revision} already failed (rejected, not better in the canary, rolled back or turned down); propose something else"
         ));
     }
     Ok(Gate::Pass { files, revision })
+}
+
+/// Candidate revisions turned down before: by a cycle (rejected, canary-failed, rolled back) or
+/// by a person (a pending proposal rejected, an apply rolled back by hand).
+pub fn failed_revisions(
+    paths: &Paths,
+    records: &[crate::cycles::CycleRecord],
+) -> Result<Vec<String>, ImproveError> {
+    use crate::cycles::Outcome;
+    let mut out: Vec<String> = records
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.outcome,
+                Outcome::Rejected | Outcome::CanaryFailed | Outcome::RolledBack
+            )
+        })
+        .filter_map(|r| r.candidate_revision.clone())
+        .collect();
+    for l in audit::read(paths)? {
+        match l.entry.action {
+            Action::Discard => out.extend(l.entry.to),
+            Action::Rollback => out.extend(l.entry.from),
+            _ => {}
+        }
+    }
+    Ok(out)
 }
 
 /// A kept revision: `.loki/improve/revisions/<hex>.json`.

@@ -1,0 +1,4 @@
+mod crash;
+pub mod fixture;
+mod guards;
+mod outcomes;
