@@ -149,7 +149,8 @@ pub async fn run_session(
     let tr = &cfg.transcript;
     tr.record(
         json!({"type": "session_start", "session": session, "provider": provider.name(),
-        "model": provider.model(), "task": cfg.task, "price_table": cfg.prices.version}),
+        "model": provider.model(), "system": cfg.system, "task": cfg.task,
+        "price_table": cfg.prices.version}),
     )?;
     let mut conv = Request {
         system: cfg.system.clone(),

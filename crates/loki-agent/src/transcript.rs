@@ -1,7 +1,8 @@
 //! `transcript.jsonl`: one JSON object per line, appended as the session goes.
 //!
 //! Record types (field `type`):
-//! - `session_start`: `ts`, `session` (label), `provider`, `model`, `task`, `price_table`.
+//! - `session_start`: `ts`, `session` (label), `provider`, `model`, `system` (the system prompt,
+//!   with the repository's agent instructions and their revision), `task`, `price_table`.
 //! - `exchange`: `ts`, `session`, `turn` (1-based), `provider`, `model`, `request` (a summary:
 //!   message count, tool names, estimated tokens, the last message clipped), `response` (the full
 //!   [`Response`]: text, tool calls, usage, stop, model), `usage`, `cost_usd` (`null` = not

@@ -192,7 +192,7 @@ fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
         rows.push(("Revision:", format!("{}{to}", short(b))));
     }
     if !r.training.is_empty() {
-        rows.push(("Learnt from:", r.training.join(", ")));
+        rows.push(("From runs:", r.training.join(", ")));
     }
     rows.push((
         "Protected:",

@@ -19,6 +19,7 @@ mod config;
 mod demo;
 mod doctor;
 mod heal;
+mod improve;
 mod judge;
 mod modelbox;
 mod provider_failures;
