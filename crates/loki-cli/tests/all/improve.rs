@@ -72,8 +72,9 @@ fn instructions(repo: &GitRepo, text: &str) {
 }
 
 fn json_of(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    let parsed = serde_json::from_slice(&out.stdout);
+    assert!(parsed.is_ok(), "not JSON: {}", String::from_utf8_lossy(&out.stdout));
+    parsed.unwrap()
 }
 
 #[test]
