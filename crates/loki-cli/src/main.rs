@@ -142,11 +142,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Run(args) => return cmd::heal::run(&Ctx::load(&global)?, &args),
         Command::Fix(args) => cmd::heal::fix(&Ctx::load(&global)?, &args),
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
-        Command::Improve(_)
-        | Command::Issue(_)
-        | Command::Pr(_)
-        | Command::Serve(_)
-        | Command::Mcp(_) => Ok(cmd::not_yet(name)),
+        Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
+        Command::Improve(_) | Command::Issue(_) | Command::Pr(_) | Command::Serve(_) => {
+            Ok(cmd::not_yet(name))
+        }
     };
     code.map(cmd::Exit::from)
 }
@@ -170,6 +169,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_seal::SealError>,
     probe::<loki_heal::HealError>,
     probe::<loki_engine::EngineError>,
+    probe::<loki_mcp::McpError>,
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.

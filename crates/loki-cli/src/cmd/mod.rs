@@ -10,6 +10,7 @@ pub mod doctor;
 pub mod events;
 pub mod heal;
 pub mod keys;
+pub mod mcp;
 pub mod modelbox;
 pub mod providers;
 pub mod runs;
