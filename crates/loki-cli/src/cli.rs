@@ -129,7 +129,7 @@ pub enum Command {
     Pr(Pending),
     /// Start the local control plane: HTTP API and web UI over all runs
     Serve(Pending),
-    /// Serve loki's tools over MCP (stdio, or Streamable HTTP on 127.0.0.1 with --http)
+    /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
     Mcp(McpArgs),
     /// List runs or show one
     #[command(subcommand)]

@@ -1,6 +1,8 @@
 //! The input of every tool: one struct each, whose JSON Schema (schemars, from these doc
 //! comments) is what `tools/list` shows. Unknown fields are refused, so a misspelt `apply` is an
-//! error rather than a silent diagnosis.
+//! error rather than a silent diagnosis. An optional field is described by its value's type
+//! alone (`"type": "string"`, not required) rather than as nullable: the single-`type` dialects
+//! some clients map tool schemas onto (Gemini's function declarations) reject type arrays.
 
 use rmcp::schemars;
 use serde::Deserialize;
@@ -14,13 +16,16 @@ pub struct RunArgs {
     /// What to build, in plain words.
     pub task: String,
     /// Provider: scripted, openai, anthropic, claude, codex, aider, opencode or replay:<run-id> [default: provider.name, else auto].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub provider: Option<String>,
     /// Model name for the provider [default: provider.model].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub model: Option<String>,
     /// Absolute path of a session file for the scripted provider.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub script: Option<String>,
 }
 
@@ -31,7 +36,8 @@ pub struct StatusArgs {
     /// Absolute path of the git repository.
     pub repo: String,
     /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest` [default: latest].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub run: Option<String>,
 }
 
@@ -40,7 +46,8 @@ pub struct StatusArgs {
 #[serde(deny_unknown_fields)]
 pub struct VerifyArgs {
     /// Absolute path of the git repository; needed when `target` is a run id or `latest`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub repo: Option<String>,
     /// A run id, `latest`, or the absolute path of a receipt.json or receipt.dsse.json.
     pub target: String,
@@ -53,7 +60,8 @@ pub struct SealCheckArgs {
     /// Absolute path of the git repository whose working tree is judged.
     pub repo: String,
     /// The git revision to compare against [default: HEAD].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub base: Option<String>,
 }
 
@@ -64,7 +72,8 @@ pub struct RunsArgs {
     /// Absolute path of the git repository.
     pub repo: String,
     /// At most this many runs, newest first [default: 20].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub limit: Option<u32>,
 }
 
@@ -85,13 +94,16 @@ pub struct FixArgs {
     /// Absolute path of the git repository.
     pub repo: String,
     /// An incident's run id or `latest` [default: the newest incident].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub run: Option<String>,
     /// Ask the model for a patch, apply it with a backup and verify it by replaying the crash, in the background; only when exactly true [default: false, diagnose only].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
     pub apply: Option<bool>,
     /// The model as PROVIDER/MODEL for `apply` [default: provider.name, provider.model].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub model: Option<String>,
 }
 
@@ -106,12 +118,15 @@ pub struct AnswerArgs {
     /// The answer to the run's question.
     pub text: String,
     /// Provider for the follow-up build (as in loki_run).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub provider: Option<String>,
     /// Model for the follow-up build (as in loki_run).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub model: Option<String>,
     /// Absolute path of a session file for the scripted provider (as in loki_run).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub script: Option<String>,
 }

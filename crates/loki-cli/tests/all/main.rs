@@ -20,6 +20,7 @@ mod demo;
 mod doctor;
 mod heal;
 mod judge;
+mod mcp;
 mod modelbox;
 mod provider_failures;
 mod runs;
