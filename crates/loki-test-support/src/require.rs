@@ -182,7 +182,7 @@ pub fn require_mcp_python() -> Option<PathBuf> {
     }
     missing(
         "the MCP Python SDK in $LOKI_MCP_CLIENTS/py",
-        "python3 -m pip install --target \"$LOKI_MCP_CLIENTS/py\" mcp",
+        "python3 -m pip install --target \"$LOKI_MCP_CLIENTS/py\" mcp==2.3.0",
     );
     None
 }
@@ -198,7 +198,7 @@ pub fn require_mcp_inspector(bin: &str) -> Option<PathBuf> {
     }
     missing(
         &format!("the MCP Inspector ({bin}) in $LOKI_MCP_CLIENTS/npm"),
-        "npm install --prefix \"$LOKI_MCP_CLIENTS/npm\" @modelcontextprotocol/inspector",
+        "npm install --prefix \"$LOKI_MCP_CLIENTS/npm\" @modelcontextprotocol/inspector@2.12.0",
     );
     None
 }
