@@ -411,6 +411,34 @@ fn a_blocked_run_shows_its_question_and_loki_answer_builds_again_with_the_answer
     }
 }
 
+#[test]
+fn seal_check_judges_the_working_tree_clean_then_with_a_newly_failing_test() {
+    let Some(sdk) = python_sdk() else { return };
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n");
+    repo.commit("add sums");
+    let here = path_str(repo.path());
+    let check = json!([{"op": "initialize"}, tool("loki_seal_check", &json!({"repo": here, "base": "HEAD"}))]);
+    let before = over_stdio(&sdk, &sb, repo.path(), &check);
+    let clean = ok(&before[1]);
+    assert_eq!(clean["verdict"], "clean", "{clean:#}");
+    assert_eq!(clean["clean"], true);
+
+    repo.write("calc.py", "def add(a, b):\n    return a * b\n");
+    let after = over_stdio(&sdk, &sb, repo.path(), &check);
+    let judged = ok(&after[1]);
+    assert_eq!(judged["verdict"], "findings", "{judged:#}");
+    assert_eq!(judged["clean"], false);
+    let finding = &judged["findings"][0];
+    assert_eq!(finding["kind"], "newly_failing", "{judged:#}");
+    assert_eq!(finding["test"], "test_calc.py::test_add");
+    assert!(finding["advice"].as_str().unwrap().contains("fix the code"));
+}
+
 const APP: &str = "def average(values):\n    return sum(values) / len(values)\n\n\ndef main():\n    print(\"average:\", average([]))\n\n\nmain()\n";
 
 #[test]
