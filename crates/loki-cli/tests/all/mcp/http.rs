@@ -118,3 +118,17 @@ fn http_serves_real_clients_on_loopback_only() {
     tcp.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
 }
+
+#[test]
+fn a_port_in_use_is_a_clear_failure() {
+    let sb = Sandbox::new();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    crate::cli::sandboxed(&sb, sb.home())
+        .args(["mcp", "--http", &port])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(format!(
+            "cannot listen on 127.0.0.1:{port}"
+        )));
+}

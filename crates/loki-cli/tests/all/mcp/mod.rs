@@ -498,3 +498,17 @@ fn a_crash_is_diagnosed_and_patched_only_when_apply_is_true() {
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_default()
 }
+
+#[test]
+fn a_repo_flag_that_is_not_a_work_tree_is_refused_at_start() {
+    let sb = Sandbox::new();
+    let plain = tempfile::tempdir().unwrap();
+    crate::cli::sandboxed(&sb, sb.home())
+        .args(["mcp", "--repo"])
+        .arg(plain.path())
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains("--repo: "))
+        .stderr(predicates::str::contains("not inside a git repository"));
+}
