@@ -49,7 +49,7 @@ impl std::fmt::Debug for LokiServer {
 
 /// Runs `work` on a blocking thread and turns its answer into a tool result: the object as
 /// `structuredContent` (and as JSON text, as the protocol asks), an error as `isError: true`.
-async fn answer<F>(ctx: &Arc<Ctx>, work: F) -> CallToolResult
+async fn respond<F>(ctx: &Arc<Ctx>, work: F) -> CallToolResult
 where
     F: FnOnce(&Ctx) -> Result<Value, ToolError> + Send + 'static,
 {
@@ -78,52 +78,52 @@ impl LokiServer {
         description = "Start a loki build of `task` in the background: an isolated git worktree, a model, the repository's real tests, a signed receipt. Returns at once with the run id, the process id and the log path; follow the run with loki_status."
     )]
     async fn loki_run(&self, Parameters(a): Parameters<RunArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::run(c, &a)).await
+        respond(&self.ctx, move |c| tools::run(c, &a)).await
     }
 
     #[tool(
         description = "A run's status: kind, status (running, completed, interrupted), current or last stage, outcome (VERIFIED, FAILED, BLOCKED, ...), cost and tokens, its receipt path, and the question of a BLOCKED run. `done` is true once it has ended."
     )]
     async fn loki_status(&self, Parameters(a): Parameters<StatusArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::status(c, &a)).await
+        respond(&self.ctx, move |c| tools::status(c, &a)).await
     }
 
     #[tool(
         description = "Verify a receipt as `loki verify` does (hash, event-log binding, DSSE signature, outcome): the steps and the verdict (VERIFIED, TAMPERED, UNCHECKED, UNSIGNED, NOT_VERIFIED)."
     )]
     async fn loki_verify(&self, Parameters(a): Parameters<VerifyArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::verify_target(c, &a)).await
+        respond(&self.ctx, move |c| tools::verify_target(c, &a)).await
     }
 
     #[tool(
         description = "Judge the working tree against a base revision as `loki seal check` does: runs the repository's real tests on both, and reports tests newly failing, deleted, skipped or weakened. Verdict: clean, findings, or cannot_judge (never clean when a suite could not run)."
     )]
     async fn loki_seal_check(&self, Parameters(a): Parameters<SealCheckArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::seal_check(c, &a)).await
+        respond(&self.ctx, move |c| tools::seal_check(c, &a)).await
     }
 
     #[tool(description = "List a repository's loki runs, newest first.")]
     async fn loki_runs(&self, Parameters(a): Parameters<RunsArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::runs(c, &a)).await
+        respond(&self.ctx, move |c| tools::runs(c, &a)).await
     }
 
     #[tool(description = "A run's evidence receipt: the receipt JSON and its Markdown rendering.")]
     async fn loki_receipt(&self, Parameters(a): Parameters<ReceiptArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::receipt(c, &a)).await
+        respond(&self.ctx, move |c| tools::receipt(c, &a)).await
     }
 
     #[tool(
         description = "Diagnose a crash recorded by `loki run` (command, crash, source frames). With apply: true (and only then), synthesize a patch with the model, apply it with a backup and verify it by replaying the crash, in the background; follow that heal run with loki_status."
     )]
     async fn loki_fix(&self, Parameters(a): Parameters<FixArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::fix(c, &a)).await
+        respond(&self.ctx, move |c| tools::fix(c, &a)).await
     }
 
     #[tool(
         description = "Answer the question of a BLOCKED run: starts a follow-up build whose task carries the original task, the question and this answer (like loki_run). A run that is not BLOCKED is an error."
     )]
     async fn loki_answer(&self, Parameters(a): Parameters<AnswerArgs>) -> CallToolResult {
-        answer(&self.ctx, move |c| tools::answer(c, &a)).await
+        respond(&self.ctx, move |c| tools::answer(c, &a)).await
     }
 }
 
@@ -249,4 +249,32 @@ fn read_resource(ctx: &Ctx, uri: &str) -> Result<String, String> {
     }
     .map_err(|e| format!("{uri}: {}", e.message()))?;
     serde_json::to_string_pretty(&value).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Ctx {
+        Ctx {
+            exe: "loki".into(),
+            scope: crate::validate::Scope::default(),
+            home: None,
+        }
+    }
+
+    #[test]
+    fn only_loki_run_uris_with_a_run_id_are_read() {
+        let e = read_resource(&ctx(), "file:///etc/passwd").unwrap_err();
+        assert!(e.contains("not a loki resource"), "{e}");
+        let e = read_resource(&ctx(), "loki://runs/../../etc/passwd").unwrap_err();
+        assert!(e.contains("is not a run id"), "{e}");
+        let e = read_resource(&ctx(), "loki://runs/run_20261203_075000_ab12/receipt").unwrap_err();
+        assert!(
+            e.contains("no run run_20261203_075000_ab12 in the repositories this server serves"),
+            "{e}"
+        );
+        // A server that serves any repository lists nothing: a resource needs a repository.
+        assert!(list_resources(&ctx()).is_empty());
+    }
 }
