@@ -75,52 +75,94 @@ impl LokiServer {
     }
 
     #[tool(
-        description = "Start a loki build of `task` in the background: an isolated git worktree, a model, the repository's real tests, a signed receipt. Returns at once with the run id, the process id and the log path; follow the run with loki_status."
+        description = "Start a loki build of `task` in the background: an isolated git worktree, a model, the repository's real tests, a signed receipt. Returns at once with the run id, the process id and the log path; follow the run with loki_status.",
+        annotations(
+            title = "Start a loki build",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn loki_run(&self, Parameters(a): Parameters<RunArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::run(c, &a)).await
     }
 
     #[tool(
-        description = "A run's status: kind, status (running, completed, interrupted), current or last stage, outcome (VERIFIED, FAILED, BLOCKED, ...), cost and tokens, its receipt path, and the question of a BLOCKED run. `done` is true once it has ended."
+        description = "A run's status: kind, status (running, completed, interrupted), current or last stage, outcome (VERIFIED, FAILED, BLOCKED, ...), cost and tokens, its receipt path, and the question of a BLOCKED run. `done` is true once it has ended.",
+        annotations(title = "Run status", read_only_hint = true, open_world_hint = false)
     )]
     async fn loki_status(&self, Parameters(a): Parameters<StatusArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::status(c, &a)).await
     }
 
     #[tool(
-        description = "Verify a receipt as `loki verify` does (hash, event-log binding, DSSE signature, outcome): the steps and the verdict (VERIFIED, TAMPERED, UNCHECKED, UNSIGNED, NOT_VERIFIED)."
+        description = "Verify a receipt as `loki verify` does (hash, event-log binding, DSSE signature, outcome): the steps and the verdict (VERIFIED, TAMPERED, UNCHECKED, UNSIGNED, NOT_VERIFIED).",
+        annotations(
+            title = "Verify a receipt",
+            read_only_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn loki_verify(&self, Parameters(a): Parameters<VerifyArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::verify_target(c, &a)).await
     }
 
     #[tool(
-        description = "Judge the working tree against a base revision as `loki seal check` does: runs the repository's real tests on both, and reports tests newly failing, deleted, skipped or weakened. Verdict: clean, findings, or cannot_judge (never clean when a suite could not run)."
+        description = "Judge the working tree against a base revision as `loki seal check` does: runs the repository's real tests on both, and reports tests newly failing, deleted, skipped or weakened. Verdict: clean, findings, or cannot_judge (never clean when a suite could not run).",
+        annotations(
+            title = "Judge the working tree",
+            read_only_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn loki_seal_check(&self, Parameters(a): Parameters<SealCheckArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::seal_check(c, &a)).await
     }
 
-    #[tool(description = "List a repository's loki runs, newest first.")]
+    #[tool(
+        description = "List a repository's loki runs, newest first.",
+        annotations(title = "List runs", read_only_hint = true, open_world_hint = false)
+    )]
     async fn loki_runs(&self, Parameters(a): Parameters<RunsArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::runs(c, &a)).await
     }
 
-    #[tool(description = "A run's evidence receipt: the receipt JSON and its Markdown rendering.")]
+    #[tool(
+        description = "A run's evidence receipt: the receipt JSON and its Markdown rendering.",
+        annotations(
+            title = "A run's receipt",
+            read_only_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn loki_receipt(&self, Parameters(a): Parameters<ReceiptArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::receipt(c, &a)).await
     }
 
     #[tool(
-        description = "Diagnose a crash recorded by `loki run` (command, crash, source frames). With apply: true (and only then), synthesize a patch with the model, apply it with a backup and verify it by replaying the crash, in the background; follow that heal run with loki_status."
+        description = "Diagnose a crash recorded by `loki run` (command, crash, source frames). With apply: true (and only then), synthesize a patch with the model, apply it with a backup and verify it by replaying the crash, in the background; follow that heal run with loki_status.",
+        annotations(
+            title = "Diagnose or fix a crash",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn loki_fix(&self, Parameters(a): Parameters<FixArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::fix(c, &a)).await
     }
 
     #[tool(
-        description = "Answer the question of a BLOCKED run: starts a follow-up build whose task carries the original task, the question and this answer (like loki_run). A run that is not BLOCKED is an error."
+        description = "Answer the question of a BLOCKED run: starts a follow-up build whose task carries the original task, the question and this answer (like loki_run). A run that is not BLOCKED is an error.",
+        annotations(
+            title = "Answer a BLOCKED run",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn loki_answer(&self, Parameters(a): Parameters<AnswerArgs>) -> CallToolResult {
         respond(&self.ctx, move |c| tools::answer(c, &a)).await

@@ -173,6 +173,24 @@ fn the_tool_list_is_pinned_and_every_tool_has_an_input_schema() {
             assert!(prop["description"].is_string(), "{}.{field}", t["name"]);
         }
     }
+    // Hints a client uses to decide what needs a confirmation: reading never changes a file;
+    // loki_fix may patch one.
+    let hint = |name: &str, key: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["annotations"][key].clone()
+    };
+    for read_only in [
+        "loki_status",
+        "loki_runs",
+        "loki_receipt",
+        "loki_verify",
+        "loki_seal_check",
+    ] {
+        assert_eq!(hint(read_only, "readOnlyHint"), true, "{read_only}");
+    }
+    for acting in ["loki_run", "loki_answer", "loki_fix"] {
+        assert_eq!(hint(acting, "readOnlyHint"), false, "{acting}");
+    }
+    assert_eq!(hint("loki_fix", "destructiveHint"), true);
     let pinned: Vec<Value> = tools
         .iter()
         .map(|t| json!({"name": t["name"], "inputSchema": t["inputSchema"]}))
