@@ -3,8 +3,9 @@
 //!
 //! The child is this `loki` executable itself, started through the runner's one detached start
 //! (`loki_core::process::spawn_detached`): its own process group, `stdin` at `/dev/null`, stdout
-//! and stderr appended to `.loki/mcp/<stamp>.log`, the server's environment passed on whole
-//! (the child is loki, which needs its own keys; it scrubs what it hands its model and tests).
+//! and stderr appended to `.loki/mcp/<stamp>.log` (renamed `<run-id>.log` once the id is known,
+//! so `loki_status` can point at it), the server's environment passed on whole (the child is
+//! loki, which needs its own keys; it scrubs what it hands its model and tests).
 //! A task goes in a file beside the log (`loki run-task --file`), so no task text is ever parsed
 //! as an option or a subcommand name.
 //!
@@ -95,6 +96,13 @@ pub fn start(
         // Read the exit first: a child that recorded its run and then ended is still found below.
         let exited = child.exit();
         if let Some((id, status)) = find(&store, &before, child.pid)? {
+            // Named after the run from now on, so `loki_status` finds it from the id alone; the
+            // child keeps writing to the same file. A failed rename keeps the first name.
+            let named = log_of(repo, id.as_str());
+            let log = match std::fs::rename(&log, &named) {
+                Ok(()) => named,
+                Err(_) => log,
+            };
             return Ok(Started {
                 run_id: id.to_string(),
                 pid: child.pid,
@@ -117,6 +125,12 @@ pub fn start(
         }
         std::thread::sleep(POLL);
     }
+}
+
+/// The log of a background run started here: `.loki/mcp/<run-id>.log`.
+#[must_use]
+pub fn log_of(repo: &Repo, run_id: &str) -> PathBuf {
+    repo.loki_dir().join(MCP_DIR).join(format!("{run_id}.log"))
 }
 
 fn run_ids(store: &RunStore) -> Result<BTreeSet<String>, ToolError> {

@@ -68,6 +68,10 @@ pub fn status_of(repo: &Repo, id: &RunId) -> Result<Value, ToolError> {
         if receipt.is_file() {
             o.insert("receipt".into(), receipt.display().to_string().into());
         }
+        let log = background::log_of(repo, id.as_str());
+        if log.is_file() {
+            o.insert("log".into(), log.display().to_string().into());
+        }
         if view.outcome.as_deref() == Some(BLOCKED) {
             o.insert("question".into(), question(&dir).into());
         }

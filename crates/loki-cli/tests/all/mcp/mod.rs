@@ -304,7 +304,13 @@ fn a_build_started_with_loki_run_is_followed_to_verified_and_its_receipt_checks(
     assert!(run_id.starts_with("run_"), "{started:#}");
     assert!(started["pid"].as_u64().unwrap() > 0, "{started:#}");
     let log = PathBuf::from(started["log"].as_str().unwrap());
-    assert!(log.starts_with(repo.path().canonicalize().unwrap().join(".loki/mcp")));
+    assert_eq!(
+        log,
+        repo.path()
+            .canonicalize()
+            .unwrap()
+            .join(format!(".loki/mcp/{run_id}.log"))
+    );
 
     let done = ok(&r[2]);
     assert_eq!(done["done"], true, "{:#}", r[2]);
@@ -313,6 +319,7 @@ fn a_build_started_with_loki_run_is_followed_to_verified_and_its_receipt_checks(
     assert_eq!(done["exit_code"], 0);
     assert_eq!(done["task"], TASK);
     assert!(done.get("question").is_none());
+    assert_eq!(done["log"], log.to_str().unwrap());
     // The build's own summary went to the log.
     assert!(
         read(&log).contains("Outcome:    VERIFIED"),
