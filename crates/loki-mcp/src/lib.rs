@@ -20,7 +20,8 @@
 //!   `loki run-task --file <task file>` in the background (see [`background`] for how the run
 //!   id is learned at start).
 //! - `loki_status {repo, run?}` → `loki status`'s view (`stage`, `status`, `outcome`,
-//!   `cost_usd`, `tokens`, …) plus `done`, `receipt` and, for a BLOCKED run, `question`.
+//!   `cost_usd`, `tokens`, …) plus `done`, `receipt`, `log` (a run started by this server) and,
+//!   for a BLOCKED run, `question`.
 //! - `loki_verify {repo?, target}` → `loki verify --json`'s report (`verdict`, `steps`, …) plus
 //!   its text; `target` is a run id, `latest` (both need `repo`) or an absolute path to a
 //!   receipt.json or receipt.dsse.json.
