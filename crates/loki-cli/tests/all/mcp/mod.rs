@@ -537,3 +537,32 @@ fn a_repo_flag_that_is_not_a_work_tree_is_refused_at_start() {
         .stderr(predicates::str::contains("--repo: "))
         .stderr(predicates::str::contains("not inside a git repository"));
 }
+
+#[test]
+fn a_build_refused_before_it_records_a_run_is_a_tool_error_with_its_reason() {
+    let Some(sdk) = python_sdk() else { return };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    repo.write("calc.py", "def add(a, b):\n    return 0\n");
+    let here = path_str(repo.path());
+    let r = over_stdio(
+        &sdk,
+        &sb,
+        repo.path(),
+        &json!([
+            {"op": "initialize"},
+            tool("loki_run", &json!({"repo": here, "task": TASK, "provider": "scripted"})),
+            tool("loki_runs", &json!({"repo": here})),
+        ]),
+    );
+    let msg = tool_error(&r[1]);
+    assert!(
+        msg.starts_with("the background loki exited with status 2 before it recorded a run"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("uncommitted changes to tracked files: calc.py"),
+        "{msg}"
+    );
+    assert_eq!(ok(&r[2])["total"], 0);
+}
