@@ -9,7 +9,9 @@ the SDK's own parsed result dumped with the wire's field names (`inputSchema`, `
 `structuredContent`), or {"protocol_error": "..."} when the server answered with a JSON-RPC error.
 
 Steps:
-    {"op": "initialize"} | {"op": "list_tools"} | {"op": "list_resources"}
+    {"op": "initialize"} (the handshake of protocol versions up to 2025-11-25)
+    {"op": "discover"} (2026-07-28: no handshake, every request carries the version)
+    {"op": "list_tools"} | {"op": "list_resources"}
     {"op": "list_resource_templates"}
     {"op": "call", "name": TOOL, "arguments": {...}}
     {"op": "read_resource", "uri": URI}
@@ -74,6 +76,8 @@ async def one(session, step, results):
     op = step["op"]
     if op == "initialize":
         return dump(await session.initialize())
+    if op == "discover":
+        return dump(await session.discover())
     if op == "list_tools":
         return dump(await session.list_tools())
     if op == "list_resources":

@@ -209,6 +209,31 @@ fn the_tool_list_is_pinned_and_every_tool_has_an_input_schema() {
 }
 
 #[test]
+fn a_client_on_the_2026_protocol_discovers_the_server_and_calls_its_tools() {
+    let Some(sdk) = python_sdk() else { return };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let here = path_str(repo.path());
+    let r = over_stdio(
+        &sdk,
+        &sb,
+        repo.path(),
+        &json!([
+            {"op": "discover"},
+            {"op": "list_tools"},
+            tool("loki_runs", &json!({"repo": here})),
+            tool("loki_status", &json!({"repo": here, "run": "-1"})),
+        ]),
+    );
+    let versions = r[0]["supportedVersions"].as_array().unwrap();
+    assert!(versions.contains(&json!("2026-07-28")), "{:#}", r[0]);
+    assert!(versions.contains(&json!("2025-11-25")), "{:#}", r[0]);
+    assert_eq!(r[1]["tools"].as_array().unwrap().len(), TOOLS.len());
+    assert_eq!(ok(&r[2])["total"], 0);
+    assert!(tool_error(&r[3]).starts_with("invalid `run`: `-1` starts with `-`"));
+}
+
+#[test]
 fn bad_input_is_a_tool_error_naming_the_input_and_the_server_keeps_serving() {
     let Some(sdk) = python_sdk() else { return };
     let sb = Sandbox::new();
