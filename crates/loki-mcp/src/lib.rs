@@ -55,11 +55,12 @@
 //! way. The server never exits because of one call.
 //!
 //! # What it must never do
-//! - Change a file or start a fix patch unless the client asked for it in so many words
-//!   (`loki_fix` applies only on `apply: true`; `loki_run` and `loki_answer` work in a worktree
-//!   as every build does).
+//! - Change a file of the user's checkout unless the client asked for it in so many words
+//!   (`loki_fix` patches only on `apply: true`; `loki_run` and `loki_answer` work in a worktree
+//!   as every build does). Its own state (task files and logs) goes under `.loki/mcp/`.
 //! - Print to stdout: over stdio that is the protocol's channel.
-//! - Listen on anything but loopback, or act on a repository the user did not name.
+//! - Listen on anything but loopback, or, once the user named repositories (`--repo`, or the
+//!   one it started in), act on any other.
 //! - Pass a client's string to a program in a position where it reads as an option, or through a
 //!   shell.
 
