@@ -129,8 +129,8 @@ pub enum Command {
     Pr(Pending),
     /// Start the local control plane: HTTP API and web UI over all runs
     Serve(Pending),
-    /// Serve loki's tools over MCP on stdio
-    Mcp(Pending),
+    /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
+    Mcp(McpArgs),
     /// List runs or show one
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -308,6 +308,17 @@ pub enum ImproveCommand {
         #[arg(long, value_name = "SECONDS", default_value_t = 10)]
         interval: u64,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (0: a free port, printed)
+    #[arg(long, value_name = "PORT")]
+    pub http: Option<u16>,
+    /// Serve this repository (repeatable); the one `loki mcp` starts in is served too. With
+    /// neither, any git work tree a client names
+    #[arg(long = "repo", value_name = "PATH")]
+    pub repos: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -143,7 +143,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Fix(args) => cmd::heal::fix(&Ctx::load(&global)?, &args),
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
         Command::Improve(args) => cmd::improve::run(&global, &args),
-        Command::Issue(_) | Command::Pr(_) | Command::Serve(_) | Command::Mcp(_) => {
+        Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
+        Command::Issue(_) | Command::Pr(_) | Command::Serve(_) => {
             Ok(cmd::not_yet(name))
         }
     };
@@ -170,6 +171,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_heal::HealError>,
     probe::<loki_engine::EngineError>,
     probe::<loki_improve::ImproveError>,
+    probe::<loki_mcp::McpError>,
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.

@@ -159,6 +159,12 @@ pub const PY_TOOLS: Var = Var {
     scope: Scope::Tests,
     doc: "tests: the Python tools (pytest) the Python cases use (default ~/.cache/loki-test-py)",
 };
+/// Where `scripts/test` installs the real MCP clients the `loki mcp` tests drive.
+pub const MCP_CLIENTS: Var = Var {
+    name: "LOKI_MCP_CLIENTS",
+    scope: Scope::Tests,
+    doc: "tests: the MCP clients (Python SDK in py/, the Inspector CLI in npm/) the loki mcp cases drive (default ~/.cache/loki-test-mcp)",
+};
 /// The shared public fixtures, read in place.
 pub const SHARED_FIXTURES: Var = Var {
     name: "LOKI_SHARED_FIXTURES",
@@ -209,6 +215,7 @@ pub const VARS: &[Var] = &[
     NPM_CACHE,
     AGENTS,
     PY_TOOLS,
+    MCP_CLIENTS,
     SHARED_FIXTURES,
     JUDGE_CASES,
     BENCH_BIN,

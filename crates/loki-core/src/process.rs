@@ -48,6 +48,9 @@
 //! - **Bytes, not text.** Output is kept as bytes; [`Captured::text`] is the lossy view.
 //! - **A missing program is its own error** ([`ProcessError::NotFound`]), so callers can report
 //!   `not_run` instead of a failure.
+//! - **Detached children are the one exception** ([`spawn_detached`]): a background build an MCP
+//!   client started outlives the call, writes to a log file, and is reaped by a thread; see
+//!   `process/detached.rs` for what of this contract it keeps.
 //!
 //! The runner never interprets output and never decides whether an exit code is good news: that is
 //! policy and belongs to its callers. It blocks the calling thread; async callers run it on a
@@ -68,7 +71,10 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::io::Errno;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
 
+mod detached;
 mod environment;
+
+pub use detached::{Detached, spawn_detached};
 
 pub use environment::{
     caller_env, is_secret_name, scrub, scrubbed_env, shell_quote, without_loki_secrets,

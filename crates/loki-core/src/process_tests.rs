@@ -372,3 +372,35 @@ fn an_observed_command_keeps_the_callers_environment_but_loki_secrets() {
     );
     assert_eq!(names(without_secrets(caller)), ["LOKI_RUN_CAP_S"]);
 }
+
+#[test]
+fn a_detached_child_writes_its_log_leads_its_group_and_is_reaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("child.log");
+    let spec = Spec::new("/bin/sh", dir.path())
+        .args([
+            "-c",
+            "echo out; echo err >&2; cut -d' ' -f5 /proc/$$/stat; exit 3",
+        ])
+        .env("PATH", "/usr/bin:/bin");
+    let child = spawn_detached(&spec, &log).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.exit().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(child.exit(), Some(3));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("out\n") && text.contains("err\n"), "{text}");
+    // Its own process group: the group id in its /proc stat is its own pid.
+    let pgid: u32 = text.lines().nth(2).unwrap().trim().parse().unwrap();
+    assert_eq!(pgid, child.pid);
+    // No zombie left: the reaper collected it.
+    assert!(!alive(child.pid));
+}
+
+#[test]
+fn a_detached_start_in_a_missing_directory_is_refused_by_name() {
+    let spec = Spec::new("/bin/sh", "/no/such/dir");
+    let err = spawn_detached(&spec, std::path::Path::new("/tmp/unused.log")).unwrap_err();
+    assert!(matches!(err, ProcessError::NoCwd { .. }), "{err}");
+}

@@ -170,6 +170,39 @@ pub fn require_py_tools() -> Option<PathBuf> {
     None
 }
 
+/// The official MCP Python SDK (PyPI `mcp`): `$LOKI_MCP_CLIENTS/py` (default
+/// `$HOME/.cache/loki-test-mcp`), a `pip install --target` directory to put on `PYTHONPATH`, when
+/// it holds the `mcp` package; otherwise reports it [`missing`].
+#[must_use]
+pub fn require_mcp_python() -> Option<PathBuf> {
+    let dir =
+        env_or_home(loki_core::env::MCP_CLIENTS, ".cache/loki-test-mcp").map(|d| d.join("py"));
+    if let Some(d) = dir.filter(|d| d.join("mcp/__init__.py").is_file()) {
+        return Some(d);
+    }
+    missing(
+        "the MCP Python SDK in $LOKI_MCP_CLIENTS/py",
+        "python3 -m pip install --target \"$LOKI_MCP_CLIENTS/py\" mcp==2.3.0",
+    );
+    None
+}
+
+/// The official MCP Inspector's command-line client: `$LOKI_MCP_CLIENTS/npm/node_modules/.bin/<bin>`
+/// (default `$HOME/.cache/loki-test-mcp`); otherwise reports it [`missing`].
+#[must_use]
+pub fn require_mcp_inspector(bin: &str) -> Option<PathBuf> {
+    let exe = env_or_home(loki_core::env::MCP_CLIENTS, ".cache/loki-test-mcp")
+        .map(|d| d.join("npm/node_modules/.bin").join(bin));
+    if let Some(e) = exe.filter(|e| e.exists()) {
+        return Some(e);
+    }
+    missing(
+        &format!("the MCP Inspector ({bin}) in $LOKI_MCP_CLIENTS/npm"),
+        "npm install --prefix \"$LOKI_MCP_CLIENTS/npm\" @modelcontextprotocol/inspector@2.12.0",
+    );
+    None
+}
+
 /// `$LOKI_SHARED_FIXTURES/<sub>` (default `shared/fixtures` beside the repository), public test
 /// data read in place, when it is a directory; otherwise reports it [`missing`].
 #[must_use]

@@ -11,6 +11,7 @@ pub mod events;
 pub mod heal;
 pub mod improve;
 pub mod keys;
+pub mod mcp;
 pub mod modelbox;
 pub mod providers;
 pub mod runs;

@@ -101,12 +101,7 @@ fn unknown_flags_and_commands_exit_2_with_clap_errors() {
 #[test]
 fn pending_commands_say_not_available_yet_with_exit_2() {
     let sb = Sandbox::new();
-    for cmd in [
-        vec!["improve", "--dry-run"],
-        vec!["serve"],
-        vec!["mcp"],
-        vec!["pr"],
-    ] {
+    for cmd in [vec!["improve", "--dry-run"], vec!["serve"], vec!["pr"]] {
         sandboxed(&sb, sb.home())
             .args(&cmd)
             .assert()

@@ -21,6 +21,7 @@ mod doctor;
 mod heal;
 mod improve;
 mod judge;
+mod mcp;
 mod modelbox;
 mod provider_failures;
 mod runs;
