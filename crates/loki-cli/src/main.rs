@@ -144,9 +144,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
         Command::Improve(args) => cmd::improve::run(&global, &args),
         Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
-        Command::Issue(_) | Command::Pr(_) | Command::Serve(_) => {
-            Ok(cmd::not_yet(name))
-        }
+        Command::Issue(_) | Command::Pr(_) | Command::Serve(_) => Ok(cmd::not_yet(name)),
     };
     code.map(cmd::Exit::from)
 }

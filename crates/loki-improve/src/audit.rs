@@ -65,6 +65,8 @@ pub enum Action {
     Rollback,
     /// A rollback could not be done; the edit stays.
     RollbackRefused,
+    /// A write interrupted by a crash was undone by the next cycle.
+    Recover,
 }
 
 impl Action {
@@ -86,6 +88,7 @@ impl Action {
             Action::GuardFail => "guard-fail",
             Action::Rollback => "rollback",
             Action::RollbackRefused => "rollback-refused",
+            Action::Recover => "recover",
         }
     }
 }

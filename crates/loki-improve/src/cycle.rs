@@ -45,6 +45,8 @@ use crate::lock::{self, Acquired};
 use crate::proposal::{self, Applied, Gate, Pending, Proposal};
 use crate::replay::{self, MakeOptions};
 
+/// The step recorded just before the writes of an apply.
+const APPLYING: &str = "applying";
 /// Reflections shown to the editor: the newest few.
 const REFLECTIONS_SHOWN: usize = 3;
 
@@ -58,6 +60,8 @@ pub enum Point {
     BeforeCanary,
     CanaryDone,
     BeforeWrite,
+    /// Recorded as `applying`, the files not yet written.
+    Applying,
     Applied,
     Guarded,
 }
@@ -371,8 +375,52 @@ impl Cycle<'_, '_> {
     }
 
     /// An apply that a killed cycle left unguarded is guarded now, before anything else.
+    /// A cycle killed while writing (step `applying`): when the files are at its candidate the
+    /// apply landed whole and is guarded like any other; at neither its base nor its candidate, a
+    /// partial write is undone back to the base (its kept revision).
+    fn finish_interrupted_apply(&mut self, records: &[CycleRecord]) -> Result<(), ImproveError> {
+        let Some(mut prev) = records
+            .iter()
+            .rev()
+            .find(|r| r.step == APPLYING && r.applied_revision.is_none())
+            .cloned()
+        else {
+            return Ok(());
+        };
+        let (Some(base), Some(candidate)) =
+            (prev.base_revision.clone(), prev.candidate_revision.clone())
+        else {
+            return Ok(());
+        };
+        let now = self.current().map(|a| a.revision()).unwrap_or_default();
+        if now == candidate {
+            prev.applied_revision = Some(candidate);
+            prev.guarded = Some(false);
+        } else if now != base {
+            let files = proposal::kept(&self.paths, &base)?;
+            if let Applied::Done { from, to } = proposal::apply_over(&self.paths, &files)? {
+                self.audit(
+                    Entry::new(Action::Recover, "cycle", Some(&prev.id))
+                        .detail(format!(
+                            "the apply of {candidate} was interrupted mid-write; restored {to}"
+                        ))
+                        .revisions(&from, &to),
+                )?;
+            }
+        }
+        prev.step = "recovered".to_string();
+        prev.notes.push(format!(
+            "its interrupted apply was settled by cycle {}",
+            self.rec.id
+        ));
+        prev.save(&self.paths)?;
+        Ok(())
+    }
+
     fn guard_left_over(&mut self, records: &[CycleRecord]) -> Result<(), ImproveError> {
-        let Some(prev) = cycles::unguarded(records).cloned() else {
+        self.finish_interrupted_apply(records)?;
+        let records = cycles::list(&self.paths)?;
+        let Some(prev) = cycles::unguarded(&records).cloned() else {
             return Ok(());
         };
         let (Some(applied), Some(parent)) =
@@ -879,6 +927,12 @@ impl Cycle<'_, '_> {
         }
         self.rt.hooks.at(Point::BeforeWrite);
         let base = current.revision();
+        // A crash during the writes leaves this step: the next cycle finishes or undoes them,
+        // from the two revisions kept first.
+        proposal::keep(&self.paths, &current.files)?;
+        proposal::keep(&self.paths, files)?;
+        self.rec.checkpoint(&self.paths, APPLYING)?;
+        self.rt.hooks.at(Point::Applying);
         let applied = proposal::apply(&self.paths, &base, files)?;
         let (from, to) = match applied {
             Applied::Stale { current: now } => {

@@ -298,6 +298,45 @@ pub fn apply(paths: &Paths, expected: &str, files: &[AgentFile]) -> Result<Appli
     Ok(Applied::Done { from, to })
 }
 
+/// Writes `files` over whatever is on disk, even files that no longer read as a whole set (a
+/// write that was interrupted): the recovery of a crash mid-apply. Only editable paths are
+/// touched; symlinks still refuse.
+pub fn apply_over(paths: &Paths, files: &[AgentFile]) -> Result<Applied, ImproveError> {
+    let dir = paths.agent();
+    let on_disk: Vec<AgentFile> = editable_on_disk(&dir);
+    let from = revision_of(&on_disk);
+    let to = keep(paths, files)?;
+    if let Err(why) = write_set(&dir, &on_disk, files) {
+        return Ok(Applied::Refused(why));
+    }
+    Ok(Applied::Done { from, to })
+}
+
+/// The editable files under `dir` that read as text, without the set's own checks.
+fn editable_on_disk(dir: &Path) -> Vec<AgentFile> {
+    let mut out = Vec::new();
+    let mut candidates = vec![loki_core::instructions::INSTRUCTIONS_FILE.to_string()];
+    if let Ok(entries) = std::fs::read_dir(dir.join(loki_core::instructions::SKILLS_DIR)) {
+        for e in entries.flatten() {
+            candidates.push(format!(
+                "{}/{}/{}",
+                loki_core::instructions::SKILLS_DIR,
+                e.file_name().to_string_lossy(),
+                loki_core::instructions::SKILL_FILE
+            ));
+        }
+    }
+    for path in candidates.into_iter().filter(|p| is_editable(p)) {
+        let full = dir.join(&path);
+        let regular = std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_file());
+        if let (true, Ok(content)) = (regular, std::fs::read_to_string(&full)) {
+            out.push(AgentFile { path, content });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
 /// Replaces the set `old` by `new` under `dir`: writes changed files, removes dropped ones.
 fn write_set(dir: &Path, old: &[AgentFile], new: &[AgentFile]) -> Result<(), String> {
     for f in new {

@@ -73,7 +73,11 @@ fn instructions(repo: &GitRepo, text: &str) {
 
 fn json_of(out: &std::process::Output) -> Value {
     let parsed = serde_json::from_slice(&out.stdout);
-    assert!(parsed.is_ok(), "not JSON: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        parsed.is_ok(),
+        "not JSON: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     parsed.unwrap()
 }
 

@@ -12,6 +12,7 @@ const POINTS: &[(&str, Point)] = &[
     ("captured", Point::Captured),
     ("proposed", Point::Proposed),
     ("canary", Point::CanaryDone),
+    ("applying", Point::Applying),
     ("applied", Point::Applied),
 ];
 
@@ -44,25 +45,53 @@ fn child_cycle_that_aborts() {
     panic!("the cycle ended without reaching {name}");
 }
 
+/// Kills a cycle at `name` in a child process.
+fn kill_at(fx: &Fx, name: &str) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "suite::crash::child_cycle_that_aborts",
+            "--nocapture",
+        ])
+        .env(
+            loki_core::env::IMPROVE_ABORT_AT.name,
+            format!("{name}:{}", fx.root.display()),
+        )
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{name}: the child did not die");
+}
+
+/// Killed while writing: a write that landed whole is guarded; a partial one is undone.
 #[test]
-fn a_cycle_killed_at_any_step_is_interrupted_and_the_next_cycle_recovers() {
-    for (name, _) in POINTS {
+fn a_cycle_killed_mid_write_is_finished_or_undone_by_the_next() {
+    for (landed, expect) in [(GOOD, GOOD), ("half of a write\n", INSTRUCTIONS)] {
         let Some(fx) = Fx::new() else { return };
         fx.config(FAST);
         fx.protect_passing_run();
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "suite::crash::child_cycle_that_aborts",
-                "--nocapture",
-            ])
-            .env(
-                loki_core::env::IMPROVE_ABORT_AT.name,
-                format!("{name}:{}", fx.root.display()),
-            )
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "{name}: the child did not die");
+        kill_at(&fx, "applying");
+        fx.set_instructions(landed);
+        fx.cycle(Some(propose(INSTRUCTIONS)), &opts(Mode::Auto));
+        assert_eq!(fx.instructions(), expect);
+        let actions = fx.audit_actions();
+        let settled = if landed == GOOD {
+            "guard-pass"
+        } else {
+            "recover"
+        };
+        assert!(actions.contains(&settled.to_string()), "{actions:?}");
+        let records = loki_improve::cycles::list(&fx.paths).unwrap();
+        assert_eq!(records[0].step, "recovered");
+    }
+}
+
+#[test]
+fn a_cycle_killed_at_any_step_is_interrupted_and_the_next_cycle_recovers() {
+    for (name, _) in POINTS.iter().filter(|(n, _)| *n != "applying") {
+        let Some(fx) = Fx::new() else { return };
+        fx.config(FAST);
+        fx.protect_passing_run();
+        kill_at(&fx, name);
         let records = loki_improve::cycles::list(&fx.paths).unwrap();
         let killed = records.last().unwrap().clone();
         assert_eq!(killed.outcome, Outcome::Interrupted, "{name}");
