@@ -330,3 +330,83 @@ fn manual_mode_queues_a_proposal_for_approve_and_pins_the_card() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains(id.as_str()));
 }
+
+#[test]
+fn watch_runs_a_cycle_after_failed_runs_until_stopped() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let r = repo();
+    instructions(&r, "Be quick.\n");
+    std::fs::create_dir_all(r.path().join(".loki/improve")).unwrap();
+    std::fs::write(
+        r.path().join(".loki/improve/improve.toml"),
+        "trigger = \"failures\"\nmin_new_failures = 2\nwatch_debounce_s = 0\n[canary]\nreplay_runs = 1\n",
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = script(tmp.path());
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
+    sb.apply(&mut cmd).current_dir(r.path());
+    let mut watcher = cmd
+        .args([
+            "improve",
+            "watch",
+            "--interval",
+            "1",
+            "--provider",
+            "scripted",
+            "--script",
+        ])
+        .arg(&s)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Nothing to learn from yet: no cycle.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(!r.path().join(".loki/improve/cycles").exists());
+    for _ in 0..2 {
+        let mut c = sandboxed(&sb, r.path());
+        c.args(["quick", TASK, "--provider", "scripted", "--script"])
+            .arg(&s);
+        c.output().unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let cycles = r.path().join(".loki/improve/cycles");
+    // A cycle after the first failed run is idle (one of two needed); after the second, the
+    // canary proves the edit and it is queued (manual mode).
+    loop {
+        let outcomes: Vec<String> = std::fs::read_dir(&cycles)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok())
+            .filter(|v: &Value| v["ended_at"].is_string())
+            .map(|v| v["outcome"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            outcomes.iter().all(|o| o == "idle" || o == "pending"),
+            "{outcomes:?}"
+        );
+        if outcomes.iter().any(|o| o == "pending") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the watcher ran no cycle: {outcomes:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&watcher),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let status = watcher.wait().unwrap();
+    assert!(
+        status.code().is_some(),
+        "the watcher stopped on Ctrl-C: {status:?}"
+    );
+}
