@@ -631,7 +631,13 @@ impl Cycle<'_, '_> {
                 if self.tokens_left() == 0 || self.rt.cancel.is_cancelled() {
                     break;
                 }
-                let r = replay::replay_once(&self.rt.repo, &case, files, self.rt.replay);
+                let r = replay::replay_once(
+                    &self.rt.repo,
+                    &case,
+                    files,
+                    self.rt.replay,
+                    Some(self.tokens_left()),
+                );
                 self.rec.tokens += r.tokens;
                 score.runs += 1;
                 score.passed += u32::from(r.passed);
@@ -691,8 +697,9 @@ impl Cycle<'_, '_> {
             .collect();
         let brief = editor::brief(&self.rt.repo, training, current, &reflections);
         let timeout = Duration::from_secs(self.cfg.editor_timeout_s);
+        let left = self.tokens_left();
         let answer = match self.editor_backend() {
-            Ok(b) => editor::propose(b, &brief, timeout).map_err(|o| o.0),
+            Ok(b) => editor::propose(b, &brief, timeout, left).map_err(|o| o.0),
             Err(e) => Err(e),
         };
         match answer {
@@ -778,6 +785,7 @@ impl Cycle<'_, '_> {
                 runs,
                 self.rt.replay,
                 &self.rt.cancel,
+                Some(self.tokens_left()),
             );
             self.rec.tokens += tokens;
             res.tokens += tokens;
@@ -836,6 +844,7 @@ impl Cycle<'_, '_> {
                 runs,
                 self.rt.replay,
                 &Cancel::new(),
+                None,
             );
             g.tokens += tokens;
             g.protected.push(score);

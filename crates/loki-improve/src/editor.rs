@@ -137,11 +137,13 @@ fn runtime() -> Result<tokio::runtime::Runtime, Outage> {
         .map_err(|e| Outage(format!("cannot start the async runtime: {e}")))
 }
 
-/// Asks the editor for a proposal. Tokens spent are returned with the answer.
+/// Asks the editor for a proposal, its answer bounded by `tokens_left` of the cycle's cap. Tokens
+/// spent are returned with the answer.
 pub fn propose(
     backend: &Backend,
     brief: &str,
     timeout: Duration,
+    tokens_left: u64,
 ) -> Result<(EditorAnswer, u64), Outage> {
     let req = Request {
         system: EDITOR_SYSTEM.to_string(),
@@ -149,7 +151,9 @@ pub fn propose(
             text: brief.to_string(),
         }],
         tools: vec![propose_tool()],
-        max_output_tokens: EDITOR_MAX_OUTPUT,
+        max_output_tokens: u32::try_from(tokens_left)
+            .unwrap_or(u32::MAX)
+            .clamp(1, EDITOR_MAX_OUTPUT),
     };
     let rt = runtime()?;
     let (resp, usage) = rt.block_on(one_call(backend, EDITOR_SESSION, req, timeout))?;
