@@ -516,6 +516,77 @@ async fn a_build_through_the_real_aider_is_verified() {
     );
 }
 
+/// aider cannot run a command without asking, so loki hands it the repository's tests
+/// (`--test-cmd … --auto-test`): after a wrong edit the real aider runs them inside the box and
+/// sends the failures back to the model, whose next answer fixes the code.
+#[tokio::test(flavor = "current_thread")]
+async fn aider_runs_the_repository_tests_in_the_box_and_fixes_what_failed() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(aider) = loki_test_support::require_agent("aider") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    aider_home(&sb);
+    let repo = bug_repo();
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    let reply = |text: &str| {
+        FakeTurn::text(text)
+            .with_usage([2000, 100, 0, 0])
+            .json(Api::OpenAi)
+    };
+    fake.push(reply(&aider_block("loki_wall_add_test.py", "", WALL)));
+    fake.push(reply(&aider_block(
+        "calc.py",
+        "    return a - b\n",
+        "    return a * b\n",
+    )));
+    fake.push(reply(&aider_block(
+        "calc.py",
+        "    return a * b\n",
+        "    return a + b\n",
+    )));
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &aider,
+        &[
+            TASK,
+            "--provider",
+            "aider",
+            "--model",
+            "openai/gpt-4.1",
+            "--json",
+        ],
+    );
+    cmd.env("OPENAI_API_KEY", OPENAI_KEY)
+        .env("OPENAI_API_BASE", fake.base_url());
+    let (v, stderr) = output(cmd).await;
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    fake.assert_clean();
+    let sent = sent(&fake.requests());
+    assert_eq!(sent.len(), 3, "wall, the wrong edit, the fix");
+    // The failures of the test run aider made after the wrong edit reached the model.
+    assert!(
+        sent[2].contains("assert 6 == 5") || sent[2].contains("FAILED"),
+        "{}",
+        sent[2]
+    );
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // opencode
 
