@@ -549,10 +549,13 @@ async fn aider_runs_the_repository_tests_in_the_box_and_fixes_what_failed() {
         "    return a - b\n",
         "    return a * b\n",
     )));
+    // The fix changes the file's size: the wrong edit and the fix land within one second, and
+    // Python would otherwise trust calc.py's bytecode from the first test run (it checks the
+    // source's mtime in whole seconds, and its size).
     fake.push(reply(&aider_block(
         "calc.py",
         "    return a * b\n",
-        "    return a + b\n",
+        "    return a + b  # the sum\n",
     )));
     let mut cmd = loki(
         &sb,
@@ -571,9 +574,20 @@ async fn aider_runs_the_repository_tests_in_the_box_and_fixes_what_failed() {
         .env("OPENAI_API_BASE", fake.base_url());
     let (v, stderr) = output(cmd).await;
     let sent = sent(&fake.requests());
-    let tails: Vec<&str> = sent
+    // Each request's last user message (where aider puts the test output).
+    let tails: Vec<String> = fake
+        .requests()
         .iter()
-        .map(|s| &s[s.len().saturating_sub(600)..])
+        .map(|r| {
+            r.body["messages"]
+                .as_array()
+                .and_then(|m| m.iter().rev().find(|x| x["role"] == "user"))
+                .map(|x| {
+                    let c = x["content"].as_str().unwrap_or_default();
+                    c.chars().take(500).collect::<String>()
+                })
+                .unwrap_or_default()
+        })
         .collect();
     assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}\n{tails:#?}");
     fake.assert_clean();
