@@ -25,6 +25,36 @@ pub(super) struct Attempt {
     pub(super) judgement: Judgement,
 }
 
+/// Most `.pyc` files a tree may hold before the sweep gives up (a pathological checkout).
+const MAX_SWEPT_ENTRIES: usize = 200_000;
+
+/// Removes the compiled bytecode in `__pycache__` directories of the repository holding `cwd`
+/// (outside installed packages) before a Python suite runs. Python trusts a `.pyc` whose recorded
+/// source size and mtime (in whole seconds) match the source, so a planted one (or a stale one
+/// from an edit within the same second) would make the tests run code that is not the source
+/// judged and committed; checks never write bytecode (`PYTHONDONTWRITEBYTECODE`), so what is
+/// there came from elsewhere. Installed packages (`site-packages`, `dist-packages`) are trusted
+/// like the rest of the environment. Best effort: a file that cannot be removed stays.
+fn drop_bytecode(cwd: &Path) {
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(cwd);
+    let files = loki_core::walk::Walk::new(root, loki_core::walk::Visibility::Everything)
+        .max_entries(MAX_SWEPT_ENTRIES)
+        .files();
+    for f in files {
+        let rel = f.rel_str();
+        let in_cache = rel.split('/').any(|c| c == "__pycache__");
+        let installed = rel
+            .split('/')
+            .any(|c| c == "site-packages" || c == "dist-packages");
+        if in_cache && !installed && rel.ends_with(".pyc") {
+            let _ = std::fs::remove_file(&f.path);
+        }
+    }
+}
+
 pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
     let temp_err = |source| ChecksError::Temp {
         check: check.name.clone(),
@@ -56,6 +86,9 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         .map_or(opts.wrapper.as_slice(), |(w, _)| w.as_slice());
     let plan = report_plan(check, tmp.path(), &opts.env)?;
     let script = script_plan(check, tmp.path());
+    if check.kind == CheckKind::Pytest {
+        drop_bytecode(&check.cwd);
+    }
     if script
         .as_ref()
         .is_some_and(|p| p.reports.iter().any(|r| r.kind == CheckKind::Node))

@@ -128,6 +128,56 @@ fn cargo_runner() {
     assert_eq!(r.exit_code, None);
 }
 
+/// Bytecode compiled from other source, with the size and mtime of the source on disk: Python
+/// would run it instead of the source. The check runs the source.
+#[test]
+fn pytest_runs_the_source_not_planted_bytecode() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let o = opts(t.path(), &[]);
+    let repo = t.path().join("py");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    write(
+        &repo,
+        "test_calc.py",
+        b"from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    );
+    // The right code, compiled, then the buggy code of the same size written over it with the
+    // same mtime.
+    write(&repo, "calc.py", b"def add(a, b):\n    return a + b\n");
+    let mtime = fs::metadata(repo.join("calc.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let compiled = std::process::Command::new("python3")
+        .args(["-m", "py_compile", "calc.py"])
+        .current_dir(&repo)
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    write(&repo, "calc.py", b"def add(a, b):\n    return a - b\n");
+    fs::File::options()
+        .write(true)
+        .open(repo.join("calc.py"))
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    // Without loki, python itself is fooled.
+    let fooled = std::process::Command::new("python3")
+        .args(["-c", "import calc; assert calc.add(2, 3) == 5"])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(&repo)
+        .status()
+        .unwrap();
+    assert!(fooled.success(), "the planted bytecode is what python runs");
+    let check = only(&repo, Tools::default(), CheckKind::Pytest);
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.failing_ids, ["test_calc.py::test_add"]);
+}
+
 #[test]
 fn pytest_runner() {
     if !loki_test_support::require_pytest() {
