@@ -136,8 +136,16 @@ impl AgentFiles {
                     if file_type.is_symlink() {
                         return Err(refused(&entry.path(), "is a symlink"));
                     }
-                    if !file_type.is_dir() || !valid_skill_name(&name) {
+                    if !file_type.is_dir() || name.starts_with('.') {
                         continue;
+                    }
+                    if !valid_skill_name(&name) {
+                        // Silently skipping it would leave the user wondering why the agent
+                        // ignores the skill.
+                        return Err(refused(
+                            &entry.path(),
+                            "is not a valid skill name ([a-z0-9][a-z0-9_-]{0,63})",
+                        ));
                     }
                     if let Some(text) = read_text(&entry.path().join(SKILL_FILE))? {
                         files.push(AgentFile {
@@ -339,7 +347,11 @@ mod tests {
         write(d.path(), "instructions.md", "Be careful.\n");
         write(d.path(), "skills/tests-first/SKILL.md", SKILL);
         write(d.path(), "notes.txt", "not an instruction");
-        write(d.path(), "skills/Bad Name/SKILL.md", SKILL);
+        write(
+            d.path(),
+            "skills/.cache/x",
+            "a hidden directory is not a skill",
+        );
         let a = AgentFiles::load(d.path()).unwrap();
         let paths: Vec<_> = a.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["instructions.md", "skills/tests-first/SKILL.md"]);
@@ -415,6 +427,14 @@ mod tests {
         write(d.path(), "skills/x/SKILL.md", SKILL);
         let e = AgentFiles::load(d.path()).unwrap_err().to_string();
         assert!(e.contains("differs from its directory"), "{e}");
+
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "skills/Bad Name/SKILL.md", SKILL);
+        let e = AgentFiles::load(d.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("Bad Name") && e.contains("not a valid skill name"),
+            "{e}"
+        );
 
         let d = tempfile::tempdir().unwrap();
         fs::write(d.path().join("instructions.md"), [0xff, 0xfe, 0]).unwrap();
