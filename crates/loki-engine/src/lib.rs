@@ -32,6 +32,7 @@
 
 mod acceptance;
 mod commit;
+pub mod contract;
 pub mod demo;
 pub mod engine;
 mod error;
