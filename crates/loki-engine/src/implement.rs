@@ -118,7 +118,8 @@ fn after_session(
         Some(FinishStatus::SpecConflict) => {
             s.spec_conflict = true;
             s.notes.push(format!(
-                "spec conflict reported by the agent: {}",
+                "{}{}",
+                crate::ops::AGENT_CONFLICT,
                 report.detail
             ));
         }
