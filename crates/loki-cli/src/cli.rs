@@ -94,7 +94,7 @@ pub enum Command {
     Demo(DemoArgs),
     /// Turn a spec, PRD or issue into numbered acceptance criteria (.loki/contract.json)
     Contract(ContractArgs),
-    /// Answer a BLOCKED run's question: build again with the task, the question and the answer
+    /// Answer a BLOCKED run's question and build again with the answer
     Answer(AnswerArgs),
     /// Show a run's stage, elapsed time, verdict and cost
     Status(StatusArgs),
