@@ -152,10 +152,7 @@ impl Contract {
     /// Why this contract cannot be used, if it cannot (see the module doc).
     pub fn check(&self) -> Result<(), String> {
         if self.schema != SCHEMA {
-            return Err(format!(
-                "schema is {:?}, expected {SCHEMA:?}",
-                self.schema
-            ));
+            return Err(format!("schema is {:?}, expected {SCHEMA:?}", self.schema));
         }
         let mut seen = Vec::new();
         for c in &self.criteria {
@@ -304,7 +301,11 @@ pub fn parse(text: &str) -> Parsed {
 
 /// An item with its sub-items folded in (see the module doc).
 fn fold(item: Item) -> String {
-    let children: Vec<String> = item.children.into_iter().filter(|c| !c.is_empty()).collect();
+    let children: Vec<String> = item
+        .children
+        .into_iter()
+        .filter(|c| !c.is_empty())
+        .collect();
     if children.is_empty() {
         return item.text;
     }
@@ -382,7 +383,13 @@ fn classify(title: &str) -> Section {
     let t: String = title
         .to_lowercase()
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '\'' || c == '’' { c } else { ' ' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '\'' || c == '’' {
+                c
+            } else {
+                ' '
+            }
+        })
         .collect();
     let t = t.replace('’', "'");
     let words: Vec<&str> = t.split_whitespace().collect();
@@ -437,7 +444,10 @@ fn list_item(line: &str) -> Option<(usize, bool, &str)> {
     }
     let rest = after.trim_start();
     // A thematic break (`- - -`, `* * *`) is no item.
-    if t.starts_with(['-', '*']) && t.chars().all(|c| c == t.as_bytes()[0] as char || c.is_whitespace()) {
+    if t.starts_with(['-', '*'])
+        && t.chars()
+            .all(|c| c == t.as_bytes()[0] as char || c.is_whitespace())
+    {
         return None;
     }
     for b in ["[ ]", "[x]", "[X]"] {
@@ -547,12 +557,10 @@ fn requirement(text: &str) -> Option<(String, bool, String)> {
     let words: Vec<&str> = norm.split(' ').collect();
     for (i, w) in words.iter().enumerate() {
         let (positive, skip) = match *w {
-            "must" | "shall" | "should" | "will" => {
-                match words.get(i + 1) {
-                    Some(&"not" | &"never") => (false, 2),
-                    _ => (true, 1),
-                }
-            }
+            "must" | "shall" | "should" | "will" => match words.get(i + 1) {
+                Some(&"not" | &"never") => (false, 2),
+                _ => (true, 1),
+            },
             "mustn't" | "shouldn't" | "shan't" | "won't" => (false, 1),
             _ => continue,
         };

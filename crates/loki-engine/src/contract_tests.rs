@@ -127,7 +127,10 @@ fn a_bold_line_heading_with_crlf_line_ends() {
         parse(BOLD_HEADING),
         parse(&BOLD_HEADING.replace("\r\n", "\n"))
     );
-    assert_eq!(parse(&BOLD_HEADING.replace("\r\n", "\r")), parse(BOLD_HEADING));
+    assert_eq!(
+        parse(&BOLD_HEADING.replace("\r\n", "\r")),
+        parse(BOLD_HEADING)
+    );
 }
 
 #[test]
@@ -152,7 +155,10 @@ fn the_file_has_the_schema_and_check_refuses_bad_ids() {
     let json: serde_json::Value = serde_json::from_slice(&c.to_file_bytes().unwrap()).unwrap();
     assert_eq!(json["schema"], "loki.contract/1");
     assert_eq!(json["source"], "spec.md");
-    assert_eq!(json["criteria"][1], serde_json::json!({"id": "AC-2", "text": "two", "advisory": false}));
+    assert_eq!(
+        json["criteria"][1],
+        serde_json::json!({"id": "AC-2", "text": "two", "advisory": false})
+    );
     assert_eq!(c.check(), Ok(()));
     let mut bad = c.clone();
     bad.criteria[1].id = "AC-1".into();
@@ -184,19 +190,34 @@ fn the_same_thing_required_and_forbidden_is_a_conflict() {
     ]);
     assert_eq!(conflict(&c), Some((1, 2)));
     let q = conflict_question(&c[1], &c[2]);
-    assert!(q.starts_with("AC-2 \"The CLI must accept `--Force`.\" and AC-3"), "{q}");
+    assert!(
+        q.starts_with("AC-2 \"The CLI must accept `--Force`.\" and AC-3"),
+        "{q}"
+    );
     assert!(q.ends_with("Answer with its id (AC-2 or AC-3)."), "{q}");
     // Contractions and `never` negate too.
-    assert_eq!(conflict(&criteria(&["Must log errors", "mustn't log errors"])), Some((0, 1)));
-    assert_eq!(conflict(&criteria(&["x shall never crash", "x shall crash"])), Some((0, 1)));
+    assert_eq!(
+        conflict(&criteria(&["Must log errors", "mustn't log errors"])),
+        Some((0, 1))
+    );
+    assert_eq!(
+        conflict(&criteria(&["x shall never crash", "x shall crash"])),
+        Some((0, 1))
+    );
 }
 
 #[test]
 fn different_subjects_objects_or_code_are_no_conflict() {
     for pair in [
-        ["The CLI must accept `--force`", "The API must not accept `--force`"],
+        [
+            "The CLI must accept `--force`",
+            "The API must not accept `--force`",
+        ],
         ["must accept `--force`", "must not accept `--Force`"],
-        ["must accept negative numbers", "must not accept negative strings"],
+        [
+            "must accept negative numbers",
+            "must not accept negative strings",
+        ],
         ["must accept input", "must accept input"],
         ["accepts input", "does not accept input"],
     ] {

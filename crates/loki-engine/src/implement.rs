@@ -117,11 +117,8 @@ fn after_session(
     match report.finish {
         Some(FinishStatus::SpecConflict) => {
             s.spec_conflict = true;
-            s.notes.push(format!(
-                "{}{}",
-                crate::ops::AGENT_CONFLICT,
-                report.detail
-            ));
+            s.notes
+                .push(format!("{}{}", crate::ops::AGENT_CONFLICT, report.detail));
         }
         Some(FinishStatus::AlreadyDone) => s.notes.push(format!(
             "the agent reported already done: {}",

@@ -171,7 +171,7 @@ fn refuted(test: &str, w: &WallEvidence) -> Option<String> {
         Some(TestStatus::Skipped) => return Some(format!("{test} was skipped on the base")),
         None => return Some(format!("{test} did not run on the base")),
     }
-    match w.head.as_ref().map(|h| status(h)) {
+    match w.head.as_ref().map(status) {
         Some(Some(TestStatus::Passed)) => None,
         Some(Some(TestStatus::Failed) | None) => Some(format!("{test} failed on the head")),
         Some(Some(TestStatus::Skipped)) => Some(format!("{test} was skipped on the head")),
@@ -237,11 +237,32 @@ mod tests {
     #[test]
     fn a_test_names_a_criterion_only_by_the_convention() {
         let f = "loki_wall_ac_2_test.py";
-        assert_eq!(ids_in_test("loki_wall_ac_2_test.py::test_ac_1_sums", f), [1]);
-        assert_eq!(ids_in_test("calc::ac_3_and_ac_12_hold", "tests/loki_wall_x.rs"), [3, 12]);
-        assert_eq!(ids_in_test("calc/TestAC4Sums", "calc/loki_wall_x_test.go"), [4]);
-        assert_eq!(ids_in_test("test/loki_wall_a.test.js > AC-5: sums", "test/loki_wall_a.test.js"), [5]);
-        for none in ["test_vac_1", "TestBAC1", "test_acme_1", "test_sums", "test_ac_"] {
+        assert_eq!(
+            ids_in_test("loki_wall_ac_2_test.py::test_ac_1_sums", f),
+            [1]
+        );
+        assert_eq!(
+            ids_in_test("calc::ac_3_and_ac_12_hold", "tests/loki_wall_x.rs"),
+            [3, 12]
+        );
+        assert_eq!(
+            ids_in_test("calc/TestAC4Sums", "calc/loki_wall_x_test.go"),
+            [4]
+        );
+        assert_eq!(
+            ids_in_test(
+                "test/loki_wall_a.test.js > AC-5: sums",
+                "test/loki_wall_a.test.js"
+            ),
+            [5]
+        );
+        for none in [
+            "test_vac_1",
+            "TestBAC1",
+            "test_acme_1",
+            "test_sums",
+            "test_ac_",
+        ] {
             assert!(ids_in_test(none, f).is_empty(), "{none}");
         }
         assert_eq!(ids_in_text("Keep ac1, drop AC-2."), [1, 2]);
@@ -300,11 +321,19 @@ mod tests {
             unchanged,
             base: Some(run(
                 CheckStatus::Fail,
-                &[(T1, TestStatus::Failed), (T2, TestStatus::Failed), (T3, TestStatus::Passed)],
+                &[
+                    (T1, TestStatus::Failed),
+                    (T2, TestStatus::Failed),
+                    (T3, TestStatus::Passed),
+                ],
             )),
             head: Some(run(
                 CheckStatus::Fail,
-                &[(T1, TestStatus::Passed), (T2, TestStatus::Failed), (T3, TestStatus::Passed)],
+                &[
+                    (T1, TestStatus::Passed),
+                    (T2, TestStatus::Failed),
+                    (T3, TestStatus::Passed),
+                ],
             )),
         }
     }
@@ -348,7 +377,10 @@ mod tests {
     fn a_file_that_failed_to_load_on_the_base_counts_as_failed_there() {
         let mut w = evidence(true);
         w.base = Some(run(CheckStatus::Fail, &[]));
-        assert_eq!(prove(&contract(1), &[w.clone()])[0].status, CriterionStatus::Proven);
+        assert_eq!(
+            prove(&contract(1), &[w.clone()])[0].status,
+            CriterionStatus::Proven
+        );
         // A base run that never ran (a timeout, no runner) proves nothing.
         w.base = Some(run(CheckStatus::NotRun, &[]));
         assert_eq!(

@@ -41,8 +41,8 @@ use crate::dsse::{Envelope, envelope_for};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
 use crate::schema::{
-    Assessment, Check, Contract, Cost, CriterionStatus, DiffStats, EventsBinding, IntegrityFinding, JudgeFact,
-    Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
+    Assessment, Check, Contract, Cost, CriterionStatus, DiffStats, EventsBinding, IntegrityFinding,
+    JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
 
 /// Listed when only the impacted tests ran, not the whole suite.
@@ -317,7 +317,9 @@ fn outcome_facts(f: &ReceiptFacts) -> OutcomeFacts {
         && f.checks.iter().all(Check::proves)
         && f.integrity.is_empty()
         && wall_ok
-        && f.contract.as_ref().is_none_or(Contract::all_required_proven);
+        && f.contract
+            .as_ref()
+            .is_none_or(Contract::all_required_proven);
     OutcomeFacts {
         tampered: f.flags.tampered,
         verified,
@@ -574,11 +576,15 @@ mod tests {
             text: format!("{id} holds"),
             status,
             evidence: if status == CriterionStatus::Proven {
-                vec![format!("loki_wall_x_test.py::test_{}", id.to_lowercase().replace('-', "_"))]
+                vec![format!(
+                    "loki_wall_x_test.py::test_{}",
+                    id.to_lowercase().replace('-', "_")
+                )]
             } else {
                 Vec::new()
             },
-            reason: (status == CriterionStatus::NotProven).then(|| "no wall test names it".to_string()),
+            reason: (status == CriterionStatus::NotProven)
+                .then(|| "no wall test names it".to_string()),
             advisory,
         }
     }

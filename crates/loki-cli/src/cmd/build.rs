@@ -89,13 +89,14 @@ pub fn run_task_with(
     let repo = ctx.repo()?;
     // A dirty tree is refused before anything else is looked at (the provider, its script).
     loki_engine::intake::preflight(&repo)?;
-    let contract = match (contract, &flags.contract) {
-        (Some(c), _) => Some(c),
-        (None, Some(path)) => Some(loki_engine::proof::load(path)?.ok_or_else(|| {
-            UsageError(format!("--contract {}: no such file", path.display()))
-        })?),
-        (None, None) => None,
-    };
+    let contract =
+        match (contract, &flags.contract) {
+            (Some(c), _) => Some(c),
+            (None, Some(path)) => Some(loki_engine::proof::load(path)?.ok_or_else(|| {
+                UsageError(format!("--contract {}: no such file", path.display()))
+            })?),
+            (None, None) => None,
+        };
     let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
     opts.contract = contract;
     opts.keep = flags.keep;

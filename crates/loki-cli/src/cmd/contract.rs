@@ -21,12 +21,8 @@ use crate::context::Ctx;
 /// `loki contract SPEC.md`.
 pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
-    let text = std::fs::read_to_string(&args.file).map_err(|e| {
-        UsageError(format!(
-            "cannot read the spec {}: {e}",
-            args.file.display()
-        ))
-    })?;
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| UsageError(format!("cannot read the spec {}: {e}", args.file.display())))?;
     let source = args.file.display().to_string();
     let (contract, dropped) = Contract::from_text(&source, &text);
     let Some(contract) = contract else {
@@ -72,7 +68,9 @@ pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode
         }
     };
     if text.trim().is_empty() {
-        return Err(UsageError("the answer is empty: give it with --text or on stdin".into()).into());
+        return Err(
+            UsageError("the answer is empty: give it with --text or on stdin".into()).into(),
+        );
     }
     let f = loki_engine::ops::follow_up(&repo, &id, &text)?;
     if !global.quiet && !global.json {

@@ -99,6 +99,8 @@ fn a_run_that_is_not_blocked_has_no_question_to_answer() {
             "run {run} is not BLOCKED (VERIFIED): there is no question to answer"
         )));
     // Only the one run: nothing was started.
-    let runs = std::fs::read_dir(repo.path().join(".loki/runs")).unwrap().count();
+    let runs = std::fs::read_dir(repo.path().join(".loki/runs"))
+        .unwrap()
+        .count();
     assert_eq!(runs, 1);
 }

@@ -105,13 +105,14 @@ fn loki_contract_writes_the_numbered_criteria() {
         .clone();
     let text = String::from_utf8(out).unwrap();
     assert!(
-        text.starts_with("AC-1   `add(2, 3)` returns 5\nAC-2   negatives: `add(-1, 1)` returns 0\nWrote "),
+        text.starts_with(
+            "AC-1   `add(2, 3)` returns 5\nAC-2   negatives: `add(-1, 1)` returns 0\nWrote "
+        ),
         "{text}"
     );
-    let file: Value = serde_json::from_slice(
-        &std::fs::read(repo.path().join(".loki/contract.json")).unwrap(),
-    )
-    .unwrap();
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(repo.path().join(".loki/contract.json")).unwrap())
+            .unwrap();
     assert_eq!(file["schema"], "loki.contract/1");
     assert_eq!(file["source"], spec.display().to_string());
     assert_eq!(file["sha256"].as_str().unwrap().len(), 64);
@@ -211,12 +212,17 @@ fn every_criterion_proven_is_verified_with_the_mapping_in_the_receipt() {
     );
     // The wall author was told the criteria and the naming convention.
     let transcript = std::fs::read_to_string(run_dir(&v).join("transcript.jsonl")).unwrap();
-    for told in ["- AC-2: `add(-1, 1)` returns 0", "`test_ac_1_<what>` (Python)"] {
+    for told in [
+        "- AC-2: `add(-1, 1)` returns 0",
+        "`test_ac_1_<what>` (Python)",
+    ] {
         assert!(transcript.contains(told), "{told}");
     }
     let md = std::fs::read_to_string(run_dir(&v).join("receipt.md")).unwrap();
     assert!(
-        md.contains("| AC-1 | 'add(2, 3)' returns 5 | proven | `loki_wall_add_test.py::test_ac_1_sums` |"),
+        md.contains(
+            "| AC-1 | 'add(2, 3)' returns 5 | proven | `loki_wall_add_test.py::test_ac_1_sums` |"
+        ),
         "{md}"
     );
     sandboxed(&sb, repo.path())
@@ -234,9 +240,7 @@ fn a_test_that_passes_already_on_the_base_proves_nothing() {
     let repo = calc_repo();
     let tmp = tempfile::tempdir().unwrap();
     // `add(0, 0) == 0` holds before the fix too.
-    let wall = format!(
-        "{TEST_AC_1}\n\ndef test_ac_2_zero():\n    assert add(0, 0) == 0\n"
-    );
+    let wall = format!("{TEST_AC_1}\n\ndef test_ac_2_zero():\n    assert add(0, 0) == 0\n");
     let script = script(&tmp.path().join("s.json"), &wall);
     let v = build(&sb, &repo, TASK, &script, 1);
     assert_ne!(v["outcome"], "VERIFIED", "{v:#}");
