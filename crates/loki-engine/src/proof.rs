@@ -68,11 +68,12 @@ pub fn resolve(repo: &Repo, opts: &BuildOptions) -> Result<Option<Contract>, Eng
     if opts.kind != loki_core::run::RunKind::Build {
         return Ok(None);
     }
+    // A contract without criteria would prove nothing: it is no contract.
     if let Some(c) = &opts.contract {
-        return Ok(Some(c.clone()));
+        return Ok(Some(c.clone()).filter(|c| !c.criteria.is_empty()));
     }
     if let Some(c) = load(&repo_contract_path(repo))? {
-        return Ok(Some(c));
+        return Ok(Some(c).filter(|c| !c.criteria.is_empty()));
     }
     Ok(Contract::from_text(TASK_SOURCE, &opts.task.text).0)
 }
@@ -82,6 +83,18 @@ pub fn resolve(repo: &Repo, opts: &BuildOptions) -> Result<Option<Contract>, Eng
 pub fn wall_rules(contract: &Contract) -> String {
     let mut s = String::from(
         "The delivery contract: write at least one test per acceptance criterion below, and put the criterion's id in the test's name so the receipt can map each criterion to the tests that prove it: `test_ac_1_<what>` (Python), `ac_1_<what>` (Rust), `TestAC1<What>` (Go), a test title starting `AC-1: ` (JavaScript). A test for two criteria carries both ids (`test_ac_1_ac_2_<what>`). Each such test must fail on the code as it is now and pass once the criterion is met; a criterion no test names is reported NOT PROVEN.\n",
+    );
+    for c in &contract.criteria {
+        s.push_str(&format!("- {}: {}\n", c.id, c.text));
+    }
+    s
+}
+
+/// What the implementer is told: the criteria, each proven by the sealed tests named after it.
+#[must_use]
+pub fn implement_rules(contract: &Contract) -> String {
+    let mut s = String::from(
+        "\nThe delivery contract (each criterion is proven only by the sealed acceptance tests named after its id):\n",
     );
     for c in &contract.criteria {
         s.push_str(&format!("- {}: {}\n", c.id, c.text));

@@ -97,6 +97,12 @@ pub fn run_task_with(
             })?),
             (None, None) => None,
         };
+    if contract.is_some() && kind != RunKind::Build {
+        return Err(UsageError(
+            "a quick run has no acceptance wall, so nothing would prove a contract: use `loki run-task` or `loki \"<task>\"`".into(),
+        )
+        .into());
+    }
     let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
     opts.contract = contract;
     opts.keep = flags.keep;
@@ -241,6 +247,9 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
             loki_engine::summary::tokens(v.tokens)
         ),
     };
+    let question = (v.outcome.as_deref() == Some("BLOCKED"))
+        .then(|| loki_engine::ops::question(&store.dir(&id)))
+        .flatten();
     let rows = [
         ("Run:", format!("{} ({}, {})", v.run_id, v.kind, v.status)),
         ("Stage:", v.stage.clone().unwrap_or_else(|| "-".into())),
@@ -251,6 +260,10 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
     ];
     for (label, value) in rows {
         anstream::println!("{label:<12}{value}");
+    }
+    if let Some(q) = question {
+        anstream::println!("{:<12}{q}", "Question:");
+        anstream::println!("{:<12}loki answer {id} --text \"<your answer>\"", "Next:");
     }
     Ok(ExitCode::Success)
 }

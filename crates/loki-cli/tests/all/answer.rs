@@ -34,6 +34,19 @@ fn a_contradiction_is_blocked_with_a_question_then_answered_and_verified() {
     assert_eq!(r["verdict"], "BLOCKED");
     assert_eq!(r["contract"]["criteria"][1]["status"], "not_proven");
 
+    // `loki status` shows the question and how to answer it.
+    sandboxed(&sb, repo.path())
+        .args(["status", &blocked])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains(format!("\nQuestion:   {question}\n")).and(
+                predicate::str::contains(format!(
+                    "\nNext:       loki answer {blocked} --text \"<your answer>\"\n"
+                )),
+            ),
+        );
+
     // An answer that does not say which criterion holds is refused, and starts nothing.
     sandboxed(&sb, repo.path())
         .args(["answer", &blocked])

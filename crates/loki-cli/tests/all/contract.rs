@@ -126,6 +126,15 @@ fn loki_contract_writes_the_numbered_criteria() {
     // The checkout stays clean: `.loki/` is excluded.
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
 
+    // A quick run has no wall to prove a contract with: refused, not ignored.
+    sandboxed(&sb, repo.path())
+        .args(["quick", "fix add", "--contract", ".loki/contract.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a quick run has no acceptance wall",
+        ));
+
     // A text without criteria writes nothing.
     std::fs::remove_file(repo.path().join(".loki/contract.json")).unwrap();
     std::fs::write(&spec, "Make it faster.\n\n- it is slow\n").unwrap();
