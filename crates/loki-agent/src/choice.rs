@@ -272,6 +272,7 @@ pub fn build(choice: &ProviderChoice, s: &ProviderSettings) -> Result<Backend, A
             env: s.cli_env.clone(),
             wrapper: Vec::new(),
             model: s.model.clone(),
+            test_command: None,
         }),
     })
 }

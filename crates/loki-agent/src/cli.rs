@@ -79,6 +79,10 @@ pub enum Arg {
     Task,
     /// The model flag and the model, when one was asked for ([`CliKind::model_flag`]).
     Model,
+    /// The flags that hand the client the repository's test command, when the run has one
+    /// ([`CliKind::test_flags`]): how a client that cannot run commands on its own (aider asks
+    /// before every command it suggests) still runs the tests after its edits.
+    Tests,
 }
 
 /// A file or directory of the user's that a client needs (its login, its configuration): read
@@ -212,7 +216,7 @@ impl CliKind {
     /// The command line template: literal arguments and where the task goes ([`Arg::Task`]).
     #[must_use]
     pub fn template(self) -> &'static [Arg] {
-        use Arg::{Lit, Model, Task};
+        use Arg::{Lit, Model, Task, Tests};
         match self {
             CliKind::Claude => &[
                 Lit("-p"),
@@ -243,6 +247,7 @@ impl CliKind {
                 Lit("--no-pretty"),
                 Lit("--no-fancy-input"),
                 Model,
+                Tests,
                 Lit("--message"),
                 Task,
             ],
@@ -281,18 +286,52 @@ impl CliKind {
             })
             .collect();
         out.extend(self.model_flag());
+        out.extend(self.test_flags().iter().filter(|f| f.starts_with('-')));
         out
+    }
+
+    /// How the test command is passed (`{cmd}` stands for it): aider runs it after each edit
+    /// and gives the model the failures (`--auto-test`). Empty for clients that run commands
+    /// themselves.
+    #[must_use]
+    pub fn test_flags(self) -> &'static [&'static str] {
+        match self {
+            CliKind::Aider => &["--test-cmd", "{cmd}", "--auto-test"],
+            CliKind::Claude | CliKind::Codex | CliKind::Opencode => &[],
+        }
     }
 
     /// The non-interactive arguments for `task` (and `model`, when one was asked for and the
     /// client takes one).
     #[must_use]
     pub fn argv(self, task: &str, model: Option<&str>) -> Vec<String> {
+        self.argv_with_tests(task, model, None)
+    }
+
+    /// [`CliKind::argv`] with the repository's test command, for the clients that take one.
+    #[must_use]
+    pub fn argv_with_tests(
+        self,
+        task: &str,
+        model: Option<&str>,
+        tests: Option<&str>,
+    ) -> Vec<String> {
         let mut args = Vec::new();
         for a in self.template() {
             match a {
                 Arg::Lit(l) => args.push((*l).to_string()),
                 Arg::Task => args.push(task.to_string()),
+                Arg::Tests => {
+                    if let Some(cmd) = tests {
+                        args.extend(self.test_flags().iter().map(|f| {
+                            if *f == "{cmd}" {
+                                cmd.to_string()
+                            } else {
+                                (*f).to_string()
+                            }
+                        }));
+                    }
+                }
                 Arg::Model => {
                     if let (Some(flag), Some(model)) = (self.model_flag(), model) {
                         args.push(flag.to_string());
@@ -457,6 +496,8 @@ pub struct CliAgent {
     pub wrapper: Vec<OsString>,
     /// The model asked for (`--model`); `None`: the client's own default.
     pub model: Option<String>,
+    /// The repository's test command, for clients that take one ([`CliKind::test_flags`]).
+    pub test_command: Option<String>,
 }
 
 impl CliAgent {
@@ -470,6 +511,7 @@ impl CliAgent {
             env: std::env::vars_os().collect(),
             wrapper: Vec::new(),
             model: None,
+            test_command: None,
         }
     }
 
@@ -477,7 +519,11 @@ impl CliAgent {
     pub fn run_blocking(&self, task: &str, worktree: &Path) -> Result<CliOutcome, AgentError> {
         let agent = self.kind.name();
         let spec = loki_core::process::Spec::new(self.program.clone(), worktree)
-            .args(self.kind.argv(task, self.model.as_deref()))
+            .args(self.kind.argv_with_tests(
+                task,
+                self.model.as_deref(),
+                self.test_command.as_deref(),
+            ))
             .envs(self.env.clone())
             .timeout(self.timeout)
             .output_cap(CLI_OUTPUT_CAP)

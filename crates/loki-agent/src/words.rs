@@ -53,13 +53,15 @@ and run the tests with the bash tool. Paths are relative to the repository root 
     done: CLI_DONE,
 };
 
-/// aider's way of working: edit blocks in its edit format. It cannot run commands here: under
-/// `--yes-always` it still asks for an explicit yes before running a suggested shell command.
+/// aider's way of working: edit blocks in its edit format. It does not run commands itself (under
+/// `--yes-always` it still asks for an explicit yes before a suggested shell command): loki hands
+/// it the repository's tests (`--test-cmd … --auto-test`), which it runs after each edit,
+/// feeding the failures back to the model.
 pub const AIDER_WORDS: ToolWords = ToolWords {
     system: "You are a careful software engineer working in a git repository. \
-Make the smallest change that does the task with your file edit blocks. You cannot run commands here: \
-loki runs the repository's tests after your edits. Paths are relative to the repository root.",
-    run_tests: "in your head (loki runs them after your edits)",
+Make the smallest change that does the task with your file edit blocks. You do not run commands here: \
+the repository's tests run after each of your edits and you are shown what failed. Paths are relative to the repository root.",
+    run_tests: "by making your edit (the tests run after each edit and you see what failed)",
     finish: CLI_FINISH,
     done: CLI_DONE,
 };

@@ -79,6 +79,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
         &work,
         &fence,
         &wrapper,
+        None,
     )?;
     let w = wall::accept(&work, &i.worktree, &i.tests.checks);
     wall::seal(&s.run_dir, &w, &mut s.log)?;

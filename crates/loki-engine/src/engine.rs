@@ -246,6 +246,10 @@ impl RunState<'_> {
         Ok(())
     }
 
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one session's whole setting, each distinct"
+    )]
     pub(crate) fn session(
         &mut self,
         label: &str,
@@ -254,6 +258,7 @@ impl RunState<'_> {
         dir: &std::path::Path,
         fence: &crate::isolation::Fence,
         wrapper: &[std::ffi::OsString],
+        test_command: Option<String>,
     ) -> Result<SessionReport, EngineError> {
         let transcript = self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE);
         let cost_left = self
@@ -279,6 +284,7 @@ impl RunState<'_> {
             cancel: &self.opts.cancel,
             wrapper,
             on_command: self.opts.on_command.clone(),
+            test_command,
         };
         let report = session::run(&self.opts.backend, &spec, &mut self.log)?;
         if let Some(f) = &report.failure {

@@ -160,6 +160,28 @@ pub fn system_prompt(base: &str, agent: &loki_core::instructions::AgentFiles) ->
     )
 }
 
+/// The repository's suites as one shell command run from the worktree's root (each in its own
+/// directory), for a CLI agent that runs tests only when handed a command (aider's
+/// `--test-cmd`). `None` when no suite was found.
+#[must_use]
+pub fn tests_command(checks: &[loki_checks::Check]) -> Option<String> {
+    let parts: Vec<String> = checks
+        .iter()
+        .map(|c| {
+            if c.dir == "." {
+                c.command_line()
+            } else {
+                format!(
+                    "(cd {} && {})",
+                    loki_core::process::shell_quote(&c.dir),
+                    c.command_line()
+                )
+            }
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" && "))
+}
+
 /// One agent session named `label` in the intake's worktree, then what follows every session.
 fn agent_round(
     s: &mut RunState<'_>,
@@ -169,7 +191,16 @@ fn agent_round(
 ) -> Result<Step, EngineError> {
     let wrapper = s.wrapper.clone();
     let system = system_prompt(s.opts.backend.words().system, &s.agent);
-    let r = s.session(label, &system, brief, &i.worktree, &i.fence, &wrapper);
+    let tests = tests_command(&i.tests.checks);
+    let r = s.session(
+        label,
+        &system,
+        brief,
+        &i.worktree,
+        &i.fence,
+        &wrapper,
+        tests,
+    );
     // The worktree goes back to the run before an error ends it.
     s.intake = Some(i);
     let r = r?;

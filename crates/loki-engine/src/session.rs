@@ -63,6 +63,8 @@ pub struct SessionSpec<'a> {
     pub wrapper: &'a [std::ffi::OsString],
     /// Told each command the model runs.
     pub on_command: Option<loki_agent::RunHook>,
+    /// The repository's test command, handed to a CLI agent that takes one (aider).
+    pub test_command: Option<String>,
 }
 
 /// Runs one session and records it in `log`.
@@ -147,6 +149,7 @@ pub fn run(
         Backend::Cli(agent) => {
             let mut agent = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir)?;
             agent.timeout = agent.timeout.min(spec.time_left);
+            agent.test_command.clone_from(&spec.test_command);
             report.model = agent
                 .model
                 .clone()

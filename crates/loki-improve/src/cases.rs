@@ -149,29 +149,8 @@ pub fn select_training(cases: &[Case], recurring: bool, max: usize) -> Vec<Case>
 
 /// The protected corpus, in admission order.
 pub fn corpus(paths: &Paths) -> Result<Vec<Case>, ImproveError> {
-    let dir = paths.corpus();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(ImproveError::io("list", &dir, e)),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| ImproveError::io("list", &dir, e))?.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| ImproveError::io("read", &path, e))?;
-        out.push(
-            serde_json::from_str(&text).map_err(|e| ImproveError::BadRecord {
-                what: "protected case",
-                path: path.clone(),
-                reason: e.to_string(),
-            })?,
-        );
-    }
-    out.sort_by(|a: &Case, b: &Case| a.admitted_at.cmp(&b.admitted_at).then(a.run.cmp(&b.run)));
+    let mut out: Vec<Case> = crate::config::read_json_dir(&paths.corpus(), "protected case")?;
+    out.sort_by(|a, b| a.admitted_at.cmp(&b.admitted_at).then(a.run.cmp(&b.run)));
     Ok(out)
 }
 

@@ -230,6 +230,40 @@ impl Paths {
     }
 }
 
+/// Reads one JSON record of `.loki/improve/` (`what` names its kind in errors).
+pub fn read_json<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    what: &'static str,
+) -> Result<T, ImproveError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ImproveError::io("read", path, e))?;
+    serde_json::from_str(&text).map_err(|e| ImproveError::BadRecord {
+        what,
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
+}
+
+/// Every `*.json` record in `dir` (absent: none), in no particular order; an unreadable one is
+/// an error naming it.
+pub fn read_json_dir<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    what: &'static str,
+) -> Result<Vec<T>, ImproveError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(ImproveError::io("list", dir, e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| ImproveError::io("list", dir, e))?.path();
+        if path.extension().and_then(|e| e.to_str()) == Some("json") {
+            out.push(read_json(&path, what)?);
+        }
+    }
+    Ok(out)
+}
+
 /// Reads the settings file at `path` (absent: defaults).
 pub fn load_config(path: &Path) -> Result<ImproveConfig, ImproveError> {
     let text = match std::fs::read_to_string(path) {

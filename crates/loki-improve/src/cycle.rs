@@ -93,6 +93,9 @@ pub struct Runtime<'a> {
     pub replay: &'a MakeOptions<'a>,
     pub cancel: Cancel,
     pub hooks: &'a dyn Hooks,
+    /// The `loki` binary whose `__confine` puts a CLI-agent editor in the model box (`None`: not
+    /// boxed).
+    pub confine_exe: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Runtime<'_> {
@@ -440,7 +443,19 @@ impl Cycle<'_, '_> {
             return Ok(());
         }
         let corpus = cases::corpus(&self.paths)?;
-        let files = proposal::kept(&self.paths, &applied)?;
+        let files = match proposal::kept(&self.paths, &applied) {
+            Ok(f) => f,
+            Err(e) => {
+                // Without the applied files the guard cannot replay them; say so, once.
+                prev.guarded = Some(true);
+                prev.notes.push(format!(
+                    "could not be guarded by cycle {}: {e}",
+                    self.rec.id
+                ));
+                prev.save(&self.paths)?;
+                return Ok(());
+            }
+        };
         let guard = self.guard(&corpus, &files);
         self.rec.tokens += guard.tokens;
         prev.guarded = Some(true);
@@ -631,7 +646,13 @@ impl Cycle<'_, '_> {
                 if self.tokens_left() == 0 || self.rt.cancel.is_cancelled() {
                     break;
                 }
-                let r = replay::replay_once(&self.rt.repo, &case, files, self.rt.replay);
+                let r = replay::replay_once(
+                    &self.rt.repo,
+                    &case,
+                    files,
+                    self.rt.replay,
+                    Some(self.tokens_left()),
+                );
                 self.rec.tokens += r.tokens;
                 score.runs += 1;
                 score.passed += u32::from(r.passed);
@@ -670,6 +691,16 @@ impl Cycle<'_, '_> {
         Ok(Ok(corpus))
     }
 
+    fn editor_box(&self) -> editor::EditorBox {
+        let mut secrets = vec![self.rt.home.clone()];
+        secrets.extend(self.rt.key_env.signing_key_file.clone());
+        editor::EditorBox {
+            repo: self.rt.repo.clone(),
+            secrets,
+            confine_exe: self.rt.confine_exe.clone(),
+        }
+    }
+
     fn editor_backend(&mut self) -> Result<&Backend, String> {
         if self.editor.is_none() {
             self.editor = Some((self.rt.editor)()?);
@@ -691,8 +722,10 @@ impl Cycle<'_, '_> {
             .collect();
         let brief = editor::brief(&self.rt.repo, training, current, &reflections);
         let timeout = Duration::from_secs(self.cfg.editor_timeout_s);
+        let left = self.tokens_left();
+        let boxed = self.editor_box();
         let answer = match self.editor_backend() {
-            Ok(b) => editor::propose(b, &brief, timeout).map_err(|o| o.0),
+            Ok(b) => editor::propose(b, &brief, timeout, left, &boxed).map_err(|o| o.0),
             Err(e) => Err(e),
         };
         match answer {
@@ -734,8 +767,9 @@ impl Cycle<'_, '_> {
     /// One reflection, audited; its failure is audited as `reflect-fail` and ends nothing.
     fn reflect_text(&mut self, proposal: &str, what: &str) {
         let timeout = Duration::from_secs(self.cfg.editor_timeout_s);
+        let boxed = self.editor_box();
         let result = match self.editor_backend() {
-            Ok(b) => editor::reflect(b, proposal, what, timeout).map_err(|o| o.0),
+            Ok(b) => editor::reflect(b, proposal, what, timeout, &boxed).map_err(|o| o.0),
             Err(e) => Err(e),
         };
         let entry = match result {
@@ -778,6 +812,7 @@ impl Cycle<'_, '_> {
                 runs,
                 self.rt.replay,
                 &self.rt.cancel,
+                Some(self.tokens_left()),
             );
             self.rec.tokens += tokens;
             res.tokens += tokens;
@@ -836,6 +871,7 @@ impl Cycle<'_, '_> {
                 runs,
                 self.rt.replay,
                 &Cancel::new(),
+                None,
             );
             g.tokens += tokens;
             g.protected.push(score);

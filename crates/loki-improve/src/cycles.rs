@@ -264,28 +264,7 @@ fn new_id() -> String {
 
 /// Every cycle record, oldest first. Unreadable records are errors naming the file.
 pub fn list(paths: &Paths) -> Result<Vec<CycleRecord>, ImproveError> {
-    let dir = paths.cycles();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(ImproveError::io("list", &dir, e)),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| ImproveError::io("list", &dir, e))?.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| ImproveError::io("read", &path, e))?;
-        let rec: CycleRecord =
-            serde_json::from_str(&text).map_err(|e| ImproveError::BadRecord {
-                what: "cycle record",
-                path: path.clone(),
-                reason: e.to_string(),
-            })?;
-        out.push(rec);
-    }
+    let mut out: Vec<CycleRecord> = crate::config::read_json_dir(&paths.cycles(), "cycle record")?;
     out.sort_by(|a, b| a.started_at.cmp(&b.started_at).then(a.id.cmp(&b.id)));
     Ok(out)
 }

@@ -8,8 +8,12 @@
 //! the protected cases (the holdout). The call is bounded by a wall timeout: past it, or when the
 //! model call fails, the cycle is an `outage`.
 //!
-//! Any provider of the built-in loop (Anthropic, OpenAI-compatible, scripted, replay) can edit.
-//! The scripted provider plays the sessions named [`EDITOR_SESSION`] and [`REFLECT_SESSION`].
+//! Any provider can edit. A model of the built-in loop (Anthropic, OpenAI-compatible, scripted,
+//! replay) gets one request with the `propose` tool; the scripted provider plays the sessions
+//! named [`EDITOR_SESSION`] and [`REFLECT_SESSION`]. A CLI agent (Claude Code, Codex, aider,
+//! opencode) runs once in the model box as the wall author does (an empty directory, no
+//! repository, loki's home and the user's credentials denied) and answers with the proposal as
+//! JSON in its final message.
 
 use std::time::Duration;
 
@@ -103,16 +107,100 @@ pub fn brief(
     s
 }
 
+/// What a CLI agent needs to run in the model box: the repository (denied to it), loki's home
+/// and the signing key file (denied), and the `loki` binary that applies the box.
+#[derive(Debug, Clone)]
+pub struct EditorBox {
+    pub repo: loki_core::layout::Repo,
+    pub secrets: Vec<std::path::PathBuf>,
+    pub confine_exe: Option<std::path::PathBuf>,
+}
+
+/// Tells a CLI agent how to answer (it has no `propose` tool).
+const CLI_ANSWER: &str = "Do not create or edit any file. End with your answer as one JSON object in your final message, nothing after it: {\"files\": [{\"path\": \"instructions.md\", \"content\": \"...\"}], \"delete\": [], \"rationale\": \"...\"} (no files to keep the instructions as they are).";
+
+async fn cli_call(
+    agent: &loki_agent::CliAgent,
+    req: &Request,
+    timeout: Duration,
+    boxed: &EditorBox,
+) -> Result<(loki_agent::Response, Usage), Outage> {
+    let outage = |e: &dyn std::fmt::Display| Outage(e.to_string());
+    let private = tempfile::Builder::new()
+        .prefix("loki-editor-")
+        .tempdir()
+        .map_err(|e| outage(&e))?;
+    let work = private.path().join("work");
+    std::fs::create_dir_all(&work).map_err(|e| outage(&e))?;
+    let fence =
+        loki_engine::isolation::Fence::without_git(private.path()).map_err(|e| outage(&e))?;
+    let wrapper = match &boxed.confine_exe {
+        Some(exe) if loki_core::confine::available() => fence
+            .policy(
+                &boxed.repo,
+                loki_engine::isolation::Scope::Author,
+                &boxed.secrets,
+                // A CLI agent talks to its own model.
+                loki_core::confine::Network::Allowed,
+            )
+            .wrapper(exe),
+        _ => Vec::new(),
+    };
+    let mut agent =
+        loki_engine::session::boxed_cli(agent, &fence, &wrapper, &work).map_err(|e| outage(&e))?;
+    agent.timeout = agent.timeout.min(timeout);
+    let mut prompt = req.system.clone();
+    for m in &req.messages {
+        if let Message::User { text } = m {
+            prompt.push_str("\n\n");
+            prompt.push_str(text);
+        }
+    }
+    if !req.tools.is_empty() {
+        prompt.push_str("\n\n");
+        prompt.push_str(CLI_ANSWER);
+    }
+    let out = agent.run(&prompt, &work).await.map_err(|e| outage(&e))?;
+    if out.exit_code != 0 {
+        return Err(Outage(format!(
+            "{} exited with {}: {}",
+            out.agent,
+            out.exit_code,
+            out.stderr.lines().last().unwrap_or_default()
+        )));
+    }
+    let usage = out.usage.unwrap_or_default();
+    Ok((
+        loki_agent::Response {
+            text: Some(out.reply),
+            tool_calls: Vec::new(),
+            usage,
+            stop: loki_agent::StopReason::EndTurn,
+            model: out.model.unwrap_or_default(),
+        },
+        usage,
+    ))
+}
+
 async fn one_call(
     backend: &Backend,
     label: &str,
     req: Request,
     timeout: Duration,
+    boxed: &EditorBox,
 ) -> Result<(loki_agent::Response, Usage), Outage> {
-    let Backend::Loop(provider) = backend else {
-        return Err(Outage(
-            "the editor needs a model provider (anthropic, openai, scripted, replay), not a CLI agent: set provider.name for `loki improve`".to_string(),
-        ));
+    let provider = match backend {
+        Backend::Loop(p) => p,
+        Backend::Cli(agent) => {
+            return match tokio::time::timeout(timeout, cli_call(agent, &req, timeout, boxed)).await
+            {
+                Ok(r) => r,
+                Err(_) => Err(Outage(format!(
+                    "the {label} session took longer than {}s (editor_timeout_s)",
+                    timeout.as_secs()
+                ))),
+            };
+        }
     };
     provider
         .begin_session(Some(label))
@@ -137,11 +225,14 @@ fn runtime() -> Result<tokio::runtime::Runtime, Outage> {
         .map_err(|e| Outage(format!("cannot start the async runtime: {e}")))
 }
 
-/// Asks the editor for a proposal. Tokens spent are returned with the answer.
+/// Asks the editor for a proposal, its answer bounded by `tokens_left` of the cycle's cap. Tokens
+/// spent are returned with the answer.
 pub fn propose(
     backend: &Backend,
     brief: &str,
     timeout: Duration,
+    tokens_left: u64,
+    boxed: &EditorBox,
 ) -> Result<(EditorAnswer, u64), Outage> {
     let req = Request {
         system: EDITOR_SYSTEM.to_string(),
@@ -149,10 +240,12 @@ pub fn propose(
             text: brief.to_string(),
         }],
         tools: vec![propose_tool()],
-        max_output_tokens: EDITOR_MAX_OUTPUT,
+        max_output_tokens: u32::try_from(tokens_left)
+            .unwrap_or(u32::MAX)
+            .clamp(1, EDITOR_MAX_OUTPUT),
     };
     let rt = runtime()?;
-    let (resp, usage) = rt.block_on(one_call(backend, EDITOR_SESSION, req, timeout))?;
+    let (resp, usage) = rt.block_on(one_call(backend, EDITOR_SESSION, req, timeout, boxed))?;
     rt.shutdown_background();
     let tokens = usage.total();
     let answer = if let Some(call) = resp.tool_calls.iter().find(|c| c.name == "propose") {
@@ -179,6 +272,7 @@ pub fn reflect(
     proposal: &str,
     what_happened: &str,
     timeout: Duration,
+    boxed: &EditorBox,
 ) -> Result<(String, u64), Outage> {
     let req = Request {
         system: REFLECT_SYSTEM.to_string(),
@@ -189,7 +283,7 @@ pub fn reflect(
         max_output_tokens: REFLECT_MAX_OUTPUT,
     };
     let rt = runtime()?;
-    let (resp, usage) = rt.block_on(one_call(backend, REFLECT_SESSION, req, timeout))?;
+    let (resp, usage) = rt.block_on(one_call(backend, REFLECT_SESSION, req, timeout, boxed))?;
     rt.shutdown_background();
     let text = resp.text.unwrap_or_default();
     if text.trim().is_empty() {

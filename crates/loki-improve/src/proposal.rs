@@ -223,15 +223,13 @@ pub fn kept(paths: &Paths, revision: &str) -> Result<Vec<AgentFile>, ImproveErro
         format!("sha256:{revision}")
     };
     let path = kept_path(paths, &revision);
-    let text = std::fs::read_to_string(&path).map_err(|_| ImproveError::NoRevision {
-        revision: revision.clone(),
-        dir: paths.revisions(),
-    })?;
-    let k: KeptRevision = serde_json::from_str(&text).map_err(|e| ImproveError::BadRecord {
-        what: "kept revision",
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    if !path.exists() {
+        return Err(ImproveError::NoRevision {
+            revision,
+            dir: paths.revisions(),
+        });
+    }
+    let k: KeptRevision = crate::config::read_json(&path, "kept revision")?;
     if revision_of(&k.files) != revision {
         return Err(ImproveError::BadRecord {
             what: "kept revision",
@@ -428,32 +426,13 @@ pub fn save_pending(paths: &Paths, p: &Pending) -> Result<(), ImproveError> {
 
 /// Every queued proposal, oldest first.
 pub fn list_pending(paths: &Paths) -> Result<Vec<Pending>, ImproveError> {
-    let dir = paths.pending();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(ImproveError::io("list", &dir, e)),
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let path = entry.map_err(|e| ImproveError::io("list", &dir, e))?.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        out.push(read_pending_file(&path)?);
-    }
-    out.sort_by(|a: &Pending, b: &Pending| a.created_at.cmp(&b.created_at));
+    let mut out: Vec<Pending> = crate::config::read_json_dir(&paths.pending(), PENDING)?;
+    out.sort_by(|a, b| a.created_at.cmp(&b.created_at));
     Ok(out)
 }
 
-fn read_pending_file(path: &Path) -> Result<Pending, ImproveError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ImproveError::io("read", path, e))?;
-    serde_json::from_str(&text).map_err(|e| ImproveError::BadRecord {
-        what: "pending proposal",
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })
-}
+/// What a queued proposal is called in errors.
+const PENDING: &str = "pending proposal";
 
 /// One queued proposal by id (its file name; ids never contain a path separator).
 pub fn read_pending(paths: &Paths, id: &str) -> Result<Pending, ImproveError> {
@@ -472,7 +451,7 @@ pub fn read_pending(paths: &Paths, id: &str) -> Result<Pending, ImproveError> {
     if !path.exists() {
         return Err(missing());
     }
-    read_pending_file(&path)
+    crate::config::read_json(&path, PENDING)
 }
 
 /// Removes a queued proposal.

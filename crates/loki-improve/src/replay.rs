@@ -31,15 +31,17 @@ pub struct Replayed {
     pub tokens: u64,
 }
 
-/// Replays `case` once with `files` as the instructions.
+/// Replays `case` once with `files` as the instructions, within `max_tokens` when given (the
+/// cycle's metered budget; a replay stopped by it is unjudged).
 #[must_use]
 pub fn replay_once(
     repo: &Repo,
     case: &Case,
     files: &[AgentFile],
     make: &MakeOptions<'_>,
+    max_tokens: Option<u64>,
 ) -> Replayed {
-    match try_replay(repo, case, files, make) {
+    match try_replay(repo, case, files, make, max_tokens) {
         Ok(r) => r,
         Err(why) => Replayed {
             passed: false,
@@ -55,6 +57,7 @@ fn try_replay(
     case: &Case,
     files: &[AgentFile],
     make: &MakeOptions<'_>,
+    max_tokens: Option<u64>,
 ) -> Result<Replayed, String> {
     let tmp = tempfile::Builder::new()
         .prefix("loki-replay-")
@@ -79,10 +82,15 @@ fn try_replay(
         source: "improve-replay".to_string(),
     })?;
     opts.kind = case.kind;
+    if let Some(m) = max_tokens {
+        opts.max_tokens = Some(opts.max_tokens.map_or(m, |o| o.min(m)));
+    }
     // Nothing of a replay is kept: its copy goes with the temporary directory.
     opts.keep = false;
     let report = loki_engine::run_build(&copy, &opts, &Silent).map_err(|e| e.to_string())?;
-    let judged = report.exit_code != 2 && !report.interrupted;
+    // Exit 2 (a model call failed, the run was refused) and 3 (a cap stopped it) say nothing
+    // about the instructions.
+    let judged = !matches!(report.exit_code, 2 | 3) && !report.interrupted;
     Ok(Replayed {
         passed: judged && report.outcome.is_success(),
         judged,
@@ -94,7 +102,8 @@ fn try_replay(
     })
 }
 
-/// Replays `case` `runs` times; stops early when `cancel` says so.
+/// Replays `case` `runs` times within `max_tokens` in all (when given); stops early when
+/// `cancel` says so or the tokens are spent.
 pub fn score(
     repo: &Repo,
     case: &Case,
@@ -102,6 +111,7 @@ pub fn score(
     runs: u32,
     make: &MakeOptions<'_>,
     cancel: &loki_core::process::Cancel,
+    max_tokens: Option<u64>,
 ) -> (Score, u64) {
     let mut s = Score {
         run: case.run.clone(),
@@ -109,10 +119,11 @@ pub fn score(
     };
     let mut tokens = 0;
     for _ in 0..runs {
-        if cancel.is_cancelled() {
+        let left = max_tokens.map(|m| m.saturating_sub(tokens));
+        if cancel.is_cancelled() || left == Some(0) {
             break;
         }
-        let r = replay_once(repo, case, files, make);
+        let r = replay_once(repo, case, files, make, left);
         s.runs += 1;
         s.passed += u32::from(r.passed);
         s.unjudged += u32::from(!r.judged);

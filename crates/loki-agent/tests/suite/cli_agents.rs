@@ -22,6 +22,7 @@ fn agent(kind: CliKind, bin: &Path, timeout: Duration) -> CliAgent {
         env: vec![(OsString::from("PATH"), OsString::from(path))],
         wrapper: Vec::new(),
         model: None,
+        test_command: None,
     }
 }
 

@@ -157,6 +157,7 @@ fn cycle(
         replay: &replay,
         cancel,
         hooks: &NoHooks,
+        confine_exe: std::env::current_exe().ok(),
     };
     Ok(loki_improve::heal_once(&rt, opts)?)
 }

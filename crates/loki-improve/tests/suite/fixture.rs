@@ -308,6 +308,7 @@ impl Fx {
             replay: &replay,
             cancel,
             hooks,
+            confine_exe: None,
         };
         loki_improve::heal_once(&rt, opts).unwrap()
     }

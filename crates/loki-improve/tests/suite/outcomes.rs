@@ -361,6 +361,7 @@ fn an_editor_that_fails_or_hangs_is_an_outage() {
         replay: &replay,
         cancel: loki_core::process::Cancel::new(),
         hooks: &loki_improve::NoHooks,
+        confine_exe: None,
     };
     let started = std::time::Instant::now();
     let r = loki_improve::heal_once(&rt, &opts(Mode::Auto)).unwrap();

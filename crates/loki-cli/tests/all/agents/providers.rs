@@ -254,6 +254,102 @@ async fn a_build_through_the_real_claude_code_is_verified() {
     );
 }
 
+/// The implementer's turns: read calc.py, replace `a - b` by `fix`, say DONE; when the change
+/// does not pass, one fix round that changes nothing (so verification stops there).
+fn claude_implement_turns(fake: &FakeLlm, fix: &str, passes: bool) {
+    fake.push_turn(&FakeTurn::call(
+        "toolu_r",
+        "Read",
+        &json!({"file_path": "calc.py"}),
+    ));
+    fake.push_turn(
+        &FakeTurn::call(
+            "toolu_e",
+            "Edit",
+            &json!({"file_path": "calc.py", "old_string": "a - b", "new_string": fix}),
+        )
+        .with_usage([1000, 50, 0, 0]),
+    );
+    fake.push_turn(&FakeTurn::text("DONE\nedited calc.py"));
+    if !passes {
+        fake.push_turn(&FakeTurn::text("DONE\nnothing more to do"));
+    }
+}
+
+/// `loki improve` with Claude Code as the editor and as the agent of the replays: the editor
+/// runs in the box and answers with JSON, the failed run is replayed with the current and the
+/// candidate instructions, and the proven edit is applied.
+#[tokio::test(flavor = "current_thread")]
+async fn improve_through_the_real_claude_code_edits_replays_and_applies() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(claude) = loki_test_support::require_agent("claude") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let repo = bug_repo();
+    let agent = repo.path().join(".loki/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(repo.path().join(".git/info/exclude"), "/.loki/\n").unwrap();
+    std::fs::write(agent.join("instructions.md"), "Be quick.\n").unwrap();
+    std::fs::create_dir_all(repo.path().join(".loki/improve")).unwrap();
+    std::fs::write(
+        repo.path().join(".loki/improve/improve.toml"),
+        "[canary]\nreplay_runs = 1\n",
+    )
+    .unwrap();
+    let fake = FakeLlm::start(
+        Api::Anthropic,
+        Expect {
+            api_key: Some(CLAUDE_KEY.into()),
+            model: CLAUDE_MODEL.into(),
+        },
+    )
+    .await;
+    let run = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--provider", "claude", "--model", CLAUDE_MODEL, "--json"]);
+        let mut cmd = loki(&sb, repo.path(), &claude, &all);
+        cmd.env("ANTHROPIC_API_KEY", CLAUDE_KEY)
+            .env("ANTHROPIC_BASE_URL", fake.base_url());
+        cmd
+    };
+    // Two failed runs: the agent multiplies.
+    for _ in 0..2 {
+        claude_implement_turns(&fake, "a * b", false);
+        let (v, stderr) = output(run(&["quick", TASK])).await;
+        assert_eq!(v["outcome"], "PARTIAL", "{v:#}\n{stderr}");
+    }
+    let before = fake.requests().len();
+    // The editor answers with a proposal; the baseline replay fails again, the candidate's passes.
+    let proposal = json!({"files": [{"path": "instructions.md",
+        "content": "Be quick.\nCheck the operator of every arithmetic expression.\n"}],
+        "rationale": "both runs used the wrong operator"});
+    fake.push_turn(&FakeTurn::text(&format!(
+        "Here is my proposal.\n{proposal}"
+    )));
+    claude_implement_turns(&fake, "a * b", false);
+    claude_implement_turns(&fake, "a + b", true);
+    let (v, stderr) = output(run(&["improve", "--mode", "auto"])).await;
+    fake.assert_clean();
+    assert_eq!(v["outcome"], "applied", "{v:#}\n{stderr}");
+    assert_eq!(v["canary"]["candidate"][0]["passed"], 1, "{v:#}");
+    assert_eq!(v["canary"]["baseline"][0]["passed"], 0, "{v:#}");
+    let text = std::fs::read_to_string(agent.join("instructions.md")).unwrap();
+    assert!(text.contains("Check the operator"), "{text}");
+    // The editor saw the failed run's task and was told to answer in JSON, not to edit files.
+    let editor = &sent(&fake.requests())[before];
+    assert!(editor.contains("make it return a + b"), "{editor}");
+    assert!(
+        editor.contains("Do not create or edit any file"),
+        "{editor}"
+    );
+    // The candidate replay's agent got the new instructions in its prompt.
+    let candidate = &sent(&fake.requests())[before + 5];
+    assert!(candidate.contains("Check the operator"), "{candidate}");
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_logged_in_claude_user_reaches_the_model_with_only_the_login_copied() {
     let Some(claude) = loki_test_support::require_agent("claude") else {
@@ -413,6 +509,77 @@ async fn a_build_through_the_real_aider_is_verified() {
     assert_eq!(r["provider"], "aider", "{r:#}");
     assert_eq!(r["model"], "openai/gpt-4.1", "{r:#}");
     assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
+            .trim(),
+        "calc.py"
+    );
+}
+
+/// aider cannot run a command without asking, so loki hands it the repository's tests
+/// (`--test-cmd … --auto-test`): after a wrong edit the real aider runs them inside the box and
+/// sends the failures back to the model, whose next answer fixes the code.
+#[tokio::test(flavor = "current_thread")]
+async fn aider_runs_the_repository_tests_in_the_box_and_fixes_what_failed() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let Some(aider) = loki_test_support::require_agent("aider") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    aider_home(&sb);
+    let repo = bug_repo();
+    let fake = FakeLlm::start(
+        Api::OpenAi,
+        Expect {
+            api_key: Some(OPENAI_KEY.into()),
+            model: OPENAI_MODEL.into(),
+        },
+    )
+    .await;
+    let reply = |text: &str| {
+        FakeTurn::text(text)
+            .with_usage([2000, 100, 0, 0])
+            .json(Api::OpenAi)
+    };
+    fake.push(reply(&aider_block("loki_wall_add_test.py", "", WALL)));
+    fake.push(reply(&aider_block(
+        "calc.py",
+        "    return a - b\n",
+        "    return a * b\n",
+    )));
+    fake.push(reply(&aider_block(
+        "calc.py",
+        "    return a * b\n",
+        "    return a + b\n",
+    )));
+    let mut cmd = loki(
+        &sb,
+        repo.path(),
+        &aider,
+        &[
+            TASK,
+            "--provider",
+            "aider",
+            "--model",
+            "openai/gpt-4.1",
+            "--json",
+        ],
+    );
+    cmd.env("OPENAI_API_KEY", OPENAI_KEY)
+        .env("OPENAI_API_BASE", fake.base_url());
+    let (v, stderr) = output(cmd).await;
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    fake.assert_clean();
+    let sent = sent(&fake.requests());
+    assert_eq!(sent.len(), 3, "wall, the wrong edit, the fix");
+    // The failures of the test run aider made after the wrong edit reached the model.
+    assert!(
+        sent[2].contains("assert 6 == 5") || sent[2].contains("FAILED"),
+        "{}",
+        sent[2]
+    );
     assert_eq!(
         repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
             .trim(),
