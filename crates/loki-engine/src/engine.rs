@@ -1,9 +1,11 @@
-//! The stage machine: one loop drives intake → plan ‖ wall → gate → implement → verify ⇄ fix →
-//! commit → seal, emitting `stage.started` and `stage.completed|failed|skipped` for each.
+//! The stage machine: one loop drives [contract →] intake → plan ‖ wall → gate → implement →
+//! verify ⇄ fix → commit → seal, emitting `stage.started` and `stage.completed|failed|skipped`
+//! for each.
 //!
 //! This module is the machine only: the order of the stages, when to stop, the fix loop and the
-//! shared `RunState`. Each stage's body lives in its own module: [`crate::intake`],
-//! `acceptance` (plan ‖ wall, with [`crate::plan`] and [`crate::wall`]), `gate`,
+//! shared `RunState`. The contract stage (only with a delivery contract, [`crate::proof`]) ends
+//! the run BLOCKED when its criteria contradict each other. Each stage's body lives in its own
+//! module: [`crate::intake`], `acceptance` (plan ‖ wall, with [`crate::plan`] and [`crate::wall`]), `gate`,
 //! [`crate::implement`] (implement and fix rounds), [`crate::verify`], `commit` and `seal`.
 //!
 //! # Caps

@@ -2,7 +2,7 @@
 //! evidence receipt.
 //!
 //! # The stage machine ([`run_build`])
-//! intake (clean-tree check, base, worktree `.loki/worktrees/<run-id>` on branch `loki/<run-id>`,
+//! [contract (a build run with acceptance criteria: a contradiction ⇒ BLOCKED) →] intake (clean-tree check, base, worktree `.loki/worktrees/<run-id>` on branch `loki/<run-id>`,
 //! repo map, test map) → plan ‖ wall (acceptance tests written from the task and the file list
 //! only, sealed by hash) → gate (the wall green on the unchanged base ⇒ ALREADY_SATISFIED) →
 //! implement (fixed rules + quoted task + plan; wall edits reverted) → verify (impacted tests,
