@@ -114,8 +114,15 @@ fn a_spec_with_requirements_and_must_sections() {
 }
 
 #[test]
+fn crlf_reads_as_lf() {
+    for text in [ISSUE_TEMPLATE, PRD_NESTED, REQUIREMENTS_MUST] {
+        assert_eq!(listed(&text.replace('\n', "\r\n")), listed(text));
+    }
+}
+
+#[test]
 fn a_spec_with_no_criteria() {
-    assert_eq!(listed(NO_CRITERIA), "dropped: 0\n");
+    insta::assert_snapshot!(listed(NO_CRITERIA));
     assert_eq!(Contract::from_text("x", NO_CRITERIA).0, None);
 }
 

@@ -175,6 +175,8 @@ pub struct FollowUp {
     pub task: String,
     /// The contract to judge the follow-up against (`None`: the usual choice, [`crate::proof`]).
     pub contract: Option<crate::contract::Contract>,
+    /// The BLOCKED run's kind: a quick run is followed up by a quick run.
+    pub kind: loki_core::run::RunKind,
 }
 
 /// The follow-up of BLOCKED run `run` answered with `answer` (see the module doc). Refuses a run
@@ -220,6 +222,7 @@ pub fn follow_up(repo: &Repo, run: &RunId, answer: &str) -> Result<FollowUp, Eng
         task: follow_up_task(&original, run.as_str(), &question, answer),
         question,
         contract,
+        kind: rec.kind,
     })
 }
 

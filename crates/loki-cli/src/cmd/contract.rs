@@ -7,7 +7,7 @@
 //! answer ([`loki_engine::ops::follow_up`], shared with MCP's `loki_answer`); a run that is not
 //! BLOCKED is refused with exit 2.
 
-use std::io::Read as _;
+use std::io::{IsTerminal as _, Read as _};
 
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
@@ -62,6 +62,9 @@ pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode
     let text = match &args.text {
         Some(t) => t.clone(),
         None => {
+            if std::io::stdin().is_terminal() {
+                anstream::eprintln!("Type the answer, then Ctrl-D:");
+            }
             let mut t = String::new();
             std::io::stdin().read_to_string(&mut t)?;
             t
@@ -80,5 +83,11 @@ pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode
         text: f.task,
         source: format!("answer:{}", f.answers),
     };
-    crate::cmd::build::run_task_with(global, task, RunKind::Build, &args.flags, f.contract)
+    // A quick run is followed up as a quick run; every other BLOCKED run is a build.
+    let kind = if f.kind == RunKind::Quick {
+        RunKind::Quick
+    } else {
+        RunKind::Build
+    };
+    crate::cmd::build::run_task_with(global, task, kind, &args.flags, f.contract)
 }
