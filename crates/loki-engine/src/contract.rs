@@ -215,7 +215,8 @@ pub fn parse(text: &str) -> Parsed {
             }
             continue;
         }
-        if let Some(marker) = fence_marker(trimmed).filter(|_| indent_of(line) < TAB_WIDTH) {
+        // At any indentation: a fence inside a list item is indented by the item's content.
+        if let Some(marker) = fence_marker(trimmed) {
             fence = Some(marker);
             continuing = false;
             continue;

@@ -34,6 +34,10 @@ Add a `--json` flag to `loki status` so scripts can read it.
 - [x] the text output is unchanged
   when `--json` is not given
 - [ ] exit code stays `0`  for a   finished run (spaces in ``a  `b` c`` kept)
+- [ ] `--json` is documented, with an example:
+    ```sh
+    - [ ] not a criterion: code in the item
+    ```
 
 ## Checklist before submitting
 

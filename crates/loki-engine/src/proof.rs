@@ -26,7 +26,8 @@
 //! verification reported it passed) and (3) ran unchanged since sealed (the file had its sealed
 //! bytes when it ran and the sealed copy still has its hash). Its evidence is every such test's
 //! id. Otherwise it is **not proven**, with the reasons of the tests that name it (or "no wall
-//! test names it"). A test that already passed on the base proves nothing about the change.
+//! test names it", or "no wall was sealed": the run ended before, or the author wrote nothing
+//! that could run). A test that already passed on the base proves nothing about the change.
 
 use std::path::Path;
 
@@ -186,9 +187,9 @@ fn refuted(test: &str, w: &WallEvidence) -> Option<String> {
     }
     match w.head.as_ref().map(status) {
         Some(Some(TestStatus::Passed)) => None,
-        Some(Some(TestStatus::Failed) | None) => Some(format!("{test} failed on the head")),
+        Some(Some(TestStatus::Failed)) => Some(format!("{test} failed on the head")),
         Some(Some(TestStatus::Skipped)) => Some(format!("{test} was skipped on the head")),
-        None => Some(format!("{test} did not run on the head")),
+        Some(None) | None => Some(format!("{test} did not run on the head")),
     }
 }
 
@@ -220,7 +221,9 @@ pub fn prove(contract: &Contract, walls: &[WallEvidence]) -> Vec<ReceiptCriterio
                     Some(r) => reasons.push(r),
                 }
             }
-            if named.is_empty() {
+            if walls.is_empty() {
+                reasons.push("no wall was sealed".to_string());
+            } else if named.is_empty() {
                 reasons.push("no wall test names it".to_string());
             }
             let proven = !evidence.is_empty();

@@ -32,7 +32,11 @@ fn a_contradiction_is_blocked_with_a_question_then_answered_and_verified() {
     let blocked = v["run_id"].as_str().unwrap().to_string();
     let r = receipt(&v);
     assert_eq!(r["verdict"], "BLOCKED");
-    assert_eq!(r["contract"]["criteria"][1]["status"], "not_proven");
+    assert_eq!(
+        r["contract"]["criteria"][1],
+        serde_json::json!({"id": "AC-2", "text": "`add(2, 3)` must not return 5",
+                           "status": "not_proven", "reason": "no wall was sealed"})
+    );
 
     // `loki status` shows the question and how to answer it.
     sandboxed(&sb, repo.path())
