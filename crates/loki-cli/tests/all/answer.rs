@@ -6,7 +6,7 @@ use predicates::prelude::*;
 use serde_json::Value;
 
 use crate::cli::sandboxed;
-use crate::contract::{TEST_AC_1, build, calc_repo, receipt, script};
+use crate::contract::{TASK, TEST_AC_1, TEST_AC_2, build, calc_repo, call, receipt, script};
 
 const CONFLICTING: &str = "Fix add() in calc.py.\n\n## Requirements\n- `add(2, 3)` must return 5\n- `add(2, 3)` must not return 5\n";
 
@@ -95,6 +95,65 @@ fn a_contradiction_is_blocked_with_a_question_then_answered_and_verified() {
     for part in [CONFLICTING.trim_end(), question, "AC-1: add sums."] {
         assert!(task.contains(part), "{part}\n---\n{task}");
     }
+}
+
+#[test]
+fn an_agent_question_takes_any_answer_and_the_follow_up_keeps_the_contract() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = loki_test_support::Sandbox::new();
+    let repo = calc_repo();
+    let tmp = tempfile::tempdir().unwrap();
+    let wall = format!("{TEST_AC_1}{TEST_AC_2}");
+    let question = "should add() also accept strings?";
+    let asks = tmp.path().join("asks.json");
+    std::fs::write(
+        &asks,
+        serde_json::json!({"sessions": [
+            {"name": "wall", "turns": [
+                call("write_file", serde_json::json!({"path": "loki_wall_add_test.py", "content": wall})),
+                call("finish", serde_json::json!({"status": "done", "detail": "wall"}))]},
+            {"name": "implement", "turns": [
+                call("finish", serde_json::json!({"status": "spec_conflict", "detail": question}))]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let v = build(&sb, &repo, TASK, &asks, 4);
+    assert_eq!(v["outcome"], "BLOCKED", "{v:#}");
+    assert_eq!(
+        v["reason"],
+        format!("spec conflict reported by the agent: {question}")
+    );
+    let blocked = v["run_id"].as_str().unwrap();
+    let fixed = script(&tmp.path().join("fixed.json"), &wall);
+    let out = sandboxed(&sb, repo.path())
+        .args([
+            "answer",
+            blocked,
+            "--json",
+            "--provider",
+            "scripted",
+            "--script",
+        ])
+        .arg(&fixed)
+        .write_stdin("numbers only\n")
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let follow: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(follow["outcome"], "VERIFIED", "{follow:#}");
+    // Judged against the BLOCKED run's own contract: both criteria, both proven.
+    let r = receipt(&follow);
+    let statuses: Vec<&str> = r["contract"]["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["proven", "proven"]);
 }
 
 #[test]
