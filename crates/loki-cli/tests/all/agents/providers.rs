@@ -549,10 +549,13 @@ async fn aider_runs_the_repository_tests_in_the_box_and_fixes_what_failed() {
         "    return a - b\n",
         "    return a * b\n",
     )));
+    // The fix changes the file's size: the wrong edit and the fix land within one second, and
+    // Python would otherwise trust calc.py's bytecode from the first test run (it checks the
+    // source's mtime in whole seconds, and its size).
     fake.push(reply(&aider_block(
         "calc.py",
         "    return a * b\n",
-        "    return a + b\n",
+        "    return a + b  # the sum\n",
     )));
     let mut cmd = loki(
         &sb,
@@ -570,10 +573,25 @@ async fn aider_runs_the_repository_tests_in_the_box_and_fixes_what_failed() {
     cmd.env("OPENAI_API_KEY", OPENAI_KEY)
         .env("OPENAI_API_BASE", fake.base_url());
     let (v, stderr) = output(cmd).await;
-    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
-    fake.assert_clean();
     let sent = sent(&fake.requests());
-    assert_eq!(sent.len(), 3, "wall, the wrong edit, the fix");
+    // Each request's last user message (where aider puts the test output).
+    let tails: Vec<String> = fake
+        .requests()
+        .iter()
+        .map(|r| {
+            r.body["messages"]
+                .as_array()
+                .and_then(|m| m.iter().rev().find(|x| x["role"] == "user"))
+                .map(|x| {
+                    let c = x["content"].as_str().unwrap_or_default();
+                    c.chars().take(500).collect::<String>()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}\n{tails:#?}");
+    fake.assert_clean();
+    assert_eq!(sent.len(), 3, "wall, the wrong edit, the fix: {tails:#?}");
     // The failures of the test run aider made after the wrong edit reached the model.
     assert!(
         sent[2].contains("assert 6 == 5") || sent[2].contains("FAILED"),
