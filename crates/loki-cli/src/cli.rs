@@ -92,6 +92,10 @@ pub enum Command {
     Quick(QuickArgs),
     /// Run the built-in demo end to end: no API key, no network
     Demo(DemoArgs),
+    /// Turn a spec, PRD or issue into numbered acceptance criteria (.loki/contract.json)
+    Contract(ContractArgs),
+    /// Answer a BLOCKED run's question and build again with the answer
+    Answer(AnswerArgs),
     /// Show a run's stage, elapsed time, verdict and cost
     Status(StatusArgs),
     /// Show what a run did, step by step (the newest run unless one is named)
@@ -154,6 +158,8 @@ impl Command {
             Command::RunTask(_) => "run-task",
             Command::Quick(_) => "quick",
             Command::Demo(_) => "demo",
+            Command::Contract(_) => "contract",
+            Command::Answer(_) => "answer",
             Command::Status(_) => "status",
             Command::Logs(_) => "logs",
             Command::Apply(_) => "apply",
@@ -212,6 +218,9 @@ pub struct BuildFlags {
     /// Keep the worktree and branch of a run that made no change (removed by default)
     #[arg(long)]
     pub keep: bool,
+    /// Judge the run against this contract (loki.contract/1) instead of .loki/contract.json or the task's criteria
+    #[arg(long, value_name = "FILE")]
+    pub contract: Option<PathBuf>,
 }
 
 /// `loki improve`: one cycle, or one of its subcommands.
@@ -326,6 +335,24 @@ pub struct RunTaskArgs {
     /// A file whose text is the task (Markdown or plain text)
     #[arg(long, short, value_name = "FILE")]
     pub file: PathBuf,
+    #[command(flatten)]
+    pub flags: BuildFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct ContractArgs {
+    /// The spec, PRD or issue text (Markdown or plain text)
+    #[arg(value_name = "SPEC")]
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
+    /// The BLOCKED run (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
+    pub run: String,
+    /// The answer [default: read from stdin]
+    #[arg(long, value_name = "TEXT")]
+    pub text: Option<String>,
     #[command(flatten)]
     pub flags: BuildFlags,
 }

@@ -135,6 +135,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
             cmd::build::run_task(&global, task, loki_core::run::RunKind::Quick, &args.flags)
         }
         Command::Demo(args) => return cmd::demo::run(&Ctx::load(&global)?, &args),
+        Command::Contract(args) => cmd::contract::run(&Ctx::load(&global)?, &args),
+        Command::Answer(args) => cmd::contract::answer(&global, &args),
         Command::Status(args) => cmd::build::status(&Ctx::load(&global)?, &args),
         Command::Logs(args) => cmd::build::logs(&Ctx::load(&global)?, &args),
         Command::Apply(args) => cmd::build::apply(&Ctx::load(&global)?, &args),

@@ -61,11 +61,15 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
     let work = author_dir.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
     let fence = crate::isolation::Fence::without_git(author_dir.path())?;
-    let brief = wall::brief(
+    let mut brief = wall::brief(
         &s.opts.task.text,
         &i.map.file_list(),
         s.opts.backend.words(),
     );
+    if let Some((c, _)) = &s.contract {
+        brief.push('\n');
+        brief.push_str(&crate::proof::wall_rules(c));
+    }
     // The author is denied the repository itself, not only given an empty directory.
     let wrapper = s.confinement(&fence, crate::isolation::Scope::Author);
     let report = s.session(

@@ -1,9 +1,11 @@
-//! The stage machine: one loop drives intake → plan ‖ wall → gate → implement → verify ⇄ fix →
-//! commit → seal, emitting `stage.started` and `stage.completed|failed|skipped` for each.
+//! The stage machine: one loop drives [contract →] intake → plan ‖ wall → gate → implement →
+//! verify ⇄ fix → commit → seal, emitting `stage.started` and `stage.completed|failed|skipped`
+//! for each.
 //!
 //! This module is the machine only: the order of the stages, when to stop, the fix loop and the
-//! shared `RunState`. Each stage's body lives in its own module: [`crate::intake`],
-//! `acceptance` (plan ‖ wall, with [`crate::plan`] and [`crate::wall`]), `gate`,
+//! shared `RunState`. The contract stage (only with a delivery contract, [`crate::proof`]) ends
+//! the run BLOCKED when its criteria contradict each other. Each stage's body lives in its own
+//! module: [`crate::intake`], `acceptance` (plan ‖ wall, with [`crate::plan`] and [`crate::wall`]), `gate`,
 //! [`crate::implement`] (implement and fix rounds), [`crate::verify`], `commit` and `seal`.
 //!
 //! # Caps
@@ -107,6 +109,10 @@ pub(crate) struct RunState<'a> {
     pub check_wrapper: Vec<std::ffi::OsString>,
     /// The model call that failed and so ended the run's work.
     pub provider_failure: Option<loki_agent::ProviderFailure>,
+    /// The delivery contract the run is judged against and the sha256 of its copy in the run.
+    pub contract: Option<(crate::contract::Contract, String)>,
+    /// Each wall file's run on the unchanged base (the gate), for the contract's proof.
+    pub wall_base_results: Vec<loki_checks::CheckResult>,
 }
 
 impl RunState<'_> {
@@ -373,6 +379,8 @@ pub fn run_build(
         return Err(EngineError::UnpricedCap { model, max_usd });
     }
     let base = intake::preflight(repo)?;
+    // A contract file that cannot be used is refused before the run starts, like a dirty tree.
+    let contract = crate::proof::resolve(repo, opts)?;
     // The repository's instructions for the agent: a broken file is refused before the run starts
     // (the user must mend it), and the revision stamps the run so `loki improve` can learn from it.
     let agent =
@@ -401,6 +409,23 @@ pub fn run_build(
     )?;
     log.update_record(|r| r.agent_revision = Some(agent_revision))?;
     let (run_id, run_dir) = (log.id().clone(), log.dir().to_path_buf());
+    let contract = match contract {
+        Some(c) => {
+            // The copy the receipt's digest names: what the run was judged against, kept with it.
+            let bytes = c.to_file_bytes().map_err(|e| EngineError::BadContract {
+                path: run_dir.join(crate::contract::CONTRACT_FILE),
+                reason: e.to_string(),
+            })?;
+            crate::write_file(&run_dir.join(crate::contract::CONTRACT_FILE), &bytes)?;
+            observer.progress(&Progress::Note(format!(
+                "contract: {} acceptance criteria ({})",
+                c.criteria.len(),
+                c.source
+            )));
+            Some((c, hex::encode(Sha256::digest(&bytes))))
+        }
+        None => None,
+    };
     let started = Instant::now();
     let soft = opts.cap.saturating_sub(reserve_for(opts.cap));
     let mut s = RunState {
@@ -434,6 +459,8 @@ pub fn run_build(
         wrapper: Vec::new(),
         check_wrapper: Vec::new(),
         provider_failure: None,
+        contract,
+        wall_base_results: Vec::new(),
     };
     work(&mut s)?;
     stage(&mut s, "commit", commit::stage)?;
@@ -472,8 +499,36 @@ pub fn run_build(
     Ok(report)
 }
 
+/// The contract stage: a contract that requires and forbids the same thing is a spec conflict,
+/// asked as one question before any code is written (see [`crate::contract::conflict`]).
+fn contract_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
+    let Some((c, _)) = &s.contract else {
+        return Ok(Step::Skipped("no contract".into()));
+    };
+    let n = c.criteria.len();
+    let source = c.source.clone();
+    if let Some((a, b)) = crate::contract::conflict(&c.criteria) {
+        let question = crate::contract::conflict_question(&c.criteria[a], &c.criteria[b]);
+        let detail = format!(
+            "{} and {} contradict each other",
+            c.criteria[a].id, c.criteria[b].id
+        );
+        s.spec_conflict = true;
+        s.notes
+            .push(format!("{}{question}", crate::ops::CONTRACT_CONFLICT));
+        return Ok(Step::Done(detail));
+    }
+    Ok(Step::Done(format!("{n} acceptance criteria ({source})")))
+}
+
 /// Every stage before commit. Returns early (to commit and seal) when the run cannot go on.
 fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
+    if s.contract.is_some() {
+        stage(s, "contract", contract_stage)?;
+        if s.spec_conflict {
+            return Ok(());
+        }
+    }
     let cache = s.opts.home.join("cache");
     let ok = stage(s, "intake", |s| intake::stage(s, &cache))?;
     if !ok {

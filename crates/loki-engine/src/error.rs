@@ -23,6 +23,20 @@ pub enum EngineError {
         loki_agent::cost::usd(*max_usd)
     )]
     UnpricedCap { model: String, max_usd: f64 },
+    #[error(
+        "the contract {path} cannot be used: {reason}; fix it, or write it again with `loki contract SPEC.md`"
+    )]
+    BadContract { path: PathBuf, reason: String },
+    #[error("run {run} is not BLOCKED ({state}): there is no question to answer")]
+    NotBlocked { run: String, state: String },
+    #[error(
+        "run {run} asked which of {first} and {second} holds: name exactly one of them in the answer (for example \"{first}: <why>\")"
+    )]
+    UnclearAnswer {
+        run: String,
+        first: String,
+        second: String,
+    },
     #[error("run {run} not found in {dir}")]
     RunNotFound { run: String, dir: PathBuf },
     #[error("{action}: {detail}")]
@@ -80,6 +94,9 @@ impl loki_core::exit::Classify for EngineError {
             | EngineError::EmptyTask
             | EngineError::UnpricedCap { .. }
             | EngineError::RunNotFound { .. }
+            | EngineError::BadContract { .. }
+            | EngineError::NotBlocked { .. }
+            | EngineError::UnclearAnswer { .. }
             | EngineError::Refused { .. } => ExitClass::Usage,
             EngineError::Core(e) => e.exit_class(),
             EngineError::Receipt(e) => e.exit_class(),

@@ -37,6 +37,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         s.checks_s += r.duration_s;
         s.log
             .append(&CheckEvent::from(&r).in_stage("gate", "wall"))?;
+        s.wall_base_results.push(r.clone());
         if verify::proves(&r) {
             base.pass += 1;
         } else if r.executed == 0 {

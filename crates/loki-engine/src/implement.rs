@@ -1,8 +1,8 @@
 //! The implement stage and its fix rounds: the agent in the worktree, then the wall restored.
 //!
 //! The brief is, in this order: the fixed rules ([`rules`], which the task cannot override), the
-//! task quoted as untrusted data, the plan, the repository context (the wall files' names) and the
-//! impacted tests. A fix round's brief is the same rules and task plus the grouped failures of the
+//! task quoted as untrusted data, the plan, the repository context (the wall files' names), the
+//! impacted tests and the delivery contract's criteria, when there is one. A fix round's brief is the same rules and task plus the grouped failures of the
 //! last verification. After every session any wall file that no longer has its sealed bytes is
 //! restored and reported (`tests.restored`, and `reverted test edit: <path>` in NOT PROVEN).
 
@@ -117,10 +117,8 @@ fn after_session(
     match report.finish {
         Some(FinishStatus::SpecConflict) => {
             s.spec_conflict = true;
-            s.notes.push(format!(
-                "spec conflict reported by the agent: {}",
-                report.detail
-            ));
+            s.notes
+                .push(format!("{}{}", crate::ops::AGENT_CONFLICT, report.detail));
         }
         Some(FinishStatus::AlreadyDone) => s.notes.push(format!(
             "the agent reported already done: {}",
@@ -140,7 +138,10 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let Some(i) = s.intake.take() else {
         return Ok(Step::Skipped("no worktree".into()));
     };
-    let brief = brief(&s.opts.task.text, &s.plan, &s.wall, s.opts.backend.words());
+    let mut brief = brief(&s.opts.task.text, &s.plan, &s.wall, s.opts.backend.words());
+    if let Some((c, _)) = &s.contract {
+        brief.push_str(&crate::proof::implement_rules(c));
+    }
     agent_round(s, i, IMPLEMENT_SESSION, &brief)
 }
 

@@ -2,7 +2,7 @@
 //! evidence receipt.
 //!
 //! # The stage machine ([`run_build`])
-//! intake (clean-tree check, base, worktree `.loki/worktrees/<run-id>` on branch `loki/<run-id>`,
+//! [contract (a build run with acceptance criteria: a contradiction ⇒ BLOCKED) →] intake (clean-tree check, base, worktree `.loki/worktrees/<run-id>` on branch `loki/<run-id>`,
 //! repo map, test map) → plan ‖ wall (acceptance tests written from the task and the file list
 //! only, sealed by hash) → gate (the wall green on the unchanged base ⇒ ALREADY_SATISFIED) →
 //! implement (fixed rules + quoted task + plan; wall edits reverted) → verify (impacted tests,
@@ -21,6 +21,13 @@
 //! run's work at once: it is the `Reason:`, the first NOT PROVEN entry and exit 2 (see
 //! [`engine`]). A run that made no change removes its worktree and branch unless `keep`.
 //!
+//! # Delivery contract ([`contract`], [`proof`])
+//! A build run with acceptance criteria (`.loki/contract.json`, or checklists and requirement
+//! lists in its task) first checks them for a contradiction (the same thing required and
+//! forbidden: BLOCKED with one question, before any code is written), tells the wall author to
+//! name a test after each criterion, and seals which criteria the wall proved: VERIFIED needs
+//! every criterion not marked advisory proven.
+//!
 //! # Isolation ([`isolation`])
 //! The agent, its commands and the checks run with a scrubbed environment, a run-private `HOME` and
 //! a private git directory that shows only the base. The user's checkout is never written:
@@ -32,6 +39,7 @@
 
 mod acceptance;
 mod commit;
+pub mod contract;
 pub mod demo;
 pub mod engine;
 mod error;
@@ -42,6 +50,7 @@ pub mod isolation;
 pub mod ops;
 pub mod options;
 pub mod plan;
+pub mod proof;
 mod seal;
 pub mod session;
 pub mod summary;

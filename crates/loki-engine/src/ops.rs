@@ -7,6 +7,11 @@
 //! - [`discard`] removes the run's worktree and branch (never a running run's); [`discard_failed`]
 //!   does it for every finished run that did not end VERIFIED or ALREADY_SATISFIED.
 //! - [`status`] and [`logs`] read `run.json` and the event log; they never write.
+//! - [`follow_up`] answers a BLOCKED run (`loki answer`, MCP's `loki_answer`): the follow-up
+//!   build's task carries the original task, the question ([`question`]) and the answer. When the
+//!   question was a contradiction in the contract, the answer must name exactly one of the two
+//!   criteria: that one holds and the other is dropped from the follow-up's contract (which is
+//!   otherwise the contract the BLOCKED run used, so both runs are judged alike).
 
 use std::path::Path;
 
@@ -134,6 +139,102 @@ pub fn log_line(e: &Event) -> String {
         s.push_str(&detail);
     }
     s.trim_end().to_string()
+}
+
+/// How a BLOCKED run's receipt records its question: a NOT PROVEN entry starting with one of
+/// these (the agent's `finish: spec_conflict`, or a contradiction in the contract).
+pub const AGENT_CONFLICT: &str = "spec conflict reported by the agent: ";
+pub const CONTRACT_CONFLICT: &str = "spec conflict in the contract: ";
+/// The outcome of a run waiting for an answer, as `run.json` records it.
+const BLOCKED: &str = "BLOCKED";
+
+/// The question a BLOCKED run asked, from its receipt's NOT PROVEN list.
+#[must_use]
+pub fn question(run_dir: &Path) -> Option<String> {
+    let bytes = std::fs::read(run_dir.join(loki_receipt::builder::RECEIPT_FILE)).ok()?;
+    let receipt: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    receipt
+        .get("not_proven")?
+        .as_array()?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .find_map(|n| {
+            n.strip_prefix(AGENT_CONFLICT)
+                .or_else(|| n.strip_prefix(CONTRACT_CONFLICT))
+                .map(str::to_string)
+        })
+}
+
+/// A follow-up build of a BLOCKED run: what [`follow_up`] decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FollowUp {
+    /// The BLOCKED run answered.
+    pub answers: RunId,
+    pub question: String,
+    /// The follow-up's task ([`follow_up_task`]).
+    pub task: String,
+    /// The contract to judge the follow-up against (`None`: the usual choice, [`crate::proof`]).
+    pub contract: Option<crate::contract::Contract>,
+    /// The BLOCKED run's kind: a quick run is followed up by a quick run.
+    pub kind: loki_core::run::RunKind,
+}
+
+/// The follow-up of BLOCKED run `run` answered with `answer` (see the module doc). Refuses a run
+/// that is not BLOCKED, and an answer to a contradiction that does not name exactly one of its
+/// two criteria.
+pub fn follow_up(repo: &Repo, run: &RunId, answer: &str) -> Result<FollowUp, EngineError> {
+    let store = RunStore::new(repo.clone());
+    let rec = store.load(run)?;
+    if rec.outcome.as_deref() != Some(BLOCKED) {
+        return Err(EngineError::NotBlocked {
+            run: run.to_string(),
+            state: rec
+                .outcome
+                .clone()
+                .unwrap_or_else(|| rec.status.as_str().to_string()),
+        });
+    }
+    let dir = store.dir(run);
+    let question = question(&dir).unwrap_or_else(|| "(the run recorded no question)".to_string());
+    let mut contract = crate::proof::load(&dir.join(crate::contract::CONTRACT_FILE))?;
+    if let Some(c) = &mut contract
+        && let Some((a, b)) = crate::contract::conflict(&c.criteria)
+    {
+        let named = crate::proof::ids_in_text(answer);
+        let (first, second) = (&c.criteria[a], &c.criteria[b]);
+        let holds = |x: &crate::contract::Criterion| x.number().is_some_and(|n| named.contains(&n));
+        let dropped = match (holds(first), holds(second)) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => {
+                return Err(EngineError::UnclearAnswer {
+                    run: run.to_string(),
+                    first: first.id.clone(),
+                    second: second.id.clone(),
+                });
+            }
+        };
+        c.criteria.remove(dropped);
+    }
+    let original = rec.task.clone().unwrap_or_default();
+    Ok(FollowUp {
+        answers: run.clone(),
+        task: follow_up_task(&original, run.as_str(), &question, answer),
+        question,
+        contract,
+        kind: rec.kind,
+    })
+}
+
+/// The task of a follow-up build: the original task, then the question and the answer (pure).
+#[must_use]
+pub fn follow_up_task(original: &str, run: &str, question: &str, answer: &str) -> String {
+    format!(
+        "{}\n\nA previous attempt ({run}) stopped BLOCKED with this question:\n{}\n\nThe answer:\n{}\n",
+        original.trim_end(),
+        question.trim_end(),
+        answer.trim_end()
+    )
 }
 
 /// What [`apply`] did.
@@ -277,6 +378,20 @@ fn remove(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_follow_up_task_carries_the_task_the_question_and_the_answer() {
+        let t = follow_up_task(
+            "make add() sum\n",
+            "run_20261203_075000_ab12",
+            "integers or floats?",
+            "integers",
+        );
+        assert_eq!(
+            t,
+            "make add() sum\n\nA previous attempt (run_20261203_075000_ab12) stopped BLOCKED with this question:\nintegers or floats?\n\nThe answer:\nintegers\n"
+        );
+    }
 
     #[test]
     fn elapsed_is_computed_from_rfc3339() {

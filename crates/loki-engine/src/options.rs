@@ -68,6 +68,9 @@ pub struct BuildOptions {
     pub network: loki_core::confine::Network,
     /// Told each command the model runs (`-v`).
     pub on_command: Option<loki_agent::RunHook>,
+    /// The delivery contract the caller chose (`--contract FILE`, a follow-up's resolved
+    /// contract); `None`: `.loki/contract.json`, else the task's criteria ([`crate::proof`]).
+    pub contract: Option<crate::contract::Contract>,
 }
 
 impl BuildOptions {
@@ -95,6 +98,7 @@ impl BuildOptions {
             confine_exe: None,
             network: loki_core::confine::Network::Denied,
             on_command: None,
+            contract: None,
         }
     }
 }

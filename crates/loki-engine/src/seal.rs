@@ -7,7 +7,8 @@
 //!
 //! Facts mapped into the receipt: checks of the last verification (role `tests` or `wall`), the
 //! wall's files and its run on the base, the integrity findings plus one `reverted_wall_edit`
-//! finding per restored wall file, cost summed over sessions (`usd` null when any session was not
+//! finding per restored wall file, the delivery contract's criteria proven or not by the wall
+//! ([`crate::proof::prove`]), cost summed over sessions (`usd` null when any session was not
 //! measured), and the stage times.
 
 use loki_core::outcome::Outcome;
@@ -141,6 +142,12 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             .extra_not_proven
             .push(format!("reverted test edit: {p}"));
     }
+    if let Some((c, sha256)) = &s.contract {
+        facts.contract = Some(loki_receipt::schema::Contract {
+            sha256: sha256.clone(),
+            criteria: crate::proof::prove(c, &wall_evidence(s)),
+        });
+    }
     facts
         .extra_not_proven
         .extend(tampered.iter().map(|t| format!("tampering: {t}")));
@@ -224,6 +231,35 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         cost,
         wall_s,
     })
+}
+
+/// What the run knows of each sealed wall file, for the contract's proof ([`crate::proof`]).
+fn wall_evidence(s: &RunState<'_>) -> Vec<crate::proof::WallEvidence> {
+    let tampered = crate::wall::tampered_copies(&s.run_dir, &s.wall);
+    let v = s.verification.as_ref();
+    s.wall
+        .files
+        .iter()
+        .map(|f| {
+            let head = v.and_then(|v| {
+                v.results
+                    .iter()
+                    .find(|r| r.role == "wall" && r.result.name == f.check.name)
+                    .map(|r| r.result.clone())
+            });
+            let ran_sealed = v.is_none_or(|v| v.wall_intact.contains(&f.path));
+            crate::proof::WallEvidence {
+                path: f.path.clone(),
+                unchanged: ran_sealed && !tampered.contains(&f.path),
+                base: s
+                    .wall_base_results
+                    .iter()
+                    .find(|r| r.name == f.check.name)
+                    .cloned(),
+                head,
+            }
+        })
+        .collect()
 }
 
 /// The first NOT PROVEN entry that explains a non-zero exit (skipping the ones every run has).

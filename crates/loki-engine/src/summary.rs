@@ -8,7 +8,8 @@
 //! Cost:       $0.42 (anthropic, 212k tokens)        | not measured (never $0.00 for unknown)
 //! Time:       1m12s (intake 1s, plan 8s, implement 51s, verify 9s, ...)
 //! Run:        run_20260101_000000_abcd on branch loki/run_20260101_000000_abcd
-//! Next:       loki apply run_20260101_000000_abcd   | loki logs <run> when not VERIFIED
+//! Next:       loki apply run_20260101_000000_abcd   | loki answer <run> --text "…" when BLOCKED
+//!                                                   | loki logs <run> otherwise
 //! ```
 //! Labels are padded to 12 columns. Pure: the same report always renders the same text. The cost
 //! is printed with [`loki_agent::cost::usd`], so it reads as recorded (`$0.0028`, not `$0.00`).
@@ -155,6 +156,8 @@ pub fn render_for(r: &BuildReport, place: Place) -> String {
         line(&mut s, "Run:", &run);
         let next = match r.outcome {
             Outcome::Verified if !r.branch.is_empty() => format!("loki apply {}", r.run_id),
+            // The run asked a question (its Reason:); the answer starts the follow-up build.
+            Outcome::Blocked => format!("loki answer {} --text \"<your answer>\"", r.run_id),
             _ => format!("loki logs {}", r.run_id),
         };
         line(&mut s, "Next:", &next);
@@ -225,6 +228,14 @@ mod tests {
             "{failed}"
         );
         // A run whose checkout was removed names no branch.
+        // BLOCKED: the question is the reason, the answer is next.
+        let blocked = render(&report(Outcome::Blocked, 4));
+        assert!(
+            blocked.ends_with(
+                "\nNext:       loki answer run_20260101_000000_abcd --text \"<your answer>\"\n"
+            ),
+            "{blocked}"
+        );
         let mut gone = report(Outcome::Failed, 1);
         gone.branch.clear();
         assert!(render(&gone).contains("\nRun:        run_20260101_000000_abcd\n"));

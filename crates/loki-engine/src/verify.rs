@@ -65,6 +65,8 @@ pub struct Verification {
     /// The judge could not judge part of the change (its reasons are in `not_proven`): the run
     /// cannot be VERIFIED, though no retry of the agent's would change that.
     pub unjudged: bool,
+    /// The wall files that had their sealed bytes when their checks ran.
+    pub wall_intact: Vec<String>,
 }
 
 impl Verification {
@@ -288,6 +290,10 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         });
     }
     for w in &input.wall.files {
+        // What runs must be what was sealed, or the result proves nothing about the contract.
+        if std::fs::read(input.worktree.join(&w.path)).is_ok_and(|b| b == w.bytes) {
+            v.wall_intact.push(w.path.clone());
+        }
         let r = run_check(&w.check, &opts)?;
         v.results.push(RoleResult {
             role: "wall",

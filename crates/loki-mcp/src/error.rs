@@ -19,9 +19,6 @@ pub enum ToolError {
         "invalid `repo`: {repo} is not one of the repositories this server serves ({allowed}); start `loki mcp` there or add `--repo {repo}`"
     )]
     NotServed { repo: PathBuf, allowed: String },
-    /// `loki_answer` on a run that is not waiting for an answer.
-    #[error("run {run} is not BLOCKED ({state}): there is no question to answer")]
-    NotBlocked { run: String, state: String },
     /// A run that has no receipt (still running, or ended before its seal).
     #[error("run {run} has no receipt ({state})")]
     NoReceipt { run: String, state: String },

@@ -33,7 +33,9 @@
 //!   `repro`); with `apply: true` exactly, `loki fix <run> --apply --yes` in the background and
 //!   its heal run's `{run_id, pid, log}`.
 //! - `loki_answer {repo, run, text, provider?, model?, script?}` → a follow-up build (as
-//!   `loki_run`) whose task is the BLOCKED run's task, its question and the answer.
+//!   `loki_run`) whose task is the BLOCKED run's task, its question and the answer, decided by
+//!   the same library function as `loki answer` (`loki_engine::ops::follow_up`: an answer to a
+//!   contradiction in the delivery contract names the criterion that holds).
 //!
 //! Resources: `loki://runs/<id>` (the status object) and `loki://runs/<id>/receipt` (the receipt
 //! object), listed for the repositories the server was started for.

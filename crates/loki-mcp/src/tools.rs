@@ -23,8 +23,6 @@ use crate::validate::{self, RunRef, Scope};
 const DEFAULT_LIST: usize = 20;
 /// The most runs one `loki_runs` answer holds, whatever the client asks.
 const MAX_LIST: usize = 1000;
-/// How a BLOCKED run's receipt records the agent's question (`loki-engine`'s implement stage).
-const QUESTION_PREFIX: &str = "spec conflict reported by the agent: ";
 /// The outcome of a run that waits for an answer.
 const BLOCKED: &str = "BLOCKED";
 
@@ -73,7 +71,9 @@ pub fn status_of(repo: &Repo, id: &RunId) -> Result<Value, ToolError> {
             o.insert("log".into(), log.display().to_string().into());
         }
         if view.outcome.as_deref() == Some(BLOCKED) {
-            o.insert("question".into(), question(&dir).into());
+            let question = loki_engine::ops::question(&dir)
+                .unwrap_or_else(|| "(the run recorded no question)".to_string());
+            o.insert("question".into(), question.into());
         }
     }
     Ok(v)
@@ -278,63 +278,33 @@ pub fn fix(ctx: &Ctx, a: &FixArgs) -> Result<Value, ToolError> {
     }))
 }
 
-/// `loki_answer`: a follow-up build of a BLOCKED run, carrying its task, question and answer.
+/// `loki_answer`: a follow-up build of a BLOCKED run, carrying its task, question and answer
+/// (the same follow-up `loki answer` builds: [`loki_engine::ops::follow_up`]).
 pub fn answer(ctx: &Ctx, a: &AnswerArgs) -> Result<Value, ToolError> {
     let repo = ctx.scope.repo(&a.repo)?;
     let id = resolve(&repo, "run", &a.run)?;
     validate::text("text", &a.text)?;
-    let flags = provider_flags(
+    let mut flags = provider_flags(
         a.provider.as_deref(),
         a.model.as_deref(),
         a.script.as_deref(),
     )?;
-    let store = RunStore::new(repo.clone());
-    let rec = store.load(&id)?;
-    if rec.outcome.as_deref() != Some(BLOCKED) {
-        return Err(ToolError::NotBlocked {
-            run: id.to_string(),
-            state: rec
-                .outcome
-                .clone()
-                .unwrap_or_else(|| rec.status.as_str().to_string()),
-        });
+    let f = loki_engine::ops::follow_up(&repo, &id, &a.text)?;
+    let stem = background::files_for(&repo, "build")?;
+    if let Some(c) = &f.contract {
+        // The follow-up is judged against the resolved contract, which the child reads from a
+        // file beside its task.
+        let path = stem.with_extension("contract.json");
+        loki_core::fs::write_atomic(&path, &c.to_file_bytes()?)?;
+        flags.extend(["--contract".into(), path.into_os_string()]);
     }
-    let question = question(&store.dir(&id));
-    let original = rec.task.clone().unwrap_or_default();
-    let task = follow_up_task(&original, id.as_str(), &question, &a.text);
-    let started = build(ctx, &repo, &task, flags)?;
+    let started = build_at(ctx, &repo, &stem, &f.task, flags)?;
     let mut v = started_json(&repo, &started);
     if let Some(o) = v.as_object_mut() {
         o.insert("answers".into(), id.to_string().into());
-        o.insert("question".into(), question.into());
+        o.insert("question".into(), f.question.into());
     }
     Ok(v)
-}
-
-/// The task of a follow-up build: the original task, then the question and the answer (pure).
-#[must_use]
-pub fn follow_up_task(original: &str, run: &str, question: &str, answer: &str) -> String {
-    format!(
-        "{}\n\nA previous attempt ({run}) stopped BLOCKED with this question:\n{}\n\nThe answer:\n{}\n",
-        original.trim_end(),
-        question.trim_end(),
-        answer.trim_end()
-    )
-}
-
-/// The question a BLOCKED run asked, from its receipt's NOT PROVEN list.
-fn question(run_dir: &Path) -> String {
-    std::fs::read(run_dir.join("receipt.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .and_then(|r| {
-            r.get("not_proven")?
-                .as_array()?
-                .iter()
-                .filter_map(Value::as_str)
-                .find_map(|n| n.strip_prefix(QUESTION_PREFIX).map(str::to_string))
-        })
-        .unwrap_or_else(|| "(the run recorded no question)".to_string())
 }
 
 /// A run named by the client, `latest` resolved.
@@ -375,10 +345,21 @@ fn provider_flags(
 /// `loki run-task --file` in the background, the task in a file beside its log.
 fn build(ctx: &Ctx, repo: &Repo, task: &str, flags: Vec<OsString>) -> Result<Started, ToolError> {
     let stem = background::files_for(repo, "build")?;
-    let file = background::task_file(&stem, task)?;
+    build_at(ctx, repo, &stem, task, flags)
+}
+
+/// [`build`] with its files at `stem`.
+fn build_at(
+    ctx: &Ctx,
+    repo: &Repo,
+    stem: &Path,
+    task: &str,
+    flags: Vec<OsString>,
+) -> Result<Started, ToolError> {
+    let file = background::task_file(stem, task)?;
     let mut args: Vec<OsString> = vec!["run-task".into(), "--file".into(), file.into_os_string()];
     args.extend(flags);
-    background::start(repo, &ctx.exe, args, &stem)
+    background::start(repo, &ctx.exe, args, stem)
 }
 
 fn started_json(repo: &Repo, s: &Started) -> Value {
@@ -410,23 +391,4 @@ fn home(ctx: &Ctx) -> Result<PathBuf, ToolError> {
             "neither LOKI_HOME nor HOME is set in the server's environment",
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::follow_up_task;
-
-    #[test]
-    fn a_follow_up_task_carries_the_task_the_question_and_the_answer() {
-        let t = follow_up_task(
-            "make add() sum\n",
-            "run_20261203_075000_ab12",
-            "integers or floats?",
-            "integers",
-        );
-        assert_eq!(
-            t,
-            "make add() sum\n\nA previous attempt (run_20261203_075000_ab12) stopped BLOCKED with this question:\nintegers or floats?\n\nThe answer:\nintegers\n"
-        );
-    }
 }

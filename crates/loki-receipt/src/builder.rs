@@ -6,7 +6,8 @@
 //! Facts decide ([`loki_core::outcome::decide`]). VERIFIED requires every one of: no tampering,
 //! a non-empty diff, at least one check and every check proving something ([`Check::proves`]: it
 //! passed, executed more than zero tests, none failed — flaky is not a pass), no integrity
-//! finding, and for build runs a sealed wall that passed. PARTIAL: a non-empty diff and at least
+//! finding, for build runs a sealed wall that passed, and with a delivery contract every
+//! criterion not marked advisory proven ([`crate::schema::Criterion`]). PARTIAL: a non-empty diff and at least
 //! one proving check. Then assessments can only lower: one with `lowers_to` PARTIAL or FAILED
 //! moves a VERIFIED / ALREADY_SATISFIED down (or a PARTIAL to FAILED), never anything up, and it
 //! never touches BUDGET_STOP, BLOCKED or STALLED, which are facts about the run.
@@ -16,7 +17,8 @@
 //! Never empty by omission. First the entries every receipt of its kind carries
 //! ([`always_not_proven`]; plus [`FULL_SUITE`] when only impacted tests ran), then one entry per
 //! gap: each check that did not prove, each skipped test count, each pre-existing failure, each
-//! integrity finding, each lowering assessment, each unmatched contract criterion, a missing or
+//! integrity finding, each lowering assessment, each contract criterion not proven (advisory ones
+//! too, marked so), a missing or
 //! failed wall, an empty diff, unmeasured cost sessions, and what the producer adds.
 //!
 //! # Sealing
@@ -39,8 +41,8 @@ use crate::dsse::{Envelope, envelope_for};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
 use crate::schema::{
-    Assessment, Check, Contract, Cost, DiffStats, EventsBinding, IntegrityFinding, JudgeFact,
-    Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
+    Assessment, Check, Contract, Cost, CriterionStatus, DiffStats, EventsBinding, IntegrityFinding,
+    JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
 
 /// Listed when only the impacted tests ran, not the whole suite.
@@ -314,7 +316,10 @@ fn outcome_facts(f: &ReceiptFacts) -> OutcomeFacts {
         && !f.checks.is_empty()
         && f.checks.iter().all(Check::proves)
         && f.integrity.is_empty()
-        && wall_ok;
+        && wall_ok
+        && f.contract
+            .as_ref()
+            .is_none_or(Contract::all_required_proven);
     OutcomeFacts {
         tampered: f.flags.tampered,
         verified,
@@ -396,8 +401,16 @@ fn not_proven(f: &ReceiptFacts) -> Vec<String> {
             contract
                 .criteria
                 .iter()
-                .filter(|c| c.status != "keyword_match")
-                .map(|c| format!("criterion {}: {}", c.id, c.text)),
+                .filter(|c| c.status != CriterionStatus::Proven)
+                .map(|c| {
+                    format!(
+                        "criterion {}{}: {} ({})",
+                        c.id,
+                        if c.advisory { " (advisory)" } else { "" },
+                        c.text,
+                        c.reason.as_deref().unwrap_or("not proven")
+                    )
+                }),
         );
     }
     if f.cost.measured_sessions < f.cost.total_sessions {
@@ -554,6 +567,81 @@ mod tests {
                 "pre-existing failure: tests::old",
                 "cost: 1 of 2 sessions not measured"
             ]
+        );
+    }
+
+    fn criterion(id: &str, status: CriterionStatus, advisory: bool) -> crate::schema::Criterion {
+        crate::schema::Criterion {
+            id: id.to_string(),
+            text: format!("{id} holds"),
+            status,
+            evidence: if status == CriterionStatus::Proven {
+                vec![format!(
+                    "loki_wall_x_test.py::test_{}",
+                    id.to_lowercase().replace('-', "_")
+                )]
+            } else {
+                Vec::new()
+            },
+            reason: (status == CriterionStatus::NotProven)
+                .then(|| "no wall test names it".to_string()),
+            advisory,
+        }
+    }
+
+    #[test]
+    fn verified_needs_every_required_criterion_proven() {
+        let mut f = verified_facts();
+        f.contract = Some(Contract {
+            sha256: "2".repeat(64),
+            criteria: vec![
+                criterion("AC-1", CriterionStatus::Proven, false),
+                criterion("AC-2", CriterionStatus::NotProven, true),
+            ],
+        });
+        let b = ReceiptBuilder::new(f.clone());
+        assert_eq!(b.verdict(), Outcome::Verified);
+        assert_eq!(
+            b.not_proven().last().map(String::as_str),
+            Some("criterion AC-2 (advisory): AC-2 holds (no wall test names it)")
+        );
+        f.contract.as_mut().unwrap().criteria[1].advisory = false;
+        let b = ReceiptBuilder::new(f);
+        assert_eq!(b.verdict(), Outcome::Partial);
+        assert_eq!(
+            b.not_proven().last().map(String::as_str),
+            Some("criterion AC-2: AC-2 holds (no wall test names it)")
+        );
+    }
+
+    #[test]
+    fn a_receipt_without_a_contract_has_no_contract_field() {
+        let r = ReceiptBuilder::new(verified_facts())
+            .build(EventsBinding {
+                count: 0,
+                head: loki_events::GENESIS.into(),
+            })
+            .unwrap();
+        let v = r.to_value().unwrap();
+        assert!(v.get("contract").is_none(), "{v}");
+        let mut f = verified_facts();
+        f.contract = Some(Contract {
+            sha256: "2".repeat(64),
+            criteria: vec![criterion("AC-1", CriterionStatus::Proven, false)],
+        });
+        let v = ReceiptBuilder::new(f)
+            .build(EventsBinding {
+                count: 0,
+                head: loki_events::GENESIS.into(),
+            })
+            .unwrap()
+            .to_value()
+            .unwrap();
+        // Optional fields are omitted, never null or false.
+        assert_eq!(
+            v["contract"]["criteria"][0],
+            serde_json::json!({"id": "AC-1", "text": "AC-1 holds", "status": "proven",
+                               "evidence": ["loki_wall_x_test.py::test_ac_1"]})
         );
     }
 

@@ -138,6 +138,36 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
         );
     }
 
+    if let Some(contract) = &r.contract {
+        s.push_str("\n## Contract (acceptance criteria)\n\n");
+        s.push_str("| AC | Criterion | Status | Evidence |\n|---|---|---|---|\n");
+        for c in &contract.criteria {
+            let mut status = c.status.describe().to_string();
+            if let Some(reason) = &c.reason {
+                status.push_str(&format!(": {}", cell(reason)));
+            }
+            if c.advisory {
+                status.push_str(" (advisory)");
+            }
+            let evidence: Vec<String> = c
+                .evidence
+                .iter()
+                .map(|e| format!("`{}`", cell(e)))
+                .collect();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {status} | {} |",
+                cell(&c.id),
+                cell(&c.text),
+                if evidence.is_empty() {
+                    "-".to_string()
+                } else {
+                    evidence.join(", ")
+                }
+            );
+        }
+    }
+
     s.push_str("\n## Integrity findings\n\n");
     if r.integrity.is_empty() {
         s.push_str("_None._\n");

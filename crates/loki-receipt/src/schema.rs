@@ -270,21 +270,57 @@ pub struct EventsBinding {
 /// The delivery contract (acceptance criteria) the run was judged against, when there was one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contract {
-    /// Hex SHA-256 of the contract file.
+    /// Hex SHA-256 of the contract file the run used (`contract.json` in its run directory).
     pub sha256: String,
     pub criteria: Vec<Criterion>,
 }
 
-/// One acceptance criterion and what it was matched to. Matching is a heuristic, so an unmatched
-/// criterion is listed in NOT PROVEN and a matched one is not a proof.
+impl Contract {
+    /// Every criterion the verdict depends on (all but the advisory ones) is proven.
+    #[must_use]
+    pub fn all_required_proven(&self) -> bool {
+        self.criteria
+            .iter()
+            .all(|c| c.advisory || c.status == CriterionStatus::Proven)
+    }
+}
+
+/// One acceptance criterion and the evidence for it: the sealed wall tests whose names carry its
+/// id and that failed on the base, passed on the head and were unchanged since sealed. Evidence,
+/// not a match of words: a criterion without such a test is `not_proven`, with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Criterion {
     pub id: String,
     pub text: String,
-    /// `keyword_match` or `no_match`.
-    pub status: String,
+    pub status: CriterionStatus,
+    /// The ids of the tests that prove it (empty unless proven).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<String>,
+    /// Why it is not proven.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Accepted unproven by the user (`advisory: true` in the contract): never required.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub advisory: bool,
+}
+
+/// Whether a criterion was proven by a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CriterionStatus {
+    Proven,
+    NotProven,
+}
+
+impl CriterionStatus {
+    /// As printed in `receipt.md`.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            CriterionStatus::Proven => "proven",
+            CriterionStatus::NotProven => "not proven",
+        }
+    }
 }
 
 impl Receipt {

@@ -73,11 +73,38 @@ pub fn run_task(
     kind: RunKind,
     flags: &BuildFlags,
 ) -> anyhow::Result<ExitCode> {
+    run_task_with(global, task, kind, flags, None)
+}
+
+/// [`run_task`] judged against `contract` when given (a follow-up's resolved contract), else
+/// `--contract FILE`, else the engine's own choice.
+pub fn run_task_with(
+    global: &GlobalArgs,
+    task: TaskInput,
+    kind: RunKind,
+    flags: &BuildFlags,
+    contract: Option<loki_engine::contract::Contract>,
+) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &flags.config_flags())?;
     let repo = ctx.repo()?;
     // A dirty tree is refused before anything else is looked at (the provider, its script).
     loki_engine::intake::preflight(&repo)?;
+    let contract =
+        match (contract, &flags.contract) {
+            (Some(c), _) => Some(c),
+            (None, Some(path)) => Some(loki_engine::proof::load(path)?.ok_or_else(|| {
+                UsageError(format!("--contract {}: no such file", path.display()))
+            })?),
+            (None, None) => None,
+        };
+    if contract.is_some() && kind != RunKind::Build {
+        return Err(UsageError(
+            "a quick run has no acceptance wall, so nothing would prove a contract: use `loki run-task` or `loki \"<task>\"`".into(),
+        )
+        .into());
+    }
     let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
+    opts.contract = contract;
     opts.keep = flags.keep;
     opts.commit = !flags.no_commit;
     opts.on_command = crate::cmd::modelbox::echo_commands(global);
@@ -220,6 +247,9 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
             loki_engine::summary::tokens(v.tokens)
         ),
     };
+    let question = (v.outcome.as_deref() == Some("BLOCKED"))
+        .then(|| loki_engine::ops::question(&store.dir(&id)))
+        .flatten();
     let rows = [
         ("Run:", format!("{} ({}, {})", v.run_id, v.kind, v.status)),
         ("Stage:", v.stage.clone().unwrap_or_else(|| "-".into())),
@@ -230,6 +260,10 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
     ];
     for (label, value) in rows {
         anstream::println!("{label:<12}{value}");
+    }
+    if let Some(q) = question {
+        anstream::println!("{:<12}{q}", "Question:");
+        anstream::println!("{:<12}loki answer {id} --text \"<your answer>\"", "Next:");
     }
     Ok(ExitCode::Success)
 }

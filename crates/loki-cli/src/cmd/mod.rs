@@ -5,6 +5,7 @@ pub mod build;
 pub mod checks;
 pub mod completions;
 pub mod config;
+pub mod contract;
 pub mod demo;
 pub mod doctor;
 pub mod events;

@@ -10,12 +10,14 @@
 )]
 
 mod agents;
+mod answer;
 mod ask;
 mod build;
 mod build_backends;
 mod build_flags;
 mod cli;
 mod config;
+mod contract;
 mod demo;
 mod doctor;
 mod heal;

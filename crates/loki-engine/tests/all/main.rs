@@ -9,6 +9,7 @@
 
 mod adversarial;
 mod common;
+mod contract;
 mod demo;
 mod environments;
 mod generated;

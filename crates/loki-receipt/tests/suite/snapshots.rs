@@ -86,6 +86,50 @@ fn receipt_md_of_a_run_with_gaps() {
 }
 
 #[test]
+fn receipt_md_shows_the_contract_table() {
+    use loki_receipt::schema::{Contract, Criterion, CriterionStatus};
+    let mut facts = verified_facts(RUN);
+    facts.contract = Some(Contract {
+        sha256: "ef".repeat(32),
+        criteria: vec![
+            Criterion {
+                id: "AC-1".to_string(),
+                text: "`add(2, 3)` returns 5".to_string(),
+                status: CriterionStatus::Proven,
+                evidence: vec!["loki_wall_add_test.py::test_ac_1_sums".to_string()],
+                reason: None,
+                advisory: false,
+            },
+            Criterion {
+                id: "AC-2".to_string(),
+                text: "negative numbers | zero".to_string(),
+                status: CriterionStatus::NotProven,
+                evidence: Vec::new(),
+                reason: Some("no wall test names it".to_string()),
+                advisory: false,
+            },
+            Criterion {
+                id: "AC-3".to_string(),
+                text: "fast".to_string(),
+                status: CriterionStatus::NotProven,
+                evidence: Vec::new(),
+                reason: Some("it passed already on the base".to_string()),
+                advisory: true,
+            },
+        ],
+    });
+    let receipt = ReceiptBuilder::new(facts)
+        .build(EventsBinding {
+            count: 4,
+            head: "ab".repeat(32),
+        })
+        .unwrap();
+    // AC-2 is required and not proven.
+    assert_eq!(receipt.verdict, Outcome::Partial);
+    insta::assert_snapshot!(render_markdown(&receipt, &SignatureLine::Unsigned));
+}
+
+#[test]
 fn verify_output_human_and_json() {
     let fx = sealed_run();
     let report = fx.verify();

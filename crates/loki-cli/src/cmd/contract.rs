@@ -1,0 +1,93 @@
+//! `loki contract SPEC.md` and `loki answer <run>`: the delivery contract of later build runs,
+//! and the follow-up of a BLOCKED one.
+//!
+//! `loki contract` prints the numbered criteria ([`loki_engine::contract`]) and writes them to
+//! `.loki/contract.json` atomically; a text without criteria writes nothing and exits 2 (an empty
+//! contract would prove nothing). `loki answer` builds again with the task, the question and the
+//! answer ([`loki_engine::ops::follow_up`], shared with MCP's `loki_answer`); a run that is not
+//! BLOCKED is refused with exit 2.
+
+use std::io::{IsTerminal as _, Read as _};
+
+use loki_core::outcome::ExitCode;
+use loki_core::run::{RunKind, RunStore};
+use loki_engine::TaskInput;
+use loki_engine::contract::{Contract, MAX_CRITERIA};
+
+use crate::cli::{AnswerArgs, ContractArgs, GlobalArgs};
+use crate::cmd::{UsageError, resolve_run};
+use crate::context::Ctx;
+
+/// `loki contract SPEC.md`.
+pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| UsageError(format!("cannot read the spec {}: {e}", args.file.display())))?;
+    let source = args.file.display().to_string();
+    let (contract, dropped) = Contract::from_text(&source, &text);
+    let Some(contract) = contract else {
+        return Err(UsageError(format!(
+            "no acceptance criteria in {source}: loki takes checklist items (- [ ] …) and the items of lists under a heading such as \"Acceptance criteria\", \"Requirements\", \"Must\" or \"Definition of done\""
+        ))
+        .into());
+    };
+    let path = loki_engine::proof::repo_contract_path(&repo);
+    repo.ensure_loki_dir()?;
+    loki_core::fs::write_atomic(&path, &contract.to_file_bytes()?)?;
+    if ctx.global.json {
+        anstream::println!("{}", serde_json::to_string(&contract)?);
+    } else {
+        for c in &contract.criteria {
+            anstream::println!("{:<6} {}", c.id, c.text);
+        }
+        if dropped > 0 {
+            anstream::println!(
+                "{dropped} more item(s) beyond the first {MAX_CRITERIA} were not taken: split the spec"
+            );
+        }
+        anstream::println!(
+            "Wrote {} ({} criteria from {source}); build runs are judged against it until it is removed",
+            path.display(),
+            contract.criteria.len()
+        );
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `loki answer <run> [--text TEXT]`: the answer from `--text` or stdin.
+pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode> {
+    let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
+    let repo = ctx.repo()?;
+    let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
+    let text = match &args.text {
+        Some(t) => t.clone(),
+        None => {
+            if std::io::stdin().is_terminal() {
+                anstream::eprintln!("Type the answer, then Ctrl-D:");
+            }
+            let mut t = String::new();
+            std::io::stdin().read_to_string(&mut t)?;
+            t
+        }
+    };
+    if text.trim().is_empty() {
+        return Err(
+            UsageError("the answer is empty: give it with --text or on stdin".into()).into(),
+        );
+    }
+    let f = loki_engine::ops::follow_up(&repo, &id, &text)?;
+    if !global.quiet && !global.json {
+        anstream::eprintln!("answering {} ({}); building again", f.answers, f.question);
+    }
+    let task = TaskInput {
+        text: f.task,
+        source: format!("answer:{}", f.answers),
+    };
+    // A quick run is followed up as a quick run; every other BLOCKED run is a build.
+    let kind = if f.kind == RunKind::Quick {
+        RunKind::Quick
+    } else {
+        RunKind::Build
+    };
+    crate::cmd::build::run_task_with(global, task, kind, &args.flags, f.contract)
+}
