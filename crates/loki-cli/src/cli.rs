@@ -128,7 +128,7 @@ pub enum Command {
     /// Improve the agent's instructions from failed runs, with guards and rollback
     Improve(ImproveArgs),
     /// Build a task from a GitHub, GitLab, Jira or Linear issue
-    Issue(Pending),
+    Issue(IssueArgs),
     /// Open a pull request for a verified run
     Pr(Pending),
     /// Start the local control plane: HTTP API and web UI over all runs
@@ -328,6 +328,15 @@ pub struct McpArgs {
     /// neither, any git work tree a client names
     #[arg(long = "repo", value_name = "PATH")]
     pub repos: Vec<PathBuf>,
+}
+
+/// `loki issue REF`.
+#[derive(Debug, Args)]
+pub struct IssueArgs {
+    /// owner/repo#N, group/project#N, an issue or merge request URL, jira:KEY-1 or linear:TEAM-1
+    pub reference: String,
+    #[command(flatten)]
+    pub flags: BuildFlags,
 }
 
 #[derive(Debug, Args)]

@@ -146,7 +146,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
         Command::Improve(args) => cmd::improve::run(&global, &args),
         Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
-        Command::Issue(_) | Command::Pr(_) | Command::Serve(_) => Ok(cmd::not_yet(name)),
+        Command::Issue(args) => cmd::issue::run(&global, &args),
+        Command::Pr(_) | Command::Serve(_) => Ok(cmd::not_yet(name)),
     };
     code.map(cmd::Exit::from)
 }
@@ -171,6 +172,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_heal::HealError>,
     probe::<loki_engine::EngineError>,
     probe::<loki_improve::ImproveError>,
+    probe::<loki_intake::IntakeError>,
     probe::<loki_mcp::McpError>,
 ];
 

@@ -111,6 +111,53 @@ pub const IMPROVE_ABORT_AT: Var = Var {
     scope: Scope::Tests,
     doc: "tests: the `loki improve` check point (locked, captured, proposed, canary, applied) at which a child test process aborts, to prove crash safety",
 };
+/// Issue trackers (`loki owner/repo#N`, `loki issue REF`): the user's credentials and
+/// endpoints, read for the fetch of the issue only, never handed to the agent.
+pub const GITHUB_TOKEN: Var = Var {
+    name: "GITHUB_TOKEN",
+    scope: Scope::Loki,
+    doc: "a GitHub token for reading issues (optional for public repositories)",
+};
+pub const GITHUB_API_URL: Var = Var {
+    name: "LOKI_GITHUB_API_URL",
+    scope: Scope::Loki,
+    doc: "the GitHub REST API (default https://api.github.com; GitHub Enterprise: https://<host>/api/v3)",
+};
+pub const GITLAB_URL: Var = Var {
+    name: "GITLAB_URL",
+    scope: Scope::Loki,
+    doc: "a self-hosted GitLab (default https://gitlab.com)",
+};
+pub const GITLAB_TOKEN: Var = Var {
+    name: "GITLAB_TOKEN",
+    scope: Scope::Loki,
+    doc: "a GitLab token for reading issues and merge requests",
+};
+pub const JIRA_BASE_URL: Var = Var {
+    name: "JIRA_BASE_URL",
+    scope: Scope::Loki,
+    doc: "the Jira site (https://<site>.atlassian.net or a self-hosted URL); with JIRA_EMAIL and JIRA_API_TOKEN",
+};
+pub const JIRA_EMAIL: Var = Var {
+    name: "JIRA_EMAIL",
+    scope: Scope::Loki,
+    doc: "the Jira account's email, for JIRA_API_TOKEN",
+};
+pub const JIRA_API_TOKEN: Var = Var {
+    name: "JIRA_API_TOKEN",
+    scope: Scope::Loki,
+    doc: "a Jira API token",
+};
+pub const LINEAR_API_KEY: Var = Var {
+    name: "LINEAR_API_KEY",
+    scope: Scope::Loki,
+    doc: "a Linear API key for reading issues",
+};
+pub const LINEAR_API_URL: Var = Var {
+    name: "LOKI_LINEAR_API_URL",
+    scope: Scope::Loki,
+    doc: "the Linear API (default https://api.linear.app)",
+};
 /// The seed a recorded incident ran with.
 pub const SEED: Var = Var {
     name: "LOKI_SEED",
@@ -207,6 +254,15 @@ pub const VARS: &[Var] = &[
     RECEIPT_RETIRED_PUBKEYS,
     LOG,
     IMPROVE,
+    GITHUB_TOKEN,
+    GITHUB_API_URL,
+    GITLAB_URL,
+    GITLAB_TOKEN,
+    JIRA_BASE_URL,
+    JIRA_EMAIL,
+    JIRA_API_TOKEN,
+    LINEAR_API_KEY,
+    LINEAR_API_URL,
     SEED,
     REPRO_TIMEOUT,
     PYTEST_REPORT,

@@ -408,6 +408,9 @@ pub fn run_build(
         &started,
     )?;
     log.update_record(|r| r.agent_revision = Some(agent_revision))?;
+    if let Some(issue) = &opts.issue {
+        crate::write_file(&log.dir().join("issue.json"), &issue.json)?;
+    }
     let (run_id, run_dir) = (log.id().clone(), log.dir().to_path_buf());
     let contract = match contract {
         Some(c) => {

@@ -69,6 +69,6 @@ pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Eng
 }
 pub use error::EngineError;
 pub use options::{
-    BuildOptions, DEFAULT_CAP, DEFAULT_DEEP_CAP, Observer, Progress, Silent, TaskInput,
+    BuildOptions, DEFAULT_CAP, DEFAULT_DEEP_CAP, IssueInput, Observer, Progress, Silent, TaskInput,
 };
 pub use summary::BuildReport;

@@ -22,6 +22,14 @@ pub struct TaskInput {
     pub source: String,
 }
 
+/// The issue a task came from (`loki owner/repo#N`): its canonical reference, the receipt's
+/// `task.ref`, and its normalised JSON, written as `issue.json` in the run's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueInput {
+    pub reference: String,
+    pub json: Vec<u8>,
+}
+
 /// How one build run goes.
 #[derive(Debug)]
 pub struct BuildOptions {
@@ -71,6 +79,8 @@ pub struct BuildOptions {
     /// The delivery contract the caller chose (`--contract FILE`, a follow-up's resolved
     /// contract); `None`: `.loki/contract.json`, else the task's criteria ([`crate::proof`]).
     pub contract: Option<crate::contract::Contract>,
+    /// The issue the task came from, if it did.
+    pub issue: Option<IssueInput>,
 }
 
 impl BuildOptions {
@@ -99,6 +109,7 @@ impl BuildOptions {
             network: loki_core::confine::Network::Denied,
             on_command: None,
             contract: None,
+            issue: None,
         }
     }
 }

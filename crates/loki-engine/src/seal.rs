@@ -88,7 +88,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     facts.task = Task {
         source: s.opts.task.source.clone(),
         sha256: hex::encode(Sha256::digest(s.opts.task.text.as_bytes())),
-        reference: None,
+        reference: s.opts.issue.as_ref().map(|i| i.reference.clone()),
     };
     facts.repo = RepoState {
         origin: s.intake.as_ref().and_then(|i| i.origin.clone()),

@@ -73,17 +73,18 @@ pub fn run_task(
     kind: RunKind,
     flags: &BuildFlags,
 ) -> anyhow::Result<ExitCode> {
-    run_task_with(global, task, kind, flags, None)
+    run_task_with(global, task, kind, flags, None, None)
 }
 
 /// [`run_task`] judged against `contract` when given (a follow-up's resolved contract), else
-/// `--contract FILE`, else the engine's own choice.
+/// `--contract FILE`, else the engine's own choice; `issue` is the issue the task came from.
 pub fn run_task_with(
     global: &GlobalArgs,
     task: TaskInput,
     kind: RunKind,
     flags: &BuildFlags,
     contract: Option<loki_engine::contract::Contract>,
+    issue: Option<loki_engine::IssueInput>,
 ) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &flags.config_flags())?;
     let repo = ctx.repo()?;
@@ -105,6 +106,7 @@ pub fn run_task_with(
     }
     let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
     opts.contract = contract;
+    opts.issue = issue;
     opts.keep = flags.keep;
     opts.commit = !flags.no_commit;
     opts.on_command = crate::cmd::modelbox::echo_commands(global);

@@ -89,5 +89,5 @@ pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode
     } else {
         RunKind::Build
     };
-    crate::cmd::build::run_task_with(global, task, kind, &args.flags, f.contract)
+    crate::cmd::build::run_task_with(global, task, kind, &args.flags, f.contract, None)
 }

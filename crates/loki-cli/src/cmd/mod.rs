@@ -11,6 +11,7 @@ pub mod doctor;
 pub mod events;
 pub mod heal;
 pub mod improve;
+pub mod issue;
 pub mod keys;
 pub mod mcp;
 pub mod modelbox;
@@ -106,6 +107,10 @@ pub fn build_task(
         );
         let _ = err.print();
         return Ok(ExitCode::Usage);
+    }
+    // `loki owner/repo#N`, an issue URL, `jira:KEY`, `linear:ID`: the issue, fetched first.
+    if let Some(reference) = loki_intake::parse(task, &issue::hosts())? {
+        return issue::build(global, &reference, flags);
     }
     let input = loki_engine::TaskInput {
         text: task.to_string(),

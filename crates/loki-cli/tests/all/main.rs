@@ -22,6 +22,7 @@ mod demo;
 mod doctor;
 mod heal;
 mod improve;
+mod intake;
 mod judge;
 mod mcp;
 mod modelbox;

@@ -1,0 +1,328 @@
+//! A loopback fake of the issue trackers loki reads (GitHub REST, GitLab REST v4, Jira REST v3,
+//! Linear GraphQL), one server for all four, that checks every request: the auth header's form
+//! for each tracker, the paths, the pagination parameters, the GraphQL query shape. Any other
+//! request, or a request that breaks a rule, is a violation that [`FakeTrackers::assert_clean`]
+//! turns into a test failure.
+//!
+//! One issue per tracker, with two pages of comments (GitHub: `Link`; GitLab: `X-Next-Page`;
+//! Jira: `startAt`/`total`; Linear: `pageInfo`). [`Behaviour`] makes the next issue request
+//! answer a rate limit, a 404 or garbage, or serves a huge body.
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::fake_llm::Recorded;
+use crate::fake_server::{Incoming, Ledger, Loopback};
+
+/// The credentials the fake expects.
+pub const GITHUB_TOKEN: &str = "ghp_fake_token";
+pub const GITLAB_TOKEN: &str = "glpat-fake";
+pub const JIRA_EMAIL: &str = "ana@example.org";
+pub const JIRA_TOKEN: &str = "jira-fake-token";
+pub const LINEAR_KEY: &str = "lin_api_fake";
+
+/// What the next issue request gets instead of the issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    Normal,
+    /// One 429 with `Retry-After: 1`, then normal.
+    RateLimitOnce,
+    NotFound,
+    Garbage,
+    /// The issue's body is 1 MiB.
+    HugeBody,
+}
+
+#[derive(Debug)]
+struct Shared {
+    behaviour: Behaviour,
+    ledger: Ledger,
+    origin: String,
+}
+
+/// The fake; serves until dropped.
+#[derive(Debug)]
+pub struct FakeTrackers {
+    shared: Arc<Mutex<Shared>>,
+    server: Loopback,
+}
+
+impl FakeTrackers {
+    /// Binds `127.0.0.1:0`; start it inside a tokio runtime.
+    pub async fn start() -> FakeTrackers {
+        let shared = Arc::new(Mutex::new(Shared {
+            behaviour: Behaviour::Normal,
+            ledger: Ledger::default(),
+            origin: String::new(),
+        }));
+        let app = Router::new().fallback(handle).with_state(shared.clone());
+        let server = Loopback::serve(app).await;
+        shared.lock().unwrap().origin = server.origin();
+        FakeTrackers { shared, server }
+    }
+
+    /// `http://127.0.0.1:<port>`: the GitHub API, the GitLab and Jira sites and the Linear API.
+    #[must_use]
+    pub fn origin(&self) -> String {
+        self.server.origin()
+    }
+
+    pub fn set(&self, b: Behaviour) {
+        self.shared.lock().unwrap().behaviour = b;
+    }
+
+    #[must_use]
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.shared.lock().unwrap().ledger.requests.clone()
+    }
+
+    /// Fails the test with every violation recorded.
+    pub fn assert_clean(&self) {
+        let v = self.shared.lock().unwrap().ledger.violations.clone();
+        assert!(
+            v.is_empty(),
+            "the fake trackers saw violations:\n{}",
+            v.join("\n")
+        );
+    }
+}
+
+fn json_reply(status: StatusCode, body: &Value, headers: &[(&'static str, String)]) -> Response {
+    let mut r = (status, body.to_string()).into_response();
+    r.headers_mut()
+        .insert("content-type", "application/json".parse().unwrap());
+    for (k, v) in headers {
+        r.headers_mut().insert(*k, v.parse().unwrap());
+    }
+    r
+}
+
+fn body_text(b: Behaviour, normal: &str) -> String {
+    if b == Behaviour::HugeBody {
+        "x".repeat(1024 * 1024)
+    } else {
+        normal.to_string()
+    }
+}
+
+async fn handle(
+    State(shared): State<Arc<Mutex<Shared>>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let req = Incoming::new(&headers, &body);
+    let path = uri.path().to_string();
+    let query = uri.query().unwrap_or("").to_string();
+    let mut s = shared.lock().unwrap();
+    let full = if query.is_empty() {
+        path.clone()
+    } else {
+        format!("{path}?{query}")
+    };
+    s.ledger.record(&req, &full);
+    let h = |n: &str| req.headers.get(n).cloned().unwrap_or_default();
+    let origin = s.origin.clone();
+    let is_issue = matches!(
+        path.as_str(),
+        "/repos/octo/widgets/issues/12"
+            | "/api/v4/projects/grp%2Fsub%2Fproj/issues/3"
+            | "/rest/api/3/issue/PROJ-7"
+    ) || path == "/graphql";
+    let behaviour = s.behaviour;
+    if is_issue && !query.contains("after") {
+        match behaviour {
+            Behaviour::RateLimitOnce => {
+                s.behaviour = Behaviour::Normal;
+                return json_reply(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    &json!({"message": "slow down"}),
+                    &[("retry-after", "1".into())],
+                );
+            }
+            Behaviour::NotFound => {
+                return json_reply(StatusCode::NOT_FOUND, &json!({"message": "Not Found"}), &[]);
+            }
+            Behaviour::Garbage => return (StatusCode::OK, "<html>oops</html>").into_response(),
+            Behaviour::Normal | Behaviour::HugeBody => {}
+        }
+    }
+    let mut violation = |v: String| s.ledger.violations.push(format!("{method} {full}: {v}"));
+    match (method.as_str(), path.as_str()) {
+        ("GET", p) if p.starts_with("/repos/") => {
+            if h("authorization") != format!("Bearer {GITHUB_TOKEN}") {
+                violation("GitHub wants Authorization: Bearer <token>".into());
+            }
+            if h("accept") != "application/vnd.github+json" {
+                violation("GitHub wants Accept: application/vnd.github+json".into());
+            }
+            match p {
+                "/repos/octo/widgets/issues/12" => json_reply(
+                    StatusCode::OK,
+                    &json!({"title": "add() subtracts", "body": body_text(behaviour, "add(2, 3) returns -1; it must return 5."),
+                            "labels": [{"name": "bug"}], "html_url": "https://github.com/octo/widgets/issues/12",
+                            "user": {"login": "ana"}}),
+                    &[],
+                ),
+                "/repos/octo/widgets/issues/12/comments" => {
+                    if query.contains("page=2") {
+                        json_reply(
+                            StatusCode::OK,
+                            &json!([{"user": {"login": "bo"}, "body": "second page"}]),
+                            &[],
+                        )
+                    } else {
+                        if !query.contains("per_page=100") {
+                            violation("comments are read 100 per page".into());
+                        }
+                        let next = format!(
+                            "<{origin}/repos/octo/widgets/issues/12/comments?per_page=100&page=2>; rel=\"next\""
+                        );
+                        json_reply(
+                            StatusCode::OK,
+                            &json!([{"user": {"login": "ana"}, "body": "first page"}]),
+                            &[("link", next)],
+                        )
+                    }
+                }
+                _ => json_reply(StatusCode::NOT_FOUND, &json!({"message": "Not Found"}), &[]),
+            }
+        }
+        ("GET", p) if p.starts_with("/api/v4/") => {
+            if h("private-token") != GITLAB_TOKEN {
+                violation("GitLab wants PRIVATE-TOKEN".into());
+            }
+            match p {
+                "/api/v4/projects/grp%2Fsub%2Fproj/issues/3" => json_reply(
+                    StatusCode::OK,
+                    &json!({"title": "add() subtracts", "description": "make add return the sum", "labels": ["bug"],
+                            "web_url": format!("{origin}/grp/sub/proj/-/issues/3"), "author": {"username": "ana"}}),
+                    &[],
+                ),
+                "/api/v4/projects/grp%2Fsub%2Fproj/issues/3/notes" => {
+                    if query.contains("page=2") {
+                        json_reply(
+                            StatusCode::OK,
+                            &json!([{"author": {"username": "bo"}, "body": "second page", "system": false}]),
+                            &[],
+                        )
+                    } else {
+                        json_reply(
+                            StatusCode::OK,
+                            &json!([{"author": {"username": "gl"}, "body": "added ~bug label", "system": true},
+                                    {"author": {"username": "ana"}, "body": "first page", "system": false}]),
+                            &[("x-next-page", "2".into())],
+                        )
+                    }
+                }
+                _ => json_reply(
+                    StatusCode::NOT_FOUND,
+                    &json!({"message": "404 Not found"}),
+                    &[],
+                ),
+            }
+        }
+        ("GET", p) if p.starts_with("/rest/api/3/") => {
+            use base64::Engine as _;
+            let want = format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD
+                    .encode(format!("{JIRA_EMAIL}:{JIRA_TOKEN}"))
+            );
+            if h("authorization") != want {
+                violation("Jira wants Basic email:token".into());
+            }
+            match p {
+                "/rest/api/3/issue/PROJ-7" => json_reply(
+                    StatusCode::OK,
+                    &json!({"key": "PROJ-7", "fields": {"summary": "add() subtracts", "labels": ["bug"],
+                        "reporter": {"displayName": "Ana"},
+                        "description": {"type": "doc", "version": 1, "content": [
+                            {"type": "paragraph", "content": [{"type": "text", "text": "make add return the sum"}]},
+                            {"type": "bulletList", "content": [{"type": "listItem", "content": [
+                                {"type": "paragraph", "content": [{"type": "text", "text": "add(2, 3) == 5"}]}]}]}]}}}),
+                    &[],
+                ),
+                "/rest/api/3/issue/PROJ-7/comment" => {
+                    let text = |t: &str| json!({"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": t}]}]});
+                    if query.contains("startAt=0") {
+                        json_reply(
+                            StatusCode::OK,
+                            &json!({"startAt": 0, "total": 2, "comments": [{"author": {"displayName": "Ana"}, "body": text("first page")}]}),
+                            &[],
+                        )
+                    } else if query.contains("startAt=1") {
+                        json_reply(
+                            StatusCode::OK,
+                            &json!({"startAt": 1, "total": 2, "comments": [{"author": {"displayName": "Bo"}, "body": text("second page")}]}),
+                            &[],
+                        )
+                    } else {
+                        violation("comments are paged with startAt".into());
+                        json_reply(StatusCode::BAD_REQUEST, &json!({}), &[])
+                    }
+                }
+                _ => json_reply(
+                    StatusCode::NOT_FOUND,
+                    &json!({"errorMessages": ["Issue does not exist"]}),
+                    &[],
+                ),
+            }
+        }
+        ("POST", "/graphql") => {
+            if h("authorization") != LINEAR_KEY {
+                violation("Linear wants Authorization: <api key> (no Bearer)".into());
+            }
+            let Ok(b) = &req.body else {
+                violation("the body is not JSON".into());
+                return json_reply(StatusCode::BAD_REQUEST, &json!({}), &[]);
+            };
+            let q = b["query"].as_str().unwrap_or_default();
+            if !q.contains("issue(id: $id)") || !q.contains("pageInfo") {
+                violation(format!("unexpected query {q}"));
+            }
+            let id = b["variables"]["id"].as_str().unwrap_or_default();
+            if id != "ENG-42" {
+                return json_reply(
+                    StatusCode::OK,
+                    &json!({"data": {"issue": null}, "errors": [{"message": "Entity not found"}]}),
+                    &[],
+                );
+            }
+            let after = b["variables"]["after"].as_str();
+            let (nodes, more) = match after {
+                None => (
+                    json!([{"body": "first page", "user": {"name": "Ana"}}]),
+                    true,
+                ),
+                Some("c1") => (
+                    json!([{"body": "second page", "user": {"name": "Bo"}}]),
+                    false,
+                ),
+                Some(other) => {
+                    violation(format!("unknown cursor {other}"));
+                    (json!([]), false)
+                }
+            };
+            json_reply(
+                StatusCode::OK,
+                &json!({"data": {"issue": {"identifier": "ENG-42", "title": "add() subtracts",
+                    "description": "make add return the sum", "url": "https://linear.app/acme/issue/ENG-42",
+                    "creator": {"name": "Ana"}, "labels": {"nodes": [{"name": "bug"}]},
+                    "comments": {"nodes": nodes, "pageInfo": {"hasNextPage": more, "endCursor": "c1"}}}}}),
+                &[],
+            )
+        }
+        _ => {
+            violation("no such endpoint".into());
+            json_reply(StatusCode::NOT_FOUND, &json!({}), &[])
+        }
+    }
+}
