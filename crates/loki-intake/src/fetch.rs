@@ -31,6 +31,26 @@ pub struct Endpoints {
     pub linear_api_key: Option<String>,
 }
 
+impl Endpoints {
+    /// The endpoints and credentials of this process's environment (the crate doc lists them).
+    #[must_use]
+    pub fn from_env() -> Endpoints {
+        use loki_core::env;
+        let d = Endpoints::default();
+        Endpoints {
+            github_api_url: env::GITHUB_API_URL.get().unwrap_or(d.github_api_url),
+            github_token: env::GITHUB_TOKEN.get(),
+            gitlab_url: env::GITLAB_URL.get().unwrap_or(d.gitlab_url),
+            gitlab_token: env::GITLAB_TOKEN.get(),
+            jira_base_url: env::JIRA_BASE_URL.get(),
+            jira_email: env::JIRA_EMAIL.get(),
+            jira_api_token: env::JIRA_API_TOKEN.get(),
+            linear_api_url: env::LINEAR_API_URL.get().unwrap_or(d.linear_api_url),
+            linear_api_key: env::LINEAR_API_KEY.get(),
+        }
+    }
+}
+
 impl Default for Endpoints {
     fn default() -> Self {
         Endpoints {

@@ -100,6 +100,17 @@ pub struct Hosts {
     pub jira_base_url: Option<String>,
 }
 
+impl Hosts {
+    /// `GITLAB_URL` and `JIRA_BASE_URL` of this process.
+    #[must_use]
+    pub fn from_env() -> Hosts {
+        Hosts {
+            gitlab_url: loki_core::env::GITLAB_URL.get(),
+            jira_base_url: loki_core::env::JIRA_BASE_URL.get(),
+        }
+    }
+}
+
 fn bad(input: &str, why: &str) -> IntakeError {
     IntakeError::BadRef {
         input: input.to_string(),

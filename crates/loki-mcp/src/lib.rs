@@ -18,7 +18,8 @@
 //! Every input schema is generated from [`args`]; unknown fields are refused.
 //! - `loki_run {repo, task, provider?, model?, script?}` → `{repo, run_id, pid, log, status}`:
 //!   `loki run-task --file <task file>` in the background (see [`background`] for how the run
-//!   id is learned at start).
+//!   id is learned at start); a `task` that is an issue reference (`owner/repo#N`, an issue URL,
+//!   `jira:KEY-1`, `linear:TEAM-1`) runs `loki issue <ref>` instead, which fetches it first.
 //! - `loki_status {repo, run?}` → `loki status`'s view (`stage`, `status`, `outcome`,
 //!   `cost_usd`, `tokens`, …) plus `done`, `receipt`, `log` (a run started by this server) and,
 //!   for a BLOCKED run, `question`.

@@ -356,8 +356,17 @@ fn build_at(
     task: &str,
     flags: Vec<OsString>,
 ) -> Result<Started, ToolError> {
-    let file = background::task_file(stem, task)?;
-    let mut args: Vec<OsString> = vec!["run-task".into(), "--file".into(), file.into_os_string()];
+    // An issue reference (`owner/repo#N`, an issue URL, `jira:KEY-1`) is fetched by `loki issue`;
+    // a malformed one is refused here rather than built as a task.
+    let reference = loki_intake::parse(task, &loki_intake::Hosts::from_env())
+        .map_err(|e| ToolError::bad("task", e.to_string()))?;
+    let mut args: Vec<OsString> = match reference {
+        Some(r) => vec!["issue".into(), r.canonical().into()],
+        None => {
+            let file = background::task_file(stem, task)?;
+            vec!["run-task".into(), "--file".into(), file.into_os_string()]
+        }
+    };
     args.extend(flags);
     background::start(repo, &ctx.exe, args, stem)
 }

@@ -109,7 +109,7 @@ pub fn build_task(
         return Ok(ExitCode::Usage);
     }
     // `loki owner/repo#N`, an issue URL, `jira:KEY`, `linear:ID`: the issue, fetched first.
-    if let Some(reference) = loki_intake::parse(task, &issue::hosts())? {
+    if let Some(reference) = loki_intake::parse(task, &loki_intake::Hosts::from_env())? {
         return issue::build(global, &reference, flags);
     }
     let input = loki_engine::TaskInput {

@@ -591,3 +591,66 @@ fn a_build_refused_before_it_records_a_run_is_a_tool_error_with_its_reason() {
     );
     assert_eq!(ok(&r[2])["total"], 0);
 }
+
+/// `loki_run` with an issue reference: the issue is fetched (`loki issue`) and built like any
+/// task; its run records `issue.json`.
+#[tokio::test(flavor = "current_thread")]
+async fn loki_run_builds_an_issue_reference() {
+    let Some(sdk) = python_sdk() else { return };
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let fake = loki_test_support::fake_trackers::FakeTrackers::start().await;
+    let origin = fake.origin();
+    let repo = bug_repo();
+    let tmp = tempfile::tempdir().unwrap();
+    let script = script(
+        &tmp.path().join("script.json"),
+        &[fix_edit()],
+        &json!({"status": "done", "detail": "done"}),
+    );
+    let here = path_str(repo.path());
+    let steps = json!([
+        {"op": "initialize"},
+        tool("loki_run", &json!({"repo": here, "task": "octo/widgets#12", "provider": "scripted",
+                                 "script": path_str(&script)})),
+        {"op": "follow", "repo": here, "run_from": 1, "timeout": BUILD_TIMEOUT_S},
+        tool("loki_run", &json!({"repo": here, "task": "octo/widgets#x"})),
+    ]);
+    let root = repo.path().to_path_buf();
+    let r = tokio::task::spawn_blocking(move || {
+        let sb = Sandbox::new();
+        over_stdio_with(
+            &sdk,
+            &sb,
+            &root,
+            &steps,
+            &[
+                ("LOKI_GITHUB_API_URL", Path::new(&origin)),
+                (
+                    "GITHUB_TOKEN",
+                    Path::new(loki_test_support::fake_trackers::GITHUB_TOKEN),
+                ),
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    let done = ok(&r[2]);
+    assert_eq!(done["outcome"], "VERIFIED", "{:#}", r[2]);
+    let run_id = ok(&r[1])["run_id"].as_str().unwrap().to_string();
+    let issue: Value = serde_json::from_slice(
+        &std::fs::read(
+            repo.path()
+                .join(".loki/runs")
+                .join(&run_id)
+                .join("issue.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(issue["ref"], "github:octo/widgets#12");
+    let e = tool_error(&r[3]);
+    assert!(e.contains("octo/widgets#x"), "{e}");
+    fake.assert_clean();
+}
