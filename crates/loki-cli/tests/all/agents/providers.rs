@@ -447,14 +447,14 @@ fn aider_block(path: &str, search: &str, replace: &str) -> String {
     format!("{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn a_build_through_the_real_aider_is_verified() {
+/// A build through the real aider against the fake Chat Completions answering `blocks` (aider
+/// SEARCH/REPLACE answers, one per request): the repository, the fake, the summary and stderr.
+/// `None` when pytest or aider is missing outside CI.
+async fn aider_build(blocks: &[String]) -> Option<(GitRepo, FakeLlm, Value, String)> {
     if !loki_test_support::require_pytest() {
-        return;
+        return None;
     }
-    let Some(aider) = loki_test_support::require_agent("aider") else {
-        return;
-    };
+    let aider = loki_test_support::require_agent("aider")?;
     let sb = Sandbox::new();
     aider_home(&sb);
     let repo = bug_repo();
@@ -466,17 +466,13 @@ async fn a_build_through_the_real_aider_is_verified() {
         },
     )
     .await;
-    let reply = |text: &str| {
-        FakeTurn::text(text)
-            .with_usage([2000, 100, 0, 0])
-            .json(Api::OpenAi)
-    };
-    // The wall author creates the acceptance test with an empty SEARCH.
-    fake.push(reply(&aider_block("loki_wall_add_test.py", "", WALL)));
-    // The implementer edits calc.py (aider asks, and --yes-always allows, an edit to a file not
-    // yet in its chat).
-    let edit = aider_block("calc.py", "    return a - b\n", "    return a + b\n");
-    fake.push(reply(&edit));
+    for b in blocks {
+        fake.push(
+            FakeTurn::text(b)
+                .with_usage([2000, 100, 0, 0])
+                .json(Api::OpenAi),
+        );
+    }
     let mut cmd = loki(
         &sb,
         repo.path(),
@@ -493,6 +489,21 @@ async fn a_build_through_the_real_aider_is_verified() {
     cmd.env("OPENAI_API_KEY", OPENAI_KEY)
         .env("OPENAI_API_BASE", fake.base_url());
     let (v, stderr) = output(cmd).await;
+    Some((repo, fake, v, stderr))
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_build_through_the_real_aider_is_verified() {
+    // The wall author creates the acceptance test with an empty SEARCH; the implementer edits
+    // calc.py (aider asks, and --yes-always allows, an edit to a file not yet in its chat).
+    let Some((repo, fake, v, stderr)) = aider_build(&[
+        aider_block("loki_wall_add_test.py", "", WALL),
+        aider_block("calc.py", "    return a - b\n", "    return a + b\n"),
+    ])
+    .await
+    else {
+        return;
+    };
     if v["outcome"] != "VERIFIED" {
         for (i, r) in fake.requests().iter().enumerate() {
             let m = &r.body["messages"];
@@ -521,58 +532,22 @@ async fn a_build_through_the_real_aider_is_verified() {
 /// sends the failures back to the model, whose next answer fixes the code.
 #[tokio::test(flavor = "current_thread")]
 async fn aider_runs_the_repository_tests_in_the_box_and_fixes_what_failed() {
-    if !loki_test_support::require_pytest() {
-        return;
-    }
-    let Some(aider) = loki_test_support::require_agent("aider") else {
-        return;
-    };
-    let sb = Sandbox::new();
-    aider_home(&sb);
-    let repo = bug_repo();
-    let fake = FakeLlm::start(
-        Api::OpenAi,
-        Expect {
-            api_key: Some(OPENAI_KEY.into()),
-            model: OPENAI_MODEL.into(),
-        },
-    )
-    .await;
-    let reply = |text: &str| {
-        FakeTurn::text(text)
-            .with_usage([2000, 100, 0, 0])
-            .json(Api::OpenAi)
-    };
-    fake.push(reply(&aider_block("loki_wall_add_test.py", "", WALL)));
-    fake.push(reply(&aider_block(
-        "calc.py",
-        "    return a - b\n",
-        "    return a * b\n",
-    )));
     // The fix changes the file's size: the wrong edit and the fix land within one second, and
     // Python would otherwise trust calc.py's bytecode from the first test run (it checks the
     // source's mtime in whole seconds, and its size).
-    fake.push(reply(&aider_block(
-        "calc.py",
-        "    return a * b\n",
-        "    return a + b  # the sum\n",
-    )));
-    let mut cmd = loki(
-        &sb,
-        repo.path(),
-        &aider,
-        &[
-            TASK,
-            "--provider",
-            "aider",
-            "--model",
-            "openai/gpt-4.1",
-            "--json",
-        ],
-    );
-    cmd.env("OPENAI_API_KEY", OPENAI_KEY)
-        .env("OPENAI_API_BASE", fake.base_url());
-    let (v, stderr) = output(cmd).await;
+    let Some((repo, fake, v, stderr)) = aider_build(&[
+        aider_block("loki_wall_add_test.py", "", WALL),
+        aider_block("calc.py", "    return a - b\n", "    return a * b\n"),
+        aider_block(
+            "calc.py",
+            "    return a * b\n",
+            "    return a + b  # the sum\n",
+        ),
+    ])
+    .await
+    else {
+        return;
+    };
     let sent = sent(&fake.requests());
     // Each request's last user message (where aider puts the test output).
     let tails: Vec<String> = fake
