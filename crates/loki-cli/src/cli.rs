@@ -130,7 +130,7 @@ pub enum Command {
     /// Build a task from a GitHub, GitLab, Jira or Linear issue
     Issue(IssueArgs),
     /// Open a pull request for a verified run
-    Pr(Pending),
+    Pr(PrArgs),
     /// Start the local control plane: HTTP API and web UI over all runs
     Serve(Pending),
     /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
@@ -328,6 +328,19 @@ pub struct McpArgs {
     /// neither, any git work tree a client names
     #[arg(long = "repo", value_name = "PATH")]
     pub repos: Vec<PathBuf>,
+}
+
+/// `loki pr <run>`.
+#[derive(Debug, Args)]
+pub struct PrArgs {
+    /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
+    pub run: String,
+    /// The branch to merge into [default: the checkout's current branch]
+    #[arg(long, value_name = "BRANCH")]
+    pub base: Option<String>,
+    /// The remote the run's branch is pushed to
+    #[arg(long, value_name = "NAME", default_value = "origin")]
+    pub remote: String,
 }
 
 /// `loki issue REF`.

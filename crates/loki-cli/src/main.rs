@@ -147,7 +147,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Improve(args) => cmd::improve::run(&global, &args),
         Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
         Command::Issue(args) => cmd::issue::run(&global, &args),
-        Command::Pr(_) | Command::Serve(_) => Ok(cmd::not_yet(name)),
+        Command::Pr(args) => cmd::pr::run(&global, &args),
+        Command::Serve(_) => Ok(cmd::not_yet(name)),
     };
     code.map(cmd::Exit::from)
 }

@@ -48,6 +48,24 @@ impl Git {
         }
     }
 
+    /// Pushes `branch` to `remote`, creating or moving it there (`--force-with-lease`: a run's
+    /// branch is loki's own, and a second publish of the same run updates it). The user's git
+    /// configuration and credentials apply, as for their own `git push`.
+    pub fn push_branch(&self, remote: &str, branch: &str) -> Result<(), GitError> {
+        let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+        let spec = self.user_spec(&["push", "--force-with-lease", "--quiet", remote, &refspec]);
+        self.run_spec(&spec).map(drop)
+    }
+
+    /// The URL of the remote `name`, if there is one.
+    pub fn remote_url(&self, name: &str) -> Result<Option<String>, GitError> {
+        match self.run_text(&["remote", "get-url", name]) {
+            Ok(u) if !u.is_empty() => Ok(Some(u)),
+            Ok(_) | Err(GitError::Failed { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// The `origin` remote's URL, if there is one.
     pub fn origin_url(&self) -> Result<Option<String>, GitError> {
         match self.run_text(&["remote", "get-url", "origin"]) {

@@ -44,6 +44,12 @@ pub enum IntakeError {
         url: String,
         detail: String,
     },
+    #[error("run {run}: {why}")]
+    Publish { run: String, why: String },
+    #[error(transparent)]
+    Git(#[from] loki_git::GitError),
+    #[error(transparent)]
+    Core(#[from] loki_core::CoreError),
     #[error("{reference}: {url} answered something that is not {expected}: {detail}")]
     BadResponse {
         reference: String,
@@ -59,7 +65,10 @@ impl Classify for IntakeError {
             IntakeError::BadRef { .. }
             | IntakeError::Missing { .. }
             | IntakeError::Auth { .. }
-            | IntakeError::NotFound { .. } => ExitClass::Usage,
+            | IntakeError::NotFound { .. }
+            | IntakeError::Publish { .. } => ExitClass::Usage,
+            IntakeError::Git(e) => e.exit_class(),
+            IntakeError::Core(e) => e.exit_class(),
             IntakeError::RateLimited { .. }
             | IntakeError::Http { .. }
             | IntakeError::Unreachable { .. }

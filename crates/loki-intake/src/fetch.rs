@@ -98,20 +98,25 @@ async fn fetch_async(r: &IssueRef, e: &Endpoints, deadline: Instant) -> Result<I
     }
 }
 
-struct Api {
-    client: reqwest::Client,
+pub(crate) struct Api {
+    pub(crate) client: reqwest::Client,
     reference: String,
     deadline: Instant,
 }
 
 /// A response: its JSON and the headers pagination reads.
-struct Page {
-    json: Value,
+pub(crate) struct Page {
+    pub(crate) json: Value,
     headers: reqwest::header::HeaderMap,
 }
 
 impl Api {
     fn new(r: &IssueRef, deadline: Instant) -> Result<Api, IntakeError> {
+        Api::named(&r.canonical(), deadline)
+    }
+
+    /// An API client whose errors name `reference`.
+    pub(crate) fn named(reference: &str, deadline: Instant) -> Result<Api, IntakeError> {
         let client = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
             .user_agent(concat!("loki/", env!("CARGO_PKG_VERSION")))
@@ -119,19 +124,19 @@ impl Api {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|err| IntakeError::Unreachable {
-                reference: r.canonical(),
+                reference: reference.to_string(),
                 url: String::new(),
                 detail: err.to_string(),
             })?;
         Ok(Api {
             client,
-            reference: r.canonical(),
+            reference: reference.to_string(),
             deadline,
         })
     }
 
     /// Sends `req` (rebuilt by `make` on each retry) and reads JSON; `auth_var` is named on 401.
-    async fn send(
+    pub(crate) async fn send(
         &self,
         url: &str,
         auth_var: &'static str,
@@ -338,7 +343,7 @@ async fn github(
 }
 
 /// Percent-encodes a GitLab project path (`group/project` → `group%2Fproject`).
-fn encode_path(p: &str) -> String {
+pub(crate) fn encode_path(p: &str) -> String {
     p.bytes()
         .map(|b| {
             if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {

@@ -29,6 +29,7 @@
 mod adf;
 mod error;
 mod fetch;
+pub mod pr;
 pub mod refs;
 
 pub use error::IntakeError;

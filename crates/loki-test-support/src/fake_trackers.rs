@@ -44,6 +44,8 @@ struct Shared {
     behaviour: Behaviour,
     ledger: Ledger,
     origin: String,
+    /// Pull requests (GitHub) and merge requests (GitLab) opened, as last written.
+    requests: Vec<Value>,
 }
 
 /// The fake; serves until dropped.
@@ -60,6 +62,7 @@ impl FakeTrackers {
             behaviour: Behaviour::Normal,
             ledger: Ledger::default(),
             origin: String::new(),
+            requests: Vec::new(),
         }));
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let server = Loopback::serve(app).await;
@@ -80,6 +83,12 @@ impl FakeTrackers {
     #[must_use]
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.lock().unwrap().ledger.requests.clone()
+    }
+
+    /// The pull and merge requests opened so far, as last written.
+    #[must_use]
+    pub fn pull_requests(&self) -> Vec<Value> {
+        self.shared.lock().unwrap().requests.clone()
     }
 
     /// Fails the test with every violation recorded.
@@ -153,6 +162,9 @@ async fn handle(
             Behaviour::Garbage => return (StatusCode::OK, "<html>oops</html>").into_response(),
             Behaviour::Normal | Behaviour::HugeBody => {}
         }
+    }
+    if path.starts_with("/repos/octo/widgets/pulls") || path.contains("/merge_requests") {
+        return pulls(&mut s, &req, method.as_str(), &path, &query, &full);
     }
     let mut violation = |v: String| s.ledger.violations.push(format!("{method} {full}: {v}"));
     match (method.as_str(), path.as_str()) {
@@ -325,4 +337,103 @@ async fn handle(
             json_reply(StatusCode::NOT_FOUND, &json!({}), &[])
         }
     }
+}
+
+/// GitHub pulls and GitLab merge requests: list open ones for a branch, create, update.
+fn pulls(
+    s: &mut Shared,
+    req: &Incoming,
+    method: &str,
+    path: &str,
+    query: &str,
+    full: &str,
+) -> Response {
+    let github = path.starts_with("/repos/");
+    let h = |n: &str| req.headers.get(n).cloned().unwrap_or_default();
+    let mut bad = Vec::new();
+    if github && h("authorization") != format!("Bearer {GITHUB_TOKEN}") {
+        bad.push("GitHub wants Authorization: Bearer <token>".to_string());
+    }
+    if !github && h("private-token") != GITLAB_TOKEN {
+        bad.push("GitLab wants PRIVATE-TOKEN".to_string());
+    }
+    let origin = s.origin.clone();
+    let reply = match method {
+        "GET" => {
+            let branch = if github {
+                query.split('&').find_map(|p| p.strip_prefix("head=octo:"))
+            } else {
+                query
+                    .split('&')
+                    .find_map(|p| p.strip_prefix("source_branch="))
+            };
+            let open: Vec<Value> = s
+                .requests
+                .iter()
+                .filter(|r| Some(r["branch"].as_str().unwrap_or_default()) == branch)
+                .cloned()
+                .collect();
+            json_reply(StatusCode::OK, &Value::Array(open), &[])
+        }
+        "POST" => {
+            let b = req.body.clone().unwrap_or(Value::Null);
+            let (branch, text) = if github {
+                (b["head"].clone(), b["body"].clone())
+            } else {
+                (b["source_branch"].clone(), b["description"].clone())
+            };
+            for f in ["title"] {
+                if !b[f].is_string() {
+                    bad.push(format!("no {f}"));
+                }
+            }
+            if !text.is_string() || !branch.is_string() {
+                bad.push("a request needs its branch and body".into());
+            }
+            if github && !b["draft"].is_boolean() {
+                bad.push("draft must be a boolean".into());
+            }
+            let n = s.requests.len() as u64 + 1;
+            let url = if github {
+                format!("{origin}/octo/widgets/pull/{n}")
+            } else {
+                format!("{origin}/grp/sub/proj/-/merge_requests/{n}")
+            };
+            let mut pr = b.clone();
+            pr["number"] = json!(n);
+            pr["iid"] = json!(n);
+            pr["html_url"] = json!(url);
+            pr["web_url"] = json!(url);
+            pr["branch"] = branch;
+            pr["updates"] = json!(0);
+            s.requests.push(pr.clone());
+            json_reply(StatusCode::CREATED, &pr, &[])
+        }
+        "PATCH" | "PUT" => {
+            let n: u64 = path
+                .rsplit('/')
+                .next()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(0);
+            let b = req.body.clone().unwrap_or(Value::Null);
+            match s.requests.iter_mut().find(|r| r["number"] == json!(n)) {
+                Some(pr) => {
+                    for (k, v) in b.as_object().into_iter().flatten() {
+                        pr[k] = v.clone();
+                    }
+                    pr["updates"] = json!(pr["updates"].as_u64().unwrap_or(0) + 1);
+                    json_reply(StatusCode::OK, pr, &[])
+                }
+                None => json_reply(StatusCode::NOT_FOUND, &json!({}), &[]),
+            }
+        }
+        _ => {
+            bad.push("no such endpoint".into());
+            json_reply(StatusCode::NOT_FOUND, &json!({}), &[])
+        }
+    };
+    for v in bad {
+        s.ledger.violations.push(format!("{method} {full}: {v}"));
+    }
+    reply
 }

@@ -15,6 +15,7 @@ pub mod issue;
 pub mod keys;
 pub mod mcp;
 pub mod modelbox;
+pub mod pr;
 pub mod providers;
 pub mod runs;
 pub mod seal;

@@ -101,7 +101,7 @@ fn unknown_flags_and_commands_exit_2_with_clap_errors() {
 #[test]
 fn pending_commands_say_not_available_yet_with_exit_2() {
     let sb = Sandbox::new();
-    for cmd in [vec!["serve"], vec!["pr"]] {
+    for cmd in [vec!["serve"], vec!["serve", "--port", "1"]] {
         sandboxed(&sb, sb.home())
             .args(&cmd)
             .assert()

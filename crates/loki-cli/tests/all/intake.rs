@@ -274,3 +274,167 @@ async fn a_huge_issue_is_cut_and_says_so() {
     assert!(transcript.contains("more bytes of the issue were cut"));
     assert!(transcript.len() < 2 * 1024 * 1024, "{}", transcript.len());
 }
+
+/// `loki pr`: the run's branch pushed to the remote (a local bare repository), a pull request
+/// opened on the fake GitHub whose body is the evidence (snapshot), and a second call updating the
+/// same request; without the token nothing is pushed.
+#[tokio::test(flavor = "current_thread")]
+async fn pr_pushes_the_branch_and_opens_then_updates_one_evidence_pull_request() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let fake = FakeTrackers::start().await;
+    let sb = Sandbox::new();
+    let r = repo();
+    let bare = tempfile::tempdir().unwrap();
+    r.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
+    r.git(&["remote", "add", "origin", bare.path().to_str().unwrap()]);
+    let tmp = tempfile::tempdir().unwrap();
+    let s = script(tmp.path());
+    let mut cmd = loki(
+        &sb,
+        r.path(),
+        &fake,
+        &[
+            "octo/widgets#12",
+            "--provider",
+            "scripted",
+            "--json",
+            "--script",
+        ],
+    );
+    cmd.arg(&s);
+    let v: Value = serde_json::from_slice(&run(cmd).await.stdout).unwrap();
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
+    let run_id = v["run_id"].as_str().unwrap().to_string();
+    // No token: refused before anything is pushed.
+    let mut cmd = loki(&sb, r.path(), &fake, &["pr", "latest"]);
+    cmd.env_remove("GITHUB_TOKEN");
+    let out = run(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("GITHUB_TOKEN is not set"));
+    assert!(
+        r.git(&["ls-remote", "origin"]).trim().is_empty(),
+        "nothing was pushed"
+    );
+    let out = run(loki(&sb, r.path(), &fake, &["pr", &run_id])).await;
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.starts_with("opened ") && said.contains("/octo/widgets/pull/1"),
+        "{said}"
+    );
+    let head = r.git(&["rev-parse", &format!("loki/{run_id}")]);
+    assert!(
+        r.git(&["ls-remote", "origin"]).contains(head.trim()),
+        "the branch is on the remote"
+    );
+    let prs = fake.pull_requests();
+    assert_eq!(prs.len(), 1);
+    assert_eq!(prs[0]["draft"], false, "a VERIFIED run is not a draft");
+    assert_eq!(prs[0]["base"], "main");
+    assert_eq!(prs[0]["title"], "add() subtracts (github:octo/widgets#12)");
+    let body = prs[0]["body"].as_str().unwrap().to_string();
+    for part in [
+        "## What the issue asked",
+        "- `calc.py`",
+        "## How it was tested",
+        "VERIFIED",
+        "NOT PROVEN",
+        &format!("loki verify {run_id}"),
+        "DSSE envelope",
+    ] {
+        assert!(body.contains(part), "{part} missing from:\n{body}");
+    }
+    // Durations and the temporary remote's path change from run to run.
+    let stable: Vec<String> = body
+        .split("<details>")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("| Repository |") && !l.starts_with("| Time |"))
+        .map(|l| {
+            l.split(' ')
+                .map(|w| {
+                    let d = w.trim_end_matches("ms").trim_end_matches('s');
+                    if !d.is_empty() && d != w && d.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                    {
+                        "[DUR]"
+                    } else {
+                        w
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let pinned = loki_test_support::redact(&stable.join("\n"), &[]);
+    insta::assert_snapshot!(pinned);
+    // Again: the same pull request, updated.
+    let out = run(loki(&sb, r.path(), &fake, &["pr", &run_id, "--json"])).await;
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(p["created"], false, "{p:#}");
+    assert_eq!(fake.pull_requests().len(), 1);
+    assert_eq!(fake.pull_requests()[0]["updates"], 1);
+    fake.assert_clean();
+}
+
+/// `loki pr` for a run from a GitLab issue: a merge request on the fake GitLab, into `--base`.
+#[tokio::test(flavor = "current_thread")]
+async fn pr_opens_a_gitlab_merge_request_for_a_gitlab_issue() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let fake = FakeTrackers::start().await;
+    let sb = Sandbox::new();
+    let r = repo();
+    let bare = tempfile::tempdir().unwrap();
+    r.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
+    r.git(&["remote", "add", "origin", bare.path().to_str().unwrap()]);
+    let tmp = tempfile::tempdir().unwrap();
+    let s = script(tmp.path());
+    let mut cmd = loki(
+        &sb,
+        r.path(),
+        &fake,
+        &[
+            "grp/sub/proj#3",
+            "--provider",
+            "scripted",
+            "--json",
+            "--script",
+        ],
+    );
+    cmd.arg(&s);
+    let v: Value = serde_json::from_slice(&run(cmd).await.stdout).unwrap();
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
+    let out = run(loki(
+        &sb,
+        r.path(),
+        &fake,
+        &["pr", "latest", "--base", "release", "--json"],
+    ))
+    .await;
+    let p: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(p["created"], true, "{p:#}");
+    assert!(
+        p["url"].as_str().unwrap().contains("/-/merge_requests/1"),
+        "{p:#}"
+    );
+    let mrs = fake.pull_requests();
+    assert_eq!(mrs[0]["target_branch"], "release");
+    assert_eq!(mrs[0]["title"], "add() subtracts (gitlab:grp/sub/proj#3)");
+    assert!(
+        mrs[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("## How it was tested")
+    );
+    fake.assert_clean();
+}

@@ -1,0 +1,481 @@
+//! Pull requests out: a GitHub pull request or a GitLab merge request whose body is the run's
+//! evidence, opened or updated idempotently.
+//!
+//! # Body ([`body`])
+//! What the issue asked (title, link), what changed (the files), how it was tested (the
+//! receipt's Markdown: verdict, checks with counts, integrity findings, the acceptance-criteria
+//! table, NOT PROVEN — never empty by omission), the receipt's digest and the `loki verify`
+//! command, and the DSSE envelope in a collapsed block so anyone can re-verify it offline.
+//!
+//! # Idempotence ([`open_or_update`])
+//! The request for the run's branch is looked up first (GitHub: open pulls with `head` =
+//! `owner:branch`; GitLab: opened merge requests with `source_branch`); found, its title and body
+//! are updated; else one is created, as a draft unless the run was VERIFIED (GitHub's `draft`,
+//! GitLab's `Draft:` title prefix). The forge token (`GITHUB_TOKEN`, `GITLAB_TOKEN`) is required
+//! here and used only by this publish step.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::IntakeError;
+use crate::fetch::{Api, Endpoints, encode_path};
+
+/// Where the request goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Forge {
+    Github { owner: String, repo: String },
+    Gitlab { project: String },
+}
+
+impl Forge {
+    /// The forge of an issue reference (GitHub and GitLab issues; Jira and Linear have none).
+    #[must_use]
+    pub fn of_issue(r: &crate::IssueRef) -> Option<Forge> {
+        match r {
+            crate::IssueRef::Github { owner, repo, .. } => Some(Forge::Github {
+                owner: owner.clone(),
+                repo: repo.clone(),
+            }),
+            crate::IssueRef::Gitlab { project, .. } => Some(Forge::Gitlab {
+                project: project.clone(),
+            }),
+            crate::IssueRef::Jira { .. } | crate::IssueRef::Linear { .. } => None,
+        }
+    }
+
+    /// The forge of a remote URL (`git@github.com:o/r.git`, `https://github.com/o/r`, a GitLab
+    /// host's `group/project`), if it is one loki knows.
+    #[must_use]
+    pub fn of_remote(url: &str, hosts: &crate::Hosts) -> Option<Forge> {
+        let url = url.trim().trim_end_matches('/').trim_end_matches(".git");
+        let (host, path) = if let Some(rest) = url.strip_prefix("git@") {
+            rest.split_once(':')?
+        } else {
+            let rest = url.split_once("://")?.1;
+            let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+            rest.split_once('/')?
+        };
+        let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        let gitlab_host = hosts.gitlab_url.as_deref().and_then(|u| {
+            u.split_once("://")
+                .map(|(_, r)| r.split('/').next().unwrap_or(r))
+        });
+        if host.eq_ignore_ascii_case("github.com") && segs.len() == 2 {
+            return Some(Forge::Github {
+                owner: segs[0].to_string(),
+                repo: segs[1].to_string(),
+            });
+        }
+        if (host.eq_ignore_ascii_case("gitlab.com")
+            || gitlab_host.is_some_and(|g| g.eq_ignore_ascii_case(host)))
+            && segs.len() >= 2
+        {
+            return Some(Forge::Gitlab {
+                project: segs.join("/"),
+            });
+        }
+        None
+    }
+}
+
+/// A request to open or update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrRequest {
+    pub forge: Forge,
+    /// The run's branch, pushed.
+    pub head: String,
+    /// The branch it should merge into.
+    pub base: String,
+    pub title: String,
+    pub body: String,
+    pub draft: bool,
+}
+
+/// What [`open_or_update`] did.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PrResult {
+    pub url: String,
+    pub number: u64,
+    pub created: bool,
+}
+
+/// The evidence body (see the module doc).
+#[must_use]
+pub fn body(
+    receipt_md: &str,
+    issue: Option<&crate::Issue>,
+    changed: &[String],
+    receipt_sha256: &str,
+    run_id: &str,
+    envelope: Option<&str>,
+) -> String {
+    let mut s = String::new();
+    if let Some(i) = issue {
+        s.push_str(&format!(
+            "## What the issue asked\n\n[{}]({}): {}\n\n",
+            i.reference,
+            i.url,
+            i.title.trim()
+        ));
+    }
+    s.push_str("## What changed\n\n");
+    if changed.is_empty() {
+        s.push_str("_No file changed._\n");
+    }
+    for f in changed {
+        s.push_str(&format!("- `{f}`\n"));
+    }
+    s.push_str("\n## How it was tested\n\n");
+    // receipt.md opens with its own title; the PR's sections are level 2, so it goes one down.
+    for line in receipt_md.lines() {
+        if let Some(h) = line.strip_prefix("# ") {
+            s.push_str(&format!("### {h}\n"));
+        } else if let Some(h) = line.strip_prefix("## ") {
+            s.push_str(&format!("#### {h}\n"));
+        } else {
+            s.push_str(line);
+            s.push('\n');
+        }
+    }
+    s.push_str(&format!(
+        "\n## Check it yourself\n\nReceipt `sha256:{receipt_sha256}`. In a clone with the run's directory: `loki verify {run_id}` (or `loki verify receipt.dsse.json --pubkey <loki's public key>`).\n"
+    ));
+    if let Some(env) = envelope {
+        s.push_str(&format!(
+            "\n<details><summary>DSSE envelope (receipt.dsse.json)</summary>\n\n```json\n{}\n```\n\n</details>\n",
+            env.trim()
+        ));
+    }
+    s
+}
+
+/// What [`publish`] did, as `pr.json` records it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Published {
+    #[serde(flatten)]
+    pub result: PrResult,
+    pub draft: bool,
+    pub branch: String,
+}
+
+/// Publishes run `run` of `repo`: pushes its branch to `remote` and opens or updates the request
+/// into `base` (default: the checkout's branch), then writes `pr.json` in the run's directory.
+pub fn publish(
+    repo: &loki_core::layout::Repo,
+    run: &loki_core::RunId,
+    remote: &str,
+    base: Option<&str>,
+    e: &Endpoints,
+    hosts: &crate::Hosts,
+    deadline: Instant,
+) -> Result<Published, IntakeError> {
+    let bad = |why: String| IntakeError::Publish {
+        run: run.to_string(),
+        why,
+    };
+    let store = loki_core::run::RunStore::new(repo.clone());
+    let rec = store.load(run)?;
+    let dir = store.dir(run);
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.join(name))
+            .map_err(|err| bad(format!("cannot read its {name}: {err}")))
+    };
+    let receipt: loki_receipt::Receipt = serde_json::from_str(&read("receipt.json")?)
+        .map_err(|err| bad(format!("its receipt.json is not a receipt: {err}")))?;
+    let issue: Option<crate::Issue> = std::fs::read_to_string(dir.join("issue.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let branch = format!("loki/{run}");
+    let git = loki_git::Git::new(&repo.root);
+    if git.rev_parse(&format!("refs/heads/{branch}")).is_err() {
+        return Err(bad(format!(
+            "it has no branch {branch} (a run that made no change, or was discarded): nothing to propose"
+        )));
+    }
+    let remote_url = git.remote_url(remote)?;
+    let forge = issue
+        .as_ref()
+        .and_then(|i| crate::parse(&i.reference, hosts).ok().flatten())
+        .and_then(|r| Forge::of_issue(&r))
+        .or_else(|| remote_url.as_deref().and_then(|u| Forge::of_remote(u, hosts)))
+        .ok_or_else(|| {
+            bad(format!(
+                "cannot tell where to open the request: it has no GitHub or GitLab issue and the remote {remote:?} ({}) is not on github.com, gitlab.com or GITLAB_URL",
+                remote_url.as_deref().unwrap_or("not set")
+            ))
+        })?;
+    let base = match base {
+        Some(b) => b.to_string(),
+        None => git
+            .current_branch()?
+            .ok_or_else(|| bad("the checkout is on no branch: name the target branch".into()))?,
+    };
+    let changed: Vec<String> = git
+        .changes(&receipt.repo.base_sha, &receipt.repo.head_sha)?
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
+    let envelope = std::fs::read_to_string(dir.join("receipt.dsse.json")).ok();
+    let text = body(
+        &read("receipt.md")?,
+        issue.as_ref(),
+        &changed,
+        &receipt.receipt_sha256,
+        run.as_str(),
+        envelope.as_deref(),
+    );
+    let title = match &issue {
+        Some(i) => format!("{} ({})", i.title.trim(), i.reference),
+        None => format!(
+            "loki: {}",
+            rec.task
+                .as_deref()
+                .unwrap_or_default()
+                .lines()
+                .next()
+                .unwrap_or_default()
+        ),
+    };
+    let draft = !matches!(
+        receipt.verdict,
+        loki_core::outcome::Outcome::Verified | loki_core::outcome::Outcome::AlreadySatisfied
+    );
+    // The token is checked before anything leaves the machine.
+    match &forge {
+        Forge::Github { .. } if e.github_token.is_none() => {
+            return Err(IntakeError::Missing {
+                var: "GITHUB_TOKEN",
+                what: "opening a GitHub pull request",
+            });
+        }
+        Forge::Gitlab { .. } if e.gitlab_token.is_none() => {
+            return Err(IntakeError::Missing {
+                var: "GITLAB_TOKEN",
+                what: "opening a GitLab merge request",
+            });
+        }
+        Forge::Github { .. } | Forge::Gitlab { .. } => {}
+    }
+    git.push_branch(remote, &branch)?;
+    let req = PrRequest {
+        forge,
+        head: branch.clone(),
+        base,
+        title,
+        body: text,
+        draft,
+    };
+    let result = open_or_update(&req, e, deadline)?;
+    let published = Published {
+        result,
+        draft,
+        branch,
+    };
+    loki_core::fs::write_json_atomic(&dir.join("pr.json"), &published)?;
+    Ok(published)
+}
+
+/// Opens the request, or updates the one already open for `req.head`.
+pub fn open_or_update(
+    req: &PrRequest,
+    e: &Endpoints,
+    deadline: Instant,
+) -> Result<PrResult, IntakeError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| IntakeError::Unreachable {
+            reference: req.head.clone(),
+            url: String::new(),
+            detail: format!("cannot start the async runtime: {err}"),
+        })?;
+    rt.block_on(async {
+        match &req.forge {
+            Forge::Github { owner, repo } => github(req, e, owner, repo, deadline).await,
+            Forge::Gitlab { project } => gitlab(req, e, project, deadline).await,
+        }
+    })
+}
+
+async fn github(
+    req: &PrRequest,
+    e: &Endpoints,
+    owner: &str,
+    repo: &str,
+    deadline: Instant,
+) -> Result<PrResult, IntakeError> {
+    let token = e.github_token.clone().ok_or(IntakeError::Missing {
+        var: "GITHUB_TOKEN",
+        what: "opening a GitHub pull request",
+    })?;
+    let api = Api::named(&format!("{owner}/{repo} {}", req.head), deadline)?;
+    let base = format!(
+        "{}/repos/{owner}/{repo}/pulls",
+        e.github_api_url.trim_end_matches('/')
+    );
+    let call = |method: reqwest::Method, url: String, body: Option<Value>| {
+        let (client, token) = (api.client.clone(), token.clone());
+        move || {
+            let mut r = client
+                .request(method.clone(), &url)
+                .bearer_auth(&token)
+                .header("accept", "application/vnd.github+json")
+                .header("x-github-api-version", "2022-11-28");
+            if let Some(b) = &body {
+                r = r.json(b);
+            }
+            r
+        }
+    };
+    let find = format!("{base}?state=open&head={owner}:{}", req.head);
+    let open = api
+        .send(
+            &find,
+            "GITHUB_TOKEN",
+            call(reqwest::Method::GET, find.clone(), None),
+        )
+        .await?
+        .json;
+    let existing = open.as_array().and_then(|a| a.first()).cloned();
+    let (pr, created) = match existing {
+        Some(pr) => {
+            let n = pr["number"].as_u64().unwrap_or_default();
+            let url = format!("{base}/{n}");
+            let patch = json!({"title": req.title, "body": req.body});
+            let p = api
+                .send(
+                    &url,
+                    "GITHUB_TOKEN",
+                    call(reqwest::Method::PATCH, url.clone(), Some(patch)),
+                )
+                .await?
+                .json;
+            (p, false)
+        }
+        None => {
+            let create = json!({"title": req.title, "head": req.head, "base": req.base,
+                                "body": req.body, "draft": req.draft});
+            let p = api
+                .send(
+                    &base,
+                    "GITHUB_TOKEN",
+                    call(reqwest::Method::POST, base.clone(), Some(create)),
+                )
+                .await?
+                .json;
+            (p, true)
+        }
+    };
+    Ok(PrResult {
+        url: pr["html_url"].as_str().unwrap_or_default().to_string(),
+        number: pr["number"].as_u64().unwrap_or_default(),
+        created,
+    })
+}
+
+async fn gitlab(
+    req: &PrRequest,
+    e: &Endpoints,
+    project: &str,
+    deadline: Instant,
+) -> Result<PrResult, IntakeError> {
+    let token = e.gitlab_token.clone().ok_or(IntakeError::Missing {
+        var: "GITLAB_TOKEN",
+        what: "opening a GitLab merge request",
+    })?;
+    let api = Api::named(&format!("{project} {}", req.head), deadline)?;
+    let base = format!(
+        "{}/api/v4/projects/{}/merge_requests",
+        e.gitlab_url.trim_end_matches('/'),
+        encode_path(project)
+    );
+    let call = |method: reqwest::Method, url: String, body: Option<Value>| {
+        let (client, token) = (api.client.clone(), token.clone());
+        move || {
+            let mut r = client
+                .request(method.clone(), &url)
+                .header("private-token", &token);
+            if let Some(b) = &body {
+                r = r.json(b);
+            }
+            r
+        }
+    };
+    let title = if req.draft {
+        format!("Draft: {}", req.title)
+    } else {
+        req.title.clone()
+    };
+    let find = format!("{base}?state=opened&source_branch={}", req.head);
+    let open = api
+        .send(
+            &find,
+            "GITLAB_TOKEN",
+            call(reqwest::Method::GET, find.clone(), None),
+        )
+        .await?
+        .json;
+    let existing = open.as_array().and_then(|a| a.first()).cloned();
+    let (mr, created) = match existing {
+        Some(mr) => {
+            let iid = mr["iid"].as_u64().unwrap_or_default();
+            let url = format!("{base}/{iid}");
+            let put = json!({"title": title, "description": req.body});
+            let m = api
+                .send(
+                    &url,
+                    "GITLAB_TOKEN",
+                    call(reqwest::Method::PUT, url.clone(), Some(put)),
+                )
+                .await?
+                .json;
+            (m, false)
+        }
+        None => {
+            let create = json!({"source_branch": req.head, "target_branch": req.base,
+                                "title": title, "description": req.body});
+            let m = api
+                .send(
+                    &base,
+                    "GITLAB_TOKEN",
+                    call(reqwest::Method::POST, base.clone(), Some(create)),
+                )
+                .await?
+                .json;
+            (m, true)
+        }
+    };
+    Ok(PrResult {
+        url: mr["web_url"].as_str().unwrap_or_default().to_string(),
+        number: mr["iid"].as_u64().unwrap_or_default(),
+        created,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_forge_of_a_remote() {
+        let h = crate::Hosts {
+            gitlab_url: Some("https://git.example.org".into()),
+            jira_base_url: None,
+        };
+        let gh = Some(Forge::Github {
+            owner: "o".into(),
+            repo: "r".into(),
+        });
+        assert_eq!(Forge::of_remote("git@github.com:o/r.git", &h), gh);
+        assert_eq!(Forge::of_remote("https://x:t@github.com/o/r", &h), gh);
+        assert_eq!(
+            Forge::of_remote("https://git.example.org/a/b/c.git", &h),
+            Some(Forge::Gitlab {
+                project: "a/b/c".into()
+            })
+        );
+        assert_eq!(Forge::of_remote("/srv/git/repo.git", &h), None);
+        assert_eq!(Forge::of_remote("https://evil.example.com/o/r", &h), None);
+    }
+}
