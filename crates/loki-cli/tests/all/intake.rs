@@ -65,6 +65,36 @@ async fn run(mut cmd: Command) -> std::process::Output {
         .unwrap()
 }
 
+/// A build of `reference` (`args` before it, e.g. `issue`) in a new repository, with the scripted
+/// fix: the repository, the summary, and, when `remote`, its local bare `origin` (kept alive).
+async fn built(
+    sb: &Sandbox,
+    fake: &FakeTrackers,
+    args: &[&str],
+    remote: bool,
+) -> (GitRepo, Value, Option<tempfile::TempDir>) {
+    let r = repo();
+    let bare = remote.then(|| {
+        let bare = tempfile::tempdir().unwrap();
+        r.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
+        r.git(&["remote", "add", "origin", bare.path().to_str().unwrap()]);
+        bare
+    });
+    // The script lives in the sandbox's home, outside the repository it builds.
+    let s = script(sb.home());
+    let mut cmd = loki(sb, r.path(), fake, args);
+    cmd.args(["--provider", "scripted", "--json", "--script"])
+        .arg(&s);
+    let out = run(cmd).await;
+    let v = serde_json::from_slice::<Value>(&out.stdout);
+    assert!(
+        v.is_ok(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (r, v.unwrap(), bare)
+}
+
 fn run_dir(repo: &GitRepo, v: &Value) -> std::path::PathBuf {
     repo.path()
         .join(".loki/runs")
@@ -78,25 +108,7 @@ async fn a_github_issue_becomes_a_verified_run_with_its_issue_json_and_ref() {
     }
     let fake = FakeTrackers::start().await;
     let sb = Sandbox::new();
-    let r = repo();
-    let tmp = tempfile::tempdir().unwrap();
-    let s = script(tmp.path());
-    let mut cmd = loki(
-        &sb,
-        r.path(),
-        &fake,
-        &[
-            "octo/widgets#12",
-            "--provider",
-            "scripted",
-            "--json",
-            "--script",
-        ],
-    );
-    cmd.arg(&s);
-    let out = run(cmd).await;
-    let v: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let (r, v, _) = built(&sb, &fake, &["octo/widgets#12"], false).await;
     assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
     fake.assert_clean();
     let dir = run_dir(&r, &v);
@@ -138,8 +150,6 @@ async fn gitlab_jira_and_linear_issues_are_fetched_and_normalised() {
     }
     let fake = FakeTrackers::start().await;
     let sb = Sandbox::new();
-    let tmp = tempfile::tempdir().unwrap();
-    let s = script(tmp.path());
     let jira_url = format!("{}/browse/PROJ-7", fake.origin());
     for (reference, canonical, body) in [
         (
@@ -154,26 +164,8 @@ async fn gitlab_jira_and_linear_issues_are_fetched_and_normalised() {
         ),
         ("linear:ENG-42", "linear:ENG-42", "make add return the sum"),
     ] {
-        let r = repo();
         fake.set(Behaviour::RateLimitOnce);
-        let mut cmd = loki(
-            &sb,
-            r.path(),
-            &fake,
-            &[
-                "issue",
-                reference,
-                "--provider",
-                "scripted",
-                "--json",
-                "--script",
-            ],
-        );
-        cmd.arg(&s);
-        let out = run(cmd).await;
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{reference}: {e}: {}", String::from_utf8_lossy(&out.stderr))
-        });
+        let (r, v, _) = built(&sb, &fake, &["issue", reference], false).await;
         assert_eq!(v["outcome"], "VERIFIED", "{reference}: {v:#}");
         let issue: Value =
             serde_json::from_slice(&std::fs::read(run_dir(&r, &v).join("issue.json")).unwrap())
@@ -252,24 +244,7 @@ async fn a_huge_issue_is_cut_and_says_so() {
     let fake = FakeTrackers::start().await;
     fake.set(Behaviour::HugeBody);
     let sb = Sandbox::new();
-    let r = repo();
-    let tmp = tempfile::tempdir().unwrap();
-    let s = script(tmp.path());
-    let mut cmd = loki(
-        &sb,
-        r.path(),
-        &fake,
-        &[
-            "octo/widgets#12",
-            "--provider",
-            "scripted",
-            "--json",
-            "--script",
-        ],
-    );
-    cmd.arg(&s);
-    let out = run(cmd).await;
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (r, v, _) = built(&sb, &fake, &["octo/widgets#12"], false).await;
     let transcript = std::fs::read_to_string(run_dir(&r, &v).join("transcript.jsonl")).unwrap();
     assert!(transcript.contains("more bytes of the issue were cut"));
     assert!(transcript.len() < 2 * 1024 * 1024, "{}", transcript.len());
@@ -285,26 +260,7 @@ async fn pr_pushes_the_branch_and_opens_then_updates_one_evidence_pull_request()
     }
     let fake = FakeTrackers::start().await;
     let sb = Sandbox::new();
-    let r = repo();
-    let bare = tempfile::tempdir().unwrap();
-    r.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
-    r.git(&["remote", "add", "origin", bare.path().to_str().unwrap()]);
-    let tmp = tempfile::tempdir().unwrap();
-    let s = script(tmp.path());
-    let mut cmd = loki(
-        &sb,
-        r.path(),
-        &fake,
-        &[
-            "octo/widgets#12",
-            "--provider",
-            "scripted",
-            "--json",
-            "--script",
-        ],
-    );
-    cmd.arg(&s);
-    let v: Value = serde_json::from_slice(&run(cmd).await.stdout).unwrap();
+    let (r, v, _bare) = built(&sb, &fake, &["octo/widgets#12"], true).await;
     assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
     let run_id = v["run_id"].as_str().unwrap().to_string();
     // No token: refused before anything is pushed.
@@ -392,26 +348,7 @@ async fn pr_opens_a_gitlab_merge_request_for_a_gitlab_issue() {
     }
     let fake = FakeTrackers::start().await;
     let sb = Sandbox::new();
-    let r = repo();
-    let bare = tempfile::tempdir().unwrap();
-    r.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
-    r.git(&["remote", "add", "origin", bare.path().to_str().unwrap()]);
-    let tmp = tempfile::tempdir().unwrap();
-    let s = script(tmp.path());
-    let mut cmd = loki(
-        &sb,
-        r.path(),
-        &fake,
-        &[
-            "grp/sub/proj#3",
-            "--provider",
-            "scripted",
-            "--json",
-            "--script",
-        ],
-    );
-    cmd.arg(&s);
-    let v: Value = serde_json::from_slice(&run(cmd).await.stdout).unwrap();
+    let (r, v, _bare) = built(&sb, &fake, &["grp/sub/proj#3"], true).await;
     assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
     let out = run(loki(
         &sb,
