@@ -11,20 +11,19 @@ use loki_intake::{Endpoints, Hosts, IssueRef};
 use crate::cli::{BuildFlags, GlobalArgs, IssueArgs};
 use crate::cmd::UsageError;
 
-/// How long rate limits may be waited out while fetching an issue: the default run cap.
-const FETCH_DEADLINE: Duration = loki_engine::DEFAULT_CAP;
-
 /// Fetches `reference` and builds the task it asks for.
 pub fn build(
     global: &GlobalArgs,
     reference: &IssueRef,
     flags: &BuildFlags,
 ) -> anyhow::Result<ExitCode> {
-    let issue = loki_intake::fetch(
-        reference,
-        &Endpoints::from_env(),
-        Instant::now() + FETCH_DEADLINE,
-    )?;
+    // Rate limits are waited out within the run cap the build will have (`run.cap_s`, `--cap`).
+    let ctx = crate::context::Ctx::load_with(global, &flags.config_flags())?;
+    let cap = ctx
+        .config
+        .uint("run.cap_s")
+        .map_or(loki_engine::DEFAULT_CAP, Duration::from_secs);
+    let issue = loki_intake::fetch(reference, &Endpoints::from_env(), Instant::now() + cap)?;
     let json = serde_json::to_vec_pretty(&issue)?;
     let task = loki_engine::TaskInput {
         text: issue.task_text(),
