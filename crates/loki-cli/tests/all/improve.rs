@@ -71,6 +71,28 @@ fn instructions(repo: &GitRepo, text: &str) {
     std::fs::write(dir.join("instructions.md"), text).unwrap();
 }
 
+/// `loki <args> --provider scripted --script <script>` in `dir`.
+fn scripted(sb: &Sandbox, dir: &Path, script: &Path, args: &[&str]) -> std::process::Output {
+    let mut c = sandboxed(sb, dir);
+    c.args(args)
+        .args(["--provider", "scripted", "--script"])
+        .arg(script);
+    c.output().unwrap()
+}
+
+/// Two quick runs of [`TASK`] that fail (the agent multiplies): what improve learns from.
+fn fail_twice(loki: &dyn Fn(&[&str]) -> std::process::Output) {
+    for _ in 0..2 {
+        let out = loki(&["quick", TASK]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
 fn json_of(out: &std::process::Output) -> Value {
     let parsed = serde_json::from_slice(&out.stdout);
     assert!(
@@ -156,22 +178,8 @@ fn improve_learns_from_failed_runs_applies_with_a_receipt_and_keeps_an_audit_tra
     instructions(&r, "Be quick.\n");
     let tmp = tempfile::tempdir().unwrap();
     let s = script(tmp.path());
-    let loki = |args: &[&str]| {
-        let mut c = sandboxed(&sb, r.path());
-        c.args(args)
-            .args(["--provider", "scripted", "--script"])
-            .arg(&s);
-        c.output().unwrap()
-    };
-    for _ in 0..2 {
-        let out = loki(&["quick", TASK]);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
+    let loki = |args: &[&str]| scripted(&sb, r.path(), &s, args);
+    fail_twice(&loki);
     // The dry run prints the card and writes nothing.
     let out = loki(&["improve", "--dry-run"]);
     assert_eq!(out.status.code(), Some(0));
@@ -266,16 +274,8 @@ fn manual_mode_queues_a_proposal_for_approve_and_pins_the_card() {
     instructions(&r, "Be quick.\n");
     let tmp = tempfile::tempdir().unwrap();
     let s = script(tmp.path());
-    let loki = |args: &[&str]| {
-        let mut c = sandboxed(&sb, r.path());
-        c.args(args)
-            .args(["--provider", "scripted", "--script"])
-            .arg(&s);
-        c.output().unwrap()
-    };
-    for _ in 0..2 {
-        loki(&["quick", TASK]);
-    }
+    let loki = |args: &[&str]| scripted(&sb, r.path(), &s, args);
+    fail_twice(&loki);
     std::fs::create_dir_all(r.path().join(".loki/improve")).unwrap();
     std::fs::write(
         r.path().join(".loki/improve/improve.toml"),
@@ -367,12 +367,7 @@ fn watch_runs_a_cycle_after_failed_runs_until_stopped() {
     // Nothing to learn from yet: no cycle.
     std::thread::sleep(std::time::Duration::from_secs(2));
     assert!(!r.path().join(".loki/improve/cycles").exists());
-    for _ in 0..2 {
-        let mut c = sandboxed(&sb, r.path());
-        c.args(["quick", TASK, "--provider", "scripted", "--script"])
-            .arg(&s);
-        c.output().unwrap();
-    }
+    fail_twice(&|args: &[&str]| scripted(&sb, r.path(), &s, args));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     let cycles = r.path().join(".loki/improve/cycles");
     // A cycle after the first failed run is idle (one of two needed); after the second, the
