@@ -16,6 +16,9 @@
 //! of its own). Where no namespace can be made, the program is `exec`ed as without the flag
 //! and the wrapper says so on stderr: only the process-group guarantee is left.
 //!
+//! `--probe-netns` alone only tries the namespace and exits 0, or 1 with the reason: how
+//! [`loki_core::confine::network_cut`] learns what `--no-network` will hold back here.
+//!
 //! It is handled before argument parsing: it takes no global flags, and its own output is only
 //! an error line. Exit codes: 126 when the confinement cannot be set up (the command never runs
 //! unconfined, nor with the network it was denied: fail closed), 127 when the program cannot be
@@ -92,6 +95,22 @@ fn is_wrapper(program: &OsString, next: Option<&OsString>) -> bool {
 /// enforced: once a layer is on, the next one's walk could no longer list the directories it
 /// has to carve, and would silently grant nothing.
 pub fn run(args: &[OsString]) -> u8 {
+    if let [only] = args
+        && only == loki_core::confine::PROBE_NETNS_FLAG
+    {
+        return match loki_core::confine::unshare_network() {
+            Ok(()) => 0,
+            // The kernel's own words: what holds instead is the caller's to say.
+            Err(loki_core::confine::ConfineError::Network(why)) => {
+                anstream::eprintln!("loki: no network namespace: {why}");
+                1
+            }
+            Err(e) => {
+                anstream::eprintln!("loki: {e}");
+                1
+            }
+        };
+    }
     let mut layers = Vec::new();
     let mut rest: &[OsString] = args;
     loop {

@@ -38,7 +38,10 @@
 //! ([`Network::Denied`]): the wrapper moves into a new network namespace ([`unshare_network`]),
 //! so no protocol leaves (UDP and DNS included); where the kernel refuses one, TCP connect and bind
 //! are refused through Landlock ABI 4 (which does not cover UDP); with neither, the command does
-//! not run. Landlock's TCP rules are added whenever the ABI has them, namespace or not.
+//! not run. Landlock's TCP rules are added whenever the ABI has them, namespace or not. Which of
+//! the three holds on this machine ([`network_cut`]) is asked of the wrapper itself in a child
+//! process, so what loki says before a command, in `loki doctor` and in NOT PROVEN is what the
+//! box will do, not what the kernel's version suggests.
 //!
 //! # Failure modes
 //! A kernel without Landlock (before 5.13, or disabled) enforces nothing: [`available`] says so
@@ -66,6 +69,9 @@ const TCP_ABI: u32 = 4;
 pub const WRAPPER_SUBCOMMAND: &str = "__confine";
 /// The wrapper's flag that gives the command a process namespace of its own ([`unshare_pids`]).
 pub const OWN_PIDS_FLAG: &str = "--own-pids";
+/// The wrapper's only argument when it is asked whether a network namespace can be made here
+/// ([`network_cut`]): it tries [`unshare_network`] and exits 0, or 1 with the reason on stderr.
+pub const PROBE_NETNS_FLAG: &str = "--probe-netns";
 
 /// `wrapper` (an argv prefix from [`Policy::wrapper`]) with [`OWN_PIDS_FLAG`]: for a command
 /// whose descendants may leave its process group (a CLI agent's shell tool runs each command
@@ -341,6 +347,57 @@ fn probe_kernel() -> Support {
             RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced
         ),
     }
+}
+
+/// How [`Network::Denied`] cuts a box off on this machine: what a box that denies the network
+/// really holds back, for the line a command prints before it starts, `loki doctor` and the
+/// receipt's NOT PROVEN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetworkCut {
+    /// A new network namespace: no protocol leaves (UDP and DNS included).
+    Everything,
+    /// No namespace here (the reason), but Landlock ABI 4 refuses TCP connect and bind: UDP is
+    /// not covered.
+    TcpOnly(String),
+    /// Neither: a box that denies the network is refused, its command does not run.
+    Nothing(String),
+}
+
+/// What a box that denies the network holds back here. Whether a namespace can be made is asked
+/// of the wrapper (`exe __confine --probe-netns`) in a child process, as a box would make it: a
+/// namespace needs a single-threaded process (unprivileged) and may be refused by the kernel
+/// or its limits (`user.max_net_namespaces`, a container's seccomp profile). Asked once per
+/// process; a probe that cannot run counts as a refusal, so the claim is never stronger than
+/// what was seen.
+#[must_use]
+pub fn network_cut(exe: &Path) -> NetworkCut {
+    static CUT: std::sync::OnceLock<NetworkCut> = std::sync::OnceLock::new();
+    CUT.get_or_init(|| {
+        let probe = crate::process::Spec::new(exe, "/")
+            .arg(WRAPPER_SUBCOMMAND)
+            .arg(PROBE_NETNS_FLAG)
+            .timeout(std::time::Duration::from_secs(10))
+            .output_cap(4096);
+        let refused = match crate::process::run(&probe) {
+            Ok(out) if out.success() => return NetworkCut::Everything,
+            Ok(out) => {
+                let why = out.stderr.text();
+                let why = why.trim().trim_start_matches("loki: ");
+                if why.is_empty() {
+                    format!("the probe exited with {}", out.exit_code())
+                } else {
+                    why.to_string()
+                }
+            }
+            Err(e) => e.to_string(),
+        };
+        if support().network() == NetworkMechanism::LandlockTcp {
+            NetworkCut::TcpOnly(refused)
+        } else {
+            NetworkCut::Nothing(refused)
+        }
+    })
+    .clone()
 }
 
 /// Moves the calling process into a new network namespace with no interface up, so nothing it

@@ -169,6 +169,17 @@ impl RunState<'_> {
                 );
             }
         }
+        if network == Network::Denied {
+            match loki_core::confine::network_cut(exe) {
+                loki_core::confine::NetworkCut::Everything => {}
+                loki_core::confine::NetworkCut::TcpOnly(why) => self.note_once(&format!(
+                    "network: UDP (DNS included) from the agent's commands was not blocked, only TCP connect and bind: this machine gives no network namespace ({why})"
+                )),
+                loki_core::confine::NetworkCut::Nothing(why) => self.note_once(&format!(
+                    "network: the agent's commands could not be cut off from the network ({why}; no Landlock ABI 4), so the box refused to run them"
+                )),
+            }
+        }
         fence
             .policy(&self.repo, scope, &secrets, network)
             .wrapper(exe)

@@ -226,11 +226,18 @@ pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineEr
 
 /// How the agent's network is boxed, for intake's detail line.
 fn network_word(s: &RunState<'_>) -> &'static str {
-    use loki_core::confine::{Network, NetworkMechanism};
+    use loki_core::confine::{Network, NetworkCut};
     if matches!(s.opts.backend, loki_agent::Backend::Cli(_)) || s.opts.network == Network::Allowed {
         return ", network on";
     }
-    match loki_core::confine::support().network() {
-        NetworkMechanism::LandlockTcp | NetworkMechanism::Namespace => ", network off",
+    match s
+        .opts
+        .confine_exe
+        .as_deref()
+        .map(loki_core::confine::network_cut)
+    {
+        Some(NetworkCut::Everything) => ", network off",
+        Some(NetworkCut::TcpOnly(_)) => ", network off for TCP only",
+        Some(NetworkCut::Nothing(_)) | None => ", network not cut off",
     }
 }

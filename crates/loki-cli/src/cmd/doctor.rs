@@ -196,6 +196,7 @@ fn seal_hooks(ctx: &Ctx) -> Vec<Check> {
 /// and how `agent.network = "off"` is enforced, in words a user can check.
 fn confinement(ctx: &Ctx) -> Vec<Check> {
     use crate::cmd::modelbox;
+    use loki_core::confine::NetworkCut;
     let support = loki_core::confine::support();
     let fs = if support.filesystem() {
         check(
@@ -216,24 +217,29 @@ fn confinement(ctx: &Ctx) -> Vec<Check> {
         )
     };
     let chosen = modelbox::network(ctx);
-    let net = match (chosen, support.network()) {
+    let cut = modelbox::cut();
+    let words = modelbox::network_words(&cut);
+    let net = match (chosen, &cut) {
         (loki_core::confine::Network::Allowed, _) => check(
             Status::Warn,
             "network",
             "on for the model's commands (agent.network = \"on\"; receipts say so in NOT PROVEN)",
             Some("loki config set agent.network off"),
         ),
-        (_, loki_core::confine::NetworkMechanism::LandlockTcp) => check(
-            Status::Pass,
-            "network",
-            modelbox::network_words(support),
-            None,
-        ),
-        (_, loki_core::confine::NetworkMechanism::Namespace) => check(
+        (_, NetworkCut::Everything) => check(Status::Pass, "network", words, None),
+        (_, NetworkCut::TcpOnly(_)) => check(
             Status::Warn,
             "network",
-            modelbox::network_words(support),
-            Some("Linux 6.7 or newer gives Landlock TCP rules"),
+            words,
+            Some(
+                "allow network namespaces (user.max_net_namespaces > 0; in a container, a seccomp profile that permits unshare)",
+            ),
+        ),
+        (_, NetworkCut::Nothing(_)) => check(
+            Status::Warn,
+            "network",
+            words,
+            Some("allow network namespaces, or Linux 6.7 or newer for Landlock TCP rules"),
         ),
     };
     vec![fs, net]

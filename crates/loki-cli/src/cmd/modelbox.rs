@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use loki_agent::RunHook;
-use loki_core::confine::{Network, NetworkMechanism, Support};
+use loki_core::confine::{Network, NetworkCut, NetworkMechanism, Support};
 
 use crate::cli::GlobalArgs;
 use crate::context::Ctx;
@@ -35,20 +35,32 @@ pub fn filesystem_words(support: Support) -> String {
     }
 }
 
-/// What `agent.network = "off"` does on a kernel with `support`.
-pub fn network_words(support: Support) -> &'static str {
-    match support.network() {
-        NetworkMechanism::LandlockTcp => {
-            "off: a new network namespace (no protocol leaves, UDP and DNS included), and TCP connect and bind refused by Landlock ABI 4+ (which alone holds where the kernel refuses a namespace; UDP is then not covered)"
+/// What `agent.network = "off"` holds back on this machine (`cut`, from
+/// [`loki_core::confine::network_cut`]).
+pub fn network_words(cut: &NetworkCut) -> String {
+    match cut {
+        NetworkCut::Everything => {
+            "off: a new network namespace (no protocol leaves, UDP and DNS included)".to_string()
         }
-        NetworkMechanism::Namespace => {
-            "off: a new network namespace (no protocol leaves, UDP and DNS included); where the kernel refuses one, the model's commands do not run (no Landlock ABI 4 to fall back on)"
-        }
+        NetworkCut::TcpOnly(why) => format!(
+            "off for TCP only: TCP connect and bind refused by Landlock ABI 4+; UDP (DNS included) is not covered because this machine gives no network namespace ({why})"
+        ),
+        NetworkCut::Nothing(why) => format!(
+            "cannot be turned off here: no network namespace ({why}) and no Landlock ABI 4; the model's commands do not run unless agent.network = \"on\""
+        ),
+    }
+}
+
+/// The network of the current process's boxes (the wrapper is this binary).
+pub fn cut() -> NetworkCut {
+    match std::env::current_exe() {
+        Ok(exe) => loki_core::confine::network_cut(&exe),
+        Err(e) => NetworkCut::Nothing(format!("cannot locate the loki binary: {e}")),
     }
 }
 
 /// The one line `-v` prints before a model-driven command starts.
-pub fn describe(support: Support, network: Network, cli_agent: bool) -> String {
+pub fn describe(support: Support, cut: &NetworkCut, network: Network, cli_agent: bool) -> String {
     let fs = if support.filesystem() {
         format!("Landlock ABI {}", support.abi)
     } else {
@@ -59,9 +71,13 @@ pub fn describe(support: Support, network: Network, cli_agent: bool) -> String {
     } else if network == Network::Allowed {
         "network on (agent.network = \"on\")"
     } else {
-        match support.network() {
-            NetworkMechanism::LandlockTcp => "network off (namespace; Landlock TCP)",
-            NetworkMechanism::Namespace => "network off (namespace)",
+        match (cut, support.network()) {
+            (NetworkCut::Everything, NetworkMechanism::LandlockTcp) => {
+                "network off (namespace; Landlock TCP)"
+            }
+            (NetworkCut::Everything, NetworkMechanism::Namespace) => "network off (namespace)",
+            (NetworkCut::TcpOnly(_), _) => "network off for TCP only (Landlock TCP; no namespace)",
+            (NetworkCut::Nothing(_), _) => "network cannot be turned off",
         }
     };
     format!("box: {fs}, {net}")
@@ -76,8 +92,20 @@ pub fn announce(global: &GlobalArgs, network: Network, cli_agent: bool) {
             paint(YELLOW, "warning:")
         );
     }
+    let cut = cut();
+    // Said always, as the missing box is: the user chose "off" and gets less than that.
+    if network == Network::Denied && !cli_agent && !matches!(cut, NetworkCut::Everything) {
+        anstream::eprintln!(
+            "{} the network of the model's commands is {}",
+            paint(YELLOW, "warning:"),
+            network_words(&cut)
+        );
+    }
     if global.verbose {
-        anstream::eprintln!("{}", paint(DIM, &describe(support, network, cli_agent)));
+        anstream::eprintln!(
+            "{}",
+            paint(DIM, &describe(support, &cut, network, cli_agent))
+        );
     }
 }
 

@@ -125,13 +125,16 @@ fn doctor_says_what_the_model_box_enforces_here() {
             "{off}"
         );
     }
-    match support.network() {
-        loki_core::confine::NetworkMechanism::LandlockTcp => assert!(
-            off.contains("PASS network: off: a new network namespace (no protocol leaves, UDP and DNS included), and TCP connect and bind refused by Landlock ABI 4+"),
+    match loki_core::confine::network_cut(&assert_cmd::cargo::cargo_bin("loki")) {
+        loki_core::confine::NetworkCut::Everything => assert!(
+            off.contains("PASS network: off: a new network namespace (no protocol leaves, UDP and DNS included)"),
             "{off}"
         ),
-        loki_core::confine::NetworkMechanism::Namespace => {
-            assert!(off.contains("WARN network: off: a new network namespace"), "{off}");
+        loki_core::confine::NetworkCut::TcpOnly(_) => {
+            assert!(off.contains("WARN network: off for TCP only"), "{off}");
+        }
+        loki_core::confine::NetworkCut::Nothing(_) => {
+            assert!(off.contains("WARN network: cannot be turned off here"), "{off}");
         }
     }
     let on = text(Some("on"));

@@ -148,6 +148,47 @@ impl Target {
     }
 }
 
+/// How the network is set for a run of `loki`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Net {
+    /// `agent.network` off (the default).
+    Off,
+    /// `agent.network = "on"`.
+    On,
+    /// Off, on a machine that gives no network namespace: `loki` runs in a user namespace
+    /// whose `user.max_net_namespaces` is 0, so every namespace below it is refused (ENOSPC),
+    /// as in a container whose seccomp profile refuses `unshare`; Landlock works as before.
+    OffWithoutNamespaces,
+}
+
+/// `loki` in `dir`, sandboxed, its network set by `net`.
+fn loki(t: &Target, dir: &Path, net: Net) -> assert_cmd::Command {
+    let mut cmd = if net == Net::OffWithoutNamespaces {
+        let unshare = ["/usr/bin/unshare", "/bin/unshare"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+            .expect("util-linux's unshare");
+        let mut c = std::process::Command::new(unshare);
+        c.args([
+            "--user",
+            "--map-root-user",
+            "/bin/sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_net_namespaces && exec \"$0\" \"$@\"",
+        ])
+        .arg(assert_cmd::cargo::cargo_bin("loki"));
+        t.sb.apply(&mut c).current_dir(dir);
+        assert_cmd::Command::from_std(c)
+    } else {
+        sandboxed(&t.sb, dir)
+    };
+    cmd.env("PATH", t.path(None));
+    if net == Net::On {
+        cmd.env("LOKI_AGENT_NETWORK", "on");
+    }
+    cmd
+}
+
 fn write_script(dir: &Path, sessions: &Value) -> PathBuf {
     let p = dir.join("script.json");
     std::fs::write(&p, sessions.to_string()).unwrap();
@@ -179,7 +220,7 @@ fn transcript(repo: &GitRepo) -> String {
 }
 
 /// `loki ask` with the scripted provider issuing the attack; returns the transcript and stderr.
-fn ask(t: &Target, network_on: bool) -> (String, String) {
+fn ask(t: &Target, net: Net) -> (String, String) {
     let tmp = tempfile::tempdir().unwrap();
     let s = json!({"sessions": [{"name": "ask", "turns": [
         call("run", json!({"command": t.attack(true)})),
@@ -187,12 +228,7 @@ fn ask(t: &Target, network_on: bool) -> (String, String) {
         call("finish", json!({"status": "done", "detail": "tried"}))
     ]}]});
     let script = write_script(tmp.path(), &s);
-    let mut cmd = sandboxed(&t.sb, t.repo.path());
-    cmd.env("PATH", t.path(None));
-    if network_on {
-        cmd.env("LOKI_AGENT_NETWORK", "on");
-    }
-    let out = cmd
+    let out = loki(t, t.repo.path(), net)
         .args([
             "-v",
             "ask",
@@ -215,7 +251,7 @@ fn ask_keeps_the_model_in_the_box() {
         return;
     }
     let t = Target::new();
-    let (transcript, stderr) = ask(&t, false);
+    let (transcript, stderr) = ask(&t, Net::Off);
     t.assert_filesystem_held(&transcript);
     assert!(!transcript.contains("NET-CONNECTED"), "{transcript}");
     assert!(!t.connected(), "a TCP connection left the box");
@@ -244,7 +280,7 @@ fn ask_with_the_network_turned_on_connects_and_still_guards_the_files() {
         return;
     }
     let t = Target::new();
-    let (transcript, stderr) = ask(&t, true);
+    let (transcript, stderr) = ask(&t, Net::On);
     t.assert_filesystem_held(&transcript);
     assert!(transcript.contains("NET-CONNECTED"), "{transcript}");
     assert!(t.connected());
@@ -295,7 +331,7 @@ fn a_cli_agent_is_boxed_too_and_its_network_is_recorded() {
 }
 
 /// A build run whose implementer issues the attack, then fixes the bug; `--json` summary.
-fn build(t: &Target, network_on: bool) -> (Value, String) {
+fn build(t: &Target, net: Net) -> (Value, String) {
     let tmp = tempfile::tempdir().unwrap();
     let wall = "from calc import add\n\n\ndef test_add_sums():\n    assert add(2, 3) == 5\n";
     let s = json!({"sessions": [
@@ -313,12 +349,7 @@ fn build(t: &Target, network_on: bool) -> (Value, String) {
             call("edit", json!({"path": "calc.py", "search": "return a - b", "replace": "return a + b"})),
             call("finish", json!({"status": "done", "detail": "done"}))]}]});
     let script = write_script(tmp.path(), &s);
-    let mut cmd = sandboxed(&t.sb, t.repo.path());
-    cmd.env("PATH", t.path(None));
-    if network_on {
-        cmd.env("LOKI_AGENT_NETWORK", "on");
-    }
-    let out = cmd
+    let out = loki(t, t.repo.path(), net)
         .args([
             "-v",
             "--json",
@@ -352,7 +383,7 @@ fn a_build_run_keeps_the_wall_author_and_the_implementer_in_the_box() {
         return;
     }
     let t = Target::new();
-    let (v, stderr) = build(&t, false);
+    let (v, stderr) = build(&t, Net::Off);
     let transcript = transcript(&t.repo);
     t.assert_filesystem_held(&transcript);
     assert!(!transcript.contains("NET-CONNECTED"), "{transcript}");
@@ -387,7 +418,7 @@ fn a_build_run_with_the_network_on_records_the_choice_in_the_receipt() {
         return;
     }
     let t = Target::new();
-    let (v, stderr) = build(&t, true);
+    let (v, stderr) = build(&t, Net::On);
     let transcript = transcript(&t.repo);
     t.assert_filesystem_held(&transcript);
     assert!(transcript.contains("NET-CONNECTED"), "{transcript}");
@@ -407,4 +438,58 @@ fn a_build_run_with_the_network_on_records_the_choice_in_the_receipt() {
             .any(|n| n.contains(r#"network access (agent.network = "on")"#)),
         "{not_proven:?}\n{stderr}"
     );
+}
+
+/// Where the kernel refuses a network namespace, TCP is still refused (Landlock ABI 4), and loki
+/// says, before the command starts and in the receipt, that UDP is not: what it claims is what
+/// happens, datagram included.
+#[test]
+fn without_a_network_namespace_tcp_is_still_refused_and_the_udp_gap_is_said() {
+    if !loki_test_support::require_landlock_tcp() || !loki_test_support::require_pytest() {
+        return;
+    }
+    let t = Target::new();
+    let (said, stderr) = ask(&t, Net::OffWithoutNamespaces);
+    t.assert_filesystem_held(&said);
+    assert!(!said.contains("NET-CONNECTED"), "{said}");
+    assert!(!t.connected(), "a TCP connection left the box");
+    assert!(
+        stderr.contains("warning: the network of the model's commands is off for TCP only"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("UDP (DNS included) is not covered"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("network off for TCP only"), "{stderr}");
+    assert!(said.contains("UDP-SENT"), "{said}");
+    assert!(t.datagram_arrived(), "the gap loki reports is real");
+
+    let t = Target::new();
+    let (v, stderr) = build(&t, Net::OffWithoutNamespaces);
+    let transcript = transcript(&t.repo);
+    t.assert_filesystem_held(&transcript);
+    assert!(!t.connected(), "a TCP connection left the box");
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
+    let not_proven = receipt(&t, &v)["not_proven"].to_string();
+    assert!(
+        not_proven.contains("UDP (DNS included) from the agent's commands was not blocked, only TCP connect and bind: this machine gives no network namespace"),
+        "{not_proven}"
+    );
+}
+
+/// `loki doctor` tells the same: off for TCP only, and how to get the rest.
+#[test]
+fn doctor_says_the_network_is_off_for_tcp_only_without_namespaces() {
+    if !loki_test_support::require_landlock_tcp() {
+        return;
+    }
+    let t = Target::new();
+    let out = loki(&t, t.repo.path(), Net::OffWithoutNamespaces)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("WARN network: off for TCP only: TCP connect and bind refused by Landlock ABI 4+; UDP (DNS included) is not covered"), "{text}");
+    assert!(text.contains("user.max_net_namespaces"), "{text}");
 }
