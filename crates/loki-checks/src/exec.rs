@@ -225,6 +225,8 @@ impl RunFence {
             write,
             read_only: self.protect.clone(),
             list: Vec::new(),
+            pinned: Vec::new(),
+            masked: Vec::new(),
             network: loki_core::confine::Network::Allowed,
         }
         .wrapper(&self.exe)

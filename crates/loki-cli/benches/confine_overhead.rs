@@ -63,6 +63,8 @@ fn main() {
         ],
         read_only: vec![repo.path().to_path_buf()],
         list: Vec::new(),
+        pinned: Vec::new(),
+        masked: Vec::new(),
         network: loki_core::confine::Network::Denied,
     };
     let argv = policy.wrapper(&loki);

@@ -16,6 +16,11 @@
 //! of its own). Where no namespace can be made, the program is `exec`ed as without the flag
 //! and the wrapper says so on stderr: only the process-group guarantee is left.
 //!
+//! `--pin P` makes P read-only and `--mask P` hides P, by mounts in a mount namespace of the
+//! wrapper's own ([`loki_core::confine::pin_read_only`]) so the directory around them keeps
+//! accepting new entries; where no mount namespace can be made they become `--read-only` and
+//! `--deny` rules.
+//!
 //! `--probe-netns` alone only tries the namespace and exits 0, or 1 with the reason: how
 //! [`loki_core::confine::network_cut`] learns what `--no-network` will hold back here.
 //!
@@ -56,6 +61,8 @@ fn parse(args: &[OsString]) -> Result<Layer, String> {
             "--write" => policy.write.push(path(i, "--write")?),
             "--read-only" => policy.read_only.push(path(i, "--read-only")?),
             "--list" => policy.list.push(path(i, "--list")?),
+            loki_core::confine::PIN_FLAG => policy.pinned.push(path(i, "--pin")?),
+            loki_core::confine::MASK_FLAG => policy.masked.push(path(i, "--mask")?),
             "--no-network" => policy.network = Network::Denied,
             loki_core::confine::OWN_PIDS_FLAG => own_pids = true,
             "--" => {
@@ -69,7 +76,7 @@ fn parse(args: &[OsString]) -> Result<Layer, String> {
         }
         i += if matches!(
             arg.as_str(),
-            "--deny" | "--write" | "--read-only" | "--list"
+            "--deny" | "--write" | "--read-only" | "--list" | "--pin" | "--mask"
         ) {
             2
         } else {
@@ -153,6 +160,29 @@ pub fn run(args: &[OsString]) -> u8 {
                 false
             }
         };
+    // Pins and masks by mount, before the rules: where the kernel gives no mount namespace they
+    // fall back to Landlock's read-only and deny rules, which carve the directories around them.
+    let pinned: Vec<_> = layers
+        .iter()
+        .flat_map(|l| l.policy.pinned.clone())
+        .collect();
+    let masked: Vec<_> = layers
+        .iter()
+        .flat_map(|l| l.policy.masked.clone())
+        .collect();
+    if !pinned.is_empty() || !masked.is_empty() {
+        let mounted = loki_core::confine::pin_read_only(&pinned, &masked).is_ok();
+        for l in &mut layers {
+            let p = &mut l.policy;
+            if mounted {
+                p.pinned.clear();
+                p.masked.clear();
+            } else {
+                p.read_only.append(&mut p.pinned);
+                p.deny.append(&mut p.masked);
+            }
+        }
+    }
     let computed: Vec<(Policy, Vec<loki_core::confine::Rule>)> = layers
         .into_iter()
         .map(|l| {

@@ -21,10 +21,14 @@
 //! does this in a hidden subcommand ([`Policy::wrapper`] builds its command line), so no
 //! `pre_exec` code runs in a forked child of a multi-threaded process.
 //!
-//! A write path that holds a denied or read-only path (the checkout `loki ask` works in, whose
-//! `.git` stays read-only) is carved the same way: its existing entries are writable, but a new
-//! entry at its top cannot be created by a confined command (the agent's file tools, which run
-//! in loki, still can). A directory named in [`Policy::list`] gets a list-only rule, so that
+//! A write path that holds a denied or read-only path is carved the same way: its existing
+//! entries are writable, but a new entry at its top cannot be created by a confined command
+//! (the agent's file tools, which run in loki, still can). Paths that must stay read-only or
+//! hidden *inside* a write path (the `.git` and `.loki` of the checkout `loki ask` works in, the
+//! `.git` of a fix's replay) are therefore [`Policy::pinned`] and [`Policy::masked`]: the
+//! wrapper makes them read-only by a bind mount, or hides them under an empty tmpfs, in a mount
+//! namespace of its own ([`pin_read_only`]), and the checkout is not carved; only where the
+//! kernel gives no mount namespace do they become Landlock rules, with the carve. A directory named in [`Policy::list`] gets a list-only rule, so that
 //! `ls` and `git status` work at the top of such a checkout; it shows the names (never the
 //! contents) of everything beneath, so it is never given around loki's home.
 //!
@@ -69,6 +73,10 @@ const TCP_ABI: u32 = 4;
 pub const WRAPPER_SUBCOMMAND: &str = "__confine";
 /// The wrapper's flag that gives the command a process namespace of its own ([`unshare_pids`]).
 pub const OWN_PIDS_FLAG: &str = "--own-pids";
+/// The wrapper's flag for a path of [`Policy::pinned`].
+pub const PIN_FLAG: &str = "--pin";
+/// The wrapper's flag for a path of [`Policy::masked`].
+pub const MASK_FLAG: &str = "--mask";
 /// The wrapper's only argument when it is asked whether a network namespace can be made here
 /// ([`network_cut`]): it tries [`unshare_network`] and exits 0, or 1 with the reason on stderr.
 pub const PROBE_NETNS_FLAG: &str = "--probe-netns";
@@ -128,6 +136,16 @@ pub struct Policy {
     pub read_only: Vec<PathBuf>,
     /// Directories whose entries (and everything's beneath) may be listed, not read.
     pub list: Vec<PathBuf>,
+    /// Read-only like `read_only`, but by a read-only bind mount in a mount namespace of the
+    /// wrapper's own ([`pin_read_only`]) where the kernel gives one, so the directory holding
+    /// one (a checkout around its `.git`) is not carved and keeps accepting new entries. Where
+    /// no namespace can be made the wrapper falls back to `read_only`; [`rules`] treats what is
+    /// left here as `read_only`, so a policy is never weaker for it.
+    pub pinned: Vec<PathBuf>,
+    /// Denied like `deny`, but hidden by an empty read-only tmpfs mounted over it in the
+    /// wrapper's mount namespace where the kernel gives one ([`pin_read_only`]), so the directory
+    /// holding it is not carved. Fallback and [`rules`]: as `deny`.
+    pub masked: Vec<PathBuf>,
     pub network: Network,
 }
 
@@ -154,8 +172,12 @@ pub struct Rule {
 pub struct BoxSpec {
     /// Where the model works: writable, apart from `protect`.
     pub worktree: Option<PathBuf>,
-    /// Read-only even inside the worktree (the checkout's `.git` and `.loki` for `loki ask`).
+    /// Read-only even inside the worktree (the checkout's `.git` for `loki ask`): pinned by a
+    /// bind mount ([`Policy::pinned`]).
     pub protect: Vec<PathBuf>,
+    /// Hidden even inside the worktree (the checkout's `.loki` for `loki ask`: other runs, their
+    /// worktrees): masked by an empty tmpfs ([`Policy::masked`]).
+    pub hide: Vec<PathBuf>,
     /// The run's private directory (private `HOME`, `TMPDIR`, tool caches): writable.
     pub private: PathBuf,
     /// loki's home and the signing key file: denied.
@@ -237,6 +259,8 @@ pub enum ConfineError {
     Network(String),
     #[error("cannot give the command a process namespace of its own: {0}")]
     Pids(String),
+    #[error("cannot make {path} read-only by a bind mount: {why}")]
+    Pin { path: PathBuf, why: String },
 }
 
 impl crate::exit::Classify for ConfineError {
@@ -247,7 +271,8 @@ impl crate::exit::Classify for ConfineError {
             ConfineError::Ruleset(_)
             | ConfineError::Path { .. }
             | ConfineError::Network(_)
-            | ConfineError::Pids(_) => crate::exit::ExitClass::Failure,
+            | ConfineError::Pids(_)
+            | ConfineError::Pin { .. } => crate::exit::ExitClass::Failure,
         }
     }
 }
@@ -270,6 +295,12 @@ impl Policy {
         for p in &self.list {
             argv.extend(["--list".into(), p.clone().into_os_string()]);
         }
+        for p in &self.pinned {
+            argv.extend([PIN_FLAG.into(), p.clone().into_os_string()]);
+        }
+        for p in &self.masked {
+            argv.extend([MASK_FLAG.into(), p.clone().into_os_string()]);
+        }
         if self.network == Network::Denied {
             argv.push("--no-network".into());
         }
@@ -290,13 +321,13 @@ impl Policy {
         // Terminals and /dev/null; nothing there outlives the run.
         write.push(PathBuf::from("/dev"));
         write.extend(spec.also_write.iter().cloned());
-        let mut read_only = spec.protect.clone();
-        read_only.extend(spec.also_read_only.iter().cloned());
         Policy {
             deny,
             write,
-            read_only,
+            read_only: spec.also_read_only.clone(),
             list: spec.list.clone(),
+            pinned: spec.protect.clone(),
+            masked: spec.hide.clone(),
             network: spec.network,
         }
     }
@@ -417,6 +448,74 @@ pub fn unshare_pids() -> Result<(), ConfineError> {
     unshare_with(rustix::thread::UnshareFlags::NEWPID).map_err(ConfineError::Pids)
 }
 
+/// Makes each existing path of `paths` read-only for the calling process and everything it
+/// starts: a mount namespace of its own (a user namespace first when unprivileged), every mount
+/// made private so nothing propagates back to the host, then a bind mount of the path onto
+/// itself remounted read-only, keeping the flags the kernel locks in a user namespace (nosuid,
+/// nodev, noexec, the atime mode). Writes, new entries, renames and removal beneath it fail
+/// (`EROFS`, `EBUSY` for the mount point itself); the directory around it stays as the policy
+/// has it. A Landlock-restricted process cannot unmount it. Call it single-threaded, before
+/// [`restrict_self`]. On an error nothing is half-promised: the caller falls back to
+/// Landlock's read-only rules for every path.
+///
+/// Each existing path of `masks` gets an empty, read-only tmpfs mounted over it: what was there
+/// cannot be listed, read or written.
+pub fn pin_read_only(paths: &[PathBuf], masks: &[PathBuf]) -> Result<(), ConfineError> {
+    use rustix::fs::StatVfsMountFlags as St;
+    use rustix::mount::{MountFlags, MountPropagationFlags};
+    let pin_err = |path: &Path, why: String| ConfineError::Pin {
+        path: path.to_path_buf(),
+        why,
+    };
+    let existing: Vec<PathBuf> = paths.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let masks: Vec<PathBuf> = masks
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| p.is_dir())
+        .collect();
+    let Some(first) = existing.first().or(masks.first()) else {
+        return Ok(());
+    };
+    unshare_with(rustix::thread::UnshareFlags::NEWNS).map_err(|e| pin_err(first, e))?;
+    rustix::mount::mount_change(
+        "/",
+        MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+    )
+    .map_err(|e| pin_err(first, format!("making the mounts private: {e}")))?;
+    for path in &existing {
+        rustix::mount::mount_bind(path, path).map_err(|e| pin_err(path, e.to_string()))?;
+        let have = rustix::fs::statvfs(path)
+            .map_err(|e| pin_err(path, e.to_string()))?
+            .f_flag;
+        let mut keep = MountFlags::empty();
+        for (st, ms) in [
+            (St::NOSUID, MountFlags::NOSUID),
+            (St::NODEV, MountFlags::NODEV),
+            (St::NOEXEC, MountFlags::NOEXEC),
+            (St::NOATIME, MountFlags::NOATIME),
+            (St::NODIRATIME, MountFlags::NODIRATIME),
+            (St::RELATIME, MountFlags::RELATIME),
+        ] {
+            if have.contains(st) {
+                keep |= ms;
+            }
+        }
+        rustix::mount::mount_remount(path, MountFlags::BIND | MountFlags::RDONLY | keep, "")
+            .map_err(|e| pin_err(path, format!("remounting read-only: {e}")))?;
+    }
+    for path in &masks {
+        rustix::mount::mount(
+            "tmpfs",
+            path,
+            "tmpfs",
+            MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            c"size=4k,mode=0555",
+        )
+        .map_err(|e| pin_err(path, format!("masking: {e}")))?;
+    }
+    Ok(())
+}
+
 /// `unshare(what)`, with a user namespace of its own first when plain `unshare` is refused.
 fn unshare_with(what: rustix::thread::UnshareFlags) -> Result<(), String> {
     use rustix::thread::UnshareFlags;
@@ -452,6 +551,7 @@ pub fn rules(policy: &Policy) -> Vec<Rule> {
     let deny: Vec<PathBuf> = policy
         .deny
         .iter()
+        .chain(&policy.masked)
         .filter_map(|p| p.canonicalize().ok())
         .collect();
     // Write rules stop at denied and read-only paths alike.
@@ -460,6 +560,7 @@ pub fn rules(policy: &Policy) -> Vec<Rule> {
         policy
             .read_only
             .iter()
+            .chain(&policy.pinned)
             .filter_map(|p| p.canonicalize().ok()),
     );
     let mut out = Vec::new();
@@ -601,6 +702,8 @@ mod tests {
                 root.clone(),
             ],
             read_only: vec![root.join("repo")],
+            pinned: Vec::new(),
+            masked: Vec::new(),
             list: vec![root.join("repo")],
             network: Network::Allowed,
         };
@@ -661,6 +764,8 @@ mod tests {
             write: vec!["/w".into(), "/tmp".into()],
             read_only: vec!["/tmp/repo".into()],
             list: vec!["/tmp/repo".into()],
+            pinned: vec!["/tmp/repo/.git".into()],
+            masked: vec!["/tmp/repo/.loki".into()],
             network: Network::Denied,
         };
         let argv: Vec<String> = p
@@ -683,6 +788,10 @@ mod tests {
                 "/tmp/repo",
                 "--list",
                 "/tmp/repo",
+                "--pin",
+                "/tmp/repo/.git",
+                "--mask",
+                "/tmp/repo/.loki",
                 "--no-network",
                 "--"
             ]
@@ -694,6 +803,7 @@ mod tests {
         let spec = BoxSpec {
             worktree: Some("/r/.loki/worktrees/w".into()),
             protect: vec!["/r/.loki/worktrees/w/.git".into()],
+            hide: vec!["/r/.loki/worktrees/w/.loki".into()],
             private: "/tmp/loki-agent-x".into(),
             secrets: vec!["/h/.loki".into()],
             others: vec!["/r/.loki/runs".into()],
@@ -722,13 +832,9 @@ mod tests {
         }
         let write: Vec<&str> = p.write.iter().filter_map(|w| w.to_str()).collect();
         assert_eq!(write, ["/r/.loki/worktrees/w", "/tmp/loki-agent-x", "/dev"]);
-        assert_eq!(
-            p.read_only,
-            [
-                PathBuf::from("/r/.loki/worktrees/w/.git"),
-                PathBuf::from("/r")
-            ]
-        );
+        assert_eq!(p.read_only, [PathBuf::from("/r")]);
+        assert_eq!(p.pinned, [PathBuf::from("/r/.loki/worktrees/w/.git")]);
+        assert_eq!(p.masked, [PathBuf::from("/r/.loki/worktrees/w/.loki")]);
         assert_eq!(p.network, Network::Denied);
     }
 }

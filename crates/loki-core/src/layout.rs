@@ -123,6 +123,14 @@ impl Repo {
     /// The `info/exclude` file of this repository's git directory (the common directory for a
     /// linked worktree), or `None` when `.git` cannot be followed.
     fn exclude_file(&self) -> Option<PathBuf> {
+        Some(self.common_git_dir()?.join("info").join("exclude"))
+    }
+
+    /// The repository's common git directory: `.git` itself, or for a linked worktree or a
+    /// submodule (whose `.git` is a `gitdir:` file) the directory it points to, followed to the
+    /// shared one through `commondir`. `None` when `.git` cannot be followed.
+    #[must_use]
+    pub fn common_git_dir(&self) -> Option<PathBuf> {
         let dotgit = self.root.join(".git");
         let git_dir = if dotgit.is_dir() {
             dotgit
@@ -137,7 +145,7 @@ impl Repo {
                 Err(_) => gd,
             }
         };
-        Some(git_dir.join("info").join("exclude"))
+        Some(git_dir)
     }
 }
 

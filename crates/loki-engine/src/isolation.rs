@@ -216,9 +216,11 @@ impl Fence {
             Scope::Author => spec.others.push(repo.root.clone()),
             Scope::Checkout => {
                 spec.worktree = Some(repo.root.clone());
-                spec.others.push(loki_dir.join("runs"));
-                spec.others.extend(other_worktrees(None));
-                spec.protect = vec![repo.root.join(".git"), loki_dir.clone()];
+                // `.git` (hooks, config) read-only and `.loki` (runs, their worktrees) hidden, by
+                // mounts, so the checkout's top still takes new files; without a mount
+                // namespace, `.git` read-only and `.loki` denied by Landlock instead.
+                spec.protect = vec![repo.root.join(".git")];
+                spec.hide = vec![loki_dir.clone()];
                 spec.list.push(repo.root.clone());
             }
         }

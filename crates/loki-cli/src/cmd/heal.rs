@@ -425,10 +425,12 @@ fn apply(
 
 /// The box a fix's verifying replay runs in: the patched code is the model's, so loki's home (its
 /// signing key, other runs' state) and a key file named by `LOKI_SIGNING_KEY_FILE` are out of
-/// reach. Everything else stays as the user's own command had it when it crashed (its files, its
-/// network, its secrets by name): a tighter box would change what the replay proves (a write the
-/// program needs, refused, reads as a different failure). Empty when Landlock is unavailable.
-fn replay_box(ctx: &Ctx) -> anyhow::Result<Vec<std::ffi::OsString>> {
+/// reach, and the places from which code would run later outside any box are read-only: every
+/// `PATH` directory outside the checkout (a planted `git` or `python3`) and the checkout's git
+/// directory (hooks, config). Everything else stays as the user's own command had it when it crashed (its files,
+/// its network, its secrets by name): a tighter box would change what the replay proves (a write
+/// the program needs, refused, reads as a different failure). Empty when Landlock is unavailable.
+fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>> {
     let Ok(exe) = std::env::current_exe() else {
         return Ok(Vec::new());
     };
@@ -437,9 +439,33 @@ fn replay_box(ctx: &Ctx) -> anyhow::Result<Vec<std::ffi::OsString>> {
     }
     let mut deny = vec![ctx.home()?.clone()];
     deny.extend(loki_receipt::KeyEnv::from_process().signing_key_file);
+    let root = std::fs::canonicalize(&repo.root).unwrap_or_else(|_| repo.root.clone());
+    // The git directory by a mount where the kernel allows (the checkout's top keeps taking
+    // new files, as the program may need), else by Landlock.
+    let mut pinned = vec![root.join(".git")];
+    pinned.extend(repo.common_git_dir());
+    let mut read_only = Vec::new();
+    // A PATH entry that holds the checkout (`.`, `/usr/src`…) or is `/` would make the checkout
+    // itself read-only: such entries keep the user's rights.
+    read_only.extend(
+        std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| d.is_absolute() && d.is_dir())
+            .filter_map(|d| std::fs::canonicalize(&d).ok())
+            // Inside the checkout (a virtualenv's `bin`) the patch could write anyway.
+            .filter(|d| {
+                !root.starts_with(d)
+                    && !d.starts_with(&root)
+                    && !std::env::temp_dir().starts_with(d)
+            }),
+    );
     let policy = loki_core::confine::Policy {
         deny,
         write: vec![std::path::PathBuf::from("/")],
+        read_only,
+        pinned,
         ..loki_core::confine::Policy::default()
     };
     Ok(policy.wrapper(&exe))
@@ -457,7 +483,7 @@ fn heal(
     let opts = FixOptions {
         argv: std::env::args().collect(),
         repro_timeout: None,
-        replay_wrapper: replay_box(ctx)?,
+        replay_wrapper: replay_box(ctx, repo)?,
     };
     let mut s = FixSession::start(repo, run, opts)?;
     interrupt::left("nothing was changed: no patch was applied");

@@ -132,7 +132,8 @@ fn fix_apply_yes_with_the_scripted_provider_verifies_and_signs() {
 }
 
 /// The verifying replay runs the model's patched code: a patch that also tries to read loki's
-/// signing key gets "permission denied" inside the box, while the fix itself still verifies.
+/// signing key, plant a program in a `PATH` directory and write a git hook of the checkout gets
+/// "permission denied" for each inside the box, while the fix itself still verifies.
 #[test]
 fn a_patch_that_reads_the_signing_key_during_the_replay_is_boxed() {
     if !loki_test_support::require_landlock() {
@@ -148,18 +149,24 @@ fn a_patch_that_reads_the_signing_key_during_the_replay_is_boxed() {
             .unwrap()
             .contains("PRIVATE KEY")
     );
+    let bin = sb.home().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     record_crash(&sb, &repo);
     let loot = repo.path().join("stolen.txt");
-    let hostile = format!(
-        "    exec({:?}); return sum(values) / len(values) if values else 0.0\n",
-        format!(
-            "try:\n open({loot:?}, 'w').write(open({key:?}).read())\nexcept OSError as e:\n open({loot:?}, 'w').write('denied: ' + str(e))",
-            loot = loot.display().to_string(),
-            key = key.display().to_string(),
-        )
+    let hook = repo.path().join(".git/hooks/post-commit");
+    let attack = format!(
+        "r = []\nfor name, f in [('key', lambda: open({key:?}).read()), ('path', lambda: open({plant:?}, 'w').write('x')), ('hook', lambda: open({hook:?}, 'w').write('x'))]:\n try: r.append(name + ': ' + str(f()))\n except OSError as e: r.append(name + ': denied: ' + str(e))\nopen({loot:?}, 'w').write('\\n'.join(r))",
+        key = key.display().to_string(),
+        plant = bin.join("git").display().to_string(),
+        hook = hook.display().to_string(),
+        loot = loot.display().to_string(),
     );
+    let hostile =
+        format!("    exec({attack:?}); return sum(values) / len(values) if values else 0.0\n");
     let script = script(sb.home(), &patch(LINE, &hostile));
     sandboxed(&sb, repo.path())
+        .env("PATH", &path)
         .env("LOKI_PROVIDER", "scripted")
         .env("LOKI_PROVIDER_SCRIPT", &script)
         .args(["fix", "--apply", "--yes"])
@@ -171,7 +178,14 @@ fn a_patch_that_reads_the_signing_key_during_the_replay_is_boxed() {
         !stolen.contains("PRIVATE KEY"),
         "the key left the box: {stolen}"
     );
-    assert!(stolen.starts_with("denied: "), "{stolen}");
+    for route in ["key", "path", "hook"] {
+        assert!(
+            stolen.contains(&format!("{route}: denied: ")),
+            "{route} got through: {stolen}"
+        );
+    }
+    assert!(!bin.join("git").exists());
+    assert!(!hook.exists());
 }
 
 #[test]

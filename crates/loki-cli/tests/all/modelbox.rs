@@ -80,7 +80,10 @@ impl Target {
         let port = self.listener.local_addr().unwrap().port();
         let uport = self.udp.local_addr().unwrap().port();
         let inside = if inside {
-            "mkdir -p notes/out && echo inside > notes/out/inside.txt && echo INSIDE-WRITTEN; "
+            "mkdir -p notes/out && echo inside > notes/out/inside.txt && echo INSIDE-WRITTEN; \
+             echo top > top.txt && echo TOP-WRITTEN; \
+             ls .loki/runs && echo RUNS-LISTED; \
+             cat .loki/runs/*/events.jsonl > /dev/null && echo RUNS-READ; "
         } else {
             ""
         };
@@ -155,9 +158,10 @@ enum Net {
     Off,
     /// `agent.network = "on"`.
     On,
-    /// Off, on a machine that gives no network namespace: `loki` runs in a user namespace
-    /// whose `user.max_net_namespaces` is 0, so every namespace below it is refused (ENOSPC),
-    /// as in a container whose seccomp profile refuses `unshare`; Landlock works as before.
+    /// Off, on a machine that gives no network or mount namespace: `loki` runs in a user
+    /// namespace whose `user.max_net_namespaces` and `user.max_mnt_namespaces` are 0, so every
+    /// such namespace below it is refused (ENOSPC), as in a container whose seccomp profile
+    /// refuses `unshare`; Landlock works as before.
     OffWithoutNamespaces,
 }
 
@@ -174,7 +178,7 @@ fn loki(t: &Target, dir: &Path, net: Net) -> assert_cmd::Command {
             "--map-root-user",
             "/bin/sh",
             "-c",
-            "echo 0 > /proc/sys/user/max_net_namespaces && exec \"$0\" \"$@\"",
+            "echo 0 > /proc/sys/user/max_net_namespaces && echo 0 > /proc/sys/user/max_mnt_namespaces && exec \"$0\" \"$@\"",
         ])
         .arg(assert_cmd::cargo::cargo_bin("loki"));
         t.sb.apply(&mut c).current_dir(dir);
@@ -257,8 +261,17 @@ fn ask_keeps_the_model_in_the_box() {
     assert!(!t.connected(), "a TCP connection left the box");
     assert!(!transcript.contains("UDP-SENT"), "{transcript}");
     assert!(!t.datagram_arrived(), "a UDP datagram left the box");
-    // Work inside the checkout still goes on: a write in an existing directory, a listing.
+    // Work inside the checkout still goes on: a write in an existing directory, a new file at
+    // the top (`.git` is pinned read-only by a mount, not by carving the checkout), a listing;
+    // the other runs under `.loki` are hidden.
     assert!(transcript.contains("INSIDE-WRITTEN"), "{transcript}");
+    assert!(transcript.contains("TOP-WRITTEN"), "{transcript}");
+    assert_eq!(
+        std::fs::read_to_string(t.repo.path().join("top.txt")).unwrap(),
+        "top\n"
+    );
+    assert!(!transcript.contains("RUNS-LISTED"), "{transcript}");
+    assert!(!transcript.contains("RUNS-READ"), "{transcript}");
     assert_eq!(
         std::fs::read_to_string(t.repo.path().join("notes/out/inside.txt")).unwrap(),
         "inside\n"
@@ -464,6 +477,12 @@ fn without_a_network_namespace_tcp_is_still_refused_and_the_udp_gap_is_said() {
     assert!(stderr.contains("network off for TCP only"), "{stderr}");
     assert!(said.contains("UDP-SENT"), "{said}");
     assert!(t.datagram_arrived(), "the gap loki reports is real");
+    // No mount namespace either: `.git` and `.loki` fall back to Landlock's rules, which hold
+    // them as well (checked above and here: the runs' names are listable at the checkout's
+    // list-only rule, never their contents) at the price of new files at the checkout's top.
+    assert!(!said.contains("RUNS-READ"), "{said}");
+    assert!(said.contains("INSIDE-WRITTEN"), "{said}");
+    assert!(!said.contains("TOP-WRITTEN"), "{said}");
 
     let t = Target::new();
     let (v, stderr) = build(&t, Net::OffWithoutNamespaces);
