@@ -413,6 +413,95 @@ impl CliKind {
         }
     }
 
+    /// The hosts of the client's own model service (its API, its login), which loki's egress
+    /// proxy forwards to when the agent's network is off ([`crate::egress`]); the endpoints its
+    /// own variables name are added by [`CliKind::egress_allowlist`].
+    #[must_use]
+    pub fn model_hosts(self) -> &'static [&'static str] {
+        match self {
+            CliKind::Claude => &[
+                "api.anthropic.com:443",
+                "console.anthropic.com:443",
+                "platform.claude.com:443",
+                "claude.ai:443",
+            ],
+            CliKind::Codex => &[
+                "api.openai.com:443",
+                "auth.openai.com:443",
+                "chatgpt.com:443",
+            ],
+            CliKind::Aider => &[
+                "api.openai.com:443",
+                "api.anthropic.com:443",
+                "generativelanguage.googleapis.com:443",
+                "openrouter.ai:443",
+                "api.deepseek.com:443",
+                "api.groq.com:443",
+                "api.mistral.ai:443",
+                "api.x.ai:443",
+                "localhost:11434",
+                "127.0.0.1:11434",
+            ],
+            CliKind::Opencode => &[
+                "api.openai.com:443",
+                "api.anthropic.com:443",
+                "generativelanguage.googleapis.com:443",
+                "openrouter.ai:443",
+                "api.groq.com:443",
+                "api.deepseek.com:443",
+                "api.x.ai:443",
+                "models.dev:443",
+                "opencode.ai:443",
+            ],
+        }
+    }
+
+    /// Where the client may connect when its network is off: [`CliKind::model_hosts`], every
+    /// `http(s)://` endpoint named by a variable of its own ([`CliKind::env_prefixes`]: a base
+    /// URL pointing at a proxy, a gateway or a local server) in `env`, and every endpoint its
+    /// configuration names ([`crate::egress::configured_endpoints`]): the files under `home`
+    /// (the private home holding the client's copied files) and the clients' project files at
+    /// the top of `workdir` ([`PROJECT_CONFIGS`]; no other file of the repository), sorted, once
+    /// each.
+    #[must_use]
+    pub fn egress_allowlist(
+        self,
+        env: &[(OsString, OsString)],
+        home: &Path,
+        workdir: &Path,
+    ) -> Vec<crate::egress::HostPort> {
+        let mut out: Vec<crate::egress::HostPort> = self
+            .model_hosts()
+            .iter()
+            .filter_map(|h| crate::egress::HostPort::parse(h, 443))
+            .collect();
+        for (k, v) in env {
+            let name = k.to_string_lossy();
+            if !self.env_prefixes().iter().any(|p| name.starts_with(p)) {
+                continue;
+            }
+            let value = v.to_string_lossy();
+            if let Some(hp) = crate::egress::HostPort::from_url(&value) {
+                out.push(hp);
+            } else if name == "OLLAMA_HOST"
+                && let Some(hp) = crate::egress::HostPort::parse(&value, 11434)
+            {
+                out.push(hp);
+            }
+        }
+        let project = PROJECT_CONFIGS.iter().map(|f| workdir.join(f));
+        for file in config_files(home).into_iter().chain(project) {
+            let small = std::fs::symlink_metadata(&file)
+                .is_ok_and(|m| m.is_file() && m.len() <= 256 * 1024);
+            if small && let Ok(text) = std::fs::read_to_string(&file) {
+                out.extend(crate::egress::configured_endpoints(&text));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Variables loki sets for the client: `(name, value)`, where a value starting with
     /// `$TMPDIR/` or `$HOME/` is under the agent's private temporary directory or home.
     #[must_use]
@@ -605,6 +694,68 @@ fn codex_home_of(env: &[(OsString, OsString)]) -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| env_value(env, "HOME").map(|h| PathBuf::from(h).join(".codex")))
+}
+
+/// The clients' project configuration files, relative to the working directory: the endpoints
+/// they name are the client's too.
+pub const PROJECT_CONFIGS: &[&str] = &[
+    "opencode.json",
+    "opencode.jsonc",
+    ".aider.conf.yml",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/config.toml",
+];
+
+/// Configuration files under `dir` (three levels down at most, hidden directories included:
+/// `~/.codex/config.toml`, `~/.config/opencode/opencode.json`, `.aider.conf.yml`), by extension,
+/// at most 256 KiB each and 200 in all; symbolic links are not followed.
+fn config_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    const EXTENSIONS: [&str; 6] = ["toml", "json", "jsonc", "yml", "yaml", "env"];
+    const MAX_BYTES: u64 = 256 * 1024;
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                continue;
+            };
+            let path = e.path();
+            if meta.is_dir() && depth < 3 {
+                // Histories, caches and sessions are not configuration.
+                let name = e.file_name();
+                let skip = [
+                    "node_modules",
+                    "projects",
+                    "sessions",
+                    "cache",
+                    "log",
+                    "logs",
+                    ".git",
+                ]
+                .iter()
+                .any(|n| name == *n);
+                if !skip {
+                    stack.push((path, depth + 1));
+                }
+            } else if meta.is_file()
+                && meta.len() <= MAX_BYTES
+                && path
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| EXTENSIONS.contains(&x))
+            {
+                out.push(path);
+                if out.len() >= 200 {
+                    return out;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What a boxed Codex needs from the user's environment `user_env` besides its files (the engine

@@ -47,6 +47,7 @@ pub mod cli;
 pub mod confine;
 pub mod context;
 pub mod cost;
+pub mod egress;
 pub mod error;
 pub mod failure;
 pub mod http;

@@ -228,6 +228,7 @@ impl RunFence {
             pinned: Vec::new(),
             masked: Vec::new(),
             network: loki_core::confine::Network::Allowed,
+            egress_ports: Vec::new(),
         }
         .wrapper(&self.exe)
     }

@@ -66,6 +66,7 @@ fn main() {
         pinned: Vec::new(),
         masked: Vec::new(),
         network: loki_core::confine::Network::Denied,
+        egress_ports: Vec::new(),
     };
     let argv = policy.wrapper(&loki);
     let plain = median(|| Command::new("true"));

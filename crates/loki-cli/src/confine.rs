@@ -16,6 +16,10 @@
 //! of its own). Where no namespace can be made, the program is `exec`ed as without the flag
 //! and the wrapper says so on stderr: only the process-group guarantee is left.
 //!
+//! `--egress-port N` (with `--no-network`) still lets TCP connect to port N (loki's egress proxy
+//! for a CLI agent, on the host's loopback): no namespace then, Landlock ABI 4 rules alone
+//! (UDP not covered), and without them the command does not run.
+//!
 //! `--pin P` makes P read-only and `--mask P` hides P, by mounts in a mount namespace of the
 //! wrapper's own ([`loki_core::confine::pin_read_only`]) so the directory around them keeps
 //! accepting new entries; where no mount namespace can be made they become `--read-only` and
@@ -64,6 +68,14 @@ fn parse(args: &[OsString]) -> Result<Layer, String> {
             loki_core::confine::PIN_FLAG => policy.pinned.push(path(i, "--pin")?),
             loki_core::confine::MASK_FLAG => policy.masked.push(path(i, "--mask")?),
             "--no-network" => policy.network = Network::Denied,
+            loki_core::confine::EGRESS_PORT_FLAG => {
+                let port = args
+                    .get(i + 1)
+                    .and_then(|p| p.to_str())
+                    .and_then(|p| p.parse::<u16>().ok())
+                    .ok_or_else(|| format!("{arg} needs a port number"))?;
+                policy.egress_ports.push(port);
+            }
             loki_core::confine::OWN_PIDS_FLAG => own_pids = true,
             "--" => {
                 return Ok(Layer {
@@ -76,7 +88,7 @@ fn parse(args: &[OsString]) -> Result<Layer, String> {
         }
         i += if matches!(
             arg.as_str(),
-            "--deny" | "--write" | "--read-only" | "--list" | "--pin" | "--mask"
+            "--deny" | "--write" | "--read-only" | "--list" | "--pin" | "--mask" | "--egress-port"
         ) {
             2
         } else {
@@ -139,10 +151,23 @@ pub fn run(args: &[OsString]) -> u8 {
         return usage("missing the program after `--`");
     };
     let network_denied = layers.iter().any(|l| l.policy.network == Network::Denied);
+    // Egress ports are on the host's loopback: no namespace, Landlock's TCP rules alone, and
+    // without them the command does not run.
+    let egress = layers.iter().any(|l| !l.policy.egress_ports.is_empty());
+    if network_denied
+        && egress
+        && loki_core::confine::support().network() != NetworkMechanism::LandlockTcp
+    {
+        anstream::eprintln!(
+            "loki: cannot limit the network to loki's egress proxy (no Landlock ABI 4); the command was not run"
+        );
+        return 126;
+    }
     // The namespace comes first: its uid and gid maps are written under /proc, which the
     // filesystem rules would refuse. A user namespace needs a single-threaded process; the
     // support probe's thread has been joined by then.
     if network_denied
+        && !egress
         && let Err(e) = loki_core::confine::unshare_network()
         && loki_core::confine::support().network() != NetworkMechanism::LandlockTcp
     {

@@ -73,6 +73,8 @@ const TCP_ABI: u32 = 4;
 pub const WRAPPER_SUBCOMMAND: &str = "__confine";
 /// The wrapper's flag that gives the command a process namespace of its own ([`unshare_pids`]).
 pub const OWN_PIDS_FLAG: &str = "--own-pids";
+/// The wrapper's flag for a port of [`Policy::egress_ports`].
+pub const EGRESS_PORT_FLAG: &str = "--egress-port";
 /// The wrapper's flag for a path of [`Policy::pinned`].
 pub const PIN_FLAG: &str = "--pin";
 /// The wrapper's flag for a path of [`Policy::masked`].
@@ -91,6 +93,23 @@ pub fn with_own_pids(mut wrapper: Vec<OsString>) -> Vec<OsString> {
         && !wrapper.iter().any(|a| a == OWN_PIDS_FLAG)
     {
         wrapper.insert(2, OWN_PIDS_FLAG.into());
+    }
+    wrapper
+}
+
+/// `wrapper` (an argv prefix from [`Policy::wrapper`]) with the network denied but TCP connect
+/// to `ports` ([`Policy::egress_ports`]): a CLI agent behind loki's egress proxy.
+#[must_use]
+pub fn with_egress(mut wrapper: Vec<OsString>, ports: &[u16]) -> Vec<OsString> {
+    if wrapper.get(1).is_some_and(|a| a == WRAPPER_SUBCOMMAND) {
+        let mut flags: Vec<OsString> = Vec::new();
+        if !wrapper.iter().any(|a| a == "--no-network") {
+            flags.push("--no-network".into());
+        }
+        for p in ports {
+            flags.extend([EGRESS_PORT_FLAG.into(), p.to_string().into()]);
+        }
+        wrapper.splice(2..2, flags);
     }
     wrapper
 }
@@ -147,6 +166,11 @@ pub struct Policy {
     /// holding it is not carved. Fallback and [`rules`]: as `deny`.
     pub masked: Vec<PathBuf>,
     pub network: Network,
+    /// With [`Network::Denied`]: the TCP ports a command may still connect to (loki's egress
+    /// proxy on the host's loopback, a local model server), by Landlock ABI 4 rules. Non-empty,
+    /// it keeps the command in the host's network namespace (the proxy must stay reachable), so
+    /// it holds only where Landlock has TCP rules, and UDP is not covered.
+    pub egress_ports: Vec<u16>,
 }
 
 /// What a rule grants beneath its path.
@@ -304,6 +328,9 @@ impl Policy {
         if self.network == Network::Denied {
             argv.push("--no-network".into());
         }
+        for port in &self.egress_ports {
+            argv.extend([EGRESS_PORT_FLAG.into(), port.to_string().into()]);
+        }
         argv.push("--".into());
         argv
     }
@@ -329,6 +356,7 @@ impl Policy {
             pinned: spec.protect.clone(),
             masked: spec.hide.clone(),
             network: spec.network,
+            egress_ports: Vec::new(),
         }
     }
 }
@@ -635,13 +663,23 @@ pub fn restrict_self_with(policy: &Policy, rules: Vec<Rule>) -> Result<Enforceme
     let all = AccessFs::from_all(TARGET_ABI);
     let read = AccessFs::from_read(TARGET_ABI);
     let mut base = Ruleset::default().handle_access(all).map_err(err)?;
-    if policy.network == Network::Denied && support().network() == NetworkMechanism::LandlockTcp {
-        // Handled with no rule allowing any port: every TCP connect and bind is refused.
+    let tcp_rules =
+        policy.network == Network::Denied && support().network() == NetworkMechanism::LandlockTcp;
+    if tcp_rules {
+        // Handled with no rule but the egress ports': every other TCP connect and bind is
+        // refused.
         base = base
             .handle_access(AccessNet::from_all(ABI::V4))
             .map_err(err)?;
     }
     let mut ruleset = base.create().map_err(err)?;
+    if tcp_rules {
+        for port in &policy.egress_ports {
+            ruleset = ruleset
+                .add_rule(landlock::NetPort::new(*port, AccessNet::ConnectTcp))
+                .map_err(err)?;
+        }
+    }
     for rule in rules {
         // Gone since the walk (a temporary file): nothing to grant.
         let Ok(fd) = PathFd::new(&rule.path) else {
@@ -706,6 +744,7 @@ mod tests {
             masked: Vec::new(),
             list: vec![root.join("repo")],
             network: Network::Allowed,
+            egress_ports: Vec::new(),
         };
         let got = rules(&policy);
         let under: Vec<(String, Grant)> = got
@@ -767,6 +806,7 @@ mod tests {
             pinned: vec!["/tmp/repo/.git".into()],
             masked: vec!["/tmp/repo/.loki".into()],
             network: Network::Denied,
+            egress_ports: vec![8080],
         };
         let argv: Vec<String> = p
             .wrapper(Path::new("/bin/loki"))
@@ -793,6 +833,8 @@ mod tests {
                 "--mask",
                 "/tmp/repo/.loki",
                 "--no-network",
+                "--egress-port",
+                "8080",
                 "--"
             ]
         );

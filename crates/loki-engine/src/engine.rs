@@ -161,7 +161,13 @@ impl RunState<'_> {
             self.opts.network
         };
         if !matches!(scope, crate::isolation::Scope::Checks(_)) {
-            if cli {
+            if cli
+                && self.opts.network == Network::Denied
+                && loki_core::confine::support().network()
+                    == loki_core::confine::NetworkMechanism::LandlockTcp
+            {
+                self.note_once("network: the CLI agent's commands could reach only its model's hosts, through loki's egress proxy (TCP; UDP such as DNS is not covered)");
+            } else if cli {
                 self.note_once("network: the CLI agent talks to its own model, so its commands had network access");
             } else if network == Network::Allowed {
                 self.note_once(
@@ -298,6 +304,7 @@ impl RunState<'_> {
             wrapper,
             on_command: self.opts.on_command.clone(),
             test_command,
+            network: self.opts.network,
         };
         let report = session::run(&self.opts.backend, &spec, &mut self.log)?;
         if let Some(f) = &report.failure {
@@ -308,6 +315,12 @@ impl RunState<'_> {
             }
         } else if let Some(e) = &report.error {
             self.notes.push(format!("agent session {label}: {e}"));
+        }
+        if !report.egress_refused.is_empty() {
+            self.notes.push(format!(
+                "network: the CLI agent's commands asked for {} (refused by loki's egress proxy: not the agent's model)",
+                report.egress_refused.join(", ")
+            ));
         }
         if report.interrupted {
             self.interrupted = true;

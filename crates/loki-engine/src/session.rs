@@ -41,6 +41,8 @@ pub struct SessionReport {
     pub interrupted: bool,
     pub model_seconds: f64,
     pub model: String,
+    /// Hosts a CLI agent's process tree asked loki's egress proxy for and was refused.
+    pub egress_refused: Vec<String>,
 }
 
 /// Everything one session needs.
@@ -65,6 +67,9 @@ pub struct SessionSpec<'a> {
     pub on_command: Option<loki_agent::RunHook>,
     /// The repository's test command, handed to a CLI agent that takes one (aider).
     pub test_command: Option<String>,
+    /// The user's network choice for the model's commands (`agent.network`): off puts a CLI
+    /// agent behind loki's egress proxy ([`boxed_cli`]).
+    pub network: loki_core::confine::Network,
 }
 
 /// Runs one session and records it in `log`.
@@ -98,6 +103,7 @@ pub fn run(
         interrupted: false,
         model_seconds: 0.0,
         model: String::new(),
+        egress_refused: Vec::new(),
     };
     match backend {
         Backend::Loop(provider) => {
@@ -147,7 +153,8 @@ pub fn run(
             }
         }
         Backend::Cli(agent) => {
-            let mut agent = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir)?;
+            let (mut agent, egress) =
+                boxed_cli(agent, spec.fence, spec.wrapper, spec.dir, spec.network)?;
             agent.timeout = agent.timeout.min(spec.time_left);
             agent.test_command.clone_from(&spec.test_command);
             report.model = agent
@@ -162,6 +169,11 @@ pub fn run(
                     () = cancelled(spec.cancel) => None,
                 }
             });
+            report.egress_refused = egress
+                .as_ref()
+                .map(|e| e.refused().iter().map(ToString::to_string).collect())
+                .unwrap_or_default();
+            drop(egress);
             for leftover in scratch_in(spec.dir, agent.kind) {
                 if !before.contains(&leftover) {
                     remove_scratch(&leftover)?;
@@ -221,12 +233,18 @@ pub fn run(
 /// environment, the variables loki sets for it, and its login and configuration files copied
 /// into the private home. Its command runs through `wrapper` (when the program exists: a
 /// missing one must stay a clear "not installed", not the wrapper's exit 127).
+///
+/// With `network` off and Landlock's TCP rules here, the agent gets loki's egress proxy
+/// ([`loki_agent::egress`]): its process tree may connect only to the proxy (and to a model
+/// server on this machine's loopback), and the proxy forwards only to the hosts of its model.
+/// The proxy runs until the returned [`loki_agent::egress::Egress`] is dropped.
 pub fn boxed_cli(
     agent: &loki_agent::CliAgent,
     fence: &Fence,
     wrapper: &[std::ffi::OsString],
     dir: &Path,
-) -> Result<loki_agent::CliAgent, EngineError> {
+    network: loki_core::confine::Network,
+) -> Result<(loki_agent::CliAgent, Option<loki_agent::egress::Egress>), EngineError> {
     let mut agent = agent.clone();
     let kind = agent.kind;
     fence.add_client_files(kind.client_files(), &agent.env)?;
@@ -270,13 +288,54 @@ pub fn boxed_cli(
         .iter()
         .find(|(k, _)| k == "PATH")
         .map(|(_, v)| v.clone());
+    let mut egress = None;
     if which::which_in(&agent.program, path, dir).is_ok() {
         // Its shell tool may start commands outside its process group: a PID namespace of its
         // own makes them end with it (a cap, Ctrl-C, kill -9 of loki).
-        agent.wrapper = loki_core::confine::with_own_pids(wrapper.to_vec());
+        let mut boxed = loki_core::confine::with_own_pids(wrapper.to_vec());
+        if egress_applies(wrapper, network) {
+            let allow = kind.egress_allowlist(&agent.env, fence.home(), dir);
+            let proxy = loki_agent::egress::Egress::start(allow)
+                .map_err(|e| EngineError::io("start the egress proxy on", "127.0.0.1", e))?;
+            let pointers = proxy.env();
+            env.retain(|(k, _)| {
+                !pointers.iter().any(|(p, _)| p == k)
+                    && !loki_agent::egress::Egress::BYPASS_VARS
+                        .iter()
+                        .any(|b| k == *b)
+            });
+            env.extend(pointers);
+            let mut ports = vec![proxy.port()];
+            ports.extend(
+                proxy
+                    .allowed()
+                    .iter()
+                    .filter(|h| h.is_loopback())
+                    .map(|h| h.port),
+            );
+            ports.sort_unstable();
+            ports.dedup();
+            boxed = loki_core::confine::with_egress(boxed, &ports);
+            egress = Some(proxy);
+        }
+        agent.wrapper = boxed;
     }
     agent.env = env;
-    Ok(agent)
+    Ok((agent, egress))
+}
+
+/// Whether a CLI agent boxed by `wrapper` goes behind the egress proxy: the user left the network
+/// off, there is a box, and Landlock has TCP rules (the proxy is on the host's loopback, so a
+/// network namespace cannot be used).
+#[must_use]
+pub fn egress_applies(
+    wrapper: &[std::ffi::OsString],
+    network: loki_core::confine::Network,
+) -> bool {
+    network == loki_core::confine::Network::Denied
+        && !wrapper.is_empty()
+        && loki_core::confine::support().network()
+            == loki_core::confine::NetworkMechanism::LandlockTcp
 }
 
 /// The top-level entries of `dir` that are `kind`'s scratch files ([`loki_agent::CliKind::scratch`]).

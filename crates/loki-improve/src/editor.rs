@@ -140,14 +140,21 @@ async fn cli_call(
                 &boxed.repo,
                 loki_engine::isolation::Scope::Author,
                 &boxed.secrets,
-                // A CLI agent talks to its own model.
+                // A CLI agent talks to its own model: the egress proxy below limits it to that.
                 loki_core::confine::Network::Allowed,
             )
             .wrapper(exe),
         _ => Vec::new(),
     };
-    let mut agent =
-        loki_engine::session::boxed_cli(agent, &fence, &wrapper, &work).map_err(|e| outage(&e))?;
+    // Its commands reach only its model, through loki's egress proxy (alive until the answer).
+    let (mut agent, _egress) = loki_engine::session::boxed_cli(
+        agent,
+        &fence,
+        &wrapper,
+        &work,
+        loki_core::confine::Network::Denied,
+    )
+    .map_err(|e| outage(&e))?;
     agent.timeout = agent.timeout.min(timeout);
     let mut prompt = req.system.clone();
     for m in &req.messages {

@@ -127,26 +127,27 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
                     )
                 })
         }
-        Backend::Cli(agent) => rt
-            .block_on(
-                loki_engine::session::boxed_cli(&agent, &fence, &wrapper, &repo.root)?
-                    .run(&args.prompt, &repo.root),
-            )
-            .map(|o| {
-                let (i, out) = o
-                    .usage
-                    .map_or((0, 0), |u| (u.input_tokens, u.output_tokens));
-                let tail: String = o
-                    .stdout
-                    .chars()
-                    .rev()
-                    .take(2000)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                (format!("exit {}", o.exit_code), tail, o.cost_usd, i, out, 1)
-            }),
+        Backend::Cli(agent) => {
+            // The proxy (when the network is off) lives until the agent has finished.
+            let (boxed, _egress) =
+                loki_engine::session::boxed_cli(&agent, &fence, &wrapper, &repo.root, network)?;
+            rt.block_on(boxed.run(&args.prompt, &repo.root))
+        }
+        .map(|o| {
+            let (i, out) = o
+                .usage
+                .map_or((0, 0), |u| (u.input_tokens, u.output_tokens));
+            let tail: String = o
+                .stdout
+                .chars()
+                .rev()
+                .take(2000)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            (format!("exit {}", o.exit_code), tail, o.cost_usd, i, out, 1)
+        }),
     };
     match result {
         Ok((end, detail, cost, input, output, turns)) => {

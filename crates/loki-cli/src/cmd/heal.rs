@@ -437,8 +437,13 @@ fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>>
     if !loki_core::confine::available() {
         return Ok(Vec::new());
     }
-    let mut deny = vec![ctx.home()?.clone()];
-    deny.extend(loki_receipt::KeyEnv::from_process().signing_key_file);
+    // loki's home hidden by a mount where the kernel allows, so the directory around it (the
+    // user's home, a temporary directory) keeps taking the program's new files; else denied.
+    let masked = vec![ctx.home()?.clone()];
+    let deny: Vec<std::path::PathBuf> = loki_receipt::KeyEnv::from_process()
+        .signing_key_file
+        .into_iter()
+        .collect();
     let root = std::fs::canonicalize(&repo.root).unwrap_or_else(|_| repo.root.clone());
     // The git directory by a mount where the kernel allows (the checkout's top keeps taking
     // new files, as the program may need), else by Landlock.
@@ -466,6 +471,7 @@ fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>>
         write: vec![std::path::PathBuf::from("/")],
         read_only,
         pinned,
+        masked,
         ..loki_core::confine::Policy::default()
     };
     Ok(policy.wrapper(&exe))

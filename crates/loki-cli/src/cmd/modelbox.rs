@@ -66,7 +66,13 @@ pub fn describe(support: Support, cut: &NetworkCut, network: Network, cli_agent:
     } else {
         "no Landlock (not boxed)".to_string()
     };
-    let net = if cli_agent {
+    let net = if cli_agent
+        && network == Network::Denied
+        && support.filesystem()
+        && support.network() == NetworkMechanism::LandlockTcp
+    {
+        "network: only the CLI agent's model, through loki's egress proxy (TCP; UDP not covered)"
+    } else if cli_agent {
         "network on (the CLI agent talks to its model)"
     } else if network == Network::Allowed {
         "network on (agent.network = \"on\")"

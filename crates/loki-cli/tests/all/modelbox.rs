@@ -318,8 +318,82 @@ fn fake_claude(dir: &Path, attack: &str) -> PathBuf {
     claude
 }
 
+/// A stand-in model server on loopback: answers every request `pong` and counts them.
+fn model_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read as _, Write as _};
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", l.local_addr().unwrap().port());
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let _ = s.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\npong",
+            );
+        }
+    });
+    (url, hits)
+}
+
+/// A CLI agent's commands share its process tree, so they cannot be cut off from the network
+/// while it talks to its model: they are put behind loki's egress proxy instead. Its model is
+/// reached (through the proxy); the listener is not, neither directly (Landlock's TCP rules)
+/// nor through the proxy (not the agent's model: 403), and loki says so before the agent starts.
 #[test]
-fn a_cli_agent_is_boxed_too_and_its_network_is_recorded() {
+fn a_cli_agent_reaches_its_model_and_nothing_else() {
+    if !loki_test_support::require_landlock_tcp() || !loki_test_support::require_pytest() {
+        return;
+    }
+    let t = Target::new();
+    let (model, hits) = model_server();
+    let port = t.listener.local_addr().unwrap().port();
+    let fetch = |url: &str, mark: &str| {
+        format!(
+            "python3 -c \"import urllib.request; print(urllib.request.urlopen('{url}', timeout=10).read().decode())\" && echo {mark}; "
+        )
+    };
+    let attack = format!(
+        "{}; {}{}",
+        t.attack(true),
+        fetch(&format!("{model}/v1/messages"), "MODEL-REACHED"),
+        fetch(
+            &format!("http://127.0.0.1:{port}/exfiltrate"),
+            "PROXY-LEAKED"
+        ),
+    );
+    let bin = tempfile::tempdir().unwrap();
+    fake_claude(bin.path(), &attack);
+    let out = sandboxed(&t.sb, t.repo.path())
+        .env("PATH", t.path(Some(bin.path())))
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-for-the-agent")
+        .env("ANTHROPIC_BASE_URL", &model)
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .args(["-v", "ask", "try to escape", "--provider", "claude"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let log = std::fs::read_to_string(t.repo.path().join("notes/out/attack.log")).unwrap();
+    t.assert_filesystem_held(&log);
+    assert!(log.contains("pong\nMODEL-REACHED"), "{log}");
+    assert!(hits.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+    assert!(!log.contains("NET-CONNECTED"), "{log}");
+    assert!(!log.contains("PROXY-LEAKED"), "{log}");
+    assert!(log.contains("HTTP Error 403"), "{log}");
+    assert!(!t.connected(), "a TCP connection reached the listener");
+    assert!(
+        stderr.contains("network: only the CLI agent's model, through loki's egress proxy"),
+        "{stderr}"
+    );
+}
+
+/// With `agent.network = "on"` the agent's commands keep the network, and loki says so.
+#[test]
+fn a_cli_agent_with_the_network_on_keeps_it() {
     if !loki_test_support::require_landlock() {
         return;
     }
@@ -329,6 +403,7 @@ fn a_cli_agent_is_boxed_too_and_its_network_is_recorded() {
     let out = sandboxed(&t.sb, t.repo.path())
         .env("PATH", t.path(Some(bin.path())))
         .env("ANTHROPIC_API_KEY", "sk-ant-test-for-the-agent")
+        .env("LOKI_AGENT_NETWORK", "on")
         .args(["-v", "ask", "try to escape", "--provider", "claude"])
         .output()
         .unwrap();
@@ -336,7 +411,7 @@ fn a_cli_agent_is_boxed_too_and_its_network_is_recorded() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let log = std::fs::read_to_string(t.repo.path().join("notes/out/attack.log")).unwrap();
     t.assert_filesystem_held(&log);
-    // The agent reaches its own model, so its commands keep the network, and loki says so.
+    assert!(log.contains("NET-CONNECTED"), "{log}");
     assert!(
         stderr.contains("network on (the CLI agent talks to its model)"),
         "{stderr}"
