@@ -4,7 +4,7 @@
 //! --disable-background-networking --disable-component-update --disable-sync
 //! --user-data-dir=<fresh temp dir> --remote-debugging-port=0 about:blank`, started by
 //! [`loki_core::process::spawn`] (own process group, stdin closed, output bounded, registered
-//! with the watchdog) and waited on by a thread that drains its output. The browser writes
+//! with the watchdog; `HOME` and the XDG directories inside the profile) and waited on by a thread that drains its output. The browser writes
 //! `DevToolsActivePort` (line 1 the port, line 2 the browser target's path) into the profile;
 //! that file appearing within [`LAUNCH_TIMEOUT`] is the sign it is up. The browser exiting first
 //! is [`BrowserError::Launch`] with the tail of its output.
@@ -23,8 +23,6 @@ use serde_json::{Value, json};
 use crate::BrowserError;
 use crate::cdp::{Cdp, Event};
 
-/// Environment variable naming the browser to use.
-pub const BROWSER_ENV: &str = "LOKI_BROWSER";
 /// Names looked for on `PATH`, in order.
 pub const CANDIDATES: &[&str] = &[
     "chromium",
@@ -67,10 +65,11 @@ const FLAGS: &[&str] = &[
 
 /// The browser loki would use: `LOKI_BROWSER`, else the first candidate on `PATH`.
 pub fn find() -> Result<PathBuf, BrowserError> {
-    if let Some(p) = std::env::var_os(BROWSER_ENV).filter(|p| !p.is_empty()) {
+    let var = loki_core::env::BROWSER;
+    if let Some(p) = var.get_os().filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return which::which(&p).map_err(|_| BrowserError::NotFound {
-            looked: format!("{BROWSER_ENV}={} is not an executable", p.display()),
+            looked: format!("{}={} is not an executable", var.name, p.display()),
         });
     }
     CANDIDATES
@@ -144,6 +143,11 @@ impl Browser {
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
             .envs(process::scrubbed_env())
+            // Whatever the browser writes outside its profile (NSS database, caches, crash
+            // reports) goes under the profile too: nothing lands in the user's home.
+            .env("HOME", profile.path())
+            .env("XDG_CONFIG_HOME", profile.path().join(".config"))
+            .env("XDG_CACHE_HOME", profile.path().join(".cache"))
             .timeout(SESSION_LIMIT)
             .output_cap(OUTPUT_CAP)
             .cancel_with(cancel.clone());

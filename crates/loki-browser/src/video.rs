@@ -2,10 +2,12 @@
 //! viewer, needs no codec download, and a viewer without APNG support shows the first frame.
 //!
 //! Input: the PNG frames `Page.screencastFrame` delivered, each with its timestamp (seconds).
-//! Every frame is decoded to 8-bit RGBA; the first frame fixes the canvas size and a frame of
-//! another size is skipped (the viewport is fixed, so that happens only mid-resize). A frame's
+//! Every frame is decoded to 8-bit RGBA; the canvas is the largest frame and a smaller one (the
+//! screencast's frames can be a little smaller than the final screenshot) is drawn at its top
+//! left on white. A frame's
 //! delay is the time until the next one, clamped to [`MIN_DELAY_MS`]..[`MAX_DELAY_MS`]; the last
-//! frame shows for [`MAX_DELAY_MS`]. The file loops forever and is written atomically.
+//! frame shows for [`MAX_DELAY_MS`]. Leading frames of a single colour (before the first paint)
+//! are dropped unless no other frame is left. The file loops forever and is written atomically.
 
 use std::path::Path;
 
@@ -44,23 +46,40 @@ fn decode(png_bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
     Ok((info.width, info.height, rgba))
 }
 
+/// `rgba` (`w`×`h`) on a white `cw`×`ch` canvas, top left (pure).
+fn pad(rgba: &[u8], w: u32, h: u32, cw: u32, ch: u32) -> Vec<u8> {
+    let (w, h, cw, ch) = (w as usize, h as usize, cw as usize, ch as usize);
+    let mut out = vec![255u8; cw * ch * 4];
+    for y in 0..h.min(ch) {
+        let n = w.min(cw) * 4;
+        out[y * cw * 4..y * cw * 4 + n].copy_from_slice(&rgba[y * w * 4..y * w * 4 + n]);
+    }
+    out
+}
+
 /// Writes `frames` to `path` as an animated PNG; returns how many frames it holds.
 pub fn write_apng(frames: &[Frame], path: &Path) -> Result<usize, BrowserError> {
     let mut decoded = Vec::new();
     for f in frames {
         let (w, h, rgba) = decode(&f.png).map_err(BrowserError::Video)?;
-        if decoded
-            .first()
-            .is_some_and(|(fw, fh, _, _): &(u32, u32, Vec<u8>, f64)| (*fw, *fh) != (w, h))
-        {
-            continue;
-        }
         decoded.push((w, h, rgba, f.timestamp));
     }
-    let Some((width, height, _, _)) = decoded.first() else {
+    // Blank frames before the first paint would be the still image a viewer without APNG
+    // support shows: leading frames of one colour go, unless nothing else is left.
+    let blank = |rgba: &[u8]| rgba.chunks_exact(4).all(|p| p == &rgba[..4]);
+    while decoded.len() > 1 && blank(&decoded[0].2) {
+        decoded.remove(0);
+    }
+    if decoded.is_empty() {
         return Err(BrowserError::Video("no frame was captured".into()));
-    };
-    let (width, height) = (*width, *height);
+    }
+    let width = decoded.iter().map(|d| d.0).max().unwrap_or(1);
+    let height = decoded.iter().map(|d| d.1).max().unwrap_or(1);
+    for d in &mut decoded {
+        if (d.0, d.1) != (width, height) {
+            d.2 = pad(&d.2, d.0, d.1, width, height);
+        }
+    }
     let count = u32::try_from(decoded.len()).map_err(|e| BrowserError::Video(e.to_string()))?;
     let mut out = Vec::new();
     {

@@ -66,8 +66,8 @@ pub fn require_tool(program: &str, args: &[&str]) -> bool {
 /// that answers `--version`: its path.
 #[must_use]
 pub fn require_browser() -> Option<PathBuf> {
-    let candidates: Vec<String> = match std::env::var("LOKI_BROWSER") {
-        Ok(p) if !p.is_empty() => vec![p],
+    let candidates: Vec<String> = match loki_core::env::BROWSER.get() {
+        Some(p) if !p.is_empty() => vec![p],
         _ => [
             "chromium",
             "chromium-browser",
