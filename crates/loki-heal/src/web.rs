@@ -19,7 +19,8 @@
 //!     at load (/repo/site/app.js:13:3)
 //! ```
 //!
-//! Each problem is a head line (`Uncaught <Name>: msg`, `UnhandledRejection: <desc>`,
+//! (The incident's `crash.lang` is therefore `node`: V8's format, the same engine.) Each problem
+//! is a head line (`Uncaught <Name>: msg`, `UnhandledRejection: <desc>`,
 //! `ConsoleError: <args>`, `RequestFailed: <method> <path> <status>`) and its frames, innermost
 //! first; the first problem is the crash. The check exits 1 when there was a problem, 0 when
 //! there was none, and [`PAGE_HARNESS_EXIT`] when it could not tell (no browser, the page never
@@ -29,7 +30,8 @@
 //! # Frames to files ([`Mapper`])
 //! A frame URL of the page's own origin is a served path: `/static/app.js` is
 //! `<serve root>/static/app.js` (the serve root is `--serve DIR`, else the directory the check
-//! runs in). When that file ends with `//# sourceMappingURL=<map>` (a file beside it or a
+//! runs in), else the first of `<repo>/static/app.js` and `<repo>/<dir>/static/app.js` for the
+//! usual static directories ([`STATIC_DIRS`]) that exists. When that file ends with `//# sourceMappingURL=<map>` (a file beside it or a
 //! `data:…;base64,` URL), the position is looked up in the map and the frame names the original
 //! source (`webpack:///`, `file://` and `./` prefixes stripped, relative to the map's
 //! directory) and its line, column and name. A frame is mapped only to a file inside the
@@ -80,6 +82,10 @@ pub fn page_command(
     c
 }
 
+/// Where servers commonly serve a repository's pages from, tried after the serve root and the
+/// repository root (a `python3 -m http.server --directory site` names no root to loki).
+pub const STATIC_DIRS: &[&str] = &["site", "public", "static", "www", "dist", "build", "src"];
+
 /// A source map, parsed once per generated file.
 type Maps = HashMap<PathBuf, Option<(PathBuf, sourcemap::SourceMap)>>;
 
@@ -121,6 +127,17 @@ impl Mapper {
         (real.starts_with(&self.repo_root) && real.is_file()).then_some(real)
     }
 
+    /// The repository file a served path names: under the serve root, else under the
+    /// repository root or one of its usual static directories ([`STATIC_DIRS`]), first match.
+    fn served_file(&self, path: &str) -> Option<PathBuf> {
+        std::iter::once(self.serve_root.clone())
+            .chain(std::iter::once(self.repo_root.clone()))
+            .chain(STATIC_DIRS.iter().map(|d| self.repo_root.join(d)))
+            .find_map(|root| {
+                loki_browser::serve::file_for(&root, path).and_then(|p| self.inside(&p))
+            })
+    }
+
     /// Maps one frame.
     pub fn map(&mut self, f: &UrlFrame) -> Mapped {
         let unmapped = |location: String| Mapped {
@@ -136,9 +153,7 @@ impl Mapper {
         else {
             return unmapped(f.url.clone());
         };
-        let Some(file) =
-            loki_browser::serve::file_for(&self.serve_root, path).and_then(|p| self.inside(&p))
-        else {
+        let Some(file) = self.served_file(path) else {
             return unmapped(path.split(['?', '#']).next().unwrap_or(path).to_string());
         };
         if let Some(m) = self.through_map(&file, f) {

@@ -329,7 +329,13 @@ fn a_page_that_never_loads_is_a_harness_error_and_a_fix_keeps_its_patch_and_back
     let t = String::from_utf8_lossy(&out);
     let at = t.find("crash recorded as ").unwrap() + "crash recorded as ".len();
     let run = t[at..at + "run_YYYYMMDD_HHMMSS_xxxx".len()].to_string();
-    assert_eq!(incident(&repo, &run)["crash"]["kind"], "TypeError");
+    let inc = incident(&repo, &run);
+    assert_eq!(inc["crash"]["kind"], "TypeError");
+    // Served from site/ by a server loki knows nothing about: found there all the same.
+    assert_eq!(
+        Path::new(inc["frames"][0]["file"].as_str().unwrap()),
+        real(repo.path()).join("site/app.js")
+    );
     // ...and healed while the server cannot start: the replay cannot tell.
     repo.write("serve.sh", "echo 'port in use' >&2; exit 1\n");
     let patch = json!({"file": "site/app.js", "root_cause": "null order", "explanation": "guard",
