@@ -38,6 +38,9 @@ use crate::{Browser, BrowserError};
 const STEP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often a selector is looked for.
 const SELECTOR_POLL: Duration = Duration::from_millis(100);
+/// Screencast frames kept (about 30 s at the browser's pace); later ones are dropped, the final
+/// screenshot is always added. Bounds memory on a long session.
+const MAX_FRAMES: usize = 600;
 /// The fixed viewport: screencast frames all get one size.
 const VIEWPORT: (u32, u32) = (800, 600);
 
@@ -381,7 +384,9 @@ impl Run<'_> {
                     self.b
                         .page_call("Page.screencastFrameAck", json!({"sessionId": sid}))?;
                 }
-                if let Some(data) = e.params.get("data").and_then(Value::as_str) {
+                if let Some(data) = e.params.get("data").and_then(Value::as_str)
+                    && self.frames.len() < MAX_FRAMES
+                {
                     use base64::Engine as _;
                     if let Ok(png) = base64::engine::general_purpose::STANDARD.decode(data) {
                         let ts = e

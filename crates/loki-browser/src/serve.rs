@@ -1,7 +1,7 @@
 //! A tiny static file server on 127.0.0.1 for pages that have no server of their own
 //! (`loki run --url /index.html --serve DIR`, the browser demo).
 //!
-//! HTTP/1.0-style: one request per connection (`Connection: close`), `GET` and `HEAD` only
+//! HTTP/1.0-style: one request per connection (`Connection: close`), each on a thread of its own, `GET` and `HEAD` only
 //! (anything else 405), the path percent-decoded, `/` and directories served as `index.html`.
 //! A path with a `..` segment, or one that resolves (through a symlink) outside the directory, is
 //! 404: nothing outside the served directory is ever read. Requests are read with a deadline
@@ -49,7 +49,12 @@ impl Server {
         let thread = std::thread::spawn(move || {
             while !flag.load(Ordering::SeqCst) {
                 match listener.accept() {
-                    Ok((s, _)) => handle(s, &root),
+                    // One thread per connection: a browser's idle preconnect must not hold up
+                    // the requests behind it for REQUEST_TIMEOUT.
+                    Ok((s, _)) => {
+                        let root = root.clone();
+                        std::thread::spawn(move || handle(s, &root));
+                    }
                     Err(_) => std::thread::sleep(ACCEPT_TICK),
                 }
             }
