@@ -15,7 +15,8 @@
 //!   [`Browser::next_event`]; nothing is dropped while waiting for a reply.
 //! - **Page checks** ([`page`]): load a URL, run scripted steps ([`page::Step`]), collect
 //!   uncaught exceptions, unhandled rejections, `console.error` and failed same-origin requests
-//!   with their URL stack frames; optionally a screencast ([`video`]) as an animated PNG.
+//!   with their URL stack frames; optionally a screencast ([`video`]) as an animated PNG;
+//!   a screenshot of a page ([`page::screenshot`]).
 //! - **A static file server** ([`serve`]) on 127.0.0.1 for pages that have no server of their own.
 //! - **Shutdown** ([`Browser::close`], also on drop): `Browser.close`, then the whole process
 //!   group is stopped (SIGTERM, SIGKILL after the runner's grace) and reaped, and the profile

@@ -501,8 +501,8 @@ impl Run<'_> {
     }
 }
 
-/// Loads `opts.url` in a new page of `b`, runs the steps and reports what went wrong.
-pub fn check(b: &mut Browser, opts: &CheckOptions) -> Result<CheckReport, BrowserError> {
+/// Opens a page in `b` with the domains a check listens to and the fixed viewport.
+fn prepare(b: &mut Browser) -> Result<(), BrowserError> {
     b.open_page()?;
     for m in ["Runtime.enable", "Page.enable", "Network.enable"] {
         b.page_call(m, json!({}))?;
@@ -511,6 +511,45 @@ pub fn check(b: &mut Browser, opts: &CheckOptions) -> Result<CheckReport, Browse
         "Emulation.setDeviceMetricsOverride",
         json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false}),
     )?;
+    Ok(())
+}
+
+/// A PNG of `url` once it fired `load` and had `settle` for late rendering, in a new page of
+/// `b` at the fixed viewport (for visual evidence and UI tests).
+pub fn screenshot(
+    b: &mut Browser,
+    url: &str,
+    settle: Duration,
+    load_timeout: Duration,
+) -> Result<Vec<u8>, BrowserError> {
+    prepare(b)?;
+    let mut run = Run {
+        b,
+        origin: origin_of(url).unwrap_or_default().to_string(),
+        requests: HashMap::new(),
+        errors: Vec::new(),
+        frames: Vec::new(),
+        recording: false,
+        loaded: false,
+    };
+    run.navigate(url, load_timeout)?;
+    run.settle(settle)?;
+    let shot = run
+        .b
+        .page_call("Page.captureScreenshot", json!({"format": "png"}))?;
+    let data = shot.get("data").and_then(Value::as_str).unwrap_or_default();
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| BrowserError::Protocol {
+            method: "Page.captureScreenshot".into(),
+            message: format!("the image is not base64: {e}"),
+        })
+}
+
+/// Loads `opts.url` in a new page of `b`, runs the steps and reports what went wrong.
+pub fn check(b: &mut Browser, opts: &CheckOptions) -> Result<CheckReport, BrowserError> {
+    prepare(b)?;
     let origin = origin_of(&opts.url).unwrap_or_default().to_string();
     let mut run = Run {
         b,

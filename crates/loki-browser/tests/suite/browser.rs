@@ -214,3 +214,36 @@ fn a_screencast_becomes_an_animated_png() {
     assert_eq!((info.width, info.height), (800, 600));
     assert_eq!(info.animation_control.unwrap().num_frames as usize, frames);
 }
+
+#[test]
+fn a_screenshot_is_a_png_of_the_viewport() {
+    let Some(program) = loki_test_support::require_browser() else {
+        return;
+    };
+    let d = site(&[("index.html", "<!doctype html><h1>hello</h1>")]);
+    let server = loki_browser::serve::Server::start(d.path()).unwrap();
+    let mut b = Browser::launch(&program).unwrap();
+    let png_bytes = loki_browser::page::screenshot(
+        &mut b,
+        &format!("{}/", server.origin()),
+        Duration::from_millis(100),
+        Duration::from_secs(20),
+    )
+    .unwrap();
+    let reader = png::Decoder::new(std::io::Cursor::new(&png_bytes))
+        .read_info()
+        .unwrap();
+    assert_eq!((reader.info().width, reader.info().height), (800, 600));
+    // A page that does not answer is NotLoaded, not an empty image.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let e = loki_browser::page::screenshot(
+        &mut b,
+        &format!("http://127.0.0.1:{port}/"),
+        Duration::from_millis(100),
+        Duration::from_secs(5),
+    )
+    .unwrap_err();
+    assert!(matches!(e, BrowserError::NotLoaded { .. }), "{e}");
+}
