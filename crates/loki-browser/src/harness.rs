@@ -62,11 +62,19 @@ impl ServerProc {
             return None;
         }
         Some(match self.waiter.take().map(JoinHandle::join) {
-            Some(Ok(Ok(o))) => format!(
-                "exited {} before the page answered; its output ends: {}",
-                o.exit_code(),
-                o.output.tail_text(1000).trim()
-            ),
+            Some(Ok(Ok(o))) => {
+                let tail = o.output.tail_text(1000);
+                match tail.trim() {
+                    "" => format!(
+                        "exited {} before the page answered, printing nothing",
+                        o.exit_code()
+                    ),
+                    t => format!(
+                        "exited {} before the page answered; its output ends: {t}",
+                        o.exit_code()
+                    ),
+                }
+            }
             Some(Ok(Err(e))) => format!("could not run: {e}"),
             Some(Err(_)) | None => "stopped unexpectedly".into(),
         })
