@@ -561,8 +561,20 @@ pub struct RunArgs {
     /// command's environment [default: the command gets your environment unchanged]
     #[arg(long)]
     pub clean_env: bool,
-    /// The command to observe, after `--`
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    /// Check a web page in headless Chromium instead: uncaught exceptions, unhandled
+    /// rejections, console.error and failed requests become the incident (the command after
+    /// `--`, if any, is the page's server, started first and stopped at the end)
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Serve this directory on 127.0.0.1 for the page (then --url is a path such as /index.html)
+    #[arg(long, value_name = "DIR", requires = "url")]
+    pub serve: Option<std::path::PathBuf>,
+    /// Steps to run on the page, a JSON or YAML list: click SELECTOR, type {selector, text},
+    /// navigate URL, wait MS|SELECTOR
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub steps: Option<std::path::PathBuf>,
+    /// The command to observe (or, with --url, the page's server), after `--`
+    #[arg(last = true, required_unless_present = "url", value_name = "COMMAND")]
     pub command: Vec<String>,
 }
 
@@ -588,12 +600,18 @@ pub struct FixArgs {
     /// Heal a bundled crashing example (offline when no model is configured)
     #[arg(long, conflicts_with = "run")]
     pub demo: bool,
+    /// With --demo: the bundled web page, checked in headless Chromium
+    #[arg(long, requires = "demo")]
+    pub browser: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// An incident's run id or `latest` [default: the newest incident]
     pub run: Option<String>,
+    /// Record a web page's replay as an animated PNG (replay.png) next to the incident
+    #[arg(long)]
+    pub video: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,7 @@ mod context;
 mod interrupt;
 mod log;
 mod output;
+mod page;
 mod progress;
 
 use std::process::ExitCode as ProcessExit;
@@ -55,6 +56,12 @@ fn main() -> ProcessExit {
         .is_some_and(|a| a == loki_core::confine::WRAPPER_SUBCOMMAND)
     {
         return ProcessExit::from(confine::run(&argv[2..]));
+    }
+    if argv
+        .get(1)
+        .is_some_and(|a| a == loki_heal::web::PAGE_SUBCOMMAND)
+    {
+        return ProcessExit::from(page::run(&argv[2..]));
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

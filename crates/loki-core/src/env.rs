@@ -164,6 +164,18 @@ pub const SEED: Var = Var {
     scope: Scope::Child,
     doc: "set for a command under `loki run` and its reproduction: the seed it ran with",
 };
+/// The headless browser `loki run --url` drives.
+pub const BROWSER: Var = Var {
+    name: "LOKI_BROWSER",
+    scope: Scope::Loki,
+    doc: "the Chromium or Chrome binary for web page checks (`loki run --url`) [default: chromium on PATH]",
+};
+/// Where a page check writes its screencast.
+pub const PAGE_VIDEO: Var = Var {
+    name: "LOKI_PAGE_VIDEO",
+    scope: Scope::Child,
+    doc: "set for a web page's reproduction by `loki replay --video`: the animated PNG to write",
+};
 /// The time limit of a reproduction script.
 pub const REPRO_TIMEOUT: Var = Var {
     name: "LOKI_REPRO_TIMEOUT",
@@ -254,6 +266,7 @@ pub const VARS: &[Var] = &[
     RECEIPT_RETIRED_PUBKEYS,
     LOG,
     IMPROVE,
+    BROWSER,
     GITHUB_TOKEN,
     GITHUB_API_URL,
     GITLAB_URL,
@@ -265,6 +278,7 @@ pub const VARS: &[Var] = &[
     LINEAR_API_URL,
     SEED,
     REPRO_TIMEOUT,
+    PAGE_VIDEO,
     PYTEST_REPORT,
     CI,
     REQUIRE_TOOLS,

@@ -59,6 +59,7 @@ fn main() {
         timeout: Duration::from_secs(30),
         argv: vec!["loki".into(), "run".into(), "--".into(), COMMAND.into()],
         clean_env: false,
+        browser: None,
     };
     let observed = measure(|| {
         let o = observe(&repo, &opts).unwrap();

@@ -4,6 +4,8 @@
 //! [`crate::record::observe`], and heals it. With a model configured the model writes the patch;
 //! without one, [`fallback_for`] supplies it — but only for a file whose bytes are exactly the
 //! bundled example's (checked by SHA-256), so the fallback can never be applied to user code.
+//! `loki fix --demo --browser` does the same with a web page ([`write_web`]) checked in headless
+//! Chromium ([`crate::web`]).
 
 use std::path::{Path, PathBuf};
 
@@ -45,6 +47,43 @@ function report(orders) {
 
 report([{ total: 12.5, status: "refunded" }, { total: 8.0, status: "open" }]);
 "#;
+
+/// The web example (`loki fix --demo --browser`): a page served from [`WEB_DIR`] whose script
+/// throws on load with the same bug.
+pub const WEB_DIR: &str = "site";
+pub const WEB_PAGE: &str = "site/index.html";
+pub const WEB_FILE: &str = "site/stats.js";
+pub const WEB_HTML: &str = r#"<!doctype html>
+<meta charset="utf-8">
+<title>Order statistics</title>
+<h1>Order statistics</h1>
+<p id="report">loading…</p>
+<script src="stats.js"></script>
+"#;
+pub const WEB_SOURCE: &str = r#"// Order statistics for the loki healing demo (in the browser).
+function average(values) {
+  if (values.length === 0) throw new RangeError("average of no values");
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function report(orders) {
+  const totals = orders.filter((o) => o.status === "paid").map((o) => o.total);
+  document.getElementById("report").textContent =
+    `paid orders: ${totals.length}, average total: ${average(totals).toFixed(2)}`;
+}
+
+report([{ total: 12.5, status: "refunded" }, { total: 8.0, status: "open" }]);
+"#;
+
+/// Writes the web example into `dir` (a repository of its own with an empty `.git/`); the page
+/// is served from `<dir>/site` at `/index.html`.
+pub fn write_web(dir: &Path) -> Result<PathBuf, HealError> {
+    std::fs::create_dir_all(dir.join(".git")).map_err(|e| HealError::io("create", dir, e))?;
+    std::fs::create_dir_all(dir.join(WEB_DIR)).map_err(|e| HealError::io("create", dir, e))?;
+    loki_core::fs::write_atomic(&dir.join(WEB_PAGE), WEB_HTML.as_bytes())?;
+    loki_core::fs::write_atomic(&dir.join(WEB_FILE), WEB_SOURCE.as_bytes())?;
+    Ok(dir.join(WEB_DIR))
+}
 
 /// The bundled example chosen for this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,6 +139,18 @@ pub fn fallback_for(rel: &str, bytes: &[u8]) -> Option<Proposal> {
                     .into(),
         });
     }
+    if rel == WEB_FILE && sha(bytes) == sha(WEB_SOURCE.as_bytes()) {
+        return Some(Proposal {
+            file: WEB_FILE.into(),
+            root_cause: "average() throws on an empty list; with no paid orders the list is empty, so the page's script dies on load."
+                .into(),
+            explanation: "Return 0 for an empty list instead of throwing.".into(),
+            original_snippet:
+                "  if (values.length === 0) throw new RangeError(\"average of no values\");\n"
+                    .into(),
+            replacement_snippet: "  if (values.length === 0) return 0;\n".into(),
+        });
+    }
     if rel == NODE_FILE && sha(bytes) == sha(NODE_SOURCE.as_bytes()) {
         return Some(Proposal {
             file: NODE_FILE.into(),
@@ -127,11 +178,17 @@ mod tests {
         assert!(fallback_for(PYTHON_FILE, edited.as_bytes()).is_none());
         assert!(fallback_for("src/stats.py", PYTHON_SOURCE.as_bytes()).is_none());
         assert!(fallback_for(NODE_FILE, PYTHON_SOURCE.as_bytes()).is_none());
+        assert!(fallback_for(WEB_FILE, WEB_SOURCE.as_bytes()).is_some());
+        assert!(fallback_for(WEB_FILE, NODE_SOURCE.as_bytes()).is_none());
     }
 
     #[test]
     fn the_fallback_patch_applies_to_the_bundled_source() {
-        for (file, src) in [(PYTHON_FILE, PYTHON_SOURCE), (NODE_FILE, NODE_SOURCE)] {
+        for (file, src) in [
+            (PYTHON_FILE, PYTHON_SOURCE),
+            (NODE_FILE, NODE_SOURCE),
+            (WEB_FILE, WEB_SOURCE),
+        ] {
             let p = fallback_for(file, src.as_bytes()).unwrap();
             let r = loki_patch::search_replace(src, &p.original_snippet, &p.replacement_snippet)
                 .unwrap();

@@ -22,6 +22,11 @@ pub enum HealError {
     #[error("nothing to run: give the command after `--`, e.g. `loki run -- python3 app.py`")]
     EmptyCommand,
 
+    #[error(
+        "the page check could not tell whether the page crashes: {detail}; no incident was recorded"
+    )]
+    PageHarness { detail: String },
+
     #[error("{program} not found: {detail}")]
     CommandNotFound { program: String, detail: String },
 
@@ -105,6 +110,7 @@ impl loki_core::exit::Classify for HealError {
             | HealError::NoIncident { .. }
             | HealError::EmptyCommand
             | HealError::CommandNotFound { .. }
+            | HealError::PageHarness { .. }
             | HealError::NoSource { .. }
             | HealError::ReadOnly { .. }
             | HealError::StaleBackup { .. }

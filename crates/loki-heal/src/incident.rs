@@ -16,6 +16,11 @@
 //!  "repro": "repro.sh"}
 //! ```
 //!
+//! A crash of a web page (`loki run --url`, [`crate::web`]) adds `browser`:
+//! `{"url": "http://127.0.0.1:8000/", "version": "Chromium 120.0.6099.224 …",
+//!   "serve": "/abs/site", "steps": [{"click": "#save"}]}` (`serve` and `steps` omitted when
+//! unused); its `command` is loki's page check and `env.tools.browser` the browser's version.
+//!
 //! `env_vars` is the command's whole environment except the variables in `env_secrets`, which
 //! are recorded by name only (see [`crate::record`]): no secret value is ever written here.
 //! `env_clean` (omitted when false) says the command ran with `--clean-env`.
@@ -75,6 +80,21 @@ pub struct Fingerprint {
     pub tools: BTreeMap<String, String>,
 }
 
+/// The page of a browser incident.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserInfo {
+    /// The URL as given (a path when `serve` is set).
+    pub url: String,
+    /// `chromium --version`.
+    pub version: String,
+    /// The directory loki served the page from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<loki_browser::Step>,
+}
+
 /// One recorded crash.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,6 +124,9 @@ pub struct Incident {
     /// The command ran with `--clean-env` (secret-looking variables removed).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub env_clean: bool,
+    /// Set for a crash of a web page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser: Option<BrowserInfo>,
     pub repro: String,
 }
 
@@ -336,6 +359,7 @@ mod tests {
             env_vars: BTreeMap::new(),
             env_secrets: Vec::new(),
             env_clean: false,
+            browser: None,
             repro: "repro.sh".into(),
         }
     }

@@ -49,6 +49,7 @@ pub mod repro;
 pub mod resolve;
 pub mod signature;
 pub mod synth;
+pub mod web;
 
 pub use error::HealError;
 pub use fix::{FixOptions, FixReport, FixSession, PatchSource, Settled, latest_incident};

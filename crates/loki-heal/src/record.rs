@@ -82,6 +82,10 @@ pub struct ObserveOptions {
     pub argv: Vec<String>,
     /// `--clean-env`: drop every variable that looks like a secret, not only loki's own.
     pub clean_env: bool,
+    /// Set when the command is loki's page check ([`crate::web`]): its exit
+    /// [`crate::web::PAGE_HARNESS_EXIT`] is a harness error, not a crash, and the incident
+    /// records the page.
+    pub browser: Option<crate::incident::BrowserInfo>,
 }
 
 /// How the observed command ended.
@@ -313,6 +317,23 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
             output: out,
         });
     }
+    if opts.browser.is_some() && !out.timed_out && code == crate::web::PAGE_HARNESS_EXIT {
+        // The check could not tell (no browser, the page never loaded): nothing to reproduce.
+        let detail = out
+            .stderr
+            .text()
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("the page check failed")
+            .trim_start_matches("[HARNESS] ")
+            .to_string();
+        log.finish(&RunCompleted {
+            reason: Some(detail.clone()),
+            ..RunCompleted::new(OUTCOME_NOT_RUN).exit_code(code)
+        })?;
+        return Err(HealError::PageHarness { detail });
+    }
     if out.timed_out {
         log.finish(&RunCompleted {
             timeout_s: Some(opts.timeout.as_secs()),
@@ -400,10 +421,18 @@ fn build_incident(
         frames,
         urls: parse_urls(&all),
         signature: sig,
-        env: fingerprint(lang, &opts.command[0], cwd),
+        env: match &opts.browser {
+            Some(b) => {
+                let mut f = fingerprint(Lang::Unknown, &opts.command[0], cwd);
+                f.tools.insert("browser".into(), b.version.clone());
+                f
+            }
+            None => fingerprint(lang, &opts.command[0], cwd),
+        },
         env_vars: recorded.values,
         env_secrets: recorded.withheld,
         env_clean: opts.clean_env,
+        browser: opts.browser.clone(),
         repro: "repro.sh".into(),
     }
 }

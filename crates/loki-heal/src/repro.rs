@@ -83,6 +83,12 @@ pub fn render_script(inc: &Incident) -> String {
             ));
         }
     }
+    if inc.browser.is_some() {
+        s.push_str(&format!(
+            "# A page check records its screencast where {v} says (`loki replay --video`), and\n# makes the browser's profile under the TMPDIR it is given (a verifying replay's own).\nif [ -n \"${{{v}:-}}\" ]; then set -- \"$@\" \"{v}=${v}\"; fi\nif [ -n \"${{TMPDIR:-}}\" ]; then set -- \"$@\" \"TMPDIR=$TMPDIR\"; fi\n",
+            v = crate::web::VIDEO_ENV
+        ));
+    }
     let cmd = inc
         .command
         .iter()
@@ -240,6 +246,17 @@ pub fn run_wrapped(
     timeout: Option<Duration>,
     wrapper: &[std::ffi::OsString],
 ) -> Result<Replay, HealError> {
+    run_with(run_dir, inc, timeout, wrapper, &[])
+}
+
+/// [`run_wrapped`] with `extra` variables for the script (`LOKI_PAGE_VIDEO` for a page's replay).
+pub fn run_with(
+    run_dir: &Path,
+    inc: &Incident,
+    timeout: Option<Duration>,
+    wrapper: &[std::ffi::OsString],
+    extra: &[(OsString, OsString)],
+) -> Result<Replay, HealError> {
     let script = run_dir.join(&inc.repro);
     if !script.is_file() {
         return Err(HealError::BadIncident {
@@ -275,6 +292,9 @@ pub fn run_wrapped(
     .output_cap(REPLAY_OUTPUT_CAP);
     if let Some(dir) = &private_tmp {
         spec = spec.env("TMPDIR", dir.path());
+    }
+    for (k, v) in extra {
+        spec = spec.env(k.clone(), v.clone());
     }
     if let Some(t) = timeout {
         spec = spec.env(

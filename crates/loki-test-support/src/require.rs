@@ -62,6 +62,41 @@ pub fn require_tool(program: &str, args: &[&str]) -> bool {
     ok
 }
 
+/// A headless Chromium loki would use (`LOKI_BROWSER`, else `chromium` or Chrome on `PATH`)
+/// that answers `--version`: its path.
+#[must_use]
+pub fn require_browser() -> Option<PathBuf> {
+    let candidates: Vec<String> = match loki_core::env::BROWSER.get() {
+        Some(p) if !p.is_empty() => vec![p],
+        _ => [
+            "chromium",
+            "chromium-browser",
+            "google-chrome",
+            "google-chrome-stable",
+        ]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect(),
+    };
+    for c in &candidates {
+        let ok = Command::new(c)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return Some(PathBuf::from(c));
+        }
+    }
+    missing(
+        &format!("a headless Chromium (tried {})", candidates.join(", ")),
+        install_hint("chromium", &[]),
+    );
+    None
+}
+
 /// `python3 -m pytest` runs.
 #[must_use]
 pub fn require_pytest() -> bool {
@@ -82,6 +117,7 @@ fn install_hint(program: &str, args: &[&str]) -> &'static str {
         ("node" | "npm", _) => "apt-get install nodejs npm",
         ("openssl", _) => "apt-get install openssl",
         ("script", _) => "apt-get install bsdutils",
+        ("chromium", _) => "apt-get install chromium",
         ("cargo", Some("clippy")) => "rustup component add clippy",
         ("cargo", Some("nextest")) => "cargo install --locked cargo-nextest",
         ("rustfmt", _) => "rustup component add rustfmt",

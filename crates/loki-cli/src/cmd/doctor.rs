@@ -148,6 +148,7 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
         "needed for JavaScript/TypeScript repositories",
     ));
     v.push(tool("go", &["version"], "go", "needed for Go repositories"));
+    v.push(browser());
     v.push(agent_clis());
     v.extend(seal_hooks(ctx));
     v.extend(confinement(ctx));
@@ -314,6 +315,23 @@ fn tool(name: &str, args: &[&str], program: &str, fix: &str) -> Check {
     match probe(program, args) {
         Ok(v) => check(Status::Pass, name, v, None),
         Err(e) => check(Status::Warn, name, e, Some(fix)),
+    }
+}
+
+/// The headless browser `loki run --url` would use: its path and version, or how to get one.
+fn browser() -> Check {
+    const FIX: &str = "needed for `loki run --url` and `loki fix --demo --browser`";
+    match loki_browser::find() {
+        Ok(path) => match loki_browser::version_of(&path) {
+            Ok(v) => check(
+                Status::Pass,
+                "browser",
+                format!("{} ({v})", path.display()),
+                None,
+            ),
+            Err(e) => check(Status::Warn, "browser", e.to_string(), Some(FIX)),
+        },
+        Err(e) => check(Status::Warn, "browser", e.to_string(), Some(FIX)),
     }
 }
 

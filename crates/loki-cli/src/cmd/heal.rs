@@ -10,7 +10,13 @@
 //!   with the heal receipt's verdict (0 VERIFIED, 1 otherwise); `--restore` puts stale backups
 //!   back; `--demo` heals a bundled example. Without `--yes`, a patch is applied only after a
 //!   "y" on a terminal: stdin that is not a terminal is refused with exit 2 before any model call.
-//! - `loki replay [run]`: REPRODUCED 1, NOT REPRODUCED 0, HARNESS ERROR 2.
+//! - `loki run --url URL [--serve DIR] [--steps FILE] [-- SERVER…]` checks a web page in
+//!   headless Chromium instead (`loki_heal::web`): the observed command is loki's own page check,
+//!   so the incident, `repro.sh`, `loki fix` and `loki replay` are those of a process crash. A
+//!   check that cannot tell (no browser, the page never loads) records nothing and exits 2.
+//!   `loki fix --demo --browser` heals the bundled web page.
+//! - `loki replay [run] [--video]`: REPRODUCED 1, NOT REPRODUCED 0, HARNESS ERROR 2; `--video`
+//!   writes a web page's replay as `replay.png` (animated) next to the incident.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
@@ -53,15 +59,31 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     interrupt::install(
         "the command's process group was stopped; nothing was recorded as an incident",
     )?;
-    let opts = ObserveOptions {
-        command: args.command.clone(),
-        cwd: ctx.cwd.clone(),
-        seed: args.seed,
-        timeout: args
-            .timeout
-            .map_or(DEFAULT_RUN_TIMEOUT, Duration::from_secs),
-        argv: std::env::args().collect(),
-        clean_env: args.clean_env,
+    let timeout = args
+        .timeout
+        .map_or(DEFAULT_RUN_TIMEOUT, Duration::from_secs);
+    let opts = match &args.url {
+        Some(url) => page_options(
+            &PageSpec {
+                cwd: &ctx.cwd,
+                url,
+                serve: args.serve.as_deref(),
+                steps: args.steps.as_deref(),
+                server: &args.command,
+            },
+            args.seed,
+            timeout,
+            args.clean_env,
+        )?,
+        None => ObserveOptions {
+            command: args.command.clone(),
+            cwd: ctx.cwd.clone(),
+            seed: args.seed,
+            timeout,
+            argv: std::env::args().collect(),
+            clean_env: args.clean_env,
+            browser: None,
+        },
     };
     let observed = loki_heal::observe(&repo, &opts)?;
     let out = observed.output();
@@ -146,8 +168,80 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     }
 }
 
+/// A web page to check, as `loki run --url` names it.
+struct PageSpec<'a> {
+    cwd: &'a Path,
+    url: &'a str,
+    serve: Option<&'a Path>,
+    steps: Option<&'a Path>,
+    server: &'a [String],
+}
+
+/// What `loki run --url` observes: loki's own page check (`loki __page …`, see
+/// `loki_heal::web`), with the page, the steps and the browser's version recorded in the
+/// incident. The browser is looked up first, so a machine without one is told how to get it
+/// before anything is recorded.
+fn page_options(
+    page: &PageSpec<'_>,
+    seed: Option<u64>,
+    timeout: Duration,
+    clean_env: bool,
+) -> anyhow::Result<ObserveOptions> {
+    let program = loki_browser::find().map_err(|e| UsageError(e.to_string()))?;
+    let version = loki_browser::version_of(&program)?;
+    let steps = match page.steps {
+        Some(f) => {
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                UsageError(format!("cannot read the steps file {}: {e}", f.display()))
+            })?;
+            loki_browser::parse_steps(&text)
+                .map_err(|e| UsageError(format!("{}: {e}", f.display())))?
+        }
+        None => Vec::new(),
+    };
+    let serve = match page.serve {
+        Some(d) => Some(
+            std::fs::canonicalize(page.cwd.join(d))
+                .map_err(|e| UsageError(format!("cannot serve {}: {e}", d.display())))?,
+        ),
+        None => None,
+    };
+    if serve.is_none() && !page.url.contains("://") {
+        return Err(UsageError(format!(
+            "--url {} is not an absolute URL: give http://host:port/path, or --serve DIR to serve a directory at that path",
+            page.url
+        ))
+        .into());
+    }
+    let exe = std::env::current_exe()?;
+    let command = loki_heal::web::page_command(
+        &exe.display().to_string(),
+        page.url,
+        serve.as_deref(),
+        &steps,
+        page.server,
+    );
+    Ok(ObserveOptions {
+        command,
+        cwd: page.cwd.to_path_buf(),
+        seed,
+        timeout,
+        argv: std::env::args().collect(),
+        clean_env,
+        browser: Some(loki_heal::incident::BrowserInfo {
+            url: page.url.to_string(),
+            version,
+            serve: serve.map(|d| d.display().to_string()),
+            steps,
+        }),
+    })
+}
+
 fn crash_lines(inc: &Incident, repo: &Repo, run_dir: &Path) -> String {
     let mut s = String::new();
+    if let Some(b) = &inc.browser {
+        s.push_str(&format!("{}{} ({})\n", label("Page:"), b.url, b.version));
+    }
     let msg = if inc.crash.message.is_empty() {
         inc.crash.kind.clone()
     } else {
@@ -655,7 +749,28 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let run = incident_run(&repo, args.run.as_deref())?;
     let dir = loki_heal::fix::incident_dir(&repo, &run)?;
     let (inc, _) = loki_heal::incident::load(&dir)?;
-    let r = loki_heal::repro::run(&dir, &inc, None)?;
+    let video = dir.join(loki_heal::web::VIDEO_FILE);
+    let mut extra = Vec::new();
+    if args.video {
+        if inc.browser.is_none() {
+            return Err(UsageError(format!(
+                "--video records a web page's replay; incident {run} is a process crash (record pages with `loki run --url`)"
+            ))
+            .into());
+        }
+        // A video left by an earlier replay must not pass for this one's.
+        match std::fs::remove_file(&video) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e.into()),
+        }
+        extra.push((
+            loki_heal::web::VIDEO_ENV.into(),
+            video.clone().into_os_string(),
+        ));
+    }
+    let r = loki_heal::repro::run_with(&dir, &inc, None, &[], &extra)?;
+    let video = (args.video && video.is_file()).then_some(video);
     let code = match r.verdict {
         ReplayVerdict::Reproduced => ExitCode::Failure,
         ReplayVerdict::NotReproduced => ExitCode::Success,
@@ -669,7 +784,7 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         anstream::println!(
             "{}",
             serde_json::json!({"incident": run, "verdict": r.verdict.label(), "exit_code": r.verdict.exit_code(),
-                "signature": inc.signature.text, "reason": reason})
+                "signature": inc.signature.text, "reason": reason, "video": video})
         );
         return Ok(code);
     }
@@ -690,12 +805,24 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         ReplayVerdict::Harness(m) => format!("{}: {m}", paint(YELLOW, "HARNESS ERROR")),
     };
     anstream::println!("{line}");
+    if let Some(v) = &video {
+        let shown = v.strip_prefix(&repo.root).unwrap_or(v);
+        anstream::println!("{}{}", label("Video:"), shown.display());
+    } else if args.video {
+        anstream::println!(
+            "{}none: the page check ended before a screencast was written (see its output above)",
+            label("Video:")
+        );
+    }
     Ok(code)
 }
 
 /// `loki fix --demo`: the bundled example, healed end to end in a directory of its own.
 fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     interrupt::install("nothing was changed")?;
+    if args.browser {
+        return demo_browser(ctx, args);
+    }
     let dir = std::env::temp_dir().join(format!("loki-demo-heal-{}", RunId::new()));
     let has = |p: &str| which::which(p).is_ok();
     let Some(demo) = loki_heal::demo::write(&dir, &has)? else {
@@ -716,6 +843,7 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         timeout: DEFAULT_RUN_TIMEOUT,
         argv: std::env::args().collect(),
         clean_env: false,
+        browser: None,
     };
     let observed = loki_heal::observe(&repo, &opts)?;
     let Observed::Crashed {
@@ -733,6 +861,65 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     anstream::println!();
     anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
     anstream::print!("{}", crash_lines(&incident, &repo, &run_dir));
+    demo_heal(ctx, args, &repo, &run_id, &demo.dir, demo.file)
+}
+
+/// `loki fix --demo --browser`: the bundled web page, served by loki, checked in headless
+/// Chromium, healed and verified by replaying the page check.
+fn demo_browser(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
+    let dir = std::env::temp_dir().join(format!("loki-demo-web-{}", RunId::new()));
+    let site = loki_heal::demo::write_web(&dir)?;
+    let repo = Repo::discover(&dir)?;
+    anstream::println!(
+        "{}{} (a copy of the bundled web page in {})",
+        label("Demo:"),
+        loki_heal::demo::WEB_PAGE,
+        dir.display()
+    );
+    let opts = page_options(
+        &PageSpec {
+            cwd: &repo.root,
+            url: "/index.html",
+            serve: Some(&site),
+            steps: None,
+            server: &[],
+        },
+        Some(0),
+        DEFAULT_RUN_TIMEOUT,
+        false,
+    )?;
+    anstream::println!(
+        "{}/index.html in headless Chromium ({})",
+        label("Checking:"),
+        opts.browser.as_ref().map_or("", |b| b.version.as_str())
+    );
+    let Observed::Crashed {
+        run_id,
+        incident,
+        run_dir,
+        ..
+    } = loki_heal::observe(&repo, &opts)?
+    else {
+        return Err(anyhow::anyhow!(
+            "the bundled web page did not crash; this build of loki is broken"
+        ));
+    };
+    anstream::print!("{}", paint(DIM, incident.stderr_tail.trim_end()));
+    anstream::println!();
+    anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
+    anstream::print!("{}", crash_lines(&incident, &repo, &run_dir));
+    demo_heal(ctx, args, &repo, &run_id, &dir, loki_heal::demo::WEB_FILE)
+}
+
+/// Heals a demo's recorded crash: the configured model, else the built-in patch.
+fn demo_heal(
+    ctx: &Ctx,
+    args: &FixArgs,
+    repo: &Repo,
+    run_id: &RunId,
+    dir: &Path,
+    file: &str,
+) -> anyhow::Result<ExitCode> {
     let provider = match model(ctx, args.model.as_deref()) {
         Ok(p) => p,
         Err(e) if args.model.is_some() => return Err(e),
@@ -741,15 +928,15 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     let result = match &provider {
         Some(p) => heal(
             ctx,
-            &repo,
-            &run_id,
+            repo,
+            run_id,
             PatchSource::Model(p.as_ref()),
             true,
             false,
         ),
         None => {
-            let bytes = std::fs::read(demo.dir.join(demo.file))?;
-            let Some(fallback) = loki_heal::demo::fallback_for(demo.file, &bytes) else {
+            let bytes = std::fs::read(dir.join(file))?;
+            let Some(fallback) = loki_heal::demo::fallback_for(file, &bytes) else {
                 return Err(anyhow::anyhow!(
                     "the bundled example was changed; no built-in patch applies"
                 ));
@@ -760,8 +947,8 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
             );
             heal(
                 ctx,
-                &repo,
-                &run_id,
+                repo,
+                run_id,
                 PatchSource::Fallback(fallback),
                 true,
                 false,
@@ -770,7 +957,7 @@ fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     };
     anstream::println!(
         "{}",
-        paint(DIM, &format!("demo files kept in {}", demo.dir.display()))
+        paint(DIM, &format!("demo files kept in {}", dir.display()))
     );
     result
 }

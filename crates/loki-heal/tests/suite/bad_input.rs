@@ -244,6 +244,7 @@ fn a_missing_command_is_reported_and_the_run_is_not_left_running() {
         timeout: Duration::from_secs(5),
         argv: vec![],
         clean_env: false,
+        browser: None,
     };
     let err = loki_heal::observe(&fx.repo, &opts).unwrap_err();
     assert!(matches!(err, HealError::CommandNotFound { .. }), "{err}");

@@ -62,6 +62,7 @@ impl Fx {
             timeout: Duration::from_secs(120),
             argv: vec!["loki".into(), "run".into()],
             clean_env: false,
+            browser: None,
         };
         loki_heal::observe(&self.repo, &opts).unwrap()
     }
