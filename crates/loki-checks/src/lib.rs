@@ -1,6 +1,6 @@
 //! The judgement of a change, and the one door to loki's test-suite crates.
 //!
-//! - [`judge`] is the one judgement of a change, for the stop hook and the build engine alike: the
+//! - [`judge`](mod@judge) is the one judgement of a change, for the stop hook and the build engine alike: the
 //!   suites on the base and the head, the original tests on the new code and the new tests on the
 //!   old code in hybrid trees, tests matched across moves, flaky tests rerun on the base, the
 //!   static rules, and "cannot judge" for a suite that could not run.
@@ -8,7 +8,7 @@
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
 //!
 //! The rest is re-exported from the crates that own it, so callers name one crate:
-//! - [`detect`], [`exec`], [`script`], [`select`], [`error`]: finding and running suites
+//! - [`detect`](mod@detect), [`exec`], [`script`], [`select`], [`error`]: finding and running suites
 //!   (`loki-runner`, see its invariants: no silent pass);
 //! - [`parse`], [`report`]: the runners' reports as per-test facts (`loki-reports`);
 //! - [`isolate`]: a run in another tree executes that tree's code (`loki-isolate`);

@@ -163,7 +163,7 @@ pub fn deleted_literals(prepared: &[Prepared]) -> LiteralSet {
 /// Whether the change could trip this rule, so that reading the unchanged test files is worth it:
 /// an added line of library source that compares (`==`, `!=`, ` in `, `case`, `=>`, a lookup)
 /// with a distinctive literal its base does not have. A cheap line-level over-approximation of
-/// [`rules`], for [`super::scan_input`].
+/// `rules`, for the scan's input (`loki_integrity::scan_input`).
 pub fn wants_test_literals(changes: &[loki_findings::FileChange]) -> bool {
     const MARKERS: &[&str] = &[
         "==",

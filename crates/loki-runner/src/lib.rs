@@ -1,6 +1,6 @@
 //! Test suites as evidence: find a repository's test runners, run them, and say exactly what ran.
 //!
-//! - [`detect`] finds one [`Check`] per package (cargo/nextest, pytest, npm scripts running vitest,
+//! - [`detect`](mod@detect) finds one [`Check`] per package (cargo/nextest, pytest, npm scripts running vitest,
 //!   jest or `node --test`, plain `node --test`, `go test`) and records *why* it chose each;
 //!   [`render_detect`] is the text of `loki checks detect`, and `Check` serialises for `--json`.
 //! - [`run_check`] runs a check through the one process runner ([`loki_core::process`]): own

@@ -3,7 +3,7 @@
 //!
 //! The text parsed is the [`crate::lex::normalize`]d text (LF line endings), so line numbers are
 //! the same for a CRLF file and its LF twin. A parse is bounded in size ([`MAX_AST_BYTES`]) and
-//! time ([`PARSE_TIMEOUT`]); a file that cannot be parsed yields no tree and the structural rules
+//! time (`PARSE_TIMEOUT`); a file that cannot be parsed yields no tree and the structural rules
 //! say nothing about it (the lexical rules still run). Walks are iterative, so nesting depth cannot
 //! overflow the stack, and every text access is bounds-checked: nothing here panics on any input.
 

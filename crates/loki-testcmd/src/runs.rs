@@ -483,7 +483,7 @@ pub fn effective_commands(side: &Side) -> BTreeSet<String> {
         .collect()
 }
 
-/// [`join_cmds`] for other modules.
+/// `join_cmds` for other modules.
 pub fn list_commands(cmds: &BTreeSet<String>) -> String {
     join_cmds(cmds)
 }
