@@ -1,6 +1,14 @@
 //! The integrity scan: the seal rules that catch a change which makes tests pass by weakening them
 //! instead of fixing the code.
 //!
+//! # Crates
+//! This crate is the scan: it builds the input, runs every rule and sorts the findings. The rules
+//! live in crates of their own, each one concern, with an acyclic graph (lower first):
+//! `loki-shell` (shell scripts) → `loki-testcmd` (test commands and their runs);
+//! `loki-syntax` (lexer, syntax trees, literals, added lines, test files); `loki-findings` (the
+//! vocabulary: [`ScanInput`], [`Finding`], re-exported here); then the rule crates `loki-ci`,
+//! `loki-testconfig` and `loki-coderules`, which only this crate calls.
+//!
 //! # Input and output
 //! [`scan`] is pure: a [`ScanInput`] (every changed path with its base and head bytes, `None` where
 //! the file is absent, plus the head bytes of unchanged jest/vitest configs, `package.json` and
@@ -28,8 +36,8 @@
 //! - `skip_marker_added`: more `#[ignore]`, `pytest.mark.skip*`/`pytest.skip(`/
 //!   `unittest.skip*`, `.skip(`/`.only(`/`.todo(`/`xit(`/`xdescribe(`, `t.Skip*` than at base, or
 //!   more tests whose first statement is `return`. (`xfail` is `failure_expected`.)
-//! - `test_config_changed` (`config.rs` and the per-format `pytestcfg.rs`, `jsconfig.rs`,
-//!   `cargocfg.rs`): test configuration judged by meaning, key by key, with the key's line —
+//! - `test_config_changed` (`loki-testconfig`, with its per-format modules `pytestcfg`,
+//!   `jsconfig`, `cargocfg`): test configuration judged by meaning, key by key, with the key's line —
 //!   pytest `addopts` that deselect, ignore, filter or change outcomes, `testpaths`/`python_*`
 //!   collecting less, `pythonpath` gaining an entry (tox.ini, setup.cfg, pyproject too); jest and
 //!   vitest selection, `passWithNoTests`, custom reporters and runners, module aliases and
@@ -37,7 +45,7 @@
 //!   `node-options`; `.cargo/config` aliases, rustflags `--cfg`, runners, `[patch]`; `Cargo.toml`
 //!   `harness`/`test`/`doctest = false`; nextest filters; go.mod `replace`/`go`/`toolchain`,
 //!   `go.work`. Marker registration, new fixtures, dependency bumps are not findings.
-//! - `ci_deleted` / `ci_weakened` (`ci.rs`, with `shell.rs`, `testcmd.rs`, `runs.rs`): GitHub
+//! - `ci_deleted` / `ci_weakened` (`loki-ci`, with `loki-shell`, `loki-testcmd` and its `runs`): GitHub
 //!   Actions and GitLab CI parsed as YAML, test steps found by their commands, and each compared
 //!   with the base: a test step or job removed, disabled (`if:` constant false, `when: never`,
 //!   triggers lost), made unable to fail (`continue-on-error`, `allow_failure`, the shell script
@@ -50,36 +58,36 @@
 //!   `pytest_deselected`, `pytest_collection`, `pytest_make_collect_report`), a
 //!   `pytest_collection_modifyitems` that removes, deselects or skips items, a
 //!   `pytest_collect_file` that builds no collector, new `collect_ignore`/`collect_ignore_glob`
-//!   entries in conftest.py, or newly uses `_pytest`/`TestReport` (`outcome.rs`).
+//!   entries in conftest.py, or newly uses `_pytest`/`TestReport` (`outcome` in `loki-coderules`).
 //! - `mock_of_module_under_test`: a test or setup file newly mocks (`jest.mock`, `vi.mock`,
 //!   `patch("a.b")`, `monkeypatch.setattr("a.b", ..)`) a module this change also edits.
 //!
 //! The structural rules read syntax trees (tree-sitter) and report only what the change adds;
 //! each finding names its line and quotes the code. Roles (test code, tooling, library code) and
-//! the test regions inside library files are specified in `source.rs`:
-//! - `eq_override` (`equality.rs`): equality that no longer compares, in library code: Python
+//! the test regions inside library files are specified in `loki-coderules`, one module per rule:
+//! - `eq_override` (`equality`): equality that no longer compares, in library code: Python
 //!   comparison dunders in any spelling (`def`, lambda, assignment, `setattr`) returning one
 //!   constant or ignoring `other`, `field(compare=False)`/`attr.ib(eq=False)`; Rust `PartialEq`/
 //!   `PartialOrd`/`Ord` impls likewise, `derivative`/`educe` ignores, a derive replaced by an impl
 //!   comparing fewer fields; Go `Equal` methods likewise, new `cmpopts.Ignore*`/always-true
 //!   `cmp.Comparer` in existing Go files; JS `equals`/`isEqual`/`asymmetricMatch` likewise, and
 //!   `expect.extend` redefining a built-in matcher or adding one that always passes.
-//! - `failure_expected` (`failing.rs`): `#[should_panic]` added to an existing test, new `xfail`/
+//! - `failure_expected` (`failing`): `#[should_panic]` added to an existing test, new `xfail`/
 //!   `expectedFailure`/`test.failing`/`it.fails` in existing test files, and assertions swallowed
 //!   (`try`/`except AssertionError: pass`, `contextlib.suppress`, `pytest.raises(AssertionError)`,
 //!   JS `try { expect } catch {}`, `catch_unwind` around asserts, Go `defer recover()`).
-//! - `runner_detection` (`runner.rs`): library code newly reading process context (environment,
+//! - `runner_detection` (`runner`): library code newly reading process context (environment,
 //!   argv, module table, stack, thread name, runner globals) about a test runner or CI, Go
 //!   `testing.Testing()`, Rust `cfg!(test)` and `cfg(not(test))`/test-twin items.
-//! - `test_input_special_case` (`special.rs`): an added library branch keyed on a distinctive
+//! - `test_input_special_case` (`special`): an added library branch keyed on a distinctive
 //!   literal that the tests use and the base file did not have, with the expected value in its
 //!   body or a highly distinctive input.
-//! - `run_takeover` (`takeover.rs`): test-loaded code that decides how the run ends (`TestMain`
+//! - `run_takeover` (`takeover`): test-loaded code that decides how the run ends (`TestMain`
 //!   without `m.Run()` or exiting 0, `os._exit`/`sys.exit`/`atexit`/`signal` in test code and
 //!   conftest, `session.exitstatus`, `process.exit`/`process.on('exit')`, Rust `process::exit` in
 //!   tests, `build.rs` emitting `rustc-cfg`/`rustc-env`, `.pth` imports), and import-time exits in
 //!   library code.
-//! - `shadow_module` (`shadow.rs`): an added module that the tests would import instead of the
+//! - `shadow_module` (`shadow`): an added module that the tests would import instead of the
 //!   real one (a Python module named like a project or standard-library module on a `sys.path`
 //!   directory, a JS/TS file resolving from an existing module's specifier, a `__mocks__` file for
 //!   an edited module, a Go vendored copy of the module itself or code under a `replace` target).
@@ -95,42 +103,17 @@
 //! `.gitignore` says). Bytes are read as lossy UTF-8 with CRLF folded to LF; nothing here panics
 //! on any input, and files over [`MAX_SCAN_BYTES`] are judged by path only.
 
-mod ast;
-mod cargocfg;
-mod cfgparse;
-mod ci;
-mod config;
-mod diff;
-mod equality;
-mod failing;
-mod jsconfig;
-mod lex;
-mod literals;
-mod outcome;
-mod pytestcfg;
-mod runner;
-mod runs;
-mod shadow;
-mod shell;
-mod source;
-mod special;
-mod takeover;
-mod testcmd;
-mod testcode;
 #[cfg(test)]
 mod tests;
-mod yamlpos;
 
 use std::collections::BTreeSet;
 
 use loki_git::{ChangeKind, Git};
-use serde::{Deserialize, Serialize};
 
-use lex::{Lang, Lexed, lex, normalize};
-
-/// Larger files are judged by path only: real test files are far smaller, and lexing a
-/// multi-megabyte generated file would cost the seal its time budget.
-pub const MAX_SCAN_BYTES: usize = 4 * 1024 * 1024;
+pub use loki_findings::{FileChange, Finding, FindingKind, MAX_SCAN_BYTES, ScanInput};
+use loki_syntax::lex::{Lang, Lexed, lex, normalize};
+use loki_syntax::testcode;
+use loki_testconfig as config;
 
 /// What [`scan_input`] and [`scan_changes`] could not read from git ([`scan`] itself cannot fail).
 #[derive(Debug, thiserror::Error)]
@@ -150,228 +133,6 @@ impl loki_core::exit::Classify for IntegrityError {
             IntegrityError::Git { .. } => loki_core::exit::ExitClass::Failure,
         }
     }
-}
-
-/// Which rule a finding comes from. The serialised names are a stable contract (receipts, hooks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FindingKind {
-    // Static rules over the change (this module).
-    TestFileRemoved,
-    FewerTests,
-    FewerAssertions,
-    SkipMarkerAdded,
-    /// A test now expects to fail or panic (`#[should_panic]`, `xfail`, `test.failing`, ...).
-    FailureExpected,
-    TestConfigChanged,
-    CiDeleted,
-    CiWeakened,
-    OutcomeRewrite,
-    /// Code the runner loads takes over the run or its exit (`TestMain` without `m.Run()`,
-    /// `os._exit`, `atexit`, `process.exit` in test-loaded code).
-    RunTakeover,
-    MockOfModuleUnderTest,
-    EqOverride,
-    /// Source code that behaves differently under a test runner.
-    RunnerDetection,
-    /// A new source branch keyed on a literal input the tests use.
-    TestInputSpecialCase,
-    /// A new module that shadows another one the tests import.
-    ShadowModule,
-    // Dynamic rules: facts from running the tests (see `loki_checks::judge`).
-    /// A test was rewritten so that it accepts the old behaviour: its original form fails on the
-    /// new code and its new form passes on the base code.
-    WeakenedTest,
-    /// A test that passed at base fails now.
-    NewlyFailing,
-    /// A test that did not exist at base fails now.
-    NewTestFailing,
-    /// A test that ran at base is gone and nothing accounts for it.
-    TestDeleted,
-    /// A test that ran at base is skipped now.
-    NewlySkipped,
-    /// A suite that ran at base cannot run now.
-    SuiteBroken,
-}
-
-impl FindingKind {
-    /// The serialised name.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindingKind::TestFileRemoved => "test_file_removed",
-            FindingKind::FewerTests => "fewer_tests",
-            FindingKind::FewerAssertions => "fewer_assertions",
-            FindingKind::SkipMarkerAdded => "skip_marker_added",
-            FindingKind::FailureExpected => "failure_expected",
-            FindingKind::TestConfigChanged => "test_config_changed",
-            FindingKind::CiDeleted => "ci_deleted",
-            FindingKind::CiWeakened => "ci_weakened",
-            FindingKind::OutcomeRewrite => "outcome_rewrite",
-            FindingKind::RunTakeover => "run_takeover",
-            FindingKind::MockOfModuleUnderTest => "mock_of_module_under_test",
-            FindingKind::EqOverride => "eq_override",
-            FindingKind::RunnerDetection => "runner_detection",
-            FindingKind::TestInputSpecialCase => "test_input_special_case",
-            FindingKind::ShadowModule => "shadow_module",
-            FindingKind::WeakenedTest => "weakened_test",
-            FindingKind::NewlyFailing => "newly_failing",
-            FindingKind::NewTestFailing => "new_test_failing",
-            FindingKind::TestDeleted => "test_deleted",
-            FindingKind::NewlySkipped => "newly_skipped",
-            FindingKind::SuiteBroken => "suite_broken",
-        }
-    }
-
-    /// What the agent should do instead, in one sentence (shown with every finding).
-    #[must_use]
-    pub fn advice(self) -> &'static str {
-        match self {
-            FindingKind::TestFileRemoved | FindingKind::FewerTests | FindingKind::TestDeleted => {
-                "restore the deleted tests and fix the code they test"
-            }
-            FindingKind::FewerAssertions | FindingKind::WeakenedTest => {
-                "restore the test's original expectations and fix the code until they hold"
-            }
-            FindingKind::SkipMarkerAdded | FindingKind::NewlySkipped => {
-                "remove the skip and fix the code so the test passes"
-            }
-            FindingKind::FailureExpected => {
-                "remove the expected-failure marker and fix the code so the test passes as written"
-            }
-            FindingKind::TestConfigChanged => {
-                "revert the test configuration change; fix the code, not how tests are collected or run"
-            }
-            FindingKind::CiDeleted | FindingKind::CiWeakened => {
-                "restore the CI test steps so they run and can fail"
-            }
-            FindingKind::OutcomeRewrite | FindingKind::RunTakeover => {
-                "remove the code that changes how tests report or exit; let the runner decide"
-            }
-            FindingKind::MockOfModuleUnderTest => {
-                "test the real module: remove the mock of the code this change edits"
-            }
-            FindingKind::EqOverride => {
-                "remove the equality override; compare the values the test checks"
-            }
-            FindingKind::RunnerDetection => {
-                "remove the code that detects the test runner; the code must behave the same under test"
-            }
-            FindingKind::TestInputSpecialCase => {
-                "remove the special case for the test's input and fix the general logic"
-            }
-            FindingKind::ShadowModule => {
-                "remove the module that shadows the real one; fix the real module"
-            }
-            FindingKind::NewlyFailing | FindingKind::NewTestFailing | FindingKind::SuiteBroken => {
-                "fix the code so the tests pass again"
-            }
-        }
-    }
-}
-
-/// One integrity finding: the receipt's `integrity[]` entry.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Finding {
-    pub kind: FindingKind,
-    /// Repository-relative path with `/` separators.
-    pub path: String,
-    /// 1-based line in `path`, when the finding points at one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    /// The test id (as the runner reports it) the finding is about, when it is about one test.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub test: Option<String>,
-    /// The evidence, in words, with counts where there are any.
-    pub detail: String,
-}
-
-/// The `integrity.finding` event of a finding.
-impl From<&Finding> for loki_events::payload::IntegrityFinding {
-    fn from(f: &Finding) -> Self {
-        loki_events::payload::IntegrityFinding {
-            kind: f.kind.as_str().to_string(),
-            path: f.path.clone(),
-            line: f.line,
-            test: f.test.clone(),
-            detail: f.detail.clone(),
-            advice: Some(f.advice().to_owned()),
-        }
-    }
-}
-
-impl Finding {
-    #[must_use]
-    pub fn new(kind: FindingKind, path: &str, detail: impl Into<String>) -> Finding {
-        Finding {
-            kind,
-            path: path.to_owned(),
-            line: None,
-            test: None,
-            detail: detail.into(),
-        }
-    }
-
-    /// The same finding pointing at a line.
-    #[must_use]
-    pub fn at_line(mut self, line: u32) -> Finding {
-        self.line = Some(line);
-        self
-    }
-
-    /// The same finding about one test.
-    #[must_use]
-    pub fn for_test(mut self, id: impl Into<String>) -> Finding {
-        self.test = Some(id.into());
-        self
-    }
-
-    /// What the agent should do instead.
-    #[must_use]
-    pub fn advice(&self) -> &'static str {
-        self.kind.advice()
-    }
-
-    /// `kind path:line (test): detail`, as block messages and summaries print it.
-    #[must_use]
-    pub fn describe(&self) -> String {
-        let line = self.line.map(|n| format!(":{n}")).unwrap_or_default();
-        let test = self
-            .test
-            .as_ref()
-            .map(|t| format!(" ({t})"))
-            .unwrap_or_default();
-        format!(
-            "{} {}{line}{test}: {}",
-            self.kind.as_str(),
-            self.path,
-            self.detail
-        )
-    }
-}
-
-/// One changed path: its bytes at base and at head (`None` where absent).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileChange {
-    pub path: String,
-    pub base: Option<Vec<u8>>,
-    pub head: Option<Vec<u8>>,
-}
-
-/// What [`scan`] judges.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ScanInput {
-    pub changes: Vec<FileChange>,
-    /// Head bytes of unchanged files that say which setup files are test configuration
-    /// (jest/vitest configs, `package.json`) and what the Go module is (`go.mod`); changed ones
-    /// are read from `changes`.
-    pub context: Vec<(String, Vec<u8>)>,
-    /// Head bytes of test files the change did not touch, for rules that look for test literals
-    /// (`test_input_special_case`). Empty means only the changed test files are consulted.
-    pub test_context: Vec<(String, Vec<u8>)>,
-    /// Every path of the head tree, for rules that need to know what else exists
-    /// (`shadow_module`). Empty means only the changed paths are known.
-    pub tree_paths: Vec<String>,
 }
 
 /// Whether the scan needs an unchanged file's head bytes as context.
@@ -494,7 +255,7 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
         if lang == Lang::Python {
             let base_code = base.as_ref().map(Side::code);
             let text = c.head.as_deref().map(normalize).unwrap_or_default();
-            for r in outcome::pytest_outcome_rewrites(base_code, h.code()) {
+            for r in loki_coderules::pytest_outcome_rewrites(base_code, h.code()) {
                 let f = Finding::new(FindingKind::OutcomeRewrite, path, r.detail);
                 out.push(match line_of(&text, &r.needle) {
                     Some(n) => f.at_line(n),
@@ -506,14 +267,14 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
             mock_rules(path, lang, base.as_ref(), h, &changed_sources, &mut out);
         }
     }
-    out.extend(source::rules(input, &setup_files));
+    out.extend(loki_coderules::rules(input, &setup_files));
     out.sort();
     out.dedup();
     out
 }
 
 fn ci_rules(c: &FileChange, out: &mut Vec<Finding>) {
-    out.extend(ci::ci_weakenings(
+    out.extend(loki_ci::ci_weakenings(
         &c.path,
         c.base.as_deref(),
         c.head.as_deref(),
@@ -528,7 +289,7 @@ fn config_rules(c: &FileChange, _setup_files: &BTreeSet<String>, out: &mut Vec<F
         return;
     }
     let (base, head) = (c.base.as_deref(), c.head.as_deref());
-    if !config::is_ci(&c.path) && ci::is_gitlab_include(&c.path, base, head) {
+    if !config::is_ci(&c.path) && loki_ci::is_gitlab_include(&c.path, base, head) {
         ci_rules(c, out);
     }
     out.extend(config::config_findings(&c.path, base, head));
@@ -592,11 +353,11 @@ fn mock_rules(
     let Some(h) = head.lexed.as_ref() else { return };
     let before = base
         .and_then(|b| b.lexed.as_ref())
-        .map(|b| outcome::mocked_modules(lang, b))
+        .map(|b| loki_coderules::mocked_modules(lang, b))
         .unwrap_or_default();
-    for spec in outcome::mocked_modules(lang, h).difference(&before) {
+    for spec in loki_coderules::mocked_modules(lang, h).difference(&before) {
         for src in changed_sources {
-            if outcome::mock_targets(lang, path, spec, src) {
+            if loki_coderules::mock_targets(lang, path, spec, src) {
                 out.push(Finding::new(
                     FindingKind::MockOfModuleUnderTest,
                     path,
@@ -667,7 +428,7 @@ const MAX_TEST_CONTEXT_FILES: usize = 100;
 /// those named after a changed source file first (`calc.py` → `test_calc.py`), at most
 /// [`MAX_TEST_CONTEXT_FILES`].
 fn test_context_paths(tree: &[String], changes: &[FileChange]) -> Vec<String> {
-    if !special::wants_test_literals(changes) {
+    if !loki_coderules::wants_test_literals(changes) {
         return Vec::new();
     }
     let stems: Vec<&str> = changes

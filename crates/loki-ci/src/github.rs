@@ -1,0 +1,257 @@
+//! GitHub Actions: workflows and composite actions, their jobs, steps and shells.
+
+use std::collections::BTreeMap;
+
+use serde_yaml_ng::Value;
+
+use super::Read;
+use super::expr::{always_true, never_true, show_if};
+use super::triggers::{considered, events_of};
+use super::yaml::{env_of, key, script_start, str_of};
+use crate::yamlpos::{Seg, YamlPos};
+use loki_shell::Opts;
+use loki_testcmd::Cat;
+use loki_testcmd::runs::{self, Ctx, Gate, Src};
+
+fn gh_opts(shell: Option<&str>, windows: bool) -> Option<Opts> {
+    let s = shell.map(str::trim);
+    Some(match s {
+        None if windows => Opts {
+            errexit: false,
+            pipefail: true,
+        },
+        None | Some("sh") => Opts {
+            errexit: true,
+            pipefail: false,
+        },
+        Some("bash") => Opts {
+            errexit: true,
+            pipefail: true,
+        },
+        Some("python") => return None,
+        Some(s) if s.starts_with("pwsh") || s.starts_with("powershell") || s.starts_with("cmd") => {
+            Opts {
+                errexit: false,
+                pipefail: true,
+            }
+        }
+        Some(s) => {
+            let words = loki_shell::split_words(s);
+            if words
+                .first()
+                .is_some_and(|w| w.starts_with("python") || w.starts_with("node"))
+            {
+                return None;
+            }
+            let mut o = Opts::default();
+            for (k, w) in words.iter().enumerate() {
+                if let Some(f) = w.strip_prefix('-').filter(|f| !f.starts_with('-')) {
+                    o.errexit |= f.contains('e');
+                    if f.ends_with('o') && words.get(k + 1).map(String::as_str) == Some("pipefail")
+                    {
+                        o.pipefail = true;
+                    }
+                }
+            }
+            o
+        }
+    })
+}
+
+pub(super) fn github(doc: &Value, pos: &YamlPos, composite: bool) -> Read {
+    let mut r = Read::default();
+    let mut wf_env = BTreeMap::new();
+    env_of(doc.get("env"), &mut wf_env);
+    let events = events_of(doc.get("on"));
+    let judged = considered(&events);
+    r.events = (!composite).then(|| events.clone());
+    let wf_shell = str_of(
+        doc.get("defaults")
+            .and_then(|d| d.get("run"))
+            .and_then(|r| r.get("shell")),
+    );
+    let wf_dir = str_of(
+        doc.get("defaults")
+            .and_then(|d| d.get("run"))
+            .and_then(|r| r.get("working-directory")),
+    );
+    r.side.jobs_line = pos.line(&[key("jobs")]);
+    let jobs: Vec<(String, &Value)> = if composite {
+        doc.get("runs")
+            .filter(|r| r.get("steps").is_some())
+            .map(|r| vec![("action".to_owned(), r)])
+            .unwrap_or_default()
+    } else {
+        doc.get("jobs")
+            .and_then(Value::as_mapping)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((str_of(Some(k))?, v)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (id, job) in jobs {
+        let base_path: Vec<Seg> = if composite {
+            vec![key("runs")]
+        } else {
+            vec![key("jobs"), key(&id)]
+        };
+        let at = |extra: &[&str]| {
+            let mut p = base_path.clone();
+            p.extend(extra.iter().map(|k| key(k)));
+            p
+        };
+        let name = str_of(job.get("name"))
+            .filter(|n| !n.contains("${{"))
+            .unwrap_or_else(|| id.clone());
+        let label = if composite {
+            "the composite action".to_owned()
+        } else {
+            format!("job `{name}`")
+        };
+        r.side
+            .jobs
+            .insert(id.clone(), (label.clone(), pos.line(&base_path)));
+        let mut gates = Vec::new();
+        if let Some(cond) = job.get("if")
+            && never_true(cond, &judged)
+        {
+            gates.push(Gate {
+                cat: Cat::NeverRuns,
+                why: format!(
+                    "`if: {}` is never true on push or pull request",
+                    show_if(cond)
+                ),
+                label: label.clone(),
+                line: pos.line(&at(&["if"])),
+            });
+        }
+        if let Some(c) = job.get("continue-on-error").filter(|c| always_true(c)) {
+            gates.push(Gate {
+                cat: Cat::CannotFail,
+                why: format!("`continue-on-error: {}`", show_if(c)),
+                label: label.clone(),
+                line: pos.line(&at(&["continue-on-error"])),
+            });
+        }
+        if let Some(m) = job.get("strategy").and_then(|s| s.get("matrix")) {
+            r.matrices.insert(id.clone(), m.clone());
+        }
+        let mut env = wf_env.clone();
+        env_of(job.get("env"), &mut env);
+        let job_run = job.get("defaults").and_then(|d| d.get("run"));
+        let job_shell = str_of(job_run.and_then(|r| r.get("shell"))).or_else(|| wf_shell.clone());
+        let job_dir =
+            str_of(job_run.and_then(|r| r.get("working-directory"))).or_else(|| wf_dir.clone());
+        let windows = str_of(job.get("runs-on")).is_some_and(|r| r.contains("windows"));
+        let Some(steps) = job.get("steps").and_then(Value::as_sequence) else {
+            continue;
+        };
+        for (k, step) in steps.iter().enumerate() {
+            let step_path = {
+                let mut p = at(&["steps"]);
+                p.push(Seg::Index(k));
+                p
+            };
+            let step_at = |extra: &str| {
+                let mut p = step_path.clone();
+                p.push(key(extra));
+                p
+            };
+            // Unnamed steps are shown as GitHub shows them: `Run` and the command's first line.
+            let step_name = str_of(step.get("name"))
+                .or_else(|| str_of(step.get("id")))
+                .filter(|n| !n.contains("${{"))
+                .or_else(|| {
+                    let run = str_of(step.get("run"))?;
+                    let first = run
+                        .lines()
+                        .find(|l| !l.trim().is_empty())?
+                        .trim()
+                        .to_owned();
+                    Some(format!("Run {}", runs::short(&first)))
+                })
+                .unwrap_or_else(|| format!("#{}", k + 1));
+            let place = if composite {
+                format!("composite action step `{step_name}`")
+            } else {
+                format!("job `{name}`, step `{step_name}`")
+            };
+            let step_label = if composite {
+                format!("composite action step `{step_name}`")
+            } else {
+                format!("step `{step_name}` of job `{name}`")
+            };
+            let mut step_gates = gates.clone();
+            if let Some(cond) = step.get("if")
+                && never_true(cond, &judged)
+            {
+                step_gates.push(Gate {
+                    cat: Cat::NeverRuns,
+                    why: format!(
+                        "`if: {}` is never true on push or pull request",
+                        show_if(cond)
+                    ),
+                    label: step_label.clone(),
+                    line: pos.line(&step_at("if")),
+                });
+            }
+            if let Some(c) = step.get("continue-on-error").filter(|c| always_true(c)) {
+                step_gates.push(Gate {
+                    cat: Cat::CannotFail,
+                    why: format!("`continue-on-error: {}`", show_if(c)),
+                    label: step_label.clone(),
+                    line: pos.line(&step_at("continue-on-error")),
+                });
+            }
+            let mut step_env = env.clone();
+            env_of(step.get("env"), &mut step_env);
+            let shell = str_of(step.get("shell")).or_else(|| job_shell.clone());
+            let cwd = str_of(step.get("working-directory"))
+                .or_else(|| job_dir.clone())
+                .unwrap_or_default();
+            // `run: ! cmd` is YAML's non-specific tag on a string: the string.
+            let run = step.get("run").map(|r| match r {
+                Value::Tagged(t) => &t.value,
+                r => r,
+            });
+            let src = if let Some(run) = run.and_then(Value::as_str) {
+                let (first, literal) = script_start(pos, &step_at("run"));
+                let mut s = Src::default();
+                s.push(run, first, literal);
+                s
+            } else if let Some(cmd) = actions_rs_cargo(step) {
+                Src::one(&cmd, pos.line(&step_at("uses")))
+            } else {
+                continue;
+            };
+            let Some(opts) = gh_opts(shell.as_deref(), windows) else {
+                continue;
+            };
+            let ctx = Ctx {
+                job: id.clone(),
+                place,
+                gates: step_gates,
+                env: step_env,
+                cwd: loki_shell::join("", &cwd),
+                opts,
+                cannot_fail: None,
+            };
+            runs::script_runs(&src, &ctx, None, &mut r.side);
+        }
+    }
+    r
+}
+
+/// `uses: actions-rs/cargo@v1` with `command: test`: the cargo command it runs.
+fn actions_rs_cargo(step: &Value) -> Option<String> {
+    let uses = step.get("uses")?.as_str()?;
+    if !uses.starts_with("actions-rs/cargo@") {
+        return None;
+    }
+    let with = step.get("with")?;
+    let command = str_of(with.get("command"))?;
+    let args = str_of(with.get("args")).unwrap_or_default();
+    Some(format!("cargo {command} {args}"))
+}

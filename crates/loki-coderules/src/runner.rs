@@ -1,0 +1,617 @@
+//! `runner_detection`: library code that can tell it is under test. A new read of process context
+//! (an environment variable, argv, the loaded-module table, the call stack, the thread name, a
+//! runner's globals) in library code whose subject names a test runner or a test context:
+//! - environment variables by name: any whose words include `test`/`tests`/`testing`, a runner
+//!   (`pytest`, `unittest`, `vitest`, `jest`, `mocha`, `nextest`, ..) or `ci` (`PYTEST_CURRENT_TEST`,
+//!   `JEST_WORKER_ID`, `NODE_TEST_CONTEXT`, `RUST_TEST_THREADS`, `GO_TEST_X`, `CI`,
+//!   `GITHUB_ACTIONS`), or any variable compared with such a word (`NODE_ENV === 'test'`);
+//!   Python `os.environ`/`os.getenv`, Rust `env::var`/`var_os`/`env!`/`option_env!`, Go
+//!   `os.Getenv`/`os.LookupEnv`, JS `process.env.X`/`process.env["X"]`/`import.meta.env.X`/
+//!   destructuring `const { X } = process.env`;
+//! - the module table (`sys.modules`), argv (`sys.argv`, `std::env::args`, `os.Args`,
+//!   `process.argv`), the stack (`inspect.stack`, `sys._getframe`, `traceback.extract_stack`,
+//!   `inspect.currentframe`) and the thread name (`threading.current_thread`,
+//!   `thread::current().name()`), when the statement (for the stack: the function) mentions a
+//!   test word or runner; `sys._called_from_test`-style attributes;
+//! - always: Go `testing.Testing()`, `flag.Lookup("test.*")`; Rust `cfg!(test)` (any `cfg!`
+//!   that `test` decides), `#[cfg(not(test))]` on anything, and `#[cfg(test)]` on a statement or
+//!   expression inside a function or on an item that has a twin of the same name; JS `typeof jest`,
+//!   `typeof vi` and other runner globals, `globalThis.__vitest_worker__`.
+//!
+//! Test code, tooling and vitest's own `import.meta.vitest` are not judged. Keys are the kind of
+//! read and its subject, so an existing read that moved is not new.
+
+use tree_sitter::Node;
+
+use crate::{Gate, Out, Prepared, Role, View, attributed_item, cfg_gate};
+use loki_findings::FindingKind;
+use loki_syntax::ast::{Ast, Grammar, Index, line, named_children};
+use loki_syntax::diff::Hit;
+use loki_syntax::literals::{Lit, literal};
+
+/// Words that name a test runner or a test context, after splitting on non-alphanumerics and
+/// camel case.
+const TEST_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "pytest",
+    "unittest",
+    "nose",
+    "nose2",
+    "vitest",
+    "jest",
+    "mocha",
+    "jasmine",
+    "karma",
+    "ava",
+    "nextest",
+    "ci",
+    "cypress",
+    "playwright",
+    "gotest",
+];
+/// CI variables whose words are not test words.
+const CI_NAMES: &[&str] = &[
+    "github_actions",
+    "continuous_integration",
+    "buildkite",
+    "travis",
+    "circleci",
+    "jenkins_url",
+    "teamcity_version",
+    "tf_build",
+];
+/// Globals only a test runner defines.
+const JS_TEST_GLOBALS: &[&str] = &[
+    "jest",
+    "vi",
+    "vitest",
+    "describe",
+    "it",
+    "test",
+    "expect",
+    "beforeAll",
+    "beforeEach",
+    "afterAll",
+    "afterEach",
+    "jasmine",
+    "mocha",
+    "__vitest_worker__",
+    "__vitest_environment__",
+    "__jest__",
+];
+
+/// The words of an identifier or a string: split on non-alphanumerics and at camel-case humps,
+/// lowercased.
+fn words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Whether `s` names a test runner or test context.
+pub fn names_test_context(s: &str) -> bool {
+    let lower = s.to_lowercase();
+    words(s)
+        .iter()
+        .any(|w| TEST_WORDS.contains(&w.as_str()) || (w.starts_with("test") && w.len() <= 12))
+        || CI_NAMES.iter().any(|n| lower.contains(n))
+}
+
+pub fn rules(p: &Prepared, out: &mut Out) {
+    if p.role != Role::Source {
+        return;
+    }
+    p.diff(FindingKind::RunnerDetection, hits, out);
+}
+
+/// The nearest enclosing statement (what a read is used in).
+fn statement<'t>(ix: &Index<'t>, n: Node<'t>) -> Node<'t> {
+    let mut cur = n;
+    for a in std::iter::once(n).chain(ix.ancestors(n)) {
+        cur = a;
+        let k = a.kind();
+        if k == "module" || k == "program" || k == "source_file" {
+            break;
+        }
+        let is_stmt = k.ends_with("_statement")
+            || k.ends_with("_declaration")
+            || k == "let_declaration"
+            || k == "lexical_declaration"
+            || k == "variable_declaration"
+            || k == "if_expression"
+            || k == "match_arm"
+            || k == "short_var_declaration";
+        if is_stmt {
+            return a;
+        }
+    }
+    cur
+}
+
+/// The code a statement-level judgement reads: for an `if`, only its condition.
+fn window<'t>(stmt: Node<'t>) -> Node<'t> {
+    match stmt.kind() {
+        "if_statement" | "if_expression" | "while_statement" | "elif_clause" => {
+            stmt.child_by_field_name("condition").unwrap_or(stmt)
+        }
+        _ => stmt,
+    }
+}
+
+/// The enclosing function (or the statement at top level).
+fn function<'t>(ix: &Index<'t>, n: Node<'t>) -> Node<'t> {
+    ix.ancestors(n)
+        .into_iter()
+        .find(|a| {
+            matches!(
+                a.kind(),
+                "function_definition"
+                    | "function_item"
+                    | "function_declaration"
+                    | "method_declaration"
+                    | "method_definition"
+                    | "arrow_function"
+                    | "function_expression"
+            )
+        })
+        .unwrap_or_else(|| statement(ix, n))
+}
+
+/// The first string under `n` that names a test context (or one of `extra`'s words): a short
+/// string used as a value, not a docstring or prose.
+fn mentions_test(ast: &Ast, ix: &Index, n: Node, extra: &[&str]) -> Option<String> {
+    ast.all(n).into_iter().find_map(|c| match literal(ast, c) {
+        Some(Lit::Str(s))
+            if s.chars().count() <= 64
+                && ix
+                    .parent(c)
+                    .is_none_or(|p| p.kind() != "expression_statement")
+                && (names_test_context(&s)
+                    || words(&s).iter().any(|w| extra.contains(&w.as_str()))) =>
+        {
+            Some(s)
+        }
+        _ => None,
+    })
+}
+
+fn hits(side: &View, role: Role) -> Vec<Hit> {
+    let ast = &side.ast;
+    let ix = side.index();
+    let mut out = Vec::new();
+    let lib = |n: Node| role == Role::Source && !side.in_test_region(n);
+    // `import.meta.vitest` blocks are test regions already; Rust test items too.
+    for &n in ix.nodes() {
+        // A test attribute opens its own test region: judge it from where it stands.
+        let probe = if n.kind() == "attribute_item" {
+            ix.parent(n).unwrap_or(n)
+        } else {
+            n
+        };
+        if !lib(probe) {
+            continue;
+        }
+        let found = match ast.grammar {
+            Grammar::Python => python(ast, ix, n),
+            Grammar::Rust => rust(ast, ix, n),
+            Grammar::Go => go(ast, ix, n),
+            _ => js(ast, ix, n),
+        };
+        if let Some((key, what)) = found {
+            // An attribute is quoted with the item it gates.
+            let evidence = if n.kind() == "attribute_item" {
+                let item = attributed_item(ix, n).map_or(String::new(), |i| ast.quote(i));
+                format!("{} {item}", ast.squashed(n))
+            } else {
+                ast.quote(statement(ix, n))
+            };
+            out.push(Hit::new(line(n), key, format!("`{evidence}` {what}")));
+        }
+    }
+    out
+}
+
+/// An environment read of `name` (a literal) at `n`: a hit when the name, or what the statement
+/// compares it with, names a test context.
+fn env_read<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>, name: &str) -> Option<(String, String)> {
+    if names_test_context(name) {
+        return Some((
+            format!("env:{name}"),
+            format!("reads the environment variable {name}, which names a test runner or CI"),
+        ));
+    }
+    let stmt = window(statement(ix, n));
+    mentions_test(ast, ix, stmt, &[]).map(|w| {
+        (
+            format!("env:{name}=={w}"),
+            format!("compares the environment variable {name} with {w:?}, a test context"),
+        )
+    })
+}
+
+fn string_arg(ast: &Ast, call: Node, i: usize) -> Option<String> {
+    let args = call.child_by_field_name("arguments")?;
+    let arg = named_children(args).into_iter().nth(i)?;
+    match literal(ast, arg) {
+        Some(Lit::Str(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// A context read judged by the statement (or function) it sits in.
+fn context_read(
+    ast: &Ast,
+    ix: &Index,
+    what: &str,
+    scope: Node,
+    extra: &[&str],
+) -> Option<(String, String)> {
+    mentions_test(ast, ix, scope, extra).map(|w| {
+        (
+            format!("{what}:{w}"),
+            format!("inspects {what} for {w:?}, which tells whether tests are running"),
+        )
+    })
+}
+
+fn python<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
+    match n.kind() {
+        "call" => {
+            let f = ast.field_text(n, "function");
+            match f {
+                "os.environ.get" | "os.getenv" | "environ.get" | "getenv" => {
+                    env_read(ast, ix, n, &string_arg(ast, n, 0)?)
+                }
+                "inspect.stack"
+                | "inspect.currentframe"
+                | "sys._getframe"
+                | "traceback.extract_stack"
+                | "traceback.format_stack"
+                | "inspect.getouterframes" => {
+                    context_read(ast, ix, "the call stack", function(ix, n), &[])
+                }
+                "threading.current_thread" | "threading.currentThread" | "current_thread" => {
+                    context_read(
+                        ast,
+                        ix,
+                        "the thread name",
+                        window(statement(ix, n)),
+                        &["main"],
+                    )
+                }
+                "hasattr" | "getattr" if ast.text_of(n).contains("sys") => {
+                    let attr = string_arg(ast, n, 1)?;
+                    let first = n
+                        .child_by_field_name("arguments")
+                        .and_then(|a| a.named_child(0))
+                        .map_or("", |a| ast.text_of(a));
+                    (matches!(first, "sys" | "builtins") && attr.to_lowercase().contains("test"))
+                        .then(|| {
+                            (
+                                format!("sysattr:{attr}"),
+                                format!("looks for {first}.{attr}, a flag set only under test"),
+                            )
+                        })
+                }
+                _ => None,
+            }
+        }
+        "subscript" => {
+            let v = ast.field_text(n, "value");
+            if matches!(v, "os.environ" | "environ") {
+                let idx = n.child_by_field_name("subscript")?;
+                if let Some(Lit::Str(name)) = literal(ast, idx) {
+                    return env_read(ast, ix, n, &name);
+                }
+            }
+            None
+        }
+        "comparison_operator" => {
+            // `"X" in os.environ`
+            let kids = named_children(n);
+            if let [l, r] = kids.as_slice()
+                && ["os.environ", "environ"]
+                    .iter()
+                    .any(|e| ast.text_of(*r).starts_with(e))
+                && let Some(Lit::Str(name)) = literal(ast, *l)
+            {
+                return env_read(ast, ix, n, &name);
+            }
+            None
+        }
+        "attribute" => {
+            let t = ast.text_of(n);
+            match t {
+                "sys.modules" => {
+                    context_read(ast, ix, "the loaded modules", window(statement(ix, n)), &[])
+                }
+                "sys.argv" => {
+                    context_read(ast, ix, "the command line", window(statement(ix, n)), &[])
+                }
+                _ => {
+                    let (obj, attr) = t.split_once('.')?;
+                    let outermost = ix.parent(n).is_none_or(|p| p.kind() != "attribute");
+                    (outermost
+                        && matches!(obj, "sys" | "builtins")
+                        && attr.to_lowercase().contains("test"))
+                    .then(|| {
+                        (
+                            format!("sysattr:{attr}"),
+                            format!("reads {t}, a flag set only under test"),
+                        )
+                    })
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
+    match n.kind() {
+        "macro_invocation" => {
+            let m = ast.field_text(n, "macro");
+            let args = named_children(n)
+                .into_iter()
+                .find(|c| c.kind() == "token_tree")
+                .map_or(String::new(), |t| ast.squashed(t));
+            match m {
+                "cfg" => {
+                    let gate = cfg_gate(&format!("#[cfg{args}]"));
+                    (gate != Gate::Neither).then(|| {
+                        (
+                            format!("cfg!:{args}"),
+                            "makes library code behave differently under `cargo test`".to_owned(),
+                        )
+                    })
+                }
+                "env" | "option_env" => {
+                    let name = named_children(n)
+                        .into_iter()
+                        .find(|c| c.kind() == "token_tree")
+                        .and_then(|t| {
+                            ast.all(t)
+                                .into_iter()
+                                .find(|c| c.kind() == "string_literal")
+                        })
+                        .and_then(|s| match literal(ast, s) {
+                            Some(Lit::Str(s)) => Some(s),
+                            _ => None,
+                        })?;
+                    env_read(ast, ix, n, &name)
+                }
+                _ => None,
+            }
+        }
+        "call_expression" => {
+            let f = ast.field_text(n, "function");
+            let last = f.rsplit("::").next().unwrap_or(f);
+            let path_env = f.contains("env::") || f == "var" || f == "var_os";
+            if path_env && matches!(last, "var" | "var_os") {
+                return env_read(ast, ix, n, &string_arg(ast, n, 0)?);
+            }
+            if path_env && matches!(last, "args" | "args_os") {
+                return context_read(
+                    ast,
+                    ix,
+                    "the command line",
+                    window(statement(ix, n)),
+                    &["nocapture", "deps"],
+                );
+            }
+            if f.ends_with(".name") && ast.text_of(n).contains("current()") {
+                return context_read(
+                    ast,
+                    ix,
+                    "the thread name",
+                    window(statement(ix, n)),
+                    &["main"],
+                );
+            }
+            None
+        }
+        "attribute_item" => {
+            let attr = ast.squashed(n);
+            let gate = cfg_gate(&attr);
+            let item = attributed_item(ix, n);
+            match gate {
+                Gate::NotTest => Some((
+                    format!("cfg:{}", item.map_or(String::new(), |i| item_name(ast, i))),
+                    "compiles this only outside tests, so library code differs under `cargo test`"
+                        .to_owned(),
+                )),
+                Gate::OnlyTest => {
+                    // A mod is a test module; a `use` only brings test helpers in. A test-only
+                    // statement in a function, or a test twin of an item, changes behaviour.
+                    let item = item?;
+                    let in_fn = ix.ancestors(n).iter().any(|a| a.kind() == "block");
+                    let name = item_name(ast, item);
+                    let twin = !name.is_empty()
+                        && ix.parent(item).is_some_and(|p| {
+                            named_children(p).iter().any(|s| {
+                                *s != item && s.kind() == item.kind() && item_name(ast, *s) == name
+                            })
+                        });
+                    (item.kind() != "mod_item"
+                        && item.kind() != "use_declaration"
+                        && (in_fn || twin))
+                        .then(|| {
+                            (
+                                format!("cfg:test:{name}"),
+                                "swaps in different library code under `cargo test`".to_owned(),
+                            )
+                        })
+                }
+                Gate::Neither => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn item_name(ast: &Ast, item: Node) -> String {
+    ast.field_text(item, "name").to_owned()
+}
+
+fn go<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
+    match n.kind() {
+        "call_expression" => {
+            let f = ast.field_text(n, "function");
+            match f {
+                "testing.Testing" => Some((
+                    "testing.Testing".into(),
+                    "asks whether the binary is a test binary".into(),
+                )),
+                "flag.Lookup" => {
+                    let name = string_arg(ast, n, 0)?;
+                    name.starts_with("test.").then(|| {
+                        (
+                            format!("flag:{name}"),
+                            format!("looks up the go test flag {name}"),
+                        )
+                    })
+                }
+                "os.Getenv" | "os.LookupEnv" | "syscall.Getenv" => {
+                    env_read(ast, ix, n, &string_arg(ast, n, 0)?)
+                }
+                _ => None,
+            }
+        }
+        "selector_expression" if ast.text_of(n) == "os.Args" => {
+            context_read(ast, ix, "the command line", window(statement(ix, n)), &[])
+        }
+        _ => None,
+    }
+}
+
+fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
+    let is_env = |t: &str| {
+        matches!(
+            t,
+            "process.env"
+                | "process['env']"
+                | "process[\"env\"]"
+                | "import.meta.env"
+                | "Bun.env"
+                | "globalThis.process.env"
+        )
+    };
+    match n.kind() {
+        "member_expression" => {
+            let obj = ast.field_text(n, "object");
+            let prop = ast.field_text(n, "property");
+            if is_env(obj) {
+                return env_read(ast, ix, n, prop);
+            }
+            if matches!(obj, "globalThis" | "global" | "window" | "self")
+                && (JS_TEST_GLOBALS.contains(&prop)
+                    || prop.starts_with("__vitest")
+                    || prop.starts_with("__jest"))
+            {
+                return Some((
+                    format!("global:{prop}"),
+                    format!("looks for the test runner's global {prop}"),
+                ));
+            }
+            if ast.text_of(n) == "process.argv" {
+                return context_read(ast, ix, "the command line", window(statement(ix, n)), &[]);
+            }
+            None
+        }
+        "subscript_expression" => {
+            let obj = ast.field_text(n, "object");
+            if is_env(obj)
+                && let Some(Lit::Str(name)) =
+                    n.child_by_field_name("index").and_then(|i| literal(ast, i))
+            {
+                return env_read(ast, ix, n, &name);
+            }
+            None
+        }
+        "variable_declarator" => {
+            // `const { VITEST } = process.env`
+            let value = ast.field_text(n, "value");
+            let name = n.child_by_field_name("name")?;
+            if !is_env(value) || name.kind() != "object_pattern" {
+                return None;
+            }
+            named_children(name).into_iter().find_map(|p| {
+                let key = match p.kind() {
+                    "shorthand_property_identifier_pattern" => ast.text_of(p).to_owned(),
+                    "pair_pattern" => ast.field_text(p, "key").to_owned(),
+                    _ => return None,
+                };
+                env_read(ast, ix, p, &key)
+            })
+        }
+        "unary_expression" => {
+            let t = ast.text_of(n);
+            let arg = ast.field_text(n, "argument");
+            (t.starts_with("typeof") && JS_TEST_GLOBALS.contains(&arg)).then(|| {
+                (
+                    format!("typeof:{arg}"),
+                    format!("checks for the test runner's global `{arg}`"),
+                )
+            })
+        }
+        "call_expression" if ast.field_text(n, "function") == "Deno.env.get" => {
+            env_read(ast, ix, n, &string_arg(ast, n, 0)?)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_context_names() {
+        for s in [
+            "PYTEST_CURRENT_TEST",
+            "JEST_WORKER_ID",
+            "VITEST",
+            "NODE_TEST_CONTEXT",
+            "CI",
+            "GITHUB_ACTIONS",
+            "RUST_TEST_THREADS",
+            "isTest",
+            "TESTING",
+            "pytest",
+            ".test",
+        ] {
+            assert!(names_test_context(s), "{s}");
+        }
+        for s in [
+            "HOME",
+            "CIPHER_KEY",
+            "PATH",
+            "LATEST",
+            "contest",
+            "attest",
+            "NODE_ENV",
+        ] {
+            assert!(!names_test_context(s), "{s}");
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! The vocabulary of loki's integrity rules: what a scan reads ([`ScanInput`], one
+//! [`FileChange`] per changed path) and what every rule reports ([`Finding`] of a
+//! [`FindingKind`]).
+//!
+//! # Invariants
+//! - [`FindingKind`]'s serialised names ([`FindingKind::as_str`], serde `snake_case`) are a
+//!   stable contract: receipts, hooks and the `integrity.finding` event carry them.
+//! - A [`Finding`] orders by kind, then path, line, test and detail, so a sorted,
+//!   de-duplicated list is the same whatever order the rules ran in.
+//! - Files over [`MAX_SCAN_BYTES`] are judged by path only, by every rule crate alike.
+//!
+//! The rules live in their own crates (`loki-ci`, `loki-testconfig`, `loki-coderules`) and
+//! `loki-integrity` runs them all; the judge (`loki_checks::judge`) adds the dynamic kinds.
+
+use serde::{Deserialize, Serialize};
+
+/// Larger files are judged by path only: real test files are far smaller, and lexing a
+/// multi-megabyte generated file would cost the seal its time budget.
+pub const MAX_SCAN_BYTES: usize = 4 * 1024 * 1024;
+
+/// Which rule a finding comes from. The serialised names are a stable contract (receipts, hooks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    // Static rules over the change (the rule crates).
+    TestFileRemoved,
+    FewerTests,
+    FewerAssertions,
+    SkipMarkerAdded,
+    /// A test now expects to fail or panic (`#[should_panic]`, `xfail`, `test.failing`, ...).
+    FailureExpected,
+    TestConfigChanged,
+    CiDeleted,
+    CiWeakened,
+    OutcomeRewrite,
+    /// Code the runner loads takes over the run or its exit (`TestMain` without `m.Run()`,
+    /// `os._exit`, `atexit`, `process.exit` in test-loaded code).
+    RunTakeover,
+    MockOfModuleUnderTest,
+    EqOverride,
+    /// Source code that behaves differently under a test runner.
+    RunnerDetection,
+    /// A new source branch keyed on a literal input the tests use.
+    TestInputSpecialCase,
+    /// A new module that shadows another one the tests import.
+    ShadowModule,
+    // Dynamic rules: facts from running the tests (see `loki_checks::judge`).
+    /// A test was rewritten so that it accepts the old behaviour: its original form fails on the
+    /// new code and its new form passes on the base code.
+    WeakenedTest,
+    /// A test that passed at base fails now.
+    NewlyFailing,
+    /// A test that did not exist at base fails now.
+    NewTestFailing,
+    /// A test that ran at base is gone and nothing accounts for it.
+    TestDeleted,
+    /// A test that ran at base is skipped now.
+    NewlySkipped,
+    /// A suite that ran at base cannot run now.
+    SuiteBroken,
+}
+
+impl FindingKind {
+    /// The serialised name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::TestFileRemoved => "test_file_removed",
+            FindingKind::FewerTests => "fewer_tests",
+            FindingKind::FewerAssertions => "fewer_assertions",
+            FindingKind::SkipMarkerAdded => "skip_marker_added",
+            FindingKind::FailureExpected => "failure_expected",
+            FindingKind::TestConfigChanged => "test_config_changed",
+            FindingKind::CiDeleted => "ci_deleted",
+            FindingKind::CiWeakened => "ci_weakened",
+            FindingKind::OutcomeRewrite => "outcome_rewrite",
+            FindingKind::RunTakeover => "run_takeover",
+            FindingKind::MockOfModuleUnderTest => "mock_of_module_under_test",
+            FindingKind::EqOverride => "eq_override",
+            FindingKind::RunnerDetection => "runner_detection",
+            FindingKind::TestInputSpecialCase => "test_input_special_case",
+            FindingKind::ShadowModule => "shadow_module",
+            FindingKind::WeakenedTest => "weakened_test",
+            FindingKind::NewlyFailing => "newly_failing",
+            FindingKind::NewTestFailing => "new_test_failing",
+            FindingKind::TestDeleted => "test_deleted",
+            FindingKind::NewlySkipped => "newly_skipped",
+            FindingKind::SuiteBroken => "suite_broken",
+        }
+    }
+
+    /// What the agent should do instead, in one sentence (shown with every finding).
+    #[must_use]
+    pub fn advice(self) -> &'static str {
+        match self {
+            FindingKind::TestFileRemoved | FindingKind::FewerTests | FindingKind::TestDeleted => {
+                "restore the deleted tests and fix the code they test"
+            }
+            FindingKind::FewerAssertions | FindingKind::WeakenedTest => {
+                "restore the test's original expectations and fix the code until they hold"
+            }
+            FindingKind::SkipMarkerAdded | FindingKind::NewlySkipped => {
+                "remove the skip and fix the code so the test passes"
+            }
+            FindingKind::FailureExpected => {
+                "remove the expected-failure marker and fix the code so the test passes as written"
+            }
+            FindingKind::TestConfigChanged => {
+                "revert the test configuration change; fix the code, not how tests are collected or run"
+            }
+            FindingKind::CiDeleted | FindingKind::CiWeakened => {
+                "restore the CI test steps so they run and can fail"
+            }
+            FindingKind::OutcomeRewrite | FindingKind::RunTakeover => {
+                "remove the code that changes how tests report or exit; let the runner decide"
+            }
+            FindingKind::MockOfModuleUnderTest => {
+                "test the real module: remove the mock of the code this change edits"
+            }
+            FindingKind::EqOverride => {
+                "remove the equality override; compare the values the test checks"
+            }
+            FindingKind::RunnerDetection => {
+                "remove the code that detects the test runner; the code must behave the same under test"
+            }
+            FindingKind::TestInputSpecialCase => {
+                "remove the special case for the test's input and fix the general logic"
+            }
+            FindingKind::ShadowModule => {
+                "remove the module that shadows the real one; fix the real module"
+            }
+            FindingKind::NewlyFailing | FindingKind::NewTestFailing | FindingKind::SuiteBroken => {
+                "fix the code so the tests pass again"
+            }
+        }
+    }
+}
+
+/// One integrity finding: the receipt's `integrity[]` entry.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    /// Repository-relative path with `/` separators.
+    pub path: String,
+    /// 1-based line in `path`, when the finding points at one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The test id (as the runner reports it) the finding is about, when it is about one test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// The evidence, in words, with counts where there are any.
+    pub detail: String,
+}
+
+/// The `integrity.finding` event of a finding.
+impl From<&Finding> for loki_events::payload::IntegrityFinding {
+    fn from(f: &Finding) -> Self {
+        loki_events::payload::IntegrityFinding {
+            kind: f.kind.as_str().to_string(),
+            path: f.path.clone(),
+            line: f.line,
+            test: f.test.clone(),
+            detail: f.detail.clone(),
+            advice: Some(f.advice().to_owned()),
+        }
+    }
+}
+
+impl Finding {
+    #[must_use]
+    pub fn new(kind: FindingKind, path: &str, detail: impl Into<String>) -> Finding {
+        Finding {
+            kind,
+            path: path.to_owned(),
+            line: None,
+            test: None,
+            detail: detail.into(),
+        }
+    }
+
+    /// The same finding pointing at a line.
+    #[must_use]
+    pub fn at_line(mut self, line: u32) -> Finding {
+        self.line = Some(line);
+        self
+    }
+
+    /// The same finding about one test.
+    #[must_use]
+    pub fn for_test(mut self, id: impl Into<String>) -> Finding {
+        self.test = Some(id.into());
+        self
+    }
+
+    /// What the agent should do instead.
+    #[must_use]
+    pub fn advice(&self) -> &'static str {
+        self.kind.advice()
+    }
+
+    /// `kind path:line (test): detail`, as block messages and summaries print it.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let line = self.line.map(|n| format!(":{n}")).unwrap_or_default();
+        let test = self
+            .test
+            .as_ref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        format!(
+            "{} {}{line}{test}: {}",
+            self.kind.as_str(),
+            self.path,
+            self.detail
+        )
+    }
+}
+
+/// One changed path: its bytes at base and at head (`None` where absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub base: Option<Vec<u8>>,
+    pub head: Option<Vec<u8>>,
+}
+
+/// What the integrity scan (`loki_integrity::scan`) judges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScanInput {
+    pub changes: Vec<FileChange>,
+    /// Head bytes of unchanged files that say which setup files are test configuration
+    /// (jest/vitest configs, `package.json`) and what the Go module is (`go.mod`); changed ones
+    /// are read from `changes`.
+    pub context: Vec<(String, Vec<u8>)>,
+    /// Head bytes of test files the change did not touch, for rules that look for test literals
+    /// (`test_input_special_case`). Empty means only the changed test files are consulted.
+    pub test_context: Vec<(String, Vec<u8>)>,
+    /// Every path of the head tree, for rules that need to know what else exists
+    /// (`shadow_module`). Empty means only the changed paths are known.
+    pub tree_paths: Vec<String>,
+}

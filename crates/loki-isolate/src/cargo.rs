@@ -1,0 +1,171 @@
+//! Cargo: the build directory slot of a role, refreshed when the tree is newer, and notes on
+//! path dependencies that lead out of the tree.
+
+use std::fs::File;
+use std::path::Path;
+use std::time::SystemTime;
+
+use super::{
+    BUILT_STAMP, CARGO_SLOTS, CargoSlot, LOCK_FILE, Roots, create_dir, io_err, normal, repo_key,
+    role_dir, tree_dirs,
+};
+use loki_runner::ChecksError;
+
+pub(super) fn cargo_slot(
+    roots: &Roots,
+    role: &str,
+    cache_dir: &Path,
+) -> Result<CargoSlot, ChecksError> {
+    let base = cache_dir.join("target").join(repo_key(&roots.checkout));
+    let name = role_dir(role);
+    let mut chosen = None;
+    for n in 0..CARGO_SLOTS {
+        let dir = if n == 0 {
+            base.join(&name)
+        } else {
+            base.join(format!("{name}.{n}"))
+        };
+        create_dir(&dir)?;
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err("open the lock", &lock_path))?;
+        let last = n + 1 == CARGO_SLOTS;
+        match lock.try_lock() {
+            Ok(()) => {
+                chosen = Some((dir, lock));
+                break;
+            }
+            Err(std::fs::TryLockError::WouldBlock) if !last => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                lock.lock().map_err(io_err("lock", &lock_path))?;
+                chosen = Some((dir, lock));
+                break;
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_err("lock", &lock_path)(e)),
+        }
+    }
+    let Some((dir, lock)) = chosen else {
+        return Err(ChecksError::Isolate {
+            action: "find a free build directory in",
+            path: base,
+            source: "no slot".into(),
+        });
+    };
+    if let Ok(built) = std::fs::metadata(dir.join(BUILT_STAMP)).and_then(|m| m.modified()) {
+        refresh_older_than(&roots.tree, built)?;
+    }
+    Ok(CargoSlot { dir, _lock: lock })
+}
+
+/// Sets the mtime of every regular file of `tree` that is not newer than `stamp` to now (symlinks
+/// and `.git` left alone), so cargo sees each as changed since the builds before `stamp`.
+fn refresh_older_than(tree: &Path, stamp: SystemTime) -> Result<(), ChecksError> {
+    let now = SystemTime::now();
+    let mut stack = vec![tree.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            let path = e.path();
+            if ft.is_dir() {
+                if e.file_name() != ".git" {
+                    stack.push(path);
+                }
+            } else if ft.is_file()
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|m| m <= stamp)
+            {
+                let f = File::open(&path).map_err(io_err("open", &path))?;
+                f.set_modified(now)
+                    .map_err(io_err("set the modification time of", &path))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Notes for path dependencies of the tree's manifests that do not lead into the tree.
+pub(super) fn cargo_notes(roots: &Roots, notes: &mut Vec<String>) {
+    for rel in tree_dirs(&roots.tree) {
+        let manifest = roots.tree.join(&rel).join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        let Ok(doc) = text.parse::<toml::Table>() else {
+            continue;
+        };
+        let mut paths = Vec::new();
+        manifest_paths(&toml::Value::Table(doc), &mut paths);
+        for p in paths {
+            let dep = Path::new(&p);
+            let resolved = normal(&roots.tree.join(&rel).join(dep));
+            let shown = rel.join("Cargo.toml");
+            if roots.moved(&resolved).is_some() {
+                notes.push(format!(
+                    "{}: path dependency {p} is inside the checkout, so the run in the tree builds the checkout's copy",
+                    shown.display()
+                ));
+            } else if !roots.in_tree(&resolved) {
+                notes.push(format!(
+                    "{}: path dependency {p} lies outside the repository; every tree builds the same copy of it",
+                    shown.display()
+                ));
+            }
+        }
+    }
+    notes.sort();
+    notes.dedup();
+}
+
+/// The `path` values of dependency-like tables: `[dependencies]` and its dev/build kin, their
+/// `[target.*.…]` forms, `[workspace.dependencies]`, `[patch.*]` and `[replace]`.
+pub(super) fn manifest_paths(v: &toml::Value, out: &mut Vec<String>) {
+    const DEP_TABLES: &[&str] = &[
+        "dependencies",
+        "dev-dependencies",
+        "dev_dependencies",
+        "build-dependencies",
+        "build_dependencies",
+    ];
+    let Some(t) = v.as_table() else { return };
+    let tables = |t: &toml::Table, out: &mut Vec<String>| {
+        for name in DEP_TABLES {
+            if let Some(deps) = t.get(*name) {
+                deps_paths(deps, false, out);
+            }
+        }
+    };
+    tables(t, out);
+    if let Some(ws) = t.get("workspace").and_then(toml::Value::as_table) {
+        tables(ws, out);
+    }
+    if let Some(targets) = t.get("target").and_then(toml::Value::as_table) {
+        for target in targets.values().filter_map(toml::Value::as_table) {
+            tables(target, out);
+        }
+    }
+    if let Some(patch) = t.get("patch") {
+        deps_paths(patch, true, out);
+    }
+    if let Some(replace) = t.get("replace") {
+        deps_paths(replace, false, out);
+    }
+}
+
+fn deps_paths(v: &toml::Value, patch: bool, out: &mut Vec<String>) {
+    let Some(t) = v.as_table() else { return };
+    for sub in t.values() {
+        if patch {
+            deps_paths(sub, false, out);
+        } else if let Some(p) = sub.get("path").and_then(toml::Value::as_str) {
+            out.push(p.to_owned());
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Pure parsers: runner output in, [`TestReport`] out. None of them panics on any input (each has a
+//! proptest saying so); each returns `None` when the text holds nothing it recognises, which is how
+//! "could not tell" stays distinct from "zero tests".
+//!
+//! - [`report`]: the result types ([`TestReport`], [`report::TestCase`], [`report::TestStatus`]),
+//!   one per test, with the runner's own id.
+//! - [`parse_run`] picks the parsers for a [`CheckKind`] (which runner ran) and reads its
+//!   structured reports first, its summary lines last.
+//! - one module per format: [`cargo`] (libtest and nextest), [`gotest`] (`go test -json`), [`js`]
+//!   (jest and vitest JSON), [`junit`], [`pytest`] (loki's plugin and the terminal summary),
+//!   [`tap`] (node's test runner).
+//!
+//! # Invariants
+//! Every parser is a pure function of text: no I/O, no process, no panic on any input.
+
+pub mod cargo;
+pub mod gotest;
+pub mod js;
+pub mod junit;
+pub mod pytest;
+pub mod report;
+pub mod tap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::TestReport;
+
+/// Which runner a check uses; it decides the command, the structured report and the parsers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    Cargo,
+    Nextest,
+    Pytest,
+    Vitest,
+    Jest,
+    Node,
+    Npm,
+    Go,
+}
+
+impl CheckKind {
+    /// The word used in check names, logs and receipts.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckKind::Cargo => "cargo",
+            CheckKind::Nextest => "nextest",
+            CheckKind::Pytest => "pytest",
+            CheckKind::Vitest => "vitest",
+            CheckKind::Jest => "jest",
+            CheckKind::Node => "node",
+            CheckKind::Npm => "npm",
+            CheckKind::Go => "go",
+        }
+    }
+}
+
+/// What one run's output says, and where it contradicts itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedRun {
+    pub report: Option<TestReport>,
+    /// Discrepancies between the output's own channels (see [`cargo::LibtestRun::anomalies`]).
+    pub anomalies: Vec<String>,
+    /// The exit status the runner itself reported at the end of its session (pytest's plugin).
+    pub reported_exit: Option<i64>,
+}
+
+/// Parses one run of a check of `kind`: `structured` are the report files the runner wrote, best
+/// first (the first that parses wins), `log` the whole output; see [`report_for`] for the order.
+#[must_use]
+pub fn parse_run(kind: CheckKind, structured: &[String], log: &str) -> ParsedRun {
+    match kind {
+        CheckKind::Pytest => {
+            if let Some(p) = structured.iter().find_map(|s| pytest::parse_plugin(s)) {
+                let mut anomalies = Vec::new();
+                if p.finished.is_none() {
+                    anomalies.push(
+                        "pytest's session ended before it finished (something exited the process)"
+                            .to_owned(),
+                    );
+                }
+                return ParsedRun {
+                    report: Some(p.report),
+                    anomalies,
+                    reported_exit: p.finished,
+                };
+            }
+            ParsedRun {
+                report: structured
+                    .iter()
+                    .find_map(|s| junit::parse(s))
+                    .or_else(|| pytest::parse_text(log)),
+                ..ParsedRun::default()
+            }
+        }
+        CheckKind::Cargo => match cargo::parse_libtest_run(log) {
+            Some(run) => ParsedRun {
+                anomalies: run.anomalies(),
+                report: Some(run.report),
+                reported_exit: None,
+            },
+            None => ParsedRun::default(),
+        },
+        _ => ParsedRun {
+            report: structured
+                .iter()
+                .find_map(|s| report_for(kind, Some(s), ""))
+                .or_else(|| report_for(kind, None, log)),
+            ..ParsedRun::default()
+        },
+    }
+}
+
+/// The report for one run of a check of `kind`: the structured report (`structured`, the file the
+/// runner wrote) when it parses, else the fallback parsers over the captured log, in order of trust.
+#[must_use]
+pub fn report_for(kind: CheckKind, structured: Option<&str>, log: &str) -> Option<TestReport> {
+    let from_file = structured.and_then(|s| match kind {
+        CheckKind::Nextest => junit::parse(s),
+        CheckKind::Pytest => pytest::parse_plugin(s)
+            .map(|p| p.report)
+            .or_else(|| junit::parse(s)),
+        CheckKind::Vitest | CheckKind::Jest => js::parse_json(s),
+        CheckKind::Node => tap::parse_node_events(s).or_else(|| tap::parse_tap(s)),
+        CheckKind::Cargo | CheckKind::Npm | CheckKind::Go => None,
+    });
+    if from_file.is_some() {
+        return from_file;
+    }
+    match kind {
+        CheckKind::Nextest => {
+            cargo::parse_nextest_summary(log).or_else(|| cargo::parse_libtest(log))
+        }
+        CheckKind::Cargo => cargo::parse_libtest(log),
+        CheckKind::Pytest => pytest::parse_text(log),
+        CheckKind::Vitest | CheckKind::Jest => js::parse_summary(log),
+        CheckKind::Node => tap::parse_tap(log).or_else(|| tap::parse_node_summary(log)),
+        CheckKind::Npm => tap::parse_tap(log)
+            .or_else(|| tap::parse_node_summary(log))
+            .or_else(|| js::parse_summary(log)),
+        CheckKind::Go => gotest::parse_json(log).or_else(|| gotest::parse_text(log)),
+    }
+}

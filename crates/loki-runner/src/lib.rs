@@ -1,0 +1,45 @@
+//! Test suites as evidence: find a repository's test runners, run them, and say exactly what ran.
+//!
+//! - [`detect`](mod@detect) finds one [`Check`] per package (cargo/nextest, pytest, npm scripts running vitest,
+//!   jest or `node --test`, plain `node --test`, `go test`) and records *why* it chose each;
+//!   [`render_detect`] is the text of `loki checks detect`, and `Check` serialises for `--json`.
+//! - [`run_check`] runs a check through the one process runner ([`loki_core::process`]): own
+//!   process group, timeout that kills the group, stdin closed, `CI=1 NO_COLOR=1`, secrets scrubbed
+//!   from the environment, output capped head+tail and written atomically to `<log_dir>/<name>.log`.
+//!   It asks each runner for a structured report (nextest and pytest JUnit, `go test -json`,
+//!   vitest/jest JSON, node TAP) and falls back to the runner's summary lines, read by the parsers
+//!   of `loki-reports` ([`parse`], [`report`]).
+//! - [`select`] narrows a check to files or test ids; [`script`] runs a package script the way its
+//!   package manager would, with a report from every runner in it.
+//! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the
+//!   checks of an agent's code with `loki __confine` ([`loki_core::confine`]).
+//! - [`ChecksError`] is the one error type of the checks crates (this one, `loki-isolate`,
+//!   `loki-checks`): only loki's own failures.
+//!
+//! # Invariants (the "no silent pass" rule)
+//! - `pass` requires more than zero executed tests, none failed, and exit code 0.
+//! - Exit 0 with zero executed tests is `not_run: no tests executed`.
+//! - A non-zero exit is never a pass, whatever the output claims.
+//! - A missing tool is `not_run` with the reason, never `fail`; a hang is `timeout`.
+//! - A failing check is rerun once; fail-then-pass is `flaky`, which is not a pass.
+//!
+//! Results are facts in this crate's types; they convert to the shared event vocabulary
+//! (`From<&CheckResult>` for `loki_events::payload::CheckResult`). Linting changed files is
+//! `loki-lint`, built on [`run_check`]'s options and errors.
+//!
+//! This crate never edits the repository it tests (reports go to a temporary directory, pytest's
+//! cache is disabled), never prints, and never decides a run's outcome: it reports facts.
+
+pub mod detect;
+pub mod error;
+pub mod exec;
+/// The report parsers, from their own crate (`loki-reports`).
+pub use loki_reports as parse;
+pub use loki_reports::report;
+pub mod script;
+pub mod select;
+
+pub use detect::{Check, CheckKind, Tools, detect, detect_with, render_detect};
+pub use error::ChecksError;
+pub use exec::{CheckResult, CheckStatus, Facts, Judgement, RunOptions, judge, run_check};
+pub use report::{TestCase, TestReport, TestStatus};
