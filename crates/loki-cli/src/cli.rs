@@ -221,6 +221,9 @@ pub struct BuildFlags {
     /// Judge the run against this contract (loki.contract/1) instead of .loki/contract.json or the task's criteria
     #[arg(long, value_name = "FILE")]
     pub contract: Option<PathBuf>,
+    /// When the run has sealed, push its branch to origin and open its evidence pull request (as `loki pr <run>`)
+    #[arg(long)]
+    pub pr: bool,
 }
 
 /// `loki improve`: one cycle, or one of its subcommands.

@@ -186,25 +186,20 @@ pub fn publish(
     let issue: Option<crate::Issue> = std::fs::read_to_string(dir.join("issue.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
-    let branch = format!("loki/{run}");
+    let branch = rec.branch();
     let git = loki_git::Git::new(&repo.root);
     if git.rev_parse(&format!("refs/heads/{branch}")).is_err() {
         return Err(bad(format!(
             "it has no branch {branch} (a run that made no change, or was discarded): nothing to propose"
         )));
     }
-    let remote_url = git.remote_url(remote)?;
-    let forge = issue
-        .as_ref()
-        .and_then(|i| crate::parse(&i.reference, hosts).ok().flatten())
-        .and_then(|r| Forge::of_issue(&r))
-        .or_else(|| remote_url.as_deref().and_then(|u| Forge::of_remote(u, hosts)))
-        .ok_or_else(|| {
-            bad(format!(
-                "cannot tell where to open the request: it has no GitHub or GitLab issue and the remote {remote:?} ({}) is not on github.com, gitlab.com or GITLAB_URL",
-                remote_url.as_deref().unwrap_or("not set")
-            ))
-        })?;
+    let forge = forge_for(
+        &git,
+        remote,
+        issue.as_ref().map(|i| i.reference.as_str()),
+        hosts,
+    )
+    .map_err(&bad)?;
     let base = match base {
         Some(b) => b.to_string(),
         None => git
@@ -242,21 +237,7 @@ pub fn publish(
         loki_core::outcome::Outcome::Verified | loki_core::outcome::Outcome::AlreadySatisfied
     );
     // The token is checked before anything leaves the machine.
-    match &forge {
-        Forge::Github { .. } if e.github_token.is_none() => {
-            return Err(IntakeError::Missing {
-                var: "GITHUB_TOKEN",
-                what: "opening a GitHub pull request",
-            });
-        }
-        Forge::Gitlab { .. } if e.gitlab_token.is_none() => {
-            return Err(IntakeError::Missing {
-                var: "GITLAB_TOKEN",
-                what: "opening a GitLab merge request",
-            });
-        }
-        Forge::Github { .. } | Forge::Gitlab { .. } => {}
-    }
+    token_for(&forge, e)?;
     git.push_branch(remote, &branch)?;
     let req = PrRequest {
         forge,
@@ -274,6 +255,59 @@ pub fn publish(
     };
     loki_core::fs::write_json_atomic(&dir.join("pr.json"), &published)?;
     Ok(published)
+}
+
+/// Where a run's request goes: the forge of its GitHub or GitLab issue (`issue_ref`), else the
+/// forge of `remote`'s URL; `Err` says why neither names one.
+fn forge_for(
+    git: &loki_git::Git,
+    remote: &str,
+    issue_ref: Option<&str>,
+    hosts: &crate::Hosts,
+) -> Result<Forge, String> {
+    let remote_url = git.remote_url(remote).map_err(|e| e.to_string())?;
+    issue_ref
+        .and_then(|r| crate::parse(r, hosts).ok().flatten())
+        .and_then(|r| Forge::of_issue(&r))
+        .or_else(|| remote_url.as_deref().and_then(|u| Forge::of_remote(u, hosts)))
+        .ok_or_else(|| {
+            format!(
+                "cannot tell where to open the request: it has no GitHub or GitLab issue and the remote {remote:?} ({}) is not on github.com, gitlab.com or GITLAB_URL",
+                remote_url.as_deref().unwrap_or("not set")
+            )
+        })
+}
+
+/// The forge's token, or the error naming the variable to set.
+fn token_for<'a>(forge: &Forge, e: &'a Endpoints) -> Result<&'a str, IntakeError> {
+    match forge {
+        Forge::Github { .. } => e.github_token.as_deref().ok_or(IntakeError::Missing {
+            var: "GITHUB_TOKEN",
+            what: "opening a GitHub pull request",
+        }),
+        Forge::Gitlab { .. } => e.gitlab_token.as_deref().ok_or(IntakeError::Missing {
+            var: "GITLAB_TOKEN",
+            what: "opening a GitLab merge request",
+        }),
+    }
+}
+
+/// What `--pr` on a build checks before the run starts, so a run is not spent on a request that
+/// cannot be opened: the forge (of the issue `issue_ref`, else of `remote`) and its token.
+pub fn preflight(
+    repo: &loki_core::layout::Repo,
+    remote: &str,
+    issue_ref: Option<&str>,
+    e: &Endpoints,
+    hosts: &crate::Hosts,
+) -> Result<Forge, IntakeError> {
+    let git = loki_git::Git::new(&repo.root);
+    let forge = forge_for(&git, remote, issue_ref, hosts).map_err(|why| IntakeError::Publish {
+        run: "(not started)".into(),
+        why: format!("--pr: {why}"),
+    })?;
+    token_for(&forge, e)?;
+    Ok(forge)
 }
 
 /// Opens the request, or updates the one already open for `req.head`.

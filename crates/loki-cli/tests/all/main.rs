@@ -23,6 +23,7 @@ mod doctor;
 mod heal;
 mod improve;
 mod intake;
+mod intake_pr;
 mod judge;
 mod mcp;
 mod modelbox;
