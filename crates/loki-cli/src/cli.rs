@@ -131,6 +131,8 @@ pub enum Command {
     Issue(IssueArgs),
     /// Open a pull request for a verified run
     Pr(PrArgs),
+    /// Build a repository's open issues, one run each, several at a time
+    Backlog(BacklogArgs),
     /// Start the local control plane: HTTP API and web UI over all runs
     Serve(Pending),
     /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
@@ -176,6 +178,7 @@ impl Command {
             Command::Improve(_) => "improve",
             Command::Issue(_) => "issue",
             Command::Pr(_) => "pr",
+            Command::Backlog(_) => "backlog",
             Command::Serve(_) => "serve",
             Command::Mcp(_) => "mcp",
             Command::Runs(_) => "runs",
@@ -344,6 +347,31 @@ pub struct PrArgs {
     /// The remote the run's branch is pushed to
     #[arg(long, value_name = "NAME", default_value = "origin")]
     pub remote: String,
+}
+
+/// `loki backlog owner/repo (--label X | --issues 1,2,3 | --all)`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["label", "issues", "all"])))]
+pub struct BacklogArgs {
+    /// owner/repo (GitHub) or group/project (GitLab: three or more segments, or gitlab:group/project)
+    pub project: String,
+    /// The open issues with this label
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
+    /// These issues, by number
+    #[arg(long, value_name = "N,N,…", value_delimiter = ',')]
+    pub issues: Vec<u64>,
+    /// Every open issue
+    #[arg(long)]
+    pub all: bool,
+    /// Runs at a time
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub concurrency: u32,
+    /// List the issues that would be built; run nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub flags: BuildFlags,
 }
 
 /// `loki issue REF`.

@@ -27,6 +27,7 @@
 //! tracker's.
 
 mod adf;
+pub mod backlog;
 mod error;
 mod fetch;
 pub mod pr;

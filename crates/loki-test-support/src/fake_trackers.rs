@@ -176,6 +176,25 @@ async fn handle(
                 violation("GitHub wants Accept: application/vnd.github+json".into());
             }
             match p {
+                "/repos/octo/widgets/issues" => github_listing(&origin, &query, &mut violation),
+                "/repos/octo/widgets/issues/13" | "/repos/octo/widgets/issues/14" => {
+                    let n = &p["/repos/octo/widgets/issues/".len()..];
+                    let (title, body) = backlog_issue(n);
+                    json_reply(
+                        StatusCode::OK,
+                        &json!({"number": n.parse::<u64>().unwrap(), "title": title, "body": body,
+                                "labels": [{"name": "loki"}], "html_url": format!("https://github.com/octo/widgets/issues/{n}"),
+                                "user": {"login": "ana"}}),
+                        &[],
+                    )
+                }
+                "/repos/octo/widgets/issues/13/comments"
+                | "/repos/octo/widgets/issues/14/comments" => {
+                    if query != "per_page=100" {
+                        violation("comments are read 100 per page".into());
+                    }
+                    json_reply(StatusCode::OK, &json!([]), &[])
+                }
                 "/repos/octo/widgets/issues/12" => json_reply(
                     StatusCode::OK,
                     &json!({"title": "add() subtracts", "body": body_text(behaviour, "add(2, 3) returns -1; it must return 5."),
@@ -212,6 +231,9 @@ async fn handle(
                 violation("GitLab wants PRIVATE-TOKEN".into());
             }
             match p {
+                "/api/v4/projects/grp%2Fsub%2Fproj/issues" => {
+                    gitlab_listing(&query, &mut violation)
+                }
                 "/api/v4/projects/grp%2Fsub%2Fproj/issues/3" => json_reply(
                     StatusCode::OK,
                     &json!({"title": "add() subtracts", "description": "make add return the sum", "labels": ["bug"],
@@ -335,6 +357,100 @@ async fn handle(
         _ => {
             violation("no such endpoint".into());
             json_reply(StatusCode::NOT_FOUND, &json!({}), &[])
+        }
+    }
+}
+
+/// The title and body of the backlog's issues 13 and 14 (12 is the main issue). Issue 14 asks
+/// for nothing to change (`DO-NOT-FIX`), so a script can leave it unfixed: a failed run.
+fn backlog_issue(n: &str) -> (&'static str, &'static str) {
+    if n == "13" {
+        ("add() subtracts, again", "add(2, 3) must return 5.")
+    } else {
+        (
+            "leave add() alone",
+            "DO-NOT-FIX: a run for this issue fails.",
+        )
+    }
+}
+
+/// The query's `key=value` pairs; a key not in `allowed` is a violation.
+fn query_pairs<'a>(
+    query: &'a str,
+    allowed: &[&str],
+    violation: &mut dyn FnMut(String),
+) -> std::collections::BTreeMap<&'a str, &'a str> {
+    let mut m = std::collections::BTreeMap::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if !allowed.contains(&k) {
+            violation(format!("unexpected query parameter {k}"));
+        }
+        m.insert(k, v);
+    }
+    m
+}
+
+/// `GET /repos/octo/widgets/issues`: open issues 12, 13 and a pull request (which a client must
+/// leave out) on page 1, issue 14 on page 2; with `labels=loki` or no label, else none.
+fn github_listing(origin: &str, query: &str, violation: &mut dyn FnMut(String)) -> Response {
+    let q = query_pairs(query, &["state", "per_page", "labels", "page"], violation);
+    if q.get("state") != Some(&"open") {
+        violation("issues are listed with state=open".into());
+    }
+    if q.get("per_page") != Some(&"100") {
+        violation("issues are listed 100 per page".into());
+    }
+    if q.get("labels").is_some_and(|l| *l != "loki") {
+        return json_reply(StatusCode::OK, &json!([]), &[]);
+    }
+    let item =
+        |n: u64, title: &str| json!({"number": n, "title": title, "labels": [{"name": "loki"}]});
+    match q.get("page") {
+        None => {
+            let next = format!("<{origin}/repos/octo/widgets/issues?{query}&page=2>; rel=\"next\"");
+            json_reply(
+                StatusCode::OK,
+                &json!([item(12, "add() subtracts"), item(13, backlog_issue("13").0),
+                        {"number": 15, "title": "a pull request", "pull_request": {"url": "x"}}]),
+                &[("link", next)],
+            )
+        }
+        Some(&"2") => json_reply(
+            StatusCode::OK,
+            &json!([item(14, backlog_issue("14").0)]),
+            &[],
+        ),
+        Some(other) => {
+            violation(format!("no page {other}"));
+            json_reply(StatusCode::OK, &json!([]), &[])
+        }
+    }
+}
+
+/// `GET /api/v4/projects/grp%2Fsub%2Fproj/issues`: issue 3 on page 1, none on page 2 (paged by
+/// `X-Next-Page`); with `labels=loki` or no label, else none.
+fn gitlab_listing(query: &str, violation: &mut dyn FnMut(String)) -> Response {
+    let q = query_pairs(query, &["state", "per_page", "labels", "page"], violation);
+    if q.get("state") != Some(&"opened") {
+        violation("GitLab lists open issues with state=opened".into());
+    }
+    if q.get("per_page") != Some(&"100") {
+        violation("issues are listed 100 per page".into());
+    }
+    if q.get("labels").is_some_and(|l| *l != "loki") {
+        return json_reply(StatusCode::OK, &json!([]), &[]);
+    }
+    match q.get("page") {
+        Some(&"1") => json_reply(
+            StatusCode::OK,
+            &json!([{"iid": 3, "title": "add() subtracts", "labels": ["loki"]}]),
+            &[("x-next-page", "2".into())],
+        ),
+        Some(&"2") => json_reply(StatusCode::OK, &json!([]), &[]),
+        _ => {
+            violation("GitLab issues are paged with page=N".into());
+            json_reply(StatusCode::OK, &json!([]), &[])
         }
     }
 }

@@ -1,6 +1,7 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
 pub mod ask;
+pub mod backlog;
 pub mod build;
 pub mod checks;
 pub mod completions;

@@ -12,6 +12,7 @@
 mod agents;
 mod answer;
 mod ask;
+mod backlog;
 mod build;
 mod build_backends;
 mod build_flags;
