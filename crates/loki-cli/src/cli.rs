@@ -133,6 +133,9 @@ pub enum Command {
     Pr(PrArgs),
     /// Build a repository's open issues, one run each, several at a time
     Backlog(BacklogArgs),
+    /// Build one task across a workspace's repositories, then test them together
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
     /// Start the local control plane: HTTP API and web UI over all runs
     Serve(Pending),
     /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
@@ -179,6 +182,7 @@ impl Command {
             Command::Issue(_) => "issue",
             Command::Pr(_) => "pr",
             Command::Backlog(_) => "backlog",
+            Command::Workspace(_) => "workspace",
             Command::Serve(_) => "serve",
             Command::Mcp(_) => "mcp",
             Command::Runs(_) => "runs",
@@ -370,6 +374,36 @@ pub struct BacklogArgs {
     /// List the issues that would be built; run nothing
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub flags: BuildFlags,
+}
+
+/// `loki workspace …`.
+#[derive(Debug, Subcommand)]
+pub enum WorkspaceCommand {
+    /// The workspaces declared in loki.toml
+    List,
+    /// One workspace's repositories (with their setup and after commands) and integration command
+    Show {
+        /// The workspace's name
+        name: String,
+    },
+    /// One build run per repository with the same task, then the integration command over all heads
+    Run(WorkspaceRunArgs),
+    /// The last workspace run: each repository's run, outcome and head, and the integration status
+    Status {
+        /// The workspace's name [default: the newest run of any workspace]
+        name: Option<String>,
+    },
+}
+
+/// `loki workspace run NAME TASK`.
+#[derive(Debug, Args)]
+pub struct WorkspaceRunArgs {
+    /// The workspace's name
+    pub name: String,
+    /// The task, in quotes, or an issue reference (owner/repo#N, a URL, jira:KEY-1, linear:TEAM-1)
+    pub task: String,
     #[command(flatten)]
     pub flags: BuildFlags,
 }

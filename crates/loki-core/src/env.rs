@@ -237,6 +237,12 @@ pub const AST_DUMP: Var = Var {
     doc: "tests: source text whose syntax tree loki-checks' ast dump test prints (for writing rules)",
 };
 /// The file name the AST dump test parses the source as.
+/// Set for a workspace's integration command (`loki workspace run`).
+pub const WORKSPACE: Var = Var {
+    name: "LOKI_WORKSPACE",
+    scope: Scope::Child,
+    doc: "set for a workspace's integration command: the workspace's name (its cwd holds a checkout of each repository at its run's head)",
+};
 pub const AST_PATH: Var = Var {
     name: "LOKI_AST_PATH",
     scope: Scope::Tests,
@@ -265,6 +271,7 @@ pub const VARS: &[Var] = &[
     LINEAR_API_URL,
     SEED,
     REPRO_TIMEOUT,
+    WORKSPACE,
     PYTEST_REPORT,
     CI,
     REQUIRE_TOOLS,

@@ -13,6 +13,15 @@
 //! are updated; else one is created, as a draft unless the run was VERIFIED (GitHub's `draft`,
 //! GitLab's `Draft:` title prefix). The forge token (`GITHUB_TOKEN`, `GITLAB_TOKEN`) is required
 //! here and used only by this publish step.
+//!
+//! # Forge
+//! The forge of the remote's URL (github.com, gitlab.com, `GITLAB_URL`'s host), else the forge
+//! of the run's GitHub or GitLab issue.
+//!
+//! # Comments ([`comment`])
+//! A comment on an open request (`loki workspace run --pr`: the integration status and every
+//! head): GitHub `POST /repos/{o}/{r}/issues/{n}/comments`, GitLab
+//! `POST /api/v4/projects/{id}/merge_requests/{iid}/notes`, both `{"body": …}`.
 
 use std::time::Instant;
 
@@ -266,10 +275,16 @@ fn forge_for(
     hosts: &crate::Hosts,
 ) -> Result<Forge, String> {
     let remote_url = git.remote_url(remote).map_err(|e| e.to_string())?;
-    issue_ref
-        .and_then(|r| crate::parse(r, hosts).ok().flatten())
-        .and_then(|r| Forge::of_issue(&r))
-        .or_else(|| remote_url.as_deref().and_then(|u| Forge::of_remote(u, hosts)))
+    // The request belongs where the branch is pushed; the issue's forge only when the remote's
+    // URL names none (a mirror, a local path).
+    remote_url
+        .as_deref()
+        .and_then(|u| Forge::of_remote(u, hosts))
+        .or_else(|| {
+            issue_ref
+                .and_then(|r| crate::parse(r, hosts).ok().flatten())
+                .and_then(|r| Forge::of_issue(&r))
+        })
         .ok_or_else(|| {
             format!(
                 "cannot tell where to open the request: it has no GitHub or GitLab issue and the remote {remote:?} ({}) is not on github.com, gitlab.com or GITLAB_URL",
@@ -308,6 +323,72 @@ pub fn preflight(
     })?;
     token_for(&forge, e)?;
     Ok(forge)
+}
+
+/// Forge of a published request, as [`publish`] chose it: `None` when it cannot be told again.
+pub fn forge_of_run(
+    repo: &loki_core::layout::Repo,
+    remote: &str,
+    issue_ref: Option<&str>,
+    hosts: &crate::Hosts,
+) -> Option<Forge> {
+    forge_for(&loki_git::Git::new(&repo.root), remote, issue_ref, hosts).ok()
+}
+
+/// Posts `body` as a comment on request `number` of `forge`.
+pub fn comment(
+    forge: &Forge,
+    number: u64,
+    body: &str,
+    e: &Endpoints,
+    deadline: Instant,
+) -> Result<(), IntakeError> {
+    let token = token_for(forge, e)?.to_string();
+    let (url, reference, github) = match forge {
+        Forge::Github { owner, repo } => (
+            format!(
+                "{}/repos/{owner}/{repo}/issues/{number}/comments",
+                e.github_api_url.trim_end_matches('/')
+            ),
+            format!("{owner}/{repo}#{number}"),
+            true,
+        ),
+        Forge::Gitlab { project } => (
+            format!(
+                "{}/api/v4/projects/{}/merge_requests/{number}/notes",
+                e.gitlab_url.trim_end_matches('/'),
+                encode_path(project)
+            ),
+            format!("{project}!{number}"),
+            false,
+        ),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| IntakeError::Unreachable {
+            reference: reference.clone(),
+            url: String::new(),
+            detail: format!("cannot start the async runtime: {err}"),
+        })?;
+    let api = Api::named(&reference, deadline)?;
+    let var = if github {
+        "GITHUB_TOKEN"
+    } else {
+        "GITLAB_TOKEN"
+    };
+    let payload = json!({ "body": body });
+    rt.block_on(api.send(&url, var, || {
+        let r = api.client.post(&url).json(&payload);
+        if github {
+            r.bearer_auth(&token)
+                .header("accept", "application/vnd.github+json")
+                .header("x-github-api-version", "2022-11-28")
+        } else {
+            r.header("private-token", &token)
+        }
+    }))
+    .map(drop)
 }
 
 /// Opens the request, or updates the one already open for `req.head`.

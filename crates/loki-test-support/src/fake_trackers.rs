@@ -46,6 +46,8 @@ struct Shared {
     origin: String,
     /// Pull requests (GitHub) and merge requests (GitLab) opened, as last written.
     requests: Vec<Value>,
+    /// Comments posted on them: `{repo, number, body}`.
+    comments: Vec<Value>,
 }
 
 /// The fake; serves until dropped.
@@ -63,6 +65,7 @@ impl FakeTrackers {
             ledger: Ledger::default(),
             origin: String::new(),
             requests: Vec::new(),
+            comments: Vec::new(),
         }));
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let server = Loopback::serve(app).await;
@@ -89,6 +92,12 @@ impl FakeTrackers {
     #[must_use]
     pub fn pull_requests(&self) -> Vec<Value> {
         self.shared.lock().unwrap().requests.clone()
+    }
+
+    /// The comments posted on pull and merge requests: `{repo, number, body}`.
+    #[must_use]
+    pub fn comments(&self) -> Vec<Value> {
+        self.shared.lock().unwrap().comments.clone()
     }
 
     /// Fails the test with every violation recorded.
@@ -163,7 +172,16 @@ async fn handle(
             Behaviour::Normal | Behaviour::HugeBody => {}
         }
     }
-    if path.starts_with("/repos/octo/widgets/pulls") || path.contains("/merge_requests") {
+    let segs: Vec<&str> = path.split('/').collect();
+    if method == Method::POST
+        && ((segs.len() == 7 && segs[1] == "repos" && segs[4] == "issues" && segs[6] == "comments")
+            || (path.contains("/merge_requests/") && path.ends_with("/notes")))
+    {
+        return comment(&mut s, &req, &path, &full);
+    }
+    if (segs.len() >= 5 && segs[1] == "repos" && segs[4] == "pulls")
+        || path.contains("/merge_requests")
+    {
         return pulls(&mut s, &req, method.as_str(), &path, &query, &full);
     }
     let mut violation = |v: String| s.ledger.violations.push(format!("{method} {full}: {v}"));
@@ -455,6 +473,57 @@ fn gitlab_listing(query: &str, violation: &mut dyn FnMut(String)) -> Response {
     }
 }
 
+/// A comment on an open pull or merge request: the request must exist in that repository and
+/// the body be `{"body": "<text>"}`.
+fn comment(s: &mut Shared, req: &Incoming, path: &str, full: &str) -> Response {
+    let github = path.starts_with("/repos/");
+    let h = |n: &str| req.headers.get(n).cloned().unwrap_or_default();
+    let mut bad = Vec::new();
+    if github && h("authorization") != format!("Bearer {GITHUB_TOKEN}") {
+        bad.push("GitHub wants Authorization: Bearer <token>".to_string());
+    }
+    if !github && h("private-token") != GITLAB_TOKEN {
+        bad.push("GitLab wants PRIVATE-TOKEN".to_string());
+    }
+    let body = req.body.clone().unwrap_or(Value::Null);
+    let text = body["body"].as_str();
+    if text.is_none() || body.as_object().is_none_or(|o| o.len() != 1) {
+        bad.push("a comment is {\"body\": <text>} and nothing else".into());
+    }
+    let repo = repo_of(path);
+    let n: u64 = path
+        .rsplit('/')
+        .nth(1)
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    let exists = s
+        .requests
+        .iter()
+        .any(|r| r["number"] == json!(n) && r["repo"] == json!(repo));
+    let reply = if exists {
+        s.comments
+            .push(json!({"repo": repo, "number": n, "body": text.unwrap_or_default()}));
+        json_reply(StatusCode::CREATED, &json!({"id": s.comments.len()}), &[])
+    } else {
+        bad.push(format!("no request {n} in {repo}"));
+        json_reply(StatusCode::NOT_FOUND, &json!({"message": "Not Found"}), &[])
+    };
+    for v in bad {
+        s.ledger.violations.push(format!("POST {full}: {v}"));
+    }
+    reply
+}
+
+/// `owner/repo` of a GitHub path (`/repos/owner/repo/…`), the encoded project of a GitLab one.
+fn repo_of(path: &str) -> String {
+    let segs: Vec<&str> = path.split('/').collect();
+    if path.starts_with("/repos/") && segs.len() >= 4 {
+        format!("{}/{}", segs[2], segs[3])
+    } else {
+        segs.get(4).copied().unwrap_or_default().replace("%2F", "/")
+    }
+}
+
 /// GitHub pulls and GitLab merge requests: list open ones for a branch, create, update.
 fn pulls(
     s: &mut Shared,
@@ -474,10 +543,14 @@ fn pulls(
         bad.push("GitLab wants PRIVATE-TOKEN".to_string());
     }
     let origin = s.origin.clone();
+    let repo = repo_of(path);
     let reply = match method {
         "GET" => {
+            let owner_prefix = format!("head={}:", repo.split('/').next().unwrap_or_default());
             let branch = if github {
-                query.split('&').find_map(|p| p.strip_prefix("head=octo:"))
+                query
+                    .split('&')
+                    .find_map(|p| p.strip_prefix(owner_prefix.as_str()))
             } else {
                 query
                     .split('&')
@@ -486,7 +559,10 @@ fn pulls(
             let open: Vec<Value> = s
                 .requests
                 .iter()
-                .filter(|r| Some(r["branch"].as_str().unwrap_or_default()) == branch)
+                .filter(|r| {
+                    Some(r["branch"].as_str().unwrap_or_default()) == branch
+                        && r["repo"] == json!(repo)
+                })
                 .cloned()
                 .collect();
             json_reply(StatusCode::OK, &Value::Array(open), &[])
@@ -511,9 +587,9 @@ fn pulls(
             }
             let n = s.requests.len() as u64 + 1;
             let url = if github {
-                format!("{origin}/octo/widgets/pull/{n}")
+                format!("{origin}/{repo}/pull/{n}")
             } else {
-                format!("{origin}/grp/sub/proj/-/merge_requests/{n}")
+                format!("{origin}/{repo}/-/merge_requests/{n}")
             };
             let mut pr = b.clone();
             pr["number"] = json!(n);
@@ -521,6 +597,7 @@ fn pulls(
             pr["html_url"] = json!(url);
             pr["web_url"] = json!(url);
             pr["branch"] = branch;
+            pr["repo"] = json!(repo);
             pr["updates"] = json!(0);
             s.requests.push(pr.clone());
             json_reply(StatusCode::CREATED, &pr, &[])
@@ -532,7 +609,11 @@ fn pulls(
                 .and_then(|x| x.parse().ok())
                 .unwrap_or(0);
             let b = req.body.clone().unwrap_or(Value::Null);
-            match s.requests.iter_mut().find(|r| r["number"] == json!(n)) {
+            match s
+                .requests
+                .iter_mut()
+                .find(|r| r["number"] == json!(n) && r["repo"] == json!(repo))
+            {
                 Some(pr) => {
                     for (k, v) in b.as_object().into_iter().flatten() {
                         pr[k] = v.clone();

@@ -22,6 +22,7 @@ pub mod runs;
 pub mod seal;
 pub mod verify;
 pub mod version;
+pub mod workspace;
 
 use loki_core::RunId;
 use loki_core::exit::{Classify, ExitClass};

@@ -33,3 +33,4 @@ mod runs;
 mod seal;
 mod signals;
 mod verify;
+mod workspace;
