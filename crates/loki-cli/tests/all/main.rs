@@ -16,6 +16,7 @@ mod backlog;
 mod build;
 mod build_backends;
 mod build_flags;
+mod ci_templates;
 mod cli;
 mod config;
 mod contract;
