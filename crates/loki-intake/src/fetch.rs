@@ -77,7 +77,14 @@ pub fn fetch(r: &IssueRef, e: &Endpoints, deadline: Instant) -> Result<Issue, In
             url: String::new(),
             detail: format!("cannot start the async runtime: {err}"),
         })?;
-    rt.block_on(fetch_async(r, e, deadline))
+    let mut issue = rt.block_on(fetch_async(r, e, deadline))?;
+    // Stored bounded: issue.json keeps at most MAX_TEXT_BYTES of the body and of each comment,
+    // each cut with a note saying how much was dropped (the task made from it is capped again).
+    issue.body = crate::cap(std::mem::take(&mut issue.body));
+    for c in &mut issue.comments {
+        c.body = crate::cap(std::mem::take(&mut c.body));
+    }
+    Ok(issue)
 }
 
 async fn fetch_async(r: &IssueRef, e: &Endpoints, deadline: Instant) -> Result<Issue, IntakeError> {

@@ -14,6 +14,10 @@
 //! GitLab's `Draft:` title prefix). The forge token (`GITHUB_TOKEN`, `GITLAB_TOKEN`) is required
 //! here and used only by this publish step.
 //!
+//! # The issue, again
+//! A run from a GitHub or GitLab issue reads the issue once more before pushing: an issue gone
+//! since the run started (404) is refused, with the run's outcome left as it was.
+//!
 //! # Forge
 //! The forge of the remote's URL (github.com, gitlab.com, `GITLAB_URL`'s host), else the forge
 //! of the run's GitHub or GitLab issue.
@@ -247,6 +251,23 @@ pub fn publish(
     );
     // The token is checked before anything leaves the machine.
     token_for(&forge, e)?;
+    // The issue is read again: one deleted (or moved out of reach) since the run started gets no
+    // request, and nothing is pushed for it.
+    if let Some(i) = &issue
+        && let Ok(Some(r)) = crate::parse(&i.reference, hosts)
+        && Forge::of_issue(&r).is_some()
+    {
+        match crate::fetch(&r, e, deadline) {
+            Ok(_) => {}
+            Err(err @ IntakeError::NotFound { .. }) => {
+                return Err(bad(format!(
+                    "its issue {} is gone since the run started ({err}); nothing was pushed or opened, and the run's outcome stands",
+                    i.reference
+                )));
+            }
+            Err(other) => return Err(other),
+        }
+    }
     git.push_branch(remote, &branch)?;
     let req = PrRequest {
         forge,

@@ -249,6 +249,24 @@ async fn a_huge_issue_is_cut_and_says_so() {
     let transcript = std::fs::read_to_string(run_dir(&r, &v).join("transcript.jsonl")).unwrap();
     assert!(transcript.contains("more bytes of the issue were cut"));
     assert!(transcript.len() < 2 * 1024 * 1024, "{}", transcript.len());
+    // Stored bounded too: issue.json keeps the head of the body and says how much was cut.
+    let stored = std::fs::read(run_dir(&r, &v).join("issue.json")).unwrap();
+    assert!(
+        stored.len() < 300 * 1024,
+        "issue.json is {} bytes",
+        stored.len()
+    );
+    let issue: Value = serde_json::from_slice(&stored).unwrap();
+    let body = issue["body"].as_str().unwrap();
+    assert!(body.starts_with("xxxx"), "the head is kept");
+    assert!(
+        body.trim_end().ends_with(&format!(
+            "[… {} more bytes of the issue were cut]",
+            1024 * 1024 - 256 * 1024
+        )),
+        "{}",
+        &body[body.len() - 80..]
+    );
 }
 
 /// `loki pr`: the run's branch pushed to the remote (a local bare repository), a pull request

@@ -12,7 +12,7 @@ use crate::intake::{WALL, call, loki, repo, run, run_dir};
 
 /// The scripted fix, whose agent also prints its environment (so the transcript shows what it
 /// was given).
-fn script(dir: &Path) -> PathBuf {
+pub(crate) fn script(dir: &Path) -> PathBuf {
     let finish = call("finish", &json!({"status": "done", "detail": "done"}));
     let s = json!({"sessions": [
         {"name": "wall", "turns": [call("write_file", &json!({"path": "loki_wall_add_test.py", "content": WALL})), finish.clone()]},

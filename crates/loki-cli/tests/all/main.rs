@@ -25,6 +25,7 @@ mod doctor;
 mod heal;
 mod improve;
 mod intake;
+mod intake_bad;
 mod intake_pr;
 mod judge;
 mod mcp;
