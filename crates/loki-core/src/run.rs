@@ -387,6 +387,37 @@ mod tests {
         (d, RunStore::new(repo))
     }
 
+    /// Runs started at once in one repository (a backlog's workers) each claim their own id:
+    /// the directory is created exclusively, so two in the same second never share one.
+    #[test]
+    fn concurrent_starts_never_share_an_id() {
+        let (_d, s) = store();
+        let ids: Vec<RunId> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..16)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..8)
+                            .map(|_| s.start(RunKind::Build, None, Vec::new()).unwrap().id)
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        let unique: std::collections::BTreeSet<&RunId> = ids.iter().collect();
+        assert_eq!(unique.len(), 128);
+        for id in &ids {
+            assert_eq!(&s.load(id).unwrap().id, id);
+        }
+        assert_eq!(
+            s.load(&ids[0]).unwrap().branch(),
+            format!("loki/{}", ids[0])
+        );
+    }
+
     #[test]
     fn start_then_finish_round_trips() {
         let (_d, s) = store();
