@@ -596,3 +596,54 @@ fn status(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<ExitCode> {
         .into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(exit_code: u8, error: Option<&str>) -> RepoRun {
+        RepoRun {
+            name: "r".into(),
+            path: PathBuf::from("/r"),
+            run_id: None,
+            outcome: String::new(),
+            exit_code,
+            head_sha: None,
+            pr: None,
+            error: error.map(str::to_string),
+        }
+    }
+
+    fn integration(status: &str) -> Integration {
+        Integration {
+            command: None,
+            status: status.into(),
+            exit_code: None,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_exit_code_is_0_only_when_all_succeed_and_3_for_budget_stops_only() {
+        let (ok, budget, failed) = (row(0, None), row(3, None), row(1, None));
+        let passed = integration("passed");
+        let cases = [
+            (vec![ok.clone(), ok.clone()], &passed, 0),
+            (vec![ok.clone()], &integration("not run"), 0),
+            (vec![ok.clone(), budget.clone()], &passed, 3),
+            (vec![budget.clone(), budget.clone()], &passed, 3),
+            (vec![budget.clone(), failed.clone()], &passed, 1),
+            (vec![ok.clone(), ok.clone()], &integration("failed"), 1),
+            (vec![budget.clone()], &integration("failed"), 1),
+            (
+                vec![ok.clone(), row(0, Some("the comment failed"))],
+                &passed,
+                1,
+            ),
+            (vec![row(4, None)], &passed, 1),
+        ];
+        for (rows, i, want) in cases {
+            assert_eq!(exit_of(&rows, i).code(), want, "{rows:?} {i:?}");
+        }
+    }
+}

@@ -148,3 +148,51 @@ async fn pr_that_cannot_be_published_keeps_the_run_and_says_how_to_retry() {
     );
     fake.assert_clean();
 }
+
+/// A plain task with `--pr`: the request goes to the forge of the remote's URL (here
+/// github.com/octo/widgets, pushed to a local bare repository through its push URL).
+#[tokio::test(flavor = "current_thread")]
+async fn pr_on_a_text_task_opens_the_request_on_the_remotes_forge() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let fake = FakeTrackers::start().await;
+    let sb = Sandbox::new();
+    let r = repo();
+    let bare = tempfile::tempdir().unwrap();
+    r.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
+    r.git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://github.com/octo/widgets.git",
+    ]);
+    r.git(&[
+        "remote",
+        "set-url",
+        "--push",
+        "origin",
+        bare.path().to_str().unwrap(),
+    ]);
+    let out = run(build_cmd(
+        &sb,
+        &r,
+        &fake,
+        &["make add return the sum of a and b"],
+    ))
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pr"]["created"], true, "{v:#}");
+    let prs = fake.pull_requests();
+    assert_eq!(prs.len(), 1);
+    assert_eq!(prs[0]["repo"], "octo/widgets");
+    assert_eq!(prs[0]["title"], "loki: make add return the sum of a and b");
+    // The push went to the push URL (the fetch URL is never contacted).
+    assert!(
+        r.git(&["ls-remote", bare.path().to_str().unwrap()])
+            .contains("refs/heads/loki/")
+    );
+    fake.assert_clean();
+}
