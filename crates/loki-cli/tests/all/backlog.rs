@@ -125,6 +125,27 @@ async fn a_backlog_of_three_runs_two_at_a_time_and_exits_with_the_worst_outcome(
         table = table.replace(&format!("/pull/{n}\n"), "/pull/[N]\n");
     }
     insta::assert_snapshot!(loki_test_support::redact(&table, &[]));
+    // Again for #12: its branch is there from the first backlog, so that run is refused (not
+    // built over), named in the table, and the exit code says so.
+    let mut cmd = loki(
+        &sb,
+        r.path(),
+        &fake,
+        &["backlog", "octo/widgets", "--issues", "12"],
+    );
+    cmd.args(["--provider", "scripted", "--script"]).arg(&s);
+    let out = run(cmd).await;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("#12") && stdout.contains("ERROR"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("the branch loki/backlog-12 exists already"),
+        "{stderr}"
+    );
     fake.assert_clean();
 }
 
