@@ -1,6 +1,6 @@
 //! `loki workspace`: two repositories declared in `loki.toml`, one build run each with the same
 //! task, an integration step over both heads that fails (exit 1), and with `--pr` a request per
-//! repository on the fake GitHub, each commented with the integration status and both heads.
+//! repository (one on the fake GitHub, one on the fake GitLab), each commented with the integration status and both heads.
 
 use std::path::Path;
 
@@ -10,18 +10,13 @@ use serde_json::{Value, json};
 
 use crate::intake::{WALL, call, loki, repo, run};
 
-/// A repository whose `origin` fetches from `https://github.com/octo/<name>` (so the forge is
-/// known) and pushes to a local bare repository (kept alive by the returned dir).
-fn forge_repo(name: &str) -> (GitRepo, tempfile::TempDir) {
+/// A repository whose `origin` fetches from `url` (so the forge is known) and pushes to a local
+/// bare repository (kept alive by the returned dir).
+fn forge_repo(url: &str) -> (GitRepo, tempfile::TempDir) {
     let r = repo();
     let bare = tempfile::tempdir().unwrap();
     r.git(&["init", "-q", "--bare", bare.path().to_str().unwrap()]);
-    r.git(&[
-        "remote",
-        "add",
-        "origin",
-        &format!("https://github.com/octo/{name}.git"),
-    ]);
+    r.git(&["remote", "add", "origin", url]);
     r.git(&[
         "remote",
         "set-url",
@@ -50,8 +45,9 @@ async fn a_workspace_of_two_repos_whose_integration_fails_exits_1_and_says_so_on
     }
     let fake = FakeTrackers::start().await;
     let sb = Sandbox::new();
-    let (api, _api_bare) = forge_repo("api");
-    let (web, _web_bare) = forge_repo("web");
+    // One on GitHub, one on GitLab: both forges' request and comment endpoints.
+    let (api, _api_bare) = forge_repo("https://github.com/octo/api.git");
+    let (web, _web_bare) = forge_repo("https://gitlab.com/grp/web.git");
     // The integration sees both repositories at their runs' heads (fixed), then fails.
     let integration = "for d in $(ls -A); do grep -q 'return a + b' \"$d/calc.py\" || exit 2; done; echo the services disagree; exit 1";
     api.write(
@@ -135,9 +131,15 @@ async fn a_workspace_of_two_repos_whose_integration_fails_exits_1_and_says_so_on
     let prs = fake.pull_requests();
     let mut pr_repos: Vec<&str> = prs.iter().map(|p| p["repo"].as_str().unwrap()).collect();
     pr_repos.sort_unstable();
-    assert_eq!(pr_repos, ["octo/api", "octo/web"]);
+    assert_eq!(pr_repos, ["grp/web", "octo/api"]);
     let comments = fake.comments();
     assert_eq!(comments.len(), 2, "{comments:#?}");
+    let mut commented: Vec<&str> = comments
+        .iter()
+        .map(|c| c["repo"].as_str().unwrap())
+        .collect();
+    commented.sort_unstable();
+    assert_eq!(commented, ["grp/web", "octo/api"]);
     for c in &comments {
         let body = c["body"].as_str().unwrap();
         assert!(body.contains("integration failed (exit 1)"), "{body}");
