@@ -131,6 +131,11 @@ pub enum Command {
     Issue(IssueArgs),
     /// Open a pull request for a verified run
     Pr(PrArgs),
+    /// Build a repository's open issues, one run each, several at a time
+    Backlog(BacklogArgs),
+    /// Build one task across a workspace's repositories, then test them together
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
     /// Start the local control plane: HTTP API and web UI over all runs
     Serve(Pending),
     /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
@@ -176,6 +181,8 @@ impl Command {
             Command::Improve(_) => "improve",
             Command::Issue(_) => "issue",
             Command::Pr(_) => "pr",
+            Command::Backlog(_) => "backlog",
+            Command::Workspace(_) => "workspace",
             Command::Serve(_) => "serve",
             Command::Mcp(_) => "mcp",
             Command::Runs(_) => "runs",
@@ -221,6 +228,9 @@ pub struct BuildFlags {
     /// Judge the run against this contract (loki.contract/1) instead of .loki/contract.json or the task's criteria
     #[arg(long, value_name = "FILE")]
     pub contract: Option<PathBuf>,
+    /// When the run has sealed, push its branch to origin and open its evidence pull request (as `loki pr <run>`)
+    #[arg(long)]
+    pub pr: bool,
 }
 
 /// `loki improve`: one cycle, or one of its subcommands.
@@ -341,6 +351,61 @@ pub struct PrArgs {
     /// The remote the run's branch is pushed to
     #[arg(long, value_name = "NAME", default_value = "origin")]
     pub remote: String,
+}
+
+/// `loki backlog owner/repo (--label X | --issues 1,2,3 | --all)`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["label", "issues", "all"])))]
+pub struct BacklogArgs {
+    /// owner/repo (GitHub) or group/project (GitLab: three or more segments, or gitlab:group/project)
+    pub project: String,
+    /// The open issues with this label
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
+    /// These issues, by number
+    #[arg(long, value_name = "N,N,…", value_delimiter = ',')]
+    pub issues: Vec<u64>,
+    /// Every open issue
+    #[arg(long)]
+    pub all: bool,
+    /// Runs at a time
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub concurrency: u32,
+    /// List the issues that would be built; run nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub flags: BuildFlags,
+}
+
+/// `loki workspace …`.
+#[derive(Debug, Subcommand)]
+pub enum WorkspaceCommand {
+    /// The workspaces declared in loki.toml
+    List,
+    /// One workspace's repositories (with their setup and after commands) and integration command
+    Show {
+        /// The workspace's name
+        name: String,
+    },
+    /// One build run per repository with the same task, then the integration command over all heads
+    Run(WorkspaceRunArgs),
+    /// The last workspace run: each repository's run, outcome and head, and the integration status
+    Status {
+        /// The workspace's name [default: the newest run of any workspace]
+        name: Option<String>,
+    },
+}
+
+/// `loki workspace run NAME TASK`.
+#[derive(Debug, Args)]
+pub struct WorkspaceRunArgs {
+    /// The workspace's name
+    pub name: String,
+    /// The task, in quotes, or an issue reference (owner/repo#N, a URL, jira:KEY-1, linear:TEAM-1)
+    pub task: String,
+    #[command(flatten)]
+    pub flags: BuildFlags,
 }
 
 /// `loki issue REF`.

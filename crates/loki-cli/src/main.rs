@@ -155,6 +155,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
         Command::Issue(args) => cmd::issue::run(&global, &args),
         Command::Pr(args) => cmd::pr::run(&global, &args),
+        Command::Backlog(args) => cmd::backlog::run(&global, &args),
+        Command::Workspace(c) => cmd::workspace::run(&global, &c),
         Command::Serve(_) => Ok(cmd::not_yet(name)),
     };
     code.map(cmd::Exit::from)

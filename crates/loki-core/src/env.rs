@@ -249,6 +249,12 @@ pub const AST_DUMP: Var = Var {
     doc: "tests: source text whose syntax tree loki-checks' ast dump test prints (for writing rules)",
 };
 /// The file name the AST dump test parses the source as.
+/// Set for a workspace's integration command (`loki workspace run`).
+pub const WORKSPACE: Var = Var {
+    name: "LOKI_WORKSPACE",
+    scope: Scope::Child,
+    doc: "set for a workspace's integration command: the workspace's name (its cwd holds a checkout of each repository at its run's head)",
+};
 pub const AST_PATH: Var = Var {
     name: "LOKI_AST_PATH",
     scope: Scope::Tests,
@@ -279,6 +285,7 @@ pub const VARS: &[Var] = &[
     SEED,
     REPRO_TIMEOUT,
     PAGE_VIDEO,
+    WORKSPACE,
     PYTEST_REPORT,
     CI,
     REQUIRE_TOOLS,

@@ -104,6 +104,20 @@ pub struct RunRecord {
     /// ([`crate::instructions::AgentFiles::revision`]); build runs only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_revision: Option<String>,
+    /// The run's branch when it is not the default `loki/<run-id>` (a backlog run's
+    /// `loki/backlog-<N>`); read it through [`RunRecord::branch`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+}
+
+impl RunRecord {
+    /// The branch the run commits to: the one recorded, else `loki/<run-id>`.
+    #[must_use]
+    pub fn branch(&self) -> String {
+        self.branch
+            .clone()
+            .unwrap_or_else(|| format!("loki/{}", self.id))
+    }
 }
 
 /// One entry of a listing: a readable run, or a run directory whose `run.json` is broken.
@@ -156,13 +170,20 @@ impl RunStore {
         command: Vec<String>,
     ) -> Result<RunRecord, CoreError> {
         self.repo.ensure_loki_dir()?;
-        let mut id = RunId::new();
-        // Two runs in the same second with the same 16 random bits: pick again.
-        while self.dir(&id).exists() {
-            id = RunId::new();
-        }
-        let dir = self.dir(&id);
-        fs::create_dir_all(&dir).map_err(|e| CoreError::io("create run directory", &dir, e))?;
+        fs::create_dir_all(&self.runs_dir)
+            .map_err(|e| CoreError::io("create the runs directory", &self.runs_dir, e))?;
+        // The directory is created exclusively, so two runs started at once in one repository
+        // (a backlog, a workspace) never share an id: the same second with the same 16 random
+        // bits picks again.
+        let id = loop {
+            let id = RunId::new();
+            let dir = self.dir(&id);
+            match fs::create_dir(&dir) {
+                Ok(()) => break id,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(CoreError::io("create run directory", &dir, e)),
+            }
+        };
         let pid = std::process::id();
         let rec = RunRecord {
             schema: RUN_SCHEMA.to_string(),
@@ -181,6 +202,7 @@ impl RunStore {
             outcome: None,
             exit_code: None,
             agent_revision: None,
+            branch: None,
         };
         self.save(&rec)?;
         Ok(rec)
@@ -363,6 +385,37 @@ mod tests {
         fs::create_dir_all(d.path().join(".git/info")).unwrap();
         let repo = Repo::discover(d.path()).unwrap();
         (d, RunStore::new(repo))
+    }
+
+    /// Runs started at once in one repository (a backlog's workers) each claim their own id:
+    /// the directory is created exclusively, so two in the same second never share one.
+    #[test]
+    fn concurrent_starts_never_share_an_id() {
+        let (_d, s) = store();
+        let ids: Vec<RunId> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..16)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..8)
+                            .map(|_| s.start(RunKind::Build, None, Vec::new()).unwrap().id)
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        let unique: std::collections::BTreeSet<&RunId> = ids.iter().collect();
+        assert_eq!(unique.len(), 128);
+        for id in &ids {
+            assert_eq!(&s.load(id).unwrap().id, id);
+        }
+        assert_eq!(
+            s.load(&ids[0]).unwrap().branch(),
+            format!("loki/{}", ids[0])
+        );
     }
 
     #[test]

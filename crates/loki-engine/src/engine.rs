@@ -425,13 +425,28 @@ pub fn run_build(
     } else {
         RunStarted::Quick(started)
     };
+    if let Some(branch) = &opts.branch
+        && loki_git::Git::new(&repo.root)
+            .rev_parse(&format!("refs/heads/{branch}"))
+            .is_ok()
+    {
+        return Err(EngineError::Refused {
+            action: "the run was not started",
+            detail: format!(
+                "the branch {branch} exists already (from an earlier run): delete it (`git branch -D {branch}`) or `loki discard` its run first"
+            ),
+        });
+    }
     let mut log = RunRecorder::start(
         &RunStore::new(repo.clone()),
         Some(opts.task.text.clone()),
         opts.command.clone(),
         &started,
     )?;
-    log.update_record(|r| r.agent_revision = Some(agent_revision))?;
+    log.update_record(|r| {
+        r.agent_revision = Some(agent_revision);
+        r.branch.clone_from(&opts.branch);
+    })?;
     if let Some(issue) = &opts.issue {
         crate::write_file(&log.dir().join("issue.json"), &issue.json)?;
     }

@@ -148,12 +148,18 @@ fn load_or_detect(
     Ok((checks, false))
 }
 
-/// Runs intake for run `run` from `base` (see the module doc).
-pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Intake, EngineError> {
+/// Runs intake for run `run` on `branch` from `base` (see the module doc).
+pub fn run(
+    repo: &Repo,
+    run: &RunId,
+    branch: &str,
+    base: &str,
+    cache_dir: &Path,
+) -> Result<Intake, EngineError> {
     let git = Git::new(&repo.root);
     let base_tree = git.tree_of(base)?;
     let origin = git.origin_url()?;
-    let branch = branch_of(run);
+    let branch = branch.to_string();
     let worktree = repo.worktree_dir(run);
     if let Some(parent) = worktree.parent() {
         std::fs::create_dir_all(parent).map_err(|e| EngineError::io("create", parent, e))?;
@@ -194,7 +200,12 @@ pub fn run(repo: &Repo, run: &RunId, base: &str, cache_dir: &Path) -> Result<Int
 
 /// The intake stage of a run: [`run`], then the agent's confinement from its fence.
 pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineError> {
-    let i = run(&s.repo, &s.run_id, &s.base, cache)?;
+    let branch = s
+        .opts
+        .branch
+        .clone()
+        .unwrap_or_else(|| branch_of(&s.run_id));
+    let i = run(&s.repo, &s.run_id, &branch, &s.base, cache)?;
     s.observer.progress(&Progress::Started {
         run_id: s.run_id.to_string(),
         branch: i.branch.clone(),

@@ -91,7 +91,7 @@ pub fn status(repo: &Repo, run: &RunId) -> Result<StatusView, EngineError> {
         cost_measured: f.cost_usd.is_some(),
         tokens: f.input_tokens + f.output_tokens,
         task: rec.task.clone(),
-        branch: branch_of(&rec.id),
+        branch: rec.branch(),
     })
 }
 
@@ -259,7 +259,7 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
             return Err(refuse(format!(
                 "run {run} ended {}; only a VERIFIED run is applied (its branch {} is there to inspect)",
                 other.unwrap_or("without an outcome"),
-                branch_of(run)
+                rec.branch()
             )));
         }
     }
@@ -279,7 +279,7 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
     // on no branch.
     let to = match receipt_head(&store.dir(run)) {
         Some(head) => head,
-        None => g.rev_parse(&branch_of(run))?,
+        None => g.rev_parse(&rec.branch())?,
     };
     if from == to {
         return Ok(Applied { branch, from, to });
@@ -287,8 +287,8 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
     if !g.is_ancestor(&from, &to)? {
         return Err(refuse(format!(
             "{} is not a fast-forward of {branch} (it moved since the run started); rebase {} yourself or run the task again",
-            branch_of(run),
-            branch_of(run)
+            rec.branch(),
+            rec.branch()
         )));
     }
     g.fast_forward(&to)
@@ -367,7 +367,10 @@ fn remove(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
         g.worktree_remove(&wt)?;
         removed.push(format!("worktree {}", wt.display()));
     }
-    let branch = branch_of(run);
+    // A run whose record cannot be read had the default branch (a recorded one is in run.json).
+    let branch = RunStore::new(repo.clone())
+        .load(run)
+        .map_or_else(|_| branch_of(run), |rec| rec.branch());
     if g.rev_parse(&branch).is_ok() {
         g.delete_branch(&branch)?;
         removed.push(format!("branch {branch}"));

@@ -81,6 +81,9 @@ pub struct BuildOptions {
     pub contract: Option<crate::contract::Contract>,
     /// The issue the task came from, if it did.
     pub issue: Option<IssueInput>,
+    /// The branch to build on instead of `loki/<run-id>` (a backlog's `loki/backlog-<N>`); it
+    /// must not exist yet, and it is recorded in `run.json`.
+    pub branch: Option<String>,
 }
 
 impl BuildOptions {
@@ -110,6 +113,7 @@ impl BuildOptions {
             on_command: None,
             contract: None,
             issue: None,
+            branch: None,
         }
     }
 }

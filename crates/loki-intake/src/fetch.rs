@@ -9,9 +9,9 @@ use crate::refs::IssueRef;
 use crate::{Comment, IntakeError, Issue, MAX_RESPONSE_BYTES};
 
 /// Comments per page asked for (the trackers' maximum or close to it).
-const PAGE: u32 = 100;
+pub(crate) const PAGE: u32 = 100;
 /// Pages of comments read at most (10,000 comments): a bound, not a limit anyone meets.
-const MAX_PAGES: u32 = 100;
+pub(crate) const MAX_PAGES: u32 = 100;
 /// One request's time limit.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// A wait asked for without a time (a bare 429) is this long.
@@ -77,7 +77,14 @@ pub fn fetch(r: &IssueRef, e: &Endpoints, deadline: Instant) -> Result<Issue, In
             url: String::new(),
             detail: format!("cannot start the async runtime: {err}"),
         })?;
-    rt.block_on(fetch_async(r, e, deadline))
+    let mut issue = rt.block_on(fetch_async(r, e, deadline))?;
+    // Stored bounded: issue.json keeps at most MAX_TEXT_BYTES of the body and of each comment,
+    // each cut with a note saying how much was dropped (the task made from it is capped again).
+    issue.body = crate::cap(std::mem::take(&mut issue.body));
+    for c in &mut issue.comments {
+        c.body = crate::cap(std::mem::take(&mut c.body));
+    }
+    Ok(issue)
 }
 
 async fn fetch_async(r: &IssueRef, e: &Endpoints, deadline: Instant) -> Result<Issue, IntakeError> {
@@ -107,7 +114,7 @@ pub(crate) struct Api {
 /// A response: its JSON and the headers pagination reads.
 pub(crate) struct Page {
     pub(crate) json: Value,
-    headers: reqwest::header::HeaderMap,
+    pub(crate) headers: reqwest::header::HeaderMap,
 }
 
 impl Api {
@@ -208,7 +215,7 @@ impl Api {
         }
     }
 
-    fn bad(&self, url: &str, expected: &'static str, detail: &str) -> IntakeError {
+    pub(crate) fn bad(&self, url: &str, expected: &'static str, detail: &str) -> IntakeError {
         IntakeError::BadResponse {
             reference: self.reference.clone(),
             url: url.to_string(),
@@ -253,12 +260,12 @@ fn rate_limit_wait(status: u16, h: &reqwest::header::HeaderMap) -> Option<Durati
     Some(DEFAULT_WAIT)
 }
 
-fn text(v: &Value) -> String {
+pub(crate) fn text(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
 
 /// The `rel="next"` URL of a `Link` header.
-fn next_link(h: &reqwest::header::HeaderMap) -> Option<String> {
+pub(crate) fn next_link(h: &reqwest::header::HeaderMap) -> Option<String> {
     let link = h.get("link")?.to_str().ok()?;
     link.split(',').find_map(|part| {
         let (url, rel) = part.split_once(';')?;

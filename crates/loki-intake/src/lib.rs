@@ -17,7 +17,8 @@
 //! variable is an error naming it before any request ([`IntakeError::Missing`]).
 //!
 //! # Bounds and failure modes
-//! An issue's text is capped at [`MAX_TEXT_BYTES`] (the rest is cut and says so); a response body
+//! An issue's body and each comment are stored cut to [`MAX_TEXT_BYTES`] with a note of what was
+//! dropped, and the task text made from them is capped to it again; a response body
 //! at [`MAX_RESPONSE_BYTES`]. 401/403 are auth errors naming the variable to check; 404 names the
 //! reference; anything that is not the expected JSON is a bad response with the URL. The token
 //! never leaves this crate: it is not in the issue, the task or any error.
@@ -27,6 +28,7 @@
 //! tracker's.
 
 mod adf;
+pub mod backlog;
 mod error;
 mod fetch;
 pub mod pr;
@@ -89,7 +91,7 @@ impl Issue {
 }
 
 /// Cuts `s` to [`MAX_TEXT_BYTES`] on a character boundary, saying so.
-fn cap(mut s: String) -> String {
+pub(crate) fn cap(mut s: String) -> String {
     if s.len() <= MAX_TEXT_BYTES {
         return s;
     }

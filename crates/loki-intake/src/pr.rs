@@ -13,6 +13,19 @@
 //! are updated; else one is created, as a draft unless the run was VERIFIED (GitHub's `draft`,
 //! GitLab's `Draft:` title prefix). The forge token (`GITHUB_TOKEN`, `GITLAB_TOKEN`) is required
 //! here and used only by this publish step.
+//!
+//! # The issue, again
+//! A run from a GitHub or GitLab issue reads the issue once more before pushing: an issue gone
+//! since the run started (404) is refused, with the run's outcome left as it was.
+//!
+//! # Forge
+//! The forge of the remote's URL (github.com, gitlab.com, `GITLAB_URL`'s host), else the forge
+//! of the run's GitHub or GitLab issue.
+//!
+//! # Comments ([`comment`])
+//! A comment on an open request (`loki workspace run --pr`: the integration status and every
+//! head): GitHub `POST /repos/{o}/{r}/issues/{n}/comments`, GitLab
+//! `POST /api/v4/projects/{id}/merge_requests/{iid}/notes`, both `{"body": …}`.
 
 use std::time::Instant;
 
@@ -186,25 +199,20 @@ pub fn publish(
     let issue: Option<crate::Issue> = std::fs::read_to_string(dir.join("issue.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
-    let branch = format!("loki/{run}");
+    let branch = rec.branch();
     let git = loki_git::Git::new(&repo.root);
     if git.rev_parse(&format!("refs/heads/{branch}")).is_err() {
         return Err(bad(format!(
             "it has no branch {branch} (a run that made no change, or was discarded): nothing to propose"
         )));
     }
-    let remote_url = git.remote_url(remote)?;
-    let forge = issue
-        .as_ref()
-        .and_then(|i| crate::parse(&i.reference, hosts).ok().flatten())
-        .and_then(|r| Forge::of_issue(&r))
-        .or_else(|| remote_url.as_deref().and_then(|u| Forge::of_remote(u, hosts)))
-        .ok_or_else(|| {
-            bad(format!(
-                "cannot tell where to open the request: it has no GitHub or GitLab issue and the remote {remote:?} ({}) is not on github.com, gitlab.com or GITLAB_URL",
-                remote_url.as_deref().unwrap_or("not set")
-            ))
-        })?;
+    let forge = forge_for(
+        &git,
+        remote,
+        issue.as_ref().map(|i| i.reference.as_str()),
+        hosts,
+    )
+    .map_err(&bad)?;
     let base = match base {
         Some(b) => b.to_string(),
         None => git
@@ -242,20 +250,23 @@ pub fn publish(
         loki_core::outcome::Outcome::Verified | loki_core::outcome::Outcome::AlreadySatisfied
     );
     // The token is checked before anything leaves the machine.
-    match &forge {
-        Forge::Github { .. } if e.github_token.is_none() => {
-            return Err(IntakeError::Missing {
-                var: "GITHUB_TOKEN",
-                what: "opening a GitHub pull request",
-            });
+    token_for(&forge, e)?;
+    // The issue is read again: one deleted (or moved out of reach) since the run started gets no
+    // request, and nothing is pushed for it.
+    if let Some(i) = &issue
+        && let Ok(Some(r)) = crate::parse(&i.reference, hosts)
+        && Forge::of_issue(&r).is_some()
+    {
+        match crate::fetch(&r, e, deadline) {
+            Ok(_) => {}
+            Err(err @ IntakeError::NotFound { .. }) => {
+                return Err(bad(format!(
+                    "its issue {} is gone since the run started ({err}); nothing was pushed or opened, and the run's outcome stands",
+                    i.reference
+                )));
+            }
+            Err(other) => return Err(other),
         }
-        Forge::Gitlab { .. } if e.gitlab_token.is_none() => {
-            return Err(IntakeError::Missing {
-                var: "GITLAB_TOKEN",
-                what: "opening a GitLab merge request",
-            });
-        }
-        Forge::Github { .. } | Forge::Gitlab { .. } => {}
     }
     git.push_branch(remote, &branch)?;
     let req = PrRequest {
@@ -274,6 +285,131 @@ pub fn publish(
     };
     loki_core::fs::write_json_atomic(&dir.join("pr.json"), &published)?;
     Ok(published)
+}
+
+/// Where a run's request goes: the forge of its GitHub or GitLab issue (`issue_ref`), else the
+/// forge of `remote`'s URL; `Err` says why neither names one.
+fn forge_for(
+    git: &loki_git::Git,
+    remote: &str,
+    issue_ref: Option<&str>,
+    hosts: &crate::Hosts,
+) -> Result<Forge, String> {
+    let remote_url = git.remote_url(remote).map_err(|e| e.to_string())?;
+    // The request belongs where the branch is pushed; the issue's forge only when the remote's
+    // URL names none (a mirror, a local path).
+    remote_url
+        .as_deref()
+        .and_then(|u| Forge::of_remote(u, hosts))
+        .or_else(|| {
+            issue_ref
+                .and_then(|r| crate::parse(r, hosts).ok().flatten())
+                .and_then(|r| Forge::of_issue(&r))
+        })
+        .ok_or_else(|| {
+            format!(
+                "cannot tell where to open the request: it has no GitHub or GitLab issue and the remote {remote:?} ({}) is not on github.com, gitlab.com or GITLAB_URL",
+                remote_url.as_deref().unwrap_or("not set")
+            )
+        })
+}
+
+/// The forge's token, or the error naming the variable to set.
+fn token_for<'a>(forge: &Forge, e: &'a Endpoints) -> Result<&'a str, IntakeError> {
+    match forge {
+        Forge::Github { .. } => e.github_token.as_deref().ok_or(IntakeError::Missing {
+            var: "GITHUB_TOKEN",
+            what: "opening a GitHub pull request",
+        }),
+        Forge::Gitlab { .. } => e.gitlab_token.as_deref().ok_or(IntakeError::Missing {
+            var: "GITLAB_TOKEN",
+            what: "opening a GitLab merge request",
+        }),
+    }
+}
+
+/// What `--pr` on a build checks before the run starts, so a run is not spent on a request that
+/// cannot be opened: the forge (of the issue `issue_ref`, else of `remote`) and its token.
+pub fn preflight(
+    repo: &loki_core::layout::Repo,
+    remote: &str,
+    issue_ref: Option<&str>,
+    e: &Endpoints,
+    hosts: &crate::Hosts,
+) -> Result<Forge, IntakeError> {
+    let git = loki_git::Git::new(&repo.root);
+    let forge = forge_for(&git, remote, issue_ref, hosts).map_err(|why| IntakeError::Publish {
+        run: "(not started)".into(),
+        why: format!("--pr: {why}"),
+    })?;
+    token_for(&forge, e)?;
+    Ok(forge)
+}
+
+/// Forge of a published request, as [`publish`] chose it: `None` when it cannot be told again.
+pub fn forge_of_run(
+    repo: &loki_core::layout::Repo,
+    remote: &str,
+    issue_ref: Option<&str>,
+    hosts: &crate::Hosts,
+) -> Option<Forge> {
+    forge_for(&loki_git::Git::new(&repo.root), remote, issue_ref, hosts).ok()
+}
+
+/// Posts `body` as a comment on request `number` of `forge`.
+pub fn comment(
+    forge: &Forge,
+    number: u64,
+    body: &str,
+    e: &Endpoints,
+    deadline: Instant,
+) -> Result<(), IntakeError> {
+    let token = token_for(forge, e)?.to_string();
+    let (url, reference, github) = match forge {
+        Forge::Github { owner, repo } => (
+            format!(
+                "{}/repos/{owner}/{repo}/issues/{number}/comments",
+                e.github_api_url.trim_end_matches('/')
+            ),
+            format!("{owner}/{repo}#{number}"),
+            true,
+        ),
+        Forge::Gitlab { project } => (
+            format!(
+                "{}/api/v4/projects/{}/merge_requests/{number}/notes",
+                e.gitlab_url.trim_end_matches('/'),
+                encode_path(project)
+            ),
+            format!("{project}!{number}"),
+            false,
+        ),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| IntakeError::Unreachable {
+            reference: reference.clone(),
+            url: String::new(),
+            detail: format!("cannot start the async runtime: {err}"),
+        })?;
+    let api = Api::named(&reference, deadline)?;
+    let var = if github {
+        "GITHUB_TOKEN"
+    } else {
+        "GITLAB_TOKEN"
+    };
+    let payload = json!({ "body": body });
+    rt.block_on(api.send(&url, var, || {
+        let r = api.client.post(&url).json(&payload);
+        if github {
+            r.bearer_auth(&token)
+                .header("accept", "application/vnd.github+json")
+                .header("x-github-api-version", "2022-11-28")
+        } else {
+            r.header("private-token", &token)
+        }
+    }))
+    .map(drop)
 }
 
 /// Opens the request, or updates the one already open for `req.head`.

@@ -46,6 +46,8 @@ struct Shared {
     origin: String,
     /// Pull requests (GitHub) and merge requests (GitLab) opened, as last written.
     requests: Vec<Value>,
+    /// Comments posted on them: `{repo, number, body}`.
+    comments: Vec<Value>,
 }
 
 /// The fake; serves until dropped.
@@ -63,6 +65,7 @@ impl FakeTrackers {
             ledger: Ledger::default(),
             origin: String::new(),
             requests: Vec::new(),
+            comments: Vec::new(),
         }));
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let server = Loopback::serve(app).await;
@@ -89,6 +92,12 @@ impl FakeTrackers {
     #[must_use]
     pub fn pull_requests(&self) -> Vec<Value> {
         self.shared.lock().unwrap().requests.clone()
+    }
+
+    /// The comments posted on pull and merge requests: `{repo, number, body}`.
+    #[must_use]
+    pub fn comments(&self) -> Vec<Value> {
+        self.shared.lock().unwrap().comments.clone()
     }
 
     /// Fails the test with every violation recorded.
@@ -163,7 +172,16 @@ async fn handle(
             Behaviour::Normal | Behaviour::HugeBody => {}
         }
     }
-    if path.starts_with("/repos/octo/widgets/pulls") || path.contains("/merge_requests") {
+    let segs: Vec<&str> = path.split('/').collect();
+    if method == Method::POST
+        && ((segs.len() == 7 && segs[1] == "repos" && segs[4] == "issues" && segs[6] == "comments")
+            || (path.contains("/merge_requests/") && path.ends_with("/notes")))
+    {
+        return comment(&mut s, &req, &path, &full);
+    }
+    if (segs.len() >= 5 && segs[1] == "repos" && segs[4] == "pulls")
+        || path.contains("/merge_requests")
+    {
         return pulls(&mut s, &req, method.as_str(), &path, &query, &full);
     }
     let mut violation = |v: String| s.ledger.violations.push(format!("{method} {full}: {v}"));
@@ -176,6 +194,25 @@ async fn handle(
                 violation("GitHub wants Accept: application/vnd.github+json".into());
             }
             match p {
+                "/repos/octo/widgets/issues" => github_listing(&origin, &query, &mut violation),
+                "/repos/octo/widgets/issues/13" | "/repos/octo/widgets/issues/14" => {
+                    let n = &p["/repos/octo/widgets/issues/".len()..];
+                    let (title, body) = backlog_issue(n);
+                    json_reply(
+                        StatusCode::OK,
+                        &json!({"number": n.parse::<u64>().unwrap(), "title": title, "body": body,
+                                "labels": [{"name": "loki"}], "html_url": format!("https://github.com/octo/widgets/issues/{n}"),
+                                "user": {"login": "ana"}}),
+                        &[],
+                    )
+                }
+                "/repos/octo/widgets/issues/13/comments"
+                | "/repos/octo/widgets/issues/14/comments" => {
+                    if query != "per_page=100" {
+                        violation("comments are read 100 per page".into());
+                    }
+                    json_reply(StatusCode::OK, &json!([]), &[])
+                }
                 "/repos/octo/widgets/issues/12" => json_reply(
                     StatusCode::OK,
                     &json!({"title": "add() subtracts", "body": body_text(behaviour, "add(2, 3) returns -1; it must return 5."),
@@ -212,6 +249,9 @@ async fn handle(
                 violation("GitLab wants PRIVATE-TOKEN".into());
             }
             match p {
+                "/api/v4/projects/grp%2Fsub%2Fproj/issues" => {
+                    gitlab_listing(&query, &mut violation)
+                }
                 "/api/v4/projects/grp%2Fsub%2Fproj/issues/3" => json_reply(
                     StatusCode::OK,
                     &json!({"title": "add() subtracts", "description": "make add return the sum", "labels": ["bug"],
@@ -339,6 +379,151 @@ async fn handle(
     }
 }
 
+/// The title and body of the backlog's issues 13 and 14 (12 is the main issue). Issue 14 asks
+/// for nothing to change (`DO-NOT-FIX`), so a script can leave it unfixed: a failed run.
+fn backlog_issue(n: &str) -> (&'static str, &'static str) {
+    if n == "13" {
+        ("add() subtracts, again", "add(2, 3) must return 5.")
+    } else {
+        (
+            "leave add() alone",
+            "DO-NOT-FIX: a run for this issue fails.",
+        )
+    }
+}
+
+/// The query's `key=value` pairs; a key not in `allowed` is a violation.
+fn query_pairs<'a>(
+    query: &'a str,
+    allowed: &[&str],
+    violation: &mut dyn FnMut(String),
+) -> std::collections::BTreeMap<&'a str, &'a str> {
+    let mut m = std::collections::BTreeMap::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if !allowed.contains(&k) {
+            violation(format!("unexpected query parameter {k}"));
+        }
+        m.insert(k, v);
+    }
+    m
+}
+
+/// `GET /repos/octo/widgets/issues`: open issues 12, 13 and a pull request (which a client must
+/// leave out) on page 1, issue 14 on page 2; with `labels=loki` or no label, else none.
+fn github_listing(origin: &str, query: &str, violation: &mut dyn FnMut(String)) -> Response {
+    let q = query_pairs(query, &["state", "per_page", "labels", "page"], violation);
+    if q.get("state") != Some(&"open") {
+        violation("issues are listed with state=open".into());
+    }
+    if q.get("per_page") != Some(&"100") {
+        violation("issues are listed 100 per page".into());
+    }
+    if q.get("labels").is_some_and(|l| *l != "loki") {
+        return json_reply(StatusCode::OK, &json!([]), &[]);
+    }
+    let item =
+        |n: u64, title: &str| json!({"number": n, "title": title, "labels": [{"name": "loki"}]});
+    match q.get("page") {
+        None => {
+            let next = format!("<{origin}/repos/octo/widgets/issues?{query}&page=2>; rel=\"next\"");
+            json_reply(
+                StatusCode::OK,
+                &json!([item(12, "add() subtracts"), item(13, backlog_issue("13").0),
+                        {"number": 15, "title": "a pull request", "pull_request": {"url": "x"}}]),
+                &[("link", next)],
+            )
+        }
+        Some(&"2") => json_reply(
+            StatusCode::OK,
+            &json!([item(14, backlog_issue("14").0)]),
+            &[],
+        ),
+        Some(other) => {
+            violation(format!("no page {other}"));
+            json_reply(StatusCode::OK, &json!([]), &[])
+        }
+    }
+}
+
+/// `GET /api/v4/projects/grp%2Fsub%2Fproj/issues`: issue 3 on page 1, none on page 2 (paged by
+/// `X-Next-Page`); with `labels=loki` or no label, else none.
+fn gitlab_listing(query: &str, violation: &mut dyn FnMut(String)) -> Response {
+    let q = query_pairs(query, &["state", "per_page", "labels", "page"], violation);
+    if q.get("state") != Some(&"opened") {
+        violation("GitLab lists open issues with state=opened".into());
+    }
+    if q.get("per_page") != Some(&"100") {
+        violation("issues are listed 100 per page".into());
+    }
+    if q.get("labels").is_some_and(|l| *l != "loki") {
+        return json_reply(StatusCode::OK, &json!([]), &[]);
+    }
+    match q.get("page") {
+        Some(&"1") => json_reply(
+            StatusCode::OK,
+            &json!([{"iid": 3, "title": "add() subtracts", "labels": ["loki"]}]),
+            &[("x-next-page", "2".into())],
+        ),
+        Some(&"2") => json_reply(StatusCode::OK, &json!([]), &[]),
+        _ => {
+            violation("GitLab issues are paged with page=N".into());
+            json_reply(StatusCode::OK, &json!([]), &[])
+        }
+    }
+}
+
+/// A comment on an open pull or merge request: the request must exist in that repository and
+/// the body be `{"body": "<text>"}`.
+fn comment(s: &mut Shared, req: &Incoming, path: &str, full: &str) -> Response {
+    let github = path.starts_with("/repos/");
+    let h = |n: &str| req.headers.get(n).cloned().unwrap_or_default();
+    let mut bad = Vec::new();
+    if github && h("authorization") != format!("Bearer {GITHUB_TOKEN}") {
+        bad.push("GitHub wants Authorization: Bearer <token>".to_string());
+    }
+    if !github && h("private-token") != GITLAB_TOKEN {
+        bad.push("GitLab wants PRIVATE-TOKEN".to_string());
+    }
+    let body = req.body.clone().unwrap_or(Value::Null);
+    let text = body["body"].as_str();
+    if text.is_none() || body.as_object().is_none_or(|o| o.len() != 1) {
+        bad.push("a comment is {\"body\": <text>} and nothing else".into());
+    }
+    let repo = repo_of(path);
+    let n: u64 = path
+        .rsplit('/')
+        .nth(1)
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    let exists = s
+        .requests
+        .iter()
+        .any(|r| r["number"] == json!(n) && r["repo"] == json!(repo));
+    let reply = if exists {
+        s.comments
+            .push(json!({"repo": repo, "number": n, "body": text.unwrap_or_default()}));
+        json_reply(StatusCode::CREATED, &json!({"id": s.comments.len()}), &[])
+    } else {
+        bad.push(format!("no request {n} in {repo}"));
+        json_reply(StatusCode::NOT_FOUND, &json!({"message": "Not Found"}), &[])
+    };
+    for v in bad {
+        s.ledger.violations.push(format!("POST {full}: {v}"));
+    }
+    reply
+}
+
+/// `owner/repo` of a GitHub path (`/repos/owner/repo/…`), the encoded project of a GitLab one.
+fn repo_of(path: &str) -> String {
+    let segs: Vec<&str> = path.split('/').collect();
+    if path.starts_with("/repos/") && segs.len() >= 4 {
+        format!("{}/{}", segs[2], segs[3])
+    } else {
+        segs.get(4).copied().unwrap_or_default().replace("%2F", "/")
+    }
+}
+
 /// GitHub pulls and GitLab merge requests: list open ones for a branch, create, update.
 fn pulls(
     s: &mut Shared,
@@ -358,10 +543,14 @@ fn pulls(
         bad.push("GitLab wants PRIVATE-TOKEN".to_string());
     }
     let origin = s.origin.clone();
+    let repo = repo_of(path);
     let reply = match method {
         "GET" => {
+            let owner_prefix = format!("head={}:", repo.split('/').next().unwrap_or_default());
             let branch = if github {
-                query.split('&').find_map(|p| p.strip_prefix("head=octo:"))
+                query
+                    .split('&')
+                    .find_map(|p| p.strip_prefix(owner_prefix.as_str()))
             } else {
                 query
                     .split('&')
@@ -370,7 +559,10 @@ fn pulls(
             let open: Vec<Value> = s
                 .requests
                 .iter()
-                .filter(|r| Some(r["branch"].as_str().unwrap_or_default()) == branch)
+                .filter(|r| {
+                    Some(r["branch"].as_str().unwrap_or_default()) == branch
+                        && r["repo"] == json!(repo)
+                })
                 .cloned()
                 .collect();
             json_reply(StatusCode::OK, &Value::Array(open), &[])
@@ -395,9 +587,9 @@ fn pulls(
             }
             let n = s.requests.len() as u64 + 1;
             let url = if github {
-                format!("{origin}/octo/widgets/pull/{n}")
+                format!("{origin}/{repo}/pull/{n}")
             } else {
-                format!("{origin}/grp/sub/proj/-/merge_requests/{n}")
+                format!("{origin}/{repo}/-/merge_requests/{n}")
             };
             let mut pr = b.clone();
             pr["number"] = json!(n);
@@ -405,6 +597,7 @@ fn pulls(
             pr["html_url"] = json!(url);
             pr["web_url"] = json!(url);
             pr["branch"] = branch;
+            pr["repo"] = json!(repo);
             pr["updates"] = json!(0);
             s.requests.push(pr.clone());
             json_reply(StatusCode::CREATED, &pr, &[])
@@ -416,7 +609,11 @@ fn pulls(
                 .and_then(|x| x.parse().ok())
                 .unwrap_or(0);
             let b = req.body.clone().unwrap_or(Value::Null);
-            match s.requests.iter_mut().find(|r| r["number"] == json!(n)) {
+            match s
+                .requests
+                .iter_mut()
+                .find(|r| r["number"] == json!(n) && r["repo"] == json!(repo))
+            {
                 Some(pr) => {
                     for (k, v) in b.as_object().into_iter().flatten() {
                         pr[k] = v.clone();

@@ -206,6 +206,22 @@ pub fn require_py_tools() -> Option<PathBuf> {
     None
 }
 
+/// PyPI `check-jsonschema` in `$LOKI_PY_TOOLS` (default `$HOME/.cache/loki-test-py`), run as
+/// `python3 -m check_jsonschema` with that directory on `PYTHONPATH`, when it is there; otherwise
+/// reports it [`missing`].
+#[must_use]
+pub fn require_check_jsonschema() -> Option<PathBuf> {
+    let dir = env_or_home(loki_core::env::PY_TOOLS, ".cache/loki-test-py");
+    if let Some(d) = dir.filter(|d| d.join("check_jsonschema").is_dir()) {
+        return Some(d);
+    }
+    missing(
+        "check-jsonschema in $LOKI_PY_TOOLS",
+        "python3 -m pip install --target \"$LOKI_PY_TOOLS\" check-jsonschema",
+    );
+    None
+}
+
 /// The official MCP Python SDK (PyPI `mcp`): `$LOKI_MCP_CLIENTS/py` (default
 /// `$HOME/.cache/loki-test-mcp`), a `pip install --target` directory to put on `PYTHONPATH`, when
 /// it holds the `mcp` package; otherwise reports it [`missing`].

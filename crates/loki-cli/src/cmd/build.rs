@@ -104,6 +104,9 @@ pub fn run_task_with(
         )
         .into());
     }
+    if flags.pr {
+        crate::cmd::pr::preflight(&repo, issue.as_ref().map(|i| i.reference.as_str()))?;
+    }
     let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
     opts.contract = contract;
     opts.issue = issue;
@@ -143,8 +146,26 @@ pub fn run_task_with(
         "the run {} stopped at a safe point and sealed its receipt (summary above)",
         report.run_id
     ));
-    print_report(global, &report);
-    Ok(exit_of(report.exit_code))
+    let code = exit_of(report.exit_code);
+    // An interrupted run stops here: the user asked for nothing more.
+    if !flags.pr || report.interrupted {
+        print_report(global, &report);
+        return Ok(code);
+    }
+    let pr = crate::cmd::pr::after_build(&repo, &report);
+    if global.json {
+        let mut v = loki_engine::summary::to_json(&report);
+        pr.add_to(&mut v);
+        anstream::println!("{v}");
+        // The words go to stderr too, as for any error under --json.
+        if matches!(pr, crate::cmd::pr::AfterBuild::Failed(_)) {
+            pr.print();
+        }
+    } else {
+        print_report(global, &report);
+        pr.print();
+    }
+    Ok(pr.exit(code))
 }
 
 /// A build's options from the configuration: the provider chosen (and why) and built, prices,

@@ -23,6 +23,10 @@ pub fn build(
         .config
         .uint("run.cap_s")
         .map_or(loki_engine::DEFAULT_CAP, Duration::from_secs);
+    // `--pr` without the forge's token is refused before the tracker is asked anything.
+    if flags.pr {
+        crate::cmd::pr::preflight(&ctx.repo()?, Some(&reference.canonical()))?;
+    }
     let issue = loki_intake::fetch(reference, &Endpoints::from_env(), Instant::now() + cap)?;
     let json = serde_json::to_vec_pretty(&issue)?;
     let task = loki_engine::TaskInput {

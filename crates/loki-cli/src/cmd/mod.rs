@@ -1,6 +1,7 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
 pub mod ask;
+pub mod backlog;
 pub mod build;
 pub mod checks;
 pub mod completions;
@@ -21,6 +22,7 @@ pub mod runs;
 pub mod seal;
 pub mod verify;
 pub mod version;
+pub mod workspace;
 
 use loki_core::RunId;
 use loki_core::exit::{Classify, ExitClass};

@@ -12,9 +12,10 @@ use loki_test_support::fake_trackers::{
 use loki_test_support::{GitRepo, Sandbox};
 use serde_json::{Value, json};
 
-const WALL: &str = "from calc import add\n\n\ndef test_add_sums():\n    assert add(2, 3) == 5\n";
+pub(crate) const WALL: &str =
+    "from calc import add\n\n\ndef test_add_sums():\n    assert add(2, 3) == 5\n";
 
-fn repo() -> GitRepo {
+pub(crate) fn repo() -> GitRepo {
     let r = GitRepo::new();
     r.write("calc.py", "def add(a, b):\n    return a - b\n")
         .write(
@@ -26,7 +27,7 @@ fn repo() -> GitRepo {
     r
 }
 
-fn call(name: &str, args: &Value) -> Value {
+pub(crate) fn call(name: &str, args: &Value) -> Value {
     json!({"tool_calls": [{"name": name, "arguments": args}]})
 }
 
@@ -42,7 +43,7 @@ fn script(dir: &Path) -> std::path::PathBuf {
 }
 
 /// `loki <args>` with the trackers pointed at the fake and their credentials set.
-fn loki(sb: &Sandbox, repo: &Path, fake: &FakeTrackers, args: &[&str]) -> Command {
+pub(crate) fn loki(sb: &Sandbox, repo: &Path, fake: &FakeTrackers, args: &[&str]) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loki"));
     sb.apply(&mut cmd).current_dir(repo);
     let origin = fake.origin();
@@ -59,7 +60,7 @@ fn loki(sb: &Sandbox, repo: &Path, fake: &FakeTrackers, args: &[&str]) -> Comman
     cmd
 }
 
-async fn run(mut cmd: Command) -> std::process::Output {
+pub(crate) async fn run(mut cmd: Command) -> std::process::Output {
     tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap()
@@ -95,7 +96,7 @@ async fn built(
     (r, v.unwrap(), bare)
 }
 
-fn run_dir(repo: &GitRepo, v: &Value) -> std::path::PathBuf {
+pub(crate) fn run_dir(repo: &GitRepo, v: &Value) -> std::path::PathBuf {
     repo.path()
         .join(".loki/runs")
         .join(v["run_id"].as_str().unwrap())
@@ -248,6 +249,24 @@ async fn a_huge_issue_is_cut_and_says_so() {
     let transcript = std::fs::read_to_string(run_dir(&r, &v).join("transcript.jsonl")).unwrap();
     assert!(transcript.contains("more bytes of the issue were cut"));
     assert!(transcript.len() < 2 * 1024 * 1024, "{}", transcript.len());
+    // Stored bounded too: issue.json keeps the head of the body and says how much was cut.
+    let stored = std::fs::read(run_dir(&r, &v).join("issue.json")).unwrap();
+    assert!(
+        stored.len() < 300 * 1024,
+        "issue.json is {} bytes",
+        stored.len()
+    );
+    let issue: Value = serde_json::from_slice(&stored).unwrap();
+    let body = issue["body"].as_str().unwrap();
+    assert!(body.starts_with("xxxx"), "the head is kept");
+    assert!(
+        body.trim_end().ends_with(&format!(
+            "[… {} more bytes of the issue were cut]",
+            1024 * 1024 - 256 * 1024
+        )),
+        "{}",
+        &body[body.len() - 80..]
+    );
 }
 
 /// `loki pr`: the run's branch pushed to the remote (a local bare repository), a pull request

@@ -81,10 +81,13 @@ pub fn parse_file(path: &Path, text: &str) -> Result<Vec<Item>, CoreError> {
     match format {
         Format::Env => return parse_env(&name, text),
         Format::Toml => {
-            let table: toml::Table = toml::from_str(text).map_err(|e| {
+            let mut table: toml::Table = toml::from_str(text).map_err(|e| {
                 let line = e.span().map(|s| line_of_offset(text, s.start));
                 syntax(line, format!("not valid TOML: {}", e.message()))
             })?;
+            // Workspaces are structured (lists of repositories), not settings: `loki workspace`
+            // reads them (`super::workspaces`).
+            table.remove(super::workspaces::SECTION);
             flatten_json(
                 String::new(),
                 &serde_json::to_value(table).map_err(|e| syntax(None, e.to_string()))?,

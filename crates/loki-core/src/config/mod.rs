@@ -11,6 +11,9 @@
 //!    plus the conventional names some keys also answer to (`ANTHROPIC_API_KEY`);
 //! 6. command flags.
 //!
+//! The `[workspaces.<name>]` tables of a TOML file are not settings: they are left to
+//! [`workspaces`] (`loki workspace`).
+//!
 //! Every effective value remembers where it came from ([`Source`]): `loki config show` prints it.
 //! Secrets ([`Kind::Secret`]) are never displayed: [`Entry::display_value`] shows `set`/`unset`.
 //!
@@ -25,6 +28,7 @@
 
 pub mod edit;
 mod file;
+pub mod workspaces;
 
 use std::collections::BTreeMap;
 use std::fmt;
