@@ -1,0 +1,10 @@
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests fail loudly at the line that broke"
+)]
+
+mod e2e;
+mod fixture;
+mod server;
+mod ship;
+mod store;
