@@ -29,5 +29,6 @@ mod modelbox;
 mod provider_failures;
 mod runs;
 mod seal;
+mod serve;
 mod signals;
 mod verify;

@@ -3,7 +3,6 @@
     reason = "tests fail loudly at the line that broke"
 )]
 
-mod e2e;
 mod fixture;
 mod server;
 mod ship;
