@@ -10,6 +10,7 @@
 //! - [`project`]: the runs projection, folded from a run's stored events and receipt.
 //! - [`server`]: the axum server behind `loki serve` (`/health`, `/ready`, `/v1/…`), its security
 //!   rules and `$LOKI_HOME/control/instance.json`.
+//! - [`ui`]: the web UI (server-rendered HTML and SVG, embedded assets).
 //! - [`ship`]: the client side: the wire format of `POST /v1/ingest`, redaction, the background
 //!   shipper every run feeds through [`loki_events::EventSink`], and backfill.
 //!
@@ -24,6 +25,7 @@ pub mod project;
 pub mod server;
 pub mod ship;
 pub mod store;
+pub mod ui;
 
 use std::path::PathBuf;
 

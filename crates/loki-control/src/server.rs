@@ -12,8 +12,9 @@
 //! - A loopback bind takes no token. Every request must carry a loopback `Host` header
 //!   (`127.0.0.1:PORT`, `localhost:PORT`, `[::1]:PORT`): a web page on another origin that
 //!   rebinds its DNS name to 127.0.0.1 still sends its own name, and is refused (403).
-//! - A non-loopback bind refuses to start without `LOKI_CONTROL_TOKEN`, and then every `/v1`
-//!   request needs `Authorization: Bearer <token>` (401 otherwise).
+//! - A non-loopback bind refuses to start without `LOKI_CONTROL_TOKEN`, and then every request
+//!   but `/health` and `/ready` (the API and the UI) needs `Authorization: Bearer <token>` (401
+//!   otherwise).
 //! - Every POST must be `Content-Type: application/json` (415): a cross-site form cannot send that
 //!   without a CORS preflight, which this server never grants.
 //! - Actions (answering a BLOCKED run, which starts a follow-up) are routed only on a loopback bind
@@ -121,8 +122,8 @@ pub struct Server {
 }
 
 #[derive(Debug, Clone)]
-struct AppState {
-    store: Store,
+pub(crate) struct AppState {
+    pub(crate) store: Store,
     token: Option<String>,
     loopback: bool,
     hosts: Vec<String>,
@@ -282,7 +283,8 @@ fn router(server: &Server) -> Router {
         .route("/runs/{source}/{run}/stream", get(run_stream))
         .route("/stats", get(stats))
         .route("/costs", get(stats))
-        .route("/audit", get(audit));
+        .route("/audit", get(audit))
+        .route("/live", get(live));
     if loopback {
         // Actions exist only on a loopback bind (see the module doc).
         v1 = v1
@@ -299,6 +301,7 @@ fn router(server: &Server) -> Router {
         .route("/health", get(health))
         .route("/ready", get(ready))
         .nest("/v1", v1)
+        .merge(crate::ui::routes())
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
@@ -333,8 +336,10 @@ async fn guard(State(st): State<AppState>, req: Request, next: Next) -> Response
             );
         }
     }
+    // Everything but the probes needs the token when there is one: the UI shows what /v1 does.
+    let probe = matches!(req.uri().path(), "/health" | "/ready");
     if let Some(token) = &st.token
-        && req.uri().path().starts_with("/v1/")
+        && !probe
     {
         let given = headers
             .get(header::AUTHORIZATION)
@@ -562,6 +567,36 @@ async fn stats(State(st): State<AppState>, Query(q): Query<StatsQuery>) -> Respo
         Ok(rows) => axum::Json(json!({"group": name, "rows": rows})).into_response(),
         Err(e) => internal(&e),
     }
+}
+
+/// SSE: a `changed` event whenever a run is stored or refolded (the store is polled, so every
+/// instance behind one URL sends the same).
+async fn live(State(st): State<AppState>) -> Response {
+    let init = (st.store.clone(), None::<String>, true);
+    let stream = futures_util::stream::unfold(init, |(store, seen, first)| async move {
+        loop {
+            if !first {
+                tokio::time::sleep(STREAM_POLL).await;
+            }
+            let now = store.last_update().await.ok()?;
+            if first {
+                // The first look only sets where the page is.
+                let ev = SseEvent::default()
+                    .event("ready")
+                    .data(now.clone().unwrap_or_default());
+                return Some((Ok::<_, std::convert::Infallible>(ev), (store, now, false)));
+            }
+            if now != seen {
+                let ev = SseEvent::default()
+                    .event("changed")
+                    .data(now.clone().unwrap_or_default());
+                return Some((Ok(ev), (store, now, false)));
+            }
+        }
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 async fn audit(State(st): State<AppState>) -> Response {

@@ -857,6 +857,15 @@ impl Store {
         })
     }
 
+    /// When a run was last stored or refolded (`None` with no runs).
+    pub async fn last_update(&self) -> Result<Option<String>, ControlError> {
+        on!(&self.pool, p => {
+            sqlx::query("SELECT MAX(updated_at) FROM runs")
+                .fetch_one(p).await.map_err(ControlError::db("read the last update"))?
+                .try_get::<Option<String>, _>(0).map_err(ControlError::db("read the last update"))
+        })
+    }
+
     /// Closes the pool (waits for connections to return).
     pub async fn close(&self) {
         on!(&self.pool, p => p.close().await);

@@ -7,3 +7,4 @@ mod fixture;
 mod server;
 mod ship;
 mod store;
+mod ui;

@@ -370,6 +370,8 @@ async fn a_token_is_required_beyond_loopback_and_checked_when_set() {
         .unwrap();
     assert_eq!(right.status().as_u16(), 200);
     assert_eq!(get(&format!("{}/health", s.url)).await.0, 200);
+    // The web UI shows what /v1 does: it needs the token too.
+    assert_eq!(get(&format!("{}/", s.url)).await.0, 401);
     // Actions are not routed beyond loopback.
     let r = http()
         .post(format!(
