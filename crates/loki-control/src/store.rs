@@ -22,7 +22,9 @@
 //! - `events(source_id, run_id, seq, ts, type, stage, data, prev, line_sha256, redacted,
 //!   received_at)`, primary key (source, run, seq); `line_sha256` is the line's hash as written on
 //!   the shipping machine (see [`crate::check`]).
-//! - `runs`: the projection ([`crate::project`]), refolded after every ingest of the run.
+//! - `runs`: the projection ([`crate::project`]), refolded after every ingest of the run. Two
+//!   servers refolding one run at once cannot move it backwards: a fold of fewer events than the
+//!   row has is not written, and a conflict, once recorded, stays.
 //! - `receipts(source_id, run_id, envelope, received_at)`: the last DSSE envelope received.
 //! - `trusted_keys(keyid, pem, added_at)`, `audit(id, ts, action, actor, detail)`,
 //!   `answers(source_id, run_id, answer, created_at, picked_at)`.
@@ -584,7 +586,7 @@ impl Store {
     async fn upsert_run(&self, r: &RunRow) -> Result<(), ControlError> {
         let now = loki_core::time::now_rfc3339();
         on!(&self.pool, p => {
-            sqlx::query("INSERT INTO runs (source_id, run_id, kind, repo, machine, task, provider, model, verdict, blocked, started_at, ended_at, cost_usd, input_tokens, output_tokens, events, state, state_detail, conflict, receipt_sha256, detail, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) ON CONFLICT (source_id, run_id) DO UPDATE SET kind = excluded.kind, repo = excluded.repo, machine = excluded.machine, task = excluded.task, provider = excluded.provider, model = excluded.model, verdict = excluded.verdict, blocked = excluded.blocked, started_at = excluded.started_at, ended_at = excluded.ended_at, cost_usd = excluded.cost_usd, input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, events = excluded.events, state = excluded.state, state_detail = excluded.state_detail, conflict = excluded.conflict, receipt_sha256 = excluded.receipt_sha256, detail = excluded.detail, updated_at = excluded.updated_at")
+            sqlx::query("INSERT INTO runs (source_id, run_id, kind, repo, machine, task, provider, model, verdict, blocked, started_at, ended_at, cost_usd, input_tokens, output_tokens, events, state, state_detail, conflict, receipt_sha256, detail, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) ON CONFLICT (source_id, run_id) DO UPDATE SET kind = excluded.kind, repo = excluded.repo, machine = excluded.machine, task = excluded.task, provider = excluded.provider, model = excluded.model, verdict = excluded.verdict, blocked = excluded.blocked, started_at = excluded.started_at, ended_at = excluded.ended_at, cost_usd = excluded.cost_usd, input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, events = excluded.events, state = CASE WHEN runs.conflict = 1 THEN 'conflict' ELSE excluded.state END, state_detail = CASE WHEN runs.conflict = 1 THEN runs.state_detail ELSE excluded.state_detail END, conflict = CASE WHEN runs.conflict = 1 THEN 1 ELSE excluded.conflict END, receipt_sha256 = excluded.receipt_sha256, detail = excluded.detail, updated_at = excluded.updated_at WHERE excluded.events >= runs.events")
                 .bind(&r.source_id).bind(&r.run_id).bind(&r.kind).bind(&r.repo).bind(&r.machine)
                 .bind(&r.task).bind(&r.provider).bind(&r.model).bind(&r.verdict).bind(i64::from(r.blocked))
                 .bind(&r.started_at).bind(&r.ended_at).bind(r.cost_usd).bind(r.input_tokens).bind(r.output_tokens)

@@ -3,6 +3,7 @@
     reason = "tests fail loudly at the line that broke"
 )]
 
+mod check;
 mod fixture;
 mod server;
 mod ship;

@@ -177,6 +177,16 @@ async fn a_line_shipped_again_with_another_hash_is_a_conflict() {
             .await
             .unwrap();
         assert_eq!(ev[0].event.hash, run.events[0].hash, "{}", b.name);
+        // A conflict stays: shipping the first version again does not clear it.
+        let again = ingest(&b.store, &run, MACHINE, REPO).await;
+        assert_eq!(again.state, RunState::Conflict, "{}", b.name);
+        let v = b
+            .store
+            .run(&sid(MACHINE, REPO), &run.run)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v["state"], "conflict", "{}", b.name);
         let audit = b.store.audit_log(10).await.unwrap();
         assert!(
             audit.iter().any(|a| a["action"] == "conflict"),
