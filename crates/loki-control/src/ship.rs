@@ -45,6 +45,11 @@ use crate::store::Batch;
 
 /// The most events one ingest batch may carry.
 pub const MAX_BATCH_EVENTS: usize = 5000;
+/// The most events one batch the shipper builds carries.
+pub const SEND_EVENTS: usize = 1000;
+/// About the most bytes of event JSON one batch carries: half the server's body limit, so a batch
+/// plus its receipt stays under it.
+pub const SEND_BYTES: usize = crate::server::MAX_INGEST_BYTES / 2;
 /// Events the shipper gathers before sending.
 pub const BATCH_EVENTS: usize = 200;
 /// How long the shipper gathers events before sending what it has.
@@ -417,7 +422,8 @@ fn read_receipt(run_dir: &Path) -> Option<Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Builds the batches of one run's events (redacted, split at [`MAX_BATCH_EVENTS`]).
+/// Builds the batches of one run's events: redacted, at most [`SEND_EVENTS`] events and about
+/// [`SEND_BYTES`] of event JSON each (one event of up to 1 MiB always fits the server's limit).
 #[must_use]
 pub fn batches(
     machine: &str,
@@ -427,30 +433,36 @@ pub fn batches(
     receipt: Option<Value>,
     redactor: &Redactor,
 ) -> Vec<IngestBody> {
-    let mut out: Vec<IngestBody> = events
-        .chunks(MAX_BATCH_EVENTS.min(1000))
-        .map(|chunk| {
-            let mut redacted = Vec::new();
-            let events = chunk
-                .iter()
-                .map(|e| {
-                    let mut e = e.clone();
-                    if redactor.event(&mut e) {
-                        redacted.push(e.seq);
-                    }
-                    e
-                })
-                .collect();
-            IngestBody {
-                machine: machine.to_string(),
-                repo: repo.to_string(),
-                run: run.to_string(),
-                events,
-                redacted,
-                receipt: None,
-            }
-        })
-        .collect();
+    let empty = || IngestBody {
+        machine: machine.to_string(),
+        repo: repo.to_string(),
+        run: run.to_string(),
+        events: Vec::new(),
+        redacted: Vec::new(),
+        receipt: None,
+    };
+    let mut out: Vec<IngestBody> = Vec::new();
+    let mut current = empty();
+    let mut bytes = 0;
+    for e in events {
+        let mut e = e.clone();
+        let changed = redactor.event(&mut e);
+        let size = serde_json::to_vec(&e).map_or(0, |v| v.len());
+        if !current.events.is_empty()
+            && (current.events.len() >= SEND_EVENTS || bytes + size > SEND_BYTES)
+        {
+            out.push(std::mem::replace(&mut current, empty()));
+            bytes = 0;
+        }
+        if changed {
+            current.redacted.push(e.seq);
+        }
+        bytes += size;
+        current.events.push(e);
+    }
+    if !current.events.is_empty() {
+        out.push(current);
+    }
     if let Some(r) = receipt {
         match out.last_mut() {
             Some(last) => last.receipt = Some(r),

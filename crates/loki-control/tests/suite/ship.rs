@@ -165,3 +165,45 @@ async fn backfill_ships_every_run_of_a_repository_and_again_is_a_no_op() {
     assert_eq!(json!(list["runs"].as_array().unwrap().len()), json!(2));
     s.stop().await;
 }
+
+#[test]
+fn batches_split_by_count_and_size_and_the_receipt_rides_on_the_last() {
+    let key = Key::new();
+    let repo = tempfile::tempdir().unwrap();
+    let run = record(
+        repo.path(),
+        "run_20261201_120000_cccc",
+        &key,
+        Ending::Sealed,
+        "x",
+    );
+    let many: Vec<_> = (0..2500u64)
+        .map(|i| {
+            let mut e = run.events[1].clone();
+            e.seq = i;
+            e
+        })
+        .collect();
+    let r = Redactor::default();
+    let b = loki_control::ship::batches("m", "/r", &run.run, &many, run.envelope.clone(), &r);
+    let sizes: Vec<usize> = b.iter().map(|b| b.events.len()).collect();
+    assert_eq!(sizes, [1000, 1000, 500]);
+    assert!(b[0].receipt.is_none() && b[2].receipt.is_some());
+    let big: Vec<_> = (0..3u64)
+        .map(|i| {
+            let mut e = run.events[1].clone();
+            e.seq = i;
+            e.data
+                .insert("blob".into(), json!("x".repeat(3 * 1024 * 1024)));
+            e
+        })
+        .collect();
+    let b = loki_control::ship::batches("m", "/r", &run.run, &big, None, &r);
+    assert_eq!(
+        b.iter().map(|b| b.events.len()).collect::<Vec<_>>(),
+        [1, 1, 1]
+    );
+    // Only a receipt: one batch without events.
+    let b = loki_control::ship::batches("m", "/r", &run.run, &[], run.envelope.clone(), &r);
+    assert_eq!((b.len(), b[0].events.len()), (1, 0));
+}
