@@ -1,7 +1,4 @@
 //! The command line: every command the product has, with one line each.
-//!
-//! Commands that a later piece of work implements are declared here already, so `loki --help` is
-//! the whole map of the product; they answer `not available yet` with exit 2 (see `cmd::not_yet`).
 
 use std::path::PathBuf;
 
@@ -76,14 +73,6 @@ pub enum ColorWhen {
     Never,
 }
 
-/// Arguments of a command that is not implemented yet: accepted, so the answer is the clear
-/// "not available yet" rather than a parse error about flags it will have.
-#[derive(Debug, Args, Clone)]
-pub struct Pending {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub args: Vec<String>,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Build a task described in a file
@@ -136,8 +125,8 @@ pub enum Command {
     /// Build one task across a workspace's repositories, then test them together
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
-    /// Start the local control plane: HTTP API and web UI over all runs
-    Serve(Pending),
+    /// Start the control plane: an HTTP API and web UI over every run (SQLite or PostgreSQL)
+    Serve(ServeArgs),
     /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
     Mcp(McpArgs),
     /// List runs or show one
@@ -154,45 +143,6 @@ pub enum Command {
     Version,
     /// Print shell completions
     Completions(CompletionsArgs),
-}
-
-impl Command {
-    /// The command's name as typed.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Command::RunTask(_) => "run-task",
-            Command::Quick(_) => "quick",
-            Command::Demo(_) => "demo",
-            Command::Contract(_) => "contract",
-            Command::Answer(_) => "answer",
-            Command::Status(_) => "status",
-            Command::Logs(_) => "logs",
-            Command::Apply(_) => "apply",
-            Command::Discard(_) => "discard",
-            Command::Verify(_) => "verify",
-            Command::Keys(_) => "keys",
-            Command::Seal(_) => "seal",
-            Command::Checks(_) => "checks",
-            Command::Run(_) => "run",
-            Command::Fix(_) => "fix",
-            Command::Replay(_) => "replay",
-            Command::Ask(_) => "ask",
-            Command::Providers => "providers",
-            Command::Improve(_) => "improve",
-            Command::Issue(_) => "issue",
-            Command::Pr(_) => "pr",
-            Command::Backlog(_) => "backlog",
-            Command::Workspace(_) => "workspace",
-            Command::Serve(_) => "serve",
-            Command::Mcp(_) => "mcp",
-            Command::Runs(_) => "runs",
-            Command::Events(_) => "events",
-            Command::Config(_) => "config",
-            Command::Doctor => "doctor",
-            Command::Version => "version",
-            Command::Completions(_) => "completions",
-        }
-    }
 }
 
 /// Flags of a build run (`loki "<task>"`, `run-task`, `quick`).
@@ -329,6 +279,57 @@ pub enum ImproveCommand {
     },
 }
 
+/// `loki serve [--port N] [--db PATH|postgres://…] [--bind ADDR]` and its subcommands.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ServeArgs {
+    #[command(subcommand)]
+    pub action: Option<ServeCommand>,
+    /// Listen on this port [default: 47821, or a free port when it is taken]
+    #[arg(long, value_name = "N")]
+    pub port: Option<u16>,
+    /// The store: a SQLite file or a postgres:// URL [default: $LOKI_HOME/control/control.db]
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+    /// The address to listen on; beyond loopback LOKI_CONTROL_TOKEN is required
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ServeCommand {
+    /// Trust a receipt-signing public key (PEM file): runs it signed show as intact
+    Trust {
+        /// The public key file (`loki keys export` writes one)
+        pubkey: PathBuf,
+        /// The store [default: $LOKI_HOME/control/control.db]
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+    /// Ship the runs recorded under DIR (a repository, its .loki/runs, or one run) to the server
+    Backfill {
+        /// A repository, a runs directory or a run directory
+        dir: PathBuf,
+    },
+    /// Say whether a control plane is running and answering
+    Status,
+    /// Remove the runs of one repository started before a date
+    Prune {
+        /// The repository as the runs list shows it
+        #[arg(long, value_name = "PATH")]
+        repo: String,
+        /// Runs started before this (RFC 3339 or YYYY-MM-DD) are removed
+        #[arg(long, value_name = "DATE")]
+        before: String,
+        /// List what would be removed, remove nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// The store [default: $LOKI_HOME/control/control.db]
+        #[arg(long, value_name = "PATH|URL")]
+        db: Option<String>,
+    },
+}
+
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// Serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (0: a free port, printed)
@@ -437,7 +438,7 @@ pub struct ContractArgs {
 pub struct AnswerArgs {
     /// The BLOCKED run (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
     pub run: String,
-    /// The answer [default: read from stdin]
+    /// The answer [default: the one posted to the running control plane, else stdin]
     #[arg(long, value_name = "TEXT")]
     pub text: Option<String>,
     #[command(flatten)]

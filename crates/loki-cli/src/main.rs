@@ -91,8 +91,25 @@ fn main() -> ProcessExit {
     ProcessExit::from(code)
 }
 
+/// How long a command waits at exit for its runs' last events to reach the control plane.
+const SHIP_FLUSH: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn run(cli: Cli) -> anyhow::Result<u8> {
-    dispatch(cli).map(cmd::Exit::code)
+    // Every run ships its events to a running control plane (`loki serve`, or LOKI_CONTROL_URL);
+    // the server itself records no runs. The shipper finds the server on the first event only.
+    let shipper = match &cli.command {
+        Some(Command::Serve(_)) => None,
+        _ => {
+            let s = loki_control::ship::Shipper::start(loki_core::layout::loki_home());
+            loki_events::install_sink(s.clone());
+            Some(s)
+        }
+    };
+    let out = dispatch(cli).map(cmd::Exit::code);
+    if let Some(s) = shipper {
+        s.flush(SHIP_FLUSH);
+    }
+    out
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
@@ -109,7 +126,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
             return Ok(ExitCode::Usage.into());
         }
     };
-    let name = command.name();
     let code = match command {
         Command::Version => cmd::version::run(&global),
         Command::Completions(args) => cmd::completions::run(&args),
@@ -157,7 +173,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Pr(args) => cmd::pr::run(&global, &args),
         Command::Backlog(args) => cmd::backlog::run(&global, &args),
         Command::Workspace(c) => cmd::workspace::run(&global, &c),
-        Command::Serve(_) => Ok(cmd::not_yet(name)),
+        Command::Serve(args) => cmd::serve::run(&global, &args),
     };
     code.map(cmd::Exit::from)
 }
@@ -184,6 +200,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_improve::ImproveError>,
     probe::<loki_intake::IntakeError>,
     probe::<loki_mcp::McpError>,
+    probe::<loki_control::ControlError>,
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.

@@ -261,6 +261,27 @@ pub const AST_PATH: Var = Var {
     doc: "tests: the file name LOKI_AST_DUMP is parsed as, which picks the grammar (default a.py)",
 };
 
+/// Where runs ship their events (a `loki serve` URL), instead of the local instance.json.
+pub const CONTROL_URL: Var = Var {
+    name: "LOKI_CONTROL_URL",
+    scope: Scope::Loki,
+    doc: "the control plane runs ship to (default: the `loki serve` named in LOKI_HOME/control/instance.json, if it answers)",
+};
+
+/// The control plane's Bearer token: required to bind `loki serve` beyond loopback, sent by shippers.
+pub const CONTROL_TOKEN: Var = Var {
+    name: "LOKI_CONTROL_TOKEN",
+    scope: Scope::Loki,
+    doc: "the Bearer token of a control plane bound beyond loopback; `loki serve` requires it there and runs send it",
+};
+
+/// A PostgreSQL server for the control plane's store tests.
+pub const TEST_POSTGRES_URL: Var = Var {
+    name: "LOKI_TEST_POSTGRES_URL",
+    scope: Scope::Tests,
+    doc: "tests: a PostgreSQL URL whose user may create databases (scripts/test starts a private server)",
+};
+
 /// Every variable of this registry, loki's own first, then those set for children, then the
 /// test suite's.
 pub const VARS: &[Var] = &[
@@ -273,6 +294,8 @@ pub const VARS: &[Var] = &[
     LOG,
     IMPROVE,
     BROWSER,
+    CONTROL_URL,
+    CONTROL_TOKEN,
     GITHUB_TOKEN,
     GITHUB_API_URL,
     GITLAB_URL,
@@ -299,6 +322,7 @@ pub const VARS: &[Var] = &[
     AST_DUMP,
     AST_PATH,
     IMPROVE_ABORT_AT,
+    TEST_POSTGRES_URL,
 ];
 
 /// loki's own secrets: the variables that hand loki a signing key, and the `LOKI_<KEY>` names of
@@ -310,6 +334,7 @@ pub const VARS: &[Var] = &[
 pub fn is_loki_secret(name: &str) -> bool {
     name == RECEIPT_SIGNING_KEY.name
         || name == RECEIPT_SIGNING_KEY_FILE.name
+        || name == CONTROL_TOKEN.name
         || config::KEYS
             .iter()
             .any(|k| k.kind == config::Kind::Secret && config::env_name(k.key) == name)

@@ -43,6 +43,8 @@
 //! - Anything else wrong — bad JSON, a missing or mistyped envelope field, a gap in `seq`, a `prev`
 //!   that does not match, a `hash` that does not match, another run's id, a line over
 //!   [`MAX_LINE_BYTES`] — is [`LogStatus::Broken`] with the first bad line and the reason.
+//! - Observers: a process may install one [`EventSink`] ([`install_sink`]) that sees every line
+//!   after it is written (the control-plane shipper); it cannot fail or slow a write.
 //! - Large payloads (test output) do not belong in the log: store them as files and put their
 //!   sha256 in `data`. The writer refuses a line over [`MAX_LINE_BYTES`].
 
@@ -51,6 +53,7 @@ mod fold;
 pub mod payload;
 mod reader;
 mod recorder;
+mod sink;
 mod writer;
 
 pub use event::{Event, EventType, GENESIS, hash_event};
@@ -58,6 +61,7 @@ pub use fold::{Fold, StageState, fold};
 pub use payload::Payload;
 pub use reader::{BadLine, LogStatus, LogSummary, read_events, verify_log};
 pub use recorder::{DROPPED_REASON, RunRecorder};
+pub use sink::{EventSink, install_sink};
 pub use writer::EventWriter;
 
 use std::path::PathBuf;

@@ -644,3 +644,56 @@ fn every_event_type_has_a_payload_type() {
     all.sort_by_key(|t| t.as_str());
     assert_eq!(covered, all);
 }
+
+/// The one sink a process installs sees every line right after it is written, with its run's
+/// directory; a second install is refused and the first stays.
+#[test]
+fn an_installed_sink_sees_every_line_after_it_is_written() {
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Debug, Default)]
+    struct Seen(Mutex<Vec<(std::path::PathBuf, u64, String, bool)>>);
+    impl crate::EventSink for Seen {
+        fn event(&self, run_dir: &std::path::Path, event: &Event) {
+            // What is on disk when the sink is told: the line must be there already.
+            let on_disk = std::fs::read_to_string(run_dir.join("events.jsonl"))
+                .unwrap()
+                .contains(&event.hash);
+            self.0.lock().unwrap().push((
+                run_dir.to_path_buf(),
+                event.seq,
+                event.kind.clone(),
+                on_disk,
+            ));
+        }
+    }
+    let seen = Arc::new(Seen::default());
+    assert!(crate::install_sink(seen.clone()));
+    assert!(!crate::install_sink(Arc::new(Seen::default())));
+    let (_d, store) = store();
+    let mut rec = RunRecorder::start(
+        &store,
+        None,
+        vec!["loki".into()],
+        &RunStarted::Checks { checks: 1 },
+    )
+    .unwrap();
+    let dir = rec.dir().to_path_buf();
+    rec.finish(&RunCompleted::new("PASS")).unwrap();
+    // Other tests of this binary may write runs too: look at this run's lines only.
+    let mine: Vec<_> = seen
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(d, ..)| *d == dir)
+        .map(|(_, seq, kind, on_disk)| (*seq, kind.clone(), *on_disk))
+        .collect();
+    assert_eq!(
+        mine,
+        [
+            (0, "run.started".to_string(), true),
+            (1, "run.completed".to_string(), true)
+        ]
+    );
+}

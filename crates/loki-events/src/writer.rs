@@ -152,6 +152,9 @@ impl EventWriter {
         if kind.is_terminal() || kind == EventType::ReceiptSealed {
             self.sync()?;
         }
+        if let Some(dir) = self.path.parent() {
+            crate::sink::notify(dir, &event);
+        }
         Ok(event)
     }
 

@@ -320,6 +320,21 @@ pub fn require_landlock_tcp() -> bool {
     ok
 }
 
+/// The PostgreSQL server the control plane's store tests run on (`LOKI_TEST_POSTGRES_URL`, a URL
+/// whose user may create databases; `scripts/test` starts a private one). `None` (after
+/// [`missing`]) when it is not set.
+#[must_use]
+pub fn require_postgres() -> Option<String> {
+    let url = loki_core::env::TEST_POSTGRES_URL.get();
+    if url.is_none() {
+        missing(
+            "a PostgreSQL server (LOKI_TEST_POSTGRES_URL)",
+            "apt-get install postgresql, then start a cluster and set LOKI_TEST_POSTGRES_URL",
+        );
+    }
+    url
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,14 +54,44 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// `loki answer <run> [--text TEXT]`: the answer from `--text` or stdin.
+/// The answer posted for `run` through a running control plane (`POST
+/// /v1/runs/:source/:run/answer`), taken so it is used once; `None` when there is no server or no
+/// answer, or the server cannot be reached (then stdin is asked, as without a server).
+fn answer_from_control_plane(ctx: &Ctx, repo: &std::path::Path, run: &str) -> Option<String> {
+    use loki_control::ship;
+    let target = ship::discover(ctx.home.as_deref())?;
+    let client = ship::Client::new(target).ok()?;
+    let root = std::fs::canonicalize(repo).unwrap_or_else(|_| repo.to_path_buf());
+    let source = loki_control::store::source_id(&ship::machine(), &root.display().to_string());
+    let (status, body) = client
+        .post_json(
+            &format!("/v1/runs/{source}/{run}/answer/take"),
+            &serde_json::json!({}),
+        )
+        .ok()?;
+    (status == 200)
+        .then(|| body.get("answer")?.as_str().map(str::to_string))
+        .flatten()
+}
+
+/// `loki answer <run> [--text TEXT]`: the answer from `--text`, the control plane or stdin.
 pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
-    let text = match &args.text {
-        Some(t) => t.clone(),
-        None => {
+    let posted = match &args.text {
+        Some(_) => None,
+        None => answer_from_control_plane(&ctx, &repo.root, id.as_str()),
+    };
+    let text = match (&args.text, posted) {
+        (Some(t), _) => t.clone(),
+        (None, Some(t)) => {
+            if !global.quiet && !global.json {
+                anstream::eprintln!("using the answer posted to the control plane");
+            }
+            t
+        }
+        (None, None) => {
             if std::io::stdin().is_terminal() {
                 anstream::eprintln!("Type the answer, then Ctrl-D:");
             }

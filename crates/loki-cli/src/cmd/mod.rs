@@ -20,6 +20,7 @@ pub mod pr;
 pub mod providers;
 pub mod runs;
 pub mod seal;
+pub mod serve;
 pub mod verify;
 pub mod version;
 pub mod workspace;
@@ -82,15 +83,6 @@ impl Classify for Worded {
     fn exit_class(&self) -> ExitClass {
         self.class
     }
-}
-
-/// The answer of a command that a later piece of work implements.
-pub fn not_yet(name: &str) -> ExitCode {
-    anstream::eprintln!(
-        "loki {name}: not available yet in this build of loki ({}); `loki --help` marks what works today",
-        env!("CARGO_PKG_VERSION")
-    );
-    ExitCode::Usage
 }
 
 /// `loki "<task>"`: a one-word task (`loki refactor`) is a task, unless it is a command's name

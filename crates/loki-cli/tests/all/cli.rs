@@ -1,4 +1,4 @@
-//! Help, version, completions, unknown input, commands not available yet, and repo detection.
+//! Help, version, completions, unknown input, refusals at start, and repo detection.
 
 use assert_cmd::Command;
 use loki_test_support::{GitRepo, Sandbox};
@@ -99,16 +99,15 @@ fn unknown_flags_and_commands_exit_2_with_clap_errors() {
 }
 
 #[test]
-fn pending_commands_say_not_available_yet_with_exit_2() {
+fn serve_beyond_loopback_without_a_token_refuses_to_start_with_exit_2() {
     let sb = Sandbox::new();
-    for cmd in [vec!["serve"], vec!["serve", "--port", "1"]] {
-        sandboxed(&sb, sb.home())
-            .args(&cmd)
-            .assert()
-            .code(2)
-            .stdout("")
-            .stderr(predicate::str::contains("not available yet"));
-    }
+    sandboxed(&sb, sb.home())
+        .args(["serve", "--bind", "0.0.0.0", "--port", "0"])
+        .env_remove("LOKI_CONTROL_TOKEN")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("without LOKI_CONTROL_TOKEN"));
 }
 
 #[test]

@@ -34,6 +34,7 @@ mod modelbox;
 mod provider_failures;
 mod runs;
 mod seal;
+mod serve;
 mod signals;
 mod verify;
 mod workspace;

@@ -1,0 +1,142 @@
+//! `loki serve`: the control plane (`loki-control`) and its subcommands `trust`, `backfill`,
+//! `status` and `prune`.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use loki_control::server::{ServeOptions, Server, default_db, runtime, stop_signal};
+use loki_control::ship::{Client, Target, backfill, discover};
+use loki_control::store::{DbSpec, Store};
+use loki_core::outcome::ExitCode;
+
+use crate::cli::{GlobalArgs, ServeArgs, ServeCommand};
+use crate::cmd::UsageError;
+use crate::context::Ctx;
+
+/// How long `loki serve status` waits for each answer.
+const STATUS_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let ctx = Ctx::load(global)?;
+    match &args.action {
+        None => serve(&ctx, args),
+        Some(ServeCommand::Trust { pubkey, db }) => {
+            let pem = std::fs::read_to_string(pubkey)
+                .with_context(|| format!("cannot read {}", pubkey.display()))?;
+            let spec = db_spec(&ctx, db.as_deref())?;
+            let keyid = runtime()?.block_on(async {
+                let store = Store::open(&spec).await?;
+                let id = store.trust(&pem).await;
+                store.close().await;
+                id
+            })?;
+            anstream::println!("trusted {keyid} in {}", spec.display());
+            Ok(ExitCode::Success)
+        }
+        Some(ServeCommand::Backfill { dir }) => {
+            let client = Client::new(target(&ctx)?)?;
+            let report = backfill(&client, dir)?;
+            for run in &report.runs {
+                anstream::println!("shipped {run}");
+            }
+            for (run, why) in &report.failed {
+                anstream::eprintln!("not shipped {run}: {why}");
+            }
+            anstream::println!(
+                "{} run(s), {} event(s) shipped to {}; {} failed",
+                report.runs.len(),
+                report.events,
+                client.url(),
+                report.failed.len()
+            );
+            Ok(if report.failed.is_empty() {
+                ExitCode::Success
+            } else {
+                ExitCode::Failure
+            })
+        }
+        Some(ServeCommand::Status) => {
+            let Ok(t) = target(&ctx) else {
+                anstream::println!("control plane: not running");
+                return Ok(ExitCode::Failure);
+            };
+            let client = Client::new(t)?;
+            let health = client.get_json("/health", STATUS_TIMEOUT)?;
+            let runs = client.get_json("/v1/runs?limit=1", STATUS_TIMEOUT)?;
+            anstream::println!(
+                "control plane: running at {} (pid {}, {}); latest run: {}",
+                client.url(),
+                health["pid"],
+                health["engine"].as_str().unwrap_or("?"),
+                runs["runs"][0]["run"].as_str().unwrap_or("none")
+            );
+            Ok(ExitCode::Success)
+        }
+        Some(ServeCommand::Prune {
+            repo,
+            before,
+            dry_run,
+            db,
+        }) => {
+            let spec = db_spec(&ctx, db.as_deref())?;
+            let pruned = runtime()?.block_on(async {
+                let store = Store::open(&spec).await?;
+                let p = store.prune(repo, before, *dry_run).await;
+                store.close().await;
+                p
+            })?;
+            for r in &pruned.runs {
+                anstream::println!("{} {r}", if *dry_run { "would remove" } else { "removed" });
+            }
+            anstream::println!(
+                "{} run(s) of {repo} before {before}{}",
+                pruned.runs.len(),
+                if *dry_run {
+                    " (dry run: nothing removed)"
+                } else {
+                    " removed"
+                }
+            );
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+fn db_spec(ctx: &Ctx, db: Option<&str>) -> anyhow::Result<DbSpec> {
+    Ok(match db {
+        Some(d) => DbSpec::parse(d),
+        None => DbSpec::Sqlite(default_db(ctx.home()?)),
+    })
+}
+
+/// The server the subcommands talk to.
+fn target(ctx: &Ctx) -> anyhow::Result<Target> {
+    discover(ctx.home.as_deref()).ok_or_else(|| {
+        UsageError(
+            "no control plane is running: start `loki serve`, or set LOKI_CONTROL_URL".into(),
+        )
+        .into()
+    })
+}
+
+fn serve(ctx: &Ctx, args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let home = ctx.home()?.clone();
+    let opts = ServeOptions {
+        bind: args.bind,
+        port: args.port,
+        db: db_spec(ctx, args.db.as_deref())?,
+        home: Some(home),
+        token: loki_core::env::CONTROL_TOKEN.get(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    runtime()?.block_on(async {
+        let server = Server::start(opts).await?;
+        anstream::println!(
+            "listening on {} (store: {})",
+            server.url(),
+            server.instance().db
+        );
+        server.run(stop_signal()).await
+    })?;
+    Ok(ExitCode::Success)
+}

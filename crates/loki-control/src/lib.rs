@@ -1,0 +1,115 @@
+//! loki's control plane: every run of every repository on one HTTP API (and, later, a web UI),
+//! stored in SQLite for one person or PostgreSQL for a team.
+//!
+//! # Pieces
+//!
+//! - [`store`]: one schema, migrated at start, with the same SQL on SQLite and PostgreSQL.
+//! - [`check`]: the pure verification of what arrives: a run's hash chain (with redacted lines)
+//!   and its signed receipt, giving the run's state `intact`, `tampered`, `unattested` or
+//!   `conflict`.
+//! - [`project`]: the runs projection, folded from a run's stored events and receipt.
+//! - [`server`]: the axum server behind `loki serve` (`/health`, `/ready`, `/v1/…`), its security
+//!   rules and `$LOKI_HOME/control/instance.json`.
+//! - [`ui`]: the web UI (server-rendered HTML and SVG, embedded assets).
+//! - [`ship`]: the client side: the wire format of `POST /v1/ingest`, redaction, the background
+//!   shipper every run feeds through [`loki_events::EventSink`], and backfill.
+//!
+//! # Scale
+//!
+//! The server keeps no state of its own between requests: everything (runs, conflicts, answers,
+//! the live stream, which polls the store) lives in the database, so several `loki serve`
+//! instances behind one URL on one PostgreSQL agree by construction.
+
+pub mod check;
+pub mod project;
+pub mod server;
+pub mod ship;
+pub mod store;
+pub mod ui;
+
+use std::path::PathBuf;
+
+/// Errors of the control plane.
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    #[error(
+        "database {what}: {source}; check that the database is reachable and writable (`loki serve --db`)"
+    )]
+    Db {
+        what: String,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot bind {addr}: {source}; pick another port with --port, or stop what listens there"
+    )]
+    Bind {
+        addr: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "refusing to listen on {addr} without LOKI_CONTROL_TOKEN: a non-loopback bind serves the network, so set LOKI_CONTROL_TOKEN (clients send it as a Bearer token) or bind 127.0.0.1"
+    )]
+    TokenRequired { addr: String },
+    #[error("{0}")]
+    Usage(String),
+    #[error("the control plane at {url} answered {status}: {body}")]
+    Http {
+        url: String,
+        status: u16,
+        body: String,
+    },
+    #[error("cannot reach the control plane at {url}: {reason}; is `loki serve` running?")]
+    Unreachable { url: String, reason: String },
+    #[error(transparent)]
+    Core(#[from] loki_core::CoreError),
+    #[error(transparent)]
+    Events(#[from] loki_events::EventError),
+    #[error(transparent)]
+    Receipt(#[from] loki_receipt::ReceiptError),
+}
+
+impl ControlError {
+    pub(crate) fn db(what: impl Into<String>) -> impl FnOnce(sqlx::Error) -> ControlError {
+        let what = what.into();
+        move |source| ControlError::Db { what, source }
+    }
+
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> ControlError {
+        let path = path.into();
+        move |source| ControlError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
+impl loki_core::exit::Classify for ControlError {
+    /// A bad flag or a refused bind is the user's to fix; everything else is the machine's.
+    fn exit_class(&self) -> loki_core::exit::ExitClass {
+        use loki_core::exit::ExitClass;
+        match self {
+            ControlError::Usage(_) | ControlError::TokenRequired { .. } => ExitClass::Usage,
+            ControlError::Core(e) => e.exit_class(),
+            ControlError::Events(e) => e.exit_class(),
+            ControlError::Receipt(e) => e.exit_class(),
+            ControlError::Db { .. }
+            | ControlError::Io { .. }
+            | ControlError::Bind { .. }
+            | ControlError::Http { .. }
+            | ControlError::Unreachable { .. } => ExitClass::Failure,
+        }
+    }
+}

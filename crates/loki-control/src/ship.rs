@@ -1,0 +1,734 @@
+//! Shipping runs to the control plane: the wire format, redaction, the background shipper and
+//! backfill.
+//!
+//! # Wire format (`POST /v1/ingest`, `Content-Type: application/json`)
+//!
+//! ```text
+//! {"machine": "host", "repo": "/abs/path/of/repo", "run": "run_…",
+//!  "events": [<event lines as in events.jsonl>, …],
+//!  "redacted": [3, 7],            // seqs whose data the shipper redacted (optional)
+//!  "receipt": {<DSSE envelope>}}  // receipt.dsse.json, once the run is sealed (optional)
+//! ```
+//!
+//! Every event keeps its original `prev` and `hash`; a redacted one has each secret in its string
+//! values replaced by `[REDACTED]` and its seq listed in `redacted` (see [`crate::check`] for what
+//! the server can and cannot re-verify then). At most [`MAX_BATCH_EVENTS`] events per batch, all of
+//! the named run. The answer is the [`crate::store::IngestOutcome`] (200) or, when a line was
+//! already stored with another hash, 409 with the same body under `result`.
+//!
+//! # The shipper
+//!
+//! Installed as the process's [`loki_events::EventSink`] by the binary. Each event is queued (a
+//! bounded channel; when full, events are dropped and counted, never waited for) to one background
+//! thread, which finds the server lazily on the first event (`LOKI_CONTROL_URL`, else
+//! `$LOKI_HOME/control/instance.json` naming a live pid whose `/health` answers as
+//! `loki-control` within [`HEALTH_TIMEOUT`]), batches up to [`BATCH_EVENTS`] events or
+//! [`BATCH_WAIT`], and retries failures with doubling backoff up to [`MAX_BACKOFF`]. A terminal
+//! event sends its run's batch at once, with the receipt if the run has one. At exit the binary
+//! calls [`Shipper::flush`], which tries for at most the time it is given. A run never fails or
+//! waits because of the shipper; what it could not ship, `loki serve backfill` sends later.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use loki_events::{Event, EventSink, EventType};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::ControlError;
+use crate::server::{Instance, SERVICE, instance_path};
+use crate::store::Batch;
+
+/// The most events one ingest batch may carry.
+pub const MAX_BATCH_EVENTS: usize = 5000;
+/// The most events one batch the shipper builds carries.
+pub const SEND_EVENTS: usize = 1000;
+/// About the most bytes of event JSON one batch carries: half the server's body limit, so a batch
+/// plus its receipt stays under it.
+pub const SEND_BYTES: usize = crate::server::MAX_INGEST_BYTES / 2;
+/// Events the shipper gathers before sending.
+pub const BATCH_EVENTS: usize = 200;
+/// How long the shipper gathers events before sending what it has.
+pub const BATCH_WAIT: Duration = Duration::from_millis(200);
+/// The longest wait between retries.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// The first wait after a failed send.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// How long the instance's `/health` has to answer before runs do not ship to it.
+pub const HEALTH_TIMEOUT: Duration = Duration::from_millis(300);
+/// How long one ingest request may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Events queued for the background thread before new ones are dropped.
+const QUEUE: usize = 20_000;
+/// What a secret becomes.
+pub const REDACTED: &str = "[REDACTED]";
+/// Shorter values are not redacted (they would blank ordinary words).
+const MIN_SECRET_LEN: usize = 8;
+/// Prefixes of well-known token formats, redacted wherever they appear with enough characters
+/// after them.
+const TOKEN_PREFIXES: &[&str] = &[
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "AKIA",
+];
+/// Characters after a token prefix for it to count as a token.
+const MIN_TOKEN_TAIL: usize = 16;
+
+/// The body of `POST /v1/ingest`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IngestBody {
+    pub machine: String,
+    pub repo: String,
+    pub run: String,
+    pub events: Vec<Event>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Value>,
+}
+
+impl IngestBody {
+    /// Checks the batch's shape (the chain is checked by the store's fold).
+    pub fn into_batch(self) -> Result<Batch, String> {
+        if self.machine.is_empty() || self.repo.is_empty() || self.run.is_empty() {
+            return Err("machine, repo and run must not be empty".to_string());
+        }
+        if self.events.len() > MAX_BATCH_EVENTS {
+            return Err(format!(
+                "{} events in one batch, over the {MAX_BATCH_EVENTS} allowed: split it",
+                self.events.len()
+            ));
+        }
+        if self.events.is_empty() && self.receipt.is_none() {
+            return Err("the batch has no events and no receipt".to_string());
+        }
+        for e in &self.events {
+            if e.run != self.run {
+                return Err(format!(
+                    "event {} is of run {}, the batch is for run {}",
+                    e.seq, e.run, self.run
+                ));
+            }
+            if e.v != 1 {
+                return Err(format!("event {} has version {}, not 1", e.seq, e.v));
+            }
+        }
+        let seqs: BTreeSet<u64> = self.events.iter().map(|e| e.seq).collect();
+        if seqs.len() != self.events.len() {
+            return Err("the batch names one seq twice".to_string());
+        }
+        let redacted: BTreeSet<u64> = self.redacted.into_iter().collect();
+        if let Some(s) = redacted.iter().find(|s| !seqs.contains(s)) {
+            return Err(format!("redacted names seq {s}, which is not in the batch"));
+        }
+        let mut events = self.events;
+        events.sort_by_key(|e| e.seq);
+        Ok(Batch {
+            machine: self.machine,
+            repo: self.repo,
+            run: self.run,
+            events,
+            redacted,
+            receipt: self.receipt,
+        })
+    }
+}
+
+/// Replaces secrets in events before they leave the machine.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    values: Vec<String>,
+}
+
+impl Redactor {
+    /// Secrets from the process environment: the values of secret-looking variables and the
+    /// passwords in URLs.
+    #[must_use]
+    pub fn from_env() -> Redactor {
+        Redactor::from_vars(std::env::vars_os().map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        }))
+    }
+
+    /// Secrets from a list of variables (pure).
+    #[must_use]
+    pub fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> Redactor {
+        let mut values = Vec::new();
+        for (k, v) in vars {
+            if loki_core::process::is_secret_name(&k) && v.len() >= MIN_SECRET_LEN {
+                values.push(v.clone());
+            }
+            if let Some(pw) = url_password(&v).filter(|p| p.len() >= MIN_SECRET_LEN) {
+                values.push(pw.to_string());
+            }
+        }
+        // Longest first: a value containing another is blanked whole.
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        values.dedup();
+        Redactor { values }
+    }
+
+    /// Redacts `text`; `None` when nothing changed.
+    #[must_use]
+    pub fn text(&self, text: &str) -> Option<String> {
+        let mut out = text.to_string();
+        for v in &self.values {
+            if out.contains(v.as_str()) {
+                out = out.replace(v.as_str(), REDACTED);
+            }
+        }
+        for prefix in TOKEN_PREFIXES {
+            let mut from = 0;
+            while let Some(i) = out[from..].find(prefix).map(|i| i + from) {
+                let tail = out[i + prefix.len()..]
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+                    .count();
+                if tail >= MIN_TOKEN_TAIL {
+                    out.replace_range(i..i + prefix.len() + tail, REDACTED);
+                    from = i + REDACTED.len();
+                } else {
+                    from = i + prefix.len();
+                }
+            }
+        }
+        (out != text).then_some(out)
+    }
+
+    /// Redacts every string (and key) in an event's data; true when something changed.
+    pub fn event(&self, event: &mut Event) -> bool {
+        let mut changed = false;
+        for v in event.data.values_mut() {
+            changed |= self.value(v);
+        }
+        changed
+    }
+
+    fn value(&self, v: &mut Value) -> bool {
+        match v {
+            Value::String(s) => match self.text(s) {
+                Some(r) => {
+                    *s = r;
+                    true
+                }
+                None => false,
+            },
+            Value::Array(a) => a.iter_mut().fold(false, |c, x| self.value(x) | c),
+            Value::Object(o) => o.values_mut().fold(false, |c, x| self.value(x) | c),
+            Value::Null | Value::Bool(_) | Value::Number(_) => false,
+        }
+    }
+}
+
+fn url_password(value: &str) -> Option<&str> {
+    let (_, rest) = value.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    userinfo.split_once(':').map(|(_, pw)| pw)
+}
+
+/// Where to ship: a base URL and the token to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub url: String,
+    pub token: Option<String>,
+}
+
+/// The control plane runs ship to: `LOKI_CONTROL_URL`, else the live local instance.
+#[must_use]
+pub fn discover(home: Option<&Path>) -> Option<Target> {
+    let token = loki_core::env::CONTROL_TOKEN.get();
+    if let Some(url) = loki_core::env::CONTROL_URL.get() {
+        return Some(Target {
+            url: url.trim_end_matches('/').to_string(),
+            token,
+        });
+    }
+    let instance = read_instance(home?)?;
+    if !loki_core::run::is_alive(instance.pid, None) {
+        return None;
+    }
+    let client = Client::new(Target {
+        url: instance.url.clone(),
+        token: token.clone(),
+    })
+    .ok()?;
+    let health = client.get_json("/health", HEALTH_TIMEOUT).ok()?;
+    (health.get("service").and_then(Value::as_str) == Some(SERVICE)).then_some(Target {
+        url: instance.url,
+        token,
+    })
+}
+
+/// `$LOKI_HOME/control/instance.json`, if it is there and parses.
+#[must_use]
+pub fn read_instance(home: &Path) -> Option<Instance> {
+    let bytes = std::fs::read(instance_path(home)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// A blocking HTTP client of the control plane (its own small runtime).
+#[derive(Debug)]
+pub struct Client {
+    target: Target,
+    http: reqwest::Client,
+    rt: tokio::runtime::Runtime,
+}
+
+/// What the server said to an ingest.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shipped {
+    Ok(Value),
+    /// 409: a line was stored before with another hash.
+    Conflict(Value),
+}
+
+impl Client {
+    /// A client of `target`.
+    pub fn new(target: Target) -> Result<Client, ControlError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(ControlError::io(
+                "start a runtime for",
+                "the control-plane client",
+            ))?;
+        let http = reqwest::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .build()
+            .map_err(|e| ControlError::Unreachable {
+                url: target.url.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(Client { target, http, rt })
+    }
+
+    /// The server's base URL.
+    #[must_use]
+    pub fn url(&self) -> &str {
+        &self.target.url
+    }
+
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let mut req = self
+            .http
+            .request(method, format!("{}{path}", self.target.url));
+        if let Some(t) = &self.target.token {
+            req = req.bearer_auth(t);
+        }
+        req
+    }
+
+    fn send(&self, req: reqwest::RequestBuilder, path: &str) -> Result<(u16, Value), ControlError> {
+        let url = format!("{}{path}", self.target.url);
+        self.rt.block_on(async {
+            let resp = req.send().await.map_err(|e| ControlError::Unreachable {
+                url: url.clone(),
+                reason: e.to_string(),
+            })?;
+            let status = resp.status().as_u16();
+            let text = resp.text().await.map_err(|e| ControlError::Unreachable {
+                url: url.clone(),
+                reason: e.to_string(),
+            })?;
+            let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            Ok((status, value))
+        })
+    }
+
+    /// GET a JSON document; any status but 200 is an error.
+    pub fn get_json(&self, path: &str, timeout: Duration) -> Result<Value, ControlError> {
+        let (status, v) = self.send(
+            self.request(reqwest::Method::GET, path).timeout(timeout),
+            path,
+        )?;
+        if status == 200 {
+            Ok(v)
+        } else {
+            Err(self.http_error(path, status, &v))
+        }
+    }
+
+    /// POST JSON; returns the status and the body.
+    pub fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), ControlError> {
+        self.send(
+            self.request(reqwest::Method::POST, path)
+                .header("content-type", "application/json")
+                .body(body.to_string()),
+            path,
+        )
+    }
+
+    /// Ships one batch.
+    pub fn ingest(&self, body: &IngestBody) -> Result<Shipped, ControlError> {
+        let value = serde_json::to_value(body).map_err(|e| ControlError::Usage(e.to_string()))?;
+        let (status, v) = self.post_json("/v1/ingest", &value)?;
+        match status {
+            200 => Ok(Shipped::Ok(v)),
+            409 => Ok(Shipped::Conflict(v)),
+            s => Err(self.http_error("/v1/ingest", s, &v)),
+        }
+    }
+
+    fn http_error(&self, path: &str, status: u16, v: &Value) -> ControlError {
+        ControlError::Http {
+            url: format!("{}{path}", self.target.url),
+            status,
+            body: v
+                .get("error")
+                .and_then(Value::as_str)
+                .map_or_else(|| v.to_string(), str::to_string),
+        }
+    }
+}
+
+/// This machine's name (`/proc/sys/kernel/hostname`; `localhost` when unreadable).
+#[must_use]
+pub fn machine() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+/// The repository a run directory belongs to: the parent of its `.loki` ancestor.
+#[must_use]
+pub fn repo_of(run_dir: &Path) -> PathBuf {
+    let dir = std::fs::canonicalize(run_dir).unwrap_or_else(|_| run_dir.to_path_buf());
+    dir.ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == ".loki"))
+        .and_then(Path::parent)
+        .map_or(dir.clone(), Path::to_path_buf)
+}
+
+/// The run's DSSE envelope, if it was sealed.
+fn read_receipt(run_dir: &Path) -> Option<Value> {
+    let bytes = std::fs::read(run_dir.join(loki_receipt::builder::ENVELOPE_FILE)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Builds the batches of one run's events: redacted, at most [`SEND_EVENTS`] events and about
+/// [`SEND_BYTES`] of event JSON each (one event of up to 1 MiB always fits the server's limit).
+#[must_use]
+pub fn batches(
+    machine: &str,
+    repo: &str,
+    run: &str,
+    events: &[Event],
+    receipt: Option<Value>,
+    redactor: &Redactor,
+) -> Vec<IngestBody> {
+    let empty = || IngestBody {
+        machine: machine.to_string(),
+        repo: repo.to_string(),
+        run: run.to_string(),
+        events: Vec::new(),
+        redacted: Vec::new(),
+        receipt: None,
+    };
+    let mut out: Vec<IngestBody> = Vec::new();
+    let mut current = empty();
+    let mut bytes = 0;
+    for e in events {
+        let mut e = e.clone();
+        let changed = redactor.event(&mut e);
+        let size = serde_json::to_vec(&e).map_or(0, |v| v.len());
+        if !current.events.is_empty()
+            && (current.events.len() >= SEND_EVENTS || bytes + size > SEND_BYTES)
+        {
+            out.push(std::mem::replace(&mut current, empty()));
+            bytes = 0;
+        }
+        if changed {
+            current.redacted.push(e.seq);
+        }
+        bytes += size;
+        current.events.push(e);
+    }
+    if !current.events.is_empty() {
+        out.push(current);
+    }
+    if let Some(r) = receipt {
+        match out.last_mut() {
+            Some(last) => last.receipt = Some(r),
+            None => out.push(IngestBody {
+                machine: machine.to_string(),
+                repo: repo.to_string(),
+                run: run.to_string(),
+                events: Vec::new(),
+                redacted: Vec::new(),
+                receipt: Some(r),
+            }),
+        }
+    }
+    out
+}
+
+/// What a backfill shipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Backfilled {
+    pub runs: Vec<String>,
+    pub failed: Vec<(String, String)>,
+    pub events: u64,
+}
+
+/// The run directories under `dir`: `dir` itself, its runs, or `dir/.loki/runs/*`.
+#[must_use]
+pub fn run_dirs(dir: &Path) -> Vec<PathBuf> {
+    if dir.join("events.jsonl").is_file() {
+        return vec![dir.to_path_buf()];
+    }
+    let runs = if dir.join(".loki").join("runs").is_dir() {
+        dir.join(".loki").join("runs")
+    } else {
+        dir.to_path_buf()
+    };
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("events.jsonl").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Ships every run under `dir` (see [`run_dirs`]) as it is on disk now.
+pub fn backfill(client: &Client, dir: &Path) -> Result<Backfilled, ControlError> {
+    let machine = machine();
+    let redactor = Redactor::from_env();
+    let mut report = Backfilled::default();
+    for run_dir in run_dirs(dir) {
+        let name = run_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (events, _) = match loki_events::read_events(&run_dir.join("events.jsonl"), None) {
+            Ok(x) => x,
+            Err(e) => {
+                report.failed.push((name, e.to_string()));
+                continue;
+            }
+        };
+        let Some(run) = events.first().map(|e| e.run.clone()) else {
+            continue;
+        };
+        let repo = repo_of(&run_dir).display().to_string();
+        let mut failed = None;
+        for b in batches(
+            &machine,
+            &repo,
+            &run,
+            &events,
+            read_receipt(&run_dir),
+            &redactor,
+        ) {
+            match client.ingest(&b) {
+                Ok(Shipped::Ok(_)) => report.events += b.events.len() as u64,
+                Ok(Shipped::Conflict(v)) => {
+                    failed = Some(format!(
+                        "conflict: {}",
+                        v.get("error").and_then(Value::as_str).unwrap_or_default()
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    failed = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        match failed {
+            Some(why) => report.failed.push((run, why)),
+            None => report.runs.push(run),
+        }
+    }
+    Ok(report)
+}
+
+enum Msg {
+    Event(PathBuf, Box<Event>),
+    Flush(Instant, SyncSender<()>),
+}
+
+/// The background shipper (see the module doc).
+#[derive(Debug)]
+pub struct Shipper {
+    tx: Mutex<Option<SyncSender<Msg>>>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Shipper {
+    /// Starts the background thread. `home` is where instance.json is looked for.
+    #[must_use]
+    pub fn start(home: Option<PathBuf>) -> Arc<Shipper> {
+        let (tx, rx) = sync_channel(QUEUE);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let spawned = std::thread::Builder::new()
+            .name("loki-shipper".to_string())
+            .spawn(move || worker(&rx, home.as_deref()));
+        Arc::new(Shipper {
+            // No thread, no shipping: the run goes on regardless.
+            tx: Mutex::new(spawned.ok().map(|_| tx)),
+            dropped,
+        })
+    }
+
+    /// Waits up to `budget` for what is queued to be sent.
+    pub fn flush(&self, budget: Duration) {
+        let Some(tx) = self.tx.lock().ok().and_then(|g| g.clone()) else {
+            return;
+        };
+        let (ack_tx, ack_rx) = sync_channel(1);
+        let deadline = Instant::now() + budget;
+        if tx.send(Msg::Flush(deadline, ack_tx)).is_ok() {
+            let _ = ack_rx.recv_timeout(budget + Duration::from_millis(100));
+        }
+    }
+
+    /// Events dropped because the queue was full.
+    #[must_use]
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+impl EventSink for Shipper {
+    fn event(&self, run_dir: &Path, event: &Event) {
+        let Some(tx) = self.tx.lock().ok().and_then(|g| g.clone()) else {
+            return;
+        };
+        match tx.try_send(Msg::Event(run_dir.to_path_buf(), Box::new(event.clone()))) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// One run's unsent events.
+struct Pending {
+    machine: String,
+    repo: String,
+    run: String,
+    events: Vec<Event>,
+    ended: bool,
+}
+
+/// The shipper thread: gather, send, back off, flush.
+fn worker(rx: &Receiver<Msg>, home: Option<&Path>) {
+    // Found on the first event: commands that record no run never probe.
+    let mut client: Option<Option<Client>> = None;
+    let redactor = Redactor::from_env();
+    let machine = machine();
+    let mut pending: BTreeMap<PathBuf, Pending> = BTreeMap::new();
+    let mut backoff = FIRST_BACKOFF;
+    let mut retry_at: Option<Instant> = None;
+    let mut oldest: Option<Instant> = None;
+    loop {
+        let msg = rx.recv_timeout(BATCH_WAIT);
+        let mut flush: Option<(Instant, SyncSender<()>)> = None;
+        match msg {
+            Ok(Msg::Event(dir, event)) => {
+                let c =
+                    client.get_or_insert_with(|| discover(home).and_then(|t| Client::new(t).ok()));
+                if c.is_none() {
+                    continue;
+                }
+                let ended = EventType::parse(&event.kind).is_some_and(EventType::is_terminal);
+                let p = pending.entry(dir.clone()).or_insert_with(|| Pending {
+                    machine: machine.clone(),
+                    repo: repo_of(&dir).display().to_string(),
+                    run: event.run.clone(),
+                    events: Vec::new(),
+                    ended: false,
+                });
+                p.events.push(*event);
+                p.ended |= ended;
+                oldest.get_or_insert_with(Instant::now);
+            }
+            Ok(Msg::Flush(deadline, ack)) => flush = Some((deadline, ack)),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        let Some(Some(c)) = &client else {
+            if let Some((_, ack)) = flush {
+                let _ = ack.send(());
+            }
+            continue;
+        };
+        let total: usize = pending.values().map(|p| p.events.len()).sum();
+        let due = total >= BATCH_EVENTS
+            || pending.values().any(|p| p.ended)
+            || oldest.is_some_and(|t| t.elapsed() >= BATCH_WAIT);
+        let waiting = retry_at.is_some_and(|t| Instant::now() < t);
+        if let Some((deadline, ack)) = flush {
+            while !pending.is_empty() && Instant::now() < deadline {
+                if send_all(c, &redactor, &mut pending) {
+                    break;
+                }
+                std::thread::sleep(backoff.min(deadline.saturating_duration_since(Instant::now())));
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+            let _ = ack.send(());
+            continue;
+        }
+        if due && !waiting && total > 0 {
+            if send_all(c, &redactor, &mut pending) {
+                backoff = FIRST_BACKOFF;
+                retry_at = None;
+                oldest = None;
+            } else {
+                retry_at = Some(Instant::now() + backoff);
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+            }
+        }
+    }
+}
+
+/// Sends every pending run; true when all went (or were refused for good).
+fn send_all(c: &Client, redactor: &Redactor, pending: &mut BTreeMap<PathBuf, Pending>) -> bool {
+    let dirs: Vec<PathBuf> = pending.keys().cloned().collect();
+    for dir in dirs {
+        let Some(p) = pending.get_mut(&dir) else {
+            continue;
+        };
+        let receipt = if p.ended { read_receipt(&dir) } else { None };
+        for b in batches(&p.machine, &p.repo, &p.run, &p.events, receipt, redactor) {
+            match c.ingest(&b) {
+                // A conflict is recorded by the server; sending again would not change it.
+                Ok(Shipped::Ok(_) | Shipped::Conflict(_)) => {
+                    let sent: BTreeSet<u64> = b.events.iter().map(|e| e.seq).collect();
+                    p.events.retain(|e| !sent.contains(&e.seq));
+                }
+                // A refusal (4xx) will not change on retry either: drop it, backfill can resend.
+                Err(ControlError::Http { status, .. }) if (400..500).contains(&status) => {
+                    p.events.clear();
+                    break;
+                }
+                Err(_) => return false,
+            }
+        }
+        if p.events.is_empty() {
+            pending.remove(&dir);
+        }
+    }
+    true
+}

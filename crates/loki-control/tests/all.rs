@@ -1,0 +1,3 @@
+//! loki-control's integration tests: one binary (see STYLE.md).
+
+mod suite;

@@ -1,0 +1,11 @@
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests fail loudly at the line that broke"
+)]
+
+mod check;
+mod fixture;
+mod server;
+mod ship;
+mod store;
+mod ui;
