@@ -35,6 +35,7 @@ mod provider_failures;
 mod runs;
 mod seal;
 mod serve;
+mod serve_ui;
 mod signals;
 mod verify;
 mod workspace;

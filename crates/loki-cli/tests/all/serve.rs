@@ -18,13 +18,13 @@ use crate::contract::{TEST_AC_1, build, calc_repo, script};
 const WAIT: Duration = Duration::from_secs(5);
 
 /// `loki serve --port 0` in the sandbox, stopped with SIGTERM when dropped.
-struct Serve {
+pub struct Serve {
     child: Child,
-    url: String,
+    pub url: String,
 }
 
 impl Serve {
-    fn start(sb: &Sandbox) -> Serve {
+    pub fn start(sb: &Sandbox) -> Serve {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loki"));
         sb.apply(&mut cmd)
             .current_dir(sb.home())
@@ -51,7 +51,7 @@ impl Serve {
         Serve { url, child }
     }
 
-    fn client(&self) -> Client {
+    pub fn client(&self) -> Client {
         Client::new(Target {
             url: self.url.clone(),
             token: None,
@@ -59,7 +59,7 @@ impl Serve {
         .unwrap()
     }
 
-    fn get(&self, path: &str) -> Value {
+    pub fn get(&self, path: &str) -> Value {
         self.client().get_json(path, WAIT).unwrap()
     }
 
@@ -78,7 +78,7 @@ impl Drop for Serve {
     }
 }
 
-fn trust_home_key(sb: &Sandbox) {
+pub fn trust_home_key(sb: &Sandbox) {
     let pubkey = sb.loki_home().join("keys").join("receipt-ed25519.pub.pem");
     sandboxed(sb, sb.home())
         .args(["serve", "trust"])
