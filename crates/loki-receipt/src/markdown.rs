@@ -50,6 +50,9 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
     if let Some(origin) = &r.repo.origin {
         row("Repository", cell(origin));
     }
+    if let Some(main) = &r.main_receipt {
+        row("Deep verify of", format!("receipt sha256 `{}`", cell(main)));
+    }
     row("Base", format!("`{}`", cell(&r.repo.base_sha)));
     row(
         "Head",

@@ -144,6 +144,9 @@ pub fn run_task_with(
         report.run_id
     ));
     print_report(global, &report);
+    if flags.deep && !report.run_id.is_empty() {
+        crate::cmd::deep::start_detached(&repo, &report.run_id);
+    }
     Ok(exit_of(report.exit_code))
 }
 
