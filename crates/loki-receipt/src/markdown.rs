@@ -228,11 +228,20 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
     for n in &r.not_proven {
         let _ = writeln!(s, "- {}", cell(n));
     }
-    let _ = writeln!(
-        s,
-        "\nCheck this receipt with `loki verify {}`.",
-        cell(&r.run_id)
-    );
+    if r.kind == loki_core::run::RunKind::Deep {
+        // A deep receipt lives below its run's directory, beside the run's own receipt.
+        let _ = writeln!(
+            s,
+            "\nCheck this receipt with `loki verify .loki/runs/{}/deep`.",
+            cell(&r.run_id)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "\nCheck this receipt with `loki verify {}`.",
+            cell(&r.run_id)
+        );
+    }
     s
 }
 

@@ -19,6 +19,7 @@ mod build_flags;
 mod cli;
 mod config;
 mod contract;
+mod deep;
 mod demo;
 mod doctor;
 mod heal;
