@@ -20,6 +20,7 @@
 //! A ready line printed without listening is not waited for (the output is read at the end): such
 //! an app counts as booted once it has stayed up for the window.
 
+use std::ffi::OsString;
 use std::io::{Read as _, Write as _};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -264,13 +265,20 @@ fn listening(port: u16) -> bool {
     .is_ok()
 }
 
-/// Boots `cmd` in `root`; `scratch` holds build outputs (the Go binary).
+/// Boots `cmd` in `root`; `scratch` holds build outputs (the Go binary). `wrapper` is an argv
+/// prefix the build and the app run through (the confinement; empty: none).
 #[must_use]
-pub fn boot(cmd: &StartCommand, root: &Path, scratch: &Path, window: Duration) -> BootResult {
+pub fn boot(
+    cmd: &StartCommand,
+    root: &Path,
+    scratch: &Path,
+    window: Duration,
+    wrapper: &[OsString],
+) -> BootResult {
     let started = Instant::now();
     let bin: PathBuf = scratch.join("app");
     let mut log = String::new();
-    let status = boot_inner(cmd, root, &bin, window, &mut log);
+    let status = boot_inner(cmd, root, &bin, window, wrapper, &mut log);
     BootResult {
         command: cmd.clone(),
         status,
@@ -284,12 +292,17 @@ fn boot_inner(
     root: &Path,
     bin: &Path,
     window: Duration,
+    wrapper: &[OsString],
     log: &mut String,
 ) -> BootStatus {
     if let Some(build) = &cmd.build {
         let argv = substitute(build, bin);
         log.push_str(&format!("$ {}\n", argv.join(" ")));
-        let out = match process::run(&spec(&argv, root, cmd, &[]).timeout(BUILD_TIMEOUT)) {
+        let out = match process::run(
+            &spec(&argv, root, cmd, &[])
+                .timeout(BUILD_TIMEOUT)
+                .wrapped(wrapper),
+        ) {
             Ok(o) => o,
             Err(e) => {
                 return BootStatus::NotRun {
@@ -329,7 +342,8 @@ fn boot_inner(
     let running = match process::spawn(
         &spec(&argv, root, cmd, &extra)
             .timeout(window)
-            .cancel_with(cancel.clone()),
+            .cancel_with(cancel.clone())
+            .wrapped(wrapper),
     ) {
         Ok(r) => r,
         Err(e) => {

@@ -96,6 +96,9 @@ pub struct DeepRequest {
     pub boot_window: Duration,
     /// Per-suite timeout; `None`: the runner's default.
     pub check_timeout: Option<Duration>,
+    /// The `loki` binary whose `__confine` the suites and the app run through (Landlock: loki's
+    /// home and signing key denied, `.loki` read-only); `None`: unconfined, said in NOT PROVEN.
+    pub confine_exe: Option<PathBuf>,
 }
 
 /// What a deep verify found and where it wrote it.
@@ -220,6 +223,7 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     let root = checkout.path.clone();
     let mut stages = Vec::new();
     let mut not_run = Vec::new();
+    let wrapper = confinement(req, &mut not_run);
 
     // 1. The full suite.
     let t = Instant::now();
@@ -229,6 +233,7 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     if let Some(timeout) = req.check_timeout {
         opts.timeout = timeout;
     }
+    opts.wrapper.clone_from(&wrapper);
     let mut suite = Vec::new();
     for check in &detected {
         let r = run_check(check, &opts).map_err(|e| fail("run a suite")(&e))?;
@@ -256,7 +261,7 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     let mut boots = Vec::new();
     let mut boot_checks = Vec::new();
     for cmd in &commands {
-        let b = boot::boot(cmd, &root, &scratch, req.boot_window);
+        let b = boot::boot(cmd, &root, &scratch, req.boot_window, &wrapper);
         let name = format!("app boot: {}", cmd.ecosystem);
         let mut log = String::new();
         let _ = writeln!(log, "{name} ({})", cmd.why);
@@ -392,6 +397,36 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
         )
         .map_err(|e| fail("record the end")(&e))?;
     Ok(report)
+}
+
+/// The code under test may not read loki's home (the signing key) nor write the run records.
+fn confinement(req: &DeepRequest, not_run: &mut Vec<String>) -> Vec<std::ffi::OsString> {
+    let Some(exe) = &req.confine_exe else {
+        not_run.push(
+            "isolation: the suite and the app ran unconfined (no confinement wrapper)".to_string(),
+        );
+        return Vec::new();
+    };
+    if !loki_core::confine::available() {
+        not_run.push(
+            "isolation: Landlock is not available on this kernel, so the suite and the app ran unconfined"
+                .to_string(),
+        );
+        return Vec::new();
+    }
+    let mut deny = vec![req.home.clone()];
+    deny.extend(req.key_env.signing_key_file.clone());
+    loki_core::confine::Policy {
+        deny,
+        write: vec![PathBuf::from("/")],
+        read_only: vec![req.repo.loki_dir()],
+        list: Vec::new(),
+        pinned: Vec::new(),
+        masked: Vec::new(),
+        network: loki_core::confine::Network::Allowed,
+        egress_ports: Vec::new(),
+    }
+    .wrapper(exe)
 }
 
 fn stage(name: &str, t: Instant) -> StageTime {

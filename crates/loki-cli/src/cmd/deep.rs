@@ -34,6 +34,7 @@ pub fn run(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
                 .unwrap_or(loki_deep::boot::DEFAULT_BOOT_WINDOW.as_secs()),
         ),
         check_timeout: ctx.config.uint("checks.timeout_s").map(Duration::from_secs),
+        confine_exe: std::env::current_exe().ok(),
     };
     let report = match loki_deep::run(&req) {
         Ok(r) => r,

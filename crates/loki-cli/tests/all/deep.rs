@@ -51,10 +51,17 @@ fn call(name: &str, args: &Value) -> Value {
 }
 
 fn script(dir: &Path, extra: &[Value]) -> PathBuf {
-    let mut turns = vec![call(
-        "edit",
-        &json!({"path": "calc.py", "search": "return a - b", "replace": "return a + b"}),
-    )];
+    script_with(dir, true, extra)
+}
+
+fn script_with(dir: &Path, fix: bool, extra: &[Value]) -> PathBuf {
+    let mut turns = Vec::new();
+    if fix {
+        turns.push(call(
+            "edit",
+            &json!({"path": "calc.py", "search": "return a - b", "replace": "return a + b"}),
+        ));
+    }
     turns.extend_from_slice(extra);
     turns.push(call("finish", &json!({"status": "done", "detail": "done"})));
     let s = json!({"sessions": [
@@ -210,6 +217,8 @@ fn deep_verify_finds_the_secret_the_suite_failure_and_boots_the_app() {
         (r"run_[0-9]{8}_[0-9]{6}_[0-9a-z]+", "[run]"),
         (r"\| [0-9.]+(ms|s|m[0-9]+s) \|", "| [time] |"),
         (r"Time \| .*\|", "Time | [time] |"),
+        // Where Landlock is missing the suite runs unconfined and NOT PROVEN says so.
+        (r"- isolation: [^\n]*\n", ""),
     ]}, {
         insta::assert_snapshot!("deep_receipt_md", md);
     });
@@ -255,6 +264,39 @@ fn deep_refuses_an_unknown_run_with_exit_2() {
         String::from_utf8_lossy(&out.stderr).contains("no run run_20260101_000000_abcd"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn deep_refuses_a_run_without_a_change_with_exit_2() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = repo(false);
+    let tmp = tempfile::tempdir().unwrap();
+    let script = script_with(tmp.path(), false, &[]);
+    let build = sandboxed(&sb, repo.path())
+        .args([TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_ne!(build.status.code(), Some(0));
+    let run = only_run(&repo);
+    let out = sandboxed(&sb, repo.path())
+        .args(["deep", &run])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("made no change"), "{stderr}");
+    assert!(
+        !repo
+            .path()
+            .join(".loki/runs")
+            .join(&run)
+            .join("deep")
+            .exists()
     );
 }
 
