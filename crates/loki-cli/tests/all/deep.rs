@@ -106,7 +106,9 @@ fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
 
 #[test]
 fn deep_verify_finds_the_secret_the_suite_failure_and_boots_the_app() {
-    if !loki_test_support::require_pytest() || loki_test_support::require_npm(&[]).is_none() {
+    if !loki_test_support::require_pytest()
+        || !loki_test_support::require_tool("npm", &["--version"])
+    {
         return;
     }
     let sb = Sandbox::new();
