@@ -309,6 +309,19 @@ fn a_deep_build_returns_its_own_exit_code_and_the_deep_receipt_appears_and_verif
     }
     let sb = Sandbox::new();
     let repo = repo(false);
+    // Code under test reaching for the signing key: refused by the box where there is one.
+    let boxed = loki_core::confine::available();
+    if boxed {
+        let key = loki_core::layout::default_signing_key_path(&sb.loki_home());
+        repo.write(
+            "test_key.py",
+            &format!(
+                "def test_the_signing_key_is_out_of_reach():\n    try:\n        open({:?}, 'rb').read()\n    except (PermissionError, FileNotFoundError):\n        return\n    raise AssertionError('the signing key was readable')\n",
+                key.display().to_string()
+            ),
+        );
+        repo.commit("a test that reaches for the key");
+    }
     let tmp = tempfile::tempdir().unwrap();
     let script = script(tmp.path(), &[]);
     let out = sandboxed(&sb, repo.path())
@@ -345,6 +358,18 @@ fn a_deep_build_returns_its_own_exit_code_and_the_deep_receipt_appears_and_verif
         log = std::fs::read_to_string(run_dir.join("deep.log")).unwrap_or_default();
     }
     assert!(log.starts_with("Deep:       PASSED\n"), "{log}");
+    if boxed {
+        // The key existed (the main run had signed) and the suite still passed: it was denied.
+        assert!(
+            log.contains("Full suite: pytest pass: 2 executed, 2 passed"),
+            "{log}"
+        );
+    } else {
+        assert!(
+            log.contains("isolation: Landlock is not available"),
+            "{log}"
+        );
+    }
     let verify = sandboxed(&sb, repo.path())
         .args(["verify"])
         .arg(run_dir.join("deep"))
