@@ -245,6 +245,18 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     if detected.is_empty() {
         not_run.push("full suite: no test suite was detected".to_string());
     }
+    not_run.extend(
+        suite
+            .iter()
+            .filter(|r| r.result == CheckStatus::NotRun)
+            .map(|r| {
+                format!(
+                    "full suite: {} could not run ({})",
+                    r.name,
+                    r.reason.as_deref().unwrap_or("no reason given")
+                )
+            }),
+    );
     stages.push(stage("suite", t));
 
     // 2. The app boot.
