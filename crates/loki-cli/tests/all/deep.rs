@@ -379,3 +379,55 @@ fn a_deep_build_returns_its_own_exit_code_and_the_deep_receipt_appears_and_verif
     assert_eq!(verify.status.code(), Some(0), "{v}");
     assert!(v.contains("Verify:     VERIFIED"), "{v}");
 }
+
+#[test]
+fn an_app_that_crashes_on_boot_fails_the_deep_verify_with_its_exit_code_and_output() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = repo(false);
+    repo.write(
+        "app/__main__.py",
+        "import sys\nprint('DATABASE_URL is not set')\nsys.exit(3)\n",
+    );
+    repo.commit("an app that needs a database");
+    let tmp = tempfile::tempdir().unwrap();
+    let script = script(tmp.path(), &[]);
+    let build = sandboxed(&sb, repo.path())
+        .args([TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_eq!(build.status.code(), Some(0));
+    let run = only_run(&repo);
+    let out = sandboxed(&sb, repo.path())
+        .args(["deep", &run])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("App boot:   python `python3 -m app`: crashed on boot: it exited with code 3 before listening on port"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| DATABASE_URL is not set"), "{stdout}");
+    assert!(stdout.contains("Secrets:    none in"), "{stdout}");
+    let deep: Value = serde_json::from_slice(
+        &std::fs::read(
+            repo.path()
+                .join(".loki/runs")
+                .join(&run)
+                .join("deep/receipt.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let not_proven = deep["not_proven"].as_array().unwrap();
+    assert!(
+        not_proven
+            .iter()
+            .any(|v| v == "check app boot: python: failed"),
+        "{not_proven:?}"
+    );
+}
