@@ -95,6 +95,8 @@ pub enum Command {
     Discard(DiscardArgs),
     /// Check a receipt: integrity, signature and outcome
     Verify(VerifyArgs),
+    /// Full suite, app boot, secret scan of a build run; its own signed receipt
+    Deep(RunArg),
     /// Show, export or rotate the receipt signing key
     #[command(subcommand)]
     Keys(KeysCommand),
@@ -157,7 +159,7 @@ pub struct BuildFlags {
     /// Session file for the scripted provider
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
-    /// Longer run cap (run.deep_cap_s) and the full test suite
+    /// Longer run cap (run.deep_cap_s), the full test suite, then `loki deep` in the background
     #[arg(long)]
     pub deep: bool,
     /// Stop when the measured model cost reaches this many dollars (BUDGET_STOP, exit 3); refused for a model with no price

@@ -143,6 +143,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Events(args) => cmd::events::run(&Ctx::load(&global)?, &args),
         Command::Checks(c) => cmd::checks::run(&Ctx::load(&global)?, c),
         Command::Verify(args) => return cmd::verify::run(&Ctx::load_repairable(&global)?, &args),
+        Command::Deep(args) => cmd::deep::run(&Ctx::load(&global)?, &args),
         Command::Keys(c) => cmd::keys::run(&Ctx::load_repairable(&global)?, &c),
         Command::Seal(c) => cmd::seal::run(&Ctx::load(&global)?, c),
         Command::Providers => cmd::providers::list(&Ctx::load(&global)?),

@@ -58,6 +58,8 @@ pub enum RunKind {
     Improve,
     Ask,
     Checks,
+    /// The deep verify of a finished build run (`loki deep`): full suite, app boot, secret scan.
+    Deep,
 }
 
 impl RunKind {
@@ -73,6 +75,7 @@ impl RunKind {
             RunKind::Improve => "improve",
             RunKind::Ask => "ask",
             RunKind::Checks => "checks",
+            RunKind::Deep => "deep",
         }
     }
 }

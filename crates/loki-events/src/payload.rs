@@ -96,6 +96,11 @@ pub enum RunStarted {
         from_revision: String,
         to_revision: String,
     },
+    /// `loki deep <run>`: the deep verify of a finished build run, bound to its receipt and head.
+    Deep {
+        main_receipt: String,
+        head: String,
+    },
 }
 
 impl RunStarted {
@@ -111,6 +116,7 @@ impl RunStarted {
             RunStarted::Ask { .. } => RunKind::Ask,
             RunStarted::Checks { .. } => RunKind::Checks,
             RunStarted::Improve { .. } => RunKind::Improve,
+            RunStarted::Deep { .. } => RunKind::Deep,
         }
     }
 }

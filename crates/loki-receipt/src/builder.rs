@@ -60,6 +60,10 @@ pub const HEAL_ALWAYS_NOT_PROVEN: &[&str] = &[
     "inputs other than the recorded reproduction",
     "security scan",
 ];
+/// A deep verify runs the whole suite, boots the app and scans the change for secrets; it does not
+/// scan dependencies or code for vulnerabilities, nor secrets already in the repository.
+pub const DEEP_ALWAYS_NOT_PROVEN: &[&str] =
+    &["security scan: only the change was scanned, for secrets (no dependency or code scan)"];
 /// Any other producer: no scanner ran.
 pub const OTHER_ALWAYS_NOT_PROVEN: &[&str] = &["security scan"];
 /// File names a sealed run directory holds.
@@ -79,6 +83,7 @@ pub fn always_not_proven(kind: RunKind) -> &'static [&'static str] {
         RunKind::Seal => SEAL_ALWAYS_NOT_PROVEN,
         RunKind::Heal | RunKind::Incident => HEAL_ALWAYS_NOT_PROVEN,
         RunKind::Improve | RunKind::Ask | RunKind::Checks => OTHER_ALWAYS_NOT_PROVEN,
+        RunKind::Deep => DEEP_ALWAYS_NOT_PROVEN,
     }
 }
 
@@ -123,6 +128,8 @@ pub struct ReceiptFacts {
     /// The revision of the agent's instructions the run followed.
     pub agent_revision: Option<String>,
     pub contract: Option<Contract>,
+    /// For a deep verify: `receipt_sha256` of the main run's receipt it is bound to.
+    pub main_receipt: Option<String>,
     pub flags: RunFlags,
     /// True when the whole suite ran, not only the impacted tests.
     pub full_suite_ran: bool,
@@ -163,6 +170,7 @@ impl ReceiptFacts {
             model: String::new(),
             agent_revision: None,
             contract: None,
+            main_receipt: None,
             flags: RunFlags::default(),
             full_suite_ran: false,
             pre_existing_failures: Vec::new(),
@@ -255,6 +263,7 @@ impl ReceiptBuilder {
             agent_revision: f.agent_revision.clone(),
             events,
             contract: f.contract.clone(),
+            main_receipt: f.main_receipt.clone(),
             receipt_sha256: String::new(),
         };
         receipt.seal_hash()?;

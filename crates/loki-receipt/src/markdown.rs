@@ -50,6 +50,9 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
     if let Some(origin) = &r.repo.origin {
         row("Repository", cell(origin));
     }
+    if let Some(main) = &r.main_receipt {
+        row("Deep verify of", format!("receipt sha256 `{}`", cell(main)));
+    }
     row("Base", format!("`{}`", cell(&r.repo.base_sha)));
     row(
         "Head",
@@ -225,11 +228,20 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
     for n in &r.not_proven {
         let _ = writeln!(s, "- {}", cell(n));
     }
-    let _ = writeln!(
-        s,
-        "\nCheck this receipt with `loki verify {}`.",
-        cell(&r.run_id)
-    );
+    if r.kind == loki_core::run::RunKind::Deep {
+        // A deep receipt lives below its run's directory, beside the run's own receipt.
+        let _ = writeln!(
+            s,
+            "\nCheck this receipt with `loki verify .loki/runs/{}/deep`.",
+            cell(&r.run_id)
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "\nCheck this receipt with `loki verify {}`.",
+            cell(&r.run_id)
+        );
+    }
     s
 }
 

@@ -56,6 +56,10 @@ pub struct Receipt {
     pub events: EventsBinding,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
+    /// For a deep verify (`kind` `deep`): `receipt_sha256` of the main run's receipt, whose run id
+    /// and head this receipt shares. The main receipt is never changed by a deep verify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_receipt: Option<String>,
     /// Hex SHA-256 of the JCS form of this receipt without this field.
     pub receipt_sha256: String,
 }

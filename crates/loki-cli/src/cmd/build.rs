@@ -148,8 +148,18 @@ pub fn run_task_with(
     ));
     let code = exit_of(report.exit_code);
     // An interrupted run stops here: the user asked for nothing more.
-    if !flags.pr || report.interrupted {
+    if report.interrupted {
         print_report(global, &report);
+        return Ok(code);
+    }
+    let deep = || {
+        if flags.deep && !report.run_id.is_empty() {
+            crate::cmd::deep::start_detached(&repo, &report.run_id);
+        }
+    };
+    if !flags.pr {
+        print_report(global, &report);
+        deep();
         return Ok(code);
     }
     let pr = crate::cmd::pr::after_build(&repo, &report);
@@ -165,6 +175,7 @@ pub fn run_task_with(
         print_report(global, &report);
         pr.print();
     }
+    deep();
     Ok(pr.exit(code))
 }
 

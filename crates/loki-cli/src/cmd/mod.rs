@@ -7,6 +7,7 @@ pub mod checks;
 pub mod completions;
 pub mod config;
 pub mod contract;
+pub mod deep;
 pub mod demo;
 pub mod doctor;
 pub mod events;

@@ -21,6 +21,7 @@ mod ci_templates;
 mod cli;
 mod config;
 mod contract;
+mod deep;
 mod demo;
 mod doctor;
 mod heal;

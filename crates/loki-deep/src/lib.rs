@@ -1,0 +1,474 @@
+//! Deep verify: what runs after a build run has sealed (`loki deep <run>`, `loki build --deep`).
+//!
+//! For a finished build run with a change, in a fresh detached worktree at the run's head:
+//! 1. the **full suite**: every detected runner, not only the impacted tests ([`loki_checks`]);
+//! 2. the **app boot** ([`boot`]): every start command found, started, probed, stopped;
+//! 3. a **secret scan** ([`secrets`]) of the change's added lines and new files.
+//!
+//! It writes its own signed receipt (`kind` `deep`, same `run_id`, `repo` and `diff` as the main
+//! receipt, `main_receipt` = the main receipt's `receipt_sha256`) with its own event log in
+//! `.loki/runs/<run>/deep/` (`events.jsonl`, `receipt.json`, `receipt.dsse.json`, `receipt.md`,
+//! `checks/<name>.log`), so `loki verify .loki/runs/<run>/deep` checks it like any run. Each item
+//! that ran is a check of that receipt (it is out of NOT PROVEN when it passed); each that could
+//! not run is a NOT PROVEN entry with the reason. A previous deep verify of the same run is kept,
+//! renamed `deep.<unix seconds>`.
+//!
+//! # Invariants
+//! - The main run's directory, outcome and receipt are never written (only `deep/` below it).
+//! - A secret's value is never returned, logged or stored: findings carry file, line, rule and a
+//!   redacted form.
+//! - The worktree is removed when the verify ends, whatever happened.
+//!
+//! # Failure modes
+//! [`DeepError::UnknownRun`], [`DeepError::NotSealed`], [`DeepError::NotABuild`] and
+//! [`DeepError::NoChange`] are the caller's input (exit 2); the rest are loki's own failures.
+
+pub mod boot;
+pub mod secrets;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use loki_checks::detect::use_checkout_envs;
+use loki_checks::{CheckStatus, RunOptions, detect, run_check};
+use loki_core::RunId;
+use loki_core::fs::write_atomic;
+use loki_core::layout::Repo;
+use loki_core::run::RunKind;
+use loki_events::EventWriter;
+use loki_events::payload::{RunCompleted, RunStarted};
+use loki_git::Git;
+use loki_receipt::schema::{Check, CheckResult, Cost, IntegrityFinding, StageTime, Time};
+use loki_receipt::{KeyEnv, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
+
+pub use boot::{BootResult, BootStatus, StartCommand};
+pub use secrets::{ScanReport, SecretFinding};
+
+/// The directory below the run's that a deep verify writes.
+pub const DEEP_DIR: &str = "deep";
+/// The log of a detached deep verify, beside `deep/` in the run's directory.
+pub const DEEP_LOG: &str = "deep.log";
+
+/// What went wrong before the deep verify could seal.
+#[derive(Debug, thiserror::Error)]
+pub enum DeepError {
+    #[error("no run {run} in {dir}; `loki runs list` shows the runs there")]
+    UnknownRun { run: String, dir: PathBuf },
+    #[error(
+        "run {run} has no readable receipt ({reason}); deep verify needs a finished, sealed build run"
+    )]
+    NotSealed { run: String, reason: String },
+    #[error("run {run} is a {kind} run; deep verify checks build runs")]
+    NotABuild { run: String, kind: String },
+    #[error("run {run} made no change (its diff is empty): there is nothing to deep-verify")]
+    NoChange { run: String },
+    #[error("deep verify of run {run}: {action}: {reason}")]
+    Failed {
+        run: String,
+        action: &'static str,
+        reason: String,
+    },
+}
+
+impl DeepError {
+    /// The caller's input was wrong (exit 2), not loki.
+    #[must_use]
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            DeepError::UnknownRun { .. }
+                | DeepError::NotSealed { .. }
+                | DeepError::NotABuild { .. }
+                | DeepError::NoChange { .. }
+        )
+    }
+}
+
+/// What to deep-verify and how.
+#[derive(Debug, Clone)]
+pub struct DeepRequest {
+    pub repo: Repo,
+    pub run: RunId,
+    /// loki's home (the signing key).
+    pub home: PathBuf,
+    pub key_env: KeyEnv,
+    pub boot_window: Duration,
+    /// Per-suite timeout; `None`: the runner's default.
+    pub check_timeout: Option<Duration>,
+    /// The `loki` binary whose `__confine` the suites and the app run through (Landlock: loki's
+    /// home and signing key denied, `.loki` read-only); `None`: unconfined, said in NOT PROVEN.
+    pub confine_exe: Option<PathBuf>,
+}
+
+/// What a deep verify found and where it wrote it.
+#[derive(Debug, Clone)]
+pub struct DeepReport {
+    pub dir: PathBuf,
+    pub receipt: Receipt,
+    pub suite: Vec<loki_checks::CheckResult>,
+    pub boots: Vec<BootResult>,
+    pub scan: ScanReport,
+    /// Why an item could not run (also in the receipt's NOT PROVEN).
+    pub not_run: Vec<String>,
+}
+
+impl DeepReport {
+    /// Something that ran failed: a suite, a boot, or the scan found a secret.
+    #[must_use]
+    pub fn failed(&self) -> bool {
+        self.suite.iter().any(|c| {
+            matches!(
+                c.result,
+                CheckStatus::Fail | CheckStatus::Flaky | CheckStatus::Timeout
+            )
+        }) || self
+            .boots
+            .iter()
+            .any(|b| matches!(b.status, BootStatus::Crashed { .. }))
+            || !self.scan.findings.is_empty()
+    }
+}
+
+/// The directory a deep verify of `run` writes.
+#[must_use]
+pub fn deep_dir(repo: &Repo, run: &RunId) -> PathBuf {
+    repo.run_dir(run).join(DEEP_DIR)
+}
+
+/// Loads the main receipt of `run` and checks that it can be deep-verified.
+pub fn main_receipt(repo: &Repo, run: &RunId) -> Result<Receipt, DeepError> {
+    let dir = repo.run_dir(run);
+    if !dir.is_dir() {
+        return Err(DeepError::UnknownRun {
+            run: run.to_string(),
+            dir: repo.runs_dir(),
+        });
+    }
+    let path = dir.join(loki_receipt::builder::RECEIPT_FILE);
+    let receipt: Receipt = std::fs::read(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+        .map_err(|reason| DeepError::NotSealed {
+            run: run.to_string(),
+            reason: format!("{}: {reason}", path.display()),
+        })?;
+    if !matches!(receipt.kind, RunKind::Build | RunKind::Quick) {
+        return Err(DeepError::NotABuild {
+            run: run.to_string(),
+            kind: receipt.kind.as_str().to_string(),
+        });
+    }
+    if receipt.diff.files == 0 {
+        return Err(DeepError::NoChange {
+            run: run.to_string(),
+        });
+    }
+    Ok(receipt)
+}
+
+/// Removes the worktree when dropped, whatever happened.
+struct Checkout<'a> {
+    git: &'a Git,
+    path: PathBuf,
+}
+
+impl Drop for Checkout<'_> {
+    fn drop(&mut self) {
+        // Best effort: a leftover worktree is pruned by git later; the temp dir goes anyway.
+        let _ = self.git.worktree_remove(&self.path);
+    }
+}
+
+/// Runs the deep verify of `req.run` and seals its receipt (see the module doc).
+pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
+    let main = main_receipt(&req.repo, &req.run)?;
+    let fail = |action: &'static str| {
+        let run = req.run.to_string();
+        move |e: &dyn std::fmt::Display| DeepError::Failed {
+            run: run.clone(),
+            action,
+            reason: e.to_string(),
+        }
+    };
+    let started = Instant::now();
+    let dir = deep_dir(&req.repo, &req.run);
+    if dir.exists() {
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let keep = dir.with_file_name(format!("{DEEP_DIR}.{secs}"));
+        std::fs::rename(&dir, &keep).map_err(|e| fail("keep the previous deep verify")(&e))?;
+    }
+    let logs = dir.join("checks");
+    std::fs::create_dir_all(&logs).map_err(|e| fail("create the deep directory")(&e))?;
+    let mut events =
+        EventWriter::open(&dir, req.run.as_str()).map_err(|e| fail("open the event log")(&e))?;
+    events
+        .record(&RunStarted::Deep {
+            main_receipt: main.receipt_sha256.clone(),
+            head: main.repo.head_sha.clone(),
+        })
+        .map_err(|e| fail("record the start")(&e))?;
+
+    let git = Git::new(&req.repo.root);
+    let tmp = tempfile::Builder::new()
+        .prefix("loki-deep-")
+        .tempdir()
+        .map_err(|e| fail("create a temporary directory")(&e))?;
+    let path = tmp.path().join("checkout");
+    git.worktree_add_detached(&path, &main.repo.head_sha)
+        .map_err(|e| fail("check out the run's head")(&e))?;
+    let checkout = Checkout { git: &git, path };
+    let root = checkout.path.clone();
+    let mut stages = Vec::new();
+    let mut not_run = Vec::new();
+    let wrapper = confinement(req, &mut not_run);
+
+    // 1. The full suite.
+    let t = Instant::now();
+    let mut detected = detect(&root).map_err(|e| fail("detect the test suites")(&e))?;
+    use_checkout_envs(&mut detected, &req.repo.root);
+    let mut opts = RunOptions::new(&logs);
+    if let Some(timeout) = req.check_timeout {
+        opts.timeout = timeout;
+    }
+    opts.wrapper.clone_from(&wrapper);
+    let mut suite = Vec::new();
+    for check in &detected {
+        let r = run_check(check, &opts).map_err(|e| fail("run a suite")(&e))?;
+        events
+            .record(&loki_events::payload::CheckResult::from(&r).in_stage("deep", "tests"))
+            .map_err(|e| fail("record a check")(&e))?;
+        suite.push(r);
+    }
+    if detected.is_empty() {
+        not_run.push("full suite: no test suite was detected".to_string());
+    }
+    not_run.extend(
+        suite
+            .iter()
+            .filter(|r| r.result == CheckStatus::NotRun)
+            .map(|r| {
+                format!(
+                    "full suite: {} could not run ({})",
+                    r.name,
+                    r.reason.as_deref().unwrap_or("no reason given")
+                )
+            }),
+    );
+    stages.push(stage("suite", t));
+
+    // 2. The app boot.
+    let t = Instant::now();
+    let scratch = tmp.path().join("boot");
+    std::fs::create_dir_all(&scratch).map_err(|e| fail("create the boot directory")(&e))?;
+    let commands = boot::find_start_commands(&root);
+    if commands.is_empty() {
+        not_run.push(
+            "app boot: no start command found (package.json start/serve/dev/preview script, Cargo binary, Go main package, Python __main__.py)"
+                .to_string(),
+        );
+    }
+    let mut boots = Vec::new();
+    let mut boot_checks = Vec::new();
+    for cmd in &commands {
+        let b = boot::boot(cmd, &root, &scratch, req.boot_window, &wrapper);
+        let name = format!("app boot: {}", cmd.ecosystem);
+        let mut log = String::new();
+        let _ = writeln!(log, "{name} ({})", cmd.why);
+        log.push_str(&b.log);
+        let _ = writeln!(log, "\n{}", describe_boot(&b.status));
+        let log_path = logs.join(format!("app-boot-{}.log", cmd.ecosystem));
+        write_atomic(&log_path, log.as_bytes()).map_err(|e| fail("write the boot log")(&e))?;
+        let (result, passed, failed) = match &b.status {
+            BootStatus::Booted { .. } => (CheckResult::Passed, 1, 0),
+            BootStatus::Crashed { .. } => (CheckResult::Failed, 0, 1),
+            BootStatus::NotRun { reason } => {
+                not_run.push(format!("app boot ({}): {reason}", cmd.ecosystem));
+                (CheckResult::NotRun, 0, 0)
+            }
+        };
+        boot_checks.push(Check {
+            name,
+            kind: "boot".to_string(),
+            cmd: cmd.command_line(),
+            result,
+            executed: passed + failed,
+            passed,
+            failed,
+            skipped: 0,
+            duration_s: b.duration_s,
+            log_sha256: loki_receipt::schema::sha256_hex(log.as_bytes()),
+        });
+        boots.push(b);
+    }
+    stages.push(stage("boot", t));
+
+    // 3. The secret scan of the change.
+    let t = Instant::now();
+    let patch = git
+        .diff_patch_zero_context(&main.repo.base_sha, &main.repo.head_sha)
+        .map_err(|e| fail("read the change")(&e))?;
+    let scan = secrets::scan_patch(&patch);
+    drop(patch);
+    let mut scan_log = format!(
+        "secret scan of the change {}..{}: {} file(s), {} added line(s)\n",
+        main.repo.base_sha, main.repo.head_sha, scan.files, scan.lines
+    );
+    for f in &scan.findings {
+        let _ = writeln!(
+            scan_log,
+            "{}:{}: {} ({})",
+            f.path, f.line, f.rule, f.redacted
+        );
+    }
+    write_atomic(&logs.join("secret-scan.log"), scan_log.as_bytes())
+        .map_err(|e| fail("write the scan log")(&e))?;
+    let mut files_with: Vec<&str> = scan.findings.iter().map(|f| f.path.as_str()).collect();
+    files_with.sort_unstable();
+    files_with.dedup();
+    let failed_files = files_with.len() as u64;
+    let scan_check = Check {
+        name: "secret scan".to_string(),
+        kind: "secrets".to_string(),
+        cmd: "loki secret rules over the added lines".to_string(),
+        result: if scan.findings.is_empty() {
+            CheckResult::Passed
+        } else {
+            CheckResult::Failed
+        },
+        executed: scan.files,
+        passed: scan.files.saturating_sub(failed_files),
+        failed: failed_files,
+        skipped: 0,
+        duration_s: t.elapsed().as_secs_f64(),
+        log_sha256: loki_receipt::schema::sha256_hex(scan_log.as_bytes()),
+    };
+    stages.push(stage("scan", t));
+    drop(checkout);
+
+    // The receipt.
+    let mut facts = ReceiptFacts::new(req.run.as_str(), RunKind::Deep);
+    facts.task = main.task.clone();
+    facts.repo = main.repo.clone();
+    facts.diff = main.diff.clone();
+    facts.main_receipt = Some(main.receipt_sha256.clone());
+    facts.checks = suite
+        .iter()
+        .map(|r| Check::of_suite(r, "tests"))
+        .chain(boot_checks)
+        .chain(std::iter::once(scan_check))
+        .collect();
+    facts.integrity = scan
+        .findings
+        .iter()
+        .map(|f| IntegrityFinding {
+            kind: "secret".to_string(),
+            path: f.path.clone(),
+            line: Some(f.line),
+            test: None,
+            detail: format!("{} ({})", f.rule, f.redacted),
+            advice: Some("remove the secret from the change and rotate it".to_string()),
+        })
+        .collect();
+    facts.full_suite_ran =
+        !suite.is_empty() && suite.iter().all(|r| r.result != CheckStatus::NotRun);
+    facts.extra_not_proven.clone_from(&not_run);
+    // No model ran: the cost is known to be nothing.
+    facts.cost = Cost {
+        usd: Some(0.0),
+        ..Cost::default()
+    };
+    facts.provider = "none".to_string();
+    facts.model = "none".to_string();
+    facts.time = Time {
+        wall_s: started.elapsed().as_secs_f64(),
+        stages,
+    };
+    let signer = Signer::load_or_create(&req.home, &req.key_env)
+        .map_err(|e| fail("load the signing key")(&e))?;
+    let builder = ReceiptBuilder::new(facts);
+    let sealed = builder
+        .seal(&dir, &mut events, &signer)
+        .map_err(|e| fail("seal the deep receipt")(&e))?;
+    let report = DeepReport {
+        dir,
+        receipt: sealed.receipt,
+        suite,
+        boots,
+        scan,
+        not_run,
+    };
+    let code = i32::from(report.failed());
+    events
+        .record(
+            &RunCompleted::new(report.receipt.verdict.to_string())
+                .exit_code(code)
+                .receipt(report.receipt.receipt_sha256.clone()),
+        )
+        .map_err(|e| fail("record the end")(&e))?;
+    Ok(report)
+}
+
+/// The code under test may not read loki's home (the signing key) nor write the run records.
+fn confinement(req: &DeepRequest, not_run: &mut Vec<String>) -> Vec<std::ffi::OsString> {
+    let Some(exe) = &req.confine_exe else {
+        not_run.push(
+            "isolation: the suite and the app ran unconfined (no confinement wrapper)".to_string(),
+        );
+        return Vec::new();
+    };
+    if !loki_core::confine::available() {
+        not_run.push(
+            "isolation: Landlock is not available on this kernel, so the suite and the app ran unconfined"
+                .to_string(),
+        );
+        return Vec::new();
+    }
+    let mut deny = vec![req.home.clone()];
+    deny.extend(req.key_env.signing_key_file.clone());
+    loki_core::confine::Policy {
+        deny,
+        write: vec![PathBuf::from("/")],
+        read_only: vec![req.repo.loki_dir()],
+        list: Vec::new(),
+        pinned: Vec::new(),
+        masked: Vec::new(),
+        network: loki_core::confine::Network::Allowed,
+        egress_ports: Vec::new(),
+    }
+    .wrapper(exe)
+}
+
+fn stage(name: &str, t: Instant) -> StageTime {
+    StageTime {
+        stage: name.to_string(),
+        wall_s: t.elapsed().as_secs_f64(),
+    }
+}
+
+/// One line for a boot's status (the reason and exit code of a crash; the tail is in the log).
+#[must_use]
+pub fn describe_boot(status: &BootStatus) -> String {
+    match status {
+        BootStatus::Booted { how } => format!("booted: {how}"),
+        BootStatus::Crashed {
+            reason, exit_code, ..
+        } => match exit_code {
+            Some(c) => format!("crashed on boot: {reason} (exit {c})"),
+            None => format!("crashed on boot: {reason}"),
+        },
+        BootStatus::NotRun { reason } => format!("not run: {reason}"),
+    }
+}
+
+/// Where a detached deep verify of `run` logs, and where its receipt will be.
+#[must_use]
+pub fn detached_paths(repo: &Repo, run: &RunId) -> (PathBuf, PathBuf) {
+    let dir = repo.run_dir(run);
+    (
+        dir.join(DEEP_LOG),
+        dir.join(DEEP_DIR).join(loki_receipt::builder::RECEIPT_FILE),
+    )
+}
