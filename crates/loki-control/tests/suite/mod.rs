@@ -5,6 +5,7 @@
 
 mod check;
 mod fixture;
+mod load;
 mod server;
 mod ship;
 mod store;

@@ -21,11 +21,18 @@ pub struct Running {
 
 impl Running {
     pub async fn start(token: Option<&str>, bind: IpAddr) -> Running {
+        Running::start_on(token, bind, None).await
+    }
+
+    /// [`Running::start`] on `db` (default: SQLite in its own home).
+    pub async fn start_on(token: Option<&str>, bind: IpAddr, db: Option<DbSpec>) -> Running {
         let home = tempfile::tempdir().unwrap();
         let opts = ServeOptions {
             bind,
             port: Some(0),
-            db: DbSpec::Sqlite(home.path().join("control").join("control.db")),
+            db: db.unwrap_or_else(|| {
+                DbSpec::Sqlite(home.path().join("control").join("control.db"))
+            }),
             home: Some(home.path().to_path_buf()),
             token: token.map(str::to_string),
             version: "test".to_string(),
