@@ -153,6 +153,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
         Command::Improve(args) => cmd::improve::run(&global, &args),
         Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
+        Command::Slack(c) => cmd::slack::run(&global, &c),
         Command::Issue(args) => cmd::issue::run(&global, &args),
         Command::Pr(args) => cmd::pr::run(&global, &args),
         Command::Serve(_) => Ok(cmd::not_yet(name)),
@@ -182,6 +183,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_improve::ImproveError>,
     probe::<loki_intake::IntakeError>,
     probe::<loki_mcp::McpError>,
+    probe::<loki_chat::ChatError>,
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.

@@ -19,6 +19,7 @@ pub mod pr;
 pub mod providers;
 pub mod runs;
 pub mod seal;
+pub mod slack;
 pub mod verify;
 pub mod version;
 
