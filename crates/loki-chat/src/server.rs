@@ -26,6 +26,8 @@ pub const BODY_LIMIT: usize = 256 * 1024;
 const SEEN_MAX: usize = 4096;
 /// Between two looks at a running build.
 const POLL: Duration = Duration::from_millis(500);
+/// Looks at a finished run's output for its summary: 15 s at [`POLL`].
+const SUMMARY_POLLS: u32 = 30;
 /// The outcome of a run that waits for an answer.
 const BLOCKED: &str = "BLOCKED";
 
@@ -371,7 +373,17 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
     let Some((v, repo)) = status else {
         return;
     };
-    let log = std::fs::read_to_string(loki_mcp::background::log_of(&repo, &id)).unwrap_or_default();
+    // The run's record ends a moment before the child prints its summary: wait for the
+    // summary's last line (`Next:`), within reason.
+    let path = loki_mcp::background::log_of(&repo, &id);
+    let mut log = String::new();
+    for _ in 0..SUMMARY_POLLS {
+        log = tokio::fs::read_to_string(&path).await.unwrap_or_default();
+        if log.lines().any(|l| l.starts_with("Next:")) {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
     let outcome = v
         .get("outcome")
         .and_then(Value::as_str)

@@ -31,4 +31,5 @@ mod provider_failures;
 mod runs;
 mod seal;
 mod signals;
+mod slack;
 mod verify;
