@@ -147,7 +147,7 @@ pub enum Command {
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Check this machine for what loki needs
-    Doctor,
+    Doctor(DoctorArgs),
     /// Print version information
     Version,
     /// Print shell completions
@@ -185,7 +185,7 @@ impl Command {
             Command::Runs(_) => "runs",
             Command::Events(_) => "events",
             Command::Config(_) => "config",
-            Command::Doctor => "doctor",
+            Command::Doctor(_) => "doctor",
             Command::Version => "version",
             Command::Completions(_) => "completions",
         }
@@ -425,6 +425,15 @@ pub struct DiscardArgs {
 pub struct RunArg {
     /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
     pub run: String,
+}
+
+/// `loki doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// List every network destination loki can contact and how to turn it off, then prove a
+    /// demo build opens no internet socket with all of them off
+    #[arg(long)]
+    pub airgap: bool,
 }
 
 /// `loki slack …`.

@@ -114,7 +114,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Version => cmd::version::run(&global),
         Command::Completions(args) => cmd::completions::run(&args),
         // The commands a user repairs a broken configuration file with run without it.
-        Command::Doctor => cmd::doctor::run(&Ctx::load_repairable(&global)?),
+        Command::Doctor(args) if args.airgap => cmd::airgap::run(&Ctx::load(&global)?),
+        Command::Doctor(_) => cmd::doctor::run(&Ctx::load_repairable(&global)?),
         Command::Config(c) => {
             let ctx = if c.repairs() {
                 Ctx::load_repairable(&global)?

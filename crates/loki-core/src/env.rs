@@ -277,6 +277,13 @@ pub const SLACK_API_URL: Var = Var {
     doc: "the Slack Web API `loki slack serve` posts to (default https://slack.com/api)",
 };
 
+/// The control plane (`loki serve`) a command reports to.
+pub const CONTROL_URL: Var = Var {
+    name: "LOKI_CONTROL_URL",
+    scope: Scope::Loki,
+    doc: "the control plane loki reports runs to (default: none; unset it to keep runs local)",
+};
+
 /// Every variable of this registry, loki's own first, then those set for children, then the
 /// test suite's.
 pub const VARS: &[Var] = &[
@@ -302,6 +309,7 @@ pub const VARS: &[Var] = &[
     SLACK_SIGNING_SECRET,
     SLACK_INBOUND,
     SLACK_API_URL,
+    CONTROL_URL,
     SEED,
     REPRO_TIMEOUT,
     PAGE_VIDEO,

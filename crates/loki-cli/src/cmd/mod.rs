@@ -1,5 +1,6 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
+pub mod airgap;
 pub mod ask;
 pub mod build;
 pub mod checks;
