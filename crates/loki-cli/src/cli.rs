@@ -131,6 +131,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Serve loki's tools over MCP: stdio, or Streamable HTTP on 127.0.0.1 with --http
     Mcp(McpArgs),
+    /// Chat intake: start builds from Slack mentions and answer in the thread
+    #[command(subcommand)]
+    Slack(SlackCommand),
     /// List runs or show one
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -140,7 +143,7 @@ pub enum Command {
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Check this machine for what loki needs
-    Doctor,
+    Doctor(DoctorArgs),
     /// Print version information
     Version,
     /// Print shell completions
@@ -489,6 +492,31 @@ pub struct DiscardArgs {
 pub struct RunArg {
     /// A run id (run_YYYYMMDD_HHMMSS_xxxx) or `latest`
     pub run: String,
+}
+
+/// `loki doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// List every network destination loki can contact and how to turn it off, then prove a
+    /// demo build opens no internet socket with all of them off
+    #[arg(long)]
+    pub airgap: bool,
+}
+
+/// `loki slack …`.
+#[derive(Debug, Subcommand)]
+pub enum SlackCommand {
+    /// Serve the Slack Events API at /slack/events: `@loki <issue ref or task>` builds in this
+    /// repository and posts the outcome in the thread (needs SLACK_BOT_TOKEN and
+    /// SLACK_SIGNING_SECRET; LOKI_SLACK_INBOUND=0 turns it off)
+    Serve {
+        /// The port (0: a free port, printed)
+        #[arg(long, value_name = "N", default_value_t = 3030)]
+        port: u16,
+        /// The address to listen on
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+    },
 }
 
 #[derive(Debug, Subcommand)]

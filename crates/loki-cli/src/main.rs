@@ -130,7 +130,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Version => cmd::version::run(&global),
         Command::Completions(args) => cmd::completions::run(&args),
         // The commands a user repairs a broken configuration file with run without it.
-        Command::Doctor => cmd::doctor::run(&Ctx::load_repairable(&global)?),
+        Command::Doctor(args) if args.airgap => cmd::airgap::run(&Ctx::load(&global)?),
+        Command::Doctor(_) => cmd::doctor::run(&Ctx::load_repairable(&global)?),
         Command::Config(c) => {
             let ctx = if c.repairs() {
                 Ctx::load_repairable(&global)?
@@ -170,6 +171,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
         Command::Improve(args) => cmd::improve::run(&global, &args),
         Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
+        Command::Slack(c) => cmd::slack::run(&global, &c),
         Command::Issue(args) => cmd::issue::run(&global, &args),
         Command::Pr(args) => cmd::pr::run(&global, &args),
         Command::Backlog(args) => cmd::backlog::run(&global, &args),
@@ -202,6 +204,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_intake::IntakeError>,
     probe::<loki_mcp::McpError>,
     probe::<loki_control::ControlError>,
+    probe::<loki_chat::ChatError>,
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.

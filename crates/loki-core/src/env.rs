@@ -282,6 +282,28 @@ pub const TEST_POSTGRES_URL: Var = Var {
     doc: "tests: a PostgreSQL URL whose user may create databases (scripts/test starts a private server)",
 };
 
+/// Chat intake (`loki slack serve`): the bot's credentials, its switch and the API it posts to.
+pub const SLACK_BOT_TOKEN: Var = Var {
+    name: "SLACK_BOT_TOKEN",
+    scope: Scope::Loki,
+    doc: "the Slack bot token (xoxb-…) `loki slack serve` posts replies with",
+};
+pub const SLACK_SIGNING_SECRET: Var = Var {
+    name: "SLACK_SIGNING_SECRET",
+    scope: Scope::Loki,
+    doc: "the Slack app's signing secret `loki slack serve` verifies every request with",
+};
+pub const SLACK_INBOUND: Var = Var {
+    name: "LOKI_SLACK_INBOUND",
+    scope: Scope::Loki,
+    doc: "`0` or `false` turns chat intake off: `loki slack serve` refuses to start (default: on)",
+};
+pub const SLACK_API_URL: Var = Var {
+    name: "LOKI_SLACK_API_URL",
+    scope: Scope::Loki,
+    doc: "the Slack Web API `loki slack serve` posts to (default https://slack.com/api)",
+};
+
 /// Every variable of this registry, loki's own first, then those set for children, then the
 /// test suite's.
 pub const VARS: &[Var] = &[
@@ -305,6 +327,10 @@ pub const VARS: &[Var] = &[
     JIRA_API_TOKEN,
     LINEAR_API_KEY,
     LINEAR_API_URL,
+    SLACK_BOT_TOKEN,
+    SLACK_SIGNING_SECRET,
+    SLACK_INBOUND,
+    SLACK_API_URL,
     SEED,
     REPRO_TIMEOUT,
     PAGE_VIDEO,

@@ -29,6 +29,7 @@ pub mod fake_gemini;
 pub mod fake_llm;
 pub mod fake_responses;
 mod fake_server;
+pub mod fake_slack;
 pub mod fake_trackers;
 pub mod require;
 

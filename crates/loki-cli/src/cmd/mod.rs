@@ -1,5 +1,6 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
+pub mod airgap;
 pub mod ask;
 pub mod backlog;
 pub mod build;
@@ -22,6 +23,7 @@ pub mod providers;
 pub mod runs;
 pub mod seal;
 pub mod serve;
+pub mod slack;
 pub mod verify;
 pub mod version;
 pub mod workspace;

@@ -143,3 +143,86 @@ fn doctor_says_what_the_model_box_enforces_here() {
         "{on}"
     );
 }
+
+/// `loki doctor --airgap`: every destination with the setting that turns it off and its state
+/// now (Slack and the control plane switched on here, so both states show), then the demo in a
+/// network namespace under strace: VERIFIED, programs traced, 0 internet sockets.
+#[test]
+fn airgap_lists_destinations_and_proves_the_demo_opens_no_internet_socket() {
+    if !loki_test_support::require_tool("strace", &["-V"]) || !loki_test_support::require_landlock()
+    {
+        return;
+    }
+    let sb = Sandbox::new();
+    let run = |json: bool| {
+        let mut c = sandboxed(&sb, sb.home());
+        c.arg("doctor").arg("--airgap");
+        if json {
+            c.arg("--json");
+        }
+        c.env("SLACK_BOT_TOKEN", "xoxb-on")
+            .env("LOKI_CONTROL_URL", "http://127.0.0.1:9")
+            .env("LOKI_PROVIDER_NAME", "codex")
+            .timeout(std::time::Duration::from_secs(900))
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let text = String::from_utf8(run(false)).unwrap();
+    let traced = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  programs:     "))
+        .unwrap();
+    let n: u64 = traced.strip_suffix(" traced").unwrap().parse().unwrap();
+    assert!(n > 1, "{text}");
+    // Counts that depend on the machine (git, cargo and the namespace set-up open unix and
+    // netlink sockets as they please).
+    let other = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  other sockets (unix, netlink): "))
+        .unwrap()
+        .to_string();
+    let text = text
+        .replace(
+            &format!("  programs:     {traced}"),
+            "  programs:     [N] traced",
+        )
+        .replace(
+            &format!("  other sockets (unix, netlink): {other}\n"),
+            "  other sockets (unix, netlink): [N]\n",
+        );
+    insta::assert_snapshot!(text);
+
+    let v: serde_json::Value = serde_json::from_slice(&run(true)).unwrap();
+    assert_eq!(v["pass"], true);
+    assert_eq!(v["proof"]["counter"], "strace");
+    assert_eq!(v["proof"]["inet_sockets"], 0);
+    assert_eq!(v["proof"]["demo_verified"], true);
+    let states: Vec<(String, String)> = v["destinations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert!(!d["off_by"].as_str().unwrap().is_empty(), "{d}");
+            (
+                d["what"].as_str().unwrap().into(),
+                d["state"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    for (what, state) in [
+        ("control plane", "on"),
+        ("Slack (loki slack serve)", "on"),
+        ("codex CLI agent's model hosts", "on"),
+        ("claude CLI agent's model hosts", "off"),
+        ("Anthropic API", "off"),
+        ("GitHub API (issues, pull requests)", "on request"),
+    ] {
+        assert!(
+            states.contains(&(what.into(), state.into())),
+            "{what} {state}: {states:?}"
+        );
+    }
+}

@@ -38,5 +38,6 @@ mod seal;
 mod serve;
 mod serve_ui;
 mod signals;
+mod slack;
 mod verify;
 mod workspace;

@@ -93,7 +93,10 @@ async fn fifty_shippers_and_a_hundred_thousand_events_lose_and_double_nothing() 
                         })
                     })
                     .collect();
-                threads.into_iter().map(|t| t.join().unwrap()).sum::<usize>()
+                threads
+                    .into_iter()
+                    .map(|t| t.join().unwrap())
+                    .sum::<usize>()
             }
         })
         .await

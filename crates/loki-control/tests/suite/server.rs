@@ -30,9 +30,8 @@ impl Running {
         let opts = ServeOptions {
             bind,
             port: Some(0),
-            db: db.unwrap_or_else(|| {
-                DbSpec::Sqlite(home.path().join("control").join("control.db"))
-            }),
+            db: db
+                .unwrap_or_else(|| DbSpec::Sqlite(home.path().join("control").join("control.db"))),
             home: Some(home.path().to_path_buf()),
             token: token.map(str::to_string),
             version: "test".to_string(),
