@@ -84,7 +84,7 @@ async fn fifty_shippers_and_a_hundred_thousand_events_lose_and_double_nothing() 
                                 for _ in 0..2 {
                                     match client.ingest(&body).unwrap() {
                                         Shipped::Ok(_) => {}
-                                        other => panic!("{run}: {other:?}"),
+                                        other @ Shipped::Conflict(_) => panic!("{run}: {other:?}"),
                                     }
                                 }
                                 sent += chunk.len();
