@@ -4,8 +4,8 @@
 //! PostgreSQL is measured when `LOKI_TEST_POSTGRES_URL` names a server (`scripts/test` starts a
 //! private one); the ratio column is PostgreSQL / SQLite. Prints figures; asserts nothing.
 //!
-//! Run: `LOKI_TEST_POSTGRES_URL=… cargo bench -p loki-control --bench store`
-//! (`LOKI_BENCH_RUNS` changes the 10,000).
+//! Run: `LOKI_TEST_POSTGRES_URL=… cargo bench -p loki-control --bench store [-- RUNS]`
+//! (RUNS instead of 10,000).
 
 #![expect(
     clippy::print_stdout,
@@ -190,9 +190,9 @@ fn measure(db: DbSpec, runs: &[(String, Vec<Event>)]) -> Figures {
 }
 
 fn main() {
-    let n: usize = std::env::var("LOKI_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
+    let n: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
         .unwrap_or(10_000);
     let tmp = tempfile::tempdir().unwrap();
     let runs: Vec<(String, Vec<Event>)> = (0..n)
@@ -203,7 +203,7 @@ fn main() {
         })
         .collect();
     let sqlite = measure(DbSpec::Sqlite(tmp.path().join("control.db")), &runs);
-    let pg = std::env::var("LOKI_TEST_POSTGRES_URL").ok().map(|admin| {
+    let pg = loki_core::env::TEST_POSTGRES_URL.get().map(|admin| {
         let rt = tokio::runtime::Runtime::new().unwrap();
         let url = rt.block_on(fresh_postgres(&admin));
         measure(DbSpec::Postgres(url), &runs)

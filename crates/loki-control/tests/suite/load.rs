@@ -117,3 +117,75 @@ async fn fifty_shippers_and_a_hundred_thousand_events_lose_and_double_nothing() 
         store.close().await;
     }
 }
+
+/// Several `loki serve` instances behind one URL share one PostgreSQL and nothing else: a run whose
+/// batches reach two instances in turn (as a load balancer would send them) is stored once, and
+/// both instances list it and show it alike, intact with its receipt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_on_one_postgresql_agree_on_a_run_shipped_through_both() {
+    use super::fixture::{Ending, Key, record};
+    let Some(admin) = loki_test_support::require_postgres() else {
+        return;
+    };
+    let db = loki_control::store::DbSpec::Postgres(super::fixture::fresh_database(&admin).await);
+    let key = Key::new();
+    let store = Store::open(&db).await.unwrap();
+    store.trust(&key.pem).await.unwrap();
+    store.close().await;
+    let local = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let mut a = Running::start_on(None, local, Some(db.clone())).await;
+    let mut b = Running::start_on(None, local, Some(db.clone())).await;
+    let repo = tempfile::tempdir().unwrap();
+    let run = record(
+        repo.path(),
+        "run_20261203_130000_beef",
+        &key,
+        Ending::Sealed,
+        "shipped through two instances",
+    );
+    let (urls, run_id, events, envelope) = (
+        [a.url.clone(), b.url.clone()],
+        run.run.clone(),
+        run.events.clone(),
+        run.envelope.clone(),
+    );
+    tokio::task::spawn_blocking(move || {
+        let half = events.len() / 2;
+        let parts = [&events[..half], &events[half..]];
+        for (i, part) in parts.iter().enumerate() {
+            let client = Client::new(Target {
+                url: urls[i].clone(),
+                token: None,
+            })
+            .unwrap();
+            let body = IngestBody {
+                machine: "m".into(),
+                repo: "/r".into(),
+                run: run_id.clone(),
+                events: part.to_vec(),
+                redacted: Vec::new(),
+                receipt: (i == 1).then(|| envelope.clone()).flatten(),
+            };
+            assert!(matches!(client.ingest(&body).unwrap(), Shipped::Ok(_)));
+        }
+    })
+    .await
+    .unwrap();
+    let mut seen = Vec::new();
+    for url in [&a.url, &b.url] {
+        let v: serde_json::Value = reqwest::get(format!("{url}/v1/runs"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let runs = v["runs"].as_array().unwrap().clone();
+        assert_eq!(runs.len(), 1, "{v:#}");
+        assert_eq!(runs[0]["state"], "intact", "{v:#}");
+        assert_eq!(runs[0]["verdict"], "VERIFIED", "{v:#}");
+        seen.push(runs[0].clone());
+    }
+    assert_eq!(seen[0], seen[1], "the two instances disagree");
+    a.stop().await;
+    b.stop().await;
+}
