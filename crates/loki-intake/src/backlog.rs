@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::fetch::{Api, Endpoints, MAX_PAGES, PAGE, encode_path, next_link, text};
+use crate::fetch::{Api, Endpoints, MAX_PAGES, PAGE, encode_path, github_pages, text};
 use crate::{IntakeError, IssueRef};
 
 /// A repository or project whose issues are listed.
@@ -137,55 +137,31 @@ async fn github(
     label: Option<&str>,
 ) -> Result<Vec<Listed>, IntakeError> {
     let base = e.github_api_url.trim_end_matches('/');
-    let mut next = Some(format!(
+    let first = format!(
         "{base}/repos/{owner}/{repo}/issues?state=open&per_page={PAGE}{}",
         label_query(label)
-    ));
+    );
+    let items = github_pages(
+        api,
+        base,
+        first,
+        e.github_token.as_deref(),
+        "a list of issues",
+    )
+    .await?;
     let mut out = Vec::new();
-    let mut pages = 0;
-    while let Some(url) = next.take() {
-        pages += 1;
-        if pages > MAX_PAGES {
-            break;
+    for (url, i) in &items {
+        // GitHub lists pull requests among the issues.
+        if i.get("pull_request").is_some() {
+            continue;
         }
-        if !url.starts_with(base) {
-            return Err(api.bad(
-                &url,
-                "a next page on the same API",
-                "the Link header points elsewhere",
-            ));
-        }
-        let (token, client, u) = (e.github_token.clone(), api.client.clone(), url.clone());
-        let page = api
-            .send(&url, "GITHUB_TOKEN", move || {
-                let mut r = client
-                    .get(&u)
-                    .header("accept", "application/vnd.github+json")
-                    .header("x-github-api-version", "2022-11-28");
-                if let Some(t) = &token {
-                    r = r.bearer_auth(t);
-                }
-                r
-            })
-            .await?;
-        let items = page
-            .json
-            .as_array()
-            .ok_or_else(|| api.bad(&url, "a list of issues", "not an array"))?;
-        for i in items {
-            // GitHub lists pull requests among the issues.
-            if i.get("pull_request").is_some() {
-                continue;
-            }
-            let number = i["number"]
-                .as_u64()
-                .ok_or_else(|| api.bad(&url, "issues with a number", "one has none"))?;
-            out.push(Listed {
-                number,
-                title: text(&i["title"]),
-            });
-        }
-        next = next_link(&page.headers);
+        let number = i["number"]
+            .as_u64()
+            .ok_or_else(|| api.bad(url, "issues with a number", "one has none"))?;
+        out.push(Listed {
+            number,
+            title: text(&i["title"]),
+        });
     }
     Ok(out)
 }

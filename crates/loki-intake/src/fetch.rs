@@ -278,6 +278,65 @@ pub(crate) fn next_link(h: &reqwest::header::HeaderMap) -> Option<String> {
     })
 }
 
+/// A GET of `url` on GitHub's REST API with its media type, version and the token when there is one.
+pub(crate) fn github_get(
+    api: &Api,
+    token: Option<&str>,
+    url: String,
+) -> impl Fn() -> reqwest::RequestBuilder + use<> {
+    let token = token.map(str::to_string);
+    let client = api.client.clone();
+    move || {
+        let mut r = client
+            .get(&url)
+            .header("accept", "application/vnd.github+json")
+            .header("x-github-api-version", "2022-11-28");
+        if let Some(t) = &token {
+            r = r.bearer_auth(t);
+        }
+        r
+    }
+}
+
+/// Every item of a paged GitHub list from `first`, each with the page it came from, following
+/// `Link: rel="next"` while it stays on the same API (`base`), at most [`MAX_PAGES`] pages;
+/// `what` names the list in errors ("a list of comments").
+pub(crate) async fn github_pages(
+    api: &Api,
+    base: &str,
+    first: String,
+    token: Option<&str>,
+    what: &'static str,
+) -> Result<Vec<(String, Value)>, IntakeError> {
+    let mut out = Vec::new();
+    let mut next = Some(first);
+    let mut pages = 0;
+    while let Some(url) = next.take() {
+        pages += 1;
+        if pages > MAX_PAGES {
+            break;
+        }
+        // Pagination may only continue on the same API.
+        if !url.starts_with(base) {
+            return Err(api.bad(
+                &url,
+                "a next page on the same API",
+                "the Link header points elsewhere",
+            ));
+        }
+        let page = api
+            .send(&url, "GITHUB_TOKEN", github_get(api, token, url.clone()))
+            .await?;
+        let items = page
+            .json
+            .as_array()
+            .ok_or_else(|| api.bad(&url, what, "not an array"))?;
+        out.extend(items.iter().map(|i| (url.clone(), i.clone())));
+        next = next_link(&page.headers);
+    }
+    Ok(out)
+}
+
 async fn github(
     api: &Api,
     e: &Endpoints,
@@ -286,54 +345,29 @@ async fn github(
     number: u64,
 ) -> Result<Issue, IntakeError> {
     let base = e.github_api_url.trim_end_matches('/');
-    let get = |url: String| {
-        let token = e.github_token.clone();
-        let client = api.client.clone();
-        move || {
-            let mut r = client
-                .get(&url)
-                .header("accept", "application/vnd.github+json")
-                .header("x-github-api-version", "2022-11-28");
-            if let Some(t) = &token {
-                r = r.bearer_auth(t);
-            }
-            r
-        }
-    };
+    let token = e.github_token.as_deref();
     let url = format!("{base}/repos/{owner}/{repo}/issues/{number}");
-    let issue = api.send(&url, "GITHUB_TOKEN", get(url.clone())).await?.json;
+    let issue = api
+        .send(&url, "GITHUB_TOKEN", github_get(api, token, url.clone()))
+        .await?
+        .json;
     if !issue.is_object() || issue["title"].as_str().is_none() {
         return Err(api.bad(&url, "a GitHub issue", "no title"));
     }
-    let mut comments = Vec::new();
-    let mut next = Some(format!("{url}/comments?per_page={PAGE}"));
-    let mut pages = 0;
-    while let Some(page_url) = next.take() {
-        pages += 1;
-        if pages > MAX_PAGES {
-            break;
-        }
-        // Pagination may only continue on the same API.
-        if !page_url.starts_with(base) {
-            return Err(api.bad(
-                &page_url,
-                "a next page on the same API",
-                "the Link header points elsewhere",
-            ));
-        }
-        let page = api
-            .send(&page_url, "GITHUB_TOKEN", get(page_url.clone()))
-            .await?;
-        let items = page
-            .json
-            .as_array()
-            .ok_or_else(|| api.bad(&page_url, "a list of comments", "not an array"))?;
-        comments.extend(items.iter().map(|c| Comment {
-            author: text(&c["user"]["login"]),
-            body: text(&c["body"]),
-        }));
-        next = next_link(&page.headers);
-    }
+    let comments = github_pages(
+        api,
+        base,
+        format!("{url}/comments?per_page={PAGE}"),
+        token,
+        "a list of comments",
+    )
+    .await?
+    .iter()
+    .map(|(_, c)| Comment {
+        author: text(&c["user"]["login"]),
+        body: text(&c["body"]),
+    })
+    .collect();
     Ok(Issue {
         source: "github".into(),
         reference: api.reference.clone(),
