@@ -78,6 +78,33 @@ impl Drop for Serve {
     }
 }
 
+/// `loki answer <blocked>` with no `--text`: it builds with the answer posted to the running
+/// server, judged against AC-1 alone, and must verify.
+pub fn answer_from_the_server_verifies(
+    sb: &Sandbox,
+    repo: &loki_test_support::GitRepo,
+    blocked: &str,
+    tmp: &std::path::Path,
+) {
+    let fixed = script(&tmp.join("fixed.json"), TEST_AC_1);
+    let out = sandboxed(sb, repo.path())
+        .args([
+            "answer",
+            blocked,
+            "--json",
+            "--provider",
+            "scripted",
+            "--script",
+        ])
+        .arg(&fixed)
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    let follow: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(follow["outcome"], "VERIFIED", "{follow:#}");
+}
+
 pub fn trust_home_key(sb: &Sandbox) {
     let pubkey = sb.loki_home().join("keys").join("receipt-ed25519.pub.pem");
     sandboxed(sb, sb.home())
@@ -180,23 +207,7 @@ fn an_answer_posted_to_the_server_is_what_loki_answer_builds_with() {
 
     // No --text and nothing on stdin: without the posted answer this is "the answer is empty"
     // (exit 2); with it, the follow-up is judged against AC-1 alone and verifies.
-    let fixed = script(&tmp.path().join("fixed.json"), TEST_AC_1);
-    let out = sandboxed(&sb, repo.path())
-        .args([
-            "answer",
-            &blocked,
-            "--json",
-            "--provider",
-            "scripted",
-            "--script",
-        ])
-        .arg(&fixed)
-        .assert()
-        .code(0)
-        .get_output()
-        .clone();
-    let follow: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(follow["outcome"], "VERIFIED", "{follow:#}");
+    answer_from_the_server_verifies(&sb, &repo, &blocked, tmp.path());
     // The answer was taken: it is not used twice.
     let (_, again) = server
         .client()

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::cli::sandboxed;
 use crate::contract::{TEST_AC_1, build, calc_repo, script};
-use crate::serve::{Serve, trust_home_key};
+use crate::serve::{Serve, answer_from_the_server_verifies, trust_home_key};
 
 /// Evaluates `expr` in the page and returns its value.
 fn eval(b: &mut Browser, expr: &str) -> Value {
@@ -174,23 +174,7 @@ fn the_web_ui_in_chromium_lists_runs_flags_tampering_and_takes_an_answer() {
     assert!(said.as_str().unwrap().starts_with("stored"), "{said}");
     b.close();
 
-    let fixed = script(&tmp.path().join("fixed.json"), TEST_AC_1);
-    let out = sandboxed(&sb, repo.path())
-        .args([
-            "answer",
-            &blocked,
-            "--json",
-            "--provider",
-            "scripted",
-            "--script",
-        ])
-        .arg(&fixed)
-        .assert()
-        .code(0)
-        .get_output()
-        .clone();
-    let follow: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(follow["outcome"], "VERIFIED", "{follow:#}");
+    answer_from_the_server_verifies(&sb, &repo, &blocked, tmp.path());
 }
 
 /// The decoded size of base64 `data`.
