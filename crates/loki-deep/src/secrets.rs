@@ -265,6 +265,14 @@ mod tests {
         out
     }
 
+    /// A pattern that stopped compiling would drop its rule silently: every one must be there.
+    #[test]
+    fn every_rule_compiles() {
+        let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(ids.len(), 10, "{ids:?}");
+        assert!(GENERIC.is_some());
+    }
+
     #[test]
     fn provider_tokens_are_found_and_redacted() {
         let ghp = format!("ghp_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8");
