@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use loki_core::process::{self, Spec};
+use loki_process::{self as process, Spec};
 
 use crate::corpus::Ecosystem;
 

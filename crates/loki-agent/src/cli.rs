@@ -31,7 +31,7 @@
 //! so Bash is allowed by name (`--allowedTools`), which works for every user: loki's own box is
 //! the boundary, not the client's prompts.
 //!
-//! Each runs through [`loki_core::process`]: its own process group, stdin null, a timeout after
+//! Each runs through [`loki_process`]: its own process group, stdin null, a timeout after
 //! which the whole group is killed ([`AgentError::CliTimeout`]), output captured and capped.
 //! The environment is the caller's ([`CliAgent::env`], by default the current one); the engine
 //! narrows it to the box's plus the client's own variables.
@@ -607,7 +607,7 @@ impl CliAgent {
     /// Runs the agent on `task` in `worktree`, blocking the thread.
     pub fn run_blocking(&self, task: &str, worktree: &Path) -> Result<CliOutcome, AgentError> {
         let agent = self.kind.name();
-        let spec = loki_core::process::Spec::new(self.program.clone(), worktree)
+        let spec = loki_process::Spec::new(self.program.clone(), worktree)
             .args(self.kind.argv_with_tests(
                 task,
                 self.model.as_deref(),
@@ -616,10 +616,10 @@ impl CliAgent {
             .envs(self.env.clone())
             .timeout(self.timeout)
             .output_cap(CLI_OUTPUT_CAP)
-            .streams(loki_core::process::Streams::Separate)
+            .streams(loki_process::Streams::Separate)
             .wrapped(&self.wrapper);
         let command = spec.display();
-        let out = loki_core::process::run(&spec).map_err(|e| {
+        let out = loki_process::run(&spec).map_err(|e| {
             if e.is_not_found() {
                 AgentError::CliNotInstalled {
                     agent,

@@ -4,7 +4,7 @@
 //! A CLI agent (Claude Code, Codex, aider, opencode) must talk to its model, and its shell tool
 //! runs the model's commands in the same process tree, so the two cannot be told apart by the
 //! network box. Instead the box refuses every TCP connection except to this proxy (Landlock
-//! ABI 4 rules, [`loki_core::confine::Policy::egress_ports`]), the agent is pointed at it
+//! ABI 4 rules, [`loki_process::confine::Policy::egress_ports`]), the agent is pointed at it
 //! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and their lower-case forms, `NO_PROXY` removed),
 //! and the proxy forwards only to the hosts of the agent's model ([`crate::CliKind::model_hosts`]
 //! and the endpoints its own variables name).

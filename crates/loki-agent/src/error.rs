@@ -70,7 +70,7 @@ pub enum AgentError {
     Process {
         agent: &'static str,
         #[source]
-        source: loki_core::process::ProcessError,
+        source: loki_process::ProcessError,
     },
 
     #[error("cannot append to the transcript {}: {source}", path.display())]

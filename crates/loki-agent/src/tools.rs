@@ -12,7 +12,7 @@
 //! | `finish` | `status` (`done`, `already_done`, `spec_conflict`), `detail` | ends the session |
 //!
 //! Every path goes through [`Worktree::resolve`] (see [`crate::confine`]). `run` uses
-//! [`loki_core::process`]: own process group, stdin null, the scrubbed environment (no tokens or
+//! [`loki_process`]: own process group, stdin null, the scrubbed environment (no tokens or
 //! keys), a timeout, and output capped head+tail. Listing and search walk the project as git sees
 //! it ([`loki_core::walk`] with [`Visibility::Project`]: `.gitignore` and `.git/info/exclude`
 //! honoured, `.git` and `.loki` never walked); search reads a file only when confinement accepts
@@ -118,12 +118,12 @@ pub struct ToolOptions {
     pub default_run_timeout: Duration,
     pub max_run_timeout: Duration,
     /// The whole environment of `run` commands. `None`: the scrubbed current environment
-    /// (`loki_core::process::scrubbed_env`). A caller that isolates the agent further (a private
+    /// (`loki_process::scrubbed_env`). A caller that isolates the agent further (a private
     /// `HOME`, a private git directory) passes its own; it should be scrubbed too.
     pub run_env: Option<Vec<(std::ffi::OsString, std::ffi::OsString)>>,
     /// Cancels a `run` command in flight (its whole process group is killed), e.g. on Ctrl-C:
     /// dropping the session's future alone would leave the child running until its timeout.
-    pub cancel: Option<loki_core::process::Cancel>,
+    pub cancel: Option<loki_process::Cancel>,
     /// An argv prefix every `run` command goes through (the model box, `loki __confine …`);
     /// empty: commands run directly.
     pub run_wrapper: Vec<std::ffi::OsString>,
@@ -531,12 +531,12 @@ async fn run(
     if let Some(hook) = &opts.on_run {
         (hook.0)(&command);
     }
-    let mut spec = loki_core::process::Spec::new("sh", wt.root())
+    let mut spec = loki_process::Spec::new("sh", wt.root())
         .args(["-c", command.as_str()])
         .envs(
             opts.run_env
                 .clone()
-                .unwrap_or_else(loki_core::process::scrubbed_env),
+                .unwrap_or_else(loki_process::scrubbed_env),
         )
         .timeout(timeout)
         .output_cap(opts.output_cap.saturating_sub(RUN_HEADER_ROOM))
@@ -544,7 +544,7 @@ async fn run(
     if let Some(cancel) = &opts.cancel {
         spec = spec.cancel_with(cancel.clone());
     }
-    let out = tokio::task::spawn_blocking(move || loki_core::process::run(&spec))
+    let out = tokio::task::spawn_blocking(move || loki_process::run(&spec))
         .await
         .map_err(|e| format!("the command could not be run: {e}"))?
         .map_err(|e| format!("the command could not be run: {e}"))?;

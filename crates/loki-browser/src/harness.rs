@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use loki_core::process::{self, Cancel, Output, ProcessError, Spec};
+use loki_process::{self as process, Cancel, Output, ProcessError, Spec};
 
 use crate::page::{CheckOptions, CheckReport, Step};
 use crate::{Browser, BrowserError};

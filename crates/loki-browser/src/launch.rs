@@ -3,7 +3,7 @@
 //! Launch: `<browser> --headless --no-sandbox --disable-gpu --disable-quic --no-first-run
 //! --disable-background-networking --disable-component-update --disable-sync
 //! --user-data-dir=<fresh temp dir> --remote-debugging-port=0 about:blank`, started by
-//! [`loki_core::process::spawn`] (own process group, stdin closed, output bounded, registered
+//! [`loki_process::spawn`] (own process group, stdin closed, output bounded, registered
 //! with the watchdog; `HOME` and the XDG directories inside the profile) and waited on by a thread that drains its output. The browser writes
 //! `DevToolsActivePort` (line 1 the port, line 2 the browser target's path) into the profile;
 //! that file appearing within [`LAUNCH_TIMEOUT`] is the sign it is up. The browser exiting first
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use loki_core::process::{self, Cancel, Output, ProcessError, Spec};
+use loki_process::{self as process, Cancel, Output, ProcessError, Spec};
 use serde_json::{Value, json};
 
 use crate::BrowserError;

@@ -36,7 +36,7 @@ fn median(mut cmd: impl FnMut() -> Command) -> Duration {
 
 fn main() {
     let loki = PathBuf::from(env!("CARGO_BIN_EXE_loki"));
-    if !loki_core::confine::available() {
+    if !loki_process::confine::available() {
         println!("confine_overhead: Landlock is not available on this kernel; nothing to measure");
         return;
     }
@@ -49,7 +49,7 @@ fn main() {
     std::fs::create_dir_all(repo.path().join(".loki/worktrees/run_a")).unwrap();
     // The shape of the engine's policy: loki's home, the run records, credentials denied; the
     // worktree, a private dir, /tmp and /dev writable; the checkout read-only.
-    let policy = loki_core::confine::Policy {
+    let policy = loki_process::confine::Policy {
         deny: vec![
             home.path().join(".loki"),
             repo.path().join(".loki/runs"),
@@ -65,7 +65,7 @@ fn main() {
         list: Vec::new(),
         pinned: Vec::new(),
         masked: Vec::new(),
-        network: loki_core::confine::Network::Denied,
+        network: loki_process::confine::Network::Denied,
         egress_ports: Vec::new(),
     };
     let argv = policy.wrapper(&loki);

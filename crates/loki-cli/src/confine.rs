@@ -1,15 +1,15 @@
 //! `loki __confine --deny P… --write P… --read-only P… --list P… [--no-network] -- program args…`: the
 //! hidden wrapper through which every model-driven command starts untrusted commands. It confines
-//! itself with [`loki_core::confine`] and then `exec`s the program, which inherits the
+//! itself with [`loki_process::confine`] and then `exec`s the program, which inherits the
 //! confinement (so does everything it starts).
 //!
 //! `--no-network` first moves the wrapper into a new network namespace
-//! ([`loki_core::confine::unshare_network`]): no interface is up, so no protocol leaves (TCP, UDP
+//! ([`loki_process::confine::unshare_network`]): no interface is up, so no protocol leaves (TCP, UDP
 //! such as DNS, raw sockets, loopback services). Where the kernel refuses a namespace, Landlock ABI
 //! 4 refuses TCP connect and bind (UDP is then not covered); with neither, the command does not run.
 //!
 //! `--own-pids` runs the program as the first process of a PID namespace of its own
-//! ([`loki_core::confine::unshare_pids`]), as a child the wrapper waits for instead of `exec`:
+//! ([`loki_process::confine::unshare_pids`]), as a child the wrapper waits for instead of `exec`:
 //! when the program ends or is killed (a cap, Ctrl-C, or the watchdog after `kill -9` of loki
 //! kills the wrapper's process group, which holds both), the kernel kills everything it
 //! started, also what left its process group (Claude Code runs each Bash command in a session
@@ -21,12 +21,12 @@
 //! (UDP not covered), and without them the command does not run.
 //!
 //! `--pin P` makes P read-only and `--mask P` hides P, by mounts in a mount namespace of the
-//! wrapper's own ([`loki_core::confine::pin_read_only`]) so the directory around them keeps
+//! wrapper's own ([`loki_process::confine::pin_read_only`]) so the directory around them keeps
 //! accepting new entries; where no mount namespace can be made they become `--read-only` and
 //! `--deny` rules.
 //!
 //! `--probe-netns` alone only tries the namespace and exits 0, or 1 with the reason: how
-//! [`loki_core::confine::network_cut`] learns what `--no-network` will hold back here.
+//! [`loki_process::confine::network_cut`] learns what `--no-network` will hold back here.
 //!
 //! It is handled before argument parsing: it takes no global flags, and its own output is only
 //! an error line. Exit codes: 126 when the confinement cannot be set up (the command never runs
@@ -36,7 +36,7 @@
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 
-use loki_core::confine::{Enforcement, Network, NetworkMechanism, Policy, restrict_self_with};
+use loki_process::confine::{Enforcement, Network, NetworkMechanism, Policy, restrict_self_with};
 
 /// One layer of the wrapper's arguments: its policy, whether it asked for its own PID namespace,
 /// and where its `-- program args…` start in the argument list.
@@ -65,10 +65,10 @@ fn parse(args: &[OsString]) -> Result<Layer, String> {
             "--write" => policy.write.push(path(i, "--write")?),
             "--read-only" => policy.read_only.push(path(i, "--read-only")?),
             "--list" => policy.list.push(path(i, "--list")?),
-            loki_core::confine::PIN_FLAG => policy.pinned.push(path(i, "--pin")?),
-            loki_core::confine::MASK_FLAG => policy.masked.push(path(i, "--mask")?),
+            loki_process::confine::PIN_FLAG => policy.pinned.push(path(i, "--pin")?),
+            loki_process::confine::MASK_FLAG => policy.masked.push(path(i, "--mask")?),
             "--no-network" => policy.network = Network::Denied,
-            loki_core::confine::EGRESS_PORT_FLAG => {
+            loki_process::confine::EGRESS_PORT_FLAG => {
                 let port = args
                     .get(i + 1)
                     .and_then(|p| p.to_str())
@@ -76,7 +76,7 @@ fn parse(args: &[OsString]) -> Result<Layer, String> {
                     .ok_or_else(|| format!("{arg} needs a port number"))?;
                 policy.egress_ports.push(port);
             }
-            loki_core::confine::OWN_PIDS_FLAG => own_pids = true,
+            loki_process::confine::OWN_PIDS_FLAG => own_pids = true,
             "--" => {
                 return Ok(Layer {
                     policy,
@@ -100,7 +100,7 @@ fn parse(args: &[OsString]) -> Result<Layer, String> {
 /// Whether `program args…` is this same wrapper again (a box started inside a box: the judge
 /// fencing its runs inside a build's box).
 fn is_wrapper(program: &OsString, next: Option<&OsString>) -> bool {
-    next.is_some_and(|n| n == loki_core::confine::WRAPPER_SUBCOMMAND)
+    next.is_some_and(|n| n == loki_process::confine::WRAPPER_SUBCOMMAND)
         && std::env::current_exe()
             .ok()
             .and_then(|me| me.canonicalize().ok())
@@ -115,12 +115,12 @@ fn is_wrapper(program: &OsString, next: Option<&OsString>) -> bool {
 /// has to carve, and would silently grant nothing.
 pub fn run(args: &[OsString]) -> u8 {
     if let [only] = args
-        && only == loki_core::confine::PROBE_NETNS_FLAG
+        && only == loki_process::confine::PROBE_NETNS_FLAG
     {
-        return match loki_core::confine::unshare_network() {
+        return match loki_process::confine::unshare_network() {
             Ok(()) => 0,
             // The kernel's own words: what holds instead is the caller's to say.
-            Err(loki_core::confine::ConfineError::Network(why)) => {
+            Err(loki_process::confine::ConfineError::Network(why)) => {
                 anstream::eprintln!("loki: no network namespace: {why}");
                 1
             }
@@ -156,7 +156,7 @@ pub fn run(args: &[OsString]) -> u8 {
     let egress = layers.iter().any(|l| !l.policy.egress_ports.is_empty());
     if network_denied
         && egress
-        && loki_core::confine::support().network() != NetworkMechanism::LandlockTcp
+        && loki_process::confine::support().network() != NetworkMechanism::LandlockTcp
     {
         anstream::eprintln!(
             "loki: cannot limit the network to loki's egress proxy (no Landlock ABI 4); the command was not run"
@@ -168,15 +168,15 @@ pub fn run(args: &[OsString]) -> u8 {
     // support probe's thread has been joined by then.
     if network_denied
         && !egress
-        && let Err(e) = loki_core::confine::unshare_network()
-        && loki_core::confine::support().network() != NetworkMechanism::LandlockTcp
+        && let Err(e) = loki_process::confine::unshare_network()
+        && loki_process::confine::support().network() != NetworkMechanism::LandlockTcp
     {
         anstream::eprintln!("loki: {e}; the command was not run");
         return 126;
     }
     // Before the filesystem rules too (its uid and gid maps are under /proc).
     let own_pids = layers.iter().any(|l| l.own_pids)
-        && match loki_core::confine::unshare_pids() {
+        && match loki_process::confine::unshare_pids() {
             Ok(()) => true,
             Err(e) => {
                 anstream::eprintln!(
@@ -196,7 +196,7 @@ pub fn run(args: &[OsString]) -> u8 {
         .flat_map(|l| l.policy.masked.clone())
         .collect();
     if !pinned.is_empty() || !masked.is_empty() {
-        let mounted = loki_core::confine::pin_read_only(&pinned, &masked).is_ok();
+        let mounted = loki_process::confine::pin_read_only(&pinned, &masked).is_ok();
         for l in &mut layers {
             let p = &mut l.policy;
             if mounted {
@@ -208,10 +208,10 @@ pub fn run(args: &[OsString]) -> u8 {
             }
         }
     }
-    let computed: Vec<(Policy, Vec<loki_core::confine::Rule>)> = layers
+    let computed: Vec<(Policy, Vec<loki_process::confine::Rule>)> = layers
         .into_iter()
         .map(|l| {
-            let rules = loki_core::confine::rules(&l.policy);
+            let rules = loki_process::confine::rules(&l.policy);
             (l.policy, rules)
         })
         .collect();

@@ -7,7 +7,7 @@
 //! forced only by a second signal (sealing must not be cut by a timer).
 //!
 //! On the first signal, every child running at that moment gets the same signal in its whole
-//! process group, then `SIGKILL` after the runner's grace ([`loki_core::process::stop_all`]).
+//! process group, then `SIGKILL` after the runner's grace ([`loki_process::stop_all`]).
 //! The command then ends by itself: it sees the stopped child, seals what it must and returns;
 //! `main` calls [`finish`], which prints what was left (the note of [`left`]) and gives exit 130
 //! for `SIGINT`, 143 for `SIGTERM`, whatever the command returned. When the command has not ended [`FORCE_AFTER`] later (a model call in flight
@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use loki_core::outcome::ExitCode;
-use loki_core::process::Cancel;
+use loki_process::Cancel;
 use rustix::process::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -126,7 +126,7 @@ fn on_signal(sig: Signal, deadline: &mut Option<tokio::time::Instant>) {
         force();
         return;
     }
-    loki_core::process::stop_all(sig);
+    loki_process::stop_all(sig);
     if let Some(cancel) = CANCEL.get() {
         cancel.cancel();
         return;

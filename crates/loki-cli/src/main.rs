@@ -53,7 +53,7 @@ fn main() -> ProcessExit {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if argv
         .get(1)
-        .is_some_and(|a| a == loki_core::confine::WRAPPER_SUBCOMMAND)
+        .is_some_and(|a| a == loki_process::confine::WRAPPER_SUBCOMMAND)
     {
         return ProcessExit::from(confine::run(&argv[2..]));
     }
@@ -191,8 +191,8 @@ const PROBES: &[Probe] = &[
     probe::<cmd::Worded>,
     probe::<loki_core::CoreError>,
     probe::<loki_core::paths::PathError>,
-    probe::<loki_core::process::ProcessError>,
-    probe::<loki_core::confine::ConfineError>,
+    probe::<loki_process::ProcessError>,
+    probe::<loki_process::confine::ConfineError>,
     probe::<loki_checks::ChecksError>,
     probe::<loki_events::EventError>,
     probe::<loki_receipt::ReceiptError>,

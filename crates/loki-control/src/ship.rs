@@ -169,7 +169,7 @@ impl Redactor {
     pub fn from_vars(vars: impl IntoIterator<Item = (String, String)>) -> Redactor {
         let mut values = Vec::new();
         for (k, v) in vars {
-            if loki_core::process::is_secret_name(&k) && v.len() >= MIN_SECRET_LEN {
+            if loki_process::is_secret_name(&k) && v.len() >= MIN_SECRET_LEN {
                 values.push(v.clone());
             }
             if let Some(pw) = url_password(&v).filter(|p| p.len() >= MIN_SECRET_LEN) {

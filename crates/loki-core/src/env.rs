@@ -9,8 +9,8 @@
 //! [`process_vars`] all at once; [`all`] lists them after the entries here, with their key's doc.
 //!
 //! The environment of a *child* is never this module's business: the process runner builds it
-//! (scrubbed of secrets, see [`crate::process::scrub`], or the caller's own for an observed
-//! command, see [`crate::process::caller_env`]); this module only says which names are loki's
+//! (scrubbed of secrets, see `loki_process::scrub`, or the caller's own for an observed
+//! command, see `loki_process::caller_env`); this module only says which names are loki's
 //! own secrets ([`is_loki_secret`]).
 
 use std::ffi::OsString;

@@ -10,13 +10,11 @@
 //! symlink out, not in `.git` or `.loki`) and the one directory walker ([`walk::Walk`], on the
 //! `ignore` crate, with one skip policy).
 //!
-//! It spawns children only through [`process::run`] (the one process runner, which callers invoke),
-//! confines untrusted ones with Landlock ([`confine`]: the policy type and the rules; the engine
-//! decides what to deny), and never talks to the network or prints: it is mechanism, and the
-//! policy of when to do what lives in the crates that use it.
+//! It starts no children (that is `loki-process`: the one process runner and the Landlock box),
+//! never talks to the network and never prints: it is mechanism, and the policy of when to do
+//! what lives in the crates that use it.
 
 pub mod config;
-pub mod confine;
 pub mod env;
 pub mod error;
 pub mod exit;
@@ -27,7 +25,6 @@ pub mod json;
 pub mod layout;
 pub mod outcome;
 pub mod paths;
-pub mod process;
 pub mod run;
 pub mod time;
 pub mod walk;

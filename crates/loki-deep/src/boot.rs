@@ -26,7 +26,7 @@ use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use loki_core::process::{self, Cancel, Exit, Spec};
+use loki_process::{self as process, Cancel, Exit, Spec};
 use serde::{Deserialize, Serialize};
 
 /// How long a started app must stay up (or take at most to listen).

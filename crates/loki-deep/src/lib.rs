@@ -419,7 +419,7 @@ fn confinement(req: &DeepRequest, not_run: &mut Vec<String>) -> Vec<std::ffi::Os
         );
         return Vec::new();
     };
-    if !loki_core::confine::available() {
+    if !loki_process::confine::available() {
         not_run.push(
             "isolation: Landlock is not available on this kernel, so the suite and the app ran unconfined"
                 .to_string(),
@@ -428,14 +428,14 @@ fn confinement(req: &DeepRequest, not_run: &mut Vec<String>) -> Vec<std::ffi::Os
     }
     let mut deny = vec![req.home.clone()];
     deny.extend(req.key_env.signing_key_file.clone());
-    loki_core::confine::Policy {
+    loki_process::confine::Policy {
         deny,
         write: vec![PathBuf::from("/")],
         read_only: vec![req.repo.loki_dir()],
         list: Vec::new(),
         pinned: Vec::new(),
         masked: Vec::new(),
-        network: loki_core::confine::Network::Allowed,
+        network: loki_process::confine::Network::Allowed,
         egress_ports: Vec::new(),
     }
     .wrapper(exe)

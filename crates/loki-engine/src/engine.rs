@@ -139,13 +139,13 @@ impl RunState<'_> {
         fence: &crate::isolation::Fence,
         scope: crate::isolation::Scope<'_>,
     ) -> Vec<std::ffi::OsString> {
-        use loki_core::confine::Network;
+        use loki_process::confine::Network;
         let Some(exe) = &self.opts.confine_exe else {
             self.note_once("isolation: the agent's commands were not confined to the worktree (no confinement wrapper)");
             self.note_once("network: the agent's commands were not cut off from the network (no confinement wrapper)");
             return Vec::new();
         };
-        if !loki_core::confine::available() {
+        if !loki_process::confine::available() {
             self.note_once("isolation: Landlock is not available on this kernel, so the agent's commands could open files outside the worktree by absolute path");
             self.note_once("network: the agent's commands were not cut off from the network (no box on this kernel)");
             return Vec::new();
@@ -163,8 +163,8 @@ impl RunState<'_> {
         if !matches!(scope, crate::isolation::Scope::Checks(_)) {
             if cli
                 && self.opts.network == Network::Denied
-                && loki_core::confine::support().network()
-                    == loki_core::confine::NetworkMechanism::LandlockTcp
+                && loki_process::confine::support().network()
+                    == loki_process::confine::NetworkMechanism::LandlockTcp
             {
                 self.note_once("network: the CLI agent's commands could reach only its model's hosts, through loki's egress proxy (TCP; UDP such as DNS is not covered)");
             } else if cli {
@@ -176,12 +176,12 @@ impl RunState<'_> {
             }
         }
         if network == Network::Denied {
-            match loki_core::confine::network_cut(exe) {
-                loki_core::confine::NetworkCut::Everything => {}
-                loki_core::confine::NetworkCut::TcpOnly(why) => self.note_once(&format!(
+            match loki_process::confine::network_cut(exe) {
+                loki_process::confine::NetworkCut::Everything => {}
+                loki_process::confine::NetworkCut::TcpOnly(why) => self.note_once(&format!(
                     "network: UDP (DNS included) from the agent's commands was not blocked, only TCP connect and bind: this machine gives no network namespace ({why})"
                 )),
-                loki_core::confine::NetworkCut::Nothing(why) => self.note_once(&format!(
+                loki_process::confine::NetworkCut::Nothing(why) => self.note_once(&format!(
                     "network: the agent's commands could not be cut off from the network ({why}; no Landlock ABI 4), so the box refused to run them"
                 )),
             }

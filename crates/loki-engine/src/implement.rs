@@ -173,7 +173,7 @@ pub fn tests_command(checks: &[loki_checks::Check]) -> Option<String> {
             } else {
                 format!(
                     "(cd {} && {})",
-                    loki_core::process::shell_quote(&c.dir),
+                    loki_process::shell_quote(&c.dir),
                     c.command_line()
                 )
             }

@@ -237,7 +237,7 @@ pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineEr
 
 /// How the agent's network is boxed, for intake's detail line.
 fn network_word(s: &RunState<'_>) -> &'static str {
-    use loki_core::confine::{Network, NetworkCut};
+    use loki_process::confine::{Network, NetworkCut};
     if matches!(s.opts.backend, loki_agent::Backend::Cli(_)) || s.opts.network == Network::Allowed {
         return ", network on";
     }
@@ -245,7 +245,7 @@ fn network_word(s: &RunState<'_>) -> &'static str {
         .opts
         .confine_exe
         .as_deref()
-        .map(loki_core::confine::network_cut)
+        .map(loki_process::confine::network_cut)
     {
         Some(NetworkCut::Everything) => ", network off",
         Some(NetworkCut::TcpOnly(_)) => ", network off for TCP only",

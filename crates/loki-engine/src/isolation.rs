@@ -1,7 +1,7 @@
 //! Isolation of the untrusted agent: what its commands (and the tests it may have written) can see.
 //!
 //! # What the agent gets
-//! - **A scrubbed environment** ([`loki_core::process::scrubbed_env`]: no tokens, no keys, no
+//! - **A scrubbed environment** ([`loki_process::scrubbed_env`]: no tokens, no keys, no
 //!   `LOKI_RECEIPT_*`), without `LOKI_HOME`, with `HOME`, `XDG_CONFIG_HOME`, `XDG_CACHE_HOME` and
 //!   `TMPDIR` pointed at a run-private directory outside the repository. Toolchains that live
 //!   under the real `HOME` (`RUSTUP_HOME`, `PYENV_ROOT`, `GOPATH`, `NVM_DIR`) are named where
@@ -29,10 +29,10 @@
 //!
 //! # The box
 //! Where the kernel has Landlock, everything above also runs in the model box
-//! ([`Fence::policy`] builds it with [`loki_core::confine::Policy::model_box`] for each
+//! ([`Fence::policy`] builds it with [`loki_process::confine::Policy::model_box`] for each
 //! [`Scope`]): `$LOKI_HOME` (the signing key), the signing key file named by
 //! `LOKI_RECEIPT_SIGNING_KEY_FILE`, the repository's run records (`.loki/runs`), other runs'
-//! worktrees and the user's credential files ([`loki_core::confine::CREDENTIALS`]) cannot be
+//! worktrees and the user's credential files ([`loki_process::confine::CREDENTIALS`]) cannot be
 //! opened at all, even by absolute path. The agent's commands write only in the worktree, the
 //! private directory and `/dev`; no toolchain, cache or `PATH` directory is writable, and the
 //! network is off unless `agent.network = "on"` (recorded in NOT PROVEN). Checks of the agent's
@@ -52,8 +52,8 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use loki_core::confine::{BoxSpec, Network};
-use loki_core::process;
+use loki_process as process;
+use loki_process::confine::{BoxSpec, Network};
 
 use crate::EngineError;
 
@@ -187,7 +187,7 @@ impl Fence {
         scope: Scope<'_>,
         secrets: &[PathBuf],
         network: Network,
-    ) -> loki_core::confine::Policy {
+    ) -> loki_process::confine::Policy {
         let loki_dir = repo.loki_dir();
         let mut spec = BoxSpec {
             private: self.private().to_path_buf(),
@@ -232,7 +232,7 @@ impl Fence {
             spec.also_write.push(cache);
             spec.network = Network::Allowed;
         }
-        loki_core::confine::Policy::model_box(&spec)
+        loki_process::confine::Policy::model_box(&spec)
     }
 
     /// Points `CARGO_HOME` at a private overlay of the real one (see the module doc): each

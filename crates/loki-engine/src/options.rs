@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use loki_agent::{Backend, PriceTable};
-use loki_core::process::Cancel;
 use loki_core::run::RunKind;
+use loki_process::Cancel;
 use loki_receipt::KeyEnv;
 
 /// Default run cap (`run.cap_s`): long enough for a model to implement and a mid-sized suite to
@@ -68,12 +68,12 @@ pub struct BuildOptions {
     /// Model turns per agent session.
     pub max_turns: u32,
     /// The `loki` binary, whose hidden `__confine` subcommand confines the agent's commands and
-    /// the checks of its code ([`loki_core::confine`]). `None` (a library caller without the
+    /// the checks of its code ([`loki_process::confine`]). `None` (a library caller without the
     /// binary): nothing is confined, and the receipt says so in NOT PROVEN.
     pub confine_exe: Option<PathBuf>,
     /// Whether the agent's commands may use the network (`agent.network`); the choice to allow
     /// it is recorded in NOT PROVEN.
-    pub network: loki_core::confine::Network,
+    pub network: loki_process::confine::Network,
     /// Told each command the model runs (`-v`).
     pub on_command: Option<loki_agent::RunHook>,
     /// The delivery contract the caller chose (`--contract FILE`, a follow-up's resolved
@@ -109,7 +109,7 @@ impl BuildOptions {
             command: Vec::new(),
             max_turns: loki_agent::agent::DEFAULT_MAX_TURNS,
             confine_exe: None,
-            network: loki_core::confine::Network::Denied,
+            network: loki_process::confine::Network::Denied,
             on_command: None,
             contract: None,
             issue: None,

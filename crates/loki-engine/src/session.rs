@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use loki_agent::{
     Backend, FinishStatus, Limits, SessionConfig, SessionEnd, Transcript, Usage, run_session,
 };
-use loki_core::process::Cancel;
 use loki_events::RunRecorder;
 use loki_events::payload::{Cost, SessionEnded, SessionStarted};
+use loki_process::Cancel;
 
 use crate::EngineError;
 use crate::isolation::Fence;
@@ -69,7 +69,7 @@ pub struct SessionSpec<'a> {
     pub test_command: Option<String>,
     /// The user's network choice for the model's commands (`agent.network`): off puts a CLI
     /// agent behind loki's egress proxy ([`boxed_cli`]).
-    pub network: loki_core::confine::Network,
+    pub network: loki_process::confine::Network,
 }
 
 /// Runs one session and records it in `log`.
@@ -243,7 +243,7 @@ pub fn boxed_cli(
     fence: &Fence,
     wrapper: &[std::ffi::OsString],
     dir: &Path,
-    network: loki_core::confine::Network,
+    network: loki_process::confine::Network,
 ) -> Result<(loki_agent::CliAgent, Option<loki_agent::egress::Egress>), EngineError> {
     let mut agent = agent.clone();
     let kind = agent.kind;
@@ -292,7 +292,7 @@ pub fn boxed_cli(
     if which::which_in(&agent.program, path, dir).is_ok() {
         // Its shell tool may start commands outside its process group: a PID namespace of its
         // own makes them end with it (a cap, Ctrl-C, kill -9 of loki).
-        let mut boxed = loki_core::confine::with_own_pids(wrapper.to_vec());
+        let mut boxed = loki_process::confine::with_own_pids(wrapper.to_vec());
         if egress_applies(wrapper, network) {
             let allow = kind.egress_allowlist(&agent.env, fence.home(), dir);
             let proxy = loki_agent::egress::Egress::start(allow)
@@ -315,7 +315,7 @@ pub fn boxed_cli(
             );
             ports.sort_unstable();
             ports.dedup();
-            boxed = loki_core::confine::with_egress(boxed, &ports);
+            boxed = loki_process::confine::with_egress(boxed, &ports);
             egress = Some(proxy);
         }
         agent.wrapper = boxed;
@@ -330,12 +330,12 @@ pub fn boxed_cli(
 #[must_use]
 pub fn egress_applies(
     wrapper: &[std::ffi::OsString],
-    network: loki_core::confine::Network,
+    network: loki_process::confine::Network,
 ) -> bool {
-    network == loki_core::confine::Network::Denied
+    network == loki_process::confine::Network::Denied
         && !wrapper.is_empty()
-        && loki_core::confine::support().network()
-            == loki_core::confine::NetworkMechanism::LandlockTcp
+        && loki_process::confine::support().network()
+            == loki_process::confine::NetworkMechanism::LandlockTcp
 }
 
 /// The top-level entries of `dir` that are `kind`'s scratch files ([`loki_agent::CliKind::scratch`]).

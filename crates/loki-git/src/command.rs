@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use loki_core::process::{self, Spec, Streams};
+use loki_process::{self as process, Spec, Streams};
 
 use crate::{Git, GitError};
 

@@ -3,7 +3,7 @@
 //! `core.hooksPath=/dev/null` for every call), nothing is signed, and when git has no identity a
 //! fallback one is used so a commit can always be made.
 
-use loki_core::process::Spec;
+use loki_process::Spec;
 
 use crate::temp::TempFile;
 use crate::{Git, GitError};

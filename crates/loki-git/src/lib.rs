@@ -1,4 +1,4 @@
-//! Git plumbing for loki, by calling the `git` binary through `loki_core::process`.
+//! Git plumbing for loki, by calling the `git` binary through `loki_process`.
 //!
 //! Why the binary and not a library: the user's repository is whatever their git makes it
 //! (worktrees, partial clones, hooks, LFS filters); the binary is the only implementation that
@@ -47,7 +47,7 @@ mod worktree;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use loki_core::process;
+use loki_process as process;
 
 pub use diff::{Change, ChangeKind, DiffStat, Entry, RawChange};
 pub use snapshot::runner_loadable;

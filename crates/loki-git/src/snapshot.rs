@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_core::process::Spec;
+use loki_process::Spec;
 
 use crate::temp::TempFile;
 use crate::{Change, ChangeKind, Git, GitError};

@@ -67,7 +67,7 @@ pub enum HealError {
     Process {
         command: String,
         #[source]
-        source: loki_core::process::ProcessError,
+        source: loki_process::ProcessError,
     },
 
     #[error("the async runtime for the model call could not start: {0}")]

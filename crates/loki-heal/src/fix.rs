@@ -22,7 +22,7 @@
 //!
 //! A failure at any step is recorded ([`FixSession::fail`]) and still ends in a receipt, whose
 //! verdict is then FAILED: every fix attempt leaves evidence. So does an interruption
-//! ([`FixSession::interrupt`], or a reproduction stopped by [`loki_core::process::stop_all`]): the
+//! ([`FixSession::interrupt`], or a reproduction stopped by [`loki_process::stop_all`]): the
 //! receipt is sealed, the run ends with `run.interrupted`, an applied patch and its backup stay.
 
 use std::path::PathBuf;
@@ -437,7 +437,7 @@ impl FixSession {
                 }
             }
             ReplayVerdict::Harness(_) if replay.interrupted => Settled::Interrupted {
-                signal: loki_core::process::stop_signal()
+                signal: loki_process::stop_signal()
                     .and_then(crate::signature::signal_name)
                     .unwrap_or("a signal")
                     .to_string(),

@@ -11,7 +11,7 @@
 //!
 //! What is written to disk never holds a secret ([`record_env`]): the recorded environment
 //! (`incident.json`'s `env_vars`, exported by `repro.sh`) keeps every variable's value except
-//! those whose name looks like a secret ([`loki_core::process::is_secret_name`]) or whose value
+//! those whose name looks like a secret ([`loki_process::is_secret_name`]) or whose value
 //! carries a password in a URL (`postgres://user:pass@host`): those are recorded by name only
 //! (`env_secrets`) and the reproduction takes their values from the environment it runs in. A
 //! withheld value printed by the command is replaced by `[withheld]` in the recorded output.
@@ -26,7 +26,7 @@
 //! - timeout: outcome `TIMED_OUT` and no incident, because a hang cannot be told apart from a
 //!   slow run by a reproduction (its replay would be a harness error by contract);
 //! - command not found: outcome `NOT_RUN`, and [`HealError::CommandNotFound`];
-//! - loki interrupted ([`loki_core::process::stop_all`]): the command's group got the signal,
+//! - loki interrupted ([`loki_process::stop_all`]): the command's group got the signal,
 //!   the run ends with `run.interrupted`, and nothing is recorded as a crash.
 //!
 //! Tool versions are looked up only after a crash, so a clean run pays nothing for them.
@@ -39,10 +39,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::process::{self, Exit, Output, Spec, Streams};
 use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{IncidentRecorded, RunCompleted, RunInterrupted, RunStarted};
+use loki_process::{self as process, Exit, Output, Spec, Streams};
 
 use crate::HealError;
 use crate::frames::{Lang, parse_crash, parse_urls};
@@ -105,7 +105,7 @@ pub enum Observed {
         run_id: RunId,
         output: Output,
     },
-    /// loki itself was interrupted ([`loki_core::process::stop_all`]) and stopped the command;
+    /// loki itself was interrupted ([`loki_process::stop_all`]) and stopped the command;
     /// `signal` names what loki got (`SIGINT`). Nothing is recorded as an incident.
     Interrupted {
         run_id: RunId,
@@ -147,7 +147,7 @@ fn pick_seed() -> u64 {
 }
 
 /// The environment of the observed command (pure): `caller` (already without loki's own secrets,
-/// [`loki_core::process::caller_env`]), under `clean` without anything secret-looking (by name,
+/// [`loki_process::caller_env`]), under `clean` without anything secret-looking (by name,
 /// or a value with a URL password), plus the
 /// seed under the names runtimes read, and `RUST_BACKTRACE=1` unless set. `explicit_seed`
 /// (`--seed`) overrides a `PYTHONHASHSEED` the caller set; otherwise the caller's stands.

@@ -28,7 +28,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use loki_core::process::{self, Spec, shell_quote};
+use loki_process::{self as process, Spec, shell_quote};
 
 use crate::HealError;
 use crate::incident::Incident;
@@ -202,7 +202,7 @@ pub struct Replay {
     pub duration: Duration,
     /// The command line that ran, for logs and receipts.
     pub command: String,
-    /// loki was interrupted ([`loki_core::process::stop_all`]) and stopped the reproduction.
+    /// loki was interrupted ([`loki_process::stop_all`]) and stopped the reproduction.
     pub interrupted: bool,
 }
 

@@ -135,13 +135,13 @@ async fn cli_call(
     let fence =
         loki_engine::isolation::Fence::without_git(private.path()).map_err(|e| outage(&e))?;
     let wrapper = match &boxed.confine_exe {
-        Some(exe) if loki_core::confine::available() => fence
+        Some(exe) if loki_process::confine::available() => fence
             .policy(
                 &boxed.repo,
                 loki_engine::isolation::Scope::Author,
                 &boxed.secrets,
                 // A CLI agent talks to its own model: the egress proxy below limits it to that.
-                loki_core::confine::Network::Allowed,
+                loki_process::confine::Network::Allowed,
             )
             .wrapper(exe),
         _ => Vec::new(),
@@ -152,7 +152,7 @@ async fn cli_call(
         &fence,
         &wrapper,
         &work,
-        loki_core::confine::Network::Denied,
+        loki_process::confine::Network::Denied,
     )
     .map_err(|e| outage(&e))?;
     agent.timeout = agent.timeout.min(timeout);

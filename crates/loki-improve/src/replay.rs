@@ -110,7 +110,7 @@ pub fn score(
     files: &[AgentFile],
     runs: u32,
     make: &MakeOptions<'_>,
-    cancel: &loki_core::process::Cancel,
+    cancel: &loki_process::Cancel,
     max_tokens: Option<u64>,
 ) -> (Score, u64) {
     let mut s = Score {

@@ -53,7 +53,7 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use loki_core::process;
+use loki_process as process;
 use serde::{Deserialize, Serialize};
 
 pub use lines::{ChangedFile, LineRange, LineSet, changed_lines, parse_patch};

@@ -28,7 +28,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_core::process::{self, Spec, shell_quote};
+use loki_process::{self as process, Spec, shell_quote};
 use serde::Serialize;
 
 use super::ChangedFile;

@@ -1,11 +1,11 @@
-//! One planned run: the processes through [`loki_core::process`], the findings read from their
+//! One planned run: the processes through [`loki_process`], the findings read from their
 //! output, which of them are new, the verdict ([`judge`], pure) and the log.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 use std::time::{Duration, Instant};
 
-use loki_core::process::{self, Spec, Streams};
+use loki_process::{self as process, Spec, Streams};
 use sha2::{Digest, Sha256};
 
 use super::parse::{self, LintFinding};

@@ -2,7 +2,7 @@
 //! server learns the run id of one it started.
 //!
 //! The child is this `loki` executable itself, started through the runner's one detached start
-//! (`loki_core::process::spawn_detached`): its own process group, `stdin` at `/dev/null`, stdout
+//! (`loki_process::spawn_detached`): its own process group, `stdin` at `/dev/null`, stdout
 //! and stderr appended to `.loki/mcp/<stamp>.log` (renamed `<run-id>.log` once the id is known,
 //! so `loki_status` can point at it), the server's environment passed on whole (the child is
 //! loki, which needs its own keys; it scrubs what it hands its model and tests).
@@ -26,8 +26,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::process::{Spec, spawn_detached};
 use loki_core::run::{ListedRun, RunStore};
+use loki_process::{Spec, spawn_detached};
 use serde::Serialize;
 
 use crate::error::ToolError;

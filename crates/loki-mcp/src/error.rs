@@ -46,7 +46,7 @@ pub enum ToolError {
     #[error(transparent)]
     Core(#[from] loki_core::CoreError),
     #[error(transparent)]
-    Process(#[from] loki_core::process::ProcessError),
+    Process(#[from] loki_process::ProcessError),
     #[error(transparent)]
     Engine(#[from] loki_engine::EngineError),
     #[error(transparent)]

@@ -29,8 +29,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_core::process::{self, Spec};
 use loki_core::walk::{Kind, Skip, Visibility, Walk};
+use loki_process::{self as process, Spec};
 use serde::{Deserialize, Serialize};
 
 use crate::ChecksError;

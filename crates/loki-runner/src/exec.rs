@@ -1,5 +1,5 @@
 //! Running one check: the command with its structured-report flags, through
-//! [`loki_core::process`], then the verdict from the exit code and the parsed report.
+//! [`loki_process`], then the verdict from the exit code and the parsed report.
 //!
 //! Verdict rules ([`judge`], pure), in order:
 //! 1. timed out → `timeout` (the process group was killed);
@@ -47,7 +47,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_core::process;
+use loki_process as process;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -197,7 +197,7 @@ pub struct RunOptions {
 /// (usually `/tmp`) without a rule of their own, so new files cannot be created directly in them.
 #[derive(Debug, Clone)]
 pub struct RunFence {
-    /// The binary that confines (`loki`, subcommand [`loki_core::confine::WRAPPER_SUBCOMMAND`]).
+    /// The binary that confines (`loki`, subcommand [`loki_process::confine::WRAPPER_SUBCOMMAND`]).
     pub exe: PathBuf,
     /// The judge's private directory (protected): the other trees are exported below it.
     pub private: PathBuf,
@@ -220,14 +220,14 @@ impl RunFence {
                 .filter(|(k, _)| k == "CARGO_TARGET_DIR")
                 .map(|(_, v)| PathBuf::from(v)),
         );
-        loki_core::confine::Policy {
+        loki_process::confine::Policy {
             deny: Vec::new(),
             write,
             read_only: self.protect.clone(),
             list: Vec::new(),
             pinned: Vec::new(),
             masked: Vec::new(),
-            network: loki_core::confine::Network::Allowed,
+            network: loki_process::confine::Network::Allowed,
             egress_ports: Vec::new(),
         }
         .wrapper(&self.exe)

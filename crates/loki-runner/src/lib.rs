@@ -3,7 +3,7 @@
 //! - [`detect`](mod@detect) finds one [`Check`] per package (cargo/nextest, pytest, npm scripts running vitest,
 //!   jest or `node --test`, plain `node --test`, `go test`) and records *why* it chose each;
 //!   [`render_detect`] is the text of `loki checks detect`, and `Check` serialises for `--json`.
-//! - [`run_check`] runs a check through the one process runner ([`loki_core::process`]): own
+//! - [`run_check`] runs a check through the one process runner ([`loki_process`]): own
 //!   process group, timeout that kills the group, stdin closed, `CI=1 NO_COLOR=1`, secrets scrubbed
 //!   from the environment, output capped head+tail and written atomically to `<log_dir>/<name>.log`.
 //!   It asks each runner for a structured report (nextest and pytest JUnit, `go test -json`,
@@ -12,7 +12,7 @@
 //! - [`select`] narrows a check to files or test ids; [`script`] runs a package script the way its
 //!   package manager would, with a report from every runner in it.
 //! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the
-//!   checks of an agent's code with `loki __confine` ([`loki_core::confine`]).
+//!   checks of an agent's code with `loki __confine` ([`loki_process::confine`]).
 //! - [`ChecksError`] is the one error type of the checks crates (this one, `loki-isolate`,
 //!   `loki-checks`): only loki's own failures.
 //!

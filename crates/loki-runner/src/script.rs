@@ -364,7 +364,7 @@ fn split(script: &str) -> Vec<Piece> {
 }
 
 fn shell_quote(s: &str) -> String {
-    loki_core::process::shell_quote(s)
+    loki_process::shell_quote(s)
 }
 
 #[cfg(test)]

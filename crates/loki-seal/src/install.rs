@@ -58,7 +58,7 @@ pub fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Valu
             ));
         }
     };
-    let quoted = loki_core::process::shell_quote(program);
+    let quoted = loki_process::shell_quote(program);
     let start = format!("{quoted} seal start --agent {}", agent.as_str());
     let stop = format!("{quoted} seal stop --agent {}", agent.as_str());
     let entries: [(&str, Value, &str); 2] = match agent {

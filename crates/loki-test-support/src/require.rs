@@ -294,7 +294,7 @@ fn env_or_home(var: loki_core::env::Var, rel: &str) -> Option<PathBuf> {
 /// it [`missing`] and returns false.
 #[must_use]
 pub fn require_landlock() -> bool {
-    let ok = loki_core::confine::available();
+    let ok = loki_process::confine::available();
     if !ok {
         missing(
             "Landlock (the model box)",
@@ -308,9 +308,9 @@ pub fn require_landlock() -> bool {
 /// reports it [`missing`] and returns false.
 #[must_use]
 pub fn require_landlock_tcp() -> bool {
-    let support = loki_core::confine::support();
+    let support = loki_process::confine::support();
     let ok = support.filesystem()
-        && support.network() == loki_core::confine::NetworkMechanism::LandlockTcp;
+        && support.network() == loki_process::confine::NetworkMechanism::LandlockTcp;
     if !ok {
         missing(
             "Landlock ABI 4 (TCP rules of the model box)",

@@ -164,7 +164,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     let Some(exe) = &input.opts.confine_exe else {
         return judge_runs(input);
     };
-    if !loki_core::confine::available() {
+    if !loki_process::confine::available() {
         let mut judged = judge_runs(input)?;
         judged.not_proven.push(UNFENCED.into());
         return Ok(judged);

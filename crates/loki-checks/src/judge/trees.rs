@@ -582,12 +582,12 @@ impl SideTree {
 
 /// Whether the `go` that runs in `dir` knows `-overlay` (Go 1.16 or later).
 fn go_has_overlay(dir: &Path, opts: &RunOptions) -> bool {
-    let spec = loki_core::process::Spec::new("go", dir)
+    let spec = loki_process::Spec::new("go", dir)
         .args(["env", "GOVERSION"])
         .envs(opts.env.clone())
         .timeout(std::time::Duration::from_secs(30))
         .output_cap(4096);
-    let Ok(out) = loki_core::process::run(&spec) else {
+    let Ok(out) = loki_process::run(&spec) else {
         return false;
     };
     out.success() && go_minor(&out.output.text()).is_some_and(|m| m >= GO_OVERLAY_MINOR)

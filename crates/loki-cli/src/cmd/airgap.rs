@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use loki_core::outcome::ExitCode;
-use loki_core::process;
+use loki_process as process;
 use serde::Serialize;
 
 use crate::context::Ctx;
@@ -218,7 +218,7 @@ fn prove(ctx: &Ctx) -> anyhow::Result<Proof> {
         ]);
     }
     argv.push(exe.clone().into_os_string());
-    argv.push(loki_core::confine::WRAPPER_SUBCOMMAND.into());
+    argv.push(loki_process::confine::WRAPPER_SUBCOMMAND.into());
     argv.push("--no-network".into());
     for w in [&work, &home, &PathBuf::from("/dev/null")] {
         argv.extend(["--write".into(), w.clone().into_os_string()]);

@@ -84,11 +84,11 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let private = tempfile::Builder::new().prefix("loki-ask-").tempdir()?;
     let fence = Fence::without_git(private.path())?;
     let wrapper = match std::env::current_exe() {
-        Ok(exe) if loki_core::confine::available() => {
+        Ok(exe) if loki_process::confine::available() => {
             let mut secrets = vec![ctx.home()?.clone()];
             secrets.extend(loki_receipt::KeyEnv::from_process().signing_key_file);
             let net = if cli_agent {
-                loki_core::confine::Network::Allowed
+                loki_process::confine::Network::Allowed
             } else {
                 network
             };

@@ -29,10 +29,10 @@ use std::time::{Duration, Instant};
 
 use loki_core::exit::Classify;
 use loki_core::outcome::ExitCode;
-use loki_core::process::Cancel;
 use loki_core::run::RunKind;
 use loki_intake::backlog::{Listed, Project};
 use loki_intake::{Endpoints, Hosts};
+use loki_process::Cancel;
 use serde::Serialize;
 
 use crate::cli::{BacklogArgs, GlobalArgs};

@@ -10,9 +10,9 @@ use std::time::Duration;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
-use loki_core::process::{Spec, spawn_detached};
 use loki_core::run::RunStore;
 use loki_deep::{BootStatus, DeepReport, DeepRequest, describe_boot};
+use loki_process::{Spec, spawn_detached};
 use loki_receipt::KeyEnv;
 
 use crate::cli::RunArg;

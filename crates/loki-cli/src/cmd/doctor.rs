@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use loki_core::outcome::ExitCode;
-use loki_core::process;
+use loki_process as process;
 use serde::Serialize;
 
 use crate::context::Ctx;
@@ -197,8 +197,8 @@ fn seal_hooks(ctx: &Ctx) -> Vec<Check> {
 /// and how `agent.network = "off"` is enforced, in words a user can check.
 fn confinement(ctx: &Ctx) -> Vec<Check> {
     use crate::cmd::modelbox;
-    use loki_core::confine::NetworkCut;
-    let support = loki_core::confine::support();
+    use loki_process::confine::NetworkCut;
+    let support = loki_process::confine::support();
     let fs = if support.filesystem() {
         check(
             Status::Pass,
@@ -221,7 +221,7 @@ fn confinement(ctx: &Ctx) -> Vec<Check> {
     let cut = modelbox::cut();
     let words = modelbox::network_words(&cut);
     let net = match (chosen, &cut) {
-        (loki_core::confine::Network::Allowed, _) => check(
+        (loki_process::confine::Network::Allowed, _) => check(
             Status::Warn,
             "network",
             "on for the model's commands (agent.network = \"on\"; receipts say so in NOT PROVEN)",

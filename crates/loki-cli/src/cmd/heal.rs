@@ -528,7 +528,7 @@ fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>>
     let Ok(exe) = std::env::current_exe() else {
         return Ok(Vec::new());
     };
-    if !loki_core::confine::available() {
+    if !loki_process::confine::available() {
         return Ok(Vec::new());
     }
     // loki's home hidden by a mount where the kernel allows, so the directory around it (the
@@ -560,13 +560,13 @@ fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>>
                     && !std::env::temp_dir().starts_with(d)
             }),
     );
-    let policy = loki_core::confine::Policy {
+    let policy = loki_process::confine::Policy {
         deny,
         write: vec![std::path::PathBuf::from("/")],
         read_only,
         pinned,
         masked,
-        ..loki_core::confine::Policy::default()
+        ..loki_process::confine::Policy::default()
     };
     Ok(policy.wrapper(&exe))
 }

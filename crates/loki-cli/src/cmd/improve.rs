@@ -132,7 +132,7 @@ fn cycle(
     ctx: &Ctx,
     repo: &loki_core::layout::Repo,
     opts: &CycleOptions,
-    cancel: loki_core::process::Cancel,
+    cancel: loki_process::Cancel,
 ) -> anyhow::Result<CycleRecord> {
     let editor = || {
         let (choice, _) = crate::cmd::providers::choose(ctx).map_err(|e| format!("{e:#}"))?;

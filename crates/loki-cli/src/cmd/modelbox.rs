@@ -1,4 +1,4 @@
-//! The model box as the commands show it (the box itself is [`loki_core::confine::Policy::model_box`]):
+//! The model box as the commands show it (the box itself is [`loki_process::confine::Policy::model_box`]):
 //! the `agent.network` choice, what a model-driven command says before it starts, the `-v` echo of
 //! every command the model runs, and the words `loki doctor` uses.
 //!
@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use loki_agent::RunHook;
-use loki_core::confine::{Network, NetworkCut, NetworkMechanism, Support};
+use loki_process::confine::{Network, NetworkCut, NetworkMechanism, Support};
 
 use crate::cli::GlobalArgs;
 use crate::context::Ctx;
@@ -36,7 +36,7 @@ pub fn filesystem_words(support: Support) -> String {
 }
 
 /// What `agent.network = "off"` holds back on this machine (`cut`, from
-/// [`loki_core::confine::network_cut`]).
+/// [`loki_process::confine::network_cut`]).
 pub fn network_words(cut: &NetworkCut) -> String {
     match cut {
         NetworkCut::Everything => {
@@ -54,7 +54,7 @@ pub fn network_words(cut: &NetworkCut) -> String {
 /// The network of the current process's boxes (the wrapper is this binary).
 pub fn cut() -> NetworkCut {
     match std::env::current_exe() {
-        Ok(exe) => loki_core::confine::network_cut(&exe),
+        Ok(exe) => loki_process::confine::network_cut(&exe),
         Err(e) => NetworkCut::Nothing(format!("cannot locate the loki binary: {e}")),
     }
 }
@@ -91,7 +91,7 @@ pub fn describe(support: Support, cut: &NetworkCut, network: Network, cli_agent:
 
 /// Says what the box of a model-driven command is before it starts (see the module doc).
 pub fn announce(global: &GlobalArgs, network: Network, cli_agent: bool) {
-    let support = loki_core::confine::support();
+    let support = loki_process::confine::support();
     if !support.filesystem() {
         anstream::eprintln!(
             "{} Landlock is not available on this kernel: the model's commands are not boxed (they could open your keys and credentials by absolute path); the receipt lists it in NOT PROVEN",

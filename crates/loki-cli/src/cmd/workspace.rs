@@ -27,10 +27,10 @@ use std::time::{Duration, Instant};
 use loki_core::config::workspaces::{self, Workspace};
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
-use loki_core::process::{Spec, run as run_process, scrubbed_env};
 use loki_core::run::RunKind;
 use loki_git::Git;
 use loki_intake::{Endpoints, Hosts};
+use loki_process::{Spec, run as run_process, scrubbed_env};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{GlobalArgs, WorkspaceCommand, WorkspaceRunArgs};

@@ -104,7 +104,7 @@ fn api_keys_are_set_or_unset_never_shown() {
 fn doctor_says_what_the_model_box_enforces_here() {
     let sb = Sandbox::new();
     let repo = GitRepo::new();
-    let support = loki_core::confine::support();
+    let support = loki_process::confine::support();
     let text = |network: Option<&str>| {
         let mut cmd = sandboxed(&sb, repo.path());
         if let Some(n) = network {
@@ -125,15 +125,15 @@ fn doctor_says_what_the_model_box_enforces_here() {
             "{off}"
         );
     }
-    match loki_core::confine::network_cut(&assert_cmd::cargo::cargo_bin("loki")) {
-        loki_core::confine::NetworkCut::Everything => assert!(
+    match loki_process::confine::network_cut(&assert_cmd::cargo::cargo_bin("loki")) {
+        loki_process::confine::NetworkCut::Everything => assert!(
             off.contains("PASS network: off: a new network namespace (no protocol leaves, UDP and DNS included)"),
             "{off}"
         ),
-        loki_core::confine::NetworkCut::TcpOnly(_) => {
+        loki_process::confine::NetworkCut::TcpOnly(_) => {
             assert!(off.contains("WARN network: off for TCP only"), "{off}");
         }
-        loki_core::confine::NetworkCut::Nothing(_) => {
+        loki_process::confine::NetworkCut::Nothing(_) => {
             assert!(off.contains("WARN network: cannot be turned off here"), "{off}");
         }
     }

@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use loki_agent::Backend;
 use loki_core::instructions::{AgentFile, AgentFiles};
 use loki_core::layout::Repo;
-use loki_core::process::Cancel;
+use loki_process::Cancel;
 use loki_receipt::KeyEnv;
 
 use crate::ImproveError;

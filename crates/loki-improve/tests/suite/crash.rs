@@ -40,7 +40,7 @@ fn child_cycle_that_aborts() {
         Some(propose(GOOD)),
         &opts(Mode::Auto),
         &AbortAt(point),
-        loki_core::process::Cancel::new(),
+        loki_process::Cancel::new(),
     );
     panic!("the cycle ended without reaching {name}");
 }

@@ -258,7 +258,7 @@ impl Fx {
 
     /// One cycle with the editor answering `editor`.
     pub fn cycle(&self, editor: Option<Value>, opts: &CycleOptions) -> CycleRecord {
-        self.cycle_with(editor, opts, &NoHooks, loki_core::process::Cancel::new())
+        self.cycle_with(editor, opts, &NoHooks, loki_process::Cancel::new())
     }
 
     pub fn cycle_with(
@@ -266,7 +266,7 @@ impl Fx {
         editor: Option<Value>,
         opts: &CycleOptions,
         hooks: &dyn Hooks,
-        cancel: loki_core::process::Cancel,
+        cancel: loki_process::Cancel,
     ) -> CycleRecord {
         let scripts = self.root.join("scripts");
         std::fs::create_dir_all(&scripts).unwrap();

@@ -39,7 +39,7 @@ fn the_kill_switch_stops_the_cycle_at_every_check_point_and_nothing_is_applied()
             Some(propose(GOOD)),
             &opts(Mode::Auto),
             &StopAt(&fx, at),
-            loki_core::process::Cancel::new(),
+            loki_process::Cancel::new(),
         );
         assert_eq!(r.outcome, Outcome::Paused, "{at:?}: {}", r.reason);
         assert!(
@@ -78,7 +78,7 @@ fn a_switch_to_manual_mid_cycle_queues_instead_of_applying() {
         Some(propose(GOOD)),
         &auto_from_config,
         &ToManual(&fx),
-        loki_core::process::Cancel::new(),
+        loki_process::Cancel::new(),
     );
     assert_eq!(r.outcome, Outcome::Pending, "{}", r.reason);
     assert_eq!(fx.instructions(), INSTRUCTIONS);
@@ -103,7 +103,7 @@ fn a_second_cycle_is_busy_while_one_holds_the_lock() {
                 Some(propose(INSTRUCTIONS)),
                 &opts(Mode::Auto),
                 &hooks,
-                loki_core::process::Cancel::new(),
+                loki_process::Cancel::new(),
             )
         });
         // Wait until the first one holds the lock.
@@ -212,7 +212,7 @@ fn the_cycle_cap_stops_the_canary_and_a_guard_it_cannot_pay_blocks_the_write() {
 
 #[test]
 fn ctrl_c_stops_between_steps_as_interrupted() {
-    struct CancelAt(loki_core::process::Cancel);
+    struct CancelAt(loki_process::Cancel);
     impl loki_improve::Hooks for CancelAt {
         fn at(&self, point: Point) {
             if point == Point::Proposed {
@@ -221,7 +221,7 @@ fn ctrl_c_stops_between_steps_as_interrupted() {
         }
     }
     let Some(fx) = Fx::new() else { return };
-    let cancel = loki_core::process::Cancel::new();
+    let cancel = loki_process::Cancel::new();
     let r = fx.cycle_with(
         Some(propose(GOOD)),
         &opts(Mode::Auto),

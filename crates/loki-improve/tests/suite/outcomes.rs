@@ -174,7 +174,7 @@ fn a_guard_regression_rolls_back_to_the_parent_then_cools_down() {
         Some(propose(GOOD)),
         &opts(Mode::Auto),
         &Turn(&fx),
-        loki_core::process::Cancel::new(),
+        loki_process::Cancel::new(),
     );
     assert_eq!(r.outcome, Outcome::RolledBack, "{}", r.reason);
     assert_eq!(fx.instructions(), INSTRUCTIONS);
@@ -207,7 +207,7 @@ fn a_rollback_that_cannot_be_done_keeps_the_edit_and_says_so() {
         Some(propose(GOOD)),
         &opts(Mode::Auto),
         &EditThenBreak(&fx),
-        loki_core::process::Cancel::new(),
+        loki_process::Cancel::new(),
     );
     assert_eq!(r.outcome, Outcome::Applied, "{}", r.reason);
     assert!(r.reason.contains("rollback was refused"), "{}", r.reason);
@@ -231,7 +231,7 @@ fn a_hand_edit_during_the_cycle_makes_it_stale_without_a_reflection() {
         Some(propose(GOOD)),
         &opts(Mode::Auto),
         &HandEdit(&fx),
-        loki_core::process::Cancel::new(),
+        loki_process::Cancel::new(),
     );
     assert_eq!(r.outcome, Outcome::Stale, "{}", r.reason);
     assert_eq!(fx.instructions(), "Mine.\n");
@@ -257,7 +257,7 @@ fn an_apply_through_a_symlink_is_refused_and_writes_nothing_outside() {
         Some(propose(GOOD)),
         &opts(Mode::Auto),
         &Plant(&fx, outside.path().to_path_buf()),
-        loki_core::process::Cancel::new(),
+        loki_process::Cancel::new(),
     );
     assert_eq!(r.outcome, Outcome::Refused, "{}", r.reason);
     assert!(r.reason.contains("symlink"), "{}", r.reason);
@@ -359,7 +359,7 @@ fn an_editor_that_fails_or_hangs_is_an_outage() {
         editor: &editor,
         provider: "openai".into(),
         replay: &replay,
-        cancel: loki_core::process::Cancel::new(),
+        cancel: loki_process::Cancel::new(),
         hooks: &loki_improve::NoHooks,
         confine_exe: None,
     };

@@ -1,11 +1,11 @@
-//! One execution of the command: started through [`loki_core::process`], its output spooled and
+//! One execution of the command: started through [`loki_process`], its output spooled and
 //! parsed, cross-checked and judged.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_core::process::{self, Spec};
+use loki_process::{self as process, Spec};
 
 use super::plan::{doc_companion, insert_before_separator, report_plan, script_plan};
 use super::verdict::{Facts, Judgement, judge, judged};

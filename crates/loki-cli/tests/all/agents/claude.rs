@@ -169,7 +169,7 @@ impl World {
                 .as_str()
                 .unwrap();
             assert!(
-                command.starts_with(&loki_core::process::shell_quote(&loki.to_string_lossy())),
+                command.starts_with(&loki_process::shell_quote(&loki.to_string_lossy())),
                 "{event} runs the loki under test: {command}"
             );
         }

@@ -213,7 +213,7 @@ fn seal_check(sandbox: &Sandbox, repo: &GitRepo) -> (Option<i32>, Value) {
 
 #[test]
 fn code_under_test_cannot_poison_the_cached_base_results() {
-    if !loki_core::confine::available() {
+    if !loki_process::confine::available() {
         loki_test_support::missing(
             "Landlock (the judge's fence)",
             "run on Linux 5.13+ with Landlock enabled",

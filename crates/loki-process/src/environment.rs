@@ -68,7 +68,7 @@ pub fn without_secrets(
 }
 
 /// The environment of a command the user asked loki to *observe* (`loki run`): the caller's own,
-/// unchanged, except for loki's own secrets ([`crate::env::is_loki_secret`]), which configure
+/// unchanged, except for loki's own secrets ([`loki_core::env::is_loki_secret`]), which configure
 /// loki and never the program. Nothing is added: an observed program must behave as it does
 /// without loki.
 #[must_use]
@@ -82,6 +82,6 @@ pub fn without_loki_secrets(
     vars: impl IntoIterator<Item = (OsString, OsString)>,
 ) -> Vec<(OsString, OsString)> {
     vars.into_iter()
-        .filter(|(name, _)| !crate::env::is_loki_secret(&name.to_string_lossy()))
+        .filter(|(name, _)| !loki_core::env::is_loki_secret(&name.to_string_lossy()))
         .collect()
 }

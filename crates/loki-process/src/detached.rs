@@ -22,7 +22,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use super::{ProcessError, SIGNAL_EXIT_BASE, Spec};
+use crate::{ProcessError, SIGNAL_EXIT_BASE, Spec};
 
 /// How a detached child ended, once it has: its exit code, or 128 + N for a death by signal N.
 type ExitSlot = Arc<Mutex<Option<i32>>>;
@@ -44,7 +44,7 @@ impl Detached {
 }
 
 /// Starts `spec` in the background with its stdout and stderr appended to `log` (created when
-/// missing); see the module doc for what differs from [`super::spawn`].
+/// missing); see the module doc for what differs from [`crate::spawn`].
 pub fn spawn_detached(spec: &Spec, log: &Path) -> Result<Detached, ProcessError> {
     let program = spec.program.to_string_lossy().into_owned();
     if !spec.cwd.is_dir() {

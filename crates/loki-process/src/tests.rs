@@ -1,7 +1,14 @@
 //! Tests of the process runner against real processes and real signals.
 
-use super::*;
+use std::ffi::OsString;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
 use proptest::prelude::*;
+
+use super::*;
+use crate::output::CaptureBuf;
+use crate::tree::parse_stat;
 
 fn sh(script: &str) -> Spec {
     Spec::new("sh", std::env::temp_dir())
