@@ -20,7 +20,6 @@ pub mod error;
 pub mod exit;
 pub mod fs;
 pub mod id;
-pub mod instructions;
 pub mod json;
 pub mod layout;
 pub mod outcome;

@@ -104,7 +104,7 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     /// The revision of the agent's instructions the run followed
-    /// ([`crate::instructions::AgentFiles::revision`]); build runs only.
+    /// (`loki_instructions::AgentFiles::revision`); build runs only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_revision: Option<String>,
     /// The run's branch when it is not the default `loki/<run-id>` (a backlog run's

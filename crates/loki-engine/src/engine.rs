@@ -85,7 +85,7 @@ pub(crate) struct RunState<'a> {
     pub soft_deadline: Instant,
     pub base: String,
     /// The repository's instructions for the implementing agent (`.loki/agent/`).
-    pub agent: loki_core::instructions::AgentFiles,
+    pub agent: loki_instructions::AgentFiles,
     pub intake: Option<Intake>,
     pub plan: Plan,
     pub wall: Wall,
@@ -407,8 +407,7 @@ pub fn run_build(
     let contract = crate::proof::resolve(repo, opts)?;
     // The repository's instructions for the agent: a broken file is refused before the run starts
     // (the user must mend it), and the revision stamps the run so `loki improve` can learn from it.
-    let agent =
-        loki_core::instructions::AgentFiles::load(&loki_core::instructions::agent_dir(&repo.root))?;
+    let agent = loki_instructions::AgentFiles::load(&loki_instructions::agent_dir(&repo.root))?;
     let agent_revision = agent.revision();
     let started = BuildStarted {
         task_sha256: hex::encode(Sha256::digest(opts.task.text.as_bytes())),

@@ -146,10 +146,10 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
 }
 
 /// The implementing agent's system prompt: loki's own, then the repository's instructions
-/// (`.loki/agent/`, see [`loki_core::instructions`]) under a heading that names their revision, so
+/// (`.loki/agent/`, see [`loki_instructions`]) under a heading that names their revision, so
 /// a transcript shows which instructions the agent followed.
 #[must_use]
-pub fn system_prompt(base: &str, agent: &loki_core::instructions::AgentFiles) -> String {
+pub fn system_prompt(base: &str, agent: &loki_instructions::AgentFiles) -> String {
     if agent.is_empty() {
         return base.to_string();
     }

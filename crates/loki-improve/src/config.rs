@@ -215,7 +215,7 @@ impl Paths {
     /// `.loki/agent/`, the files the cycle edits.
     #[must_use]
     pub fn agent(&self) -> PathBuf {
-        loki_core::instructions::agent_dir(&self.repo.root)
+        loki_instructions::agent_dir(&self.repo.root)
     }
 
     /// Creates `.loki/improve/` (and `.loki/`, excluded from git) when missing.

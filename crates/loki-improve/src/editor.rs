@@ -18,7 +18,7 @@
 use std::time::Duration;
 
 use loki_agent::{Backend, Message, Request, ToolSpec, Usage};
-use loki_core::instructions::AgentFiles;
+use loki_instructions::AgentFiles;
 use serde_json::json;
 
 use crate::cases::Case;

@@ -2,7 +2,7 @@
 //!
 //! # What it edits
 //! The instructions that live in the repository, `.loki/agent/instructions.md` and
-//! `.loki/agent/skills/<name>/SKILL.md` ([`loki_core::instructions`]). Build runs load them into
+//! `.loki/agent/skills/<name>/SKILL.md` ([`loki_instructions`]). Build runs load them into
 //! the implementing agent's system prompt and stamp their *revision* (sha256 over the files) in
 //! `run.json` and the receipt, so every failure is attributed to the instructions that produced
 //! it.

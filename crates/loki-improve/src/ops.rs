@@ -2,7 +2,7 @@
 //! and read the state (`status`). Each takes the cycle lock (a cycle under way makes them busy)
 //! and is audited with the actor `user`.
 
-use loki_core::instructions::AgentFiles;
+use loki_instructions::AgentFiles;
 use serde::Serialize;
 
 use crate::ImproveError;

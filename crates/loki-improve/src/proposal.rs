@@ -28,7 +28,7 @@
 
 use std::path::Path;
 
-use loki_core::instructions::{AgentFile, AgentFiles, is_editable, revision_of};
+use loki_instructions::{AgentFile, AgentFiles, is_editable, revision_of};
 use serde::{Deserialize, Serialize};
 
 use crate::ImproveError;
@@ -313,14 +313,14 @@ pub fn apply_over(paths: &Paths, files: &[AgentFile]) -> Result<Applied, Improve
 /// The editable files under `dir` that read as text, without the set's own checks.
 fn editable_on_disk(dir: &Path) -> Vec<AgentFile> {
     let mut out = Vec::new();
-    let mut candidates = vec![loki_core::instructions::INSTRUCTIONS_FILE.to_string()];
-    if let Ok(entries) = std::fs::read_dir(dir.join(loki_core::instructions::SKILLS_DIR)) {
+    let mut candidates = vec![loki_instructions::INSTRUCTIONS_FILE.to_string()];
+    if let Ok(entries) = std::fs::read_dir(dir.join(loki_instructions::SKILLS_DIR)) {
         for e in entries.flatten() {
             candidates.push(format!(
                 "{}/{}/{}",
-                loki_core::instructions::SKILLS_DIR,
+                loki_instructions::SKILLS_DIR,
                 e.file_name().to_string_lossy(),
-                loki_core::instructions::SKILL_FILE
+                loki_instructions::SKILL_FILE
             ));
         }
     }

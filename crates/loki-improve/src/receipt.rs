@@ -11,10 +11,10 @@
 //! replay of every protected case passed). With no protected case, the guard executed nothing and
 //! proves nothing: the receipt is PARTIAL at best and says so in NOT PROVEN.
 
-use loki_core::instructions::AgentFile;
 use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{RunCompleted, RunStarted};
+use loki_instructions::AgentFile;
 use loki_receipt::schema::{Check, CheckResult, Cost, DiffStats, RepoState, Task, Time};
 use loki_receipt::{ReceiptBuilder, ReceiptFacts, Signer};
 use sha2::{Digest, Sha256};

@@ -11,9 +11,9 @@
 //! verdict (the copy cannot be made, a model call failed, the run was refused) is *unjudged*:
 //! never counted as a pass, and a canary or guard with an unjudged replay does not accept.
 
-use loki_core::instructions::AgentFile;
 use loki_core::layout::Repo;
 use loki_engine::{BuildOptions, Silent, TaskInput};
+use loki_instructions::AgentFile;
 
 use crate::cases::Case;
 use crate::cycles::Score;
@@ -69,7 +69,7 @@ fn try_replay(
         .map_err(|e| format!("cannot copy the repository at {}: {e}", case.base))?;
     let copy = Repo { root: dest.clone() };
     copy.ensure_loki_dir().map_err(|e| e.to_string())?;
-    let agent = loki_core::instructions::agent_dir(&dest);
+    let agent = loki_instructions::agent_dir(&dest);
     for f in files {
         let path = agent.join(&f.path);
         if let Some(parent) = path.parent() {

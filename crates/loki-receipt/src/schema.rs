@@ -49,7 +49,7 @@ pub struct Receipt {
     pub provider: String,
     pub model: String,
     /// The revision of the agent's instructions (`.loki/agent/`) the run followed, for runs
-    /// driven by loki's instructions (`loki_core::instructions`).
+    /// driven by loki's instructions (`loki_instructions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_revision: Option<String>,
     /// The event log as it was when the receipt was sealed.

@@ -30,8 +30,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use loki_agent::Backend;
-use loki_core::instructions::{AgentFile, AgentFiles};
 use loki_core::layout::Repo;
+use loki_instructions::{AgentFile, AgentFiles};
 use loki_process::Cancel;
 use loki_receipt::KeyEnv;
 
@@ -286,8 +286,7 @@ impl Cycle<'_, '_> {
                     );
                 }
                 Gate::Reject(why) => {
-                    let candidate =
-                        loki_core::instructions::revision_of(&proposal.result(&current));
+                    let candidate = loki_instructions::revision_of(&proposal.result(&current));
                     self.rec.candidate_revision = Some(candidate.clone());
                     self.audit(
                         self.entry(Action::Reject, "gate")

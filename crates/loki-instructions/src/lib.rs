@@ -25,6 +25,10 @@
 //! A symlink in place of an instruction file or directory is refused, never followed (a checkout
 //! could point it anywhere); so are files that are not UTF-8, over [`MAX_FILE_BYTES`], and skills
 //! whose frontmatter does not parse or disagrees with their directory.
+//!
+//! # Never
+//! Writes a file: it reads and hashes; `loki improve` writes revisions (atomically, through
+//! `loki_core::fs`). Errors are `loki_core::CoreError` (what was read, where, why).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -32,7 +36,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::CoreError;
+use loki_core::CoreError;
 
 /// The always-on instructions file, relative to `.loki/agent/`.
 pub const INSTRUCTIONS_FILE: &str = "instructions.md";
@@ -76,7 +80,7 @@ pub struct AgentFiles {
 /// `<repo>/.loki/agent`.
 #[must_use]
 pub fn agent_dir(repo_root: &Path) -> PathBuf {
-    repo_root.join(crate::layout::LOKI_DIR).join("agent")
+    repo_root.join(loki_core::layout::LOKI_DIR).join("agent")
 }
 
 /// True for the paths `loki improve` may write: `instructions.md` and `skills/<name>/SKILL.md`.
