@@ -1,18 +1,20 @@
 //! The plan ‖ wall stages: the wall author's session writes the acceptance tests while the plan is
 //! drawn up on another thread. The author sees only the task and the file list, works in an
 //! empty directory outside the repository, and is denied the repository itself; what it wrote is
-//! accepted or discarded and sealed by hash ([`crate::wall`]). The plan's time is the wall's: it
+//! accepted or discarded and sealed by hash ([`loki_contract::wall`]). The plan's time is the wall's: it
 //! is logged, not added to the run's.
 
 use std::time::Instant;
 
+use loki_contract::wall;
 use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 
 use crate::EngineError;
 use crate::engine::{RunState, Step, WALL_SESSION, stage};
 use crate::intake::Intake;
 use crate::options::Progress;
-use crate::{plan, wall};
+
+use crate::plan;
 
 /// Runs plan ‖ wall (see the module doc).
 pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
@@ -68,7 +70,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
     );
     if let Some((c, _)) = &s.contract {
         brief.push('\n');
-        brief.push_str(&crate::proof::wall_rules(c));
+        brief.push_str(&loki_contract::proof::wall_rules(c));
     }
     // The author is denied the repository itself, not only given an empty directory.
     let wrapper = s.confinement(&fence, crate::isolation::Scope::Author);

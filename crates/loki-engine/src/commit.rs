@@ -17,7 +17,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         return Ok(Step::Skipped("no worktree".into()));
     };
     // The wall can have been edited after the last restore (SIGINT, a cap mid-session).
-    let restored = crate::wall::restore(&i.worktree, &s.wall)?;
+    let restored = loki_contract::wall::restore(&i.worktree, &s.wall)?;
     for p in restored {
         if !s.reverted.contains(&p) {
             s.reverted.push(p);

@@ -5,7 +5,7 @@
 //! This module is the machine only: the order of the stages, when to stop, the fix loop and the
 //! shared `RunState`. The contract stage (only with a delivery contract, [`crate::proof`]) ends
 //! the run BLOCKED when its criteria contradict each other. Each stage's body lives in its own
-//! module: [`crate::intake`], `acceptance` (plan ‖ wall, with [`crate::plan`] and [`crate::wall`]), `gate`,
+//! module: [`crate::intake`], `acceptance` (plan ‖ wall, with [`crate::plan`] and [`loki_contract::wall`]), `gate`,
 //! [`crate::implement`] (implement and fix rounds), [`crate::verify`], `commit` and `seal`.
 //!
 //! # Caps
@@ -35,6 +35,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use loki_contract::wall::Wall;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStore};
@@ -51,7 +52,6 @@ use crate::plan::{self, Plan};
 use crate::session::{self, SessionReport, SessionSpec};
 use crate::summary::BuildReport;
 use crate::verify::{self, Verification};
-use crate::wall::Wall;
 use crate::{EngineError, acceptance, commit, gate, implement};
 
 /// Fix rounds after the first verification.
@@ -110,7 +110,7 @@ pub(crate) struct RunState<'a> {
     /// The model call that failed and so ended the run's work.
     pub provider_failure: Option<loki_agent::ProviderFailure>,
     /// The delivery contract the run is judged against and the sha256 of its copy in the run.
-    pub contract: Option<(crate::contract::Contract, String)>,
+    pub contract: Option<(loki_contract::Contract, String)>,
     /// Each wall file's run on the unchanged base (the gate), for the contract's proof.
     pub wall_base_results: Vec<loki_checks::CheckResult>,
 }
@@ -453,11 +453,13 @@ pub fn run_build(
     let contract = match contract {
         Some(c) => {
             // The copy the receipt's digest names: what the run was judged against, kept with it.
-            let bytes = c.to_file_bytes().map_err(|e| EngineError::BadContract {
-                path: run_dir.join(crate::contract::CONTRACT_FILE),
-                reason: e.to_string(),
-            })?;
-            crate::write_file(&run_dir.join(crate::contract::CONTRACT_FILE), &bytes)?;
+            let bytes =
+                c.to_file_bytes()
+                    .map_err(|e| loki_contract::ContractError::BadContract {
+                        path: run_dir.join(loki_contract::CONTRACT_FILE),
+                        reason: e.to_string(),
+                    })?;
+            crate::write_file(&run_dir.join(loki_contract::CONTRACT_FILE), &bytes)?;
             observer.progress(&Progress::Note(format!(
                 "contract: {} acceptance criteria ({})",
                 c.criteria.len(),
@@ -541,15 +543,15 @@ pub fn run_build(
 }
 
 /// The contract stage: a contract that requires and forbids the same thing is a spec conflict,
-/// asked as one question before any code is written (see [`crate::contract::conflict`]).
+/// asked as one question before any code is written (see [`loki_contract::conflict`]).
 fn contract_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let Some((c, _)) = &s.contract else {
         return Ok(Step::Skipped("no contract".into()));
     };
     let n = c.criteria.len();
     let source = c.source.clone();
-    if let Some((a, b)) = crate::contract::conflict(&c.criteria) {
-        let question = crate::contract::conflict_question(&c.criteria[a], &c.criteria[b]);
+    if let Some((a, b)) = loki_contract::conflict(&c.criteria) {
+        let question = loki_contract::conflict_question(&c.criteria[a], &c.criteria[b]);
         let detail = format!(
             "{} and {} contradict each other",
             c.criteria[a].id, c.criteria[b].id

@@ -23,10 +23,6 @@ pub enum EngineError {
         loki_agent::cost::usd(*max_usd)
     )]
     UnpricedCap { model: String, max_usd: f64 },
-    #[error(
-        "the contract {path} cannot be used: {reason}; fix it, or write it again with `loki contract SPEC.md`"
-    )]
-    BadContract { path: PathBuf, reason: String },
     #[error("run {run} is not BLOCKED ({state}): there is no question to answer")]
     NotBlocked { run: String, state: String },
     #[error(
@@ -58,6 +54,8 @@ pub enum EngineError {
     Agent(#[from] loki_agent::AgentError),
     #[error(transparent)]
     RepoMap(#[from] loki_repomap::RepoMapError),
+    #[error(transparent)]
+    Contract(#[from] loki_contract::ContractError),
     #[error("{action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -94,7 +92,6 @@ impl loki_core::exit::Classify for EngineError {
             | EngineError::EmptyTask
             | EngineError::UnpricedCap { .. }
             | EngineError::RunNotFound { .. }
-            | EngineError::BadContract { .. }
             | EngineError::NotBlocked { .. }
             | EngineError::UnclearAnswer { .. }
             | EngineError::Refused { .. } => ExitClass::Usage,
@@ -104,6 +101,7 @@ impl loki_core::exit::Classify for EngineError {
             EngineError::Agent(e) => e.exit_class(),
             EngineError::Git(e) => e.exit_class(),
             EngineError::RepoMap(e) => e.exit_class(),
+            EngineError::Contract(e) => e.exit_class(),
             EngineError::Events(_) | EngineError::Io { .. } | EngineError::Runtime(_) => {
                 ExitClass::Failure
             }

@@ -3,12 +3,12 @@
 //! implement stage); its pass / fail / not-run counts go into the receipt as the wall's base run.
 //! What the wall's run wrote in the worktree is put back afterwards.
 
+use loki_contract::wall;
 use loki_events::payload::CheckResult as CheckEvent;
 
 use crate::EngineError;
 use crate::engine::{MIN_CHECK_TIME, RunState, Step};
 use crate::verify::{self, check_env, generated_note};
-use crate::wall;
 
 /// The gate stage of a run (see the module doc).
 pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {

@@ -7,6 +7,7 @@
 //! restored and reported (`tests.restored`, and `reverted test edit: <path>` in NOT PROVEN).
 
 use loki_agent::{FinishStatus, ToolWords};
+use loki_contract::wall::Wall;
 use loki_events::RunRecorder;
 use loki_events::payload::TestsRestored;
 
@@ -16,7 +17,6 @@ use crate::intake::Intake;
 use crate::plan::Plan;
 use crate::session::SessionReport;
 use crate::verify::Verification;
-use crate::wall::Wall;
 
 /// The rules every implementing session gets first, in the words of the agent's own tools
 /// (`words`: the built-in loop's `run` and `finish`, or a CLI agent's, [`loki_agent::words`]).
@@ -86,7 +86,7 @@ pub fn restore_wall(
     log: &mut RunRecorder,
     after: &str,
 ) -> Result<Vec<String>, EngineError> {
-    let restored = crate::wall::restore(worktree, wall)?;
+    let restored = loki_contract::wall::restore(worktree, wall)?;
     if !restored.is_empty() {
         log.append(&TestsRestored {
             after: after.to_string(),
@@ -140,7 +140,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     };
     let mut brief = brief(&s.opts.task.text, &s.plan, &s.wall, s.opts.backend.words());
     if let Some((c, _)) = &s.contract {
-        brief.push_str(&crate::proof::implement_rules(c));
+        brief.push_str(&loki_contract::proof::implement_rules(c));
     }
     agent_round(s, i, IMPLEMENT_SESSION, &brief)
 }

@@ -21,7 +21,7 @@
 //! run's work at once: it is the `Reason:`, the first NOT PROVEN entry and exit 2 (see
 //! [`engine`]). A run that made no change removes its worktree and branch unless `keep`.
 //!
-//! # Delivery contract ([`contract`], [`proof`])
+//! # Delivery contract ([`proof`], and `loki-contract` for the criteria, the wall and the proof)
 //! A build run with acceptance criteria (`.loki/contract.json`, or checklists and requirement
 //! lists in its task) first checks them for a contradiction (the same thing required and
 //! forbidden: BLOCKED with one question, before any code is written), tells the wall author to
@@ -39,7 +39,6 @@
 
 mod acceptance;
 mod commit;
-pub mod contract;
 pub mod demo;
 pub mod engine;
 mod error;
@@ -55,7 +54,6 @@ mod seal;
 pub mod session;
 pub mod summary;
 pub mod verify;
-pub mod wall;
 
 pub use engine::{reserve_for, run_build};
 

@@ -174,7 +174,7 @@ pub struct FollowUp {
     /// The follow-up's task ([`follow_up_task`]).
     pub task: String,
     /// The contract to judge the follow-up against (`None`: the usual choice, [`crate::proof`]).
-    pub contract: Option<crate::contract::Contract>,
+    pub contract: Option<loki_contract::Contract>,
     /// The BLOCKED run's kind: a quick run is followed up by a quick run.
     pub kind: loki_core::run::RunKind,
 }
@@ -196,13 +196,13 @@ pub fn follow_up(repo: &Repo, run: &RunId, answer: &str) -> Result<FollowUp, Eng
     }
     let dir = store.dir(run);
     let question = question(&dir).unwrap_or_else(|| "(the run recorded no question)".to_string());
-    let mut contract = crate::proof::load(&dir.join(crate::contract::CONTRACT_FILE))?;
+    let mut contract = loki_contract::proof::load(&dir.join(loki_contract::CONTRACT_FILE))?;
     if let Some(c) = &mut contract
-        && let Some((a, b)) = crate::contract::conflict(&c.criteria)
+        && let Some((a, b)) = loki_contract::conflict(&c.criteria)
     {
-        let named = crate::proof::ids_in_text(answer);
+        let named = loki_contract::proof::ids_in_text(answer);
         let (first, second) = (&c.criteria[a], &c.criteria[b]);
-        let holds = |x: &crate::contract::Criterion| x.number().is_some_and(|n| named.contains(&n));
+        let holds = |x: &loki_contract::Criterion| x.number().is_some_and(|n| named.contains(&n));
         let dropped = match (holds(first), holds(second)) {
             (true, false) => b,
             (false, true) => a,

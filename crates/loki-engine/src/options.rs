@@ -78,7 +78,7 @@ pub struct BuildOptions {
     pub on_command: Option<loki_agent::RunHook>,
     /// The delivery contract the caller chose (`--contract FILE`, a follow-up's resolved
     /// contract); `None`: `.loki/contract.json`, else the task's criteria ([`crate::proof`]).
-    pub contract: Option<crate::contract::Contract>,
+    pub contract: Option<loki_contract::Contract>,
     /// The issue the task came from, if it did.
     pub issue: Option<IssueInput>,
     /// The branch to build on instead of `loki/<run-id>` (a backlog's `loki/backlog-<N>`); it

@@ -8,7 +8,7 @@
 //! Facts mapped into the receipt: checks of the last verification (role `tests` or `wall`), the
 //! wall's files and its run on the base, the integrity findings plus one `reverted_wall_edit`
 //! finding per restored wall file, the delivery contract's criteria proven or not by the wall
-//! ([`crate::proof::prove`]), cost summed over sessions (`usd` null when any session was not
+//! ([`loki_contract::proof::prove`]), cost summed over sessions (`usd` null when any session was not
 //! measured), and the stage times.
 
 use loki_core::outcome::Outcome;
@@ -80,7 +80,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         },
         Err(e) => tampered.push(format!("event log: {e}")),
     }
-    for p in crate::wall::tampered_copies(&s.run_dir, &s.wall) {
+    for p in loki_contract::wall::tampered_copies(&s.run_dir, &s.wall) {
         tampered.push(format!("sealed wall copy changed: {p}"));
     }
 
@@ -145,7 +145,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     if let Some((c, sha256)) = &s.contract {
         facts.contract = Some(loki_receipt::schema::Contract {
             sha256: sha256.clone(),
-            criteria: crate::proof::prove(c, &wall_evidence(s)),
+            criteria: loki_contract::proof::prove(c, &wall_evidence(s)),
         });
     }
     facts
@@ -233,9 +233,9 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     })
 }
 
-/// What the run knows of each sealed wall file, for the contract's proof ([`crate::proof`]).
-fn wall_evidence(s: &RunState<'_>) -> Vec<crate::proof::WallEvidence> {
-    let tampered = crate::wall::tampered_copies(&s.run_dir, &s.wall);
+/// What the run knows of each sealed wall file, for the contract's proof ([`loki_contract::proof`]).
+fn wall_evidence(s: &RunState<'_>) -> Vec<loki_contract::proof::WallEvidence> {
+    let tampered = loki_contract::wall::tampered_copies(&s.run_dir, &s.wall);
     let v = s.verification.as_ref();
     s.wall
         .files
@@ -248,7 +248,7 @@ fn wall_evidence(s: &RunState<'_>) -> Vec<crate::proof::WallEvidence> {
                     .map(|r| r.result.clone())
             });
             let ran_sealed = v.is_none_or(|v| v.wall_intact.contains(&f.path));
-            crate::proof::WallEvidence {
+            loki_contract::proof::WallEvidence {
                 path: f.path.clone(),
                 unchanged: ran_sealed && !tampered.contains(&f.path),
                 base: s

@@ -3,7 +3,7 @@
 //! - **Impacted tests**: the checks owning a changed path (deepest package directory containing it;
 //!   all checks when a changed path belongs to none, or with `--deep`). Each runs once more when it
 //!   fails: fail-then-pass is `flaky`, which is not a pass.
-//! - **Wall**: each sealed wall file through its own check ([`crate::wall::wall_check`]).
+//! - **Wall**: each sealed wall file through its own check ([`loki_contract::wall::wall_check`]).
 //! - **Lint**: the changed lines through the repository's linter ([`loki_lint`], "new from
 //!   diff"): a finding on a line the change touched fails verification; a linter that could not
 //!   run, and changed files no linter covers, are listed as not proven.
@@ -11,7 +11,7 @@
 //!   the base (cached per check and tree), the original tests on the new code and the new tests on
 //!   the old code when the change touched tests, the static integrity rules, each test matched
 //!   across moves. Wall files are excluded: their edits are handled by restoring, see
-//!   [`crate::wall`]. Its findings fail verification; its facts (`expectation_changed`, …) go into
+//!   [`loki_contract::wall`]. Its findings fail verification; its facts (`expectation_changed`, …) go into
 //!   the receipt; a suite it cannot judge is not proven.
 //!
 //! Afterwards the worktree is put back to the tree that was judged ([`loki_git::Git::reset_to_tree`]):
@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
+use loki_contract::wall::Wall;
 use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
 use loki_lint::{LintInput, LintRun};
@@ -33,7 +34,6 @@ use sha2::{Digest, Sha256};
 use crate::EngineError;
 use crate::engine::{MIN_CHECK_TIME, RunState, Step};
 use crate::intake::Intake;
-use crate::wall::Wall;
 
 /// Characters of a failing check's log shown to the fixing agent.
 const FEEDBACK_LOG_CHARS: usize = 3000;

@@ -83,7 +83,7 @@ pub fn run_task_with(
     task: TaskInput,
     kind: RunKind,
     flags: &BuildFlags,
-    contract: Option<loki_engine::contract::Contract>,
+    contract: Option<loki_contract::Contract>,
     issue: Option<loki_engine::IssueInput>,
 ) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &flags.config_flags())?;
@@ -93,7 +93,7 @@ pub fn run_task_with(
     let contract =
         match (contract, &flags.contract) {
             (Some(c), _) => Some(c),
-            (None, Some(path)) => Some(loki_engine::proof::load(path)?.ok_or_else(|| {
+            (None, Some(path)) => Some(loki_contract::proof::load(path)?.ok_or_else(|| {
                 UsageError(format!("--contract {}: no such file", path.display()))
             })?),
             (None, None) => None,

@@ -1,7 +1,7 @@
 //! `loki contract SPEC.md` and `loki answer <run>`: the delivery contract of later build runs,
 //! and the follow-up of a BLOCKED one.
 //!
-//! `loki contract` prints the numbered criteria ([`loki_engine::contract`]) and writes them to
+//! `loki contract` prints the numbered criteria ([`loki_contract`]) and writes them to
 //! `.loki/contract.json` atomically; a text without criteria writes nothing and exits 2 (an empty
 //! contract would prove nothing). `loki answer` builds again with the task, the question and the
 //! answer ([`loki_engine::ops::follow_up`], shared with MCP's `loki_answer`); a run that is not
@@ -9,10 +9,10 @@
 
 use std::io::{IsTerminal as _, Read as _};
 
+use loki_contract::{Contract, MAX_CRITERIA};
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
-use loki_engine::contract::{Contract, MAX_CRITERIA};
 
 use crate::cli::{AnswerArgs, ContractArgs, GlobalArgs};
 use crate::cmd::{UsageError, resolve_run};
@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     };
-    let path = loki_engine::proof::repo_contract_path(&repo);
+    let path = loki_contract::proof::repo_contract_path(&repo);
     repo.ensure_loki_dir()?;
     loki_core::fs::write_atomic(&path, &contract.to_file_bytes()?)?;
     if ctx.global.json {

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use loki_agent::{Backend, scripted::Scripted};
+use loki_contract::ContractError;
 use loki_core::layout::Repo;
 use loki_core::outcome::Outcome;
 use loki_engine::{BuildOptions, EngineError, Silent, TaskInput};
@@ -127,7 +128,7 @@ fn a_contract_file_that_cannot_be_used_stops_the_run_before_it_starts() {
     let err =
         loki_engine::run_build(&Repo::discover(repo.path()).unwrap(), &opts, &Silent).unwrap_err();
     assert!(
-        matches!(&err, EngineError::BadContract { reason, .. } if reason == "criterion id AC-1 appears twice"),
+        matches!(&err, EngineError::Contract(ContractError::BadContract { reason, .. }) if reason == "criterion id AC-1 appears twice"),
         "{err}"
     );
     assert!(!repo.path().join(".loki/runs").exists());

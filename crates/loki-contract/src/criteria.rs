@@ -575,5 +575,5 @@ fn requirement(text: &str) -> Option<(String, bool, String)> {
 }
 
 #[cfg(test)]
-#[path = "contract_tests.rs"]
+#[path = "criteria_tests.rs"]
 mod tests;

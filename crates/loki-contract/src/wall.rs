@@ -39,7 +39,7 @@ use loki_events::RunRecorder;
 use loki_events::payload::{Discarded, FileDigest, WallSealed};
 use sha2::{Digest, Sha256};
 
-use crate::EngineError;
+use crate::ContractError;
 
 /// Wall files accepted at most: acceptance checks are a handful of tests, not a suite.
 const MAX_WALL_FILES: usize = 8;
@@ -341,7 +341,7 @@ fn go_test_names(text: &str) -> Vec<String> {
 }
 
 /// Writes the sealed copies under `<run_dir>/wall/` and appends `wall.sealed`.
-pub fn seal(run_dir: &Path, wall: &Wall, log: &mut RunRecorder) -> Result<(), EngineError> {
+pub fn seal(run_dir: &Path, wall: &Wall, log: &mut RunRecorder) -> Result<(), ContractError> {
     for f in &wall.files {
         crate::write_file(&sealed_path(run_dir, &f.path), &f.bytes)?;
     }
@@ -371,7 +371,7 @@ fn sealed_path(run_dir: &Path, path: &str) -> PathBuf {
 }
 
 /// Writes every wall file into the worktree at `root`.
-pub fn install(root: &Path, wall: &Wall) -> Result<(), EngineError> {
+pub fn install(root: &Path, wall: &Wall) -> Result<(), ContractError> {
     for f in &wall.files {
         crate::write_file(&root.join(&f.path), &f.bytes)?;
     }
@@ -379,7 +379,7 @@ pub fn install(root: &Path, wall: &Wall) -> Result<(), EngineError> {
 }
 
 /// Restores every wall file in `root` that no longer has its sealed bytes; returns their paths.
-pub fn restore(root: &Path, wall: &Wall) -> Result<Vec<String>, EngineError> {
+pub fn restore(root: &Path, wall: &Wall) -> Result<Vec<String>, ContractError> {
     let mut restored = Vec::new();
     for f in &wall.files {
         let p = root.join(&f.path);
