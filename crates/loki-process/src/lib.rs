@@ -23,7 +23,7 @@
 //! - **So do the processes that left it.** A descendant that starts a session or group of its
 //!   own (`setsid`: a coding agent's terminal, Codex's `exec_command`) escapes a group signal. The
 //!   runner looks for them (Linux `/proc`: the leader's descendants by parent pid, outside its
-//!   group) every [`TREE_SCAN`] while the child runs and again right before each signal, and
+//!   group) every `TREE_SCAN` (one second) while the child runs and again right before each signal, and
 //!   sends every signal the group gets to each of them and to the group it leads, after checking
 //!   its start time, so a recycled pid is never hit. One that had already been orphaned before
 //!   the first scan saw it is out of reach, and the watchdog knows only the group.

@@ -121,15 +121,15 @@ pub struct Output {
     pub exit: Exit,
     /// The timeout fired and the group was killed.
     pub timed_out: bool,
-    /// A [`Cancel`] fired and the group was killed.
+    /// A [`Cancel`](crate::Cancel) fired and the group was killed.
     pub cancelled: bool,
     /// From spawn until the leader exited.
     pub duration: Duration,
-    /// stdout and stderr in arrival order ([`Streams::Combined`]) or stdout alone.
+    /// stdout and stderr in arrival order ([`Streams::Combined`](crate::Streams::Combined)) or stdout alone.
     pub output: Captured,
-    /// stderr under [`Streams::Separate`]; empty otherwise.
+    /// stderr under [`Streams::Separate`](crate::Streams::Separate); empty otherwise.
     pub stderr: Captured,
-    /// What [`Spec::spool`] wrote, when it was asked for.
+    /// What [`Spec::spool`](crate::Spec::spool) wrote, when it was asked for.
     pub spooled: Option<Spooled>,
 }
 

@@ -11,10 +11,10 @@ use crate::{DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT, shell_quote};
 /// How the child's stdout and stderr are captured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Streams {
-    /// One pipe for both: [`Output::output`] holds them in arrival order, [`Output::stderr`] is empty.
+    /// One pipe for both: [`Output::output`](crate::Output::output) holds them in arrival order, [`Output::stderr`](crate::Output::stderr) is empty.
     #[default]
     Combined,
-    /// Two pipes: [`Output::output`] is stdout, [`Output::stderr`] is stderr, each capped.
+    /// Two pipes: [`Output::output`](crate::Output::output) is stdout, [`Output::stderr`](crate::Output::stderr) is stderr, each capped.
     Separate,
 }
 
@@ -46,7 +46,7 @@ impl Cancel {
 pub struct Spec {
     pub program: OsString,
     pub args: Vec<OsString>,
-    /// Working directory; it must exist ([`ProcessError::NoCwd`] otherwise).
+    /// Working directory; it must exist ([`ProcessError::NoCwd`](crate::ProcessError::NoCwd) otherwise).
     pub cwd: PathBuf,
     /// The child's entire environment, in order; a later entry for the same name wins.
     pub env: Vec<(OsString, OsString)>,
@@ -55,7 +55,7 @@ pub struct Spec {
     pub output_cap: usize,
     pub streams: Streams,
     pub cancel: Option<Cancel>,
-    /// A file that receives the whole first stream, uncapped up to [`SPOOL_CAP`].
+    /// A file that receives the whole first stream, uncapped up to [`SPOOL_CAP`](crate::SPOOL_CAP).
     pub spool: Option<PathBuf>,
 }
 
@@ -76,7 +76,7 @@ impl Spec {
     }
 
     /// Also writes everything the child prints on the first stream (both streams under
-    /// [`Streams::Combined`]) to `path`, created or truncated, up to [`SPOOL_CAP`] bytes.
+    /// [`Streams::Combined`]) to `path`, created or truncated, up to [`SPOOL_CAP`](crate::SPOOL_CAP) bytes.
     #[must_use]
     pub fn spool(mut self, path: impl Into<PathBuf>) -> Self {
         self.spool = Some(path.into());

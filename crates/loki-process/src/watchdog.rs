@@ -70,7 +70,7 @@ pub fn watchdog_running() -> bool {
     WATCHDOG.get_or_init(start_watchdog).is_some()
 }
 
-/// Stops every child running now: `signal` to its group, `SIGKILL` after [`TERM_GRACE`]. For
+/// Stops every child running now: `signal` to its group, `SIGKILL` after [`TERM_GRACE`](crate::TERM_GRACE). For
 /// loki's own `SIGINT`/`SIGTERM` handler; children started later are not affected.
 pub fn stop_all(signal: Signal) {
     STOP_SIGNAL.store(signal.as_raw(), Ordering::SeqCst);

@@ -9,7 +9,7 @@ use super::ConfineError;
 /// Moves the calling process into a new network namespace with no interface up, so nothing it
 /// starts can reach any host (not even loopback). Plain `unshare` needs `CAP_SYS_ADMIN`; an
 /// unprivileged process first gets a user namespace of its own, mapping its user and group to
-/// themselves so files keep their owners. Call it single-threaded, before [`restrict_self`].
+/// themselves so files keep their owners. Call it single-threaded, before [`restrict_self`](super::restrict_self).
 pub fn unshare_network() -> Result<(), ConfineError> {
     unshare_with(rustix::thread::UnshareFlags::NEWNET).map_err(ConfineError::Network)
 }
@@ -18,7 +18,7 @@ pub fn unshare_network() -> Result<(), ConfineError> {
 /// when that child ends or is killed, the kernel kills every process left in the namespace,
 /// also those that left the child's process group or session (which a process-group kill
 /// misses). Unprivileged, a user namespace mapping the user and group to themselves comes
-/// first, as for [`unshare_network`]. Call it single-threaded, before [`restrict_self`].
+/// first, as for [`unshare_network`]. Call it single-threaded, before [`restrict_self`](super::restrict_self).
 pub fn unshare_pids() -> Result<(), ConfineError> {
     unshare_with(rustix::thread::UnshareFlags::NEWPID).map_err(ConfineError::Pids)
 }
@@ -30,7 +30,7 @@ pub fn unshare_pids() -> Result<(), ConfineError> {
 /// nodev, noexec, the atime mode). Writes, new entries, renames and removal beneath it fail
 /// (`EROFS`, `EBUSY` for the mount point itself); the directory around it stays as the policy
 /// has it. A Landlock-restricted process cannot unmount it. Call it single-threaded, before
-/// [`restrict_self`]. On an error nothing is half-promised: the caller falls back to
+/// [`restrict_self`](super::restrict_self). On an error nothing is half-promised: the caller falls back to
 /// Landlock's read-only rules for every path.
 ///
 /// Each existing path of `masks` gets an empty, read-only tmpfs mounted over it: what was there

@@ -54,7 +54,7 @@ fn probe_kernel() -> Support {
     }
 }
 
-/// How [`Network::Denied`] cuts a box off on this machine: what a box that denies the network
+/// How [`Network::Denied`](super::Network::Denied) cuts a box off on this machine: what a box that denies the network
 /// really holds back, for the line a command prints before it starts, `loki doctor` and the
 /// receipt's NOT PROVEN.
 #[derive(Debug, Clone, PartialEq, Eq)]
