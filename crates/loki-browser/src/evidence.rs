@@ -24,7 +24,7 @@
 //! Capture never fails its caller: no browser, no way to serve the app, a script that exits or
 //! never listens, a page that does not load, the time budget spent — each is a line in
 //! [`Capture::skipped`] (for NOT PROVEN) naming what was not captured and why. Every wait is
-//! bounded by the budget.
+//! bounded: starting the app and each page by the budget, the browser's launch by its own limit.
 
 use std::ffi::OsString;
 use std::net::{Ipv4Addr, TcpListener};
@@ -239,6 +239,10 @@ fn capture_inner(req: &Request, deadline: Instant, out: &mut Capture) -> Result<
             (server.origin(), None, Some(server))
         }
     };
+    if left(deadline) < MIN_LOAD {
+        return Err(spent(req.budget));
+    }
+    // The launch has its own bound (`launch::LAUNCH_TIMEOUT`); the pages are held to the budget.
     let mut browser = Browser::launch(&program).map_err(|e| e.to_string())?;
     let result = shoot_all(req, &mut browser, &origin, deadline, out);
     browser.close();
@@ -257,10 +261,7 @@ fn shoot_all(
     for (i, route) in req.plan.routes.iter().enumerate() {
         let remaining = left(deadline);
         if remaining < MIN_LOAD {
-            return Err(format!(
-                "the time budget of {}s was spent",
-                req.budget.as_secs()
-            ));
+            return Err(spent(req.budget));
         }
         let url = crate::page::join_url(origin, route);
         let png = match crate::page::screenshot(browser, &url, SETTLE.min(remaining), remaining) {
@@ -284,6 +285,10 @@ fn shoot_all(
         });
     }
     Ok(())
+}
+
+fn spent(budget: Duration) -> String {
+    format!("the time budget of {}s was spent", budget.as_secs())
 }
 
 fn left(deadline: Instant) -> Duration {
