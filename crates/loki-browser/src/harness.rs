@@ -50,14 +50,33 @@ pub struct PageOutcome {
     pub report: CheckReport,
 }
 
-struct ServerProc {
+/// A server command running in its own process group, stopped with its group when dropped.
+/// Shared with [`crate::evidence`], which starts a project's dev server the same way.
+pub(crate) struct ServerProc {
     cancel: Cancel,
     waiter: Option<JoinHandle<Result<Output, ProcessError>>>,
-    command: String,
+    pub(crate) command: String,
 }
 
 impl ServerProc {
-    fn exited(&mut self) -> Option<String> {
+    /// Starts `spec` (which must not carry a cancel of its own: this one stops it).
+    pub(crate) fn spawn(spec: Spec) -> Result<ServerProc, BrowserError> {
+        let cancel = Cancel::new();
+        let spec = spec.cancel_with(cancel.clone());
+        let command = spec.display();
+        let running = process::spawn(&spec).map_err(|e| BrowserError::Server {
+            command: command.clone(),
+            detail: format!("could not start: {e}"),
+        })?;
+        Ok(ServerProc {
+            cancel,
+            waiter: Some(std::thread::spawn(move || running.wait())),
+            command,
+        })
+    }
+
+    /// Why the command is no longer running, once it is not.
+    pub(crate) fn exited(&mut self) -> Option<String> {
         if !self.waiter.as_ref().is_some_and(JoinHandle::is_finished) {
             return None;
         }
@@ -91,7 +110,7 @@ impl Drop for ServerProc {
 }
 
 /// True when something at `url`'s host and port answers HTTP.
-fn answers(url: &str) -> bool {
+pub(crate) fn answers(url: &str) -> bool {
     let Some(rest) = url.split_once("://").map(|(_, r)| r) else {
         return false;
     };
@@ -116,6 +135,42 @@ fn answers(url: &str) -> bool {
     s.read_exact(&mut buf).is_ok() && &buf == b"HTTP/"
 }
 
+/// Waits until `url` answers HTTP: [`BrowserError::Server`] when `server` exits first,
+/// [`BrowserError::NotLoaded`] when nothing answers within `timeout`.
+pub(crate) fn wait_until_answers(
+    url: &str,
+    mut server: Option<&mut ServerProc>,
+    timeout: Duration,
+) -> Result<(), BrowserError> {
+    let deadline = Instant::now() + timeout;
+    while !answers(url) {
+        if let Some(s) = server.as_mut()
+            && let Some(detail) = s.exited()
+        {
+            return Err(BrowserError::Server {
+                command: s.command.clone(),
+                detail,
+            });
+        }
+        if Instant::now() >= deadline {
+            return Err(BrowserError::NotLoaded {
+                url: url.to_string(),
+                detail: format!(
+                    "nothing answered HTTP there within {}s{}",
+                    timeout.as_secs(),
+                    if server.is_some() {
+                        " of starting the server command"
+                    } else {
+                        " (is the server running?)"
+                    }
+                ),
+            });
+        }
+        std::thread::sleep(URL_POLL);
+    }
+    Ok(())
+}
+
 /// Runs one check; see the module doc.
 pub fn run_page(program: &std::path::Path, run: &PageRun) -> Result<PageOutcome, BrowserError> {
     let server_dir = match &run.serve {
@@ -127,53 +182,16 @@ pub fn run_page(program: &std::path::Path, run: &PageRun) -> Result<PageOutcome,
         None => run.url.clone(),
     };
     let mut server = match run.server.split_first() {
-        Some((prog, args)) => {
-            let cancel = Cancel::new();
-            let spec = Spec::new(prog, &run.cwd)
+        Some((prog, args)) => Some(ServerProc::spawn(
+            Spec::new(prog, &run.cwd)
                 .args(args)
                 .envs(process::caller_env())
                 .timeout(SERVER_LIMIT)
-                .output_cap(SERVER_OUTPUT_CAP)
-                .cancel_with(cancel.clone());
-            let command = spec.display();
-            let running = process::spawn(&spec).map_err(|e| BrowserError::Server {
-                command: command.clone(),
-                detail: format!("could not start: {e}"),
-            })?;
-            Some(ServerProc {
-                cancel,
-                waiter: Some(std::thread::spawn(move || running.wait())),
-                command,
-            })
-        }
+                .output_cap(SERVER_OUTPUT_CAP),
+        )?),
         None => None,
     };
-    let deadline = Instant::now() + run.load_timeout;
-    while !answers(&url) {
-        if let Some(s) = server.as_mut()
-            && let Some(detail) = s.exited()
-        {
-            return Err(BrowserError::Server {
-                command: s.command.clone(),
-                detail,
-            });
-        }
-        if Instant::now() >= deadline {
-            return Err(BrowserError::NotLoaded {
-                url,
-                detail: format!(
-                    "nothing answered HTTP there within {}s{}",
-                    run.load_timeout.as_secs(),
-                    if server.is_some() {
-                        " of starting the server command"
-                    } else {
-                        " (is the server running?)"
-                    }
-                ),
-            });
-        }
-        std::thread::sleep(URL_POLL);
-    }
+    wait_until_answers(&url, server.as_mut(), run.load_timeout)?;
     let mut browser = Browser::launch(program)?;
     let report = crate::page::check(
         &mut browser,

@@ -17,6 +17,8 @@
 //!   uncaught exceptions, unhandled rejections, `console.error` and failed same-origin requests
 //!   with their URL stack frames; optionally a screencast ([`video`]) as an animated PNG;
 //!   a screenshot of a page ([`page::screenshot`]).
+//! - **Visual evidence** ([`evidence`], [`routes`]): which changed files are pages of a web app,
+//!   their routes, and screenshots of them with the app served as its dev script serves it.
 //! - **A static file server** ([`serve`]) on 127.0.0.1 for pages that have no server of their own.
 //! - **Shutdown** ([`Browser::close`], also on drop): `Browser.close`, then the whole process
 //!   group is stopped (SIGTERM, SIGKILL after the runner's grace) and reaped, and the profile
@@ -34,9 +36,11 @@
 
 pub mod cdp;
 mod error;
+pub mod evidence;
 pub mod harness;
 pub mod launch;
 pub mod page;
+pub mod routes;
 pub mod serve;
 pub mod video;
 

@@ -170,6 +170,12 @@ pub const BROWSER: Var = Var {
     scope: Scope::Loki,
     doc: "the Chromium or Chrome binary for web page checks (`loki run --url`) [default: chromium on PATH]",
 };
+/// The switch of visual evidence in build runs.
+pub const VISUAL_EVIDENCE: Var = Var {
+    name: "LOKI_VISUAL_EVIDENCE",
+    scope: Scope::Loki,
+    doc: "`0` turns off the screenshots of changed web pages in build run receipts [default: on]",
+};
 /// Where a page check writes its screencast.
 pub const PAGE_VIDEO: Var = Var {
     name: "LOKI_PAGE_VIDEO",
@@ -316,6 +322,7 @@ pub const VARS: &[Var] = &[
     LOG,
     IMPROVE,
     BROWSER,
+    VISUAL_EVIDENCE,
     CONTROL_URL,
     CONTROL_TOKEN,
     GITHUB_TOKEN,

@@ -113,6 +113,8 @@ pub(crate) struct RunState<'a> {
     pub contract: Option<(loki_contract::Contract, String)>,
     /// Each wall file's run on the unchanged base (the gate), for the contract's proof.
     pub wall_base_results: Vec<loki_checks::CheckResult>,
+    /// Screenshots of the changed pages ([`crate::visual`]), for the receipt.
+    pub evidence: Option<loki_receipt::schema::Evidence>,
 }
 
 impl RunState<'_> {
@@ -504,9 +506,11 @@ pub fn run_build(
         provider_failure: None,
         contract,
         wall_base_results: Vec::new(),
+        evidence: None,
     };
     work(&mut s)?;
     stage(&mut s, "commit", commit::stage)?;
+    crate::visual::run(&mut s)?;
     let sealed = crate::seal::seal(&mut s)?;
     let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());
     let mut end = RunCompleted::new(sealed.outcome.as_str())

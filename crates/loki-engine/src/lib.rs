@@ -13,6 +13,9 @@
 //! emits `stage.started|completed|failed|skipped`. Commit and seal always run: after a cap, a budget
 //! stop, SIGINT or a stage that failed.
 //!
+//! After commit, when the change touched a page of a web app, the `visual` stage (`visual.rs`)
+//! screenshots the changed routes into the run directory and the receipt (`evidence.screens`).
+//!
 //! # Outcome
 //! Facts decide, through [`loki_receipt::ReceiptBuilder`] and `loki_core::outcome::decide`:
 //! VERIFIED needs a non-empty diff, every check proving (passed, executed > 0, none failed), the
@@ -54,6 +57,7 @@ mod seal;
 pub mod session;
 pub mod summary;
 pub mod verify;
+mod visual;
 
 pub use engine::{reserve_for, run_build};
 

@@ -84,6 +84,11 @@ pub struct BuildOptions {
     /// The branch to build on instead of `loki/<run-id>` (a backlog's `loki/backlog-<N>`); it
     /// must not exist yet, and it is recorded in `run.json`.
     pub branch: Option<String>,
+    /// Screenshot the web pages the change touched into the receipt (`visual.rs`);
+    /// default from `LOKI_VISUAL_EVIDENCE` (on unless `0`).
+    pub visual_evidence: bool,
+    /// The browser for the screenshots (`None`: `LOKI_BROWSER`, else Chromium on `PATH`).
+    pub browser: Option<PathBuf>,
 }
 
 impl BuildOptions {
@@ -114,6 +119,8 @@ impl BuildOptions {
             contract: None,
             issue: None,
             branch: None,
+            visual_evidence: crate::visual::enabled_by_env(),
+            browser: None,
         }
     }
 }

@@ -148,6 +148,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             criteria: loki_contract::proof::prove(c, &wall_evidence(s)),
         });
     }
+    facts.evidence = s.evidence.clone();
     facts
         .extra_not_proven
         .extend(tampered.iter().map(|t| format!("tampering: {t}")));

@@ -41,8 +41,8 @@ use crate::dsse::{Envelope, envelope_for};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
 use crate::schema::{
-    Assessment, Check, Contract, Cost, CriterionStatus, DiffStats, EventsBinding, IntegrityFinding,
-    JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
+    Assessment, Check, Contract, Cost, CriterionStatus, DiffStats, EventsBinding, Evidence,
+    IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
 
 /// Listed when only the impacted tests ran, not the whole suite.
@@ -128,6 +128,8 @@ pub struct ReceiptFacts {
     /// The revision of the agent's instructions the run followed.
     pub agent_revision: Option<String>,
     pub contract: Option<Contract>,
+    /// Evidence files in the run directory (screenshots), bound by hash.
+    pub evidence: Option<Evidence>,
     /// For a deep verify: `receipt_sha256` of the main run's receipt it is bound to.
     pub main_receipt: Option<String>,
     pub flags: RunFlags,
@@ -170,6 +172,7 @@ impl ReceiptFacts {
             model: String::new(),
             agent_revision: None,
             contract: None,
+            evidence: None,
             main_receipt: None,
             flags: RunFlags::default(),
             full_suite_ran: false,
@@ -263,6 +266,7 @@ impl ReceiptBuilder {
             agent_revision: f.agent_revision.clone(),
             events,
             contract: f.contract.clone(),
+            evidence: f.evidence.clone(),
             main_receipt: f.main_receipt.clone(),
             receipt_sha256: String::new(),
         };

@@ -39,6 +39,7 @@ pub mod markdown;
 pub mod report;
 pub mod schema;
 pub mod verify;
+mod verify_files;
 
 pub use builder::{ReceiptBuilder, ReceiptFacts, RunFlags, Sealed};
 pub use dsse::{Envelope, Statement};

@@ -208,6 +208,22 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
         }
     }
 
+    if let Some(e) = r.evidence.as_ref().filter(|e| !e.screens.is_empty()) {
+        s.push_str("\n## Visual evidence\n\n");
+        s.push_str("| Route | Screenshot | Bytes | SHA-256 |\n|---|---|---:|---|\n");
+        for sc in &e.screens {
+            // The path is relative to the run directory, where receipt.md is: the link resolves.
+            let _ = writeln!(
+                s,
+                "| `{}` | [{file}]({file}) | {} | `{}` |",
+                cell(&sc.route),
+                sc.bytes,
+                cell(&sc.sha256),
+                file = cell(&sc.file).replace(['(', ')', '[', ']'], "_"),
+            );
+        }
+    }
+
     if !r.assessments.is_empty() {
         s.push_str("\n## Assessments (judgment, not proof)\n\n");
         for a in &r.assessments {

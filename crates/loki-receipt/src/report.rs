@@ -17,10 +17,13 @@ pub enum StepName {
     Signature,
     Statement,
     Outcome,
+    /// The evidence files the receipt binds (screenshots). Only in the report of a receipt that
+    /// lists some, after the event log: not one of [`StepName::ALL`].
+    Screens,
 }
 
 impl StepName {
-    /// Every step, in the order they run.
+    /// Every step every verification reports, in the order they run.
     pub const ALL: [StepName; 6] = [
         StepName::Parse,
         StepName::ReceiptHash,
@@ -40,6 +43,7 @@ impl StepName {
             StepName::Signature => "signature",
             StepName::Statement => "statement",
             StepName::Outcome => "outcome",
+            StepName::Screens => "screens",
         }
     }
 }

@@ -56,6 +56,9 @@ pub struct Receipt {
     pub events: EventsBinding,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
+    /// Files of the run directory the receipt binds by hash (screenshots of changed pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
     /// For a deep verify (`kind` `deep`): `receipt_sha256` of the main run's receipt, whose run id
     /// and head this receipt shares. The main receipt is never changed by a deep verify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -325,6 +328,30 @@ impl CriterionStatus {
             CriterionStatus::NotProven => "not proven",
         }
     }
+}
+
+/// Evidence files kept in the run directory and bound by their hashes: `loki verify` reports
+/// TAMPERED when one is altered, missing or a symbolic link.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Screenshots of the routes the change touched, in the order they were taken.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub screens: Vec<Screen>,
+}
+
+/// The directory of the run that holds the screenshots.
+pub const SCREENS_DIR: &str = "screens";
+
+/// One screenshot of a web page the run changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Screen {
+    /// The route loaded (`/`, `/about`).
+    pub route: String,
+    /// The PNG's path relative to the run directory (`screens/01-about.png`).
+    pub file: String,
+    /// Hex SHA-256 of the PNG.
+    pub sha256: String,
+    pub bytes: u64,
 }
 
 impl Receipt {

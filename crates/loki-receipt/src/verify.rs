@@ -8,6 +8,12 @@
 //!    and line `count` hashes to `events.head`. Truncated, or a line before the seal edited →
 //!    TAMPERED; valid events appended after the seal are fine. A run directory without its log is
 //!    TAMPERED; a receipt copied elsewhere without one skips this step and says so.
+//!    Then the **screens** (only for a receipt with `evidence.screens`, see
+//!    `verify_files.rs`): each listed file, resolved against the directory the receipt is
+//!    in (the run directory, where the event log is found), is a regular file reached through no
+//!    symbolic link, inside that directory, with the bound size and sha256. Altered, missing, a
+//!    symlink, or a path leaving the directory → TAMPERED, naming the file. A receipt copied away
+//!    from its run directory skips this step and says so.
 //! 4. **signature**: the DSSE envelope's signature over PAE verifies with a trusted key chosen by
 //!    keyid. No envelope → UNSIGNED (or skipped with `allow_unsigned`); a key we do not have →
 //!    UNCHECKED, never TAMPERED; a signature that fails with a key we have → TAMPERED.
@@ -83,6 +89,8 @@ struct Located {
     envelope: Option<PathBuf>,
     events: Option<PathBuf>,
     run_dir: bool,
+    /// The directory the receipt's files are resolved in.
+    dir: PathBuf,
     /// The input was an envelope: the receipt is its predicate.
     envelope_input: bool,
 }
@@ -91,12 +99,15 @@ struct Located {
 struct Stop {
     verdict: VerifyVerdict,
     reason: String,
+    /// The step that failed, when it is not the next of [`StepName::ALL`].
+    step: Option<StepName>,
 }
 
 fn stop(verdict: VerifyVerdict, reason: impl Into<String>) -> Stop {
     Stop {
         verdict,
         reason: reason.into(),
+        step: None,
     }
 }
 
@@ -191,8 +202,18 @@ pub fn verify(input: &VerifyInput, opts: &VerifyOptions) -> VerifyReport {
     };
     let verdict = run(&mut ctx, input).err();
     let mut report = ctx.report;
-    if let Some(Stop { verdict, reason }) = verdict {
-        let failed = StepName::ALL.get(report.steps.len()).copied();
+    let reported = |steps: &[Step], name: StepName| steps.iter().any(|s| s.name == name);
+    if let Some(Stop {
+        verdict,
+        reason,
+        step,
+    }) = verdict
+    {
+        let failed = step.or_else(|| {
+            StepName::ALL
+                .into_iter()
+                .find(|n| !reported(&report.steps, *n))
+        });
         if let Some(name) = failed {
             report.steps.push(Step {
                 name,
@@ -203,7 +224,10 @@ pub fn verify(input: &VerifyInput, opts: &VerifyOptions) -> VerifyReport {
         report.verdict = verdict;
         report.reason = Some(reason);
     }
-    for name in StepName::ALL.into_iter().skip(report.steps.len()) {
+    for name in StepName::ALL {
+        if reported(&report.steps, name) {
+            continue;
+        }
         report.steps.push(Step {
             name,
             status: StepStatus::Skip,
@@ -222,6 +246,7 @@ fn locate(input: &VerifyInput) -> Result<Located, Stop> {
             envelope: existing(dir.join(ENVELOPE_FILE)),
             events: Some(dir.join(EVENTS_FILE)),
             run_dir: true,
+            dir: dir.clone(),
             envelope_input: false,
         }),
         VerifyInput::File(path) => {
@@ -251,6 +276,7 @@ fn locate(input: &VerifyInput) -> Result<Located, Stop> {
                 },
                 events: Some(dir.join(EVENTS_FILE)),
                 run_dir: dir.join(RUN_RECORD_FILE).exists(),
+                dir,
                 envelope_input: is_envelope,
             })
         }
@@ -284,8 +310,14 @@ fn run(ctx: &mut Ctx<'_>, input: &VerifyInput) -> Result<(), Stop> {
     }
     ctx.pass(StepName::ReceiptHash, format!("sha256:{computed} matches"));
 
-    // 3. event log
+    // 3. event log, 3b. screens
     event_log_step(ctx, &loc, &receipt)?;
+    crate::verify_files::screens_step(&mut ctx.report.steps, &loc.dir, loc.run_dir, &receipt)
+        .map_err(|(verdict, reason)| Stop {
+            verdict,
+            reason,
+            step: Some(StepName::Screens),
+        })?;
 
     // 4. signature, 5. statement
     signature_steps(ctx, &loc, &value, &receipt)?;

@@ -14,6 +14,8 @@ mod interop;
 mod jcs;
 #[path = "suite/keys.rs"]
 mod keys;
+#[path = "suite/screens.rs"]
+mod screens;
 #[path = "suite/snapshots.rs"]
 mod snapshots;
 #[path = "suite/support.rs"]

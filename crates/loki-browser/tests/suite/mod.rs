@@ -1,1 +1,2 @@
 mod browser;
+mod evidence;

@@ -40,4 +40,5 @@ mod serve_ui;
 mod signals;
 mod slack;
 mod verify;
+mod visual;
 mod workspace;

@@ -13,6 +13,21 @@ pub fn build(
     script: &str,
     cap: Option<Duration>,
 ) -> BuildReport {
+    build_with(repo, home, task, script, |opts| {
+        if let Some(c) = cap {
+            opts.cap = c;
+        }
+    })
+}
+
+/// [`build`] with options set by `tweak`.
+pub fn build_with(
+    repo: &Path,
+    home: &Path,
+    task: &str,
+    script: &str,
+    tweak: impl FnOnce(&mut BuildOptions),
+) -> BuildReport {
     let provider = Scripted::parse(Path::new("script.json"), script).unwrap();
     let mut opts = BuildOptions::new(
         TaskInput {
@@ -23,10 +38,8 @@ pub fn build(
         "scripted",
         home.to_path_buf(),
     );
-    if let Some(c) = cap {
-        opts.cap = c;
-    }
     opts.check_timeout = Duration::from_secs(120);
+    tweak(&mut opts);
     let repo = Repo::discover(repo).unwrap();
     loki_engine::run_build(&repo, &opts, &Silent).unwrap()
 }

@@ -14,4 +14,5 @@ mod demo;
 mod environments;
 mod generated;
 mod lint;
+mod visual;
 mod wall_runners;

@@ -1,0 +1,98 @@
+//! Visual evidence against a real headless Chromium: a static site served by the static server,
+//! each changed route a PNG with its hash; a spent budget and a missing browser are skips.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use loki_browser::evidence::{self, Launcher, Request};
+use sha2::{Digest, Sha256};
+
+fn site() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("index.html", "<!doctype html><h1>Home</h1>"),
+        (
+            "docs/guide.html",
+            "<!doctype html><h1 style=\"color:#c00\">Guide</h1>",
+        ),
+        ("style.css", "h1 { font-family: sans-serif }"),
+    ] {
+        let p = d.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    d
+}
+
+fn request(root: &std::path::Path, out: &std::path::Path, browser: Option<PathBuf>) -> Request {
+    let changed: Vec<String> = ["docs/guide.html", "style.css", "README.md"]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    let plan = evidence::plan(root, &changed).unwrap();
+    assert_eq!(plan.launcher, Some(Launcher::Static));
+    assert_eq!(plan.routes, ["/docs/guide.html", "/"]);
+    Request {
+        root: root.to_path_buf(),
+        plan,
+        out_dir: out.to_path_buf(),
+        env: loki_core::process::scrubbed_env(),
+        wrapper: Vec::new(),
+        budget: Duration::from_secs(90),
+        browser,
+    }
+}
+
+#[test]
+fn a_static_site_is_shot_route_by_route_with_hashes() {
+    let Some(browser) = loki_test_support::require_browser() else {
+        return;
+    };
+    let d = site();
+    let out = tempfile::tempdir().unwrap();
+    let got = evidence::capture(&request(d.path(), out.path(), Some(browser)));
+    assert_eq!(got.skipped, Vec::<String>::new());
+    let files: Vec<&str> = got.shots.iter().map(|s| s.file.as_str()).collect();
+    assert_eq!(files, ["01-docs-guide-html.png", "02-root.png"]);
+    for s in &got.shots {
+        let png = std::fs::read(out.path().join(&s.file)).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{}", s.file);
+        assert_eq!(s.sha256, hex::encode(Sha256::digest(&png)));
+        assert_eq!(s.bytes, png.len() as u64);
+    }
+    // Two different pages, two different pictures.
+    assert_ne!(got.shots[0].sha256, got.shots[1].sha256);
+}
+
+#[test]
+fn a_spent_budget_and_a_missing_browser_are_skips_naming_the_routes() {
+    let d = site();
+    let out = tempfile::tempdir().unwrap();
+    let mut req = request(
+        d.path(),
+        out.path(),
+        Some(PathBuf::from("/nonexistent/chromium")),
+    );
+    let got = evidence::capture(&req);
+    assert!(got.shots.is_empty());
+    assert_eq!(got.skipped.len(), 1, "{:?}", got.skipped);
+    assert!(
+        got.skipped[0]
+            .starts_with("visual evidence: /docs/guide.html, / not captured: no Chromium found"),
+        "{:?}",
+        got.skipped
+    );
+
+    let Some(browser) = loki_test_support::require_browser() else {
+        return;
+    };
+    req.browser = Some(browser);
+    req.budget = Duration::ZERO;
+    let got = evidence::capture(&req);
+    assert!(got.shots.is_empty());
+    assert!(
+        got.skipped[0].contains("not captured: the time budget of 0s was spent"),
+        "{:?}",
+        got.skipped
+    );
+}
