@@ -31,7 +31,7 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use loki_core::process::Spec;
+use loki_process::Spec;
 use sha2::{Digest, Sha256};
 
 use crate::harness::{ServerProc, wait_until_answers};

@@ -36,7 +36,7 @@ fn request(root: &std::path::Path, out: &std::path::Path, browser: Option<PathBu
         root: root.to_path_buf(),
         plan,
         out_dir: out.to_path_buf(),
-        env: loki_core::process::scrubbed_env(),
+        env: loki_process::scrubbed_env(),
         wrapper: Vec::new(),
         budget: Duration::from_secs(90),
         browser,
