@@ -11,7 +11,8 @@
 //! 1. The browser is found ([`crate::launch::find`], or the caller's) before anything starts.
 //! 2. The app is served: the first of the `package.json` scripts `dev`, `preview`, `start` as
 //!    `npm run <script>`, in the checkout, with the caller's environment and wrapper (the run's
-//!    box), `PORT=<a free port>` and `HOST=127.0.0.1`, in its own process group with a closed
+//!    box), `PORT=<a free port>` and `HOST=127.0.0.1` (and `-- --port N --host 127.0.0.1` for a
+//!    dev server that ignores `PORT`: Vite, Astro, Nuxt, Angular, webpack, Parcel), in its own process group with a closed
 //!    stdin and bounded output ([`crate::harness`]'s server runner); or, with no such script and
 //!    an `index.html` at the root, [`crate::serve`] over the checkout. It is up when
 //!    `http://127.0.0.1:<port>/` answers HTTP.
@@ -212,8 +213,10 @@ fn capture_inner(req: &Request, deadline: Instant, out: &mut Capture) -> Result<
     let (origin, _server, _static) = match launcher {
         Launcher::Script(name) => {
             let port = free_port().map_err(|e| format!("no free port on 127.0.0.1: {e}"))?;
+            let mut args = vec!["run".to_string(), name.clone()];
+            args.extend(port_args(&script_text(&req.root, name), port));
             let spec = Spec::new("npm", &req.root)
-                .args(["run", name.as_str()])
+                .args(args)
                 .envs(req.env.clone())
                 .env("PORT", port.to_string())
                 .env("HOST", "127.0.0.1")
@@ -287,6 +290,55 @@ fn shoot_all(
     Ok(())
 }
 
+/// Dev servers that ignore `PORT` and take the port as a flag: the first word of the script.
+/// Each accepts `--port N --host H` (Vite and what is built on it, Astro, Nuxt, Angular,
+/// webpack's dev server, Parcel). Next.js and Create React App read `PORT`.
+const PORT_FLAG_SERVERS: &[&str] = &[
+    "vite",
+    "astro",
+    "nuxt",
+    "nuxi",
+    "ng",
+    "webpack",
+    "webpack-dev-server",
+    "parcel",
+];
+
+/// The text of the `package.json` script `name` at `root` (empty when unreadable).
+fn script_text(root: &Path, name: &str) -> String {
+    std::fs::read_to_string(root.join("package.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|json| Some(json.get("scripts")?.get(name)?.as_str()?.to_string()))
+        .unwrap_or_default()
+}
+
+/// Arguments `npm run` passes on to a script whose server takes its port as a flag. Only for a
+/// single command: npm appends them to the script's end, which in `a && b` is `b`'s.
+fn port_args(script: &str, port: u16) -> Vec<String> {
+    if script.contains("&&")
+        || script.contains("||")
+        || script.contains(';')
+        || script.contains('|')
+    {
+        return Vec::new();
+    }
+    // `cross-env X=1 vite`, `FOO=1 vite`: the program is the first word that is not an assignment.
+    let program = script
+        .split_whitespace()
+        .find(|w| !w.contains('=') && *w != "cross-env" && *w != "env");
+    match program {
+        Some(p) if PORT_FLAG_SERVERS.contains(&p) => vec![
+            "--".to_string(),
+            "--port".to_string(),
+            port.to_string(),
+            "--host".to_string(),
+            "127.0.0.1".to_string(),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 fn spent(budget: Duration) -> String {
     format!("the time budget of {}s was spent", budget.as_secs())
 }
@@ -322,6 +374,28 @@ mod tests {
 
     fn changed(paths: &[&str]) -> Vec<String> {
         paths.iter().map(|p| (*p).to_string()).collect()
+    }
+
+    #[test]
+    fn servers_that_ignore_port_get_it_as_a_flag_and_only_for_one_command() {
+        let flags = ["--", "--port", "4100", "--host", "127.0.0.1"];
+        for script in [
+            "vite",
+            "vite dev --open",
+            "cross-env NODE_ENV=dev astro dev",
+            "ng serve",
+        ] {
+            assert_eq!(port_args(script, 4100), flags, "{script}");
+        }
+        for script in [
+            "next dev",
+            "react-scripts start",
+            "node server.js",
+            "vite build && vite preview",
+            "",
+        ] {
+            assert!(port_args(script, 4100).is_empty(), "{script}");
+        }
     }
 
     #[test]

@@ -96,3 +96,51 @@ fn a_spent_budget_and_a_missing_browser_are_skips_naming_the_routes() {
         got.skipped
     );
 }
+
+/// A dev server that, like Vite, ignores `PORT` and listens only where `--port` says (and on
+/// 5173 without it): the app is still reached and shot.
+#[test]
+fn a_dev_server_that_ignores_port_is_given_the_port_as_a_flag() {
+    let Some(browser) = loki_test_support::require_browser() else {
+        return;
+    };
+    if !loki_test_support::require_tool("npm", &["--version"]) {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    std::fs::write(
+        root.join("package.json"),
+        r#"{"name":"app","private":true,"scripts":{"dev":"vite"}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("src/pages")).unwrap();
+    std::fs::write(root.join("src/pages/index.html"), "<h1>x</h1>").unwrap();
+    let bin = root.join("node_modules/.bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let server = r#"#!/usr/bin/env node
+const a = process.argv; const i = a.indexOf('--port');
+const port = i > 0 ? Number(a[i + 1]) : 5173;
+require('http').createServer((q, r) => { r.setHeader('content-type', 'text/html');
+  r.end('<!doctype html><h1 style="color:#06c">served by the stand-in vite on ' + port + '</h1>'); })
+  .listen(port, '127.0.0.1');
+"#;
+    std::fs::write(bin.join("vite"), server).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("vite"), std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let plan = evidence::plan(root, &["src/pages/index.html".to_string()]).unwrap();
+    assert_eq!(plan.launcher, Some(Launcher::Script("dev".into())));
+    let out = tempfile::tempdir().unwrap();
+    let got = evidence::capture(&Request {
+        root: root.to_path_buf(),
+        plan,
+        out_dir: out.path().to_path_buf(),
+        env: loki_process::scrubbed_env(),
+        wrapper: Vec::new(),
+        budget: Duration::from_secs(90),
+        browser: Some(browser),
+    });
+    assert_eq!(got.skipped, Vec::<String>::new());
+    assert_eq!(got.shots.len(), 1, "{:?}", got.shots);
+}
