@@ -28,8 +28,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use loki_agent::{Provider, Transcript, Usage};
+use loki_agent::{Provider, Transcript};
 use loki_checks::CheckStatus;
+use loki_clients::Usage;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::Outcome;

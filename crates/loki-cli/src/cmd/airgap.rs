@@ -4,7 +4,7 @@
 //!
 //! # Destinations
 //! The providers (Anthropic, the OpenAI-compatible base URL, from the configuration), the model
-//! hosts of each CLI agent loki can drive (`loki_agent::CliKind::model_hosts`), the issue
+//! hosts of each CLI agent loki can drive (`loki_clients::CliKind::model_hosts`), the issue
 //! trackers and forges (`loki_intake::Endpoints::from_env`), the control plane
 //! (`LOKI_CONTROL_URL`, or the URL in `$LOKI_HOME/control/instance.json` of a running
 //! `loki serve`) and Slack (`LOKI_SLACK_API_URL`). A destination is `off` (nothing would contact
@@ -89,7 +89,7 @@ pub fn destinations(ctx: &Ctx) -> Vec<Destination> {
             state: state(off),
         });
     }
-    for kind in loki_agent::CliKind::ALL {
+    for kind in loki_clients::CliKind::ALL {
         let name = kind.name();
         v.push(Destination {
             what: format!("{name} CLI agent's model hosts"),

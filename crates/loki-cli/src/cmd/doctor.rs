@@ -336,7 +336,10 @@ fn browser() -> Check {
 }
 
 fn agent_clis() -> Check {
-    let names: Vec<&str> = loki_agent::CliKind::ALL.iter().map(|k| k.name()).collect();
+    let names: Vec<&str> = loki_clients::CliKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect();
     let found: Vec<String> = names
         .iter()
         .filter_map(|c| {
