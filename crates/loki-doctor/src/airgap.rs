@@ -1,6 +1,6 @@
-//! `loki doctor --airgap`: every network destination loki itself can contact, with the setting
-//! that turns it off and whether it is off now, then a proof that with all of them off a build
-//! opens no internet socket.
+//! `loki doctor --airgap`'s audit: every network destination loki itself can contact, with the
+//! setting that turns it off and whether it is off now ([`destinations`]), then a proof that with
+//! all of them off a build opens no internet socket ([`prove`]); [`render`] is the human report.
 //!
 //! # Destinations
 //! The providers (Anthropic, the OpenAI-compatible base URL, from the configuration), the model
@@ -21,17 +21,21 @@
 //! the counter is `none` and the audit says so (the namespace alone still holds the network
 //! back, but nothing was counted): the verdict is then `unproven`, exit 1.
 //!
-//! Exit 0 on pass, 1 otherwise. `--json`: `{destinations: [...], proof: {...}, pass}`.
+//! The binary exits 0 on pass, 1 otherwise. `--json`: `{destinations: [...], proof: {...}, pass}`.
+//!
+//! # Failure modes
+//! [`prove`] fails ([`DoctorError`]) only when the demo cannot be started or its trace read; a
+//! demo that ran and did not verify, or a missing counter, is a [`Proof`] that does not pass.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_core::outcome::ExitCode;
+use loki_core::config::Config;
 use loki_core::process;
 use serde::Serialize;
 
-use crate::context::Ctx;
+use crate::error::DoctorError;
 
 /// The demo builds a small crate: minutes on a loaded machine at worst.
 const DEMO_TIMEOUT: Duration = Duration::from_secs(600);
@@ -67,10 +71,9 @@ fn state(off: bool) -> &'static str {
     if off { "off" } else { "on" }
 }
 
-/// Every destination, in a fixed order.
+/// Every destination, in a fixed order, for configuration `c` and `$LOKI_HOME` `home`.
 #[must_use]
-pub fn destinations(ctx: &Ctx) -> Vec<Destination> {
-    let c = &ctx.config;
+pub fn destinations(c: &Config, home: Option<&Path>) -> Vec<Destination> {
     let provider = c.str("provider.name").unwrap_or("auto").to_string();
     let mut v = Vec::new();
     for (what, name, base) in [
@@ -130,8 +133,7 @@ pub fn destinations(ctx: &Ctx) -> Vec<Destination> {
         });
     }
     let control = loki_core::env::CONTROL_URL.get().or_else(|| {
-        let home = ctx.home.as_ref()?;
-        let bytes = std::fs::read(home.join("control").join("instance.json")).ok()?;
+        let bytes = std::fs::read(home?.join("control").join("instance.json")).ok()?;
         let j: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
         j.get("url").and_then(|u| u.as_str()).map(str::to_string)
     });
@@ -194,14 +196,19 @@ pub fn count_sockets(trace: &str) -> (u64, u64, u64) {
     (inet, other, execs)
 }
 
-/// Runs the demo confined without network, counting its sockets.
-fn prove(ctx: &Ctx) -> anyhow::Result<Proof> {
-    let exe = std::env::current_exe()?;
-    let home = ctx.home()?.clone();
-    let tmp = tempfile::Builder::new().prefix("loki-airgap-").tempdir()?;
+/// Runs `loki demo` (`exe` is the loki binary) confined without network, with `home` as its
+/// `$LOKI_HOME`, counting its sockets.
+pub fn prove(exe: &Path, home: &Path) -> Result<Proof, DoctorError> {
+    let io = |what: &'static str| move |source| DoctorError::Io { what, source };
+    let exe = exe.to_path_buf();
+    let home = home.to_path_buf();
+    let tmp = tempfile::Builder::new()
+        .prefix("loki-airgap-")
+        .tempdir()
+        .map_err(io("create the demo's temporary directory"))?;
     let work = tmp.path().join("tmp");
-    std::fs::create_dir_all(&work)?;
-    std::fs::create_dir_all(&home)?;
+    std::fs::create_dir_all(&work).map_err(io("create the demo's temporary directory"))?;
+    std::fs::create_dir_all(&home).map_err(io("create LOKI_HOME"))?;
     let trace = tmp.path().join("strace.txt");
     let strace = which::which("strace").ok();
     let mut argv: Vec<OsString> = Vec::new();
@@ -223,10 +230,9 @@ fn prove(ctx: &Ctx) -> anyhow::Result<Proof> {
     for w in [&work, &home, &PathBuf::from("/dev/null")] {
         argv.extend(["--write".into(), w.clone().into_os_string()]);
     }
-    argv.extend(["--".into(), exe.into_os_string(), "demo".into()]);
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| anyhow::anyhow!("empty command"))?;
+    argv.extend(["--".into(), exe.clone().into_os_string(), "demo".into()]);
+    let mut argv = argv.into_iter();
+    let program = argv.next().unwrap_or_else(|| exe.clone().into_os_string());
     let mut env: Vec<(OsString, OsString)> = process::scrubbed_env()
         .into_iter()
         .filter(|(k, _)| !is_destination_var(&k.to_string_lossy()))
@@ -237,7 +243,7 @@ fn prove(ctx: &Ctx) -> anyhow::Result<Proof> {
     env.push(("TMPDIR".into(), work.clone().into_os_string()));
     env.push(("LOKI_HOME".into(), home.into_os_string()));
     let spec = process::Spec::new(program, tmp.path())
-        .args(args.iter().cloned())
+        .args(argv)
         .envs(env)
         .timeout(DEMO_TIMEOUT)
         .output_cap(OUTPUT_CAP);
@@ -251,7 +257,8 @@ fn prove(ctx: &Ctx) -> anyhow::Result<Proof> {
     let counted = strace
         .as_ref()
         .map(|_| std::fs::read_to_string(&trace).map(|t| count_sockets(&t)))
-        .transpose()?;
+        .transpose()
+        .map_err(io("read the strace output"))?;
     let (inet, other) = (counted.map(|c| c.0), counted.map(|c| c.1));
     let execs = counted.map_or(0, |c| c.2);
     // A trace without the demo's programs counted nothing.
@@ -322,24 +329,6 @@ pub fn render(dest: &[Destination], proof: &Proof) -> String {
         "FAIL air gap: not proven (see above)\n"
     });
     s
-}
-
-pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
-    let dest = destinations(ctx);
-    let proof = prove(ctx)?;
-    if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({"destinations": dest, "proof": proof, "pass": proof.pass})
-        );
-    } else {
-        anstream::print!("{}", render(&dest, &proof));
-    }
-    Ok(if proof.pass {
-        ExitCode::Success
-    } else {
-        ExitCode::Failure
-    })
 }
 
 #[cfg(test)]

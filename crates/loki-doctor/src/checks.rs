@@ -1,21 +1,21 @@
-//! `loki doctor`: what loki needs on this machine, one line per check.
+//! `loki doctor`'s checks: what loki needs on this machine, one [`Check`] each.
 //!
-//! Each line is `PASS|WARN|FAIL name: detail (how to fix)`. Only required checks can FAIL: git, the
-//! configuration, `$LOKI_HOME` permissions and the signing key's safety. Everything optional (test
-//! runners, agent CLIs, API keys) is WARN when missing. Exit 0 when nothing required fails;
-//! `--json` prints every check even on failure.
+//! Only required checks can FAIL: git, the configuration, `$LOKI_HOME` permissions and the
+//! signing key's safety. Everything optional (test runners, agent CLIs, API keys) is WARN when
+//! missing. [`collect`] runs them in a fixed order from what the caller knows ([`Inputs`]); the
+//! binary prints them (`PASS|WARN|FAIL name: detail (how to fix)`) and exits 0 when nothing
+//! required fails. Probes run through the process runner (closed stdin, own group, timeout,
+//! scrubbed environment).
 
-use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use loki_core::outcome::ExitCode;
+use loki_core::config::Config;
+use loki_core::confine::{Network, NetworkCut};
+use loki_core::layout::Repo;
 use loki_core::process;
 use serde::Serialize;
-
-use crate::context::Ctx;
-use crate::output::{GREEN, RED, YELLOW, paint};
 
 /// How long a `--version` probe may take before it counts as broken.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -50,42 +50,49 @@ fn check(status: Status, name: &str, detail: impl Into<String>, fix: Option<&str
     }
 }
 
-pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
-    let checks = collect(ctx);
-    let ok = checks.iter().all(|c| c.status != Status::Fail);
-    if ctx.global.json {
-        anstream::println!("{}", serde_json::json!({ "ok": ok, "checks": checks }));
-    } else {
-        let mut out = String::new();
-        for c in &checks {
-            if ctx.global.quiet && c.status == Status::Pass {
-                continue;
-            }
-            let tag = match c.status {
-                Status::Pass => paint(GREEN, "PASS"),
-                Status::Warn => paint(YELLOW, "WARN"),
-                Status::Fail => paint(RED, "FAIL"),
-            };
-            let fix = c
-                .fix
-                .as_ref()
-                .map(|f| format!(" ({f})"))
-                .unwrap_or_default();
-            writeln!(out, "{tag} {}: {}{fix}", c.name, c.detail)?;
-        }
-        anstream::print!("{out}");
-    }
-    Ok(if ok {
-        ExitCode::Success
-    } else {
-        ExitCode::Failure
-    })
+/// What the checks need from the caller: its repository, configuration, home and the model
+/// box as the binary sees it.
+pub struct Inputs<'a> {
+    /// The repository loki runs in, `None` outside one.
+    pub repo: Option<Repo>,
+    pub config: &'a Config,
+    /// Configuration files left out because they are broken: (the error, how to mend it).
+    pub ignored: Vec<(String, &'static str)>,
+    /// `$LOKI_HOME`, `None` when neither it nor `HOME` is set.
+    pub home: Option<&'a Path>,
+    /// Whether Landlock confines the model's files, and that in words.
+    pub filesystem: (bool, String),
+    /// `agent.network` as configured.
+    pub network: Network,
+    /// How a network cut is enforced here, and that in words.
+    pub cut: (NetworkCut, String),
+    /// What `provider = auto` would pick (called only when the provider is `auto`).
+    pub detect: &'a dyn Fn() -> loki_agent::Detection,
 }
 
-fn collect(ctx: &Ctx) -> Vec<Check> {
+impl std::fmt::Debug for Inputs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inputs")
+            .field("repo", &self.repo)
+            .field("ignored", &self.ignored)
+            .field("home", &self.home)
+            .field("network", &self.network)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether nothing required failed.
+#[must_use]
+pub fn ok(checks: &[Check]) -> bool {
+    checks.iter().all(|c| c.status != Status::Fail)
+}
+
+/// Every check, in a fixed order.
+#[must_use]
+pub fn collect(inputs: &Inputs<'_>) -> Vec<Check> {
     let mut v = vec![git()];
-    v.push(match ctx.repo() {
-        Ok(repo) => match repo.check_loki_dir() {
+    v.push(match &inputs.repo {
+        Some(repo) => match repo.check_loki_dir() {
             Ok(()) => check(
                 Status::Pass,
                 "repository",
@@ -99,22 +106,22 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
                 Some("move .loki aside"),
             ),
         },
-        Err(_) => check(
+        None => check(
             Status::Warn,
             "repository",
             "not inside a git repository",
             Some("run loki inside the repository you want to work on"),
         ),
     });
-    if ctx.ignored.is_empty() {
+    if inputs.ignored.is_empty() {
         v.push(check(Status::Pass, "config", "all layers parse", None));
     }
-    for bad in &ctx.ignored {
+    for (error, hint) in &inputs.ignored {
         v.push(check(
             Status::Fail,
             "config",
-            format!("{} (ignored for now)", bad.error),
-            Some(crate::context::repair_hint(bad.layer)),
+            format!("{error} (ignored for now)"),
+            Some(*hint),
         ));
     }
     v.push(tool(
@@ -150,18 +157,18 @@ fn collect(ctx: &Ctx) -> Vec<Check> {
     v.push(tool("go", &["version"], "go", "needed for Go repositories"));
     v.push(browser());
     v.push(agent_clis());
-    v.extend(seal_hooks(ctx));
-    v.extend(confinement(ctx));
-    v.extend(api_keys(ctx));
-    v.push(provider(ctx));
-    v.extend(home(ctx));
+    v.extend(seal_hooks(inputs.repo.as_ref()));
+    v.extend(confinement(inputs));
+    v.extend(api_keys(inputs.config));
+    v.push(provider(inputs.config, inputs.detect));
+    v.extend(home(inputs.home));
     v
 }
 
 /// Per agent whose settings exist in this repository: whether it will really run loki seal's hooks
 /// (registered hooks an untrusted project never loads protect no one).
-fn seal_hooks(ctx: &Ctx) -> Vec<Check> {
-    let Ok(repo) = ctx.repo() else {
+fn seal_hooks(repo: Option<&Repo>) -> Vec<Check> {
+    let Some(repo) = repo else {
         return Vec::new();
     };
     let user = loki_seal::UserEnv::from_process();
@@ -195,33 +202,22 @@ fn seal_hooks(ctx: &Ctx) -> Vec<Check> {
 
 /// What the model box enforces on this machine: the filesystem rules (Landlock and its ABI)
 /// and how `agent.network = "off"` is enforced, in words a user can check.
-fn confinement(ctx: &Ctx) -> Vec<Check> {
-    use crate::cmd::modelbox;
-    use loki_core::confine::NetworkCut;
-    let support = loki_core::confine::support();
-    let fs = if support.filesystem() {
-        check(
-            Status::Pass,
-            "isolation",
-            modelbox::filesystem_words(support),
-            None,
-        )
+fn confinement(inputs: &Inputs<'_>) -> Vec<Check> {
+    let (filesystem, fs_words) = &inputs.filesystem;
+    let fs = if *filesystem {
+        check(Status::Pass, "isolation", fs_words.clone(), None)
     } else {
         check(
             Status::Warn,
             "isolation",
-            format!(
-                "{} (receipts say so in NOT PROVEN)",
-                modelbox::filesystem_words(support)
-            ),
+            format!("{fs_words} (receipts say so in NOT PROVEN)"),
             Some("Linux 5.13 or newer with Landlock enabled (lsm=landlock)"),
         )
     };
-    let chosen = modelbox::network(ctx);
-    let cut = modelbox::cut();
-    let words = modelbox::network_words(&cut);
-    let net = match (chosen, &cut) {
-        (loki_core::confine::Network::Allowed, _) => check(
+    let (cut, words) = &inputs.cut;
+    let words = words.clone();
+    let net = match (inputs.network, cut) {
+        (Network::Allowed, _) => check(
             Status::Warn,
             "network",
             "on for the model's commands (agent.network = \"on\"; receipts say so in NOT PROVEN)",
@@ -360,18 +356,17 @@ fn agent_clis() -> Check {
     }
 }
 
-fn api_keys(ctx: &Ctx) -> Vec<Check> {
+fn api_keys(config: &Config) -> Vec<Check> {
     [
         ("anthropic.api_key", "ANTHROPIC_API_KEY", "anthropic"),
         ("openai.api_key", "OPENAI_API_KEY", "openai"),
     ]
     .into_iter()
     .map(|(key, var, provider)| {
-        let set = ctx.config.str(key).is_some_and(|s| !s.is_empty());
+        let set = config.str(key).is_some_and(|s| !s.is_empty());
         let name = format!("{provider} key");
         if set {
-            let src = ctx
-                .config
+            let src = config
                 .entry(key)
                 .map(|e| e.source.to_string())
                 .unwrap_or_default();
@@ -390,10 +385,9 @@ fn api_keys(ctx: &Ctx) -> Vec<Check> {
 
 /// The provider a run would use: an explicit choice as configured, or what `auto` picks and why.
 /// An explicit choice is never replaced by another.
-fn provider(ctx: &Ctx) -> Check {
-    let configured = ctx.config.str("provider.name").unwrap_or("auto");
-    let source = ctx
-        .config
+fn provider(config: &Config, detect: &dyn Fn() -> loki_agent::Detection) -> Check {
+    let configured = config.str("provider.name").unwrap_or("auto");
+    let source = config
         .entry("provider.name")
         .map(|e| e.source.to_string())
         .unwrap_or_default();
@@ -405,7 +399,7 @@ fn provider(ctx: &Ctx) -> Check {
             None,
         );
     }
-    let d = crate::cmd::providers::detect(ctx);
+    let d = detect();
     let order: Vec<&str> = d.order.iter().map(|c| c.name).collect();
     let order = order.join(", ");
     match d.choice {
@@ -424,8 +418,8 @@ fn provider(ctx: &Ctx) -> Check {
     }
 }
 
-fn home(ctx: &Ctx) -> Vec<Check> {
-    let Some(home) = &ctx.home else {
+fn home(home: Option<&Path>) -> Vec<Check> {
+    let Some(home) = home else {
         return vec![check(
             Status::Fail,
             "LOKI_HOME",
