@@ -22,7 +22,8 @@
 //! run the whole task in the worktree themselves, through the process runner, with a timeout;
 //! their cost is what they report, else `None`. [`build`] makes one or the other.
 //!
-//! Choosing: [`ProviderChoice::parse`], [`detect_auto`] (order, choice and reason), [`build`].
+//! Choosing: [`ProviderChoice::parse`], [`detect_auto`] (order, choice and reason), [`build`];
+//! from loki's configuration: [`ProviderSettings::from_config`], [`configured::detect`].
 //! An explicit choice is never replaced by another.
 //!
 //! # The loop
@@ -43,6 +44,7 @@
 pub mod agent;
 pub mod anthropic;
 pub mod choice;
+pub mod configured;
 pub mod confine;
 pub mod context;
 pub mod cost;
