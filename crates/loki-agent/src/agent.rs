@@ -25,7 +25,9 @@ use crate::context::{clip, elide_to_fit, estimate_tokens};
 use crate::cost::PriceTable;
 use crate::error::AgentError;
 use crate::failure::FailureKind;
-use crate::message::{Message, Request, Usage};
+use loki_clients::Usage;
+
+use crate::message::{Message, Request};
 use crate::provider::Provider;
 use crate::tools::{self, Finish, ToolOptions};
 use crate::transcript::Transcript;

@@ -9,13 +9,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{CliAgent, CliKind, DEFAULT_CLI_TIMEOUT};
 use crate::error::AgentError;
 use crate::http::HttpOptions;
 use crate::provider::Provider;
 use crate::replay::Replay;
 use crate::scripted::Scripted;
 use crate::transcript::TRANSCRIPT_FILE;
+use loki_clients::run::DEFAULT_CLI_TIMEOUT;
+use loki_clients::{CliAgent, CliKind};
 
 /// Model used by `openai` when none is configured.
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
@@ -203,7 +204,7 @@ pub enum Backend {
 impl Backend {
     /// How prompts name this backend's tools.
     #[must_use]
-    pub fn words(&self) -> &'static crate::words::ToolWords {
+    pub fn words(&self) -> &'static loki_clients::ToolWords {
         match self {
             Backend::Loop(_) => &crate::words::LOOP_WORDS,
             Backend::Cli(agent) => agent.kind.words(),

@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::AgentError;
-use crate::message::Usage;
+use loki_clients::Usage;
 
 /// Date of the built-in prices; recorded next to every computed cost.
 pub const PRICE_TABLE_VERSION: &str = "2025-11-01";

@@ -2,7 +2,6 @@
 //! exhaustive match, so a new variant forces a retry decision.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 pub use crate::failure::{FailureKind, ProviderFailure};
 
@@ -43,35 +42,9 @@ pub enum AgentError {
     #[error("replay {}: {message}", path.display())]
     Replay { path: PathBuf, message: String },
 
-    #[error(
-        "{agent} is not installed (not found on PATH); install it with `{install}` or choose another provider"
-    )]
-    CliNotInstalled {
-        agent: &'static str,
-        install: &'static str,
-    },
-
-    #[error("{agent} did not finish within {}s and was killed with its process group; output tail:\n{tail}", timeout.as_secs())]
-    CliTimeout {
-        agent: &'static str,
-        timeout: Duration,
-        tail: String,
-    },
-
-    #[error("{agent} exited with code {code} ({command}); output tail:\n{tail}")]
-    CliFailed {
-        agent: &'static str,
-        command: String,
-        code: i32,
-        tail: String,
-    },
-
-    #[error("cannot run {agent}: {source}")]
-    Process {
-        agent: &'static str,
-        #[source]
-        source: loki_process::ProcessError,
-    },
+    /// A CLI agent could not run or did not finish.
+    #[error(transparent)]
+    Client(#[from] loki_clients::ClientError),
 
     #[error("cannot append to the transcript {}: {source}", path.display())]
     Transcript {
@@ -115,10 +88,7 @@ impl AgentError {
             | AgentError::Script { .. }
             | AgentError::ScriptExhausted { .. }
             | AgentError::Replay { .. }
-            | AgentError::CliNotInstalled { .. }
-            | AgentError::CliTimeout { .. }
-            | AgentError::CliFailed { .. }
-            | AgentError::Process { .. }
+            | AgentError::Client(_)
             | AgentError::Transcript { .. }
             | AgentError::Task { .. }
             | AgentError::PricesUnreadable { .. }
@@ -139,15 +109,12 @@ impl loki_core::exit::Classify for AgentError {
             | AgentError::NoProvider { .. }
             | AgentError::Script { .. }
             | AgentError::Replay { .. }
-            | AgentError::CliNotInstalled { .. }
             | AgentError::PricesUnreadable { .. }
             | AgentError::PricesInvalid { .. } => loki_core::exit::ExitClass::Usage,
             AgentError::ScriptExhausted { .. }
-            | AgentError::CliTimeout { .. }
-            | AgentError::CliFailed { .. }
-            | AgentError::Process { .. }
             | AgentError::Transcript { .. }
             | AgentError::Task { .. } => loki_core::exit::ExitClass::Failure,
+            AgentError::Client(e) => e.exit_class(),
         }
     }
 }

@@ -18,11 +18,12 @@
 //! `timeout`, `bad_response`, `context_length`, `rate_limited`, `server_error` or `refused`, with
 //! the URL and what to change ([`failure`]).
 //!
-//! CLI agents ([`cli::CliAgent`]: claude, codex, aider, opencode) are not providers: they run the
-//! whole task in the worktree themselves, through the process runner, with a timeout; their cost
-//! is what they report, else `None`.
+//! CLI agents (`loki_clients::CliAgent`: claude, codex, aider, opencode) are not providers: they
+//! run the whole task in the worktree themselves, through the process runner, with a timeout;
+//! their cost is what they report, else `None`. [`build`] makes one or the other.
 //!
-//! Choosing: [`ProviderChoice::parse`], [`detect_auto`] (order, choice and reason), [`build`].
+//! Choosing: [`ProviderChoice::parse`], [`detect_auto`] (order, choice and reason), [`build`];
+//! from loki's configuration: [`ProviderSettings::from_config`], [`configured::detect`].
 //! An explicit choice is never replaced by another.
 //!
 //! # The loop
@@ -43,11 +44,10 @@
 pub mod agent;
 pub mod anthropic;
 pub mod choice;
-pub mod cli;
+pub mod configured;
 pub mod confine;
 pub mod context;
 pub mod cost;
-pub mod egress;
 pub mod error;
 pub mod failure;
 pub mod http;
@@ -66,13 +66,12 @@ pub use choice::{
     Backend, Candidate, Detection, ProviderChoice, ProviderInfo, ProviderSettings, build, describe,
     detect_auto,
 };
-pub use cli::{Arg, CliAgent, CliKind, CliOutcome, ClientFile};
 pub use cost::{Price, PriceTable};
 pub use error::AgentError;
 pub use failure::{FailureKind, ProviderFailure};
 pub use http::{HttpOptions, HttpProvider};
-pub use message::{Message, Request, Response, StopReason, ToolCall, ToolSpec, Usage};
+pub use message::{Message, Request, Response, StopReason, ToolCall, ToolSpec};
 pub use provider::{BoxFuture, Provider};
 pub use tools::{Finish, FinishStatus, RunHook};
 pub use transcript::Transcript;
-pub use words::{ToolWords, finish_from_reply};
+pub use words::finish_from_reply;

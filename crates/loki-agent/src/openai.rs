@@ -21,7 +21,9 @@ use serde_json::{Value, json};
 use crate::error::AgentError;
 use crate::failure::{FailureKind, ProviderFailure};
 use crate::http::{self, HttpOptions, HttpProvider, Wire};
-use crate::message::{Message, Request, Response, StopReason, ToolCall, Usage};
+use loki_clients::Usage;
+
+use crate::message::{Message, Request, Response, StopReason, ToolCall};
 use crate::sse::SseEvent;
 
 const PROVIDER: &str = "openai";

@@ -10,7 +10,7 @@ use crate::message::{Request, Response};
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A model the built-in loop can talk to (HTTP, scripted, replay). CLI agents are not providers:
-/// they run a whole task themselves ([`crate::cli::CliAgent`]).
+/// they run a whole task themselves (`loki_clients::CliAgent`).
 pub trait Provider: Send + Sync + std::fmt::Debug {
     /// The provider's name as the user chose it (`openai`, `anthropic`, `scripted`, `replay`).
     fn name(&self) -> &'static str;

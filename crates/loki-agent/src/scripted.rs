@@ -50,7 +50,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::AgentError;
-use crate::message::{Request, Response, StopReason, ToolCall, Usage};
+use loki_clients::Usage;
+
+use crate::message::{Request, Response, StopReason, ToolCall};
 use crate::provider::{BoxFuture, Provider};
 
 /// The model name of a session that does not name one.

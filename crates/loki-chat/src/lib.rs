@@ -16,16 +16,18 @@
 //!    seen (Slack's retries, `X-Slack-Retry-Num`) is acknowledged and dropped. The work goes on
 //!    in the background:
 //!    - `app_mention` `@loki <issue ref or task>`: a build in the repository the server started
-//!      in, started the way `loki mcp`'s `loki_run` starts one ([`loki_mcp::tools::run`]: an
-//!      issue reference runs `loki issue`, anything else `loki run-task`). A reply in the
+//!      in, started the way `loki mcp`'s `loki_run` starts one ([`loki_mcp::tools::run_from`]:
+//!      an issue reference runs `loki issue` and records the issue as the task's source,
+//!      anything else `loki run-task` recording `slack:<channel>/<thread_ts>`). A reply in the
 //!      mention's thread (`thread_ts`: the thread it was in, else the mention itself) says the
 //!      run started (its id), and another when it ended: outcome, reason, receipt digest, run id
 //!      and the `loki verify` command.
 //!    - A BLOCKED run's question is posted in the thread, and the thread waits for an answer: the
 //!      next human reply there (a `message` event with that `thread_ts`, not from a bot and not a
 //!      mention, or a mention in that thread) is the answer, given to
-//!      [`loki_mcp::tools::answer`], the follow-up `loki answer` builds; its start and outcome
-//!      are posted in the same thread.
+//!      [`loki_mcp::tools::answer_from`], the follow-up `loki answer` builds, whose task's
+//!      source is the same `slack:<channel>/<thread_ts>`; its start and outcome are posted in the
+//!      same thread.
 //!    - Anything else is acknowledged and ignored.
 //!
 //! # Failure modes

@@ -283,8 +283,10 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
         Start::Answer { run, .. } => Some(run.clone()),
         Start::Task(_) => None,
     };
+    // The run names the thread it came from, the follow-up too (not its task file).
+    let source = format!("slack:{}/{}", thread.channel, thread.ts);
     let started = tokio::task::spawn_blocking(move || match start {
-        Start::Task(task) => tools::run(
+        Start::Task(task) => tools::run_from(
             &tools,
             &RunArgs {
                 repo,
@@ -293,8 +295,9 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
                 model: None,
                 script: None,
             },
+            Some(&source),
         ),
-        Start::Answer { run, text } => tools::answer(
+        Start::Answer { run, text } => tools::answer_from(
             &tools,
             &AnswerArgs {
                 repo,
@@ -304,6 +307,7 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
                 model: None,
                 script: None,
             },
+            Some(&source),
         ),
     })
     .await;

@@ -428,6 +428,9 @@ pub struct RunTaskArgs {
     /// A file whose text is the task (Markdown or plain text)
     #[arg(long, short, value_name = "FILE")]
     pub file: PathBuf,
+    /// Where the task came from, recorded as the run's `task.source` [default: file:FILE]
+    #[arg(long, value_name = "SOURCE", hide = true)]
+    pub source: Option<String>,
     #[command(flatten)]
     pub flags: BuildFlags,
 }

@@ -205,6 +205,8 @@ const PROBES: &[Probe] = &[
     probe::<loki_mcp::McpError>,
     probe::<loki_control::ControlError>,
     probe::<loki_chat::ChatError>,
+    probe::<loki_doctor::DoctorError>,
+    probe::<loki_workspace::UnknownWorkspace>,
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.

@@ -6,7 +6,8 @@
 //! last verification. After every session any wall file that no longer has its sealed bytes is
 //! restored and reported (`tests.restored`, and `reverted test edit: <path>` in NOT PROVEN).
 
-use loki_agent::{FinishStatus, ToolWords};
+use loki_agent::FinishStatus;
+use loki_clients::ToolWords;
 use loki_contract::wall::Wall;
 use loki_events::RunRecorder;
 use loki_events::payload::TestsRestored;
@@ -19,7 +20,7 @@ use crate::session::SessionReport;
 use crate::verify::Verification;
 
 /// The rules every implementing session gets first, in the words of the agent's own tools
-/// (`words`: the built-in loop's `run` and `finish`, or a CLI agent's, [`loki_agent::words`]).
+/// (`words`: the built-in loop's `run` and `finish`, or a CLI agent's, [`loki_clients::words`]).
 #[must_use]
 pub fn rules(words: &ToolWords) -> String {
     format!(

@@ -16,7 +16,7 @@
 //! # A CLI agent's own files
 //! A CLI agent (Claude Code, aider, opencode, codex) needs the user's login and configuration
 //! for its own model, and they live under the real `HOME` that the box moves away. Exactly the
-//! files its table names ([`loki_agent::CliKind::client_files`]) are copied into the private
+//! files its table names ([`loki_clients::CliKind::client_files`]) are copied into the private
 //! home ([`Fence::add_client_files`]), regular files only (a symbolic link is not followed, so a
 //! link to `~/.ssh` brings nothing), private to the user (0600, directories 0700). Nothing else
 //! of the real home is: not loki's key, not another program's credentials. `XDG_CONFIG_HOME`,
@@ -272,7 +272,7 @@ impl Fence {
     /// copied. A file that does not exist is skipped: the client runs as a user without it would.
     pub fn add_client_files(
         &self,
-        files: &[loki_agent::ClientFile],
+        files: &[loki_clients::ClientFile],
         user_env: &[(OsString, OsString)],
     ) -> Result<Vec<PathBuf>, EngineError> {
         let mut copied = Vec::new();

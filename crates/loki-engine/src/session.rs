@@ -10,8 +10,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use loki_agent::{
-    Backend, FinishStatus, Limits, SessionConfig, SessionEnd, Transcript, Usage, run_session,
+    Backend, FinishStatus, Limits, SessionConfig, SessionEnd, Transcript, run_session,
 };
+use loki_clients::Usage;
 use loki_events::RunRecorder;
 use loki_events::payload::{Cost, SessionEnded, SessionStarted};
 use loki_process::Cancel;
@@ -196,7 +197,7 @@ pub fn run(
                     }
                 }
                 Some(Err(e)) => {
-                    report.budget_hit = matches!(e, loki_agent::AgentError::CliTimeout { .. })
+                    report.budget_hit = matches!(e, loki_clients::ClientError::Timeout { .. })
                         && agent.timeout >= spec.time_left;
                     report.end = "error".into();
                     report.error = Some(e.to_string());
@@ -229,22 +230,22 @@ pub fn run(
 }
 
 /// `agent` in the box: the fence's environment plus what its own table names
-/// ([`loki_agent::CliKind`]): the variables of its own model (keys, endpoints) from the caller's
+/// ([`loki_clients::CliKind`]): the variables of its own model (keys, endpoints) from the caller's
 /// environment, the variables loki sets for it, and its login and configuration files copied
 /// into the private home. Its command runs through `wrapper` (when the program exists: a
 /// missing one must stay a clear "not installed", not the wrapper's exit 127).
 ///
 /// With `network` off and Landlock's TCP rules here, the agent gets loki's egress proxy
-/// ([`loki_agent::egress`]): its process tree may connect only to the proxy (and to a model
+/// ([`loki_clients::egress`]): its process tree may connect only to the proxy (and to a model
 /// server on this machine's loopback), and the proxy forwards only to the hosts of its model.
-/// The proxy runs until the returned [`loki_agent::egress::Egress`] is dropped.
+/// The proxy runs until the returned [`loki_clients::egress::Egress`] is dropped.
 pub fn boxed_cli(
-    agent: &loki_agent::CliAgent,
+    agent: &loki_clients::CliAgent,
     fence: &Fence,
     wrapper: &[std::ffi::OsString],
     dir: &Path,
     network: loki_process::confine::Network,
-) -> Result<(loki_agent::CliAgent, Option<loki_agent::egress::Egress>), EngineError> {
+) -> Result<(loki_clients::CliAgent, Option<loki_clients::egress::Egress>), EngineError> {
     let mut agent = agent.clone();
     let kind = agent.kind;
     fence.add_client_files(kind.client_files(), &agent.env)?;
@@ -257,8 +258,8 @@ pub fn boxed_cli(
         }
     }
     // Codex reads the key its provider's config names.
-    if agent.kind == loki_agent::CliKind::Codex {
-        for (k, v) in loki_agent::cli::codex_passthrough(&agent.env) {
+    if agent.kind == loki_clients::CliKind::Codex {
+        for (k, v) in loki_clients::files::codex_passthrough(&agent.env) {
             if !env.iter().any(|(n, _)| *n == k) {
                 env.push((k, v));
             }
@@ -295,12 +296,12 @@ pub fn boxed_cli(
         let mut boxed = loki_process::confine::with_own_pids(wrapper.to_vec());
         if egress_applies(wrapper, network) {
             let allow = kind.egress_allowlist(&agent.env, fence.home(), dir);
-            let proxy = loki_agent::egress::Egress::start(allow)
+            let proxy = loki_clients::egress::Egress::start(allow)
                 .map_err(|e| EngineError::io("start the egress proxy on", "127.0.0.1", e))?;
             let pointers = proxy.env();
             env.retain(|(k, _)| {
                 !pointers.iter().any(|(p, _)| p == k)
-                    && !loki_agent::egress::Egress::BYPASS_VARS
+                    && !loki_clients::egress::Egress::BYPASS_VARS
                         .iter()
                         .any(|b| k == *b)
             });
@@ -338,8 +339,8 @@ pub fn egress_applies(
             == loki_process::confine::NetworkMechanism::LandlockTcp
 }
 
-/// The top-level entries of `dir` that are `kind`'s scratch files ([`loki_agent::CliKind::scratch`]).
-fn scratch_in(dir: &Path, kind: loki_agent::CliKind) -> Vec<std::path::PathBuf> {
+/// The top-level entries of `dir` that are `kind`'s scratch files ([`loki_clients::CliKind::scratch`]).
+fn scratch_in(dir: &Path, kind: loki_clients::CliKind) -> Vec<std::path::PathBuf> {
     let prefixes = kind.scratch();
     if prefixes.is_empty() {
         return Vec::new();

@@ -27,6 +27,13 @@ pub enum HealError {
     )]
     PageHarness { detail: String },
 
+    /// `loki run --url`'s page, steps or served directory cannot be used as given.
+    #[error("{0}")]
+    PageSpec(String),
+
+    #[error(transparent)]
+    Browser(#[from] loki_browser::BrowserError),
+
     #[error("{program} not found: {detail}")]
     CommandNotFound { program: String, detail: String },
 
@@ -111,6 +118,7 @@ impl loki_core::exit::Classify for HealError {
             | HealError::EmptyCommand
             | HealError::CommandNotFound { .. }
             | HealError::PageHarness { .. }
+            | HealError::PageSpec(_)
             | HealError::NoSource { .. }
             | HealError::ReadOnly { .. }
             | HealError::StaleBackup { .. }
@@ -125,6 +133,7 @@ impl loki_core::exit::Classify for HealError {
             | HealError::Io { .. }
             | HealError::Process { .. }
             | HealError::Runtime(_)
+            | HealError::Browser(_)
             | HealError::Events(_) => ExitClass::Failure,
         }
     }

@@ -28,8 +28,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use loki_agent::{Provider, Transcript, Usage};
+use loki_agent::{Provider, Transcript};
 use loki_checks::CheckStatus;
+use loki_clients::Usage;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::Outcome;
@@ -649,4 +650,56 @@ pub fn incident_dir(repo: &Repo, id: &RunId) -> Result<PathBuf, HealError> {
         .into());
     }
     Ok(dir)
+}
+
+/// How a fix session settled, for its summary: the status word (`verified`, `rolled_back`,
+/// `harness_error`, `not_verified`, `declined`, `failed`, `interrupted`) and what it means for
+/// `file` and its backup, with the commands that check or undo it for `incident`.
+#[must_use]
+pub fn settled_words(settled: &Settled, file: &str, incident: &RunId) -> (&'static str, String) {
+    match settled {
+        Settled::Verified => (
+            "verified",
+            format!("the crash no longer reproduces; {file}.loki.bak removed"),
+        ),
+        Settled::RolledBack { restored_exactly } => (
+            "rolled_back",
+            format!(
+                "the crash persisted: {file} restored from its backup{} and the backup removed",
+                if *restored_exactly {
+                    " byte for byte"
+                } else {
+                    " (BUT it differs from the original: check it)"
+                }
+            ),
+        ),
+        Settled::Harness { reason, .. } => (
+            "harness_error",
+            format!(
+                "the reproduction could not tell ({reason}); the patch and {file}.loki.bak are both kept: verify with `loki replay {incident}`, undo with `loki fix --restore`"
+            ),
+        ),
+        Settled::NotVerified { .. } => (
+            "not_verified",
+            format!(
+                "applied without verification; {file}.loki.bak kept: verify with `loki replay {incident}`, undo with `loki fix --restore`"
+            ),
+        ),
+        Settled::Declined => (
+            "declined",
+            "the patch was declined; nothing was changed".to_string(),
+        ),
+        Settled::Failed { reason } => ("failed", reason.clone()),
+        Settled::Interrupted { signal, backup } => (
+            "interrupted",
+            match backup {
+                Some(_) => format!(
+                    "loki was interrupted ({signal}) before the patch was verified: it stays applied to {file}, the original is kept in {file}.loki.bak: `loki fix --restore` puts it back, `loki replay {incident}` checks the patched file"
+                ),
+                None => format!(
+                    "loki was interrupted ({signal}) before a patch was applied; nothing was changed"
+                ),
+            },
+        ),
+    }
 }

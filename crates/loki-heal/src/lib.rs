@@ -11,7 +11,9 @@
 //!   [`loki_core::paths`], the search on [`loki_core::walk`].
 //! - **Healing** ([`fix`]): one model call for one strict JSON patch ([`proposal`], [`synth`]),
 //!   applied by `loki-patch` after a byte-exact `<file>.loki.bak`, verified by replaying the
-//!   reproduction, rolled back when the crash persists, sealed in a signed receipt of kind `heal`.
+//!   reproduction, rolled back when the crash persists, sealed in a signed receipt of kind `heal`;
+//!   the verifying replay runs in [`replay_box`]; how a session settled, in words, is
+//!   [`fix::settled_words`]. The page check `loki run --url` observes is [`web::page_options`].
 //! - **Stale backups** ([`backups`]) and the **offline demo** ([`demo`]).
 //!
 //! # Invariants
@@ -45,6 +47,7 @@ pub mod frames;
 pub mod incident;
 pub mod proposal;
 pub mod record;
+pub mod replay_box;
 pub mod repro;
 pub mod resolve;
 pub mod signature;

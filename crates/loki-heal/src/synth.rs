@@ -8,7 +8,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use loki_agent::{Message, PriceTable, Provider, Request, Transcript, Usage};
+use loki_agent::{Message, PriceTable, Provider, Request, Transcript};
+use loki_clients::Usage;
 use serde_json::json;
 
 use crate::HealError;

@@ -43,6 +43,8 @@ use std::path::{Path, PathBuf};
 
 use loki_browser::{PageError, PageErrorKind, UrlFrame};
 
+use crate::HealError;
+
 /// The hidden subcommand that checks a page.
 pub const PAGE_SUBCOMMAND: &str = "__page";
 /// Exit code of a page check that could not tell (see the module doc).
@@ -51,6 +53,77 @@ pub const PAGE_HARNESS_EXIT: i32 = 3;
 pub const VIDEO_ENV: &str = loki_core::env::PAGE_VIDEO.name;
 /// The file `loki replay --video` writes in the incident's run directory.
 pub const VIDEO_FILE: &str = "replay.png";
+
+/// A web page to check, as `loki run --url` names it.
+#[derive(Debug, Clone, Copy)]
+pub struct PageSpec<'a> {
+    /// Where loki runs; `serve` is relative to it.
+    pub cwd: &'a Path,
+    pub url: &'a str,
+    pub serve: Option<&'a Path>,
+    pub steps: Option<&'a Path>,
+    pub server: &'a [String],
+}
+
+/// What `loki run --url` observes: loki's own page check ([`page_command`] of `exe`), with the
+/// page, the steps and the browser's version recorded in the incident. The browser is looked up
+/// first, so a machine without one is told how to get it before anything is recorded.
+/// `argv` is loki's own command line, for `run.json`.
+pub fn page_options(
+    page: &PageSpec<'_>,
+    exe: &Path,
+    argv: Vec<String>,
+    seed: Option<u64>,
+    timeout: std::time::Duration,
+    clean_env: bool,
+) -> Result<crate::ObserveOptions, HealError> {
+    let program = loki_browser::find().map_err(|e| HealError::PageSpec(e.to_string()))?;
+    let version = loki_browser::version_of(&program)?;
+    let steps = match page.steps {
+        Some(f) => {
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                HealError::PageSpec(format!("cannot read the steps file {}: {e}", f.display()))
+            })?;
+            loki_browser::parse_steps(&text)
+                .map_err(|e| HealError::PageSpec(format!("{}: {e}", f.display())))?
+        }
+        None => Vec::new(),
+    };
+    let serve = match page.serve {
+        Some(d) => Some(
+            std::fs::canonicalize(page.cwd.join(d))
+                .map_err(|e| HealError::PageSpec(format!("cannot serve {}: {e}", d.display())))?,
+        ),
+        None => None,
+    };
+    if serve.is_none() && !page.url.contains("://") {
+        return Err(HealError::PageSpec(format!(
+            "--url {} is not an absolute URL: give http://host:port/path, or --serve DIR to serve a directory at that path",
+            page.url
+        )));
+    }
+    let command = page_command(
+        &exe.display().to_string(),
+        page.url,
+        serve.as_deref(),
+        &steps,
+        page.server,
+    );
+    Ok(crate::ObserveOptions {
+        command,
+        cwd: page.cwd.to_path_buf(),
+        seed,
+        timeout,
+        argv,
+        clean_env,
+        browser: Some(crate::incident::BrowserInfo {
+            url: page.url.to_string(),
+            version,
+            serve: serve.map(|d| d.display().to_string()),
+            steps,
+        }),
+    })
+}
 
 /// The argv of a page check (pure): `exe __page --url URL [--serve DIR] [--steps-json J] [-- SERVER…]`.
 #[must_use]

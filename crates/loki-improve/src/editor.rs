@@ -17,7 +17,8 @@
 
 use std::time::Duration;
 
-use loki_agent::{Backend, Message, Request, ToolSpec, Usage};
+use loki_agent::{Backend, Message, Request, ToolSpec};
+use loki_clients::Usage;
 use loki_instructions::AgentFiles;
 use serde_json::json;
 
@@ -120,7 +121,7 @@ pub struct EditorBox {
 const CLI_ANSWER: &str = "Do not create or edit any file. End with your answer as one JSON object in your final message, nothing after it: {\"files\": [{\"path\": \"instructions.md\", \"content\": \"...\"}], \"delete\": [], \"rationale\": \"...\"} (no files to keep the instructions as they are).";
 
 async fn cli_call(
-    agent: &loki_agent::CliAgent,
+    agent: &loki_clients::CliAgent,
     req: &Request,
     timeout: Duration,
     boxed: &EditorBox,

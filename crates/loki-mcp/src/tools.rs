@@ -37,6 +37,12 @@ pub struct Ctx {
 
 /// `loki_run`: a build in the background.
 pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Value, ToolError> {
+    run_from(ctx, a, None)
+}
+
+/// [`run`] with the task's origin (`slack:<channel>/<thread>`) recorded as its `task.source`
+/// instead of the task file's path; an issue reference keeps the issue as its source.
+pub fn run_from(ctx: &Ctx, a: &RunArgs, source: Option<&str>) -> Result<Value, ToolError> {
     let repo = ctx.scope.repo(&a.repo)?;
     validate::text("task", &a.task)?;
     let flags = provider_flags(
@@ -44,7 +50,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Value, ToolError> {
         a.model.as_deref(),
         a.script.as_deref(),
     )?;
-    let started = build(ctx, &repo, &a.task, flags)?;
+    let started = build(ctx, &repo, &a.task, flags, source)?;
     Ok(started_json(&repo, &started))
 }
 
@@ -281,6 +287,12 @@ pub fn fix(ctx: &Ctx, a: &FixArgs) -> Result<Value, ToolError> {
 /// `loki_answer`: a follow-up build of a BLOCKED run, carrying its task, question and answer
 /// (the same follow-up `loki answer` builds: [`loki_engine::ops::follow_up`]).
 pub fn answer(ctx: &Ctx, a: &AnswerArgs) -> Result<Value, ToolError> {
+    answer_from(ctx, a, None)
+}
+
+/// [`answer`] with the answer's origin (`slack:<channel>/<thread>`) recorded as the follow-up's
+/// `task.source`; without one it is `answer:<run>`, as `loki answer` records.
+pub fn answer_from(ctx: &Ctx, a: &AnswerArgs, source: Option<&str>) -> Result<Value, ToolError> {
     let repo = ctx.scope.repo(&a.repo)?;
     let id = resolve(&repo, "run", &a.run)?;
     validate::text("text", &a.text)?;
@@ -298,7 +310,8 @@ pub fn answer(ctx: &Ctx, a: &AnswerArgs) -> Result<Value, ToolError> {
         loki_core::fs::write_atomic(&path, &c.to_file_bytes()?)?;
         flags.extend(["--contract".into(), path.into_os_string()]);
     }
-    let started = build_at(ctx, &repo, &stem, &f.task, flags)?;
+    let source = source.map_or_else(|| format!("answer:{id}"), str::to_string);
+    let started = build_at(ctx, &repo, &stem, &f.task, flags, Some(&source))?;
     let mut v = started_json(&repo, &started);
     if let Some(o) = v.as_object_mut() {
         o.insert("answers".into(), id.to_string().into());
@@ -343,9 +356,15 @@ fn provider_flags(
 }
 
 /// `loki run-task --file` in the background, the task in a file beside its log.
-fn build(ctx: &Ctx, repo: &Repo, task: &str, flags: Vec<OsString>) -> Result<Started, ToolError> {
+fn build(
+    ctx: &Ctx,
+    repo: &Repo,
+    task: &str,
+    flags: Vec<OsString>,
+    source: Option<&str>,
+) -> Result<Started, ToolError> {
     let stem = background::files_for(repo, "build")?;
-    build_at(ctx, repo, &stem, task, flags)
+    build_at(ctx, repo, &stem, task, flags, source)
 }
 
 /// [`build`] with its files at `stem`.
@@ -355,6 +374,7 @@ fn build_at(
     stem: &Path,
     task: &str,
     flags: Vec<OsString>,
+    source: Option<&str>,
 ) -> Result<Started, ToolError> {
     // An issue reference (`owner/repo#N`, an issue URL, `jira:KEY-1`) is fetched by `loki issue`;
     // a malformed one is refused here rather than built as a task.
@@ -364,7 +384,11 @@ fn build_at(
         Some(r) => vec!["issue".into(), r.canonical().into()],
         None => {
             let file = background::task_file(stem, task)?;
-            vec!["run-task".into(), "--file".into(), file.into_os_string()]
+            let mut args = vec!["run-task".into(), "--file".into(), file.into_os_string()];
+            if let Some(s) = source {
+                args.extend(["--source".into(), s.into()]);
+            }
+            args
         }
     };
     args.extend(flags);

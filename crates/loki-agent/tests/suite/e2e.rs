@@ -4,7 +4,8 @@ use loki_agent::anthropic;
 use loki_agent::openai;
 use loki_agent::replay::Replay;
 use loki_agent::scripted::Scripted;
-use loki_agent::{FinishStatus, SessionEnd, Usage, run_session};
+use loki_agent::{FinishStatus, SessionEnd, run_session};
+use loki_clients::Usage;
 use loki_test_support::fake_llm::Api;
 use serde_json::json;
 

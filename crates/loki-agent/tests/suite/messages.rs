@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use loki_agent::{AgentError, FailureKind, ProviderFailure};
+use loki_clients::ClientError;
 
 #[test]
 fn user_facing_error_messages() {
@@ -27,15 +28,17 @@ fn user_facing_error_messages() {
         ProviderFailure::new("openai", FailureKind::Timeout, "300s")
             .at("http://localhost:11434/v1/chat/completions", 1)
             .into(),
-        AgentError::CliNotInstalled {
+        ClientError::NotInstalled {
             agent: "claude",
             install: "npm install -g @anthropic-ai/claude-code",
-        },
-        AgentError::CliTimeout {
+        }
+        .into(),
+        ClientError::Timeout {
             agent: "aider",
             timeout: Duration::from_secs(900),
             tail: "Applied edit to src/lib.rs".into(),
-        },
+        }
+        .into(),
         AgentError::ScriptExhausted {
             path: PathBuf::from("demo.json"),
             session: "fix".into(),

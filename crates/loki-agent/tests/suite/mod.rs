@@ -1,5 +1,4 @@
 mod bad_input;
-mod cli_agents;
 mod common;
 mod e2e;
 mod messages;

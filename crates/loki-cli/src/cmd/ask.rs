@@ -133,6 +133,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
                 loki_engine::session::boxed_cli(&agent, &fence, &wrapper, &repo.root, network)?;
             rt.block_on(boxed.run(&args.prompt, &repo.root))
         }
+        .map_err(loki_agent::AgentError::from)
         .map(|o| {
             let (i, out) = o
                 .usage

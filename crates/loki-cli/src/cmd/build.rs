@@ -255,7 +255,10 @@ pub fn run_file(global: &GlobalArgs, args: &RunTaskArgs) -> anyhow::Result<ExitC
     })?;
     let task = TaskInput {
         text,
-        source: format!("file:{}", args.file.display()),
+        source: args
+            .source
+            .clone()
+            .unwrap_or_else(|| format!("file:{}", args.file.display())),
     };
     run_task(global, task, RunKind::Build, &args.flags)
 }

@@ -27,11 +27,14 @@ use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
 use loki_heal::backups::{self, StaleBackup};
+use loki_heal::web::PageSpec;
 use loki_heal::{
     FixOptions, FixReport, FixSession, HealError, Incident, ObserveOptions, Observed, PatchSource,
     ReplayVerdict, Settled,
 };
 use loki_receipt::{KeyEnv, Signer};
+
+mod demo;
 
 use crate::cli::{FixArgs, ReplayArgs, RunArgs};
 use crate::cmd::UsageError;
@@ -168,73 +171,22 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     }
 }
 
-/// A web page to check, as `loki run --url` names it.
-struct PageSpec<'a> {
-    cwd: &'a Path,
-    url: &'a str,
-    serve: Option<&'a Path>,
-    steps: Option<&'a Path>,
-    server: &'a [String],
-}
-
-/// What `loki run --url` observes: loki's own page check (`loki __page …`, see
-/// `loki_heal::web`), with the page, the steps and the browser's version recorded in the
-/// incident. The browser is looked up first, so a machine without one is told how to get it
-/// before anything is recorded.
+/// [`loki_heal::web::page_options`] for this loki binary and command line.
 fn page_options(
     page: &PageSpec<'_>,
     seed: Option<u64>,
     timeout: Duration,
     clean_env: bool,
 ) -> anyhow::Result<ObserveOptions> {
-    let program = loki_browser::find().map_err(|e| UsageError(e.to_string()))?;
-    let version = loki_browser::version_of(&program)?;
-    let steps = match page.steps {
-        Some(f) => {
-            let text = std::fs::read_to_string(f).map_err(|e| {
-                UsageError(format!("cannot read the steps file {}: {e}", f.display()))
-            })?;
-            loki_browser::parse_steps(&text)
-                .map_err(|e| UsageError(format!("{}: {e}", f.display())))?
-        }
-        None => Vec::new(),
-    };
-    let serve = match page.serve {
-        Some(d) => Some(
-            std::fs::canonicalize(page.cwd.join(d))
-                .map_err(|e| UsageError(format!("cannot serve {}: {e}", d.display())))?,
-        ),
-        None => None,
-    };
-    if serve.is_none() && !page.url.contains("://") {
-        return Err(UsageError(format!(
-            "--url {} is not an absolute URL: give http://host:port/path, or --serve DIR to serve a directory at that path",
-            page.url
-        ))
-        .into());
-    }
     let exe = std::env::current_exe()?;
-    let command = loki_heal::web::page_command(
-        &exe.display().to_string(),
-        page.url,
-        serve.as_deref(),
-        &steps,
-        page.server,
-    );
-    Ok(ObserveOptions {
-        command,
-        cwd: page.cwd.to_path_buf(),
+    Ok(loki_heal::web::page_options(
+        page,
+        &exe,
+        std::env::args().collect(),
         seed,
         timeout,
-        argv: std::env::args().collect(),
         clean_env,
-        browser: Some(loki_heal::incident::BrowserInfo {
-            url: page.url.to_string(),
-            version,
-            serve: serve.map(|d| d.display().to_string()),
-            steps,
-        }),
-    })
+    )?)
 }
 
 fn crash_lines(inc: &Incident, repo: &Repo, run_dir: &Path) -> String {
@@ -300,7 +252,7 @@ fn report_stale(stale: &[StaleBackup]) {
 
 pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     if args.demo {
-        return demo(ctx, args);
+        return demo::demo(ctx, args);
     }
     let repo = ctx.repo()?;
     if args.restore {
@@ -517,13 +469,8 @@ fn apply(
     )
 }
 
-/// The box a fix's verifying replay runs in: the patched code is the model's, so loki's home (its
-/// signing key, other runs' state) and a key file named by `LOKI_SIGNING_KEY_FILE` are out of
-/// reach, and the places from which code would run later outside any box are read-only: every
-/// `PATH` directory outside the checkout (a planted `git` or `python3`) and the checkout's git
-/// directory (hooks, config). Everything else stays as the user's own command had it when it crashed (its files,
-/// its network, its secrets by name): a tighter box would change what the replay proves (a write
-/// the program needs, refused, reads as a different failure). Empty when Landlock is unavailable.
+/// The box a fix's verifying replay runs in ([`loki_heal::replay_box`]). Empty when Landlock
+/// is unavailable.
 fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>> {
     let Ok(exe) = std::env::current_exe() else {
         return Ok(Vec::new());
@@ -531,44 +478,7 @@ fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>>
     if !loki_process::confine::available() {
         return Ok(Vec::new());
     }
-    // loki's home hidden by a mount where the kernel allows, so the directory around it (the
-    // user's home, a temporary directory) keeps taking the program's new files; else denied.
-    let masked = vec![ctx.home()?.clone()];
-    let deny: Vec<std::path::PathBuf> = loki_receipt::KeyEnv::from_process()
-        .signing_key_file
-        .into_iter()
-        .collect();
-    let root = std::fs::canonicalize(&repo.root).unwrap_or_else(|_| repo.root.clone());
-    // The git directory by a mount where the kernel allows (the checkout's top keeps taking
-    // new files, as the program may need), else by Landlock.
-    let mut pinned = vec![root.join(".git")];
-    pinned.extend(repo.common_git_dir());
-    let mut read_only = Vec::new();
-    // A PATH entry that holds the checkout (`.`, `/usr/src`…) or is `/` would make the checkout
-    // itself read-only: such entries keep the user's rights.
-    read_only.extend(
-        std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|d| d.is_absolute() && d.is_dir())
-            .filter_map(|d| std::fs::canonicalize(&d).ok())
-            // Inside the checkout (a virtualenv's `bin`) the patch could write anyway.
-            .filter(|d| {
-                !root.starts_with(d)
-                    && !d.starts_with(&root)
-                    && !std::env::temp_dir().starts_with(d)
-            }),
-    );
-    let policy = loki_process::confine::Policy {
-        deny,
-        write: vec![std::path::PathBuf::from("/")],
-        read_only,
-        pinned,
-        masked,
-        ..loki_process::confine::Policy::default()
-    };
-    Ok(policy.wrapper(&exe))
+    Ok(loki_heal::replay_box::wrapper(&exe, ctx.home()?, repo))
 }
 
 fn heal(
@@ -646,51 +556,7 @@ fn heal(
 fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
     let code = r.outcome.exit_code();
     let file = r.planned.as_ref().map_or(String::new(), |p| p.rel.clone());
-    let (status, detail) = match &r.settled {
-        Settled::Verified => (
-            "verified",
-            format!("the crash no longer reproduces; {file}.loki.bak removed"),
-        ),
-        Settled::RolledBack { restored_exactly } => (
-            "rolled_back",
-            format!(
-                "the crash persisted: {file} restored from its backup{} and the backup removed",
-                if *restored_exactly {
-                    " byte for byte"
-                } else {
-                    " (BUT it differs from the original: check it)"
-                }
-            ),
-        ),
-        Settled::Harness { reason, .. } => (
-            "harness_error",
-            format!(
-                "the reproduction could not tell ({reason}); the patch and {file}.loki.bak are both kept: verify with `loki replay {incident}`, undo with `loki fix --restore`"
-            ),
-        ),
-        Settled::NotVerified { .. } => (
-            "not_verified",
-            format!(
-                "applied without verification; {file}.loki.bak kept: verify with `loki replay {incident}`, undo with `loki fix --restore`"
-            ),
-        ),
-        Settled::Declined => (
-            "declined",
-            "the patch was declined; nothing was changed".to_string(),
-        ),
-        Settled::Failed { reason } => ("failed", reason.clone()),
-        Settled::Interrupted { signal, backup } => (
-            "interrupted",
-            match backup {
-                Some(_) => format!(
-                    "loki was interrupted ({signal}) before the patch was verified: it stays applied to {file}, the original is kept in {file}.loki.bak: `loki fix --restore` puts it back, `loki replay {incident}` checks the patched file"
-                ),
-                None => format!(
-                    "loki was interrupted ({signal}) before a patch was applied; nothing was changed"
-                ),
-            },
-        ),
-    };
+    let (status, detail) = loki_heal::fix::settled_words(&r.settled, &file, incident);
     // What an interruption from here on leaves is what this summary says.
     interrupt::left(detail.clone());
     if ctx.global.json {
@@ -815,149 +681,4 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(code)
-}
-
-/// `loki fix --demo`: the bundled example, healed end to end in a directory of its own.
-fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
-    interrupt::install("nothing was changed")?;
-    if args.browser {
-        return demo_browser(ctx, args);
-    }
-    let dir = std::env::temp_dir().join(format!("loki-demo-heal-{}", RunId::new()));
-    let has = |p: &str| which::which(p).is_ok();
-    let Some(demo) = loki_heal::demo::write(&dir, &has)? else {
-        return Err(UsageError("the healing demo needs python3 or node on PATH".into()).into());
-    };
-    let repo = Repo::discover(&demo.dir)?;
-    anstream::println!(
-        "{}{} (a copy of the bundled example in {})",
-        label("Demo:"),
-        demo.file,
-        demo.dir.display()
-    );
-    anstream::println!("{}{}", label("Running:"), demo.command.join(" "));
-    let opts = ObserveOptions {
-        command: demo.command.clone(),
-        cwd: repo.root.clone(),
-        seed: Some(0),
-        timeout: DEFAULT_RUN_TIMEOUT,
-        argv: std::env::args().collect(),
-        clean_env: false,
-        browser: None,
-    };
-    let observed = loki_heal::observe(&repo, &opts)?;
-    let Observed::Crashed {
-        run_id,
-        incident,
-        run_dir,
-        ..
-    } = observed
-    else {
-        return Err(anyhow::anyhow!(
-            "the bundled example did not crash; this build of loki is broken"
-        ));
-    };
-    anstream::print!("{}", paint(DIM, incident.stderr_tail.trim_end()));
-    anstream::println!();
-    anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
-    anstream::print!("{}", crash_lines(&incident, &repo, &run_dir));
-    demo_heal(ctx, args, &repo, &run_id, &demo.dir, demo.file)
-}
-
-/// `loki fix --demo --browser`: the bundled web page, served by loki, checked in headless
-/// Chromium, healed and verified by replaying the page check.
-fn demo_browser(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
-    let dir = std::env::temp_dir().join(format!("loki-demo-web-{}", RunId::new()));
-    let site = loki_heal::demo::write_web(&dir)?;
-    let repo = Repo::discover(&dir)?;
-    anstream::println!(
-        "{}{} (a copy of the bundled web page in {})",
-        label("Demo:"),
-        loki_heal::demo::WEB_PAGE,
-        dir.display()
-    );
-    let opts = page_options(
-        &PageSpec {
-            cwd: &repo.root,
-            url: "/index.html",
-            serve: Some(&site),
-            steps: None,
-            server: &[],
-        },
-        Some(0),
-        DEFAULT_RUN_TIMEOUT,
-        false,
-    )?;
-    anstream::println!(
-        "{}/index.html in headless Chromium ({})",
-        label("Checking:"),
-        opts.browser.as_ref().map_or("", |b| b.version.as_str())
-    );
-    let Observed::Crashed {
-        run_id,
-        incident,
-        run_dir,
-        ..
-    } = loki_heal::observe(&repo, &opts)?
-    else {
-        return Err(anyhow::anyhow!(
-            "the bundled web page did not crash; this build of loki is broken"
-        ));
-    };
-    anstream::print!("{}", paint(DIM, incident.stderr_tail.trim_end()));
-    anstream::println!();
-    anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
-    anstream::print!("{}", crash_lines(&incident, &repo, &run_dir));
-    demo_heal(ctx, args, &repo, &run_id, &dir, loki_heal::demo::WEB_FILE)
-}
-
-/// Heals a demo's recorded crash: the configured model, else the built-in patch.
-fn demo_heal(
-    ctx: &Ctx,
-    args: &FixArgs,
-    repo: &Repo,
-    run_id: &RunId,
-    dir: &Path,
-    file: &str,
-) -> anyhow::Result<ExitCode> {
-    let provider = match model(ctx, args.model.as_deref()) {
-        Ok(p) => p,
-        Err(e) if args.model.is_some() => return Err(e),
-        Err(_) => None,
-    };
-    let result = match &provider {
-        Some(p) => heal(
-            ctx,
-            repo,
-            run_id,
-            PatchSource::Model(p.as_ref()),
-            true,
-            false,
-        ),
-        None => {
-            let bytes = std::fs::read(dir.join(file))?;
-            let Some(fallback) = loki_heal::demo::fallback_for(file, &bytes) else {
-                return Err(anyhow::anyhow!(
-                    "the bundled example was changed; no built-in patch applies"
-                ));
-            };
-            anstream::println!(
-                "{}none configured: using the demo's built-in patch (only ever used for this example)",
-                label("Model:")
-            );
-            heal(
-                ctx,
-                repo,
-                run_id,
-                PatchSource::Fallback(fallback),
-                true,
-                false,
-            )
-        }
-    };
-    anstream::println!(
-        "{}",
-        paint(DIM, &format!("demo files kept in {}", dir.display()))
-    );
-    result
 }

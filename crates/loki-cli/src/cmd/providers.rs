@@ -4,11 +4,9 @@
 //! `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` all arrive through it, so what `loki providers` and
 //! `loki doctor` say is what a run will do. An explicit provider is never replaced by another.
 
-use std::fmt::Write as _;
-use std::path::PathBuf;
-
-use loki_agent::{Detection, ProviderChoice, ProviderSettings, describe, detect_auto};
+use loki_agent::{Detection, ProviderChoice, ProviderSettings, describe};
 use loki_core::outcome::ExitCode;
+use std::fmt::Write as _;
 
 use crate::cmd::UsageError;
 use crate::context::Ctx;
@@ -16,35 +14,7 @@ use crate::output::{DIM, GREEN, YELLOW, paint};
 
 /// Provider settings as the configuration has them.
 pub fn settings(ctx: &Ctx) -> ProviderSettings {
-    let s = |k: &str| ctx.config.str(k).unwrap_or_default().to_string();
-    let mut out = ProviderSettings {
-        model: ctx
-            .config
-            .str("provider.model")
-            .map(str::to_string)
-            .filter(|m| !m.is_empty()),
-        script: ctx
-            .config
-            .str("provider.script")
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from),
-        openai_base_url: s("openai.base_url"),
-        openai_api_key: s("openai.api_key"),
-        anthropic_base_url: s("anthropic.base_url"),
-        anthropic_api_key: s("anthropic.api_key"),
-        ..ProviderSettings::default()
-    };
-    out.runs_dir = ctx.repo().ok().map(|r| r.runs_dir());
-    if let Some(n) = ctx.config.uint("provider.retries") {
-        out.http.max_retries = u32::try_from(n).unwrap_or(u32::MAX);
-    }
-    if let Some(s) = ctx.config.uint("provider.retry_budget_s") {
-        out.http.retry_budget = std::time::Duration::from_secs(s);
-    }
-    if let Some(s) = ctx.config.uint("provider.idle_timeout_s") {
-        out.http.idle_timeout = std::time::Duration::from_secs(s);
-    }
-    out
+    ProviderSettings::from_config(&ctx.config, ctx.repo().ok().map(|r| r.runs_dir()))
 }
 
 /// The price table: built in, with the file named by `provider.prices` over it.
@@ -58,25 +28,7 @@ pub fn prices(ctx: &Ctx) -> anyhow::Result<loki_agent::PriceTable> {
 
 /// What `auto` would pick, judged from the configuration (not only the raw environment).
 pub fn detect(ctx: &Ctx) -> Detection {
-    let lookup = |name: &str| -> Option<String> {
-        let key = match name {
-            "ANTHROPIC_API_KEY" => "anthropic.api_key",
-            "OPENAI_API_KEY" => "openai.api_key",
-            "OPENAI_BASE_URL" => {
-                // Only a base URL the user set counts as "a local server is configured".
-                let e = ctx.config.entry("openai.base_url")?;
-                return (e.source.layer != loki_core::config::Layer::Default).then(|| {
-                    ctx.config
-                        .str("openai.base_url")
-                        .unwrap_or_default()
-                        .to_string()
-                });
-            }
-            other => return std::env::var(other).ok(),
-        };
-        ctx.config.str(key).map(str::to_string)
-    };
-    detect_auto(&lookup, &|p| which::which(p).ok())
+    loki_agent::configured::detect(&ctx.config, &|p| which::which(p).ok())
 }
 
 /// The provider a command uses: the configured one, or `auto`'s pick, or an error saying how to

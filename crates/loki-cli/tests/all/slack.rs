@@ -179,6 +179,21 @@ fn recorded_digest(repo: &GitRepo, run: &str) -> String {
         .to_string()
 }
 
+/// The `task.source` of the run's receipt.
+fn recorded_source(repo: &GitRepo, run: &str) -> String {
+    let receipt: Value = serde_json::from_slice(
+        &std::fs::read(
+            repo.path()
+                .join(".loki/runs")
+                .join(run)
+                .join("receipt.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    receipt["task"]["source"].as_str().unwrap().to_string()
+}
+
 /// The run id a "Started run <id>" message names.
 fn started_id(p: &Posted) -> String {
     let rest = p
@@ -386,6 +401,10 @@ async fn a_blocked_question_is_answered_in_the_thread_and_the_follow_up_reports_
     for part in [CONFLICTING.trim_end(), question, "AC-1: add sums."] {
         assert!(task.contains(part), "{part}\n---\n{task}");
     }
+    // Both runs name the thread they came from as their task's source, not a task file.
+    let from_thread = format!("slack:{CHANNEL}/{thread}");
+    assert_eq!(recorded_source(&repo, &blocked), from_thread);
+    assert_eq!(recorded_source(&repo, &follow), from_thread);
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(slack.posted().len(), 4, "{:#?}", slack.posted());
     slack.assert_clean();

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use loki_agent::CliKind;
+use loki_clients::CliKind;
 use loki_test_support::fake_llm::{Api, Expect, FakeLlm, FakeTurn, Recorded};
 use loki_test_support::{GitRepo, Sandbox};
 use serde_json::{Value, json};

@@ -1,11 +1,17 @@
 //! CLI agents run through the process runner: found, timed out, or reported missing.
 
+#![expect(
+    clippy::unwrap_used,
+    clippy::disallowed_methods,
+    reason = "helpers outside #[test] functions unwrap (a broken fixture stops the test where it broke) and write fake CLIs directly: they are not loki state"
+)]
+
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use loki_agent::{AgentError, CliAgent, CliKind};
+use loki_clients::{CliAgent, CliKind, ClientError};
 
 fn fake_bin(dir: &Path, name: &str, script: &str) {
     let p = dir.join(name);
@@ -67,7 +73,7 @@ async fn a_hanging_cli_agent_is_killed_at_its_timeout() {
         .run("t", wt.path())
         .await
         .unwrap_err();
-    assert!(matches!(e, AgentError::CliTimeout { .. }), "{e}");
+    assert!(matches!(e, ClientError::Timeout { .. }), "{e}");
     assert!(
         e.to_string().contains("claude did not finish within 1s"),
         "{e}"
@@ -91,7 +97,7 @@ async fn a_missing_cli_agent_names_its_install() {
         .run("t", wt.path())
         .await
         .unwrap_err();
-    assert!(matches!(e, AgentError::CliNotInstalled { .. }), "{e}");
+    assert!(matches!(e, ClientError::NotInstalled { .. }), "{e}");
     assert_eq!(
         e.to_string(),
         "codex is not installed (not found on PATH); install it with `npm install -g @openai/codex` or choose another provider"
@@ -107,6 +113,6 @@ async fn a_failing_cli_agent_reports_its_exit_code_and_output() {
         .run("t", wt.path())
         .await
         .unwrap_err();
-    assert!(matches!(e, AgentError::CliFailed { code: 2, .. }), "{e}");
+    assert!(matches!(e, ClientError::Failed { code: 2, .. }), "{e}");
     assert!(e.to_string().contains("model not found"), "{e}");
 }
