@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::{
-    BUILT_STAMP, CARGO_SLOTS, CargoSlot, LOCK_FILE, Roots, create_dir, io_err, normal, repo_key,
-    role_dir, tree_dirs,
+    BUILT_STAMP, CARGO_SLOTS, CargoSlot, LOCK_FILE, Roots, TREE_RECORD, create_dir, io_err, normal,
+    repo_key, role_dir, tree_dirs,
 };
 use loki_runner::ChecksError;
 
@@ -15,6 +15,7 @@ pub(super) fn cargo_slot(
     roots: &Roots,
     role: &str,
     cache_dir: &Path,
+    content: Option<&str>,
 ) -> Result<CargoSlot, ChecksError> {
     let base = cache_dir.join("target").join(repo_key(&roots.checkout));
     let name = role_dir(role);
@@ -55,16 +56,67 @@ pub(super) fn cargo_slot(
             source: "no slot".into(),
         });
     };
-    if let Ok(built) = std::fs::metadata(dir.join(BUILT_STAMP)).and_then(|m| m.modified()) {
-        refresh_older_than(&roots.tree, built)?;
+    let record = dir.join(TREE_RECORD);
+    match content {
+        Some(id) => {
+            let at = read_record(&record)
+                .filter(|(prev, _)| prev == id)
+                .map_or_else(SystemTime::now, |(_, at)| at);
+            // Recorded before anything is built from this tree: an output newer than `at` in this
+            // directory is always one of this content's.
+            let since = at
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            loki_core::fs::write_atomic(
+                &record,
+                format!("{id} {} {}\n", since.as_secs(), since.subsec_nanos()).as_bytes(),
+            )
+            .map_err(|e| ChecksError::Isolate {
+                action: "write",
+                path: record.clone(),
+                source: Box::new(e),
+            })?;
+            set_all_modified(&roots.tree, at)?;
+        }
+        None => {
+            match std::fs::remove_file(&record) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err("remove", &record)(e)),
+            }
+            if let Ok(built) = std::fs::metadata(dir.join(BUILT_STAMP)).and_then(|m| m.modified()) {
+                refresh_older_than(&roots.tree, built)?;
+            }
+        }
     }
     Ok(CargoSlot { dir, _lock: lock })
 }
 
-/// Sets the mtime of every regular file of `tree` that is not newer than `stamp` to now (symlinks
-/// and `.git` left alone), so cargo sees each as changed since the builds before `stamp`.
-fn refresh_older_than(tree: &Path, stamp: SystemTime) -> Result<(), ChecksError> {
-    let now = SystemTime::now();
+/// The tree id and time of `.loki-tree`, when it can be read.
+fn read_record(path: &Path) -> Option<(String, SystemTime)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut parts = text.split_whitespace();
+    let id = parts.next()?.to_owned();
+    let secs: u64 = parts.next()?.parse().ok()?;
+    let nanos: u32 = parts.next()?.parse().ok()?;
+    let at = SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))?;
+    Some((id, at))
+}
+
+/// Sets the mtime of every regular file of `tree` (symlinks and `.git` left alone) to `at`.
+fn set_all_modified(tree: &Path, at: SystemTime) -> Result<(), ChecksError> {
+    walk_files(tree, &mut |path| {
+        let f = File::open(path).map_err(io_err("open", path))?;
+        f.set_modified(at)
+            .map_err(io_err("set the modification time of", path))
+    })
+}
+
+/// Calls `each` on every regular file of `tree`, `.git` and symlinks left out.
+fn walk_files(
+    tree: &Path,
+    each: &mut dyn FnMut(&Path) -> Result<(), ChecksError>,
+) -> Result<(), ChecksError> {
     let mut stack = vec![tree.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -77,18 +129,29 @@ fn refresh_older_than(tree: &Path, stamp: SystemTime) -> Result<(), ChecksError>
                 if e.file_name() != ".git" {
                     stack.push(path);
                 }
-            } else if ft.is_file()
-                && e.metadata()
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|m| m <= stamp)
-            {
-                let f = File::open(&path).map_err(io_err("open", &path))?;
-                f.set_modified(now)
-                    .map_err(io_err("set the modification time of", &path))?;
+            } else if ft.is_file() {
+                each(&path)?;
             }
         }
     }
     Ok(())
+}
+
+/// Sets the mtime of every regular file of `tree` that is not newer than `stamp` to now (symlinks
+/// and `.git` left alone), so cargo sees each as changed since the builds before `stamp`.
+fn refresh_older_than(tree: &Path, stamp: SystemTime) -> Result<(), ChecksError> {
+    let now = SystemTime::now();
+    walk_files(tree, &mut |path| {
+        if std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|m| m <= stamp)
+        {
+            let f = File::open(path).map_err(io_err("open", path))?;
+            f.set_modified(now)
+                .map_err(io_err("set the modification time of", path))?;
+        }
+        Ok(())
+    })
 }
 
 /// Notes for path dependencies of the tree's manifests that do not lead into the tree.

@@ -78,6 +78,13 @@
 //! - on drop, `.loki-built` is written: every output in the directory is older than it. At prepare,
 //!   any file of the tree not newer than `.loki-built` (a tree written with preserved or old mtimes)
 //!   has its mtime set to now, so it is newer than every output of an earlier run.
+//! - a tree known by its content (a git tree id, [`prepare_of`]) instead gets one modification time
+//!   for all its files, recorded in `.loki-tree` (`<tree id> <seconds> <nanoseconds>`, written
+//!   before anything is built from the tree): the time the directory's last tree was prepared when
+//!   that tree had the same content, else now. So the outputs built from the same content since
+//!   then are fresh (a rerun on the base in the next judgement does not rebuild it), and every
+//!   output built before that time, from whatever tree, is older than every file and rebuilt.
+//!   A tree prepared without a content id removes the record.
 //!
 //! Path dependencies inside the repository resolve inside the tree when they are relative. A path
 //! dependency (or `[patch]`) that is absolute into the checkout, or leads outside the repository, is
@@ -141,6 +148,7 @@ const SKIP_DIRS: &[&str] = &[
 const REPO_KEY_LEN: usize = 16;
 const LOCK_FILE: &str = ".loki-lock";
 const BUILT_STAMP: &str = ".loki-built";
+const TREE_RECORD: &str = ".loki-tree";
 const CONFIG_FILE: &str = "loki_isolate.json";
 const SITECUSTOMIZE: &str = include_str!("sitecustomize.py");
 const NODE_PRELOAD: &str = include_str!("node_evidence.cjs");
@@ -446,6 +454,21 @@ pub fn prepare(
     env: &[(OsString, OsString)],
     cache_dir: &Path,
 ) -> Result<Prepared, ChecksError> {
+    prepare_of(checkout, tree, None, checks, role, env, cache_dir)
+}
+
+/// [`prepare`] for a tree whose files are exactly git tree `content` (an export of it, nothing
+/// changed since): a cargo build directory whose last tree was the same content is reused as built
+/// (see "Cargo" in the module doc).
+pub fn prepare_of(
+    checkout: &Path,
+    tree: &Path,
+    content: Option<&str>,
+    checks: &[Check],
+    role: &str,
+    env: &[(OsString, OsString)],
+    cache_dir: &Path,
+) -> Result<Prepared, ChecksError> {
     let roots = Roots::new(checkout, tree)?;
     let mut out = Prepared::default();
     if roots.checkout == roots.tree {
@@ -499,7 +522,7 @@ pub fn prepare(
             .iter()
             .any(|k| matches!(k, CheckKind::Cargo | CheckKind::Nextest))
     {
-        let slot = cargo_slot(&roots, role, cache_dir)?;
+        let slot = cargo_slot(&roots, role, cache_dir, content)?;
         out.env
             .push(("CARGO_TARGET_DIR".into(), slot.dir.clone().into_os_string()));
         out.cargo = Some(slot);

@@ -24,8 +24,8 @@
 //! hybrid trees, exported the same way, or, for Go checks whose hybrid differs from the head only
 //! in `.go` files, in the head's directory through `go test -overlay` (only the swapped packages
 //! rebuild; see [`trees`]). O's plan is static (module `original`), so B and O run beside H on their own
-//! threads, except for cargo (the trees' builds would only share the cores) and Go (an overlay
-//! shares the head's directory); the head's rerun runs beside the base's.
+//! threads (cargo's too: each tree has its own build directory), except that a Go O follows H on
+//! its thread (an overlay shares the head's directory); the head's rerun runs beside the base's.
 //!
 //! Added test-owned files run O too when they can change how other tests run: a Go `TestMain` or
 //! `init`, a conftest, a test module with import-time side effects, a setup file, a helper. A
@@ -285,9 +285,10 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     phase("static rules");
 
     // H, B and O. B runs in its own tree, and so does O unless it is an overlay on the head's
-    // directory (Go), so they run beside H on their own threads (the suites of two trees share
-    // nothing but the machine), except where the trees' builds would only share the cores (cargo)
-    // or O shares the head's directory (Go).
+    // directory (Go), so B and O run beside H on their own threads: the suites of two trees share
+    // nothing but the machine, and a sub-second suite's run is mostly process starts, linking and
+    // waiting, which overlap well even on two cores. A Go O may run in the head's directory (an
+    // overlay), so it follows H on H's thread, still beside B.
     let plan = original::plan(input, &git, &owned)?;
     out.not_proven.extend(plan.notes());
     let head_opts = RunOptions {
@@ -307,33 +308,27 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     };
     let run_base = || base_run(input, &git, &base_tree);
     let run_original = || plan.run(input, &git, &base_tree);
-    let alone = input.checks.iter().any(|c| {
-        matches!(
-            c.kind,
-            CheckKind::Cargo | CheckKind::Nextest | CheckKind::Go
-        )
+    let original_after_head = input.checks.iter().any(|c| c.kind == CheckKind::Go);
+    let (head, base, original) = std::thread::scope(|scope| {
+        let lost = |what: &'static str| ChecksError::Io {
+            action: what,
+            path: input.repo_root.to_path_buf(),
+            source: std::io::Error::other("thread panicked"),
+        };
+        let base = scope.spawn(run_base);
+        let original = (!original_after_head).then(|| scope.spawn(run_original));
+        let head = run_head();
+        let original = match original {
+            Some(thread) => thread
+                .join()
+                .unwrap_or_else(|_| Err(lost("run the original tests (their thread panicked) in"))),
+            None => run_original(),
+        };
+        let base = base
+            .join()
+            .unwrap_or_else(|_| Err(lost("run the base (its thread panicked) in")));
+        (head, base, original)
     });
-    let (head, base, original) = if alone {
-        (run_head(), run_base(), run_original())
-    } else {
-        std::thread::scope(|scope| {
-            let base = scope.spawn(run_base);
-            let original = scope.spawn(run_original);
-            let head = run_head();
-            let lost = |what: &'static str| ChecksError::Io {
-                action: what,
-                path: input.repo_root.to_path_buf(),
-                source: std::io::Error::other("thread panicked"),
-            };
-            let base = base
-                .join()
-                .unwrap_or_else(|_| Err(lost("run the base (its thread panicked) in")));
-            let original = original
-                .join()
-                .unwrap_or_else(|_| Err(lost("run the original tests (their thread panicked) in")));
-            (head, base, original)
-        })
-    };
     out.head = head?;
     let base = base?;
     out.base = base.results;

@@ -318,7 +318,19 @@ impl SideTree {
                 action: "export a tree to run its tests",
                 source,
             })?;
-        let prepared = crate::isolate::prepare(checkout, &root, checks, role, &opts.env, builds)?;
+        // The directory holds exactly `tree` (just exported), so a build directory whose last tree
+        // had the same content is reused as built. Only the base's: the runs there execute the
+        // base's code alone, while a hybrid's run executes the agent's, which could rewrite its
+        // tree's sources after they were recorded and leave outputs of other content behind.
+        let prepared = crate::isolate::prepare_of(
+            checkout,
+            &root,
+            (role == "base").then_some(tree),
+            checks,
+            role,
+            &opts.env,
+            builds,
+        )?;
         let fence = opts.fence.as_ref().map(|f| {
             let mut write = vec![dir.path().to_path_buf()];
             write.extend(prepared.cargo_target_dir().map(Path::to_path_buf));
@@ -580,8 +592,24 @@ impl SideTree {
     }
 }
 
-/// Whether the `go` that runs in `dir` knows `-overlay` (Go 1.16 or later).
+/// Whether the `go` that runs in `dir` knows `-overlay` (Go 1.16 or later), asked once per
+/// directory and environment in a process (a judgement asks for O and again for N).
 fn go_has_overlay(dir: &Path, opts: &RunOptions) -> bool {
+    type Known = std::collections::HashMap<(PathBuf, Vec<(OsString, OsString)>), bool>;
+    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
+    let key = (dir.to_path_buf(), opts.env.clone());
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(k) = known.lock().ok().and_then(|m| m.get(&key).copied()) {
+        return k;
+    }
+    let answer = ask_go_overlay(dir, opts);
+    if let Ok(mut m) = known.lock() {
+        m.insert(key, answer);
+    }
+    answer
+}
+
+fn ask_go_overlay(dir: &Path, opts: &RunOptions) -> bool {
     let spec = loki_process::Spec::new("go", dir)
         .args(["env", "GOVERSION"])
         .envs(opts.env.clone())

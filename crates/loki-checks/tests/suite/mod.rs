@@ -2,6 +2,7 @@ mod compare;
 mod detect;
 mod go_seal;
 mod isolate;
+mod isolate_reuse;
 mod js_seal;
 mod runners;
 mod seal_runners;
