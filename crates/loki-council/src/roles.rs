@@ -195,13 +195,7 @@ const API_LINES: &[&str] = &[
     "click.option",
     "flag.",
 ];
-const API_PATHS: &[&str] = &[
-    "cli.rs",
-    "cli.py",
-    ".proto",
-    "openapi",
-    "schema",
-];
+const API_PATHS: &[&str] = &["cli.rs", "cli.py", ".proto", "openapi", "schema"];
 const PERFORMANCE_LINES: &[&str] = &[
     "for ",
     "while ",

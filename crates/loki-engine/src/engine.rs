@@ -1,5 +1,5 @@
 //! The stage machine: one loop drives [contract →] intake → plan ‖ wall → gate → implement →
-//! verify ⇄ fix → commit → seal, emitting `stage.started` and `stage.completed|failed|skipped`
+//! verify ⇄ fix → commit → council → seal, emitting `stage.started` and `stage.completed|failed|skipped`
 //! for each.
 //!
 //! This module is the machine only: the order of the stages, when to stop, the fix loop and the
@@ -113,6 +113,8 @@ pub(crate) struct RunState<'a> {
     pub contract: Option<(crate::contract::Contract, String)>,
     /// Each wall file's run on the unchanged base (the gate), for the contract's proof.
     pub wall_base_results: Vec<loki_checks::CheckResult>,
+    /// The review council's answers, when it was held ([`crate::council`]).
+    pub council: Option<loki_council::Council>,
 }
 
 impl RunState<'_> {
@@ -503,9 +505,16 @@ pub fn run_build(
         provider_failure: None,
         contract,
         wall_base_results: Vec::new(),
+        council: None,
     };
     work(&mut s)?;
     stage(&mut s, "commit", commit::stage)?;
+    match crate::council::applies(&s) {
+        Ok(()) => {
+            stage(&mut s, crate::council::STAGE, crate::council::stage)?;
+        }
+        Err(why) => observer.progress(&Progress::Note(why)),
+    }
     let sealed = crate::seal::seal(&mut s)?;
     let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());
     let mut end = RunCompleted::new(sealed.outcome.as_str())

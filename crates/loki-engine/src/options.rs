@@ -84,6 +84,9 @@ pub struct BuildOptions {
     /// The branch to build on instead of `loki/<run-id>` (a backlog's `loki/backlog-<N>`); it
     /// must not exist yet, and it is recorded in `run.json`.
     pub branch: Option<String>,
+    /// Reviewers in the review council (`council.reviewers`, `--council N`; 0: none), chosen by
+    /// the change's content ([`loki_council::choose`]).
+    pub council: usize,
 }
 
 impl BuildOptions {
@@ -114,6 +117,7 @@ impl BuildOptions {
             contract: None,
             issue: None,
             branch: None,
+            council: loki_council::DEFAULT_REVIEWERS,
         }
     }
 }
