@@ -455,7 +455,7 @@ pub fn choose(diff: &str, n: usize) -> Vec<Reviewer> {
         (Role::Performance, perf),
     ];
     // Stable: equal scores keep the order of ROLES.
-    specialists.sort_by(|a, b| b.1.score.cmp(&a.1.score));
+    specialists.sort_by_key(|s| std::cmp::Reverse(s.1.score));
     let mut out: Vec<Reviewer> = specialists
         .iter()
         .filter(|(_, e)| e.score > 0)

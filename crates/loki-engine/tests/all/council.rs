@@ -83,7 +83,7 @@ fn build(script: &str, edit: impl FnOnce(&mut BuildOptions)) -> Built {
 
 /// The receipt's council part: its assessments section.
 fn council_part(md: &str) -> String {
-    let start = md.find("## Assessments").expect("an assessments section");
+    let start = md.find("## Assessments").unwrap();
     let end = md[start..]
         .find("\n## NOT PROVEN")
         .map_or(md.len(), |e| start + e);
