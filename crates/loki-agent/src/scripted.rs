@@ -262,12 +262,19 @@ impl Scripted {
             } else {
                 ""
             };
+            let (section, count) = if council {
+                (
+                    "council session",
+                    sessions.iter().filter(|s| s.council).count(),
+                )
+            } else {
+                ("session", sessions.iter().filter(|s| !s.council).count())
+            };
             return Err(AgentError::Script {
                 path: self.path.clone(),
                 message: format!(
-                    "all {} sessions{conditional} were already played; add a session{}",
-                    sessions.len(),
-                    label.map(|l| format!(" named {l:?}")).unwrap_or_default()
+                    "all {count} {section}s{conditional} were already played; add a {section}{}",
+                    wanted.map(|l| format!(" named {l:?}")).unwrap_or_default()
                 ),
             });
         };

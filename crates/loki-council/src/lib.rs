@@ -111,6 +111,22 @@ pub enum ReviewEnd {
     NoAnswer(String),
 }
 
+/// Why a reviewer has no answer, and whether the model itself failed (a key, a URL, a server:
+/// the next reviewer would fail the same way, so the rest are skipped).
+struct NoAnswer {
+    why: String,
+    model_failed: bool,
+}
+
+impl From<String> for NoAnswer {
+    fn from(why: String) -> Self {
+        NoAnswer {
+            why,
+            model_failed: false,
+        }
+    }
+}
+
 /// One reviewer's session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Review {
@@ -294,22 +310,30 @@ pub fn hold(
             council.skipped = reviewers[i..].to_vec();
             break;
         }
-        let review = review(provider, reviewer, input, time_left, sink)?;
+        let (review, model_failed) = review(provider, reviewer, input, time_left, sink)?;
         spent_usd += review.cost_usd.unwrap_or(0.0);
         spent_tokens += review.usage.total();
         council.reviews.push(review);
+        if model_failed && i + 1 < reviewers.len() {
+            council.skip_reason = Some(format!(
+                "the model failed for {LABEL_PREFIX}{} and would fail them the same way",
+                reviewer.role
+            ));
+            council.skipped = reviewers[i + 1..].to_vec();
+            break;
+        }
     }
     Ok(council)
 }
 
-/// One reviewer's session, recorded.
+/// One reviewer's session, recorded; and whether the model itself failed.
 fn review(
     provider: &dyn Provider,
     reviewer: &Reviewer,
     input: &Input<'_>,
     time_left: Duration,
     sink: &mut Sink<'_>,
-) -> Result<Review, CouncilError> {
+) -> Result<(Review, bool), CouncilError> {
     let label = format!("{LABEL_PREFIX}{}", reviewer.role);
     sink.log.append(&SessionStarted {
         session: Some(label.clone()),
@@ -327,6 +351,7 @@ fn review(
         model: provider.model().to_string(),
         seconds: 0.0,
     };
+    let mut model_failed = false;
     r.end = match converse(
         provider,
         reviewer,
@@ -338,7 +363,10 @@ fn review(
         &mut r,
     ) {
         Ok(a) => ReviewEnd::Answered(a),
-        Err(why) => ReviewEnd::NoAnswer(why),
+        Err(e) => {
+            model_failed = e.model_failed;
+            ReviewEnd::NoAnswer(e.why)
+        }
     };
     r.seconds = started.elapsed().as_secs_f64();
     sink.log.append(&Cost {
@@ -363,7 +391,7 @@ fn review(
         seconds: Some(r.seconds),
         turns: None,
     })?;
-    Ok(r)
+    Ok((r, model_failed))
 }
 
 /// The conversation: ask, validate, ask once more on a malformed answer. Usage and cost are
@@ -381,7 +409,7 @@ fn converse(
     prices: &PriceTable,
     label: &str,
     r: &mut Review,
-) -> Result<Answer, String> {
+) -> Result<Answer, NoAnswer> {
     provider
         .begin_session(Some(label))
         .map_err(|e| e.to_string())?;
@@ -405,7 +433,12 @@ fn converse(
         let resp = rt
             .block_on(async { tokio::time::timeout(left, provider.complete(&req)).await })
             .map_err(|_| format!("no reply within the run's time left ({}s)", left.as_secs()))?
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| NoAnswer {
+                model_failed: e.provider_failure().is_some(),
+                why: e
+                    .provider_failure()
+                    .map_or_else(|| e.to_string(), loki_agent::ProviderFailure::reason),
+            })?;
         r.usage.add(&resp.usage);
         r.model.clone_from(&resp.model);
         let cost = prices.cost(&resp.model, &resp.usage);
@@ -432,9 +465,7 @@ fn converse(
             }
         }
     }
-    Err(format!(
-        "its answer was malformed {MAX_ATTEMPTS} times ({last_fault})"
-    ))
+    Err(format!("its answer was malformed {MAX_ATTEMPTS} times ({last_fault})").into())
 }
 
 mod prompt;

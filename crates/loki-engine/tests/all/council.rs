@@ -56,6 +56,7 @@ impl Built {
 
 /// Builds the demo crate with `script`, `edit` applied to the options.
 fn build(script: &str, edit: impl FnOnce(&mut BuildOptions)) -> Built {
+    let _one = crate::common::demo_crate();
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("calendar");
     loki_engine::demo::write_repo(&repo).unwrap();
@@ -290,4 +291,97 @@ fn no_council_section_or_zero_reviewers_hold_no_council() {
     let off = build(loki_engine::demo::SCRIPT, |o| o.council = 0);
     assert!(off.report.council.is_empty());
     assert!(!off.summary().contains("Council:"));
+}
+
+/// The demo's script for the build; every council session fails as a model whose key is refused.
+#[derive(Debug)]
+struct RefusingReviewers {
+    script: Scripted,
+    label: std::sync::Mutex<Option<String>>,
+}
+
+impl loki_agent::Provider for RefusingReviewers {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+
+    fn model(&self) -> &str {
+        "scripted"
+    }
+
+    fn measures_cost(&self, _prices: &loki_agent::PriceTable) -> bool {
+        true
+    }
+
+    fn begin_session(&self, label: Option<&str>) -> Result<(), loki_agent::AgentError> {
+        *self.label.lock().unwrap() = label.map(str::to_string);
+        if label.is_some_and(|l| l.starts_with("council:")) {
+            return Ok(());
+        }
+        self.script.begin_session(label)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a loki_agent::Request,
+    ) -> loki_agent::BoxFuture<'a, Result<loki_agent::Response, loki_agent::AgentError>> {
+        let council = self
+            .label
+            .lock()
+            .unwrap()
+            .as_deref()
+            .is_some_and(|l| l.starts_with("council:"));
+        if council {
+            let f = loki_agent::ProviderFailure::new(
+                "anthropic",
+                loki_agent::FailureKind::Auth,
+                "invalid x-api-key",
+            )
+            .with_status(401);
+            return Box::pin(async move { Err(loki_agent::AgentError::Model(f)) });
+        }
+        self.script.complete(req)
+    }
+}
+
+#[test]
+fn a_model_that_fails_a_reviewer_skips_the_rest_and_lowers_nothing() {
+    let _one = crate::common::demo_crate();
+    let provider = RefusingReviewers {
+        script: Scripted::parse(Path::new("demo.json"), loki_engine::demo::SCRIPT).unwrap(),
+        label: std::sync::Mutex::new(None),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("calendar");
+    loki_engine::demo::write_repo(&repo).unwrap();
+    let mut opts = BuildOptions::new(
+        TaskInput {
+            text: loki_engine::demo::TASK.into(),
+            source: "text".into(),
+        },
+        Backend::Loop(Box::new(provider)),
+        "scripted",
+        dir.path().join("home"),
+    );
+    opts.check_timeout = Duration::from_secs(120);
+    let report = loki_engine::run_build(&Repo::discover(&repo).unwrap(), &opts, &Silent).unwrap();
+    let summary = loki_engine::summary::render(&report);
+    // The reviewers are judgment: their failure proves nothing either way.
+    assert_eq!(report.outcome, Outcome::Verified, "{summary}");
+    assert_eq!(report.exit_code, 0);
+    let np = report.not_proven.join("\n");
+    assert!(
+        np.contains(
+            "reviewer council:correctness could not answer: model: authentication failed (HTTP 401"
+        ),
+        "{np}"
+    );
+    assert!(
+        np.contains("council: reviewers council:security, council:tests skipped: the model failed for council:correctness and would fail them the same way"),
+        "{np}"
+    );
+    assert_eq!(
+        council_line(&summary),
+        "Council:    correctness no answer, security skipped, tests skipped"
+    );
 }
