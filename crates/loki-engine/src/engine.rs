@@ -1,6 +1,7 @@
 //! The stage machine: one loop drives [contract →] intake → plan ‖ wall → gate → implement →
-//! verify ⇄ fix → commit → council → seal, emitting `stage.started` and `stage.completed|failed|skipped`
-//! for each.
+//! verify ⇄ fix → commit → council → seal, emitting `stage.started` and
+//! `stage.completed|failed|skipped` for each. The council ([`crate::council`]) runs only when
+//! it is held; commit and seal always run.
 //!
 //! This module is the machine only: the order of the stages, when to stop, the fix loop and the
 //! shared `RunState`. The contract stage (only with a delivery contract, [`crate::proof`]) ends
