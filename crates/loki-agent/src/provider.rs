@@ -31,6 +31,13 @@ pub trait Provider: Send + Sync + std::fmt::Debug {
         prices.price(self.model()).is_some()
     }
 
+    /// Why this provider cannot answer the review council's sessions (`council:<role>`), or
+    /// `None` when it can. A scripted provider answers them only from its script's `council`
+    /// section; a replay plays only the recorded run.
+    fn council_unavailable(&self) -> Option<String> {
+        None
+    }
+
     /// One call: the whole conversation so far in, the assistant's next turn out.
     fn complete<'a>(&'a self, req: &'a Request) -> BoxFuture<'a, Result<Response, AgentError>>;
 }

@@ -72,6 +72,10 @@ impl Replay {
 }
 
 impl Provider for Replay {
+    fn council_unavailable(&self) -> Option<String> {
+        Some("a replay plays only the recorded turns".into())
+    }
+
     fn name(&self) -> &'static str {
         "replay"
     }

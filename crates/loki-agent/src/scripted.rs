@@ -35,6 +35,14 @@
 //!   does not contain) that text. A script can so behave differently under different agent
 //!   instructions or tasks (`loki improve`'s replays); several sessions may then share a name.
 //!
+//! - optional `council[]`: the review council's sessions, in the same shape as `sessions[]`
+//!   (`name` is a reviewer's role: `security`, `tests`, `api`, `performance`, `correctness`),
+//!   each turn's `text` being the reviewer's JSON answer. A reviewer's session (label
+//!   `council:<role>`) plays the council session named after its role, else the next council
+//!   session not yet played; the council never plays a `sessions[]` entry and the other sessions
+//!   never play a `council[]` one, so a script's build sessions keep their meaning. A script
+//!   without `council` holds no council ([`Provider::council_unavailable`]).
+//!
 //! # Choosing a session
 //! Each agent session calls [`Provider::begin_session`] with its label. A session whose `name`
 //! equals the label is played; otherwise the next session not yet played, in file order. When a
@@ -55,6 +63,9 @@ use loki_clients::Usage;
 use crate::message::{Request, Response, StopReason, ToolCall};
 use crate::provider::{BoxFuture, Provider};
 
+/// The label prefix of a review council session (`council:<role>`).
+const COUNCIL_LABEL: &str = "council:";
+
 /// The model name of a session that does not name one.
 pub const SCRIPTED_MODEL: &str = "scripted";
 
@@ -62,6 +73,8 @@ pub const SCRIPTED_MODEL: &str = "scripted";
 #[serde(deny_unknown_fields)]
 struct ScriptFile {
     sessions: Vec<Session>,
+    #[serde(default)]
+    council: Vec<Session>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -75,6 +88,9 @@ struct Session {
     #[serde(default)]
     unless_prompt_contains: Option<String>,
     turns: Vec<Turn>,
+    /// Set for the entries of `council[]` once the file is read.
+    #[serde(skip)]
+    council: bool,
 }
 
 impl Session {
@@ -161,7 +177,7 @@ impl Scripted {
             path: path.to_path_buf(),
             message,
         };
-        let script: ScriptFile = serde_json::from_str(text).map_err(|e| {
+        let mut script: ScriptFile = serde_json::from_str(text).map_err(|e| {
             err(format!(
                 "not a valid script (line {}, column {}): {e}",
                 e.line(),
@@ -171,9 +187,15 @@ impl Scripted {
         if script.sessions.is_empty() {
             return Err(err("it has no sessions".into()));
         }
+        // One list from here on; the flag keeps the council's entries apart.
+        let council = std::mem::take(&mut script.council);
+        script
+            .sessions
+            .extend(council.into_iter().map(|c| Session { council: true, ..c }));
         for (i, s) in script.sessions.iter().enumerate() {
             if script.sessions[..i].iter().any(|o| {
                 o.name == s.name
+                    && o.council == s.council
                     && o.if_prompt_contains == s.if_prompt_contains
                     && o.unless_prompt_contains == s.unless_prompt_contains
             }) {
@@ -222,13 +244,19 @@ impl Scripted {
         system: Option<&str>,
     ) -> Result<usize, AgentError> {
         let sessions = &self.script.sessions;
-        let by_name = label.and_then(|l| {
+        // A reviewer's label `council:<role>` plays the council's entries, by role.
+        let council_role = label.and_then(|l| l.strip_prefix(COUNCIL_LABEL));
+        let council = council_role.is_some();
+        let wanted = council_role.or(label);
+        let by_name = wanted.and_then(|l| {
             sessions
                 .iter()
-                .position(|s| s.name == l && s.admits(system))
+                .position(|s| s.council == council && s.name == l && s.admits(system))
         });
         let next = by_name.or_else(|| {
-            (0..sessions.len()).find(|&i| !cursor.played[i] && sessions[i].admits(system))
+            (0..sessions.len()).find(|&i| {
+                !cursor.played[i] && sessions[i].council == council && sessions[i].admits(system)
+            })
         });
         let Some(i) = next else {
             let conditional = if system.is_some() {
@@ -236,12 +264,19 @@ impl Scripted {
             } else {
                 ""
             };
+            let (section, count) = if council {
+                (
+                    "council session",
+                    sessions.iter().filter(|s| s.council).count(),
+                )
+            } else {
+                ("session", sessions.iter().filter(|s| !s.council).count())
+            };
             return Err(AgentError::Script {
                 path: self.path.clone(),
                 message: format!(
-                    "all {} sessions{conditional} were already played; add a session{}",
-                    sessions.len(),
-                    label.map(|l| format!(" named {l:?}")).unwrap_or_default()
+                    "all {count} {section}s{conditional} were already played; add a {section}{}",
+                    wanted.map(|l| format!(" named {l:?}")).unwrap_or_default()
                 ),
             });
         };
@@ -328,6 +363,11 @@ impl Provider for Scripted {
 
     fn model(&self) -> &str {
         SCRIPTED_MODEL
+    }
+
+    fn council_unavailable(&self) -> Option<String> {
+        (!self.script.sessions.iter().any(|s| s.council))
+            .then(|| "the script has no `council` section".to_string())
     }
 
     fn begin_session(&self, label: Option<&str>) -> Result<(), AgentError> {
@@ -423,6 +463,37 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("used twice"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn council_sessions_play_only_for_reviewers_by_role_then_in_order() {
+        let s = Scripted::parse(
+            Path::new("s.json"),
+            r#"{"sessions":[{"name":"implement","turns":[{"text":"build"}]}],
+                "council":[{"name":"tests","turns":[{"text":"t"}]},{"name":"security","turns":[{"text":"s"}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.council_unavailable(), None);
+        s.begin_session(Some("council:security")).unwrap();
+        assert_eq!(s.complete(&req()).await.unwrap().text.as_deref(), Some("s"));
+        // A role without its own entry takes the next unplayed council session.
+        s.begin_session(Some("council:api")).unwrap();
+        assert_eq!(s.complete(&req()).await.unwrap().text.as_deref(), Some("t"));
+        let e = s.begin_session(Some("council:correctness")).unwrap_err();
+        assert!(e.to_string().contains("already played"), "{e}");
+        // The build's sessions never play a council entry, nor the council a build session.
+        s.begin_session(Some("wall")).unwrap();
+        assert_eq!(
+            s.complete(&req()).await.unwrap().text.as_deref(),
+            Some("build")
+        );
+        let plain = Scripted::parse(Path::new("s.json"), SCRIPT).unwrap();
+        assert!(
+            plain
+                .council_unavailable()
+                .unwrap()
+                .contains("no `council`")
+        );
     }
 
     #[test]

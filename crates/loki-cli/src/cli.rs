@@ -186,6 +186,9 @@ pub struct BuildFlags {
     /// When the run has sealed, push its branch to origin and open its evidence pull request (as `loki pr <run>`)
     #[arg(long)]
     pub pr: bool,
+    /// Reviewers in the review council, chosen by the change's content; 0 turns it off [default: council.reviewers, 3]
+    #[arg(long, value_name = "N")]
+    pub council: Option<u64>,
 }
 
 /// `loki improve`: one cycle, or one of its subcommands.

@@ -1,6 +1,7 @@
 //! The stage machine: one loop drives [contract →] intake → plan ‖ wall → gate → implement →
-//! verify ⇄ fix → commit → seal, emitting `stage.started` and `stage.completed|failed|skipped`
-//! for each.
+//! verify ⇄ fix → commit → council → seal, emitting `stage.started` and
+//! `stage.completed|failed|skipped` for each. The council ([`crate::council`]) runs only when
+//! it is held; commit and seal always run.
 //!
 //! This module is the machine only: the order of the stages, when to stop, the fix loop and the
 //! shared `RunState`. The contract stage (only with a delivery contract, [`crate::proof`]) ends
@@ -115,6 +116,8 @@ pub(crate) struct RunState<'a> {
     pub wall_base_results: Vec<loki_checks::CheckResult>,
     /// Screenshots of the changed pages ([`crate::visual`]), for the receipt.
     pub evidence: Option<loki_receipt::schema::Evidence>,
+    /// The review council's answers, when it was held ([`crate::council`]).
+    pub council: Option<loki_council::Council>,
 }
 
 impl RunState<'_> {
@@ -507,10 +510,17 @@ pub fn run_build(
         contract,
         wall_base_results: Vec::new(),
         evidence: None,
+        council: None,
     };
     work(&mut s)?;
     stage(&mut s, "commit", commit::stage)?;
     crate::visual::run(&mut s)?;
+    match crate::council::applies(&s) {
+        Ok(()) => {
+            stage(&mut s, crate::council::STAGE, crate::council::stage)?;
+        }
+        Err(why) => observer.progress(&Progress::Note(why)),
+    }
     let sealed = crate::seal::seal(&mut s)?;
     let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());
     let mut end = RunCompleted::new(sealed.outcome.as_str())

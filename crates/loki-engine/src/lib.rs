@@ -8,7 +8,8 @@
 //! implement (fixed rules + quoted task + plan; wall edits reverted) → verify (impacted tests,
 //! wall, integrity rules against the base) ⇄ fix (at most [`engine::MAX_FIX_ROUNDS`]; the same
 //! failure [`engine::STALL_REPEATS`] times ⇒ STALLED) → commit (`Loki-Run: <id>` trailer; never
-//! the wall or `.loki/`) → seal (the receipt). One module per stage (`intake`, `acceptance` for
+//! the wall or `.loki/`) → council (reviewers chosen by the change read it and its checks; their
+//! answers are assessments that can only lower the verdict, [`loki_council`]) → seal (the receipt). One module per stage (`intake`, `acceptance` for
 //! plan ‖ wall, `gate`, `implement`, `verify`, `commit`, `seal`), one loop ([`engine`]) that
 //! emits `stage.started|completed|failed|skipped`. Commit and seal always run: after a cap, a budget
 //! stop, SIGINT or a stage that failed.
@@ -42,6 +43,7 @@
 
 mod acceptance;
 mod commit;
+mod council;
 pub mod demo;
 pub mod engine;
 mod error;
@@ -60,6 +62,8 @@ pub mod verify;
 mod visual;
 
 pub use engine::{reserve_for, run_build};
+/// The review council's size unless configured.
+pub use loki_council::DEFAULT_REVIEWERS;
 
 /// Writes `bytes` to `path` atomically, creating its parent directories.
 pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), EngineError> {

@@ -89,6 +89,9 @@ pub struct BuildOptions {
     pub visual_evidence: bool,
     /// The browser for the screenshots (`None`: `LOKI_BROWSER`, else Chromium on `PATH`).
     pub browser: Option<PathBuf>,
+    /// Reviewers in the review council (`council.reviewers`, `--council N`; 0: none), chosen by
+    /// the change's content ([`loki_council::choose`]).
+    pub council: usize,
 }
 
 impl BuildOptions {
@@ -121,6 +124,7 @@ impl BuildOptions {
             branch: None,
             visual_evidence: crate::visual::enabled_by_env(),
             browser: None,
+            council: loki_council::DEFAULT_REVIEWERS,
         }
     }
 }

@@ -149,6 +149,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         });
     }
     facts.evidence = s.evidence.clone();
+    facts.assessments = s
+        .council
+        .as_ref()
+        .map(loki_council::Council::assessments)
+        .unwrap_or_default();
     facts
         .extra_not_proven
         .extend(tampered.iter().map(|t| format!("tampering: {t}")));
@@ -297,7 +302,9 @@ fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
         Outcome::Failed => specific("tampering")
             .or_else(|| specific("integrity"))
             .or_else(generic),
-        Outcome::Partial => specific("integrity").or_else(generic),
+        Outcome::Partial => specific("integrity")
+            .or_else(|| specific("assessment by council:"))
+            .or_else(generic),
     }
     .or_else(generic)
 }
@@ -341,5 +348,10 @@ pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> Build
         changed_files: info.changed,
         agent_s: s.sessions.iter().map(|x| x.model_seconds).sum(),
         checks_s: s.checks_s,
+        council: s
+            .council
+            .as_ref()
+            .map(loki_council::Council::lines)
+            .unwrap_or_default(),
     }
 }

@@ -5,6 +5,7 @@
 //! Reason:     <only when the exit code is non-zero>
 //! Receipt:    sha256:<64 hex>
 //! NOT PROVEN: full suite, app boot, security scan
+//! Council:    security pass, tests block (tests/a.rs:3 assertion loosened)   | only when held
 //! Cost:       $0.42 (anthropic, 212k tokens)        | not measured (never $0.00 for unknown)
 //! Time:       1m12s (intake 1s, plan 8s, implement 51s, verify 9s, ...)
 //! Run:        run_20260101_000000_abcd on branch loki/run_20260101_000000_abcd
@@ -49,6 +50,10 @@ pub struct BuildReport {
     /// Seconds spent in agent sessions and in test processes (for the harness benchmark).
     pub agent_s: f64,
     pub checks_s: f64,
+    /// The review council, one entry per reviewer (`security pass`, `tests block (file:line
+    /// title)`); empty when no council was held.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub council: Vec<String>,
 }
 
 impl BuildReport {
@@ -116,6 +121,9 @@ pub fn render_for(r: &BuildReport, place: Place) -> String {
     }
     line(&mut s, "Receipt:", &format!("sha256:{}", r.receipt_sha256));
     line(&mut s, "NOT PROVEN:", &r.not_proven.join(", "));
+    if !r.council.is_empty() {
+        line(&mut s, "Council:", &r.council.join(", "));
+    }
     let cost = match r.cost_usd {
         Some(usd) => format!(
             "{} ({}, {} tokens)",
@@ -206,6 +214,7 @@ mod tests {
             changed_files: vec![],
             agent_s: 0.0,
             checks_s: 0.0,
+            council: vec![],
         }
     }
 

@@ -62,6 +62,13 @@ impl BuildFlags {
                 "--max-tokens".into(),
             ));
         }
+        if let Some(n) = self.council {
+            f.push((
+                "council.reviewers".into(),
+                n.to_string(),
+                "--council".into(),
+            ));
+        }
         f
     }
 }
@@ -205,6 +212,12 @@ pub fn options(
         .map_or(default_cap, Duration::from_secs);
     opts.max_cost_usd = ctx.config.decimal("run.max_cost_usd");
     opts.max_tokens = ctx.config.uint("run.max_tokens");
+    opts.council = ctx
+        .config
+        .uint("council.reviewers")
+        .map_or(loki_engine::DEFAULT_REVIEWERS, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        });
     opts.key_env = KeyEnv::from_process();
     if let Some(t) = ctx.config.uint("checks.timeout_s") {
         opts.check_timeout = Duration::from_secs(t);

@@ -132,6 +132,20 @@ async fn build_through(api: Api, provider: &str, model: &str, key_var: &str, url
         "finish",
         &json!({"status": "done", "detail": "add sums"}),
     ));
+    // The review council (three reviewers by default): one advisory finding, all pass.
+    fake.push_turn(
+        &FakeTurn::text(
+            &json!({"verdict": "pass", "findings": [{"severity": "advisory", "file": "calc.py",
+                "line": 2, "title": "add a docstring"}]})
+            .to_string(),
+        )
+        .with_usage([1500, 30, 0, 0]),
+    );
+    for _ in 0..2 {
+        fake.push_turn(&FakeTurn::text(
+            &json!({"verdict": "pass", "findings": []}).to_string(),
+        ));
+    }
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("loki"));
     sb.apply(&mut cmd)
         .current_dir(repo.path())
@@ -142,7 +156,7 @@ async fn build_through(api: Api, provider: &str, model: &str, key_var: &str, url
         .await
         .unwrap();
     fake.assert_clean();
-    assert_eq!(fake.requests().len(), 4);
+    assert_eq!(fake.requests().len(), 7);
     let v: Value = serde_json::from_slice(&out.stdout)
         .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
         .unwrap();
@@ -151,6 +165,28 @@ async fn build_through(api: Api, provider: &str, model: &str, key_var: &str, url
     assert!(
         v["cost_usd"].as_f64().unwrap() > 0.0,
         "{model} is priced: {v:#}"
+    );
+    // Each reviewer's one request carried the committed diff and its role, and no tools.
+    for (req, role) in fake.requests()[4..]
+        .iter()
+        .zip(["correctness", "security", "tests"])
+    {
+        let body = serde_json::to_string(&req.body).unwrap();
+        assert!(
+            body.contains("+    return a + b")
+                && body.contains(&format!("the {role} reviewer of loki's review council"))
+                && req.body.get("tools").is_none(),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        v["council"],
+        json!([
+            "correctness pass [1 advisory]",
+            "security pass",
+            "tests pass"
+        ]),
+        "{v:#}"
     );
     // The wall author's first request held the task and the file list, not the code.
     let first = serde_json::to_string(&fake.requests()[0].body).unwrap();

@@ -187,6 +187,13 @@ pub const KEYS: &[KeyDef] = &[
         doc: "stop a run when its model calls have used this many tokens (every kind summed)",
     },
     KeyDef {
+        key: "council.reviewers",
+        kind: Kind::Uint,
+        default: Some("3"),
+        env_aliases: &[],
+        doc: "reviewers in a build's review council, chosen by the change's content (0: no council); their blocking findings lower VERIFIED to PARTIAL",
+    },
+    KeyDef {
         key: "agent.network",
         kind: Kind::OneOf(&["off", "on"]),
         default: Some("off"),

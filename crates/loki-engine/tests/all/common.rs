@@ -5,6 +5,19 @@ use loki_agent::{Backend, scripted::Scripted};
 use loki_core::layout::Repo;
 use loki_engine::{BuildOptions, BuildReport, Silent, TaskInput};
 
+/// Held by every test that builds the demo crate. With a `CARGO_TARGET_DIR` in the test's
+/// environment (a developer's shell, a CI cache), the checks of every run share it, and cargo's
+/// fingerprint does not depend on where a workspace lies: two demo crates built at once would
+/// reuse each other's test binaries. One at a time, each tree is newer than the last build.
+pub static DEMO_CRATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Takes [`DEMO_CRATE`], whatever a test that panicked holding it left.
+pub fn demo_crate() -> std::sync::MutexGuard<'static, ()> {
+    DEMO_CRATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Runs the engine on `repo` with the scripted sessions `script` (JSON text).
 pub fn build(
     repo: &Path,

@@ -3,6 +3,7 @@ use loki_core::outcome::Outcome;
 
 #[test]
 fn the_demo_crate_ends_verified_with_a_signed_receipt() {
+    let _one = crate::common::demo_crate();
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("calendar");
     loki_engine::demo::write_repo(&repo).unwrap();

@@ -10,6 +10,7 @@
 mod adversarial;
 mod common;
 mod contract;
+mod council;
 mod demo;
 mod environments;
 mod generated;
