@@ -24,8 +24,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
-use loki_core::outcome::ExitCode;
 use crate::Cancel;
+use loki_core::outcome::ExitCode;
 use rustix::process::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
