@@ -193,6 +193,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_core::paths::PathError>,
     probe::<loki_process::ProcessError>,
     probe::<loki_process::confine::ConfineError>,
+    probe::<loki_process::signals::SignalError>,
     probe::<loki_checks::ChecksError>,
     probe::<loki_events::EventError>,
     probe::<loki_receipt::ReceiptError>,

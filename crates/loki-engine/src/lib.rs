@@ -37,11 +37,16 @@
 //! a private git directory that shows only the base. The user's checkout is never written:
 //! [`ops::apply`] fast-forwards the user's branch to a VERIFIED run's branch or refuses.
 //!
+//! # Ask ([`ask`])
+//! `loki ask`'s one unverified session in the checkout itself, in the model box, recorded as a
+//! run of kind `ask`; its module doc is the spec.
+//!
 //! # Never
 //! Print (the CLI prints; progress goes to an [`Observer`]), modify the user's checkout, commit the
 //! wall, or leave a started run without a receipt.
 
 mod acceptance;
+pub mod ask;
 mod commit;
 mod council;
 pub mod demo;

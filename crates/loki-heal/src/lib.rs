@@ -12,7 +12,8 @@
 //! - **Healing** ([`fix`]): one model call for one strict JSON patch ([`proposal`], [`synth`]),
 //!   applied by `loki-patch` after a byte-exact `<file>.loki.bak`, verified by replaying the
 //!   reproduction, rolled back when the crash persists, sealed in a signed receipt of kind `heal`;
-//!   the verifying replay runs in [`replay_box`]; how a session settled, in words, is
+//!   the verifying replay runs in [`replay_box`]; the propose → apply → verify sequence the
+//!   commands run is [`sequence::heal`], with a [`sequence::HealUi`] for what they show and ask; how a session settled, in words, is
 //!   [`fix::settled_words`]. The page check `loki run --url` observes is [`web::page_options`].
 //! - **Stale backups** ([`backups`]) and the **offline demo** ([`demo`]).
 //!
@@ -50,6 +51,7 @@ pub mod record;
 pub mod replay_box;
 pub mod repro;
 pub mod resolve;
+pub mod sequence;
 pub mod signature;
 pub mod synth;
 pub mod web;

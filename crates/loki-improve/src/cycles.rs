@@ -45,6 +45,33 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The exit code of a cycle that ended so: 0 when nothing went wrong (applied, pending,
+    /// keep-base, idle, no-failures, paused, cooldown); 1 for a cycle that tried and did not
+    /// improve (rejected, canary-failed, rolled-back, stale, refused); 2 when the setup must
+    /// change (busy: another cycle holds the lock; outage: the model cannot be reached); 3 for
+    /// budget-exceeded; 130 for interrupted.
+    #[must_use]
+    pub fn exit_code(self) -> loki_core::outcome::ExitCode {
+        use loki_core::outcome::ExitCode;
+        match self {
+            Outcome::Applied
+            | Outcome::Pending
+            | Outcome::KeepBase
+            | Outcome::Idle
+            | Outcome::NoFailures
+            | Outcome::Paused
+            | Outcome::Cooldown => ExitCode::Success,
+            Outcome::Rejected
+            | Outcome::CanaryFailed
+            | Outcome::RolledBack
+            | Outcome::Stale
+            | Outcome::Refused => ExitCode::Failure,
+            Outcome::Busy | Outcome::Outage => ExitCode::Usage,
+            Outcome::BudgetExceeded => ExitCode::BudgetStop,
+            Outcome::Interrupted => ExitCode::Interrupted,
+        }
+    }
+
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -181,6 +208,31 @@ pub struct CycleRecord {
 }
 
 impl CycleRecord {
+    /// The record as `loki improve --json` and `loki improve history --json` show it: the
+    /// outcome, its reason and revisions, without the bookkeeping fields (`step`, `pid`, …).
+    #[must_use]
+    pub fn summary_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "cycle": self.id,
+            "outcome": self.outcome.as_str(),
+            "reason": self.reason,
+            "trigger": self.trigger.as_str(),
+            "mode": self.mode.as_str(),
+            "dry_run": self.dry_run,
+            "base_revision": self.base_revision,
+            "candidate_revision": self.candidate_revision,
+            "applied_revision": self.applied_revision,
+            "training": self.training,
+            "protected": self.protected,
+            "canary": self.canary,
+            "guard": self.guard,
+            "pending": self.pending,
+            "receipt": self.receipt,
+            "tokens": self.tokens,
+            "notes": self.notes,
+        })
+    }
+
     /// A new record (not yet written): outcome `interrupted` until the cycle says otherwise.
     #[must_use]
     pub fn new(paths: &Paths, trigger: Trigger, mode: Mode, dry_run: bool) -> CycleRecord {

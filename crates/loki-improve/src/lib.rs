@@ -25,6 +25,9 @@
 //! `revisions/` (every revision applied or replaced, the backup a rollback restores),
 //! `corpus/` (protected cases, [`cases`]), `runs/` (the receipts of applied cycles, [`receipt`]).
 //!
+//! # Watching ([`watch`])
+//! `loki improve watch` runs a cycle once failed runs stop arriving; its module doc is the spec.
+//!
 //! # Never
 //! Write outside `instructions.md`, `skills/*/SKILL.md` and `.loki/improve/` (replays run in
 //! throwaway copies of the repository, [`replay`]); apply without a canary that beat the current
@@ -43,6 +46,7 @@ pub mod ops;
 pub mod proposal;
 pub mod receipt;
 pub mod replay;
+pub mod watch;
 
 pub use config::{ImproveConfig, Mode, Paths, Trigger, paused_by};
 pub use cycle::{CycleOptions, Hooks, NoHooks, Point, Runtime, heal_once};

@@ -29,6 +29,7 @@
 
 mod adf;
 pub mod backlog;
+pub mod batch;
 mod error;
 mod fetch;
 pub mod pr;

@@ -58,6 +58,11 @@
 //!   client started outlives the call, writes to a log file, and is reaped by a thread; see
 //!   `detached.rs` for what of this contract it keeps.
 //!
+//! # Signals ([`signals`])
+//! The process's one `SIGINT`/`SIGTERM` handler: installed by the binary only, it stops every
+//! running child ([`stop_all`]), sets the build's [`Cancel`] token, and ends loki with 130 or 143
+//! when the command does not end by itself. Its module doc is the spec.
+//!
 //! # Confinement ([`confine`])
 //! The box of untrusted commands: a Landlock [`confine::Policy`] (denied, writable, read-only
 //! paths), network, PID and mount namespaces, applied by the `loki __confine` wrapper to itself
@@ -75,6 +80,7 @@ mod environment;
 mod error;
 mod output;
 mod running;
+pub mod signals;
 mod spec;
 mod tree;
 mod watchdog;

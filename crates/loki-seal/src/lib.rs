@@ -34,6 +34,11 @@
 //! Cursor: `{"followup_message":…}`. Gemini CLI (`AfterAgent`): `{"decision":"deny","reason":…}`.
 //! Internal errors fail closed: they block with the error as the reason.
 //!
+//! # Failed stops and status ([`status`])
+//!
+//! A stop that could not be judged blocks, then is released after `seal.max_blocks` in a row;
+//! `loki seal status --json`'s shape. Its module doc is the spec.
+//!
 //! # Never
 //!
 //! Modify the user's files or index, print (the CLI prints what [`hook::respond`] returns), or let
@@ -45,6 +50,7 @@ mod error;
 pub mod hook;
 pub mod install;
 pub mod session;
+pub mod status;
 
 pub use activation::{Activation, Active, UserEnv, activation};
 pub use decide::{Decision, Evidence, decide};

@@ -23,52 +23,19 @@
 //! the worst of the runs' own codes (the outcome ladder: a higher code is never better news); an
 //! issue that could not be built counts with the code of its error.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use loki_core::exit::Classify;
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_intake::backlog::{Listed, Project};
+use loki_intake::batch::IssueRow;
 use loki_intake::{Endpoints, Hosts};
 use loki_process::Cancel;
-use serde::Serialize;
 
 use crate::cli::{BacklogArgs, GlobalArgs};
 use crate::cmd::UsageError;
 use crate::context::Ctx;
-
-/// The widest a title is shown in the table (the rest is cut with `…`).
-const TITLE_WIDTH: usize = 40;
-
-/// One issue's line of the summary.
-#[derive(Debug, Clone, Serialize)]
-struct Row {
-    issue: u64,
-    title: String,
-    /// The run's outcome, or `ERROR` when no run could be made, `SKIPPED` after an interrupt.
-    verdict: String,
-    run_id: Option<String>,
-    pr: Option<String>,
-    exit_code: u8,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
-impl Row {
-    fn failed(item: &Listed, code: u8, verdict: &str, error: String) -> Row {
-        Row {
-            issue: item.number,
-            title: item.title.clone(),
-            verdict: verdict.into(),
-            run_id: None,
-            pr: None,
-            exit_code: code,
-            error: Some(error),
-        }
-    }
-}
 
 /// What every worker shares.
 struct Shared<'a> {
@@ -155,46 +122,29 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
         cap,
         cancel,
     };
-    let queue = Mutex::new(items.iter().cloned().collect::<VecDeque<_>>());
-    let rows = Mutex::new(Vec::new());
-    let workers = (args.concurrency as usize).min(items.len());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let next = queue
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .pop_front();
-                    let Some(item) = next else { break };
-                    let row = one(&shared, &item);
-                    if !global.quiet {
-                        anstream::eprintln!(
-                            "#{} {} {}",
-                            row.issue,
-                            row.verdict,
-                            row.run_id.as_deref().unwrap_or("")
-                        );
-                    }
-                    rows.lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push(row);
-                }
-            });
-        }
-    });
-    let mut rows = rows
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    rows.sort_by_key(|r| r.issue);
-    let worst = rows.iter().map(|r| r.exit_code).max().unwrap_or(0);
+    let rows = loki_intake::batch::build_all(
+        &items,
+        args.concurrency as usize,
+        |item| one(&shared, item),
+        |row| {
+            if !global.quiet {
+                anstream::eprintln!(
+                    "#{} {} {}",
+                    row.issue,
+                    row.verdict,
+                    row.run_id.as_deref().unwrap_or("")
+                );
+            }
+        },
+    );
+    let worst = loki_intake::batch::worst(&rows);
     if global.json {
         anstream::println!(
             "{}",
             serde_json::json!({"project": shared.project.canonical(), "issues": rows, "exit_code": worst})
         );
     } else {
-        anstream::print!("{}", table(&rows));
+        anstream::print!("{}", loki_intake::batch::table(&rows));
         for r in &rows {
             if let Some(e) = &r.error {
                 anstream::eprintln!("#{}: {e}", r.issue);
@@ -205,9 +155,9 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
 }
 
 /// One issue: fetched, built, and with `--pr` published.
-fn one(s: &Shared<'_>, item: &Listed) -> Row {
+fn one(s: &Shared<'_>, item: &Listed) -> IssueRow {
     if s.cancel.is_cancelled() {
-        return Row::failed(
+        return IssueRow::failed(
             item,
             ExitCode::Interrupted.code(),
             "SKIPPED",
@@ -217,12 +167,12 @@ fn one(s: &Shared<'_>, item: &Listed) -> Row {
     let reference = s.project.issue(item.number);
     let issue = match loki_intake::fetch(&reference, &s.endpoints, Instant::now() + s.cap) {
         Ok(i) => i,
-        Err(e) => return Row::failed(item, e.exit_class().code(), "ERROR", e.to_string()),
+        Err(e) => return IssueRow::failed(item, e.exit_class().code(), "ERROR", e.to_string()),
     };
     let title = issue.title.clone();
     let json = match serde_json::to_vec_pretty(&issue) {
         Ok(j) => j,
-        Err(e) => return Row::failed(item, ExitCode::Failure.code(), "ERROR", e.to_string()),
+        Err(e) => return IssueRow::failed(item, ExitCode::Failure.code(), "ERROR", e.to_string()),
     };
     let task = loki_engine::TaskInput {
         text: issue.task_text(),
@@ -231,7 +181,7 @@ fn one(s: &Shared<'_>, item: &Listed) -> Row {
     let mut opts = match crate::cmd::build::options(s.ctx, task, RunKind::Build, s.args.flags.deep)
     {
         Ok((o, _, _)) => o,
-        Err(e) => return Row::failed(item, ExitCode::Usage.code(), "ERROR", format!("{e:#}")),
+        Err(e) => return IssueRow::failed(item, ExitCode::Usage.code(), "ERROR", format!("{e:#}")),
     };
     opts.issue = Some(loki_engine::IssueInput {
         reference: issue.reference.clone(),
@@ -244,12 +194,12 @@ fn one(s: &Shared<'_>, item: &Listed) -> Row {
     let report = match loki_engine::run_build(&s.repo, &opts, &loki_engine::Silent) {
         Ok(r) => r,
         Err(e) => {
-            let mut row = Row::failed(item, e.exit_class().code(), "ERROR", e.to_string());
+            let mut row = IssueRow::failed(item, e.exit_class().code(), "ERROR", e.to_string());
             row.title = title;
             return row;
         }
     };
-    let mut row = Row {
+    let mut row = IssueRow {
         issue: item.number,
         title,
         verdict: report.outcome.as_str().to_string(),
@@ -298,52 +248,8 @@ fn dry_run(
             "  #{:<6} loki/backlog-{:<6} {}",
             i.number,
             i.number,
-            cut(&i.title)
+            loki_intake::batch::cut(&i.title)
         );
     }
     Ok(ExitCode::Success)
-}
-
-/// `title` cut to [`TITLE_WIDTH`] characters.
-fn cut(title: &str) -> String {
-    if title.chars().count() <= TITLE_WIDTH {
-        return title.to_string();
-    }
-    let mut t: String = title.chars().take(TITLE_WIDTH - 1).collect();
-    t.push('…');
-    t
-}
-
-/// The summary table: one line per issue, columns padded to their widest cell.
-fn table(rows: &[Row]) -> String {
-    let cells: Vec<[String; 5]> = rows
-        .iter()
-        .map(|r| {
-            [
-                format!("#{}", r.issue),
-                cut(&r.title),
-                r.verdict.clone(),
-                r.run_id.clone().unwrap_or_else(|| "-".into()),
-                r.pr.clone().unwrap_or_else(|| "-".into()),
-            ]
-        })
-        .collect();
-    let head = ["ISSUE", "TITLE", "VERDICT", "RUN", "PR"].map(String::from);
-    let mut width = [0usize; 5];
-    for row in std::iter::once(&head).chain(&cells) {
-        for (w, c) in width.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(&head).chain(&cells) {
-        let line: Vec<String> = row
-            .iter()
-            .zip(width)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
 }

@@ -30,7 +30,7 @@ use loki_heal::backups::{self, StaleBackup};
 use loki_heal::web::PageSpec;
 use loki_heal::{
     FixOptions, FixReport, FixSession, HealError, Incident, ObserveOptions, Observed, PatchSource,
-    ReplayVerdict, Settled,
+    PlannedEdit, ReplayVerdict, Settled,
 };
 use loki_receipt::{KeyEnv, Signer};
 
@@ -432,18 +432,6 @@ fn confirm(question: &str) -> anyhow::Result<bool> {
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
 }
 
-/// Ends a session that failed at `err`: the receipt is still sealed, then the error is returned.
-fn fail(mut s: FixSession, err: HealError, signer: &Signer) -> anyhow::Error {
-    s.fail(&err);
-    if let Err(e) = s.finish(signer) {
-        anstream::eprintln!(
-            "{}: the heal receipt could not be sealed: {e}",
-            paint(YELLOW, "warning")
-        );
-    }
-    err.into()
-}
-
 fn apply(
     ctx: &Ctx,
     repo: &Repo,
@@ -481,6 +469,61 @@ fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>>
     Ok(loki_heal::replay_box::wrapper(&exe, ctx.home()?, repo))
 }
 
+/// What `loki fix` shows and asks during [`loki_heal::sequence::heal`], and the interrupt
+/// notes it keeps.
+struct Terminal<'a> {
+    ctx: &'a Ctx,
+    repo: &'a Repo,
+    run: &'a RunId,
+}
+
+impl loki_heal::sequence::HealUi<anyhow::Error> for Terminal<'_> {
+    fn signal(&self) -> Option<&'static str> {
+        interrupt::signal_name()
+    }
+
+    fn proposed(&mut self, planned: &PlannedEdit) {
+        if !self.ctx.global.quiet {
+            anstream::println!("{}{}", label("Patch:"), planned.rel);
+            anstream::println!("{}{}", label("Root cause:"), planned.proposal.root_cause);
+            anstream::println!("{}{}", label("Fix:"), planned.proposal.explanation);
+            anstream::print!("{}", colour_diff(&planned.diff));
+        }
+    }
+
+    fn confirm(&mut self, planned: &PlannedEdit) -> anyhow::Result<bool> {
+        interrupt::at_prompt("nothing was changed: the patch was not applied");
+        let accepted = confirm(&format!("Apply this patch to {}?", planned.rel))?;
+        interrupt::left("nothing was changed: the patch was not applied");
+        Ok(accepted)
+    }
+
+    fn applied(&mut self, planned: &PlannedEdit, backup: &Path) {
+        let shown = backup.strip_prefix(&self.repo.root).unwrap_or(backup);
+        interrupt::left(format!(
+            "the patch stays applied to {}; the original is kept in {}: `loki fix --restore` puts it back, `loki replay {}` checks the patched file",
+            planned.rel,
+            shown.display(),
+            self.run
+        ));
+        if !self.ctx.global.quiet {
+            anstream::println!(
+                "{}{} (backup {})",
+                label("Applied:"),
+                planned.rel,
+                shown.display()
+            );
+        }
+    }
+
+    fn unsealed(&mut self, err: &HealError) {
+        anstream::eprintln!(
+            "{}: the heal receipt could not be sealed: {err}",
+            paint(YELLOW, "warning")
+        );
+    }
+}
+
 fn heal(
     ctx: &Ctx,
     repo: &Repo,
@@ -495,61 +538,14 @@ fn heal(
         repro_timeout: None,
         replay_wrapper: replay_box(ctx, repo)?,
     };
-    let mut s = FixSession::start(repo, run, opts)?;
+    let session = FixSession::start(repo, run, opts)?;
     interrupt::left("nothing was changed: no patch was applied");
-    let planned = match s.propose(source) {
-        Ok(p) => p.clone(),
-        Err(e) => return Err(fail(s, e, &signer)),
+    let steps = loki_heal::sequence::Steps {
+        yes,
+        verify: !no_verify,
     };
-    // A signal during the model call: stop before anything is written.
-    if let Some(sig) = interrupt::signal_name() {
-        s.interrupt(sig);
-        let report = s.finish(&signer)?;
-        return Ok(summary(ctx, run, &report));
-    }
-    if !ctx.global.quiet {
-        anstream::println!("{}{}", label("Patch:"), planned.rel);
-        anstream::println!("{}{}", label("Root cause:"), planned.proposal.root_cause);
-        anstream::println!("{}{}", label("Fix:"), planned.proposal.explanation);
-        anstream::print!("{}", colour_diff(&planned.diff));
-    }
-    if !yes {
-        interrupt::at_prompt("nothing was changed: the patch was not applied");
-        let accepted = confirm(&format!("Apply this patch to {}?", planned.rel))?;
-        interrupt::left("nothing was changed: the patch was not applied");
-        if !accepted {
-            s.decline();
-            let report = s.finish(&signer)?;
-            return Ok(summary(ctx, run, &report));
-        }
-    }
-    let backup = match s.apply() {
-        Ok(b) => b,
-        Err(e) => return Err(fail(s, e, &signer)),
-    };
-    let shown_backup = backup.strip_prefix(&repo.root).unwrap_or(&backup);
-    interrupt::left(format!(
-        "the patch stays applied to {}; the original is kept in {}: `loki fix --restore` puts it back, `loki replay {run}` checks the patched file",
-        planned.rel,
-        shown_backup.display()
-    ));
-    if !ctx.global.quiet {
-        let shown = backup.strip_prefix(&repo.root).unwrap_or(&backup);
-        anstream::println!(
-            "{}{} (backup {})",
-            label("Applied:"),
-            planned.rel,
-            shown.display()
-        );
-    }
-    if let Some(sig) = interrupt::signal_name() {
-        s.interrupt(sig);
-    } else if no_verify {
-        s.skip_verify();
-    } else if let Err(e) = s.verify() {
-        return Err(fail(s, e, &signer));
-    }
-    let report = s.finish(&signer)?;
+    let mut ui = Terminal { ctx, repo, run };
+    let report = loki_heal::sequence::heal(session, source, &signer, steps, &mut ui)?;
     Ok(summary(ctx, run, &report))
 }
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_engine::TaskInput;
-use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Outcome, Paths, Runtime, Trigger};
+use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Paths, Runtime, Trigger};
 
 use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
 use crate::cmd::build;
@@ -44,28 +44,6 @@ fn config_flags(args: &ImproveArgs) -> Vec<(String, String, String)> {
     f
 }
 
-/// The exit code of a cycle's outcome (see the module doc).
-#[must_use]
-pub fn exit_for(outcome: Outcome) -> ExitCode {
-    match outcome {
-        Outcome::Applied
-        | Outcome::Pending
-        | Outcome::KeepBase
-        | Outcome::Idle
-        | Outcome::NoFailures
-        | Outcome::Paused
-        | Outcome::Cooldown => ExitCode::Success,
-        Outcome::Rejected
-        | Outcome::CanaryFailed
-        | Outcome::RolledBack
-        | Outcome::Stale
-        | Outcome::Refused => ExitCode::Failure,
-        Outcome::Busy | Outcome::Outage => ExitCode::Usage,
-        Outcome::BudgetExceeded => ExitCode::BudgetStop,
-        Outcome::Interrupted => ExitCode::Interrupted,
-    }
-}
-
 pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &config_flags(args))?;
     let repo = ctx.repo()?;
@@ -84,7 +62,7 @@ pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> 
             };
             let rec = cycle(&ctx, &repo, &opts, cancel)?;
             print_cycle(global, &rec);
-            Ok(exit_for(rec.outcome))
+            Ok(rec.outcome.exit_code())
         }
         Some(ImproveCommand::Status) => status(global, &paths),
         Some(ImproveCommand::History) => history(global, &paths),
@@ -168,7 +146,7 @@ fn short(rev: &str) -> String {
 
 fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
     if global.json {
-        anstream::println!("{}", cycle_json(r));
+        anstream::println!("{}", r.summary_json());
         return;
     }
     if global.quiet {
@@ -222,28 +200,6 @@ fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
     for n in &r.notes {
         anstream::println!("{}", paint(DIM, &format!("note: {n}")));
     }
-}
-
-fn cycle_json(r: &CycleRecord) -> serde_json::Value {
-    serde_json::json!({
-        "cycle": r.id,
-        "outcome": r.outcome.as_str(),
-        "reason": r.reason,
-        "trigger": r.trigger.as_str(),
-        "mode": r.mode.as_str(),
-        "dry_run": r.dry_run,
-        "base_revision": r.base_revision,
-        "candidate_revision": r.candidate_revision,
-        "applied_revision": r.applied_revision,
-        "training": r.training,
-        "protected": r.protected,
-        "canary": r.canary,
-        "guard": r.guard,
-        "pending": r.pending,
-        "receipt": r.receipt,
-        "tokens": r.tokens,
-        "notes": r.notes,
-    })
 }
 
 fn status(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
@@ -306,7 +262,7 @@ fn status(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
 fn history(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
     let records = loki_improve::cycles::list(paths)?;
     if global.json {
-        let all: Vec<_> = records.iter().map(cycle_json).collect();
+        let all: Vec<_> = records.iter().map(CycleRecord::summary_json).collect();
         anstream::println!("{}", serde_json::Value::Array(all));
         return Ok(ExitCode::Success);
     }
@@ -432,8 +388,7 @@ fn audit(global: &GlobalArgs, paths: &Paths, verify: bool) -> anyhow::Result<Exi
     Ok(ExitCode::Success)
 }
 
-/// Runs a cycle (trigger from `improve.toml`, `failures` by default) when a failed run arrived and
-/// then `watch_debounce_s` passed with no newer one; until Ctrl-C.
+/// Runs a cycle when failed runs stopped arriving ([`loki_improve::watch`]); until Ctrl-C.
 fn watch(
     ctx: &Ctx,
     repo: &loki_core::layout::Repo,
@@ -441,49 +396,11 @@ fn watch(
     interval: u64,
 ) -> anyhow::Result<ExitCode> {
     let cancel = crate::interrupt::install_cancel("the watcher stopped between cycles")?;
-    let paths = Paths::new(repo);
-    let store = loki_core::run::RunStore::new(repo.clone());
-    let newest_failure = || -> Option<String> {
-        store
-            .list()
-            .ok()?
-            .into_iter()
-            .filter_map(|l| match l {
-                loki_core::run::ListedRun::Ok(r)
-                    if matches!(r.outcome.as_deref(), Some("FAILED" | "PARTIAL" | "STALLED")) =>
-                {
-                    Some(r.started_at)
-                }
-                _ => None,
-            })
-            .max()
-    };
-    let mut seen = newest_failure();
-    let mut since_change: Option<std::time::Instant> = None;
     anstream::eprintln!("{}", paint(DIM, "watching for failed runs (Ctrl-C stops)"));
-    while !cancel.is_cancelled() {
-        let now = newest_failure();
-        if now != seen {
-            seen = now;
-            since_change = Some(std::time::Instant::now());
-        }
-        let cfg = paths.load_config()?;
-        if let Some(t) = since_change
-            && t.elapsed() >= Duration::from_secs(cfg.watch_debounce_s)
-        {
-            since_change = None;
-            let opts = CycleOptions {
-                trigger: cfg.trigger,
-                ..CycleOptions::default()
-            };
-            let rec = cycle(ctx, repo, &opts, cancel.clone())?;
-            print_cycle(global, &rec);
-        }
-        let step = Duration::from_millis(200);
-        let until = std::time::Instant::now() + Duration::from_secs(interval.max(1));
-        while std::time::Instant::now() < until && !cancel.is_cancelled() {
-            std::thread::sleep(step);
-        }
-    }
+    loki_improve::watch::watch(repo, Duration::from_secs(interval), &cancel, |opts| {
+        let rec = cycle(ctx, repo, &opts, cancel.clone())?;
+        print_cycle(global, &rec);
+        anyhow::Ok(())
+    })?;
     Ok(ExitCode::Success)
 }

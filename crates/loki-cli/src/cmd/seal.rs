@@ -118,10 +118,9 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
         Err(e) => failed(ctx, &input, &e),
     };
     let decision = match input_problem {
-        Some(p) => prefix(
-            decision,
-            &format!("(the hook input was unreadable: {p}; judged as session \"default\") "),
-        ),
+        Some(p) => decision.prefixed(&format!(
+            "(the hook input was unreadable: {p}; judged as session \"default\") "
+        )),
         None => decision,
     };
     if let Decision::Release { message } = &decision {
@@ -136,42 +135,11 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
     }
 }
 
-fn prefix(d: Decision, p: &str) -> Decision {
-    match d {
-        Decision::Allow { message } => Decision::Allow {
-            message: format!("{p}{message}"),
-        },
-        Decision::Block { reason } => Decision::Block {
-            reason: format!("{p}{reason}"),
-        },
-        Decision::Release { message } => Decision::Release {
-            message: format!("{p}{message}"),
-        },
-    }
-}
-
-/// A stop that could not be checked blocks (fail closed), and counts: after `seal.max_blocks`
-/// such stops in a row the next is released, NOT VERIFIED, so a broken seal never traps an agent.
+/// A stop that could not be checked blocks, and counts ([`loki_seal::status::failed`]).
 fn failed(ctx: &Ctx, input: &HookInput, e: &anyhow::Error) -> Decision {
     let max_blocks = ctx.config.uint("seal.max_blocks").unwrap_or(5);
-    let counted = ctx.home().ok().and_then(|home| {
-        loki_seal::failed_stop(
-            home,
-            &input.session(),
-            u32::try_from(max_blocks).unwrap_or(u32::MAX),
-        )
-        .ok()
-    });
-    match counted {
-        Some((before, true)) => Decision::Release {
-            message: format!(
-                "loki seal: RELEASED, NOT VERIFIED: this stop could not be checked ({e:#}), {before} times in a row (seal.max_blocks = {max_blocks}). Fix the seal (`loki doctor`), then judge the change with `loki seal check`."
-            ),
-        },
-        _ => Decision::Block {
-            reason: format!("loki seal could not check this stop, so it does not accept it: {e:#}"),
-        },
-    }
+    let home = ctx.home().ok().map(PathBuf::as_path);
+    loki_seal::status::failed(home, &input.session(), max_blocks, &format!("{e:#}"))
 }
 
 /// A release must reach the person, not only the model: the agent's own channel carries it too,
@@ -214,26 +182,9 @@ fn status(ctx: &Ctx, all: bool) -> anyhow::Result<ExitCode> {
         })
         .unwrap_or_default();
     if ctx.global.json {
-        let sessions: Vec<serde_json::Value> = sessions
-            .iter()
-            .map(|s| {
-                serde_json::json!({
-                    "session": s.session, "repo": s.repo_root, "started_at": s.started_at,
-                    "origin": s.origin, "baseline_s": s.baseline_s, "blocks": s.blocks,
-                    "released": s.released(), "history": s.history,
-                })
-            })
-            .collect();
-        let agents: Vec<serde_json::Value> = agents
-            .iter()
-            .map(|a| {
-                serde_json::json!({"agent": a.agent.as_str(), "active": a.active.as_str(),
-                                   "detail": a.detail, "fix": a.fix})
-            })
-            .collect();
         anstream::println!(
             "{}",
-            serde_json::json!({"sessions": sessions, "agents": agents, "unreadable": broken})
+            loki_seal::status::status_json(&sessions, &agents, &broken)
         );
         return Ok(ExitCode::Success);
     }
@@ -388,11 +339,7 @@ fn install(ctx: &Ctx, agent: Agent, command: &str) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
     let report = loki_seal::install(&root, agent, command)?;
     let active = loki_seal::activation(agent, &root, &loki_seal::UserEnv::from_process());
-    let events = match agent {
-        Agent::Claude | Agent::Codex => "SessionStart and Stop",
-        Agent::Gemini => "SessionStart and AfterAgent",
-        Agent::Cursor => "sessionStart and stop",
-    };
+    let events = agent.hook_events();
     if !ctx.global.quiet {
         if report.changed {
             anstream::println!(

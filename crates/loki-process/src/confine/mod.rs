@@ -63,6 +63,7 @@ use landlock::ABI;
 mod namespace;
 mod probe;
 mod rules;
+pub mod wrapper;
 
 pub use namespace::{pin_read_only, unshare_network, unshare_pids};
 pub use probe::{NetworkCut, available, network_cut, support};

@@ -1,0 +1,95 @@
+//! What `loki seal stop` decides when it could not judge, and what `loki seal status --json`
+//! shows: the seal's answers, as values the CLI only prints.
+//!
+//! # A stop that could not be checked ([`failed`])
+//! It blocks (fail closed) and counts ([`crate::session::failed_stop`]): after `max_blocks` such
+//! stops in a row the next is released, NOT VERIFIED, so a broken seal never traps an agent.
+//! Where the count itself cannot be kept (no home, an unwritable file), the stop blocks.
+//!
+//! # `loki seal status --json` ([`status_json`])
+//! `{"sessions": [{session, repo, started_at, origin, baseline_s, blocks, released, history}],
+//! "agents": [{agent, active, detail, fix}], "unreadable": [text]}`.
+
+use std::path::Path;
+
+use crate::{Activation, Agent, Decision, SealState};
+
+impl Decision {
+    /// The same decision with `p` put before its message or reason.
+    #[must_use]
+    pub fn prefixed(self, p: &str) -> Decision {
+        match self {
+            Decision::Allow { message } => Decision::Allow {
+                message: format!("{p}{message}"),
+            },
+            Decision::Block { reason } => Decision::Block {
+                reason: format!("{p}{reason}"),
+            },
+            Decision::Release { message } => Decision::Release {
+                message: format!("{p}{message}"),
+            },
+        }
+    }
+}
+
+impl Agent {
+    /// The agent's hook events that `loki seal install` registers, as its documentation names
+    /// them.
+    #[must_use]
+    pub fn hook_events(self) -> &'static str {
+        match self {
+            Agent::Claude | Agent::Codex => "SessionStart and Stop",
+            Agent::Gemini => "SessionStart and AfterAgent",
+            Agent::Cursor => "sessionStart and stop",
+        }
+    }
+}
+
+/// The decision of a stop of `session` that failed with `error` (the error's whole chain, one
+/// line) before it could be judged; `home` is loki's home when it is known. See the module doc.
+#[must_use]
+pub fn failed(home: Option<&Path>, session: &str, max_blocks: u64, error: &str) -> Decision {
+    let counted = home.and_then(|home| {
+        crate::session::failed_stop(home, session, u32::try_from(max_blocks).unwrap_or(u32::MAX))
+            .ok()
+    });
+    match counted {
+        Some((before, true)) => Decision::Release {
+            message: format!(
+                "loki seal: RELEASED, NOT VERIFIED: this stop could not be checked ({error}), {before} times in a row (seal.max_blocks = {max_blocks}). Fix the seal (`loki doctor`), then judge the change with `loki seal check`."
+            ),
+        },
+        _ => Decision::Block {
+            reason: format!(
+                "loki seal could not check this stop, so it does not accept it: {error}"
+            ),
+        },
+    }
+}
+
+/// `loki seal status --json`; see the module doc.
+#[must_use]
+pub fn status_json(
+    sessions: &[SealState],
+    agents: &[Activation],
+    unreadable: &[String],
+) -> serde_json::Value {
+    let sessions: Vec<serde_json::Value> = sessions
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "session": s.session, "repo": s.repo_root, "started_at": s.started_at,
+                "origin": s.origin, "baseline_s": s.baseline_s, "blocks": s.blocks,
+                "released": s.released(), "history": s.history,
+            })
+        })
+        .collect();
+    let agents: Vec<serde_json::Value> = agents
+        .iter()
+        .map(|a| {
+            serde_json::json!({"agent": a.agent.as_str(), "active": a.active.as_str(),
+                               "detail": a.detail, "fix": a.fix})
+        })
+        .collect();
+    serde_json::json!({"sessions": sessions, "agents": agents, "unreadable": unreadable})
+}
