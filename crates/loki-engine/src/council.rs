@@ -8,7 +8,8 @@
 //! council_unavailable`]: a script without a `council` section cannot), and only for a run that
 //! committed a change its checks judged, and whose work was not ended by a failed model call,
 //! SIGINT, a spec conflict or ALREADY_SATISFIED. Otherwise no stage is recorded: a council that
-//! was not asked for is not a gap in the proof. A cap reached before the council is: NOT
+//! was not asked for is not a gap in the proof. With a CLI-agent backend a council was asked for
+//! (the default) and cannot be held: NOT PROVEN says so, naming the client. A cap reached before the council is: NOT
 //! PROVEN says the council was not held.
 //!
 //! # Money and time
@@ -28,22 +29,55 @@ use crate::session::SessionReport;
 /// The stage's name in events and the summary's Time line.
 pub(crate) const STAGE: &str = "council";
 
-/// Whether the council is held for this run: `Ok(())`, or why not (told in `--verbose`).
-pub(crate) fn applies(s: &RunState<'_>) -> Result<(), String> {
-    if s.opts.council == 0 {
-        return Err("council: off (council.reviewers = 0)".into());
+/// Why the council was not held, and whether the receipt says so.
+pub(crate) struct NotHeld {
+    pub why: String,
+    /// A council was asked for and the change is one it would have read: NOT PROVEN says it was
+    /// not held (a CLI-agent backend). Otherwise only `--verbose` tells.
+    pub said: bool,
+}
+
+impl NotHeld {
+    fn quiet(why: impl Into<String>) -> Self {
+        Self {
+            why: why.into(),
+            said: false,
+        }
     }
-    let Backend::Loop(provider) = &s.opts.backend else {
-        return Err("council: not held: a CLI agent cannot answer a review session".into());
-    };
-    if let Some(why) = provider.council_unavailable() {
-        return Err(format!("council: not held: {why}"));
+}
+
+/// Whether the council is held for this run: `Ok(())`, or why not.
+pub(crate) fn applies(s: &RunState<'_>) -> Result<(), NotHeld> {
+    if s.opts.council == 0 {
+        return Err(NotHeld::quiet("council: off (council.reviewers = 0)"));
     }
     if s.provider_failure.is_some() || s.interrupted || s.spec_conflict || s.already_satisfied {
-        return Err("council: not held: the run's work ended early".into());
+        return Err(NotHeld::quiet(
+            "council: not held: the run's work ended early",
+        ));
     }
     if s.head.is_none() || s.verification.is_none() {
-        return Err("council: not held: no verified change was committed".into());
+        return Err(NotHeld::quiet(
+            "council: not held: no verified change was committed",
+        ));
+    }
+    let provider = match &s.opts.backend {
+        Backend::Loop(provider) => provider,
+        Backend::Cli(agent) => {
+            return Err(NotHeld {
+                why: format!(
+                    "review council: not held ({} reviewers asked): the {} CLI agent runs tasks, \
+                     not answer-only review sessions; run with an API provider (anthropic, \
+                     openai) for a council, or set council.reviewers = 0",
+                    s.opts.council,
+                    agent.kind.name()
+                ),
+                said: true,
+            });
+        }
+    };
+    if let Some(why) = provider.council_unavailable() {
+        return Err(NotHeld::quiet(format!("council: not held: {why}")));
     }
     Ok(())
 }

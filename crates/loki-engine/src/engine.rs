@@ -519,7 +519,12 @@ pub fn run_build(
         Ok(()) => {
             stage(&mut s, crate::council::STAGE, crate::council::stage)?;
         }
-        Err(why) => observer.progress(&Progress::Note(why)),
+        Err(not_held) => {
+            if not_held.said {
+                s.notes.push(not_held.why.clone());
+            }
+            observer.progress(&Progress::Note(not_held.why));
+        }
     }
     let sealed = crate::seal::seal(&mut s)?;
     let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());

@@ -247,6 +247,13 @@ async fn a_build_through_the_real_claude_code_is_verified() {
     assert_eq!(r["model"], CLAUDE_MODEL, "{r:#}");
     assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
     assert_eq!(r["cost"]["measured_sessions"], 2, "{r:#}");
+    // A CLI agent answers no review session: the receipt says the default council was not held.
+    assert!(
+        r["not_proven"].to_string().contains(
+            "review council: not held (3 reviewers asked): the claude CLI agent runs tasks"
+        ),
+        "{r:#}"
+    );
     assert_eq!(
         repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
             .trim(),
