@@ -56,17 +56,25 @@ impl Built {
 
 /// Builds the demo crate with `script`, `edit` applied to the options.
 fn build(script: &str, edit: impl FnOnce(&mut BuildOptions)) -> Built {
+    let provider = Scripted::parse(Path::new("script.json"), script).unwrap();
+    build_with(Box::new(provider), edit)
+}
+
+/// Builds the demo crate with `provider`, `edit` applied to the options.
+fn build_with(
+    provider: Box<dyn loki_agent::Provider>,
+    edit: impl FnOnce(&mut BuildOptions),
+) -> Built {
     let _one = crate::common::demo_crate();
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("calendar");
     loki_engine::demo::write_repo(&repo).unwrap();
-    let provider = Scripted::parse(Path::new("script.json"), script).unwrap();
     let mut opts = BuildOptions::new(
         TaskInput {
             text: loki_engine::demo::TASK.into(),
             source: "text".into(),
         },
-        Backend::Loop(Box::new(provider)),
+        Backend::Loop(provider),
         "scripted",
         dir.path().join("home"),
     );
@@ -346,25 +354,11 @@ impl loki_agent::Provider for RefusingReviewers {
 
 #[test]
 fn a_model_that_fails_a_reviewer_skips_the_rest_and_lowers_nothing() {
-    let _one = crate::common::demo_crate();
     let provider = RefusingReviewers {
         script: Scripted::parse(Path::new("demo.json"), loki_engine::demo::SCRIPT).unwrap(),
         label: std::sync::Mutex::new(None),
     };
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("calendar");
-    loki_engine::demo::write_repo(&repo).unwrap();
-    let mut opts = BuildOptions::new(
-        TaskInput {
-            text: loki_engine::demo::TASK.into(),
-            source: "text".into(),
-        },
-        Backend::Loop(Box::new(provider)),
-        "scripted",
-        dir.path().join("home"),
-    );
-    opts.check_timeout = Duration::from_secs(120);
-    let report = loki_engine::run_build(&Repo::discover(&repo).unwrap(), &opts, &Silent).unwrap();
+    let Built { report, .. } = build_with(Box::new(provider), |_| {});
     let summary = loki_engine::summary::render(&report);
     // The reviewers are judgment: their failure proves nothing either way.
     assert_eq!(report.outcome, Outcome::Verified, "{summary}");
