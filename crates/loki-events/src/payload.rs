@@ -410,8 +410,9 @@ impl CheckResult {
     }
 }
 
-/// `integrity.finding`: a rule of the seal that the change broke.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `integrity.finding`: a rule of the seal that the change broke (also the receipt's
+/// `integrity[]` entry).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IntegrityFinding {
     pub kind: String,
     pub path: String,

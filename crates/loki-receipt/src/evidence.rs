@@ -7,12 +7,12 @@
 //! - a [`loki_lint::LintRun`] → [`Check`] of kind `lint` whose counts are files
 //!   ([`loki_lint::LintRun::counts`]);
 //! - a [`loki_checks::CheckStatus`] → [`CheckResult`] in the receipt's words;
-//! - an integrity [`loki_checks::Finding`] → [`IntegrityFinding`] with its advice;
+//! - an integrity finding maps through `loki-findings` (its event payload is the receipt entry);
 //! - a judge [`loki_checks::judge::Fact`] → [`JudgeFact`] about one test.
 
 use loki_checks::CheckStatus;
 
-use crate::schema::{Check, CheckResult, IntegrityFinding, JudgeFact};
+use crate::schema::{Check, CheckResult, JudgeFact};
 
 impl From<CheckStatus> for CheckResult {
     fn from(s: CheckStatus) -> Self {
@@ -59,19 +59,6 @@ impl From<&loki_lint::LintRun> for Check {
             skipped: 0,
             duration_s: r.duration_s,
             log_sha256: r.log_sha256.clone(),
-        }
-    }
-}
-
-impl From<&loki_checks::Finding> for IntegrityFinding {
-    fn from(f: &loki_checks::Finding) -> Self {
-        IntegrityFinding {
-            kind: f.kind.as_str().to_string(),
-            path: f.path.clone(),
-            line: f.line,
-            test: f.test.clone(),
-            detail: f.detail.clone(),
-            advice: Some(f.advice().to_owned()),
         }
     }
 }

@@ -198,21 +198,9 @@ impl Check {
 }
 
 /// Something the integrity scan found: a test deleted, skipped or weakened, a reverted wall edit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IntegrityFinding {
-    pub kind: String,
-    pub path: String,
-    /// 1-based line in `path` the finding points at, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    /// The test id the finding is about, when it is about one test.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub test: Option<String>,
-    pub detail: String,
-    /// What the agent should have done instead.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub advice: Option<String>,
-}
+/// One type with the `integrity.finding` event, so the log and the receipt cannot drift apart:
+/// `{kind, path, line?, test?, detail, advice?}`.
+pub use loki_events::payload::IntegrityFinding;
 
 /// A fact the judge established that is neither a pass nor a finding, such as a deliberate
 /// behaviour change: the original form of a test fails on the new code and its new form fails on
