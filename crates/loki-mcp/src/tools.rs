@@ -131,51 +131,14 @@ pub fn seal_check(ctx: &Ctx, a: &SealCheckArgs) -> Result<Value, ToolError> {
     let base = a.base.as_deref().unwrap_or("HEAD");
     validate::reference("base", base)?;
     let config = config_for(ctx, &repo)?;
-    let mut run = loki_checks::RunOptions::new(repo.root.join(".loki"));
-    if let Some(t) = config.uint("checks.timeout_s") {
-        run.timeout = std::time::Duration::from_secs(t);
-    }
-    if let Some(cap) = config.uint("checks.output_cap_bytes") {
-        run.output_cap = usize::try_from(cap).unwrap_or(usize::MAX);
-    }
     // The judge fences its runs from each other through loki's `__confine`.
-    run.confine_exe = Some(ctx.exe.clone());
-    let opts = loki_seal::SealOptions {
-        home: home(ctx)?,
-        run,
-        max_blocks: u32::try_from(config.uint("seal.max_blocks").unwrap_or(5)).unwrap_or(u32::MAX),
-        keys: KeyEnv::from_process(),
-    };
-    let report = loki_seal::check(&repo.root, base, &opts)?;
-    let j = &report.judged;
-    let verdict = j.verdict();
-    let findings: Vec<Value> = j
-        .findings
-        .iter()
-        .map(|f| {
-            let mut v = serde_json::to_value(f).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert("advice".into(), f.advice().into());
-            }
-            v
-        })
-        .collect();
-    let facts: Vec<Value> = j
-        .facts
-        .iter()
-        .map(|f| json!({"kind": f.kind.as_str(), "check": f.check, "test": f.test, "detail": f.detail}))
-        .collect();
-    Ok(json!({
-        "base": report.base,
-        "verdict": verdict,
-        "clean": verdict == "clean",
-        "reasons": report.judgement.reasons,
-        "findings": findings,
-        "facts": facts,
-        "cannot_judge": j.cannot_judge,
-        "checks": j.head,
-        "not_proven": report.not_proven,
-    }))
+    let opts = loki_seal::SealOptions::from_config(
+        &config,
+        home(ctx)?,
+        repo.root.join(".loki"),
+        Some(ctx.exe.clone()),
+    );
+    Ok(loki_seal::check(&repo.root, base, &opts)?.to_json())
 }
 
 /// `loki_runs`: the runs of a repository, newest first.

@@ -15,7 +15,8 @@
 //!   (`expectation_changed`, …). The session start's results serve as the base, so a stop costs
 //!   the suite plus the narrowed runs of the test files the change touched
 //!   (`benches/stop_overhead.rs`).
-//! - **check** (no agent): the same comparison of the working tree against a revision.
+//! - **check** (no agent): the same comparison of the working tree against a revision; its JSON
+//!   shape is [`report`]'s.
 //!
 //! # Decisions ([`decide`], pure)
 //!
@@ -49,6 +50,7 @@ pub mod decide;
 mod error;
 pub mod hook;
 pub mod install;
+pub mod report;
 pub mod session;
 pub mod status;
 
