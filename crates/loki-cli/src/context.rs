@@ -99,6 +99,18 @@ impl Ctx {
         Repo::discover(&self.cwd)
     }
 
+    /// What build options are made from: the configuration, `$LOKI_HOME`, this repository's runs
+    /// directory, the command line and this binary (the model box's wrapper).
+    pub fn setup(&self) -> loki_workspace::options::Setup<'_> {
+        loki_workspace::options::Setup {
+            config: &self.config,
+            home: self.home.as_deref(),
+            runs_dir: self.repo().ok().map(|r| r.runs_dir()),
+            argv: std::env::args().collect(),
+            confine_exe: std::env::current_exe().ok(),
+        }
+    }
+
     /// `$LOKI_HOME`, or an error saying to set it.
     pub fn home(&self) -> anyhow::Result<&PathBuf> {
         self.home.as_ref().ok_or_else(|| {

@@ -1,9 +1,16 @@
-//! Workspace runs: one task across the repositories of a workspace (`[workspaces.<name>]` in
-//! `loki.toml`, see `loki_core::config::workspaces`), apart from printing (the binary's
-//! `loki workspace list|show|run|status`). The binary checks the repositories and starts each
-//! one's engine run; this crate holds the setup and integration steps ([`shell`],
-//! [`integrate`]), the record ([`WorkspaceRun`], [`newest`]), the exit code ([`exit_of`]) and
-//! the integration comments ([`comment_all`]).
+//! The orchestration of loki's commands, apart from printing (the binary parses flags, calls one
+//! function here and prints):
+//! - [`options`]: build options from the configuration (the provider chosen and built, prices,
+//!   caps, the model box's network), for every command that starts a model;
+//! - [`run`] and this module: workspace runs, one task across the repositories of a workspace
+//!   (`[workspaces.<name>]` in `loki.toml`, see `loki_core::config::workspaces`): the checks
+//!   before anything runs, each repository's run, the setup and integration steps ([`shell`],
+//!   [`integrate`]), the record ([`WorkspaceRun`], [`newest`]), the exit code ([`exit_of`]) and
+//!   the integration comments ([`comment_all`]);
+//! - [`backlog`]: one build run per open issue of a tracker project, N at a time.
+//!
+//! Errors are [`WorkspaceError`] (each classified for its exit code); the crates called keep
+//! their own words and classes through it.
 //!
 //! # `run NAME TASK`
 //! The task (text, or an issue reference fetched once) is checked like a single build's: every
@@ -36,6 +43,13 @@ use loki_git::Git;
 use loki_intake::{Endpoints, Hosts};
 use loki_process::{Spec, run as run_process, scrubbed_env};
 use serde::{Deserialize, Serialize};
+
+pub mod backlog;
+mod error;
+pub mod options;
+pub mod run;
+
+pub use error::{WorkspaceError, chain_text};
 
 /// How long a repository's `setup` or `after` command may take.
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -147,6 +161,25 @@ pub fn shell(
         )),
         Err(e) => Err((None, format!("`{command}` could not run: {e}"))),
     }
+}
+
+/// The exit code of a numeric status the engine decided (its outcome ladder); an unknown status
+/// is a failure.
+#[must_use]
+pub fn exit_code(code: u8) -> ExitCode {
+    [
+        ExitCode::Success,
+        ExitCode::Failure,
+        ExitCode::Usage,
+        ExitCode::BudgetStop,
+        ExitCode::Blocked,
+        ExitCode::Stalled,
+        ExitCode::Interrupted,
+        ExitCode::Terminated,
+    ]
+    .into_iter()
+    .find(|c| c.code() == code)
+    .unwrap_or(ExitCode::Failure)
 }
 
 /// `ws_<UTC time>_<random>`: sorts by time, like run ids.
@@ -378,6 +411,14 @@ mod tests {
             exit_code: None,
             detail: String::new(),
         }
+    }
+
+    #[test]
+    fn every_status_of_the_ladder_maps_back_to_its_exit_code() {
+        for c in [0u8, 1, 2, 3, 4, 5, 130, 143] {
+            assert_eq!(exit_code(c).code(), c);
+        }
+        assert_eq!(exit_code(77), ExitCode::Failure);
     }
 
     #[test]

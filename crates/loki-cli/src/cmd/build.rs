@@ -10,14 +10,11 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use loki_agent::build;
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::{BuildOptions, TaskInput};
-use loki_receipt::KeyEnv;
 
 use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
-use crate::cmd::providers::{choose, prices, settings};
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
 use crate::output::{DIM, paint};
@@ -169,65 +166,38 @@ pub fn run_task_with(
         deep();
         return Ok(code);
     }
-    let pr = crate::cmd::pr::after_build(&repo, &report);
+    let sealed = loki_intake::after::SealedRun {
+        run_id: &report.run_id,
+        branch: &report.branch,
+        outcome: report.outcome.as_str(),
+    };
+    let pr = loki_intake::after::after_build(&repo, sealed);
     if global.json {
         let mut v = loki_engine::summary::to_json(&report);
         pr.add_to(&mut v);
         anstream::println!("{v}");
         // The words go to stderr too, as for any error under --json.
-        if matches!(pr, crate::cmd::pr::AfterBuild::Failed(_)) {
-            pr.print();
+        if matches!(pr, loki_intake::after::AfterBuild::Failed(_)) {
+            crate::cmd::pr::print(&pr);
         }
     } else {
         print_report(global, &report);
-        pr.print();
+        crate::cmd::pr::print(&pr);
     }
     deep();
     Ok(pr.exit(code))
 }
 
-/// A build's options from the configuration: the provider chosen (and why) and built, prices,
-/// caps, the signing key, the check timeout and the model box. Also the options of each replay
-/// of `loki improve`, so a replay is built as the user's own run was.
+/// A build's options from the configuration, with the provider's label and why it was chosen
+/// ([`loki_workspace::options::Setup::build_options`]). Also the options of each replay of
+/// `loki improve`, so a replay is built as the user's own run was.
 pub fn options(
     ctx: &Ctx,
     task: TaskInput,
     kind: RunKind,
     deep: bool,
 ) -> anyhow::Result<(BuildOptions, String, String)> {
-    let (choice, why) = choose(ctx)?;
-    let backend = build(&choice, &settings(ctx))?;
-    let mut opts = BuildOptions::new(task, backend, &choice.label(), ctx.home()?.clone());
-    opts.kind = kind;
-    opts.prices = prices(ctx)?;
-    opts.deep = deep;
-    let (cap_key, default_cap) = if deep {
-        ("run.deep_cap_s", loki_engine::DEFAULT_DEEP_CAP)
-    } else {
-        ("run.cap_s", loki_engine::DEFAULT_CAP)
-    };
-    opts.cap = ctx
-        .config
-        .uint(cap_key)
-        .map_or(default_cap, Duration::from_secs);
-    opts.max_cost_usd = ctx.config.decimal("run.max_cost_usd");
-    opts.max_tokens = ctx.config.uint("run.max_tokens");
-    opts.council = ctx
-        .config
-        .uint("council.reviewers")
-        .map_or(loki_engine::DEFAULT_REVIEWERS, |n| {
-            usize::try_from(n).unwrap_or(usize::MAX)
-        });
-    opts.key_env = KeyEnv::from_process();
-    if let Some(t) = ctx.config.uint("checks.timeout_s") {
-        opts.check_timeout = Duration::from_secs(t);
-    }
-    opts.command = std::env::args().collect();
-    // The agent's commands run in the model box through this binary's hidden `__confine`
-    // subcommand.
-    opts.confine_exe = std::env::current_exe().ok();
-    opts.network = crate::cmd::modelbox::network(ctx);
-    Ok((opts, choice.label(), why))
+    Ok(ctx.setup().build_options(task, kind, deep)?)
 }
 
 /// Prints the summary (or the JSON object).
@@ -242,21 +212,7 @@ pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
 }
 
 /// The exit code for a numeric status the engine decided.
-pub fn exit_of(code: u8) -> ExitCode {
-    [
-        ExitCode::Success,
-        ExitCode::Failure,
-        ExitCode::Usage,
-        ExitCode::BudgetStop,
-        ExitCode::Blocked,
-        ExitCode::Stalled,
-        ExitCode::Interrupted,
-        ExitCode::Terminated,
-    ]
-    .into_iter()
-    .find(|c| c.code() == code)
-    .unwrap_or(ExitCode::Failure)
-}
+pub use loki_workspace::exit_code as exit_of;
 
 /// `loki run-task --file task.md`.
 pub fn run_file(global: &GlobalArgs, args: &RunTaskArgs) -> anyhow::Result<ExitCode> {

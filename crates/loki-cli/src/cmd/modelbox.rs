@@ -1,6 +1,7 @@
-//! The model box as the commands show it (the box itself is [`loki_process::confine::Policy::model_box`]):
-//! the `agent.network` choice, what a model-driven command says before it starts, the `-v` echo of
-//! every command the model runs, and the words `loki doctor` uses.
+//! The model box as the commands show it (the box itself is
+//! [`loki_process::confine::Policy::model_box`], the `agent.network` choice
+//! [`loki_workspace::options`]'s): what a model-driven command says before it starts, the `-v`
+//! echo of every command the model runs, and the words `loki doctor` uses.
 //!
 //! Before a model-driven command starts: when Landlock is missing, one warning line on stderr
 //! (always, even with `-q`: the user must know the box is not there); with `-v`, one line saying
@@ -17,10 +18,7 @@ use crate::output::{DIM, YELLOW, paint};
 
 /// The `agent.network` choice (default off).
 pub fn network(ctx: &Ctx) -> Network {
-    match ctx.config.str("agent.network") {
-        Some("on") => Network::Allowed,
-        _ => Network::Denied,
-    }
+    ctx.setup().network()
 }
 
 /// What the filesystem part of the box enforces on a kernel with `support`.
@@ -53,10 +51,7 @@ pub fn network_words(cut: &NetworkCut) -> String {
 
 /// The network of the current process's boxes (the wrapper is this binary).
 pub fn cut() -> NetworkCut {
-    match std::env::current_exe() {
-        Ok(exe) => loki_process::confine::network_cut(&exe),
-        Err(e) => NetworkCut::Nothing(format!("cannot locate the loki binary: {e}")),
-    }
+    loki_workspace::options::network_cut()
 }
 
 /// The one line `-v` prints before a model-driven command starts.
