@@ -27,6 +27,9 @@ pub enum WorkspaceError {
         path: PathBuf,
         why: String,
     },
+    /// `loki checks run NAME`: no detected suite has that name.
+    #[error("no check named {name:?}; detected: {detected}")]
+    NoSuchCheck { name: String, detected: String },
     /// The directory of the workspace records cannot be created.
     #[error("cannot create {}: {error}", path.display())]
     RecordsDir {
@@ -44,7 +47,13 @@ pub enum WorkspaceError {
     #[error(transparent)]
     Core(#[from] loki_core::CoreError),
     #[error(transparent)]
+    Checks(#[from] loki_checks::ChecksError),
+    #[error(transparent)]
+    Events(#[from] loki_events::EventError),
+    #[error(transparent)]
     Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
 }
 
 impl Classify for WorkspaceError {
@@ -52,13 +61,18 @@ impl Classify for WorkspaceError {
         match self {
             WorkspaceError::NoProvider { .. }
             | WorkspaceError::NoHome
-            | WorkspaceError::NotARepo { .. } => ExitClass::Usage,
+            | WorkspaceError::NotARepo { .. }
+            | WorkspaceError::NoSuchCheck { .. } => ExitClass::Usage,
             WorkspaceError::Unknown(e) => e.exit_class(),
             WorkspaceError::Agent(e) => e.exit_class(),
             WorkspaceError::Engine(e) => e.exit_class(),
             WorkspaceError::Intake(e) => e.exit_class(),
             WorkspaceError::Core(e) => e.exit_class(),
-            WorkspaceError::RecordsDir { .. } | WorkspaceError::Json(_) => ExitClass::Failure,
+            WorkspaceError::Checks(e) => e.exit_class(),
+            WorkspaceError::Events(e) => e.exit_class(),
+            WorkspaceError::RecordsDir { .. } | WorkspaceError::Json(_) | WorkspaceError::Io(_) => {
+                ExitClass::Failure
+            }
         }
     }
 }

@@ -7,7 +7,10 @@
 //!   before anything runs, each repository's run, the setup and integration steps ([`shell`],
 //!   [`integrate`]), the record ([`WorkspaceRun`], [`newest`]), the exit code ([`exit_of`]) and
 //!   the integration comments ([`comment_all`]);
-//! - [`backlog`]: one build run per open issue of a tracker project, N at a time.
+//! - [`backlog`]: one build run per open issue of a tracker project, N at a time;
+//! - [`checks`]: `loki checks run`, the repository's suites run and recorded as evidence;
+//! - [`demo`]: `loki demo`, the build engine on the bundled example, then verified;
+//! - [`modelbox`]: the model box in words, as `loki doctor` and every model-driven command say it.
 //!
 //! Errors are [`WorkspaceError`] (each classified for its exit code); the crates called keep
 //! their own words and classes through it.
@@ -45,7 +48,10 @@ use loki_process::{Spec, run as run_process, scrubbed_env};
 use serde::{Deserialize, Serialize};
 
 pub mod backlog;
+pub mod checks;
+pub mod demo;
 mod error;
+pub mod modelbox;
 pub mod options;
 pub mod run;
 

@@ -19,11 +19,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use loki_agent::{Detection, PriceTable, ProviderChoice, ProviderInfo, ProviderSettings};
-use loki_core::config::Config;
+use loki_core::CoreError;
+use loki_core::config::{Config, Ignored, Inputs};
+use loki_core::layout::{Repo, loki_home};
 use loki_core::run::RunKind;
 use loki_engine::ask::AskOptions;
 use loki_engine::{BuildOptions, TaskInput};
-use loki_process::confine::{Network, NetworkCut};
+use loki_process::confine::Network;
 use loki_receipt::KeyEnv;
 
 use crate::WorkspaceError;
@@ -41,6 +43,47 @@ pub struct Setup<'a> {
     pub argv: Vec<String>,
     /// The `loki` binary, whose hidden `__confine` subcommand boxes the agent's commands.
     pub confine_exe: Option<PathBuf>,
+}
+
+/// The effective configuration of a command, as [`load_config`] found it.
+#[derive(Debug)]
+pub struct Loaded {
+    pub config: Config,
+    /// `$LOKI_HOME` (or `~/.loki`), when it can be found.
+    pub home: Option<PathBuf>,
+    /// Configuration files left out because they are broken (`repairable` loads only).
+    pub ignored: Vec<Ignored>,
+}
+
+/// Loads the configuration layers of a command started in `cwd`: the defaults, the user's
+/// `$LOKI_HOME/config.toml`, the `loki.toml` of the repository `cwd` is in (if any), `file`
+/// (`--config`), the `LOKI_*` environment, and `flags` on top as `(key, value, flag name)`.
+/// A broken file is an error, unless `repairable`: then it is left out and listed in
+/// [`Loaded::ignored`], so the commands that mend a setup still run.
+pub fn load_config(
+    cwd: &Path,
+    file: Option<PathBuf>,
+    flags: Vec<(String, String, String)>,
+    repairable: bool,
+) -> Result<Loaded, CoreError> {
+    let home = loki_home();
+    let inputs = Inputs {
+        home: home.clone(),
+        repo_root: Repo::discover(cwd).ok().map(|r| r.root),
+        file,
+        env: loki_core::env::process_vars(),
+        flags,
+    };
+    let (config, ignored) = if repairable {
+        Config::load_repairable(&inputs)?
+    } else {
+        (Config::load(&inputs)?, Vec::new())
+    };
+    Ok(Loaded {
+        config,
+        home,
+        ignored,
+    })
 }
 
 /// The provider a command uses, built, with its label and why it was chosen.
@@ -206,20 +249,9 @@ impl Setup<'_> {
     }
 }
 
-/// What `agent.network = "off"` holds back for the boxes of the current process (the wrapper is
-/// this process's binary).
-#[must_use]
-pub fn network_cut() -> NetworkCut {
-    match std::env::current_exe() {
-        Ok(exe) => loki_process::confine::network_cut(&exe),
-        Err(e) => NetworkCut::Nothing(format!("cannot locate the loki binary: {e}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loki_core::config::Inputs;
 
     fn config(flags: &[(&str, &str)]) -> Config {
         Config::load(&Inputs {

@@ -23,21 +23,15 @@ use crate::output::{DIM, paint};
 impl AskArgs {
     /// The command's flags as the top configuration layer.
     pub fn provider_flags(&self) -> Vec<(String, String, String)> {
-        let mut f = Vec::new();
-        if let Some(p) = &self.provider {
-            f.push(("provider.name".into(), p.clone(), "--provider".into()));
-        }
-        if let Some(m) = &self.model {
-            f.push(("provider.model".into(), m.clone(), "--model".into()));
-        }
-        if let Some(s) = &self.script {
-            f.push((
-                "provider.script".into(),
-                s.display().to_string(),
-                "--script".into(),
-            ));
-        }
-        f
+        crate::cmd::layer([
+            ("provider.name", self.provider.clone(), "--provider"),
+            ("provider.model", self.model.clone(), "--model"),
+            (
+                "provider.script",
+                self.script.as_ref().map(|s| s.display().to_string()),
+                "--script",
+            ),
+        ])
     }
 }
 

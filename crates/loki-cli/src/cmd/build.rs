@@ -23,50 +23,36 @@ use crate::progress::Printer;
 impl BuildFlags {
     /// The flags that are configuration keys, as the top configuration layer.
     pub fn config_flags(&self) -> Vec<(String, String, String)> {
-        let mut f = Vec::new();
-        if let Some(p) = &self.provider {
-            f.push(("provider.name".into(), p.clone(), "--provider".into()));
-        }
-        if let Some(m) = &self.model {
-            f.push(("provider.model".into(), m.clone(), "--model".into()));
-        }
-        if let Some(s) = &self.script {
-            f.push((
-                "provider.script".into(),
-                s.display().to_string(),
-                "--script".into(),
-            ));
-        }
-        if let Some(c) = self.cap {
-            let key = if self.deep {
-                "run.deep_cap_s"
-            } else {
-                "run.cap_s"
-            };
-            f.push((key.into(), c.to_string(), "--cap".into()));
-        }
-        if let Some(m) = self.max_cost {
-            f.push((
-                "run.max_cost_usd".into(),
-                m.to_string(),
-                "--max-cost".into(),
-            ));
-        }
-        if let Some(m) = self.max_tokens {
-            f.push((
-                "run.max_tokens".into(),
-                m.to_string(),
-                "--max-tokens".into(),
-            ));
-        }
-        if let Some(n) = self.council {
-            f.push((
-                "council.reviewers".into(),
-                n.to_string(),
-                "--council".into(),
-            ));
-        }
-        f
+        let cap_key = if self.deep {
+            "run.deep_cap_s"
+        } else {
+            "run.cap_s"
+        };
+        crate::cmd::layer([
+            ("provider.name", self.provider.clone(), "--provider"),
+            ("provider.model", self.model.clone(), "--model"),
+            (
+                "provider.script",
+                self.script.as_ref().map(|s| s.display().to_string()),
+                "--script",
+            ),
+            (cap_key, self.cap.map(|c| c.to_string()), "--cap"),
+            (
+                "run.max_cost_usd",
+                self.max_cost.map(|m| m.to_string()),
+                "--max-cost",
+            ),
+            (
+                "run.max_tokens",
+                self.max_tokens.map(|m| m.to_string()),
+                "--max-tokens",
+            ),
+            (
+                "council.reviewers",
+                self.council.map(|n| n.to_string()),
+                "--council",
+            ),
+        ])
     }
 }
 

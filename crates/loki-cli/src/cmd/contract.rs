@@ -54,26 +54,6 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// The answer posted for `run` through a running control plane (`POST
-/// /v1/runs/:source/:run/answer`), taken so it is used once; `None` when there is no server or no
-/// answer, or the server cannot be reached (then stdin is asked, as without a server).
-fn answer_from_control_plane(ctx: &Ctx, repo: &std::path::Path, run: &str) -> Option<String> {
-    use loki_control::ship;
-    let target = ship::discover(ctx.home.as_deref())?;
-    let client = ship::Client::new(target).ok()?;
-    let root = std::fs::canonicalize(repo).unwrap_or_else(|_| repo.to_path_buf());
-    let source = loki_control::store::source_id(&ship::machine(), &root.display().to_string());
-    let (status, body) = client
-        .post_json(
-            &format!("/v1/runs/{source}/{run}/answer/take"),
-            &serde_json::json!({}),
-        )
-        .ok()?;
-    (status == 200)
-        .then(|| body.get("answer")?.as_str().map(str::to_string))
-        .flatten()
-}
-
 /// `loki answer <run> [--text TEXT]`: the answer from `--text`, the control plane or stdin.
 pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
@@ -81,7 +61,7 @@ pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let posted = match &args.text {
         Some(_) => None,
-        None => answer_from_control_plane(&ctx, &repo.root, id.as_str()),
+        None => loki_control::admin::take_answer(ctx.home.as_deref(), &repo.root, id.as_str()),
     };
     let text = match (&args.text, posted) {
         (Some(t), _) => t.clone(),

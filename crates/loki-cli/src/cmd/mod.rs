@@ -117,6 +117,17 @@ pub fn build_task(
     build::run_task(global, input, loki_core::run::RunKind::Build, flags)
 }
 
+/// The flags given, as a configuration layer of `(key, value, flag name)`: each `(key, value,
+/// flag)` whose value is set.
+pub fn layer<const N: usize>(
+    flags: [(&str, Option<String>, &str); N],
+) -> Vec<(String, String, String)> {
+    flags
+        .into_iter()
+        .filter_map(|(key, value, flag)| Some((key.to_string(), value?, flag.to_string())))
+        .collect()
+}
+
 /// Resolves a run argument: an id, or `latest` for the newest run.
 pub fn resolve_run(store: &RunStore, arg: &str) -> anyhow::Result<RunId> {
     if arg == "latest" {
