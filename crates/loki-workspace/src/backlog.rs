@@ -28,7 +28,7 @@ use loki_core::exit::Classify;
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
-use loki_engine::{IssueInput, TaskInput};
+use loki_engine::TaskInput;
 use loki_intake::after::{SealedRun, after_build, preflight_run};
 use loki_intake::backlog::{Listed, Project};
 use loki_intake::batch::IssueRow;
@@ -111,8 +111,7 @@ impl Backlog {
         cancel: &Cancel,
         done: impl Fn(&IssueRow) + Sync,
     ) -> Vec<IssueRow> {
-        let endpoints = Endpoints::from_env();
-        let one = |item: &Listed| self.one(setup, repo, flags, &endpoints, cancel, item);
+        let one = |item: &Listed| self.one(setup, repo, flags, cancel, item);
         loki_intake::batch::build_all(&self.items, workers, one, done)
     }
 
@@ -122,7 +121,6 @@ impl Backlog {
         setup: &Setup<'_>,
         repo: &Repo,
         flags: RunFlags,
-        endpoints: &Endpoints,
         cancel: &Cancel,
         item: &Listed,
     ) -> IssueRow {
@@ -135,23 +133,12 @@ impl Backlog {
             );
         }
         let reference = self.project.issue(item.number);
-        let deadline = Instant::now() + setup.cap();
-        let issue = match loki_intake::fetch(&reference, endpoints, deadline) {
-            Ok(i) => i,
+        let (task, issue, title) = match crate::issue_task(&reference, Instant::now() + setup.cap())
+        {
+            Ok(t) => t,
             Err(e) => {
                 return IssueRow::failed(item, e.exit_class().code(), "ERROR", e.to_string());
             }
-        };
-        let title = issue.title.clone();
-        let json = match serde_json::to_vec_pretty(&issue) {
-            Ok(j) => j,
-            Err(e) => {
-                return IssueRow::failed(item, ExitCode::Failure.code(), "ERROR", e.to_string());
-            }
-        };
-        let task = TaskInput {
-            text: issue.task_text(),
-            source: issue.source.clone(),
         };
         let mut opts = match setup.build_options(task, RunKind::Build, flags.deep) {
             Ok((o, _, _)) => o,
@@ -159,10 +146,7 @@ impl Backlog {
                 return IssueRow::failed(item, ExitCode::Usage.code(), "ERROR", chain_text(&e));
             }
         };
-        opts.issue = Some(IssueInput {
-            reference: issue.reference.clone(),
-            json,
-        });
+        opts.issue = Some(issue);
         opts.branch = Some(branch(item.number));
         opts.keep = flags.keep;
         opts.commit = flags.commit;

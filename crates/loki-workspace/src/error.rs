@@ -27,6 +27,11 @@ pub enum WorkspaceError {
         path: PathBuf,
         why: String,
     },
+    /// A delivery contract for a quick run, which has no acceptance wall to prove it.
+    #[error(
+        "a quick run has no acceptance wall, so nothing would prove a contract: use `loki run-task` or `loki \"<task>\"`"
+    )]
+    ContractOnQuick,
     /// `loki checks run NAME`: no detected suite has that name.
     #[error("no check named {name:?}; detected: {detected}")]
     NoSuchCheck { name: String, detected: String },
@@ -62,7 +67,8 @@ impl Classify for WorkspaceError {
             WorkspaceError::NoProvider { .. }
             | WorkspaceError::NoHome
             | WorkspaceError::NotARepo { .. }
-            | WorkspaceError::NoSuchCheck { .. } => ExitClass::Usage,
+            | WorkspaceError::NoSuchCheck { .. }
+            | WorkspaceError::ContractOnQuick => ExitClass::Usage,
             WorkspaceError::Unknown(e) => e.exit_class(),
             WorkspaceError::Agent(e) => e.exit_class(),
             WorkspaceError::Engine(e) => e.exit_class(),

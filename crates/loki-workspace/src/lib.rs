@@ -169,6 +169,25 @@ pub fn shell(
     }
 }
 
+/// The task and `issue.json` of a build run from issue `reference`, fetched within `deadline`
+/// (rate limits are waited out inside it), and the issue's title.
+pub fn issue_task(
+    reference: &loki_intake::IssueRef,
+    deadline: Instant,
+) -> Result<(loki_engine::TaskInput, loki_engine::IssueInput, String), WorkspaceError> {
+    let issue = loki_intake::fetch(reference, &Endpoints::from_env(), deadline)?;
+    let json = serde_json::to_vec_pretty(&issue)?;
+    let task = loki_engine::TaskInput {
+        text: issue.task_text(),
+        source: issue.source.clone(),
+    };
+    let input = loki_engine::IssueInput {
+        reference: issue.reference,
+        json,
+    };
+    Ok((task, input, issue.title))
+}
+
 /// The exit code of a numeric status the engine decided (its outcome ladder); an unknown status
 /// is a failure.
 #[must_use]

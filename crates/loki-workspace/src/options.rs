@@ -86,6 +86,18 @@ pub fn load_config(
     })
 }
 
+/// One build as the user asked for it ([`Setup::single_build`]).
+#[derive(Debug)]
+pub struct SingleBuild {
+    pub task: TaskInput,
+    pub kind: RunKind,
+    pub flags: crate::run::RunFlags,
+    /// The delivery contract chosen by the caller (`--contract FILE`, a follow-up's).
+    pub contract: Option<loki_contract::Contract>,
+    /// The issue the task came from.
+    pub issue: Option<loki_engine::IssueInput>,
+}
+
 /// The provider a command uses, built, with its label and why it was chosen.
 #[derive(Debug)]
 pub struct Chosen {
@@ -220,6 +232,30 @@ impl Setup<'_> {
         opts.confine_exe.clone_from(&self.confine_exe);
         opts.network = self.network();
         Ok((opts, choice.label(), why))
+    }
+
+    /// The options of a single build (`loki "<task>"`, `run-task`, `quick`, an issue's, a
+    /// follow-up's) once its tree passed the preflight: a contract on a quick run is refused
+    /// ([`WorkspaceError::ContractOnQuick`]), with `--pr` the forge is checked before the
+    /// provider is looked at, then [`Setup::build_options`] with the request's own.
+    pub fn single_build(
+        &self,
+        repo: &Repo,
+        req: SingleBuild,
+    ) -> Result<(BuildOptions, String, String), WorkspaceError> {
+        if req.contract.is_some() && req.kind != RunKind::Build {
+            return Err(WorkspaceError::ContractOnQuick);
+        }
+        if req.flags.pr {
+            let issue_ref = req.issue.as_ref().map(|i| i.reference.as_str());
+            loki_intake::after::preflight_run(repo, issue_ref)?;
+        }
+        let (mut opts, label, why) = self.build_options(req.task, req.kind, req.flags.deep)?;
+        opts.contract = req.contract;
+        opts.issue = req.issue;
+        opts.keep = req.flags.keep;
+        opts.commit = req.flags.commit;
+        Ok((opts, label, why))
     }
 
     /// The options of a `loki ask` session and its provider: the model box denies the

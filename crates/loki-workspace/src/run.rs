@@ -20,7 +20,7 @@ use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_engine::{IssueInput, TaskInput};
 use loki_intake::after::{DEFAULT_REMOTE, SealedRun, after_build, preflight_run};
-use loki_intake::{Endpoints, Hosts, IssueRef};
+use loki_intake::{Hosts, IssueRef};
 use loki_process::Cancel;
 
 use crate::options::Setup;
@@ -86,19 +86,8 @@ pub fn prepare(
     }
     let (text, issue) = match &reference {
         Some(r) => {
-            let issue =
-                loki_intake::fetch(r, &Endpoints::from_env(), Instant::now() + setup.cap())?;
-            let json = serde_json::to_vec_pretty(&issue)?;
-            (
-                TaskInput {
-                    text: issue.task_text(),
-                    source: issue.source.clone(),
-                },
-                Some(IssueInput {
-                    reference: issue.reference.clone(),
-                    json,
-                }),
-            )
+            let (task, issue, _) = crate::issue_task(r, Instant::now() + setup.cap())?;
+            (task, Some(issue))
         }
         None => (
             TaskInput {

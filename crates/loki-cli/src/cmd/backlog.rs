@@ -12,7 +12,6 @@
 
 use loki_core::outcome::ExitCode;
 use loki_workspace::backlog::{Backlog, branch};
-use loki_workspace::run::RunFlags;
 
 use crate::cli::{BacklogArgs, GlobalArgs};
 use crate::cmd::UsageError;
@@ -45,12 +44,7 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
         );
         return Ok(ExitCode::Success);
     }
-    let flags = RunFlags {
-        deep: args.flags.deep,
-        keep: args.flags.keep,
-        commit: !args.flags.no_commit,
-        pr: args.flags.pr,
-    };
+    let flags = args.flags.run_flags();
     backlog.preflight(&setup, &repo, flags)?;
     let cancel = crate::interrupt::install_cancel(
         "the backlog was stopped: each started run sealed its receipt; `loki runs list` shows them",

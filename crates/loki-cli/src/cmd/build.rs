@@ -13,6 +13,7 @@ use anyhow::Context as _;
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::{BuildOptions, TaskInput};
+use loki_workspace::run::RunFlags;
 
 use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
 use crate::cmd::{UsageError, resolve_run};
@@ -21,6 +22,16 @@ use crate::output::{DIM, paint};
 use crate::progress::Printer;
 
 impl BuildFlags {
+    /// What the libraries take of the flags besides configuration.
+    pub fn run_flags(&self) -> RunFlags {
+        RunFlags {
+            deep: self.deep,
+            keep: self.keep,
+            commit: !self.no_commit,
+            pr: self.pr,
+        }
+    }
+
     /// The flags that are configuration keys, as the top configuration layer.
     pub fn config_flags(&self) -> Vec<(String, String, String)> {
         let cap_key = if self.deep {
@@ -88,20 +99,14 @@ pub fn run_task_with(
             })?),
             (None, None) => None,
         };
-    if contract.is_some() && kind != RunKind::Build {
-        return Err(UsageError(
-            "a quick run has no acceptance wall, so nothing would prove a contract: use `loki run-task` or `loki \"<task>\"`".into(),
-        )
-        .into());
-    }
-    if flags.pr {
-        crate::cmd::pr::preflight(&repo, issue.as_ref().map(|i| i.reference.as_str()))?;
-    }
-    let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
-    opts.contract = contract;
-    opts.issue = issue;
-    opts.keep = flags.keep;
-    opts.commit = !flags.no_commit;
+    let request = loki_workspace::options::SingleBuild {
+        task,
+        kind,
+        flags: flags.run_flags(),
+        contract,
+        issue,
+    };
+    let (mut opts, label, why) = ctx.setup().single_build(&repo, request)?;
     opts.on_command = crate::cmd::modelbox::echo_commands(global);
     crate::cmd::modelbox::announce(
         global,

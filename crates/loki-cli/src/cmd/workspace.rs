@@ -6,7 +6,6 @@
 use loki_core::config::workspaces::{self, Workspace};
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
-use loki_workspace::run::RunFlags;
 use loki_workspace::{WorkspaceRun, integration_line};
 
 use crate::cli::{GlobalArgs, WorkspaceCommand, WorkspaceRunArgs};
@@ -79,12 +78,7 @@ fn run_workspace(global: &GlobalArgs, args: &WorkspaceRunArgs) -> anyhow::Result
     let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
     let (_, all) = declared(&ctx)?;
     let setup = ctx.setup();
-    let flags = RunFlags {
-        deep: args.flags.deep,
-        keep: args.flags.keep,
-        commit: !args.flags.no_commit,
-        pr: args.flags.pr,
-    };
+    let flags = args.flags.run_flags();
     let prepared = loki_workspace::run::prepare(&setup, &all, &args.name, &args.task, flags)?;
     let cancel = crate::interrupt::install_cancel(
         "the workspace run was stopped: each started run sealed its receipt",
