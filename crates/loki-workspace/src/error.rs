@@ -32,6 +32,11 @@ pub enum WorkspaceError {
         "a quick run has no acceptance wall, so nothing would prove a contract: use `loki run-task` or `loki \"<task>\"`"
     )]
     ContractOnQuick,
+    /// A spec with nothing `loki contract` takes as a criterion.
+    #[error(
+        "no acceptance criteria in {source_name}: loki takes checklist items (- [ ] …) and the items of lists under a heading such as \"Acceptance criteria\", \"Requirements\", \"Must\" or \"Definition of done\""
+    )]
+    NoCriteria { source_name: String },
     /// `loki checks run NAME`: no detected suite has that name.
     #[error("no check named {name:?}; detected: {detected}")]
     NoSuchCheck { name: String, detected: String },
@@ -68,7 +73,8 @@ impl Classify for WorkspaceError {
             | WorkspaceError::NoHome
             | WorkspaceError::NotARepo { .. }
             | WorkspaceError::NoSuchCheck { .. }
-            | WorkspaceError::ContractOnQuick => ExitClass::Usage,
+            | WorkspaceError::ContractOnQuick
+            | WorkspaceError::NoCriteria { .. } => ExitClass::Usage,
             WorkspaceError::Unknown(e) => e.exit_class(),
             WorkspaceError::Agent(e) => e.exit_class(),
             WorkspaceError::Engine(e) => e.exit_class(),

@@ -8,6 +8,7 @@
 //!   [`integrate`]), the record ([`WorkspaceRun`], [`newest`]), the exit code ([`exit_of`]) and
 //!   the integration comments ([`comment_all`]);
 //! - [`backlog`]: one build run per open issue of a tracker project, N at a time;
+//! - [`contract`]: `loki contract SPEC`, the delivery contract written for later runs;
 //! - [`checks`]: `loki checks run`, the repository's suites run and recorded as evidence;
 //! - [`demo`]: `loki demo`, the build engine on the bundled example, then verified;
 //! - [`modelbox`]: the model box in words, as `loki doctor` and every model-driven command say it.
@@ -49,10 +50,13 @@ use serde::{Deserialize, Serialize};
 
 pub mod backlog;
 pub mod checks;
+pub mod contract;
 pub mod demo;
 mod error;
 pub mod modelbox;
 pub mod options;
+#[cfg(test)]
+mod orchestration_tests;
 pub mod run;
 
 pub use error::{WorkspaceError, chain_text};

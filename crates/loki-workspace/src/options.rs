@@ -344,9 +344,13 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_home_and_an_unknown_provider_are_the_users_to_fix() {
+    fn a_missing_home_is_the_users_to_fix() {
         use loki_core::exit::{Classify, ExitClass};
-        let c = config(&[("provider.name", "scripted"), ("provider.script", "/s")]);
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("script.txt");
+        loki_core::fs::write_atomic(&script, loki_engine::demo::SCRIPT.as_bytes()).unwrap();
+        let script = script.display().to_string();
+        let c = config(&[("provider.name", "scripted"), ("provider.script", &script)]);
         let mut s = setup(&c);
         s.home = None;
         let task = TaskInput {
@@ -356,8 +360,9 @@ mod tests {
         let err = s.build_options(task, RunKind::Build, false).err().unwrap();
         assert!(matches!(err, WorkspaceError::NoHome), "{err}");
         assert_eq!(err.exit_class(), ExitClass::Usage);
-        let c = config(&[("provider.name", "nonesuch")]);
-        let err = setup(&c).choose().err().unwrap();
-        assert_eq!(err.exit_class(), ExitClass::Usage, "{err}");
+        assert_eq!(
+            err.to_string(),
+            "neither LOKI_HOME nor HOME is set; set LOKI_HOME to a directory for loki's keys and cache"
+        );
     }
 }
