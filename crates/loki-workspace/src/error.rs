@@ -27,6 +27,9 @@ pub enum WorkspaceError {
         path: PathBuf,
         why: String,
     },
+    /// `latest` in a repository with no runs.
+    #[error("no runs in {}; a run is recorded when a loki command runs here", dir.display())]
+    NoRuns { dir: PathBuf },
     /// A delivery contract for a quick run, which has no acceptance wall to prove it.
     #[error(
         "a quick run has no acceptance wall, so nothing would prove a contract: use `loki run-task` or `loki \"<task>\"`"
@@ -74,7 +77,8 @@ impl Classify for WorkspaceError {
             | WorkspaceError::NotARepo { .. }
             | WorkspaceError::NoSuchCheck { .. }
             | WorkspaceError::ContractOnQuick
-            | WorkspaceError::NoCriteria { .. } => ExitClass::Usage,
+            | WorkspaceError::NoCriteria { .. }
+            | WorkspaceError::NoRuns { .. } => ExitClass::Usage,
             WorkspaceError::Unknown(e) => e.exit_class(),
             WorkspaceError::Agent(e) => e.exit_class(),
             WorkspaceError::Engine(e) => e.exit_class(),

@@ -173,6 +173,20 @@ pub fn shell(
     }
 }
 
+/// The run a command names: an id, or `latest` for the newest run of `store`
+/// ([`WorkspaceError::NoRuns`] when there is none).
+pub fn resolve_run(
+    store: &loki_core::run::RunStore,
+    arg: &str,
+) -> Result<loki_core::RunId, WorkspaceError> {
+    if arg == "latest" {
+        return store.latest()?.ok_or_else(|| WorkspaceError::NoRuns {
+            dir: store.repo().runs_dir(),
+        });
+    }
+    Ok(arg.parse::<loki_core::RunId>()?)
+}
+
 /// The task and `issue.json` of a build run from issue `reference`, fetched within `deadline`
 /// (rate limits are waited out inside it), and the issue's title.
 pub fn issue_task(

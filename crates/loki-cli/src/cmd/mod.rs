@@ -28,10 +28,8 @@ pub mod verify;
 pub mod version;
 pub mod workspace;
 
-use loki_core::RunId;
 use loki_core::exit::{Classify, ExitClass};
 use loki_core::outcome::ExitCode;
-use loki_core::run::RunStore;
 
 use crate::cli::GlobalArgs;
 
@@ -129,17 +127,7 @@ pub fn layer<const N: usize>(
 }
 
 /// Resolves a run argument: an id, or `latest` for the newest run.
-pub fn resolve_run(store: &RunStore, arg: &str) -> anyhow::Result<RunId> {
-    if arg == "latest" {
-        return store.latest()?.ok_or_else(|| {
-            anyhow::Error::new(UsageError(format!(
-                "no runs in {}; a run is recorded when a loki command runs here",
-                store.repo().runs_dir().display()
-            )))
-        });
-    }
-    Ok(arg.parse::<RunId>()?)
-}
+pub use loki_workspace::resolve_run;
 
 /// The command `word` most likely mistypes: a single word within two edits of a command's name
 /// (and not the name itself, which clap would have taken).
