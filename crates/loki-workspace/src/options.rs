@@ -286,10 +286,11 @@ impl Setup<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn config(flags: &[(&str, &str)]) -> Config {
+    /// The configuration with only `flags` over the defaults.
+    pub(crate) fn config(flags: &[(&str, &str)]) -> Config {
         Config::load(&Inputs {
             home: None,
             repo_root: None,
@@ -303,7 +304,18 @@ mod tests {
         .unwrap()
     }
 
-    fn setup(c: &Config) -> Setup<'_> {
+    /// A configuration with the scripted provider and `more`, its script written in `dir`.
+    fn scripted(dir: &Path, more: &[(&str, &str)]) -> Config {
+        let script = dir.join("script.txt");
+        loki_core::fs::write_atomic(&script, loki_engine::demo::SCRIPT.as_bytes()).unwrap();
+        let script = script.display().to_string();
+        let mut flags = vec![("provider.name", "scripted"), ("provider.script", &script)];
+        flags.extend_from_slice(more);
+        config(&flags)
+    }
+
+    /// A setup over `c` whose home does not exist.
+    pub(crate) fn setup(c: &Config) -> Setup<'_> {
         Setup {
             config: c,
             home: Some(Path::new("/nonexistent-home")),
@@ -316,17 +328,15 @@ mod tests {
     #[test]
     fn options_follow_the_configuration() {
         let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("script.txt");
-        loki_core::fs::write_atomic(&script, loki_engine::demo::SCRIPT.as_bytes()).unwrap();
-        let script = script.display().to_string();
-        let c = config(&[
-            ("provider.name", "scripted"),
-            ("provider.script", &script),
-            ("run.deep_cap_s", "60"),
-            ("run.max_tokens", "1000"),
-            ("council.reviewers", "0"),
-            ("agent.network", "on"),
-        ]);
+        let c = scripted(
+            dir.path(),
+            &[
+                ("run.deep_cap_s", "60"),
+                ("run.max_tokens", "1000"),
+                ("council.reviewers", "0"),
+                ("agent.network", "on"),
+            ],
+        );
         let task = TaskInput {
             text: "t".into(),
             source: "text".into(),
@@ -347,10 +357,7 @@ mod tests {
     fn a_missing_home_is_the_users_to_fix() {
         use loki_core::exit::{Classify, ExitClass};
         let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("script.txt");
-        loki_core::fs::write_atomic(&script, loki_engine::demo::SCRIPT.as_bytes()).unwrap();
-        let script = script.display().to_string();
-        let c = config(&[("provider.name", "scripted"), ("provider.script", &script)]);
+        let c = scripted(dir.path(), &[]);
         let mut s = setup(&c);
         s.home = None;
         let task = TaskInput {

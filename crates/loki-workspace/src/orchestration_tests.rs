@@ -5,36 +5,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use loki_core::config::workspaces::{Workspace, WorkspaceRepo};
-use loki_core::config::{Config, Inputs};
 use loki_core::exit::{Classify, ExitClass};
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
 use loki_test_support::GitRepo;
 
 use crate::WorkspaceError;
-use crate::options::Setup;
+use crate::options::tests::{config, setup};
 use crate::run::RunFlags;
-
-fn config() -> Config {
-    Config::load(&Inputs {
-        home: None,
-        repo_root: None,
-        file: None,
-        env: Vec::new(),
-        flags: Vec::new(),
-    })
-    .unwrap()
-}
-
-fn setup(c: &Config) -> Setup<'_> {
-    Setup {
-        config: c,
-        home: Some(Path::new("/nonexistent-home")),
-        runs_dir: None,
-        argv: vec!["loki".into()],
-        confine_exe: None,
-    }
-}
 
 fn committed() -> GitRepo {
     let g = GitRepo::new();
@@ -67,7 +45,7 @@ fn a_spec_becomes_the_repos_contract_and_a_spec_without_criteria_writes_nothing(
 fn a_checks_run_without_suites_is_recorded_and_proves_nothing() {
     let g = committed();
     let repo = Repo::discover(g.path()).unwrap();
-    let c = config();
+    let c = config(&[]);
     let mut told = 0;
     let err = crate::checks::run(&repo, &c, &["pytest".into()], false, Vec::new(), |_| {
         told += 1;
@@ -96,7 +74,7 @@ fn a_checks_run_without_suites_is_recorded_and_proves_nothing() {
 
 #[test]
 fn a_workspace_run_checks_every_repository_before_anything_runs() {
-    let c = config();
+    let c = config(&[]);
     let s = setup(&c);
     let (good, dirty) = (committed(), committed());
     dirty.write("README.md", "changed\n");
@@ -155,7 +133,7 @@ fn a_workspace_run_checks_every_repository_before_anything_runs() {
 
 #[test]
 fn named_issues_are_built_in_number_order_once_each() {
-    let c = config();
+    let c = config(&[]);
     let b = crate::backlog::plan(&setup(&c), "octo/cat", &[12, 3, 12], None).unwrap();
     assert_eq!(b.project.canonical(), "github:octo/cat");
     let numbers: Vec<u64> = b.items.iter().map(|i| i.number).collect();

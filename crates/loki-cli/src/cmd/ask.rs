@@ -23,15 +23,11 @@ use crate::output::{DIM, paint};
 impl AskArgs {
     /// The command's flags as the top configuration layer.
     pub fn provider_flags(&self) -> Vec<(String, String, String)> {
-        crate::cmd::layer([
-            ("provider.name", self.provider.clone(), "--provider"),
-            ("provider.model", self.model.clone(), "--model"),
-            (
-                "provider.script",
-                self.script.as_ref().map(|s| s.display().to_string()),
-                "--script",
-            ),
-        ])
+        crate::cmd::provider_layer(
+            self.provider.as_ref(),
+            self.model.as_ref(),
+            self.script.as_ref(),
+        )
     }
 }
 

@@ -39,14 +39,12 @@ impl BuildFlags {
         } else {
             "run.cap_s"
         };
-        crate::cmd::layer([
-            ("provider.name", self.provider.clone(), "--provider"),
-            ("provider.model", self.model.clone(), "--model"),
-            (
-                "provider.script",
-                self.script.as_ref().map(|s| s.display().to_string()),
-                "--script",
-            ),
+        let mut layer = crate::cmd::provider_layer(
+            self.provider.as_ref(),
+            self.model.as_ref(),
+            self.script.as_ref(),
+        );
+        layer.extend(crate::cmd::layer([
             (cap_key, self.cap.map(|c| c.to_string()), "--cap"),
             (
                 "run.max_cost_usd",
@@ -63,7 +61,8 @@ impl BuildFlags {
                 self.council.map(|n| n.to_string()),
                 "--council",
             ),
-        ])
+        ]));
+        layer
     }
 }
 

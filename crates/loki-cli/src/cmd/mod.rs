@@ -126,6 +126,23 @@ pub fn layer<const N: usize>(
         .collect()
 }
 
+/// `--provider`, `--model` and `--script`, as a configuration layer.
+pub fn provider_layer(
+    provider: Option<&String>,
+    model: Option<&String>,
+    script: Option<&std::path::PathBuf>,
+) -> Vec<(String, String, String)> {
+    layer([
+        ("provider.name", provider.cloned(), "--provider"),
+        ("provider.model", model.cloned(), "--model"),
+        (
+            "provider.script",
+            script.map(|s| s.display().to_string()),
+            "--script",
+        ),
+    ])
+}
+
 /// Resolves a run argument: an id, or `latest` for the newest run.
 pub use loki_workspace::resolve_run;
 
