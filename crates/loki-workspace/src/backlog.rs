@@ -29,7 +29,7 @@ use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_engine::TaskInput;
-use loki_intake::after::{SealedRun, after_build, preflight_run};
+use loki_intake::after::preflight_run;
 use loki_intake::backlog::{Listed, Project};
 use loki_intake::batch::IssueRow;
 use loki_intake::{Endpoints, Hosts};
@@ -169,12 +169,7 @@ impl Backlog {
             error: None,
         };
         if flags.pr && !report.interrupted {
-            let sealed = SealedRun {
-                run_id: &report.run_id,
-                branch: &report.branch,
-                outcome: report.outcome.as_str(),
-            };
-            let pr = after_build(repo, sealed);
+            let pr = crate::publish_after(repo, &report);
             row.exit_code = pr.exit(exit_code(report.exit_code)).code();
             (row.pr, row.error) = pr.cells();
         }

@@ -173,6 +173,21 @@ pub fn shell(
     }
 }
 
+/// What `--pr` does once the run of `report` has sealed
+/// ([`loki_intake::after::after_build`]): publishes it, or says why not.
+#[must_use]
+pub fn publish_after(
+    repo: &Repo,
+    report: &loki_engine::BuildReport,
+) -> loki_intake::after::AfterBuild {
+    let sealed = loki_intake::after::SealedRun {
+        run_id: &report.run_id,
+        branch: &report.branch,
+        outcome: report.outcome.as_str(),
+    };
+    loki_intake::after::after_build(repo, sealed)
+}
+
 /// The run a command names: an id, or `latest` for the newest run of `store`
 /// ([`WorkspaceError::NoRuns`] when there is none).
 pub fn resolve_run(

@@ -19,7 +19,7 @@ use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_engine::{IssueInput, TaskInput};
-use loki_intake::after::{DEFAULT_REMOTE, SealedRun, after_build, preflight_run};
+use loki_intake::after::{DEFAULT_REMOTE, preflight_run};
 use loki_intake::{Hosts, IssueRef};
 use loki_process::Cancel;
 
@@ -160,12 +160,7 @@ impl Prepared {
                         report.head_sha.clone()
                     });
                     if self.flags.pr && !report.interrupted {
-                        let sealed = SealedRun {
-                            run_id: &report.run_id,
-                            branch: &report.branch,
-                            outcome: report.outcome.as_str(),
-                        };
-                        let (pr, error) = after_build(repo, sealed).cells();
+                        let (pr, error) = crate::publish_after(repo, &report).cells();
                         row.pr = pr;
                         if error.is_some() {
                             row.error = error;

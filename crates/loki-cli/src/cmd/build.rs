@@ -156,12 +156,7 @@ pub fn run_task_with(
         deep();
         return Ok(code);
     }
-    let sealed = loki_intake::after::SealedRun {
-        run_id: &report.run_id,
-        branch: &report.branch,
-        outcome: report.outcome.as_str(),
-    };
-    let pr = loki_intake::after::after_build(&repo, sealed);
+    let pr = loki_workspace::publish_after(&repo, &report);
     if global.json {
         let mut v = loki_engine::summary::to_json(&report);
         pr.add_to(&mut v);
