@@ -11,7 +11,10 @@
 //! - [`contract`]: `loki contract SPEC`, the delivery contract written for later runs;
 //! - [`checks`]: `loki checks run`, the repository's suites run and recorded as evidence;
 //! - [`demo`]: `loki demo`, the build engine on the bundled example, then verified;
-//! - [`modelbox`]: the model box in words, as `loki doctor` and every model-driven command say it.
+//! - [`modelbox`]: the model box in words, as `loki doctor` and every model-driven command say it;
+//! - what they share: [`issue_task`] (an issue fetched into a run's task), [`publish_after`]
+//!   (`--pr` once a run has sealed), [`resolve_run`] (`latest` or an id), [`exit_code`] (an
+//!   engine status back to its exit code).
 //!
 //! Errors are [`WorkspaceError`] (each classified for its exit code); the crates called keep
 //! their own words and classes through it.
