@@ -1,11 +1,11 @@
-//! What every command that touches state needs: the effective configuration, `$LOKI_HOME`, and
-//! the repository when there is one.
+//! What every command that touches state needs: the effective configuration (loaded by
+//! [`loki_workspace::options::load_config`]), `$LOKI_HOME`, and the repository when there is one.
 
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use loki_core::config::{Config, Ignored, Inputs, Layer};
-use loki_core::layout::{Repo, loki_home};
+use loki_core::config::{Config, Ignored, Layer};
+use loki_core::layout::Repo;
 
 use crate::cli::GlobalArgs;
 use crate::output::{YELLOW, paint};
@@ -57,8 +57,6 @@ impl Ctx {
         repairable: bool,
     ) -> anyhow::Result<Ctx> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        let repo = Repo::discover(&cwd);
-        let home = loki_home();
         let mut flags = Vec::new();
         if let Some(c) = global.color {
             let v = match c {
@@ -66,37 +64,35 @@ impl Ctx {
                 crate::cli::ColorWhen::Always => "always",
                 crate::cli::ColorWhen::Never => "never",
             };
-            flags.push((
-                "output.color".to_string(),
-                v.to_string(),
-                "--color".to_string(),
-            ));
+            flags.push(("output.color".into(), v.into(), "--color".into()));
         }
         flags.extend(extra.iter().cloned());
-        let inputs = Inputs {
-            home: home.clone(),
-            repo_root: repo.as_ref().ok().map(|r| r.root.clone()),
-            file: global.config.clone(),
-            env: loki_core::env::process_vars(),
-            flags,
-        };
-        let (config, ignored) = if repairable {
-            Config::load_repairable(&inputs)?
-        } else {
-            (Config::load(&inputs)?, Vec::new())
-        };
+        let loaded =
+            loki_workspace::options::load_config(&cwd, global.config.clone(), flags, repairable)?;
         Ok(Ctx {
             global: global.clone(),
-            config,
-            home,
+            config: loaded.config,
+            home: loaded.home,
             cwd,
-            ignored,
+            ignored: loaded.ignored,
         })
     }
 
     /// The repository, or the error that says how to get into one.
     pub fn repo(&self) -> Result<Repo, loki_core::CoreError> {
         Repo::discover(&self.cwd)
+    }
+
+    /// What build options are made from: the configuration, `$LOKI_HOME`, this repository's runs
+    /// directory, the command line and this binary (the model box's wrapper).
+    pub fn setup(&self) -> loki_workspace::options::Setup<'_> {
+        loki_workspace::options::Setup {
+            config: &self.config,
+            home: self.home.as_deref(),
+            runs_dir: self.repo().ok().map(|r| r.runs_dir()),
+            argv: std::env::args().collect(),
+            confine_exe: std::env::current_exe().ok(),
+        }
     }
 
     /// `$LOKI_HOME`, or an error saying to set it.

@@ -208,6 +208,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_chat::ChatError>,
     probe::<loki_doctor::DoctorError>,
     probe::<loki_workspace::UnknownWorkspace>,
+    probe::<loki_workspace::WorkspaceError>,
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.

@@ -13,6 +13,8 @@
 //! - [`ui`]: the web UI (server-rendered HTML and SVG, embedded assets).
 //! - [`ship`]: the client side: the wire format of `POST /v1/ingest`, redaction, the background
 //!   shipper every run feeds through [`loki_events::EventSink`], and backfill.
+//! - [`admin`]: the blocking one-shot calls of `loki serve trust|prune|status` and of
+//!   `loki answer` (an answer posted to a running server).
 //!
 //! # Scale
 //!
@@ -20,6 +22,7 @@
 //! the live stream, which polls the store) lives in the database, so several `loki serve`
 //! instances behind one URL on one PostgreSQL agree by construction.
 
+pub mod admin;
 pub mod check;
 pub mod project;
 pub mod server;

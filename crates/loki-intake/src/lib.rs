@@ -23,11 +23,16 @@
 //! reference; anything that is not the expected JSON is a bad response with the URL. The token
 //! never leaves this crate: it is not in the issue, the task or any error.
 //!
+//! # Publishing
+//! [`pr`] pushes a run's branch and opens its request; [`after`] is the one code path of `loki pr`
+//! and a build's `--pr` (preflight, publish, what a sealed run's `--pr` did).
+//!
 //! # Never
 //! Talk to a host the user did not configure or name, or send a token to a host other than its
 //! tracker's.
 
 mod adf;
+pub mod after;
 pub mod backlog;
 pub mod batch;
 mod error;

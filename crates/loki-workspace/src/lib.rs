@@ -1,9 +1,23 @@
-//! Workspace runs: one task across the repositories of a workspace (`[workspaces.<name>]` in
-//! `loki.toml`, see `loki_core::config::workspaces`), apart from printing (the binary's
-//! `loki workspace list|show|run|status`). The binary checks the repositories and starts each
-//! one's engine run; this crate holds the setup and integration steps ([`shell`],
-//! [`integrate`]), the record ([`WorkspaceRun`], [`newest`]), the exit code ([`exit_of`]) and
-//! the integration comments ([`comment_all`]).
+//! The orchestration of loki's commands, apart from printing (the binary parses flags, calls one
+//! function here and prints):
+//! - [`options`]: build options from the configuration (the provider chosen and built, prices,
+//!   caps, the model box's network), for every command that starts a model;
+//! - [`run`] and this module: workspace runs, one task across the repositories of a workspace
+//!   (`[workspaces.<name>]` in `loki.toml`, see `loki_core::config::workspaces`): the checks
+//!   before anything runs, each repository's run, the setup and integration steps ([`shell`],
+//!   [`integrate`]), the record ([`WorkspaceRun`], [`newest`]), the exit code ([`exit_of`]) and
+//!   the integration comments ([`comment_all`]);
+//! - [`backlog`]: one build run per open issue of a tracker project, N at a time;
+//! - [`contract`]: `loki contract SPEC`, the delivery contract written for later runs;
+//! - [`checks`]: `loki checks run`, the repository's suites run and recorded as evidence;
+//! - [`demo`]: `loki demo`, the build engine on the bundled example, then verified;
+//! - [`modelbox`]: the model box in words, as `loki doctor` and every model-driven command say it;
+//! - what they share: [`issue_task`] (an issue fetched into a run's task), [`publish_after`]
+//!   (`--pr` once a run has sealed), [`resolve_run`] (`latest` or an id), [`exit_code`] (an
+//!   engine status back to its exit code).
+//!
+//! Errors are [`WorkspaceError`] (each classified for its exit code); the crates called keep
+//! their own words and classes through it.
 //!
 //! # `run NAME TASK`
 //! The task (text, or an issue reference fetched once) is checked like a single build's: every
@@ -36,6 +50,19 @@ use loki_git::Git;
 use loki_intake::{Endpoints, Hosts};
 use loki_process::{Spec, run as run_process, scrubbed_env};
 use serde::{Deserialize, Serialize};
+
+pub mod backlog;
+pub mod checks;
+pub mod contract;
+pub mod demo;
+mod error;
+pub mod modelbox;
+pub mod options;
+#[cfg(test)]
+mod orchestration_tests;
+pub mod run;
+
+pub use error::{WorkspaceError, chain_text};
 
 /// How long a repository's `setup` or `after` command may take.
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -147,6 +174,73 @@ pub fn shell(
         )),
         Err(e) => Err((None, format!("`{command}` could not run: {e}"))),
     }
+}
+
+/// What `--pr` does once the run of `report` has sealed
+/// ([`loki_intake::after::after_build`]): publishes it, or says why not.
+#[must_use]
+pub fn publish_after(
+    repo: &Repo,
+    report: &loki_engine::BuildReport,
+) -> loki_intake::after::AfterBuild {
+    let sealed = loki_intake::after::SealedRun {
+        run_id: &report.run_id,
+        branch: &report.branch,
+        outcome: report.outcome.as_str(),
+    };
+    loki_intake::after::after_build(repo, sealed)
+}
+
+/// The run a command names: an id, or `latest` for the newest run of `store`
+/// ([`WorkspaceError::NoRuns`] when there is none).
+pub fn resolve_run(
+    store: &loki_core::run::RunStore,
+    arg: &str,
+) -> Result<loki_core::RunId, WorkspaceError> {
+    if arg == "latest" {
+        return store.latest()?.ok_or_else(|| WorkspaceError::NoRuns {
+            dir: store.repo().runs_dir(),
+        });
+    }
+    Ok(arg.parse::<loki_core::RunId>()?)
+}
+
+/// The task and `issue.json` of a build run from issue `reference`, fetched within `deadline`
+/// (rate limits are waited out inside it), and the issue's title.
+pub fn issue_task(
+    reference: &loki_intake::IssueRef,
+    deadline: Instant,
+) -> Result<(loki_engine::TaskInput, loki_engine::IssueInput, String), WorkspaceError> {
+    let issue = loki_intake::fetch(reference, &Endpoints::from_env(), deadline)?;
+    let json = serde_json::to_vec_pretty(&issue)?;
+    let task = loki_engine::TaskInput {
+        text: issue.task_text(),
+        source: issue.source.clone(),
+    };
+    let input = loki_engine::IssueInput {
+        reference: issue.reference,
+        json,
+    };
+    Ok((task, input, issue.title))
+}
+
+/// The exit code of a numeric status the engine decided (its outcome ladder); an unknown status
+/// is a failure.
+#[must_use]
+pub fn exit_code(code: u8) -> ExitCode {
+    [
+        ExitCode::Success,
+        ExitCode::Failure,
+        ExitCode::Usage,
+        ExitCode::BudgetStop,
+        ExitCode::Blocked,
+        ExitCode::Stalled,
+        ExitCode::Interrupted,
+        ExitCode::Terminated,
+    ]
+    .into_iter()
+    .find(|c| c.code() == code)
+    .unwrap_or(ExitCode::Failure)
 }
 
 /// `ws_<UTC time>_<random>`: sorts by time, like run ids.
@@ -378,6 +472,14 @@ mod tests {
             exit_code: None,
             detail: String::new(),
         }
+    }
+
+    #[test]
+    fn every_status_of_the_ladder_maps_back_to_its_exit_code() {
+        for c in [0u8, 1, 2, 3, 4, 5, 130, 143] {
+            assert_eq!(exit_code(c).code(), c);
+        }
+        assert_eq!(exit_code(77), ExitCode::Failure);
     }
 
     #[test]

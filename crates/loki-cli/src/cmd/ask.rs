@@ -1,5 +1,6 @@
 //! `loki ask "<prompt>"`: one agent session in this repository, without verification (the
-//! session and its record are [`loki_engine::ask`]; this chooses the provider and prints).
+//! session and its record are [`loki_engine::ask`], its options
+//! [`loki_workspace::options::Setup::ask_options`]; this prints).
 //!
 //! It is for trying a provider: the agent works in the repository itself (not a worktree), and
 //! nothing is checked or signed. The run is still recorded (`kind: ask`): events, the transcript
@@ -10,59 +11,31 @@
 //! included, but its `.git` is read-only and its `.loki` (other runs) hidden; loki's home, other runs and the user's credentials cannot be opened, `HOME`
 //! and `TMPDIR` are private, and the network is off unless `agent.network = "on"`.
 
-use loki_agent::build;
 use loki_core::RunId;
 use loki_core::outcome::ExitCode;
-use loki_engine::ask::{AskEnd, AskOptions};
+use loki_engine::ask::AskEnd;
 use serde_json::json;
 
 use crate::cli::AskArgs;
-use crate::cmd::providers::{choose, settings};
 use crate::context::Ctx;
 use crate::output::{DIM, paint};
 
 impl AskArgs {
     /// The command's flags as the top configuration layer.
     pub fn provider_flags(&self) -> Vec<(String, String, String)> {
-        let mut f = Vec::new();
-        if let Some(p) = &self.provider {
-            f.push(("provider.name".into(), p.clone(), "--provider".into()));
-        }
-        if let Some(m) = &self.model {
-            f.push(("provider.model".into(), m.clone(), "--model".into()));
-        }
-        if let Some(s) = &self.script {
-            f.push((
-                "provider.script".into(),
-                s.display().to_string(),
-                "--script".into(),
-            ));
-        }
-        f
+        crate::cmd::provider_layer(
+            self.provider.as_ref(),
+            self.model.as_ref(),
+            self.script.as_ref(),
+        )
     }
 }
 
 pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
-    let (choice, why) = choose(ctx)?;
-    let settings = settings(ctx);
-    let backend = build(&choice, &settings)?;
-    let network = crate::cmd::modelbox::network(ctx);
-    let mut secrets = vec![ctx.home()?.clone()];
-    secrets.extend(loki_receipt::KeyEnv::from_process().signing_key_file);
-    let opts = AskOptions {
-        prompt: args.prompt.clone(),
-        argv: std::env::args().collect(),
-        provider: choice.label(),
-        why: why.clone(),
-        model: settings.model.clone(),
-        max_turns: args.max_turns,
-        prices: crate::cmd::providers::prices(ctx)?,
-        network,
-        secrets,
-        confine_exe: std::env::current_exe().ok(),
-        on_run: crate::cmd::modelbox::echo_commands(&ctx.global),
-    };
+    let (mut opts, chosen) = ctx.setup().ask_options(&args.prompt, args.max_turns)?;
+    opts.on_run = crate::cmd::modelbox::echo_commands(&ctx.global);
+    let (choice, why, network) = (chosen.choice, chosen.why, opts.network);
     let started = |id: &RunId, cli_agent: bool| -> anyhow::Result<()> {
         // Ctrl-C or SIGTERM: the agent's commands are stopped with their groups and loki says
         // what is left (the session has no safe point to stop at: a model call in flight cannot
@@ -82,7 +55,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
         crate::cmd::modelbox::announce(&ctx.global, network, cli_agent);
         Ok(())
     };
-    let asked = loki_engine::ask::ask(&repo, backend, &opts, started)?;
+    let asked = loki_engine::ask::ask(&repo, chosen.backend, &opts, started)?;
     let id = asked.run_id;
     match asked.result {
         Ok(AskEnd {

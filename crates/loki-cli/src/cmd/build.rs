@@ -10,66 +10,59 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use loki_agent::build;
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::{BuildOptions, TaskInput};
-use loki_receipt::KeyEnv;
+use loki_workspace::run::RunFlags;
 
 use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
-use crate::cmd::providers::{choose, prices, settings};
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
 use crate::output::{DIM, paint};
 use crate::progress::Printer;
 
 impl BuildFlags {
+    /// What the libraries take of the flags besides configuration.
+    pub fn run_flags(&self) -> RunFlags {
+        RunFlags {
+            deep: self.deep,
+            keep: self.keep,
+            commit: !self.no_commit,
+            pr: self.pr,
+        }
+    }
+
     /// The flags that are configuration keys, as the top configuration layer.
     pub fn config_flags(&self) -> Vec<(String, String, String)> {
-        let mut f = Vec::new();
-        if let Some(p) = &self.provider {
-            f.push(("provider.name".into(), p.clone(), "--provider".into()));
-        }
-        if let Some(m) = &self.model {
-            f.push(("provider.model".into(), m.clone(), "--model".into()));
-        }
-        if let Some(s) = &self.script {
-            f.push((
-                "provider.script".into(),
-                s.display().to_string(),
-                "--script".into(),
-            ));
-        }
-        if let Some(c) = self.cap {
-            let key = if self.deep {
-                "run.deep_cap_s"
-            } else {
-                "run.cap_s"
-            };
-            f.push((key.into(), c.to_string(), "--cap".into()));
-        }
-        if let Some(m) = self.max_cost {
-            f.push((
-                "run.max_cost_usd".into(),
-                m.to_string(),
-                "--max-cost".into(),
-            ));
-        }
-        if let Some(m) = self.max_tokens {
-            f.push((
-                "run.max_tokens".into(),
-                m.to_string(),
-                "--max-tokens".into(),
-            ));
-        }
-        if let Some(n) = self.council {
-            f.push((
-                "council.reviewers".into(),
-                n.to_string(),
-                "--council".into(),
-            ));
-        }
-        f
+        let cap_key = if self.deep {
+            "run.deep_cap_s"
+        } else {
+            "run.cap_s"
+        };
+        let mut layer = crate::cmd::provider_layer(
+            self.provider.as_ref(),
+            self.model.as_ref(),
+            self.script.as_ref(),
+        );
+        layer.extend(crate::cmd::layer([
+            (cap_key, self.cap.map(|c| c.to_string()), "--cap"),
+            (
+                "run.max_cost_usd",
+                self.max_cost.map(|m| m.to_string()),
+                "--max-cost",
+            ),
+            (
+                "run.max_tokens",
+                self.max_tokens.map(|m| m.to_string()),
+                "--max-tokens",
+            ),
+            (
+                "council.reviewers",
+                self.council.map(|n| n.to_string()),
+                "--council",
+            ),
+        ]));
+        layer
     }
 }
 
@@ -105,20 +98,14 @@ pub fn run_task_with(
             })?),
             (None, None) => None,
         };
-    if contract.is_some() && kind != RunKind::Build {
-        return Err(UsageError(
-            "a quick run has no acceptance wall, so nothing would prove a contract: use `loki run-task` or `loki \"<task>\"`".into(),
-        )
-        .into());
-    }
-    if flags.pr {
-        crate::cmd::pr::preflight(&repo, issue.as_ref().map(|i| i.reference.as_str()))?;
-    }
-    let (mut opts, label, why) = options(&ctx, task, kind, flags.deep)?;
-    opts.contract = contract;
-    opts.issue = issue;
-    opts.keep = flags.keep;
-    opts.commit = !flags.no_commit;
+    let request = loki_workspace::options::SingleBuild {
+        task,
+        kind,
+        flags: flags.run_flags(),
+        contract,
+        issue,
+    };
+    let (mut opts, label, why) = ctx.setup().single_build(&repo, request)?;
     opts.on_command = crate::cmd::modelbox::echo_commands(global);
     crate::cmd::modelbox::announce(
         global,
@@ -169,65 +156,33 @@ pub fn run_task_with(
         deep();
         return Ok(code);
     }
-    let pr = crate::cmd::pr::after_build(&repo, &report);
+    let pr = loki_workspace::publish_after(&repo, &report);
     if global.json {
         let mut v = loki_engine::summary::to_json(&report);
         pr.add_to(&mut v);
         anstream::println!("{v}");
         // The words go to stderr too, as for any error under --json.
-        if matches!(pr, crate::cmd::pr::AfterBuild::Failed(_)) {
-            pr.print();
+        if matches!(pr, loki_intake::after::AfterBuild::Failed(_)) {
+            crate::cmd::pr::print(&pr);
         }
     } else {
         print_report(global, &report);
-        pr.print();
+        crate::cmd::pr::print(&pr);
     }
     deep();
     Ok(pr.exit(code))
 }
 
-/// A build's options from the configuration: the provider chosen (and why) and built, prices,
-/// caps, the signing key, the check timeout and the model box. Also the options of each replay
-/// of `loki improve`, so a replay is built as the user's own run was.
+/// A build's options from the configuration, with the provider's label and why it was chosen
+/// ([`loki_workspace::options::Setup::build_options`]). Also the options of each replay of
+/// `loki improve`, so a replay is built as the user's own run was.
 pub fn options(
     ctx: &Ctx,
     task: TaskInput,
     kind: RunKind,
     deep: bool,
 ) -> anyhow::Result<(BuildOptions, String, String)> {
-    let (choice, why) = choose(ctx)?;
-    let backend = build(&choice, &settings(ctx))?;
-    let mut opts = BuildOptions::new(task, backend, &choice.label(), ctx.home()?.clone());
-    opts.kind = kind;
-    opts.prices = prices(ctx)?;
-    opts.deep = deep;
-    let (cap_key, default_cap) = if deep {
-        ("run.deep_cap_s", loki_engine::DEFAULT_DEEP_CAP)
-    } else {
-        ("run.cap_s", loki_engine::DEFAULT_CAP)
-    };
-    opts.cap = ctx
-        .config
-        .uint(cap_key)
-        .map_or(default_cap, Duration::from_secs);
-    opts.max_cost_usd = ctx.config.decimal("run.max_cost_usd");
-    opts.max_tokens = ctx.config.uint("run.max_tokens");
-    opts.council = ctx
-        .config
-        .uint("council.reviewers")
-        .map_or(loki_engine::DEFAULT_REVIEWERS, |n| {
-            usize::try_from(n).unwrap_or(usize::MAX)
-        });
-    opts.key_env = KeyEnv::from_process();
-    if let Some(t) = ctx.config.uint("checks.timeout_s") {
-        opts.check_timeout = Duration::from_secs(t);
-    }
-    opts.command = std::env::args().collect();
-    // The agent's commands run in the model box through this binary's hidden `__confine`
-    // subcommand.
-    opts.confine_exe = std::env::current_exe().ok();
-    opts.network = crate::cmd::modelbox::network(ctx);
-    Ok((opts, choice.label(), why))
+    Ok(ctx.setup().build_options(task, kind, deep)?)
 }
 
 /// Prints the summary (or the JSON object).
@@ -242,21 +197,7 @@ pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
 }
 
 /// The exit code for a numeric status the engine decided.
-pub fn exit_of(code: u8) -> ExitCode {
-    [
-        ExitCode::Success,
-        ExitCode::Failure,
-        ExitCode::Usage,
-        ExitCode::BudgetStop,
-        ExitCode::Blocked,
-        ExitCode::Stalled,
-        ExitCode::Interrupted,
-        ExitCode::Terminated,
-    ]
-    .into_iter()
-    .find(|c| c.code() == code)
-    .unwrap_or(ExitCode::Failure)
-}
+pub use loki_workspace::exit_code as exit_of;
 
 /// `loki run-task --file task.md`.
 pub fn run_file(global: &GlobalArgs, args: &RunTaskArgs) -> anyhow::Result<ExitCode> {

@@ -1,21 +1,13 @@
-//! `loki checks detect|run`: the repository's real test suites as evidence.
-//!
-//! `run` records a run of kind `checks`: `run.started`, one `check.result` per suite (its counts,
-//! failing ids and the sha256 of its log under `checks/<name>.log`), `run.completed`. Exit 0 only
-//! when at least one suite ran and every one passed with executed > 0; anything else is 1, so a
-//! repository with no tests, or a suite that did not run, is never reported as proven.
+//! `loki checks detect|run`: the repository's real test suites as evidence. The recorded run, its
+//! verdict and exit code are [`loki_workspace::checks`]'s (its module doc is the spec); this
+//! prints.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
-use loki_checks::{CheckResult, CheckStatus, RunOptions, detect, render_detect, run_check};
+use loki_checks::{CheckResult, CheckStatus, detect, render_detect};
 use loki_core::outcome::ExitCode;
-use loki_core::run::RunStore;
-use loki_events::RunRecorder;
-use loki_events::payload::{CheckResult as CheckEvent, RunCompleted, RunStarted};
 
 use crate::cli::ChecksCommand;
-use crate::cmd::UsageError;
 use crate::context::Ctx;
 use crate::output::{DIM, GREEN, RED, YELLOW, paint};
 
@@ -39,41 +31,8 @@ fn detect_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 
 fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
-    let mut checks = detect(&repo.root)?;
-    if !names.is_empty() {
-        if let Some(unknown) = names.iter().find(|n| !checks.iter().any(|c| &c.name == *n)) {
-            let known: Vec<_> = checks.iter().map(|c| c.name.as_str()).collect();
-            return Err(UsageError(format!(
-                "no check named {unknown:?}; detected: {}",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            ))
-            .into());
-        }
-        checks.retain(|c| names.contains(&c.name));
-    }
-    let mut rec = RunRecorder::start(
-        &RunStore::new(repo.clone()),
-        None,
-        std::env::args().collect(),
-        &RunStarted::Checks {
-            checks: checks.len(),
-        },
-    )?;
-    let dir = rec.dir().to_path_buf();
-    let mut opts = RunOptions::new(dir.join("checks"));
-    if let Some(t) = ctx.config.uint("checks.timeout_s") {
-        opts.timeout = Duration::from_secs(t);
-    }
-    if let Some(cap) = ctx.config.uint("checks.output_cap_bytes") {
-        opts.output_cap = usize::try_from(cap).unwrap_or(usize::MAX);
-    }
-    opts.rerun_failed = !no_rerun;
-    let mut results = Vec::new();
-    for check in &checks {
+    let argv = std::env::args().collect();
+    let run = loki_workspace::checks::run(&repo, &ctx.config, names, no_rerun, argv, |check| {
         if ctx.global.verbose {
             anstream::eprintln!(
                 "{}",
@@ -83,26 +42,15 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
                 )
             );
         }
-        let r = run_check(check, &opts)?;
-        rec.append(&CheckEvent::from(&r))?;
-        results.push(r);
-    }
-    let proven = !results.is_empty() && results.iter().all(|r| r.result == CheckStatus::Pass);
-    let outcome = if proven { "PASS" } else { "FAIL" };
-    let code = if proven {
-        ExitCode::Success
-    } else {
-        ExitCode::Failure
-    };
-    rec.finish(&RunCompleted::new(outcome).exit_code(i32::from(code.code())))?;
+    })?;
     if ctx.global.json {
         anstream::println!(
             "{}",
-            serde_json::json!({ "run": rec.id(), "proven": proven, "checks": results })
+            serde_json::json!({ "run": run.run_id, "proven": run.proven, "checks": run.results })
         );
     } else {
-        anstream::print!("{}", render_results(&results));
-        if results.is_empty() {
+        anstream::print!("{}", render_results(&run.results));
+        if run.results.is_empty() {
             anstream::println!(
                 "no test suites found: nothing is proven (`loki checks detect` says what it looked for)"
             );
@@ -112,16 +60,12 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
                 "{}",
                 paint(
                     DIM,
-                    &format!(
-                        "run {} · logs in {}",
-                        rec.id(),
-                        dir.join("checks").display()
-                    )
+                    &format!("run {} · logs in {}", run.run_id, run.logs.display())
                 )
             );
         }
     }
-    Ok(code)
+    Ok(run.exit)
 }
 
 /// One line per check, with the failing ids and the reason when it did not pass.

@@ -1,15 +1,14 @@
 //! `loki contract SPEC.md` and `loki answer <run>`: the delivery contract of later build runs,
 //! and the follow-up of a BLOCKED one.
 //!
-//! `loki contract` prints the numbered criteria ([`loki_contract`]) and writes them to
-//! `.loki/contract.json` atomically; a text without criteria writes nothing and exits 2 (an empty
-//! contract would prove nothing). `loki answer` builds again with the task, the question and the
-//! answer ([`loki_engine::ops::follow_up`], shared with MCP's `loki_answer`); a run that is not
-//! BLOCKED is refused with exit 2.
+//! `loki contract` writes the numbered criteria ([`loki_workspace::contract`], the spec) and
+//! prints them. `loki answer` builds again with the task, the question and the answer
+//! ([`loki_engine::ops::follow_up`], shared with MCP's `loki_answer`); a run that is not BLOCKED
+//! is refused with exit 2.
 
 use std::io::{IsTerminal as _, Read as _};
 
-use loki_contract::{Contract, MAX_CRITERIA};
+use loki_contract::MAX_CRITERIA;
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
@@ -24,16 +23,8 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| UsageError(format!("cannot read the spec {}: {e}", args.file.display())))?;
     let source = args.file.display().to_string();
-    let (contract, dropped) = Contract::from_text(&source, &text);
-    let Some(contract) = contract else {
-        return Err(UsageError(format!(
-            "no acceptance criteria in {source}: loki takes checklist items (- [ ] …) and the items of lists under a heading such as \"Acceptance criteria\", \"Requirements\", \"Must\" or \"Definition of done\""
-        ))
-        .into());
-    };
-    let path = loki_contract::proof::repo_contract_path(&repo);
-    repo.ensure_loki_dir()?;
-    loki_core::fs::write_atomic(&path, &contract.to_file_bytes()?)?;
+    let adopted = loki_workspace::contract::adopt(&repo, &source, &text)?;
+    let (contract, dropped, path) = (adopted.contract, adopted.dropped, adopted.path);
     if ctx.global.json {
         anstream::println!("{}", serde_json::to_string(&contract)?);
     } else {
@@ -54,26 +45,6 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// The answer posted for `run` through a running control plane (`POST
-/// /v1/runs/:source/:run/answer`), taken so it is used once; `None` when there is no server or no
-/// answer, or the server cannot be reached (then stdin is asked, as without a server).
-fn answer_from_control_plane(ctx: &Ctx, repo: &std::path::Path, run: &str) -> Option<String> {
-    use loki_control::ship;
-    let target = ship::discover(ctx.home.as_deref())?;
-    let client = ship::Client::new(target).ok()?;
-    let root = std::fs::canonicalize(repo).unwrap_or_else(|_| repo.to_path_buf());
-    let source = loki_control::store::source_id(&ship::machine(), &root.display().to_string());
-    let (status, body) = client
-        .post_json(
-            &format!("/v1/runs/{source}/{run}/answer/take"),
-            &serde_json::json!({}),
-        )
-        .ok()?;
-    (status == 200)
-        .then(|| body.get("answer")?.as_str().map(str::to_string))
-        .flatten()
-}
-
 /// `loki answer <run> [--text TEXT]`: the answer from `--text`, the control plane or stdin.
 pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
@@ -81,7 +52,7 @@ pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let posted = match &args.text {
         Some(_) => None,
-        None => answer_from_control_plane(&ctx, &repo.root, id.as_str()),
+        None => loki_control::admin::take_answer(ctx.home.as_deref(), &repo.root, id.as_str()),
     };
     let text = match (&args.text, posted) {
         (Some(t), _) => t.clone(),

@@ -28,10 +28,8 @@ pub mod verify;
 pub mod version;
 pub mod workspace;
 
-use loki_core::RunId;
 use loki_core::exit::{Classify, ExitClass};
 use loki_core::outcome::ExitCode;
-use loki_core::run::RunStore;
 
 use crate::cli::GlobalArgs;
 
@@ -117,18 +115,36 @@ pub fn build_task(
     build::run_task(global, input, loki_core::run::RunKind::Build, flags)
 }
 
-/// Resolves a run argument: an id, or `latest` for the newest run.
-pub fn resolve_run(store: &RunStore, arg: &str) -> anyhow::Result<RunId> {
-    if arg == "latest" {
-        return store.latest()?.ok_or_else(|| {
-            anyhow::Error::new(UsageError(format!(
-                "no runs in {}; a run is recorded when a loki command runs here",
-                store.repo().runs_dir().display()
-            )))
-        });
-    }
-    Ok(arg.parse::<RunId>()?)
+/// The flags given, as a configuration layer of `(key, value, flag name)`: each `(key, value,
+/// flag)` whose value is set.
+pub fn layer<const N: usize>(
+    flags: [(&str, Option<String>, &str); N],
+) -> Vec<(String, String, String)> {
+    flags
+        .into_iter()
+        .filter_map(|(key, value, flag)| Some((key.to_string(), value?, flag.to_string())))
+        .collect()
 }
+
+/// `--provider`, `--model` and `--script`, as a configuration layer.
+pub fn provider_layer(
+    provider: Option<&String>,
+    model: Option<&String>,
+    script: Option<&std::path::PathBuf>,
+) -> Vec<(String, String, String)> {
+    layer([
+        ("provider.name", provider.cloned(), "--provider"),
+        ("provider.model", model.cloned(), "--model"),
+        (
+            "provider.script",
+            script.map(|s| s.display().to_string()),
+            "--script",
+        ),
+    ])
+}
+
+/// Resolves a run argument: an id, or `latest` for the newest run.
+pub use loki_workspace::resolve_run;
 
 /// The command `word` most likely mistypes: a single word within two edits of a command's name
 /// (and not the name itself, which clap would have taken).

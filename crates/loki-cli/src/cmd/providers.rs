@@ -1,63 +1,33 @@
-//! Provider settings from the configuration, the auto choice, and `loki providers`.
-//!
-//! The configuration is the one source: `loki.toml`, `LOKI_*` variables and the conventional
-//! `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` all arrive through it, so what `loki providers` and
-//! `loki doctor` say is what a run will do. An explicit provider is never replaced by another.
+//! `loki providers`, and the provider choice as the other commands ask for it (the choice itself
+//! is [`loki_workspace::options`]'s: the configuration is the one source).
 
-use loki_agent::{Detection, ProviderChoice, ProviderSettings, describe};
+use loki_agent::{Detection, ProviderChoice, ProviderSettings};
 use loki_core::outcome::ExitCode;
 use std::fmt::Write as _;
 
-use crate::cmd::UsageError;
 use crate::context::Ctx;
 use crate::output::{DIM, GREEN, YELLOW, paint};
 
-/// Provider settings as the configuration has them.
+/// Provider settings as the configuration has them ([`loki_workspace::options::Setup::settings`]).
 pub fn settings(ctx: &Ctx) -> ProviderSettings {
-    ProviderSettings::from_config(&ctx.config, ctx.repo().ok().map(|r| r.runs_dir()))
+    ctx.setup().settings()
 }
 
-/// The price table: built in, with the file named by `provider.prices` over it.
-pub fn prices(ctx: &Ctx) -> anyhow::Result<loki_agent::PriceTable> {
-    let table = loki_agent::PriceTable::builtin();
-    match ctx.config.str("provider.prices").filter(|p| !p.is_empty()) {
-        Some(path) => Ok(table.with_file(std::path::Path::new(path))?),
-        None => Ok(table),
-    }
-}
-
-/// What `auto` would pick, judged from the configuration (not only the raw environment).
+/// What `auto` would pick ([`loki_workspace::options::Setup::detect`]).
 pub fn detect(ctx: &Ctx) -> Detection {
-    loki_agent::configured::detect(&ctx.config, &|p| which::which(p).ok())
+    ctx.setup().detect()
 }
 
-/// The provider a command uses: the configured one, or `auto`'s pick, or an error saying how to
-/// configure one.
+/// The provider a command uses ([`loki_workspace::options::Setup::choose`]).
 pub fn choose(ctx: &Ctx) -> anyhow::Result<(ProviderChoice, String)> {
-    let name = ctx.config.str("provider.name").unwrap_or("auto");
-    let source = ctx
-        .config
-        .entry("provider.name")
-        .map(|e| e.source.to_string())
-        .unwrap_or_default();
-    if let Some(choice) = ProviderChoice::parse(name)? {
-        return Ok((choice, format!("chosen explicitly ({source})")));
-    }
-    let d = detect(ctx);
-    match d.choice {
-        Some(c) => Ok((c, format!("auto: {}", d.reason))),
-        None => Err(UsageError(format!(
-            "no model provider is available ({}); set ANTHROPIC_API_KEY or OPENAI_API_KEY, point openai.base_url at a local server, install an agent CLI, or pass --provider scripted --script FILE",
-            d.reason
-        ))
-        .into()),
-    }
+    Ok(ctx.setup().choose()?)
 }
 
 /// `loki providers`.
 pub fn list(ctx: &Ctx) -> anyhow::Result<ExitCode> {
-    let infos = describe(&settings(ctx), &|p| which::which(p).ok());
-    let d = detect(ctx);
+    let setup = ctx.setup();
+    let infos = setup.providers();
+    let d = setup.detect();
     let configured = ctx
         .config
         .str("provider.name")

@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use anyhow::Context as _;
+use loki_control::admin;
 use loki_control::server::{ServeOptions, Server, default_db, runtime, stop_signal};
 use loki_control::ship::{Client, Target, backfill, discover};
-use loki_control::store::{DbSpec, Store};
+use loki_control::store::DbSpec;
 use loki_core::outcome::ExitCode;
 
 use crate::cli::{GlobalArgs, ServeArgs, ServeCommand};
@@ -24,12 +25,7 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             let pem = std::fs::read_to_string(pubkey)
                 .with_context(|| format!("cannot read {}", pubkey.display()))?;
             let spec = db_spec(&ctx, db.as_deref())?;
-            let keyid = runtime()?.block_on(async {
-                let store = Store::open(&spec).await?;
-                let id = store.trust(&pem).await;
-                store.close().await;
-                id
-            })?;
+            let keyid = admin::trust(&spec, &pem)?;
             anstream::println!("trusted {keyid} in {}", spec.display());
             Ok(ExitCode::Success)
         }
@@ -60,15 +56,13 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 anstream::println!("control plane: not running");
                 return Ok(ExitCode::Failure);
             };
-            let client = Client::new(t)?;
-            let health = client.get_json("/health", STATUS_TIMEOUT)?;
-            let runs = client.get_json("/v1/runs?limit=1", STATUS_TIMEOUT)?;
+            let s = admin::status(&Client::new(t)?, STATUS_TIMEOUT)?;
             anstream::println!(
                 "control plane: running at {} (pid {}, {}); latest run: {}",
-                client.url(),
-                health["pid"],
-                health["engine"].as_str().unwrap_or("?"),
-                runs["runs"][0]["run"].as_str().unwrap_or("none")
+                s.url,
+                s.pid,
+                s.engine,
+                s.latest
             );
             Ok(ExitCode::Success)
         }
@@ -79,12 +73,7 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             db,
         }) => {
             let spec = db_spec(&ctx, db.as_deref())?;
-            let pruned = runtime()?.block_on(async {
-                let store = Store::open(&spec).await?;
-                let p = store.prune(repo, before, *dry_run).await;
-                store.close().await;
-                p
-            })?;
+            let pruned = admin::prune(&spec, repo, before, *dry_run)?;
             for r in &pruned.runs {
                 anstream::println!("{} {r}", if *dry_run { "would remove" } else { "removed" });
             }

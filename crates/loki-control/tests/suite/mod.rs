@@ -3,6 +3,7 @@
     reason = "tests fail loudly at the line that broke"
 )]
 
+mod admin;
 mod check;
 mod fixture;
 mod load;
