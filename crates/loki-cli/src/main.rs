@@ -184,8 +184,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
 /// Every error type that reaches the binary, so the class of an error chain is found wherever
 /// in the chain it sits (under anyhow context lines). Each type decides its own class
 /// (`loki_core::exit::Classify`); a library error type the binary can receive needs its probe
-/// here. Errors of `loki-git`, `loki-patch` and `loki-repomap` arrive only inside the errors of
-/// the crates that call them, which classify them.
+/// here (a test fails on a classified type that has none and is not in [`NOT_PROBED`]).
 const PROBES: &[Probe] = &[
     probe::<cmd::UsageError>,
     probe::<cmd::Worded>,
@@ -198,6 +197,8 @@ const PROBES: &[Probe] = &[
     probe::<loki_events::EventError>,
     probe::<loki_receipt::ReceiptError>,
     probe::<loki_agent::AgentError>,
+    probe::<loki_clients::ClientError>,
+    probe::<loki_contract::ContractError>,
     probe::<loki_seal::SealError>,
     probe::<loki_heal::HealError>,
     probe::<loki_engine::EngineError>,
@@ -209,6 +210,18 @@ const PROBES: &[Probe] = &[
     probe::<loki_doctor::DoctorError>,
     probe::<loki_workspace::UnknownWorkspace>,
     probe::<loki_workspace::WorkspaceError>,
+];
+
+/// Classified error types that never reach the binary bare: they arrive inside the errors of
+/// the crates that call them, which classify them; the confinement wrapper's error ends the
+/// wrapper process itself.
+#[cfg(test)]
+const NOT_PROBED: &[&str] = &[
+    "GitError",
+    "PatchError",
+    "RepoMapError",
+    "IntegrityError",
+    "WrapperError",
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.
@@ -260,6 +273,45 @@ mod tests {
 
     use super::*;
     use anyhow::Context as _;
+
+    /// A library error type without its probe would exit 1 whatever its class says (a malformed
+    /// `--contract` file did, until this test).
+    #[test]
+    fn every_classified_error_type_has_its_probe() {
+        let main = include_str!("main.rs");
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut missing = Vec::new();
+        let mut dirs: Vec<_> = std::fs::read_dir(&crates)
+            .unwrap()
+            .map(|e| e.unwrap().path().join("src"))
+            .collect();
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&p).unwrap();
+                // Top-level impls only: one inside a test module is a test's own type.
+                for line in text.lines().filter(|l| l.starts_with("impl")) {
+                    let Some((_, ty)) = line.split_once("Classify for ") else {
+                        continue;
+                    };
+                    let ty = ty.trim_end_matches(" {").trim();
+                    let probed = main.contains(&format!("::{ty}>,"));
+                    if !probed && !NOT_PROBED.contains(&ty) && !main.contains(&format!("enum {ty}"))
+                    {
+                        missing.push(format!("{ty} ({})", p.display()));
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "add a probe for: {missing:?}");
+    }
     use loki_core::outcome::VerifyVerdict;
 
     #[test]

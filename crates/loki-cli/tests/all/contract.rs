@@ -135,6 +135,16 @@ fn loki_contract_writes_the_numbered_criteria() {
             "a quick run has no acceptance wall",
         ));
 
+    // A malformed contract file is the user's input: exit 2 naming the file, before any model.
+    let bad = spec.with_file_name("broken-contract.json");
+    std::fs::write(&bad, "{\"criteria\": [").unwrap();
+    sandboxed(&sb, repo.path())
+        .args(["fix add", "--contract"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("broken-contract.json"));
+
     // A text without criteria writes nothing.
     std::fs::remove_file(repo.path().join(".loki/contract.json")).unwrap();
     std::fs::write(&spec, "Make it faster.\n\n- it is slow\n").unwrap();
