@@ -13,8 +13,6 @@ mod context;
 mod interrupt;
 mod log;
 mod output;
-mod page;
-mod progress;
 
 use std::process::ExitCode as ProcessExit;
 
@@ -61,7 +59,11 @@ fn main() -> ProcessExit {
         .get(1)
         .is_some_and(|a| a == loki_heal::web::PAGE_SUBCOMMAND)
     {
-        return ProcessExit::from(page::run(&argv[2..]));
+        return ProcessExit::from(loki_term::page::run(
+            &argv[2..],
+            &mut anstream::stdout(),
+            &mut anstream::stderr(),
+        ));
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -72,7 +74,7 @@ fn main() -> ProcessExit {
         }
     };
     output::init_color(&cli.global);
-    log::init(cli.global.verbose, output::stderr_color());
+    log::init(cli.global.verbose, loki_term::color::stderr_color());
     let json = cli.global.json;
     let code = match run(cli) {
         Ok(code) => code,

@@ -17,7 +17,7 @@ use loki_events::payload::{CheckResult as CheckEvent, RunCompleted, RunStarted};
 use crate::cli::ChecksCommand;
 use crate::cmd::UsageError;
 use crate::context::Ctx;
-use crate::output::{DIM, GREEN, RED, YELLOW, paint};
+use loki_term::{DIM, GREEN, RED, YELLOW, paint};
 
 pub fn run(ctx: &Ctx, cmd: ChecksCommand) -> anyhow::Result<ExitCode> {
     match cmd {

@@ -19,7 +19,7 @@ use loki_receipt::{KeyEnv, VerifyInput, VerifyOptions, render_human, verify};
 use crate::cli::DemoArgs;
 use crate::cmd::Exit;
 use crate::context::Ctx;
-use crate::output::{DIM, paint};
+use loki_term::{DIM, paint};
 
 /// The demo's own cap: its tests build in seconds; a minute means something is wrong.
 const DEMO_CAP: Duration = Duration::from_secs(300);

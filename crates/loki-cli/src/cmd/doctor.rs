@@ -10,7 +10,7 @@ use loki_doctor::checks::{Inputs, Status};
 
 use crate::cmd::modelbox;
 use crate::context::Ctx;
-use crate::output::{GREEN, RED, YELLOW, paint};
+use loki_term::{GREEN, RED, YELLOW, paint};
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let support = loki_process::confine::support();

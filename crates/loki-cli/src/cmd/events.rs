@@ -9,7 +9,7 @@ use loki_events::{LogStatus, read_events, verify_log};
 use crate::cli::EventsArgs;
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
-use crate::output::{DIM, GREEN, RED, YELLOW, paint};
+use loki_term::{DIM, GREEN, RED, YELLOW, paint};
 
 pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
     let store = RunStore::new(ctx.repo()?);

@@ -40,7 +40,7 @@ use crate::cli::{FixArgs, ReplayArgs, RunArgs};
 use crate::cmd::UsageError;
 use crate::context::Ctx;
 use crate::interrupt;
-use crate::output::{DIM, GREEN, RED, YELLOW, paint};
+use loki_term::{DIM, GREEN, RED, YELLOW, paint};
 
 /// Default limit on an observed command (and on its reproduction).
 const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);

@@ -20,7 +20,7 @@ use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Paths, Runtime, Tri
 use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
 use crate::cmd::build;
 use crate::context::Ctx;
-use crate::output::{DIM, paint};
+use loki_term::{DIM, paint};
 
 fn config_flags(args: &ImproveArgs) -> Vec<(String, String, String)> {
     let m = &args.model;

@@ -13,7 +13,7 @@ use loki_process::confine::{Network, NetworkCut, NetworkMechanism, Support};
 
 use crate::cli::GlobalArgs;
 use crate::context::Ctx;
-use crate::output::{DIM, YELLOW, paint};
+use loki_term::{DIM, YELLOW, paint};
 
 /// The `agent.network` choice (default off).
 pub fn network(ctx: &Ctx) -> Network {

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use crate::cmd::UsageError;
 use crate::context::Ctx;
-use crate::output::{DIM, GREEN, YELLOW, paint};
+use loki_term::{DIM, GREEN, YELLOW, paint};
 
 /// Provider settings as the configuration has them.
 pub fn settings(ctx: &Ctx) -> ProviderSettings {

@@ -9,7 +9,7 @@ use loki_events::{LogStatus, fold, read_events};
 use crate::cli::RunsCommand;
 use crate::cmd::resolve_run;
 use crate::context::Ctx;
-use crate::output::{DIM, GREEN, RED, YELLOW, paint};
+use loki_term::{DIM, GREEN, RED, YELLOW, paint};
 
 pub fn run(ctx: &Ctx, cmd: RunsCommand) -> anyhow::Result<ExitCode> {
     let store = RunStore::new(ctx.repo()?);

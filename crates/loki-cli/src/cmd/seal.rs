@@ -15,7 +15,7 @@ use loki_seal::{Agent, Decision, HookInput, SealOptions, respond};
 
 use crate::cli::{AgentName, SealCommand};
 use crate::context::Ctx;
-use crate::output::{GREEN, RED, paint};
+use loki_term::{GREEN, RED, paint};
 
 /// Hook input is a small JSON object; anything larger is not from an agent.
 const MAX_STDIN: u64 = 1024 * 1024;

@@ -14,7 +14,7 @@ use crate::cli::FixArgs;
 use crate::cmd::UsageError;
 use crate::context::Ctx;
 use crate::interrupt;
-use crate::output::{DIM, RED, paint};
+use loki_term::{DIM, RED, paint};
 
 /// `loki fix --demo`: the bundled example, healed end to end in a directory of its own.
 pub(super) fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
