@@ -5,10 +5,12 @@ pub mod deep;
 pub mod doctor;
 pub mod error;
 pub mod events;
+pub mod improve;
 pub mod keys;
 pub mod page;
 pub mod progress;
 pub mod runs;
+pub mod seal;
 pub mod style;
 pub mod verify;
 
