@@ -5,6 +5,7 @@ pub mod deep;
 pub mod doctor;
 pub mod error;
 pub mod events;
+pub mod heal;
 pub mod improve;
 pub mod keys;
 pub mod page;

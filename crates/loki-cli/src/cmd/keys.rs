@@ -18,9 +18,9 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
             if matches!(cmd, KeysCommand::Export) {
                 anstream::print!("{}", signer.export_public_pem()?);
             } else if ctx.global.json {
-                anstream::println!("{}", loki_term::keys::show_json(&info));
+                anstream::println!("{}", loki_term::keys::show_json(info));
             } else {
-                anstream::print!("{}", loki_term::keys::show(&info));
+                anstream::print!("{}", loki_term::keys::show(info));
             }
         }
         KeysCommand::Rotate => {
