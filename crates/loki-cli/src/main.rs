@@ -1,5 +1,5 @@
 //! `loki`: the only binary. It parses the command line, loads the configuration, calls the
-//! libraries and prints. The exit code of an error is decided in one place, [`exit_code_for`],
+//! libraries and prints what `loki_term` renders. The exit code of an error is decided in one place, [`exit_code_for`],
 //! by the error's own class (`loki_core::exit`); the code of a result comes from the ladders in
 //! `loki_core::outcome`.
 
