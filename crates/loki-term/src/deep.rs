@@ -3,8 +3,12 @@
 //! failing test ids), one `App boot:` line per start command (a crashed boot's last ten output
 //! lines under it), `Secrets:` (what was scanned, or one line per finding, redacted), the
 //! receipt's hash, `NOT PROVEN:` and where the receipt's markdown was written.
+//!
+//! After a `--deep` build (stderr), one `Deep:` line: started in the background with its pid, log
+//! and receipt paths; not started, and why; or could not start.
 
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
+use std::path::Path;
 
 use loki_deep::{BootStatus, DeepReport, describe_boot};
 
@@ -122,4 +126,30 @@ pub fn render(r: &DeepReport) -> String {
             .to_string(),
     );
     s
+}
+
+/// After a `--deep` build: the deep verify started in the background (no trailing newline).
+#[must_use]
+pub fn started(pid: impl Display, log: &Path, receipt: &Path) -> String {
+    format!(
+        "{}started in the background (pid {pid}); log {}, receipt {}",
+        crate::style::label("Deep:"),
+        log.display(),
+        receipt.display()
+    )
+}
+
+/// After a `--deep` build whose run cannot be deep-verified: why (no trailing newline).
+#[must_use]
+pub fn not_started(why: &dyn Display) -> String {
+    format!("{}not started: {why}", crate::style::label("Deep:"))
+}
+
+/// After a `--deep` build when `loki deep <run>` could not be spawned (no trailing newline).
+#[must_use]
+pub fn start_failed(run: &dyn Display, why: &dyn Display) -> String {
+    format!(
+        "{}could not start `loki deep {run}`: {why}",
+        crate::style::label("Deep:")
+    )
 }

@@ -483,3 +483,22 @@ pub fn demo_fallback() -> String {
 pub fn demo_kept(dir: &Path) -> String {
     paint(DIM, &format!("demo files kept in {}", dir.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_colours_changed_lines_but_not_file_headers() {
+        let diff = "--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n-x = 1 / 0\n+x = 1\n print(x)\n";
+        let out = colour_diff(diff);
+        assert_eq!(anstream::adapter::strip_str(&out).to_string(), diff);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "--- a/app.py");
+        assert_eq!(lines[1], "+++ b/app.py");
+        assert_eq!(lines[2], paint(DIM, "@@ -1,2 +1,2 @@"));
+        assert_eq!(lines[3], paint(RED, "-x = 1 / 0"));
+        assert_eq!(lines[4], paint(GREEN, "+x = 1"));
+        assert_eq!(lines[5], " print(x)");
+    }
+}

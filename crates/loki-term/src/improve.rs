@@ -256,3 +256,37 @@ pub fn audit(lines: &[Line]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_name_revisions_by_their_first_twelve_hex_digits() {
+        let from = format!("sha256:{}", "a".repeat(64));
+        let to = "b".repeat(64);
+        let applied = Change::Applied {
+            from: from.clone(),
+            to: to.clone(),
+        };
+        assert_eq!(
+            change(&applied, "approved p1"),
+            "Done:       approved p1: aaaaaaaaaaaa → bbbbbbbbbbbb"
+        );
+        let stale = Change::Stale {
+            expected: from,
+            current: to,
+        };
+        assert_eq!(
+            change(&stale, "rolled back"),
+            "stale: the instructions are at bbbbbbbbbbbb, not aaaaaaaaaaaa as expected; nothing was written"
+        );
+        assert_eq!(
+            audit_verdict(&Verdict::Intact {
+                count: 3,
+                head: "c".repeat(64)
+            }),
+            "intact (3 lines, head cccccccccccc)"
+        );
+    }
+}

@@ -60,7 +60,7 @@ pub fn start_detached(repo: &Repo, run_id: &str) {
         return;
     };
     if let Err(e) = loki_deep::main_receipt(repo, &run) {
-        anstream::eprintln!("Deep:       not started: {e}");
+        anstream::eprintln!("{}", loki_term::deep::not_started(&e));
         return;
     }
     let (log, receipt) = loki_deep::detached_paths(repo, &run);
@@ -74,13 +74,9 @@ pub fn start_detached(repo: &Repo, run_id: &str) {
         });
     match started {
         Ok(child) => {
-            anstream::eprintln!(
-                "Deep:       started in the background (pid {}); log {}, receipt {}",
-                child.pid,
-                log.display(),
-                receipt.display()
-            );
+            let text = loki_term::deep::started(child.pid, &log, &receipt);
+            anstream::eprintln!("{text}");
         }
-        Err(e) => anstream::eprintln!("Deep:       could not start `loki deep {run}`: {e}"),
+        Err(e) => anstream::eprintln!("{}", loki_term::deep::start_failed(&run, &e)),
     }
 }
