@@ -1,4 +1,5 @@
-//! `loki run`, `loki fix`, `loki replay`: incidents and healing (the work is in `loki-heal`).
+//! `loki run`, `loki fix`, `loki replay`: incidents and healing (the work is in `loki-heal`, the
+//! text in `loki_term::heal`).
 //!
 //! - `loki run [--seed N] [--timeout S] [--clean-env] [--auto-heal] -- <cmd…>` echoes the
 //!   command's output and records the run; a crash adds an incident and its `repro.sh`. The

@@ -1,5 +1,6 @@
 //! `loki improve`: one guarded cycle of `loki-improve`, and its subcommands (`status`,
-//! `history`, `pending`, `approve`, `reject`, `rollback`, `audit`, `watch`).
+//! `history`, `pending`, `approve`, `reject`, `rollback`, `audit`, `watch`); the text is
+//! `loki_term::improve`'s.
 //!
 //! The editor and the replays' agent are the provider chosen as for a build (`--provider`,
 //! `--script`, `--model`, or the configuration); each replay is built with [`build::options`], so

@@ -2,7 +2,7 @@
 //!
 //! The hook commands read the agent's JSON from stdin and answer in the agent's protocol
 //! (`loki_seal::respond`). `stop` fails closed: any error becomes a block whose reason is the
-//! error, so a broken seal can never read as "done".
+//! error, so a broken seal can never read as "done". What a person reads is `loki_term::seal`.
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
