@@ -8,7 +8,7 @@ use loki_core::config::{Config, Ignored, Layer};
 use loki_core::layout::Repo;
 
 use crate::cli::GlobalArgs;
-use crate::output::{YELLOW, paint};
+use loki_term::{YELLOW, paint};
 
 #[derive(Debug)]
 pub struct Ctx {

@@ -5,7 +5,7 @@ use loki_core::outcome::ExitCode;
 use loki_process::Cancel;
 pub use loki_process::signals::{at_prompt, left, signal_name};
 
-use crate::output::{YELLOW, paint};
+use loki_term::{YELLOW, paint};
 
 /// Prints what an interrupted command left: `loki: interrupted (SIGINT): …`.
 fn print_note(signal: &str, note: &str) {

@@ -1,5 +1,5 @@
 //! `loki`: the only binary. It parses the command line, loads the configuration, calls the
-//! libraries and prints. The exit code of an error is decided in one place, [`exit_code_for`],
+//! libraries and prints what `loki_term` renders. The exit code of an error is decided in one place, [`exit_code_for`],
 //! by the error's own class (`loki_core::exit`); the code of a result comes from the ladders in
 //! `loki_core::outcome`.
 
@@ -13,8 +13,6 @@ mod context;
 mod interrupt;
 mod log;
 mod output;
-mod page;
-mod progress;
 
 use std::process::ExitCode as ProcessExit;
 
@@ -61,7 +59,11 @@ fn main() -> ProcessExit {
         .get(1)
         .is_some_and(|a| a == loki_heal::web::PAGE_SUBCOMMAND)
     {
-        return ProcessExit::from(page::run(&argv[2..]));
+        return ProcessExit::from(loki_term::page::run(
+            &argv[2..],
+            &mut anstream::stdout(),
+            &mut anstream::stderr(),
+        ));
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -72,7 +74,7 @@ fn main() -> ProcessExit {
         }
     };
     output::init_color(&cli.global);
-    log::init(cli.global.verbose, output::stderr_color());
+    log::init(cli.global.verbose, loki_term::color::stderr_color());
     let json = cli.global.json;
     let code = match run(cli) {
         Ok(code) => code,

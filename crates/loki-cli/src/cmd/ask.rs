@@ -18,7 +18,7 @@ use serde_json::json;
 
 use crate::cli::AskArgs;
 use crate::context::Ctx;
-use crate::output::{DIM, paint};
+use loki_term::{DIM, paint};
 
 impl AskArgs {
     /// The command's flags as the top configuration layer.

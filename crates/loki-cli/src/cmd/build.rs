@@ -2,7 +2,7 @@
 //! `loki logs`, `loki apply`, `loki discard`. The engine (`loki-engine`) does the work; this
 //! module turns flags and configuration into [`BuildOptions`] and prints.
 //!
-//! Output: quiet by default. While the run goes, [`crate::progress`] shows a live status line on a
+//! Output: quiet by default. While the run goes, [`loki_term::progress`] shows a live status line on a
 //! terminal, or with `--verbose` one line per stage and a heartbeat. Then the summary of
 //! DESIGN.md on stdout, or one JSON object with `--json`.
 
@@ -18,8 +18,8 @@ use loki_workspace::run::RunFlags;
 use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
-use crate::output::{DIM, paint};
-use crate::progress::Printer;
+use loki_term::progress::Printer;
+use loki_term::{DIM, paint};
 
 impl BuildFlags {
     /// What the libraries take of the flags besides configuration.
@@ -127,7 +127,7 @@ pub fn run_task_with(
     let heartbeat = ctx
         .config
         .uint("output.heartbeat_s")
-        .map_or(crate::progress::DEFAULT_HEARTBEAT, Duration::from_secs);
+        .map_or(loki_term::progress::DEFAULT_HEARTBEAT, Duration::from_secs);
     let printer = Printer::new(
         global.verbose,
         std::io::stderr().is_terminal() && !global.json && !global.quiet,

@@ -9,7 +9,7 @@ use loki_core::outcome::ExitCode;
 
 use crate::cli::ChecksCommand;
 use crate::context::Ctx;
-use crate::output::{DIM, GREEN, RED, YELLOW, paint};
+use loki_term::{DIM, GREEN, RED, YELLOW, paint};
 
 pub fn run(ctx: &Ctx, cmd: ChecksCommand) -> anyhow::Result<ExitCode> {
     match cmd {

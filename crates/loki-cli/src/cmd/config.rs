@@ -9,7 +9,7 @@ use loki_core::outcome::ExitCode;
 
 use crate::cli::ConfigCommand;
 use crate::context::Ctx;
-use crate::output::{DIM, paint};
+use loki_term::{DIM, paint};
 
 pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
     match cmd {

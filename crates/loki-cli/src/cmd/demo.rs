@@ -9,7 +9,7 @@ use loki_receipt::render_human;
 use crate::cli::DemoArgs;
 use crate::cmd::Exit;
 use crate::context::Ctx;
-use crate::output::{DIM, paint};
+use loki_term::{DIM, paint};
 
 pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
     let setup = ctx.setup();

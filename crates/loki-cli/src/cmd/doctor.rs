@@ -1,16 +1,13 @@
-//! `loki doctor`: prints `loki_doctor::checks`, one line per check.
+//! `loki doctor`: prints `loki_doctor::checks`, one line per check (`loki_term::doctor`).
 //!
 //! Each line is `PASS|WARN|FAIL name: detail (how to fix)`. Exit 0 when nothing required fails;
 //! `--json` prints every check even on failure.
 
-use std::fmt::Write as _;
-
 use loki_core::outcome::ExitCode;
-use loki_doctor::checks::{Inputs, Status};
+use loki_doctor::checks::Inputs;
 
 use crate::cmd::modelbox;
 use crate::context::Ctx;
-use crate::output::{GREEN, RED, YELLOW, paint};
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let support = loki_process::confine::support();
@@ -38,26 +35,9 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     });
     let ok = loki_doctor::checks::ok(&checks);
     if ctx.global.json {
-        anstream::println!("{}", serde_json::json!({ "ok": ok, "checks": checks }));
+        anstream::println!("{}", loki_term::doctor::checks_json(&checks, ok));
     } else {
-        let mut out = String::new();
-        for c in &checks {
-            if ctx.global.quiet && c.status == Status::Pass {
-                continue;
-            }
-            let tag = match c.status {
-                Status::Pass => paint(GREEN, "PASS"),
-                Status::Warn => paint(YELLOW, "WARN"),
-                Status::Fail => paint(RED, "FAIL"),
-            };
-            let fix = c
-                .fix
-                .as_ref()
-                .map(|f| format!(" ({f})"))
-                .unwrap_or_default();
-            writeln!(out, "{tag} {}: {}{fix}", c.name, c.detail)?;
-        }
-        anstream::print!("{out}");
+        anstream::print!("{}", loki_term::doctor::checks(&checks, ctx.global.quiet));
     }
     Ok(if ok {
         ExitCode::Success

@@ -1,6 +1,4 @@
-//! `loki events <run> [--verify]`.
-
-use std::fmt::Write as _;
+//! `loki events <run> [--verify]` (the text is `loki_term::events`).
 
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
@@ -9,7 +7,6 @@ use loki_events::{LogStatus, read_events, verify_log};
 use crate::cli::EventsArgs;
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
-use crate::output::{DIM, GREEN, RED, YELLOW, paint};
 
 pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
     let store = RunStore::new(ctx.repo()?);
@@ -39,42 +36,11 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
             anstream::println!("{}", serde_json::to_string(e)?);
         }
     } else {
-        let mut out = String::new();
-        for e in &events {
-            let stage = e
-                .stage
-                .as_deref()
-                .map(|s| format!(" {s}"))
-                .unwrap_or_default();
-            let data = if e.data.is_empty() {
-                String::new()
-            } else {
-                serde_json::Value::Object(e.data.clone()).to_string()
-            };
-            let data: String = data.chars().take(120).collect();
-            writeln!(
-                out,
-                "{:>4} {} {}{stage} {}",
-                e.seq,
-                paint(DIM, &e.ts),
-                e.kind,
-                paint(DIM, &data)
-            )?;
-        }
-        anstream::print!("{out}");
+        anstream::print!("{}", loki_term::events::lines(&events));
     }
     match summary.status {
         LogStatus::Broken(b) => {
-            anstream::eprintln!(
-                "{}",
-                paint(
-                    RED,
-                    &format!(
-                        "the log is broken at line {}: {} (shown up to there)",
-                        b.line, b.reason
-                    )
-                )
-            );
+            anstream::eprintln!("{}", loki_term::events::broken(&b));
             Ok(ExitCode::Failure)
         }
         LogStatus::Intact | LogStatus::Interrupted { .. } => Ok(ExitCode::Success),
@@ -86,21 +52,7 @@ fn verify(ctx: &Ctx, log: &std::path::Path, run: &str) -> anyhow::Result<ExitCod
     if ctx.global.json {
         anstream::println!("{}", serde_json::to_string(&s)?);
     } else {
-        let text = match &s.status {
-            LogStatus::Intact => paint(
-                GREEN,
-                &format!("intact ({} events, head {})", s.count, s.head),
-            ),
-            LogStatus::Interrupted { torn_bytes } => paint(
-                YELLOW,
-                &format!(
-                    "interrupted ({} intact events, head {}; the last line is torn: {torn_bytes} bytes of an unfinished write, not tampering)",
-                    s.count, s.head
-                ),
-            ),
-            LogStatus::Broken(b) => paint(RED, &format!("broken at line {}: {}", b.line, b.reason)),
-        };
-        anstream::println!("{text}");
+        anstream::println!("{}", loki_term::events::verified(&s));
     }
     Ok(match s.status {
         LogStatus::Intact | LogStatus::Interrupted { .. } => ExitCode::Success,

@@ -1,4 +1,5 @@
-//! `loki run`, `loki fix`, `loki replay`: incidents and healing (the work is in `loki-heal`).
+//! `loki run`, `loki fix`, `loki replay`: incidents and healing (the work is in `loki-heal`, the
+//! text in `loki_term::heal`).
 //!
 //! - `loki run [--seed N] [--timeout S] [--clean-env] [--auto-heal] -- <cmd…>` echoes the
 //!   command's output and records the run; a crash adds an incident and its `repro.sh`. The
@@ -26,11 +27,11 @@ use loki_agent::{Backend, Provider, ProviderChoice, build};
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
-use loki_heal::backups::{self, StaleBackup};
+use loki_heal::backups;
 use loki_heal::web::PageSpec;
 use loki_heal::{
-    FixOptions, FixReport, FixSession, HealError, Incident, ObserveOptions, Observed, PatchSource,
-    PlannedEdit, ReplayVerdict, Settled,
+    FixOptions, FixReport, FixSession, HealError, ObserveOptions, Observed, PatchSource,
+    PlannedEdit, ReplayVerdict,
 };
 use loki_receipt::{KeyEnv, Signer};
 
@@ -40,16 +41,9 @@ use crate::cli::{FixArgs, ReplayArgs, RunArgs};
 use crate::cmd::UsageError;
 use crate::context::Ctx;
 use crate::interrupt;
-use crate::output::{DIM, GREEN, RED, YELLOW, paint};
 
 /// Default limit on an observed command (and on its reproduction).
 const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
-/// Lines of the reproduction's output shown by `loki replay` (the end holds the verdict).
-const REPLAY_SHOWN_LINES: usize = 30;
-
-fn label(l: &str) -> String {
-    format!("{l:<12}")
-}
 
 /// An exit status as the process reports it: statuses are 0..=255, and a code outside (a
 /// negative one from a foreign wait status) is reported as a failure.
@@ -99,33 +93,23 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     anstream::eprint!("{}", out.stderr.text());
     let _ = std::io::stdout().flush();
     let code = out.exit_code();
+    if ctx.global.json {
+        anstream::println!(
+            "{}",
+            loki_term::heal::observed_json(&observed, code, opts.timeout.as_secs())
+        );
+    }
     match &observed {
         Observed::Clean { run_id, .. } => {
-            if ctx.global.json {
-                anstream::println!(
-                    "{}",
-                    serde_json::json!({"run": run_id, "outcome": "CLEAN", "exit_code": 0})
-                );
-            } else if !ctx.global.quiet {
-                anstream::eprintln!(
-                    "{}",
-                    paint(DIM, &format!("loki: clean run, recorded as {run_id}"))
-                );
+            if !ctx.global.json && !ctx.global.quiet {
+                anstream::eprintln!("{}", loki_term::heal::clean(run_id));
             }
             Ok(observed_exit(0))
         }
         Observed::TimedOut { run_id, .. } => {
-            let secs = opts.timeout.as_secs();
-            if ctx.global.json {
-                anstream::println!(
-                    "{}",
-                    serde_json::json!({"run": run_id, "outcome": "TIMED_OUT", "timeout_s": secs, "exit_code": code})
-                );
-            } else {
-                anstream::eprintln!(
-                    "{}: the command was stopped after {secs}s; no incident recorded (a hang has no deterministic reproduction); run {run_id}",
-                    paint(YELLOW, "loki")
-                );
+            if !ctx.global.json {
+                let secs = opts.timeout.as_secs();
+                anstream::eprintln!("{}", loki_term::heal::timed_out(secs, run_id));
             }
             Ok(observed_exit(code))
         }
@@ -135,33 +119,16 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
             run_dir,
             ..
         } => {
-            if ctx.global.json {
-                anstream::println!(
-                    "{}",
-                    serde_json::json!({"run": run_id, "outcome": "CRASHED", "exit_code": incident.exit.code,
-                        "signal": incident.exit.signal_name, "kind": incident.crash.kind,
-                        "signature": incident.signature, "repro": run_dir.join(&incident.repro)})
-                );
-            } else {
-                anstream::eprintln!("{}: crash recorded as {run_id}", paint(RED, "loki"));
-                anstream::eprint!("{}", crash_lines(incident, &repo, run_dir));
-                anstream::eprintln!(
-                    "{}loki fix (diagnose) · loki fix --apply (patch and verify) · loki replay",
-                    label("Next:")
-                );
+            if !ctx.global.json {
+                let text = loki_term::heal::crashed(run_id, incident, &repo.root, run_dir);
+                anstream::eprint!("{text}");
             }
             if args.auto_heal {
                 return apply(ctx, &repo, run_id, true, false, None).map(Into::into);
             }
             Ok(observed_exit(incident.exit.code))
         }
-        Observed::Interrupted { run_id, signal, .. } => {
-            if ctx.global.json {
-                anstream::println!(
-                    "{}",
-                    serde_json::json!({"run": run_id, "outcome": "INTERRUPTED", "signal": signal, "exit_code": code})
-                );
-            }
+        Observed::Interrupted { run_id, .. } => {
             // `main` prints it and exits with the signal's code.
             interrupt::left(format!(
                 "the command's process group was stopped; nothing was recorded as an incident (run {run_id})"
@@ -189,39 +156,6 @@ fn page_options(
     )?)
 }
 
-fn crash_lines(inc: &Incident, repo: &Repo, run_dir: &Path) -> String {
-    let mut s = String::new();
-    if let Some(b) = &inc.browser {
-        s.push_str(&format!("{}{} ({})\n", label("Page:"), b.url, b.version));
-    }
-    let msg = if inc.crash.message.is_empty() {
-        inc.crash.kind.clone()
-    } else {
-        format!(
-            "{}: {}",
-            inc.crash.kind,
-            inc.crash.message.lines().next().unwrap_or_default()
-        )
-    };
-    let how = match &inc.exit.signal_name {
-        Some(sig) if !msg.contains(sig.as_str()) => {
-            format!("killed by {sig}, exit {}", inc.exit.code)
-        }
-        _ => format!("exit {}", inc.exit.code),
-    };
-    s.push_str(&format!("{}{msg} ({how})\n", label("Crash:")));
-    s.push_str(&format!(
-        "{}{} [{}]\n",
-        label("Signature:"),
-        inc.signature.text,
-        inc.signature.id
-    ));
-    let script = run_dir.join(&inc.repro);
-    let shown = script.strip_prefix(&repo.root).unwrap_or(&script);
-    s.push_str(&format!("{}{}\n", label("Repro:"), shown.display()));
-    s
-}
-
 /// The incident a `run` argument names: an id, or the newest incident for `latest` / none.
 fn incident_run(repo: &Repo, arg: Option<&str>) -> anyhow::Result<RunId> {
     match arg {
@@ -234,22 +168,6 @@ fn incident_run(repo: &Repo, arg: Option<&str>) -> anyhow::Result<RunId> {
     }
 }
 
-fn report_stale(stale: &[StaleBackup]) {
-    for b in stale {
-        anstream::eprintln!(
-            "{}: stale backup {}.loki.bak from a fix that was never verified: {} may hold an unverified patch",
-            paint(YELLOW, "warning"),
-            b.rel,
-            b.rel
-        );
-    }
-    if !stale.is_empty() {
-        anstream::eprintln!(
-            "  `loki fix --restore` puts the original back; `loki replay` checks the current file; deleting the .loki.bak keeps it"
-        );
-    }
-}
-
 pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     if args.demo {
         return demo::demo(ctx, args);
@@ -258,7 +176,10 @@ pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     if args.restore {
         return restore(ctx, &repo);
     }
-    report_stale(&backups::find_stale(&repo.root));
+    anstream::eprint!(
+        "{}",
+        loki_term::heal::stale_backups(&backups::find_stale(&repo.root))
+    );
     let run = incident_run(&repo, args.run.as_deref())?;
     if args.apply {
         if !args.yes && !std::io::stdin().is_terminal() {
@@ -285,59 +206,18 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
     let (inc, _) = loki_heal::incident::load(&dir)?;
     let res = loki_heal::resolve(&repo.root, &inc);
     if ctx.global.json {
-        let files: Vec<_> = res
-            .files
-            .iter()
-            .map(|f| serde_json::json!({"file": f.rel, "line": f.line, "function": f.function, "library": f.library}))
-            .collect();
-        let refused: Vec<_> = res
-            .refused
-            .iter()
-            .map(|r| serde_json::json!({"frame": r.printed, "reason": r.reason}))
-            .collect();
-        anstream::println!(
-            "{}",
-            serde_json::json!({"incident": run, "command": inc.command, "crash": inc.crash,
-                "signature": inc.signature, "sources": files, "refused": refused})
-        );
+        anstream::println!("{}", loki_term::heal::diagnosis_json(run, &inc, &res));
         return Ok(ExitCode::Success);
     }
-    anstream::println!("{}{run}", label("Incident:"));
-    anstream::println!("{}{}", label("Command:"), inc.command.join(" "));
-    anstream::print!("{}", crash_lines(&inc, repo, &dir));
-    if res.files.is_empty() {
-        anstream::println!("{}none in this repository", label("Source:"));
-    }
-    for (i, f) in res.files.iter().enumerate() {
-        let at = format!(
-            "{}{}{}",
-            f.rel,
-            f.line.map(|l| format!(":{l}")).unwrap_or_default(),
-            f.function
-                .as_deref()
-                .map(|n| format!(" in {n}"))
-                .unwrap_or_default()
-        );
-        anstream::println!("{}{at}", label(if i == 0 { "Source:" } else { "" }));
-        if i == 0
-            && let Some(line) = f.line
-            && let Ok(text) = std::fs::read_to_string(&f.abs)
-            && let Some(code) = text.lines().nth((line as usize).saturating_sub(1))
-        {
-            anstream::println!("{}{}", label(""), paint(DIM, &format!("{line:>5}| {code}")));
-        }
-    }
-    for (i, r) in res.refused.iter().enumerate() {
-        anstream::println!(
-            "{}{} — {}",
-            label(if i == 0 { "Refused:" } else { "" }),
-            r.printed,
-            r.reason
-        );
-    }
-    anstream::println!(
-        "{}loki fix --apply to synthesize, apply and verify a patch",
-        label("Next:")
+    // The crashing line of the innermost source file, shown under it.
+    let code = res.files.first().and_then(|f| {
+        let line = usize::try_from(f.line?).ok()?;
+        let text = std::fs::read_to_string(&f.abs).ok()?;
+        text.lines().nth(line.saturating_sub(1)).map(str::to_string)
+    });
+    anstream::print!(
+        "{}",
+        loki_term::heal::diagnosis(run, &inc, &res, (&repo.root, &dir), code.as_deref())
     );
     Ok(ExitCode::Success)
 }
@@ -354,12 +234,7 @@ fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
     for b in &stale {
         backups::restore(b)?;
         if !ctx.global.quiet {
-            anstream::println!(
-                "{} {} from {}.loki.bak",
-                paint(GREEN, "restored"),
-                b.rel,
-                b.rel
-            );
+            anstream::println!("{}", loki_term::heal::restored(b));
         }
     }
     Ok(ExitCode::Success)
@@ -403,25 +278,6 @@ fn signer(ctx: &Ctx) -> anyhow::Result<Signer> {
         ctx.home()?,
         &KeyEnv::from_process(),
     )?)
-}
-
-fn colour_diff(diff: &str) -> String {
-    diff.lines()
-        .map(|l| {
-            if l.starts_with("+++") || l.starts_with("---") {
-                l.to_string()
-            } else if l.starts_with('+') {
-                paint(GREEN, l)
-            } else if l.starts_with('-') {
-                paint(RED, l)
-            } else if l.starts_with("@@") {
-                paint(DIM, l)
-            } else {
-                l.to_string()
-            }
-        })
-        .map(|l| l + "\n")
-        .collect()
 }
 
 fn confirm(question: &str) -> anyhow::Result<bool> {
@@ -484,43 +340,27 @@ impl loki_heal::sequence::HealUi<anyhow::Error> for Terminal<'_> {
 
     fn proposed(&mut self, planned: &PlannedEdit) {
         if !self.ctx.global.quiet {
-            anstream::println!("{}{}", label("Patch:"), planned.rel);
-            anstream::println!("{}{}", label("Root cause:"), planned.proposal.root_cause);
-            anstream::println!("{}{}", label("Fix:"), planned.proposal.explanation);
-            anstream::print!("{}", colour_diff(&planned.diff));
+            anstream::print!("{}", loki_term::heal::proposed(planned));
         }
     }
 
     fn confirm(&mut self, planned: &PlannedEdit) -> anyhow::Result<bool> {
         interrupt::at_prompt("nothing was changed: the patch was not applied");
-        let accepted = confirm(&format!("Apply this patch to {}?", planned.rel))?;
+        let accepted = confirm(&loki_term::heal::confirm_question(planned))?;
         interrupt::left("nothing was changed: the patch was not applied");
         Ok(accepted)
     }
 
     fn applied(&mut self, planned: &PlannedEdit, backup: &Path) {
         let shown = backup.strip_prefix(&self.repo.root).unwrap_or(backup);
-        interrupt::left(format!(
-            "the patch stays applied to {}; the original is kept in {}: `loki fix --restore` puts it back, `loki replay {}` checks the patched file",
-            planned.rel,
-            shown.display(),
-            self.run
-        ));
+        interrupt::left(loki_term::heal::applied_note(planned, shown, self.run));
         if !self.ctx.global.quiet {
-            anstream::println!(
-                "{}{} (backup {})",
-                label("Applied:"),
-                planned.rel,
-                shown.display()
-            );
+            anstream::println!("{}", loki_term::heal::applied(planned, shown));
         }
     }
 
     fn unsealed(&mut self, err: &HealError) {
-        anstream::eprintln!(
-            "{}: the heal receipt could not be sealed: {err}",
-            paint(YELLOW, "warning")
-        );
+        anstream::eprintln!("{}", loki_term::heal::unsealed(err));
     }
 }
 
@@ -556,52 +396,15 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
     // What an interruption from here on leaves is what this summary says.
     interrupt::left(detail.clone());
     if ctx.global.json {
+        let words = (status, detail.as_str());
         anstream::println!(
             "{}",
-            serde_json::json!({
-                "run": r.run_id, "incident": incident, "outcome": r.outcome.as_str(), "status": status,
-                "detail": detail, "file": file, "receipt_sha256": r.sealed.receipt.receipt_sha256,
-                "not_proven": r.not_proven, "cost_usd": r.cost_usd, "provider": r.provider, "model": r.model,
-            })
+            loki_term::heal::summary_json(r, incident, words, &file)
         );
-        return code;
+    } else {
+        let text = loki_term::heal::summary(r, incident, &detail, ctx.global.quiet);
+        anstream::print!("{text}");
     }
-    let style = if r.outcome.is_success() { GREEN } else { RED };
-    anstream::println!("{}{}", label("Outcome:"), paint(style, r.outcome.as_str()));
-    if code != ExitCode::Success || !matches!(r.settled, Settled::Verified) {
-        anstream::println!("{}{detail}", label("Reason:"));
-    } else if !ctx.global.quiet {
-        anstream::println!("{}{detail}", label("Result:"));
-    }
-    anstream::println!(
-        "{}sha256:{}",
-        label("Receipt:"),
-        r.sealed.receipt.receipt_sha256
-    );
-    anstream::println!("{}{}", label("NOT PROVEN:"), r.not_proven.join(", "));
-    let cost = match r.cost_usd {
-        Some(usd) if !r.provider.is_empty() && r.usage.total() > 0 => {
-            format!("${usd:.2} ({}, {} tokens)", r.provider, r.usage.total())
-        }
-        _ => format!(
-            "not measured ({})",
-            if r.model.is_empty() {
-                "no model call"
-            } else {
-                &r.model
-            }
-        ),
-    };
-    anstream::println!("{}{cost}", label("Cost:"));
-    anstream::println!(
-        "{}{}",
-        label("Time:"),
-        loki_core::time::human_duration(r.elapsed.as_secs_f64())
-    );
-    anstream::println!(
-        "{}",
-        paint(DIM, &format!("heal run {} · incident {incident}", r.run_id))
-    );
     code
 }
 
@@ -639,42 +442,14 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         ReplayVerdict::Harness(_) => ExitCode::Usage,
     };
     if ctx.global.json {
-        let reason = match &r.verdict {
-            ReplayVerdict::Harness(m) => Some(m.clone()),
-            ReplayVerdict::Reproduced | ReplayVerdict::NotReproduced => None,
-        };
-        anstream::println!(
-            "{}",
-            serde_json::json!({"incident": run, "verdict": r.verdict.label(), "exit_code": r.verdict.exit_code(),
-                "signature": inc.signature.text, "reason": reason, "video": video})
-        );
+        let json = loki_term::heal::replay_json(&run, &inc, &r, video.as_deref());
+        anstream::println!("{json}");
         return Ok(code);
     }
-    if !ctx.global.quiet {
-        let lines: Vec<&str> = r.output.lines().collect();
-        for l in &lines[lines.len().saturating_sub(REPLAY_SHOWN_LINES)..] {
-            anstream::println!("{}", paint(DIM, l));
-        }
-    }
-    let line = match &r.verdict {
-        ReplayVerdict::Reproduced => {
-            format!("{}: {}", paint(RED, "REPRODUCED"), inc.signature.text)
-        }
-        ReplayVerdict::NotReproduced => format!(
-            "{}: the command completed without the crash",
-            paint(GREEN, "NOT REPRODUCED")
-        ),
-        ReplayVerdict::Harness(m) => format!("{}: {m}", paint(YELLOW, "HARNESS ERROR")),
-    };
-    anstream::println!("{line}");
-    if let Some(v) = &video {
-        let shown = v.strip_prefix(&repo.root).unwrap_or(v);
-        anstream::println!("{}{}", label("Video:"), shown.display());
-    } else if args.video {
-        anstream::println!(
-            "{}none: the page check ended before a screencast was written (see its output above)",
-            label("Video:")
-        );
-    }
+    let shown = video
+        .as_deref()
+        .map(|v| v.strip_prefix(&repo.root).unwrap_or(v));
+    let text = loki_term::heal::replay(&inc, &r, ctx.global.quiet, (shown, args.video));
+    anstream::print!("{text}");
     Ok(code)
 }

@@ -1,5 +1,6 @@
 //! `loki improve`: one guarded cycle of `loki-improve`, and its subcommands (`status`,
-//! `history`, `pending`, `approve`, `reject`, `rollback`, `audit`, `watch`).
+//! `history`, `pending`, `approve`, `reject`, `rollback`, `audit`, `watch`); the text is
+//! `loki_term::improve`'s.
 //!
 //! The editor and the replays' agent are the provider chosen as for a build (`--provider`,
 //! `--script`, `--model`, or the configuration); each replay is built with [`build::options`], so
@@ -20,7 +21,7 @@ use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Paths, Runtime, Tri
 use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
 use crate::cmd::build;
 use crate::context::Ctx;
-use crate::output::{DIM, paint};
+use loki_term::{DIM, paint};
 
 fn config_flags(args: &ImproveArgs) -> Vec<(String, String, String)> {
     let m = &args.model;
@@ -77,7 +78,7 @@ pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> 
             if global.json {
                 anstream::println!("{}", serde_json::json!({"rejected": id}));
             } else {
-                anstream::println!("Rejected:   {id} (kept in the audit trail)");
+                anstream::println!("{}", loki_term::improve::rejected(id));
             }
             Ok(ExitCode::Success)
         }
@@ -140,65 +141,11 @@ fn cycle(
     Ok(loki_improve::heal_once(&rt, opts)?)
 }
 
-fn short(rev: &str) -> String {
-    rev.trim_start_matches("sha256:").chars().take(12).collect()
-}
-
 fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
     if global.json {
         anstream::println!("{}", r.summary_json());
-        return;
-    }
-    if global.quiet {
-        anstream::println!("Outcome:    {}", r.outcome.as_str());
-        return;
-    }
-    let mut rows = vec![
-        (
-            "Cycle:",
-            format!("{} ({}, {})", r.id, r.trigger.as_str(), r.mode.as_str()),
-        ),
-        ("Outcome:", r.outcome.as_str().to_string()),
-        ("Reason:", r.reason.clone()),
-    ];
-    if let Some(b) = &r.base_revision {
-        let to = r
-            .applied_revision
-            .as_deref()
-            .or(r.candidate_revision.as_deref())
-            .map(|c| format!(" → {}", short(c)))
-            .unwrap_or_default();
-        rows.push(("Revision:", format!("{}{to}", short(b))));
-    }
-    if !r.training.is_empty() {
-        rows.push(("From runs:", r.training.join(", ")));
-    }
-    rows.push((
-        "Protected:",
-        if r.protected.is_empty() {
-            "none (`loki improve --protect RUN`)".to_string()
-        } else {
-            r.protected.join(", ")
-        },
-    ));
-    if let Some(c) = &r.canary {
-        rows.push(("Canary:", c.reason.clone()));
-    }
-    if let Some(g) = &r.guard {
-        rows.push(("Guard:", g.reason.clone()));
-    }
-    if let Some(p) = &r.pending {
-        rows.push(("Pending:", format!("{p} (`loki improve approve {p}`)")));
-    }
-    if let Some(p) = &r.receipt {
-        rows.push(("Receipt:", p.clone()));
-    }
-    rows.push(("Tokens:", r.tokens.to_string()));
-    for (label, value) in rows {
-        anstream::println!("{label:<12}{value}");
-    }
-    for n in &r.notes {
-        anstream::println!("{}", paint(DIM, &format!("note: {n}")));
+    } else {
+        anstream::print!("{}", loki_term::improve::cycle(r, global.quiet));
     }
 }
 
@@ -208,54 +155,7 @@ fn status(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
         anstream::println!("{}", serde_json::to_string(&s)?);
         return Ok(ExitCode::Success);
     }
-    let rows = [
-        (
-            "State:",
-            s.paused
-                .as_ref()
-                .map_or_else(|| "on".to_string(), |p| format!("paused ({p})")),
-        ),
-        ("Mode:", format!("{} (trigger {})", s.mode, s.trigger)),
-        (
-            "Revision:",
-            format!(
-                "{} ({})",
-                short(&s.revision),
-                if s.instruction_files.is_empty() {
-                    "no instruction files".to_string()
-                } else {
-                    s.instruction_files.join(", ")
-                }
-            ),
-        ),
-        (
-            "Today:",
-            format!(
-                "{}/{} cycles, {}/{} tokens",
-                s.cycles_today, s.max_cycles_per_day, s.tokens_today, s.max_tokens_per_day
-            ),
-        ),
-        (
-            "Pending:",
-            if s.pending.is_empty() {
-                "none".to_string()
-            } else {
-                s.pending.join(", ")
-            },
-        ),
-        ("Protected:", format!("{} case(s)", s.protected.len())),
-        (
-            "Last cycle:",
-            s.last_cycle.as_ref().map_or_else(
-                || "none".to_string(),
-                |c| format!("{} {} ({})", c.id, c.outcome.as_str(), c.reason),
-            ),
-        ),
-        ("Audit:", s.audit.clone()),
-    ];
-    for (label, value) in rows {
-        anstream::println!("{label:<12}{value}");
-    }
+    anstream::print!("{}", loki_term::improve::status(&s));
     Ok(ExitCode::Success)
 }
 
@@ -266,18 +166,7 @@ fn history(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
         anstream::println!("{}", serde_json::Value::Array(all));
         return Ok(ExitCode::Success);
     }
-    if records.is_empty() {
-        anstream::println!("no cycles yet; `loki improve` runs one");
-    }
-    for r in &records {
-        anstream::println!(
-            "{}  {:<16} {:>8} tokens  {}",
-            r.id,
-            r.outcome.as_str(),
-            r.tokens,
-            r.reason
-        );
-    }
+    anstream::print!("{}", loki_term::improve::history(&records));
     Ok(ExitCode::Success)
 }
 
@@ -287,20 +176,7 @@ fn pending(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
         anstream::println!("{}", serde_json::to_string(&list)?);
         return Ok(ExitCode::Success);
     }
-    if list.is_empty() {
-        anstream::println!("no pending proposals");
-    }
-    for p in &list {
-        let files: Vec<&str> = p.files.iter().map(|f| f.path.as_str()).collect();
-        anstream::println!(
-            "{}  {} → {}  {}\n    {}",
-            p.id,
-            short(&p.base_revision),
-            short(&p.candidate_revision),
-            files.join(", "),
-            p.rationale.trim()
-        );
-    }
+    anstream::print!("{}", loki_term::improve::pending(&list));
     Ok(ExitCode::Success)
 }
 
@@ -313,26 +189,17 @@ fn change(
     if global.json {
         anstream::println!("{}", serde_json::to_string(c)?);
     }
+    let text = loki_term::improve::change(c, done);
     Ok(match c {
-        Change::Applied { from, to } => {
+        Change::Applied { .. } => {
             if !global.json {
-                anstream::println!("Done:       {done}: {} → {}", short(from), short(to));
+                anstream::println!("{text}");
             }
             ExitCode::Success
         }
-        Change::Stale { expected, current } => {
+        Change::Stale { .. } | Change::Refused { .. } => {
             if !global.json {
-                anstream::eprintln!(
-                    "stale: the instructions are at {}, not {} as expected; nothing was written",
-                    short(current),
-                    short(expected)
-                );
-            }
-            ExitCode::Failure
-        }
-        Change::Refused { why } => {
-            if !global.json {
-                anstream::eprintln!("refused: {why}");
+                anstream::eprintln!("{text}");
             }
             ExitCode::Failure
         }
@@ -342,48 +209,21 @@ fn change(
 fn audit(global: &GlobalArgs, paths: &Paths, verify: bool) -> anyhow::Result<ExitCode> {
     if verify {
         let v = loki_improve::audit::verify(&paths.audit())?;
+        if global.json {
+            anstream::println!("{}", loki_term::improve::audit_verdict_json(&v));
+        } else {
+            anstream::println!("{}", loki_term::improve::audit_verdict(&v));
+        }
         return Ok(match v {
-            loki_improve::audit::Verdict::Intact { count, head } => {
-                if global.json {
-                    anstream::println!(
-                        "{}",
-                        serde_json::json!({"intact": true, "count": count, "head": head})
-                    );
-                } else {
-                    anstream::println!(
-                        "intact ({count} lines, head {})",
-                        &head[..12.min(head.len())]
-                    );
-                }
-                ExitCode::Success
-            }
-            loki_improve::audit::Verdict::Broken { line, reason } => {
-                if global.json {
-                    anstream::println!(
-                        "{}",
-                        serde_json::json!({"intact": false, "line": line, "reason": reason})
-                    );
-                } else {
-                    anstream::println!("BROKEN at line {line}: {reason}");
-                }
-                ExitCode::Failure
-            }
+            loki_improve::audit::Verdict::Intact { .. } => ExitCode::Success,
+            loki_improve::audit::Verdict::Broken { .. } => ExitCode::Failure,
         });
     }
     let lines = loki_improve::audit::read(paths)?;
     if global.json {
         anstream::println!("{}", serde_json::to_string(&lines)?);
-        return Ok(ExitCode::Success);
-    }
-    for l in &lines {
-        anstream::println!(
-            "{} {:<16} {:<7} {} {}",
-            l.ts,
-            l.entry.action.as_str(),
-            l.entry.actor,
-            l.entry.cycle.as_deref().unwrap_or("-"),
-            l.entry.detail.as_deref().unwrap_or("")
-        );
+    } else {
+        anstream::print!("{}", loki_term::improve::audit(&lines));
     }
     Ok(ExitCode::Success)
 }

@@ -1,4 +1,5 @@
-//! `loki keys show|export|rotate`: the Ed25519 key that signs receipts.
+//! `loki keys show|export|rotate`: the Ed25519 key that signs receipts (the text is
+//! `loki_term::keys`).
 
 use loki_core::outcome::ExitCode;
 use loki_receipt::{KeyEnv, Signer, rotate};
@@ -17,53 +18,17 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
             if matches!(cmd, KeysCommand::Export) {
                 anstream::print!("{}", signer.export_public_pem()?);
             } else if ctx.global.json {
-                anstream::println!(
-                    "{}",
-                    serde_json::json!({
-                        "keyid": info.keyid,
-                        "path": info.path.as_ref().map(|p| p.display().to_string()),
-                        "created": info.created,
-                        "source": info.source.describe(),
-                    })
-                );
+                anstream::println!("{}", loki_term::keys::show_json(info));
             } else {
-                anstream::println!("{:<12}{}", "keyid:", info.keyid);
-                anstream::println!("{:<12}{}", "source:", info.source.describe());
-                if let Some(p) = &info.path {
-                    anstream::println!("{:<12}{}", "path:", p.display());
-                }
-                anstream::println!(
-                    "{:<12}{}",
-                    "created:",
-                    info.created.as_deref().unwrap_or("unknown")
-                );
+                anstream::print!("{}", loki_term::keys::show(info));
             }
         }
         KeysCommand::Rotate => {
             let r = rotate(home, &env)?;
             if ctx.global.json {
-                anstream::println!(
-                    "{}",
-                    serde_json::json!({
-                        "old_keyid": r.old.keyid, "new_keyid": r.new.keyid,
-                        "retired_pubkey": r.retired_pubkey.display().to_string(),
-                    })
-                );
+                anstream::println!("{}", loki_term::keys::rotated_json(&r));
             } else {
-                anstream::println!(
-                    "new key {} ({})",
-                    r.new.keyid,
-                    r.new
-                        .path
-                        .as_ref()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_default()
-                );
-                anstream::println!(
-                    "old key {} retired: its public key is kept at {} so earlier receipts still verify",
-                    r.old.keyid,
-                    r.retired_pubkey.display()
-                );
+                anstream::print!("{}", loki_term::keys::rotated(&r));
             }
         }
     }

@@ -15,7 +15,7 @@ pub use loki_workspace::modelbox::{describe, filesystem_words, network_words};
 
 use crate::cli::GlobalArgs;
 use crate::context::Ctx;
-use crate::output::{DIM, YELLOW, paint};
+use loki_term::{DIM, YELLOW, paint};
 
 /// The `agent.network` choice (default off).
 pub fn network(ctx: &Ctx) -> Network {

@@ -6,7 +6,7 @@ use loki_core::outcome::ExitCode;
 use std::fmt::Write as _;
 
 use crate::context::Ctx;
-use crate::output::{DIM, GREEN, YELLOW, paint};
+use loki_term::{DIM, GREEN, YELLOW, paint};
 
 /// Provider settings as the configuration has them ([`loki_workspace::options::Setup::settings`]).
 pub fn settings(ctx: &Ctx) -> ProviderSettings {

@@ -9,9 +9,7 @@ use loki_core::RunId;
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunStore;
-use loki_receipt::{
-    KeyEnv, VerifyInput, VerifyOptions, VerifyReport, export_dsse, render_human, verify,
-};
+use loki_receipt::{KeyEnv, VerifyInput, VerifyOptions, VerifyReport, export_dsse, verify};
 
 use crate::cli::VerifyArgs;
 use crate::cmd::{Exit, UsageError};
@@ -59,15 +57,11 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
 
 fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::to_string(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
-        );
+        anstream::println!("{}", loki_term::verify::json(report));
     } else if ctx.global.quiet {
-        // `-q`: the verdict line only; the exit code carries the rest.
-        anstream::println!("{:<12}{}", "Verify:", report.verdict.as_str());
+        anstream::println!("{}", loki_term::verify::human(report, true));
     } else {
-        anstream::print!("{}", render_human(report));
+        anstream::print!("{}", loki_term::verify::human(report, false));
     }
     Exit::Verify(report.verdict)
 }

@@ -9,12 +9,11 @@ use loki_core::outcome::ExitCode;
 use loki_heal::web::PageSpec;
 use loki_heal::{ObserveOptions, Observed, PatchSource};
 
-use super::{DEFAULT_RUN_TIMEOUT, crash_lines, heal, label, model, page_options};
+use super::{DEFAULT_RUN_TIMEOUT, heal, model, page_options};
 use crate::cli::FixArgs;
 use crate::cmd::UsageError;
 use crate::context::Ctx;
 use crate::interrupt;
-use crate::output::{DIM, RED, paint};
 
 /// `loki fix --demo`: the bundled example, healed end to end in a directory of its own.
 pub(super) fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
@@ -28,13 +27,8 @@ pub(super) fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         return Err(UsageError("the healing demo needs python3 or node on PATH".into()).into());
     };
     let repo = Repo::discover(&demo.dir)?;
-    anstream::println!(
-        "{}{} (a copy of the bundled example in {})",
-        label("Demo:"),
-        demo.file,
-        demo.dir.display()
-    );
-    anstream::println!("{}{}", label("Running:"), demo.command.join(" "));
+    let intro = loki_term::heal::demo_script(demo.file, &demo.dir, &demo.command);
+    anstream::print!("{intro}");
     let opts = ObserveOptions {
         command: demo.command.clone(),
         cwd: repo.root.clone(),
@@ -56,10 +50,8 @@ pub(super) fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
             "the bundled example did not crash; this build of loki is broken"
         ));
     };
-    anstream::print!("{}", paint(DIM, incident.stderr_tail.trim_end()));
-    anstream::println!();
-    anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
-    anstream::print!("{}", crash_lines(&incident, &repo, &run_dir));
+    let crashed = loki_term::heal::demo_crashed(&run_id, &incident, &repo.root, &run_dir);
+    anstream::print!("{crashed}");
     demo_heal(ctx, args, &repo, &run_id, &demo.dir, demo.file)
 }
 
@@ -69,12 +61,8 @@ fn demo_browser(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     let dir = std::env::temp_dir().join(format!("loki-demo-web-{}", RunId::new()));
     let site = loki_heal::demo::write_web(&dir)?;
     let repo = Repo::discover(&dir)?;
-    anstream::println!(
-        "{}{} (a copy of the bundled web page in {})",
-        label("Demo:"),
-        loki_heal::demo::WEB_PAGE,
-        dir.display()
-    );
+    let intro = loki_term::heal::demo_page(loki_heal::demo::WEB_PAGE, &dir);
+    anstream::println!("{intro}");
     let opts = page_options(
         &PageSpec {
             cwd: &repo.root,
@@ -87,11 +75,8 @@ fn demo_browser(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         DEFAULT_RUN_TIMEOUT,
         false,
     )?;
-    anstream::println!(
-        "{}/index.html in headless Chromium ({})",
-        label("Checking:"),
-        opts.browser.as_ref().map_or("", |b| b.version.as_str())
-    );
+    let browser = opts.browser.as_ref().map_or("", |b| b.version.as_str());
+    anstream::println!("{}", loki_term::heal::checking("/index.html", browser));
     let Observed::Crashed {
         run_id,
         incident,
@@ -103,10 +88,8 @@ fn demo_browser(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
             "the bundled web page did not crash; this build of loki is broken"
         ));
     };
-    anstream::print!("{}", paint(DIM, incident.stderr_tail.trim_end()));
-    anstream::println!();
-    anstream::println!("{}: crash recorded as {run_id}", paint(RED, "loki"));
-    anstream::print!("{}", crash_lines(&incident, &repo, &run_dir));
+    let crashed = loki_term::heal::demo_crashed(&run_id, &incident, &repo.root, &run_dir);
+    anstream::print!("{crashed}");
     demo_heal(ctx, args, &repo, &run_id, &dir, loki_heal::demo::WEB_FILE)
 }
 
@@ -140,10 +123,7 @@ fn demo_heal(
                     "the bundled example was changed; no built-in patch applies"
                 ));
             };
-            anstream::println!(
-                "{}none configured: using the demo's built-in patch (only ever used for this example)",
-                label("Model:")
-            );
+            anstream::println!("{}", loki_term::heal::demo_fallback());
             heal(
                 ctx,
                 repo,
@@ -154,9 +134,6 @@ fn demo_heal(
             )
         }
     };
-    anstream::println!(
-        "{}",
-        paint(DIM, &format!("demo files kept in {}", dir.display()))
-    );
+    anstream::println!("{}", loki_term::heal::demo_kept(dir));
     result
 }

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use loki_engine::{Observer, Progress};
 
-use crate::output::{DIM, paint};
+use crate::style::{DIM, paint};
 
 /// How often the live line is redrawn.
 pub const TICK: Duration = Duration::from_secs(1);
@@ -49,6 +49,17 @@ pub struct Printer {
     heartbeat: Duration,
     state: Mutex<State>,
     out: Mutex<Box<dyn Write + Send>>,
+}
+
+impl std::fmt::Debug for Printer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Printer")
+            .field("verbose", &self.verbose)
+            .field("live", &self.live)
+            .field("color", &self.color)
+            .field("heartbeat", &self.heartbeat)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Printer {

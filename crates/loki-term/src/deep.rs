@@ -1,0 +1,155 @@
+//! `loki deep <run>`: the deep verify's summary, labels padded to 12 columns like the run
+//! summary: `Deep:` PASSED or FAILED, the run, one `Full suite:` line per suite (with up to five
+//! failing test ids), one `App boot:` line per start command (a crashed boot's last ten output
+//! lines under it), `Secrets:` (what was scanned, or one line per finding, redacted), the
+//! receipt's hash, `NOT PROVEN:` and where the receipt's markdown was written.
+//!
+//! After a `--deep` build (stderr), one `Deep:` line: started in the background with its pid, log
+//! and receipt paths; not started, and why; or could not start.
+
+use std::fmt::{Display, Write as _};
+use std::path::Path;
+
+use loki_deep::{BootStatus, DeepReport, describe_boot};
+
+/// Failing test ids named on a suite's line.
+const FAILING_SHOWN: usize = 5;
+/// Output lines of a crashed boot shown under it.
+const BOOT_TAIL_SHOWN: usize = 10;
+
+/// The `--json` form of `loki deep`.
+#[must_use]
+pub fn json(run: &str, report: &DeepReport) -> serde_json::Value {
+    serde_json::json!({
+        "run": run,
+        "failed": report.failed(),
+        "verdict": report.receipt.verdict,
+        "receipt_sha256": report.receipt.receipt_sha256,
+        "main_receipt": report.receipt.main_receipt,
+        "suite": report.suite,
+        "boot": report.boots.iter().map(|b| serde_json::json!({
+            "command": b.command.command_line(),
+            "status": b.status,
+        })).collect::<Vec<_>>(),
+        "secrets": report.scan,
+        "not_proven": report.receipt.not_proven,
+        "dir": report.dir,
+    })
+}
+
+/// The human summary (labels padded to 12 columns, like the run summary).
+#[must_use]
+pub fn render(r: &DeepReport) -> String {
+    let mut s = String::new();
+    let mut line = |label: &str, text: &str| {
+        let _ = writeln!(s, "{:<12}{text}", format!("{label}:"));
+    };
+    line("Deep", if r.failed() { "FAILED" } else { "PASSED" });
+    line("Run", &r.receipt.run_id);
+    if r.suite.is_empty() {
+        line("Full suite", "no test suite detected");
+    }
+    for c in &r.suite {
+        let mut t = format!(
+            "{} {}: {} executed, {} passed, {} failed",
+            c.name,
+            c.result.as_str(),
+            c.executed,
+            c.passed,
+            c.failed
+        );
+        if !c.failing_ids.is_empty() {
+            let _ = write!(
+                t,
+                " ({})",
+                c.failing_ids
+                    .iter()
+                    .take(FAILING_SHOWN)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        line("Full suite", &t);
+    }
+    if r.boots.is_empty() {
+        line("App boot", "no start command found");
+    }
+    for b in &r.boots {
+        line(
+            "App boot",
+            &format!(
+                "{} `{}`: {}",
+                b.command.ecosystem,
+                b.command.command_line(),
+                describe_boot(&b.status)
+            ),
+        );
+        if let BootStatus::Crashed { tail, .. } = &b.status
+            && !tail.trim().is_empty()
+        {
+            for l in tail
+                .trim_end()
+                .lines()
+                .rev()
+                .take(BOOT_TAIL_SHOWN)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+            {
+                line("", &format!("  | {l}"));
+            }
+        }
+    }
+    if r.scan.findings.is_empty() {
+        line(
+            "Secrets",
+            &format!(
+                "none in {} file(s), {} added line(s)",
+                r.scan.files, r.scan.lines
+            ),
+        );
+    }
+    for f in &r.scan.findings {
+        line(
+            "Secrets",
+            &format!("{}:{}: {} {}", f.path, f.line, f.rule, f.redacted),
+        );
+    }
+    line("Receipt", &format!("sha256:{}", r.receipt.receipt_sha256));
+    line("NOT PROVEN", &r.receipt.not_proven.join(", "));
+    line(
+        "Written",
+        &r.dir
+            .join(loki_receipt::builder::MARKDOWN_FILE)
+            .display()
+            .to_string(),
+    );
+    s
+}
+
+/// After a `--deep` build: the deep verify started in the background (no trailing newline).
+#[must_use]
+pub fn started(pid: impl Display, log: &Path, receipt: &Path) -> String {
+    format!(
+        "{}started in the background (pid {pid}); log {}, receipt {}",
+        crate::style::label("Deep:"),
+        log.display(),
+        receipt.display()
+    )
+}
+
+/// After a `--deep` build whose run cannot be deep-verified: why (no trailing newline).
+#[must_use]
+pub fn not_started(why: &dyn Display) -> String {
+    format!("{}not started: {why}", crate::style::label("Deep:"))
+}
+
+/// After a `--deep` build when `loki deep <run>` could not be spawned (no trailing newline).
+#[must_use]
+pub fn start_failed(run: &dyn Display, why: &dyn Display) -> String {
+    format!(
+        "{}could not start `loki deep {run}`: {why}",
+        crate::style::label("Deep:")
+    )
+}
