@@ -45,45 +45,6 @@ pub fn started(started: &Started, source: Option<&str>) -> String {
     }
 }
 
-/// The `--json` form of `loki seal check`.
-#[must_use]
-pub fn check_json(report: &CheckReport) -> serde_json::Value {
-    let j = &report.judged;
-    let verdict = j.verdict();
-    let findings: Vec<serde_json::Value> = j
-        .findings
-        .iter()
-        .map(|f| {
-            let mut v = serde_json::to_value(f).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert("advice".into(), f.advice().into());
-            }
-            v
-        })
-        .collect();
-    let facts: Vec<serde_json::Value> = j
-        .facts
-        .iter()
-        .map(|f| {
-            serde_json::json!({"kind": f.kind.as_str(), "check": f.check, "test": f.test,
-                               "detail": f.detail})
-        })
-        .collect();
-    serde_json::json!({
-        "base": report.base,
-        "verdict": verdict,
-        "clean": verdict == "clean",
-        "reasons": report.judgement.reasons,
-        "findings": findings,
-        "facts": facts,
-        "cannot_judge": j.cannot_judge,
-        "comparison": j.comparison,
-        "checks": j.head,
-        "base_checks": j.base,
-        "not_proven": report.not_proven,
-    })
-}
-
 /// The judgement lines of `loki seal check`, printed after the suites' result lines.
 #[must_use]
 pub fn check(report: &CheckReport) -> String {

@@ -6,11 +6,8 @@
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
-use std::time::Duration;
 
-use loki_checks::RunOptions;
 use loki_core::outcome::ExitCode;
-use loki_receipt::KeyEnv;
 use loki_seal::{Agent, Decision, HookInput, SealOptions, respond};
 
 use crate::cli::{AgentName, SealCommand};
@@ -49,22 +46,13 @@ fn read_stdin() -> anyhow::Result<String> {
 }
 
 fn options(ctx: &Ctx, log_dir: PathBuf) -> anyhow::Result<SealOptions> {
-    let mut run = RunOptions::new(log_dir);
-    if let Some(t) = ctx.config.uint("checks.timeout_s") {
-        run.timeout = Duration::from_secs(t);
-    }
-    if let Some(cap) = ctx.config.uint("checks.output_cap_bytes") {
-        run.output_cap = usize::try_from(cap).unwrap_or(usize::MAX);
-    }
     // The judge fences its runs from each other through this binary's `__confine`.
-    run.confine_exe = std::env::current_exe().ok();
-    let max_blocks = ctx.config.uint("seal.max_blocks").unwrap_or(5);
-    Ok(SealOptions {
-        home: ctx.home()?.clone(),
-        run,
-        max_blocks: u32::try_from(max_blocks).unwrap_or(u32::MAX),
-        keys: KeyEnv::from_process(),
-    })
+    Ok(SealOptions::from_config(
+        &ctx.config,
+        ctx.home()?.clone(),
+        log_dir,
+        std::env::current_exe().ok(),
+    ))
 }
 
 /// The repository the hook is about: the agent's `cwd`, else ours.
@@ -181,7 +169,7 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
     let report = loki_seal::check(&root, base, &opts)?;
     let verdict = report.judged.verdict();
     if ctx.global.json {
-        anstream::println!("{}", loki_term::seal::check_json(&report));
+        anstream::println!("{}", report.to_json());
     } else {
         anstream::print!(
             "{}",
