@@ -8,6 +8,7 @@
 //! `scripts/update-agents` moves the pins to the newest releases and re-runs this suite, so a
 //! client's protocol change is a red test here, not a user's bug report.
 
+mod caps;
 mod claude;
 mod codex;
 mod gemini;
