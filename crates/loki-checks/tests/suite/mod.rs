@@ -2,6 +2,8 @@ mod compare;
 mod detect;
 mod go_seal;
 mod isolate;
+mod isolate_js;
+mod isolate_native;
 mod isolate_reuse;
 mod js_seal;
 mod runners;
