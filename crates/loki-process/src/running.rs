@@ -2,10 +2,12 @@
 //! enforces the timeout, a [`Cancel`] and [`crate::stop_all`], finds descendants that left the
 //! group, and kills what is left of the group before the leader is reaped.
 
-use std::io::{self, PipeReader, Read};
+use std::io::{self, PipeReader, PipeWriter, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -16,8 +18,8 @@ use crate::output::{CaptureBuf, SpoolFile};
 use crate::tree::{proc_stat, proc_table};
 use crate::watchdog::{STOP_EPOCH, tell_watchdog};
 use crate::{
-    Cancel, DRAIN_GRACE, Exit, Output, POLL_TICK, ProcessError, READ_CHUNK, Spec, Spooled, Streams,
-    TERM_GRACE, TREE_SCAN, stop_signal,
+    Cancel, DRAIN_GRACE, Exit, Input, Output, POLL_TICK, ProcessError, READ_CHUNK, STDIN_CAP, Spec,
+    Spooled, Streams, TERM_GRACE, TREE_SCAN, stop_signal,
 };
 
 /// A started child. Call [`Running::wait`]; dropping it instead kills the whole group.
@@ -38,6 +40,51 @@ pub struct Running {
     /// Descendants seen outside the group, as (pid, start time): signalled with it.
     escaped: Vec<(i32, u64)>,
     last_scan: Instant,
+    /// The thread writing [`Spec::stdin_bytes`], when there are any.
+    feeder: Option<Feeder>,
+}
+
+/// The writer of a child's stdin: a thread, so a child that reads slowly (or never) cannot
+/// stall the loop that reads its output and enforces its timeout.
+#[derive(Debug)]
+struct Feeder {
+    thread: JoinHandle<()>,
+    /// Bytes the pipe accepted so far.
+    taken: Arc<AtomicU64>,
+    len: u64,
+}
+
+impl Feeder {
+    /// Starts writing `input` to `pipe`; the pipe is closed when all is written or the child
+    /// stopped reading (`EPIPE`: Rust ignores `SIGPIPE`, so this is an error return, not a death).
+    fn start(pipe: PipeWriter, input: Input) -> io::Result<Feeder> {
+        let taken = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&taken);
+        let len = input.bytes().len() as u64;
+        let thread = std::thread::Builder::new()
+            .name("loki-process-stdin".into())
+            .spawn(move || {
+                let mut pipe = pipe;
+                let mut rest = input.bytes();
+                while !rest.is_empty() {
+                    match pipe.write(rest) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            rest = &rest[n..];
+                            counter.fetch_add(n as u64, Ordering::SeqCst);
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        // EPIPE and anything else: the child will not read the rest.
+                        Err(_) => break,
+                    }
+                }
+            })?;
+        Ok(Feeder { thread, taken, len })
+    }
+
+    fn unread(&self) -> u64 {
+        self.len.saturating_sub(self.taken.load(Ordering::SeqCst))
+    }
 }
 
 /// Runs `spec` to completion (or timeout) and returns what happened.
@@ -66,8 +113,25 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
         .process_group(0);
+    let feed = match &spec.stdin {
+        None => {
+            cmd.stdin(Stdio::null());
+            None
+        }
+        Some(input) if input.bytes().len() > STDIN_CAP => {
+            return Err(ProcessError::StdinTooLarge {
+                program,
+                bytes: input.bytes().len(),
+                cap: STDIN_CAP,
+            });
+        }
+        Some(input) => {
+            let (in_r, in_w) = io::pipe().map_err(pipe_err)?;
+            cmd.stdin(in_r);
+            Some((in_w, input.clone()))
+        }
+    };
     let (out_r, out_w) = io::pipe().map_err(pipe_err)?;
     pipes.push((0, out_r));
     match spec.streams {
@@ -115,6 +179,20 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         }),
         None => None,
     };
+    let feeder = match feed {
+        None => None,
+        Some((pipe, input)) => match Feeder::start(pipe, input) {
+            Ok(f) => Some(f),
+            Err(source) => {
+                // No writer: kill the child before it waits for input that never comes.
+                let _ = kill_process_group(pgid, Signal::KILL);
+                tell_watchdog('-', pgid);
+                let mut child = child;
+                let _ = child.wait();
+                return Err(ProcessError::Spawn { program, source });
+            }
+        },
+    };
     Ok(Running {
         child,
         pgid,
@@ -132,6 +210,7 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         epoch,
         escaped: Vec::new(),
         last_scan: Instant::now(),
+        feeder,
     })
 }
 
@@ -183,9 +262,22 @@ impl Running {
                     self.signal_group(sig);
                 }
             }
+            let fed = self.feeder.as_ref().is_none_or(|f| f.thread.is_finished());
             if let (Some((status, duration)), Some(until)) = (exit, drain_until)
-                && (self.pipes.is_empty() || now >= until)
+                && ((self.pipes.is_empty() && fed) || now >= until)
             {
+                // A writer still blocked here is held by a process that left the group (its
+                // pipe's last reader); it ends with that process, so it is let go, not joined.
+                let stdin_unread = match self.feeder.take() {
+                    Some(f) => {
+                        let unread = f.unread();
+                        if f.thread.is_finished() {
+                            let _ = f.thread.join();
+                        }
+                        unread
+                    }
+                    None => 0,
+                };
                 let mut caps = std::mem::take(&mut self.caps).into_iter();
                 let output = caps.next().map(CaptureBuf::finish).unwrap_or_default();
                 let stderr = caps.next().map(CaptureBuf::finish).unwrap_or_default();
@@ -197,6 +289,7 @@ impl Running {
                     output,
                     stderr,
                     spooled: self.spool.take().map(|s| s.info),
+                    stdin_unread,
                 });
             }
         }

@@ -10,6 +10,8 @@ use super::*;
 use crate::output::CaptureBuf;
 use crate::tree::parse_stat;
 
+mod stdin;
+
 fn sh(script: &str) -> Spec {
     Spec::new("sh", std::env::temp_dir())
         .args(["-c", script])
