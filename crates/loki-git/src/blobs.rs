@@ -27,6 +27,8 @@
 //!   bytes; past that, reads go to git as before.
 //! - A non-blob (a tree at that path, a submodule's commit) is `None`, as [`Git::show_file`] says
 //!   for a path that is not a file.
+//! - A batch whose output is over the output cap, or not understood, is read again one request
+//!   at a time (what every read did before), so batching never refuses what a single read gives.
 //! - [`Git::prefetch`] is an optimisation only: when the batch fails (its output over the cap, a
 //!   git that cannot run), nothing is cached and each reader's own call reports the problem.
 
@@ -143,9 +145,18 @@ impl Git {
             .spec(&["cat-file", "--batch", "--buffer"])
             .stdin_bytes(input);
         let command = spec.display();
-        let bytes = self.run_spec(&spec)?;
-        let read =
-            parse_batch(&bytes, &names).map_err(|detail| GitError::Parse { command, detail })?;
+        let read = match self.run_spec(&spec).and_then(|bytes| {
+            parse_batch(&bytes, &names).map_err(|detail| GitError::Parse { command, detail })
+        }) {
+            Ok(read) => read,
+            // All of it over the output cap (or an answer not understood): each alone, as
+            // before batches, so a large change is read, not refused.
+            Err(GitError::Parse { .. }) => names
+                .iter()
+                .map(|r| self.show_file_uncached(r))
+                .collect::<Result<_, _>>()?,
+            Err(e) => return Err(e),
+        };
         for ((i, r), blob) in batch.into_iter().zip(read) {
             self.remember(r, blob.as_deref());
             out[i] = blob;
