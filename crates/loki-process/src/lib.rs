@@ -44,6 +44,9 @@
 //! - **Stop on request.** [`stop_all`] (loki got `SIGINT` or `SIGTERM`) sends that signal to the
 //!   group of every child running at that moment, then `SIGKILL` after [`TERM_GRACE`]; their
 //!   results say `cancelled`. Children started afterwards (a receipt's `git` calls) run normally.
+//! - **Done when it is done.** The wait wakes on output and on the leader's exit (a pidfd,
+//!   Linux 5.3+; elsewhere the next 20 ms poll tick), so a short child's result is not held back
+//!   by a tick: a judgement starts dozens of `git` calls.
 //! - **Timeout.** After [`Spec::timeout`] the group gets `SIGTERM`, then `SIGKILL` after
 //!   [`TERM_GRACE`]; the result says `timed_out` and [`Output::exit_code`] is 124 (the `timeout(1)`
 //!   convention). A [`Cancel`] token does the same on request; dropping a [`Running`] kills the

@@ -11,8 +11,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::fd::OwnedFd;
 use rustix::io::Errno;
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+use rustix::process::{
+    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
+};
 
 use crate::output::{CaptureBuf, SpoolFile};
 use crate::tree::{proc_stat, proc_table};
@@ -42,6 +45,9 @@ pub struct Running {
     last_scan: Instant,
     /// The thread writing [`Spec::stdin_bytes`], when there are any.
     feeder: Option<Feeder>,
+    /// A pidfd of the leader (Linux 5.3+), readable once it exited; `None` where the kernel
+    /// has none, and the wait notices the exit at the next tick instead.
+    exit_fd: Option<OwnedFd>,
 }
 
 /// The writer of a child's stdin: a thread, so a child that reads slowly (or never) cannot
@@ -211,6 +217,7 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         escaped: Vec::new(),
         last_scan: Instant::now(),
         feeder,
+        exit_fd: pidfd_open(pgid, PidfdFlags::empty()).ok(),
     })
 }
 
@@ -231,7 +238,7 @@ impl Running {
         let mut term_sent: Option<Instant> = None;
         let (mut timed_out, mut cancelled) = (false, false);
         loop {
-            self.pump(&mut scratch)?;
+            self.pump(&mut scratch, exit.is_none())?;
             let now = Instant::now();
             if exit.is_none() && now >= self.last_scan + TREE_SCAN {
                 self.last_scan = now;
@@ -296,8 +303,12 @@ impl Running {
     }
 
     /// Waits up to one tick for output and reads what is there; closes pipes at EOF.
-    fn pump(&mut self, scratch: &mut [u8]) -> Result<(), ProcessError> {
-        if self.pipes.is_empty() {
+    fn pump(&mut self, scratch: &mut [u8], watch_exit: bool) -> Result<(), ProcessError> {
+        // The leader's exit wakes the wait too (its pidfd turns readable), so the result is
+        // ready as soon as it is, not up to a tick later: a judgement starts dozens of short
+        // `git` calls. Once the exit is seen it is not watched (it stays readable).
+        let exit_fd = self.exit_fd.as_ref().filter(|_| watch_exit);
+        if self.pipes.is_empty() && exit_fd.is_none() {
             std::thread::sleep(POLL_TICK);
             return Ok(());
         }
@@ -311,6 +322,9 @@ impl Running {
                 .iter()
                 .map(|(_, r)| PollFd::new(r, PollFlags::IN))
                 .collect();
+            if let Some(fd) = exit_fd {
+                fds.push(PollFd::new(fd, PollFlags::IN));
+            }
             match poll(&mut fds, Some(&tick)) {
                 Ok(_) | Err(Errno::INTR) => {}
                 Err(e) => return Err(self.fail("polling its output", e.into())),

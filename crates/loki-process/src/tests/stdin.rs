@@ -9,7 +9,9 @@ use crate::*;
 
 /// Bytes no line-oriented shortcut would get right: every byte value, newlines and NULs included.
 fn varied(len: usize) -> Vec<u8> {
-    (0..len).map(|i| ((i * 7 + i / 251) % 256).to_le_bytes()[0]).collect()
+    (0..len)
+        .map(|i| ((i * 7 + i / 251) % 256).to_le_bytes()[0])
+        .collect()
 }
 
 #[test]
