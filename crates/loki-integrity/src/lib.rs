@@ -415,10 +415,7 @@ pub fn scan_input_from(
             head: bytes(c.head.as_ref()),
         });
     }
-    let context: Vec<&String> = tree
-        .iter()
-        .filter(|p| is_context_file(p) && !changed.contains(*p))
-        .collect();
+    let context = context_paths(&tree, &changed);
     let tests = test_context_paths(&tree, &input.changes);
     let requests: Vec<String> = context
         .iter()
@@ -443,6 +440,25 @@ pub fn scan_input_from(
     }
     input.tree_paths = tree;
     Ok(input)
+}
+
+/// The `<head>:<path>` requests for the unchanged context files [`scan_input_from`] reads (test
+/// configuration, `package.json`, `go.mod`: see [`ScanInput`]), so that a caller can read them
+/// in the same batch as the changed files ([`Git::prefetch`]).
+#[must_use]
+pub fn context_requests(head: &str, changes: &[RawChange], tree: &[String]) -> Vec<String> {
+    let changed: BTreeSet<String> = changes.iter().map(|c| c.path.clone()).collect();
+    context_paths(tree, &changed)
+        .into_iter()
+        .map(|p| format!("{head}:{p}"))
+        .collect()
+}
+
+/// The head's context files that the change did not touch.
+fn context_paths<'a>(tree: &'a [String], changed: &BTreeSet<String>) -> Vec<&'a String> {
+    tree.iter()
+        .filter(|p| is_context_file(p) && !changed.contains(*p))
+        .collect()
 }
 
 /// The object id of a side with bytes: a submodule's entry is a commit of another repository,
