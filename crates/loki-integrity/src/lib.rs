@@ -18,7 +18,9 @@
 //! [`scan_changes`] is its I/O shell: it builds the input from git (`diff-tree --raw
 //! --no-renames` between a base commit and a head tree, `ls-tree` for the paths, then every
 //! side of every changed file in one `cat-file --batch`, the context files in one more);
-//! [`scan_input_from`] is the same from a change list and listing the caller already has.
+//! [`scan_input_from`] is the same from a change list and listing the caller already has, and
+//! [`context_requests`] names the context files so that the caller can read them in its own
+//! batch.
 //!
 //! # Rules (each a [`FindingKind`])
 //! The count and skip rules (`test_file_removed`, `fewer_tests`, `fewer_assertions`,
