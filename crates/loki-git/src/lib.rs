@@ -8,7 +8,7 @@
 //! - Everything that a receipt hashes comes from **plumbing** whose output user configuration
 //!   cannot change: [`Git::diff_digest`] hashes `git diff-tree -r -z --raw --no-renames
 //!   --no-abbrev <base> <head>` byte for byte.
-//! - Every call runs with a closed stdin, a timeout, `GIT_TERMINAL_PROMPT=0` (never wait for a
+//! - Every call runs with a closed stdin (but `cat-file --batch`, fed its requests), a timeout, `GIT_TERMINAL_PROMPT=0` (never wait for a
 //!   password) and `LC_ALL=C` (stable messages), in the repository's directory.
 //! - Nothing here modifies the user's checkout: worktrees are separate directories, snapshots use a
 //!   temporary index file, commits are made only where the caller points (a worktree). The one
@@ -31,9 +31,11 @@
 //! Modules, each adding methods to [`Git`]: `command` (how every call is built and run: the
 //! environment, the hardening, errors), `refs` (commits, trees, branches, remotes, dirtiness,
 //! ancestry, fast-forwards), `repo` (new repositories, the common directory, a worktree's private
-//! git directory), `worktree`, `diff`, `tree` (blobs, tree edits, exports, listings), `snapshot` (temporary-index
+//! git directory), `worktree`, `diff`, `tree` (blobs, tree edits, exports, listings), `blobs`
+//! (many blobs in one `cat-file --batch`, and the handle's cache of immutable ones), `snapshot` (temporary-index
 //! snapshots, resetting a working tree, ignore rules), `commit`, `temp` (throwaway files).
 
+mod blobs;
 mod command;
 mod commit;
 mod diff;
@@ -49,6 +51,7 @@ use std::path::{Path, PathBuf};
 
 use loki_process as process;
 
+pub use blobs::{BLOB_CACHE_CAP, Blobs, parse_batch};
 pub use diff::{Change, ChangeKind, DiffStat, Entry, RawChange};
 pub use snapshot::runner_loadable;
 pub use tree::TreeEdit;
@@ -105,6 +108,8 @@ pub struct Git {
     filters: std::sync::Arc<std::sync::OnceLock<Vec<String>>>,
     /// The author and committer (name, email) of this handle's commits, when the caller fixes it.
     identity: Option<(String, String)>,
+    /// Blobs read by [`Git::prefetch`] / [`Git::read_blobs`], shared with clones (`blobs`).
+    blobs: blobs::SharedBlobCache,
 }
 
 impl Git {
@@ -116,6 +121,7 @@ impl Git {
             program: OsString::from("git"),
             filters: std::sync::Arc::default(),
             identity: None,
+            blobs: std::sync::Arc::default(),
         }
     }
 

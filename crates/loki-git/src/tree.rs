@@ -90,14 +90,29 @@ impl Git {
             .map(drop)
     }
 
-    /// The bytes of the blob `oid`.
+    /// The bytes of the blob `oid` (from the handle's cache when [`Git::prefetch`] read it).
     pub fn show_blob(&self, oid: &str) -> Result<Vec<u8>, GitError> {
+        if let Some(Some(bytes)) = self.cached(oid) {
+            return Ok(bytes);
+        }
         self.run(&["cat-file", "blob", oid])
     }
 
-    /// The bytes of `path` at `rev`, or `None` when it does not exist there.
+    /// The bytes of `path` at `rev`, or `None` when it does not exist there (from the handle's
+    /// cache when [`Git::prefetch`] read it).
     pub fn show_file(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
-        match self.run(&["cat-file", "blob", &format!("{rev}:{path}")]) {
+        let request = format!("{rev}:{path}");
+        if let Some(known) = self.cached(&request) {
+            return Ok(known);
+        }
+        let read = self.show_file_uncached(&request)?;
+        self.remember(&request, read.as_deref());
+        Ok(read)
+    }
+
+    /// `git cat-file blob <request>`: `None` when git cannot read it as a blob.
+    pub(crate) fn show_file_uncached(&self, request: &str) -> Result<Option<Vec<u8>>, GitError> {
+        match self.run(&["cat-file", "blob", request]) {
             Ok(b) => Ok(Some(b)),
             Err(GitError::Failed { .. }) => Ok(None),
             Err(e) => Err(e),

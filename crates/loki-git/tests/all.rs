@@ -6,6 +6,9 @@
     reason = "tests fail loudly on broken fixtures and write and run fixture files directly (not loki state)"
 )]
 
+#[path = "all/blobs.rs"]
+mod blobs;
+
 use loki_git::{ChangeKind, Git, GitError};
 use loki_test_support::GitRepo;
 use sha2::Digest;

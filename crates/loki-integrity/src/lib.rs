@@ -15,8 +15,12 @@
 //! `go.mod` files, which say which setup files count as test configuration and what the Go module
 //! is; the head bytes of unchanged test files, whose literals the special-case rule looks for; and
 //! every head path, for the shadow rule) in, sorted and de-duplicated [`Finding`]s out.
-//! [`scan_changes`] is its I/O shell: it builds the input from git (`diff-tree --no-renames`
-//! between a base commit and a head tree, then `cat-file` per side, `ls-tree` for the paths).
+//! [`scan_changes`] is its I/O shell: it builds the input from git (`diff-tree --raw
+//! --no-renames` between a base commit and a head tree, `ls-tree` for the paths, then every
+//! side of every changed file in one `cat-file --batch`, the context files in one more);
+//! [`scan_input_from`] is the same from a change list and listing the caller already has, and
+//! [`context_requests`] names the context files so that the caller can read them in its own
+//! batch.
 //!
 //! # Rules (each a [`FindingKind`])
 //! The count and skip rules (`test_file_removed`, `fewer_tests`, `fewer_assertions`,
@@ -106,9 +110,9 @@
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use loki_git::{ChangeKind, Git};
+use loki_git::{Entry, Git, RawChange};
 
 pub use loki_findings::{FileChange, Finding, FindingKind, MAX_SCAN_BYTES, ScanInput};
 use loki_syntax::lex::{Lang, Lexed, lex, normalize};
@@ -372,55 +376,101 @@ fn mock_rules(
 pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, IntegrityError> {
     let fail = |action| move |source| IntegrityError::Git { action, source };
     let changes = git
-        .changes(base, head)
+        .raw_changes(base, head)
         .map_err(fail("list the changed files"))?;
+    let tree = git.ls_tree(head).map_err(fail("list the head tree"))?;
+    scan_input_from(git, head, &changes, tree)
+}
+
+/// [`scan_input`] from what the caller already read: the change list between the base and
+/// `head` (`diff-tree --raw --no-renames`, every change, nothing filtered) and every path of
+/// `head`'s tree. Every changed file's two sides are read in one `cat-file --batch` (or from
+/// `git`'s cache, when the caller prefetched them), the head's context files in one more.
+pub fn scan_input_from(
+    git: &Git,
+    head: &str,
+    changes: &[RawChange],
+    tree: Vec<String>,
+) -> Result<ScanInput, IntegrityError> {
+    let fail = |action| move |source| IntegrityError::Git { action, source };
+    let oids: Vec<&str> = changes
+        .iter()
+        .flat_map(|c| [file(c.base.as_ref()), file(c.head.as_ref())])
+        .flatten()
+        .collect();
+    let blobs: HashMap<&str, Option<Vec<u8>>> = oids
+        .iter()
+        .copied()
+        .zip(
+            git.read_blobs(&oids)
+                .map_err(fail("read the changed files"))?,
+        )
+        .collect();
+    let bytes = |e: Option<&Entry>| file(e).and_then(|oid| blobs.get(oid).cloned().flatten());
     let mut input = ScanInput::default();
     let mut changed = BTreeSet::new();
     for c in changes {
-        let base_bytes = match c.kind {
-            ChangeKind::Added => None,
-            ChangeKind::Modified | ChangeKind::Deleted | ChangeKind::TypeChanged => git
-                .show_file(base, &c.path)
-                .map_err(fail("read a file at the base commit"))?,
-        };
-        let head_bytes = match c.kind {
-            ChangeKind::Deleted => None,
-            ChangeKind::Added | ChangeKind::Modified | ChangeKind::TypeChanged => git
-                .show_file(head, &c.path)
-                .map_err(fail("read a changed file"))?,
-        };
         changed.insert(c.path.clone());
         input.changes.push(FileChange {
-            path: c.path,
-            base: base_bytes,
-            head: head_bytes,
+            path: c.path.clone(),
+            base: bytes(c.base.as_ref()),
+            head: bytes(c.head.as_ref()),
         });
     }
-    let tree = git.ls_tree(head).map_err(fail("list the head tree"))?;
-    for path in tree
+    let context = context_paths(&tree, &changed);
+    let tests = test_context_paths(&tree, &input.changes);
+    let requests: Vec<String> = context
         .iter()
-        .filter(|p| is_context_file(p) && !changed.contains(*p))
-    {
-        if let Some(bytes) = git
-            .show_file(head, path)
-            .map_err(fail("read a test configuration"))?
-        {
-            input.context.push((path.clone(), bytes));
+        .map(|p| p.as_str())
+        .chain(tests.iter().map(String::as_str))
+        .map(|p| format!("{head}:{p}"))
+        .collect();
+    let names: Vec<&str> = requests.iter().map(String::as_str).collect();
+    let mut read = git
+        .read_blobs(&names)
+        .map_err(fail("read the test configuration and unchanged test files"))?
+        .into_iter();
+    for path in &context {
+        if let Some(Some(b)) = read.next() {
+            input.context.push(((*path).clone(), b));
         }
     }
-    for path in test_context_paths(&tree, &input.changes) {
-        if let Some(bytes) = git
-            .show_file(head, &path)
-            .map_err(fail("read an unchanged test file"))?
-        {
-            input.test_context.push((path, bytes));
+    for path in tests {
+        if let Some(Some(b)) = read.next() {
+            input.test_context.push((path, b));
         }
     }
     input.tree_paths = tree;
     Ok(input)
 }
 
-/// At most this many unchanged test files are read for `test_context`: each read is a git call.
+/// The `<head>:<path>` requests for the unchanged context files [`scan_input_from`] reads (test
+/// configuration, `package.json`, `go.mod`: see [`ScanInput`]), so that a caller can read them
+/// in the same batch as the changed files ([`Git::prefetch`]).
+#[must_use]
+pub fn context_requests(head: &str, changes: &[RawChange], tree: &[String]) -> Vec<String> {
+    let changed: BTreeSet<String> = changes.iter().map(|c| c.path.clone()).collect();
+    context_paths(tree, &changed)
+        .into_iter()
+        .map(|p| format!("{head}:{p}"))
+        .collect()
+}
+
+/// The head's context files that the change did not touch.
+fn context_paths<'a>(tree: &'a [String], changed: &BTreeSet<String>) -> Vec<&'a String> {
+    tree.iter()
+        .filter(|p| is_context_file(p) && !changed.contains(*p))
+        .collect()
+}
+
+/// The object id of a side with bytes: a submodule's entry is a commit of another repository,
+/// with no bytes here (as `cat-file blob` of its path said before batches).
+fn file(e: Option<&Entry>) -> Option<&str> {
+    e.filter(|e| e.mode != "160000").map(|e| e.oid.as_str())
+}
+
+/// At most this many unchanged test files are read for `test_context` (in one batch, but each
+/// is bytes held and lexed).
 const MAX_TEST_CONTEXT_FILES: usize = 100;
 
 /// The unchanged test files whose literals the special-case rule needs: none unless an added

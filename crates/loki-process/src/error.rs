@@ -16,6 +16,14 @@ pub enum ProcessError {
         #[source]
         source: io::Error,
     },
+    #[error(
+        "cannot start {program}: its input is {bytes} bytes, more than the {cap} a child may be fed; pass it in a file instead"
+    )]
+    StdinTooLarge {
+        program: String,
+        bytes: usize,
+        cap: usize,
+    },
     #[error("lost track of {program} while {action} (its process group was killed): {source}")]
     Io {
         program: String,
@@ -31,9 +39,10 @@ impl ProcessError {
     pub fn is_not_found(&self) -> bool {
         match self {
             ProcessError::NotFound { .. } => true,
-            ProcessError::NoCwd { .. } | ProcessError::Spawn { .. } | ProcessError::Io { .. } => {
-                false
-            }
+            ProcessError::NoCwd { .. }
+            | ProcessError::Spawn { .. }
+            | ProcessError::StdinTooLarge { .. }
+            | ProcessError::Io { .. } => false,
         }
     }
 
@@ -44,6 +53,7 @@ impl ProcessError {
             ProcessError::NotFound { program, .. }
             | ProcessError::NoCwd { program, .. }
             | ProcessError::Spawn { program, .. }
+            | ProcessError::StdinTooLarge { program, .. }
             | ProcessError::Io { program, .. } => program,
         }
     }
@@ -58,6 +68,7 @@ impl loki_core::exit::Classify for ProcessError {
             ProcessError::NotFound { .. }
             | ProcessError::NoCwd { .. }
             | ProcessError::Spawn { .. }
+            | ProcessError::StdinTooLarge { .. }
             | ProcessError::Io { .. } => loki_core::exit::ExitClass::Failure,
         }
     }

@@ -13,7 +13,13 @@
 //!   anything that looks like a secret ([`is_secret_name`]), plus `CI=1` and `NO_COLOR=1`.
 //!   [`caller_env`] is the exception for a program the user asked loki to observe (`loki run`):
 //!   the caller's environment unchanged but for loki's own secrets.
-//! - **stdin is `/dev/null`**, so a child that waits for input ends instead of hanging.
+//! - **stdin is `/dev/null`**, so a child that waits for input ends instead of hanging, unless
+//!   the caller feeds it bytes ([`Spec::stdin_bytes`], at most [`STDIN_CAP`]): then a thread of
+//!   the runner writes them to a pipe and closes it, under the same group, timeout, environment
+//!   and capture rules. A child that stops reading (exits early: `EPIPE`) or is killed at the
+//!   timeout while the writer waits is no error; [`Output::stdin_unread`] counts the bytes it
+//!   did not take. The writer never outlives the run by more than [`DRAIN_GRACE`] unless a
+//!   process that left the group holds the pipe, and then it ends when that process does.
 //! - **Own process group** (`setpgid(0, 0)`): the child leads a new group and everything it forks
 //!   stays in it, so the runner can signal the whole tree at once.
 //! - **The group dies with the leader.** When the leader exits, the rest of its group is sent
@@ -38,6 +44,9 @@
 //! - **Stop on request.** [`stop_all`] (loki got `SIGINT` or `SIGTERM`) sends that signal to the
 //!   group of every child running at that moment, then `SIGKILL` after [`TERM_GRACE`]; their
 //!   results say `cancelled`. Children started afterwards (a receipt's `git` calls) run normally.
+//! - **Done when it is done.** The wait wakes on output and on the leader's exit (a pidfd,
+//!   Linux 5.3+; elsewhere the next 20 ms poll tick), so a short child's result is not held back
+//!   by a tick: a judgement starts dozens of `git` calls.
 //! - **Timeout.** After [`Spec::timeout`] the group gets `SIGTERM`, then `SIGKILL` after
 //!   [`TERM_GRACE`]; the result says `timed_out` and [`Output::exit_code`] is 124 (the `timeout(1)`
 //!   convention). A [`Cancel`] token does the same on request; dropping a [`Running`] kills the
@@ -93,7 +102,7 @@ pub use environment::{
 pub use error::ProcessError;
 pub use output::{Captured, Exit, Output, Spooled};
 pub use running::{Running, run, spawn};
-pub use spec::{Cancel, Spec, Streams};
+pub use spec::{Cancel, Input, Spec, Streams};
 pub use watchdog::{WATCHDOG_SCRIPT, stop_all, stop_signal, watchdog_running};
 
 /// Default timeout: long enough for a full test suite of a mid-sized repository on a small
@@ -117,6 +126,9 @@ pub(crate) const POLL_TICK: Duration = Duration::from_millis(20);
 pub(crate) const TREE_SCAN: Duration = Duration::from_secs(1);
 /// Most bytes [`Spec::spool`] writes: far beyond any test report, short of filling a disk.
 pub const SPOOL_CAP: u64 = 4 * 1024 * 1024 * 1024;
+/// Most bytes [`Spec::stdin_bytes`] may feed a child: far beyond a batch of requests (the
+/// purpose: one `git cat-file --batch` for many files), and a bound on what a spec holds.
+pub const STDIN_CAP: usize = 64 * 1024 * 1024;
 /// Bytes read per `read(2)`: one pipe buffer's worth is plenty and bounds the scratch buffer.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
 

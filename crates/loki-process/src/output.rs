@@ -131,6 +131,10 @@ pub struct Output {
     pub stderr: Captured,
     /// What [`Spec::spool`](crate::Spec::spool) wrote, when it was asked for.
     pub spooled: Option<Spooled>,
+    /// Bytes of [`Spec::stdin_bytes`](crate::Spec::stdin_bytes) the child's stdin did not
+    /// accept: it exited or closed stdin first (`EPIPE`), or was killed while the writer waited.
+    /// 0 when it took everything or was given nothing.
+    pub stdin_unread: u64,
 }
 
 /// The spool file of a run.

@@ -2,22 +2,27 @@
 //! enforces the timeout, a [`Cancel`] and [`crate::stop_all`], finds descendants that left the
 //! group, and kills what is left of the group before the leader is reaped.
 
-use std::io::{self, PipeReader, Read};
+use std::io::{self, PipeReader, PipeWriter, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::fd::OwnedFd;
 use rustix::io::Errno;
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+use rustix::process::{
+    Pid, PidfdFlags, Signal, WaitId, WaitIdOptions, kill_process_group, pidfd_open, waitid,
+};
 
 use crate::output::{CaptureBuf, SpoolFile};
 use crate::tree::{proc_stat, proc_table};
 use crate::watchdog::{STOP_EPOCH, tell_watchdog};
 use crate::{
-    Cancel, DRAIN_GRACE, Exit, Output, POLL_TICK, ProcessError, READ_CHUNK, Spec, Spooled, Streams,
-    TERM_GRACE, TREE_SCAN, stop_signal,
+    Cancel, DRAIN_GRACE, Exit, Input, Output, POLL_TICK, ProcessError, READ_CHUNK, STDIN_CAP, Spec,
+    Spooled, Streams, TERM_GRACE, TREE_SCAN, stop_signal,
 };
 
 /// A started child. Call [`Running::wait`]; dropping it instead kills the whole group.
@@ -38,6 +43,54 @@ pub struct Running {
     /// Descendants seen outside the group, as (pid, start time): signalled with it.
     escaped: Vec<(i32, u64)>,
     last_scan: Instant,
+    /// The thread writing [`Spec::stdin_bytes`], when there are any.
+    feeder: Option<Feeder>,
+    /// A pidfd of the leader (Linux 5.3+), readable once it exited; `None` where the kernel
+    /// has none, and the wait notices the exit at the next tick instead.
+    exit_fd: Option<OwnedFd>,
+}
+
+/// The writer of a child's stdin: a thread, so a child that reads slowly (or never) cannot
+/// stall the loop that reads its output and enforces its timeout.
+#[derive(Debug)]
+struct Feeder {
+    thread: JoinHandle<()>,
+    /// Bytes the pipe accepted so far.
+    taken: Arc<AtomicU64>,
+    len: u64,
+}
+
+impl Feeder {
+    /// Starts writing `input` to `pipe`; the pipe is closed when all is written or the child
+    /// stopped reading (`EPIPE`: Rust ignores `SIGPIPE`, so this is an error return, not a death).
+    fn start(pipe: PipeWriter, input: Input) -> io::Result<Feeder> {
+        let taken = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&taken);
+        let len = input.bytes().len() as u64;
+        let thread = std::thread::Builder::new()
+            .name("loki-process-stdin".into())
+            .spawn(move || {
+                let mut pipe = pipe;
+                let mut rest = input.bytes();
+                while !rest.is_empty() {
+                    match pipe.write(rest) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            rest = &rest[n..];
+                            counter.fetch_add(n as u64, Ordering::SeqCst);
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        // EPIPE and anything else: the child will not read the rest.
+                        Err(_) => break,
+                    }
+                }
+            })?;
+        Ok(Feeder { thread, taken, len })
+    }
+
+    fn unread(&self) -> u64 {
+        self.len.saturating_sub(self.taken.load(Ordering::SeqCst))
+    }
 }
 
 /// Runs `spec` to completion (or timeout) and returns what happened.
@@ -66,8 +119,25 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
         .process_group(0);
+    let feed = match &spec.stdin {
+        None => {
+            cmd.stdin(Stdio::null());
+            None
+        }
+        Some(input) if input.bytes().len() > STDIN_CAP => {
+            return Err(ProcessError::StdinTooLarge {
+                program,
+                bytes: input.bytes().len(),
+                cap: STDIN_CAP,
+            });
+        }
+        Some(input) => {
+            let (in_r, in_w) = io::pipe().map_err(pipe_err)?;
+            cmd.stdin(in_r);
+            Some((in_w, input.clone()))
+        }
+    };
     let (out_r, out_w) = io::pipe().map_err(pipe_err)?;
     pipes.push((0, out_r));
     match spec.streams {
@@ -115,6 +185,20 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         }),
         None => None,
     };
+    let feeder = match feed {
+        None => None,
+        Some((pipe, input)) => match Feeder::start(pipe, input) {
+            Ok(f) => Some(f),
+            Err(source) => {
+                // No writer: kill the child before it waits for input that never comes.
+                let _ = kill_process_group(pgid, Signal::KILL);
+                tell_watchdog('-', pgid);
+                let mut child = child;
+                let _ = child.wait();
+                return Err(ProcessError::Spawn { program, source });
+            }
+        },
+    };
     Ok(Running {
         child,
         pgid,
@@ -132,6 +216,8 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         epoch,
         escaped: Vec::new(),
         last_scan: Instant::now(),
+        feeder,
+        exit_fd: pidfd_open(pgid, PidfdFlags::empty()).ok(),
     })
 }
 
@@ -152,7 +238,7 @@ impl Running {
         let mut term_sent: Option<Instant> = None;
         let (mut timed_out, mut cancelled) = (false, false);
         loop {
-            self.pump(&mut scratch)?;
+            self.pump(&mut scratch, exit.is_none())?;
             let now = Instant::now();
             if exit.is_none() && now >= self.last_scan + TREE_SCAN {
                 self.last_scan = now;
@@ -183,9 +269,22 @@ impl Running {
                     self.signal_group(sig);
                 }
             }
+            let fed = self.feeder.as_ref().is_none_or(|f| f.thread.is_finished());
             if let (Some((status, duration)), Some(until)) = (exit, drain_until)
-                && (self.pipes.is_empty() || now >= until)
+                && ((self.pipes.is_empty() && fed) || now >= until)
             {
+                // A writer still blocked here is held by a process that left the group (its
+                // pipe's last reader); it ends with that process, so it is let go, not joined.
+                let stdin_unread = match self.feeder.take() {
+                    Some(f) => {
+                        let unread = f.unread();
+                        if f.thread.is_finished() {
+                            let _ = f.thread.join();
+                        }
+                        unread
+                    }
+                    None => 0,
+                };
                 let mut caps = std::mem::take(&mut self.caps).into_iter();
                 let output = caps.next().map(CaptureBuf::finish).unwrap_or_default();
                 let stderr = caps.next().map(CaptureBuf::finish).unwrap_or_default();
@@ -197,14 +296,19 @@ impl Running {
                     output,
                     stderr,
                     spooled: self.spool.take().map(|s| s.info),
+                    stdin_unread,
                 });
             }
         }
     }
 
     /// Waits up to one tick for output and reads what is there; closes pipes at EOF.
-    fn pump(&mut self, scratch: &mut [u8]) -> Result<(), ProcessError> {
-        if self.pipes.is_empty() {
+    fn pump(&mut self, scratch: &mut [u8], watch_exit: bool) -> Result<(), ProcessError> {
+        // The leader's exit wakes the wait too (its pidfd turns readable), so the result is
+        // ready as soon as it is, not up to a tick later: a judgement starts dozens of short
+        // `git` calls. Once the exit is seen it is not watched (it stays readable).
+        let exit_fd = self.exit_fd.as_ref().filter(|_| watch_exit);
+        if self.pipes.is_empty() && exit_fd.is_none() {
             std::thread::sleep(POLL_TICK);
             return Ok(());
         }
@@ -218,6 +322,9 @@ impl Running {
                 .iter()
                 .map(|(_, r)| PollFd::new(r, PollFlags::IN))
                 .collect();
+            if let Some(fd) = exit_fd {
+                fds.push(PollFd::new(fd, PollFlags::IN));
+            }
             match poll(&mut fds, Some(&tick)) {
                 Ok(_) | Err(Errno::INTR) => {}
                 Err(e) => return Err(self.fail("polling its output", e.into())),

@@ -41,6 +41,25 @@ impl Cancel {
     }
 }
 
+/// Bytes fed to a child's stdin ([`Spec::stdin_bytes`]): shared, so cloning a spec copies no
+/// bytes, and shown by length only, so a spec in a log does not print its input.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Input(Arc<[u8]>);
+
+impl Input {
+    /// The bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Input({} bytes)", self.0.len())
+    }
+}
+
 /// What to run and how. Built like [`std::process::Command`]; nothing is inherited implicitly.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -57,6 +76,8 @@ pub struct Spec {
     pub cancel: Option<Cancel>,
     /// A file that receives the whole first stream, uncapped up to [`SPOOL_CAP`](crate::SPOOL_CAP).
     pub spool: Option<PathBuf>,
+    /// What the child reads on stdin; `None` (the default) is a closed stdin (`/dev/null`).
+    pub stdin: Option<Input>,
 }
 
 impl Spec {
@@ -72,6 +93,7 @@ impl Spec {
             streams: Streams::Combined,
             cancel: None,
             spool: None,
+            stdin: None,
         }
     }
 
@@ -80,6 +102,16 @@ impl Spec {
     #[must_use]
     pub fn spool(mut self, path: impl Into<PathBuf>) -> Self {
         self.spool = Some(path.into());
+        self
+    }
+
+    /// Feeds `bytes` to the child's stdin (at most [`STDIN_CAP`](crate::STDIN_CAP); more is
+    /// refused at spawn), written by a thread of the runner while the child runs, then closed.
+    /// A child that exits or closes its stdin before reading everything is not an error:
+    /// [`Output::stdin_unread`](crate::Output::stdin_unread) counts what it did not take.
+    #[must_use]
+    pub fn stdin_bytes(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(Input(Arc::from(bytes.into())));
         self
     }
 

@@ -10,6 +10,8 @@ use super::*;
 use crate::output::CaptureBuf;
 use crate::tree::parse_stat;
 
+mod stdin;
+
 fn sh(script: &str) -> Spec {
     Spec::new("sh", std::env::temp_dir())
         .args(["-c", script])
@@ -410,4 +412,18 @@ fn a_detached_start_in_a_missing_directory_is_refused_by_name() {
     let spec = Spec::new("/bin/sh", "/no/such/dir");
     let err = spawn_detached(&spec, std::path::Path::new("/tmp/unused.log")).unwrap_err();
     assert!(matches!(err, ProcessError::NoCwd { .. }), "{err}");
+}
+
+#[test]
+fn a_child_that_closes_its_output_before_it_exits_is_waited_for() {
+    // Its pipes end long before it does: the wait watches the leader itself (its pidfd) then,
+    // and neither returns at the pipes' end nor misses the exit. (The clock starts after the
+    // spawn returns, so on a loaded machine a little of the sleep is before it.)
+    let out = run(&sh("exec >&- 2>&-; sleep 0.5; exit 7")).unwrap();
+    assert_eq!(out.exit_code(), 7);
+    assert!(
+        out.duration >= Duration::from_millis(250),
+        "{:?}",
+        out.duration
+    );
 }

@@ -80,7 +80,7 @@ use crate::ChecksError;
 use crate::baseline::{self, BaselineResult, Comparison, classify};
 use crate::detect::{Check, CheckKind, checks_for};
 use crate::exec::{CheckResult, RunOptions, run_check};
-use crate::integrity::{Finding, scan, scan_input};
+use crate::integrity::{Finding, scan, scan_input_from};
 
 pub use matrix::{Fact, FactKind};
 use owned::{Owner, owner};
@@ -232,15 +232,28 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     let excluded = |p: &str| input.exclude.iter().any(|e| e == p);
     let mut out = Judged::default();
 
-    // What changed, and whose it is.
-    let changes: Vec<_> = git
+    // What changed, and whose it is. Every changed file's two sides are read once, in one
+    // `cat-file --batch` into the handle's cache, where the owner classification, the static
+    // scan, the rename detection and the hybrid trees find them.
+    let all_changes = git
         .raw_changes(&base_tree, input.head_tree)
-        .map_err(git_err("list the changed files"))?
-        .into_iter()
-        .filter(|c| !excluded(&c.path))
+        .map_err(git_err("list the changed files"))?;
+    let tree_paths = git
+        .ls_tree(input.head_tree)
+        .map_err(git_err("list the head tree"))?;
+    // The scan's unchanged context files (`go.mod`, test configuration) join the same batch.
+    let context = crate::integrity::context_requests(input.head_tree, &all_changes, &tree_paths);
+    let wanted: Vec<&str> = all_changes
+        .iter()
+        .flat_map(|c| [&c.base, &c.head])
+        .flatten()
+        .filter(|e| e.mode != "160000")
+        .map(|e| e.oid.as_str())
+        .chain(context.iter().map(String::as_str))
         .collect();
+    git.prefetch(&wanted);
     let mut owned = Vec::new();
-    for c in changes {
+    for c in all_changes.iter().filter(|c| !excluded(&c.path)) {
         let mut sides = Vec::new();
         for e in [&c.base, &c.head].into_iter().flatten() {
             if e.mode != "160000" && might_hold_tests(&c.path) {
@@ -253,7 +266,7 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         let refs: Vec<&[u8]> = sides.iter().map(Vec::as_slice).collect();
         owned.push(Owned {
             owner: owner(&c.path, &refs),
-            change: c,
+            change: c.clone(),
         });
     }
 
@@ -264,9 +277,6 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .map(|o| o.change.path.clone())
         .collect();
     if !sources.is_empty() {
-        let tree_paths = git
-            .ls_tree(input.head_tree)
-            .map_err(git_err("list the head tree"))?;
         let found = helpers::helpers(input.head_root, &tree_paths, &sources);
         for o in &mut owned {
             if found.contains(&o.change.path) {
@@ -275,8 +285,8 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         }
     }
 
-    // Static rules.
-    let scan_in = scan_input(&git, &base_tree, input.head_tree)?;
+    // Static rules, from the same change list and listing.
+    let scan_in = scan_input_from(&git, input.head_tree, &all_changes, tree_paths)?;
     out.findings = scan(&scan_in)
         .into_iter()
         .filter(|f| !excluded(&f.path))
