@@ -31,6 +31,7 @@ pub mod fake_responses;
 mod fake_server;
 pub mod fake_slack;
 pub mod fake_trackers;
+pub mod procs;
 pub mod require;
 
 pub use require::{

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
+use loki_test_support::procs::alive;
 use loki_test_support::{GitRepo, Sandbox};
 use serde_json::json;
 
@@ -15,20 +16,6 @@ const TICK: Duration = Duration::from_millis(50);
 
 /// A command that records its pid and its child's, then waits on the child forever.
 const SLEEPER: &str = "sleep 300 & echo $! > grandchild.pid; echo $$ > child.pid; wait";
-
-/// Alive unless gone or a zombie: an orphan waiting for init to reap it is dead.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next());
-            !matches!(state, Some("Z" | "X"))
-        }
-        Err(_) => false,
-    }
-}
 
 fn poll(mut done: impl FnMut() -> bool) -> bool {
     let start = std::time::Instant::now();
