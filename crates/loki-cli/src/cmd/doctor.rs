@@ -6,14 +6,13 @@
 use loki_core::outcome::ExitCode;
 use loki_doctor::checks::Inputs;
 
-use crate::cmd::modelbox;
 use crate::context::Ctx;
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let support = loki_process::confine::support();
-    let cut = modelbox::cut();
-    let words = modelbox::network_words(&cut);
-    let detect = || crate::cmd::providers::detect(ctx);
+    let cut = loki_workspace::modelbox::network_cut();
+    let words = loki_workspace::modelbox::network_words(&cut);
+    let detect = || ctx.setup().detect();
     let checks = loki_doctor::checks::collect(&Inputs {
         repo: ctx.repo().ok(),
         config: &ctx.config,
@@ -28,8 +27,11 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
             })
             .collect(),
         home: ctx.home.as_deref(),
-        filesystem: (support.filesystem(), modelbox::filesystem_words(support)),
-        network: modelbox::network(ctx),
+        filesystem: (
+            support.filesystem(),
+            loki_workspace::modelbox::filesystem_words(support),
+        ),
+        network: ctx.setup().network(),
         cut: (cut, words),
         detect: &detect,
     });

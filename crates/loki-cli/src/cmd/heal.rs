@@ -243,7 +243,7 @@ fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
 /// The model `loki fix` asks: `--model provider[/model]`, else the configuration, else `auto`
 /// among API providers. `None` when auto finds nothing.
 fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provider>>> {
-    let mut settings = crate::cmd::providers::settings(ctx);
+    let mut settings = ctx.setup().settings();
     let choice = match flag {
         Some(spec) => {
             let (name, m) = match spec.split_once('/') {
@@ -259,7 +259,7 @@ fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provide
     };
     let choice = match choice {
         Some(c) => c,
-        None => match crate::cmd::providers::detect(ctx).choice {
+        None => match ctx.setup().detect().choice {
             Some(c @ (ProviderChoice::OpenAi | ProviderChoice::Anthropic)) => c,
             _ => return Ok(None),
         },

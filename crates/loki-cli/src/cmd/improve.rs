@@ -3,7 +3,7 @@
 //! `loki_term::improve`'s.
 //!
 //! The editor and the replays' agent are the provider chosen as for a build (`--provider`,
-//! `--script`, `--model`, or the configuration); each replay is built with [`build::options`], so
+//! `--script`, `--model`, or the configuration); each replay is built with [`loki_workspace::options::Setup::build_options`], so
 //! it runs as the user's own run did (box, caps, prices).
 //!
 //! Exit codes of a cycle: 0 for applied, pending, keep-base, idle, no-failures, paused and
@@ -19,7 +19,6 @@ use loki_engine::TaskInput;
 use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Paths, Runtime, Trigger};
 
 use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
-use crate::cmd::build;
 use crate::context::Ctx;
 use loki_term::{DIM, paint};
 
@@ -114,17 +113,21 @@ fn cycle(
     cancel: loki_process::Cancel,
 ) -> anyhow::Result<CycleRecord> {
     let editor = || {
-        let (choice, _) = crate::cmd::providers::choose(ctx).map_err(|e| format!("{e:#}"))?;
-        loki_agent::build(&choice, &crate::cmd::providers::settings(ctx)).map_err(|e| e.to_string())
+        let (choice, _) = ctx.setup().choose().map_err(|e| format!("{e:#}"))?;
+        loki_agent::build(&choice, &ctx.setup().settings()).map_err(|e| e.to_string())
     };
     let replay_cancel = cancel.clone();
     let replay = move |task: TaskInput| {
-        let (mut o, _, _) =
-            build::options(ctx, task, RunKind::Build, false).map_err(|e| format!("{e:#}"))?;
+        let (mut o, _, _) = ctx
+            .setup()
+            .build_options(task, RunKind::Build, false)
+            .map_err(|e| format!("{e:#}"))?;
         o.cancel = replay_cancel.clone();
         Ok(o)
     };
-    let provider = crate::cmd::providers::choose(ctx)
+    let provider = ctx
+        .setup()
+        .choose()
         .map(|(c, _)| c.label())
         .unwrap_or_default();
     let rt = Runtime {

@@ -11,21 +11,10 @@ use std::sync::Arc;
 
 use loki_agent::RunHook;
 use loki_process::confine::{Network, NetworkCut};
-pub use loki_workspace::modelbox::{describe, filesystem_words, network_words};
+use loki_workspace::modelbox::{describe, network_cut, network_words};
 
 use crate::cli::GlobalArgs;
-use crate::context::Ctx;
 use loki_term::{DIM, YELLOW, paint};
-
-/// The `agent.network` choice (default off).
-pub fn network(ctx: &Ctx) -> Network {
-    ctx.setup().network()
-}
-
-/// The network of the current process's boxes (the wrapper is this binary).
-pub fn cut() -> NetworkCut {
-    loki_workspace::modelbox::network_cut()
-}
 
 /// Says what the box of a model-driven command is before it starts (see the module doc).
 pub fn announce(global: &GlobalArgs, network: Network, cli_agent: bool) {
@@ -36,7 +25,7 @@ pub fn announce(global: &GlobalArgs, network: Network, cli_agent: bool) {
             paint(YELLOW, "warning:")
         );
     }
-    let cut = cut();
+    let cut = network_cut();
     // Said always, as the missing box is: the user chose "off" and gets less than that.
     if network == Network::Denied && !cli_agent && !matches!(cut, NetworkCut::Everything) {
         anstream::eprintln!(

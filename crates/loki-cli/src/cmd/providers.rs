@@ -1,27 +1,12 @@
-//! `loki providers`, and the provider choice as the other commands ask for it (the choice itself
-//! is [`loki_workspace::options`]'s: the configuration is the one source).
+//! `loki providers`: what each provider needs and what `auto` picks (the choice itself is
+//! [`loki_workspace::options`]'s: the configuration is the one source).
 
-use loki_agent::{Detection, ProviderChoice, ProviderSettings};
+use loki_agent::ProviderChoice;
 use loki_core::outcome::ExitCode;
 use std::fmt::Write as _;
 
 use crate::context::Ctx;
 use loki_term::{DIM, GREEN, YELLOW, paint};
-
-/// Provider settings as the configuration has them ([`loki_workspace::options::Setup::settings`]).
-pub fn settings(ctx: &Ctx) -> ProviderSettings {
-    ctx.setup().settings()
-}
-
-/// What `auto` would pick ([`loki_workspace::options::Setup::detect`]).
-pub fn detect(ctx: &Ctx) -> Detection {
-    ctx.setup().detect()
-}
-
-/// The provider a command uses ([`loki_workspace::options::Setup::choose`]).
-pub fn choose(ctx: &Ctx) -> anyhow::Result<(ProviderChoice, String)> {
-    Ok(ctx.setup().choose()?)
-}
 
 /// `loki providers`.
 pub fn list(ctx: &Ctx) -> anyhow::Result<ExitCode> {
