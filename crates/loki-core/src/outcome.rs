@@ -120,6 +120,26 @@ impl ExitCode {
             ExitCode::Terminated => 143,
         }
     }
+
+    /// The exit code whose number is `code`, as a run reports it ([`ExitCode::code`] read
+    /// back): 3 is a build's `BudgetStop`, and a number loki never uses is `Failure`.
+    #[must_use]
+    pub fn from_code(code: u8) -> ExitCode {
+        [
+            ExitCode::Success,
+            ExitCode::Failure,
+            ExitCode::Usage,
+            ExitCode::BudgetStop,
+            ExitCode::Blocked,
+            ExitCode::Stalled,
+            ExitCode::NoInput,
+            ExitCode::Interrupted,
+            ExitCode::Terminated,
+        ]
+        .into_iter()
+        .find(|c| c.code() == code)
+        .unwrap_or(ExitCode::Failure)
+    }
 }
 
 /// The exit code of a run that a failed model call ended (its outcome is FAILED): the usage or
@@ -233,6 +253,15 @@ impl fmt::Display for VerifyVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_exit_status_reads_back_as_its_exit_code() {
+        for c in [0u8, 1, 2, 3, 4, 5, 66, 130, 143] {
+            assert_eq!(ExitCode::from_code(c).code(), c);
+        }
+        assert_eq!(ExitCode::from_code(3), ExitCode::BudgetStop);
+        assert_eq!(ExitCode::from_code(77), ExitCode::Failure);
+    }
     use std::fmt::Write as _;
 
     #[test]

@@ -37,7 +37,7 @@ use loki_process::Cancel;
 
 use crate::options::Setup;
 use crate::run::RunFlags;
-use crate::{WorkspaceError, chain_text, exit_code};
+use crate::{WorkspaceError, chain_text};
 
 /// The issues a backlog builds, in number order.
 #[derive(Debug)]
@@ -170,7 +170,7 @@ impl Backlog {
         };
         if flags.pr && !report.interrupted {
             let pr = crate::publish_after(repo, &report);
-            row.exit_code = pr.exit(exit_code(report.exit_code)).code();
+            row.exit_code = pr.exit(ExitCode::from_code(report.exit_code)).code();
             (row.pr, row.error) = pr.cells();
         }
         row

@@ -224,25 +224,6 @@ pub fn issue_task(
     Ok((task, input, issue.title))
 }
 
-/// The exit code of a numeric status the engine decided (its outcome ladder); an unknown status
-/// is a failure.
-#[must_use]
-pub fn exit_code(code: u8) -> ExitCode {
-    [
-        ExitCode::Success,
-        ExitCode::Failure,
-        ExitCode::Usage,
-        ExitCode::BudgetStop,
-        ExitCode::Blocked,
-        ExitCode::Stalled,
-        ExitCode::Interrupted,
-        ExitCode::Terminated,
-    ]
-    .into_iter()
-    .find(|c| c.code() == code)
-    .unwrap_or(ExitCode::Failure)
-}
-
 /// `ws_<UTC time>_<random>`: sorts by time, like run ids.
 pub fn record_id() -> String {
     let id = loki_core::RunId::new();
@@ -472,14 +453,6 @@ mod tests {
             exit_code: None,
             detail: String::new(),
         }
-    }
-
-    #[test]
-    fn every_status_of_the_ladder_maps_back_to_its_exit_code() {
-        for c in [0u8, 1, 2, 3, 4, 5, 130, 143] {
-            assert_eq!(exit_code(c).code(), c);
-        }
-        assert_eq!(exit_code(77), ExitCode::Failure);
     }
 
     #[test]

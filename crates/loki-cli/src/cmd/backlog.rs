@@ -80,7 +80,7 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
             }
         }
     }
-    Ok(crate::cmd::build::exit_of(worst))
+    Ok(ExitCode::from_code(worst))
 }
 
 /// `--dry-run`: what would run, nothing run.

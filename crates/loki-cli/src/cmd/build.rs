@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
-use loki_engine::{BuildOptions, TaskInput};
+use loki_engine::TaskInput;
 use loki_workspace::run::RunFlags;
 
 use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
@@ -140,7 +140,7 @@ pub fn run_task_with(
         "the run {} stopped at a safe point and sealed its receipt (summary above)",
         report.run_id
     ));
-    let code = exit_of(report.exit_code);
+    let code = ExitCode::from_code(report.exit_code);
     // An interrupted run stops here: the user asked for nothing more.
     if report.interrupted {
         print_report(global, &report);
@@ -173,18 +173,6 @@ pub fn run_task_with(
     Ok(pr.exit(code))
 }
 
-/// A build's options from the configuration, with the provider's label and why it was chosen
-/// ([`loki_workspace::options::Setup::build_options`]). Also the options of each replay of
-/// `loki improve`, so a replay is built as the user's own run was.
-pub fn options(
-    ctx: &Ctx,
-    task: TaskInput,
-    kind: RunKind,
-    deep: bool,
-) -> anyhow::Result<(BuildOptions, String, String)> {
-    Ok(ctx.setup().build_options(task, kind, deep)?)
-}
-
 /// Prints the summary (or the JSON object).
 pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
     if global.json {
@@ -195,9 +183,6 @@ pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
         anstream::print!("{}", loki_engine::summary::render(report));
     }
 }
-
-/// The exit code for a numeric status the engine decided.
-pub use loki_workspace::exit_code as exit_of;
 
 /// `loki run-task --file task.md`.
 pub fn run_file(global: &GlobalArgs, args: &RunTaskArgs) -> anyhow::Result<ExitCode> {

@@ -67,7 +67,7 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
         }
     }
     if report.exit_code != 0 {
-        return Ok(Exit::Run(crate::cmd::build::exit_of(report.exit_code)));
+        return Ok(Exit::Run(ExitCode::from_code(report.exit_code)));
     }
     Ok(match vr.verdict {
         VerifyVerdict::Verified => Exit::Run(ExitCode::Success),
