@@ -19,7 +19,7 @@
 //! --no-renames` between a base commit and a head tree, `ls-tree` for the paths, then every
 //! side of every changed file in one `cat-file --batch`, the context files in one more);
 //! [`scan_input_from`] is the same from a change list and listing the caller already has, and
-//! [`context_requests`] names the context files so that the caller can read them in its own
+//! [`scan_requests`] names everything it reads so that the caller can read it in its own
 //! batch.
 //!
 //! # Rules (each a [`FindingKind`])
@@ -444,16 +444,22 @@ pub fn scan_input_from(
     Ok(input)
 }
 
-/// The `<head>:<path>` requests for the unchanged context files [`scan_input_from`] reads (test
-/// configuration, `package.json`, `go.mod`: see [`ScanInput`]), so that a caller can read them
-/// in the same batch as the changed files ([`Git::prefetch`]).
+/// Every object [`scan_input_from`] reads for this change: both sides of every changed file (by
+/// object id) and the `<head>:<path>` of each unchanged context file (test configuration,
+/// `package.json`, `go.mod`: see [`ScanInput`]), so that a caller can read them all in one
+/// batch ([`Git::prefetch`]) shared with its own readers.
 #[must_use]
-pub fn context_requests(head: &str, changes: &[RawChange], tree: &[String]) -> Vec<String> {
+pub fn scan_requests(head: &str, changes: &[RawChange], tree: &[String]) -> Vec<String> {
     let changed: BTreeSet<String> = changes.iter().map(|c| c.path.clone()).collect();
-    context_paths(tree, &changed)
+    let sides = changes
+        .iter()
+        .flat_map(|c| [file(c.base.as_ref()), file(c.head.as_ref())])
+        .flatten()
+        .map(str::to_owned);
+    let context = context_paths(tree, &changed)
         .into_iter()
-        .map(|p| format!("{head}:{p}"))
-        .collect()
+        .map(|p| format!("{head}:{p}"));
+    sides.chain(context).collect()
 }
 
 /// The head's context files that the change did not touch.

@@ -242,16 +242,8 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         .ls_tree(input.head_tree)
         .map_err(git_err("list the head tree"))?;
     // The scan's unchanged context files (`go.mod`, test configuration) join the same batch.
-    let context = crate::integrity::context_requests(input.head_tree, &all_changes, &tree_paths);
-    let wanted: Vec<&str> = all_changes
-        .iter()
-        .flat_map(|c| [&c.base, &c.head])
-        .flatten()
-        .filter(|e| e.mode != "160000")
-        .map(|e| e.oid.as_str())
-        .chain(context.iter().map(String::as_str))
-        .collect();
-    git.prefetch(&wanted);
+    let wanted = crate::integrity::scan_requests(input.head_tree, &all_changes, &tree_paths);
+    git.prefetch(&wanted.iter().map(String::as_str).collect::<Vec<_>>());
     let mut owned = Vec::new();
     for c in all_changes.iter().filter(|c| !excluded(&c.path)) {
         let mut sides = Vec::new();
