@@ -112,9 +112,71 @@ pub fn append_line(path: &Path, bytes: &[u8]) -> Result<(), CoreError> {
         .map_err(|e| CoreError::io("append to", path, e))
 }
 
+/// An exclusive advisory lock (`flock`) on an open file, released when dropped.
+///
+/// Released with an explicit `LOCK_UN`, never by closing alone: a `flock` belongs to the open file
+/// description, and a child that another thread forks while the lock is held shares it until that
+/// child execs. Closing our descriptor would leave the lock held for that window, and the next
+/// taker in this very process would see it busy.
+#[derive(Debug)]
+pub struct FileLock {
+    file: File,
+}
+
+impl FileLock {
+    /// Takes `file`'s lock without waiting; gives the file back when someone else holds it.
+    pub fn try_take(file: File) -> std::io::Result<Result<FileLock, File>> {
+        match file.try_lock() {
+            Ok(()) => Ok(Ok(FileLock { file })),
+            Err(fs::TryLockError::WouldBlock) => Ok(Err(file)),
+            Err(fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    /// Takes `file`'s lock, waiting for the holder to release it.
+    pub fn take(file: File) -> std::io::Result<FileLock> {
+        file.lock()?;
+        Ok(FileLock { file })
+    }
+
+    /// The locked file, for reading or writing a holder record.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Best effort: on failure the lock still goes when the last descriptor closes.
+        let _ = self.file.unlock();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dropped_lock_is_free_even_while_a_shared_descriptor_lives() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.lock");
+        let open = || {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&p)
+                .unwrap()
+        };
+        let held = FileLock::try_take(open()).unwrap().unwrap();
+        assert!(FileLock::try_take(open()).unwrap().is_err(), "two holders");
+        // What a child forked by another thread holds until it execs: the same open description.
+        let shared = held.file().try_clone().unwrap();
+        drop(held);
+        let again = FileLock::try_take(open()).unwrap();
+        assert!(again.is_ok(), "the lock outlived its holder");
+        drop(shared);
+    }
 
     #[test]
     fn write_atomic_replaces_content_and_leaves_no_temp_files() {

@@ -300,7 +300,3 @@ fn resolve_existing(candidate: &Path) -> Result<PathBuf, Problem> {
 fn is_symlink(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
-
-#[cfg(test)]
-#[path = "paths_tests.rs"]
-mod tests;

@@ -1,10 +1,11 @@
 //! The single writer of an event log. See the crate doc for the format and the durability policy.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use loki_core::fs::FileLock;
 use sha2::{Digest, Sha256};
 
 use crate::event::{Event, EventType, GENESIS};
@@ -17,8 +18,8 @@ use crate::{EventError, MAX_LINE_BYTES};
 pub struct EventWriter {
     path: PathBuf,
     file: File,
-    // Held for its lock: dropping the file releases it.
-    _lock: File,
+    // Held for its lock, released when the writer drops.
+    _lock: FileLock,
     run: String,
     next_seq: u64,
     head: String,
@@ -34,22 +35,22 @@ impl EventWriter {
     pub fn open(run_dir: &Path, run_id: &str) -> Result<EventWriter, EventError> {
         let path = run_dir.join("events.jsonl");
         let lock_path = run_dir.join("events.lock");
-        let lock = OpenOptions::new()
+        let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&lock_path)
             .map_err(|e| EventError::io("open lock file", &lock_path, e))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
+        let lock = match FileLock::try_take(file) {
+            Ok(Ok(lock)) => lock,
+            Ok(Err(_busy)) => {
                 return Err(EventError::Locked {
                     path,
                     lock: lock_path,
                 });
             }
-            Err(TryLockError::Error(e)) => return Err(EventError::io("lock", &lock_path, e)),
-        }
+            Err(e) => return Err(EventError::io("lock", &lock_path, e)),
+        };
         let mut next_seq = 0;
         let mut head = GENESIS.to_string();
         let mut recovered_torn_bytes = None;

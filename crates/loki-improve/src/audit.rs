@@ -233,14 +233,14 @@ pub fn append(paths: &Paths, entry: Entry) -> Result<Line, ImproveError> {
     paths.ensure()?;
     let path = paths.audit();
     let lock_path = paths.dir.join("audit.lock");
-    let lock = std::fs::File::options()
+    let file = std::fs::File::options()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&lock_path)
         .map_err(|e| ImproveError::io("open", &lock_path, e))?;
-    lock.lock()
-        .map_err(|e| ImproveError::io("lock", &lock_path, e))?;
+    let _lock =
+        loki_core::fs::FileLock::take(file).map_err(|e| ImproveError::io("lock", &lock_path, e))?;
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),

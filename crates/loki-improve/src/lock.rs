@@ -12,6 +12,8 @@ use std::io::{Read as _, Seek as _, Write as _};
 
 use serde::{Deserialize, Serialize};
 
+use loki_core::fs::FileLock;
+
 use crate::ImproveError;
 use crate::audit::{self, Action, Entry};
 use crate::config::Paths;
@@ -28,7 +30,7 @@ struct Holder {
 /// The held lock; released when dropped.
 #[derive(Debug)]
 pub struct CycleLock {
-    file: File,
+    lock: FileLock,
 }
 
 /// The result of [`acquire`].
@@ -45,16 +47,16 @@ pub enum Acquired {
 pub fn acquire(paths: &Paths, cycle: &str) -> Result<Acquired, ImproveError> {
     paths.ensure()?;
     let path = paths.lock();
-    let mut file = File::options()
+    let file = File::options()
         .create(true)
         .truncate(false)
         .read(true)
         .write(true)
         .open(&path)
         .map_err(|e| ImproveError::io("open", &path, e))?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
+    let lock = match FileLock::try_take(file) {
+        Ok(Ok(lock)) => lock,
+        Ok(Err(mut file)) => {
             let mut text = String::new();
             let _ = file.read_to_string(&mut text);
             let holder = serde_json::from_str::<Holder>(&text)
@@ -62,8 +64,9 @@ pub fn acquire(paths: &Paths, cycle: &str) -> Result<Acquired, ImproveError> {
                 .unwrap_or_else(|_| "another process".to_string());
             return Ok(Acquired::Busy { holder });
         }
-        Err(std::fs::TryLockError::Error(e)) => return Err(ImproveError::io("lock", &path, e)),
-    }
+        Err(e) => return Err(ImproveError::io("lock", &path, e)),
+    };
+    let mut file = lock.file();
     let mut text = String::new();
     file.read_to_string(&mut text)
         .map_err(|e| ImproveError::io("read", &path, e))?;
@@ -96,13 +99,13 @@ pub fn acquire(paths: &Paths, cycle: &str) -> Result<Acquired, ImproveError> {
         .and_then(|()| file.write_all(&bytes))
         .and_then(|()| file.sync_data())
         .map_err(|e| ImproveError::io("write", &path, e))?;
-    Ok(Acquired::Held(CycleLock { file }))
+    Ok(Acquired::Held(CycleLock { lock }))
 }
 
 impl Drop for CycleLock {
     fn drop(&mut self) {
-        // Best effort: an emptied file is a released lock; the flock goes with the descriptor.
-        let _ = self.file.set_len(0);
+        // Best effort: an emptied file is a released lock; the flock goes with `FileLock`'s drop.
+        let _ = self.lock.file().set_len(0);
     }
 }
 

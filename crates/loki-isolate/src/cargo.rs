@@ -9,6 +9,7 @@ use super::{
     BUILT_STAMP, CARGO_SLOTS, CargoSlot, LOCK_FILE, Roots, TREE_RECORD, create_dir, io_err, normal,
     repo_key, role_dir, tree_dirs,
 };
+use loki_core::fs::FileLock;
 use loki_runner::ChecksError;
 
 pub(super) fn cargo_slot(
@@ -28,25 +29,25 @@ pub(super) fn cargo_slot(
         };
         create_dir(&dir)?;
         let lock_path = dir.join(LOCK_FILE);
-        let lock = File::options()
+        let file = File::options()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&lock_path)
             .map_err(io_err("open the lock", &lock_path))?;
         let last = n + 1 == CARGO_SLOTS;
-        match lock.try_lock() {
-            Ok(()) => {
+        match FileLock::try_take(file) {
+            Ok(Ok(lock)) => {
                 chosen = Some((dir, lock));
                 break;
             }
-            Err(std::fs::TryLockError::WouldBlock) if !last => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                lock.lock().map_err(io_err("lock", &lock_path))?;
+            Ok(Err(_busy)) if !last => {}
+            Ok(Err(busy)) => {
+                let lock = FileLock::take(busy).map_err(io_err("lock", &lock_path))?;
                 chosen = Some((dir, lock));
                 break;
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io_err("lock", &lock_path)(e)),
+            Err(e) => return Err(io_err("lock", &lock_path)(e)),
         }
     }
     let Some((dir, lock)) = chosen else {

@@ -114,7 +114,6 @@ mod node;
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -168,7 +167,7 @@ pub struct Prepared {
 #[derive(Debug)]
 struct CargoSlot {
     dir: PathBuf,
-    _lock: File,
+    _lock: loki_core::fs::FileLock,
 }
 
 impl Drop for CargoSlot {

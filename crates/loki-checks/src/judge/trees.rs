@@ -188,7 +188,7 @@ enum Place {
     /// Kept per repository and role, and locked while in use.
     Kept {
         dir: PathBuf,
-        _lock: std::fs::File,
+        _lock: loki_core::fs::FileLock,
     },
     Temp(tempfile::TempDir),
 }
@@ -226,13 +226,13 @@ impl Place {
             .join("trees")
             .join(crate::isolate::repo_key(checkout));
         std::fs::create_dir_all(&base).ok()?;
-        let lock = std::fs::File::options()
+        let file = std::fs::File::options()
             .create(true)
             .truncate(false)
             .write(true)
             .open(base.join(format!("{name}.lock")))
             .ok()?;
-        lock.try_lock().ok()?;
+        let lock = loki_core::fs::FileLock::try_take(file).ok()?.ok()?;
         let dir = base.join(name);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).ok()?;

@@ -4,7 +4,10 @@ use std::os::unix::ffi::OsStrExt;
 
 use proptest::prelude::*;
 
-use super::*;
+use std::ffi::OsStr;
+use std::path::Path;
+
+use loki_core::paths::*;
 
 /// A root with `src/a.rs`, symlinks in and out of it, and a directory outside.
 struct Fixture {
