@@ -1,4 +1,10 @@
-#![expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
+//! Path confinement on a real directory: symlinks in and out, `.git`, non-UTF-8 names.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::disallowed_methods,
+    reason = "the fixture helper unwraps (a broken fixture stops the test where it broke) and writes its files directly"
+)]
 
 use std::os::unix::ffi::OsStrExt;
 
