@@ -269,14 +269,27 @@ impl World {
         )
     }
 
-    /// The receipts sealed so far, oldest first.
+    /// The receipts sealed so far, oldest first: by the run's recorded start (milliseconds), as
+    /// the run store orders them. Ids of two stops in the same second differ only by their random
+    /// suffix, so sorting by name put a session's VERIFIED stop before its blocked one.
     fn receipts(&self) -> Vec<Value> {
         let dir = self.repo.path().join(".loki/runs");
-        let mut runs: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|d| d.map(|e| e.unwrap().path()).collect())
+        let mut runs: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.map(|e| {
+                    let path = e.unwrap().path();
+                    let run: Value = serde_json::from_str(
+                        &std::fs::read_to_string(path.join("run.json")).unwrap(),
+                    )
+                    .unwrap();
+                    (run["started_at"].as_str().unwrap().to_string(), path)
+                })
+                .collect()
+            })
             .unwrap_or_default();
         runs.sort();
         runs.iter()
+            .map(|(_, r)| r)
             .map(|r| {
                 serde_json::from_str(&std::fs::read_to_string(r.join("receipt.json")).unwrap())
                     .unwrap()
