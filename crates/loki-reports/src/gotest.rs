@@ -1,7 +1,9 @@
 //! Go: `go test -json` (test2json events, one JSON object per line) and, as the fallback, the
 //! `go test -v` text lines `--- PASS|FAIL|SKIP: TestName (0.00s)`.
 //!
-//! A test's result is its last `pass|fail|skip` event with a non-empty `Test`; its id is
+//! A test's result is its last `pass|fail|skip` event with a non-empty `Test`, except that a test
+//! that failed once stays failed (`-count=N` runs it N times, and a flaky failure must not be
+//! overwritten by the next repetition's pass); its id is
 //! `<package>/<Test>` (subtests keep their `Parent/child` names). A package that fails without any
 //! failing test (a build error, a panic in `TestMain`, `build-fail`) gets a synthetic failed test
 //! `<package> (package failed)` so the failure is counted. Before Go 1.24 a package that does not
@@ -61,8 +63,10 @@ pub fn parse_json(text: &str) -> Option<TestReport> {
             continue;
         }
         let key = (ev.package, ev.test);
-        if !status.contains_key(&key) {
-            order.push(key.clone());
+        match status.get(&key) {
+            None => order.push(key.clone()),
+            Some(TestStatus::Failed) => continue,
+            Some(_) => {}
         }
         status.insert(key, st);
     }
@@ -175,6 +179,26 @@ mod tests {
                 "example.com/m/broken (package failed)"
             ]
         );
+    }
+
+    #[test]
+    fn a_failure_in_any_repetition_stays_a_failure() {
+        // `-count=3`: failed in the second run, passed in the first and the third.
+        let ev = |a: &str, t: &str| {
+            format!("{{\"Action\":\"{a}\",\"Package\":\"m\",\"Test\":\"{t}\"}}\n")
+        };
+        let text = [
+            ev("pass", "TestFlaky"),
+            ev("pass", "TestSteady"),
+            ev("fail", "TestFlaky"),
+            ev("pass", "TestSteady"),
+            ev("pass", "TestFlaky"),
+            ev("pass", "TestSteady"),
+        ]
+        .concat();
+        let r = parse_json(&text).unwrap();
+        assert_eq!((r.passed, r.failed), (1, 1));
+        assert_eq!(r.failing_ids(), ["m/TestFlaky"]);
     }
 
     #[test]

@@ -7,11 +7,23 @@
 //! | runner | files | test ids |
 //! |---|---|---|
 //! | pytest | the paths, relative to the check's directory | the node ids |
-//! | cargo test | `-p <package>` per file, plus `--test <name>` when every file is an integration test | `-p <package>` and `-- --exact <path>…` |
+//! | cargo test | `-p <package>` per file, plus `--test <name>` when every file is an integration test | `-p <package>`, `--tests` (or `--doc` when every id is a doctest) and `-- --exact <path>…` |
 //! | nextest | `-p <package>`, plus `--test <name>` as for cargo | `-p <package>` |
 //! | go test | `./<dir>` per package | the packages, and `-run '^(TestA\|TestB)$'` |
 //! | vitest, jest (a plain runner script) | the paths after `--` (jest: as escaped patterns) | the files of the ids |
 //! | node --test | the paths | the files of the ids |
+//!
+//! Test ids may be asked for more than once in one run ([`Selection::repeated`]) where the runner
+//! repeats tests itself ([`repeats_in_one_run`]: `go test -count=N`); the caller runs the others
+//! that many times.
+//!
+//! A narrowed `go test` skips vet (`-vet=off`, about a third of a one-test run): the full runs at
+//! head and base vet every package as the project's suite does, and a narrowed run asks only how
+//! the selected tests behave.
+//!
+//! cargo's target flags keep a rerun of unit or integration tests from also running rustdoc over
+//! the crate's doctests (cargo runs them only when no target is named); a command that names its
+//! own targets keeps them.
 //!
 //! Anything it cannot express exactly — a chained npm script, a file outside the check's
 //! directory, an id without the parts it needs — gives `None`, and the caller runs the whole check:
@@ -27,6 +39,8 @@ use crate::detect::{Check, CheckKind};
 pub struct Selection {
     pub files: Vec<String>,
     pub tests: Vec<String>,
+    /// How many times each test runs in the one run; 0 and 1 mean once.
+    pub repeat: u32,
 }
 
 impl Selection {
@@ -35,7 +49,7 @@ impl Selection {
     pub fn files(files: impl IntoIterator<Item = String>) -> Selection {
         Selection {
             files: files.into_iter().collect(),
-            tests: Vec::new(),
+            ..Selection::default()
         }
     }
 
@@ -43,8 +57,17 @@ impl Selection {
     #[must_use]
     pub fn tests(tests: impl IntoIterator<Item = String>) -> Selection {
         Selection {
-            files: Vec::new(),
             tests: tests.into_iter().collect(),
+            ..Selection::default()
+        }
+    }
+
+    /// The same tests, each run `times` times in the one run (see [`repeats_in_one_run`]).
+    #[must_use]
+    pub fn repeated(self, times: u32) -> Selection {
+        Selection {
+            repeat: times,
+            ..self
         }
     }
 
@@ -52,6 +75,12 @@ impl Selection {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty() && self.tests.is_empty()
     }
+}
+
+/// Whether one run of `kind` can repeat each selected test ([`Selection::repeated`]).
+#[must_use]
+pub fn repeats_in_one_run(kind: CheckKind) -> bool {
+    kind == CheckKind::Go
 }
 
 /// `check` (as it runs in `root`, the tree its `cwd` lies in) restricted to `sel`, or `None` when
@@ -104,11 +133,13 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
                 }
             }
             let mut exact = Vec::new();
+            let mut doctests = 0;
             for id in &sel.tests {
                 let mut parts = id.splitn(3, "::");
-                let (pkg, _binary, path) = (parts.next()?, parts.next()?, parts.next()?);
+                let (pkg, binary, path) = (parts.next()?, parts.next()?, parts.next()?);
                 packages.insert(pkg.to_owned());
                 exact.push(path.to_owned());
+                doctests += usize::from(binary == "doctests");
             }
             let head: Vec<String> = check
                 .command
@@ -117,6 +148,7 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
                 .filter(|a| *a != "--workspace" && *a != "--all")
                 .cloned()
                 .collect();
+            let own_targets = head.iter().any(|a| names_cargo_targets(a));
             let mut cmd = head;
             for p in &packages {
                 cmd.push("-p".into());
@@ -126,6 +158,12 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
                 for t in &test_targets {
                     cmd.push("--test".into());
                     cmd.push(t.clone());
+                }
+            } else if check.kind == CheckKind::Cargo && !exact.is_empty() && !own_targets {
+                if doctests == 0 {
+                    cmd.push("--tests".into());
+                } else if doctests == exact.len() {
+                    cmd.push("--doc".into());
                 }
             }
             if check.kind == CheckKind::Cargo && !exact.is_empty() {
@@ -167,6 +205,11 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
                     names.into_iter().collect::<Vec<_>>().join("|")
                 ));
             }
+            // After the command's own flags: the last `-vet` and `-count` win.
+            cmd.push("-vet=off".into());
+            if sel.repeat > 1 {
+                cmd.push(format!("-count={}", sel.repeat));
+            }
             cmd.extend(pkgs);
             out.command = cmd;
         }
@@ -202,6 +245,25 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
         CheckKind::Npm => return None,
     }
     Some(out)
+}
+
+/// Whether a `cargo test` argument picks targets (then cargo runs doctests only if it is `--doc`).
+fn names_cargo_targets(arg: &str) -> bool {
+    let name = arg.split_once('=').map_or(arg, |(n, _)| n);
+    matches!(
+        name,
+        "--lib"
+            | "--bin"
+            | "--bins"
+            | "--test"
+            | "--tests"
+            | "--example"
+            | "--examples"
+            | "--bench"
+            | "--benches"
+            | "--all-targets"
+            | "--doc"
+    )
 }
 
 /// A package.json test script that is one runner call, so arguments reach that runner.
@@ -418,6 +480,39 @@ mod tests {
                 "--no-fail-fast",
                 "-p",
                 "beta",
+                "--tests",
+                "--",
+                "--exact",
+                "tests::adds"
+            ]
+        );
+        // Doctests alone run as doctests; a mix keeps every target; so does a command that names
+        // its own targets.
+        let doc = "beta::doctests::src/lib.rs - f (line 3)".to_owned();
+        let n = narrowed(&c, tmp.path(), &Selection::tests([doc.clone()])).unwrap();
+        assert_eq!(n.command[3..6], ["-p", "beta", "--doc"]);
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection::tests([doc, "beta::beta::tests::adds".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(n.command[3..6], ["-p", "beta", "--"]);
+        let lib_only = check(CheckKind::Cargo, ".", &["cargo", "test", "--lib"], None);
+        let n = narrowed(
+            &lib_only,
+            tmp.path(),
+            &Selection::tests(["beta::beta::tests::adds".to_owned()]),
+        )
+        .unwrap();
+        assert_eq!(
+            n.command,
+            [
+                "cargo",
+                "test",
+                "--lib",
+                "-p",
+                "beta",
                 "--",
                 "--exact",
                 "tests::adds"
@@ -440,6 +535,7 @@ mod tests {
                     "example.com/m/TestRoot".into(),
                     "example.com/m/calc/TestAdd/small".into(),
                 ],
+                repeat: 0,
             },
         )
         .unwrap();
@@ -451,10 +547,39 @@ mod tests {
                 "-json",
                 "-run",
                 "^(TestAdd|TestRoot)$",
+                "-vet=off",
                 ".",
                 "./calc"
             ]
         );
+        // Repeated: one process runs each test that many times, over a `-count` of its own.
+        let own = check(
+            CheckKind::Go,
+            ".",
+            &["go", "test", "-count=1", "./..."],
+            None,
+        );
+        let n = narrowed(
+            &own,
+            tmp.path(),
+            &Selection::tests(["example.com/m/TestRoot".to_owned()]).repeated(2),
+        )
+        .unwrap();
+        assert_eq!(
+            n.command,
+            [
+                "go",
+                "test",
+                "-count=1",
+                "-run",
+                "^(TestRoot)$",
+                "-vet=off",
+                "-count=2",
+                "."
+            ]
+        );
+        assert!(repeats_in_one_run(CheckKind::Go));
+        assert!(!repeats_in_one_run(CheckKind::Cargo));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //!
 //! The head's rerun runs in the head's directory and the base's in the base tree (the one the
 //! base run used, or a new export of it), so the two run at once on their own threads; the base's
-//! reruns follow each other in their tree. When the head's results were given (the engine ran
+//! reruns follow each other in their tree, or are one run where the runner repeats tests itself
+//! (`go test -count=2`; its report keeps a test failed when any repetition failed). When the head's results were given (the engine ran
 //! them), there is no head rerun.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -46,6 +47,9 @@ pub(super) struct Outcome {
     pub findings: Vec<Finding>,
     pub not_proven: Vec<String>,
 }
+
+/// One run of the base reruns: the checks, what to select of each, and its log directory's name.
+type Rerun<'a> = (&'a [Check], &'a dyn Fn(&Check) -> Selection, String);
 
 /// `(check, id)` pairs a set of reruns found passing (at head) or failing (on the base).
 type Seen = BTreeSet<(String, String)>;
@@ -181,23 +185,35 @@ fn base_reruns(
         )?,
     };
     let by_check = ids_by_check(newly_failing, |(c, b, _)| (c, b));
-    let to_run: Vec<Check> = judge
+    let select =
+        |c: &Check| Selection::tests(by_check.get(c.name.as_str()).cloned().unwrap_or_default());
+    // A runner that repeats tests itself (`go test -count=N`) reruns them in one process: one
+    // build check and one link instead of one per rerun. Only when the selection narrows, since
+    // a whole check run once would be one rerun, not N.
+    let (once, each): (Vec<Check>, Vec<Check>) = judge
         .checks
         .iter()
         .filter(|c| by_check.contains_key(c.name.as_str()))
         .cloned()
-        .collect();
-    let select =
-        |c: &Check| Selection::tests(by_check.get(c.name.as_str()).cloned().unwrap_or_default());
+        .partition(|c| {
+            crate::select::repeats_in_one_run(c.kind)
+                && crate::select::narrowed(&c.at_root(&side.root), &side.root, &select(c)).is_some()
+        });
+    let times = u32::try_from(BASE_RERUNS).unwrap_or(u32::MAX);
+    let repeated = |c: &Check| select(c).repeated(times);
+    let mut runs: Vec<Rerun<'_>> = Vec::new();
+    if !once.is_empty() {
+        runs.push((&once, &repeated, "base-rerun".to_owned()));
+    }
+    if !each.is_empty() {
+        for n in 0..BASE_RERUNS {
+            runs.push((&each, &select, format!("base-rerun-{}", n + 1)));
+        }
+    }
     let mut results = Vec::new();
     let mut failed = Seen::new();
-    for n in 0..BASE_RERUNS {
-        let rs = side.run_selected(
-            &to_run,
-            &select,
-            judge.opts,
-            judge.opts.log_dir.join(format!("base-rerun-{}", n + 1)),
-        )?;
+    for (checks, select, log) in runs {
+        let rs = side.run_selected(checks, select, judge.opts, judge.opts.log_dir.join(log))?;
         for r in &rs {
             let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
             for (c, b, _) in newly_failing.iter().filter(|(c, _, _)| *c == r.name) {

@@ -265,6 +265,33 @@ fn chatty(name: &str, n: usize) -> String {
 // same_package_test_weakened_with_regression, test_main_without_m_run,
 // go_mod_replace_to_a_local_fake, regression_in_one_package_of_two, head_does_not_compile,
 // test_file_deleted.
+const SHAKY: &str = "package calc\n\n// Shaky is 1.\nfunc Shaky() int {\n\treturn 1\n}\n";
+
+/// `TestShaky` fails on its second run in a directory (it counts its runs in `.shaky-runs`).
+const SHAKY_TEST: &str = r#"package calc
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+func TestShaky(t *testing.T) {
+	b, _ := os.ReadFile(".shaky-runs")
+	n, _ := strconv.Atoi(string(b))
+	n++
+	if err := os.WriteFile(".shaky-runs", []byte(strconv.Itoa(n)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n == 2 {
+		t.Fatal("the second run in this directory fails")
+	}
+	if Shaky() != 1 {
+		t.Fatalf("Shaky() = %d, want 1", Shaky())
+	}
+}
+"#;
+
 fn cases() -> Vec<Case> {
     use Expect::{CannotJudge, Findings, NotClean};
     vec![
@@ -579,6 +606,35 @@ fn cases() -> Vec<Case> {
         )
         // The original run puts the deleted files back through the overlay.
         .noting("go's -overlay"),
+        // 8: a test that fails at head is rerun on the base before it is blamed; one that fails
+        // there too is flaky, not the change's. This one fails on its second run in a directory:
+        // the base run is the first, so the first rerun on the base fails and the second passes
+        // (batched as `-count=2`, the failure must survive the pass after it). The base must run
+        // in this judgement (a home of its own).
+        Case::new(
+            "flaky_at_base_is_not_blamed",
+            8,
+            vec![replace("calc/shaky.go", "return 1", "return 2")],
+            Expect::Clean(&["flaky"]),
+        )
+        .pre(vec![
+            write("calc/shaky.go", SHAKY),
+            write("calc/shaky_test.go", SHAKY_TEST),
+        ])
+        .fresh_home(),
+        // The same test steady on the base: its failure at head is the change's.
+        Case::new(
+            "steady_at_base_is_blamed",
+            8,
+            vec![replace("calc/shaky.go", "return 1", "return 2")],
+            Findings(&["newly_failing"]),
+        )
+        .pre(vec![
+            write("calc/shaky.go", SHAKY),
+            write("calc/shaky_test.go", SHAKY_TEST.replace("== 2", "== 0")),
+        ])
+        .naming(&["TestShaky"])
+        .fresh_home(),
         // A package of tests deleted whole: its directory is gone at head, where an overlay
         // could not add it back, so the original tests run in an exported tree.
         Case::new(

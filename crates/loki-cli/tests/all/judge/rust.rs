@@ -231,7 +231,32 @@ const CARGO_ONLY: &[&str] = &[
     "head_does_not_compile",
     "test_file_split",
     "api_rename_with_the_tests_updated",
+    "flaky_at_base_is_not_blamed",
+    "steady_at_base_is_blamed",
 ];
+
+/// `shaky` fails on its second run in a directory (it counts its runs in `.shaky-runs`).
+const SHAKY_TEST: &str = r#"#[test]
+fn shaky() {
+    let runs = std::fs::read_to_string(".shaky-runs").ok();
+    let n = runs.and_then(|s| s.trim().parse::<u32>().ok()).unwrap_or(0) + 1;
+    std::fs::write(".shaky-runs", n.to_string()).unwrap();
+    assert_ne!(n, 2, "the second run in this directory fails");
+    assert_eq!(calc::shaky(), 1);
+}
+"#;
+
+/// `calc::shaky`, and the test above.
+fn shaky(test: &str) -> Vec<Edit> {
+    vec![
+        replace(
+            "src/lib.rs",
+            "pub mod testing;\n",
+            "pub mod testing;\n\n/// One.\npub fn shaky() -> i64 {\n    1\n}\n",
+        ),
+        write("tests/shaky.rs", test),
+    ]
+}
 
 /// The cases of both Rust fixtures; `nextest` adds the ones only a nextest project has.
 fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
@@ -562,6 +587,34 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             )],
             CLEAN,
         ),
+        // 8: a test that fails at head is rerun on the base before it is blamed: failing in
+        // the first of those reruns (its second run in the base tree), it is flaky, not the
+        // change's; steady there, it is the change's. The base runs in this judgement.
+        Case::new(
+            "flaky_at_base_is_not_blamed",
+            8,
+            vec![replace(
+                "src/lib.rs",
+                "-> i64 {\n    1\n",
+                "-> i64 {\n    2\n",
+            )],
+            Expect::Clean(&["flaky"]),
+        )
+        .pre(shaky(SHAKY_TEST))
+        .fresh_home(),
+        Case::new(
+            "steady_at_base_is_blamed",
+            8,
+            vec![replace(
+                "src/lib.rs",
+                "-> i64 {\n    1\n",
+                "-> i64 {\n    2\n",
+            )],
+            Findings(&["newly_failing"]),
+        )
+        .pre(shaky(&SHAKY_TEST.replace("n, 2", "n, 0")))
+        .naming(&["shaky"])
+        .fresh_home(),
         // 11: honest changes that look like cheats.
         Case::new(
             "ignore_that_does_not_apply_here",
