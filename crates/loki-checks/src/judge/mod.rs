@@ -24,8 +24,9 @@
 //! hybrid trees, exported the same way, or, for Go checks whose hybrid differs from the head only
 //! in `.go` files, in the head's directory through `go test -overlay` (only the swapped packages
 //! rebuild; see [`trees`]). O's plan is static (module `original`), so B and O run beside H on their own
-//! threads (cargo's too: each tree has its own build directory), except that a Go O follows H on
-//! its thread (an overlay shares the head's directory); the head's rerun runs beside the base's.
+//! threads (cargo's too: each tree has its own build directory). A Go O that overlays the head's
+//! directory runs beside H too; when that directory changed during the two runs (module `shared`:
+//! a test wrote into it), O runs again after H, alone. The head's rerun runs beside the base's.
 //!
 //! Added test-owned files run O too when they can change how other tests run: a Go `TestMain` or
 //! `init`, a conftest, a test module with import-time side effects, a setup file, a helper. A
@@ -68,10 +69,11 @@ mod original;
 pub mod owned;
 pub mod rename;
 mod reruns;
+mod shared;
 pub mod trees;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use loki_git::Git;
 use serde::{Deserialize, Serialize};
@@ -286,11 +288,12 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.findings.extend(hidden_runner_files(&git, &owned)?);
     phase("static rules");
 
-    // H, B and O. B runs in its own tree, and so does O unless it is an overlay on the head's
-    // directory (Go), so B and O run beside H on their own threads: the suites of two trees share
-    // nothing but the machine, and a sub-second suite's run is mostly process starts, linking and
-    // waiting, which overlap well even on two cores. A Go O may run in the head's directory (an
-    // overlay), so it follows H on H's thread, still beside B.
+    // H, B and O, each on its own thread: the suites of two trees share nothing but the machine,
+    // and a sub-second suite's run is mostly process starts, linking and waiting, which overlap
+    // well even on two cores. A Go O may be an overlay on the head's own directory; the state of
+    // that directory around the runs ([`shared`]) says whether H and O could have disturbed each
+    // other, and when it changed, O runs again after H, alone (a head failure O caused is rerun
+    // alone at head like any other, below).
     let plan = original::plan(input, &git, &owned)?;
     out.not_proven.extend(plan.notes());
     let head_opts = RunOptions {
@@ -310,7 +313,14 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     };
     let run_base = || base_run(input, &git, &base_tree);
     let run_original = || plan.run(input, &git, &base_tree);
-    let original_after_head = input.checks.iter().any(|c| c.kind == CheckKind::Go);
+    let go_dirs: Vec<PathBuf> = input
+        .checks
+        .iter()
+        .filter(|c| c.kind == CheckKind::Go && plan.in_original.contains(&c.name))
+        .map(|c| c.at_root(input.head_root).cwd)
+        .collect();
+    let before = (!go_dirs.is_empty() && input.head_results.is_none())
+        .then(|| shared::DirState::of(&go_dirs));
     let (head, base, original) = std::thread::scope(|scope| {
         let lost = |what: &'static str| ChecksError::Io {
             action: what,
@@ -318,19 +328,25 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             source: std::io::Error::other("thread panicked"),
         };
         let base = scope.spawn(run_base);
-        let original = (!original_after_head).then(|| scope.spawn(run_original));
+        let original = scope.spawn(run_original);
         let head = run_head();
-        let original = match original {
-            Some(thread) => thread
-                .join()
-                .unwrap_or_else(|_| Err(lost("run the original tests (their thread panicked) in"))),
-            None => run_original(),
-        };
+        let original = original
+            .join()
+            .unwrap_or_else(|_| Err(lost("run the original tests (their thread panicked) in")));
         let base = base
             .join()
             .unwrap_or_else(|_| Err(lost("run the base (its thread panicked) in")));
         (head, base, original)
     });
+    let original = match (before, original) {
+        (Some(before), Ok(o))
+            if o.in_head_dir && !before.as_ref().is_some_and(|b| b.unchanged(&go_dirs)) =>
+        {
+            tracing::info!("the head's directory changed while O ran beside H: O runs again");
+            run_original()
+        }
+        (_, o) => o,
+    };
     out.head = head?;
     let base = base?;
     out.base = base.results;

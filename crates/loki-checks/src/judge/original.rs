@@ -43,6 +43,8 @@ pub(super) struct Plan<'a> {
 pub(super) struct Ran {
     pub results: Vec<CheckResult>,
     pub notes: Vec<String>,
+    /// O ran in the head's own directory (a Go overlay), not in a tree of its own.
+    pub in_head_dir: bool,
 }
 
 /// The plan of O for the classified changes `owned`.
@@ -209,6 +211,7 @@ impl Plan<'_> {
         )?;
         ran.notes.extend(side.notes.iter().cloned());
         ran.notes.extend(side.evidence());
+        ran.in_head_dir = side.root == input.head_root;
         Ok(ran)
     }
 }

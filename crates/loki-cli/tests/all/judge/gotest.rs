@@ -292,6 +292,48 @@ func TestShaky(t *testing.T) {
 }
 "#;
 
+/// A test that writes a token into its package directory and reads it back after a while.
+const SCRATCH_TEST: &str = r#"package calc
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestScratch(t *testing.T) {
+	token := strconv.FormatInt(time.Now().UnixNano(), 10)
+	if err := os.WriteFile("scratch.txt", []byte(token), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	got, _ := os.ReadFile("scratch.txt")
+	if string(got) != token {
+		t.Fatalf("scratch.txt changed under the test: %q", got)
+	}
+}
+"#;
+
+/// Its honest edit: it only writes the file, for four seconds (on the base code too).
+const SCRATCH_TEST_EDITED: &str = r#"package calc
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func TestScratch(t *testing.T) {
+	for i := 0; i < 40; i++ {
+		if err := os.WriteFile("scratch.txt", []byte("head"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+"#;
+
 fn cases() -> Vec<Case> {
     use Expect::{CannotJudge, Findings, NotClean};
     vec![
@@ -635,6 +677,21 @@ fn cases() -> Vec<Case> {
         ])
         .naming(&["TestShaky"])
         .fresh_home(),
+        // The original form of an edited test runs beside the head's run in the same directory
+        // (an overlay), where the head's form writes the file the original reads back: had the
+        // judge kept that run, the original would fail on the new code and the edit, which passes
+        // on the base code too, would read as a weakened test. The directory changed while they
+        // ran, so the original tests run again after the head's, alone, and pass.
+        Case::new(
+            "original_tests_disturbed_by_the_head_run_beside_them",
+            8,
+            vec![write("calc/scratch_test.go", SCRATCH_TEST_EDITED)],
+            Expect::Clean(&[]),
+        )
+        .pre(vec![
+            write("calc/scratch_test.go", SCRATCH_TEST),
+            write("calc/.gitignore", "scratch.txt\n"),
+        ]),
         // A package of tests deleted whole: its directory is gone at head, where an overlay
         // could not add it back, so the original tests run in an exported tree.
         Case::new(
