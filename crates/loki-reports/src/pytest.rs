@@ -13,6 +13,13 @@
 //! skipped; a report without a `finish` event comes from a run that did not end normally, and says
 //! so in [`PluginReport::finished`].
 //!
+//! The plugin also adds `--loki-repeat=N`: each selected test runs N times in the one session,
+//! every repetition but the last torn down completely (session fixtures included), so the next
+//! starts from a fresh setup, as pytest-rerunfailures reruns a test. Every repetition reports
+//! under the same node id, and a test failed when any phase of any repetition failed: that is
+//! how the judge's reruns on the base ask "does it ever fail there?" in one process instead of
+//! one pytest start per rerun.
+//!
 //! # Text
 //! The `-rA` "short test summary info" lines and the final summary line.
 //!
@@ -36,6 +43,8 @@ pub const PLUGIN_ENV: &str = loki_core::env::PYTEST_REPORT.name;
 pub const PLUGIN_SOURCE: &str = r#"# loki's pytest reporter: one JSON line per test phase, for loki's judge.
 import json as _json
 import os as _os
+
+import pytest as _pytest
 
 _PATH = _os.environ.get("LOKI_PYTEST_REPORT")
 _OUT = []
@@ -71,6 +80,33 @@ def pytest_runtest_logreport(report):
 
 def pytest_sessionfinish(session, exitstatus):
     _emit({"event": "finish", "exitstatus": int(exitstatus)})
+
+
+def pytest_addoption(parser):
+    parser.getgroup("loki").addoption(
+        "--loki-repeat",
+        type=int,
+        default=1,
+        dest="loki_repeat",
+        help="run each test this many times, each from a fresh setup (loki's reruns)",
+    )
+
+
+@_pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    times = item.config.getoption("loki_repeat")
+    if times <= 1:
+        return None
+    from _pytest.runner import runtestprotocol
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    for i in range(times):
+        # Every repetition but the last tears down everything it set up (session fixtures too),
+        # so the next starts from a fresh setup on any pytest version, as pytest-rerunfailures
+        # reruns a test.
+        runtestprotocol(item, nextitem=nextitem if i == times - 1 else None, log=True)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
 "#;
 
 #[derive(Debug, Deserialize)]

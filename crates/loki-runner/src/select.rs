@@ -14,8 +14,8 @@
 //! | node --test | the paths | the files of the ids |
 //!
 //! Test ids may be asked for more than once in one run ([`Selection::repeated`]) where the runner
-//! repeats tests itself ([`repeats_in_one_run`]: `go test -count=N`); the caller runs the others
-//! that many times.
+//! repeats tests itself ([`repeats_in_one_run`]: `go test -count=N`, pytest with loki's plugin's
+//! `--loki-repeat=N`); the caller runs the others that many times.
 //!
 //! A narrowed `go test` skips vet (`-vet=off`, about a third of a one-test run): the full runs at
 //! head and base vet every package as the project's suite does, and a narrowed run asks only how
@@ -80,7 +80,7 @@ impl Selection {
 /// Whether one run of `kind` can repeat each selected test ([`Selection::repeated`]).
 #[must_use]
 pub fn repeats_in_one_run(kind: CheckKind) -> bool {
-    kind == CheckKind::Go
+    matches!(kind, CheckKind::Go | CheckKind::Pytest)
 }
 
 /// `check` (as it runs in `root`, the tree its `cwd` lies in) restricted to `sel`, or `None` when
@@ -116,6 +116,10 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
             }
             out.command.extend(files);
             out.command.extend(sel.tests.iter().cloned());
+            // loki's pytest plugin, which every pytest run loads, defines the option.
+            if sel.repeat > 1 {
+                out.command.push(format!("--loki-repeat={}", sel.repeat));
+            }
         }
         CheckKind::Cargo | CheckKind::Nextest => {
             let pkg_root = root.join(&check.dir);
@@ -397,6 +401,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(n.command.last().unwrap(), "tests/test_a.py::test_x[1]");
+        let n = narrowed(
+            &c,
+            tmp.path(),
+            &Selection::tests(["tests/test_a.py::test_x[1]".to_owned()]).repeated(2),
+        )
+        .unwrap();
+        assert_eq!(
+            n.command[3..],
+            ["tests/test_a.py::test_x[1]", "--loki-repeat=2"]
+        );
         // A file outside the check, or an id whose file is not there: run it whole.
         assert!(narrowed(&c, tmp.path(), &Selection::files(["other/t.py".to_owned()])).is_none());
         assert!(
@@ -579,6 +593,7 @@ mod tests {
             ]
         );
         assert!(repeats_in_one_run(CheckKind::Go));
+        assert!(repeats_in_one_run(CheckKind::Pytest));
         assert!(!repeats_in_one_run(CheckKind::Cargo));
     }
 

@@ -7,7 +7,8 @@
 //! The head's rerun runs in the head's directory and the base's in the base tree (the one the
 //! base run used, or a new export of it), so the two run at once on their own threads; the base's
 //! reruns follow each other in their tree, or are one run where the runner repeats tests itself
-//! (`go test -count=2`; its report keeps a test failed when any repetition failed). When the head's results were given (the engine ran
+//! (`go test -count=2`, `pytest --loki-repeat=2`; their reports keep a test failed when any
+//! repetition failed). When the head's results were given (the engine ran
 //! them), there is no head rerun.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -187,8 +188,9 @@ fn base_reruns(
     let by_check = ids_by_check(newly_failing, |(c, b, _)| (c, b));
     let select =
         |c: &Check| Selection::tests(by_check.get(c.name.as_str()).cloned().unwrap_or_default());
-    // A runner that repeats tests itself (`go test -count=N`) reruns them in one process: one
-    // build check and one link instead of one per rerun. Only when the selection narrows, since
+    // A runner that repeats tests itself (`go test -count=N`, pytest with loki's plugin's
+    // `--loki-repeat=N`) reruns them in one process: one start, build check and link instead of
+    // one per rerun. Only when the selection narrows, since
     // a whole check run once would be one rerun, not N.
     let (once, each): (Vec<Check>, Vec<Check>) = judge
         .checks

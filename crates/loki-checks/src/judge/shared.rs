@@ -84,7 +84,10 @@ fn stamp(path: &Path) -> Stamp {
 
 #[cfg(test)]
 mod tests {
-    #![expect(clippy::disallowed_methods, reason = "tests: fixtures are written directly")]
+    #![expect(
+        clippy::disallowed_methods,
+        reason = "tests: fixtures are written directly"
+    )]
 
     use super::*;
 

@@ -178,6 +178,73 @@ fn pytest_runs_the_source_not_planted_bytecode() {
     assert_eq!(r.failing_ids, ["test_calc.py::test_add"]);
 }
 
+/// `--loki-repeat` (loki's plugin), as the judge's reruns on the base use it: each selected test
+/// runs that many times in one process, each time from a fresh setup, and it failed when any
+/// repetition failed, the first or the last.
+#[test]
+fn pytest_repeats_each_selected_test_in_one_process_from_a_fresh_setup() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let mut o = opts(t.path(), &[]);
+    // As the judge's reruns run: once, not again on failure.
+    o.rerun_failed = false;
+    let repo = t.path().join("py");
+    // Each test appends `<file> <repetition in this process>` to runs.txt; a function-scoped
+    // fixture from an earlier repetition must not carry over.
+    let body = |fails_on: usize| {
+        format!(
+            "import pytest\n\nRUNS = []\n\n@pytest.fixture\ndef fresh():\n    box = []\n    yield box\n    box.append('torn down')\n\ndef test_it(fresh, tmp_path):\n    RUNS.append(1)\n    assert fresh == [] and not (tmp_path / 'mark').exists()\n    (tmp_path / 'mark').write_text('x')\n    fresh.append('used')\n    with open('runs.txt', 'a') as f:\n        f.write(f'{{__name__}} {{len(RUNS)}}\\n')\n    assert len(RUNS) != {fails_on}\n\ndef test_other():\n    with open('runs.txt', 'a') as f:\n        f.write('other\\n')\n"
+        )
+    };
+    write(&repo, "test_last.py", body(2).as_bytes());
+    write(&repo, "test_first.py", body(1).as_bytes());
+    write(&repo, "test_never.py", body(0).as_bytes());
+    let check = only(&repo, Tools::default(), CheckKind::Pytest);
+    let run = |id: &str, times: u32| {
+        let _ = fs::remove_file(repo.join("runs.txt"));
+        let sel = loki_checks::select::Selection::tests([id.to_owned()]).repeated(times);
+        let narrowed = loki_checks::select::narrowed(&check, &repo, &sel).unwrap();
+        let r = run_check(&narrowed, &o).unwrap();
+        (
+            r,
+            fs::read_to_string(repo.join("runs.txt")).unwrap_or_default(),
+        )
+    };
+
+    let (r, runs) = run("test_last.py::test_it", 2);
+    assert_eq!(runs, "test_last 1\ntest_last 2\n", "{}", show(&r));
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.failing_ids, ["test_last.py::test_it"]);
+    assert_eq!(
+        r.executed,
+        1,
+        "one test, however often it ran: {}",
+        show(&r)
+    );
+
+    let (r, runs) = run("test_first.py::test_it", 2);
+    assert_eq!(runs, "test_first 1\ntest_first 2\n", "{}", show(&r));
+    assert_eq!(
+        r.result,
+        CheckStatus::Fail,
+        "a later pass hides nothing: {}",
+        show(&r)
+    );
+    assert_eq!(r.failing_ids, ["test_first.py::test_it"]);
+
+    let (r, runs) = run("test_never.py::test_it", 3);
+    assert_eq!(
+        runs,
+        "test_never 1\ntest_never 2\ntest_never 3\n",
+        "{}",
+        show(&r)
+    );
+    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!((r.executed, r.passed), (1, 1), "{}", show(&r));
+}
+
 #[test]
 fn pytest_runner() {
     if !loki_test_support::require_pytest() {

@@ -202,6 +202,24 @@ fn fixture() -> Option<Fixture> {
 // addopts_deselects_the_broken_test, conftest_drops_the_broken_test_from_collection,
 // eq_always_true, xfail_on_the_target_test, collection_error_at_head,
 // new_test_file_fails_to_collect, zero_tests_executed, test_file_deleted.
+/// `shaky()` is 1.
+const SHAKY: &str = "def shaky():\n    return 1\n";
+
+/// `test_shaky` counts its runs in the directory it runs in (`.shaky-runs`) and fails on run
+/// `FAIL_ON` (the base's own run is the first, its reruns the next two).
+const SHAKY_TEST: &str = r#"import pathlib
+
+from shaky import shaky
+
+
+def test_shaky():
+    runs = pathlib.Path(".shaky-runs")
+    n = int(runs.read_text()) + 1 if runs.exists() else 1
+    runs.write_text(str(n))
+    assert n != FAIL_ON, "this run in this directory fails"
+    assert shaky() == 1
+"#;
+
 fn cases() -> Vec<Case> {
     use Expect::{Findings, NotClean};
     vec![
@@ -212,6 +230,43 @@ fn cases() -> Vec<Case> {
             vec![replace("calc.py", "return x + 2", "return x * 2")],
             CLEAN,
         ),
+        // 8: a test that fails at head is rerun on the base (twice, in one pytest process) before
+        // it is blamed. Failing in either base rerun, the first or the second, makes it flaky;
+        // steady there, its failure is the change's.
+        Case::new(
+            "flaky_at_base_first_rerun_is_not_blamed",
+            8,
+            vec![replace("shaky.py", "return 1", "return 2")],
+            Expect::Clean(&["flaky"]),
+        )
+        .pre(vec![
+            write("shaky.py", SHAKY),
+            write("tests/test_shaky.py", SHAKY_TEST.replace("FAIL_ON", "2")),
+        ])
+        .fresh_home(),
+        Case::new(
+            "flaky_at_base_second_rerun_is_not_blamed",
+            8,
+            vec![replace("shaky.py", "return 1", "return 2")],
+            Expect::Clean(&["flaky"]),
+        )
+        .pre(vec![
+            write("shaky.py", SHAKY),
+            write("tests/test_shaky.py", SHAKY_TEST.replace("FAIL_ON", "3")),
+        ])
+        .fresh_home(),
+        Case::new(
+            "steady_at_base_is_blamed",
+            8,
+            vec![replace("shaky.py", "return 1", "return 2")],
+            Findings(&["newly_failing"]),
+        )
+        .pre(vec![
+            write("shaky.py", SHAKY),
+            write("tests/test_shaky.py", SHAKY_TEST.replace("FAIL_ON", "0")),
+        ])
+        .naming(&["test_shaky"])
+        .fresh_home(),
         // 1: tests rewritten to pass.
         Case::new(
             "target_expectation_set_to_buggy_output",
