@@ -90,6 +90,51 @@ impl Git {
             .map(drop)
     }
 
+    /// Makes the directory `dest` hold exactly the files of `tree` (a tree or commit id), as
+    /// [`Git::export_tree`] would, writing only what differs. `index` is the directory's own
+    /// index file, kept beside it by the caller between calls: it records what was written
+    /// there and when, so git can tell what a run changed since (by size, inode, modification
+    /// and change times, and content where those cannot tell). A missing `index` (or `dest`)
+    /// writes every file, as an export does.
+    ///
+    /// In order: the index's stat information is refreshed; the index becomes `tree`, writing
+    /// the files whose entries changed (`read-tree --reset -u`: a file or directory in the way
+    /// is replaced); tracked files changed or removed since are written again; and every
+    /// untracked file, ignored ones and nested repositories included, is removed. The user's
+    /// index and checkout are untouched. On an error the directory is in an unknown state: the
+    /// caller removes it (and `index`) and exports again.
+    pub fn sync_tree(&self, tree: &str, dest: &Path, index: &Path) -> Result<(), GitError> {
+        std::fs::create_dir_all(dest).map_err(|e| GitError::Io {
+            action: "create",
+            path: dest.to_path_buf(),
+            source: e,
+        })?;
+        let work_tree = format!("--work-tree={}", dest.to_string_lossy());
+        let with_index = |args: &[&str]| {
+            let mut all = vec![work_tree.as_str()];
+            all.extend_from_slice(args);
+            self.spec(&all).env("GIT_INDEX_FILE", index)
+        };
+        if index.exists() {
+            // Exit 1 lists the files that need updating: those are handled below.
+            let _ = self.run_spec(&with_index(&["update-index", "-q", "--refresh"]));
+        }
+        self.run_spec(&with_index(&["read-tree", "--reset", "-u", tree]))?;
+        let changed = self.run_spec(&with_index(&["diff-files", "--name-only", "-z"]))?;
+        let changed: Vec<String> = changed
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        for chunk in changed.chunks(256) {
+            let mut args = vec!["checkout-index", "-f", "-q", "--"];
+            args.extend(chunk.iter().map(String::as_str));
+            self.run_spec(&with_index(&args))?;
+        }
+        self.run_spec(&with_index(&["clean", "-ffdxq"]))?;
+        Ok(())
+    }
+
     /// The bytes of the blob `oid` (from the handle's cache when [`Git::prefetch`] read it).
     pub fn show_blob(&self, oid: &str) -> Result<Vec<u8>, GitError> {
         if let Some(Some(bytes)) = self.cached(oid) {

@@ -18,9 +18,10 @@
 //!
 //! # Where the runs are
 //! H runs in the head's directory. B, and the reruns on the base, run in the base tree exported
-//! to one path per repository and role under the cache ([`trees::SideTree::export`]; removed after
-//! use, but the same path every time, so Go's build cache, keyed by directory, is warm for the
-//! reruns of a later judgement) and prepared so that its own code runs ([`crate::isolate`]). O and N run in their
+//! to one path per repository and role under the cache ([`trees::SideTree::export`]; the same
+//! path every time, so Go's build cache, keyed by directory, is warm for the reruns of a later
+//! judgement, and kept with its own index, so a later export writes only the files that differ)
+//! and prepared so that its own code runs ([`crate::isolate`]). O and N run in their
 //! hybrid trees, exported the same way, or, for Go checks whose hybrid differs from the head only
 //! in `.go` files, in the head's directory through `go test -overlay` (only the swapped packages
 //! rebuild; see [`trees`]). O's plan is static (module `original`), so B and O run beside H on their own
