@@ -10,6 +10,23 @@ use loki_process::Spec;
 use crate::temp::TempFile;
 use crate::{Change, ChangeKind, Git, GitError};
 
+/// Settings under which git sees every change to a file in a work tree, whatever the
+/// repository's configuration says: stat information is checked in full (inode and change time
+/// included; the change time cannot be set back by a process, unlike the modification time),
+/// and no monitor or cache answers for the disk.
+pub(crate) const EXACT_STAT: [&str; 10] = [
+    "-c",
+    "core.ignoreStat=false",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.untrackedCache=false",
+    "-c",
+    "core.trustctime=true",
+    "-c",
+    "core.checkStat=default",
+];
+
 impl Git {
     /// A tree id for the working tree as it is now, untracked files included, and ignored files
     /// that a test runner may load (`add_hidden`), built in a temporary index so the user's index
@@ -40,19 +57,7 @@ impl Git {
     fn snapshot(&self, seed: bool) -> Result<String, GitError> {
         let index = TempFile::new("index")?;
         let with_index = |args: &[&str]| {
-            let mut all = vec![
-                "-c",
-                "core.ignoreStat=false",
-                "-c",
-                "core.fsmonitor=false",
-                "-c",
-                "core.untrackedCache=false",
-                // The change time cannot be set back by a process, unlike the modification time.
-                "-c",
-                "core.trustctime=true",
-                "-c",
-                "core.checkStat=default",
-            ];
+            let mut all = EXACT_STAT.to_vec();
             all.extend_from_slice(args);
             let spec = self.spec(&all).env("GIT_INDEX_FILE", index.path());
             // `core.worktree` in the repository's config could point git at another directory

@@ -2,7 +2,10 @@
 //! without filters, trees edited or narrowed, a tree exported to a plain directory, files and
 //! listings read from a revision.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
 use crate::temp::TempFile;
 use crate::{Entry, Git, GitError};
@@ -100,9 +103,16 @@ impl Git {
     /// In order: the index's stat information is refreshed; the index becomes `tree`, writing
     /// the files whose entries changed (`read-tree --reset -u`: a file or directory in the way
     /// is replaced); tracked files changed or removed since are written again; and every
-    /// untracked file, ignored ones and nested repositories included, is removed. The user's
-    /// index and checkout are untouched. On an error the directory is in an unknown state: the
-    /// caller removes it (and `index`) and exports again.
+    /// untracked file, ignored ones and nested repositories included, is removed; git's view of
+    /// the disk is the exact one whatever the repository's configuration says (full stat
+    /// information, no monitor), and the index is dated back so that the next call compares
+    /// every file's content, not its time stamps, which git keeps to the second. Then the
+    /// directory is walked: a path the index does not list (what `git clean` could not remove,
+    /// such as the contents of a directory made unreadable), an unreadable directory or a
+    /// missing file is an error naming it, so a directory that runs of untrusted code wrote in
+    /// is used again only when it is exactly the tree. The user's index and checkout are
+    /// untouched. On an error the directory is in an unknown state: the caller removes it (and
+    /// `index`) and exports again.
     pub fn sync_tree(&self, tree: &str, dest: &Path, index: &Path) -> Result<(), GitError> {
         std::fs::create_dir_all(dest).map_err(|e| GitError::Io {
             action: "create",
@@ -111,7 +121,8 @@ impl Git {
         })?;
         let work_tree = format!("--work-tree={}", dest.to_string_lossy());
         let with_index = |args: &[&str]| {
-            let mut all = vec![work_tree.as_str()];
+            let mut all = crate::snapshot::EXACT_STAT.to_vec();
+            all.push(work_tree.as_str());
             all.extend_from_slice(args);
             self.spec(&all).env("GIT_INDEX_FILE", index)
         };
@@ -132,7 +143,26 @@ impl Git {
             self.run_spec(&with_index(&args))?;
         }
         self.run_spec(&with_index(&["clean", "-ffdxq"]))?;
-        Ok(())
+        let listed = self.run_spec(&with_index(&["ls-files", "-z"]))?;
+        check_exact(dest, &listed)?;
+        // git keeps change times to the second: a run that rewrites a file in the second the
+        // index was written and sets its size and modification time back would look unchanged.
+        // An index older than every file makes each entry "racily clean", so the next refresh
+        // compares every file's content (reading is cheap next to writing).
+        std::fs::File::options()
+            .write(true)
+            .open(index)
+            // Not the epoch itself: git reads a zero time stamp as "unknown", racing nothing.
+            .and_then(|f| {
+                f.set_modified(
+                    std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1),
+                )
+            })
+            .map_err(|source| GitError::Io {
+                action: "date back",
+                path: index.to_path_buf(),
+                source,
+            })
     }
 
     /// The bytes of the blob `oid` (from the handle's cache when [`Git::prefetch`] read it).
@@ -193,5 +223,58 @@ impl Git {
             .filter(|f| !f.is_empty())
             .map(|f| String::from_utf8_lossy(f).into_owned())
             .collect())
+    }
+}
+
+/// Whether `dest` holds exactly the paths of `listed` (`git ls-files -z`: files and symlinks)
+/// and the directories leading to them; see [`Git::sync_tree`].
+fn check_exact(dest: &Path, listed: &[u8]) -> Result<(), GitError> {
+    let not_exact = |path: &Path, what: &str| GitError::Io {
+        action: "check the synced tree at",
+        path: dest.to_path_buf(),
+        source: std::io::Error::other(format!("{} {what}", path.display())),
+    };
+    let mut files: BTreeSet<PathBuf> = listed
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| PathBuf::from(OsStr::from_bytes(p)))
+        .collect();
+    let dirs: BTreeSet<PathBuf> = files
+        .iter()
+        .flat_map(|f| f.ancestors().skip(1))
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .collect();
+    let mut extra = None;
+    let mut stack = vec![dest.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| GitError::Io {
+            action: "read the synced directory",
+            path: dir.clone(),
+            source,
+        })?;
+        for e in entries {
+            let e = e.map_err(|source| GitError::Io {
+                action: "read the synced directory",
+                path: dir.clone(),
+                source,
+            })?;
+            let path = e.path();
+            let rel = path.strip_prefix(dest).unwrap_or(&path).to_path_buf();
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && dirs.contains(&rel) {
+                stack.push(path);
+            } else if is_dir || !files.remove(&rel) {
+                extra = Some(rel);
+                break;
+            }
+        }
+        if let Some(rel) = &extra {
+            return Err(not_exact(rel, "is not in the tree"));
+        }
+    }
+    match files.into_iter().next() {
+        Some(missing) => Err(not_exact(&missing, "is missing")),
+        None => Ok(()),
     }
 }

@@ -8,6 +8,8 @@
 
 #[path = "all/blobs.rs"]
 mod blobs;
+#[path = "all/sync.rs"]
+mod sync;
 
 use loki_git::{ChangeKind, Git, GitError};
 use loki_test_support::GitRepo;
@@ -197,130 +199,6 @@ fn export_tree_writes_a_snapshot_without_touching_the_checkout() {
         g.export_tree("no-such-tree", &out.path().join("x"))
             .is_err()
     );
-}
-
-/// Every entry below `dir`: path, kind, executable bit, and content or link target.
-fn listing(dir: &std::path::Path) -> Vec<(String, String)> {
-    use std::os::unix::fs::PermissionsExt;
-    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-            let m = p.symlink_metadata().unwrap();
-            if m.file_type().is_symlink() {
-                out.push((
-                    rel,
-                    format!("link {}", std::fs::read_link(&p).unwrap().display()),
-                ));
-            } else if m.is_dir() {
-                out.push((rel, "dir".into()));
-                walk(root, &p, out);
-            } else {
-                let exec = m.permissions().mode() & 0o111 != 0;
-                let bytes = std::fs::read(&p).unwrap();
-                out.push((
-                    rel,
-                    format!("file exec={exec} {}", String::from_utf8_lossy(&bytes)),
-                ));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
-
-/// `sync_tree` leaves exactly what a fresh export holds, whatever the runs in between did to the
-/// directory, and only writes what differs.
-#[test]
-fn sync_tree_restores_an_exact_tree_after_runs_changed_it() {
-    use std::os::unix::fs::PermissionsExt;
-    let (r, base, head) = repo_with_history();
-    r.write("dir/a.txt", "a\n")
-        .write("run.sh", "#!/bin/sh\necho hi\n")
-        .write(".gitignore", "out/\n");
-    std::fs::set_permissions(
-        r.path().join("run.sh"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink("dir/a.txt", r.path().join("link.txt")).unwrap();
-    let third = r.commit("more files");
-    let g = Git::new(r.path());
-    let out = tempfile::tempdir().unwrap();
-    let exported = |rev: &str| {
-        let d = out.path().join(format!("export-{rev}"));
-        g.export_tree(rev, &d).unwrap();
-        listing(&d)
-    };
-    let dest = out.path().join("kept");
-    let index = out.path().join("kept.index");
-
-    // First call: no index, every file written.
-    g.sync_tree(&third, &dest, &index).unwrap();
-    assert_eq!(listing(&dest), exported(&third));
-
-    // What runs may leave behind.
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    let lib = dest.join("src/lib.rs");
-    let old = std::fs::metadata(&lib).unwrap().modified().unwrap();
-    let same_size: String = std::fs::read_to_string(&lib).unwrap().replace('a', "z");
-    std::fs::write(&lib, same_size).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&lib)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
-    std::fs::remove_file(dest.join("new.txt")).unwrap();
-    std::fs::set_permissions(dest.join("run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
-    std::fs::write(dest.join("planted.py"), "x\n").unwrap();
-    std::fs::create_dir_all(dest.join("out")).unwrap();
-    std::fs::write(dest.join("out/ignored.txt"), "x\n").unwrap();
-    std::fs::create_dir_all(dest.join("src/__pycache__")).unwrap();
-    std::fs::write(dest.join("src/__pycache__/lib.pyc"), "x").unwrap();
-    std::fs::create_dir_all(dest.join("nested/.git")).unwrap();
-    std::fs::write(dest.join("nested/file"), "x\n").unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    std::fs::write(outside.path().join("a.txt"), "outside\n").unwrap();
-    std::fs::remove_dir_all(dest.join("dir")).unwrap();
-    std::os::unix::fs::symlink(outside.path(), dest.join("dir")).unwrap();
-
-    g.sync_tree(&third, &dest, &index).unwrap();
-    assert_eq!(listing(&dest), exported(&third));
-    assert_eq!(
-        std::fs::read_to_string(outside.path().join("a.txt")).unwrap(),
-        "outside\n",
-        "nothing is written through a symlink the runs planted"
-    );
-
-    // Another tree, then back: only what differs is written.
-    g.sync_tree(&base, &dest, &index).unwrap();
-    assert_eq!(listing(&dest), exported(&base));
-    let readme = std::fs::metadata(dest.join("README.md")).unwrap();
-    g.sync_tree(&head, &dest, &index).unwrap();
-    assert_eq!(listing(&dest), exported(&head));
-    g.sync_tree(&base, &dest, &index).unwrap();
-    let unchanged_lib = std::fs::metadata(dest.join("src/lib.rs")).unwrap();
-    g.sync_tree(&base, &dest, &index).unwrap();
-    assert_eq!(
-        std::fs::metadata(dest.join("src/lib.rs"))
-            .unwrap()
-            .modified()
-            .unwrap(),
-        unchanged_lib.modified().unwrap(),
-        "an unchanged file is not written again"
-    );
-    assert!(readme.is_file());
-
-    // A lost index: the directory is made exact all the same.
-    std::fs::remove_file(&index).unwrap();
-    std::fs::write(dest.join("stray.txt"), "x\n").unwrap();
-    g.sync_tree(&head, &dest, &index).unwrap();
-    assert_eq!(listing(&dest), exported(&head));
-    // The user's index still says nothing is staged.
-    assert_eq!(r.git(&["diff", "--cached", "--name-only"]), "");
 }
 
 #[test]

@@ -15,7 +15,9 @@
 //!   name says so (`helpers`, `checks`, `asserts`, `testing`, `testutil`, `support`, `fakes`, …).
 //!
 //! The library under test is imported only by tests too; the last condition is what tells them
-//! apart, and when in doubt a file stays code (it is then never moved with the tests).
+//! apart, and when in doubt a file stays code (it is then never moved with the tests). The
+//! condition is the change's to satisfy, so a file that exists at base must have read as test
+//! support there too ([`was_support`]): the code under test cannot be made a helper by an edit.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -300,6 +302,16 @@ fn imports_testing(text: &str) -> bool {
     text.lines()
         .map(str::trim)
         .any(|l| l == "\"testing\"" || l == "import \"testing\"" || l.ends_with(" \"testing\""))
+}
+
+/// Whether `text`, the base's form of a changed file that [`helpers`] found to be a helper in the
+/// head, read as test support too. A file that was code under test stays code, however the
+/// change made it read: a regression in the library plus an `import pytest` (or a function
+/// named `check_…`) would otherwise move the base's code into the original tests' run, which
+/// then passes and hides the regression.
+#[must_use]
+pub fn was_support(path: &str, text: &str) -> bool {
+    (is_go(path) && imports_testing(text)) || reads_as_support(path, text)
 }
 
 /// Whether a file reads as test support (see the module doc).

@@ -22,7 +22,7 @@
 //! path every time, so Go's build cache, keyed by directory, is warm for the reruns of a later
 //! judgement, and kept with its own index, so a later export writes only the files that differ)
 //! and prepared so that its own code runs ([`crate::isolate`]). O and N run in their
-//! hybrid trees, exported the same way, or, for Go checks whose hybrid differs from the head only
+//! hybrid trees, exported and kept the same way, or, for Go checks whose hybrid differs from the head only
 //! in `.go` files, in the head's directory through `go test -overlay` (only the swapped packages
 //! rebuild; see [`trees`]). O's plan is static (module `original`), so B and O run beside H on their own
 //! threads (cargo's too: each tree has its own build directory). A Go O that overlays the head's
@@ -274,7 +274,17 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     if !sources.is_empty() {
         let found = helpers::helpers(input.head_root, &tree_paths, &sources);
         for o in &mut owned {
-            if found.contains(&o.change.path) {
+            if !found.contains(&o.change.path) {
+                continue;
+            }
+            let was_support = match &o.change.base {
+                Some(e) if e.mode != "160000" => git.show_blob(&e.oid).is_ok_and(|b| {
+                    helpers::was_support(&o.change.path, &String::from_utf8_lossy(&b))
+                }),
+                Some(_) => false,
+                None => true,
+            };
+            if was_support {
                 o.owner = Owner::TestCode;
             }
         }

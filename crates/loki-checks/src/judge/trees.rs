@@ -12,9 +12,11 @@
 //! [`SideTree::export`] writes a tree into its own directory (the user's checkout, index and
 //! worktree list are untouched) and prepares it with [`crate::isolate::prepare`], so the suites
 //! that run there execute that tree's code. The directory lives as long as the `SideTree`, so
-//! reruns reuse its builds. A hybrid's directory is emptied after use; the base's keeps its
-//! files with an index of its own, and the next judgement's export writes only the files that
-//! differ and removes whatever the runs left ([`Git::sync_tree`]).
+//! reruns reuse its builds. It is kept between judgements, one per repository and role, with an
+//! index of its own: the next judgement's export writes only the files that differ and removes
+//! whatever the runs left, and a directory that cannot be made exactly the tree (what a run of
+//! the agent's code left there cannot be removed) is replaced by a temporary one
+//! ([`Git::sync_tree`]).
 //!
 //! [`SideTree::overlay`] runs a hybrid of Go checks in the head's own directory instead, when that
 //! is the same run: Go keys its build cache by package directory, so an exported tree rebuilds
@@ -187,30 +189,13 @@ pub struct SideTree {
 /// Where a tree's directory is (see [`Place::kept`]).
 #[derive(Debug)]
 enum Place {
-    /// Kept per repository and role, and locked while in use.
+    /// Kept per repository and role, locked while in use, with the tree's own index beside it.
     Kept {
         dir: PathBuf,
-        /// The tree's own index, when its files stay between judgements (the base's).
-        index: Option<PathBuf>,
+        index: PathBuf,
         _lock: loki_core::fs::FileLock,
     },
     Temp(tempfile::TempDir),
-}
-
-impl Drop for Place {
-    /// A kept place keeps its path; a hybrid's also drops its files, removed as a temporary tree
-    /// would be, while the lock is still held, so the next judgement finds the directory absent
-    /// or empties it. The base's files stay: the next judgement's base tree is mostly the same
-    /// files, and [`Git::sync_tree`] writes only those that differ (on this kind of disk a file
-    /// written costs about a millisecond, so a 400-file export was 0.3 s of every judgement).
-    fn drop(&mut self) {
-        if let Place::Kept {
-            dir, index: None, ..
-        } = self
-        {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-    }
 }
 
 impl Place {
@@ -221,26 +206,27 @@ impl Place {
         }
     }
 
-    /// The tree's own index, when its files are kept between judgements.
+    /// The kept tree's own index.
     fn index(&self) -> Option<&Path> {
         match self {
-            Place::Kept { index, .. } => index.as_deref(),
+            Place::Kept { index, .. } => Some(index),
             Place::Temp(_) => None,
         }
     }
 
     /// `<cache_dir>/trees/<repo-key>/<role>`, locked (`<role>.lock`) for the tree's life, so the
     /// same tree lands at the same path in every judgement: Go keys its build cache by package
-    /// directory, so the base's reruns in a later judgement reuse what the base run built.
-    /// Without `keep_files` it is emptied before use and removed after. It is under the cache directory, which every other run's fence protects. `None`
-    /// when it is in use (a concurrent judgement of the same repository) or cannot be made empty.
+    /// directory, so the base's reruns in a later judgement reuse what the base run built. It is
+    /// under the cache directory, which every other run's fence protects. `None` when it is in
+    /// use (a concurrent judgement of the same repository) or cannot be emptied.
     ///
-    /// With `keep_files` (the base's tree: its runs execute the base's code alone, so nothing
-    /// the agent wrote can linger in it) the tree stays between judgements with its own index
-    /// beside it (`<role>.index`), and everything else in the place (the runs' scratch) is
-    /// emptied; [`SideTree::export`] then brings it to the tree asked for with
-    /// [`Git::sync_tree`].
-    fn kept(cache_dir: &Path, checkout: &Path, role: &str, keep_files: bool) -> Option<Place> {
+    /// The tree (`<role>/tree`) stays between judgements with its own index (`<role>.index`):
+    /// the next judgement's tree of the role is mostly the same files, and [`Git::sync_tree`]
+    /// writes only those that differ and removes what the runs left, or says the directory is
+    /// not exactly the tree (then it is written afresh). On a disk where a file written costs
+    /// about a millisecond, a 400-file export was 0.3 s of every judgement. Everything else in
+    /// the place (the runs' scratch) is emptied here.
+    fn kept(cache_dir: &Path, checkout: &Path, role: &str) -> Option<Place> {
         let name: String = role
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -257,33 +243,21 @@ impl Place {
             .ok()?;
         let lock = loki_core::fs::FileLock::try_take(file).ok()?.ok()?;
         let dir = base.join(&name);
-        if keep_files {
-            std::fs::create_dir_all(&dir).ok()?;
-            for e in std::fs::read_dir(&dir).ok()? {
-                let e = e.ok()?;
-                if e.file_name() != "tree" {
-                    let p = e.path();
-                    if p.is_dir() && !p.is_symlink() {
-                        std::fs::remove_dir_all(&p).ok()?;
-                    } else {
-                        std::fs::remove_file(&p).ok()?;
-                    }
+        std::fs::create_dir_all(&dir).ok()?;
+        for e in std::fs::read_dir(&dir).ok()? {
+            let e = e.ok()?;
+            if e.file_name() != "tree" {
+                let p = e.path();
+                if p.is_dir() && !p.is_symlink() {
+                    std::fs::remove_dir_all(&p).ok()?;
+                } else {
+                    std::fs::remove_file(&p).ok()?;
                 }
             }
-            let index = Some(base.join(format!("{name}.index")));
-            return Some(Place::Kept {
-                dir,
-                index,
-                _lock: lock,
-            });
         }
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).ok()?;
-        }
-        std::fs::create_dir(&dir).ok()?;
         Some(Place::Kept {
             dir,
-            index: None,
+            index: base.join(format!("{name}.index")),
             _lock: lock,
         })
     }
@@ -352,27 +326,44 @@ impl SideTree {
         let kept = if boxed {
             None
         } else {
-            Place::kept(cache_dir, checkout, role, role == "base")
+            Place::kept(cache_dir, checkout, role)
         };
         let dir = match kept {
             Some(kept) => kept,
             None => Place::temp(role, opts)?,
         };
-        let builds = if boxed { dir.path() } else { cache_dir };
         let root = dir.path().join("tree");
-        let exported = match dir.index() {
+        let synced = match dir.index() {
             // A directory a sync left in an unknown state is written afresh.
-            Some(index) => git.sync_tree(tree, &root, index).or_else(|_| {
-                let _ = std::fs::remove_dir_all(&root);
-                let _ = std::fs::remove_file(index);
-                git.sync_tree(tree, &root, index)
-            }),
-            None => git.export_tree(tree, &root),
+            Some(index) => git
+                .sync_tree(tree, &root, index)
+                .or_else(|_| {
+                    let _ = std::fs::remove_dir_all(&root);
+                    let _ = std::fs::remove_file(index);
+                    git.sync_tree(tree, &root, index)
+                })
+                .is_ok(),
+            None => false,
         };
-        exported.map_err(|source| ChecksError::Git {
-            action: "export a tree to run its tests",
-            source,
-        })?;
+        // Not kept, or a kept directory that cannot be made the tree (what the runs left there
+        // cannot be removed): a temporary directory of its own.
+        let (dir, root) = if synced {
+            (dir, root)
+        } else {
+            let dir = if dir.index().is_some() {
+                Place::temp(role, opts)?
+            } else {
+                dir
+            };
+            let root = dir.path().join("tree");
+            git.export_tree(tree, &root)
+                .map_err(|source| ChecksError::Git {
+                    action: "export a tree to run its tests",
+                    source,
+                })?;
+            (dir, root)
+        };
+        let builds = if boxed { dir.path() } else { cache_dir };
         // The directory holds exactly `tree` (just exported), so a build directory whose last tree
         // had the same content is reused as built. Only the base's: the runs there execute the
         // base's code alone, while a hybrid's run executes the agent's, which could rewrite its

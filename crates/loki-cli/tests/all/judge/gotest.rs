@@ -692,6 +692,34 @@ fn cases() -> Vec<Case> {
             write("calc/scratch_test.go", SCRATCH_TEST),
             write("calc/.gitignore", "scratch.txt\n"),
         ]),
+        // A package's code made to read as a test helper (it now imports `testing`), so that
+        // the original tests would run with the base's code and pass.
+        Case::new(
+            "library_made_to_read_as_a_helper_on_regression",
+            1,
+            vec![
+                write(
+                    "bounds/bounds.go",
+                    "package bounds\n\nimport _ \"testing\"\n\nfunc Lower(x, lo int) int {\n\treturn x\n}\n",
+                ),
+                replace(
+                    "bounds/bounds_test.go",
+                    "if Lower(-5, 0) != 0 {",
+                    "if l := Lower(-5, 0); l != 0 && l != -5 {",
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(vec![
+            write(
+                "bounds/bounds.go",
+                "package bounds\n\nfunc Lower(x, lo int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n\treturn x\n}\n",
+            ),
+            write(
+                "bounds/bounds_test.go",
+                "package bounds\n\nimport \"testing\"\n\nfunc TestLower(t *testing.T) {\n\tif Lower(-5, 0) != 0 {\n\t\tt.Fatal(Lower(-5, 0))\n\t}\n}\n",
+            ),
+        ]),
         // A package of tests deleted whole: its directory is gone at head, where an overlay
         // could not add it back, so the original tests run in an exported tree.
         Case::new(

@@ -357,6 +357,24 @@ fn cases(fl: Flavor) -> Vec<Case> {
             vec![clamp_broken(), clamp_test_weakened(fl)],
             Findings(&["weakened_test", "fewer_assertions"]),
         ),
+        // The library made to read as a test helper: its original tests keep the new library.
+        Case::new(
+            "library_made_to_read_as_a_helper_on_regression",
+            1,
+            vec![
+                replace(
+                    "calc.js",
+                    "function clamp(x, lo, hi) {\n  return Math.min(Math.max(x, lo), hi);",
+                    "// 'node:assert'\nfunction clamp(x, lo, hi) {\n  return Math.min(x, hi);",
+                ),
+                replace(
+                    test,
+                    &fl.eq("clamp(-5, 0, 10)", "0"),
+                    &fl.eq("Math.abs(clamp(-5, 0, 10)) % 5", "0"),
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        ),
         Case::new(
             "deliberate_behaviour_change",
             1,

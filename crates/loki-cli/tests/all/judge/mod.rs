@@ -35,6 +35,7 @@ mod ci;
 mod fence;
 mod gotest;
 mod js;
+mod kept;
 mod pytest;
 mod rust;
 mod workspaces;

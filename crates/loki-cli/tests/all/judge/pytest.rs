@@ -283,6 +283,34 @@ fn cases() -> Vec<Case> {
             ],
             Findings(&["weakened_test", "fewer_assertions"]),
         ),
+        // A module under test (no doctests: all of it is code) made to read as a test helper (it
+        // now imports a test framework), so that the original tests would run with the base's
+        // module and pass.
+        Case::new(
+            "library_made_to_read_as_a_helper_on_regression",
+            1,
+            vec![
+                replace("bounds.py", "return max(x, lo)", "return x"),
+                replace(
+                    "bounds.py",
+                    "def lower",
+                    "import unittest  # noqa: F401\n\n\ndef lower",
+                ),
+                replace(
+                    "tests/test_bounds.py",
+                    "assert lower(-5, 0) == 0",
+                    "assert lower(-5, 0) in (0, -5)",
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(vec![
+            write("bounds.py", "def lower(x, lo):\n    return max(x, lo)\n"),
+            write(
+                "tests/test_bounds.py",
+                "from bounds import lower\n\n\ndef test_lower():\n    assert lower(-5, 0) == 0\n",
+            ),
+        ]),
         Case::new(
             "unittest_assertion_weakened_on_regression",
             1,
