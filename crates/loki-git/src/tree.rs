@@ -264,6 +264,14 @@ fn check_exact(dest: &Path, listed: &[u8]) -> Result<(), GitError> {
             let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
             if is_dir && dirs.contains(&rel) {
                 stack.push(path);
+            } else if is_dir && files.contains(&rel) {
+                // A submodule (gitlink) is checked out as an empty directory.
+                let empty = std::fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none());
+                if !empty {
+                    extra = Some(rel);
+                    break;
+                }
+                files.remove(&rel);
             } else if is_dir || !files.remove(&rel) {
                 extra = Some(rel);
                 break;

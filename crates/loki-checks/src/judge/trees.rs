@@ -337,10 +337,14 @@ impl SideTree {
             // A directory a sync left in an unknown state is written afresh.
             Some(index) => git
                 .sync_tree(tree, &root, index)
-                .or_else(|_| {
+                .or_else(|e| {
+                    tracing::info!(role, error = %e, "the kept tree is written afresh");
                     let _ = std::fs::remove_dir_all(&root);
                     let _ = std::fs::remove_file(index);
                     git.sync_tree(tree, &root, index)
+                })
+                .inspect_err(|e| {
+                    tracing::info!(role, error = %e, "the kept tree is not used");
                 })
                 .is_ok(),
             None => false,

@@ -139,6 +139,22 @@ fn sync_tree_restores_an_exact_tree_after_runs_changed_it() {
     assert!(err.to_string().contains(".git is not in the tree"), "{err}");
     std::fs::remove_dir_all(dest.join(".git")).unwrap();
 
+    // A submodule is an empty directory; one with files in it is not the tree.
+    r.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        "160000,1111111111111111111111111111111111111111,sub",
+    ]);
+    let with_sub = r.git(&["write-tree"]).trim().to_owned();
+    r.git(&["reset", "-q"]);
+    g.sync_tree(&with_sub, &dest, &index).unwrap();
+    assert_eq!(listing(&dest), exported(&with_sub));
+    std::fs::write(dest.join("sub/planted"), "x\n").unwrap();
+    let err = g.sync_tree(&with_sub, &dest, &index).unwrap_err();
+    assert!(err.to_string().contains("sub is not in the tree"), "{err}");
+    std::fs::remove_file(dest.join("sub/planted")).unwrap();
+
     // A lost index: the directory is made exact all the same.
     std::fs::remove_file(&index).unwrap();
     std::fs::write(dest.join("stray.txt"), "x\n").unwrap();
