@@ -36,6 +36,15 @@ fn listing(dir: &std::path::Path) -> Vec<(String, String)> {
     out
 }
 
+fn set_modified(path: &std::path::Path, at: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(at)
+        .unwrap();
+}
+
 /// `sync_tree` leaves exactly what a fresh export holds, whatever the runs in between did to the
 /// directory, and only writes what differs.
 #[test]
@@ -74,22 +83,12 @@ fn sync_tree_restores_an_exact_tree_after_runs_changed_it() {
     // (long before the index was written, so git does not compare its content as racy).
     let lib = dest.join("src/lib.rs");
     let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
-    std::fs::File::options()
-        .write(true)
-        .open(&lib)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    set_modified(&lib, old);
     g.sync_tree(&third, &dest, &index).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let same_size: String = std::fs::read_to_string(&lib).unwrap().replace('a', "z");
     std::fs::write(&lib, same_size).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&lib)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    set_modified(&lib, old);
     std::fs::remove_file(dest.join("new.txt")).unwrap();
     std::fs::set_permissions(dest.join("run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::write(dest.join("planted.py"), "x\n").unwrap();

@@ -192,7 +192,8 @@ fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-fn seal_check(sandbox: &Sandbox, repo: &GitRepo) -> (Option<i32>, Value) {
+/// `loki seal check --base HEAD --json` in `repo`: its exit code and JSON.
+pub(super) fn seal_check(sandbox: &Sandbox, repo: &GitRepo) -> (Option<i32>, Value) {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
     sandbox.apply(&mut c);
     let out = c

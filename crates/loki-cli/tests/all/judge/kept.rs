@@ -4,34 +4,13 @@
 //! judgement: here the first judgement's code plants a `conftest.py` that reports every test as
 //! passed into the tree it runs in, and the second judgement's original tests would pass with it.
 
-use std::process::Command;
-
 use loki_test_support::{GitRepo, Sandbox};
 use serde_json::Value;
 
-use super::toolchain_env;
+use super::fence::seal_check;
 
 /// Passes every test it is loaded beside.
 const PASS_EVERYTHING: &str = "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = \"passed\"\n";
-
-fn seal_check(sandbox: &Sandbox, repo: &GitRepo) -> (Option<i32>, Value) {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
-    sandbox.apply(&mut c);
-    let out = c
-        .current_dir(repo.path())
-        .envs(toolchain_env())
-        .args(["seal", "check", "--base", "HEAD", "--json"])
-        .output()
-        .unwrap();
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "seal check printed no JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code(), json)
-}
 
 fn kinds(json: &Value) -> Vec<String> {
     json["findings"]
