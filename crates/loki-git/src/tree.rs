@@ -131,16 +131,11 @@ impl Git {
             let _ = self.run_spec(&with_index(&["update-index", "-q", "--refresh"]));
         }
         self.run_spec(&with_index(&["read-tree", "--reset", "-u", tree]))?;
+        // The NUL-separated list goes back to git as it came, so any file name survives.
         let changed = self.run_spec(&with_index(&["diff-files", "--name-only", "-z"]))?;
-        let changed: Vec<String> = changed
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect();
-        for chunk in changed.chunks(256) {
-            let mut args = vec!["checkout-index", "-f", "-q", "--"];
-            args.extend(chunk.iter().map(String::as_str));
-            self.run_spec(&with_index(&args))?;
+        if !changed.is_empty() {
+            let spec = with_index(&["checkout-index", "-f", "-q", "-z", "--stdin"]);
+            self.run_spec(&spec.stdin_bytes(changed))?;
         }
         self.run_spec(&with_index(&["clean", "-ffdxq"]))?;
         let listed = self.run_spec(&with_index(&["ls-files", "-z"]))?;

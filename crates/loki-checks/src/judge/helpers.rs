@@ -10,7 +10,8 @@
 //!   test support does (a helper in the tests' own package needs no import);
 //! - no non-test source file imports it (then it is code under test);
 //! - it reads as test support: it imports a test framework or an assertion library (`pytest`,
-//!   `unittest`, `assert`, `node:assert`, `chai`, `vitest`, `@jest/globals`, Go `testing`), or it
+//!   `unittest`, `assert`, `node:assert`, `chai`, `vitest`, `@jest/globals`, Go `testing`; in
+//!   Rust nothing, since `assert!` and `panic!` state library preconditions too), or it
 //!   defines a function named `assert…`, `check…`, `expect…`, `verify…` or `ensure…`, or its
 //!   name says so (`helpers`, `checks`, `asserts`, `testing`, `testutil`, `support`, `fakes`, …).
 //!
@@ -342,7 +343,9 @@ fn reads_as_support(path: &str, text: &str) -> bool {
             "@jest/globals",
         ]
     } else if is_rs(path) {
-        &["assert!", "assert_eq!", "panic!("]
+        // Rust has no assertion library to import, and `assert!` / `panic!` are how library code
+        // states its preconditions: a module using them is not test support for that.
+        &[]
     } else {
         &["\"testing\""]
     };

@@ -190,8 +190,7 @@ fn base_reruns(
         |c: &Check| Selection::tests(by_check.get(c.name.as_str()).cloned().unwrap_or_default());
     // A runner that repeats tests itself (`go test -count=N`, pytest with loki's plugin's
     // `--loki-repeat=N`) reruns them in one process: one start, build check and link instead of
-    // one per rerun. Only when the selection narrows, since
-    // a whole check run once would be one rerun, not N.
+    // one per rerun. Only when the selection narrows: a whole check run once is one rerun, not N.
     let (once, each): (Vec<Check>, Vec<Check>) = judge
         .checks
         .iter()

@@ -60,6 +60,13 @@ fn sync_tree_restores_an_exact_tree_after_runs_changed_it() {
     )
     .unwrap();
     std::os::unix::fs::symlink("dir/a.txt", r.path().join("link.txt")).unwrap();
+    // A name that is not UTF-8 travels through every step as bytes.
+    std::fs::write(
+        r.path()
+            .join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"caf\xe9.txt")),
+        "latin-1\n",
+    )
+    .unwrap();
     let third = r.commit("more files");
     // A repository that tells git to trust the size and modification time alone: a run that
     // rewrites a file and sets its old time back must still be seen.
@@ -90,6 +97,11 @@ fn sync_tree_restores_an_exact_tree_after_runs_changed_it() {
     std::fs::write(&lib, same_size).unwrap();
     set_modified(&lib, old);
     std::fs::remove_file(dest.join("new.txt")).unwrap();
+    std::fs::write(
+        dest.join(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"caf\xe9.txt")),
+        "changed\n",
+    )
+    .unwrap();
     std::fs::set_permissions(dest.join("run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::write(dest.join("planted.py"), "x\n").unwrap();
     std::fs::create_dir_all(dest.join("out")).unwrap();

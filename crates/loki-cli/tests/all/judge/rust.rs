@@ -289,6 +289,33 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             ],
             Findings(&["weakened_test", "fewer_assertions"]),
         ),
+        // A library module only the tests use, whose precondition `assert!` once made it read as
+        // a test helper: the original tests ran with the base's module and the regression, hidden
+        // by a loosened test, was judged clean.
+        Case::new(
+            "library_with_an_assert_is_not_a_helper",
+            1,
+            vec![
+                replace("src/bounds.rs", "x.max(lo)", "x"),
+                replace(
+                    "tests/bounds.rs",
+                    "assert_eq!(calc::bounds::lower(-5, 0), 0);",
+                    "assert!([0, -5].contains(&calc::bounds::lower(-5, 0)));",
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(vec![
+            write(
+                "src/bounds.rs",
+                "pub fn lower(x: i64, lo: i64) -> i64 {\n    assert!(lo < i64::MAX, \"no room above lo\");\n    x.max(lo)\n}\n",
+            ),
+            sh("printf 'pub mod bounds;\\n' >> src/lib.rs"),
+            write(
+                "tests/bounds.rs",
+                "#[test]\nfn lower() {\n    assert_eq!(calc::bounds::lower(-5, 0), 0);\n}\n",
+            ),
+        ]),
         Case::new(
             "deliberate_behaviour_change",
             1,
