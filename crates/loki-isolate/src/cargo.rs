@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::{
-    BUILT_STAMP, CARGO_SLOTS, CargoSlot, LOCK_FILE, Roots, TREE_RECORD, create_dir, io_err, normal,
-    repo_key, role_dir, tree_dirs,
+    BUILT_STAMP, CARGO_SLOTS, CargoSlot, Content, LOCK_FILE, Roots, TREE_RECORD, create_dir,
+    io_err, normal, repo_key, role_dir, tree_dirs,
 };
 use loki_core::fs::FileLock;
 use loki_runner::ChecksError;
@@ -16,7 +16,7 @@ pub(super) fn cargo_slot(
     roots: &Roots,
     role: &str,
     cache_dir: &Path,
-    content: Option<&str>,
+    content: Content<'_>,
 ) -> Result<CargoSlot, ChecksError> {
     let base = cache_dir.join("target").join(repo_key(&roots.checkout));
     let name = role_dir(role);
@@ -59,27 +59,30 @@ pub(super) fn cargo_slot(
     };
     let record = dir.join(TREE_RECORD);
     match content {
-        Some(id) => {
+        Content::Synced { id, changed } => {
+            let previous = read_record(&record).map(|(prev, _)| prev);
+            write_record(&record, id, SystemTime::now())?;
+            match previous.map(|prev| {
+                if prev == id {
+                    Some(Vec::new())
+                } else {
+                    changed(&prev)
+                }
+            }) {
+                Some(Some(paths)) => touch(&roots.tree, &paths)?,
+                _ => set_all_modified(&roots.tree, SystemTime::now())?,
+            }
+        }
+        Content::Exact(id) => {
             let at = read_record(&record)
                 .filter(|(prev, _)| prev == id)
                 .map_or_else(SystemTime::now, |(_, at)| at);
             // Recorded before anything is built from this tree: an output newer than `at` in this
             // directory is always one of this content's.
-            let since = at
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap_or_default();
-            loki_core::fs::write_atomic(
-                &record,
-                format!("{id} {} {}\n", since.as_secs(), since.subsec_nanos()).as_bytes(),
-            )
-            .map_err(|e| ChecksError::Isolate {
-                action: "write",
-                path: record.clone(),
-                source: Box::new(e),
-            })?;
+            write_record(&record, id, at)?;
             set_all_modified(&roots.tree, at)?;
         }
-        None => {
+        Content::Unknown => {
             match std::fs::remove_file(&record) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -91,6 +94,38 @@ pub(super) fn cargo_slot(
         }
     }
     Ok(CargoSlot { dir, _lock: lock })
+}
+
+/// Writes `.loki-tree`: tree `id`, prepared at `at`.
+fn write_record(record: &Path, id: &str, at: SystemTime) -> Result<(), ChecksError> {
+    let since = at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    loki_core::fs::write_atomic(
+        record,
+        format!("{id} {} {}\n", since.as_secs(), since.subsec_nanos()).as_bytes(),
+    )
+    .map_err(|e| ChecksError::Isolate {
+        action: "write",
+        path: record.to_path_buf(),
+        source: Box::new(e),
+    })
+}
+
+/// Sets the modification time of each of `paths` (relative to `tree`) that is a regular file to
+/// now; one that is gone or not a file (a symlink) is left alone.
+fn touch(tree: &Path, paths: &[String]) -> Result<(), ChecksError> {
+    let now = SystemTime::now();
+    for rel in paths {
+        let path = tree.join(rel);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let f = File::open(&path).map_err(io_err("open", &path))?;
+        f.set_modified(now)
+            .map_err(io_err("set the modification time of", &path))?;
+    }
+    Ok(())
 }
 
 /// The tree id and time of `.loki-tree`, when it can be read.

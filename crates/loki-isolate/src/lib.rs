@@ -78,13 +78,21 @@
 //! - on drop, `.loki-built` is written: every output in the directory is older than it. At prepare,
 //!   any file of the tree not newer than `.loki-built` (a tree written with preserved or old mtimes)
 //!   has its mtime set to now, so it is newer than every output of an earlier run.
-//! - a tree known by its content (a git tree id, [`prepare_of`]) instead gets one modification time
-//!   for all its files, recorded in `.loki-tree` (`<tree id> <seconds> <nanoseconds>`, written
-//!   before anything is built from the tree): the time the directory's last tree was prepared when
-//!   that tree had the same content, else now. So the outputs built from the same content since
-//!   then are fresh (a rerun on the base in the next judgement does not rebuild it), and every
-//!   output built before that time, from whatever tree, is older than every file and rebuilt.
-//!   A tree prepared without a content id removes the record.
+//! - a tree known exactly by its content ([`Content::Exact`]: a git tree id, the tree written by
+//!   loki and run in by the base's code only) instead gets one modification time for all its
+//!   files, recorded in `.loki-tree` (`<tree id> <seconds> <nanoseconds>`, written before anything
+//!   is built from the tree): the time the directory's last tree was prepared when that tree had
+//!   the same content, else now. So the outputs built from the same content since then are fresh
+//!   (a rerun on the base in the next judgement does not rebuild it), and every output built
+//!   before that time, from whatever tree, is older than every file and rebuilt.
+//! - a kept tree where the agent's code ran ([`Content::Synced`]: a hybrid's) cannot have its
+//!   times set back: that code could have left outputs of other content, built after the record,
+//!   behind a source it then restored. Its sync wrote, with the time of now, every file whose
+//!   content differed from the tree's; the files that differ between the recorded tree and this
+//!   one are made newer too. Every other file has the content the directory's last tree had, so
+//!   what was built from it stands: a change to one crate of a workspace, or to one test file,
+//!   rebuilds what depends on it, not every member. The record is the tree id and the time now.
+//! - a tree of unknown content removes the record.
 //!
 //! Path dependencies inside the repository resolve inside the tree when they are relative. A path
 //! dependency (or `[patch]`) that is absolute into the checkout, or leads outside the repository, is
@@ -453,16 +461,54 @@ pub fn prepare(
     env: &[(OsString, OsString)],
     cache_dir: &Path,
 ) -> Result<Prepared, ChecksError> {
-    prepare_of(checkout, tree, None, checks, role, env, cache_dir)
+    prepare_of(
+        checkout,
+        tree,
+        Content::Unknown,
+        checks,
+        role,
+        env,
+        cache_dir,
+    )
 }
 
-/// [`prepare`] for a tree whose files are exactly git tree `content` (an export of it, nothing
-/// changed since): a cargo build directory whose last tree was the same content is reused as built
-/// (see "Cargo" in the module doc).
+/// What is known of a prepared tree's files, for the reuse of its cargo build directory (see
+/// "Cargo" in the module doc).
+#[derive(Clone, Copy)]
+pub enum Content<'a> {
+    /// Nothing: every file not newer than the directory's last build is made newer.
+    Unknown,
+    /// Exactly git tree `id`, written by the judge's own code (an export or a sync) and not run in
+    /// by untrusted code since: every file gets the time of the directory's last tree when that
+    /// had the same content.
+    Exact(&'a str),
+    /// Exactly git tree `id`, synced in a directory where untrusted code ran before: only the
+    /// files that differ from the directory's last tree are made newer. `changed(prev)` lists
+    /// them, relative to the tree, for the tree id `prev` (`None` when it cannot tell: then every
+    /// file is).
+    Synced {
+        id: &'a str,
+        changed: &'a dyn Fn(&str) -> Option<Vec<String>>,
+    },
+}
+
+impl std::fmt::Debug for Content<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Content::Unknown => f.write_str("Unknown"),
+            Content::Exact(id) => f.debug_tuple("Exact").field(id).finish(),
+            Content::Synced { id, .. } => f.debug_struct("Synced").field("id", id).finish(),
+        }
+    }
+}
+
+/// [`prepare`] for a tree whose files are known by their content ([`Content`]): a cargo build
+/// directory whose last tree had the same content, or mostly, is reused as built (see "Cargo" in
+/// the module doc).
 pub fn prepare_of(
     checkout: &Path,
     tree: &Path,
-    content: Option<&str>,
+    content: Content<'_>,
     checks: &[Check],
     role: &str,
     env: &[(OsString, OsString)],

@@ -62,6 +62,7 @@
 //! written to the object store only), or let an error read as a pass.
 
 mod cannot;
+mod doubt;
 pub mod helpers;
 pub mod identity;
 pub mod locate;
@@ -73,7 +74,7 @@ mod reruns;
 mod shared;
 pub mod trees;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use loki_git::Git;
@@ -87,7 +88,7 @@ use crate::integrity::{Finding, scan, scan_input_from};
 
 pub use matrix::{Fact, FactKind};
 use owned::{Owner, owner};
-use trees::{Owned, SideTree, TestsFrom, hybrid};
+use trees::{Owned, SideTree};
 
 /// What the judge judges.
 #[derive(Debug, Clone, Copy)]
@@ -265,7 +266,9 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         });
     }
 
-    // Test helpers outside the test directories belong to the tests.
+    // Test helpers outside the test directories belong to the tests. Which files are helpers is
+    // read from their text, so one that existed at base is in doubt ([`doubt`]).
+    let mut doubted: Vec<String> = Vec::new();
     let sources: Vec<String> = owned
         .iter()
         .filter(|o| o.owner == Owner::Source && o.change.head.is_some())
@@ -286,6 +289,9 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             };
             if was_support {
                 o.owner = Owner::TestCode;
+                if o.change.base.is_some() {
+                    doubted.push(o.change.path.clone());
+                }
             }
         }
     }
@@ -387,51 +393,9 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
 
     // N: the new tests on the old code, for the tests whose edit O says was needed.
     if !decision.needs_new_on_base.is_empty() {
-        let suspects: BTreeSet<&str> = decision
-            .needs_new_on_base
-            .iter()
-            .map(|(c, _)| c.as_str())
-            .collect();
-        let h = hybrid(
-            &git,
-            &base_tree,
-            input.head_tree,
-            &plan.owned_vec,
-            TestsFrom::Head,
-            &plan.renames,
-        )?;
-        let side = SideTree::overlay_or_export(
-            &git,
-            input.repo_root,
-            input.head_root,
-            input.head_tree,
-            &h.tree,
-            "new",
-            &in_checkout(input),
-            input.opts,
-            input.cache_dir,
-        )?;
-        let head_side_changed: Vec<&Owned> = plan
-            .test_owned
-            .iter()
-            .copied()
-            .filter(|o| o.change.head.is_some())
-            .collect();
-        let to_run: Vec<Check> = input
-            .checks
-            .iter()
-            .filter(|c| suspects.contains(c.name.as_str()))
-            .cloned()
-            .collect();
-        let select =
-            |c: &Check| original::selection_for(c, &head_side_changed, original::Side::Head);
-        out.new_on_base = side.run_selected(
-            &to_run,
-            &select,
-            input.opts,
-            input.opts.log_dir.join("new-tests"),
-        )?;
-        out.not_proven.extend(side.evidence());
+        let ran = plan.run_new(input, &git, &base_tree, &decision.needs_new_on_base)?;
+        out.new_on_base = ran.results;
+        out.not_proven.extend(ran.notes);
         let (f, facts, np) = matrix::decide_new_on_base(
             &kinds,
             &decision.needs_new_on_base,
@@ -443,6 +407,23 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         out.facts.extend(facts);
         out.not_proven.extend(np);
         phase("new tests on the old code");
+    }
+
+    // Helpers in doubt are judged as code too.
+    if !doubted.is_empty() {
+        doubt::judge_as_code(
+            &doubt::Input {
+                judge: input,
+                git: &git,
+                base_tree: &base_tree,
+                kinds: &kinds,
+                owned: &owned,
+                doubted: &doubted,
+                first: &decision.needs_new_on_base,
+            },
+            &mut out,
+        )?;
+        phase("helpers in doubt judged as code");
     }
 
     // Newly failing tests: rerun alone at head and on the base before blaming the change.

@@ -216,6 +216,63 @@ impl Plan<'_> {
     }
 }
 
+impl Plan<'_> {
+    /// Runs N: the new form of the test-owned files on the base code, for the checks of
+    /// `suspects` (check, head test id), narrowed to those files.
+    pub fn run_new(
+        &self,
+        input: &JudgeInput<'_>,
+        git: &Git,
+        base_tree: &str,
+        suspects: &[(String, String)],
+    ) -> Result<Ran, ChecksError> {
+        let suspects: BTreeSet<&str> = suspects.iter().map(|(c, _)| c.as_str()).collect();
+        let h = hybrid(
+            git,
+            base_tree,
+            input.head_tree,
+            &self.owned_vec,
+            TestsFrom::Head,
+            &self.renames,
+        )?;
+        let side = SideTree::overlay_or_export(
+            git,
+            input.repo_root,
+            input.head_root,
+            input.head_tree,
+            &h.tree,
+            "new",
+            &in_checkout(input),
+            input.opts,
+            input.cache_dir,
+        )?;
+        let head_side_changed: Vec<&Owned> = self
+            .test_owned
+            .iter()
+            .copied()
+            .filter(|o| o.change.head.is_some())
+            .collect();
+        let to_run: Vec<Check> = input
+            .checks
+            .iter()
+            .filter(|c| suspects.contains(c.name.as_str()))
+            .cloned()
+            .collect();
+        let select = |c: &Check| selection_for(c, &head_side_changed, Side::Head);
+        let results = side.run_selected(
+            &to_run,
+            &select,
+            input.opts,
+            input.opts.log_dir.join("new-tests"),
+        )?;
+        Ok(Ran {
+            results,
+            notes: side.evidence(),
+            in_head_dir: side.root == input.head_root,
+        })
+    }
+}
+
 /// The API renames the change makes ([`rename`]): from its modified test files and its source
 /// files.
 fn api_renames(git: &Git, owned: &[Owned]) -> Result<BTreeMap<String, String>, ChecksError> {

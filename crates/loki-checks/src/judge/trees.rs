@@ -368,19 +368,28 @@ impl SideTree {
             (dir, root)
         };
         let builds = if boxed { dir.path() } else { cache_dir };
-        // The directory holds exactly `tree` (just exported), so a build directory whose last tree
-        // had the same content is reused as built. Only the base's: the runs there execute the
-        // base's code alone, while a hybrid's run executes the agent's, which could rewrite its
-        // tree's sources after they were recorded and leave outputs of other content behind.
-        let prepared = crate::isolate::prepare_of(
-            checkout,
-            &root,
-            (role == "base").then_some(tree),
-            checks,
-            role,
-            &opts.env,
-            builds,
-        )?;
+        // The directory holds exactly `tree` (just exported or synced), so a build directory
+        // whose last tree had the same content is reused as built: the base's whole, since the
+        // runs there execute the base's code alone. A hybrid's run executes the agent's, which
+        // could rewrite its tree's sources after they were recorded and leave outputs of other
+        // content behind: its times are never set back, and when its tree was synced, what
+        // differs from the build directory's last tree is made newer than any output.
+        let changed = |prev: &str| -> Option<Vec<String>> {
+            let changes = git.raw_changes(prev, tree).ok()?;
+            Some(changes.into_iter().map(|c| c.path).collect())
+        };
+        let content = if role == "base" {
+            crate::isolate::Content::Exact(tree)
+        } else if synced {
+            crate::isolate::Content::Synced {
+                id: tree,
+                changed: &changed,
+            }
+        } else {
+            crate::isolate::Content::Unknown
+        };
+        let prepared =
+            crate::isolate::prepare_of(checkout, &root, content, checks, role, &opts.env, builds)?;
         let fence = opts.fence.as_ref().map(|f| {
             let mut write = vec![dir.path().to_path_buf()];
             write.extend(prepared.cargo_target_dir().map(Path::to_path_buf));

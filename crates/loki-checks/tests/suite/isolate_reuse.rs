@@ -1,5 +1,7 @@
 //! A base tree exported again with the same content reuses its cargo build directory as built
 //! (`isolate::prepare_of`), and a tree of other content never does, whatever was built in between.
+//! A kept hybrid tree, synced, rebuilds what differs from the directory's last tree and only that,
+//! even when the agent's code left the next tree's content in place with old times.
 
 use std::path::Path;
 use std::process::Command;
@@ -80,7 +82,7 @@ fn isolate_cargo_reuses_a_base_build_only_for_the_same_tree() {
         isolate::prepare_of(
             repo.path(),
             &dest,
-            content,
+            content.map_or(isolate::Content::Unknown, isolate::Content::Exact),
             std::slice::from_ref(&at),
             "base",
             &o.env,
@@ -140,6 +142,161 @@ fn isolate_cargo_reuses_a_base_build_only_for_the_same_tree() {
     assert!(
         out.contains("Compiling fx"),
         "a build after an unrecorded tree was reused:\n{out}"
+    );
+    drop(p);
+}
+
+const WORKSPACE: &str = "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n";
+
+fn member(name: &str, v: i32) -> String {
+    format!(
+        "pub fn v() -> i32 {{ {v} }}\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn two_{name}() {{ assert_eq!(super::v(), 2); }}\n}}\n"
+    )
+}
+
+fn package(name: &str) -> String {
+    format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+}
+
+fn status_in(r: &CheckResult, test: &str) -> Option<TestStatus> {
+    r.tests
+        .iter()
+        .find(|t| t.id.ends_with(test))
+        .map(|t| t.status)
+}
+
+#[test]
+fn isolate_cargo_synced_hybrid_rebuilds_only_what_differs_from_its_last_tree() {
+    let repo = GitRepo::new();
+    repo.write("Cargo.toml", WORKSPACE)
+        .write(".gitignore", "target/\nCargo.lock\n")
+        .write("a/Cargo.toml", &package("a"))
+        .write("a/src/lib.rs", &member("a", 2))
+        .write("b/Cargo.toml", &package("b"))
+        .write("b/src/lib.rs", &member("b", 1));
+    let one = repo.commit("one");
+    repo.write("b/src/lib.rs", &member("b", 2));
+    let two = repo.commit("two");
+    repo.write("b/src/lib.rs", &member("b", 3));
+    let three = repo.commit("three");
+    let [one, two, three] = [one, two, three].map(|c| tree_of(&repo, &c));
+    let git = loki_git::Git::new(repo.path());
+    let t = tempfile::tempdir().unwrap();
+    let cache = t.path().join("cache");
+    // Two kept directories of the role, as when a concurrent judgement held one: both build in
+    // the role's one build directory.
+    let kept = [t.path().join("kept"), t.path().join("kept2")];
+    for k in &kept {
+        std::fs::create_dir_all(k).unwrap();
+    }
+    let dest = kept[0].join("tree");
+    let mut o = RunOptions::new(t.path().join("logs"));
+    o.timeout = Duration::from_secs(300);
+    o.rerun_failed = false;
+    let check = detect_with(repo.path(), Tools { nextest: false })
+        .unwrap()
+        .into_iter()
+        .find(|c| c.kind == CheckKind::Cargo)
+        .unwrap();
+    let at = check.at_root(&dest);
+    let changed = |prev: &str, tree: &str| -> Option<Vec<String>> {
+        Some(
+            git.raw_changes(prev, tree)
+                .ok()?
+                .into_iter()
+                .map(|c| c.path)
+                .collect(),
+        )
+    };
+    let sync = |k: &Path, tree: &str| {
+        git.sync_tree(tree, &k.join("tree"), &k.join("tree.index"))
+            .unwrap();
+    };
+    let prepare = |k: &Path, tree: &str| {
+        sync(k, tree);
+        let changed = |prev: &str| changed(prev, tree);
+        isolate::prepare_of(
+            repo.path(),
+            &k.join("tree"),
+            isolate::Content::Synced {
+                id: tree,
+                changed: &changed,
+            },
+            std::slice::from_ref(&at),
+            "original",
+            &o.env,
+            &cache,
+        )
+        .unwrap()
+    };
+    let run = |p: &isolate::Prepared| {
+        let opts = RunOptions {
+            env: p.apply(o.env.clone()),
+            ..o.clone()
+        };
+        run_check(&at, &opts).unwrap()
+    };
+
+    let p = prepare(&kept[0], &one);
+    let target = p.cargo_target_dir().unwrap().to_path_buf();
+    let r = run(&p);
+    assert_eq!(status_in(&r, "two_b"), Some(TestStatus::Failed), "{r:#?}");
+    drop(p);
+
+    // The other directory was synced to the third tree long ago (its files are old).
+    sync(&kept[1], &three);
+    let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    for f in [
+        "a/src/lib.rs",
+        "b/src/lib.rs",
+        "a/Cargo.toml",
+        "b/Cargo.toml",
+        "Cargo.toml",
+    ] {
+        std::fs::File::options()
+            .write(true)
+            .open(kept[1].join("tree").join(f))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+
+    // One member changed: that member is compiled again and runs its new code; the other is not.
+    let p = prepare(&kept[0], &two);
+    let out = build(&dest, &target);
+    assert!(
+        out.contains("Compiling b"),
+        "the changed member was not rebuilt:\n{out}"
+    );
+    assert!(
+        !out.contains("Compiling a"),
+        "an unchanged member was rebuilt:\n{out}"
+    );
+    assert_eq!(status_in(&run(&p), "two_b"), Some(TestStatus::Passed));
+    drop(p);
+
+    // The old directory, in sync with the third tree, has nothing to write: what differs from the
+    // build directory's last tree is still made newer than its build, and the third tree's code
+    // runs.
+    let p = prepare(&kept[1], &three);
+    let at2 = check.at_root(&kept[1].join("tree"));
+    let opts = RunOptions {
+        env: p.apply(o.env.clone()),
+        ..o.clone()
+    };
+    assert_eq!(
+        status_in(&run_check(&at2, &opts).unwrap(), "two_b"),
+        Some(TestStatus::Failed),
+        "the build of the last tree stood in for this one"
+    );
+    drop(p);
+
+    // The same tree again: nothing is compiled.
+    let p = prepare(&kept[1], &three);
+    let out = build(&kept[1].join("tree"), &target);
+    assert!(
+        !out.contains("Compiling"),
+        "the same tree was rebuilt:\n{out}"
     );
     drop(p);
 }

@@ -720,6 +720,31 @@ fn cases() -> Vec<Case> {
                 "package bounds\n\nimport \"testing\"\n\nfunc TestLower(t *testing.T) {\n\tif Lower(-5, 0) != 0 {\n\t\tt.Fatal(Lower(-5, 0))\n\t}\n}\n",
             ),
         ]),
+        // A library package that already read as test support at base (a `Check` function),
+        // imported only by its external tests: judged both ways.
+        Case::new(
+            "library_with_a_check_function_on_regression",
+            1,
+            vec![
+                replace("bounds/bounds.go", "\tif x < lo {\n\t\treturn lo\n\t}\n", ""),
+                replace(
+                    "bounds/bounds_test.go",
+                    "if bounds.Lower(-5, 0) != 0 {",
+                    "if l := bounds.Lower(-5, 0); l != 0 && l != -5 {",
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(vec![
+            write(
+                "bounds/bounds.go",
+                "package bounds\n\nfunc CheckRange(lo, hi int) bool {\n\treturn lo <= hi\n}\n\nfunc Lower(x, lo int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n\treturn x\n}\n",
+            ),
+            write(
+                "bounds/bounds_test.go",
+                "package bounds_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/calc/bounds\"\n)\n\nfunc TestLower(t *testing.T) {\n\tif bounds.Lower(-5, 0) != 0 {\n\t\tt.Fatal(bounds.Lower(-5, 0))\n\t}\n}\n",
+            ),
+        ]),
         // A package of tests deleted whole: its directory is gone at head, where an overlay
         // could not add it back, so the original tests run in an exported tree.
         Case::new(

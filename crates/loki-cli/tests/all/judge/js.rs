@@ -375,6 +375,30 @@ fn cases(fl: Flavor) -> Vec<Case> {
             ],
             Findings(&["weakened_test"]),
         ),
+        // A library that already read as test support at base (a `verify` function), imported
+        // only by the tests: judged both ways.
+        Case::new(
+            "library_with_a_check_function_on_regression",
+            1,
+            vec![
+                replace(
+                    "calc.js",
+                    "  return Math.min(Math.max(x, lo), hi);",
+                    "  return Math.min(x, hi);",
+                ),
+                replace(
+                    test,
+                    &fl.eq("clamp(-5, 0, 10)", "0"),
+                    &fl.eq("Math.abs(clamp(-5, 0, 10)) % 5", "0"),
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(vec![replace(
+            "calc.js",
+            "function clamp(x, lo, hi) {",
+            "function verifyRange(lo, hi) {\n  return lo <= hi;\n}\nfunction clamp(x, lo, hi) {",
+        )]),
         Case::new(
             "deliberate_behaviour_change",
             1,

@@ -311,6 +311,32 @@ fn cases() -> Vec<Case> {
                 "from bounds import lower\n\n\ndef test_lower():\n    assert lower(-5, 0) == 0\n",
             ),
         ]),
+        // A library module that already read as test support at base (a `check_` function) and
+        // that only the tests import: judged both ways, so its regression hidden by a loosened
+        // test is still seen.
+        Case::new(
+            "library_with_a_check_function_on_regression",
+            1,
+            vec![
+                replace("bounds.py", "return max(x, lo)", "return x"),
+                replace(
+                    "tests/test_bounds.py",
+                    "assert lower(-5, 0) == 0",
+                    "assert lower(-5, 0) in (0, -5)",
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(vec![
+            write(
+                "bounds.py",
+                "def check_range(lo, hi):\n    return lo <= hi\n\n\ndef lower(x, lo):\n    return max(x, lo)\n",
+            ),
+            write(
+                "tests/test_bounds.py",
+                "from bounds import lower\n\n\ndef test_lower():\n    assert lower(-5, 0) == 0\n",
+            ),
+        ]),
         Case::new(
             "unittest_assertion_weakened_on_regression",
             1,

@@ -316,6 +316,32 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
                 "#[test]\nfn lower() {\n    assert_eq!(calc::bounds::lower(-5, 0), 0);\n}\n",
             ),
         ]),
+        // A library module only the tests use, with a `check_` function: it reads as a helper,
+        // so it is judged both ways.
+        Case::new(
+            "library_with_a_check_function_on_regression",
+            1,
+            vec![
+                replace("src/bounds.rs", "x.max(lo)", "x"),
+                replace(
+                    "tests/bounds.rs",
+                    "assert_eq!(calc::bounds::lower(-5, 0), 0);",
+                    "assert!([0, -5].contains(&calc::bounds::lower(-5, 0)));",
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(vec![
+            write(
+                "src/bounds.rs",
+                "pub fn check_range(lo: i64, hi: i64) -> bool {\n    lo <= hi\n}\n\npub fn lower(x: i64, lo: i64) -> i64 {\n    x.max(lo)\n}\n",
+            ),
+            sh("printf 'pub mod bounds;\\n' >> src/lib.rs"),
+            write(
+                "tests/bounds.rs",
+                "#[test]\nfn lower() {\n    assert_eq!(calc::bounds::lower(-5, 0), 0);\n}\n",
+            ),
+        ]),
         Case::new(
             "deliberate_behaviour_change",
             1,
