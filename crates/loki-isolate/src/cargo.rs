@@ -58,8 +58,23 @@ pub(super) fn cargo_slot(
         });
     };
     let record = dir.join(TREE_RECORD);
+    let built = base.join(format!(
+        "{}{BUILT_SUFFIX}",
+        dir.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    ));
+    let guarded = matches!(content, Content::Synced { .. });
     match content {
         Content::Synced { id, changed } => {
+            if !untouched_since_built(&dir, &built) {
+                tracing::info!(dir = %dir.display(), "the build directory changed after its build: emptied");
+                empty(&dir)?;
+            }
+            match std::fs::remove_file(&built) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err("remove", &built)(e)),
+            }
             let previous = read_record(&record).map(|(prev, _)| prev);
             write_record(&record, id, SystemTime::now())?;
             match previous.map(|prev| {
@@ -93,7 +108,90 @@ pub(super) fn cargo_slot(
             }
         }
     }
-    Ok(CargoSlot { dir, _lock: lock })
+    Ok(CargoSlot {
+        dir,
+        built,
+        guarded,
+        _lock: lock,
+    })
+}
+
+/// What follows a slot's name in the file beside it that stamps the end of its last build.
+const BUILT_SUFFIX: &str = ".built";
+
+/// Entries of a build directory that change after a build without anything being planted:
+/// cargo's bookkeeping, the tests' temporary directory, loki's own stamp and lock.
+fn unwatched(rel: &Path) -> bool {
+    let name = rel.file_name().map(|n| n.to_string_lossy());
+    rel.components()
+        .next()
+        .is_some_and(|c| c.as_os_str() == "tmp")
+        || matches!(
+            name.as_deref(),
+            Some(".rustc_info.json" | "CACHEDIR.TAG" | ".cargo-lock" | BUILT_STAMP | LOCK_FILE)
+        )
+}
+
+/// Whether nothing in build directory `dir` changed after the stamp `built` was written (a
+/// directory with nothing in it but its lock has nothing to distrust).
+fn untouched_since_built(dir: &Path, built: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let stamp = std::fs::metadata(built).and_then(|m| m.modified()).ok();
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            return false;
+        };
+        for e in entries {
+            let Ok(e) = e else { return false };
+            let path = e.path();
+            let rel = path.strip_prefix(dir).unwrap_or(&path);
+            if unwatched(rel) {
+                continue;
+            }
+            let Some(stamp) = stamp else { return false };
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                return false;
+            };
+            let changed = u64::try_from(meta.ctime()).ok().and_then(|s| {
+                SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(
+                    s,
+                    u32::try_from(meta.ctime_nsec()).unwrap_or(0),
+                ))
+            });
+            if changed.is_none_or(|c| c > stamp) {
+                return false;
+            }
+            seen += 1;
+            if seen > super::MAX_ENTRIES {
+                return false;
+            }
+            if meta.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    true
+}
+
+/// Removes everything in build directory `dir` but its lock.
+fn empty(dir: &Path) -> Result<(), ChecksError> {
+    let entries = std::fs::read_dir(dir).map_err(io_err("read", dir))?;
+    for e in entries {
+        let e = e.map_err(io_err("read", dir))?;
+        if e.file_name() == LOCK_FILE {
+            continue;
+        }
+        let path = e.path();
+        let gone = if e.file_type().is_ok_and(|t| t.is_dir()) {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        gone.map_err(io_err("remove", &path))?;
+    }
+    Ok(())
 }
 
 /// Writes `.loki-tree`: tree `id`, prepared at `at`.

@@ -92,6 +92,18 @@
 //!   one are made newer too. Every other file has the content the directory's last tree had, so
 //!   what was built from it stands: a change to one crate of a workspace, or to one test file,
 //!   rebuilds what depends on it, not every member. The record is the tree id and the time now.
+//!   The agent's tests could also write into the build directory itself: a test binary that
+//!   passes everything, with a fingerprint that matches the next tree, planted for a test file
+//!   the next judgement does not change. So such a directory is guarded: each run builds on its
+//!   own first (`cargo test --no-run`, [`Prepared::cargo_guarded`]), then the end of the build
+//!   is stamped in `<slot>.built` beside the directory, where the fenced runs cannot write
+//!   ([`Prepared::cargo_built`]), and only then do the tests run. At the next prepare, an entry
+//!   of the directory whose change time (which no process can set back) is later than the stamp,
+//!   or a missing stamp, empties the directory (its lock kept): everything is built again.
+//!   cargo's own bookkeeping (`.rustc_info.json`, `CACHEDIR.TAG`, `.cargo-lock`), `tmp/` (the
+//!   tests' `CARGO_TARGET_TMPDIR`) and loki's `.loki-built` and `.loki-lock` are not looked at.
+//!   The build's own code (build scripts, procedural macros) runs before the stamp and is not
+//!   told apart from the build.
 //! - a tree of unknown content removes the record.
 //!
 //! Path dependencies inside the repository resolve inside the tree when they are relative. A path
@@ -175,6 +187,11 @@ pub struct Prepared {
 #[derive(Debug)]
 struct CargoSlot {
     dir: PathBuf,
+    /// Where [`Prepared::cargo_built`] stamps the end of the build: beside the directory, out of
+    /// the runs' reach.
+    built: PathBuf,
+    /// The directory is guarded: runs build on their own first, then the stamp is written.
+    guarded: bool,
     _lock: loki_core::fs::FileLock,
 }
 
@@ -219,6 +236,29 @@ impl Prepared {
     #[must_use]
     pub fn cargo_target_dir(&self) -> Option<&Path> {
         self.cargo.as_ref().map(|c| c.dir.as_path())
+    }
+
+    /// Whether the build directory is guarded ([`Content::Synced`]): each cargo run must build
+    /// on its own first (`cargo test --no-run`), then call [`Prepared::cargo_built`], then run.
+    #[must_use]
+    pub fn cargo_guarded(&self) -> bool {
+        self.cargo.as_ref().is_some_and(|c| c.guarded)
+    }
+
+    /// Stamps the end of a build in the guarded build directory: whatever in it changes after
+    /// this was written by the tests, and the next prepare empties the directory.
+    ///
+    /// # Errors
+    /// The stamp could not be written; the next prepare then empties the directory.
+    pub fn cargo_built(&self) -> Result<(), ChecksError> {
+        let Some(slot) = self.cargo.as_ref().filter(|c| c.guarded) else {
+            return Ok(());
+        };
+        loki_core::fs::write_atomic(&slot.built, b"").map_err(|e| ChecksError::Isolate {
+            action: "write",
+            path: slot.built.clone(),
+            source: Box::new(e),
+        })
     }
 
     /// Where the runs write their evidence; `None` when no Python or JS check needed it.

@@ -32,15 +32,16 @@
 //!
 //! # Submodules
 //! - `verdict`: the verdict rules ([`judge`], pure) and missing-tool recognition;
-//! - `plan`: the structured-report flags and files a check's command gets, and the `cargo test
-//!   --doc` companion of a nextest run ([`doc_companion`]);
+//! - `plan`: the structured-report flags and files a check's command gets, the `cargo test
+//!   --doc` companion of a nextest run ([`doc_companion`]), and the `cargo test --no-run` that
+//!   builds what a cargo check runs ([`build_companion`]);
 //! - `attempt`: one execution of the command: started, spooled, parsed, cross-checked, judged.
 
 mod attempt;
 mod plan;
 mod verdict;
 
-pub use plan::doc_companion;
+pub use plan::{build_companion, doc_companion};
 pub use verdict::{Facts, Judgement, judge};
 
 use std::ffi::OsString;

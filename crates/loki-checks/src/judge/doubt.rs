@@ -131,9 +131,8 @@ mod tests {
 
     #[test]
     fn a_finding_seen_from_both_sides_is_kept_once() {
-        let deleted = |detail: &str| {
-            Finding::new(FindingKind::TestDeleted, "tests", detail).for_test("t::a")
-        };
+        let deleted =
+            |detail: &str| Finding::new(FindingKind::TestDeleted, "tests", detail).for_test("t::a");
         let mut findings = vec![deleted("t::a ran at base and no longer runs")];
         merge(
             &mut findings,

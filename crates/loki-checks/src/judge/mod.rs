@@ -33,7 +33,8 @@
 //! `init`, a conftest, a test module with import-time side effects, a setup file, a helper. A
 //! helper outside the test files (`checks.py`, `testutil/`, a crate's `testing` module, a vendored
 //! copy of one; [`helpers`]) belongs to the tests, and O then runs every suite of its language
-//! whole.
+//! whole. Which files are helpers is read from their text, so a changed one that existed at base
+//! is in doubt: O and N run once more with it as code ([`doubt`]), and a finding of either stands.
 //!
 //! # Fenced runs
 //! The code under test is the agent's, and it runs beside the judge's other runs: it could rewrite

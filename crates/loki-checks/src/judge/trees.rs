@@ -609,6 +609,32 @@ impl SideTree {
         }
     }
 
+    /// In a guarded cargo build directory (a hybrid's, see `loki_isolate`), builds what `check`
+    /// runs on its own and stamps the end of the build, so that what its tests write there
+    /// afterwards is told apart. A build that cannot start leaves no stamp: the directory is
+    /// then emptied before its next use.
+    fn build_first(&self, check: &Check, opts: &RunOptions) -> Result<(), ChecksError> {
+        if !self.prepared.cargo_guarded() {
+            return Ok(());
+        }
+        let Some(command) = crate::exec::build_companion(check) else {
+            return Ok(());
+        };
+        let build = Check {
+            kind: CheckKind::Cargo,
+            command,
+            ..check.clone()
+        };
+        let opts = RunOptions {
+            log_dir: opts.log_dir.join("build"),
+            ..opts.clone()
+        };
+        if run_check(&build, &opts).is_ok() {
+            self.prepared.cargo_built()?;
+        }
+        Ok(())
+    }
+
     /// Runs each of `checks` (as detected in the checkout) here.
     pub fn run(
         &self,
@@ -642,6 +668,7 @@ impl SideTree {
                 }
                 let sel = select(c);
                 let to_run = narrowed(&at, &self.root, &sel).unwrap_or(at);
+                self.build_first(&to_run, &opts)?;
                 let mut r = run_check(&to_run, &opts)?;
                 // The result keeps the check's own command line; the log shows the narrowed one.
                 r.cmd = c.command_line();

@@ -229,13 +229,18 @@ fn isolate_cargo_synced_hybrid_rebuilds_only_what_differs_from_its_last_tree() {
         )
         .unwrap()
     };
-    let run = |p: &isolate::Prepared| {
+    // As the judge runs in a guarded directory: the build on its own, its end stamped, the run.
+    let run_in = |p: &isolate::Prepared, root: &Path| {
+        assert!(p.cargo_guarded());
+        let out = build(root, p.cargo_target_dir().unwrap());
+        p.cargo_built().unwrap();
         let opts = RunOptions {
             env: p.apply(o.env.clone()),
             ..o.clone()
         };
-        run_check(&at, &opts).unwrap()
+        (out, run_check(&check.at_root(root), &opts).unwrap())
     };
+    let run = |p: &isolate::Prepared| run_in(p, &dest).1;
 
     let p = prepare(&kept[0], &one);
     let target = p.cargo_target_dir().unwrap().to_path_buf();
@@ -263,7 +268,7 @@ fn isolate_cargo_synced_hybrid_rebuilds_only_what_differs_from_its_last_tree() {
 
     // One member changed: that member is compiled again and runs its new code; the other is not.
     let p = prepare(&kept[0], &two);
-    let out = build(&dest, &target);
+    let (out, r) = run_in(&p, &dest);
     assert!(
         out.contains("Compiling b"),
         "the changed member was not rebuilt:\n{out}"
@@ -272,31 +277,60 @@ fn isolate_cargo_synced_hybrid_rebuilds_only_what_differs_from_its_last_tree() {
         !out.contains("Compiling a"),
         "an unchanged member was rebuilt:\n{out}"
     );
-    assert_eq!(status_in(&run(&p), "two_b"), Some(TestStatus::Passed));
+    assert_eq!(status_in(&r, "two_b"), Some(TestStatus::Passed));
     drop(p);
 
     // The old directory, in sync with the third tree, has nothing to write: what differs from the
     // build directory's last tree is still made newer than its build, and the third tree's code
     // runs.
     let p = prepare(&kept[1], &three);
-    let at2 = check.at_root(&kept[1].join("tree"));
-    let opts = RunOptions {
-        env: p.apply(o.env.clone()),
-        ..o.clone()
-    };
     assert_eq!(
-        status_in(&run_check(&at2, &opts).unwrap(), "two_b"),
+        status_in(&run_in(&p, &kept[1].join("tree")).1, "two_b"),
         Some(TestStatus::Failed),
         "the build of the last tree stood in for this one"
     );
+    // The tests wrote their temporary directory, as `CARGO_TARGET_TMPDIR` allows.
+    std::fs::create_dir_all(target.join("tmp")).unwrap();
+    std::fs::write(target.join("tmp").join("scratch"), "x").unwrap();
     drop(p);
 
     // The same tree again: nothing is compiled.
     let p = prepare(&kept[1], &three);
-    let out = build(&kept[1].join("tree"), &target);
+    let (out, _) = run_in(&p, &kept[1].join("tree"));
     assert!(
         !out.contains("Compiling"),
         "the same tree was rebuilt:\n{out}"
+    );
+    // The tests planted a file among the outputs after the build (as a test binary that passes
+    // everything would be), its time set back before the build.
+    let planted = target.join("debug").join("deps").join("planted");
+    std::fs::write(&planted, "x").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&planted)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    drop(p);
+
+    // The next prepare sees the change after the build: the directory is emptied, all rebuilt.
+    let p = prepare(&kept[1], &three);
+    assert!(!planted.exists(), "the planted output is still there");
+    let (out, _) = run_in(&p, &kept[1].join("tree"));
+    assert!(
+        out.contains("Compiling a") && out.contains("Compiling b"),
+        "a directory written after its build was used as built:\n{out}"
+    );
+    drop(p);
+
+    // A run that never stamped its build (it could not start): emptied too.
+    let p = prepare(&kept[1], &three);
+    drop(p);
+    let p = prepare(&kept[1], &three);
+    let (out, _) = run_in(&p, &kept[1].join("tree"));
+    assert!(
+        out.contains("Compiling a"),
+        "a directory without a stamp was used as built:\n{out}"
     );
     drop(p);
 }

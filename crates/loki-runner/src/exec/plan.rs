@@ -197,3 +197,97 @@ pub fn doc_companion(check: &Check) -> Option<Vec<String>> {
     }
     Some(out)
 }
+
+/// The `cargo test --no-run` that builds what a cargo or nextest check's command runs, and runs
+/// nothing: the same package, feature, target and profile selection. `None` when the command is
+/// not `cargo test` or `cargo nextest run`, or runs doctests only (which build at run time).
+/// Nextest's own options are left out; a selection this gets wrong only builds something else, and
+/// the check's run then builds what it needs.
+#[must_use]
+pub fn build_companion(check: &Check) -> Option<Vec<String>> {
+    let words: Vec<&str> = check.command.iter().map(String::as_str).collect();
+    let ((CheckKind::Cargo, ["cargo", "test", args @ ..])
+    | (CheckKind::Nextest, ["cargo", "nextest", "run", args @ ..])) =
+        (check.kind, words.as_slice())
+    else {
+        return None;
+    };
+    let mut out = vec!["cargo".to_owned(), "test".to_owned(), "--no-run".to_owned()];
+    let mut it = args.iter();
+    while let Some(&a) = it.next() {
+        match a {
+            "--" => break,
+            "--doc" => return None,
+            "--workspace"
+            | "--all"
+            | "--all-features"
+            | "--no-default-features"
+            | "--lib"
+            | "--bins"
+            | "--tests"
+            | "--examples"
+            | "--benches"
+            | "--all-targets"
+            | "--release"
+            | "--frozen"
+            | "--locked"
+            | "--offline" => out.push(a.to_owned()),
+            "-p" | "--package" | "--exclude" | "--features" | "-F" | "--manifest-path"
+            | "--bin" | "--test" | "--example" | "--bench" | "--target" => {
+                out.push(a.to_owned());
+                out.push((*it.next()?).to_owned());
+            }
+            // `cargo test`'s profile; nextest names it `--cargo-profile` (its `--profile` is
+            // its own).
+            "--profile" if check.kind == CheckKind::Cargo => {
+                out.push(a.to_owned());
+                out.push((*it.next()?).to_owned());
+            }
+            "--cargo-profile" => {
+                out.push("--profile".to_owned());
+                out.push((*it.next()?).to_owned());
+            }
+            // Nextest's options that take a value: the value is not a test filter.
+            "-E"
+            | "--filterset"
+            | "--filter-expr"
+            | "--profile"
+            | "-P"
+            | "-j"
+            | "--test-threads"
+            | "--retries"
+            | "--partition"
+            | "--run-ignored"
+            | "--max-fail"
+            | "--status-level"
+            | "--final-status-level"
+            | "--failure-output"
+            | "--success-output"
+            | "--message-format"
+            | "--no-tests"
+            | "--tool-config-file"
+            | "--config-file" => {
+                it.next();
+            }
+            other => {
+                let valued = [
+                    "--package=",
+                    "--features=",
+                    "--exclude=",
+                    "--manifest-path=",
+                    "--bin=",
+                    "--test=",
+                    "--example=",
+                    "--bench=",
+                    "--target=",
+                ];
+                if valued.iter().any(|v| other.starts_with(v))
+                    || (check.kind == CheckKind::Cargo && other.starts_with("--profile="))
+                {
+                    out.push(other.to_owned());
+                }
+            }
+        }
+    }
+    Some(out)
+}

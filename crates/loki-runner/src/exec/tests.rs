@@ -115,3 +115,45 @@ fn log_names_are_safe() {
     let name: String = "pytest:services/api v2".chars().map(log_char).collect();
     assert_eq!(name, "pytest_services_api_v2");
 }
+
+#[test]
+fn the_build_companion_builds_what_the_check_runs_and_runs_nothing() {
+    let check = |kind: CheckKind, command: &str| Check {
+        name: "c".into(),
+        kind,
+        dir: ".".into(),
+        cwd: PathBuf::from("/x"),
+        command: command.split(' ').map(str::to_owned).collect(),
+        script: None,
+        why: String::new(),
+    };
+    let companion = |kind, command| build_companion(&check(kind, command)).map(|c| c.join(" "));
+    for (kind, command, want) in [
+        (
+            CheckKind::Cargo,
+            "cargo test --workspace --no-fail-fast",
+            Some("cargo test --no-run --workspace"),
+        ),
+        (
+            CheckKind::Cargo,
+            "cargo test -p a --test it --features x some::test -- --exact",
+            Some("cargo test --no-run -p a --test it --features x"),
+        ),
+        (
+            CheckKind::Cargo,
+            "cargo test --profile ci --package=b",
+            Some("cargo test --no-run --profile ci --package=b"),
+        ),
+        (CheckKind::Cargo, "cargo test --doc -p a", None),
+        (
+            CheckKind::Nextest,
+            "cargo nextest run --workspace -E test(=a) --profile ci --cargo-profile fast --lib -j 2 name",
+            Some("cargo test --no-run --workspace --profile fast --lib"),
+        ),
+        (CheckKind::Cargo, "cross test", None),
+        (CheckKind::Pytest, "cargo test", None),
+        (CheckKind::Cargo, "cargo test -p", None),
+    ] {
+        assert_eq!(companion(kind, command).as_deref(), want, "{command}");
+    }
+}
