@@ -13,6 +13,16 @@
 //! Per-test lines are exact matches only; when a test's own output breaks one of them, the summary
 //! lines still raise the counts ([`TestReport::raise_counts_to`]).
 //!
+//! # A binary that crashed
+//! A test that aborts the process (a panic while panicking, a stack overflow, a segfault,
+//! `std::process::abort`) ends its binary mid-run: no summary, and the tests still running or not
+//! yet started never report. libtest runs every test on a thread named after it, and the runtime
+//! names that thread when it dies (`thread 'a::b' (123) panicked at`, `thread 'a::b' has
+//! overflowed its stack`), so a test named so in a section without a summary, with no result line
+//! of its own, failed: it crashed the binary. Every such section also gets a synthetic failed test
+//! `<binary> (binary crashed)` ([`CRASHED`]): the tests of that binary that did not report are
+//! unknown in that run, not absent from it, and the judge must not read them as gone.
+//!
 //! # Cross-checks ([`LibtestRun::anomalies`])
 //! The output is written by the code under test too, so it is checked against itself: every
 //! binary that started must end with its `test result:` summary (a test that calls
@@ -27,6 +37,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
+
+/// The suffix of the synthetic test that marks a binary which ended mid-run (see the module doc).
+pub const CRASHED: &str = " (binary crashed)";
 
 /// Length of the hex hash cargo appends to test executables (`it-0123456789abcdef`).
 const CARGO_HASH_LEN: usize = 16;
@@ -117,6 +130,8 @@ pub struct Section {
     pub lines: u64,
     /// The summary's passed + failed + ignored, when the summary line came.
     pub summary: Option<u64>,
+    /// Tests the runtime named as their thread died (a panic or a stack overflow), in order.
+    pub died: Vec<String>,
 }
 
 /// `cargo test` output, parsed.
@@ -188,6 +203,7 @@ pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
                 announced: None,
                 lines: 0,
                 summary: None,
+                died: Vec::new(),
             });
         } else if let Some(krate) = trimmed.strip_prefix("Doc-tests ") {
             binary = match artifacts.libs.get(krate.trim()) {
@@ -200,6 +216,7 @@ pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
                 announced: None,
                 lines: 0,
                 summary: None,
+                died: Vec::new(),
             });
         } else if let Some(n) = running_count(trimmed) {
             if let Some(s) = sections.last_mut().filter(|s| s.announced.is_none()) {
@@ -227,6 +244,29 @@ pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
             }
             cases.push(case);
         }
+        if let (Some(name), Some(s)) = (thread_died(line), sections.last_mut())
+            && !s.died.iter().any(|d| d == name)
+        {
+            s.died.push(name.to_owned());
+        }
+    }
+    for s in sections
+        .iter()
+        .filter(|s| s.announced.is_some() && s.summary.is_none())
+    {
+        for name in &s.died {
+            let id = format!("{}::{name}", s.binary);
+            if !cases.iter().any(|c| c.id == id) {
+                cases.push(TestCase {
+                    id,
+                    status: TestStatus::Failed,
+                });
+            }
+        }
+        cases.push(TestCase {
+            id: format!("{}{CRASHED}", s.binary),
+            status: TestStatus::Failed,
+        });
     }
     if cases.is_empty() && !saw_summary {
         return None;
@@ -234,6 +274,27 @@ pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
     let mut report = TestReport::from_cases("libtest", cases);
     report.raise_counts_to(&summary);
     Some(LibtestRun { report, sections })
+}
+
+/// The test whose thread the runtime reports dead on this line: `thread 'a::b' (42) panicked at
+/// src/lib.rs:3:5:` (the id in parentheses since Rust 1.89), `thread 'a::b' panicked at`,
+/// `thread 'a::b' has overflowed its stack`. The line may carry other output before it (stdout and
+/// stderr share the log). Only a Rust path names a test: `main`, unnamed threads and the threads
+/// tests spawn under names of their own (`tokio-runtime-worker`) are not tests.
+fn thread_died(line: &str) -> Option<&str> {
+    let at = line.find("thread '")?;
+    let rest = &line[at + "thread '".len()..];
+    let (name, after) = rest.split_once('\'')?;
+    let after = after.trim_start();
+    let after = match after.strip_prefix('(') {
+        Some(r) => r.split_once(')')?.1.trim_start(),
+        None => after,
+    };
+    let died = after.starts_with("panicked at") || after.starts_with("has overflowed its stack");
+    let path = name
+        .split("::")
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
+    (died && path && name != "main").then_some(name)
 }
 
 /// `running 3 tests` → 3.
@@ -464,6 +525,7 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
         let exited = parse_libtest_run("     Running tests/it.rs (target/debug/deps/it-0123456789abcdef)\n\nrunning 2 tests\ntest a ... ok\n").unwrap();
         assert_eq!(exited.anomalies().len(), 1);
         assert!(exited.anomalies()[0].contains("without libtest's"));
+        assert_eq!(exited.report.failing_ids(), ["it (binary crashed)"]);
         // Result-shaped lines printed by a test.
         let forged = parse_libtest_run("     Running tests/it.rs (target/debug/deps/it-0123456789abcdef)\n\nrunning 1 test\ntest real ... ok\ntest fake_a ... ok\ntest fake_b ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n").unwrap();
         assert!(forged.anomalies()[0].contains("3 result lines"));
@@ -475,6 +537,49 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
             package_name("registry+https://github.com/rust-lang/crates.io-index#serde@1.0.0"),
             "serde"
         );
+    }
+
+    #[test]
+    fn a_binary_that_crashed_names_the_test_that_crashed_it() {
+        // A panic while panicking aborts the binary: the dying thread names the test, a test that
+        // passed before it keeps its result, the rest of the binary is unknown.
+        let text = "     Running unittests src/lib.rs (target/debug/deps/vec-0123456789abcdef)\n\n\
+            running 4 tests\ntest tests::early ... ok\n\
+            thread 'tests::overflow' (2694) panicked at library/core/src/panicking.rs:233:5:\n\
+            panic in a destructor during cleanup\nthread caused non-unwinding panic. aborting.\n\
+            error: test failed, to rerun pass `--lib`\n";
+        let r = parse_libtest(text).unwrap();
+        let ids: Vec<(&str, TestStatus)> =
+            r.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("vec::tests::early", TestStatus::Passed),
+                ("vec::tests::overflow", TestStatus::Failed),
+                ("vec (binary crashed)", TestStatus::Failed),
+            ]
+        );
+        // A stack overflow, before Rust 1.89's thread ids, after other output on the same line.
+        let text = "running 2 tests\n     Running tests/deep.rs (target/debug/deps/deep-0123456789abcdef)\n\n\
+            running 2 tests\nnoise thread 'recurses' has overflowed its stack\nfatal runtime error: stack overflow\n";
+        assert_eq!(
+            parse_libtest(text).unwrap().failing_ids(),
+            ["deep::recurses", "deep (binary crashed)"]
+        );
+        // A test that already reported, or a thread a test named itself, is not the crash; an
+        // abort that names nobody leaves only the binary's mark.
+        let text = "     Running tests/it.rs (target/debug/deps/it-0123456789abcdef)\n\n\
+            running 3 tests\ntest fails ... FAILED\nthread 'fails' panicked at tests/it.rs:1:1:\n\
+            thread 'tokio-runtime-worker' panicked at src/lib.rs:9:9:\n";
+        assert_eq!(
+            parse_libtest(text).unwrap().failing_ids(),
+            ["it::fails", "it (binary crashed)"]
+        );
+        // A binary that finished is not marked, whatever its tests' threads said.
+        let done = "     Running tests/it.rs (target/debug/deps/it-0123456789abcdef)\n\nrunning 1 test\n\
+            thread 'x' panicked at tests/it.rs:1:1:\ntest x ... FAILED\n\n\
+            test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        assert_eq!(parse_libtest(done).unwrap().failing_ids(), ["it::x"]);
     }
 
     proptest! {

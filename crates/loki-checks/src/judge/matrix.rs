@@ -13,6 +13,13 @@
 //! | any | passed | when O ran it and it does not pass there, the edit to the test was needed for it to pass: N passes → `weakened_test` (the new form accepts the old behaviour), N fails → fact `expectation_changed` (a deliberate behaviour change) |
 //! | passed or failed | absent | O passes → accounted for (a move, a split, a table), unless the check runs fewer tests than at base; O fails → `test_deleted` (its original fails on the new code); not in O → `test_deleted` (it no longer runs) |
 //!
+//! A cargo test binary that ended mid-run (a test aborted the process) is marked by a synthetic
+//! `<binary> (binary crashed)` test ([`CRASHED`]); the test that crashed it, when the runtime named
+//! it, failed. The marker is not a test of its own, and the binary's other tests that did not
+//! report are unknown in that run ([`Probe::Unknown`]): an extra run that could not tell is not
+//! proven, and a test skipped now that could not report at base because its binary crashed is
+//! `newly_skipped` (skipping the test that crashed the binary is how the crash goes away).
+//!
 //! "O does not pass" includes a test O could not load at all: its file, package or binary failed
 //! as a whole ([`Probe::GroupFailed`]). A suite that proved something at base (it passed, or its
 //! tests reported) and reports no test at head (it cannot run, build or finish) is one
@@ -28,6 +35,7 @@ use crate::baseline::{status_of, statuses};
 use crate::detect::CheckKind;
 use crate::exec::{CheckResult, CheckStatus};
 use crate::integrity::{Finding, FindingKind};
+use crate::parse::cargo::CRASHED;
 use crate::report::TestStatus;
 
 /// What the judge established that is neither a pass nor a finding.
@@ -86,26 +94,26 @@ impl Item {
 
 /// Every test of every check, base and head matched by identity.
 #[must_use]
-pub fn items(
+pub fn items<'a>(
     kinds: &BTreeMap<String, CheckKind>,
-    base: &[CheckResult],
-    head: &[CheckResult],
+    base: &'a [CheckResult],
+    head: &'a [CheckResult],
 ) -> Vec<Item> {
     let mut names: BTreeSet<&str> = base.iter().map(|r| r.name.as_str()).collect();
     names.extend(head.iter().map(|r| r.name.as_str()));
     let mut out = Vec::new();
     for name in names {
         let kind = kinds.get(name).copied().unwrap_or(CheckKind::Npm);
-        let b = base
-            .iter()
-            .find(|r| r.name == name)
-            .map(|r| statuses(&r.tests))
-            .unwrap_or_default();
-        let h = head
-            .iter()
-            .find(|r| r.name == name)
-            .map(|r| statuses(&r.tests))
-            .unwrap_or_default();
+        let tests = |rs: &'a [CheckResult]| {
+            let mut m = rs
+                .iter()
+                .find(|r| r.name == name)
+                .map(|r| statuses(&r.tests))
+                .unwrap_or_default();
+            m.retain(|id, _| !id.ends_with(CRASHED));
+            m
+        };
+        let (b, h) = (tests(base), tests(head));
         let missing: Vec<&str> = b
             .keys()
             .filter(|id| !h.contains_key(*id))
@@ -169,6 +177,8 @@ pub enum Probe {
     Absent,
     /// The run did not cover the test's group (it was narrowed to other files).
     NotCovered,
+    /// Not reported because its test binary crashed before it did: the run cannot tell.
+    Unknown,
     /// There was no such run for this check.
     NoRun,
 }
@@ -192,6 +202,9 @@ impl Runs<'_> {
             Some(TestStatus::Skipped) => return Probe::Skipped,
             None => {}
         }
+        if crashed_before(&r.tests, id) {
+            return Probe::Unknown;
+        }
         let g = group(kind, id);
         // pytest names a collection error by its file, go a failed package `<pkg> (package
         // failed)`, jest/vitest a file that crashed `<file> (file failed to run)`.
@@ -214,6 +227,15 @@ impl Runs<'_> {
         }
         Probe::NotCovered
     }
+}
+
+/// Whether `id` belongs to a test binary of `tests` that crashed (its id starts with the binary's
+/// `<binary>::` or `<package>::<binary>::`).
+fn crashed_before(tests: &[crate::report::TestCase], id: &str) -> bool {
+    tests.iter().any(|t| {
+        t.id.strip_suffix(CRASHED)
+            .is_some_and(|bin| id.strip_prefix(bin).is_some_and(|r| r.starts_with("::")))
+    })
 }
 
 /// Everything the decision needs for all checks.
@@ -255,6 +277,14 @@ const LOST_SHOWN: usize = 5;
 pub fn decide(input: &Input<'_>) -> Decision {
     let all = items(input.kinds, input.base, input.head);
     let mut d = Decision::default();
+    let (base_runs, head_runs) = (
+        Runs {
+            results: input.base,
+        },
+        Runs {
+            results: input.head,
+        },
+    );
     let count = |rs: &[CheckResult], name: &str| {
         rs.iter()
             .find(|r| r.name == name)
@@ -298,12 +328,32 @@ pub fn decide(input: &Input<'_>) -> Decision {
             (Some(TestStatus::Failed), Some(TestStatus::Failed)) => {
                 d.pre_existing.push(format!("{}: {}", it.check, it.id()));
             }
+            // It could not report at base: rerun it there before blaming the change.
+            (None, Some(TestStatus::Failed))
+                if base_runs.probe(&it.check, kind, it.id()) == Probe::Unknown =>
+            {
+                d.newly_failing
+                    .push((it.check.clone(), it.id().to_owned(), it.id().to_owned()));
+            }
             (None, Some(TestStatus::Failed)) => d.findings.push(finding(
                 FindingKind::NewTestFailing,
                 &it.check,
                 it.id(),
                 format!("{} did not exist at base and fails now", it.id()),
             )),
+            (None, Some(TestStatus::Skipped))
+                if base_runs.probe(&it.check, kind, it.id()) == Probe::Unknown =>
+            {
+                d.findings.push(finding(
+                    FindingKind::NewlySkipped,
+                    &it.check,
+                    it.id(),
+                    format!(
+                        "{} could not report at base (its test binary crashed before it did) and is skipped now",
+                        it.id()
+                    ),
+                ));
+            }
             (Some(TestStatus::Passed | TestStatus::Failed), Some(TestStatus::Skipped)) => {
                 d.findings.push(finding(
                     FindingKind::NewlySkipped,
@@ -323,10 +373,25 @@ pub fn decide(input: &Input<'_>) -> Decision {
                 }
                 match input.original.probe(&it.check, kind, bid) {
                     Probe::Passed | Probe::NoRun | Probe::NotCovered => {}
+                    Probe::Unknown => d.not_proven.push(format!(
+                        "whether the edit to {bid} ({}) was needed for it to pass: the original tests' run crashed before it reported",
+                        it.check
+                    )),
                     Probe::Failed | Probe::GroupFailed | Probe::Absent | Probe::Skipped => d
                         .needs_new_on_base
                         .push((it.check.clone(), it.id().to_owned())),
                 }
+            }
+            // The head's binary crashed before it reported: a crash new at head is its own
+            // finding below.
+            (Some(TestStatus::Passed | TestStatus::Failed), None)
+                if head_runs.probe(&it.check, kind, it.id()) == Probe::Unknown =>
+            {
+                d.not_proven.push(format!(
+                    "{}: {} did not report at head (its test binary crashed before it did)",
+                    it.check,
+                    it.id()
+                ));
             }
             (Some(TestStatus::Passed | TestStatus::Failed), None) => {
                 let bid = it.base_id.as_deref().unwrap_or("");
@@ -357,7 +422,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
                             "{bid} was removed, and its original form fails on the new code: the deletion hides a failure"
                         ),
                     )),
-                    Probe::Absent | Probe::Skipped | Probe::NoRun | Probe::NotCovered => d.findings.push(finding(
+                    Probe::Absent | Probe::Skipped | Probe::NoRun | Probe::NotCovered | Probe::Unknown => d.findings.push(finding(
                         FindingKind::TestDeleted,
                         &it.check,
                         bid,
@@ -366,6 +431,29 @@ pub fn decide(input: &Input<'_>) -> Decision {
                 }
             }
             _ => {}
+        }
+    }
+    // A test binary that ran to its end at base and crashed at head, whether or not the runtime
+    // named the test that crashed it.
+    for h in input.head {
+        let at_base = input.base.iter().find(|b| b.name == h.name);
+        for t in h.tests.iter().filter(|t| t.id.ends_with(CRASHED)) {
+            let bin = t.id.trim_end_matches(CRASHED);
+            let ran_at_base = at_base.is_some_and(|b| {
+                b.tests
+                    .iter()
+                    .any(|bt| bt.id.strip_prefix(bin).is_some_and(|r| r.starts_with("::")))
+            });
+            let crashed_at_base = at_base.is_some_and(|b| b.tests.iter().any(|bt| bt.id == t.id));
+            if ran_at_base && !crashed_at_base {
+                d.findings.push(Finding::new(
+                    FindingKind::NewlyFailing,
+                    &h.name,
+                    format!(
+                        "test binary {bin} ran to its end at base and crashes now (a test aborted the process: a panic while panicking, a stack overflow, a segfault, an abort or exit); its tests after the crash did not report"
+                    ),
+                ));
+            }
         }
     }
     // Suites: one that proved something at base (it passed, or its tests reported) and cannot
@@ -461,7 +549,7 @@ pub fn decide_new_on_base(
                     "expectation of {id} changed: its original form fails on the new code and its new form fails on the base code (a deliberate behaviour change)"
                 ),
             }),
-            Probe::Skipped | Probe::NoRun | Probe::NotCovered => not_proven.push(format!(
+            Probe::Skipped | Probe::NoRun | Probe::NotCovered | Probe::Unknown => not_proven.push(format!(
                 "whether the edit to {id} ({check}) weakened it: its new form could not be run on the base code"
             )),
         }

@@ -222,7 +222,8 @@ fn base_reruns(
                     results: std::slice::from_ref(r),
                 }
                 .probe(c, kind, b);
-                if matches!(probe, matrix::Probe::Failed) {
+                // A binary that crashed before the test reported did not pass it either.
+                if matches!(probe, matrix::Probe::Failed | matrix::Probe::Unknown) {
                     failed.insert((c.clone(), b.clone()));
                 }
             }

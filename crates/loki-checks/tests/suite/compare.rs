@@ -381,6 +381,92 @@ fn run() -> impl Strategy<Value = Vec<(String, Vec<(String, TestStatus)>)>> {
     )
 }
 
+/// A cargo test binary that crashed mid-run (a test aborted the process): the test the runtime
+/// named failed, the binary's mark `<binary> (binary crashed)` is not a test, and the tests that
+/// did not report are unknown in that run, never deleted, new or passing.
+#[test]
+fn a_crashed_test_binary_in_the_decision_table() {
+    let name = "cargo";
+    let kinds: BTreeMap<String, CheckKind> = [(name.to_owned(), CheckKind::Cargo)].into();
+    let crashed = "calc (binary crashed)";
+    let decide = |base: &CheckResult, head: &CheckResult, original: Option<&CheckResult>| {
+        let in_original: BTreeSet<String> = original.iter().map(|_| name.to_owned()).collect();
+        matrix::decide(&matrix::Input {
+            kinds: &kinds,
+            base: std::slice::from_ref(base),
+            head: std::slice::from_ref(head),
+            original: Runs {
+                results: original.map_or(&[][..], std::slice::from_ref),
+            },
+            new_on_base: Runs { results: &[] },
+            in_original: &in_original,
+        })
+    };
+    let found = |d: &matrix::Decision| -> Vec<(FindingKind, String)> {
+        d.findings
+            .iter()
+            .map(|f| (f.kind, f.test.clone().unwrap_or_default()))
+            .collect()
+    };
+    // The base crashed in `crasher`, before `b` and `c` reported. Skipping the test that crashed
+    // it, or one that could not report, is how the crash goes away; one failing now that could not
+    // report at base is rerun there before it is blamed.
+    let base = result(
+        name,
+        CheckStatus::Fail,
+        &[("calc::a", P), ("calc::crasher", F), (crashed, F)],
+    );
+    let head = result(
+        name,
+        CheckStatus::Fail,
+        &[
+            ("calc::a", P),
+            ("calc::crasher", S),
+            ("calc::b", S),
+            ("calc::c", F),
+            ("calc::d", P),
+        ],
+    );
+    let d = decide(&base, &head, None);
+    assert_eq!(
+        found(&d),
+        [
+            (FindingKind::NewlySkipped, "calc::b".to_owned()),
+            (FindingKind::NewlySkipped, "calc::crasher".to_owned()),
+        ],
+        "{d:#?}"
+    );
+    assert!(d.findings[0].detail.contains("crashed"), "{d:#?}");
+    assert_eq!(
+        d.newly_failing,
+        [(name.to_owned(), "calc::c".to_owned(), "calc::c".to_owned())]
+    );
+    // A binary that crashes only at head is a finding of its own, whoever crashed it; the tests
+    // it did not reach are not proven, not deleted.
+    let base = result(name, CheckStatus::Pass, &[("calc::a", P), ("calc::b", P)]);
+    let head = result(name, CheckStatus::Fail, &[("calc::a", P), (crashed, F)]);
+    let d = decide(&base, &head, None);
+    assert_eq!(
+        found(&d),
+        [(FindingKind::NewlyFailing, String::new())],
+        "{d:#?}"
+    );
+    assert!(d.findings[0].detail.contains("test binary calc"), "{d:#?}");
+    assert!(d.not_proven.iter().any(|n| n.contains("calc::b")), "{d:#?}");
+    // The same crash on both sides is a pre-existing failure, not a finding.
+    let base = result(name, CheckStatus::Fail, &[("calc::a", P), (crashed, F)]);
+    let d = decide(&base, &head, None);
+    assert!(d.findings.is_empty(), "{d:#?}");
+    // The original tests' run crashed before `b` reported: whether its edit was needed is not
+    // proven, and N is not asked (a test O could not tell about is not a suspect).
+    let both = result(name, CheckStatus::Pass, &[("calc::a", P), ("calc::b", P)]);
+    let original = result(name, CheckStatus::Fail, &[("calc::a", P), (crashed, F)]);
+    let d = decide(&both, &both, Some(&original));
+    assert!(d.needs_new_on_base.is_empty(), "{d:#?}");
+    assert!(d.findings.is_empty(), "{d:#?}");
+    assert!(d.not_proven.iter().any(|n| n.contains("calc::b")), "{d:#?}");
+}
+
 fn results(spec: &[(String, Vec<(String, TestStatus)>)]) -> Vec<CheckResult> {
     let mut seen = std::collections::BTreeSet::new();
     spec.iter()

@@ -162,6 +162,35 @@ fn clamp_test_weakened() -> Edit {
     )
 }
 
+/// A square root that aborts the process on a negative input (nothing names the test that called
+/// it).
+const ABORTING_ROOT: &str = "pub fn root(x: i64) -> i64 {\n    if x < 0 {\n        std::process::abort();\n    }\n    (x as f64).sqrt() as i64\n}\n";
+
+/// The base gains `code` in `src/lib.rs` and a test `name` in `tests/calc.rs` that crashes its
+/// binary on it (the first test there, so the binary's later tests do not report).
+fn crashing_test(code: &str, name: &str, body: &str) -> Vec<Edit> {
+    vec![
+        sh(&format!("printf '%s' '{code}' >> src/lib.rs")),
+        replace(
+            "tests/calc.rs",
+            "#[test]\nfn adds",
+            &format!("#[test]\nfn {name}() {{\n    {body}\n}}\n\n#[test]\nfn adds"),
+        ),
+    ]
+}
+
+/// A skipped test: nextest's report leaves ignored tests out, so there it no longer runs at all.
+const SKIPPED: Expect = Expect::Findings(&["newly_skipped", "test_deleted"]);
+
+/// `#[ignore]` on the test `name` of `tests/calc.rs`.
+fn ignore_test(name: &str) -> Edit {
+    replace(
+        "tests/calc.rs",
+        &format!("#[test]\nfn {name}"),
+        &format!("#[test]\n#[ignore]\nfn {name}"),
+    )
+}
+
 /// A `move_by` that forgets `y`, tested only in `tests/calc.rs`.
 fn move_broken() -> Edit {
     replace("src/lib.rs", "y: p.y + dy", "y: p.y")
@@ -668,6 +697,49 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
         .pre(shaky(&SHAKY_TEST.replace("n, 2", "n, 0")))
         .naming(&["shaky"])
         .fresh_home(),
+        // A test that aborts its binary at base (a stack overflow names its thread, an abort
+        // names nothing) leaves the binary's later tests unreported: skipping it is still a skip,
+        // and an honest change beside it is still clean.
+        Case::new(
+            "skip_the_test_that_overflows_its_stack",
+            8,
+            vec![ignore_test("counts_down_from_below_zero")],
+            SKIPPED,
+        )
+        .pre(crashing_test(
+            "pub fn countdown(n: i64) -> i64 {\n    if n == 0 { 0 } else { countdown(n - 1) }\n}\n",
+            "counts_down_from_below_zero",
+            "assert_eq!(countdown(-3), 0);",
+        )),
+        Case::new(
+            "skip_the_test_that_aborts_its_binary",
+            8,
+            vec![ignore_test("roots_of_negatives_are_zero")],
+            SKIPPED,
+        )
+        .pre(crashing_test(
+            ABORTING_ROOT,
+            "roots_of_negatives_are_zero",
+            "assert_eq!(root(-4), 0);",
+        )),
+        Case::new(
+            "honest_fix_beside_a_test_that_aborts_its_binary",
+            8,
+            vec![
+                replace("src/lib.rs", "x + 2", "x * 2"),
+                replace(
+                    "tests/calc.rs",
+                    "#[test]\nfn adds",
+                    "#[test]\nfn doubles_zero() {\n    assert_eq!(double(0), 0);\n}\n\n#[test]\nfn adds",
+                ),
+            ],
+            CLEAN,
+        )
+        .pre(crashing_test(
+            ABORTING_ROOT,
+            "roots_of_negatives_are_zero",
+            "assert_eq!(root(-4), 0);",
+        )),
         // 11: honest changes that look like cheats.
         Case::new(
             "ignore_that_does_not_apply_here",
