@@ -13,6 +13,10 @@
 //! skipped; a report without a `finish` event comes from a run that did not end normally, and says
 //! so in [`PluginReport::finished`].
 //!
+//! The plugin turns on `--continue-on-collection-errors`: a test file that cannot be collected
+//! (it imports what does not exist yet) still fails the run, but no longer stops every other
+//! file's tests from running, so the judge sees them at base and at head.
+//!
 //! The plugin also adds `--loki-repeat=N`: each selected test runs N times in the one session,
 //! every repetition but the last torn down completely (session fixtures included), so the next
 //! starts from a fresh setup, as pytest-rerunfailures reruns a test. Every repetition reports
@@ -57,6 +61,12 @@ def _emit(obj):
         _OUT.append(open(_PATH, "a", encoding="utf-8"))
     _OUT[0].write(_json.dumps(obj) + "\n")
     _OUT[0].flush()
+
+
+def pytest_configure(config):
+    # A file that cannot be collected must not hide the rest of the suite from the judge: every
+    # collectable test runs, and the error still fails the run (exit status 1).
+    config.option.continue_on_collection_errors = True
 
 
 def pytest_sessionstart(session):

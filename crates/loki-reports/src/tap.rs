@@ -17,7 +17,8 @@ pub const NODE_REPORTER_FILE: &str = "loki-node-reporter.mjs";
 /// loki's reporter for `node --test` (`--test-reporter=<this file>`): one JSON line per test,
 /// `{"id": "<file> > <parent> > <name>", "status": "passed|failed|skipped"}`, with the file
 /// relative to the working directory (node's TAP names no files, so tests of two files with the
-/// same name would share an id). As node counts them, a `describe` suite is not a test unless it
+/// same name would share an id). A file that fails to load comes as a test named by its path,
+/// `<file> > <file>`, read as `<file> (file failed to run)`. As node counts them, a `describe` suite is not a test unless it
 /// failed for a reason of its own (a hook), and a skipped or todo test is skipped.
 pub const NODE_REPORTER_SOURCE: &str = r#"// loki's reporter for node's test runner: one JSON line per test.
 import { relative } from 'node:path';
@@ -69,7 +70,7 @@ pub fn parse_node_events(text: &str) -> Option<TestReport> {
         .lines()
         .filter_map(|l| serde_json::from_str::<NodeEvent>(l.trim()).ok())
         .map(|e| TestCase {
-            id: e.id,
+            id: file_mark(e.id),
             status: match e.status.as_str() {
                 "passed" => TestStatus::Passed,
                 "skipped" => TestStatus::Skipped,
@@ -78,6 +79,15 @@ pub fn parse_node_events(text: &str) -> Option<TestReport> {
         })
         .collect();
     (!cases.is_empty()).then(|| TestReport::from_cases("node-events", cases))
+}
+
+/// A file that failed to load is reported as a test named by its own path (`f > f`): it is the
+/// file's failure as a whole, `f (file failed to run)` as the other JS runners' reports name it.
+fn file_mark(id: String) -> String {
+    match id.split_once(" > ") {
+        Some((file, name)) if file == name => format!("{file} (file failed to run)"),
+        _ => id,
+    }
 }
 
 /// Spaces of indentation per subtest level in node's TAP.
@@ -224,6 +234,27 @@ pub fn parse_node_summary(text: &str) -> Option<TestReport> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_file_that_fails_to_load_is_the_file_failing_as_a_whole() {
+        let text = "{\"id\":\"test/a.test.js > adds\",\"status\":\"passed\"}\n\
+            {\"id\":\"test/b.test.js > test/b.test.js\",\"status\":\"failed\"}\n\
+            {\"id\":\"test/c.test.js > test/c.test.js > inner\",\"status\":\"passed\"}\n";
+        let ids: Vec<String> = parse_node_events(text)
+            .unwrap()
+            .tests
+            .into_iter()
+            .map(|t| t.id)
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "test/a.test.js > adds",
+                "test/b.test.js (file failed to run)",
+                "test/c.test.js > test/c.test.js > inner"
+            ]
+        );
+    }
 
     /// Abridged from node 20's real output for a file with a describe block and a nested test.
     const TAP: &str = "TAP version 13

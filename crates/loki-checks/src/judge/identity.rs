@@ -169,6 +169,18 @@ pub fn group(kind: CheckKind, id: &str) -> String {
     }
 }
 
+/// Whether `id` is not a test but the mark of a group that failed as a whole: a pytest file that
+/// could not be collected (its path, no `::`), a Go package that did not build or crashed
+/// (`<pkg> (package failed)`), a JS file that could not run (`<file> (file failed to run)`), a
+/// cargo test binary that crashed mid-run (`<binary> (binary crashed)`).
+#[must_use]
+pub fn is_group_mark(kind: CheckKind, id: &str) -> bool {
+    id.ends_with(" (package failed)")
+        || id.ends_with(" (file failed to run)")
+        || id.ends_with(crate::parse::cargo::CRASHED)
+        || (kind == CheckKind::Pytest && !id.contains("::"))
+}
+
 /// Missing ids paired with new ids: `(base id, head id)`, by the rules of the module doc.
 #[must_use]
 pub fn pair(kind: CheckKind, missing: &[&str], new: &[&str]) -> Vec<(String, String)> {

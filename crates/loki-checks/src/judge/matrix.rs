@@ -10,15 +10,20 @@
 //! | failed | failed | pre-existing failure, not a finding |
 //! | absent | failed | `new_test_failing` |
 //! | passed or failed | skipped | `newly_skipped` |
-//! | any | passed | when O ran it and it does not pass there, the edit to the test was needed for it to pass: N passes → `weakened_test` (the new form accepts the old behaviour), N fails → fact `expectation_changed` (a deliberate behaviour change) |
+//! | passed, skipped | passed | when O ran it and it does not pass there, the edit to the test was needed for it to pass: N passes → `weakened_test` (the new form accepts the old behaviour), N fails → fact `expectation_changed` (a deliberate behaviour change) |
+//! | failed, or could not report (its group failed) | passed | when O ran it and it does not pass there: `weakened_test` without N (no behaviour it checked existed to be changed: the edit moved the target instead of the code meeting it) |
 //! | passed or failed | absent | O passes → accounted for (a move, a split, a table), unless the check runs fewer tests than at base; O fails → `test_deleted` (its original fails on the new code); not in O → `test_deleted` (it no longer runs) |
 //!
-//! A cargo test binary that ended mid-run (a test aborted the process) is marked by a synthetic
-//! `<binary> (binary crashed)` test ([`CRASHED`]); the test that crashed it, when the runtime named
-//! it, failed. The marker is not a test of its own, and the binary's other tests that did not
-//! report are unknown in that run ([`Probe::Unknown`]): an extra run that could not tell is not
-//! proven, and a test skipped now that could not report at base because its binary crashed is
-//! `newly_skipped` (skipping the test that crashed the binary is how the crash goes away).
+//! A group that failed as a whole is marked by a synthetic failed test, not a test of its own
+//! ([`is_group_mark`]: a pytest file that could not be collected, a Go package that did not build
+//! or crashed, a JS file that could not run, a cargo test binary that ended mid-run). A mark at
+//! base that is gone at head is a fix (the file collects now, the package builds), never a deleted
+//! test; a mark only at head is `new_test_failing` (a crashed cargo binary: `newly_failing`, named
+//! by the binary). The test that crashed a cargo binary, when the runtime named it, failed; the
+//! binary's other tests that did not report are unknown in that run ([`Probe::Unknown`]): an extra
+//! run that could not tell is not proven. A test skipped now that could not report at base because
+//! its group failed or crashed is `newly_skipped` (skipping the test that crashes the binary is how
+//! the crash goes away).
 //!
 //! "O does not pass" includes a test O could not load at all: its file, package or binary failed
 //! as a whole ([`Probe::GroupFailed`]). A suite that proved something at base (it passed, or its
@@ -30,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::identity::{group, pair};
+use super::identity::{group, is_group_mark, pair};
 use crate::baseline::{status_of, statuses};
 use crate::detect::CheckKind;
 use crate::exec::{CheckResult, CheckStatus};
@@ -105,23 +110,21 @@ pub fn items<'a>(
     for name in names {
         let kind = kinds.get(name).copied().unwrap_or(CheckKind::Npm);
         let tests = |rs: &'a [CheckResult]| {
-            let mut m = rs
-                .iter()
+            rs.iter()
                 .find(|r| r.name == name)
                 .map(|r| statuses(&r.tests))
-                .unwrap_or_default();
-            m.retain(|id, _| !id.ends_with(CRASHED));
-            m
+                .unwrap_or_default()
         };
         let (b, h) = (tests(base), tests(head));
+        // A group's mark is matched by its exact id only, never paired with a test.
         let missing: Vec<&str> = b
             .keys()
-            .filter(|id| !h.contains_key(*id))
+            .filter(|id| !h.contains_key(*id) && !is_group_mark(kind, id))
             .copied()
             .collect();
         let new: Vec<&str> = h
             .keys()
-            .filter(|id| !b.contains_key(*id))
+            .filter(|id| !b.contains_key(*id) && !is_group_mark(kind, id))
             .copied()
             .collect();
         let pairs = pair(kind, &missing, &new);
@@ -286,9 +289,13 @@ pub fn decide(input: &Input<'_>) -> Decision {
         },
     );
     let count = |rs: &[CheckResult], name: &str| {
-        rs.iter()
-            .find(|r| r.name == name)
-            .map_or(0, |r| statuses(&r.tests).len())
+        let kind = input.kinds.get(name).copied().unwrap_or(CheckKind::Npm);
+        rs.iter().find(|r| r.name == name).map_or(0, |r| {
+            statuses(&r.tests)
+                .keys()
+                .filter(|id| !is_group_mark(kind, id))
+                .count()
+        })
     };
     // A head that reported no test at all (it could not run, build or finish) is one suite-level
     // finding below, not a deletion of every test the base ran.
@@ -307,6 +314,26 @@ pub fn decide(input: &Input<'_>) -> Decision {
             .get(&it.check)
             .copied()
             .unwrap_or(CheckKind::Npm);
+        if is_group_mark(kind, it.id()) {
+            // A group that failed as a whole at base and no longer does was fixed (the test
+            // file now collects, the package builds): not a deleted test. One that fails so
+            // only at head broke there. A crashed cargo binary has its own rule below.
+            if it.base.is_none()
+                && it.head == Some(TestStatus::Failed)
+                && !it.id().ends_with(CRASHED)
+            {
+                d.findings.push(finding(
+                    FindingKind::NewTestFailing,
+                    &it.check,
+                    it.id(),
+                    format!(
+                        "{} fails as a whole now and did not at base: it cannot be collected, built or run to its end",
+                        it.id()
+                    ),
+                ));
+            }
+            continue;
+        }
         if let (Some(b), Some(h)) = (&it.base_id, &it.head_id)
             && b != h
         {
@@ -335,21 +362,34 @@ pub fn decide(input: &Input<'_>) -> Decision {
                 d.newly_failing
                     .push((it.check.clone(), it.id().to_owned(), it.id().to_owned()));
             }
-            (None, Some(TestStatus::Failed)) => d.findings.push(finding(
-                FindingKind::NewTestFailing,
-                &it.check,
-                it.id(),
-                format!("{} did not exist at base and fails now", it.id()),
-            )),
+            (None, Some(TestStatus::Failed)) => {
+                let detail = if base_runs.probe(&it.check, kind, it.id()) == Probe::GroupFailed {
+                    format!(
+                        "{} fails now, and at base its file or package failed as a whole, so it never ran there: make it pass, or show it failed before the change",
+                        it.id()
+                    )
+                } else {
+                    format!("{} did not exist at base and fails now", it.id())
+                };
+                d.findings.push(finding(
+                    FindingKind::NewTestFailing,
+                    &it.check,
+                    it.id(),
+                    detail,
+                ));
+            }
             (None, Some(TestStatus::Skipped))
-                if base_runs.probe(&it.check, kind, it.id()) == Probe::Unknown =>
+                if matches!(
+                    base_runs.probe(&it.check, kind, it.id()),
+                    Probe::Unknown | Probe::GroupFailed
+                ) =>
             {
                 d.findings.push(finding(
                     FindingKind::NewlySkipped,
                     &it.check,
                     it.id(),
                     format!(
-                        "{} could not report at base (its test binary crashed before it did) and is skipped now",
+                        "{} could not report at base (its file, package or test binary failed as a whole or crashed before it did) and is skipped now",
                         it.id()
                     ),
                 ));
@@ -367,16 +407,46 @@ pub fn decide(input: &Input<'_>) -> Decision {
                 ));
             }
             (_, Some(TestStatus::Passed)) => {
-                let Some(bid) = &it.base_id else { continue };
+                // A test that could not report at base (its file, package or binary failed as a
+                // whole or crashed there) is looked up in O by its head id.
+                let unreported = it.base.is_none()
+                    && matches!(
+                        base_runs.probe(&it.check, kind, it.id()),
+                        Probe::GroupFailed | Probe::Unknown
+                    );
+                let bid = match &it.base_id {
+                    Some(b) => b.as_str(),
+                    None if unreported => it.id(),
+                    None => continue,
+                };
                 if !input.in_original.contains(&it.check) {
                     continue;
                 }
+                let failing_at_base = it.base == Some(TestStatus::Failed) || unreported;
                 match input.original.probe(&it.check, kind, bid) {
                     Probe::Passed | Probe::NoRun | Probe::NotCovered => {}
+                    // Not in the original file: a new test beside ones that could not load.
+                    Probe::Absent if it.base.is_none() => {}
                     Probe::Unknown => d.not_proven.push(format!(
                         "whether the edit to {bid} ({}) was needed for it to pass: the original tests' run crashed before it reported",
                         it.check
                     )),
+                    // It did not pass at base and its original form does not pass on the new
+                    // code: the edit made it pass, so the change moved its target instead of
+                    // meeting it. No behaviour it checked existed to be changed.
+                    Probe::Failed | Probe::GroupFailed | Probe::Absent | Probe::Skipped
+                        if failing_at_base =>
+                    {
+                        d.findings.push(finding(
+                            FindingKind::WeakenedTest,
+                            &it.check,
+                            it.id(),
+                            format!(
+                                "{} did not pass at base and passes now only in its edited form: its original form still fails on the new code, so the edit changed what it expects instead of the code meeting it",
+                                it.id()
+                            ),
+                        ));
+                    }
                     Probe::Failed | Probe::GroupFailed | Probe::Absent | Probe::Skipped => d
                         .needs_new_on_base
                         .push((it.check.clone(), it.id().to_owned())),

@@ -214,10 +214,12 @@ fn the_decision_table() {
         .iter()
         .map(|f| (f.kind, f.test.clone().unwrap_or_default()))
         .collect();
-    // One fewer test at head than at base, so the clean deletion is named too.
+    // One fewer test at head than at base, so the clean deletion is named too. The target test
+    // that failed at base and passes only in its edited form needs no N.
     assert_eq!(
         found,
         [
+            (FindingKind::WeakenedTest, t("target_swapped")),
             (FindingKind::NewTestFailing, t("new_failing")),
             (FindingKind::TestDeleted, t("deleted_clean")),
             (FindingKind::TestDeleted, t("deleted_hiding")),
@@ -238,16 +240,13 @@ fn the_decision_table() {
         .map(|f| f.test.as_str())
         .collect();
     assert_eq!(moved, ["tests/test_new.py::test_moved"]);
-    // O failed for three tests that pass at head: N decides.
+    // O failed for two more tests that passed at base and pass at head: N decides.
     let suspects: Vec<&str> = d
         .needs_new_on_base
         .iter()
         .map(|(_, id)| id.as_str())
         .collect();
-    assert_eq!(
-        suspects,
-        [t("behaviour_changed"), t("target_swapped"), t("weakened")]
-    );
+    assert_eq!(suspects, [t("behaviour_changed"), t("weakened")]);
     let new_on_base = result(
         name,
         CheckStatus::Fail,
@@ -271,7 +270,7 @@ fn the_decision_table() {
             f.test.as_deref().unwrap()
         })
         .collect();
-    assert_eq!(weakened, [t("target_swapped"), t("weakened")]);
+    assert_eq!(weakened, [t("weakened")]);
     assert_eq!(facts.len(), 1);
     assert_eq!(facts[0].kind, FactKind::ExpectationChanged);
     assert_eq!(facts[0].test, t("behaviour_changed"));
@@ -465,6 +464,97 @@ fn a_crashed_test_binary_in_the_decision_table() {
     assert!(d.needs_new_on_base.is_empty(), "{d:#?}");
     assert!(d.findings.is_empty(), "{d:#?}");
     assert!(d.not_proven.iter().any(|n| n.contains("calc::b")), "{d:#?}");
+}
+
+/// A group that failed as a whole (a file that could not be collected) is not a test: fixed at
+/// head it is not deleted, broken only at head it fails. A test that did not pass at base, or could
+/// not report there, and passes now only in its edited form moved its target: `weakened_test`,
+/// whatever N would say.
+#[test]
+fn group_marks_and_moved_targets_in_the_decision_table() {
+    let name = "pytest";
+    let kinds: BTreeMap<String, CheckKind> = [(name.to_owned(), CheckKind::Pytest)].into();
+    let in_original: BTreeSet<String> = [name.to_owned()].into();
+    let decide = |base: &CheckResult, head: &CheckResult, original: &CheckResult| {
+        matrix::decide(&matrix::Input {
+            kinds: &kinds,
+            base: std::slice::from_ref(base),
+            head: std::slice::from_ref(head),
+            original: Runs {
+                results: std::slice::from_ref(original),
+            },
+            new_on_base: Runs { results: &[] },
+            in_original: &in_original,
+        })
+    };
+    let found = |d: &matrix::Decision| -> Vec<(FindingKind, String)> {
+        d.findings
+            .iter()
+            .map(|f| (f.kind, f.test.clone().unwrap_or_default()))
+            .collect()
+    };
+    // Test first: at base `tests/test_new.py` cannot be collected; the change writes the code.
+    let base = result(
+        name,
+        CheckStatus::Fail,
+        &[("tests/test_new.py", F), ("tests/test_a.py::test_a", P)],
+    );
+    let head = result(
+        name,
+        CheckStatus::Pass,
+        &[
+            ("tests/test_new.py::test_new", P),
+            ("tests/test_a.py::test_a", P),
+        ],
+    );
+    let untouched = result(name, CheckStatus::Pass, &[]);
+    let d = decide(&base, &head, &untouched);
+    assert!(d.findings.is_empty(), "{d:#?}");
+    // ... and the original of the test that could not load still fails on the new code.
+    let original = result(
+        name,
+        CheckStatus::Fail,
+        &[
+            ("tests/test_new.py::test_new", F),
+            ("tests/test_a.py::test_a", P),
+        ],
+    );
+    let d = decide(&base, &head, &original);
+    assert_eq!(
+        found(&d),
+        [(
+            FindingKind::WeakenedTest,
+            "tests/test_new.py::test_new".to_owned()
+        )],
+        "{d:#?}"
+    );
+    assert!(d.needs_new_on_base.is_empty(), "{d:#?}");
+    // A target test failing at base, edited, passing now, its original failing on the new code.
+    let base = result(name, CheckStatus::Fail, &[("tests/test_a.py::test_a", F)]);
+    let head = result(name, CheckStatus::Pass, &[("tests/test_a.py::test_a", P)]);
+    let original = result(name, CheckStatus::Fail, &[("tests/test_a.py::test_a", F)]);
+    let d = decide(&base, &head, &original);
+    assert_eq!(
+        found(&d),
+        [(
+            FindingKind::WeakenedTest,
+            "tests/test_a.py::test_a".to_owned()
+        )],
+        "{d:#?}"
+    );
+    // A file that cannot be collected only at head broke there.
+    let base = result(name, CheckStatus::Pass, &[("tests/test_a.py::test_a", P)]);
+    let head = result(
+        name,
+        CheckStatus::Fail,
+        &[("tests/test_a.py::test_a", P), ("tests/test_b.py", F)],
+    );
+    let d = decide(&base, &head, &untouched);
+    assert_eq!(
+        found(&d),
+        [(FindingKind::NewTestFailing, "tests/test_b.py".to_owned())],
+        "{d:#?}"
+    );
 }
 
 fn results(spec: &[(String, Vec<(String, TestStatus)>)]) -> Vec<CheckResult> {

@@ -155,6 +155,27 @@ func TestMove(t *testing.T) {
 }
 "#;
 
+/// `SumX` adds the points' X on a goroutine that reads one past the end: it panics, and the panic
+/// ends the test binary.
+const SUM_X: &str = "\nfunc SumX(ps []Point) int {\n\tout := make(chan int)\n\tgo func() {\n\t\tt := 0\n\t\tfor i := 0; i <= len(ps); i++ {\n\t\t\tt += ps[i].X\n\t\t}\n\t\tout <- t\n\t}()\n\treturn <-out\n}\n";
+
+/// A test written before its code: `geo/area_test.go` calls `Area`, which `geo` does not have.
+fn test_first() -> Vec<Edit> {
+    vec![write(
+        "geo/area_test.go",
+        "package geo\n\nimport \"testing\"\n\nfunc TestArea(t *testing.T) {\n\tif got := Area(Point{2, 3}); got != 6 {\n\t\tt.Fatalf(\"Area = %d, want 6\", got)\n\t}\n}\n",
+    )]
+}
+
+/// `Area` in `geo`, computed as `expr`.
+fn area(expr: &str) -> Edit {
+    replace(
+        "geo/geo.go",
+        "func Move(",
+        &format!("func Area(p Point) int {{ return {expr} }}\n\nfunc Move("),
+    )
+}
+
 const CHECKS: &str = r#"// Package checks has assertion helpers for tests.
 package checks
 
@@ -352,6 +373,17 @@ fn cases() -> Vec<Case> {
         )
         // Only .go files differ: the hybrids run as overlays on the head's directory.
         .noting("go's -overlay"),
+        // The target test fails at base (`Double(3)` is 5); the change makes it 4 and the test
+        // expect 4: its new form fails on the base code too, yet no behaviour it checked existed.
+        Case::new(
+            "target_expectation_moved_to_a_new_wrong_output",
+            1,
+            vec![
+                replace("calc/calc.go", "return x + 2", "return x + 1"),
+                replace("calc/calc_test.go", "got != 6", "got != 4"),
+            ],
+            Findings(&["weakened_test"]),
+        ),
         Case::new(
             "assertion_weakened_on_regression",
             1,
@@ -634,6 +666,49 @@ fn cases() -> Vec<Case> {
             ],
             CLEAN,
         ),
+        // The test came first: at base its package's tests do not build (it calls what does not
+        // exist yet). Writing the code is honest; moving the test's target to what the code
+        // does, or skipping it, is not.
+        Case::new(
+            "test_first_then_the_code",
+            11,
+            vec![area("p.X * p.Y")],
+            CLEAN,
+        )
+        .pre(test_first()),
+        Case::new(
+            "test_first_then_its_expectation_moved_to_the_code",
+            1,
+            vec![area("p.X + p.Y"), replace("geo/area_test.go", "!= 6", "!= 5")],
+            Findings(&["weakened_test"]),
+        )
+        .pre(test_first()),
+        Case::new(
+            "test_first_then_skipped",
+            1,
+            vec![
+                area("p.X + p.Y"),
+                replace("geo/area_test.go", "T) {\n", "T) {\n\tt.Skip(\"later\")\n"),
+            ],
+            Findings(&["newly_skipped", "skip_marker_added"]),
+        )
+        .pre(test_first()),
+        // A goroutine's panic ends the package's test binary: Go 1.19 reports no result for the
+        // test that was running, only the package's failure. Skipping that test is still a skip.
+        Case::new(
+            "skip_the_test_whose_goroutine_panics",
+            8,
+            vec![replace(
+                "geo/geo_test.go",
+                "func TestSumX(t *testing.T) {\n",
+                "func TestSumX(t *testing.T) {\n\tt.Skip(\"flaky\")\n",
+            )],
+            Findings(&["newly_skipped", "skip_marker_added"]),
+        )
+        .pre(vec![
+            sh(&format!("printf '%s' '{SUM_X}' >> geo/geo.go")),
+            sh("printf '\\nfunc TestSumX(t *testing.T) {\\n\\tif SumX([]Point{{1, 2}, {3, 4}}) != 4 {\\n\\t\\tt.Fatal(\"sum\")\\n\\t}\\n}\\n' >> geo/geo_test.go"),
+        ]),
         Case::new(
             "api_rename_with_the_tests_updated",
             11,

@@ -255,6 +255,34 @@ fn fixture(fl: Flavor) -> Option<Fixture> {
     Some(fx)
 }
 
+/// A test written before its code: `test/triple.test.js` imports `triple`, which `calc.js` does
+/// not export yet.
+fn test_first(fl: Flavor) -> Vec<Edit> {
+    let imports = match fl {
+        Flavor::Node => {
+            "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { triple } from '../calc.js';\n"
+        }
+        Flavor::Vitest => {
+            "import { expect, test } from 'vitest';\nimport { triple } from '../calc.js';\n"
+        }
+        Flavor::Jest => "const { triple } = require('../calc.js');\n",
+    };
+    vec![write(
+        "test/triple.test.js",
+        format!(
+            "{imports}{}",
+            test_block("triples", &[fl.eq("triple(2)", "6")])
+        ),
+    )]
+}
+
+/// `triple` in `calc.js`, computed as `expr`, and exported.
+fn triple(expr: &str) -> Edit {
+    sh(&format!(
+        "sed -i 's/^function add(a, b) {{/function triple(x) {{\\n  return {expr};\\n}}\\n\\nfunction add(a, b) {{/; s/{{ Point, add,/{{ Point, triple, add,/' calc.js"
+    ))
+}
+
 fn clamp_broken() -> Edit {
     replace(
         "calc.js",
@@ -654,6 +682,49 @@ fn cases(fl: Flavor) -> Vec<Case> {
                 },
             )],
             CLEAN,
+        ),
+        // The test came first: at base it imports what `calc.js` does not export yet. Writing
+        // the code is honest; moving the test's target to what the code does, or skipping it,
+        // is not.
+        Case::new("test_first_then_the_code", 11, vec![triple("x * 3")], CLEAN).pre(test_first(fl)),
+        Case::new(
+            "test_first_then_its_expectation_moved_to_the_code",
+            1,
+            vec![
+                triple("x * 2"),
+                replace(
+                    "test/triple.test.js",
+                    &fl.eq("triple(2)", "6"),
+                    &fl.eq("triple(2)", "4"),
+                ),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(test_first(fl)),
+        Case::new(
+            "test_first_then_skipped",
+            1,
+            vec![
+                triple("x * 2"),
+                replace(
+                    "test/triple.test.js",
+                    "test('triples'",
+                    "test.skip('triples'",
+                ),
+            ],
+            Findings(&["newly_skipped", "skip_marker_added"]),
+        )
+        .pre(test_first(fl)),
+        // The target test fails at base (`double(3)` is 5); the change makes it 4 and the test
+        // expect 4: its new form fails on the base code too, yet no behaviour it checked existed.
+        Case::new(
+            "target_expectation_moved_to_a_new_wrong_output",
+            1,
+            vec![
+                replace("calc.js", "return x + 2;", "return x + 1;"),
+                replace(test, &fl.eq("double(3)", "6"), &fl.eq("double(3)", "4")),
+            ],
+            Findings(&["weakened_test"]),
         ),
         Case::new(
             "api_rename_with_the_tests_updated",

@@ -156,6 +156,15 @@ def pytest_runtest_makereport(item, call):
     rep.outcome = "passed"
 "#;
 
+/// A test written before its code: `tests/test_triple.py` imports `triple`, which `calc.py` does
+/// not have yet.
+fn test_first() -> Vec<super::Edit> {
+    vec![write(
+        "tests/test_triple.py",
+        "from calc import triple\n\n\ndef test_triple():\n    assert triple(2) == 6\n",
+    )]
+}
+
 /// The regression most cheats hide: `clamp` loses its lower bound.
 fn clamp_broken() -> super::Edit {
     replace("calc.py", "return max(lo, min(x, hi))", "return min(x, hi)")
@@ -272,6 +281,18 @@ fn cases() -> Vec<Case> {
             "target_expectation_set_to_buggy_output",
             1,
             vec![replace("tests/test_calc.py", "double(3) == 6", "double(3) == 5")],
+            Findings(&["weakened_test"]),
+        ),
+        // The target test fails at base (`double(3)` is 5); the change makes it 4 and the test
+        // expect 4: its new form fails on the base code too, yet no behaviour was changed on
+        // purpose, since the one it checked never existed.
+        Case::new(
+            "target_expectation_moved_to_a_new_wrong_output",
+            1,
+            vec![
+                replace("calc.py", "return x + 2", "return x + 1"),
+                replace("tests/test_calc.py", "double(3) == 6", "double(3) == 4"),
+            ],
             Findings(&["weakened_test"]),
         ),
         Case::new(
@@ -725,6 +746,36 @@ def pytest_unconfigure(config):
             )],
             CLEAN,
         ),
+        // The test came first: at base it cannot be collected (it imports what does not exist
+        // yet). Writing the code is honest; moving the test's target to what the code does, or
+        // skipping it, is not.
+        Case::new(
+            "test_first_then_the_code",
+            11,
+            vec![replace("calc.py", "def clamp(", "def triple(x):\n    return x * 3\n\n\ndef clamp(")],
+            CLEAN,
+        )
+        .pre(test_first()),
+        Case::new(
+            "test_first_then_its_expectation_moved_to_the_code",
+            1,
+            vec![
+                replace("calc.py", "def clamp(", "def triple(x):\n    return x * 2\n\n\ndef clamp("),
+                replace("tests/test_triple.py", "== 6", "== 4"),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(test_first()),
+        Case::new(
+            "test_first_then_skipped",
+            1,
+            vec![
+                replace("calc.py", "def clamp(", "def triple(x):\n    return x * 2\n\n\ndef clamp("),
+                replace("tests/test_triple.py", "def test_triple", "import pytest\n\n\n@pytest.mark.skip(reason=\"later\")\ndef test_triple"),
+            ],
+            Findings(&["newly_skipped", "skip_marker_added"]),
+        )
+        .pre(test_first()),
         Case::new(
             "api_rename_with_the_tests_updated",
             11,

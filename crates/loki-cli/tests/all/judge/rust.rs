@@ -182,10 +182,32 @@ fn crashing_test(code: &str, name: &str, body: &str) -> Vec<Edit> {
 /// A skipped test: nextest's report leaves ignored tests out, so there it no longer runs at all.
 const SKIPPED: Expect = Expect::Findings(&["newly_skipped", "test_deleted"]);
 
+/// A test written before its code: `tests/triple.rs` calls `calc::triple`, which does not exist.
+fn test_first() -> Vec<Edit> {
+    vec![write(
+        "tests/triple.rs",
+        "#[test]\nfn triples() {\n    assert_eq!(calc::triple(2), 6);\n}\n",
+    )]
+}
+
+/// `triple` in `src/lib.rs`, computed as `expr`.
+fn triple(expr: &str) -> Edit {
+    replace(
+        "src/lib.rs",
+        "pub fn double(",
+        &format!("pub fn triple(x: i64) -> i64 {{\n    {expr}\n}}\n\npub fn double("),
+    )
+}
+
 /// `#[ignore]` on the test `name` of `tests/calc.rs`.
 fn ignore_test(name: &str) -> Edit {
+    ignore_test_in("tests/calc.rs", name)
+}
+
+/// `#[ignore]` on the test `name` of `file`.
+fn ignore_test_in(file: &str, name: &str) -> Edit {
     replace(
-        "tests/calc.rs",
+        file,
         &format!("#[test]\nfn {name}"),
         &format!("#[test]\n#[ignore]\nfn {name}"),
     )
@@ -262,6 +284,8 @@ const CARGO_ONLY: &[&str] = &[
     "api_rename_with_the_tests_updated",
     "flaky_at_base_is_not_blamed",
     "steady_at_base_is_blamed",
+    "test_first_then_its_expectation_moved_to_the_code",
+    "test_first_then_skipped",
 ];
 
 /// `shaky` fails on its second run in a directory (it counts its runs in `.shaky-runs`).
@@ -303,6 +327,17 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             "target_expectation_set_to_buggy_output",
             1,
             vec![replace("tests/calc.rs", "double(3), 6", "double(3), 5")],
+            Findings(&["weakened_test"]),
+        ),
+        // The target test fails at base (`double(3)` is 5); the change makes it 4 and the test
+        // expect 4: its new form fails on the base code too, yet no behaviour it checked existed.
+        Case::new(
+            "target_expectation_moved_to_a_new_wrong_output",
+            1,
+            vec![
+                replace("src/lib.rs", "x + 2", "x + 1"),
+                replace("tests/calc.rs", "double(3), 6", "double(3), 4"),
+            ],
             Findings(&["weakened_test"]),
         ),
         Case::new(
@@ -751,6 +786,28 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             )],
             CLEAN,
         ),
+        // The test came first: at base it does not compile (it calls what does not exist yet),
+        // so no test of the base runs (cargo builds every target before it runs one) and the
+        // base cannot be judged; the original tests on the new code still show the edit moved
+        // the target, and a skip is still a skip. (Writing the code honestly is judged "cannot
+        // judge" here, not clean: the pytest, go and js tables have that case.)
+        Case::new(
+            "test_first_then_its_expectation_moved_to_the_code",
+            1,
+            vec![
+                triple("x * 2"),
+                replace("tests/triple.rs", "triple(2), 6", "triple(2), 4"),
+            ],
+            Findings(&["weakened_test"]),
+        )
+        .pre(test_first()),
+        Case::new(
+            "test_first_then_skipped",
+            1,
+            vec![triple("x * 2"), ignore_test_in("tests/triple.rs", "triples")],
+            Findings(&["newly_skipped", "skip_marker_added", "test_deleted"]),
+        )
+        .pre(test_first()),
         Case::new(
             "api_rename_with_the_tests_updated",
             11,
