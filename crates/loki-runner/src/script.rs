@@ -23,7 +23,11 @@
 //!
 //! Arguments a caller appends after `--` (a wall file, a narrowed selection) go to the script's
 //! one runner command; with several runner commands they cannot be placed and the script runs
-//! whole.
+//! whole. With such arguments, the script's read-only checkers ([`is_checker`]: `eslint`
+//! without `--fix`, `prettier --check`, `tsc --noEmit`, `biome check`, ..) are left out: they
+//! decide nothing about a test, and a narrowed rerun of one test must not pay for linting the
+//! whole project. [`Plan::others`] counts the commands that are neither runners nor checkers
+//! (a build step): a script with none can be narrowed exactly ([`narrowable`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -56,6 +60,8 @@ pub struct Plan {
     /// `extra` could not be given to a single runner command and was dropped (the whole script
     /// runs).
     pub extra_dropped: bool,
+    /// Commands that are neither a runner nor a read-only checker (a build, a codegen step).
+    pub others: usize,
 }
 
 /// The plan for running `scripts.test` of the package in `pkg_dir` (whose manifest is
@@ -76,7 +82,8 @@ pub fn plan(
     let scripts = manifest.get("scripts")?;
     let test = scripts.get("test")?.as_str()?;
     let mut reports = Vec::new();
-    let mut body = rewrite(test, scripts, tmp, &mut reports, 0);
+    let mut others = 0;
+    let mut body = rewrite_inner(test, scripts, tmp, &mut reports, &mut others, 0, None);
     let mut extra_dropped = false;
     if !extra.is_empty() {
         if reports.len() == 1 {
@@ -125,7 +132,58 @@ pub fn plan(
         reports,
         node_options,
         extra_dropped,
+        others,
     })
+}
+
+/// Whether `scripts.test` of the package in `pkg_dir` can run narrowed exactly: one runner
+/// command, and nothing else but read-only checkers (which a narrowed run leaves out).
+#[must_use]
+pub fn narrowable(pkg_dir: &Path) -> bool {
+    let Some(manifest) = std::fs::read_to_string(pkg_dir.join("package.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return false;
+    };
+    plan(
+        pkg_dir,
+        pkg_dir,
+        &manifest,
+        "pnpm",
+        &["--".to_owned()],
+        Path::new("/nonexistent"),
+    )
+    .is_some_and(|p| p.reports.len() == 1 && p.others == 0)
+}
+
+/// A command that only reads the project and reports (a linter, a format check, a type check
+/// without output), as its program and arguments say.
+#[must_use]
+pub fn is_checker(program: &str, args: &[&str]) -> bool {
+    let has = |flags: &[&str]| {
+        args.iter().any(|a| {
+            flags
+                .iter()
+                .any(|f| a == f || a.starts_with(&format!("{f}=")))
+        })
+    };
+    let fixes = has(&[
+        "--fix",
+        "--fix-dry-run",
+        "--write",
+        "-w",
+        "--apply",
+        "--apply-unsafe",
+    ]);
+    match program {
+        "true" => true,
+        "eslint" | "oxlint" | "stylelint" | "markdownlint" | "publint" => !fixes,
+        "prettier" => has(&["-c", "--check", "-l", "--list-different"]) && !fixes,
+        "tsc" | "tsgo" | "vue-tsc" => has(&["--noEmit"]),
+        "biome" => matches!(args.first(), Some(&("check" | "lint" | "ci"))) && !fixes,
+        _ => false,
+    }
 }
 
 /// The `node-options` value of an `.npmrc` file, if it sets one.
@@ -153,19 +211,10 @@ fn rewrite_with_extra(
         scripts,
         tmp,
         &mut reports,
+        &mut 0,
         0,
         Some(&quoted.join(" ")),
     )
-}
-
-fn rewrite(
-    script: &str,
-    scripts: &serde_json::Value,
-    tmp: &Path,
-    reports: &mut Vec<Report>,
-    depth: usize,
-) -> String {
-    rewrite_inner(script, scripts, tmp, reports, depth, None)
 }
 
 fn rewrite_inner(
@@ -173,6 +222,7 @@ fn rewrite_inner(
     scripts: &serde_json::Value,
     tmp: &Path,
     reports: &mut Vec<Report>,
+    others: &mut usize,
     depth: usize,
     extra: Option<&str>,
 ) -> String {
@@ -185,7 +235,7 @@ fn rewrite_inner(
                 out.push(' ');
             }
             Piece::Command(cmd) => {
-                out.push_str(&command(&cmd, scripts, tmp, reports, depth, extra));
+                out.push_str(&command(&cmd, scripts, tmp, reports, others, depth, extra));
             }
         }
     }
@@ -198,6 +248,7 @@ fn command(
     scripts: &serde_json::Value,
     tmp: &Path,
     reports: &mut Vec<Report>,
+    others: &mut usize,
     depth: usize,
     extra: Option<&str>,
 ) -> String {
@@ -229,7 +280,8 @@ fn command(
                     && depth < MAX_DEPTH
                     && let Some(body) = scripts.get(name).and_then(|v| v.as_str())
                 {
-                    let inner = rewrite_inner(body, scripts, tmp, reports, depth + 1, extra);
+                    let inner =
+                        rewrite_inner(body, scripts, tmp, reports, others, depth + 1, extra);
                     return format!("( {inner} )");
                 }
                 match (pm, sub) {
@@ -243,7 +295,10 @@ fn command(
                         // `pnpm vitest`: the package manager runs a binary.
                         i += 1;
                     }
-                    _ => return cmd.to_owned(),
+                    _ => {
+                        *others += 1;
+                        return cmd.to_owned();
+                    }
                 }
             }
             _ => break,
@@ -252,6 +307,14 @@ fn command(
     let Some(program) = words.get(i) else {
         return cmd.to_owned();
     };
+    if is_checker(program, &words[i + 1..]) {
+        // A narrowed run leaves the project's checkers out (see the module doc).
+        return if extra.is_some() {
+            "true".to_owned()
+        } else {
+            cmd.to_owned()
+        };
+    }
     let n = reports.len();
     let flags = match *program {
         "vitest" => {
@@ -296,7 +359,10 @@ fn command(
             let tail = extra.map(|e| format!(" {e}")).unwrap_or_default();
             return format!("{head}{f} {rest}{tail}");
         }
-        _ => return cmd.to_owned(),
+        _ => {
+            *others += 1;
+            return cmd.to_owned();
+        }
     };
     let tail = extra.map(|e| format!(" {e}")).unwrap_or_default();
     format!("{}{flags}{tail}", cmd.trim_end())
@@ -437,6 +503,80 @@ mod tests {
             &["a.test.ts"],
         );
         assert!(p.extra_dropped && !p.script.contains("a.test.ts"));
+    }
+
+    #[test]
+    fn a_narrowed_run_leaves_the_checkers_out_and_a_build_step_in() {
+        // unjs/ufo's script: the lint is two read-only checkers behind `pnpm lint`.
+        let scripts = json!({
+            "test": "pnpm lint && vitest run --typecheck",
+            "lint": "eslint --ext .ts . && prettier -c src test",
+        });
+        let whole = plan_of(&scripts, "pnpm", &[]);
+        assert!(
+            whole.script.starts_with(
+                "( eslint --ext .ts . && prettier -c src test ) && vitest run --typecheck"
+            ),
+            "{}",
+            whole.script
+        );
+        assert_eq!(whole.others, 0);
+        let narrowed = plan_of(&scripts, "pnpm", &["test/parse.test.ts"]);
+        assert!(
+            narrowed
+                .script
+                .starts_with("( true && true ) && vitest run --typecheck --reporter"),
+            "{}",
+            narrowed.script
+        );
+        assert!(
+            narrowed.script.ends_with(" test/parse.test.ts"),
+            "{}",
+            narrowed.script
+        );
+        // A fixing linter writes files, a build step makes what the tests load: both stay, and
+        // they are counted, so such a script is not narrowed.
+        for test in [
+            "eslint --fix . && vitest run",
+            "pnpm build && vitest run",
+            "tsc && jest",
+        ] {
+            let p = plan_of(
+                &json!({"test": test, "build": "tsc -p ."}),
+                "pnpm",
+                &["a.test.ts"],
+            );
+            assert_eq!(p.others, 1, "{test}: {}", p.script);
+            assert!(!p.script.contains("true"), "{test}: {}", p.script);
+        }
+        assert!(is_checker("tsgo", &["--noEmit"]));
+        assert!(is_checker("biome", &["check", "."]));
+        assert!(!is_checker("biome", &["check", "--write", "."]));
+        assert!(!is_checker("prettier", &["--write", "."]));
+        assert!(!is_checker("prettier", &["src"]));
+    }
+
+    #[test]
+    #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
+    fn a_package_is_narrowable_when_its_script_is_one_runner_among_checkers() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |scripts: serde_json::Value| {
+            std::fs::write(
+                dir.path().join("package.json"),
+                json!({ "scripts": scripts }).to_string(),
+            )
+            .unwrap();
+        };
+        write(
+            json!({"test": "pnpm lint && pnpm test:types && pnpm vitest run", "lint": "eslint .", "test:types": "tsgo --noEmit"}),
+        );
+        assert!(narrowable(dir.path()));
+        write(json!({"test": "pnpm build && vitest run", "build": "unbuild"}));
+        assert!(!narrowable(dir.path()));
+        write(json!({"test": "vitest run && jest"}));
+        assert!(!narrowable(dir.path()));
+        std::fs::remove_file(dir.path().join("package.json")).unwrap();
+        assert!(!narrowable(dir.path()));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! | cargo test | `-p <package>` per file, plus `--test <name>` when every file is an integration test | `-p <package>`, `--tests` (or `--doc` when every id is a doctest) and `-- --exact <path>…` |
 //! | nextest | `-p <package>`, plus `--test <name>` as for cargo | `-p <package>` |
 //! | go test | `./<dir>` per package | the packages, and `-run '^(TestA\|TestB)$'` |
-//! | vitest, jest (a plain runner script) | the paths after `--` (jest: as escaped patterns) | the files of the ids |
+//! | vitest, jest (a plain runner script, or one runner among read-only checkers such as `eslint && vitest run`, which a narrowed run leaves out) | the paths after `--` (jest: as escaped patterns) | the files of the ids |
 //! | node --test | the paths | the files of the ids |
 //!
 //! Test ids may be asked for more than once in one run ([`Selection::repeated`]) where the runner
@@ -25,7 +25,7 @@
 //! the crate's doctests (cargo runs them only when no target is named); a command that names its
 //! own targets keeps them.
 //!
-//! Anything it cannot express exactly — a chained npm script, a file outside the check's
+//! Anything it cannot express exactly — an npm script that chains a build step or two runners, a file outside the check's
 //! directory, an id without the parts it needs — gives `None`, and the caller runs the whole check:
 //! narrowing only ever saves time, it never changes which tests a judgement sees.
 
@@ -232,7 +232,10 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
             }
             match (check.kind, check.script.as_deref()) {
                 (CheckKind::Node, None) => out.command.extend(paths),
-                (_, Some(script)) if plain_runner_script(script) => {
+                (_, Some(script))
+                    if plain_runner_script(script)
+                        || crate::script::narrowable(&root.join(&check.dir)) =>
+                {
                     if !out.command.iter().any(|a| a == "--") {
                         out.command.push("--".into());
                     }
