@@ -237,8 +237,13 @@ impl Runs<'_> {
 fn crashed_before(tests: &[crate::report::TestCase], id: &str) -> bool {
     tests.iter().any(|t| {
         t.id.strip_suffix(CRASHED)
-            .is_some_and(|bin| id.strip_prefix(bin).is_some_and(|r| r.starts_with("::")))
+            .is_some_and(|bin| in_binary(id, bin))
     })
+}
+
+/// Whether test `id` is one of test binary `bin`'s (`<bin>::…`).
+fn in_binary(id: &str, bin: &str) -> bool {
+    id.strip_prefix(bin).is_some_and(|r| r.starts_with("::"))
 }
 
 /// Everything the decision needs for all checks.
@@ -509,11 +514,8 @@ pub fn decide(input: &Input<'_>) -> Decision {
         let at_base = input.base.iter().find(|b| b.name == h.name);
         for t in h.tests.iter().filter(|t| t.id.ends_with(CRASHED)) {
             let bin = t.id.trim_end_matches(CRASHED);
-            let ran_at_base = at_base.is_some_and(|b| {
-                b.tests
-                    .iter()
-                    .any(|bt| bt.id.strip_prefix(bin).is_some_and(|r| r.starts_with("::")))
-            });
+            let ran_at_base =
+                at_base.is_some_and(|b| b.tests.iter().any(|bt| in_binary(&bt.id, bin)));
             let crashed_at_base = at_base.is_some_and(|b| b.tests.iter().any(|bt| bt.id == t.id));
             if ran_at_base && !crashed_at_base {
                 d.findings.push(Finding::new(

@@ -380,6 +380,14 @@ fn run() -> impl Strategy<Value = Vec<(String, Vec<(String, TestStatus)>)>> {
     )
 }
 
+/// The kinds and tests of a decision's findings.
+fn found(d: &matrix::Decision) -> Vec<(FindingKind, String)> {
+    d.findings
+        .iter()
+        .map(|f| (f.kind, f.test.clone().unwrap_or_default()))
+        .collect()
+}
+
 /// A cargo test binary that crashed mid-run (a test aborted the process): the test the runtime
 /// named failed, the binary's mark `<binary> (binary crashed)` is not a test, and the tests that
 /// did not report are unknown in that run, never deleted, new or passing.
@@ -400,12 +408,6 @@ fn a_crashed_test_binary_in_the_decision_table() {
             new_on_base: Runs { results: &[] },
             in_original: &in_original,
         })
-    };
-    let found = |d: &matrix::Decision| -> Vec<(FindingKind, String)> {
-        d.findings
-            .iter()
-            .map(|f| (f.kind, f.test.clone().unwrap_or_default()))
-            .collect()
     };
     // The base crashed in `crasher`, before `b` and `c` reported. Skipping the test that crashed
     // it, or one that could not report, is how the crash goes away; one failing now that could not
@@ -486,12 +488,6 @@ fn group_marks_and_moved_targets_in_the_decision_table() {
             new_on_base: Runs { results: &[] },
             in_original: &in_original,
         })
-    };
-    let found = |d: &matrix::Decision| -> Vec<(FindingKind, String)> {
-        d.findings
-            .iter()
-            .map(|f| (f.kind, f.test.clone().unwrap_or_default()))
-            .collect()
     };
     // Test first: at base `tests/test_new.py` cannot be collected; the change writes the code.
     let base = result(
