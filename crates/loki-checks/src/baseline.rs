@@ -272,16 +272,6 @@ fn rank(s: TestStatus) -> u8 {
     }
 }
 
-/// The worst status of `id` in one run, without building the whole map (a probe per test would
-/// make that quadratic).
-pub(crate) fn status_of(tests: &[TestCase], id: &str) -> Option<TestStatus> {
-    tests
-        .iter()
-        .filter(|t| t.id == id)
-        .map(|t| t.status)
-        .max_by_key(|s| rank(*s))
-}
-
 /// Each id's worst status in one run.
 pub(crate) fn statuses(tests: &[TestCase]) -> BTreeMap<&str, TestStatus> {
     let mut m: BTreeMap<&str, TestStatus> = BTreeMap::new();

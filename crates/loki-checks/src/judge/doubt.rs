@@ -80,10 +80,8 @@ pub(super) fn judge_as_code(input: &Input<'_>, out: &mut Judged) -> Result<(), C
         kinds: input.kinds,
         base: &out.base,
         head: &out.head,
-        original: Runs {
-            results: &ran.results,
-        },
-        new_on_base: Runs { results: &[] },
+        original: Runs::new(&ran.results),
+        new_on_base: Runs::new(&[]),
         in_original: &plan.in_original,
     });
     merge(&mut out.findings, decision.findings);
@@ -99,13 +97,8 @@ pub(super) fn judge_as_code(input: &Input<'_>, out: &mut Judged) -> Result<(), C
     }
     let ran = plan.run_new(&judge, input.git, input.base_tree, &suspects)?;
     out.not_proven.extend(ran.notes);
-    let (findings, facts, not_proven) = matrix::decide_new_on_base(
-        input.kinds,
-        &suspects,
-        Runs {
-            results: &ran.results,
-        },
-    );
+    let (findings, facts, not_proven) =
+        matrix::decide_new_on_base(input.kinds, &suspects, &Runs::new(&ran.results));
     merge(&mut out.findings, findings);
     out.facts.extend(facts);
     out.not_proven.extend(not_proven);

@@ -7,8 +7,11 @@
 //! - cargo, nextest: the first `fn <name>` among the check's Rust files (at most [`MAX_FILES`]).
 //!
 //! When nothing matches (a deleted test, a generated name) the finding points at the check's
-//! directory and carries no line. Reading is bounded and never fails the judgement.
+//! directory and carries no line. Reading is bounded and never fails the judgement. A
+//! [`Locator`] reads each file and lists each directory once, however many findings it places
+//! (a deleted table can be thousands of subtests in one file).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::detect::{Check, CheckKind};
@@ -18,9 +21,58 @@ const MAX_FILES: usize = 2000;
 /// Largest file read while searching.
 const MAX_BYTES: u64 = 2 * 1024 * 1024;
 
-/// The repository-relative path and 1-based line of test `id` of `check`, as it is in `root`.
-#[must_use]
-pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
+/// Places tests in the files under one root, with what it read kept for the next test.
+#[derive(Debug)]
+pub struct Locator<'r> {
+    root: &'r Path,
+    /// Repository-relative path → its lines' text (`None`: unreadable or too large).
+    texts: HashMap<String, Option<String>>,
+    /// `(check directory, kind)` → the files a test of that check may be defined in.
+    files: HashMap<(String, CheckKind), Vec<String>>,
+}
+
+impl<'r> Locator<'r> {
+    #[must_use]
+    pub fn new(root: &'r Path) -> Self {
+        Locator {
+            root,
+            texts: HashMap::new(),
+            files: HashMap::new(),
+        }
+    }
+
+    /// The repository-relative path and 1-based line of test `id` of `check`.
+    pub fn locate(&mut self, check: &Check, id: &str) -> (String, Option<u32>) {
+        locate(self, check, id)
+    }
+
+    /// The text of repository-relative file `rel`, read once.
+    fn text(&mut self, rel: &str) -> Option<&str> {
+        let root = self.root;
+        self.texts
+            .entry(rel.to_owned())
+            .or_insert_with(|| read(&root.join(rel)))
+            .as_deref()
+    }
+
+    /// The 1-based line of the first line of `rel` that `pred` accepts.
+    fn line_of(&mut self, rel: &str, pred: impl Fn(&str) -> bool) -> Option<u32> {
+        self.text(rel)?
+            .lines()
+            .position(pred)
+            .and_then(|i| u32::try_from(i + 1).ok())
+    }
+}
+
+fn read(p: &Path) -> Option<String> {
+    if std::fs::metadata(p).ok()?.len() > MAX_BYTES {
+        return None;
+    }
+    std::fs::read_to_string(p).ok()
+}
+
+fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>) {
+    let root = at.root;
     let dir = |rel: &str| match (check.dir.as_str(), rel) {
         (".", "") => ".".to_owned(),
         (".", r) => r.to_owned(),
@@ -35,10 +87,10 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
             let name = parts.last().copied().unwrap_or("");
             let name = name.split('[').next().unwrap_or(name);
             let path = dir(file);
-            let line = line_of(root, &path, |l| {
+            let (def, async_def) = (format!("def {name}("), format!("async def {name}("));
+            let line = at.line_of(&path, |l| {
                 let t = l.trim_start();
-                t.starts_with(&format!("def {name}("))
-                    || t.starts_with(&format!("async def {name}("))
+                t.starts_with(&def) || t.starts_with(&async_def)
             });
             (path, line)
         }
@@ -49,15 +101,15 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
                 return (dir(file), None);
             };
             let path = dir(file);
-            let line = line_of(root, &path, |l| {
-                ['\'', '"', '`']
-                    .iter()
-                    .any(|q| l.contains(&format!("{q}{title}{q}")))
-            });
+            let quoted: Vec<String> = ['\'', '"', '`']
+                .iter()
+                .map(|q| format!("{q}{title}{q}"))
+                .collect();
+            let line = at.line_of(&path, |l| quoted.iter().any(|q| l.contains(q.as_str())));
             (path, line)
         }
         CheckKind::Go => {
-            let Some(module) = go_module(&root.join(&check.dir)) else {
+            let Some(module) = at.text(&dir("go.mod")).and_then(go_module) else {
                 return fallback;
             };
             let test_at = id.split('/').position(|s| {
@@ -66,9 +118,11 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
                     .any(|p| s.starts_with(p))
             });
             let segs: Vec<&str> = id.split('/').collect();
-            let Some(at) = test_at else { return fallback };
-            let pkg = segs[..at].join("/");
-            let name = segs[at];
+            let Some(test_idx) = test_at else {
+                return fallback;
+            };
+            let pkg = segs[..test_idx].join("/");
+            let name = segs[test_idx];
             let rel = if pkg == module {
                 String::new()
             } else {
@@ -78,24 +132,14 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
                 }
             };
             let pkg_dir = dir(&rel);
-            let Ok(entries) = std::fs::read_dir(root.join(&pkg_dir)) else {
-                return (pkg_dir, None);
-            };
-            let mut files: Vec<String> = entries
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with("_test.go"))
-                .collect();
-            files.sort();
-            for f in files {
-                let path = if pkg_dir.is_empty() || pkg_dir == "." {
-                    f.clone()
-                } else {
-                    format!("{pkg_dir}/{f}")
-                };
-                if let Some(line) =
-                    line_of(root, &path, |l| l.starts_with(&format!("func {name}(")))
-                {
+            let files = at
+                .files
+                .entry((pkg_dir.clone(), CheckKind::Go))
+                .or_insert_with(|| go_test_files(root, &pkg_dir))
+                .clone();
+            let func = format!("func {name}(");
+            for path in files {
+                if let Some(line) = at.line_of(&path, |l| l.starts_with(&func)) {
                     return (path, Some(line));
                 }
             }
@@ -104,13 +148,19 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
         CheckKind::Cargo | CheckKind::Nextest => {
             let name = id.rsplit("::").next().unwrap_or(id);
             let name = name.split(' ').next().unwrap_or(name);
-            let mut files = Vec::new();
-            rust_files(root, Path::new(&check.dir), &mut files, 0);
+            let files = at
+                .files
+                .entry((check.dir.clone(), CheckKind::Cargo))
+                .or_insert_with(|| {
+                    let mut files = Vec::new();
+                    rust_files(root, Path::new(&check.dir), &mut files, 0);
+                    files
+                })
+                .clone();
+            let (call, generic) = (format!("fn {name}("), format!("fn {name}<"));
             for path in files {
-                if let Some(line) = line_of(root, &path, |l| {
-                    let t = l.trim_start();
-                    t.contains(&format!("fn {name}(")) || t.contains(&format!("fn {name}<"))
-                }) {
+                if let Some(line) = at.line_of(&path, |l| l.contains(&call) || l.contains(&generic))
+                {
                     return (path, Some(line));
                 }
             }
@@ -120,19 +170,28 @@ pub fn locate(root: &Path, check: &Check, id: &str) -> (String, Option<u32>) {
     }
 }
 
-fn line_of(root: &Path, rel: &str, pred: impl Fn(&str) -> bool) -> Option<u32> {
-    let p = root.join(rel);
-    if std::fs::metadata(&p).ok()?.len() > MAX_BYTES {
-        return None;
-    }
-    let text = std::fs::read_to_string(&p).ok()?;
-    text.lines()
-        .position(pred)
-        .and_then(|i| u32::try_from(i + 1).ok())
+/// The `_test.go` files of package directory `pkg_dir`, sorted.
+fn go_test_files(root: &Path, pkg_dir: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root.join(pkg_dir)) else {
+        return Vec::new();
+    };
+    let mut files: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("_test.go"))
+        .map(|f| {
+            if pkg_dir.is_empty() || pkg_dir == "." {
+                f
+            } else {
+                format!("{pkg_dir}/{f}")
+            }
+        })
+        .collect();
+    files.sort();
+    files
 }
 
-fn go_module(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("go.mod")).ok()?;
+fn go_module(text: &str) -> Option<String> {
     text.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix("module "))
@@ -209,8 +268,7 @@ mod tests {
             "import x\n\nclass TestA:\n    def test_b(self):\n        pass\n",
         );
         assert_eq!(
-            locate(
-                r,
+            Locator::new(r).locate(
                 &check(CheckKind::Pytest, "py"),
                 "tests/test_a.py::TestA::test_b[1]"
             ),
@@ -222,11 +280,7 @@ mod tests {
             "describe('m', () => {\n  it(\"adds\", () => {});\n});\n",
         );
         assert_eq!(
-            locate(
-                r,
-                &check(CheckKind::Vitest, "."),
-                "src/a.test.ts > m > adds"
-            ),
+            Locator::new(r).locate(&check(CheckKind::Vitest, "."), "src/a.test.ts > m > adds"),
             ("src/a.test.ts".into(), Some(2))
         );
         write(r, "go.mod", "module example.com/m\n");
@@ -236,8 +290,7 @@ mod tests {
             "package calc\n\nfunc TestAdd(t *testing.T) {}\n",
         );
         assert_eq!(
-            locate(
-                r,
+            Locator::new(r).locate(
                 &check(CheckKind::Go, "."),
                 "example.com/m/calc/TestAdd/small"
             ),
@@ -250,11 +303,11 @@ mod tests {
             "pub fn f() {}\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {}\n}\n",
         );
         assert_eq!(
-            locate(r, &check(CheckKind::Cargo, "."), "c::c::tests::adds"),
+            Locator::new(r).locate(&check(CheckKind::Cargo, "."), "c::c::tests::adds"),
             ("src/lib.rs".into(), Some(5))
         );
         assert_eq!(
-            locate(r, &check(CheckKind::Cargo, "."), "c::c::tests::gone"),
+            Locator::new(r).locate(&check(CheckKind::Cargo, "."), "c::c::tests::gone"),
             (".".into(), None)
         );
     }

@@ -31,12 +31,13 @@
 //! `suite_broken`, and its tests get no per-test findings. Which tests count as O's is decided by the caller: O runs only the
 //! test-owned files the change modified or deleted, so a test O did not run kept its form.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::identity::{group, is_group_mark, pair};
-use crate::baseline::{status_of, statuses};
+use crate::baseline::statuses;
 use crate::detect::CheckKind;
 use crate::exec::{CheckResult, CheckStatus};
 use crate::integrity::{Finding, FindingKind};
@@ -186,42 +187,120 @@ pub enum Probe {
     NoRun,
 }
 
-/// Looks tests up in one extra run.
-#[derive(Debug, Clone, Copy)]
+/// Looks tests up in one extra run. Each check's tests are indexed on the first lookup, so
+/// probing every test of a large suite (a deleted table of thousands of subtests) stays linear.
+#[derive(Debug, Clone)]
 pub struct Runs<'a> {
-    pub results: &'a [CheckResult],
+    results: &'a [CheckResult],
+    index: RefCell<BTreeMap<&'a str, Index<'a>>>,
 }
 
-impl Runs<'_> {
+/// One check's tests of one run, by id and by group.
+#[derive(Debug, Clone)]
+struct Index<'a> {
+    kind: CheckKind,
+    statuses: BTreeMap<&'a str, TestStatus>,
+    /// Test binaries that crashed mid-run (the `<binary>` of `<binary> (binary crashed)`).
+    crashed: Vec<&'a str>,
+    /// What failed tests name as a whole, their group marks' suffixes taken off.
+    failed_wholes: BTreeSet<&'a str>,
+    /// The group of every reported test.
+    groups: BTreeSet<String>,
+    /// How many tests (not group marks) reported.
+    count: usize,
+}
+
+impl<'a> Index<'a> {
+    fn new(kind: CheckKind, r: &'a CheckResult) -> Self {
+        let mut ix = Index {
+            kind,
+            statuses: statuses(&r.tests),
+            crashed: Vec::new(),
+            failed_wholes: BTreeSet::new(),
+            groups: BTreeSet::new(),
+            count: 0,
+        };
+        ix.count = ix
+            .statuses
+            .keys()
+            .filter(|id| !is_group_mark(kind, id))
+            .count();
+        for t in &r.tests {
+            if let Some(bin) = t.id.strip_suffix(CRASHED) {
+                ix.crashed.push(bin);
+            }
+            if t.status == TestStatus::Failed {
+                ix.failed_wholes.insert(
+                    t.id.strip_suffix(" (package failed)")
+                        .or_else(|| t.id.strip_suffix(" (file failed to run)"))
+                        .unwrap_or(&t.id),
+                );
+            }
+            ix.groups.insert(group(kind, &t.id));
+        }
+        ix
+    }
+}
+
+impl<'a> Runs<'a> {
+    #[must_use]
+    pub fn new(results: &'a [CheckResult]) -> Self {
+        Runs {
+            results,
+            index: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    /// `f` of check `check`'s index, built on first use; `None` when this run has no such check.
+    fn with_index<T>(
+        &self,
+        check: &str,
+        kind: CheckKind,
+        f: impl FnOnce(&CheckResult, &Index<'a>) -> T,
+    ) -> Option<T> {
+        let r = self.results.iter().find(|r| r.name == check)?;
+        let mut index = self.index.borrow_mut();
+        let ix = index
+            .entry(r.name.as_str())
+            .and_modify(|ix| {
+                if ix.kind != kind {
+                    *ix = Index::new(kind, r);
+                }
+            })
+            .or_insert_with(|| Index::new(kind, r));
+        Some(f(r, ix))
+    }
+
+    /// How many tests (not group marks) check `check` reported; 0 without a run.
+    #[must_use]
+    pub fn count(&self, check: &str, kind: CheckKind) -> usize {
+        self.with_index(check, kind, |_, ix| ix.count).unwrap_or(0)
+    }
+
     /// How `id` of check `check` (of `kind`) fared.
     #[must_use]
     pub fn probe(&self, check: &str, kind: CheckKind, id: &str) -> Probe {
-        let Some(r) = self.results.iter().find(|r| r.name == check) else {
-            return Probe::NoRun;
-        };
-        match status_of(&r.tests, id) {
+        self.with_index(check, kind, |r, ix| Self::probe_in(r, ix, kind, id))
+            .unwrap_or(Probe::NoRun)
+    }
+
+    fn probe_in(r: &CheckResult, ix: &Index<'_>, kind: CheckKind, id: &str) -> Probe {
+        match ix.statuses.get(id) {
             Some(TestStatus::Passed) => return Probe::Passed,
             Some(TestStatus::Failed) => return Probe::Failed,
             Some(TestStatus::Skipped) => return Probe::Skipped,
             None => {}
         }
-        if crashed_before(&r.tests, id) {
+        if ix.crashed.iter().any(|bin| in_binary(id, bin)) {
             return Probe::Unknown;
         }
         let g = group(kind, id);
         // pytest names a collection error by its file, go a failed package `<pkg> (package
         // failed)`, jest/vitest a file that crashed `<file> (file failed to run)`.
-        let group_failed = r.tests.iter().any(|t| {
-            let whole =
-                t.id.strip_suffix(" (package failed)")
-                    .or_else(|| t.id.strip_suffix(" (file failed to run)"))
-                    .unwrap_or(&t.id);
-            t.status == TestStatus::Failed && whole == g
-        });
-        if group_failed {
+        if ix.failed_wholes.contains(g.as_str()) {
             return Probe::GroupFailed;
         }
-        if r.tests.iter().any(|t| group(kind, &t.id) == g) {
+        if ix.groups.contains(&g) {
             return Probe::Absent;
         }
         // Nothing ran at all: the run failed before any test (a compile error).
@@ -232,22 +311,13 @@ impl Runs<'_> {
     }
 }
 
-/// Whether `id` belongs to a test binary of `tests` that crashed (its id starts with the binary's
-/// `<binary>::` or `<package>::<binary>::`).
-fn crashed_before(tests: &[crate::report::TestCase], id: &str) -> bool {
-    tests.iter().any(|t| {
-        t.id.strip_suffix(CRASHED)
-            .is_some_and(|bin| in_binary(id, bin))
-    })
-}
-
 /// Whether test `id` is one of test binary `bin`'s (`<bin>::…`).
 fn in_binary(id: &str, bin: &str) -> bool {
     id.strip_prefix(bin).is_some_and(|r| r.starts_with("::"))
 }
 
 /// Everything the decision needs for all checks.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Input<'a> {
     pub kinds: &'a BTreeMap<String, CheckKind>,
     pub base: &'a [CheckResult],
@@ -285,23 +355,7 @@ const LOST_SHOWN: usize = 5;
 pub fn decide(input: &Input<'_>) -> Decision {
     let all = items(input.kinds, input.base, input.head);
     let mut d = Decision::default();
-    let (base_runs, head_runs) = (
-        Runs {
-            results: input.base,
-        },
-        Runs {
-            results: input.head,
-        },
-    );
-    let count = |rs: &[CheckResult], name: &str| {
-        let kind = input.kinds.get(name).copied().unwrap_or(CheckKind::Npm);
-        rs.iter().find(|r| r.name == name).map_or(0, |r| {
-            statuses(&r.tests)
-                .keys()
-                .filter(|id| !is_group_mark(kind, id))
-                .count()
-        })
-    };
+    let (base_runs, head_runs) = (Runs::new(input.base), Runs::new(input.head));
     // A head that reported no test at all (it could not run, build or finish) is one suite-level
     // finding below, not a deletion of every test the base ran.
     let silent = |name: &str| {
@@ -475,7 +529,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
                 } else {
                     Probe::NoRun
                 };
-                let fewer = count(input.head, &it.check) < count(input.base, &it.check);
+                let fewer = head_runs.count(&it.check, kind) < base_runs.count(&it.check, kind);
                 match probe {
                     Probe::Passed if !fewer => {}
                     Probe::Passed => d.findings.push(finding(
@@ -485,8 +539,8 @@ pub fn decide(input: &Input<'_>) -> Decision {
                         format!(
                             "{bid} is gone and {} runs fewer tests than at base ({} now, {} then); its original still passes, so restore it",
                             it.check,
-                            count(input.head, &it.check),
-                            count(input.base, &it.check)
+                            head_runs.count(&it.check, kind),
+                            base_runs.count(&it.check, kind)
                         ),
                     )),
                     Probe::Failed | Probe::GroupFailed => d.findings.push(finding(
@@ -599,7 +653,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
 pub fn decide_new_on_base(
     kinds: &BTreeMap<String, CheckKind>,
     suspects: &[(String, String)],
-    new_on_base: Runs<'_>,
+    new_on_base: &Runs<'_>,
 ) -> (Vec<Finding>, Vec<Fact>, Vec<String>) {
     let (mut findings, mut facts, mut not_proven) = (Vec::new(), Vec::new(), Vec::new());
     for (check, id) in suspects {

@@ -64,6 +64,7 @@
 
 mod cannot;
 mod doubt;
+mod fold;
 pub mod helpers;
 pub mod identity;
 pub mod locate;
@@ -381,10 +382,8 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         kinds: &kinds,
         base: &out.base,
         head: &out.head,
-        original: matrix::Runs {
-            results: &out.original,
-        },
-        new_on_base: matrix::Runs { results: &[] },
+        original: matrix::Runs::new(&out.original),
+        new_on_base: matrix::Runs::new(&[]),
         in_original,
     });
     out.findings.extend(decision.findings);
@@ -400,9 +399,7 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         let (f, facts, np) = matrix::decide_new_on_base(
             &kinds,
             &decision.needs_new_on_base,
-            matrix::Runs {
-                results: &out.new_on_base,
-            },
+            &matrix::Runs::new(&out.new_on_base),
         );
         out.findings.extend(f);
         out.facts.extend(facts);
@@ -486,14 +483,19 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         }
     }
 
-    // Dynamic findings name their check; point them at the test's file and line instead.
+    // Dynamic findings name their check; point them at the test's file and line instead, once
+    // per table (a deleted table's rows are one finding).
+    out.findings.sort();
+    out.findings.dedup();
+    out.findings = fold::fold_subtests(std::mem::take(&mut out.findings), &kinds);
+    let mut locator = locate::Locator::new(input.head_root);
     for f in &mut out.findings {
         let Some(check) = input.checks.iter().find(|c| c.name == f.path) else {
             continue;
         };
         match &f.test {
             Some(id) => {
-                let (path, line) = locate::locate(input.head_root, check, id);
+                let (path, line) = locator.locate(check, id);
                 f.path = path;
                 f.line = line;
             }

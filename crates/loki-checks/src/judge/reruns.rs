@@ -150,10 +150,7 @@ fn head_reruns(
         let r = run_check(&to_run, &opts)?;
         let kind = kinds.get(&c.name).copied().unwrap_or(CheckKind::Npm);
         for (check, _, head_id) in newly_failing.iter().filter(|(n, _, _)| *n == c.name) {
-            let probe = matrix::Runs {
-                results: std::slice::from_ref(&r),
-            }
-            .probe(check, kind, head_id);
+            let probe = matrix::Runs::new(std::slice::from_ref(&r)).probe(check, kind, head_id);
             if probe == matrix::Probe::Passed {
                 passed.insert((check.clone(), head_id.clone()));
             }
@@ -218,10 +215,7 @@ fn base_reruns(
         for r in &rs {
             let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
             for (c, b, _) in newly_failing.iter().filter(|(c, _, _)| *c == r.name) {
-                let probe = matrix::Runs {
-                    results: std::slice::from_ref(r),
-                }
-                .probe(c, kind, b);
+                let probe = matrix::Runs::new(std::slice::from_ref(r)).probe(c, kind, b);
                 // A binary that crashed before the test reported did not pass it either.
                 if matches!(probe, matrix::Probe::Failed | matrix::Probe::Unknown) {
                     failed.insert((c.clone(), b.clone()));

@@ -203,10 +203,8 @@ fn the_decision_table() {
         kinds: &kinds,
         base: std::slice::from_ref(&base),
         head: std::slice::from_ref(&head),
-        original: Runs {
-            results: std::slice::from_ref(&original),
-        },
-        new_on_base: Runs { results: &[] },
+        original: Runs::new(std::slice::from_ref(&original)),
+        new_on_base: Runs::new(&[]),
         in_original: &in_original,
     });
     let found: Vec<(FindingKind, String)> = d
@@ -259,9 +257,7 @@ fn the_decision_table() {
     let (findings, facts, not_proven) = matrix::decide_new_on_base(
         &kinds,
         &d.needs_new_on_base,
-        Runs {
-            results: std::slice::from_ref(&new_on_base),
-        },
+        &Runs::new(std::slice::from_ref(&new_on_base)),
     );
     let weakened: Vec<&str> = findings
         .iter()
@@ -282,10 +278,8 @@ fn the_decision_table() {
         kinds: &kinds,
         base: std::slice::from_ref(&base),
         head: std::slice::from_ref(&head),
-        original: Runs {
-            results: std::slice::from_ref(&collect_error),
-        },
-        new_on_base: Runs { results: &[] },
+        original: Runs::new(std::slice::from_ref(&collect_error)),
+        new_on_base: Runs::new(&[]),
         in_original: &in_original,
     });
     assert!(
@@ -301,8 +295,8 @@ fn the_decision_table() {
         kinds: &kinds,
         base: std::slice::from_ref(&passing),
         head: std::slice::from_ref(&not_run),
-        original: Runs { results: &[] },
-        new_on_base: Runs { results: &[] },
+        original: Runs::new(&[]),
+        new_on_base: Runs::new(&[]),
         in_original: &BTreeSet::new(),
     });
     assert!(
@@ -323,8 +317,8 @@ fn the_decision_table() {
             kinds: &kinds,
             base: std::slice::from_ref(&mixed),
             head: std::slice::from_ref(&head),
-            original: Runs { results: &[] },
-            new_on_base: Runs { results: &[] },
+            original: Runs::new(&[]),
+            new_on_base: Runs::new(&[]),
             in_original: &BTreeSet::new(),
         });
         let kinds_found: Vec<FindingKind> = d.findings.iter().map(|f| f.kind).collect();
@@ -402,10 +396,8 @@ fn a_crashed_test_binary_in_the_decision_table() {
             kinds: &kinds,
             base: std::slice::from_ref(base),
             head: std::slice::from_ref(head),
-            original: Runs {
-                results: original.map_or(&[][..], std::slice::from_ref),
-            },
-            new_on_base: Runs { results: &[] },
+            original: Runs::new(original.map_or(&[][..], std::slice::from_ref)),
+            new_on_base: Runs::new(&[]),
             in_original: &in_original,
         })
     };
@@ -482,10 +474,8 @@ fn group_marks_and_moved_targets_in_the_decision_table() {
             kinds: &kinds,
             base: std::slice::from_ref(base),
             head: std::slice::from_ref(head),
-            original: Runs {
-                results: std::slice::from_ref(original),
-            },
-            new_on_base: Runs { results: &[] },
+            original: Runs::new(std::slice::from_ref(original)),
+            new_on_base: Runs::new(&[]),
             in_original: &in_original,
         })
     };
@@ -597,8 +587,8 @@ proptest! {
             kinds: &kinds,
             base: &base,
             head: &base,
-            original: Runs { results: &base },
-            new_on_base: Runs { results: &[] },
+            original: Runs::new(&base),
+            new_on_base: Runs::new(&[]),
             in_original: &in_original,
         });
         let base_passed_suites = base.iter().filter(|r| r.result == CheckStatus::Pass).count();
@@ -611,10 +601,10 @@ proptest! {
             kinds: &kinds,
             base: &base,
             head: &base,
-            original: Runs { results: &original },
-            new_on_base: Runs { results: &[] },
+            original: Runs::new(&original),
+            new_on_base: Runs::new(&[]),
             in_original: &in_original,
         });
-        let _ = matrix::decide_new_on_base(&kinds, &d.needs_new_on_base, Runs { results: &original });
+        let _ = matrix::decide_new_on_base(&kinds, &d.needs_new_on_base, &Runs::new(&original));
     }
 }
