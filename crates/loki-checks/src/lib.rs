@@ -31,7 +31,7 @@ pub use loki_integrity as integrity;
 /// Isolation of a run in another tree, from its own crate (`loki-isolate`).
 pub use loki_isolate as isolate;
 pub mod judge;
-pub use loki_runner::{detect, error, exec, parse, report, script, select};
+pub use loki_runner::{detect, error, exec, locate, parse, report, script, select};
 /// Test items spliced between versions, from their own crate (`loki-splice`).
 pub use loki_splice as splice;
 

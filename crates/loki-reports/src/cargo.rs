@@ -23,6 +23,16 @@
 //! `<binary> (binary crashed)` ([`CRASHED`]): the tests of that binary that did not report are
 //! unknown in that run, not absent from it, and the judge must not read them as gone.
 //!
+//! # A test target that did not compile
+//! cargo builds every target before it runs any, so one test target that does not compile (a test
+//! written before the code it calls) stops the whole run. cargo names it on stderr: ``error: could
+//! not compile `<package>` (test "<name>") due to 2 previous errors`` (`(lib test)` for a library's
+//! unit tests, `(bin "<name>" test)` for a binary's). Each such target gets a synthetic failed
+//! test `<package>::<binary> (did not compile)` ([`NOT_COMPILED`]; `<binary>` as in the ids of
+//! its tests, the package left out when no artifact line was seen), so its tests are known to
+//! have failed as a whole, and a later run of the other targets (see `loki-runner`'s keep-going)
+//! can report the rest. [`not_compiled`] lists them for that run.
+//!
 //! # Cross-checks ([`LibtestRun::anomalies`])
 //! The output is written by the code under test too, so it is checked against itself: every
 //! binary that started must end with its `test result:` summary (a test that calls
@@ -40,6 +50,58 @@ use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
 
 /// The suffix of the synthetic test that marks a binary which ended mid-run (see the module doc).
 pub const CRASHED: &str = " (binary crashed)";
+
+/// The suffix of the synthetic test that marks a test target which did not compile.
+pub const NOT_COMPILED: &str = " (did not compile)";
+
+/// A target cargo reported as not compiling, from ``error: could not compile `<package>` (<what>)``.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Uncompiled {
+    pub package: String,
+    /// `lib`, `bin`, `test`, `example`, `bench`, `build-script`, ...
+    pub kind: String,
+    /// The target's name; empty for `lib` and `build-script`.
+    pub name: String,
+    /// Whether it was its test build (`(lib test)`, `(bin "x" test)`, any `(test "x")`).
+    pub test_build: bool,
+}
+
+/// Every target an output says did not compile. Only lines cargo itself writes at the start of a
+/// line count; an `error: could not compile` without a target (cargo before 1.72) names none.
+#[must_use]
+pub fn not_compiled(text: &str) -> Vec<Uncompiled> {
+    let mut out: Vec<Uncompiled> = text
+        .lines()
+        .filter_map(|l| {
+            let rest = strip_ansi(l)
+                .trim_end()
+                .strip_prefix("error: could not compile `")?
+                .to_owned();
+            let (package, rest) = rest.split_once("` (")?;
+            let (what, _) = rest.split_once(')')?;
+            let mut words = what.split(' ');
+            let kind = words.next()?.to_owned();
+            let mut name = String::new();
+            let mut test_build = kind == "test";
+            for w in words {
+                match w {
+                    "test" => test_build = true,
+                    w if w.starts_with('"') => name = w.trim_matches('"').to_owned(),
+                    _ => {}
+                }
+            }
+            Some(Uncompiled {
+                package: package.to_owned(),
+                kind,
+                name,
+                test_build,
+            })
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
 
 /// Length of the hex hash cargo appends to test executables (`it-0123456789abcdef`).
 const CARGO_HASH_LEN: usize = 16;
@@ -88,6 +150,8 @@ pub fn package_name(id: &str) -> String {
 struct Artifacts {
     executables: BTreeMap<String, String>,
     libs: BTreeMap<String, String>,
+    /// Whether any artifact line came (ids are then package-qualified).
+    seen: bool,
 }
 
 impl Artifacts {
@@ -102,6 +166,7 @@ impl Artifacts {
     }
 
     fn add(&mut self, a: Artifact) {
+        self.seen = true;
         let pkg = package_name(&a.package_id);
         if a.target
             .kind
@@ -267,6 +332,27 @@ pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
             id: format!("{}{CRASHED}", s.binary),
             status: TestStatus::Failed,
         });
+    }
+    for u in not_compiled(text).iter().filter(|u| u.test_build) {
+        let binary = match u.kind.as_str() {
+            "lib" => artifacts
+                .libs
+                .iter()
+                .find(|(_, pkg)| **pkg == u.package)
+                .map_or_else(|| u.package.replace('-', "_"), |(lib, _)| lib.clone()),
+            _ => u.name.replace('-', "_"),
+        };
+        let id = if artifacts.seen {
+            format!("{}::{binary}{NOT_COMPILED}", u.package)
+        } else {
+            format!("{binary}{NOT_COMPILED}")
+        };
+        if !cases.iter().any(|c| c.id == id) {
+            cases.push(TestCase {
+                id,
+                status: TestStatus::Failed,
+            });
+        }
     }
     if cases.is_empty() && !saw_summary {
         return None;
@@ -536,6 +622,48 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
         assert_eq!(
             package_name("registry+https://github.com/rust-lang/crates.io-index#serde@1.0.0"),
             "serde"
+        );
+    }
+
+    #[test]
+    fn test_targets_that_did_not_compile_are_marked_by_package_and_binary() {
+        let text = concat!(
+            "{\"reason\":\"compiler-artifact\",\"package_id\":\"path+file:///w/my-calc#0.1.0\",\"target\":{\"name\":\"my_calc\",\"kind\":[\"lib\"]},\"executable\":null}\n",
+            "error[E0425]: cannot find function `triple` in crate `my_calc`\n",
+            "error: could not compile `my-calc` (test \"tri-ple\") due to 1 previous error\n",
+            "error: could not compile `my-calc` (lib test) due to 2 previous errors; 1 warning emitted\n",
+            "error: could not compile `my-calc` (bin \"cli\" test) due to 1 previous error\n",
+            "error: could not compile `other` (example \"demo\") due to 1 previous error\n",
+            "  error: could not compile `forged` (test \"x\") due to 1 previous error\n",
+        );
+        let u = not_compiled(text);
+        assert_eq!(
+            u.iter()
+                .map(|u| format!("{} {} {} {}", u.package, u.kind, u.name, u.test_build))
+                .collect::<Vec<_>>(),
+            [
+                "my-calc bin cli true",
+                "my-calc lib  true",
+                "my-calc test tri-ple true",
+                "other example demo false",
+            ]
+        );
+        let r = parse_libtest(text).unwrap();
+        let ids: Vec<(&str, TestStatus)> =
+            r.tests.iter().map(|t| (t.id.as_str(), t.status)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("my-calc::cli (did not compile)", TestStatus::Failed),
+                ("my-calc::my_calc (did not compile)", TestStatus::Failed),
+                ("my-calc::tri_ple (did not compile)", TestStatus::Failed),
+            ]
+        );
+        // Without artifact lines the ids carry no package, as the tests' ids do not.
+        let plain = "error: could not compile `calc` (test \"triple\") due to 1 previous error\n";
+        assert_eq!(
+            parse_libtest(plain).unwrap().tests[0].id,
+            "triple (did not compile)"
         );
     }
 

@@ -10,7 +10,8 @@
 //!   vitest/jest JSON, node TAP) and falls back to the runner's summary lines, read by the parsers
 //!   of `loki-reports` ([`parse`], [`report`]).
 //! - [`select`] narrows a check to files or test ids; [`script`] runs a package script the way its
-//!   package manager would, with a report from every runner in it.
+//!   package manager would, with a report from every runner in it; [`locate`] finds the file and
+//!   line a test id names.
 //! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the
 //!   checks of an agent's code with `loki __confine` ([`loki_process::confine`]).
 //! - [`ChecksError`] is the one error type of the checks crates (this one, `loki-isolate`,
@@ -33,6 +34,7 @@
 pub mod detect;
 pub mod error;
 pub mod exec;
+pub mod locate;
 /// The report parsers, from their own crate (`loki-reports`).
 pub use loki_reports as parse;
 pub use loki_reports::report;

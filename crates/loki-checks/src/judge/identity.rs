@@ -172,12 +172,14 @@ pub fn group(kind: CheckKind, id: &str) -> String {
 /// Whether `id` is not a test but the mark of a group that failed as a whole: a pytest file that
 /// could not be collected (its path, no `::`), a Go package that did not build or crashed
 /// (`<pkg> (package failed)`), a JS file that could not run (`<file> (file failed to run)`), a
-/// cargo test binary that crashed mid-run (`<binary> (binary crashed)`).
+/// cargo test binary that crashed mid-run (`<binary> (binary crashed)`) or whose target did not
+/// compile (`<binary> (did not compile)`).
 #[must_use]
 pub fn is_group_mark(kind: CheckKind, id: &str) -> bool {
     id.ends_with(" (package failed)")
         || id.ends_with(" (file failed to run)")
         || id.ends_with(crate::parse::cargo::CRASHED)
+        || id.ends_with(crate::parse::cargo::NOT_COMPILED)
         || (kind == CheckKind::Pytest && !id.contains("::"))
 }
 

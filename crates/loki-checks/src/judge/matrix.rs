@@ -16,10 +16,11 @@
 //!
 //! A group that failed as a whole is marked by a synthetic failed test, not a test of its own
 //! ([`is_group_mark`]: a pytest file that could not be collected, a Go package that did not build
-//! or crashed, a JS file that could not run, a cargo test binary that ended mid-run). A mark at
-//! base that is gone at head is a fix (the file collects now, the package builds), never a deleted
-//! test; a mark only at head is `new_test_failing` (a crashed cargo binary: `newly_failing`, named
-//! by the binary). The test that crashed a cargo binary, when the runtime named it, failed; the
+//! or crashed, a JS file that could not run, a cargo test binary that ended mid-run or a cargo test
+//! target that did not compile). A mark at base that is gone at head is a fix (the file collects
+//! now, the package builds), never a deleted test; a mark only at head is `new_test_failing` (a
+//! crashed cargo binary: `newly_failing`, named by the binary), and the tests of its group that
+//! no longer report are not deleted (not proven). A run with nothing but marks reported no test. The test that crashed a cargo binary, when the runtime named it, failed; the
 //! binary's other tests that did not report are unknown in that run ([`Probe::Unknown`]): an extra
 //! run that could not tell is not proven. A test skipped now that could not report at base because
 //! its group failed or crashed is `newly_skipped` (skipping the test that crashes the binary is how
@@ -41,7 +42,7 @@ use crate::baseline::statuses;
 use crate::detect::CheckKind;
 use crate::exec::{CheckResult, CheckStatus};
 use crate::integrity::{Finding, FindingKind};
-use crate::parse::cargo::CRASHED;
+use crate::parse::cargo::{CRASHED, NOT_COMPILED};
 use crate::report::TestStatus;
 
 /// What the judge established that is neither a pass nor a finding.
@@ -233,6 +234,7 @@ impl<'a> Index<'a> {
                 ix.failed_wholes.insert(
                     t.id.strip_suffix(" (package failed)")
                         .or_else(|| t.id.strip_suffix(" (file failed to run)"))
+                        .or_else(|| t.id.strip_suffix(NOT_COMPILED))
                         .unwrap_or(&t.id),
                 );
             }
@@ -311,6 +313,12 @@ impl<'a> Runs<'a> {
     }
 }
 
+/// Whether run `r` reported no test, only the marks of groups that failed as a whole.
+fn only_marks(kinds: &BTreeMap<String, CheckKind>, r: &CheckResult) -> bool {
+    let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
+    r.tests.iter().all(|t| is_group_mark(kind, &t.id))
+}
+
 /// Whether test `id` is one of test binary `bin`'s (`<bin>::…`).
 fn in_binary(id: &str, bin: &str) -> bool {
     id.strip_prefix(bin).is_some_and(|r| r.starts_with("::"))
@@ -360,7 +368,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
     // finding below, not a deletion of every test the base ran.
     let silent = |name: &str| {
         input.head.iter().find(|h| h.name == name).is_some_and(|h| {
-            h.tests.is_empty()
+            only_marks(input.kinds, h)
                 && matches!(
                     h.result,
                     CheckStatus::NotRun | CheckStatus::Timeout | CheckStatus::Fail
@@ -511,6 +519,17 @@ pub fn decide(input: &Input<'_>) -> Decision {
                         .push((it.check.clone(), it.id().to_owned())),
                 }
             }
+            // Its file, package or test target fails as a whole at head: the mark's own finding
+            // names that, and no test of it was deleted.
+            (Some(TestStatus::Passed | TestStatus::Failed), None)
+                if head_runs.probe(&it.check, kind, it.id()) == Probe::GroupFailed =>
+            {
+                d.not_proven.push(format!(
+                    "{}: {} did not report at head (its file, package or test target failed as a whole)",
+                    it.check,
+                    it.id()
+                ));
+            }
             // The head's binary crashed before it reported: a crash new at head is its own
             // finding below.
             (Some(TestStatus::Passed | TestStatus::Failed), None)
@@ -587,7 +606,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
     for b in input
         .base
         .iter()
-        .filter(|b| b.result == CheckStatus::Pass || !b.tests.is_empty())
+        .filter(|b| b.result == CheckStatus::Pass || !only_marks(input.kinds, b))
     {
         let ran = statuses(&b.tests);
         let then = if b.result == CheckStatus::Pass {
@@ -628,7 +647,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
                     ),
                 ));
             }
-            Some(h) if h.tests.is_empty() && h.result == CheckStatus::Fail => {
+            Some(h) if only_marks(input.kinds, h) && h.result == CheckStatus::Fail => {
                 d.findings.push(Finding::new(
                     FindingKind::SuiteBroken,
                     &b.name,

@@ -67,7 +67,6 @@ mod doubt;
 mod fold;
 pub mod helpers;
 pub mod identity;
-pub mod locate;
 pub mod matrix;
 mod original;
 pub mod owned;
@@ -488,7 +487,7 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.findings.sort();
     out.findings.dedup();
     out.findings = fold::fold_subtests(std::mem::take(&mut out.findings), &kinds);
-    let mut locator = locate::Locator::new(input.head_root);
+    let mut locator = crate::locate::Locator::new(input.head_root);
     for f in &mut out.findings {
         let Some(check) = input.checks.iter().find(|c| c.name == f.path) else {
             continue;

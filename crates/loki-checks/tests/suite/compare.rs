@@ -382,6 +382,87 @@ fn found(d: &matrix::Decision) -> Vec<(FindingKind, String)> {
         .collect()
 }
 
+/// A cargo test target that does not compile is marked `<package>::<binary> (did not compile)`
+/// and the other targets still report: at base (a test written before its code) its tests are
+/// new at head, never a finding when they pass; at head (the change broke it) the mark is the
+/// finding, and its tests are not deleted.
+#[test]
+fn a_test_target_that_did_not_compile_in_the_decision_table() {
+    let name = "cargo";
+    let kinds: BTreeMap<String, CheckKind> = [(name.to_owned(), CheckKind::Cargo)].into();
+    let none = BTreeSet::new();
+    let decide = |base: &CheckResult, head: &CheckResult| {
+        matrix::decide(&matrix::Input {
+            kinds: &kinds,
+            base: std::slice::from_ref(base),
+            head: std::slice::from_ref(head),
+            original: Runs::new(&[]),
+            new_on_base: Runs::new(&[]),
+            in_original: &none,
+        })
+    };
+    let broken = result(
+        name,
+        CheckStatus::Fail,
+        &[
+            ("calc::triple (did not compile)", F),
+            ("calc::calc::adds", P),
+        ],
+    );
+    let whole = result(
+        name,
+        CheckStatus::Pass,
+        &[("calc::triple::triples", P), ("calc::calc::adds", P)],
+    );
+    let d = decide(&broken, &whole);
+    assert!(d.findings.is_empty(), "{d:#?}");
+    let failing = result(
+        name,
+        CheckStatus::Fail,
+        &[("calc::triple::triples", F), ("calc::calc::adds", P)],
+    );
+    let d = decide(&broken, &failing);
+    assert_eq!(
+        found(&d),
+        [(
+            FindingKind::NewTestFailing,
+            "calc::triple::triples".to_owned()
+        )],
+        "{d:#?}"
+    );
+    // The change breaks the target: one finding, on the mark.
+    let d = decide(&whole, &broken);
+    assert_eq!(
+        found(&d),
+        [(
+            FindingKind::NewTestFailing,
+            "calc::triple (did not compile)".to_owned()
+        )],
+        "{d:#?}"
+    );
+    assert!(
+        d.not_proven
+            .iter()
+            .any(|n| n.contains("calc::triple::triples")),
+        "{d:#?}"
+    );
+    // Nothing but marks at head: the suite broke.
+    let only = result(
+        name,
+        CheckStatus::Fail,
+        &[
+            ("calc::triple (did not compile)", F),
+            ("calc::calc (did not compile)", F),
+        ],
+    );
+    let d = decide(&whole, &only);
+    assert_eq!(
+        d.findings.iter().map(|f| f.kind).collect::<Vec<_>>(),
+        [FindingKind::SuiteBroken],
+        "{d:#?}"
+    );
+}
+
 /// A cargo test binary that crashed mid-run (a test aborted the process): the test the runtime
 /// named failed, the binary's mark `<binary> (binary crashed)` is not a test, and the tests that
 /// did not report are unknown in that run, never deleted, new or passing.

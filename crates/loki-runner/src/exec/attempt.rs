@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use loki_process::{self as process, Spec};
 
+use super::keep_going;
 use super::plan::{doc_companion, insert_before_separator, report_plan, script_plan};
 use super::verdict::{Facts, Judgement, judge, judged};
 use super::{CARGO_MESSAGE_FORMAT, CheckStatus, MAX_PARSED_BYTES, RunOptions};
@@ -177,36 +178,74 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
     let mut exit_code = out.exit_code();
     let mut timed_out = out.timed_out;
     let mut duration = out.duration;
+    // A cargo test target that did not compile stopped the whole run: the rest runs without it.
+    if check.kind == CheckKind::Cargo
+        && script.is_none()
+        && !timed_out
+        && exit_code != 0
+        && keep_going::wanted(&check.command, &text)
+    {
+        let left = |started: std::time::Instant| opts.timeout.saturating_sub(started.elapsed());
+        let meta = more(
+            &spec,
+            wrapper,
+            &keep_going::metadata_command(&check.command),
+            left(started),
+            &tmp.path().join("metadata.log"),
+        );
+        let runs = meta.ok().and_then(|m| {
+            let meta = keep_going::read_metadata(&m.text)?;
+            keep_going::plan(&check.command, &text, &meta)
+        });
+        for (i, run) in runs.unwrap_or_default().iter().enumerate() {
+            let cmd = insert_before_separator(run, &[CARGO_MESSAGE_FORMAT.to_owned()]);
+            log.extend_from_slice(format!("\n==== loki: {}\n", cmd.join(" ")).as_bytes());
+            match more(
+                &spec,
+                wrapper,
+                &cmd,
+                left(started),
+                &tmp.path().join(format!("keep-going-{i}.log")),
+            ) {
+                Ok(m) => {
+                    log.extend_from_slice(&m.log);
+                    duration += m.duration;
+                    timed_out |= m.timed_out;
+                    text.push('\n');
+                    text.push_str(&m.text);
+                }
+                Err(e) => {
+                    log.extend_from_slice(format!("loki: not started: {e}\n").as_bytes());
+                }
+            }
+        }
+    }
     // nextest does not run doctests: the same selection through `cargo test --doc`.
     let mut doc_report = None;
     if let Some(doc) = doc_companion(check).filter(|_| !timed_out) {
         let doc = insert_before_separator(&doc, &[CARGO_MESSAGE_FORMAT.to_owned()]);
         let left = opts.timeout.saturating_sub(started.elapsed());
-        let doc_spool = tmp.path().join("doc-output.log");
-        let doc_spec = Spec::new(&doc[0], &check.cwd)
-            .args(&doc[1..])
-            .envs(spec.env.clone())
-            .timeout(left.max(Duration::from_secs(1)))
-            .output_cap(opts.output_cap)
-            .spool(&doc_spool)
-            .wrapped(wrapper);
-        log.extend_from_slice(format!("\n==== loki: {}\n", doc_spec.display()).as_bytes());
-        match process::run(&doc_spec) {
+        log.extend_from_slice(format!("\n==== loki: {}\n", doc.join(" ")).as_bytes());
+        match more(
+            &spec,
+            wrapper,
+            &doc,
+            left,
+            &tmp.path().join("doc-output.log"),
+        ) {
             Ok(d) => {
-                let dlog = d.output.bytes();
-                let (dtext, _) = read_spool(d.spooled.as_ref(), &dlog);
-                log.extend_from_slice(&dlog);
+                log.extend_from_slice(&d.log);
                 duration += d.duration;
                 timed_out |= d.timed_out;
-                let no_lib = dtext.contains("no library targets found");
+                let no_lib = d.text.contains("no library targets found");
                 if !no_lib && exit_code == 0 {
-                    exit_code = d.exit_code();
+                    exit_code = d.exit_code;
                 }
                 if !no_lib {
-                    doc_report = parse::cargo::parse_libtest_run(&dtext);
+                    doc_report = parse::cargo::parse_libtest_run(&d.text);
                 }
                 text.push('\n');
-                text.push_str(&dtext);
+                text.push_str(&d.text);
             }
             Err(e) => {
                 log.extend_from_slice(
@@ -313,6 +352,44 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         log,
         report,
         judgement,
+    })
+}
+
+/// A run that completes a check's own: another cargo command, in the same place and environment.
+struct More {
+    text: String,
+    log: Vec<u8>,
+    duration: Duration,
+    timed_out: bool,
+    exit_code: i32,
+}
+
+/// Runs `cmd` as `spec` runs its command (directory, environment, wrapper, output cap), within
+/// `left` of the check's time.
+fn more(
+    spec: &Spec,
+    wrapper: &[OsString],
+    cmd: &[String],
+    left: Duration,
+    spool: &Path,
+) -> Result<More, String> {
+    let (program, args) = cmd.split_first().ok_or("empty command")?;
+    let more = Spec::new(program, &spec.cwd)
+        .args(args)
+        .envs(spec.env.clone())
+        .timeout(left.max(Duration::from_secs(1)))
+        .output_cap(spec.output_cap)
+        .spool(spool)
+        .wrapped(wrapper);
+    let out = process::run(&more).map_err(|e| e.to_string())?;
+    let log = out.output.bytes();
+    let (text, _) = read_spool(out.spooled.as_ref(), &log);
+    Ok(More {
+        text,
+        log,
+        duration: out.duration,
+        timed_out: out.timed_out,
+        exit_code: out.exit_code(),
     })
 }
 

@@ -284,6 +284,10 @@ const CARGO_ONLY: &[&str] = &[
     "api_rename_with_the_tests_updated",
     "flaky_at_base_is_not_blamed",
     "steady_at_base_is_blamed",
+    "test_first_then_the_code",
+    "unit_test_first_then_the_code",
+    "test_first_then_the_code_left_wrong",
+    "test_target_broken_by_the_change",
     "test_first_then_its_expectation_moved_to_the_code",
     "test_first_then_skipped",
 ];
@@ -786,11 +790,42 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
             )],
             CLEAN,
         ),
-        // The test came first: at base it does not compile (it calls what does not exist yet),
-        // so no test of the base runs (cargo builds every target before it runs one) and the
-        // base cannot be judged; the original tests on the new code still show the edit moved
-        // the target, and a skip is still a skip. (Writing the code honestly is judged "cannot
-        // judge" here, not clean: the pytest, go and js tables have that case.)
+        // The test came first: at base its target does not compile (it calls what does not
+        // exist yet), and cargo builds every target before it runs one. The base still runs
+        // the other targets (loki continues without the broken one), so writing the code is
+        // clean, and moving the target or skipping it is caught. nextest gets no such second
+        // run (not yet): these cases are the `cargo test` table's.
+        Case::new("test_first_then_the_code", 11, vec![triple("x * 3")], CLEAN)
+            .pre(test_first()),
+        Case::new(
+            "unit_test_first_then_the_code",
+            11,
+            vec![triple("x * 3")],
+            CLEAN,
+        )
+        .pre(vec![replace(
+            "src/lib.rs",
+            "#[cfg(test)]\nmod tests {\n",
+            "#[cfg(test)]\nmod first {\n    #[test]\n    fn triples() {\n        assert_eq!(super::triple(2), 6);\n    }\n}\n\n#[cfg(test)]\nmod tests {\n",
+        )]),
+        Case::new(
+            "test_first_then_the_code_left_wrong",
+            1,
+            vec![triple("x * 2")],
+            Findings(&["new_test_failing"]),
+        )
+        .pre(test_first()),
+        // A test target that compiled at base and does not now: its tests did not run.
+        Case::new(
+            "test_target_broken_by_the_change",
+            9,
+            vec![replace(
+                "src/lib.rs",
+                "pub fn double(x: i64)",
+                "pub fn doubled(x: i64)",
+            )],
+            NotClean,
+        ),
         Case::new(
             "test_first_then_its_expectation_moved_to_the_code",
             1,

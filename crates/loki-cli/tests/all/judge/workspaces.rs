@@ -246,7 +246,51 @@ fn cargo_workspace_judge_cases() {
             Expect::Findings(&["newly_failing"]),
         )
         .naming(&["geo_core", "core_halves"]),
+        // The test came first in one crate: at base its unit tests do not compile, and the
+        // other crate's tests still run there, so the honest code is clean and a regression in
+        // the other crate is still seen as one.
+        Case::new(
+            "unit_test_first_in_one_crate_then_the_code",
+            11,
+            vec![core_triple()],
+            CLEAN,
+        )
+        .pre(core_test_first())
+        .compared("app_quadruples", "passing"),
+        Case::new(
+            "unit_test_first_in_one_crate_and_a_regression_in_the_other",
+            8,
+            vec![
+                core_triple(),
+                replace("crates/geo_app/src/lib.rs", "double(x))", "double(x)) + 1"),
+            ],
+            Expect::Findings(&["newly_failing"]),
+        )
+        .pre(core_test_first())
+        .naming(&["geo_app", "app_quadruples"]),
     ]);
+}
+
+/// `double` fixed (so `geo_app`'s test passes), and a unit test in `geo_core` that calls
+/// `triple`, which does not exist yet.
+fn core_test_first() -> Vec<super::Edit> {
+    vec![
+        replace("crates/geo_core/src/lib.rs", "    x + 2\n", "    x * 2\n"),
+        replace(
+            "crates/geo_core/src/lib.rs",
+            "    #[test]\n    fn core_halves",
+            "    #[test]\n    fn core_triples() {\n        assert_eq!(super::triple(2), 6);\n    }\n\n    #[test]\n    fn core_halves",
+        ),
+    ]
+}
+
+/// `triple` in `geo_core`.
+fn core_triple() -> super::Edit {
+    replace(
+        "crates/geo_core/src/lib.rs",
+        "pub fn halve(",
+        "pub fn triple(x: i64) -> i64 {\n    x * 3\n}\n\npub fn halve(",
+    )
 }
 
 // Today (pnpm, binary of ab4b6ca, measured): wrong: regression_in_a_pnpm_project (exit 0).

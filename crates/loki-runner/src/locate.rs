@@ -4,7 +4,7 @@
 //! - vitest, jest, node: the id's file and the line that quotes the test's title;
 //! - go: the package directory of the id (module path stripped) and its `func <Test>(` line in a
 //!   `_test.go` file there;
-//! - cargo, nextest: the first `fn <name>` among the check's Rust files (at most [`MAX_FILES`]).
+//! - cargo, nextest: the first `fn <name>` among the check's Rust files (at most 2,000).
 //!
 //! When nothing matches (a deleted test, a generated name) the finding points at the check's
 //! directory and carries no line. Reading is bounded and never fails the judgement. A

@@ -1,0 +1,356 @@
+//! `cargo test` past a test target that does not compile.
+//!
+//! cargo builds every target before it runs one and has no `--keep-going` for tests, so one test
+//! target that does not compile (the test-first flow: a test committed before the code it calls)
+//! leaves the whole run without a result, and a judge without a base. When cargo names the
+//! targets that failed as test builds only ([`parse::cargo::not_compiled`]), the same command runs
+//! again without them:
+//!
+//! - the packages with no broken target: the command's own selection with each broken package
+//!   excluded (`--workspace --exclude p`, or the `-p` list without it), all their targets as usual;
+//! - each broken package: `-p p` with every test target but the broken ones named (`--lib`,
+//!   `--bin b`, `--test t`, from `cargo metadata`), and its doctests in a run of their own
+//!   (`--doc` cannot be combined with other target flags).
+//!
+//! The broken targets keep their failure marks from the first run, so the check still fails and
+//! their tests are known to have failed as a whole. Anything else gives up (no plan), and the
+//! check keeps the first run's result: a library or binary that does not compile as such (every
+//! test needs it), a command that selects targets itself, a package selection this cannot tell
+//! (a virtual workspace without `--workspace` or `-p`), or metadata that cannot be read.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use crate::parse;
+
+/// `cargo metadata --no-deps --format-version 1`, as far as this needs it.
+#[derive(Debug, Deserialize)]
+pub(super) struct Metadata {
+    packages: Vec<Package>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Package {
+    name: String,
+    targets: Vec<Target>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Target {
+    name: String,
+    kind: Vec<String>,
+    #[serde(default = "yes")]
+    test: bool,
+    #[serde(default = "yes")]
+    doctest: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Target {
+    fn is_lib(&self) -> bool {
+        self.kind
+            .iter()
+            .any(|k| k == "lib" || k.ends_with("lib") || k == "proc-macro")
+    }
+}
+
+/// Flags that select targets: a command with one already chose what it runs.
+const TARGET_FLAGS: &[&str] = &[
+    "--lib",
+    "--bins",
+    "--bin",
+    "--tests",
+    "--test",
+    "--examples",
+    "--example",
+    "--benches",
+    "--bench",
+    "--all-targets",
+    "--doc",
+];
+
+/// Flags of `cargo test` whose value is the next word.
+const VALUED: &[&str] = &[
+    "--features",
+    "-F",
+    "--manifest-path",
+    "--profile",
+    "--target",
+    "--target-dir",
+    "-j",
+    "--jobs",
+    "--config",
+    "-Z",
+    "--color",
+    "--message-format",
+];
+
+/// The metadata command for `command` (a `cargo test` one): its manifest, no dependencies.
+#[must_use]
+pub(super) fn metadata_command(command: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = [
+        "cargo",
+        "metadata",
+        "--no-deps",
+        "--format-version",
+        "1",
+        "--offline",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let mut it = command.iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            break;
+        }
+        if a == "--manifest-path" {
+            out.push(a.clone());
+            out.extend(it.next().cloned());
+        } else if a.starts_with("--manifest-path=") {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// Whether `command`'s first run, whose output is `text`, can be continued by [`plan`]: a plain
+/// `cargo test` whose only build failures were test targets.
+#[must_use]
+pub(super) fn wanted(command: &[String], text: &str) -> bool {
+    let broken = parse::cargo::not_compiled(text);
+    // A build failure stops the run before any test: output with a test summary ran tests, and a
+    // line shaped like cargo's error there was printed by one.
+    command.get(..2).is_some_and(|c| c == ["cargo", "test"])
+        && !broken.is_empty()
+        && !text.lines().any(|l| l.starts_with("test result: "))
+        && broken.iter().all(|u| u.test_build)
+        && !command
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| TARGET_FLAGS.contains(&a.split('=').next().unwrap_or(a)))
+}
+
+/// The commands that run everything the first run could not, or `None` to give up (see the
+/// module doc).
+#[must_use]
+pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Vec<Vec<String>>> {
+    if !wanted(command, text) {
+        return None;
+    }
+    let broken: BTreeMap<String, BTreeSet<(String, String)>> = parse::cargo::not_compiled(text)
+        .into_iter()
+        .fold(BTreeMap::new(), |mut m, u| {
+            m.entry(u.package).or_default().insert((u.kind, u.name));
+            m
+        });
+    // The command's own words, its package selection taken out.
+    let (mut kept, mut after, mut packages, mut excluded) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut workspace = false;
+    let mut it = command.iter().skip(2);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--" => {
+                after.push(a.clone());
+                after.extend(it.by_ref().cloned());
+            }
+            "--workspace" | "--all" => workspace = true,
+            "-p" | "--package" => packages.push(it.next()?.clone()),
+            "--exclude" => excluded.push(it.next()?.clone()),
+            w if w.starts_with("--package=") => packages.push(w["--package=".len()..].to_owned()),
+            w if w.starts_with("--exclude=") => excluded.push(w["--exclude=".len()..].to_owned()),
+            w if VALUED.contains(&w) => {
+                kept.push(a.clone());
+                kept.push(it.next()?.clone());
+            }
+            _ => kept.push(a.clone()),
+        }
+    }
+    let all: Vec<&str> = meta.packages.iter().map(|p| p.name.as_str()).collect();
+    let selected: Vec<&str> = if workspace {
+        all.iter()
+            .copied()
+            .filter(|p| !excluded.iter().any(|e| e == p))
+            .collect()
+    } else if !packages.is_empty() {
+        packages.iter().map(String::as_str).collect()
+    } else if all.len() == 1 {
+        all.clone()
+    } else {
+        return None;
+    };
+    if broken.keys().any(|b| !selected.contains(&b.as_str())) {
+        return None;
+    }
+    let base = |extra: &[String]| -> Vec<String> {
+        let mut c = vec!["cargo".to_owned(), "test".to_owned()];
+        c.extend(kept.iter().cloned());
+        c.extend(extra.iter().cloned());
+        c.extend(after.iter().cloned());
+        c
+    };
+    let mut runs = Vec::new();
+    let rest: Vec<&str> = selected
+        .iter()
+        .copied()
+        .filter(|p| !broken.contains_key(*p))
+        .collect();
+    if !rest.is_empty() {
+        let mut sel = Vec::new();
+        for p in rest {
+            sel.push("-p".to_owned());
+            sel.push(p.to_owned());
+        }
+        runs.push(base(&sel));
+    }
+    for (pkg, targets) in &broken {
+        let p = meta.packages.iter().find(|p| &p.name == pkg)?;
+        let is_broken = |kind: &str, name: &str| {
+            targets
+                .iter()
+                .any(|(k, n)| k == kind && (kind == "lib" || n == name))
+        };
+        let mut sel = vec!["-p".to_owned(), pkg.clone()];
+        let mut any = false;
+        let mut doc = false;
+        for t in p.targets.iter().filter(|t| t.test || t.is_lib()) {
+            if t.is_lib() {
+                doc = t.doctest;
+                if t.test && !is_broken("lib", "") {
+                    sel.push("--lib".to_owned());
+                    any = true;
+                }
+            } else if t.kind.iter().any(|k| k == "bin") && !is_broken("bin", &t.name) {
+                sel.extend(["--bin".to_owned(), t.name.clone()]);
+                any = true;
+            } else if t.kind.iter().any(|k| k == "test") && !is_broken("test", &t.name) {
+                sel.extend(["--test".to_owned(), t.name.clone()]);
+                any = true;
+            }
+        }
+        if any {
+            runs.push(base(&sel));
+        }
+        if doc {
+            runs.push(base(&["-p".to_owned(), pkg.clone(), "--doc".to_owned()]));
+        }
+    }
+    Some(runs)
+}
+
+/// Parses `cargo metadata` output.
+#[must_use]
+pub(super) fn read_metadata(text: &str) -> Option<Metadata> {
+    text.lines()
+        .find(|l| l.trim_start().starts_with('{'))
+        .and_then(|l| serde_json::from_str(l).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_owned).collect()
+    }
+
+    fn meta(json: &str) -> Metadata {
+        read_metadata(json).unwrap()
+    }
+
+    const ONE: &str = r#"{"packages":[{"name":"calc","targets":[{"name":"calc","kind":["lib"],"test":true,"doctest":true},{"name":"calc-cli","kind":["bin"],"test":true,"doctest":false},{"name":"calc","kind":["test"],"test":true,"doctest":false},{"name":"triple","kind":["test"],"test":true,"doctest":false},{"name":"demo","kind":["example"],"test":false,"doctest":false},{"name":"build-script-build","kind":["custom-build"],"test":false,"doctest":false}]}],"workspace_members":[]}"#;
+
+    const ERR: &str = "error[E0425]: cannot find function `triple` in crate `calc`\nerror: could not compile `calc` (test \"triple\") due to 1 previous error\n";
+
+    #[test]
+    fn a_broken_test_target_is_left_out_and_the_rest_runs() {
+        let runs = plan(
+            &words("cargo test --workspace --no-fail-fast -- --test-threads 1"),
+            ERR,
+            &meta(ONE),
+        )
+        .unwrap();
+        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+        assert_eq!(
+            runs,
+            [
+                "cargo test --no-fail-fast -p calc --lib --bin calc-cli --test calc -- --test-threads 1",
+                "cargo test --no-fail-fast -p calc --doc -- --test-threads 1",
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_unit_tests_leave_the_library_out_but_keep_its_doctests() {
+        let err = "error: could not compile `calc` (lib test) due to 2 previous errors; 1 warning emitted\n";
+        let runs = plan(&words("cargo test"), err, &meta(ONE)).unwrap();
+        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+        assert_eq!(
+            runs,
+            [
+                "cargo test -p calc --bin calc-cli --test calc --test triple",
+                "cargo test -p calc --doc",
+            ]
+        );
+    }
+
+    #[test]
+    fn other_packages_run_whole_and_the_broken_one_by_its_targets() {
+        let ws = r#"{"packages":[{"name":"a","targets":[{"name":"a","kind":["lib"]},{"name":"it","kind":["test"]}]},{"name":"b-c","targets":[{"name":"b_c","kind":["lib"],"doctest":false},{"name":"x","kind":["test"]}]},{"name":"gone","targets":[]}]}"#;
+        let err = "error: could not compile `a` (test \"it\") due to 1 previous error\n";
+        let runs = plan(
+            &words("cargo test --workspace --exclude gone --features f"),
+            err,
+            &meta(ws),
+        )
+        .unwrap();
+        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+        assert_eq!(
+            runs,
+            [
+                "cargo test --features f -p b-c",
+                "cargo test --features f -p a --lib",
+                "cargo test --features f -p a --doc",
+            ]
+        );
+    }
+
+    #[test]
+    fn gives_up_where_the_rest_cannot_be_told() {
+        let m = meta(ONE);
+        // The library itself does not compile: every test needs it.
+        let lib = "error: could not compile `calc` (lib) due to 1 previous error\n";
+        assert!(plan(&words("cargo test"), lib, &m).is_none());
+        // The command chose its targets.
+        assert!(plan(&words("cargo test --test calc"), ERR, &m).is_none());
+        assert!(plan(&words("cargo test --tests"), ERR, &m).is_none());
+        // Nothing failed to compile, or cargo did not say what.
+        assert!(plan(&words("cargo test"), "test result: FAILED.", &m).is_none());
+        let old = "error: could not compile `calc` due to previous error\n";
+        assert!(plan(&words("cargo test"), old, &m).is_none());
+        // Not cargo test.
+        assert!(plan(&words("cargo nextest run"), ERR, &m).is_none());
+        // Tests ran: the error line was a test's output.
+        let ran = format!("{ERR}test result: ok. 1 passed; 0 failed\n");
+        assert!(plan(&words("cargo test"), &ran, &m).is_none());
+        // A package the metadata does not have.
+        let other = "error: could not compile `zzz` (test \"t\") due to 1 previous error\n";
+        assert!(plan(&words("cargo test -p zzz"), other, &m).is_none());
+        // A virtual workspace without a selection.
+        let ws = r#"{"packages":[{"name":"a","targets":[]},{"name":"b","targets":[]}]}"#;
+        let err = "error: could not compile `a` (test \"it\") due to 1 previous error\n";
+        assert!(plan(&words("cargo test"), err, &meta(ws)).is_none());
+    }
+
+    #[test]
+    fn the_metadata_command_keeps_the_manifest() {
+        assert_eq!(
+            metadata_command(&words("cargo test --manifest-path sub/Cargo.toml -- --x")).join(" "),
+            "cargo metadata --no-deps --format-version 1 --offline --manifest-path sub/Cargo.toml"
+        );
+    }
+}
