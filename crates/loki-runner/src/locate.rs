@@ -238,24 +238,10 @@ fn rust_files(root: &Path, rel: &Path, out: &mut Vec<String>, depth: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
+    use crate::select::tests::write;
 
     fn check(kind: CheckKind, dir: &str) -> Check {
-        Check {
-            name: kind.as_str().into(),
-            kind,
-            dir: dir.into(),
-            cwd: PathBuf::from(dir),
-            command: vec![],
-            script: None,
-            why: String::new(),
-        }
-    }
-
-    fn write(root: &Path, rel: &str, body: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        loki_core::fs::write_atomic(&p, body.as_bytes()).unwrap();
+        crate::select::tests::check(kind, dir, &[], None)
     }
 
     #[test]

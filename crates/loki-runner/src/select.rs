@@ -363,11 +363,16 @@ fn package_name(manifest: &Path) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn check(kind: CheckKind, dir: &str, command: &[&str], script: Option<&str>) -> Check {
+    pub(crate) fn check(
+        kind: CheckKind,
+        dir: &str,
+        command: &[&str],
+        script: Option<&str>,
+    ) -> Check {
         Check {
             name: kind.as_str().into(),
             kind,
@@ -379,7 +384,7 @@ mod tests {
         }
     }
 
-    fn write(root: &Path, rel: &str, body: &str) {
+    pub(crate) fn write(root: &Path, rel: &str, body: &str) {
         let p = root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         loki_core::fs::write_atomic(&p, body.as_bytes()).unwrap();
