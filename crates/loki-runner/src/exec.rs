@@ -35,8 +35,9 @@
 //! - `plan`: the structured-report flags and files a check's command gets, the `cargo test
 //!   --doc` companion of a nextest run ([`doc_companion`]), and the `cargo test --no-run` that
 //!   builds what a cargo check runs ([`build_companion`]);
-//! - `keep_going`: a `cargo test` whose test target did not compile runs again without it, so the
-//!   other targets still report (the test-first flow; cargo has no `--keep-going` for tests);
+//! - `keep_going`: a `cargo test` or `cargo nextest run` whose test target did not compile runs
+//!   again without it, so the other targets still report (the test-first flow; cargo has no
+//!   `--keep-going` for tests);
 //! - `attempt`: one execution of the command: started, spooled, parsed, cross-checked, judged.
 
 mod attempt;

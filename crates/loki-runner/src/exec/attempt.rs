@@ -179,7 +179,10 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
     let mut timed_out = out.timed_out;
     let mut duration = out.duration;
     // A cargo test target that did not compile stopped the whole run: the rest runs without it.
-    if check.kind == CheckKind::Cargo
+    // nextest writes its report to the same file each run: each is moved aside to be merged.
+    let nextest = check.kind == CheckKind::Nextest;
+    let mut kept_reports: Vec<PathBuf> = Vec::new();
+    if matches!(check.kind, CheckKind::Cargo | CheckKind::Nextest)
         && script.is_none()
         && !timed_out
         && exit_code != 0
@@ -198,7 +201,11 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
             keep_going::plan(&check.command, &text, &meta)
         });
         for (i, run) in runs.unwrap_or_default().iter().enumerate() {
-            let cmd = insert_before_separator(run, &[CARGO_MESSAGE_FORMAT.to_owned()]);
+            let cmd = if nextest {
+                insert_before_separator(run, &plan.args)
+            } else {
+                insert_before_separator(run, &[CARGO_MESSAGE_FORMAT.to_owned()])
+            };
             log.extend_from_slice(format!("\n==== loki: {}\n", cmd.join(" ")).as_bytes());
             match more(
                 &spec,
@@ -216,6 +223,12 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
                 }
                 Err(e) => {
                     log.extend_from_slice(format!("loki: not started: {e}\n").as_bytes());
+                }
+            }
+            if let Some(junit) = plan.files.first().filter(|_| nextest) {
+                let aside = tmp.path().join(format!("keep-going-{i}.xml"));
+                if std::fs::rename(junit, &aside).is_ok() {
+                    kept_reports.push(aside);
                 }
             }
         }
@@ -299,6 +312,28 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         }
     }
     let mut report = parsed.report;
+    if !kept_reports.is_empty() {
+        let mut merged = TestReport {
+            source: "junit".into(),
+            ..TestReport::default()
+        };
+        for p in &kept_reports {
+            let one = std::fs::read(p)
+                .ok()
+                .and_then(|b| parse::junit::parse(&String::from_utf8_lossy(&b)));
+            if let Some(one) = one {
+                merged.passed += one.passed;
+                merged.failed += one.failed;
+                merged.skipped += one.skipped;
+                merged.tests.extend(one.tests);
+            }
+        }
+        let marks = keep_going::nextest_marks(&text);
+        merged.failed += u64::try_from(marks.len()).unwrap_or(0);
+        merged.tests.extend(marks);
+        structured_missing = false;
+        report = Some(merged);
+    }
     let mut anomalies = parsed.anomalies;
     if let Some(d) = doc_report {
         anomalies.extend(d.anomalies());

@@ -1,4 +1,4 @@
-//! `cargo test` past a test target that does not compile.
+//! `cargo test` and `cargo nextest run` past a test target that does not compile.
 //!
 //! cargo builds every target before it runs one and has no `--keep-going` for tests, so one test
 //! target that does not compile (the test-first flow: a test committed before the code it calls)
@@ -9,8 +9,12 @@
 //! - the packages with no broken target: the command's own selection with each broken package
 //!   excluded (`--workspace --exclude p`, or the `-p` list without it), all their targets as usual;
 //! - each broken package: `-p p` with every test target but the broken ones named (`--lib`,
-//!   `--bin b`, `--test t`, from `cargo metadata`), and its doctests in a run of their own
-//!   (`--doc` cannot be combined with other target flags).
+//!   `--bin b`, `--test t`, from `cargo metadata`), and, under `cargo test`, its doctests in a run
+//!   of their own (`--doc` cannot be combined with other target flags; a nextest check runs them
+//!   through its `cargo test --doc` companion anyway).
+//!
+//! Under nextest the broken targets are marked by nextest's binary ids ([`nextest_marks`]):
+//! `<package>` for a library's unit tests, `<package>::<test>`, `<package>::bin/<binary>`.
 //!
 //! The broken targets keep their failure marks from the first run, so the check still fails and
 //! their tests are known to have failed as a whole. Anything else gives up (no plan), and the
@@ -73,8 +77,25 @@ const TARGET_FLAGS: &[&str] = &[
     "--doc",
 ];
 
-/// Flags of `cargo test` whose value is the next word.
+/// Flags of `cargo test` and `cargo nextest run` whose value is the next word.
 const VALUED: &[&str] = &[
+    "-E",
+    "--filterset",
+    "--filter-expr",
+    "-P",
+    "--cargo-profile",
+    "--retries",
+    "--test-threads",
+    "--partition",
+    "--run-ignored",
+    "--max-fail",
+    "--status-level",
+    "--final-status-level",
+    "--failure-output",
+    "--success-output",
+    "--no-tests",
+    "--tool-config-file",
+    "--config-file",
     "--features",
     "-F",
     "--manifest-path",
@@ -88,6 +109,36 @@ const VALUED: &[&str] = &[
     "--color",
     "--message-format",
 ];
+
+/// How many leading words of `command` name the runner: `cargo test` or `cargo nextest run`.
+fn runner_words(command: &[String]) -> Option<usize> {
+    let words: Vec<&str> = command.iter().take(3).map(String::as_str).collect();
+    match words.as_slice() {
+        ["cargo", "test", ..] => Some(2),
+        ["cargo", "nextest", "run"] => Some(3),
+        _ => None,
+    }
+}
+
+/// The failure marks of the test targets a nextest run could not build, by nextest's binary ids.
+#[must_use]
+pub(super) fn nextest_marks(text: &str) -> Vec<crate::report::TestCase> {
+    parse::cargo::not_compiled(text)
+        .into_iter()
+        .filter(|u| u.test_build)
+        .map(|u| {
+            let binary = match u.kind.as_str() {
+                "lib" => u.package.clone(),
+                "bin" => format!("{}::bin/{}", u.package, u.name),
+                _ => format!("{}::{}", u.package, u.name),
+            };
+            crate::report::TestCase {
+                id: format!("{binary}{}", parse::cargo::NOT_COMPILED),
+                status: crate::report::TestStatus::Failed,
+            }
+        })
+        .collect()
+}
 
 /// The metadata command for `command` (a `cargo test` one): its manifest, no dependencies.
 #[must_use]
@@ -124,9 +175,11 @@ pub(super) fn wanted(command: &[String], text: &str) -> bool {
     let broken = parse::cargo::not_compiled(text);
     // A build failure stops the run before any test: output with a test summary ran tests, and a
     // line shaped like cargo's error there was printed by one.
-    command.get(..2).is_some_and(|c| c == ["cargo", "test"])
+    runner_words(command).is_some()
         && !broken.is_empty()
-        && !text.lines().any(|l| l.starts_with("test result: "))
+        && !text
+            .lines()
+            .any(|l| l.starts_with("test result: ") || l.trim_start().starts_with("Summary ["))
         && broken.iter().all(|u| u.test_build)
         && !command
             .iter()
@@ -151,7 +204,8 @@ pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
     let (mut kept, mut after, mut packages, mut excluded) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut workspace = false;
-    let mut it = command.iter().skip(2);
+    let runner = runner_words(command)?;
+    let mut it = command.iter().skip(runner);
     while let Some(a) = it.next() {
         match a.as_str() {
             "--" => {
@@ -187,7 +241,7 @@ pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
         return None;
     }
     let base = |extra: &[String]| -> Vec<String> {
-        let mut c = vec!["cargo".to_owned(), "test".to_owned()];
+        let mut c = command[..runner].to_vec();
         c.extend(kept.iter().cloned());
         c.extend(extra.iter().cloned());
         c.extend(after.iter().cloned());
@@ -235,7 +289,7 @@ pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
         if any {
             runs.push(base(&sel));
         }
-        if doc {
+        if doc && runner == 2 {
             runs.push(base(&["-p".to_owned(), pkg.clone(), "--doc".to_owned()]));
         }
     }
@@ -332,8 +386,8 @@ mod tests {
         assert!(plan(&words("cargo test"), "test result: FAILED.", &m).is_none());
         let old = "error: could not compile `calc` due to previous error\n";
         assert!(plan(&words("cargo test"), old, &m).is_none());
-        // Not cargo test.
-        assert!(plan(&words("cargo nextest run"), ERR, &m).is_none());
+        // Not cargo.
+        assert!(plan(&words("npx vitest run"), ERR, &m).is_none());
         // Tests ran: the error line was a test's output.
         let ran = format!("{ERR}test result: ok. 1 passed; 0 failed\n");
         assert!(plan(&words("cargo test"), &ran, &m).is_none());
@@ -344,6 +398,34 @@ mod tests {
         let ws = r#"{"packages":[{"name":"a","targets":[]},{"name":"b","targets":[]}]}"#;
         let err = "error: could not compile `a` (test \"it\") due to 1 previous error\n";
         assert!(plan(&words("cargo test"), err, &meta(ws)).is_none());
+    }
+
+    #[test]
+    fn nextest_runs_the_rest_by_its_targets_and_leaves_doctests_to_its_companion() {
+        let runs = plan(
+            &words("cargo nextest run --workspace -E not(test(slow))"),
+            ERR,
+            &meta(ONE),
+        )
+        .unwrap();
+        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+        assert_eq!(
+            runs,
+            ["cargo nextest run -E not(test(slow)) -p calc --lib --bin calc-cli --test calc"]
+        );
+        // It ran tests: nothing to continue.
+        let ran = format!("{ERR}     Summary [   0.005s] 2 tests run: 2 passed, 0 skipped\n");
+        assert!(plan(&words("cargo nextest run"), &ran, &meta(ONE)).is_none());
+        let err = "error: could not compile `my-calc` (lib test) due to 1 previous error\nerror: could not compile `my-calc` (bin \"cli\" test) due to 1 previous error\nerror: could not compile `my-calc` (test \"it\") due to 1 previous error\n";
+        let ids: Vec<String> = nextest_marks(err).into_iter().map(|t| t.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "my-calc::bin/cli (did not compile)",
+                "my-calc (did not compile)",
+                "my-calc::it (did not compile)",
+            ]
+        );
     }
 
     #[test]

@@ -284,11 +284,8 @@ const CARGO_ONLY: &[&str] = &[
     "api_rename_with_the_tests_updated",
     "flaky_at_base_is_not_blamed",
     "steady_at_base_is_blamed",
-    "test_first_then_the_code",
-    "unit_test_first_then_the_code",
     "test_first_then_the_code_left_wrong",
     "test_target_broken_by_the_change",
-    "test_first_then_its_expectation_moved_to_the_code",
     "test_first_then_skipped",
 ];
 
@@ -792,9 +789,8 @@ fn cases(fx: &Fixture, nextest: bool) -> Vec<Case> {
         ),
         // The test came first: at base its target does not compile (it calls what does not
         // exist yet), and cargo builds every target before it runs one. The base still runs
-        // the other targets (loki continues without the broken one), so writing the code is
-        // clean, and moving the target or skipping it is caught. nextest gets no such second
-        // run (not yet): these cases are the `cargo test` table's.
+        // the other targets (loki continues without the broken one, under nextest too), so
+        // writing the code is clean, and moving the target or skipping it is caught.
         Case::new("test_first_then_the_code", 11, vec![triple("x * 3")], CLEAN)
             .pre(test_first()),
         Case::new(
