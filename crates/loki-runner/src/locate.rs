@@ -7,9 +7,10 @@
 //! - cargo, nextest: the first `fn <name>` among the check's Rust files (at most 2,000).
 //!
 //! When nothing matches (a deleted test, a generated name) the finding points at the check's
-//! directory and carries no line. Reading is bounded and never fails the judgement. A
-//! [`Locator`] reads each file and lists each directory once, however many findings it places
-//! (a deleted table can be thousands of subtests in one file).
+//! directory and carries no line. A test the change deleted is looked up in the base's tree
+//! ([`Source::Tree`]: the commit's listing and a reader). Reading is bounded and never fails the
+//! judgement. A [`Locator`] reads each file and lists each directory once, however many findings
+//! it places (a deleted table can be thousands of subtests in one file).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,10 +22,33 @@ const MAX_FILES: usize = 2000;
 /// Largest file read while searching.
 const MAX_BYTES: u64 = 2 * 1024 * 1024;
 
-/// Places tests in the files under one root, with what it read kept for the next test.
+/// Reads a repository-relative file of a tree; `None` when it has no such file.
+pub type ReadFile<'r> = Box<dyn Fn(&str) -> Option<Vec<u8>> + 'r>;
+
+/// Where a [`Locator`] reads: a directory, or a listed tree (a commit's) with a reader for its
+/// files, for the tests a change deleted.
+pub enum Source<'r> {
+    Dir(&'r Path),
+    Tree {
+        /// Every repository-relative file path of the tree.
+        paths: Vec<String>,
+        read: ReadFile<'r>,
+    },
+}
+
+impl std::fmt::Debug for Source<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Dir(root) => f.debug_tuple("Dir").field(root).finish(),
+            Source::Tree { paths, .. } => write!(f, "Tree({} paths)", paths.len()),
+        }
+    }
+}
+
+/// Places tests in the files of one source, with what it read kept for the next test.
 #[derive(Debug)]
 pub struct Locator<'r> {
-    root: &'r Path,
+    source: Source<'r>,
     /// Repository-relative path → its lines' text (`None`: unreadable or too large).
     texts: HashMap<String, Option<String>>,
     /// `(check directory, kind)` → the files a test of that check may be defined in.
@@ -32,10 +56,16 @@ pub struct Locator<'r> {
 }
 
 impl<'r> Locator<'r> {
+    /// A locator over the files under `root`.
     #[must_use]
     pub fn new(root: &'r Path) -> Self {
+        Self::over(Source::Dir(root))
+    }
+
+    #[must_use]
+    pub fn over(source: Source<'r>) -> Self {
         Locator {
-            root,
+            source,
             texts: HashMap::new(),
             files: HashMap::new(),
         }
@@ -48,10 +78,15 @@ impl<'r> Locator<'r> {
 
     /// The text of repository-relative file `rel`, read once.
     fn text(&mut self, rel: &str) -> Option<&str> {
-        let root = self.root;
+        let source = &self.source;
         self.texts
             .entry(rel.to_owned())
-            .or_insert_with(|| read(&root.join(rel)))
+            .or_insert_with(|| match source {
+                Source::Dir(root) => read(&root.join(rel)),
+                Source::Tree { read, .. } => read(rel)
+                    .filter(|b| u64::try_from(b.len()).is_ok_and(|n| n <= MAX_BYTES))
+                    .and_then(|b| String::from_utf8(b).ok()),
+            })
             .as_deref()
     }
 
@@ -62,6 +97,56 @@ impl<'r> Locator<'r> {
             .position(pred)
             .and_then(|i| u32::try_from(i + 1).ok())
     }
+
+    /// The files of `kind`'s tests under directory `dir` (repository-relative), listed once:
+    /// Go's `_test.go` files of that package, sorted; Rust files below it, tests first.
+    fn files_of(&mut self, dir: &str, kind: CheckKind) -> Vec<String> {
+        let source = &self.source;
+        self.files
+            .entry((dir.to_owned(), kind))
+            .or_insert_with(|| match (source, kind) {
+                (Source::Dir(root), CheckKind::Go) => go_test_files(root, dir),
+                (Source::Dir(root), _) => {
+                    let mut files = Vec::new();
+                    rust_files(root, Path::new(dir), &mut files, 0);
+                    files
+                }
+                (Source::Tree { paths, .. }, kind) => listed(paths, dir, kind),
+            })
+            .clone()
+    }
+}
+
+/// [`Locator::files_of`] over a tree's listing.
+fn listed(paths: &[String], dir: &str, kind: CheckKind) -> Vec<String> {
+    let under = |p: &str| -> Option<String> {
+        match dir {
+            "" | "." => Some(p.to_owned()),
+            d => p.strip_prefix(&format!("{d}/")).map(str::to_owned),
+        }
+    };
+    let mut out: Vec<(Vec<(bool, String)>, String)> = paths
+        .iter()
+        .filter_map(|p| {
+            let rest = under(p)?;
+            let keep = match kind {
+                CheckKind::Go => !rest.contains('/') && rest.ends_with("_test.go"),
+                _ => {
+                    rest.ends_with(".rs")
+                        && rest.split('/').count() <= 9
+                        && !rest.split('/').any(|c| c.starts_with('.') || c == "target")
+                }
+            };
+            // The order of the directory walk: `tests` first at each level, then by name.
+            let key = rest
+                .split('/')
+                .map(|c| (c != "tests", c.to_owned()))
+                .collect();
+            keep.then(|| (key, p.clone()))
+        })
+        .collect();
+    out.sort();
+    out.into_iter().map(|(_, p)| p).take(MAX_FILES).collect()
 }
 
 fn read(p: &Path) -> Option<String> {
@@ -72,7 +157,6 @@ fn read(p: &Path) -> Option<String> {
 }
 
 fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>) {
-    let root = at.root;
     let dir = |rel: &str| match (check.dir.as_str(), rel) {
         (".", "") => ".".to_owned(),
         (".", r) => r.to_owned(),
@@ -132,11 +216,7 @@ fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>
                 }
             };
             let pkg_dir = dir(&rel);
-            let files = at
-                .files
-                .entry((pkg_dir.clone(), CheckKind::Go))
-                .or_insert_with(|| go_test_files(root, &pkg_dir))
-                .clone();
+            let files = at.files_of(&pkg_dir, CheckKind::Go);
             let func = format!("func {name}(");
             for path in files {
                 if let Some(line) = at.line_of(&path, |l| l.starts_with(&func)) {
@@ -148,15 +228,7 @@ fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>
         CheckKind::Cargo | CheckKind::Nextest => {
             let name = id.rsplit("::").next().unwrap_or(id);
             let name = name.split(' ').next().unwrap_or(name);
-            let files = at
-                .files
-                .entry((check.dir.clone(), CheckKind::Cargo))
-                .or_insert_with(|| {
-                    let mut files = Vec::new();
-                    rust_files(root, Path::new(&check.dir), &mut files, 0);
-                    files
-                })
-                .clone();
+            let files = at.files_of(&check.dir, CheckKind::Cargo);
             let (call, generic) = (format!("fn {name}("), format!("fn {name}<"));
             for path in files {
                 if let Some(line) = at.line_of(&path, |l| l.contains(&call) || l.contains(&generic))
@@ -295,6 +367,47 @@ mod tests {
         assert_eq!(
             Locator::new(r).locate(&check(CheckKind::Cargo, "."), "c::c::tests::gone"),
             (".".into(), None)
+        );
+        // The same files as a listed tree (a deleted test is found in the base's).
+        write(r, "target/debug/build/x.rs", "fn adds() {}\n");
+        write(r, "tests/it.rs", "#[test]\nfn adds() {}\n");
+        let paths: Vec<String> = [
+            "py/tests/test_a.py",
+            "src/a.test.ts",
+            "go.mod",
+            "calc/calc_test.go",
+            "calc/deeper/x_test.go",
+            "src/lib.rs",
+            "tests/it.rs",
+            "target/debug/build/x.rs",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let root = r.to_path_buf();
+        let mut tree = Locator::over(Source::Tree {
+            paths,
+            read: Box::new(move |p| std::fs::read(root.join(p)).ok()),
+        });
+        let cases = [
+            (
+                check(CheckKind::Pytest, "py"),
+                "tests/test_a.py::TestA::test_b[1]",
+            ),
+            (check(CheckKind::Vitest, "."), "src/a.test.ts > m > adds"),
+            (
+                check(CheckKind::Go, "."),
+                "example.com/m/calc/TestAdd/small",
+            ),
+            (check(CheckKind::Cargo, "."), "c::c::tests::adds"),
+            (check(CheckKind::Cargo, "."), "c::c::tests::gone"),
+        ];
+        for (c, id) in &cases {
+            assert_eq!(tree.locate(c, id), Locator::new(r).locate(c, id), "{id}");
+        }
+        // `tests/` comes first, and build output is never searched.
+        assert_eq!(
+            tree.locate(&check(CheckKind::Cargo, "."), "c::it::adds"),
+            ("tests/it.rs".into(), Some(2))
         );
     }
 }

@@ -487,14 +487,28 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.findings.sort();
     out.findings.dedup();
     out.findings = fold::fold_subtests(std::mem::take(&mut out.findings), &kinds);
+    // A deleted test is no longer at head: it is shown where the base defined it.
     let mut locator = crate::locate::Locator::new(input.head_root);
+    let mut in_base: Option<crate::locate::Locator<'_>> = None;
     for f in &mut out.findings {
         let Some(check) = input.checks.iter().find(|c| c.name == f.path) else {
             continue;
         };
         match &f.test {
             Some(id) => {
-                let (path, line) = locator.locate(check, id);
+                let (mut path, mut line) = locator.locate(check, id);
+                if line.is_none() && f.kind == crate::integrity::FindingKind::TestDeleted {
+                    let base = in_base.get_or_insert_with(|| {
+                        crate::locate::Locator::over(crate::locate::Source::Tree {
+                            paths: git.ls_tree(&base_tree).unwrap_or_default(),
+                            read: Box::new(|p| git.show_file(&base_tree, p).ok().flatten()),
+                        })
+                    });
+                    if let (at, Some(l)) = base.locate(check, id) {
+                        f.detail = format!("{}; the base defined it at {at}:{l}", f.detail);
+                        (path, line) = (at, Some(l));
+                    }
+                }
                 f.path = path;
                 f.line = line;
             }

@@ -722,7 +722,9 @@ fn cases() -> Vec<Case> {
             Findings(&["test_file_removed", "test_deleted"]),
         )
         // The original run puts the deleted files back through the overlay.
-        .noting("go's -overlay"),
+        .noting("go's -overlay")
+        // A deleted test is shown where the base defined it.
+        .naming(&["the base defined it at calc/"]),
         // 8: a test that fails at head is rerun on the base before it is blamed; one that fails
         // there too is flaky, not the change's. This one fails on its second run in a directory:
         // the base run is the first, so the first rerun on the base fails and the second passes

@@ -790,7 +790,9 @@ def pytest_unconfigure(config):
             1,
             vec![clamp_broken(), delete("tests/test_calc.py")],
             Findings(&["test_file_removed", "test_deleted"]),
-        ),
+        )
+        // A deleted test is shown where the base defined it.
+        .naming(&["the base defined it at tests/test_calc.py:"]),
     ]
 }
 
