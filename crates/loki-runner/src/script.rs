@@ -136,14 +136,18 @@ pub fn plan(
     })
 }
 
+/// The `package.json` of the package in `pkg_dir`, parsed; `None` when it is missing or malformed.
+#[must_use]
+pub fn manifest(pkg_dir: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(pkg_dir.join("package.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// Whether `scripts.test` of the package in `pkg_dir` can run narrowed exactly: one runner
 /// command, and nothing else but read-only checkers (which a narrowed run leaves out).
 #[must_use]
 pub fn narrowable(pkg_dir: &Path) -> bool {
-    let Some(manifest) = std::fs::read_to_string(pkg_dir.join("package.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-    else {
+    let Some(manifest) = manifest(pkg_dir) else {
         return false;
     };
     plan(

@@ -519,24 +519,22 @@ pub fn decide(input: &Input<'_>) -> Decision {
                         .push((it.check.clone(), it.id().to_owned())),
                 }
             }
-            // Its file, package or test target fails as a whole at head: the mark's own finding
-            // names that, and no test of it was deleted.
+            // Its file, package or test target fails as a whole at head, or its binary crashed
+            // before it reported: the mark's own finding (a crash new at head: below) names
+            // that, and no test of it was deleted.
             (Some(TestStatus::Passed | TestStatus::Failed), None)
-                if head_runs.probe(&it.check, kind, it.id()) == Probe::GroupFailed =>
+                if matches!(
+                    head_runs.probe(&it.check, kind, it.id()),
+                    Probe::GroupFailed | Probe::Unknown
+                ) =>
             {
+                let why = if head_runs.probe(&it.check, kind, it.id()) == Probe::Unknown {
+                    "its test binary crashed before it did"
+                } else {
+                    "its file, package or test target failed as a whole"
+                };
                 d.not_proven.push(format!(
-                    "{}: {} did not report at head (its file, package or test target failed as a whole)",
-                    it.check,
-                    it.id()
-                ));
-            }
-            // The head's binary crashed before it reported: a crash new at head is its own
-            // finding below.
-            (Some(TestStatus::Passed | TestStatus::Failed), None)
-                if head_runs.probe(&it.check, kind, it.id()) == Probe::Unknown =>
-            {
-                d.not_proven.push(format!(
-                    "{}: {} did not report at head (its test binary crashed before it did)",
+                    "{}: {} did not report at head ({why})",
                     it.check,
                     it.id()
                 ));

@@ -188,12 +188,12 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         && exit_code != 0
         && keep_going::wanted(&check.command, &text)
     {
-        let left = |started: std::time::Instant| opts.timeout.saturating_sub(started.elapsed());
+        let left = || opts.timeout.saturating_sub(started.elapsed());
         let meta = more(
             &spec,
             wrapper,
             &keep_going::metadata_command(&check.command),
-            left(started),
+            left(),
             &tmp.path().join("metadata.log"),
         );
         let runs = meta.ok().and_then(|m| {
@@ -211,7 +211,7 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
                 &spec,
                 wrapper,
                 &cmd,
-                left(started),
+                left(),
                 &tmp.path().join(format!("keep-going-{i}.log")),
             ) {
                 Ok(m) => {

@@ -269,24 +269,21 @@ pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
                 .any(|(k, n)| k == kind && (kind == "lib" || n == name))
         };
         let mut sel = vec!["-p".to_owned(), pkg.clone()];
-        let mut any = false;
         let mut doc = false;
         for t in p.targets.iter().filter(|t| t.test || t.is_lib()) {
             if t.is_lib() {
                 doc = t.doctest;
                 if t.test && !is_broken("lib", "") {
                     sel.push("--lib".to_owned());
-                    any = true;
                 }
             } else if t.kind.iter().any(|k| k == "bin") && !is_broken("bin", &t.name) {
                 sel.extend(["--bin".to_owned(), t.name.clone()]);
-                any = true;
             } else if t.kind.iter().any(|k| k == "test") && !is_broken("test", &t.name) {
                 sel.extend(["--test".to_owned(), t.name.clone()]);
-                any = true;
             }
         }
-        if any {
+        // Beyond `-p <package>`: some target is left to run.
+        if sel.len() > 2 {
             runs.push(base(&sel));
         }
         if doc && runner == 2 {
@@ -316,19 +313,26 @@ mod tests {
         read_metadata(json).unwrap()
     }
 
+    /// The plan for `command` after `err`, each run as one string.
+    fn joined(command: &str, err: &str, meta_json: &str) -> Vec<String> {
+        plan(&words(command), err, &meta(meta_json))
+            .unwrap()
+            .iter()
+            .map(|r| r.join(" "))
+            .collect()
+    }
+
     const ONE: &str = r#"{"packages":[{"name":"calc","targets":[{"name":"calc","kind":["lib"],"test":true,"doctest":true},{"name":"calc-cli","kind":["bin"],"test":true,"doctest":false},{"name":"calc","kind":["test"],"test":true,"doctest":false},{"name":"triple","kind":["test"],"test":true,"doctest":false},{"name":"demo","kind":["example"],"test":false,"doctest":false},{"name":"build-script-build","kind":["custom-build"],"test":false,"doctest":false}]}],"workspace_members":[]}"#;
 
     const ERR: &str = "error[E0425]: cannot find function `triple` in crate `calc`\nerror: could not compile `calc` (test \"triple\") due to 1 previous error\n";
 
     #[test]
     fn a_broken_test_target_is_left_out_and_the_rest_runs() {
-        let runs = plan(
-            &words("cargo test --workspace --no-fail-fast -- --test-threads 1"),
+        let runs = joined(
+            "cargo test --workspace --no-fail-fast -- --test-threads 1",
             ERR,
-            &meta(ONE),
-        )
-        .unwrap();
-        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+            ONE,
+        );
         assert_eq!(
             runs,
             [
@@ -341,8 +345,7 @@ mod tests {
     #[test]
     fn broken_unit_tests_leave_the_library_out_but_keep_its_doctests() {
         let err = "error: could not compile `calc` (lib test) due to 2 previous errors; 1 warning emitted\n";
-        let runs = plan(&words("cargo test"), err, &meta(ONE)).unwrap();
-        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+        let runs = joined("cargo test", err, ONE);
         assert_eq!(
             runs,
             [
@@ -356,13 +359,11 @@ mod tests {
     fn other_packages_run_whole_and_the_broken_one_by_its_targets() {
         let ws = r#"{"packages":[{"name":"a","targets":[{"name":"a","kind":["lib"]},{"name":"it","kind":["test"]}]},{"name":"b-c","targets":[{"name":"b_c","kind":["lib"],"doctest":false},{"name":"x","kind":["test"]}]},{"name":"gone","targets":[]}]}"#;
         let err = "error: could not compile `a` (test \"it\") due to 1 previous error\n";
-        let runs = plan(
-            &words("cargo test --workspace --exclude gone --features f"),
+        let runs = joined(
+            "cargo test --workspace --exclude gone --features f",
             err,
-            &meta(ws),
-        )
-        .unwrap();
-        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+            ws,
+        );
         assert_eq!(
             runs,
             [
@@ -402,13 +403,7 @@ mod tests {
 
     #[test]
     fn nextest_runs_the_rest_by_its_targets_and_leaves_doctests_to_its_companion() {
-        let runs = plan(
-            &words("cargo nextest run --workspace -E not(test(slow))"),
-            ERR,
-            &meta(ONE),
-        )
-        .unwrap();
-        let runs: Vec<String> = runs.iter().map(|r| r.join(" ")).collect();
+        let runs = joined("cargo nextest run --workspace -E not(test(slow))", ERR, ONE);
         assert_eq!(
             runs,
             ["cargo nextest run -E not(test(slow)) -p calc --lib --bin calc-cli --test calc"]

@@ -23,8 +23,7 @@ fn root_of(check: &Check) -> PathBuf {
 /// The package script of `check` as loki runs it ([`crate::script`]), when it has one.
 pub(super) fn script_plan(check: &Check, tmp: &Path) -> Option<crate::script::Plan> {
     check.script.as_ref()?;
-    let text = std::fs::read_to_string(check.cwd.join("package.json")).ok()?;
-    let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let manifest = crate::script::manifest(&check.cwd)?;
     let pm = check.command.first().map_or("npm", String::as_str);
     let extra: Vec<String> = check
         .command
