@@ -22,6 +22,7 @@
     reason = "xtask is a developer tool whose output is its terminal report"
 )]
 
+mod cases;
 mod corpus;
 mod derive;
 mod suite;
@@ -52,6 +53,8 @@ struct Cli {
 enum Cmd {
     /// Measure `loki seal check` on the public corpus (eval/corpus.toml).
     Eval(EvalArgs),
+    /// Judge cases written as directories (eval/cases/README.md) and print the catch rates.
+    Cases(cases::CasesArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -165,11 +168,12 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Eval(args) => eval(&args),
+        Cmd::Cases(args) => cases::run(&args, &workspace_root()),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("xtask eval: {e:#}");
+            eprintln!("xtask: {e:#}");
             std::process::ExitCode::FAILURE
         }
     }

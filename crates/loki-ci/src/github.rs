@@ -91,6 +91,41 @@ pub(super) fn github(doc: &Value, pos: &YamlPos, composite: bool) -> Read {
             })
             .unwrap_or_default()
     };
+    // Jobs that never run on push or pull request: by their own `if:`, or because a job they
+    // `needs` never runs (a needed job that is skipped skips its dependents, unless their `if:`
+    // asks to run anyway with `always()` or `!cancelled()`).
+    let needs_of = |job: &Value| -> Vec<String> {
+        match job.get("needs") {
+            Some(Value::Sequence(v)) => v.iter().filter_map(|x| str_of(Some(x))).collect(),
+            Some(x) => str_of(Some(x)).into_iter().collect(),
+            None => Vec::new(),
+        }
+    };
+    let mut never: BTreeMap<String, String> = BTreeMap::new();
+    loop {
+        let mut grew = false;
+        for (id, job) in &jobs {
+            if never.contains_key(id) {
+                continue;
+            }
+            let runs_anyway = job
+                .get("if")
+                .and_then(|c| str_of(Some(c)))
+                .is_some_and(|c| c.contains("always()") || c.contains("cancelled()"));
+            let own = job.get("if").is_some_and(|c| never_true(c, &judged));
+            let via = needs_of(job).into_iter().find(|n| never.contains_key(n));
+            if own {
+                never.insert(id.clone(), String::new());
+                grew = true;
+            } else if let (Some(n), false) = (via, runs_anyway) {
+                never.insert(id.clone(), n);
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
     for (id, job) in jobs {
         let base_path: Vec<Seg> = if composite {
             vec![key("runs")]
@@ -125,6 +160,16 @@ pub(super) fn github(doc: &Value, pos: &YamlPos, composite: bool) -> Read {
                 ),
                 label: label.clone(),
                 line: pos.line(&at(&["if"])),
+            });
+        }
+        if let Some(needed) = never.get(&id).filter(|n| !n.is_empty()) {
+            gates.push(Gate {
+                cat: Cat::NeverRuns,
+                why: format!(
+                    "it `needs` job `{needed}`, which never runs on push or pull request, so it is skipped too"
+                ),
+                label: label.clone(),
+                line: pos.line(&at(&["needs"])),
             });
         }
         if let Some(c) = job.get("continue-on-error").filter(|c| always_true(c)) {

@@ -586,11 +586,31 @@ pub enum SealCommand {
     Start(SealStartArgs),
     /// Stop hook: refuse "done" when tests newly fail or were deleted, skipped or weakened
     Stop(SealHookArgs),
-    /// Compare the working tree with a revision, without an agent (exit 0 clean, 1 findings)
+    /// Compare the working tree with a revision, without an agent (exit 0 clean, 1 findings,
+    /// 3 cannot judge, 4 declare: the change alters what existing tests expect)
     Check {
         /// The revision to compare against
         #[arg(long, default_value = "HEAD")]
         base: String,
+        /// Declarations of intent (JSON: `[{"test", "reason", "kind": "expectation"|"contradiction"}]`)
+        #[arg(long, value_name = "FILE")]
+        declared: Option<PathBuf>,
+    },
+    /// Declare that a test's changed expectation (or its removal with its code) was asked for,
+    /// or, with --contradiction, that a test contradicts the task; then stop again
+    Declare {
+        /// The tests, as the refusal named them
+        #[arg(required = true, value_name = "TEST")]
+        tests: Vec<String>,
+        /// Why: the user's words (or which requirement the test contradicts)
+        #[arg(long)]
+        reason: String,
+        /// The tests contradict the task: the session ends released, NOT VERIFIED
+        #[arg(long)]
+        contradiction: bool,
+        /// The session (default: the one of this repository judged last)
+        #[arg(long)]
+        session: Option<String>,
     },
     /// The sessions loki seal knows in this repository (baselines, blocks, releases) and whether
     /// each agent will run its hooks

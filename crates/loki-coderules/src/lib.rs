@@ -26,11 +26,16 @@
 
 mod equality;
 mod failing;
+mod hooks;
+mod loose;
 mod outcome;
 mod runner;
 mod shadow;
 mod special;
+mod state;
+mod steering;
 mod takeover;
+mod values;
 
 pub use outcome::{mock_targets, mocked_modules, pytest_outcome_rewrites};
 pub use special::wants_test_literals;
@@ -170,6 +175,16 @@ pub(crate) struct Out {
 
 impl Out {
     pub(crate) fn push(&mut self, f: Finding) {
+        // One finding per kind and line: a rule that sees the same line from another side says
+        // nothing new.
+        if f.line.is_some()
+            && self
+                .findings
+                .iter()
+                .any(|x| x.kind == f.kind && x.path == f.path && x.line == f.line)
+        {
+            return;
+        }
         self.findings.push(f);
     }
 
@@ -434,6 +449,8 @@ pub(crate) fn cfg_gate(attr: &str) -> Gate {
 pub(crate) struct Context<'a> {
     /// Literals of the head's test code: changed test files, test regions, unchanged test files.
     pub test_literals: crate::special::TestLiterals,
+    /// The values of each test call in the same test code ([`crate::values::Group`]).
+    pub test_calls: crate::steering::TestCalls,
     /// Literals of the files the change deletes (at base), so that a moved file's literals are
     /// not new.
     pub deleted_literals: loki_syntax::literals::LiteralSet,
@@ -480,7 +497,11 @@ pub fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Finding> 
             Prepared {
                 change: c,
                 path: c.path.as_str(),
-                role: role(&c.path, head_text.as_deref(), setup_files),
+                role: if input.runner_test_file(&c.path) {
+                    Role::Test
+                } else {
+                    role(&c.path, head_text.as_deref(), setup_files)
+                },
                 base_text: base_text.clone(),
                 head_text: head_text.clone(),
                 base: bp.as_ref().map(View::new),
@@ -491,6 +512,7 @@ pub fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Finding> 
         .collect();
     let ctx = Context {
         test_literals: crate::special::TestLiterals::collect(&prepared, &input.test_context),
+        test_calls: crate::steering::TestCalls::collect(&prepared, &input.test_context),
         deleted_literals: crate::special::deleted_literals(&prepared),
         edited_sources: prepared
             .iter()
@@ -502,10 +524,15 @@ pub fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Finding> 
     let mut out = Out::default();
     for p in &prepared {
         crate::equality::rules(p, &mut out);
+        crate::loose::rules(p, &mut out);
         crate::failing::rules(p, &mut out);
         crate::runner::rules(p, &mut out);
+        // By value first: its evidence names the test call, a single literal's only the file.
+        crate::steering::rules(p, &ctx.test_calls, &mut out);
         crate::special::rules(p, &ctx, &mut out);
         crate::takeover::rules(p, &mut out);
+        crate::hooks::rules(p, &mut out);
+        crate::state::rules(p, &mut out);
         crate::outcome::rules(p, &mut out);
     }
     crate::shadow::rules(&prepared, &ctx, &mut out);

@@ -258,6 +258,38 @@ fn string_arg(ast: &Ast, call: Node, i: usize) -> Option<String> {
     }
 }
 
+/// What reads the caller's source text or variables once the stack is in hand (Python).
+const PY_CALLER_TEXT: &[&str] = &[
+    "code_context",
+    "linecache",
+    "getsource",
+    "getsourcelines",
+    "getframeinfo",
+    "f_locals",
+    "f_code",
+    "co_filename",
+    ".line",
+    "f_back",
+];
+/// The same for JS (`new Error().stack` read back from its file) and Go (`runtime.Caller`).
+const JS_CALLER_TEXT: &[&str] = &["readFileSync", "readFile(", "prepareStackTrace"];
+const GO_CALLER_TEXT: &[&str] = &["ReadFile", "os.Open", "FuncForPC"];
+
+/// Library code that takes the call stack and reads its caller's source or variables: its
+/// answer is read out of the test that calls it (the expected value on the assertion's line),
+/// whatever the test's words. `scope` is the function holding the stack read.
+fn caller_text(ast: &Ast, scope: Node, readers: &[&str]) -> Option<(String, String)> {
+    let text = ast.text_of(scope);
+    let reader = readers.iter().find(|r| text.contains(**r))?;
+    Some((
+        format!("caller-text:{reader}"),
+        format!(
+            "takes the call stack and reads its caller's source or variables ({}): the answer is read out of the test that calls it",
+            reader.trim_matches(|c| c == '.' || c == '(')
+        ),
+    ))
+}
+
 /// A context read judged by the statement (or function) it sits in.
 fn context_read(
     ast: &Ast,
@@ -289,6 +321,7 @@ fn python<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)
                 | "traceback.format_stack"
                 | "inspect.getouterframes" => {
                     context_read(ast, ix, "the call stack", function(ix, n), &[])
+                        .or_else(|| caller_text(ast, function(ix, n), PY_CALLER_TEXT))
                 }
                 "threading.current_thread" | "threading.currentThread" | "current_thread" => {
                     context_read(
@@ -376,6 +409,12 @@ fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> 
                 .find(|c| c.kind() == "token_tree")
                 .map_or(String::new(), |t| ast.squashed(t));
             match m {
+                // `cargo test` builds with debug assertions on and a release build without: a
+                // branch on them is a branch on being tested.
+                "cfg" if args.contains("debug_assertions") => Some((
+                    format!("cfg!:{args}"),
+                    "branches on debug assertions, which `cargo test` builds with and a release build does not: library code that behaves differently under test".to_owned(),
+                )),
                 "cfg" => {
                     let gate = cfg_gate(&format!("#[cfg{args}]"));
                     (gate != Gate::Neither).then(|| {
@@ -494,6 +533,9 @@ fn go<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
                 "os.Getenv" | "os.LookupEnv" | "syscall.Getenv" => {
                     env_read(ast, ix, n, &string_arg(ast, n, 0)?)
                 }
+                "runtime.Caller" | "runtime.Callers" => {
+                    caller_text(ast, function(ix, n), GO_CALLER_TEXT)
+                }
                 _ => None,
             }
         }
@@ -522,6 +564,37 @@ fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
             let prop = ast.field_text(n, "property");
             if is_env(obj) {
                 return env_read(ast, ix, n, prop);
+            }
+            // Who the entry point is, read inside a library function: a module run by a test
+            // runner is never `require.main`, so a branch on it is a branch on being tested (an
+            // entry guard at the top of a script is not inside a function).
+            if (obj == "require" && prop == "main")
+                || (obj == "module" && prop == "parent")
+                || (obj == "process" && prop == "mainModule")
+            {
+                let in_function = ix.ancestors(n).iter().any(|a| {
+                    matches!(
+                        a.kind(),
+                        "function_declaration"
+                            | "method_definition"
+                            | "arrow_function"
+                            | "function_expression"
+                            | "function"
+                    )
+                });
+                if in_function {
+                    return Some((
+                        format!("entry:{obj}.{prop}"),
+                        format!(
+                            "reads `{obj}.{prop}` inside a function: who started the process decides the answer, and under a test runner it is never this module"
+                        ),
+                    ));
+                }
+            }
+            if (prop == "stack" || (obj == "Error" && prop == "captureStackTrace"))
+                && let Some(hit) = caller_text(ast, function(ix, n), JS_CALLER_TEXT)
+            {
+                return Some(hit);
             }
             if matches!(obj, "globalThis" | "global" | "window" | "self")
                 && (JS_TEST_GLOBALS.contains(&prop)

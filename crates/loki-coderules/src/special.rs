@@ -94,8 +94,9 @@ impl TestLiterals {
                 lines.extend(text.lines().map(line_tokens).filter(|t| t.len() >= 2));
             }
         }
-        for (path, bytes) in context {
-            if bytes.len() <= loki_findings::MAX_SCAN_BYTES && is_test_path(path) {
+        for (_, bytes) in context {
+            // Every context file is a test file: by its path, or because its runner said so.
+            if bytes.len() <= loki_findings::MAX_SCAN_BYTES {
                 let text = String::from_utf8_lossy(bytes);
                 lines.extend(text.lines().map(line_tokens).filter(|t| t.len() >= 2));
             }
@@ -160,22 +161,11 @@ pub fn deleted_literals(prepared: &[Prepared]) -> LiteralSet {
     set
 }
 
-/// Whether the change could trip this rule, so that reading the unchanged test files is worth it:
-/// an added line of library source that compares (`==`, `!=`, ` in `, `case`, `=>`, a lookup)
-/// with a distinctive literal its base does not have. A cheap line-level over-approximation of
+/// Whether the change could trip this rule or [`crate::steering`]'s, so that reading the
+/// unchanged test files is worth it: an added line of library source with a literal more than a
+/// boundary value that its base does not have. A cheap line-level over-approximation of
 /// `rules`, for the scan's input (`loki_integrity::scan_input`).
 pub fn wants_test_literals(changes: &[loki_findings::FileChange]) -> bool {
-    const MARKERS: &[&str] = &[
-        "==",
-        "!=",
-        " in ",
-        "case ",
-        "=>",
-        ".get(",
-        "includes(",
-        ".has(",
-        "match ",
-    ];
     changes.iter().any(|c| {
         let (Some(head), Some(lang)) = (c.head.as_deref(), Lang::of_source(&c.path)) else {
             return false;
@@ -195,7 +185,9 @@ pub fn wants_test_literals(changes: &[loki_findings::FileChange]) -> bool {
         let added = loki_syntax::diff::added_lines(base.as_deref(), &head);
         head.lines().enumerate().any(|(i, l)| {
             let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
-            if !added.contains(&n) || !MARKERS.iter().any(|m| l.contains(m)) {
+            // Tables (`KNOWN = {(19, 50): 6}`) and composite comparisons select on values too,
+            // without a comparison on their line: any new value is worth the test files' look.
+            if !added.contains(&n) {
                 return false;
             }
             let mut set = LiteralSet::default();

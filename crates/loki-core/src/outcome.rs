@@ -15,6 +15,12 @@
 //!
 //! `loki verify` verdicts → exit code: VERIFIED 0, TAMPERED 1, UNCHECKED 2, UNSIGNED (refused) 3,
 //! intact receipt whose run outcome is not VERIFIED/ALREADY_SATISFIED 4, no runs found 66.
+//!
+//! The judge's [`Verdict`] on a change (`loki seal check`, every stop of `loki seal`, a build's
+//! verify stage) → exit code: CLEAN 0, FINDINGS 1, CANNOT JUDGE 3, DECLARE 4. When several hold,
+//! the first of FINDINGS, DECLARE, CANNOT JUDGE wins ([`Verdict::of`]): a cheat found is worth
+//! more than a question left open, and an expectation change must be declared even where some
+//! other question stays open, or the open question would let it through unnamed.
 
 use std::fmt;
 
@@ -99,6 +105,9 @@ pub enum ExitCode {
     /// `loki seal check` could not judge the change (a suite could not run or ran nothing): 3,
     /// never 0.
     CannotJudge,
+    /// `loki seal check`: the change alters what existing tests expect, and no declaration says
+    /// it was asked for (4, the code a build run's BLOCKED has: someone must answer).
+    Declare,
     Interrupted,
     Terminated,
 }
@@ -113,7 +122,7 @@ impl ExitCode {
             ExitCode::Usage => 2,
             // `seal check`'s "cannot judge" shares 3 with a build's budget stop: neither is a pass.
             ExitCode::BudgetStop | ExitCode::CannotJudge => 3,
-            ExitCode::Blocked => 4,
+            ExitCode::Blocked | ExitCode::Declare => 4,
             ExitCode::Stalled => 5,
             ExitCode::NoInput => 66,
             ExitCode::Interrupted => 130,
@@ -185,6 +194,88 @@ pub fn decide(f: OutcomeFacts) -> Outcome {
         Outcome::Partial
     } else {
         Outcome::Failed
+    }
+}
+
+/// The judge's verdict on a change: one vocabulary for `loki seal check`, the stop hook's
+/// answers, the event log, the receipt and `--json`. Serialised `clean`, `declare`, `findings`,
+/// `cannot_judge`; printed `CLEAN`, `DECLARE`, `FINDINGS`, `CANNOT JUDGE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Nothing found and every question settled.
+    Clean,
+    /// The change alters what existing tests expect, or removes tests with the code they test:
+    /// intent cannot be read from a tree, so it must be declared.
+    Declare,
+    /// The change games the tests.
+    Findings,
+    /// An integrity question stayed open (a form that could not run, a suite that could not
+    /// start or ran nothing, no suite at all): never reported as clean.
+    CannotJudge,
+}
+
+impl Verdict {
+    /// Every verdict, in the order of the exit-code table.
+    pub const ALL: [Verdict; 4] = [
+        Verdict::Clean,
+        Verdict::Findings,
+        Verdict::CannotJudge,
+        Verdict::Declare,
+    ];
+
+    /// The verdict of a judgement with `findings` findings, `undeclared` expectation changes
+    /// nobody declared and `open` questions it could not settle (see the module doc's order).
+    #[must_use]
+    pub fn of(findings: usize, undeclared: usize, open: usize) -> Verdict {
+        if findings > 0 {
+            Verdict::Findings
+        } else if undeclared > 0 {
+            Verdict::Declare
+        } else if open > 0 {
+            Verdict::CannotJudge
+        } else {
+            Verdict::Clean
+        }
+    }
+
+    /// The exit code of `loki seal check` for this verdict.
+    #[must_use]
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Verdict::Clean => ExitCode::Success,
+            Verdict::Findings => ExitCode::Failure,
+            Verdict::CannotJudge => ExitCode::CannotJudge,
+            Verdict::Declare => ExitCode::Declare,
+        }
+    }
+
+    /// The name as printed (`CANNOT JUDGE`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Clean => "CLEAN",
+            Verdict::Declare => "DECLARE",
+            Verdict::Findings => "FINDINGS",
+            Verdict::CannotJudge => "CANNOT JUDGE",
+        }
+    }
+
+    /// The serialised name (`cannot_judge`), as `--json` and the receipt carry it.
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            Verdict::Clean => "clean",
+            Verdict::Declare => "declare",
+            Verdict::Findings => "findings",
+            Verdict::CannotJudge => "cannot_judge",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -288,6 +379,32 @@ mod tests {
             writeln!(table, "{name:<18} {:>3}", c.code()).unwrap();
         }
         insta::assert_snapshot!(table);
+    }
+
+    #[test]
+    fn judge_verdict_table_is_pinned() {
+        let mut table = String::new();
+        for v in Verdict::ALL {
+            let json = serde_json::to_string(&v).unwrap();
+            writeln!(
+                table,
+                "{:<13} {:>3}  {json}",
+                v.as_str(),
+                v.exit_code().code()
+            )
+            .unwrap();
+        }
+        insta::assert_snapshot!(table);
+    }
+
+    #[test]
+    fn findings_win_then_declare_then_open_questions() {
+        assert_eq!(Verdict::of(0, 0, 0), Verdict::Clean);
+        assert_eq!(Verdict::of(1, 1, 1), Verdict::Findings);
+        assert_eq!(Verdict::of(0, 1, 1), Verdict::Declare);
+        assert_eq!(Verdict::of(0, 0, 1), Verdict::CannotJudge);
+        // An open question never reads as clean, and an undeclared change is never hidden by one.
+        assert_ne!(Verdict::of(0, 0, 1), Verdict::Clean);
     }
 
     #[test]

@@ -125,6 +125,12 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             .collect();
         facts.integrity = v.findings.iter().map(IntegrityFinding::from).collect();
         facts.facts = v.facts.iter().map(JudgeFact::from).collect();
+        if !v.declared.is_empty() {
+            facts.declared = Some(loki_receipt::schema::Declared {
+                request: None,
+                items: v.declared.clone(),
+            });
+        }
         facts.full_suite_ran = v.full_suite;
         facts.extra_not_proven.extend(v.not_proven.iter().cloned());
     }

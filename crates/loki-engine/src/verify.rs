@@ -11,8 +11,14 @@
 //!   the base (cached per check and tree), the original tests on the new code and the new tests on
 //!   the old code when the change touched tests, the static integrity rules, each test matched
 //!   across moves. Wall files are excluded: their edits are handled by restoring, see
-//!   [`loki_contract::wall`]. Its findings fail verification; its facts (`expectation_changed`, …) go into
-//!   the receipt; a suite it cannot judge is not proven.
+//!   [`loki_contract::wall`]. Its findings fail verification; its facts (moved and flaky tests) go
+//!   into the receipt; a suite it cannot judge is not proven.
+//! - **Expectation changes** (a test that expects something else now, a test removed with its
+//!   code): a build run has no one to declare intent, so the task must show it. A change is
+//!   accepted when a wall test, written from the task alone, failed on the base, passes now, and
+//!   exercises what the changed test exercises (a name both use); it is then recorded as declared
+//!   by the wall. Otherwise the run cannot be VERIFIED: "expectation of T changed without evidence
+//!   from the task" is in NOT PROVEN (the run ends PARTIAL at best).
 //!
 //! Afterwards the worktree is put back to the tree that was judged ([`loki_git::Git::reset_to_tree`]):
 //! files the checks wrote are listed in [`Verification::generated`] and never reach the commit
@@ -67,6 +73,8 @@ pub struct Verification {
     pub unjudged: bool,
     /// The wall files that had their sealed bytes when their checks ran.
     pub wall_intact: Vec<String>,
+    /// Expectation changes the wall proves were asked for, as declarations.
+    pub declared: Vec<loki_receipt::schema::Declaration>,
 }
 
 impl Verification {
@@ -215,6 +223,8 @@ pub struct VerifyInput<'a> {
     /// The user's checkout, whose untracked dependencies (virtualenv, `node_modules`) the base and
     /// the judge's other trees use.
     pub checkout: &'a Path,
+    /// Each wall file's run on the unchanged base (the gate): what the wall proves new.
+    pub wall_base: &'a [CheckResult],
 }
 
 /// The paths changed from `base` to the worktree as it is now, wall files excluded, and the tree.
@@ -328,8 +338,35 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         })?;
         v.findings = judged.findings;
         v.facts = judged.facts;
+        for d in &judged.declare {
+            match wall_evidence(input, &v, d) {
+                Some(by) => v.declared.push(loki_receipt::schema::Declaration {
+                    kind: match d.kind {
+                        loki_checks::judge::DeclareKind::ExpectationChanged => {
+                            loki_receipt::schema::DeclarationKind::ExpectationChanged
+                        }
+                        loki_checks::judge::DeclareKind::RemovedWithCode => {
+                            loki_receipt::schema::DeclarationKind::RemovedWithCode
+                        }
+                    },
+                    test: d.test.clone(),
+                    reason: format!(
+                        "the task's acceptance test {by} failed on the base and passes now"
+                    ),
+                    was: d.was.clone(),
+                    now: d.now.clone(),
+                }),
+                None => {
+                    v.unjudged = true;
+                    v.not_proven.push(format!(
+                        "expectation of {} changed without evidence from the task (no acceptance test that failed on the base and passes now exercises it)",
+                        d.test
+                    ));
+                }
+            }
+        }
         v.pre_existing = judged.pre_existing;
-        v.unjudged = !judged.cannot_judge.is_empty();
+        v.unjudged |= !judged.cannot_judge.is_empty();
         v.not_proven.extend(
             judged
                 .cannot_judge
@@ -345,6 +382,97 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     v.generated = git.reset_to_tree(&head_tree)?;
     Ok(v)
 }
+
+/// The wall test that shows a changed expectation was asked for: it failed on the base, passes
+/// now with its sealed bytes, and its file names something the changed test's lines name.
+fn wall_evidence(
+    input: &VerifyInput<'_>,
+    v: &Verification,
+    d: &loki_checks::judge::Declarable,
+) -> Option<String> {
+    let words = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| w.len() >= 3 && w.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+            .filter(|w| !COMMON_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+            .map(str::to_owned)
+            .collect()
+    };
+    let changed = words(
+        &d.was
+            .iter()
+            .chain(&d.now)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    for w in &input.wall.files {
+        if !v.wall_intact.contains(&w.path) {
+            continue;
+        }
+        let head = v
+            .results
+            .iter()
+            .find(|r| r.role == "wall" && r.result.name == w.check.name)?;
+        let base = input.wall_base.iter().find(|r| r.name == w.check.name);
+        let newly: Vec<&str> = head
+            .result
+            .tests
+            .iter()
+            .filter(|t| t.status == loki_checks::TestStatus::Passed)
+            .filter(|t| {
+                base.is_some_and(|b| {
+                    b.tests
+                        .iter()
+                        .any(|bt| bt.id == t.id && bt.status == loki_checks::TestStatus::Failed)
+                })
+            })
+            .map(|t| t.id.as_str())
+            .collect();
+        if newly.is_empty() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&w.bytes);
+        if words(&text).iter().any(|x| changed.contains(x)) {
+            return Some(format!("{} ({})", w.path, newly.join(", ")));
+        }
+    }
+    None
+}
+
+/// Words every test has: they link nothing.
+const COMMON_WORDS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "expect",
+    "tobe",
+    "toequal",
+    "equal",
+    "strictequal",
+    "deepequal",
+    "true",
+    "false",
+    "none",
+    "null",
+    "nil",
+    "self",
+    "return",
+    "test",
+    "tests",
+    "def",
+    "func",
+    "const",
+    "let",
+    "var",
+    "import",
+    "from",
+    "want",
+    "got",
+    "err",
+    "error",
+    "len",
+    "str",
+    "int",
+];
 
 /// Lints the lines the change touched (wall files excluded: they are sealed, not the agent's).
 fn lint(
@@ -409,6 +537,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         checkout: &s.repo.root,
         wrapper: s.check_wrapper.clone(),
         confine_exe: s.opts.confine_exe.clone(),
+        wall_base: &s.wall_base_results,
     };
     let v = run(&input)?;
     for r in &v.results {

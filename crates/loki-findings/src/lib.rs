@@ -58,6 +58,13 @@ pub enum FindingKind {
     NewlySkipped,
     /// A suite that ran at base cannot run now.
     SuiteBroken,
+    /// A test that newly passes gives another result when run alone, again, or in another
+    /// order: the code's answer depends on what ran before (a counter, a seeded cache, state
+    /// shared between tests), not on its input.
+    OrderDependent,
+    /// What an existing test expects changed, where the repository refuses such changes
+    /// (`seal.expectation_changes = "refuse"`).
+    ExpectationChanged,
 }
 
 impl FindingKind {
@@ -86,6 +93,8 @@ impl FindingKind {
             FindingKind::TestDeleted => "test_deleted",
             FindingKind::NewlySkipped => "newly_skipped",
             FindingKind::SuiteBroken => "suite_broken",
+            FindingKind::OrderDependent => "order_dependent",
+            FindingKind::ExpectationChanged => "expectation_changed",
         }
     }
 
@@ -131,6 +140,12 @@ impl FindingKind {
             }
             FindingKind::NewlyFailing | FindingKind::NewTestFailing | FindingKind::SuiteBroken => {
                 "fix the code so the tests pass again"
+            }
+            FindingKind::OrderDependent => {
+                "make the answer depend on the input alone: no call counters, no caches seeded with answers, no state carried from one test to the next"
+            }
+            FindingKind::ExpectationChanged => {
+                "restore the test's expectation and fix the code: this repository refuses changes to what tests expect (seal.expectation_changes = \"refuse\")"
             }
         }
     }
@@ -238,4 +253,15 @@ pub struct ScanInput {
     /// Every path of the head tree, for rules that need to know what else exists
     /// (`shadow_module`). Empty means only the changed paths are known.
     pub tree_paths: Vec<String>,
+    /// Files the test runner itself reported tests from (a `test.py` that a `pytest.ini` names,
+    /// a `testMatch` of jest): test files whatever their names say.
+    pub test_files: std::collections::BTreeSet<String>,
+}
+
+impl ScanInput {
+    /// Whether the runner reported tests from `path` ([`ScanInput::test_files`]).
+    #[must_use]
+    pub fn runner_test_file(&self, path: &str) -> bool {
+        self.test_files.contains(path)
+    }
 }

@@ -222,8 +222,9 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
         })
         .collect();
     let is_test = |c: &FileChange, s: &Option<Side>| {
-        s.as_ref()
-            .is_some_and(|s| testcode::is_test_file(&c.path, s.lexed.as_ref()))
+        input.runner_test_file(&c.path)
+            || s.as_ref()
+                .is_some_and(|s| testcode::is_test_file(&c.path, s.lexed.as_ref()))
     };
     let changed_sources: Vec<&str> = input
         .changes
@@ -379,7 +380,7 @@ pub fn scan_input(git: &Git, base: &str, head: &str) -> Result<ScanInput, Integr
         .raw_changes(base, head)
         .map_err(fail("list the changed files"))?;
     let tree = git.ls_tree(head).map_err(fail("list the head tree"))?;
-    scan_input_from(git, head, &changes, tree)
+    scan_input_from(git, head, &changes, tree, &BTreeSet::new())
 }
 
 /// [`scan_input`] from what the caller already read: the change list between the base and
@@ -391,6 +392,7 @@ pub fn scan_input_from(
     head: &str,
     changes: &[RawChange],
     tree: Vec<String>,
+    test_files: &BTreeSet<String>,
 ) -> Result<ScanInput, IntegrityError> {
     let fail = |action| move |source| IntegrityError::Git { action, source };
     let oids: Vec<&str> = changes
@@ -417,8 +419,9 @@ pub fn scan_input_from(
             head: bytes(c.head.as_ref()),
         });
     }
+    input.test_files = test_files.clone();
     let context = context_paths(&tree, &changed);
-    let tests = test_context_paths(&tree, &input.changes);
+    let tests = test_context_paths(&tree, &input.changes, test_files);
     let requests: Vec<String> = context
         .iter()
         .map(|p| p.as_str())
@@ -483,7 +486,11 @@ const MAX_TEST_CONTEXT_FILES: usize = 100;
 /// line of library source compares with a new distinctive literal, else test files by path,
 /// those named after a changed source file first (`calc.py` → `test_calc.py`), at most
 /// [`MAX_TEST_CONTEXT_FILES`].
-fn test_context_paths(tree: &[String], changes: &[FileChange]) -> Vec<String> {
+fn test_context_paths(
+    tree: &[String],
+    changes: &[FileChange],
+    test_files: &BTreeSet<String>,
+) -> Vec<String> {
     if !loki_coderules::wants_test_literals(changes) {
         return Vec::new();
     }
@@ -503,7 +510,7 @@ fn test_context_paths(tree: &[String], changes: &[FileChange]) -> Vec<String> {
     let changed: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
     let mut candidates: Vec<&String> = tree
         .iter()
-        .filter(|p| is_test_path(p) && !changed.contains(p.as_str()))
+        .filter(|p| (is_test_path(p) || test_files.contains(*p)) && !changed.contains(p.as_str()))
         .collect();
     // Stable: related files first, then tree order.
     candidates.sort_by_key(|p| {

@@ -6,7 +6,8 @@
 //! - `equality`: `eq_override`;
 //! - `failure`: `failure_expected`;
 //! - `runner`: `runner_detection`;
-//! - `special`: `test_input_special_case`;
+//! - `special`: `test_input_special_case` on one literal;
+//! - `steering`: `test_input_special_case` by value: combinations, composites, tables;
 //! - `takeover`: `run_takeover`;
 //! - `shadow`: `shadow_module`;
 //! - `robustness`: line endings, broken code, moved code, and properties over generated changes.
@@ -17,6 +18,7 @@ mod robustness;
 mod runner;
 mod shadow;
 mod special;
+mod steering;
 mod takeover;
 
 use super::{FileChange, Finding, FindingKind, ScanInput, scan};

@@ -138,7 +138,7 @@ pub fn seal_check(ctx: &Ctx, a: &SealCheckArgs) -> Result<Value, ToolError> {
         repo.root.join(".loki"),
         Some(ctx.exe.clone()),
     );
-    Ok(loki_seal::check(&repo.root, base, &opts)?.to_json())
+    Ok(loki_seal::check(&repo.root, base, &[], &opts)?.to_json())
 }
 
 /// `loki_runs`: the runs of a repository, newest first.

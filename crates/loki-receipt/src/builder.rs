@@ -41,9 +41,11 @@ use crate::dsse::{Envelope, envelope_for};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
 use crate::schema::{
-    Assessment, Check, Contract, Cost, CriterionStatus, DiffStats, EventsBinding, Evidence,
-    IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
+    Assessment, Check, Contract, Cost, CriterionStatus, DeclarationKind, Declared, DiffStats,
+    EventsBinding, Evidence, IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time,
+    Tool, Wall,
 };
+use loki_core::outcome::Verdict;
 
 /// Listed when only the impacted tests ran, not the whole suite.
 pub const FULL_SUITE: &str = "full suite";
@@ -118,8 +120,13 @@ pub struct ReceiptFacts {
     pub wall: Wall,
     pub checks: Vec<Check>,
     pub integrity: Vec<IntegrityFinding>,
-    /// Judge facts that do not change the verdict (`expectation_changed`, ...).
+    /// Judge facts that do not change the verdict (`test_moved`, `flaky`, ...).
     pub facts: Vec<JudgeFact>,
+    /// The judge's verdict on the change, when a judge ran: anything but CLEAN keeps the run
+    /// from VERIFIED.
+    pub judgement: Option<Verdict>,
+    /// Declarations about the change; a contradiction keeps the run from VERIFIED.
+    pub declared: Option<Declared>,
     pub assessments: Vec<Assessment>,
     pub cost: Cost,
     pub time: Time,
@@ -165,6 +172,8 @@ impl ReceiptFacts {
             checks: Vec::new(),
             integrity: Vec::new(),
             facts: Vec::new(),
+            judgement: None,
+            declared: None,
             assessments: Vec::new(),
             cost: Cost::default(),
             time: Time::default(),
@@ -256,6 +265,8 @@ impl ReceiptBuilder {
             checks: f.checks.clone(),
             integrity: f.integrity.clone(),
             facts: f.facts.clone(),
+            judgement: f.judgement,
+            declared: f.declared.clone(),
             assessments: f.assessments.clone(),
             not_proven: self.not_proven(),
             verdict: self.verdict(),
@@ -329,6 +340,15 @@ fn outcome_facts(f: &ReceiptFacts) -> OutcomeFacts {
         && !f.checks.is_empty()
         && f.checks.iter().all(Check::proves)
         && f.integrity.is_empty()
+        && f.judgement.is_none_or(|v| v == Verdict::Clean)
+        && !f.declared.as_ref().is_some_and(|d| {
+            d.items.iter().any(|i| {
+                matches!(
+                    i.kind,
+                    DeclarationKind::Contradiction | DeclarationKind::Undeclared
+                )
+            })
+        })
         && wall_ok
         && f.contract
             .as_ref()

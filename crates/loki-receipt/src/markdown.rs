@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use loki_core::time::human_duration;
 
-use crate::schema::{Cost, Receipt, Time};
+use crate::schema::{Cost, DeclarationKind, Declared, Receipt, Time};
 
 /// What the signature line of `receipt.md` says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,6 +195,12 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
             cell(&i.detail)
         );
     }
+    if let Some(v) = r.judgement {
+        let _ = writeln!(s, "\nJudgement: **{v}**");
+    }
+    if let Some(d) = &r.declared {
+        declared(&mut s, d);
+    }
     if !r.facts.is_empty() {
         s.push_str("\n## Facts\n\n");
         for f in &r.facts {
@@ -318,6 +324,34 @@ fn cell(text: &str) -> String {
         .replace('|', "\\|")
         .replace('`', "'")
         .replace(['\n', '\r'], " ")
+}
+
+/// The declarations: each test with what it expected and expects now, and who said why.
+fn declared(s: &mut String, d: &Declared) {
+    s.push_str("\n## Declared\n\n");
+    if let Some(req) = &d.request {
+        let _ = writeln!(s, "Request: {}\n", cell(req));
+    }
+    for i in &d.items {
+        let what = match i.kind {
+            DeclarationKind::ExpectationChanged => "expectation changed on purpose",
+            DeclarationKind::RemovedWithCode => "removed with the code it tests",
+            DeclarationKind::Contradiction => "contradicts the task",
+            DeclarationKind::Undeclared => "NOT DECLARED: what it expects changed",
+        };
+        let reason = if i.reason.is_empty() {
+            String::new()
+        } else {
+            format!(": \"{}\"", cell(&i.reason))
+        };
+        let _ = writeln!(s, "- `{}` {what}{reason}", cell(&i.test));
+        for w in &i.was {
+            let _ = writeln!(s, "  - was: `{}`", cell(w));
+        }
+        for n in &i.now {
+            let _ = writeln!(s, "  - now: `{}`", cell(n));
+        }
+    }
 }
 
 #[cfg(test)]

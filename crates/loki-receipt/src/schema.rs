@@ -9,7 +9,7 @@
 //! Every `f64` must be finite: JSON has no NaN or infinity, and serde_json would write them as
 //! `null`, which then fails to parse back. [`Receipt::check_finite`] enforces it before hashing.
 
-use loki_core::outcome::Outcome;
+use loki_core::outcome::{Outcome, Verdict};
 use loki_core::run::RunKind;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -35,9 +35,16 @@ pub struct Receipt {
     pub wall: Wall,
     pub checks: Vec<Check>,
     pub integrity: Vec<IntegrityFinding>,
-    /// Facts of the judgement that do not change the verdict (behaviour changes, tests moved).
+    /// Facts of the judgement that do not change the verdict (tests moved, flaky tests).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<JudgeFact>,
+    /// The judge's verdict on the change (seal and build runs), before the outcome's other rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<Verdict>,
+    /// What the agent or the person declared about the change (expectations changed on purpose,
+    /// tests removed with their code, tests that contradict the task), and the request it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<Declared>,
     /// Model judgments. Recorded, never evidence: they can only lower the verdict.
     pub assessments: Vec<Assessment>,
     /// What this run did not prove. Never empty by omission: see [`crate::builder`].
@@ -213,6 +220,59 @@ pub struct JudgeFact {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     pub detail: String,
+}
+
+/// The declarations of a run: signed, so a person sees what the agent said it was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Declared {
+    /// The session's first request from its user, read from the agent's transcript, when the
+    /// hook gave one (at most 2,000 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    pub items: Vec<Declaration>,
+}
+
+/// What a declaration says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeclarationKind {
+    /// The test's expectation was changed on purpose.
+    ExpectationChanged,
+    /// The test was removed on purpose, together with the code it tests.
+    RemovedWithCode,
+    /// The test contradicts the task: it cannot pass with the behaviour asked for. The run is
+    /// released NOT VERIFIED.
+    Contradiction,
+    /// Not yet declared: the judge found the change and nobody declared it.
+    Undeclared,
+}
+
+impl DeclarationKind {
+    /// The serialised name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeclarationKind::ExpectationChanged => "expectation_changed",
+            DeclarationKind::RemovedWithCode => "removed_with_code",
+            DeclarationKind::Contradiction => "contradiction",
+            DeclarationKind::Undeclared => "undeclared",
+        }
+    }
+}
+
+/// One declaration about one test.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Declaration {
+    pub kind: DeclarationKind,
+    pub test: String,
+    /// Why, in the words of whoever declared it (empty for [`DeclarationKind::Undeclared`]).
+    pub reason: String,
+    /// What the test expected before the change (its lines), when it changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub was: Vec<String>,
+    /// What it expects now.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub now: Vec<String>,
 }
 
 /// A model's judgment. It can lower the verdict (`lowers_to`), never raise it.

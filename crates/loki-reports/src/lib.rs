@@ -64,6 +64,9 @@ pub struct ParsedRun {
     pub anomalies: Vec<String>,
     /// The exit status the runner itself reported at the end of its session (pytest's plugin).
     pub reported_exit: Option<i64>,
+    /// The arguments the runner says it was started with (pytest's plugin), to compare with
+    /// what was run: a wrapper between them changes what runs.
+    pub started_with: Option<Vec<String>>,
 }
 
 /// Parses one run of a check of `kind`: `structured` are the report files the runner wrote, best
@@ -80,10 +83,32 @@ pub fn parse_run(kind: CheckKind, structured: &[String], log: &str) -> ParsedRun
                             .to_owned(),
                     );
                 }
+                if !p.env_addopts.trim().is_empty() {
+                    anomalies.push(format!(
+                        "PYTEST_ADDOPTS was set around the run (`{}`): something between loki and pytest changed its options",
+                        p.env_addopts.trim()
+                    ));
+                }
+                // The project's own ini may deselect (`-m "not slow"`): that is committed and
+                // judged as configuration. Anything else that deselects is not loki's doing.
+                let configured = ["-m", "-k", "--deselect"]
+                    .iter()
+                    .any(|f| p.ini_addopts.split_whitespace().any(|w| w.starts_with(f)));
+                if !p.deselected.is_empty() && !configured {
+                    let shown: Vec<&str> =
+                        p.deselected.iter().take(3).map(String::as_str).collect();
+                    anomalies.push(format!(
+                        "{} tests were deselected, so they never ran ({}{})",
+                        p.deselected.len(),
+                        shown.join(", "),
+                        if p.deselected.len() > 3 { ", ..." } else { "" }
+                    ));
+                }
                 return ParsedRun {
                     report: Some(p.report),
                     anomalies,
                     reported_exit: p.finished,
+                    started_with: Some(p.args),
                 };
             }
             ParsedRun {
@@ -99,6 +124,7 @@ pub fn parse_run(kind: CheckKind, structured: &[String], log: &str) -> ParsedRun
                 anomalies: run.anomalies(),
                 report: Some(run.report),
                 reported_exit: None,
+                started_with: None,
             },
             None => ParsedRun::default(),
         },

@@ -5,7 +5,9 @@
 //! One JSON object per line: `{"event":"start","rootdir":…}`, then per test phase
 //! `{"event":"test","nodeid":…,"when":"setup|call|teardown","outcome":"passed|failed|skipped",
 //! "xfail":bool}`, per failed collector `{"event":"collect_error","nodeid":…}`, and
-//! `{"event":"finish","exitstatus":N}`. A test's id is its node id (`tests/test_a.py::TestX::test_y[1]`,
+//! `{"event":"finish","exitstatus":N}`; the start event also carries the arguments pytest was
+//! started with (`args`) and `PYTEST_ADDOPTS` (`env_addopts`), and each test deselected by `-k`,
+//! `-m`, `--deselect` or a plugin is `{"event":"deselected","nodeid":…}`. A test's id is its node id (`tests/test_a.py::TestX::test_y[1]`,
 //! relative to pytest's rootdir), so a run can be narrowed to exactly these ids again. A test failed
 //! when any phase failed (an error in setup or teardown is a failure); it was skipped when setup or
 //! call was skipped (xfail included); else passed. A collection error is a failed test named by the
@@ -16,6 +18,9 @@
 //! The plugin turns on `--continue-on-collection-errors`: a test file that cannot be collected
 //! (it imports what does not exist yet) still fails the run, but no longer stops every other
 //! file's tests from running, so the judge sees them at base and at head.
+//!
+//! `--loki-reverse` runs the selected tests in reverse order (the judge's order check: a test
+//! that passes only after its neighbours ran first leans on what they left behind).
 //!
 //! The plugin also adds `--loki-repeat=N`: each selected test runs N times in the one session,
 //! every repetition but the last torn down completely (session fixtures included), so the next
@@ -70,7 +75,18 @@ def pytest_configure(config):
 
 
 def pytest_sessionstart(session):
-    _emit({"event": "start", "rootdir": str(session.config.rootpath)})
+    _emit({
+        "event": "start",
+        "rootdir": str(session.config.rootpath),
+        "args": [str(a) for a in session.config.invocation_params.args],
+        "env_addopts": _os.environ.get("PYTEST_ADDOPTS", ""),
+        "ini_addopts": str(session.config.inicfg.get("addopts", "") or ""),
+    })
+
+
+def pytest_deselected(items):
+    for item in items:
+        _emit({"event": "deselected", "nodeid": item.nodeid})
 
 
 def pytest_collectreport(report):
@@ -100,6 +116,19 @@ def pytest_addoption(parser):
         dest="loki_repeat",
         help="run each test this many times, each from a fresh setup (loki's reruns)",
     )
+    parser.getgroup("loki").addoption(
+        "--loki-reverse",
+        action="store_true",
+        default=False,
+        dest="loki_reverse",
+        help="run the selected tests in reverse order (loki's order check)",
+    )
+
+
+@_pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("loki_reverse"):
+        items.reverse()
 
 
 @_pytest.hookimpl(tryfirst=True)
@@ -135,6 +164,12 @@ struct PluginEvent {
     rootdir: Option<String>,
     #[serde(default)]
     exitstatus: Option<i64>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env_addopts: String,
+    #[serde(default)]
+    ini_addopts: String,
 }
 
 /// The plugin's report, parsed.
@@ -145,6 +180,14 @@ pub struct PluginReport {
     pub rootdir: Option<String>,
     /// The session reached `pytest_sessionfinish`, with this exit status.
     pub finished: Option<i64>,
+    /// The arguments pytest was started with (its `invocation_params.args`).
+    pub args: Vec<String>,
+    /// `PYTEST_ADDOPTS` as the session saw it.
+    pub env_addopts: String,
+    /// The `addopts` of the project's ini file (committed configuration).
+    pub ini_addopts: String,
+    /// Tests deselected by `-k`, `-m`, `--deselect` or a plugin.
+    pub deselected: Vec<String>,
 }
 
 /// Parses the plugin's JSON lines; `None` when none is an event.
@@ -160,6 +203,10 @@ pub fn parse_plugin(text: &str) -> Option<PluginReport> {
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     let mut rootdir = None;
     let mut finished = None;
+    let mut args = Vec::new();
+    let mut env_addopts = String::new();
+    let mut ini_addopts = String::new();
+    let mut deselected = Vec::new();
     let mut any = false;
     for line in text.lines() {
         let Ok(ev) = serde_json::from_str::<PluginEvent>(line.trim()) else {
@@ -169,6 +216,13 @@ pub fn parse_plugin(text: &str) -> Option<PluginReport> {
             "start" => {
                 any = true;
                 rootdir = ev.rootdir;
+                args = ev.args;
+                env_addopts = ev.env_addopts;
+                ini_addopts = ev.ini_addopts;
+            }
+            "deselected" => {
+                any = true;
+                deselected.push(ev.nodeid);
             }
             "finish" => {
                 any = true;
@@ -227,6 +281,10 @@ pub fn parse_plugin(text: &str) -> Option<PluginReport> {
         report: TestReport::from_cases("pytest-plugin", cases),
         rootdir,
         finished,
+        args,
+        env_addopts,
+        ini_addopts,
+        deselected,
     })
 }
 

@@ -41,6 +41,11 @@ pub struct Selection {
     pub tests: Vec<String>,
     /// How many times each test runs in the one run; 0 and 1 mean once.
     pub repeat: u32,
+    /// Only the named tests, not the rest of their files (vitest and jest `-t`, node
+    /// `--test-name-pattern`; pytest, cargo and go select by name anyway).
+    pub exact: bool,
+    /// The selected tests in reverse order (pytest, with loki's plugin's `--loki-reverse`).
+    pub reverse: bool,
 }
 
 impl Selection {
@@ -67,6 +72,24 @@ impl Selection {
     pub fn repeated(self, times: u32) -> Selection {
         Selection {
             repeat: times,
+            ..self
+        }
+    }
+
+    /// The same tests, without the rest of their files.
+    #[must_use]
+    pub fn exact(self) -> Selection {
+        Selection {
+            exact: true,
+            ..self
+        }
+    }
+
+    /// The same selection run in reverse order.
+    #[must_use]
+    pub fn reversed(self) -> Selection {
+        Selection {
+            reverse: true,
             ..self
         }
     }
@@ -116,9 +139,12 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
             }
             out.command.extend(files);
             out.command.extend(sel.tests.iter().cloned());
-            // loki's pytest plugin, which every pytest run loads, defines the option.
+            // loki's pytest plugin, which every pytest run loads, defines the options.
             if sel.repeat > 1 {
                 out.command.push(format!("--loki-repeat={}", sel.repeat));
+            }
+            if sel.reverse {
+                out.command.push("--loki-reverse".into());
             }
         }
         CheckKind::Cargo | CheckKind::Nextest => {
@@ -230,8 +256,17 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
                 }
                 paths.insert(file.to_owned());
             }
+            let names = if sel.exact {
+                name_pattern(check.kind, &sel.tests)
+            } else {
+                None
+            };
             match (check.kind, check.script.as_deref()) {
-                (CheckKind::Node, None) => out.command.extend(paths),
+                (CheckKind::Node, None) => {
+                    out.command
+                        .extend(names.map(|n| format!("--test-name-pattern={n}")));
+                    out.command.extend(paths);
+                }
                 (_, Some(script))
                     if plain_runner_script(script)
                         || crate::script::narrowable(&root.join(&check.dir)) =>
@@ -245,6 +280,10 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
                             .into_iter()
                             .map(|p| if jest { regex_escape(&p) } else { p }),
                     );
+                    if let Some(n) = names {
+                        out.command.push("-t".into());
+                        out.command.push(n);
+                    }
                 }
                 _ => return None,
             }
@@ -252,6 +291,27 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
         CheckKind::Npm => return None,
     }
     Some(out)
+}
+
+/// A regex of the tests' names for the runner's name filter: vitest and jest match a test's
+/// full name (its suites' names and its own, joined by spaces), node `--test` its own name.
+fn name_pattern(kind: CheckKind, ids: &[String]) -> Option<String> {
+    let names: Vec<String> = ids
+        .iter()
+        .filter_map(|id| {
+            let parts: Vec<&str> = id.split(" > ").skip(1).collect();
+            if parts.is_empty() {
+                return None;
+            }
+            let name = if kind == CheckKind::Node {
+                parts.last().map(|s| (*s).to_owned()).unwrap_or_default()
+            } else {
+                parts.join(" ")
+            };
+            Some(regex_escape(&name))
+        })
+        .collect();
+    (!names.is_empty()).then(|| format!("^({})$", names.join("|")))
 }
 
 /// Whether a `cargo test` argument picks targets (then cargo runs doctests only if it is `--doc`).
@@ -557,7 +617,7 @@ pub(crate) mod tests {
                     "example.com/m/TestRoot".into(),
                     "example.com/m/calc/TestAdd/small".into(),
                 ],
-                repeat: 0,
+                ..Selection::default()
             },
         )
         .unwrap();

@@ -200,6 +200,7 @@ fn main() {
         run: RunOptions::new(home.path().join("logs")),
         max_blocks: 5,
         keys: KeyEnv::default(),
+        expectation_changes: loki_seal::declare::Mode::default(),
     };
     let input = HookInput {
         session_id: Some("bench".into()),

@@ -1,5 +1,6 @@
 //! The seal's decision, from the judge's facts only ([`loki_checks::judge`]): every finding blocks,
-//! with its class, test or file and line, evidence and what to do instead. A change that cannot be
+//! with its class, test or file and line, evidence and what to do instead, and so does every
+//! change whose intent nobody declared ([`crate::declare`]). A change that cannot be
 //! judged (a suite that could not run at session start either) is never accepted as verified, but
 //! does not trap the agent: the stop is allowed and recorded NOT VERIFIED with what to install. Pure,
 //! so every rule has a test.
@@ -7,7 +8,7 @@
 use std::fmt::Write as _;
 
 use loki_checks::CheckStatus;
-use loki_checks::judge::Judged;
+use loki_checks::judge::{Declarable, Judged};
 
 /// What the hook tells the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +27,8 @@ pub enum Decision {
 #[derive(Debug, Clone, Copy)]
 pub struct Evidence<'a> {
     pub judged: &'a Judged,
+    /// Changes nobody declared ([`crate::declare::apply`]): they block like findings.
+    pub undeclared: &'a [Declarable],
     /// Consecutive blocks before this stop.
     pub blocks_so_far: u32,
     pub max_blocks: u32,
@@ -34,8 +37,10 @@ pub struct Evidence<'a> {
 /// Why the seal refuses, and whether the release valve opened.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Judgement {
-    /// One line per reason to block; empty means allow.
+    /// One line per finding; with `undeclared`, the reasons to block.
     pub reasons: Vec<String>,
+    /// One line per change whose intent nobody declared.
+    pub undeclared: Vec<String>,
     /// Suites that could not be judged, each with what to do; never "clean".
     pub cannot_judge: Vec<String>,
     /// Blocked reasons exist, but `max_blocks` consecutive blocks were reached: allowed anyway,
@@ -47,13 +52,29 @@ impl Judgement {
     /// True when the agent must keep working.
     #[must_use]
     pub fn blocks(&self) -> bool {
-        !self.reasons.is_empty() && !self.released
+        self.refused() && !self.released
     }
 
-    /// Nothing found and everything judged.
+    /// Findings or undeclared changes: what refuses a stop until the valve opens.
+    #[must_use]
+    pub fn refused(&self) -> bool {
+        !self.reasons.is_empty() || !self.undeclared.is_empty()
+    }
+
+    /// Nothing found, nothing to declare and everything judged.
     #[must_use]
     pub fn clean(&self) -> bool {
-        self.reasons.is_empty() && self.cannot_judge.is_empty()
+        !self.refused() && self.cannot_judge.is_empty()
+    }
+
+    /// Every unresolved reason, findings first.
+    #[must_use]
+    pub fn unresolved(&self) -> Vec<String> {
+        self.reasons
+            .iter()
+            .chain(&self.undeclared)
+            .cloned()
+            .collect()
     }
 }
 
@@ -72,9 +93,16 @@ pub fn decide(e: &Evidence<'_>) -> Judgement {
         .iter()
         .map(|c| format!("{}: {} — {}", c.check, c.reason, c.fix))
         .collect();
-    let released = !reasons.is_empty() && e.blocks_so_far >= e.max_blocks;
+    let undeclared: Vec<String> = e
+        .undeclared
+        .iter()
+        .map(|d| format!("{} {}: {}", d.kind.as_str(), d.test, d.detail))
+        .collect();
+    let released =
+        (!reasons.is_empty() || !undeclared.is_empty()) && e.blocks_so_far >= e.max_blocks;
     Judgement {
         reasons,
+        undeclared,
         cannot_judge,
         released,
     }
@@ -101,6 +129,7 @@ pub fn block_message(j: &Judgement, tails: &[(String, String)]) -> String {
     for r in &j.reasons {
         let _ = writeln!(s, "- {r}");
     }
+    let _ = writeln!(s, "{}", crate::declare::HONEST_WAY_OUT);
     for (name, tail) in tails {
         let tail = tail.trim();
         if !tail.is_empty() {
@@ -127,6 +156,7 @@ mod tests {
     fn run(j: &Judged, blocks: u32) -> Judgement {
         decide(&Evidence {
             judged: j,
+            undeclared: &[],
             blocks_so_far: blocks,
             max_blocks: 5,
         })

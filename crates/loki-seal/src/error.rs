@@ -13,6 +13,16 @@ pub enum SealError {
     BadState { path: PathBuf, reason: String },
     #[error("the hook input on stdin is not valid JSON: {0}")]
     BadInput(String),
+    #[error("{path}: {reason}")]
+    BadDeclarations { path: PathBuf, reason: String },
+    #[error(
+        "{test:?} names no test whose expectation this change alters, so the declaration was refused (declare only what the judge listed); the changes to declare: {changes}"
+    )]
+    Undeclarable { test: String, changes: String },
+    #[error(
+        "no seal session in {repo} has been judged yet, so there is nothing to declare: stop first (the refusal lists the tests to declare), or name the session with --session"
+    )]
+    NothingToDeclare { repo: PathBuf },
     #[error("{path} is not valid JSON, so it was left unchanged: {reason}")]
     BadSettings { path: PathBuf, reason: String },
     #[error(transparent)]
@@ -43,6 +53,9 @@ impl loki_core::exit::Classify for SealError {
         match self {
             SealError::NoBaseline { .. }
             | SealError::BadInput(_)
+            | SealError::BadDeclarations { .. }
+            | SealError::Undeclarable { .. }
+            | SealError::NothingToDeclare { .. }
             | SealError::BadSettings { .. } => ExitClass::Usage,
             SealError::Core(e) => e.exit_class(),
             SealError::Checks(e) => e.exit_class(),

@@ -55,6 +55,9 @@ pub struct HookInput {
     /// Informational: a known session id keeps its baseline whatever the source.
     #[serde(default)]
     pub source: Option<String>,
+    /// The agent's transcript (JSON lines), where the user's request is read from.
+    #[serde(default)]
+    pub transcript_path: Option<PathBuf>,
 }
 
 impl HookInput {

@@ -47,6 +47,7 @@
 
 pub mod activation;
 pub mod decide;
+pub mod declare;
 mod error;
 pub mod hook;
 pub mod install;

@@ -4,12 +4,17 @@
 //! # `seal check --json`
 //!
 //! ```text
-//! {"base": sha, "verdict": "clean"|"findings"|"cannot_judge", "clean": bool,
+//! {"base": sha, "verdict": "clean"|"declare"|"findings"|"cannot_judge", "clean": bool,
 //!  "reasons": [text], "findings": [{kind, path, line?, test?, detail, advice}],
+//!  "declare": [{kind, check, test, path, line?, was: [text], now: [text], detail}],
+//!  "declared": [{kind, test, reason, was?, now?}],
 //!  "facts": [{kind, check, test, detail}], "cannot_judge": [text],
 //!  "comparison": {…}, "checks": [head results], "base_checks": [base results],
 //!  "not_proven": [text]}
 //! ```
+//!
+//! `declare` lists the changes nobody declared (what exit 4 is about); `declared` the ones a
+//! `--declared` file named, and the contradictions it declared.
 //!
 //! `advice` is always present on a finding (what the agent should do instead), so a reader of
 //! the JSON needs no table of its own.
@@ -18,6 +23,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use loki_checks::RunOptions;
+use loki_checks::judge::Verdict;
 use loki_core::config::Config;
 use loki_receipt::KeyEnv;
 use serde_json::{Value, json};
@@ -29,7 +35,7 @@ pub const DEFAULT_MAX_BLOCKS: u64 = 5;
 
 impl SealOptions {
     /// The options of a seal run from the configuration (`checks.timeout_s`,
-    /// `checks.output_cap_bytes`, `seal.max_blocks`), logs under `log_dir`, the judge's runs
+    /// `checks.output_cap_bytes`, `seal.max_blocks`, `seal.expectation_changes`), logs under `log_dir`, the judge's runs
     /// fenced from each other through `confine_exe`'s `__confine` (loki's own binary).
     #[must_use]
     pub fn from_config(
@@ -52,15 +58,18 @@ impl SealOptions {
             run,
             max_blocks: u32::try_from(max_blocks).unwrap_or(u32::MAX),
             keys: KeyEnv::from_process(),
+            expectation_changes: crate::declare::Mode::parse(
+                config.str("seal.expectation_changes"),
+            ),
         }
     }
 }
 
 impl CheckReport {
-    /// The verdict in words: `clean`, `findings` or `cannot_judge`.
+    /// The verdict, declarations counted.
     #[must_use]
-    pub fn verdict(&self) -> &'static str {
-        self.judged.verdict()
+    pub fn verdict(&self) -> Verdict {
+        self.applied.verdict
     }
 
     /// The report as `seal check --json` prints it (the module doc's shape).
@@ -87,9 +96,11 @@ impl CheckReport {
         json!({
             "base": self.base,
             "verdict": verdict,
-            "clean": verdict == "clean",
-            "reasons": self.judgement.reasons,
+            "clean": verdict == Verdict::Clean,
+            "reasons": self.judgement.unresolved(),
             "findings": findings,
+            "declare": self.applied.undeclared,
+            "declared": self.applied.declared,
             "facts": facts,
             "cannot_judge": j.cannot_judge,
             "comparison": j.comparison,

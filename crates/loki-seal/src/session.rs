@@ -18,7 +18,10 @@ use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde::{Deserialize, Serialize};
 
 use crate::decide::{Evidence, Judgement, block_message, decide};
+use crate::declare::{self, Applied, Mode};
 use crate::{Decision, HookInput, SealError};
+use loki_checks::judge::Declarable;
+use loki_receipt::schema::{Declaration, Declared};
 
 /// Schema tag of a session state file.
 pub const STATE_SCHEMA: &str = "loki.seal/1";
@@ -36,6 +39,8 @@ pub struct SealOptions {
     pub max_blocks: u32,
     /// Where the signing key comes from.
     pub keys: KeyEnv,
+    /// `seal.expectation_changes`.
+    pub expectation_changes: Mode,
 }
 
 /// What `start` recorded for a session.
@@ -60,6 +65,18 @@ pub struct SealState {
     /// The last stops, newest last (at most [`HISTORY`]).
     #[serde(default)]
     pub history: Vec<StopRecord>,
+    /// What `loki seal declare` was told in this session.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declarations: Vec<Declaration>,
+    /// The changes the last stop found nobody had declared: what a declaration may name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<Declarable>,
+    /// Tests the last stop saw failing or changed: what a contradiction may name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known: Vec<String>,
+    /// The session's first request from its user, when the agent's transcript gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
 }
 
 /// Where a session's baseline came from.
@@ -155,7 +172,7 @@ pub fn state_path(home: &Path, session: &str) -> PathBuf {
 /// Holds the session's lock (`<state>.lock`, beside the state file) for as long as it lives: a stop
 /// reads the block counter, judges and writes it back, so two stops of one session at once would
 /// lose a count. A second stop waits for the first.
-fn lock_session(home: &Path, session: &str) -> Result<std::fs::File, SealError> {
+pub(crate) fn lock_session(home: &Path, session: &str) -> Result<std::fs::File, SealError> {
     let dir = home.join("seal");
     loki_core::fs::ensure_private_dir(&dir)?;
     let path = state_path(home, session).with_extension("lock");
@@ -177,7 +194,7 @@ fn lock_session(home: &Path, session: &str) -> Result<std::fs::File, SealError> 
     Ok(file)
 }
 
-fn save_state(home: &Path, state: &SealState) -> Result<(), SealError> {
+pub(crate) fn save_state(home: &Path, state: &SealState) -> Result<(), SealError> {
     let dir = home.join("seal");
     loki_core::fs::ensure_private_dir(&dir)?;
     let mut bytes = serde_json::to_vec_pretty(state).map_err(|e| SealError::BadState {
@@ -193,7 +210,7 @@ fn save_state(home: &Path, state: &SealState) -> Result<(), SealError> {
     Ok(())
 }
 
-fn load_state(home: &Path, session: &str) -> Result<SealState, SealError> {
+pub(crate) fn load_state(home: &Path, session: &str) -> Result<SealState, SealError> {
     let path = state_path(home, session);
     match read_state(&path) {
         Err(SealError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
@@ -286,6 +303,10 @@ pub fn start(
         baseline_s: clock.elapsed().as_secs_f64(),
         origin: Origin::SessionStart,
         history: Vec::new(),
+        declarations: Vec::new(),
+        pending: Vec::new(),
+        known: Vec::new(),
+        request: None,
     };
     save_state(&opts.home, &state)?;
     Ok(Started { state, kept: false })
@@ -310,6 +331,10 @@ fn baseline_from_head(git: &Git, repo_root: &Path, session: &str) -> Result<Seal
         baseline_s: 0.0,
         origin: Origin::LastCommit,
         history: Vec::new(),
+        declarations: Vec::new(),
+        pending: Vec::new(),
+        known: Vec::new(),
+        request: None,
     })
 }
 
@@ -402,7 +427,7 @@ pub fn stop(
 
     let mut run = opts.run.clone();
     run.log_dir = dir.join("checks");
-    let judged = judge(&JudgeInput {
+    let mut judged = judge(&JudgeInput {
         repo_root,
         head_root: repo_root,
         base: &state.snapshot,
@@ -419,9 +444,17 @@ pub fn stop(
         // The judge ran the last commit's suites: later stops of the session reuse them.
         state.baseline.clone_from(&judged.base);
     }
+    if state.request.is_none() {
+        state.request = input
+            .transcript_path
+            .as_deref()
+            .and_then(declare::first_request);
+    }
+    let applied = declare::apply(&mut judged, &state.declarations, opts.expectation_changes);
     record_judgement(&mut log, &judged)?;
     let judgement = decide(&Evidence {
         judged: &judged,
+        undeclared: &applied.undeclared,
         blocks_so_far: state.blocks,
         max_blocks: opts.max_blocks,
     });
@@ -449,6 +482,8 @@ pub fn stop(
         .collect();
     facts.integrity = judged.findings.iter().map(IntegrityFinding::from).collect();
     facts.facts = judged.facts.iter().map(JudgeFact::from).collect();
+    facts.judgement = Some(applied.verdict);
+    facts.declared = declared_of(&applied, state.request.as_ref());
     facts.full_suite_ran = true;
     facts.pre_existing_failures.clone_from(&judged.pre_existing);
     facts.extra_not_proven.extend(not_proven(&judged));
@@ -461,12 +496,19 @@ pub fn stop(
         facts.extra_not_proven.push(format!(
             "seal released after {} consecutive blocks; unresolved: {}",
             state.blocks,
-            judgement.reasons.join("; ")
+            judgement.unresolved().join("; ")
         ));
     } else if judgement.blocks() {
-        facts
-            .extra_not_proven
-            .push(format!("stop refused: {}", judgement.reasons.join("; ")));
+        facts.extra_not_proven.push(format!(
+            "stop refused: {}",
+            judgement.unresolved().join("; ")
+        ));
+    }
+    for c in applied.contradictions() {
+        facts.extra_not_proven.push(format!(
+            "the agent declares that {} contradicts the task: {}",
+            c.test, c.reason
+        ));
     }
     facts.provider = "hook".to_string();
     facts.model = String::new();
@@ -511,8 +553,10 @@ pub fn stop(
         verdict: Some(verdict.clone()),
         receipt_sha256: Some(receipt_sha256.clone()),
         run_id: Some(log.id().to_string()),
-        reasons: judgement.reasons.clone(),
+        reasons: judgement.unresolved(),
     });
+    state.pending.clone_from(&applied.undeclared);
+    state.known = known_tests(&judged);
     save_state(&opts.home, &state)?;
     clear_failures(&opts.home, &session)?;
 
@@ -521,54 +565,17 @@ pub fn stop(
     } else {
         ""
     };
-    let decision = if judgement.blocks() {
-        let tails: Vec<(String, String)> = judged
-            .head
-            .iter()
-            .filter(|r| r.result != CheckStatus::Pass)
-            .map(|r| (r.name.clone(), tail_of(&r.log_path)))
-            .collect();
-        Decision::Block {
-            reason: format!("{}{from_head}", block_message(&judgement, &tails)),
-        }
-    } else if judgement.released {
-        Decision::Release {
-            message: format!(
-                "loki seal: RELEASED, NOT VERIFIED: the change was refused {blocks_before} times in a row (seal.max_blocks = {}), so this stop is let through unproven. Unresolved: {}. Receipt sha256:{receipt_sha256}. See `loki seal status`.",
-                opts.max_blocks,
-                judgement.reasons.join("; ")
-            ),
-        }
-    } else if !judgement.cannot_judge.is_empty() {
-        Decision::Allow {
-            message: format!(
-                "loki seal: NOT VERIFIED: the change could not be judged ({}){from_head}. Receipt sha256:{receipt_sha256}",
-                judgement.cannot_judge.join("; ")
-            ),
-        }
-    } else {
-        let executed: u64 = judged.head.iter().map(|r| r.executed).sum();
-        let changed: Vec<&str> = judged
-            .facts
-            .iter()
-            .filter(|f| f.kind == loki_checks::judge::FactKind::ExpectationChanged)
-            .map(|f| f.test.as_str())
-            .collect();
-        let expectations = if changed.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " Expectations changed (the old form fails on the new code and the new form on the old: a behaviour change, check it was asked for): {}.",
-                changed.join(", ")
-            )
-        };
-        Decision::Allow {
-            message: format!(
-                "loki seal: {verdict}: {} suite(s), {executed} tests executed, no test newly failing or weakened since {since}.{expectations} Receipt sha256:{receipt_sha256}",
-                judged.head.len()
-            ),
-        }
-    };
+    let decision = stop_decision(&StopContext {
+        judged: &judged,
+        judgement: &judgement,
+        applied: &applied,
+        receipt_sha256: &receipt_sha256,
+        verdict: &verdict,
+        blocks_before,
+        max_blocks: opts.max_blocks,
+        since,
+        from_head,
+    });
     Ok(StopReport {
         decision,
         judgement,
@@ -578,6 +585,166 @@ pub fn stop(
         judged: Some(judged),
         origin: state.origin,
     })
+}
+
+/// What a stop's decision is made from.
+struct StopContext<'a> {
+    judged: &'a Judged,
+    judgement: &'a Judgement,
+    applied: &'a Applied,
+    receipt_sha256: &'a str,
+    verdict: &'a str,
+    blocks_before: u32,
+    max_blocks: u32,
+    since: &'a str,
+    from_head: &'a str,
+}
+
+/// The stop's answer: a declared contradiction releases the session NOT VERIFIED; findings and
+/// undeclared changes refuse it (until the release valve opens); an open question lets it stop
+/// NOT VERIFIED; else it is allowed, with what was declared shown to the person.
+fn stop_decision(c: &StopContext<'_>) -> Decision {
+    let StopContext {
+        judged,
+        judgement,
+        applied,
+        receipt_sha256,
+        verdict,
+        blocks_before,
+        max_blocks,
+        since,
+        from_head,
+    } = *c;
+    let contradictions: Vec<String> = applied
+        .contradictions()
+        .map(|d| format!("{}: \"{}\"", d.test, d.reason))
+        .collect();
+    if !contradictions.is_empty() {
+        let unresolved = judgement.unresolved();
+        let tail = if unresolved.is_empty() {
+            String::new()
+        } else {
+            format!(" Also unresolved: {}.", unresolved.join("; "))
+        };
+        return Decision::Release {
+            message: format!(
+                "loki seal: RELEASED, NOT VERIFIED: the agent declares that the tests contradict the task ({}).{tail} Receipt sha256:{receipt_sha256}. See `loki seal status`.",
+                contradictions.join("; ")
+            ),
+        };
+    }
+    if judgement.blocks() {
+        let reason = if judgement.reasons.is_empty() {
+            declare::declare_message(&applied.undeclared)
+        } else {
+            let tails: Vec<(String, String)> = judged
+                .head
+                .iter()
+                .filter(|r| r.result != CheckStatus::Pass)
+                .map(|r| (r.name.clone(), tail_of(&r.log_path)))
+                .collect();
+            block_message(judgement, &tails)
+        };
+        return Decision::Block {
+            reason: format!("{reason}{from_head}"),
+        };
+    }
+    if judgement.released {
+        return Decision::Release {
+            message: format!(
+                "loki seal: RELEASED, NOT VERIFIED: the change was refused {blocks_before} times in a row (seal.max_blocks = {max_blocks}), so this stop is let through unproven. Unresolved: {}. Receipt sha256:{receipt_sha256}. See `loki seal status`.",
+                judgement.unresolved().join("; ")
+            ),
+        };
+    }
+    let declared = declared_line(applied);
+    if !judgement.cannot_judge.is_empty() {
+        return Decision::Allow {
+            message: format!(
+                "loki seal: NOT VERIFIED: the change could not be judged ({}){from_head}.{declared} Receipt sha256:{receipt_sha256}",
+                judgement.cannot_judge.join("; ")
+            ),
+        };
+    }
+    let executed: u64 = judged.head.iter().map(|r| r.executed).sum();
+    let allowed: Vec<&str> = judged
+        .facts
+        .iter()
+        .filter(|f| f.kind == loki_checks::judge::FactKind::ExpectationChangeAllowed)
+        .map(|f| f.test.as_str())
+        .collect();
+    let allowed = if allowed.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Expectations changed (allowed by seal.expectation_changes): {}.",
+            allowed.join(", ")
+        )
+    };
+    let weakened: Vec<String> = judged
+        .facts
+        .iter()
+        .filter(|f| f.kind == loki_checks::judge::FactKind::WeakenedWithoutCodeChange)
+        .map(|f| f.detail.clone())
+        .collect();
+    let weakened = if weakened.is_empty() {
+        String::new()
+    } else {
+        format!(" Note: {}.", weakened.join("; "))
+    };
+    Decision::Allow {
+        message: format!(
+            "loki seal: {verdict}: {} suite(s), {executed} tests executed; no test newly failing, deleted, skipped, or edited to pass since {since}.{declared}{allowed}{weakened} Receipt sha256:{receipt_sha256}",
+            judged.head.len()
+        ),
+    }
+}
+
+/// What the person reads about the declarations of an allowed stop ("" when there are none).
+fn declared_line(applied: &Applied) -> String {
+    if applied.declared.is_empty() {
+        return String::new();
+    }
+    let items: Vec<String> = applied
+        .declared
+        .iter()
+        .map(|d| {
+            let change = match (d.was.first(), d.now.first()) {
+                (Some(w), Some(n)) => format!(" (was `{w}`, now `{n}`)"),
+                (Some(w), None) => format!(" (was `{w}`)"),
+                _ => String::new(),
+            };
+            format!("{}{change}: \"{}\"", d.test, d.reason)
+        })
+        .collect();
+    format!(" Declared by the agent as asked for: {}.", items.join("; "))
+}
+
+/// The receipt's declarations: what was declared and what is still undeclared, with the request.
+fn declared_of(applied: &Applied, request: Option<&String>) -> Option<Declared> {
+    let items = applied.for_receipt();
+    (!items.is_empty()).then(|| Declared {
+        request: request.cloned(),
+        items,
+    })
+}
+
+/// Tests a contradiction may name: those failing at head, and those with a change to declare.
+fn known_tests(judged: &Judged) -> Vec<String> {
+    /// Tests remembered per stop.
+    const KNOWN: usize = 500;
+    let mut out: Vec<String> = judged
+        .head
+        .iter()
+        .flat_map(|r| r.tests.iter())
+        .filter(|t| t.status == loki_checks::TestStatus::Failed)
+        .map(|t| t.id.clone())
+        .collect();
+    out.extend(judged.declare.iter().map(|d| d.test.clone()));
+    out.sort();
+    out.dedup();
+    out.truncate(KNOWN);
+    out
 }
 
 /// The file counting a session's consecutive stops that could not be checked at all (an error
@@ -698,13 +865,18 @@ pub struct CheckReport {
     pub base: String,
     pub judged: Judged,
     pub judgement: Judgement,
+    /// The declarations given, applied.
+    pub applied: Applied,
     pub not_proven: Vec<String>,
 }
 
-/// Compares the working tree with `base_rev`: the judge on the base and the working tree.
+/// Compares the working tree with `base_rev`: the judge on the base and the working tree, with
+/// `declared` (from `--declared FILE`) applied. A declaration that names no change is refused
+/// ([`SealError::Undeclarable`]).
 pub fn check(
     repo_root: &Path,
     base_rev: &str,
+    declared: &[Declaration],
     opts: &SealOptions,
 ) -> Result<CheckReport, SealError> {
     let git = Git::new(repo_root);
@@ -726,7 +898,7 @@ pub fn check(
         })?;
     let mut run = opts.run.clone();
     run.log_dir = logs.path().to_path_buf();
-    let judged = judge(&JudgeInput {
+    let mut judged = judge(&JudgeInput {
         repo_root,
         head_root: repo_root,
         base: &base,
@@ -738,8 +910,11 @@ pub fn check(
         cache_dir: &opts.home.join("cache"),
         exclude: &[],
     })?;
+    declare::check_names(declared, &judged.declare, &known_tests(&judged))?;
+    let applied = declare::apply(&mut judged, declared, opts.expectation_changes);
     let judgement = decide(&Evidence {
         judged: &judged,
+        undeclared: &applied.undeclared,
         blocks_so_far: 0,
         max_blocks: u32::MAX,
     });
@@ -750,10 +925,17 @@ pub fn check(
             .iter()
             .map(|id| format!("pre-existing failure: {id}")),
     );
+    for c in applied.contradictions() {
+        not_proven.push(format!(
+            "declared: {} contradicts the task: {}",
+            c.test, c.reason
+        ));
+    }
     Ok(CheckReport {
         base,
         judged,
         judgement,
+        applied,
         not_proven,
     })
 }

@@ -53,23 +53,72 @@ pub fn check(report: &CheckReport) -> String {
     for r in &report.judgement.reasons {
         let _ = writeln!(out, "{} {r}", paint(RED, "FINDING"));
     }
+    for d in &report.applied.undeclared {
+        let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{} {} {} ({}{at}): {}",
+            paint(RED, "DECLARE"),
+            d.kind.as_str(),
+            d.test,
+            d.path,
+            d.detail
+        );
+        for w in &d.was {
+            let _ = writeln!(out, "    was: {w}");
+        }
+        for n in &d.now {
+            let _ = writeln!(out, "    now: {n}");
+        }
+    }
+    for d in &report.applied.declared {
+        let _ = writeln!(
+            out,
+            "DECLARED: {} {}: \"{}\"",
+            d.kind.as_str(),
+            d.test,
+            d.reason
+        );
+    }
     for f in &j.facts {
         let _ = writeln!(out, "FACT: {} {}: {}", f.kind.as_str(), f.test, f.detail);
     }
     for c in &report.judgement.cannot_judge {
         let _ = writeln!(out, "{} {c}", paint(RED, "CANNOT JUDGE"));
     }
-    if j.verdict() == "clean" {
+    if report.verdict() == loki_core::outcome::Verdict::Clean {
         let base: String = report.base.chars().take(BASE_SHOWN).collect();
         let _ = writeln!(
             out,
-            "{} no test newly failing, missing, skipped or weakened since {base}",
+            "{} no test newly failing, missing, skipped, or edited to pass since {base}",
             paint(GREEN, "CLEAN")
         );
     }
     for n in &report.not_proven {
         let _ = writeln!(out, "NOT PROVEN: {n}");
     }
+    out
+}
+
+/// What `loki seal declare` says: what the session now holds, and what happens next.
+#[must_use]
+pub fn declared(r: &loki_seal::declare::Recorded, contradiction: bool) -> String {
+    let mut out = String::new();
+    for d in &r.declarations {
+        let _ = writeln!(
+            out,
+            "declared for session {}: {} {}: \"{}\"",
+            r.session,
+            d.kind.as_str(),
+            d.test,
+            d.reason
+        );
+    }
+    out.push_str(if contradiction {
+        "stop again: the session will end released, NOT VERIFIED, and the user will see the contradiction\n"
+    } else {
+        "stop again: the declaration is signed into the receipt and shown to the user\n"
+    });
     out
 }
 
@@ -210,6 +259,10 @@ mod tests {
             baseline_s: 1.5,
             origin,
             history,
+            declarations: Vec::new(),
+            pending: Vec::new(),
+            known: Vec::new(),
+            request: None,
         };
         let sessions = [
             session(

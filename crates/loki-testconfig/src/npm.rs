@@ -160,6 +160,37 @@ pub(super) fn package_json(base: &str, head: &str) -> Vec<Hit> {
             });
         }
     }
+    // A module resolution condition only a test runner asks for (`"test"`, `"vitest"`, `"jest"`)
+    // in `exports`/`imports`: under test the package resolves to other code than it ships.
+    let conditions = |v: &serde_json::Value| -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        let mut stack: Vec<(&serde_json::Value, String)> = ["exports", "imports"]
+            .iter()
+            .filter_map(|k| v.get(*k).map(|x| (x, (*k).to_owned())))
+            .collect();
+        while let Some((x, at)) = stack.pop() {
+            if let serde_json::Value::Object(m) = x {
+                for (k, child) in m {
+                    if matches!(k.as_str(), "test" | "vitest" | "jest" | "testing") {
+                        found.insert(format!("{at} → {k}"));
+                    }
+                    stack.push((child, format!("{at} → {k}")));
+                }
+            }
+        }
+        found
+    };
+    for c in conditions(&h).difference(&conditions(&b)) {
+        out.push(Hit {
+            line: line_of(head, |l| {
+                let key = c.rsplit(" → ").next().unwrap_or("");
+                l.trim_start().starts_with(&format!("\"{key}\""))
+            }),
+            detail: format!(
+                "package.json adds the resolution condition `{c}`: under a test runner the package resolves to other code than it ships"
+            ),
+        });
+    }
     let jest = |v: &serde_json::Value, text: &str| {
         let wrapped = serde_json::json!({ "jest": v.get("jest").cloned().unwrap_or(serde_json::Value::Null) });
         jsconfig::json_entries(&wrapped, text)

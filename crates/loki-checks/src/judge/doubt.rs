@@ -86,6 +86,8 @@ pub(super) fn judge_as_code(input: &Input<'_>, out: &mut Judged) -> Result<(), C
     });
     merge(&mut out.findings, decision.findings);
     out.facts.extend(decision.facts);
+    out.cannot_judge
+        .extend(decision.open.into_iter().map(|(_, cj)| cj));
     out.original.extend(ran.results);
     let suspects: Vec<(String, String)> = decision
         .needs_new_on_base
@@ -97,11 +99,10 @@ pub(super) fn judge_as_code(input: &Input<'_>, out: &mut Judged) -> Result<(), C
     }
     let ran = plan.run_new(&judge, input.git, input.base_tree, &suspects)?;
     out.not_proven.extend(ran.notes);
-    let (findings, facts, not_proven) =
-        matrix::decide_new_on_base(input.kinds, &suspects, &Runs::new(&ran.results));
-    merge(&mut out.findings, findings);
-    out.facts.extend(facts);
-    out.not_proven.extend(not_proven);
+    let nb = matrix::decide_new_on_base(input.kinds, &suspects, &Runs::new(&ran.results));
+    merge(&mut out.findings, nb.findings);
+    out.declare.extend(nb.declare);
+    out.cannot_judge.extend(nb.open);
     out.new_on_base.extend(ran.results);
     Ok(())
 }

@@ -10,9 +10,9 @@
 //! | failed | failed | pre-existing failure, not a finding |
 //! | absent | failed | `new_test_failing` |
 //! | passed or failed | skipped | `newly_skipped` |
-//! | passed, skipped | passed | when O ran it and it does not pass there, the edit to the test was needed for it to pass: N passes → `weakened_test` (the new form accepts the old behaviour), N fails → fact `expectation_changed` (a deliberate behaviour change) |
+//! | passed, skipped | passed | when O ran it and it does not pass there, the edit to the test was needed for it to pass: N passes → `weakened_test` (the new form accepts the old behaviour), N fails → `expectation_changed`, to declare (a behaviour change intent must name); N could not run it → cannot judge |
 //! | failed, or could not report (its group failed) | passed | when O ran it and it does not pass there: `weakened_test` without N (no behaviour it checked existed to be changed: the edit moved the target instead of the code meeting it) |
-//! | passed or failed | absent | O passes → accounted for (a move, a split, a table), unless the check runs fewer tests than at base; O fails → `test_deleted` (its original fails on the new code); not in O → `test_deleted` (it no longer runs) |
+//! | passed or failed | absent | O passes → accounted for (a move, a split, a table), unless the check runs fewer tests than at base; O fails → `test_deleted` (its original fails on the new code; the judge turns it into a removal to declare when the code it calls was removed too, [`super::declare`]); not in O → `test_deleted` (it no longer runs) |
 //!
 //! A group that failed as a whole is marked by a synthetic failed test, not a test of its own
 //! ([`is_group_mark`]: a pytest file that could not be collected, a Go package that did not build
@@ -45,26 +45,29 @@ use crate::integrity::{Finding, FindingKind};
 use crate::parse::cargo::{CRASHED, NOT_COMPILED};
 use crate::report::TestStatus;
 
-/// What the judge established that is neither a pass nor a finding.
+/// What the judge established that is neither a pass, a finding nor a change to declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FactKind {
-    /// The original form of a test fails on the new code and its new form fails on the old
-    /// code: the change encodes a deliberate behaviour change.
-    ExpectationChanged,
     /// A test's id changed (moved file, renamed module) and it was matched to its base id.
     TestMoved,
     /// A test failed at head and also failed when rerun on the base: not the change's doing.
     Flaky,
+    /// A test was made weaker (fewer or looser assertions) while the code it tests did not
+    /// change: nothing it would catch fails now, but it catches less from now on.
+    WeakenedWithoutCodeChange,
+    /// An expectation change that `seal.expectation_changes = "allow"` let through.
+    ExpectationChangeAllowed,
 }
 
 impl FactKind {
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            FactKind::ExpectationChanged => "expectation_changed",
             FactKind::TestMoved => "test_moved",
             FactKind::Flaky => "flaky",
+            FactKind::WeakenedWithoutCodeChange => "weakened_without_code_change",
+            FactKind::ExpectationChangeAllowed => "expectation_change_allowed",
         }
     }
 }
@@ -207,6 +210,9 @@ struct Index<'a> {
     failed_wholes: BTreeSet<&'a str>,
     /// The group of every reported test.
     groups: BTreeSet<String>,
+    /// Each id's run-independent form ([`super::identity::normalized`]) when exactly one id
+    /// has it: a test whose id holds a timestamp or an address is found in another run.
+    normalized: BTreeMap<String, Option<&'a str>>,
     /// How many tests (not group marks) reported.
     count: usize,
 }
@@ -219,12 +225,30 @@ impl<'a> Index<'a> {
             crashed: Vec::new(),
             failed_wholes: BTreeSet::new(),
             groups: BTreeSet::new(),
+            normalized: BTreeMap::new(),
             count: 0,
+        };
+        for id in ix.statuses.keys() {
+            ix.normalized
+                .entry(super::identity::normalized(id))
+                .and_modify(|v| *v = None)
+                .or_insert(Some(id));
+        }
+        // Tests, not tables: a Go test or a JS suite whose rows report as subtests is their
+        // container, so a table split into functions (or merged from them) keeps its count.
+        let holds = |id: &str| {
+            ["/", " > "].iter().any(|sep| {
+                let prefix = format!("{id}{sep}");
+                ix.statuses
+                    .range(prefix.as_str()..)
+                    .next()
+                    .is_some_and(|(k, _)| k.starts_with(&prefix))
+            })
         };
         ix.count = ix
             .statuses
             .keys()
-            .filter(|id| !is_group_mark(kind, id))
+            .filter(|id| !is_group_mark(kind, id) && !holds(id))
             .count();
         for t in &r.tests {
             if let Some(bin) = t.id.strip_suffix(CRASHED) {
@@ -287,7 +311,14 @@ impl<'a> Runs<'a> {
     }
 
     fn probe_in(r: &CheckResult, ix: &Index<'_>, kind: CheckKind, id: &str) -> Probe {
-        match ix.statuses.get(id) {
+        let same = ix.statuses.get(id).or_else(|| {
+            ix.normalized
+                .get(&super::identity::normalized(id))
+                .copied()
+                .flatten()
+                .and_then(|other| ix.statuses.get(other))
+        });
+        match same {
             Some(TestStatus::Passed) => return Probe::Passed,
             Some(TestStatus::Failed) => return Probe::Failed,
             Some(TestStatus::Skipped) => return Probe::Skipped,
@@ -349,6 +380,9 @@ pub struct Decision {
     pub needs_new_on_base: Vec<(String, String)>,
     pub pre_existing: Vec<String>,
     pub not_proven: Vec<String>,
+    /// Integrity questions this decision could not settle, each with the test it is about:
+    /// never clean.
+    pub open: Vec<(String, super::CannotJudge)>,
 }
 
 fn finding(kind: FindingKind, check: &str, id: &str, detail: String) -> Finding {
@@ -494,10 +528,13 @@ pub fn decide(input: &Input<'_>) -> Decision {
                     Probe::Passed | Probe::NoRun | Probe::NotCovered => {}
                     // Not in the original file: a new test beside ones that could not load.
                     Probe::Absent if it.base.is_none() => {}
-                    Probe::Unknown => d.not_proven.push(format!(
-                        "whether the edit to {bid} ({}) was needed for it to pass: the original tests' run crashed before it reported",
-                        it.check
-                    )),
+                    Probe::Unknown => d.open.push((it.id().to_owned(), super::CannotJudge {
+                        check: it.check.clone(),
+                        reason: format!(
+                            "whether the edit to {bid} was needed for it to pass: the original tests' run crashed before it reported"
+                        ),
+                        fix: "make the test binary run to its end on the new code with the original tests (a test that aborts the process hides the others)".into(),
+                    })),
                     // It did not pass at base and its original form does not pass on the new
                     // code: the edit made it pass, so the change moved its target instead of
                     // meeting it. No behaviour it checked existed to be changed.
@@ -665,18 +702,29 @@ pub fn decide(input: &Input<'_>) -> Decision {
     d
 }
 
+/// What N said about the tests O said needed their edit.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewOnBase {
+    pub findings: Vec<Finding>,
+    /// Expectation changes to declare (their old and new forms are filled in later,
+    /// [`super::declare::describe`]).
+    pub declare: Vec<super::declare::Declarable>,
+    /// Tests N could not run: whether their edit weakened them stays open.
+    pub open: Vec<super::CannotJudge>,
+}
+
 /// N's verdict on the tests O said needed their edit.
 #[must_use]
 pub fn decide_new_on_base(
     kinds: &BTreeMap<String, CheckKind>,
     suspects: &[(String, String)],
     new_on_base: &Runs<'_>,
-) -> (Vec<Finding>, Vec<Fact>, Vec<String>) {
-    let (mut findings, mut facts, mut not_proven) = (Vec::new(), Vec::new(), Vec::new());
+) -> NewOnBase {
+    let mut out = NewOnBase::default();
     for (check, id) in suspects {
         let kind = kinds.get(check).copied().unwrap_or(CheckKind::Npm);
         match new_on_base.probe(check, kind, id) {
-            Probe::Passed => findings.push(finding(
+            Probe::Passed => out.findings.push(finding(
                 FindingKind::WeakenedTest,
                 check,
                 id,
@@ -684,22 +732,38 @@ pub fn decide_new_on_base(
                     "{id} was changed to accept the old behaviour: its original form fails on the new code, and its new form passes on the base code too"
                 ),
             )),
-            Probe::Failed | Probe::GroupFailed | Probe::Absent => facts.push(Fact {
-                kind: FactKind::ExpectationChanged,
-                check: check.clone(),
-                test: id.clone(),
-                detail: format!(
-                    "expectation of {id} changed: its original form fails on the new code and its new form fails on the base code (a deliberate behaviour change)"
-                ),
-            }),
-            Probe::Skipped | Probe::NoRun | Probe::NotCovered | Probe::Unknown => not_proven.push(format!(
-                "whether the edit to {id} ({check}) weakened it: its new form could not be run on the base code"
-            )),
+            Probe::Failed | Probe::GroupFailed => {
+                out.declare.push(super::declare::Declarable::new(
+                    super::declare::DeclareKind::ExpectationChanged,
+                    check,
+                    id,
+                    format!(
+                        "what {id} expects changed: its original form fails on the new code and its new form fails on the base code"
+                    ),
+                ));
+            }
+            Probe::Absent | Probe::Skipped | Probe::NoRun | Probe::NotCovered | Probe::Unknown => {
+                out.open.push(super::CannotJudge {
+                    check: check.clone(),
+                    reason: format!(
+                        "whether the edit to {id} weakened it: its original form fails on the new code, and its new form could not be run on the base code ({})",
+                        match new_on_base.probe(check, kind, id) {
+                            Probe::Skipped => "it was skipped there",
+                            Probe::Unknown => "the run crashed before it reported",
+                            Probe::Absent => "its file ran there but the test was not in it",
+                            _ => "the run did not reach it",
+                        }
+                    ),
+                    fix: format!(
+                        "restore {id} and the test files it uses to their original form, or make its new form runnable on the base code"
+                    ),
+                });
+            }
         }
     }
-    findings.sort();
-    facts.sort();
-    (findings, facts, not_proven)
+    out.findings.sort();
+    out.declare.sort();
+    out
 }
 
 fn word(s: Option<TestStatus>) -> &'static str {

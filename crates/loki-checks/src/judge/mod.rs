@@ -9,8 +9,9 @@
 //!   a file exists, narrowed to those files ([`crate::select`]).
 //! - **N**, base code with the head version of the test-owned files: the new tests on the old
 //!   code. Run only for tests O says needed their edit to pass: when N passes too, the edit made
-//!   the test accept the old behaviour (`weakened_test`); when it fails, the change encodes a
-//!   deliberate behaviour change (fact `expectation_changed`).
+//!   the test accept the old behaviour (`weakened_test`); when it fails, the change alters what
+//!   the test expects, which must be declared ([`declare`]: `expectation_changed`, with the old
+//!   and new expectation); when N cannot run it, that question stays open (cannot judge).
 //!
 //! A test that newly fails is rerun alone at head (a failure that does not repeat is flaky at
 //! head) and then on the base (twice, narrowed to it) before it is blamed (module `reruns`): one that
@@ -63,11 +64,13 @@
 //! written to the object store only), or let an error read as a pass.
 
 mod cannot;
+pub mod declare;
 mod doubt;
 mod fold;
 pub mod helpers;
 pub mod identity;
 pub mod matrix;
+mod order;
 mod original;
 pub mod owned;
 pub mod rename;
@@ -87,6 +90,8 @@ use crate::detect::{Check, CheckKind, checks_for};
 use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::integrity::{Finding, scan, scan_input_from};
 
+pub use declare::{Declarable, DeclareKind};
+pub use loki_core::outcome::Verdict;
 pub use matrix::{Fact, FactKind};
 use owned::{Owner, owner};
 use trees::{Owned, SideTree};
@@ -130,6 +135,9 @@ pub struct CannotJudge {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Judged {
     pub findings: Vec<Finding>,
+    /// Changes whose intent must be declared (expectations changed, tests removed with their
+    /// code), each with its old and new expectation.
+    pub declare: Vec<Declarable>,
     pub facts: Vec<Fact>,
     pub cannot_judge: Vec<CannotJudge>,
     pub not_proven: Vec<String>,
@@ -147,16 +155,15 @@ pub struct Judged {
 }
 
 impl Judged {
-    /// `clean`, `findings` or `cannot_judge`: findings win over cannot-judge.
+    /// The verdict when nothing was declared ([`Verdict::of`]: findings, then changes to
+    /// declare, then open questions).
     #[must_use]
-    pub fn verdict(&self) -> &'static str {
-        if !self.findings.is_empty() {
-            "findings"
-        } else if !self.cannot_judge.is_empty() {
-            "cannot_judge"
-        } else {
-            "clean"
-        }
+    pub fn verdict(&self) -> Verdict {
+        Verdict::of(
+            self.findings.len(),
+            self.declare.len(),
+            self.cannot_judge.len(),
+        )
     }
 }
 
@@ -297,15 +304,6 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         }
     }
 
-    // Static rules, from the same change list and listing.
-    let scan_in = scan_input_from(&git, input.head_tree, &all_changes, tree_paths)?;
-    out.findings = scan(&scan_in)
-        .into_iter()
-        .filter(|f| !excluded(&f.path))
-        .collect();
-    out.findings.extend(hidden_runner_files(&git, &owned)?);
-    phase("static rules");
-
     // H, B and O, each on its own thread: the suites of two trees share nothing but the machine,
     // and a sub-second suite's run is mostly process starts, linking and waiting, which overlap
     // well even on two cores. A Go O may be an overlay on the head's own directory; the state of
@@ -377,7 +375,29 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     let in_original = &plan.in_original;
     phase("head, base and original tests");
 
-    let decision = matrix::decide(&matrix::Input {
+    // Static rules, from the same change list and listing; files the runner reported tests from
+    // are test files whatever their names.
+    let scan_in = scan_input_from(
+        &git,
+        input.head_tree,
+        &all_changes,
+        tree_paths,
+        &reported_test_files(input.checks, &out.head),
+    )?;
+    out.findings
+        .extend(scan(&scan_in).into_iter().filter(|f| !excluded(&f.path)));
+    out.findings.extend(hidden_runner_files(&git, &owned)?);
+    phase("static rules");
+
+    let data = test_data_changes(&git, &owned);
+    let sides = declare::Sides {
+        git: &git,
+        base_tree: &base_tree,
+        head_root: input.head_root,
+        checks: input.checks,
+        data: &data,
+    };
+    let mut decision = matrix::decide(&matrix::Input {
         kinds: &kinds,
         base: &out.base,
         head: &out.head,
@@ -385,24 +405,59 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         new_on_base: matrix::Runs::new(&[]),
         in_original,
     });
+    // A claim about a test's edit needs an edit: a test whose text is the same on both sides owes
+    // nothing to the change's test side unless its infrastructure, data or in-source tests
+    // changed and the original run really ran it; a hybrid that did not build says nothing.
+    let o_runs = matrix::Runs::new(&out.original);
+    let unedited = |check: &str, id: &str| {
+        let Some(c) = input.checks.iter().find(|c| c.name == check) else {
+            return false;
+        };
+        if sides.form_changed(check, id) {
+            return false;
+        }
+        // With infrastructure or in-source tests changed, O's own failure of the test is
+        // evidence; a group that failed as a whole there (the hybrid did not build) is not.
+        !plan.infra_changed(c)
+            || matches!(
+                o_runs.probe(check, c.kind, id),
+                matrix::Probe::GroupFailed | matrix::Probe::Unknown | matrix::Probe::NotCovered
+            )
+    };
+    decision
+        .needs_new_on_base
+        .retain(|(check, id)| !unedited(check, id));
+    decision.findings.retain(|f| {
+        !(f.kind == crate::integrity::FindingKind::WeakenedTest
+            && f.detail.contains("passes now only in its edited form")
+            && f.test.as_deref().is_some_and(|id| unedited(&f.path, id)))
+    });
     out.findings.extend(decision.findings);
     out.facts.extend(decision.facts);
     out.pre_existing = decision.pre_existing;
     out.not_proven.extend(decision.not_proven);
+    // A question about a test's edit is no question for a test the base never defined.
+    out.cannot_judge.extend(
+        decision
+            .open
+            .into_iter()
+            .filter(|(id, cj)| sides.defined_at_base(&cj.check, id))
+            .map(|(_, cj)| cj),
+    );
 
     // N: the new tests on the old code, for the tests whose edit O says was needed.
     if !decision.needs_new_on_base.is_empty() {
         let ran = plan.run_new(input, &git, &base_tree, &decision.needs_new_on_base)?;
         out.new_on_base = ran.results;
         out.not_proven.extend(ran.notes);
-        let (f, facts, np) = matrix::decide_new_on_base(
+        let nb = matrix::decide_new_on_base(
             &kinds,
             &decision.needs_new_on_base,
             &matrix::Runs::new(&out.new_on_base),
         );
-        out.findings.extend(f);
-        out.facts.extend(facts);
-        out.not_proven.extend(np);
+        out.findings.extend(nb.findings);
+        out.declare.extend(nb.declare);
+        out.cannot_judge.extend(nb.open);
         phase("new tests on the old code");
     }
 
@@ -440,6 +495,16 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.findings.extend(rr.findings);
     out.not_proven.extend(rr.not_proven);
 
+    // Answers that depend on order or repetition: every newly passing test alone and reordered.
+    let candidates = order::newly_passing(&kinds, &out.base, &out.head);
+    if !candidates.is_empty() {
+        let o = order::check(input, &kinds, &candidates)?;
+        out.reruns.extend(o.results);
+        out.findings.extend(o.findings);
+        out.not_proven.extend(o.not_proven);
+        phase("order checks");
+    }
+
     // Static counts stand in for what running could not compare: where the owning suite reported
     // every test on both sides, a deleted, skipped or weakened test is judged by running it (a
     // test moved or split is not a deletion, a skip that does not apply here is not a skip).
@@ -465,10 +530,60 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         owners.is_empty() || !owners.iter().all(|c| compared(&c.name))
     });
 
-    // No silent pass.
+    // A test removed together with the code it calls is a change to declare, not a cheat.
+    let (kept, removed) = declare::removed_with_code(
+        std::mem::take(&mut out.findings),
+        &removed_definitions(&git, &owned),
+        &sides,
+    );
+    out.findings = kept;
+    out.declare.extend(removed);
+    declare::describe(&mut out.declare, &sides);
+    // A test made weaker while no code changed is a fact for the person, not a finding.
+    if !owned
+        .iter()
+        .any(|o| matches!(o.owner, Owner::Source | Owner::Mixed))
+    {
+        let texts: Vec<(String, String, String)> = owned
+            .iter()
+            .filter(|o| o.owner == Owner::TestCode)
+            .filter_map(|o| {
+                let read = |e: &Option<loki_git::Entry>| {
+                    e.as_ref()
+                        .filter(|e| e.mode != "160000")
+                        .and_then(|e| git.show_blob(&e.oid).ok())
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                };
+                Some((
+                    o.change.path.clone(),
+                    read(&o.change.base)?,
+                    read(&o.change.head)?,
+                ))
+            })
+            .collect();
+        out.facts.extend(declare::weakened_without_code(&texts));
+    }
+    out.declare.sort();
+    out.declare.dedup();
+
+    // No silent pass: a repository without a suite proves nothing.
+    if input.checks.is_empty() {
+        out.cannot_judge.push(CannotJudge {
+            check: "tests".into(),
+            reason: "no test suite was found (no pytest, cargo, go, node, vitest or jest tests in this repository), so nothing the change does was run".into(),
+            fix: "add tests that exercise the change where loki finds them (`loki checks detect` lists what it finds: pytest, cargo, go test, node --test, vitest, jest)".into(),
+        });
+    }
     for c in input.checks {
         let head = out.head.iter().find(|r| r.name == c.name);
         let base = out.base.iter().find(|r| r.name == c.name);
+        if let Some(h) = head
+            && unexplained(h)
+        {
+            let (f, cj) = unexplained_failure(c, h, base);
+            out.findings.extend(f);
+            out.cannot_judge.extend(cj);
+        }
         if let Some(h) = head
             && let Some(cj) = cannot::cannot_judge("head", c, h)
         {
@@ -676,6 +791,137 @@ fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, Check
             .at_line(1)
         })
         .collect())
+}
+
+/// A run that failed although every test it reported passed: a part of the command failed that
+/// its report does not show (a later run of a chained command, a step after the tests, a crash).
+fn unexplained(r: &CheckResult) -> bool {
+    r.result == crate::exec::CheckStatus::Fail
+        && !r.tests.is_empty()
+        && r.tests
+            .iter()
+            .all(|t| t.status != crate::report::TestStatus::Failed)
+}
+
+/// What an unexplained failure at head means: the change broke what passed at base (a finding),
+/// or, when the base failed too, nobody can say what the failure hides (cannot judge).
+fn unexplained_failure(
+    c: &Check,
+    h: &CheckResult,
+    base: Option<&CheckResult>,
+) -> (Option<Finding>, Option<CannotJudge>) {
+    let reported = h.tests.len();
+    let why = h.reason.as_deref().unwrap_or("it failed");
+    if base.is_some_and(|b| b.result == crate::exec::CheckStatus::Pass) {
+        (
+            Some(crate::integrity::Finding::new(
+                crate::integrity::FindingKind::SuiteBroken,
+                &c.name,
+                format!(
+                    "suite {} passed at base and fails now ({why}), though all {reported} tests it reported passed: the failure is in a part of `{}` loki cannot read test by test (a later run of a chained command, a step after the tests)",
+                    c.name,
+                    c.command_line()
+                ),
+            )),
+            None,
+        )
+    } else {
+        (
+            None,
+            Some(CannotJudge {
+                check: c.name.clone(),
+                reason: format!(
+                    "head: {why}, though all {reported} tests it reported passed: what failed is not in its report"
+                ),
+                fix: format!(
+                    "run each part of `{}` on its own (one runner per script) so every test's result is read, or fix what fails after the tests",
+                    c.command_line()
+                ),
+            }),
+        )
+    }
+}
+
+/// The test data the change touched (snapshots, golden files, fixtures), both sides as text, for
+/// showing what an expectation that lives in data was and is.
+fn test_data_changes(git: &Git, owned: &[Owned]) -> Vec<declare::DataChange> {
+    let text = |e: &Option<loki_git::Entry>| {
+        e.as_ref()
+            .filter(|e| e.mode != "160000")
+            .and_then(|e| git.show_blob(&e.oid).ok())
+            .filter(|b| b.len() <= crate::integrity::MAX_SCAN_BYTES && !b.contains(&0))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    owned
+        .iter()
+        .filter(|o| o.owner == Owner::TestData)
+        .map(|o| declare::DataChange {
+            path: o.change.path.clone(),
+            base: text(&o.change.base),
+            head: text(&o.change.head),
+        })
+        .collect()
+}
+
+/// The names the base's code defined and the head's code no longer does (over every changed
+/// source file, so a definition moved to another file is not removed).
+fn removed_definitions(git: &Git, owned: &[Owned]) -> std::collections::BTreeSet<String> {
+    let mut before = std::collections::BTreeSet::new();
+    let mut after = std::collections::BTreeSet::new();
+    for o in owned
+        .iter()
+        .filter(|o| matches!(o.owner, Owner::Source | Owner::Mixed))
+    {
+        for (side, set) in [(&o.change.base, &mut before), (&o.change.head, &mut after)] {
+            if let Some(e) = side.as_ref().filter(|e| e.mode != "160000")
+                && let Ok(b) = git.show_blob(&e.oid)
+            {
+                set.extend(declare::definitions(
+                    &o.change.path,
+                    &String::from_utf8_lossy(&b),
+                ));
+            }
+        }
+    }
+    before.difference(&after).cloned().collect()
+}
+
+/// The files the runners reported tests from, repository-relative: the file part of pytest's node
+/// ids and of the JS runners' ids (`<file> > <suite> > <test>`).
+fn reported_test_files(
+    checks: &[Check],
+    head: &[CheckResult],
+) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for r in head {
+        let Some(c) = checks.iter().find(|c| c.name == r.name) else {
+            continue;
+        };
+        let sep = match c.kind {
+            CheckKind::Pytest => "::",
+            CheckKind::Vitest | CheckKind::Jest | CheckKind::Node | CheckKind::Npm => " > ",
+            _ => continue,
+        };
+        for t in &r.tests {
+            let Some((file, _)) = t.id.split_once(sep) else {
+                continue;
+            };
+            let looks_like_file = file.rsplit_once('.').is_some_and(|(_, e)| {
+                matches!(
+                    e,
+                    "py" | "js" | "ts" | "mjs" | "cjs" | "mts" | "cts" | "jsx" | "tsx"
+                )
+            });
+            if looks_like_file {
+                out.insert(if c.dir == "." {
+                    file.to_owned()
+                } else {
+                    format!("{}/{file}", c.dir)
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Whether a path can hold tests inside its source (only those are read to classify them).

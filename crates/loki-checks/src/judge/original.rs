@@ -120,6 +120,26 @@ pub(super) fn plan<'a>(
 }
 
 impl Plan<'_> {
+    /// Whether the change touched what the tests of `check` run with besides their own text:
+    /// new test infrastructure, a helper, test data, or tests inside a source file (doctests,
+    /// in-source test modules, which a test's id does not point into). Then a test whose own text did not
+    /// change can still owe its pass to the change's test side.
+    #[must_use]
+    pub fn infra_changed(&self, check: &Check) -> bool {
+        let owns = |p: &str| {
+            checks_for(std::slice::from_ref(check), p)
+                .iter()
+                .any(|x| x.name == check.name)
+        };
+        self.takeovers.iter().any(|t| owns(&t.path))
+            || self.test_owned.iter().any(|o| {
+                owns(&o.change.path)
+                    && (matches!(o.owner, Owner::TestData | Owner::Mixed)
+                        || (o.owner == Owner::TestCode
+                            && !crate::integrity::is_test_path(&o.change.path)))
+            })
+    }
+
     /// What NOT PROVEN says whether or not O runs: the renames applied to the original tests.
     pub fn notes(&self) -> Vec<String> {
         if self.renames.is_empty() {
@@ -226,7 +246,12 @@ impl Plan<'_> {
         base_tree: &str,
         suspects: &[(String, String)],
     ) -> Result<Ran, ChecksError> {
-        let suspects: BTreeSet<&str> = suspects.iter().map(|(c, _)| c.as_str()).collect();
+        let ids: BTreeMap<&str, Vec<String>> =
+            suspects.iter().fold(BTreeMap::new(), |mut m, (c, id)| {
+                m.entry(c.as_str()).or_default().push(id.clone());
+                m
+            });
+        let suspects: BTreeSet<&str> = ids.keys().copied().collect();
         let h = hybrid(
             git,
             base_tree,
@@ -258,7 +283,15 @@ impl Plan<'_> {
             .filter(|c| suspects.contains(c.name.as_str()))
             .cloned()
             .collect();
-        let select = |c: &Check| selection_for(c, &head_side_changed, Side::Head);
+        // The suspects themselves, by id: a test whose own file did not change (new test
+        // infrastructure changed how it runs) is in no changed file's selection.
+        let select = |c: &Check| {
+            let by_file = selection_for(c, &head_side_changed, Side::Head);
+            if by_file.is_empty() {
+                return by_file;
+            }
+            Selection::tests(ids.get(c.name.as_str()).cloned().unwrap_or_default())
+        };
         let results = side.run_selected(
             &to_run,
             &select,
@@ -297,8 +330,17 @@ fn api_renames(git: &Git, owned: &[Owned]) -> Result<BTreeMap<String, String>, C
                     tests.push((b, h));
                 }
             }
-            Owner::Source | Owner::Mixed => {
+            Owner::Source => {
                 sources.push((text(&o.change.base)?, text(&o.change.head)?));
+            }
+            // A file with tests inside its source renames on both sides: its tests call what its
+            // code defines.
+            Owner::Mixed => {
+                let (b, h) = (text(&o.change.base)?, text(&o.change.head)?);
+                if let (Some(b), Some(h)) = (&b, &h) {
+                    tests.push((b.clone(), h.clone()));
+                }
+                sources.push((b, h));
             }
             Owner::TestData | Owner::Other => {}
         }
@@ -391,26 +433,72 @@ struct Takeover {
     scope: Option<String>,
 }
 
+/// Whether a file defines tests of its own (a test module, not infrastructure).
+fn holds_tests(path: &str, text: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext {
+        "py" => text.lines().any(|l| {
+            let t = l.trim_start();
+            t.starts_with("def test")
+                || t.starts_with("async def test")
+                || t.starts_with("class Test")
+        }),
+        "go" => text.lines().any(|l| {
+            ["func Test", "func Example", "func Fuzz", "func Benchmark"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        }),
+        "rs" => text.contains("#[test]") || text.contains("#[tokio::test"),
+        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts" => [
+            "test(",
+            "it(",
+            "describe(",
+            "test.each",
+            "it.each",
+            "test.only",
+            "Deno.test(",
+        ]
+        .iter()
+        .any(|p| text.contains(p)),
+        // Data and configuration are not loaded as code by another test's run.
+        _ => true,
+    }
+}
+
 /// Whether an added file can change how the other tests run (see the module doc).
 fn takes_over(path: &str, bytes: &[u8]) -> Option<Takeover> {
     let text = String::from_utf8_lossy(bytes);
     let name = path.rsplit('/').next().unwrap_or(path);
     let dir = path.rsplit_once('/').map(|(d, _)| d.to_owned());
     if name.ends_with("_test.go") {
+        // `TestMain`, `init`, and package-level variables initialised by a call run before any
+        // test of the package (`var _ = func() int { Parse = fake; return 0 }()`).
         let hooks = text.lines().any(|l| {
-            let l = l.trim_start();
-            l.starts_with("func TestMain(") || l.starts_with("func init(")
-        });
+            let t = l.trim_start();
+            t.starts_with("func TestMain(")
+                || t.starts_with("func init(")
+                || (l.starts_with("var ") && l.contains('=') && l.contains('('))
+                || (l.starts_with("\t") && t.starts_with("_ =") && t.contains('('))
+        }) || !holds_tests(path, &text);
         // Go narrows by package: a file in the package's directory names it.
         return hooks.then(|| Takeover {
             path: path.to_owned(),
             scope: Some(dir.map_or_else(|| "_".to_owned(), |d| format!("{d}/_"))),
         });
     }
-    if name == "conftest.py" {
+    if name == "conftest.py" || name == "__init__.py" || name.ends_with(".pth") {
         return Some(Takeover {
             path: path.to_owned(),
             scope: dir,
+        });
+    }
+    // A new test-side file that holds no tests is infrastructure (a helper, a fixture module, a
+    // setup or mock file, a stand-in): what it changes shows only in the other tests, so they run
+    // without it.
+    if !holds_tests(path, &text) {
+        return Some(Takeover {
+            path: path.to_owned(),
+            scope: None,
         });
     }
     if name.ends_with(".py") && crate::integrity::is_test_path(path) {

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
 use loki_checks::detect::checks_for;
-use loki_checks::judge::FactKind;
 use loki_checks::judge::matrix::{self, Runs};
+use loki_checks::judge::{DeclareKind, FactKind};
 use loki_checks::{
     Check, CheckKind, CheckResult, CheckStatus, FindingKind, TestCase, TestClass, TestStatus,
     classify,
@@ -254,12 +254,13 @@ fn the_decision_table() {
             (&t("weakened"), P),
         ],
     );
-    let (findings, facts, not_proven) = matrix::decide_new_on_base(
+    let nb = matrix::decide_new_on_base(
         &kinds,
         &d.needs_new_on_base,
         &Runs::new(std::slice::from_ref(&new_on_base)),
     );
-    let weakened: Vec<&str> = findings
+    let weakened: Vec<&str> = nb
+        .findings
         .iter()
         .map(|f| {
             assert_eq!(f.kind, FindingKind::WeakenedTest);
@@ -267,10 +268,11 @@ fn the_decision_table() {
         })
         .collect();
     assert_eq!(weakened, [t("weakened")]);
-    assert_eq!(facts.len(), 1);
-    assert_eq!(facts[0].kind, FactKind::ExpectationChanged);
-    assert_eq!(facts[0].test, t("behaviour_changed"));
-    assert!(not_proven.is_empty());
+    // A behaviour change is a change to declare, with no fact and no open question.
+    assert_eq!(nb.declare.len(), 1);
+    assert_eq!(nb.declare[0].kind, DeclareKind::ExpectationChanged);
+    assert_eq!(nb.declare[0].test, t("behaviour_changed"));
+    assert!(nb.open.is_empty());
 
     // The original file cannot be collected on the new code: every test in it "does not pass".
     let collect_error = result(name, CheckStatus::Fail, &[("tests/test_calc.py", F)]);

@@ -154,7 +154,7 @@ pub(super) fn walk(
         "{c:#?}"
     );
     let j = f.judge();
-    assert_eq!(j.verdict(), "clean", "{j:#?}");
+    assert_eq!(j.verdict(), loki_checks::judge::Verdict::Clean, "{j:#?}");
     assert!(j.original.is_empty() && j.new_on_base.is_empty(), "{j:#?}");
     // No base worktree is left behind.
     assert_eq!(

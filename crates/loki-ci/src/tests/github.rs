@@ -505,3 +505,19 @@ fn composite_actions_and_actions_rs() {
     );
     assert_eq!(f.len(), 1, "{f:?}");
 }
+
+#[test]
+fn a_job_that_needs_a_job_that_never_runs_never_runs() {
+    let base = "on: [push, pull_request]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: cargo test\n";
+    let head = "on: [push, pull_request]\njobs:\n  gate:\n    if: github.event_name == 'release'\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ok\n  test:\n    needs: gate\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: cargo test\n";
+    let found = all(".github/workflows/ci.yml", Some(base), Some(head));
+    assert!(
+        found
+            .iter()
+            .any(|f| f.detail.contains("`needs` job `gate`")),
+        "{found:?}"
+    );
+    // `if: always()` runs the job whatever its needs did.
+    let always = head.replace("    needs: gate\n", "    needs: gate\n    if: always()\n");
+    assert!(all(".github/workflows/ci.yml", Some(base), Some(&always)).is_empty());
+}

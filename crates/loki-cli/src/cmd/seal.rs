@@ -29,7 +29,13 @@ pub fn run(ctx: &Ctx, cmd: SealCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         SealCommand::Start(a) => start(ctx, agent(a.hook.agent), a.rebaseline),
         SealCommand::Stop(a) => Ok(stop(ctx, agent(a.agent))),
-        SealCommand::Check { base } => check(ctx, &base),
+        SealCommand::Check { base, declared } => check(ctx, &base, declared.as_deref()),
+        SealCommand::Declare {
+            tests,
+            reason,
+            contradiction,
+            session,
+        } => declare(ctx, &tests, &reason, contradiction, session.as_deref()),
         SealCommand::Status { all } => status(ctx, all),
         SealCommand::Install { agent: a, command } => install(ctx, agent(a), &command),
     }
@@ -163,11 +169,15 @@ fn status(ctx: &Ctx, all: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
+fn check(ctx: &Ctx, base: &str, declared: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
     let opts = options(ctx, root.join(".loki"))?;
-    let report = loki_seal::check(&root, base, &opts)?;
-    let verdict = report.judged.verdict();
+    let declared = match declared {
+        Some(p) => loki_seal::declare::read_file(&ctx.cwd.join(p))?,
+        None => Vec::new(),
+    };
+    let report = loki_seal::check(&root, base, &declared, &opts)?;
+    let verdict = report.verdict();
     if ctx.global.json {
         anstream::println!("{}", report.to_json());
     } else {
@@ -177,11 +187,35 @@ fn check(ctx: &Ctx, base: &str) -> anyhow::Result<ExitCode> {
         );
         anstream::print!("{}", loki_term::seal::check(&report));
     }
-    Ok(match verdict {
-        "findings" => ExitCode::Failure,
-        "cannot_judge" => ExitCode::CannotJudge,
-        _ => ExitCode::Success,
-    })
+    Ok(verdict.exit_code())
+}
+
+fn declare(
+    ctx: &Ctx,
+    tests: &[String],
+    reason: &str,
+    contradiction: bool,
+    session: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let root = ctx.repo()?.root;
+    let home = ctx.home()?.clone();
+    let recorded = loki_seal::declare::declare(&loki_seal::declare::Request {
+        home: &home,
+        repo_root: &root,
+        session,
+        tests,
+        reason,
+        contradiction,
+    })?;
+    if ctx.global.json {
+        anstream::println!(
+            "{}",
+            serde_json::json!({"session": recorded.session, "declarations": recorded.declarations})
+        );
+    } else if !ctx.global.quiet {
+        anstream::print!("{}", loki_term::seal::declared(&recorded, contradiction));
+    }
+    Ok(ExitCode::Success)
 }
 
 fn install(ctx: &Ctx, agent: Agent, command: &str) -> anyhow::Result<ExitCode> {

@@ -222,6 +222,13 @@ pub const KEYS: &[KeyDef] = &[
         doc: "consecutive stop-hook blocks before loki seal lets the agent stop (recorded NOT VERIFIED)",
     },
     KeyDef {
+        key: "seal.expectation_changes",
+        kind: Kind::OneOf(&["declare", "allow", "refuse"]),
+        default: Some("declare"),
+        env_aliases: &[],
+        doc: "a change that alters what existing tests expect: declare (refused until `loki seal declare` names why, signed into the receipt), allow (shown, not refused) or refuse (a finding)",
+    },
+    KeyDef {
         key: "output.color",
         kind: Kind::OneOf(&["auto", "always", "never"]),
         default: Some("auto"),

@@ -29,16 +29,17 @@ fn crlf_and_broken_code_are_judged_alike() {
 }
 
 #[test]
-fn unchanged_tests_are_read_only_when_a_new_comparison_could_need_them() {
+fn unchanged_tests_are_read_only_when_a_new_value_could_need_them() {
     use loki_coderules::wants_test_literals;
     let src = "def f(s):\n    return s\n";
     let cheat = "def f(s):\n    if s == 'hello world':\n        return 'x'\n    return s\n";
     assert!(wants_test_literals(&[fc("f.py", Some(src), Some(cheat))]));
     assert!(wants_test_literals(&[fc("f.py", None, Some(cheat))]));
-    // No comparison, a trivial literal, a literal the base had, a test file.
-    let msg = "def f(s):\n    log('hello world')\n    return s\n";
+    // A table needs no comparison on its line: any new value may be a test's.
+    let table = "KNOWN = {'hello world': 'x'}\n\ndef f(s):\n    return KNOWN.get(s, s)\n";
+    assert!(wants_test_literals(&[fc("f.py", Some(src), Some(table))]));
+    // A trivial literal, a literal the base had, a test file.
     let zero = "def f(s):\n    if s == 0:\n        return 1\n    return s\n";
-    assert!(!wants_test_literals(&[fc("f.py", Some(src), Some(msg))]));
     assert!(!wants_test_literals(&[fc("f.py", Some(src), Some(zero))]));
     assert!(!wants_test_literals(&[fc(
         "f.py",

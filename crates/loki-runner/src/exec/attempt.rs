@@ -335,6 +335,21 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         report = Some(merged);
     }
     let mut anomalies = parsed.anomalies;
+    // What the runner says it was started with must be what was run: a wrapper in between (an
+    // interpreter that is a script, an alias) changes what runs without a trace in the tree.
+    if let Some(args) = &parsed.started_with {
+        let extra: Vec<&str> = args
+            .iter()
+            .map(String::as_str)
+            .filter(|a| !argv.contains(*a))
+            .collect();
+        if !extra.is_empty() {
+            anomalies.push(format!(
+                "pytest was started with arguments loki did not pass ({}): something between loki and pytest changed what runs",
+                extra.join(" ")
+            ));
+        }
+    }
     if let Some(d) = doc_report {
         anomalies.extend(d.anomalies());
         let r = report.get_or_insert_with(TestReport::default);

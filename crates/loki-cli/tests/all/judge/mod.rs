@@ -7,8 +7,9 @@
 //! dropped), optionally commits a few edits of its own first (`pre`: a different base), applies
 //! its edits to the working tree, runs the real `loki` binary with the real runners, and checks the
 //! exit code and the JSON against what the contract in the judge plan says:
-//! - exit 0 (`clean`): no findings; for a deliberate behaviour change the fact
-//!   `expectation_changed` is required;
+//! - exit 0 (`clean`): no findings, nothing to declare, every fact kind the case names present;
+//! - exit 4 (`declare`, issue 31): the change alters what existing tests expect (a deliberate
+//!   behaviour change) or removes tests with their code; `declare[]` must hold every kind named;
 //! - exit 1 (`findings`): at least one finding of one of the acceptable kinds (a class of cheat is
 //!   caught by any of them), optionally naming a test or package;
 //! - exit 3 (`cannot_judge`): a suite could not run; `cannot_judge[]` says what to install;
@@ -89,6 +90,8 @@ pub enum Expect {
     Clean(&'static [&'static str]),
     /// Exit 1 with at least one finding of one of these kinds.
     Findings(&'static [&'static str]),
+    /// Exit 4: intent must be declared; `declare` holds a change of each of these kinds.
+    Declare(&'static [&'static str]),
     /// Exit 3: a suite could not be run; `cannot_judge` must mention every one of these words.
     CannotJudge(&'static [&'static str]),
     /// Exit 1 or 3, never 0.
@@ -175,8 +178,8 @@ impl Case {
 /// Clean, no fact required.
 pub const CLEAN: Expect = Expect::Clean(&[]);
 
-/// Clean with the fact a deliberate behaviour change must leave.
-pub const BEHAVIOUR_CHANGED: Expect = Expect::Clean(&["expectation_changed"]);
+/// A deliberate behaviour change: the changed expectation must be declared (issue 31).
+pub const BEHAVIOUR_CHANGED: Expect = Expect::Declare(&["expectation_changed"]);
 
 /// A fixture repository shared by the cases of one ecosystem.
 pub struct Fixture {
@@ -419,6 +422,22 @@ impl Fixture {
                 }
                 if !findings.iter().any(|f| accepted.contains(&f.as_str())) {
                     return Err(evidence(format!("findings {findings:?}, none accepted")));
+                }
+            }
+            Expect::Declare(required) => {
+                let changes = kinds("declare");
+                if code != Some(4) || json["verdict"] != "declare" || !findings.is_empty() {
+                    return Err(evidence(format!(
+                        "not judged as declare: findings {findings:?}, declare {changes:?}, verdict {}",
+                        json["verdict"]
+                    )));
+                }
+                let absent: Vec<_> = required
+                    .iter()
+                    .filter(|r| !changes.iter().any(|f| f == *r))
+                    .collect();
+                if !absent.is_empty() {
+                    return Err(evidence(format!("declare {changes:?} lacks {absent:?}")));
                 }
             }
             Expect::CannotJudge(words) => {

@@ -1,0 +1,585 @@
+//! Literal values as the code means them, not as it spells them: a tuple, a list, an array, a Go
+//! composite literal and a Rust `vec![..]` of the same numbers are one value; a dict, a JS object
+//! and a Go keyed literal are one map. Used to see test data reproduced in code
+//! ([`crate::steering`]).
+//!
+//! # Values
+//! A leaf is a [`Lit`] (numbers in canonical form, strings by content) or a word (`true`,
+//! `false`, `none`/`null`/`nil`/`undefined`, all read as lower case). A sequence holds the values
+//! of its elements; a map its key-value pairs. A node whose elements are not all values (a call,
+//! a name) has no value. Sets compare as sorted sequences ([`Val::canonical`]).
+//!
+//! # Test groups
+//! [`groups`] reads test code into the values of one test call each: the innermost statement
+//! around each literal (`assert solve(19, 50, 2) == 6`, `expect(f(1)).toBe(2)`,
+//! `assert_eq!(f(19, 50), 7)`), or, inside a table (a collection of at least two composite rows),
+//! the row. A group keeps its leaves and its composite values, with every call's literal arguments
+//! as one sequence (`(19, 50, 2)` for `solve(19, 50, 2)`). Python doctests (`>>> f(1, 2)` and the
+//! line after it) are groups too.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use loki_syntax::ast::{Ast, Grammar, line, named_children};
+use loki_syntax::literals::{Lit, literal};
+
+/// A literal value.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Val {
+    Leaf(Lit),
+    Word(String),
+    Seq(Vec<Val>),
+    Map(Vec<(Val, Val)>),
+}
+
+impl Val {
+    /// Every leaf of the value.
+    pub(crate) fn leaves(&self, out: &mut BTreeSet<Lit>) {
+        match self {
+            Val::Leaf(l) => {
+                out.insert(l.clone());
+            }
+            Val::Word(_) => {}
+            Val::Seq(v) => v.iter().for_each(|x| x.leaves(out)),
+            Val::Map(v) => v.iter().for_each(|(k, x)| {
+                k.leaves(out);
+                x.leaves(out);
+            }),
+        }
+    }
+
+    pub(crate) fn leaf_set(&self) -> BTreeSet<Lit> {
+        let mut s = BTreeSet::new();
+        self.leaves(&mut s);
+        s
+    }
+
+    /// How many leaves (with repeats) the value has.
+    pub(crate) fn size(&self) -> usize {
+        match self {
+            Val::Leaf(_) | Val::Word(_) => 1,
+            Val::Seq(v) => v.iter().map(Val::size).sum(),
+            Val::Map(v) => v.iter().map(|(k, x)| k.size() + x.size()).sum(),
+        }
+    }
+
+    /// The value with every map's pairs sorted (key order does not matter in a map).
+    pub(crate) fn canonical(&self) -> Val {
+        match self {
+            Val::Seq(v) => Val::Seq(v.iter().map(Val::canonical).collect()),
+            Val::Map(v) => {
+                let mut pairs: Vec<(Val, Val)> = v
+                    .iter()
+                    .map(|(k, x)| (k.canonical(), x.canonical()))
+                    .collect();
+                pairs.sort();
+                Val::Map(pairs)
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// The same value with its sequence's elements sorted (a set, or a list compared as one).
+    pub(crate) fn sorted(&self) -> Val {
+        match self.canonical() {
+            Val::Seq(mut v) => {
+                v.sort();
+                Val::Seq(v)
+            }
+            other => other,
+        }
+    }
+
+    /// How it reads in a finding.
+    pub(crate) fn show(&self) -> String {
+        match self {
+            Val::Leaf(l) => l.show(),
+            Val::Word(w) => w.clone(),
+            Val::Seq(v) => format!(
+                "({})",
+                v.iter().map(Val::show).collect::<Vec<_>>().join(", ")
+            ),
+            Val::Map(v) => format!(
+                "{{{}}}",
+                v.iter()
+                    .map(|(k, x)| format!("{}: {}", k.show(), x.show()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+/// Nodes that are collections of values in some grammar.
+pub(crate) fn is_collection(kind: &str) -> bool {
+    matches!(
+        kind,
+        "tuple"
+            | "list"
+            | "set"
+            | "array"
+            | "tuple_expression"
+            | "array_expression"
+            | "dictionary"
+            | "object"
+            | "composite_literal"
+            | "literal_value"
+    )
+}
+
+/// The value of `n`, when it is a literal or a collection of literals.
+pub(crate) fn value(ast: &Ast, n: Node) -> Option<Val> {
+    if let Some(l) = literal(ast, n) {
+        return Some(Val::Leaf(l));
+    }
+    match n.kind() {
+        "true" | "false" | "none" | "null" | "undefined" | "nil" | "boolean_literal" => {
+            Some(Val::Word(ast.text_of(n).to_ascii_lowercase()))
+        }
+        "char_literal" | "rune_literal" => {
+            let t = ast.text_of(n);
+            let inner = t.get(1..t.len().saturating_sub(1))?;
+            Some(Val::Leaf(Lit::Str(inner.replace('\\', ""))))
+        }
+        "parenthesized_expression" => {
+            let kids = named_children(n);
+            match kids.as_slice() {
+                [one] => value(ast, *one),
+                _ => None,
+            }
+        }
+        "tuple" | "list" | "set" | "array" | "tuple_expression" | "array_expression"
+        | "expression_list" => seq(ast, &named_children(n)),
+        "dictionary" | "object" => {
+            let mut pairs = Vec::new();
+            for p in named_children(n) {
+                if p.kind() == "comment" {
+                    continue;
+                }
+                if p.kind() != "pair" {
+                    return None;
+                }
+                let k = p.child_by_field_name("key")?;
+                let v = p.child_by_field_name("value")?;
+                let kv = match k.kind() {
+                    "property_identifier" | "identifier" => {
+                        Val::Leaf(Lit::Str(ast.text_of(k).to_owned()))
+                    }
+                    _ => value(ast, k)?,
+                };
+                pairs.push((kv, value(ast, v)?));
+            }
+            Some(Val::Map(pairs))
+        }
+        "composite_literal" => value(ast, n.child_by_field_name("body")?),
+        "literal_value" => {
+            let elems: Vec<Node> = named_children(n)
+                .into_iter()
+                .filter(|c| c.kind() != "comment")
+                .collect();
+            if elems.iter().any(|e| e.kind() == "keyed_element") {
+                let mut pairs = Vec::new();
+                for e in elems {
+                    let kids = named_children(e);
+                    let [k, v] = kids.as_slice() else { return None };
+                    let kv = match unwrap_element(*k) {
+                        k if k.kind() == "identifier" || k.kind() == "field_identifier" => {
+                            Val::Leaf(Lit::Str(ast.text_of(k).to_owned()))
+                        }
+                        k => value(ast, k)?,
+                    };
+                    pairs.push((kv, value(ast, unwrap_element(*v))?));
+                }
+                Some(Val::Map(pairs))
+            } else {
+                let inner: Vec<Node> = elems.into_iter().map(unwrap_element).collect();
+                seq(ast, &inner)
+            }
+        }
+        "macro_invocation" if ast.grammar == Grammar::Rust => {
+            // `vec![1, 2]`: the token tree's literals, when it holds nothing else.
+            let name = n.child_by_field_name("macro").map(|m| ast.text_of(m))?;
+            if name != "vec" {
+                return None;
+            }
+            let tree = named_children(n)
+                .into_iter()
+                .find(|c| c.kind() == "token_tree")?;
+            token_seq(ast, tree)
+        }
+        _ => None,
+    }
+}
+
+pub(crate) fn unwrap_element(n: Node) -> Node {
+    if n.kind() == "literal_element" {
+        n.named_child(0).unwrap_or(n)
+    } else {
+        n
+    }
+}
+
+fn seq(ast: &Ast, nodes: &[Node]) -> Option<Val> {
+    nodes
+        .iter()
+        .filter(|c| c.kind() != "comment")
+        .map(|c| value(ast, *c))
+        .collect::<Option<Vec<_>>>()
+        .map(Val::Seq)
+}
+
+/// A Rust token tree's literal elements (`(19, 50)`, `[1, 2]`), nested trees as sequences;
+/// `None` when it holds anything but literals.
+fn token_seq(ast: &Ast, tree: Node) -> Option<Val> {
+    let mut out = Vec::new();
+    for c in named_children(tree) {
+        match c.kind() {
+            "token_tree" => out.push(token_seq(ast, c)?),
+            _ => out.push(value(ast, c)?),
+        }
+    }
+    Some(Val::Seq(out))
+}
+
+/// The values of one test call (see the module doc).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Group {
+    pub path: String,
+    pub line: u32,
+    /// The statement or row, as written (one line, shortened).
+    pub quote: String,
+    pub leaves: BTreeSet<Lit>,
+    /// Composite values in it, each call's literal arguments among them.
+    pub composites: Vec<Val>,
+}
+
+/// Statement kinds whose innermost instance around a literal is one test call.
+fn is_statement(kind: &str) -> bool {
+    matches!(
+        kind,
+        "expression_statement"
+            | "assert_statement"
+            | "return_statement"
+            | "assignment"
+            | "augmented_assignment"
+            | "let_declaration"
+            | "short_var_declaration"
+            | "var_declaration"
+            | "lexical_declaration"
+            | "variable_declaration"
+            | "assignment_statement"
+            | "if_statement"
+            | "decorator"
+    )
+}
+
+/// Whether a collection is a table: at least two elements, each a composite.
+fn is_table(n: Node) -> bool {
+    let elems: Vec<Node> = named_children(n)
+        .into_iter()
+        .filter(|c| c.kind() != "comment")
+        .map(unwrap_element)
+        .collect();
+    elems.len() >= 2 && elems.iter().all(|e| is_collection(e.kind()))
+}
+
+/// The groups of the test code of `ast` inside `ranges` (all of it when `None`).
+pub(crate) fn groups(
+    ast: &Ast,
+    path: &str,
+    ranges: Option<&[(usize, usize)]>,
+    out: &mut Vec<Group>,
+) {
+    let inside = |n: Node| {
+        ranges.is_none_or(|r| {
+            r.iter()
+                .any(|&(s, e)| n.start_byte() >= s && n.start_byte() < e)
+        })
+    };
+    // The group node of every node: the innermost row or statement around it.
+    let mut by_node: std::collections::BTreeMap<usize, Group> = std::collections::BTreeMap::new();
+    let all = ast.all(ast.root());
+    let ix = loki_syntax::ast::Index::new(ast.root());
+    for n in &all {
+        let n = *n;
+        if !inside(n) {
+            continue;
+        }
+        let is_leaf =
+            literal(ast, n).is_some() && ix.parent(n).is_none_or(|p| literal(ast, p).is_none());
+        let is_call = matches!(n.kind(), "call" | "call_expression");
+        let is_composite = is_collection(n.kind());
+        if !(is_leaf || is_call || is_composite) {
+            continue;
+        }
+        let Some(root) = group_root(&ix, n) else {
+            continue;
+        };
+        let g = by_node.entry(root.id()).or_insert_with(|| Group {
+            path: path.to_owned(),
+            line: line(root),
+            quote: loki_syntax::ast::quote(ast.text_of(root).lines().next().unwrap_or_default()),
+            ..Group::default()
+        });
+        if let Some(Val::Leaf(l)) = is_leaf.then(|| value(ast, n)).flatten() {
+            g.leaves.insert(l);
+        }
+        if is_composite
+            && let Some(v) = value(ast, n)
+            && v.size() >= 2
+        {
+            g.composites.push(v);
+        }
+        if is_call && let Some(args) = call_args(ast, n) {
+            g.composites.push(args);
+        }
+    }
+    // Rust macros hold their arguments as token trees: `assert_eq!(f(19, 50), 7)`.
+    if ast.grammar == Grammar::Rust {
+        for n in all
+            .iter()
+            .filter(|n| n.kind() == "token_tree" && inside(**n))
+        {
+            let Some(root) = group_root(&ix, *n) else {
+                continue;
+            };
+            if let Some(g) = by_node.get_mut(&root.id())
+                && let Some(v) = token_seq(ast, *n)
+                && v.size() >= 2
+            {
+                g.composites.push(v);
+            }
+        }
+    }
+    out.extend(by_node.into_values().filter(|g| !g.leaves.is_empty()));
+    if ast.grammar == Grammar::Python {
+        doctests(ast, path, out);
+    }
+}
+
+/// The innermost table row or statement around `n`.
+fn group_root<'t>(ix: &loki_syntax::ast::Index<'t>, n: Node<'t>) -> Option<Node<'t>> {
+    let mut prev = n;
+    for a in std::iter::once(n).chain(ix.ancestors(n)) {
+        if a != n && is_collection(a.kind()) && is_table(a) && a != prev {
+            return Some(prev);
+        }
+        if is_statement(a.kind()) {
+            return Some(a);
+        }
+        prev = a;
+    }
+    None
+}
+
+/// A call's literal arguments as one sequence, when there are at least two and all are values
+/// (keyword arguments by their value).
+fn call_args(ast: &Ast, call: Node) -> Option<Val> {
+    let args = call.child_by_field_name("arguments")?;
+    let vals: Vec<Val> = named_children(args)
+        .into_iter()
+        .filter(|a| a.kind() != "comment")
+        .map(|a| {
+            if a.kind() == "keyword_argument" {
+                a.child_by_field_name("value").and_then(|v| value(ast, v))
+            } else {
+                value(ast, a)
+            }
+        })
+        .collect::<Option<Vec<_>>>()?;
+    (vals.len() >= 2).then_some(Val::Seq(vals))
+}
+
+/// Python doctests: each `>>> expr` with the output line after it is one group.
+fn doctests(ast: &Ast, path: &str, out: &mut Vec<Group>) {
+    let lines: Vec<&str> = ast.text.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(expr) = l.trim_start().strip_prefix(">>> ") else {
+            continue;
+        };
+        let answer = lines
+            .get(i + 1)
+            .map(|a| a.trim())
+            .filter(|a| !a.starts_with(">>>") && !a.is_empty())
+            .unwrap_or("");
+        let text = format!("{expr}\n{answer}\n");
+        let Some(snippet) = loki_syntax::ast::parse("doctest.py", &text) else {
+            continue;
+        };
+        let mut g = Group {
+            path: path.to_owned(),
+            line: u32::try_from(i + 1).unwrap_or(u32::MAX),
+            quote: loki_syntax::ast::quote(&format!("{} → {answer}", expr.trim())),
+            ..Group::default()
+        };
+        for n in snippet.all(snippet.root()) {
+            if let Some(l) = literal(&snippet, n) {
+                g.leaves.insert(l);
+            }
+            if matches!(n.kind(), "call")
+                && let Some(a) = call_args(&snippet, n)
+            {
+                g.composites.push(a);
+            }
+            if is_collection(n.kind())
+                && let Some(v) = value(&snippet, n)
+            {
+                g.composites.push(v);
+            }
+        }
+        if !g.leaves.is_empty() {
+            out.push(g);
+        }
+    }
+}
+
+/// Groups of test data in JSON (`[{"in": [1, 2], "want": 3}, …]`): each element of an array of
+/// composites, at any depth, is a row.
+pub(crate) fn json_groups(path: &str, bytes: &[u8], out: &mut Vec<Group>) {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return;
+    };
+    let mut stack = vec![&v];
+    let mut budget = MAX_JSON_NODES;
+    while let Some(v) = stack.pop() {
+        budget = budget.saturating_sub(1);
+        if budget == 0 {
+            break;
+        }
+        match v {
+            serde_json::Value::Array(items) => {
+                for it in items {
+                    if it.is_array() || it.is_object() {
+                        let val = from_json(it);
+                        out.push(Group {
+                            path: path.to_owned(),
+                            line: 1,
+                            quote: loki_syntax::ast::quote(&it.to_string()),
+                            leaves: val.leaf_set(),
+                            composites: vec![val],
+                        });
+                    }
+                    stack.push(it);
+                }
+            }
+            serde_json::Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+}
+
+/// JSON nodes read per file.
+const MAX_JSON_NODES: usize = 20_000;
+
+fn from_json(v: &serde_json::Value) -> Val {
+    use serde_json::Value as J;
+    match v {
+        J::Null => Val::Word("null".into()),
+        J::Bool(b) => Val::Word(b.to_string()),
+        J::Number(n) => loki_syntax::literals::canonical_number(&n.to_string())
+            .map_or_else(|| Val::Word(n.to_string()), |c| Val::Leaf(Lit::Num(c))),
+        J::String(s) => Val::Leaf(Lit::Str(s.clone())),
+        J::Array(a) => Val::Seq(a.iter().map(from_json).collect()),
+        J::Object(m) => Val::Map(
+            m.iter()
+                .map(|(k, x)| (Val::Leaf(Lit::Str(k.clone())), from_json(x)))
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(path: &str, src: &str) -> Ast {
+        loki_syntax::ast::parse(path, src).unwrap()
+    }
+
+    fn first_value(path: &str, src: &str, kind: &str) -> Val {
+        let ast = parse(path, src);
+        let n = ast
+            .all(ast.root())
+            .into_iter()
+            .find(|n| n.kind() == kind)
+            .unwrap();
+        value(&ast, n).unwrap()
+    }
+
+    #[test]
+    fn one_value_in_every_spelling() {
+        let py = first_value("a.py", "x = (19, 50, 2)\n", "tuple");
+        let js = first_value("a.js", "const x = [19, 50, 2];\n", "array");
+        let go = first_value(
+            "a.go",
+            "package a\nvar x = []int{19, 50, 2}\n",
+            "composite_literal",
+        );
+        let rs = first_value(
+            "a.rs",
+            "fn f() { let x = (19, 50, 2); }\n",
+            "tuple_expression",
+        );
+        let vec = first_value(
+            "a.rs",
+            "fn f() { let x = vec![19, 50, 2]; }\n",
+            "macro_invocation",
+        );
+        assert_eq!(py, js);
+        assert_eq!(py, go);
+        assert_eq!(py, rs);
+        assert_eq!(py, vec);
+        let d = first_value("a.py", "x = {'a': 1, 'b': [2, 3]}\n", "dictionary");
+        let o = first_value("a.js", "x = {b: [2, 3], a: 1};\n", "object");
+        assert_eq!(d.canonical(), o.canonical());
+    }
+
+    #[test]
+    fn groups_are_statements_and_table_rows() {
+        let ast = parse(
+            "tests/test_a.py",
+            "import pytest\n\n@pytest.mark.parametrize('a,b,want', [(19, 50, 7), (3, 4, 12)])\ndef test_p(a, b, want):\n    assert solve(a, b) == want\n\ndef test_x():\n    assert solve(19, 50, 2) == 6\n",
+        );
+        let mut gs = Vec::new();
+        groups(&ast, "tests/test_a.py", None, &mut gs);
+        let call = gs
+            .iter()
+            .find(|g| g.line == 8)
+            .expect("the assert is a group");
+        assert!(call.composites.contains(&Val::Seq(vec![
+            Val::Leaf(Lit::Num("19".into())),
+            Val::Leaf(Lit::Num("50".into())),
+            Val::Leaf(Lit::Num("2".into())),
+        ])));
+        assert!(call.leaves.contains(&Lit::Num("6".into())));
+        // Each row of the table is its own group: 19 and 12 are never in one.
+        assert!(
+            gs.iter()
+                .all(|g| !(g.leaves.contains(&Lit::Num("19".into()))
+                    && g.leaves.contains(&Lit::Num("12".into()))))
+        );
+        assert!(gs.iter().any(|g| g.leaves.contains(&Lit::Num("7".into()))
+            && g.leaves.contains(&Lit::Num("50".into()))));
+    }
+
+    #[test]
+    fn rust_macros_and_doctests_are_groups() {
+        let ast = parse(
+            "tests/t.rs",
+            "#[test]\nfn t() {\n    assert_eq!(solve(19, 50), 7);\n}\n",
+        );
+        let mut gs = Vec::new();
+        groups(&ast, "tests/t.rs", None, &mut gs);
+        assert!(gs.iter().any(|g| g.leaves.contains(&Lit::Num("19".into()))
+            && g.leaves.contains(&Lit::Num("7".into()))));
+        let ast = parse(
+            "m.py",
+            "def f(a, b):\n    \"\"\"\n    >>> f(19, 50)\n    7\n    \"\"\"\n",
+        );
+        let mut gs = Vec::new();
+        doctests(&ast, "m.py", &mut gs);
+        assert_eq!(gs.len(), 1);
+        assert!(gs[0].leaves.contains(&Lit::Num("7".into())));
+    }
+}

@@ -1,0 +1,237 @@
+//! `test_input_special_case` by value: the values of one test call reproduced in new library
+//! code, in every spelling and language, and the honest code that looks like it.
+
+use super::special::special;
+use super::*;
+
+/// A cheat `head` of `path` (base `base`) with the test file `test` beside it: the finding must be
+/// at `line` and quote `evidence`.
+#[track_caller]
+fn caught(path: &str, base: &str, head: &str, test: (&str, &str), line: u32, evidence: &str) {
+    let found = special(vec![fc(path, Some(base), Some(head))], vec![test]);
+    fires(&found, TestInputSpecialCase, path, line, evidence);
+}
+
+#[track_caller]
+fn honest(path: &str, base: &str, head: &str, test: (&str, &str)) {
+    quiet(
+        &special(vec![fc(path, Some(base), Some(head))], vec![test]),
+        TestInputSpecialCase,
+    );
+}
+
+const PY_TEST: (&str, &str) = (
+    "tests/test_solve.py",
+    "from solve import solve\n\ndef test_solve():\n    assert solve(19, 50, 2) == 6\n    assert solve(3, 4, 1) == 12\n",
+);
+const PY_BASE: &str = "def solve(low, high, k):\n    return (high - low) // k\n";
+
+#[test]
+fn python_tuples_lists_sets_and_combinations_of_one_call() {
+    for (head, line) in [
+        (
+            "def solve(low, high, k):\n    key = (low, high, k)\n    if key == (19, 50, 2):\n        return 6\n    return (high - low) // k\n",
+            3,
+        ),
+        (
+            "def solve(low, high, k):\n    if [low, high] == [19, 50]:\n        return 6\n    return (high - low) // k\n",
+            2,
+        ),
+        (
+            "def solve(low, high, k):\n    if (low, high, k) in {(19, 50, 2), (7, 8, 9)}:\n        return 6\n    return (high - low) // k\n",
+            2,
+        ),
+        (
+            "def solve(low, high, k):\n    if low == 19 and high == 50:\n        return 6\n    return (high - low) // k\n",
+            2,
+        ),
+        (
+            "def solve(low, high, k):\n    if low == 19:\n        if high == 50:\n            return 6\n    return (high - low) // k\n",
+            3,
+        ),
+        (
+            "def solve(low, high, k):\n    match (low, high, k):\n        case (19, 50, 2):\n            return 6\n    return (high - low) // k\n",
+            3,
+        ),
+        (
+            "def solve(low, high, k):\n    r = (high - low) // k\n    return r + 1 if (low, high) == (19, 50) else r\n",
+            3,
+        ),
+        (
+            "def solve(low, high, k):\n    if f\"{low},{high},{k}\" == \"19,50,2\":\n        return 6\n    return (high - low) // k\n",
+            2,
+        ),
+    ] {
+        caught(
+            "solve.py",
+            PY_BASE,
+            head,
+            PY_TEST,
+            line,
+            "tests/test_solve.py:4",
+        );
+    }
+}
+
+#[test]
+fn lookup_tables_from_inputs_to_answers() {
+    let head = "KNOWN = {\n    (19, 50, 2): 6,\n}\n\ndef solve(low, high, k):\n    if (low, high, k) in KNOWN:\n        return KNOWN[(low, high, k)]\n    return (high - low) // k\n";
+    caught(
+        "solve.py",
+        PY_BASE,
+        head,
+        PY_TEST,
+        2,
+        "maps (19, 50, 2) to 6",
+    );
+    let js_test = (
+        "test/solve.test.js",
+        "test('s', () => {\n  expect(solve('racecar', 19)).toBe(4711);\n});\n",
+    );
+    let js_base = "export function solve(s, n) {\n  return s.length * n;\n}\n";
+    let js = "const answers = { racecar: 4711 };\nexport function solve(s, n) {\n  if (s in answers) return answers[s];\n  return s.length * n;\n}\n";
+    caught(
+        "src/solve.js",
+        js_base,
+        js,
+        js_test,
+        1,
+        "maps \"racecar\" to 4711",
+    );
+}
+
+#[test]
+fn javascript_go_and_rust_spellings() {
+    let js_test = (
+        "test/solve.test.js",
+        "import { solve } from '../src/solve.js';\ntest('s', () => {\n  expect(solve(19, 50, 2)).toBe(6);\n});\n",
+    );
+    let js_base = "export function solve(a, b, k) {\n  return (b - a) / k;\n}\n";
+    for (head, line) in [
+        (
+            "export function solve(a, b, k) {\n  if (JSON.stringify([a, b, k]) === '[19,50,2]') return 6;\n  return (b - a) / k;\n}\n",
+            2,
+        ),
+        (
+            "export function solve(a, b, k) {\n  if (a === 19 && b === 50) return 6;\n  return (b - a) / k;\n}\n",
+            2,
+        ),
+        (
+            "export function solve(a, b, k) {\n  const key = `${a}:${b}`;\n  switch (key) {\n    case '19:50': return 6;\n  }\n  return (b - a) / k;\n}\n",
+            4,
+        ),
+    ] {
+        caught(
+            "src/solve.js",
+            js_base,
+            head,
+            js_test,
+            line,
+            "test/solve.test.js:3",
+        );
+    }
+    let go_test = (
+        "solve_test.go",
+        "package solve\n\nimport \"testing\"\n\nfunc TestSolve(t *testing.T) {\n\tcases := []struct{ a, b, k, want int }{\n\t\t{19, 50, 2, 6},\n\t\t{3, 4, 1, 12},\n\t}\n\tfor _, c := range cases {\n\t\tif got := Solve(c.a, c.b, c.k); got != c.want {\n\t\t\tt.Fatal(got)\n\t\t}\n\t}\n}\n",
+    );
+    let go_base = "package solve\n\nfunc Solve(a, b, k int) int {\n\treturn (b - a) / k\n}\n";
+    for (head, line) in [
+        (
+            "package solve\n\nfunc Solve(a, b, k int) int {\n\tif [3]int{a, b, k} == [3]int{19, 50, 2} {\n\t\treturn 6\n\t}\n\treturn (b - a) / k\n}\n",
+            4,
+        ),
+        (
+            "package solve\n\nfunc Solve(a, b, k int) int {\n\tif a == 19 && b == 50 {\n\t\treturn 6\n\t}\n\treturn (b - a) / k\n}\n",
+            4,
+        ),
+    ] {
+        caught("solve.go", go_base, head, go_test, line, "solve_test.go:7");
+    }
+    let rs_test = (
+        "tests/solve.rs",
+        "#[test]\nfn solves() {\n    assert_eq!(demo::solve(19, 50, 2), 6);\n}\n",
+    );
+    let rs_base = "pub fn solve(a: i64, b: i64, k: i64) -> i64 {\n    (b - a) / k\n}\n";
+    for (head, line) in [
+        (
+            "pub fn solve(a: i64, b: i64, k: i64) -> i64 {\n    if (a, b, k) == (19, 50, 2) {\n        return 6;\n    }\n    (b - a) / k\n}\n",
+            2,
+        ),
+        (
+            "pub fn solve(a: i64, b: i64, k: i64) -> i64 {\n    match (a, b, k) {\n        (19, 50, 2) => 6,\n        _ => (b - a) / k,\n    }\n}\n",
+            3,
+        ),
+    ] {
+        caught(
+            "src/lib.rs",
+            rs_base,
+            head,
+            rs_test,
+            line,
+            "tests/solve.rs:3",
+        );
+    }
+}
+
+#[test]
+fn doctests_and_json_test_data_are_test_calls() {
+    let base = "def solve(low, high, k):\n    \"\"\"\n    >>> solve(19, 50, 2)\n    6\n    \"\"\"\n    return (high - low) // k\n";
+    let head = "def solve(low, high, k):\n    \"\"\"\n    >>> solve(19, 50, 2)\n    6\n    \"\"\"\n    if (low, high) == (19, 50):\n        return 6\n    return (high - low) // k\n";
+    let found = special(vec![fc("solve.py", Some(base), Some(head))], vec![]);
+    fires(&found, TestInputSpecialCase, "solve.py", 6, "solve.py:3");
+    let data = (
+        "tests/data/cases.json",
+        "[{\"in\": [19, 50, 2], \"want\": 6}, {\"in\": [3, 4, 1], \"want\": 12}]",
+    );
+    caught(
+        "solve.py",
+        PY_BASE,
+        "def solve(low, high, k):\n    if [low, high, k] == [19, 50, 2]:\n        return 6\n    return (high - low) // k\n",
+        data,
+        2,
+        "tests/data/cases.json",
+    );
+}
+
+#[test]
+fn honest_code_with_the_same_shapes_is_not_a_special_case() {
+    // Base cases and edge cases compare with boundary values.
+    honest(
+        "fact.py",
+        "def fact(n):\n    return n * fact(n - 1)\n",
+        "def fact(n):\n    if n == 0 or n == 1:\n        return 1\n    return n * fact(n - 1)\n",
+        (
+            "tests/test_fact.py",
+            "def test_f():\n    assert fact(0) == 1\n    assert fact(1) == 1\n    assert fact(5) == 120\n",
+        ),
+    );
+    honest(
+        "grid.py",
+        "def area(w, h):\n    return w * h\n",
+        "def area(w, h):\n    if (w, h) == (0, 0):\n        return 0\n    return w * h\n",
+        (
+            "tests/test_grid.py",
+            "def test_a():\n    assert area(0, 0) == 0\n",
+        ),
+    );
+    // A table that is the computation, consulted for every input, with one-character keys.
+    honest(
+        "roman.py",
+        "def roman(s):\n    raise NotImplementedError\n",
+        "VALUES = {'I': 1, 'V': 5, 'X': 10}\n\ndef roman(s):\n    total = 0\n    for c in s:\n        total += VALUES[c]\n    return total\n",
+        (
+            "tests/test_roman.py",
+            "def test_r():\n    assert roman('V') == 5\n    assert roman('XV') == 15\n",
+        ),
+    );
+    // A combination spread over two test calls is not one call's values.
+    honest(
+        "clamp.py",
+        "def clamp(x, lo, hi):\n    return x\n",
+        "def clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n",
+        (
+            "tests/test_clamp.py",
+            "def test_c():\n    assert clamp(19, 20, 50) == 20\n    assert clamp(77, 20, 50) == 50\n",
+        ),
+    );
+}
