@@ -489,7 +489,7 @@ fn compared(
                     .split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-' || c == '_'))
                     .filter(|t| !t.is_empty())
                     .map(|t| {
-                        canonical_number(t).map_or_else(
+                        canonical_number(t.trim_start_matches('-')).map_or_else(
                             || Val::Leaf(Lit::Str(t.to_owned())),
                             |n| Val::Leaf(Lit::Num(n)),
                         )

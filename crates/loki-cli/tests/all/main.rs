@@ -35,6 +35,7 @@ mod modelbox;
 mod provider_failures;
 mod runs;
 mod seal;
+mod seal_declare;
 mod serve;
 mod serve_ui;
 mod signals;

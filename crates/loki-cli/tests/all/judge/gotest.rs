@@ -238,7 +238,7 @@ fn clamp_broken() -> Edit {
     replace("calc/calc.go", "\tif x < lo {\n\t\treturn lo\n\t}\n", "")
 }
 
-fn fixture() -> Option<Fixture> {
+pub(super) fn fixture() -> Option<Fixture> {
     if !require("go", &["version"]) {
         return None;
     }

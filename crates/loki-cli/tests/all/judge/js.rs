@@ -237,7 +237,7 @@ fn test_block(name: &str, body: &[String]) -> String {
     format!("\ntest('{name}', () => {{\n{lines}}});\n")
 }
 
-fn fixture(fl: Flavor) -> Option<Fixture> {
+pub(super) fn fixture(fl: Flavor) -> Option<Fixture> {
     let node_modules = npm_cache()?;
     let mut files = vec![
         ("package.json", fl.package_json(fl.script())),

@@ -35,6 +35,7 @@
 mod ci;
 mod fence;
 mod gotest;
+mod intent;
 mod js;
 mod kept;
 mod pytest;

@@ -170,7 +170,7 @@ fn clamp_broken() -> super::Edit {
     replace("calc.py", "return max(lo, min(x, hi))", "return min(x, hi)")
 }
 
-fn fixture() -> Option<Fixture> {
+pub(super) fn fixture() -> Option<Fixture> {
     if !require("python3", &["-m", "pytest", "--version"]) {
         return None;
     }

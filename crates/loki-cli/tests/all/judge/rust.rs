@@ -218,7 +218,7 @@ fn move_broken() -> Edit {
     replace("src/lib.rs", "y: p.y + dy", "y: p.y")
 }
 
-fn fixture(name: &'static str, nextest: bool) -> Option<Fixture> {
+pub(super) fn fixture(name: &'static str, nextest: bool) -> Option<Fixture> {
     if !require("cargo", &["--version"]) {
         return None;
     }
