@@ -401,3 +401,61 @@ fn a_hanging_agent_hits_the_cap_and_still_seals() {
     assert!(report.wall_s < 30.0, "{}", report.wall_s);
     assert!(not_proven(&r).contains("run cap reached"), "{r:#}");
 }
+
+/// Issue 31: a build run has nobody to declare intent, so a changed expectation needs the task's
+/// own evidence. Here the agent fixes `add` as asked and also changes what `mul` does and what
+/// its test expects: nothing in the task (the wall) shows that change was asked for.
+#[test]
+fn an_expectation_change_without_evidence_from_the_task_is_partial() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let f = fixture();
+    let (report, r) = run_case(
+        &f,
+        &[
+            edit("calc.py", "return a - b", "return a + b"),
+            edit("calc.py", "return a * b", "return a * b + 1"),
+            edit("test_calc.py", "assert mul(2, 3) == 6", "assert mul(2, 3) == 7"),
+        ],
+        None,
+    );
+    assert_eq!(report.outcome, Outcome::Partial, "{r:#}");
+    assert!(
+        not_proven(&r).contains("expectation of test_calc.py::test_mul changed without evidence from the task"),
+        "{r:#}"
+    );
+}
+
+/// The same kind of change, asked for by the task and proven by the wall written from it, is
+/// accepted and recorded as declared by that wall.
+#[test]
+fn an_expectation_change_the_wall_proves_is_declared_by_it() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let f = fixture();
+    let task = "mul(a, b) must now return a * b + 1 (the product plus one), and add must return the sum.";
+    let wall = "from calc import add, mul\n\n\ndef test_mul_plus_one():\n    assert mul(2, 3) == 7\n    assert add(2, 3) == 5\n";
+    let plan = json!({"sessions": [
+        {"name": "wall", "turns": [
+            call("write_file", json!({"path": "loki_wall_mul_test.py", "content": wall})),
+            call("finish", json!({"status": "done", "detail": "wall"}))]},
+        {"name": "implement", "turns": [
+            edit("calc.py", "return a - b", "return a + b"),
+            edit("calc.py", "return a * b", "return a * b + 1"),
+            edit("test_calc.py", "assert mul(2, 3) == 6", "assert mul(2, 3) == 7"),
+            call("finish", json!({"status": "done", "detail": "done"}))]}
+    ]})
+    .to_string();
+    let report = build(f.repo.path(), f.home.path(), task, &plan, None);
+    let r = receipt(f.repo.path(), &report);
+    assert_eq!(report.outcome, Outcome::Verified, "{r:#}");
+    let item = &r["declared"]["items"][0];
+    assert_eq!(item["test"], "test_calc.py::test_mul", "{r:#}");
+    assert!(
+        item["reason"].as_str().unwrap().contains("loki_wall_mul_test.py"),
+        "{r:#}"
+    );
+    assert_eq!(item["now"][0], "assert mul(2, 3) == 7");
+}

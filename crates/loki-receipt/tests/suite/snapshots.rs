@@ -51,6 +51,50 @@ fn receipt_md_of_a_verified_build() {
     insta::assert_snapshot!(md);
 }
 
+/// Issue 31: what the agent declared, what it did not, and the request they answer, with each
+/// test's old and new lines; an undeclared change keeps the run from VERIFIED.
+#[test]
+fn receipt_md_shows_declarations_and_the_request() {
+    use loki_receipt::schema::{Declaration, DeclarationKind, Declared};
+    let mut facts = verified_facts(RUN);
+    facts.judgement = Some(loki_core::outcome::Verdict::Declare);
+    facts.declared = Some(Declared {
+        request: Some("Make add(2, 2) return 5 | product asked".into()),
+        items: vec![
+            Declaration {
+                kind: DeclarationKind::ExpectationChanged,
+                test: "tests/test_calc.py::test_add".into(),
+                reason: "product asked for add(2, 2) == 5".into(),
+                was: vec!["assert add(2, 2) == 4".into()],
+                now: vec!["assert add(2, 2) == 5".into()],
+            },
+            Declaration {
+                kind: DeclarationKind::Undeclared,
+                test: "tests/test_calc.py::test_double".into(),
+                reason: String::new(),
+                was: vec!["assert double(3) == 6".into()],
+                now: vec!["assert double(3) == 7".into()],
+            },
+            Declaration {
+                kind: DeclarationKind::Contradiction,
+                test: "tests/test_calc.py::test_sub".into(),
+                reason: "sub(1, 1) == 1 contradicts the spec".into(),
+                was: Vec::new(),
+                now: Vec::new(),
+            },
+        ],
+    });
+    let builder = ReceiptBuilder::new(facts);
+    assert_ne!(builder.verdict(), Outcome::Verified);
+    let receipt = builder
+        .build(EventsBinding {
+            count: 4,
+            head: "ab".repeat(32),
+        })
+        .unwrap();
+    insta::assert_snapshot!(render_markdown(&receipt, &SignatureLine::Unsigned));
+}
+
 #[test]
 fn receipt_md_of_a_run_with_gaps() {
     let mut facts = verified_facts(RUN);
