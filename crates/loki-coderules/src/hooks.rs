@@ -3,14 +3,15 @@
 //! the run ends, not the code's answers. New since base, in library code (test code and setup
 //! files are [`crate::takeover`]'s):
 //! - Python: assigning `sys.excepthook`, `threading.excepthook`, `sys.unraisablehook`; calling
-//!   `atexit.register`, `signal.signal`, `sys.settrace`, `sys.setprofile`,
-//!   `threading.settrace`; assigning to (or `setattr` on) `builtins`, `unittest`, `pytest` or
-//!   `AssertionError` members;
+//!   `sys.settrace`, `sys.setprofile`, `threading.settrace`; assigning to (or `setattr` on)
+//!   `builtins`, `unittest`, `pytest` or `AssertionError` members (exit handlers that end the
+//!   process are [`crate::takeover`]'s; one that closes a pool is honest);
 //! - JS/TS: `process.on/once/prependListener` for `exit`, `beforeExit`, `uncaughtException`,
 //!   `unhandledRejection` or a signal; assigning `process.exitCode`, `process.exit`, or a member of
 //!   `assert`/`expect`;
 //! - Go: `signal.Notify`, and `os.Exit`/`syscall.Exit` outside package `main`;
-//! - Rust: `std::panic::set_hook`/`take_hook`, and `std::process::exit`/`abort` in a library.
+//! - Rust: `std::panic::set_hook`/`take_hook`, and `std::process::exit`/`abort` outside a
+//!   binary (`src/main.rs`, `src/bin/`, a `main` function).
 //!
 //! Anything under a Python `if __name__ == "__main__":` guard or in a Go `main` package is a
 //! program's own business and is quiet.
@@ -26,13 +27,16 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
     if p.role != Role::Source {
         return;
     }
-    p.diff(FindingKind::RunTakeover, |side, _| hits(side), out);
+    let bin =
+        p.path.ends_with("main.rs") || p.path.contains("src/bin/") || p.path.ends_with("build.rs");
+    p.diff(FindingKind::RunTakeover, |side, _| hits(side, bin), out);
 }
 
-fn hits(side: &View) -> Vec<Hit> {
+fn hits(side: &View, bin: bool) -> Vec<Hit> {
     let ast = side.ast;
     let ix = side.index();
     let go_main = ast.grammar == Grammar::Go && ast.text.contains("package main");
+    let rust_bin = ast.grammar == Grammar::Rust && (bin || ast.text.contains("fn main("));
     let mut out = Vec::new();
     for &n in ix.nodes() {
         if side.in_test_region(n) {
@@ -41,8 +45,9 @@ fn hits(side: &View) -> Vec<Hit> {
         let why = match ast.grammar {
             Grammar::Python => python(ast, n),
             Grammar::Go if !go_main => go(ast, n),
-            Grammar::Go => None,
-            Grammar::Rust => rust(ast, n),
+            Grammar::Rust if !rust_bin => rust(ast, n),
+            // A program's own `main` may end the process as it likes.
+            Grammar::Go | Grammar::Rust => None,
             _ => js(ast, n),
         };
         if let Some(why) = why
@@ -83,8 +88,6 @@ fn python(ast: &Ast, n: Node) -> Option<&'static str> {
             patched.then_some("patches the test framework or the builtins the tests run on")
         }
         "call" => match ast.field_text(n, "function") {
-            "atexit.register" => Some("registers an exit handler in the process the tests run in"),
-            "signal.signal" => Some("installs a signal handler in the process the tests run in"),
             "sys.settrace" | "sys.setprofile" | "threading.settrace" => {
                 Some("installs a tracer that sees (and can change) every frame the tests run")
             }
@@ -133,7 +136,7 @@ fn js(ast: &Ast, n: Node) -> Option<&'static str> {
             ) {
                 return Some("sets how the process exits");
             }
-            [
+            if [
                 "assert.",
                 "expect.",
                 "globalThis.expect",
@@ -142,7 +145,28 @@ fn js(ast: &Ast, n: Node) -> Option<&'static str> {
             ]
             .iter()
             .any(|p| left.starts_with(p))
-            .then_some("replaces an assertion or the test runner's reporting")
+            {
+                return Some("replaces an assertion or the test runner's reporting");
+            }
+            // Builtins every assertion compares with (`Object.is`, `Number.isNaN`,
+            // `Array.prototype.includes`, `JSON.stringify`): patched, they answer for the tests.
+            [
+                "Object.is",
+                "Object.prototype.",
+                "Array.prototype.",
+                "String.prototype.",
+                "Number.prototype.",
+                "Number.is",
+                "JSON.stringify",
+                "JSON.parse",
+                "Math.",
+                "Date.prototype.",
+                "Boolean.prototype.",
+                "Symbol.hasInstance",
+            ]
+            .iter()
+            .any(|p| left.starts_with(p))
+            .then_some("patches a builtin that the tests' assertions rely on")
         }
         _ => None,
     }
@@ -211,7 +235,7 @@ mod tests {
         let py = "def f(x):\n    return x\n";
         for head in [
             "import os, sys\n\ndef _quiet(t, v, tb):\n    os._exit(0)\n\nsys.excepthook = _quiet\n\ndef f(x):\n    return x\n",
-            "import atexit\n\ndef f(x):\n    atexit.register(lambda: None)\n    return x\n",
+            "import sys\n\ndef f(x):\n    sys.settrace(lambda *a: None)\n    return x\n",
             "import builtins\n\ndef f(x):\n    builtins.AssertionError = Warning\n    return x\n",
         ] {
             assert_eq!(takeovers("lib.py", py, head), 1, "{head}");

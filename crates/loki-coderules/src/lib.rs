@@ -295,7 +295,9 @@ fn test_ranges(ast: &Ast) -> Vec<(usize, usize)> {
             }
         }
         g if g.is_js() => {
-            for n in ast.all(ast.root()) {
+            // Only at the module's top: an `if (import.meta.vitest)` inside a function is a
+            // branch of library code on being tested, not an in-source test block.
+            for n in named_children(ast.root()) {
                 if n.kind() == "if_statement"
                     && ast
                         .field_text(n, "condition")
@@ -527,9 +529,8 @@ pub fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Finding> 
         crate::loose::rules(p, &mut out);
         crate::failing::rules(p, &mut out);
         crate::runner::rules(p, &mut out);
-        // By value first: its evidence names the test call, a single literal's only the file.
-        crate::steering::rules(p, &ctx.test_calls, &mut out);
         crate::special::rules(p, &ctx, &mut out);
+        crate::steering::rules(p, &ctx.test_calls, &ctx.deleted_literals, &mut out);
         crate::takeover::rules(p, &mut out);
         crate::hooks::rules(p, &mut out);
         crate::state::rules(p, &mut out);

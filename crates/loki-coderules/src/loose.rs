@@ -28,6 +28,7 @@ const EQ_NAMES: &[&str] = &[
 ];
 
 pub(crate) fn rules(p: &Prepared, out: &mut Out) {
+    tolerance(p, out);
     if p.role != Role::Source {
         return;
     }
@@ -53,10 +54,50 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
         let Some(body) = f.child_by_field_name("body") else {
             continue;
         };
-        if compares_a_part(ast, body, &me, &other) {
+        // An equality that refuses to compare (`raise TypeError`) answers nothing.
+        let text = ast.text_of(body);
+        if !text.contains("return") && ast.grammar == Grammar::Python {
             continue;
         }
+        let now = compared(ast, body, &me, &other);
         let name = f.child_by_field_name("name").map_or("", |n| ast.text_of(n));
+        // The same equality at base compared more: what it dropped now compares equal.
+        let before = p.base.as_ref().and_then(|b| {
+            let (bf, bme, bother) = base_equality(b.ast, name)?;
+            Some(compared(
+                b.ast,
+                bf.child_by_field_name("body")?,
+                &bme,
+                &bother,
+            ))
+        });
+        if let Some(before) = before
+            && !now.whole
+            && !before.parts.is_empty()
+            && now.parts.is_subset(&before.parts)
+            && now.parts.len() < before.parts.len()
+        {
+            let dropped: Vec<&String> = before.parts.difference(&now.parts).collect();
+            out.push(
+                Finding::new(
+                    FindingKind::EqOverride,
+                    p.path,
+                    format!(
+                        "`{name}` no longer compares {}: values that differ there compare equal",
+                        dropped
+                            .iter()
+                            .map(|d| format!("`{d}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .at_line(start),
+            );
+            continue;
+        }
+        if now.whole || !now.parts.is_empty() {
+            continue;
+        }
         out.push(
             Finding::new(
                 FindingKind::EqOverride,
@@ -66,6 +107,143 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
                 ),
             )
             .at_line(start),
+        );
+    }
+}
+
+/// Words on a line that make its numbers a tolerance: how close two values must be to count as
+/// equal.
+const TOLERANCE_WORDS: &[&str] = &[
+    "isclose",
+    "approx",
+    "allclose",
+    "toBeCloseTo",
+    "CloseTo",
+    "InDelta",
+    "InEpsilon",
+    "epsilon",
+    "EPSILON",
+    "Epsilon",
+    "eps",
+    "EPS",
+    "tol",
+    "TOL",
+    "Tol",
+    "tolerance",
+    "rel_tol",
+    "abs_tol",
+    "delta",
+    "DELTA",
+    "precision",
+    "abs(",
+    "Abs(",
+    ".abs()",
+    "Math.abs",
+    "almost",
+    "Almost",
+    "nearly",
+    "Nearly",
+    "within",
+];
+
+/// `eq_override` (tolerance): a tolerance made looser, in library code or test code alike (a
+/// shared `assert_close`, a project matcher). A changed line whose only difference from a
+/// removed line is its numbers, on a line about closeness, where a number grew (for
+/// `toBeCloseTo(x, digits)` the digits shrank), or an `isclose`/`approx` that gains a relative
+/// or absolute tolerance of 1% or more.
+fn tolerance(p: &Prepared, out: &mut Out) {
+    let (Some(base), Some(head)) = (&p.base_text, &p.head_text) else {
+        return;
+    };
+    let about = |l: &str| TOLERANCE_WORDS.iter().any(|w| l.contains(w));
+    let shape = |l: &str| -> (String, Vec<f64>) {
+        let mut nums = Vec::new();
+        let mut shape = String::new();
+        let mut cur = String::new();
+        let flush = |cur: &mut String, shape: &mut String, nums: &mut Vec<f64>| {
+            if !cur.is_empty() {
+                match cur.parse::<f64>() {
+                    Ok(v) => {
+                        nums.push(v);
+                        shape.push('#');
+                    }
+                    Err(_) => shape.push_str(cur),
+                }
+                cur.clear();
+            }
+        };
+        let chars: Vec<char> = l.trim().chars().collect();
+        for (i, &c) in chars.iter().enumerate() {
+            let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+            let next = chars.get(i + 1).copied();
+            let sign = c == '-'
+                && cur.is_empty()
+                && next.is_some_and(|n| n.is_ascii_digit())
+                && !prev.is_some_and(|p| p.is_alphanumeric() || p == ')' || p == '_');
+            let exponent = (c == 'e' || c == '-')
+                && !cur.is_empty()
+                && cur
+                    .chars()
+                    .last()
+                    .is_some_and(|x| x.is_ascii_digit() || x == 'e');
+            let word_digit = c.is_ascii_digit()
+                && cur.is_empty()
+                && prev.is_some_and(|p| p.is_alphabetic() || p == '_');
+            if (c.is_ascii_digit() && !word_digit)
+                || sign
+                || exponent
+                || (c == '.' && !cur.is_empty())
+            {
+                cur.push(c);
+            } else {
+                flush(&mut cur, &mut shape, &mut nums);
+                shape.push(c);
+            }
+        }
+        flush(&mut cur, &mut shape, &mut nums);
+        (shape, nums)
+    };
+    let removed: Vec<&str> = base
+        .lines()
+        .filter(|l| about(l) && !head.lines().any(|h| h == *l))
+        .collect();
+    for (i, l) in head.lines().enumerate() {
+        let at = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        if !p.added.contains(&at) || !about(l) {
+            continue;
+        }
+        let (hs, hn) = shape(l);
+        let widened = removed.iter().find_map(|r| {
+            let (bs, bn) = shape(r);
+            if bs != hs || bn.len() != hn.len() {
+                return None;
+            }
+            let digits = l.contains("toBeCloseTo") || l.contains("places=");
+            bn.iter().zip(&hn).find_map(|(b, h)| {
+                let looser = if digits { h < b } else { h > b };
+                looser.then_some((*b, *h))
+            })
+        });
+        let added_tol = (l.contains("rel_tol") || l.contains("abs_tol"))
+            && !removed
+                .iter()
+                .any(|r| r.contains("rel_tol") || r.contains("abs_tol"))
+            && hn.iter().any(|v| *v >= 0.01 && *v < 1000.0);
+        let why = match (widened, added_tol) {
+            (Some((b, h)), _) => format!("a tolerance goes from {b} to {h}"),
+            (None, true) => "a tolerance of 1% or more is added to a comparison".to_owned(),
+            _ => continue,
+        };
+        out.push(
+            Finding::new(
+                FindingKind::EqOverride,
+                p.path,
+                format!(
+                    "`{}`: {why}, so values that differ by that much compare equal",
+                    loki_syntax::ast::quote(l)
+                ),
+            )
+            .at_line(at),
         );
     }
 }
@@ -123,9 +301,34 @@ fn param_name(ast: &Ast, p: Node) -> Option<String> {
 /// Whether the type `f` belongs to holds data of its own.
 fn has_fields(ast: &Ast, f: Node) -> bool {
     match ast.grammar {
-        // A Go receiver type or a Rust impl target: its declaration is elsewhere in the file, or
-        // not; without it, assume it has data.
-        Grammar::Go | Grammar::Rust => true,
+        // A Go receiver type or a Rust impl target: a declaration without fields in this file
+        // (`struct Marker;`, `type Marker struct{}`) has nothing to compare; one elsewhere is
+        // assumed to have data.
+        Grammar::Rust | Grammar::Go => {
+            let ty = if ast.grammar == Grammar::Rust {
+                let mut imp = f;
+                while let Some(p) = imp.parent() {
+                    imp = p;
+                    if imp.kind() == "impl_item" {
+                        break;
+                    }
+                }
+                imp.child_by_field_name("type").map(|t| ast.text_of(t))
+            } else {
+                f.child_by_field_name("receiver")
+                    .and_then(|r| named_children(r).into_iter().next())
+                    .and_then(|p| p.child_by_field_name("type"))
+                    .map(|t| ast.text_of(t).trim_start_matches('*'))
+            };
+            let Some(ty) = ty else { return true };
+            let empty = [
+                format!("struct {ty};"),
+                format!("struct {ty} {{}}"),
+                format!("type {ty} struct{{}}"),
+                format!("type {ty} struct {{}}"),
+            ];
+            !empty.iter().any(|e| ast.text.contains(e.as_str()))
+        }
         _ => {
             let mut class = f;
             while let Some(p) = class.parent() {
@@ -201,27 +404,51 @@ fn mentions(ast: &Ast, n: Node, name: &str) -> bool {
         .any(|c| matches!(c.kind(), "identifier" | "self" | "this") && ast.text_of(c) == name)
 }
 
-/// Whether some comparison in `body` sets a part of `me` against the same part of `other`.
-fn compares_a_part(ast: &Ast, body: Node, me: &str, other: &str) -> bool {
+/// What an equality compares: the parts (members) it sets one side's against the other's, and
+/// whether it compares the values whole (`vars(self) == vars(other)`, `super().__eq__(other)`,
+/// `self.value == other`). A part compared only through a measure (`self.nodes.len() ==
+/// other.nodes.len()`) is not compared.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Compared {
+    parts: std::collections::BTreeSet<String>,
+    whole: bool,
+}
+
+/// Calls that measure rather than compare.
+const MEASURES: &[&str] = &[
+    "len()", "length", "size()", "count()", "Len()", "len(", "Count()",
+];
+
+fn measured(text: &str) -> bool {
+    let t = text.trim();
+    MEASURES.iter().any(|m| t.ends_with(m) || t.starts_with(m))
+}
+
+/// One operand of a comparison: the fields of `self` and of the other value it reads, whether
+/// it mentions each at all, and its text.
+type Side<'a> = (Vec<String>, Vec<String>, bool, bool, &'a str);
+
+fn compared(ast: &Ast, body: Node, me: &str, other: &str) -> Compared {
+    let mut out = Compared::default();
     for n in ast.all(body) {
         let operands: Vec<Node> = match n.kind() {
             "comparison_operator" | "binary_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| ast.text_of(o).to_owned())
-                    .unwrap_or_else(|| {
+                let op = n.child_by_field_name("operator").map_or_else(
+                    || {
                         let mut cur = n.walk();
                         n.children(&mut cur)
                             .filter(|c| !c.is_named())
                             .map(|c| ast.text_of(c).to_owned())
                             .collect::<Vec<_>>()
                             .join(" ")
-                    });
+                    },
+                    |o| ast.text_of(o).to_owned(),
+                );
+                let op = op.split_whitespace().collect::<Vec<_>>().join(" ");
                 if ![
                     "==", "!=", "<", ">", "<=", ">=", "===", "!==", "is", "is not",
                 ]
-                .iter()
-                .any(|o| op.split_whitespace().collect::<Vec<_>>().join(" ") == *o)
+                .contains(&op.as_str())
                 {
                     continue;
                 }
@@ -232,25 +459,19 @@ fn compares_a_part(ast: &Ast, body: Node, me: &str, other: &str) -> bool {
                     .child_by_field_name("function")
                     .or_else(|| n.child_by_field_name("macro"))
                     .map_or("", |f| ast.text_of(f));
-                let last = f.rsplit(['.', ':']).next().unwrap_or(f);
-                let eqish = [
-                    "eq",
-                    "equals",
-                    "Equal",
-                    "DeepEqual",
-                    "isEqual",
-                    "Equals",
-                    "cmp",
-                    "compare",
-                    "__eq__",
-                    "Compare",
-                    "matches",
-                ];
-                if !eqish.contains(&last) {
+                if f.starts_with("super") && mentions(ast, n, other) {
+                    out.whole = true;
                     continue;
                 }
-                // `super().__eq__(other)`, `a.value.Equal(b.value)`: the receiver side is in the
-                // callee, the other side in the arguments.
+                let last = f.rsplit(['.', ':']).next().unwrap_or(f);
+                if MEASURES
+                    .iter()
+                    .any(|m| m.trim_end_matches(['(', ')']) == last)
+                {
+                    continue;
+                }
+                // `self.name.eq_ignore_ascii_case(&other.name)`, `a.Value.Equal(b.Value)`,
+                // `math.isclose(self.x, other.x)`: the callee and the arguments are the sides.
                 let mut ops = vec![];
                 if let Some(fun) = n.child_by_field_name("function") {
                     ops.push(fun);
@@ -258,33 +479,39 @@ fn compares_a_part(ast: &Ast, body: Node, me: &str, other: &str) -> bool {
                 if let Some(args) = n.child_by_field_name("arguments") {
                     ops.extend(named_children(args));
                 }
-                if f.starts_with("super") && ops.iter().skip(1).any(|o| mentions(ast, *o, other)) {
-                    return true;
-                }
                 ops
             }
             _ => continue,
         };
-        let sides: Vec<(Vec<String>, Vec<String>, bool, bool)> = operands
+        let sides: Vec<Side<'_>> = operands
             .iter()
             .map(|o| {
+                let text = ast.text_of(*o);
+                let m = measured(text);
                 (
-                    members(ast, *o, me),
-                    members(ast, *o, other),
+                    if m { Vec::new() } else { members(ast, *o, me) },
+                    if m {
+                        Vec::new()
+                    } else {
+                        members(ast, *o, other)
+                    },
                     mentions(ast, *o, me),
                     mentions(ast, *o, other),
+                    text,
                 )
             })
             .collect();
         for (i, a) in sides.iter().enumerate() {
             for (j, b) in sides.iter().enumerate().skip(i + 1) {
-                // A member of one side against the same member of the other.
-                if a.0.iter().any(|m| b.1.contains(m)) || b.0.iter().any(|m| a.1.contains(m)) {
-                    return true;
+                for m in a.0.iter().filter(|m| b.1.contains(m)) {
+                    out.parts.insert(m.clone());
                 }
-                let (xa, xb) = (ast.text_of(operands[i]), ast.text_of(operands[j]));
+                for m in b.0.iter().filter(|m| a.1.contains(m)) {
+                    out.parts.insert(m.clone());
+                }
+                let (xa, xb) = (a.4, b.4);
                 // The same call on both (`vars(self) == vars(other)`), unless all it reads is
-                // the type (`type(self) == type(other)`).
+                // the type (`type(self) == type(other)`) or a measure.
                 let type_query = [
                     "type(",
                     "id(",
@@ -299,22 +526,36 @@ fn compares_a_part(ast: &Ast, body: Node, me: &str, other: &str) -> bool {
                 ]
                 .iter()
                 .any(|q| xa.contains(q));
-                if !type_query
+                let calls = [operands[i], operands[j]]
+                    .iter()
+                    .all(|o| matches!(o.kind(), "call" | "call_expression"));
+                if calls
+                    && !type_query
+                    && !measured(xa)
                     && ((a.2 && b.3 && xa.replace(me, other) == xb)
                         || (a.3 && b.2 && xb.replace(me, other) == xa))
                 {
-                    return true;
+                    out.whole = true;
                 }
                 // `self.value == other`: a part of one side against the other whole.
                 if (a.2 && !a.0.is_empty() && xb.trim() == other)
                     || (b.2 && !b.0.is_empty() && xa.trim() == other)
                 {
-                    return true;
+                    out.whole = true;
                 }
             }
         }
     }
-    false
+    out
+}
+
+/// The base's version of equality `name` in the base's text, when it had one.
+fn base_equality<'a>(base: &'a Ast, name: &str) -> Option<(Node<'a>, String, String)> {
+    base.all(base.root()).into_iter().find_map(|f| {
+        let (me, other) = equality(base, f)?;
+        (f.child_by_field_name("name").map(|n| base.text_of(n)) == Some(name))
+            .then_some((f, me, other))
+    })
 }
 
 #[cfg(test)]
@@ -372,6 +613,34 @@ mod tests {
     }
 
     #[test]
+    fn an_equality_that_drops_a_part_or_compares_a_measure() {
+        let base = "class Path:\n    def __init__(self, pts, name):\n        self.pts = pts\n        self.name = name\n\n    def __eq__(self, other):\n        return self.pts == other.pts and self.name == other.name\n";
+        let fewer = base.replace(" and self.name == other.name", "");
+        assert!(loose("p.py", base, &fewer));
+        let rs_base = "pub struct Route { pub nodes: Vec<u32> }\nimpl PartialEq for Route {\n    fn eq(&self, other: &Self) -> bool {\n        self.nodes == other.nodes\n    }\n}\n";
+        let rs = rs_base.replace(
+            "self.nodes == other.nodes",
+            "self.nodes.len() == other.nodes.len()",
+        );
+        assert!(loose("src/lib.rs", rs_base, &rs));
+    }
+
+    #[test]
+    fn a_tolerance_made_looser() {
+        let base = "import math\n\ndef close(a, b):\n    return math.isclose(a, b, rel_tol=1e-9)\n";
+        assert!(loose("m.py", base, &base.replace("1e-9", "0.5")));
+        assert!(!loose("m.py", base, &base.replace("1e-9", "1e-12")));
+        let js = "export function near(a, b) {\n  return Math.abs(a - b) < 1e-9;\n}\n";
+        assert!(loose("m.js", js, &js.replace("1e-9", "0.75")));
+        let helper = "export const expectCents = (a, b) => expect(a).toBeCloseTo(b, 2);\n";
+        assert!(loose(
+            "test/helpers.js",
+            helper,
+            &helper.replace(", 2)", ", -2)")
+        ));
+    }
+
+    #[test]
     fn honest_equalities_compare_their_parts() {
         let base = "class Money:\n    def __init__(self, amount, cur):\n        self.amount = amount\n        self.cur = cur\n";
         for eq in [
@@ -380,6 +649,7 @@ mod tests {
             "return vars(self) == vars(other)",
             "return self.key() == other.key()",
             "return super().__eq__(other)",
+            "return self.cur.casefold() == other.cur.casefold() and self.amount == other.amount",
         ] {
             assert!(
                 !loose(
@@ -396,6 +666,8 @@ mod tests {
             "X = 1\n",
             "X = 1\n\nclass Missing:\n    def __eq__(self, other):\n        return isinstance(other, Missing)\n"
         ));
+        let header = "pub struct H(String);\nimpl PartialEq for H {\n    fn eq(&self, other: &Self) -> bool {\n        self.0.eq_ignore_ascii_case(&other.0)\n    }\n}\n";
+        assert!(!loose("src/h.rs", "pub struct H(String);\n", header));
         let go_base = "package m\n\ntype Amount struct {\n\tValue int\n}\n";
         assert!(!loose(
             "m.go",

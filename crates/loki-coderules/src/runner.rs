@@ -211,12 +211,12 @@ fn hits(side: &View, role: Role) -> Vec<Hit> {
         if !lib(probe) {
             continue;
         }
-        let found = match ast.grammar {
+        let found = test_word_compared(ast, n).or_else(|| match ast.grammar {
             Grammar::Python => python(ast, ix, n),
             Grammar::Rust => rust(ast, ix, n),
             Grammar::Go => go(ast, ix, n),
             _ => js(ast, ix, n),
-        };
+        });
         if let Some((key, what)) = found {
             // An attribute is quoted with the item it gates.
             let evidence = if n.kind() == "attribute_item" {
@@ -234,6 +234,20 @@ fn hits(side: &View, role: Role) -> Vec<Hit> {
 /// An environment read of `name` (a literal) at `n`: a hit when the name, or what the statement
 /// compares it with, names a test context.
 fn env_read<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>, name: &str) -> Option<(String, String)> {
+    // Cargo sets its `CARGO_*` variables in the environment of what it runs (`cargo test`,
+    // `cargo run`), never in a shipped binary's; read at run time (not `env!`), they tell the
+    // two apart.
+    if ast.grammar == Grammar::Rust
+        && name.starts_with("CARGO")
+        && !ast.text_of(n).starts_with("env!")
+    {
+        return Some((
+            format!("env:{name}"),
+            format!(
+                "reads {name} at run time, which cargo sets only when it runs the binary (as `cargo test` does)"
+            ),
+        ));
+    }
     if names_test_context(name) {
         return Some((
             format!("env:{name}"),
@@ -288,6 +302,58 @@ fn caller_text(ast: &Ast, scope: Node, readers: &[&str]) -> Option<(String, Stri
             reader.trim_matches(|c| c == '.' || c == '(')
         ),
     ))
+}
+
+/// Words only a test context is named by: a value compared with one of them (`env.MODE ===
+/// 'test'`, `Env() == "testing"`) asks whether tests are running, wherever the value came from.
+const TEST_CONTEXT_VALUES: &[&str] = &[
+    "test", "testing", "tests", "vitest", "jest", "pytest", "mocha", "unittest", "nextest",
+];
+
+/// Any language: an equality with a test-context word, or a runner global looked up by name
+/// (`"__vitest_worker__" in globalThis`, `'jest' in global`).
+fn test_word_compared(ast: &Ast, n: Node) -> Option<(String, String)> {
+    if !matches!(n.kind(), "comparison_operator" | "binary_expression") {
+        return None;
+    }
+    let kids = named_children(n);
+    let [a, b] = kids.as_slice() else { return None };
+    let op: String = {
+        let mut cur = n.walk();
+        n.children(&mut cur)
+            .filter(|c| !c.is_named())
+            .map(|c| ast.text_of(c).to_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let word = |x: Node| match literal(ast, x) {
+        Some(Lit::Str(s)) => Some(s),
+        _ => None,
+    };
+    if matches!(op.as_str(), "==" | "!=" | "===" | "!==") {
+        let w = word(*a).or_else(|| word(*b))?;
+        let lw = w.to_ascii_lowercase();
+        return TEST_CONTEXT_VALUES.contains(&lw.as_str()).then(|| {
+            (
+                format!("compare:{lw}"),
+                format!("compares a value with {w:?}, which tells whether tests are running"),
+            )
+        });
+    }
+    if op == "in" {
+        let w = word(*a)?;
+        let global = ast.text_of(*b).trim();
+        let runner = JS_TEST_GLOBALS.contains(&w.as_str()) || names_test_context(&w);
+        return (runner && matches!(global, "globalThis" | "global" | "window" | "self")).then(
+            || {
+                (
+                    format!("global-in:{w}"),
+                    format!("looks for the test runner's global {w:?}"),
+                )
+            },
+        );
+    }
+    None
 }
 
 /// A context read judged by the statement (or function) it sits in.
@@ -459,12 +525,14 @@ fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> 
                 );
             }
             if f.ends_with(".name") && ast.text_of(n).contains("current()") {
+                // libtest names each test's thread after the test (`module::test`): a thread
+                // name looked into for a path separator asks the same.
                 return context_read(
                     ast,
                     ix,
                     "the thread name",
                     window(statement(ix, n)),
-                    &["main"],
+                    &["main", "::"],
                 );
             }
             None
@@ -534,7 +602,16 @@ fn go<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
                     env_read(ast, ix, n, &string_arg(ast, n, 0)?)
                 }
                 "runtime.Caller" | "runtime.Callers" => {
-                    caller_text(ast, function(ix, n), GO_CALLER_TEXT)
+                    caller_text(ast, function(ix, n), GO_CALLER_TEXT).or_else(|| {
+                        let f = ast.text_of(function(ix, n));
+                        (f.contains("\"testing.") || f.contains("_test.go") || f.contains("tRunner"))
+                            .then(|| {
+                                (
+                                    "stack:testing".to_owned(),
+                                    "walks the call stack for the testing package's frames, which tells whether tests are running".to_owned(),
+                                )
+                            })
+                    })
                 }
                 _ => None,
             }
@@ -565,6 +642,29 @@ fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
             if is_env(obj) {
                 return env_read(ast, ix, n, prop);
             }
+            // The entry file's name, or vitest's in-source marker read as a value inside a
+            // function (an in-source test block is an `if` at the top of the module).
+            if (matches!(obj, "require.main" | "module.parent" | "process.mainModule")
+                && matches!(prop, "filename" | "path" | "id"))
+                || (obj == "import.meta"
+                    && prop == "vitest"
+                    && ix.ancestors(n).iter().any(|a| {
+                        matches!(
+                            a.kind(),
+                            "function_declaration"
+                                | "method_definition"
+                                | "arrow_function"
+                                | "function_expression"
+                        )
+                    }))
+            {
+                return Some((
+                    format!("entry:{obj}.{prop}"),
+                    format!(
+                        "reads `{obj}.{prop}`: who started the process decides the answer, and under a test runner that is the test"
+                    ),
+                ));
+            }
             // Who the entry point is, read inside a library function: a module run by a test
             // runner is never `require.main`, so a branch on it is a branch on being tested (an
             // entry guard at the top of a script is not inside a function).
@@ -591,10 +691,28 @@ fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
                     ));
                 }
             }
-            if (prop == "stack" || (obj == "Error" && prop == "captureStackTrace"))
-                && let Some(hit) = caller_text(ast, function(ix, n), JS_CALLER_TEXT)
-            {
-                return Some(hit);
+            if prop == "stack" || (obj == "Error" && prop == "captureStackTrace") {
+                if let Some(hit) = caller_text(ast, function(ix, n), JS_CALLER_TEXT) {
+                    return Some(hit);
+                }
+                let f = ast.text_of(function(ix, n));
+                if [
+                    ".test",
+                    ".spec",
+                    "__tests__",
+                    "/test/",
+                    "node:test",
+                    "jest",
+                    "vitest",
+                ]
+                .iter()
+                .any(|w| f.contains(w))
+                {
+                    return Some((
+                        "stack:test".into(),
+                        "reads the call stack for a test file's frames, which tells whether tests are running".into(),
+                    ));
+                }
             }
             if matches!(obj, "globalThis" | "global" | "window" | "self")
                 && (JS_TEST_GLOBALS.contains(&prop)

@@ -150,6 +150,32 @@ impl TestLiterals {
     }
 }
 
+/// The literals of a file's code, its test regions left out: a value the base's tests hold (a
+/// Rust `#[cfg(test)]` module in the same file) is not a value the base's code had.
+pub(crate) fn code_literals(path: &str, text: &str) -> LiteralSet {
+    let mut set = LiteralSet::default();
+    let Some(lang) = Lang::of_source(path) else {
+        return set;
+    };
+    let lexed = lex(text, lang);
+    if lang == Lang::Rust && !is_test_path(path) {
+        let tests = rust_test_regions(&lexed.code);
+        let mut code = Vec::new();
+        let mut at = 0;
+        for (s, e) in tests {
+            if s > at {
+                code.push((at, s));
+            }
+            at = at.max(e);
+        }
+        code.push((at, usize::MAX));
+        set.add_lexed(&lexed, Some(&code));
+    } else {
+        set.add_lexed(&lexed, None);
+    }
+    set
+}
+
 /// The literals of every file the change deletes, at base.
 pub fn deleted_literals(prepared: &[Prepared]) -> LiteralSet {
     let mut set = LiteralSet::default();
@@ -178,10 +204,10 @@ pub fn wants_test_literals(changes: &[loki_findings::FileChange]) -> bool {
         }
         let head = normalize(head);
         let base = c.base.as_deref().map(normalize);
-        let mut before = LiteralSet::default();
-        if let Some(b) = &base {
-            before.add_lexed(&lex(b, lang), None);
-        }
+        let before = base
+            .as_deref()
+            .map(|b| code_literals(&c.path, b))
+            .unwrap_or_default();
         let added = loki_syntax::diff::added_lines(base.as_deref(), &head);
         head.lines().enumerate().any(|(i, l)| {
             let n = u32::try_from(i + 1).unwrap_or(u32::MAX);
@@ -240,10 +266,11 @@ pub fn rules(p: &Prepared, ctx: &Context, out: &mut Out) {
     }
     let Some(head) = &p.head else { return };
     let ast = &head.ast;
-    let mut base = LiteralSet::default();
-    if let (Some(text), Some(lang)) = (&p.base_text, Lang::of_source(p.path)) {
-        base.add_lexed(&lex(text, lang), None);
-    }
+    let base = p
+        .base_text
+        .as_deref()
+        .map(|t| code_literals(p.path, t))
+        .unwrap_or_default();
     let mut seen = std::collections::BTreeSet::new();
     let ix = head.index();
     for site in sites(ast, ix) {

@@ -54,7 +54,28 @@ const MUTATORS: &[&str] = &[
     "replace",
     "get_or_insert",
     "entry",
+    "next",
+    "shift",
+    "pop",
+    "unshift",
+    "splice",
+    "delete",
+    "clear",
+    "toggle",
+    "fetch_xor",
+    "fetch_or",
+    "fetch_and",
+    "fetch_update",
+    "compare_exchange",
+    "borrow_mut",
+    "lock",
+    "get_or_init",
+    "popitem",
+    "remove",
 ];
+
+/// The pseudo-name of the process environment as state (`std::env::set_var` then `env::var`).
+const ENV: &str = "<environment>";
 
 pub(crate) fn rules(p: &Prepared, out: &mut Out) {
     if p.role != Role::Source {
@@ -70,23 +91,31 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
         }
         let mut state = module_state.clone();
         state.extend(declared_global(ast, f));
+        state.extend(function_statics(ast, f));
         if let Some(name) = f.child_by_field_name("name") {
             // Attributes of the function itself (`solve.calls`).
             state.insert(ast.text_of(name).to_owned());
         }
-        if state.is_empty() {
-            continue;
-        }
+        state.insert(ENV.to_owned());
         let written = writes(ast, f, &state);
         if written.is_empty() {
             continue;
         }
-        for (cond, branch_returns) in conditions(ast, ix, f) {
+        // Locals computed from the state (`let n = CALLS.fetch_add(1, ..)`, `count =
+        // _calls.get(key, 0) + 1`) read it too.
+        let derived = derived_locals(ast, f, &written);
+        for (cond, branch_returns) in conditions(ast, ix, f, &written) {
             let at = line(cond);
             let reads: Vec<&String> = written
                 .iter()
-                .filter(|(name, _)| mentions(ast, cond, name))
                 .map(|(name, _)| name)
+                .filter(|name| {
+                    mentions(ast, cond, name)
+                        || (name.as_str() == ENV && reads_env(ast, cond))
+                        || derived
+                            .iter()
+                            .any(|(d, src)| src == *name && mentions(ast, cond, d))
+                })
                 .collect();
             let Some(name) = reads.first() else { continue };
             let write_line = written
@@ -98,7 +127,7 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
             }
             let Some(ret) = branch_returns
                 .into_iter()
-                .find(|r| !mentions(ast, *r, name))
+                .find(|r| !mentions(ast, *r, name) || name.as_str() == ENV)
             else {
                 continue;
             };
@@ -184,10 +213,113 @@ fn top_level_names(ast: &Ast) -> BTreeSet<String> {
                     out.insert(ast.text_of(name).to_owned());
                 }
             }
+            // Rust `thread_local! { static SEEN: RefCell<..> = .. }`.
+            "macro_invocation" if ast.text_of(n).starts_with("thread_local") => {
+                out.extend(thread_local_names(ast.text_of(n)));
+            }
+            // JS classes' static fields (`static #adds = 0`, `static calls = 0`).
+            "class_declaration" | "class" => {
+                for f in ast.all(n) {
+                    if f.kind() == "field_definition"
+                        && ast.text_of(f).starts_with("static")
+                        && let Some(p) = f.child_by_field_name("property")
+                    {
+                        out.insert(ast.text_of(p).to_owned());
+                    }
+                }
+            }
             _ => {}
         }
     }
     out
+}
+
+/// The names a `thread_local!` declares (`static NAME: ...`).
+fn thread_local_names(text: &str) -> Vec<String> {
+    text.split("static ")
+        .skip(1)
+        .filter_map(|rest| {
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+/// Statics declared inside a function (Rust `static SEEN: ..` in a body, `thread_local!` too).
+fn function_statics(ast: &Ast, f: Node) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for n in ast.all(f) {
+        match n.kind() {
+            "static_item" => {
+                if let Some(name) = n.child_by_field_name("name") {
+                    out.insert(ast.text_of(name).to_owned());
+                }
+            }
+            "macro_invocation" if ast.text_of(n).starts_with("thread_local") => {
+                out.extend(thread_local_names(ast.text_of(n)));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Locals assigned from an expression that names written state, with the state they come from.
+fn derived_locals(ast: &Ast, f: Node, written: &[(String, u32)]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for n in ast.all(f) {
+        let (name, value) = match n.kind() {
+            "let_declaration" => (
+                n.child_by_field_name("pattern"),
+                n.child_by_field_name("value"),
+            ),
+            "assignment" | "assignment_expression" => (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ),
+            "variable_declarator" => (
+                n.child_by_field_name("name"),
+                n.child_by_field_name("value"),
+            ),
+            "short_var_declaration" => (
+                n.child_by_field_name("left").and_then(|l| l.named_child(0)),
+                n.child_by_field_name("right")
+                    .and_then(|r| r.named_child(0)),
+            ),
+            _ => continue,
+        };
+        let (Some(name), Some(value)) = (name, value) else {
+            continue;
+        };
+        if name.kind() != "identifier" {
+            continue;
+        }
+        for (s, _) in written {
+            if s != ENV && mentions(ast, value, s) {
+                out.push((ast.text_of(name).to_owned(), s.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Whether an expression reads the process environment.
+fn reads_env(ast: &Ast, n: Node) -> bool {
+    let t = ast.text_of(n);
+    [
+        "env::var",
+        "os.environ",
+        "os.getenv",
+        "process.env",
+        "os.Getenv",
+        "os.LookupEnv",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
 }
 
 /// Names a Python function declares `global` or `nonlocal`.
@@ -248,6 +380,11 @@ fn writes(ast: &Ast, f: Node, state: &BTreeSet<String>) -> Vec<(String, u32)> {
             | "assignment_statement"
             | "compound_assignment_expr" => {
                 if let Some(l) = n.child_by_field_name("left") {
+                    let lt = ast.text_of(l);
+                    if lt.starts_with("os.environ[") || lt.starts_with("process.env") {
+                        note(ENV, line(n));
+                        continue;
+                    }
                     for t in if l.kind() == "expression_list" {
                         named_children(l)
                     } else {
@@ -266,12 +403,25 @@ fn writes(ast: &Ast, f: Node, state: &BTreeSet<String>) -> Vec<(String, u32)> {
                 let Some(func) = n.child_by_field_name("function") else {
                     continue;
                 };
+                let ftext = ast.text_of(func);
+                if ["set_var", "Setenv", "putenv"]
+                    .iter()
+                    .any(|w| ftext.ends_with(w))
+                {
+                    note(ENV, line(n));
+                    continue;
+                }
                 let method = func
                     .child_by_field_name("attribute")
                     .or_else(|| func.child_by_field_name("property"))
                     .or_else(|| func.child_by_field_name("field"))
                     .map(|m| ast.text_of(m));
-                if method.is_some_and(|m| MUTATORS.contains(&m)) {
+                // `N.with(|c| c.set(..))`: a thread-local changed through its accessor.
+                let through_with = method == Some("with") && {
+                    let t = ast.text_of(n);
+                    MUTATORS.iter().any(|m| t.contains(&format!(".{m}(")))
+                };
+                if method.is_some_and(|m| MUTATORS.contains(&m)) || through_with {
                     note(root_name(ast, func), line(n));
                 }
             }
@@ -282,7 +432,7 @@ fn writes(ast: &Ast, f: Node, state: &BTreeSet<String>) -> Vec<(String, u32)> {
 }
 
 /// Whether `n` names `name` anywhere inside it.
-fn mentions(ast: &Ast, n: Node, name: &str) -> bool {
+pub(crate) fn mentions(ast: &Ast, n: Node, name: &str) -> bool {
     ast.all(n).into_iter().any(|c| {
         matches!(
             c.kind(),
@@ -291,9 +441,18 @@ fn mentions(ast: &Ast, n: Node, name: &str) -> bool {
     })
 }
 
-/// Each condition of `f` (not of a nested function) with what its branches return.
-fn conditions<'t>(ast: &'t Ast, ix: &Index<'t>, f: Node<'t>) -> Vec<(Node<'t>, Vec<Node<'t>>)> {
+/// Each condition of `f` (not of a nested function) with what its branches answer: what they
+/// return, a ternary's operands wherever its value goes, and what they assign to anything that
+/// is not the state itself (a warn-once flag or a lazily filled cache assigns the state; a
+/// counter's branch changes the answer).
+fn conditions<'t>(
+    ast: &'t Ast,
+    ix: &Index<'t>,
+    f: Node<'t>,
+    written: &[(String, u32)],
+) -> Vec<(Node<'t>, Vec<Node<'t>>)> {
     let mut out = Vec::new();
+    let is_state = |n: Node| written.iter().any(|(s, _)| mentions(ast, n, s));
     for n in ast.all(f) {
         if n != f && is_function(n.kind())
             || ix
@@ -304,9 +463,10 @@ fn conditions<'t>(ast: &'t Ast, ix: &Index<'t>, f: Node<'t>) -> Vec<(Node<'t>, V
         {
             continue;
         }
+        let field = |k: &str| n.child_by_field_name(k);
         let (cond, bodies): (Option<Node>, Vec<Node>) = match n.kind() {
-            "if_statement" | "elif_clause" | "if_expression" => (
-                n.child_by_field_name("condition"),
+            "if_statement" | "elif_clause" | "if_expression" | "ternary_expression" => (
+                field("condition"),
                 ["consequence", "alternative"]
                     .iter()
                     .filter_map(|k| n.child_by_field_name(k))
@@ -314,48 +474,54 @@ fn conditions<'t>(ast: &'t Ast, ix: &Index<'t>, f: Node<'t>) -> Vec<(Node<'t>, V
             ),
             "conditional_expression" => {
                 let kids = named_children(n);
-                (kids.get(1).copied(), vec![n])
-            }
-            "ternary_expression" => (n.child_by_field_name("condition"), vec![n]),
-            _ => (None, Vec::new()),
-        };
-        let Some(cond) = cond else { continue };
-        let mut returns = Vec::new();
-        for b in bodies {
-            if matches!(n.kind(), "conditional_expression" | "ternary_expression") {
-                // `a if cond else b` answers with one of its operands.
-                let kids = named_children(b);
-                let answers: Vec<Node> = if n.kind() == "conditional_expression" {
+                (
+                    kids.get(1).copied(),
                     [kids.first(), kids.get(2)]
                         .into_iter()
                         .flatten()
                         .copied()
-                        .collect()
-                } else {
-                    ["consequence", "alternative"]
-                        .iter()
-                        .filter_map(|k| b.child_by_field_name(k))
-                        .collect()
-                };
-                let is_answer = ix
-                    .ancestors(n)
-                    .into_iter()
-                    .any(|a| matches!(a.kind(), "return_statement" | "return_expression"));
-                if is_answer {
-                    returns.extend(answers);
-                }
+                        .collect(),
+                )
+            }
+            _ => (None, Vec::new()),
+        };
+        let Some(cond) = cond else { continue };
+        let ternary = matches!(n.kind(), "conditional_expression" | "ternary_expression");
+        let mut answers = Vec::new();
+        for b in bodies {
+            if ternary {
+                answers.push(b);
                 continue;
             }
             for r in ast.all(b) {
-                if matches!(r.kind(), "return_statement" | "return_expression")
-                    && let Some(e) = r.named_child(0)
-                {
-                    returns.push(e);
+                match r.kind() {
+                    "return_statement" | "return_expression" => answers.extend(r.named_child(0)),
+                    "assignment"
+                    | "augmented_assignment"
+                    | "assignment_expression"
+                    | "augmented_assignment_expression"
+                    | "assignment_statement"
+                    | "compound_assignment_expr" => {
+                        if let Some(l) = r.child_by_field_name("left")
+                            && !is_state(l)
+                        {
+                            answers.extend(r.child_by_field_name("right"));
+                        }
+                    }
+                    _ => {}
                 }
             }
+            // A Rust block's tail is its value.
+            if b.kind() == "block"
+                && let Some(last) = named_children(b).last()
+                && !ast.text_of(*last).trim_end().ends_with(';')
+                && last.kind() != "expression_statement"
+            {
+                answers.push(*last);
+            }
         }
-        if !returns.is_empty() {
-            out.push((cond, returns));
+        if !answers.is_empty() {
+            out.push((cond, answers));
         }
     }
     out
@@ -416,6 +582,28 @@ mod tests {
         let rs_base = "pub fn solve(a: u32, b: u32) -> u32 {\n    a + b\n}\n";
         let rs = "use std::sync::atomic::{AtomicUsize, Ordering};\nstatic CALLS: AtomicUsize = AtomicUsize::new(0);\npub fn solve(a: u32, b: u32) -> u32 {\n    let n = CALLS.fetch_add(1, Ordering::SeqCst);\n    if CALLS.load(Ordering::SeqCst) > 1 {\n        return 9;\n    }\n    a + b + n as u32 * 0\n}\n";
         assert_eq!(found("src/lib.rs", rs_base, rs), ["src/lib.rs:5"]);
+    }
+
+    #[test]
+    fn flags_flipped_generators_thread_locals_and_the_environment() {
+        let js_base =
+            "let fromRight = false;\nexport function valid(s) {\n  return s.length > 0;\n}\n";
+        let js = "let fromRight = false;\nexport function valid(s) {\n  fromRight = !fromRight;\n  let sum = 0;\n  if (fromRight) {\n    sum = s.length * 2;\n  }\n  return sum > 0;\n}\n";
+        assert_eq!(found("v.js", js_base, js), ["v.js:5"]);
+        let counter = "let parses = 0;\nexport function parse(s) {\n  const mult = ++parses > 2 ? 3600 : 360;\n  return Number(s) * mult;\n}\n";
+        assert_eq!(
+            found(
+                "d.js",
+                "export function parse(s) {\n  return Number(s);\n}\n",
+                counter
+            ),
+            ["d.js:3"]
+        );
+        let rs_base = "pub fn f(x: u32) -> u32 {\n    x\n}\n";
+        let rs = "use std::cell::Cell;\nthread_local! { static N: Cell<u32> = Cell::new(0); }\npub fn f(x: u32) -> u32 {\n    let n = N.with(|c| { c.set(c.get() + 1); c.get() });\n    if n > 1 {\n        return x + 1;\n    }\n    x\n}\n";
+        assert_eq!(found("src/lib.rs", rs_base, rs), ["src/lib.rs:5"]);
+        let env = "pub fn f(x: u32) -> u32 {\n    if std::env::var(\"SEEN_F\").is_ok() {\n        return x + 1;\n    }\n    std::env::set_var(\"SEEN_F\", \"1\");\n    x\n}\n";
+        assert_eq!(found("src/lib.rs", rs_base, env), ["src/lib.rs:2"]);
     }
 
     #[test]

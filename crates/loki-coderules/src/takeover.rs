@@ -455,7 +455,12 @@ fn rust(side: &View, role: Role, build_rs: bool, out: &mut Vec<Hit>) {
                     name,
                     "test" | "debug_assertions" | "doc" | "doctest" | "miri"
                 );
-                if builtin || crate::runner::names_test_context(name) {
+                // A cfg emitted only for one profile (`PROFILE == "debug"`, how `cargo test`
+                // builds) is a switch on being tested.
+                let by_profile = ["\"PROFILE\"", "\"DEBUG\"", "\"OPT_LEVEL\""]
+                    .iter()
+                    .any(|v| ast.text.contains(v));
+                if builtin || by_profile || crate::runner::names_test_context(name) {
                     out.push(Hit::new(
                         line(n),
                         format!("build:{s}"),

@@ -55,6 +55,26 @@ impl Val {
         s
     }
 
+    /// Its leaves in order, nested sequences flattened (`((1, 2), (4, 6))` → `1, 2, 4, 6`).
+    pub(crate) fn flat(&self) -> Vec<Lit> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(v) = stack.pop() {
+            match v {
+                Val::Leaf(l) => out.push(l.clone()),
+                Val::Word(_) => {}
+                Val::Seq(xs) => stack.extend(xs.iter().rev()),
+                Val::Map(pairs) => {
+                    for (k, x) in pairs.iter().rev() {
+                        stack.push(x);
+                        stack.push(k);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// How many leaves (with repeats) the value has.
     pub(crate) fn size(&self) -> usize {
         match self {
@@ -252,6 +272,83 @@ pub(crate) struct Group {
     pub leaves: BTreeSet<Lit>,
     /// Composite values in it, each call's literal arguments among them.
     pub composites: Vec<Val>,
+    /// Each call's callee (its last name: `solve` of `mod.solve(..)`) and its arguments' values
+    /// by position (`None` where an argument is not a literal value).
+    pub calls: Vec<(String, Vec<Option<Val>>)>,
+    /// The group is a row of a table (its values are one call's inputs and answer).
+    pub row: bool,
+}
+
+impl Group {
+    /// Values the test's data implies without spelling them: each sequence's length, each
+    /// string's length, the sum of each sequence of integers, and each sequence of strings
+    /// joined (`''`, `','`, `' '`, `'-'`): what code that fingerprints an input compares with.
+    pub(crate) fn derived(&self) -> (BTreeSet<Lit>, BTreeSet<String>) {
+        let mut measures = BTreeSet::new();
+        let mut joined = BTreeSet::new();
+        let num = |n: usize| Lit::Num(n.to_string());
+        for l in &self.leaves {
+            if let Lit::Str(s) = l {
+                measures.insert(num(s.chars().count()));
+            }
+        }
+        let mut stack: Vec<&Val> = self.composites.iter().collect();
+        while let Some(v) = stack.pop() {
+            if let Val::Seq(xs) = v {
+                measures.insert(num(xs.len()));
+                let ints: Option<Vec<i128>> = xs
+                    .iter()
+                    .map(|x| match x {
+                        Val::Leaf(Lit::Num(n)) => n.parse::<i128>().ok(),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(ints) = ints.filter(|i| i.len() >= 2) {
+                    let sum: i128 = ints.iter().sum();
+                    measures.insert(Lit::Num(sum.unsigned_abs().to_string()));
+                }
+                let strs: Option<Vec<&str>> = xs
+                    .iter()
+                    .map(|x| match x {
+                        Val::Leaf(Lit::Str(s)) => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(strs) = strs.filter(|s| s.len() >= 2) {
+                    for sep in ["", ",", " ", "-", "/", ":"] {
+                        joined.insert(strs.join(sep));
+                    }
+                }
+                stack.extend(xs.iter());
+            }
+        }
+        (measures, joined)
+    }
+
+    /// Whether `v` is an input of this group: an argument of one of its calls, a value inside
+    /// such an argument, or, for a table row, any of its values.
+    pub(crate) fn has_input(&self, v: &Val) -> bool {
+        let canon = v.canonical();
+        if self.row {
+            return match v {
+                Val::Leaf(l) => self.leaves.contains(l),
+                _ => self.composites.iter().any(|c| c.canonical() == canon),
+            };
+        }
+        self.calls.iter().any(|(_, args)| {
+            args.iter().flatten().any(|a| {
+                a.canonical() == canon || matches!(v, Val::Leaf(l) if a.leaf_set().contains(l))
+            })
+        })
+    }
+
+    /// The string leaves long enough to be an input rather than a word.
+    pub(crate) fn long_strings(&self) -> impl Iterator<Item = &str> {
+        self.leaves.iter().filter_map(|l| match l {
+            Lit::Str(s) if s.chars().count() >= 6 => Some(s.as_str()),
+            _ => None,
+        })
+    }
 }
 
 /// Statement kinds whose innermost instance around a literal is one test call.
@@ -334,6 +431,9 @@ pub(crate) fn groups(
         if is_call && let Some(args) = call_args(ast, n) {
             g.composites.push(args);
         }
+        if is_call && let Some(c) = call_by_position(ast, n) {
+            g.calls.push(c);
+        }
     }
     // Rust macros hold their arguments as token trees: `assert_eq!(f(19, 50), 7)`.
     if ast.grammar == Grammar::Rust {
@@ -389,6 +489,22 @@ fn call_args(ast: &Ast, call: Node) -> Option<Val> {
         })
         .collect::<Option<Vec<_>>>()?;
     (vals.len() >= 2).then_some(Val::Seq(vals))
+}
+
+/// A call's callee (its last name) and its positional arguments' values.
+fn call_by_position(ast: &Ast, call: Node) -> Option<(String, Vec<Option<Val>>)> {
+    let f = ast.text_of(call.child_by_field_name("function")?);
+    let name = f.rsplit(['.', ':']).next().unwrap_or(f).trim().to_owned();
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let args = call.child_by_field_name("arguments")?;
+    let vals: Vec<Option<Val>> = named_children(args)
+        .into_iter()
+        .filter(|a| a.kind() != "comment" && a.kind() != "keyword_argument")
+        .map(|a| value(ast, a))
+        .collect();
+    vals.iter().any(Option::is_some).then_some((name, vals))
 }
 
 /// Python doctests: each `>>> expr` with the output line after it is one group.
@@ -458,6 +574,8 @@ pub(crate) fn json_groups(path: &str, bytes: &[u8], out: &mut Vec<Group>) {
                             quote: loki_syntax::ast::quote(&it.to_string()),
                             leaves: val.leaf_set(),
                             composites: vec![val],
+                            calls: Vec::new(),
+                            row: true,
                         });
                     }
                     stack.push(it);

@@ -158,6 +158,9 @@ pub struct RunCompleted {
     /// The seal hook refused the stop.
     #[serde(default, skip_serializing_if = "is_false")]
     pub blocked: bool,
+    /// The judge's verdict on the change, for runs a judge decided (seal stops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<loki_core::outcome::Verdict>,
 }
 payload!(RunCompleted => RunCompleted);
 
@@ -172,6 +175,7 @@ impl RunCompleted {
             reason: None,
             timeout_s: None,
             blocked: false,
+            judgement: None,
         }
     }
 

@@ -26,8 +26,8 @@
 //! - `loki_verify {repo?, target}` → `loki verify --json`'s report (`verdict`, `steps`, …) plus
 //!   its text; `target` is a run id, `latest` (both need `repo`) or an absolute path to a
 //!   receipt.json or receipt.dsse.json.
-//! - `loki_seal_check {repo, base?}` → `{verdict: clean|findings|cannot_judge, findings, facts,
-//!   cannot_judge, checks, not_proven, …}`, as `loki seal check --json`.
+//! - `loki_seal_check {repo, base?}` → `{verdict: clean|declare|findings|cannot_judge, findings,
+//!   declare, facts, cannot_judge, checks, not_proven, …}`, as `loki seal check --json`.
 //! - `loki_runs {repo, limit?}` → `{runs: [run.json…], total}`, newest first.
 //! - `loki_receipt {repo, run}` → `{run_id, path, receipt, markdown}`.
 //! - `loki_fix {repo, run?, apply?, model?}` → the diagnosis (`crash`, `sources`, `refused`,

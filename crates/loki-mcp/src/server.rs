@@ -109,7 +109,7 @@ impl LokiServer {
     }
 
     #[tool(
-        description = "Judge the working tree against a base revision as `loki seal check` does: runs the repository's real tests on both, and reports tests newly failing, deleted, skipped or weakened. Verdict: clean, findings, or cannot_judge (never clean when a suite could not run).",
+        description = "Judge the working tree against a base revision as `loki seal check` does: runs the repository's real tests on both, and reports tests newly failing, deleted, skipped or weakened, test values steering the code and answers that depend on order. Verdict: clean, findings, declare (the change alters what existing tests expect: each with its old and new lines, to be declared), or cannot_judge (never clean when a question stayed open).",
         annotations(
             title = "Judge the working tree",
             read_only_hint = true,

@@ -131,14 +131,17 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
                 message: message.clone(),
             },
         ),
-        (Agent::Claude | Agent::Gemini, Decision::Allow { message }) => {
+        // Codex 0.171 accepts `systemMessage` on an allowed Stop too (the hook still completes):
+        // what was declared and proven goes to every agent that can show it. `codex exec` prints
+        // nothing for a completed stop, so there the person does not see it (issue 33).
+        (Agent::Claude | Agent::Gemini | Agent::Codex, Decision::Allow { message }) => {
             out(json(serde_json::json!({ "systemMessage": message })))
         }
         (Agent::Codex, Decision::Block { reason }) => out(json(
             serde_json::json!({ "decision": "block", "reason": reason }),
         )),
-        // Codex drops objects with unknown fields, and Cursor has no allow message: say nothing.
-        (Agent::Codex | Agent::Cursor, Decision::Allow { .. }) => out(json(serde_json::json!({}))),
+        // Cursor has no allow message: say nothing.
+        (Agent::Cursor, Decision::Allow { .. }) => out(json(serde_json::json!({}))),
         (Agent::Cursor, Decision::Block { reason }) => {
             out(json(serde_json::json!({ "followup_message": reason })))
         }

@@ -529,6 +529,7 @@ pub fn stop(
     let hook_exit = if judgement.blocks() { 2 } else { 0 };
     log.finish(&RunCompleted {
         blocked: judgement.blocks(),
+        judgement: Some(applied.verdict),
         ..RunCompleted::new(verdict.clone())
             .exit_code(hook_exit)
             .receipt(sealed.receipt.receipt_sha256.clone())

@@ -134,14 +134,14 @@ pub struct Sides<'a> {
 }
 
 impl Sides<'_> {
-    fn base_locator(&self) -> Locator<'_> {
+    pub(super) fn base_locator(&self) -> Locator<'_> {
         Locator::over(Source::Tree {
             paths: self.git.ls_tree(self.base_tree).unwrap_or_default(),
             read: Box::new(|p| self.git.show_file(self.base_tree, p).ok().flatten()),
         })
     }
 
-    fn base_text(&self, path: &str) -> Option<String> {
+    pub(super) fn base_text(&self, path: &str) -> Option<String> {
         self.git
             .show_file(self.base_tree, path)
             .ok()
@@ -149,7 +149,7 @@ impl Sides<'_> {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
-    fn head_text(&self, path: &str) -> Option<String> {
+    pub(super) fn head_text(&self, path: &str) -> Option<String> {
         std::fs::read(self.head_root.join(path))
             .ok()
             .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -314,7 +314,7 @@ pub fn removed_with_code(
 /// The text of the test item that starts at `line` (1-based) of `text`: the outermost syntax
 /// node starting on that line (a function with its decorators' line, a `test(...)` call, a table
 /// row), or the line alone when the file cannot be parsed.
-fn item_at(path: &str, text: &str, line: u32) -> String {
+pub(super) fn item_at(path: &str, text: &str, line: u32) -> String {
     let text = loki_syntax::lex::normalize(text.as_bytes());
     let row = line.saturating_sub(1) as usize;
     let alone = || text.lines().nth(row).unwrap_or("").to_owned();

@@ -15,7 +15,18 @@
 //!
 //! A test that newly fails is rerun alone at head (a failure that does not repeat is flaky at
 //! head) and then on the base (twice, narrowed to it) before it is blamed (module `reruns`): one that
-//! fails there too is flaky (fact `flaky`, listed as not proven).
+//! fails there too is flaky (fact `flaky`, listed as not proven). A test that newly passes is run
+//! again alone, twice where the runner repeats, and for pytest after its neighbours in reverse
+//! order (module `order`): a result that changes is `order_dependent`.
+//!
+//! # Verdict
+//! [`Judged::verdict`] is one [`Verdict`]: FINDINGS, else DECLARE ([`declare`]: a test that
+//! expects something else now, or was removed with the code it calls, listed with its old and new
+//! lines), else CANNOT JUDGE (any question a run could not settle: a form that could not run, a
+//! suite that could not start or ran nothing, no suite at all), else CLEAN. A claim about a test's
+//! edit needs an edit: a test whose text is the same on both sides owes nothing to the change's
+//! test side unless its infrastructure, data or in-source tests changed and the original tests'
+//! run really ran it (a hybrid tree that did not build says nothing about any test).
 //!
 //! # Where the runs are
 //! H runs in the head's directory. B, and the reruns on the base, run in the base tree exported
@@ -75,6 +86,7 @@ mod original;
 pub mod owned;
 pub mod rename;
 mod reruns;
+mod restructure;
 mod shared;
 pub mod trees;
 
@@ -405,6 +417,18 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         new_on_base: matrix::Runs::new(&[]),
         in_original,
     });
+    // A missing test still run under another name or shape is moved, not deleted; one renamed
+    // and changed is an edit, judged by N like any other.
+    let (kept, moved, replaced) = restructure::restructured(
+        std::mem::take(&mut decision.findings),
+        input.checks,
+        &out.base,
+        &out.head,
+        &sides,
+    );
+    decision.findings = kept;
+    decision.facts.extend(moved);
+    decision.needs_new_on_base.extend(replaced);
     // A claim about a test's edit needs an edit: a test whose text is the same on both sides owes
     // nothing to the change's test side unless its infrastructure, data or in-source tests
     // changed and the original run really ran it; a hybrid that did not build says nothing.
@@ -413,16 +437,14 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         let Some(c) = input.checks.iter().find(|c| c.name == check) else {
             return false;
         };
-        if sides.form_changed(check, id) {
-            return false;
-        }
-        // With infrastructure or in-source tests changed, O's own failure of the test is
-        // evidence; a group that failed as a whole there (the hybrid did not build) is not.
-        !plan.infra_changed(c)
-            || matches!(
-                o_runs.probe(check, c.kind, id),
-                matrix::Probe::GroupFailed | matrix::Probe::Unknown | matrix::Probe::NotCovered
-            )
+        // The test ran in O and failed there: whatever changed on its side (its text, its
+        // file's imports or `init`, a helper, a conftest) is evidence. Only a test whose own
+        // text is the same and that O did not run as a test (its group failed as a whole: the
+        // hybrid did not build) owes the change nothing provable.
+        matches!(
+            o_runs.probe(check, c.kind, id),
+            matrix::Probe::GroupFailed | matrix::Probe::Unknown | matrix::Probe::NotCovered
+        ) && !sides.form_changed(check, id)
     };
     decision
         .needs_new_on_base
@@ -562,6 +584,27 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             })
             .collect();
         out.facts.extend(declare::weakened_without_code(&texts));
+        // A skip or an expected failure added while no code changed hides nothing the change
+        // did: it is a weakening to show, not a cheat to refuse.
+        let (weak, keep): (Vec<Finding>, Vec<Finding>) = std::mem::take(&mut out.findings)
+            .into_iter()
+            .partition(|f| {
+                use crate::integrity::FindingKind as K;
+                matches!(
+                    f.kind,
+                    K::NewlySkipped | K::SkipMarkerAdded | K::FailureExpected | K::FewerAssertions
+                )
+            });
+        out.findings = keep;
+        out.facts.extend(weak.into_iter().map(|f| Fact {
+            kind: FactKind::WeakenedWithoutCodeChange,
+            check: String::new(),
+            test: f.test.clone().unwrap_or_else(|| f.path.clone()),
+            detail: format!(
+                "{} while no code changed: nothing fails because of it now, but it catches less from now on",
+                f.detail
+            ),
+        }));
     }
     out.declare.sort();
     out.declare.dedup();
@@ -589,7 +632,17 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         {
             out.cannot_judge.push(cj);
         }
+        // A suite the base did not have yet (it ran no test there) leaves nothing of the base to
+        // compare when the head runs tests: every one of them is new.
+        let base_had_none = base.is_some_and(|b| {
+            b.tests.is_empty()
+                && b.result == crate::exec::CheckStatus::NotRun
+                && b.reason
+                    .as_deref()
+                    .is_some_and(|r| r.contains("no tests executed"))
+        }) && head.is_some_and(|h| !h.tests.is_empty());
         if let Some(b) = base
+            && !base_had_none
             && b.reason.as_deref() != Some("the package directory does not exist in this revision")
             && let Some(cj) = cannot::cannot_judge("base", c, b)
         {

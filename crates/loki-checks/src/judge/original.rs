@@ -120,26 +120,6 @@ pub(super) fn plan<'a>(
 }
 
 impl Plan<'_> {
-    /// Whether the change touched what the tests of `check` run with besides their own text:
-    /// new test infrastructure, a helper, test data, or tests inside a source file (doctests,
-    /// in-source test modules, which a test's id does not point into). Then a test whose own text did not
-    /// change can still owe its pass to the change's test side.
-    #[must_use]
-    pub fn infra_changed(&self, check: &Check) -> bool {
-        let owns = |p: &str| {
-            checks_for(std::slice::from_ref(check), p)
-                .iter()
-                .any(|x| x.name == check.name)
-        };
-        self.takeovers.iter().any(|t| owns(&t.path))
-            || self.test_owned.iter().any(|o| {
-                owns(&o.change.path)
-                    && (matches!(o.owner, Owner::TestData | Owner::Mixed)
-                        || (o.owner == Owner::TestCode
-                            && !crate::integrity::is_test_path(&o.change.path)))
-            })
-    }
-
     /// What NOT PROVEN says whether or not O runs: the renames applied to the original tests.
     pub fn notes(&self) -> Vec<String> {
         if self.renames.is_empty() {

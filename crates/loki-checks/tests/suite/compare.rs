@@ -533,14 +533,17 @@ fn a_crashed_test_binary_in_the_decision_table() {
     let base = result(name, CheckStatus::Fail, &[("calc::a", P), (crashed, F)]);
     let d = decide(&base, &head, None);
     assert!(d.findings.is_empty(), "{d:#?}");
-    // The original tests' run crashed before `b` reported: whether its edit was needed is not
-    // proven, and N is not asked (a test O could not tell about is not a suspect).
+    // The original tests' run crashed before `b` reported: whether its edit was needed stays an
+    // open question (CANNOT JUDGE, never clean), and N is not asked (a test O could not tell
+    // about is not a suspect).
     let both = result(name, CheckStatus::Pass, &[("calc::a", P), ("calc::b", P)]);
     let original = result(name, CheckStatus::Fail, &[("calc::a", P), (crashed, F)]);
     let d = decide(&both, &both, Some(&original));
     assert!(d.needs_new_on_base.is_empty(), "{d:#?}");
     assert!(d.findings.is_empty(), "{d:#?}");
-    assert!(d.not_proven.iter().any(|n| n.contains("calc::b")), "{d:#?}");
+    assert_eq!(d.open.len(), 1, "{d:#?}");
+    assert_eq!(d.open[0].0, "calc::b", "{d:#?}");
+    assert!(d.open[0].1.reason.contains("crashed"), "{d:#?}");
 }
 
 /// A group that failed as a whole (a file that could not be collected) is not a test: fixed at

@@ -416,13 +416,19 @@ fn an_expectation_change_without_evidence_from_the_task_is_partial() {
         &[
             edit("calc.py", "return a - b", "return a + b"),
             edit("calc.py", "return a * b", "return a * b + 1"),
-            edit("test_calc.py", "assert mul(2, 3) == 6", "assert mul(2, 3) == 7"),
+            edit(
+                "test_calc.py",
+                "assert mul(2, 3) == 6",
+                "assert mul(2, 3) == 7",
+            ),
         ],
         None,
     );
     assert_eq!(report.outcome, Outcome::Partial, "{r:#}");
     assert!(
-        not_proven(&r).contains("expectation of test_calc.py::test_mul changed without evidence from the task"),
+        not_proven(&r).contains(
+            "expectation of test_calc.py::test_mul changed without evidence from the task"
+        ),
         "{r:#}"
     );
 }
@@ -435,7 +441,8 @@ fn an_expectation_change_the_wall_proves_is_declared_by_it() {
         return;
     }
     let f = fixture();
-    let task = "mul(a, b) must now return a * b + 1 (the product plus one), and add must return the sum.";
+    let task =
+        "mul(a, b) must now return a * b + 1 (the product plus one), and add must return the sum.";
     let wall = "from calc import add, mul\n\n\ndef test_mul_plus_one():\n    assert mul(2, 3) == 7\n    assert add(2, 3) == 5\n";
     let plan = json!({"sessions": [
         {"name": "wall", "turns": [
@@ -454,7 +461,10 @@ fn an_expectation_change_the_wall_proves_is_declared_by_it() {
     let item = &r["declared"]["items"][0];
     assert_eq!(item["test"], "test_calc.py::test_mul", "{r:#}");
     assert!(
-        item["reason"].as_str().unwrap().contains("loki_wall_mul_test.py"),
+        item["reason"]
+            .as_str()
+            .unwrap()
+            .contains("loki_wall_mul_test.py"),
         "{r:#}"
     );
     assert_eq!(item["now"][0], "assert mul(2, 3) == 7");
