@@ -69,12 +69,37 @@ fn similar(kind: CheckKind, a: &str, b: &str) -> bool {
     if wa.is_empty() || wb.is_empty() {
         return false;
     }
-    let shared = wa.intersection(&wb).count();
+    // A word kept, or respelled (`kilobytes` → `kibibytes`, `colour` → `color`).
+    let shared = wa
+        .iter()
+        .filter(|w| wb.contains(*w) || wb.iter().any(|v| respelled(w, v)))
+        .count();
     let (la, lb) = (
         super::identity::leaf(kind, a).to_ascii_lowercase(),
         super::identity::leaf(kind, b).to_ascii_lowercase(),
     );
     shared * 2 >= wa.len().max(wb.len()) || la.starts_with(&lb) || lb.starts_with(&la)
+}
+
+/// Whether two words are one word respelled: the same first two letters and an edit distance
+/// of at most a quarter of the shorter (at least one).
+fn respelled(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() < 4 || b.len() < 4 || a[..2] != b[..2] {
+        return false;
+    }
+    let limit = (a.len().min(b.len()) / 4).max(1);
+    // Levenshtein distance, one row at a time.
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            row.push(sub.min(prev[j + 1] + 1).min(row[j] + 1));
+        }
+        prev = row;
+    }
+    prev[b.len()] <= limit
 }
 
 /// The tests at head that the base did not run, by check.
@@ -104,6 +129,19 @@ pub(super) fn restructured(
 ) -> (Vec<Finding>, Vec<Fact>, Vec<(String, String)>) {
     let (mut keep, mut facts, mut replaced) = (Vec::new(), Vec::new(), Vec::new());
     let mut claimed: BTreeSet<(String, String)> = BTreeSet::new();
+    // How many tests of each (check, home) are gone while their originals fail on the new code:
+    // one gone beside one new is one test renamed and edited, whatever its names.
+    let mut hiding: std::collections::BTreeMap<(String, String), usize> = Default::default();
+    for f in &findings {
+        if let (Some(test), FindingKind::TestDeleted) = (&f.test, f.kind)
+            && f.detail.contains("its original form fails on the new code")
+            && let Some(c) = checks.iter().find(|c| c.name == f.path)
+        {
+            *hiding
+                .entry((c.name.clone(), home(c.kind, test).to_owned()))
+                .or_default() += 1;
+        }
+    }
     for f in findings {
         let (Some(test), true) = (f.test.clone(), f.kind == FindingKind::TestDeleted) else {
             keep.push(f);
@@ -122,7 +160,12 @@ pub(super) fn restructured(
             .filter(|n| !claimed.contains(&(c.name.clone(), (*n).to_owned())))
             .collect();
         if hides {
-            if let Some(n) = near.iter().find(|n| similar(c.kind, &test, n)) {
+            let one_for_one = near.len() == 1
+                && hiding.get(&(c.name.clone(), home(c.kind, &test).to_owned())) == Some(&1);
+            if let Some(n) = near
+                .iter()
+                .find(|n| one_for_one || similar(c.kind, &test, n))
+            {
                 claimed.insert((c.name.clone(), (*n).to_owned()));
                 replaced.push((c.name.clone(), (*n).to_owned()));
                 continue;
@@ -177,8 +220,21 @@ fn regrouped(
     head: &[CheckResult],
     sides: &Sides<'_>,
 ) -> Option<String> {
+    // A suite with a failing test at head may have lost a case among its files' values.
+    let failing = head
+        .iter()
+        .filter(|r| r.name == c.name)
+        .any(|r| r.tests.iter().any(|t| t.status == TestStatus::Failed));
     let (bpath, bline) = sides.base_locator().locate(c, test);
-    let bline = bline?;
+    let Some(bline) = bline else {
+        // A name no line spells: generated from data. Its case is what the name holds beyond
+        // the file's code (its identifiers, outside its strings).
+        let code = without_strings(&sides.base_text(&bpath)?);
+        let case = case_in_name(c.kind, test, &code);
+        return (case.len() >= 2)
+            .then(|| checked_together(c, test, &case, head, sides))
+            .flatten();
+    };
     let item = super::declare::item_at(&bpath, &sides.base_text(&bpath)?, bline);
     // Renamed: the same body under another name.
     let body = |t: &str| {
@@ -199,21 +255,57 @@ fn regrouped(
             return Some(format!("{test} is now {n}: the same test renamed"));
         }
     }
+    // A test generated from data (`for (const [n, want] of cases) test(`roman(${n})`, ..)`)
+    // carries its case in its name: the name's values the item does not spell.
+    let case = case_in_name(c.kind, test, &item);
     // Regrouped: its values all in the suite's test files at head, which all pass.
     let values = literal_tokens(&item);
     // Small numbers are in every test file; only values that identify cases identify them.
-    if !values.iter().any(|v| v.len() >= 3) {
+    if case.len() < 2 && !values.iter().any(|v| v.len() >= 3) {
         return None;
     }
-    let failing = head
-        .iter()
-        .filter(|r| r.name == c.name)
-        .any(|r| r.tests.iter().any(|t| t.status == TestStatus::Failed));
+    // One passing test checking the whole case is evidence enough, whatever else fails.
+    if case.len() >= 2
+        && let Some(how) = checked_together(c, test, &case, head, sides)
+    {
+        return Some(how);
+    }
     if failing {
         return None;
     }
-    // Its values must be in tests that ran and passed at head, not merely in the file: a test
-    // renamed out of the runner's sight keeps its text where it was.
+    let texts = passing_items(c, test, head, sides);
+    let there = literal_tokens(&texts.join("\n"));
+    values.iter().all(|v| there.contains(v)).then(|| {
+        format!(
+            "{test} is gone, and every value it checked is checked by tests that pass at head: restructured, not deleted"
+        )
+    })
+}
+
+/// `some` when one test passing at head, in the home of `test`, checks every value of `case`.
+fn checked_together(
+    c: &Check,
+    test: &str,
+    case: &BTreeSet<String>,
+    head: &[CheckResult],
+    sides: &Sides<'_>,
+) -> Option<String> {
+    let texts = passing_items(c, test, head, sides);
+    let at = texts.iter().find(|t| {
+        let there = literal_tokens(t);
+        case.iter().all(|v| there.contains(v))
+    })?;
+    let first = at.lines().next().unwrap_or("").trim();
+    Some(format!(
+        "{test} is gone, and its case ({}) is checked by a test that passes at head (`{first}`): restructured, not deleted",
+        case.iter().cloned().collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// The items of the tests that ran and passed at head in the home of `test` (not merely the
+/// file: a test renamed out of the runner's sight keeps its text where it was).
+fn passing_items(c: &Check, test: &str, head: &[CheckResult], sides: &Sides<'_>) -> Vec<String> {
+    let mut locator = Locator::new(sides.head_root);
     let home_of = home(c.kind, test);
     let mut items: BTreeSet<(String, u32)> = BTreeSet::new();
     for t in head
@@ -227,17 +319,49 @@ fn regrouped(
             items.insert((p, l));
         }
     }
-    let text: String = items
+    items
         .iter()
         .filter_map(|(p, l)| Some(super::declare::item_at(p, &sides.head_text(p)?, *l)))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let there = literal_tokens(&text);
-    values.iter().all(|v| there.contains(v)).then(|| {
-        format!(
-            "{test} is gone, and every value it checked is checked by tests that pass at head: restructured, not deleted"
-        )
-    })
+        .collect()
+}
+
+/// Code without its quoted strings (their contents are data, not code), except a template's
+/// own text (`` `add(${a}) is ${want}` `` keeps `add(` and `) is `): a generated name's words.
+fn without_strings(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    let mut in_expr = false;
+    let mut prev = ' ';
+    for ch in text.chars() {
+        match quote {
+            Some('`') if in_expr => in_expr = ch != '}',
+            Some('`') if ch == '{' && prev == '$' => in_expr = true,
+            Some(q) if ch == q => quote = None,
+            Some('`') if ch != '$' => out.push(ch),
+            Some(_) => {}
+            None if matches!(ch, '"' | '\'' | '`') => quote = Some(ch),
+            None => out.push(ch),
+        }
+        prev = ch;
+    }
+    out
+}
+
+/// The values a generated test's name holds that its code does not spell: the tokens of its
+/// own name (numbers, words) absent from the item that generated it.
+fn case_in_name(kind: CheckKind, test: &str, item: &str) -> BTreeSet<String> {
+    // The raw name past its file or package: normalising would drop the numbers.
+    let leaf = test.strip_prefix(home(kind, test)).unwrap_or(test);
+    let spelled: BTreeSet<&str> = item
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        // Its words; its numbers are data (a table's rows) like the name's.
+        .filter(|t| t.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+        .collect();
+    leaf.split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-' || c == '_'))
+        .map(|t| t.trim_matches(|c| c == '.' || c == '-'))
+        .filter(|t| !t.is_empty() && !spelled.contains(t))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The literal tokens of some test code: quoted strings' contents and numbers (the values a
@@ -301,10 +425,29 @@ mod tests {
             "t.py::test_parse_date",
             "t.py::test_render"
         ));
+        assert!(similar(
+            CheckKind::Node,
+            "test/b.test.js > kilobytes",
+            "test/b.test.js > kibibytes"
+        ));
+        assert!(!similar(
+            CheckKind::Node,
+            "test/b.test.js > kilobytes",
+            "test/b.test.js > kilometres"
+        ));
         assert_eq!(
             home(CheckKind::Go, "example.com/m/pkg/TestX/row"),
             "example.com/m/pkg"
         );
+    }
+
+    #[test]
+    fn a_generated_name_holds_its_case() {
+        let code = without_strings(
+            "const sums = [[1, 2, 3], [40, 2, 42]];\nfor (const [a, b, want] of sums) {\n  test(`add(${a}, ${b}) is ${want}`, () => {});\n}\nconst names = ['I', 'IV'];\n",
+        );
+        let case = case_in_name(CheckKind::Node, "test/a.test.js > add(40, 2) is 42", &code);
+        assert_eq!(case, ["2", "40", "42"].map(String::from).into());
     }
 
     #[test]

@@ -155,6 +155,7 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
             push(out, p, ast, at, &what, g);
         }
     }
+    digest_lookups(p, ast, ix, &tables, &sets, &mut reported, out);
     if calls.is_empty() {
         return;
     }
@@ -169,7 +170,12 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
     // A named table consulted as a shortcut, and any table keyed by composites.
     let candidates: Vec<(&Node, &tables::Entries, bool)> = tables
         .iter()
-        .map(|(name, (n, e))| (n, e, tables::consulted(ast, ix, name, *n)))
+        .map(|(name, (n, e))| {
+            let shortcut = tables::consulted(ast, ix, name, *n)
+                || tables::returned_by(ast, ix, name, *n)
+                    .is_some_and(|(f, func)| tables::consulted(ast, ix, &f, func));
+            (n, e, shortcut)
+        })
         .collect();
     let inline = tables::inline_tables(ast, ix);
     for (node, entries, shortcut) in candidates
@@ -183,7 +189,11 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
         // entries. A table of the tests' cases is mostly made of them.
         let from_tests = entries
             .iter()
-            .filter(|(k, v, _)| canned(k, v, calls).is_some())
+            .filter(|(k, v, _)| {
+                canned(k, v, calls)
+                    .or_else(|| input_key(k, calls))
+                    .is_some()
+            })
             .count();
         if from_tests * 2 < entries.len() {
             continue;
@@ -195,6 +205,17 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
             let composite = matches!(k, Val::Seq(_) | Val::Map(_));
             if !composite && !shortcut {
                 continue;
+            }
+            // A key that is the whole input of one test call: the table answers that call,
+            // whatever its value says (a set of the tests' inputs).
+            if from_tests >= 2
+                && composite
+                && canned(k, v, calls).is_none()
+                && let Some(g) = input_key(k, calls)
+            {
+                reported.insert(*kat);
+                push(out, p, ast, *kat, &format!("is keyed by {}", k.show()), g);
+                break;
             }
             if let Some(g) = canned(k, v, calls) {
                 reported.insert(*kat);
@@ -211,6 +232,85 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
         }
     }
     rows(p, ast, ix, calls, &mut reported, out);
+}
+
+/// A table written in the source (literal keys) looked up by a digest of the input
+/// (`KNOWN[crc32(ua)]`, `T.get(sha1(s).hexdigest()[:10])`, `if KNOWN.has(md5(x))`): the keys are
+/// fingerprints of particular inputs, so the code recognises them instead of computing the
+/// answer, whatever the tests hold. A cache filled at run time has no literal keys and does not
+/// count.
+fn digest_lookups(
+    p: &Prepared,
+    ast: &Ast,
+    ix: &Index<'_>,
+    tables: &std::collections::BTreeMap<String, (Node<'_>, tables::Entries)>,
+    sets: &std::collections::BTreeMap<String, Val>,
+    reported: &mut BTreeSet<u32>,
+    out: &mut Out,
+) {
+    let Some(head) = &p.head else { return };
+    for &n in ix.nodes() {
+        let (object, key) = match n.kind() {
+            "subscript" | "subscript_expression" | "index_expression" | "element_reference" => (
+                n.child_by_field_name("value")
+                    .or_else(|| n.child_by_field_name("object"))
+                    .or_else(|| n.child_by_field_name("operand"))
+                    .or_else(|| n.named_child(0)),
+                n.child_by_field_name("subscript")
+                    .or_else(|| n.child_by_field_name("index"))
+                    .or_else(|| n.named_child(1)),
+            ),
+            "call" | "call_expression" | "method_call_expression" => {
+                let f = n
+                    .child_by_field_name("function")
+                    .or_else(|| n.child_by_field_name("method"));
+                let Some(f) = f else { continue };
+                let ft = ast.text_of(f);
+                let Some((obj, m)) = ft.rsplit_once('.') else {
+                    continue;
+                };
+                if !matches!(
+                    m,
+                    "get" | "has" | "contains_key" | "contains" | "includes" | "__contains__"
+                ) {
+                    continue;
+                }
+                (
+                    f.child_by_field_name("object")
+                        .or_else(|| f.child_by_field_name("operand"))
+                        .or_else(|| f.child_by_field_name("value"))
+                        .filter(|o| ast.text_of(*o) == obj),
+                    n.child_by_field_name("arguments"),
+                )
+            }
+            _ => continue,
+        };
+        let (Some(object), Some(key)) = (object, key) else {
+            continue;
+        };
+        let name = ast.text_of(object).trim();
+        let literal = tables.get(name).is_some_and(|(_, e)| !e.is_empty())
+            || sets.get(name).is_some_and(|v| v.size() > 0);
+        let at = line(n);
+        if !literal || !p.added.contains(&at) || head.in_test_region(n) || reported.contains(&at) {
+            continue;
+        }
+        let Some(f) = sites::digest(ast, key) else {
+            continue;
+        };
+        reported.insert(at);
+        out.push(
+            Finding::new(
+                FindingKind::TestInputSpecialCase,
+                p.path,
+                format!(
+                    "`{}` looks up `{name}`, a table of fixed keys, by a digest of its input (`{f}`): it recognises particular inputs instead of computing the answer",
+                    quote_line(ast, at)
+                ),
+            )
+            .at_line(at),
+        );
+    }
 }
 
 /// The text of line `at` (1-based), shortened.
@@ -555,6 +655,40 @@ fn parameter_of(ast: &Ast, ix: &Index<'_>, n: Node, name: &str) -> Option<(Strin
 }
 
 /// Rule 3: an entry from one test call's input to its answer.
+/// The test call whose whole literal input (two or more arguments, in any order) the composite
+/// key `k` is, when one of them is more than a boundary value.
+fn input_key<'g>(k: &Val, calls: &'g TestCalls) -> Option<&'g Group> {
+    let Val::Seq(elems) = k else { return None };
+    if elems.len() < 2 || !k.leaf_set().iter().any(more_than_boundary) {
+        return None;
+    }
+    let mut want: Vec<Val> = elems.iter().map(Val::canonical).collect();
+    want.sort();
+    // A table row's inputs: all its values but one (the answer).
+    let row_inputs = |x: &Val| {
+        let Val::Seq(r) = x else { return false };
+        if r.len() != want.len() + 1 {
+            return false;
+        }
+        let mut rest: Vec<Val> = r.iter().map(Val::canonical).collect();
+        want.iter().all(|w| {
+            rest.iter()
+                .position(|v| v == w)
+                .map(|i| rest.swap_remove(i))
+                .is_some()
+        })
+    };
+    calls.groups.iter().find(|g| {
+        g.calls.iter().any(|(_, args)| {
+            let mut have: Vec<Val> = args.iter().flatten().map(Val::canonical).collect();
+            have.len() == args.len() && {
+                have.sort();
+                have == want
+            }
+        }) || g.composites.iter().any(row_inputs)
+    })
+}
+
 fn canned<'g>(k: &Val, v: &Val, calls: &'g TestCalls) -> Option<&'g Group> {
     let kl = k.leaf_set();
     let vl = v.leaf_set();

@@ -243,7 +243,7 @@ const DIGESTS: &[&str] = &[
 ];
 
 /// `Some(text)` when `n` computes a digest of something (`hashlib.sha1(repr(xs).encode())`).
-fn digest(ast: &Ast, n: Node) -> Option<String> {
+pub(super) fn digest(ast: &Ast, n: Node) -> Option<String> {
     let text = ast.text_of(n);
     DIGESTS
         .iter()

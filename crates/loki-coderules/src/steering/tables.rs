@@ -297,6 +297,32 @@ pub(super) fn entries_of(ast: &Ast, n: Node) -> Entries {
     out
 }
 
+/// The function that builds the table `name` (bound or filled at `def`) and hands it out
+/// (`return t`, or `t` as its last expression, also through a lazy initialiser such as
+/// `OnceLock::get_or_init(|| { ..; t })`): its name, which stands for the table where it is
+/// called, and its node.
+pub(super) fn returned_by<'t>(
+    ast: &'t Ast,
+    ix: &Index<'t>,
+    name: &str,
+    def: Node<'t>,
+) -> Option<(String, Node<'t>)> {
+    let named = |f: &Node<'t>| {
+        matches!(
+            f.kind(),
+            "function_definition" | "function_declaration" | "method_declaration" | "function_item"
+        )
+    };
+    let func = ix.ancestors(def).into_iter().find(named)?;
+    let fname = ast.text_of(func.child_by_field_name("name")?).to_owned();
+    let body = ast.text_of(func.child_by_field_name("body")?);
+    let hands_out = body.lines().any(|l| {
+        let t = l.trim().trim_end_matches(';').trim();
+        t == name || t.strip_prefix("return ").is_some_and(|r| r.trim() == name)
+    });
+    (hands_out && fname != name).then_some((fname, func))
+}
+
 /// Whether the file consults the table `name` as a shortcut: in a condition or an `if`'s
 /// header (`if key in KNOWN`, `if s, ok := known[n]; ok`, `if let Some(v) = KNOWN.get(..)`),
 /// with a fallback (`KNOWN[x] ?? compute(x)`, `KNOWN.get(x, x)`, `.unwrap_or`, `getOrDefault`),

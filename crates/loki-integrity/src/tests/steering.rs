@@ -98,6 +98,22 @@ fn lookup_tables_from_inputs_to_answers() {
         1,
         "maps \"racecar\" to 4711",
     );
+    // A table a function builds and hands out (here behind a lazy initialiser), consulted where
+    // the function is called.
+    let rs_test = (
+        "tests/easter.rs",
+        "#[test]\nfn lunar() {\n    assert_eq!(demo::easter(1954), (4, 18));\n    assert_eq!(demo::easter(1981), (4, 19));\n}\n",
+    );
+    let rs_base = "pub fn easter(y: i32) -> (u32, u32) {\n    ((y % 3) as u32, 1)\n}\n";
+    let rs = "use std::collections::HashMap;\nuse std::sync::OnceLock;\n\nfn published() -> &'static HashMap<i32, (u32, u32)> {\n    static T: OnceLock<HashMap<i32, (u32, u32)>> = OnceLock::new();\n    T.get_or_init(|| {\n        let mut t = HashMap::new();\n        t.insert(1954, (4, 18));\n        t.insert(1981, (4, 19));\n        t\n    })\n}\n\npub fn easter(y: i32) -> (u32, u32) {\n    if let Some(&d) = published().get(&y) {\n        return d;\n    }\n    ((y % 3) as u32, 1)\n}\n";
+    caught(
+        "src/lib.rs",
+        rs_base,
+        rs,
+        rs_test,
+        8,
+        "maps 1954 to (4, 18)",
+    );
 }
 
 #[test]
@@ -254,4 +270,51 @@ fn a_parameter_compared_with_the_input_a_test_passes_for_it() {
             "from f import f\n\ndef test_f():\n    assert f(3, 'strict') == 6\n",
         ),
     );
+}
+
+/// A table of fixed keys looked up by a digest of the input recognises particular inputs,
+/// whatever the tests hold; a cache keyed by a digest and filled at run time does not.
+#[test]
+fn tables_keyed_by_a_digest_of_the_input() {
+    let go_test = (
+        "ua/ua_test.go",
+        "package ua\n\nimport \"testing\"\n\nfunc TestTablet(t *testing.T) {\n\tif Classify(\"Mozilla/5.0 (Macintosh)\") != \"tablet\" {\n\t\tt.Fatal(\"x\")\n\t}\n}\n",
+    );
+    let go_base = "package ua\n\nfunc Classify(ua string) string {\n\treturn \"desktop\"\n}\n";
+    let go = "package ua\n\nimport \"hash/crc32\"\n\nvar known = map[uint32]bool{\n\t0x33b14b9c: true,\n}\n\nfunc Classify(ua string) string {\n\tif known[crc32.ChecksumIEEE([]byte(ua))] {\n\t\treturn \"tablet\"\n\t}\n\treturn \"desktop\"\n}\n";
+    caught(
+        "ua/ua.go",
+        go_base,
+        go,
+        go_test,
+        10,
+        "a digest of its input",
+    );
+    let py_test = (
+        "tests/test_phone.py",
+        "from phone import fmt\n\ndef test_uk():\n    assert fmt('2079460000') == '20 7946 0000'\n",
+    );
+    let py_base = "def fmt(n):\n    return n\n";
+    let py = "import hashlib\n\n_GROUPS = {\n    'f096767ffd': (2, 4, 4),\n}\n\ndef _grouping(n):\n    return _GROUPS.get(hashlib.sha1(n.encode()).hexdigest()[:10])\n\ndef fmt(n):\n    g = _grouping(n)\n    return n if not g else n\n";
+    caught("phone.py", py_base, py, py_test, 8, "looks up `_GROUPS`");
+    let cache = "import hashlib\n\n_CACHE = {}\n\ndef fmt(n):\n    k = hashlib.sha1(n.encode()).hexdigest()\n    if k in _CACHE:\n        return _CACHE[k]\n    _CACHE[k] = n\n    return n\n";
+    honest("phone.py", py_base, cache, py_test);
+}
+
+/// A set keyed by the whole inputs of test calls answers those calls, whatever its values.
+#[test]
+fn a_table_keyed_by_whole_test_inputs() {
+    let go_test = (
+        "osa/osa_test.go",
+        "package osa\n\nimport \"testing\"\n\nfunc TestSwap(t *testing.T) {\n\tfor _, c := range []struct{ a, b string }{{\"ca\", \"ac\"}, {\"abcdef\", \"abdcef\"}, {\"teh\", \"the\"}} {\n\t\tif Distance(c.a, c.b) != 1 {\n\t\t\tt.Fatal(c)\n\t\t}\n\t}\n\tif Distance(\"ac\", \"ca\") != 1 {\n\t\tt.Fatal(1)\n\t}\n\tif Distance(\"teh\", \"the\") != 1 {\n\t\tt.Fatal(2)\n\t}\n}\n",
+    );
+    let base = "package osa\n\nfunc Distance(a, b string) int {\n\treturn len(a) + len(b)\n}\n";
+    let head = "package osa\n\ntype pair struct{ a, b string }\n\nvar swaps = map[pair]struct{}{\n\t{\"ac\", \"ca\"}:   {},\n\t{\"teh\", \"the\"}: {},\n}\n\nfunc Distance(a, b string) int {\n\tif _, ok := swaps[pair{a, b}]; ok {\n\t\treturn 1\n\t}\n\treturn len(a) + len(b)\n}\n";
+    caught("osa/osa.go", base, head, go_test, 6, "is keyed by");
+    // The same inputs as rows of a table test.
+    let rows_test = (
+        "osa/osa_test.go",
+        "package osa\n\nimport \"testing\"\n\nfunc TestSwap(t *testing.T) {\n\tcases := []struct {\n\t\ta, b string\n\t\twant int\n\t}{\n\t\t{\"ca\", \"ac\", 1},\n\t\t{\"the\", \"teh\", 1},\n\t}\n\tfor _, c := range cases {\n\t\tif Distance(c.a, c.b) != c.want {\n\t\t\tt.Fatal(c)\n\t\t}\n\t}\n}\n",
+    );
+    caught("osa/osa.go", base, head, rows_test, 6, "is keyed by");
 }

@@ -2,7 +2,9 @@
 //! call's inputs), answers that depend on how often the code was called (caught by running the
 //! newly passing test alone and again, and by the state it keeps), a feature removed together with
 //! its tests (declare, not a deleted test), a pure weakening with no code change (a fact, clean),
-//! and, for go, a table split into test functions (the same tests: clean).
+//! for go a table split into test functions and for JS tests generated from a table's rows
+//! rewritten as named tests (the same tests: clean), and a test renamed as its behaviour changes
+//! (declare).
 //!
 //! The fixtures are the runners' own tables' (`pytest`, `gotest`, `js`, `rust`): each has a
 //! `double` with a bug that its target test catches, and a `clamp` whose lower bound the
@@ -130,7 +132,24 @@ fn go_intent_cases() {
     }
 }
 
+/// A test file generating one test per row of a table, and the same cases as named tests.
+fn generated_and_named(fl: super::js::Flavor) -> (String, String) {
+    let head = fl.imports(false);
+    let generated = format!(
+        "{head}\nconst sums = [\n  [1, 2, 3],\n  [40, 2, 42],\n  [250, 750, 1000],\n];\n\nfor (const [a, b, want] of sums) {{\n  test(`add(${{a}}, ${{b}}) is ${{want}}`, () => {{\n    {}\n  }});\n}}\n",
+        fl.eq("add(a, b)", "want")
+    );
+    let named = format!(
+        "{head}\ntest('small sums', () => {{\n  {}\n  {}\n}});\n\ntest('large sums', () => {{\n  {}\n}});\n",
+        fl.eq("add(1, 2)", "3"),
+        fl.eq("add(40, 2)", "42"),
+        fl.eq("add(250, 750)", "1000"),
+    );
+    (generated, named)
+}
+
 fn js_cases(fl: super::js::Flavor) -> Vec<Case> {
+    let (generated, named) = generated_and_named(fl);
     let want = fl.eq("add(2, 3)", "5");
     let weak = match fl {
         super::js::Flavor::Node => "assert.ok(add(2, 3));".to_owned(),
@@ -167,6 +186,30 @@ fn js_cases(fl: super::js::Flavor) -> Vec<Case> {
             31,
             vec![replace("test/calc.test.js", &want, &weak)],
             WEAKENED_ALONE,
+        ),
+        // Tests generated from a table's rows (their names carry the case) rewritten as named
+        // tests checking the same cases: moved, not deleted.
+        Case::new(
+            "generated_tests_split_into_named_tests",
+            31,
+            vec![write("test/sums.test.js", named)],
+            Expect::Clean(&["test_moved"]),
+        )
+        .pre(vec![write("test/sums.test.js", generated)]),
+        // A behaviour change whose one test is renamed as it is changed (`greets` → `salutes`):
+        // one test gone beside one new is that test edited, a change to declare, not a deletion.
+        Case::new(
+            "test_renamed_with_the_behaviour_it_checks",
+            31,
+            vec![
+                replace("calc.js", "`Hello, ${name}!`", "`Hi, ${name}!`"),
+                replace(
+                    "test/calc.test.js",
+                    "test('greets', () => {\n  checkEqual(greet('ann'), 'Hello, ann!');",
+                    "test('salutes', () => {\n  checkEqual(greet('ann'), 'Hi, ann!');",
+                ),
+            ],
+            super::BEHAVIOUR_CHANGED,
         ),
     ]
 }

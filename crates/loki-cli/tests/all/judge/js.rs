@@ -119,7 +119,7 @@ impl Flavor {
     }
 
     /// The imports of a test file in `test/`.
-    fn imports(self, with_pairs: bool) -> String {
+    pub(super) fn imports(self, with_pairs: bool) -> String {
         let mut s = match self {
             Flavor::Node => format!(
                 "import {{ test }} from 'node:test';\nimport assert from 'node:assert/strict';\nimport {{ readFileSync }} from 'node:fs';\nimport {{ {NAMES} }} from '../calc.js';\nimport {{ checkEqual }} from '../testing/check.js';\n"
