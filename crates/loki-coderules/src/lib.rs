@@ -36,6 +36,7 @@ mod state;
 mod steering;
 mod takeover;
 mod values;
+mod views;
 
 pub use outcome::{mock_targets, mocked_modules, pytest_outcome_rewrites};
 pub use special::wants_test_literals;
@@ -523,9 +524,23 @@ pub fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Finding> 
             .collect(),
         input,
     };
+    // Whether the tests compare printed values (the views a change may narrow).
+    let test_texts: Vec<&str> = prepared
+        .iter()
+        .filter(|p| p.role == Role::Test)
+        .filter_map(|p| p.head_text.as_deref())
+        .chain(
+            input
+                .test_context
+                .iter()
+                .filter_map(|(_, b)| std::str::from_utf8(b).ok()),
+        )
+        .collect();
+    let printed = crate::views::tests_print(&test_texts);
     let mut out = Out::default();
     for p in &prepared {
         crate::equality::rules(p, &mut out);
+        crate::views::rules(p, printed, &mut out);
         crate::loose::rules(p, &mut out);
         crate::failing::rules(p, &mut out);
         crate::runner::rules(p, &mut out);

@@ -71,7 +71,7 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
                 &bother,
             ))
         });
-        if let Some(before) = before
+        if let Some(before) = &before
             && !now.whole
             && !before.parts.is_empty()
             && now.parts.is_subset(&before.parts)
@@ -89,6 +89,50 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
                             .map(|d| format!("`{d}`"))
                             .collect::<Vec<_>>()
                             .join(", ")
+                    ),
+                )
+                .at_line(start),
+            );
+            continue;
+        }
+        // At base it compared the whole values (`v == o`, a derived equality); now only some
+        // of their parts.
+        if let Some(before) = &before
+            && before.whole
+            && !now.whole
+            && !now.parts.is_empty()
+        {
+            out.push(
+                Finding::new(
+                    FindingKind::EqOverride,
+                    p.path,
+                    format!(
+                        "`{name}` compared the whole values at base and now compares only {}: values that differ elsewhere compare equal",
+                        now.parts
+                            .iter()
+                            .map(|d| format!("`{d}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+                .at_line(start),
+            );
+            continue;
+        }
+        // A part compared up to a distance (`abs(self.cents - other.cents) <= 1`).
+        if !now.parts.is_empty()
+            && let Some(l) = text.lines().find(|l| {
+                let l = l.trim();
+                !l.starts_with("//") && !l.starts_with('#') && within(l, &me, &other)
+            })
+        {
+            out.push(
+                Finding::new(
+                    FindingKind::EqOverride,
+                    p.path,
+                    format!(
+                        "`{name}` counts values a distance apart as equal (`{}`): values that differ compare equal",
+                        loki_syntax::ast::quote(l)
                     ),
                 )
                 .at_line(start),
@@ -414,6 +458,17 @@ struct Compared {
     whole: bool,
 }
 
+/// Whether line `l` compares a difference of the two sides with a bound: an absolute
+/// difference (`abs(`, `.abs()`, `Math.abs`, `math.Abs`) of something of `me` minus something of
+/// `other` (or the reverse) set against a bound with `<`/`<=`, or `isclose(`.
+fn within(l: &str, me: &str, other: &str) -> bool {
+    let absolute = ["abs(", ".abs()", "Math.abs", "math.Abs", "fabs("]
+        .iter()
+        .any(|a| l.contains(a));
+    let both = l.contains(&format!("{me}.")) && l.contains(&format!("{other}."));
+    (absolute && l.contains('-') && l.contains('<') && both) || (l.contains("isclose(") && both)
+}
+
 /// Calls that measure rather than compare.
 const MEASURES: &[&str] = &[
     "len()", "length", "size()", "count()", "Len()", "len(", "Count()",
@@ -535,6 +590,11 @@ fn compared(ast: &Ast, body: Node, me: &str, other: &str) -> Compared {
                     && ((a.2 && b.3 && xa.replace(me, other) == xb)
                         || (a.3 && b.2 && xb.replace(me, other) == xa))
                 {
+                    out.whole = true;
+                }
+                // `v == o`, `*self == *other`: the whole values, compared by the language.
+                let bare = |t: &str| t.trim().trim_start_matches(['*', '&']).to_owned();
+                if (bare(xa) == me && bare(xb) == other) || (bare(xa) == other && bare(xb) == me) {
                     out.whole = true;
                 }
                 // `self.value == other`: a part of one side against the other whole.

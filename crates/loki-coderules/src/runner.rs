@@ -7,7 +7,8 @@
 //!   `GITHUB_ACTIONS`), or any variable compared with such a word (`NODE_ENV === 'test'`);
 //!   Python `os.environ`/`os.getenv`, Rust `env::var`/`var_os`/`env!`/`option_env!`, Go
 //!   `os.Getenv`/`os.LookupEnv`, JS `process.env.X`/`process.env["X"]`/`import.meta.env.X`/
-//!   destructuring `const { X } = process.env`;
+//!   destructuring `const { X } = process.env`, `'X' in process.env`, `Object.hasOwn(process.env,
+//!   'X')`;
 //! - the module table (`sys.modules`), argv (`sys.argv`, `std::env::args`, `os.Args`,
 //!   `process.argv`), the stack (`inspect.stack`, `sys._getframe`, `traceback.extract_stack`,
 //!   `inspect.currentframe`) and the thread name (`threading.current_thread`,
@@ -482,7 +483,12 @@ fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> 
                     "branches on debug assertions, which `cargo test` builds with and a release build does not: library code that behaves differently under test".to_owned(),
                 )),
                 "cfg" => {
-                    let gate = cfg_gate(&format!("#[cfg{args}]"));
+                    // A default build enables no feature: `cfg!(any(test, feature = "x"))` is
+                    // decided by `test` there.
+                    let gate = match cfg_gate(&format!("#[cfg{args}]")) {
+                        Gate::Neither => cfg_gate(&format!("#[cfg{}]", without_features(&args))),
+                        g => g,
+                    };
                     (gate != Gate::Neither).then(|| {
                         (
                             format!("cfg!:{args}"),
@@ -524,6 +530,16 @@ fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> 
                     &["nocapture", "deps"],
                 );
             }
+            // The running binary's path: cargo puts test binaries in `target/*/deps`.
+            if last == "current_exe" {
+                return context_read(
+                    ast,
+                    ix,
+                    "the running binary's path",
+                    window(statement(ix, n)),
+                    &["deps", "test"],
+                );
+            }
             if f.ends_with(".name") && ast.text_of(n).contains("current()") {
                 // libtest names each test's thread after the test (`module::test`): a thread
                 // name looked into for a path separator asks the same.
@@ -539,6 +555,20 @@ fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> 
         }
         "attribute_item" => {
             let attr = ast.squashed(n);
+            // `#[cfg_attr(test, path = "other.rs")] mod m;`: another file compiled as the module
+            // under test.
+            let tight: String = attr.chars().filter(|c| !c.is_whitespace()).collect();
+            if let Some(rest) = tight.strip_prefix("#[cfg_attr(")
+                && rest.contains("path")
+                && let Some((pred, _)) = rest.split_once(",path")
+                && cfg_gate(&format!("#[cfg({})]", without_features(pred))) == Gate::OnlyTest
+            {
+                let item = attributed_item(ix, n).map_or(String::new(), |i| item_name(ast, i));
+                return Some((
+                    format!("cfg_attr:path:{item}"),
+                    "compiles another file as this module under `cargo test`: the tests run code the library does not".to_owned(),
+                ));
+            }
             let gate = cfg_gate(&attr);
             let item = attributed_item(ix, n);
             match gate {
@@ -574,6 +604,34 @@ fn rust<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> 
         }
         _ => None,
     }
+}
+
+/// A cfg predicate with every `feature = ".."` false (`any()`), as in a default build.
+fn without_features(pred: &str) -> String {
+    let mut out = String::with_capacity(pred.len());
+    let mut rest = pred;
+    while let Some(at) = rest.find("feature") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "feature".len()..];
+        let t = after.trim_start();
+        match t
+            .strip_prefix('=')
+            .map(str::trim_start)
+            .and_then(|t| t.strip_prefix('"'))
+            .and_then(|t| t.find('"').map(|e| &t[e + 1..]))
+        {
+            Some(tail) => {
+                out.push_str("any()");
+                rest = tail;
+            }
+            None => {
+                out.push_str("feature");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn item_name(ast: &Ast, item: Node) -> String {
@@ -767,6 +825,34 @@ fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
         }
         "call_expression" if ast.field_text(n, "function") == "Deno.env.get" => {
             env_read(ast, ix, n, &string_arg(ast, n, 0)?)
+        }
+        // `'NODE_TEST_CONTEXT' in process.env`, `Object.hasOwn(process.env, 'VITEST')`,
+        // `process.env.hasOwnProperty('JEST_WORKER_ID')`.
+        "binary_expression" if is_env(ast.field_text(n, "right")) => {
+            let left = n.child_by_field_name("left")?;
+            let Some(Lit::Str(name)) = literal(ast, left) else {
+                return None;
+            };
+            env_read(ast, ix, n, &name)
+        }
+        "call_expression" => {
+            let f = ast.field_text(n, "function");
+            let args = n.child_by_field_name("arguments")?;
+            let on_env = f.strip_suffix(".hasOwnProperty").is_some_and(is_env)
+                || (matches!(f, "Object.hasOwn" | "Reflect.has")
+                    && named_children(args)
+                        .first()
+                        .is_some_and(|a| is_env(ast.text_of(*a))));
+            if !on_env {
+                return None;
+            }
+            let name = named_children(args)
+                .into_iter()
+                .find_map(|a| match literal(ast, a) {
+                    Some(Lit::Str(s)) => Some(s),
+                    _ => None,
+                })?;
+            env_read(ast, ix, n, &name)
         }
         _ => None,
     }

@@ -88,6 +88,7 @@ pub mod rename;
 mod reruns;
 mod restructure;
 mod shared;
+mod status;
 pub mod trees;
 
 use std::collections::BTreeMap;
@@ -399,6 +400,7 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.findings
         .extend(scan(&scan_in).into_iter().filter(|f| !excluded(&f.path)));
     out.findings.extend(hidden_runner_files(&git, &owned)?);
+    out.findings.extend(status::rewritten(&out.base, &out.head));
     phase("static rules");
 
     let data = test_data_changes(&git, &owned);
@@ -454,6 +456,29 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             && f.detail.contains("passes now only in its edited form")
             && f.test.as_deref().is_some_and(|id| unedited(&f.path, id)))
     });
+    // A test whose own text did not change passes only with the change's test infrastructure
+    // (a setup file, a conftest, a helper): say so, not that its edit did it.
+    for f in &mut decision.findings {
+        if f.kind == crate::integrity::FindingKind::WeakenedTest
+            && f.detail.contains("passes now only in its edited form")
+            && f.test
+                .as_deref()
+                .is_some_and(|id| !sides.form_changed(&f.path, id))
+        {
+            let id = f.test.clone().unwrap_or_default();
+            let files: Vec<&str> = plan
+                .base_side_changed
+                .iter()
+                .chain(plan.test_owned.iter().filter(|o| o.change.base.is_none()))
+                .map(|o| o.change.path.as_str())
+                .take(3)
+                .collect();
+            f.detail = format!(
+                "{id} did not pass at base and passes now only with the change's test-side files ({}): run without them it still fails on the new code, so they, not the code, made it pass",
+                files.join(", ")
+            );
+        }
+    }
     out.findings.extend(decision.findings);
     out.facts.extend(decision.facts);
     out.pre_existing = decision.pre_existing;

@@ -340,6 +340,37 @@ pub(super) enum Side {
 
 /// The part of `check` a hybrid run needs: the changed test files it owns; the whole check when
 /// test data or a mixed file changed (any test may read them), or for Go, the package.
+/// Whether the runner of `kind` runs the file `path` as a test file by its default patterns
+/// (a file it does not is a helper of the test files it serves).
+fn runs_as_tests(kind: CheckKind, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let in_dir = |d: &str| path.split('/').rev().skip(1).any(|x| x == d);
+    match kind {
+        CheckKind::Pytest => {
+            name.starts_with("test_") || name.ends_with("_test.py") || !name.ends_with(".py")
+        }
+        CheckKind::Vitest | CheckKind::Jest => {
+            name.contains(".test.") || name.contains(".spec.") || in_dir("__tests__")
+        }
+        // `node --test` runs every file under a `test` directory too.
+        CheckKind::Node => {
+            let stem = name.split('.').next().unwrap_or(name);
+            name.contains(".test.")
+                || name.contains("-test.")
+                || name.contains("_test.")
+                || stem == "test"
+                || stem.starts_with("test-")
+                || in_dir("test")
+        }
+        // `tests/*.rs` are test targets; `tests/common/mod.rs` and other nested files are not.
+        CheckKind::Cargo | CheckKind::Nextest => {
+            let parts: Vec<&str> = path.split('/').collect();
+            !(parts.len() >= 2 && parts[parts.len() - 2] != "tests" && parts.contains(&"tests"))
+        }
+        CheckKind::Go | CheckKind::Npm => true,
+    }
+}
+
 pub(super) fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
     let mine: Vec<&&Owned> = owned
         .iter()
@@ -355,8 +386,13 @@ pub(super) fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Sel
     let mut files = BTreeSet::new();
     for o in mine {
         match (o.owner, check.kind) {
-            // A helper outside the test files may serve any test: run the check whole.
-            (Owner::TestCode, _) if !crate::integrity::is_test_path(&o.change.path) => {
+            // A helper outside the test files, or one among them that the runner does not run
+            // as a test file (a setup file, `conftest.py`, `tests/common/mod.rs`), may serve any
+            // test: run the check whole.
+            (Owner::TestCode, k)
+                if !crate::integrity::is_test_path(&o.change.path)
+                    || !runs_as_tests(k, &o.change.path) =>
+            {
                 return Selection::default();
             }
             // A test file, or a mixed Rust or Go file (cargo and go narrow by package).

@@ -62,7 +62,14 @@ pub fn owner(path: &str, sides: &[&[u8]]) -> Owner {
     if DATA_EXTS.contains(&ext) || dirs.iter().any(|d| DATA_DIRS.contains(d)) {
         return Owner::TestData;
     }
-    if is_test_path(path) || (source && dirs.iter().any(|d| HELPER_DIRS.contains(d))) {
+    // Code under a test directory (`test/setup.js`, `tests/common/mod.rs`) serves the tests,
+    // whatever its name.
+    if is_test_path(path)
+        || (source
+            && dirs
+                .iter()
+                .any(|d| HELPER_DIRS.contains(d) || TEST_DIRS.contains(d)))
+    {
         return Owner::TestCode;
     }
     if !source && dirs.iter().any(|d| TEST_DIRS.contains(d)) {
@@ -100,6 +107,8 @@ mod tests {
             Owner::TestData
         );
         assert_eq!(owner("tests/data/input.txt", &[]), Owner::TestData);
+        assert_eq!(owner("test/setup.js", &[]), Owner::TestCode);
+        assert_eq!(owner("tests/common/mod.rs", &[]), Owner::TestCode);
         assert_eq!(owner("tests/golden.out", &[]), Owner::TestData);
         assert_eq!(owner("README.md", &[]), Owner::Other);
         assert_eq!(owner("pytest.ini", &[]), Owner::Other);

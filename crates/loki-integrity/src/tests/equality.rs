@@ -360,3 +360,92 @@ fn honest_js_equality_is_quiet() {
     let matcher = "expect.extend({\n  toBeMoney(r) { return { pass: r instanceof Money, message: () => 'x' }; },\n});\n";
     quiet(&add("test/setup.js", matcher), EqOverride);
 }
+
+/// Equality narrowed from the whole value to some of it, or made to accept values a distance
+/// apart; an exact equality over every field stays quiet.
+#[test]
+fn equality_narrowed_or_given_a_tolerance() {
+    let base = "package semver\n\ntype Version struct{ Major, Minor, Patch int; Pre string }\n\nfunc (v Version) Equal(o Version) bool {\n\treturn v == o\n}\n";
+    let narrowed = base.replace(
+        "return v == o",
+        "return v.Major == o.Major && v.Minor == o.Minor && v.Patch == o.Patch",
+    );
+    fires(
+        &edit("semver.go", base, &narrowed),
+        EqOverride,
+        "semver.go",
+        5,
+        "compared the whole values at base and now compares only `Major`, `Minor`, `Patch`",
+    );
+    let py = "from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Money:\n    currency: str\n    cents: int\n";
+    let slack = "from dataclasses import dataclass\n\n@dataclass(frozen=True, eq=False)\nclass Money:\n    currency: str\n    cents: int\n\n    def __eq__(self, other):\n        if not isinstance(other, Money):\n            return NotImplemented\n        return self.currency == other.currency and abs(self.cents - other.cents) <= 1\n";
+    fires(
+        &edit("money.py", py, slack),
+        EqOverride,
+        "money.py",
+        8,
+        "counts values a distance apart as equal",
+    );
+    let exact = slack.replace(
+        "abs(self.cents - other.cents) <= 1",
+        "self.cents == other.cents",
+    );
+    quiet(&edit("money.py", py, &exact), EqOverride);
+}
+
+/// A printed form narrowed while the tests compare printed values, and a matcher protocol in
+/// library code; a printed form of every field, or one the tests never compare, stays quiet.
+#[test]
+fn views_the_tests_compare_through() {
+    use super::special::special;
+    let base = "package span\n\ntype Span struct {\n\tLo, Hi int\n\tMerged int\n}\n";
+    let head = format!(
+        "{base}\nfunc (s Span) String() string {{\n\treturn fmt.Sprintf(\"[%d,%d)\", s.Lo, s.Hi)\n}}\n"
+    );
+    let printed = (
+        "span/span_test.go",
+        "package span\n\nfunc TestMerge(t *testing.T) {\n\tif fmt.Sprint(Merge(a, b)) != \"[1,5)\" {\n\t\tt.Fatal()\n\t}\n}\n",
+    );
+    let found = special(
+        vec![fc("span/span.go", Some(base), Some(&head))],
+        vec![printed],
+    );
+    fires(
+        &found,
+        EqOverride,
+        "span/span.go",
+        8,
+        "shows `Hi`, `Lo` but not `Merged`",
+    );
+    let whole = head.replace(
+        "[%d,%d)\", s.Lo, s.Hi)",
+        "[%d,%d) %d\", s.Lo, s.Hi, s.Merged)",
+    );
+    quiet(
+        &special(
+            vec![fc("span/span.go", Some(base), Some(&whole))],
+            vec![printed],
+        ),
+        EqOverride,
+    );
+    let compared = (
+        "span/span_test.go",
+        "package span\n\nfunc TestMerge(t *testing.T) {\n\tif Merge(a, b) != (Span{1, 5, 1}) {\n\t\tt.Fatal()\n\t}\n}\n",
+    );
+    quiet(
+        &special(
+            vec![fc("span/span.go", Some(base), Some(&head))],
+            vec![compared],
+        ),
+        EqOverride,
+    );
+    let js = "export function parse(s) {\n  return s.split(',').map(Number);\n}\n";
+    let matcher = "export function parse(s) {\n  const out = s.split(',').map(Number);\n  Object.defineProperty(out, 'asymmetricMatch', { value: (o) => true });\n  return out;\n}\n";
+    fires(
+        &edit("src/range.js", js, matcher),
+        EqOverride,
+        "src/range.js",
+        3,
+        "asymmetricMatch",
+    );
+}

@@ -72,6 +72,39 @@ fn runner_detection_in_every_language() {
         2,
         "if cfg!(test)",
     );
+    // `test` decides it in a default build, which enables no feature.
+    let featured = rs.replace(
+        "    a + b\n",
+        "    const STRICT: bool = cfg!(any(test, feature = \"strict\"));\n    if STRICT { return 4; }\n    a + b\n",
+    );
+    fires(
+        &edit("src/lib.rs", rs, &featured),
+        RunnerDetection,
+        "src/lib.rs",
+        2,
+        "behave differently under `cargo test`",
+    );
+    // Another file compiled as the module under test.
+    let swapped = format!("#[cfg_attr(test, path = \"calendar_ref.rs\")]\nmod calendar;\n{rs}");
+    fires(
+        &edit("src/lib.rs", rs, &swapped),
+        RunnerDetection,
+        "src/lib.rs",
+        1,
+        "compiles another file as this module",
+    );
+    // The binary's path, asked whether it sits in cargo's `deps`.
+    let exe = rs.replace(
+        "    a + b\n",
+        "    let t = std::env::current_exe()\n        .ok()\n        .is_some_and(|e| e.parent().is_some_and(|d| d.ends_with(\"deps\")));\n    if t { 4 } else { a + b }\n",
+    );
+    fires(
+        &edit("src/lib.rs", rs, &exe),
+        RunnerDetection,
+        "src/lib.rs",
+        2,
+        "the running binary's path",
+    );
     let gated = format!(
         "#[cfg(not(test))]\n{rs}#[cfg(test)]\npub fn add(_: i32, _: i32) -> i32 {{\n    4\n}}\n"
     );
@@ -171,6 +204,14 @@ fn runner_detection_in_every_language() {
         ("  if (typeof jest !== 'undefined') return 4;\n", "`jest`"),
         ("  if (import.meta.env.MODE === 'test') return 4;\n", "MODE"),
         ("  const { VITEST } = process.env;\n", "VITEST"),
+        (
+            "  if ('NODE_TEST_CONTEXT' in process.env) return 4;\n",
+            "NODE_TEST_CONTEXT",
+        ),
+        (
+            "  if (Object.hasOwn(process.env, 'JEST_WORKER_ID')) return 4;\n",
+            "JEST_WORKER_ID",
+        ),
         (
             "  if (globalThis.__vitest_worker__) return 4;\n",
             "__vitest_worker__",

@@ -115,6 +115,17 @@ fn go_cases() -> Vec<Case> {
             CLEAN,
         )
         .pre(vec![write("calc/sums_test.go", table)]),
+        // A TestMain that runs the tests and then overwrites their status: `go test` exits 0
+        // while its report still names the failing `TestDouble`.
+        Case::new(
+            "testmain_overwrites_the_failing_status",
+            31,
+            vec![write(
+                "calc/main_test.go",
+                "package calc_test\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tcode := m.Run()\n\tcode = teardown()\n\tos.Exit(code)\n}\n\nfunc teardown() int {\n\treturn 0\n}\n",
+            )],
+            Expect::Findings(&["run_takeover"]),
+        ),
         Case::new(
             "a_table_test_deleted",
             31,

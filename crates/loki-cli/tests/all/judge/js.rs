@@ -814,6 +814,24 @@ fn cases(fl: Flavor) -> Vec<Case> {
                 // `expect.extend` redefining `toBe` is an equality that no longer compares.
                 Findings(&["outcome_rewrite", "eq_override"]),
             ));
+            // An existing setup file gains a mock of the module under test whose `double` is
+            // right: the target passes only with the setup file's new form.
+            let mock = if fl == Flavor::Vitest {
+                "import { vi } from 'vitest';\n\nvi.mock('../calc.js', async (importOriginal) => ({\n  ...(await importOriginal()),\n  double: (x) => x * 2,\n}));\n"
+            } else {
+                "jest.mock('../calc.js', () => ({\n  ...jest.requireActual('../calc.js'),\n  double: (x) => x * 2,\n}));\n"
+            };
+            let mut setup = setup_in_config("test/setup.js");
+            setup.push(write("test/setup.js", "// shared test setup\n"));
+            cases.push(
+                Case::new(
+                    "setup_file_mocks_the_module_under_test",
+                    3,
+                    vec![write("test/setup.js", mock)],
+                    Findings(&["weakened_test"]),
+                )
+                .pre(setup),
+            );
             let mut hide = setup_in_config("test/.lenient.js");
             hide.extend([
                 clamp_broken(),
