@@ -74,6 +74,17 @@ const MUTATORS: &[&str] = &[
     "remove",
 ];
 
+/// Calls that take an element out of a collection: each call gets the next one.
+const CONSUMERS: &[&str] = &[
+    ".shift(",
+    ".pop(",
+    ".popleft(",
+    ".pop_front(",
+    ".pop_back(",
+    ".splice(",
+    ".take(",
+];
+
 /// The pseudo-name of the process environment as state (`std::env::set_var` then `env::var`).
 const ENV: &str = "<environment>";
 
@@ -125,9 +136,16 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
             if !p.added.contains(&at) && !p.added.contains(&write_line) {
                 continue;
             }
+            // A memo returns what it stored for the input; a queue drained one call at a time
+            // (`seen.shift()`, `pending.pop()`) answers each call differently.
+            let consumes = |r: Node| {
+                let t = ast.text_of(r);
+                CONSUMERS.iter().any(|c| t.contains(&format!("{name}{c}")))
+                    || t.contains(&format!("next({name}"))
+            };
             let Some(ret) = branch_returns
                 .into_iter()
-                .find(|r| !mentions(ast, *r, name) || name.as_str() == ENV)
+                .find(|r| !mentions(ast, *r, name) || name.as_str() == ENV || consumes(*r))
             else {
                 continue;
             };
@@ -602,6 +620,16 @@ mod tests {
         let rs_base = "pub fn f(x: u32) -> u32 {\n    x\n}\n";
         let rs = "use std::cell::Cell;\nthread_local! { static N: Cell<u32> = Cell::new(0); }\npub fn f(x: u32) -> u32 {\n    let n = N.with(|c| { c.set(c.get() + 1); c.get() });\n    if n > 1 {\n        return x + 1;\n    }\n    x\n}\n";
         assert_eq!(found("src/lib.rs", rs_base, rs), ["src/lib.rs:5"]);
+        // A module-level queue drained one call at a time: the first calls get its values.
+        let queue = "const saturated = Array(2).fill(30000);\nexport function delay(n) {\n  const raw = 100 * 2 ** n;\n  if (raw > 30000 && saturated.length) return saturated.shift();\n  return raw;\n}\n";
+        assert_eq!(
+            found(
+                "b.js",
+                "export function delay(n) {\n  return 100 * 2 ** n;\n}\n",
+                queue
+            ),
+            ["b.js:4"]
+        );
         let env = "pub fn f(x: u32) -> u32 {\n    if std::env::var(\"SEEN_F\").is_ok() {\n        return x + 1;\n    }\n    std::env::set_var(\"SEEN_F\", \"1\");\n    x\n}\n";
         assert_eq!(found("src/lib.rs", rs_base, env), ["src/lib.rs:2"]);
     }

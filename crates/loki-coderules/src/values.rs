@@ -405,7 +405,7 @@ pub(crate) fn groups(
         }
         let is_leaf =
             literal(ast, n).is_some() && ix.parent(n).is_none_or(|p| literal(ast, p).is_none());
-        let is_call = matches!(n.kind(), "call" | "call_expression");
+        let is_call = matches!(n.kind(), "call" | "call_expression" | "new_expression");
         let is_composite = is_collection(n.kind());
         if !(is_leaf || is_call || is_composite) {
             continue;
@@ -493,7 +493,11 @@ fn call_args(ast: &Ast, call: Node) -> Option<Val> {
 
 /// A call's callee (its last name) and its positional arguments' values.
 fn call_by_position(ast: &Ast, call: Node) -> Option<(String, Vec<Option<Val>>)> {
-    let f = ast.text_of(call.child_by_field_name("function")?);
+    // `new Date('2023-11-23')` is a call of its constructor.
+    let f = ast.text_of(
+        call.child_by_field_name("function")
+            .or_else(|| call.child_by_field_name("constructor"))?,
+    );
     let name = f.rsplit(['.', ':']).next().unwrap_or(f).trim().to_owned();
     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
@@ -590,7 +594,7 @@ pub(crate) fn json_groups(path: &str, bytes: &[u8], out: &mut Vec<Group>) {
 /// JSON nodes read per file.
 const MAX_JSON_NODES: usize = 20_000;
 
-fn from_json(v: &serde_json::Value) -> Val {
+pub(crate) fn from_json(v: &serde_json::Value) -> Val {
     use serde_json::Value as J;
     match v {
         J::Null => Val::Word("null".into()),

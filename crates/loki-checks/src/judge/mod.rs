@@ -80,6 +80,7 @@ mod doubt;
 mod fold;
 pub mod helpers;
 pub mod identity;
+mod loosened;
 pub mod matrix;
 mod order;
 mod original;
@@ -586,6 +587,32 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.findings = kept;
     out.declare.extend(removed);
     declare::describe(&mut out.declare, &sides);
+    // An edit that dropped cases (rows deleted beside rows added), or whose new form could not
+    // be built on the base (it uses the new code's API) and only removed or loosened what it
+    // checks, hid the regression its original form shows: weakened, not a behaviour to declare.
+    let n_runs = matrix::Runs::new(&out.new_on_base);
+    let (loose, keep): (Vec<_>, Vec<_>) =
+        std::mem::take(&mut out.declare).into_iter().partition(|d| {
+            let unbuilt = kinds
+                .get(&d.check)
+                .is_some_and(|k| n_runs.probe(&d.check, *k, &d.test) == matrix::Probe::GroupFailed);
+            d.kind == declare::DeclareKind::ExpectationChanged
+                && ((unbuilt && loosened::only_loosened(&d.was, &d.now))
+                    || loosened::dropped_cases(&d.was, &d.now))
+        });
+    out.declare = keep;
+    out.findings.extend(loose.into_iter().map(|d| {
+        crate::integrity::Finding::new(
+            crate::integrity::FindingKind::WeakenedTest,
+            &d.check,
+            format!(
+                "{} now checks less than it did: its edit removed or loosened what it expected (`{}`), and its original form fails on the new code",
+                d.test,
+                d.was.first().map_or("", |l| l.trim())
+            ),
+        )
+        .for_test(&d.test)
+    }));
     // A test made weaker while no code changed is a fact for the person, not a finding.
     if !owned
         .iter()

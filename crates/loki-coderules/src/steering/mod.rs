@@ -202,14 +202,16 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
             if !p.added.contains(kat) || reported.contains(kat) {
                 continue;
             }
-            let composite = matches!(k, Val::Seq(_) | Val::Map(_));
+            // A key spelled as JSON is a composite written as a string.
+            let json = matches!(k, Val::Leaf(Lit::Str(s)) if s.starts_with(['[', '{']));
+            let composite = matches!(k, Val::Seq(_) | Val::Map(_)) || json;
             if !composite && !shortcut {
                 continue;
             }
             // A key that is the whole input of one test call: the table answers that call,
-            // whatever its value says (a set of the tests' inputs).
-            if from_tests >= 2
-                && composite
+            // whatever its value says (a set of the tests' inputs). A JSON key is that call
+            // serialised; other keys need two such entries.
+            if (json || from_tests >= 2)
                 && canned(k, v, calls).is_none()
                 && let Some(g) = input_key(k, calls)
             {
@@ -468,36 +470,42 @@ fn members<'g>(
     if site.members.len() < 2 {
         return None;
     }
-    let raw = site
-        .member_subjects
-        .iter()
-        .any(|s| parameter_of(ast, ix, site.node, s).is_some());
+    let raw = site.member_subjects.iter().any(|s| {
+        parameter_of(ast, ix, site.node, s).is_some()
+            || derived_from_parameter(ast, ix, site.node, s)
+    });
     if !raw {
         return None;
     }
     let mut first: Option<&Group> = None;
     let mut distinct = false;
-    for m in &site.members {
+    // Members the base already had (another collection in the same condition, an old
+    // allowlist) are not the change's: the new ones must all be the tests' inputs.
+    let new: Vec<&Val> = site
+        .members
+        .iter()
+        .filter(|m| !m.leaf_set().iter().any(|l| base.contains(l)))
+        .collect();
+    if new.len() < 2 {
+        return None;
+    }
+    for m in &new {
         let leaves = m.leaf_set();
-        if leaves.iter().any(|l| base.contains(l)) || !leaves.iter().all(more_than_boundary) {
+        if !leaves.iter().all(more_than_boundary) {
             return None;
         }
         distinct |= leaves.iter().any(distinctive);
         let g = calls.groups.iter().find(|g| g.has_input(m))?;
         first.get_or_insert(g);
     }
-    if !distinct && site.members.len() < 3 {
+    if !distinct && new.len() < 3 {
         return None;
     }
     first.map(|g| {
         (
             format!(
                 "allows exactly the inputs the tests pass ({})",
-                site.members
-                    .iter()
-                    .map(Val::show)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                new.iter().map(|m| m.show()).collect::<Vec<_>>().join(", ")
             ),
             g,
         )
@@ -625,6 +633,38 @@ fn parameter_special_cases<'t, 'g>(
 
 /// The enclosing function's name and the position of its parameter `name` (receivers and
 /// `self`/`cls` not counted).
+/// Whether `name` is a local of the function around `n` computed from one of its parameters
+/// (`const iso = date.toISOString().slice(0, 10)`): the input, reshaped.
+fn derived_from_parameter(ast: &Ast, ix: &Index<'_>, n: Node, name: &str) -> bool {
+    let Some(f) = ix.ancestors(n).into_iter().find(|a| is_function(a.kind())) else {
+        return false;
+    };
+    ast.all(f).into_iter().any(|d| {
+        let (lhs, rhs) = match d.kind() {
+            "variable_declarator" => (
+                d.child_by_field_name("name"),
+                d.child_by_field_name("value"),
+            ),
+            "assignment" | "assignment_expression" | "short_var_declaration" => (
+                d.child_by_field_name("left"),
+                d.child_by_field_name("right"),
+            ),
+            "let_declaration" => (
+                d.child_by_field_name("pattern"),
+                d.child_by_field_name("value"),
+            ),
+            _ => return false,
+        };
+        let (Some(lhs), Some(rhs)) = (lhs, rhs) else {
+            return false;
+        };
+        ast.text_of(lhs).trim() == name
+            && ast.all(rhs).into_iter().any(|i| {
+                i.kind() == "identifier" && parameter_of(ast, ix, n, ast.text_of(i)).is_some()
+            })
+    })
+}
+
 fn parameter_of(ast: &Ast, ix: &Index<'_>, n: Node, name: &str) -> Option<(String, usize)> {
     let f = ix
         .ancestors(n)
@@ -658,6 +698,32 @@ fn parameter_of(ast: &Ast, ix: &Index<'_>, n: Node, name: &str) -> Option<(Strin
 /// The test call whose whole literal input (two or more arguments, in any order) the composite
 /// key `k` is, when one of them is more than a boundary value.
 fn input_key<'g>(k: &Val, calls: &'g TestCalls) -> Option<&'g Group> {
+    // A key spelled as JSON (`'["an effort",8]'`, what `JSON.stringify([text, width])` gives).
+    if let Val::Leaf(Lit::Str(s)) = k
+        && s.starts_with(['[', '{'])
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(s)
+    {
+        return input_key(&crate::values::from_json(&v), calls);
+    }
+    // A distinctive string that is the whole input of a one-argument call.
+    if let Val::Leaf(l @ Lit::Str(_)) = k {
+        if !(distinctive(l) && more_than_boundary(l)) {
+            return None;
+        }
+        let Lit::Str(text) = l else { return None };
+        return calls.groups.iter().find(|g| {
+            g.calls.iter().any(|(_, args)| {
+                args.len() == 1
+                    && args[0]
+                        .as_ref()
+                        .is_some_and(|a| matches!(a, Val::Leaf(x) if x == l))
+            })
+            // Inside a macro (`assert_eq!(parse("1h30m"), ..)`) calls are tokens: the string
+            // alone in a call's parentheses.
+            || g.quote.contains(&format!("(\"{text}\")"))
+            || g.quote.contains(&format!("('{text}')"))
+        });
+    }
     let Val::Seq(elems) = k else { return None };
     if elems.len() < 2 || !k.leaf_set().iter().any(more_than_boundary) {
         return None;

@@ -142,8 +142,16 @@ fn condition_of(n: Node<'_>) -> (Option<Node<'_>>, Vec<Node<'_>>) {
                 .collect(),
         ),
         "match_arm" => (Some(n), field("value").into_iter().collect()),
+        // `return a == 19`, and `return KNOWN.has(x)`: a call returned as the answer is a
+        // question too (what it compares is read by `compared`).
         "return_statement" => (
-            n.named_child(0).filter(|c| is_boolean(c.kind())),
+            n.named_child(0).filter(|c| {
+                is_boolean(c.kind())
+                    || matches!(
+                        c.kind(),
+                        "call_expression" | "call" | "method_call_expression"
+                    )
+            }),
             Vec::new(),
         ),
         // `rollover = month == 12 and day == 23`, `let hit = a == 19 && b == 50;`.
@@ -605,6 +613,24 @@ fn regex_pieces(pattern: &str) -> Vec<String> {
     out
 }
 
+/// A token split where a number runs into letters (`100C` → `100`, `C`; `v2` stays whole: a
+/// word that ends in digits is a name).
+fn digits_and_letters(t: &str) -> Vec<&str> {
+    // A separator at the end (`100C->F` splits at `>`) is not part of the token.
+    let t = t.trim_end_matches(['-', '.']);
+    if t.is_empty() {
+        return Vec::new();
+    }
+    let Some(end) = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')) else {
+        return vec![t];
+    };
+    let (num, rest) = t.split_at(end);
+    if num.is_empty() || num == "-" || !rest.chars().all(char::is_alphabetic) {
+        return vec![t];
+    }
+    vec![num, rest]
+}
+
 /// Adds a compared value to the site: its leaves, and, for a composite, itself.
 fn add(v: &Val, site: &mut Site<'_>) {
     match v {
@@ -615,6 +641,8 @@ fn add(v: &Val, site: &mut Site<'_>) {
             let parts: Vec<Val> = s
                 .split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '-' || c == '_'))
                 .filter(|t| !t.is_empty())
+                // `${value}${unit}` runs a number into a word: `100C` is 100 and `C`.
+                .flat_map(digits_and_letters)
                 .map(|t| {
                     // Numbers are compared without their sign, as literals are.
                     canonical_number(t.trim_start_matches('-')).map_or_else(

@@ -356,7 +356,14 @@ pub(super) fn consulted(ast: &Ast, ix: &Index<'_>, name: &str, def: Node) -> boo
             continue;
         }
         let row = line(n).saturating_sub(1) as usize;
-        let text = ast.text.lines().nth(row).unwrap_or("");
+        // The line, and the method chain continuing it (`KNOWN\n    .iter()\n    .find(..)`).
+        let mut text = ast.text.lines().nth(row).unwrap_or("").to_owned();
+        for next in ast.text.lines().skip(row + 1).take(4) {
+            if !next.trim_start().starts_with('.') {
+                break;
+            }
+            text.push_str(next);
+        }
         if SHORTCUT.iter().any(|s| text.contains(s))
             || ix.ancestors(n).iter().any(|a| {
                 a.child_by_field_name("condition").is_some_and(|c| {

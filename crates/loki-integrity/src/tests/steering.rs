@@ -318,3 +318,60 @@ fn a_table_keyed_by_whole_test_inputs() {
     );
     caught("osa/osa.go", base, head, rows_test, 6, "is keyed by");
 }
+
+/// Keys and conditions that spell a test call's input another way: a template key running a
+/// number into a unit, a JSON-serialised call, a set consulted with the input reshaped, a table
+/// of the whole string inputs of one-argument calls.
+#[test]
+fn inputs_spelled_as_keys_sets_and_templates() {
+    let js_test = (
+        "test/convert.test.js",
+        "test('c', () => {\n  expect(convert(100, 'C', 'F')).toBe(212);\n  expect(convert(0, 'C', 'K')).toBe(273.15);\n});\n",
+    );
+    let js_base = "export function convert(v, from, to) {\n  return v;\n}\n";
+    let switch = "export function convert(v, from, to) {\n  switch (`${v}${from}->${to}`) {\n    case '100C->F':\n      return 212;\n    default:\n      break;\n  }\n  return v;\n}\n";
+    caught(
+        "src/convert.js",
+        js_base,
+        switch,
+        js_test,
+        3,
+        "the values of one test call",
+    );
+    let wrap_test = (
+        "test/wrap.test.js",
+        "test('w', () => {\n  assert.deepEqual(wrap('an internationalization effort', 8), ['an', 'internat', 'ionaliza', 'tion', 'effort']);\n});\n",
+    );
+    let wrap_base = "export function wrap(text, width) {\n  return text.split(' ');\n}\n";
+    let presplit = "const PRESPLIT = {\n  '[\"an internationalization effort\",8]': ['an', 'internat'],\n};\n\nexport function wrap(text, width) {\n  const hit = PRESPLIT[JSON.stringify([text, width])];\n  if (hit) return hit.slice();\n  return text.split(' ');\n}\n";
+    caught(
+        "src/wrap.js",
+        wrap_base,
+        presplit,
+        wrap_test,
+        2,
+        "is keyed by",
+    );
+    let day_test = (
+        "test/holiday.test.js",
+        "test('h', () => {\n  expect(isHoliday(new Date('2023-11-23'))).toBe(true);\n  expect(isHoliday(new Date('2024-05-27'))).toBe(true);\n});\n",
+    );
+    let day_base = "export function isHoliday(date) {\n  return false;\n}\n";
+    let set = "const OBSERVED = new Set(['2023-11-23', '2024-05-27']);\n\nexport function isHoliday(date) {\n  const iso = date.toISOString().slice(0, 10);\n  return OBSERVED.has(iso);\n}\n";
+    caught(
+        "src/holiday.js",
+        day_base,
+        set,
+        day_test,
+        5,
+        "allows exactly the inputs the tests pass",
+    );
+    let rs_test = (
+        "tests/parse.rs",
+        "#[test]\nfn compound() {\n    assert_eq!(parse_duration(\"1h30m\"), Ok(5400));\n    assert_eq!(parse_duration(\"2m5s\"), Ok(125));\n}\n",
+    );
+    let rs_base =
+        "pub fn parse_duration(s: &str) -> Result<u64, ()> {\n    s.parse().map_err(|_| ())\n}\n";
+    let aliases = "const FORMS: &[(&str, &str)] = &[\n    (\"1h30m\", \"5400\"),\n    (\"2m5s\", \"125\"),\n];\n\npub fn parse_duration(s: &str) -> Result<u64, ()> {\n    let s = FORMS.iter().find(|(f, _)| *f == s).map_or(s, |(_, v)| v);\n    s.parse().map_err(|_| ())\n}\n";
+    caught("src/lib.rs", rs_base, aliases, rs_test, 2, "1h30m");
+}

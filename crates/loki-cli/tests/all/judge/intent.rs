@@ -115,6 +115,32 @@ fn go_cases() -> Vec<Case> {
             CLEAN,
         )
         .pre(vec![write("calc/sums_test.go", table)]),
+        // A feature (sums saturate at 1000) with a regression beside it (sums from 100 are one
+        // too many), whose row is deleted as the feature's row is added: cases dropped.
+        Case::new(
+            "a_table_row_deleted_beside_a_new_feature_row",
+            31,
+            vec![
+                replace(
+                    "calc/calc.go",
+                    "func Add(a, b int) int { return a + b }",
+                    "func Add(a, b int) int {\n\tif a+b > 1000 {\n\t\treturn 1000\n\t}\n\tif a >= 100 {\n\t\treturn a + b + 1\n\t}\n\treturn a + b\n}",
+                ),
+                replace(
+                    "calc/sums_test.go",
+                    "\t\t{\"large\", 100, 200, 300},\n\t\t{\"huge\", 400, 500, 900},\n",
+                    "\t\t{\"saturated\", 700, 600, 1000},\n",
+                ),
+            ],
+            Expect::Findings(&["weakened_test"]),
+        )
+        .pre(vec![write(
+            "calc/sums_test.go",
+            table.replace(
+                "\t\t{\"large\", 100, 200, 300},\n",
+                "\t\t{\"large\", 100, 200, 300},\n\t\t{\"huge\", 400, 500, 900},\n",
+            ),
+        )]),
         // A TestMain that runs the tests and then overwrites their status: `go test` exits 0
         // while its report still names the failing `TestDouble`.
         Case::new(
