@@ -24,6 +24,7 @@
 //!   attribute, `#![cfg(test)]` files, vitest in-source `if (import.meta.vitest) { .. }` blocks)
 //!   are test code; the rest is library code.
 
+mod buildscript;
 mod equality;
 mod failing;
 mod hooks;
@@ -540,6 +541,7 @@ pub fn rules(input: &ScanInput, setup_files: &BTreeSet<String>) -> Vec<Finding> 
     let mut out = Out::default();
     for p in &prepared {
         crate::equality::rules(p, &mut out);
+        crate::buildscript::rules(p, &mut out);
         crate::views::rules(p, printed, &mut out);
         crate::loose::rules(p, &mut out);
         crate::failing::rules(p, &mut out);

@@ -282,7 +282,37 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
         "node" | "nodejs" | "tsx" => {
             // `node node_modules/jest/bin/jest.js`, `node --experimental-vm-modules .../jest`:
             // the runner's own entry point.
-            let script = w[1..].iter().position(|a| !is_flag(a)).map(|k| k + 1);
+            // Node's own options that take a value (`--require ./setup.js`): the value is not
+            // the script.
+            const VALUED: &[&str] = &[
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "--env-file",
+                "-C",
+                "--conditions",
+                "--test-name-pattern",
+                "--test-reporter",
+                "--test-reporter-destination",
+                "--test-concurrency",
+                "--test-shard",
+                "--test-skip-pattern",
+            ];
+            let mut script = None;
+            let mut k = 1;
+            while k < w.len() {
+                if !is_flag(&w[k]) {
+                    script = Some(k);
+                    break;
+                }
+                k += if VALUED.contains(&w[k].as_str()) {
+                    2
+                } else {
+                    1
+                };
+            }
             if let Some(k) = script {
                 let path = w[k].as_str();
                 // `node test/run.js`, `node test`: a test script run directly.

@@ -83,6 +83,16 @@ fn package_json_scripts() {
         ["package.json: test command removed: `node --test` (`scripts.test`) no longer runs"]
     );
     assert_eq!(p("jest", "echo jest").len(), 1);
+    // A preload in front of the runner loads code into every test process.
+    assert_eq!(
+        p(
+            "node --test",
+            "node --require ./test/support/setup.js --test"
+        ),
+        [
+            "package.json: `node --require ./test/support/setup.js --test` (`scripts.test`) runs fewer tests: adds `--require ./test/support/setup.js`, which loads code into the test run"
+        ]
+    );
     // The scripts the test script runs are resolved.
     let via = |unit: &str| {
         format!("{{\"scripts\":{{\"test\":\"npm run test:unit\",\"test:unit\":\"{unit}\"}}}}")

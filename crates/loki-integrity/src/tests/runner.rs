@@ -287,3 +287,19 @@ fn honest_context_reads_are_quiet() {
         RunnerDetection,
     );
 }
+
+/// A build script that rewrites the tests' data before every build; one that writes into
+/// `OUT_DIR` stays quiet.
+#[test]
+fn build_scripts_writing_into_the_source_tree() {
+    let bs = "use std::fs;\n\nfn main() {\n    let t = fs::read_to_string(\"tests/data/v.txt\").unwrap();\n    fs::write(\"tests/data/v.txt\", t.to_lowercase()).unwrap();\n}\n";
+    fires(
+        &add("build.rs", bs),
+        RunTakeover,
+        "build.rs",
+        5,
+        "writes into the source tree",
+    );
+    let generated = "use std::{env, fs, path::Path};\n\nfn main() {\n    let out = env::var(\"OUT_DIR\").unwrap();\n    fs::write(Path::new(&out).join(\"gen.rs\"), \"pub const N: u32 = 1;\").unwrap();\n}\n";
+    quiet(&add("build.rs", generated), RunTakeover);
+}
