@@ -112,6 +112,14 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
         if written.is_empty() {
             continue;
         }
+        // A function that ignores its input and keeps state answers by call order alone
+        // (`fn jitter(_attempt: u32) -> u64 { POS.with(|p| { ..; TABLE[i % 4] }) }`).
+        if let Some(hit) = input_ignored(ast, f, &written)
+            && (p.added.contains(&line(f)) || written.iter().any(|(_, l)| p.added.contains(l)))
+        {
+            out.push(Finding::new(FindingKind::OrderDependent, p.path, hit).at_line(line(f)));
+            continue;
+        }
         // Locals computed from the state (`let n = CALLS.fetch_add(1, ..)`, `count =
         // _calls.get(key, 0) + 1`) read it too.
         let derived = derived_locals(ast, f, &written);
@@ -450,6 +458,40 @@ fn writes(ast: &Ast, f: Node, state: &BTreeSet<String>) -> Vec<(String, u32)> {
 }
 
 /// Whether `n` names `name` anywhere inside it.
+/// `Some(why)` when `f` takes parameters, reads none of them, returns a value, and writes the
+/// state `written`: its answer can only come from how often it was called.
+fn input_ignored(ast: &Ast, f: Node, written: &[(String, u32)]) -> Option<String> {
+    let params = f.child_by_field_name("parameters")?;
+    let body = f.child_by_field_name("body")?;
+    let names: Vec<String> = ast
+        .all(params)
+        .into_iter()
+        .filter(|n| n.kind() == "identifier")
+        .map(|n| ast.text_of(n).to_owned())
+        .filter(|n| n != "self" && n != "cls" && n != "this")
+        .collect();
+    if names.is_empty() || names.iter().any(|n| mentions(ast, body, n)) {
+        return None;
+    }
+    // It answers something: a Rust return type, a `return` with a value.
+    let returns = f.child_by_field_name("return_type").is_some()
+        || f.child_by_field_name("result").is_some()
+        || ast.all(body).into_iter().any(|n| {
+            matches!(n.kind(), "return_statement" | "return_expression")
+                && n.named_child(0).is_some()
+        });
+    let fname = f
+        .child_by_field_name("name")
+        .map_or("the function", |n| ast.text_of(n));
+    let (state, at) = written.first()?;
+    returns.then(|| {
+        format!(
+            "`{fname}` reads none of its parameters ({}) and answers from `{state}`, which it changes on every call (line {at}): the answer depends on how often it was called, not on its input",
+            names.join(", ")
+        )
+    })
+}
+
 pub(crate) fn mentions(ast: &Ast, n: Node, name: &str) -> bool {
     ast.all(n).into_iter().any(|c| {
         matches!(
@@ -620,6 +662,16 @@ mod tests {
         let rs_base = "pub fn f(x: u32) -> u32 {\n    x\n}\n";
         let rs = "use std::cell::Cell;\nthread_local! { static N: Cell<u32> = Cell::new(0); }\npub fn f(x: u32) -> u32 {\n    let n = N.with(|c| { c.set(c.get() + 1); c.get() });\n    if n > 1 {\n        return x + 1;\n    }\n    x\n}\n";
         assert_eq!(found("src/lib.rs", rs_base, rs), ["src/lib.rs:5"]);
+        // Input ignored, the answer read from a position that moves on every call.
+        let walk = "use std::cell::Cell;\nconst T: [u64; 4] = [35, 65, 10, 53];\nthread_local! { static POS: Cell<usize> = const { Cell::new(0) }; }\nfn jitter(_attempt: u32) -> u64 {\n    POS.with(|p| {\n        let i = p.get();\n        p.set(i + 1);\n        T[i % T.len()]\n    })\n}\n";
+        assert_eq!(
+            found(
+                "src/lib.rs",
+                "fn jitter(attempt: u32) -> u64 {\n    u64::from(attempt) * 7 % 100\n}\n",
+                walk
+            ),
+            ["src/lib.rs:4"]
+        );
         // A module-level queue drained one call at a time: the first calls get its values.
         let queue = "const saturated = Array(2).fill(30000);\nexport function delay(n) {\n  const raw = 100 * 2 ** n;\n  if (raw > 30000 && saturated.length) return saturated.shift();\n  return raw;\n}\n";
         assert_eq!(
