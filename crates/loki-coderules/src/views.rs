@@ -11,6 +11,9 @@
 //! - **A matcher protocol in library code**: `asymmetricMatch` (what `toEqual` defers to) defined
 //!   outside the tests: only a test framework calls it, so library code defining it decides what
 //!   the tests' comparisons accept.
+//! - **Hidden parts (JS)**: a property made non-enumerable (`enumerable: false`: deep equality,
+//!   `JSON.stringify` and snapshots skip it) or a `toJSON` attached with `defineProperty`, on an
+//!   added line of library code.
 //!
 //! Failure modes: fields declared in another file are unknown (no finding); a printed form
 //! reading fields through helpers reads none here (no finding).
@@ -115,24 +118,47 @@ fn tick<'a>(xs: impl Iterator<Item = &'a str>) -> String {
     xs.map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", ")
 }
 
-/// `asymmetricMatch` defined in library code.
+/// What library JS code can give a value to change what the tests' comparisons see.
+const HIDERS: &[(&str, &str)] = &[
+    (
+        "asymmetricMatch",
+        "gives a library value `asymmetricMatch`, which only a test framework's matchers call: the value decides what the tests' comparisons accept",
+    ),
+    (
+        "enumerable: false",
+        "makes a property of the value non-enumerable: deep equality, `JSON.stringify` and snapshots no longer see it, though the value still holds it",
+    ),
+    (
+        "enumerable:false",
+        "makes a property of the value non-enumerable: deep equality, `JSON.stringify` and snapshots no longer see it, though the value still holds it",
+    ),
+];
+
+/// `asymmetricMatch`, non-enumerable properties and hidden `toJSON` defined in library code.
 fn protocol(p: &Prepared, out: &mut Out) {
     let Some(text) = p.head_text.as_deref() else {
         return;
     };
     for (i, l) in text.lines().enumerate() {
         let at = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if !p.added.contains(&at) || !l.contains("asymmetricMatch") {
+        if !p.added.contains(&at) {
             continue;
         }
+        // `Object.defineProperty(out, 'toJSON', ..)`: a serialised form that is not the value.
+        let hidden_json = l.contains("defineProperty") && l.contains("toJSON");
+        let why = HIDERS
+            .iter()
+            .find(|(k, _)| l.contains(k))
+            .map(|(_, w)| *w)
+            .or(hidden_json.then_some(
+                "gives the value a hidden `toJSON`: what `JSON.stringify` shows the tests is not what the value holds",
+            ));
+        let Some(why) = why else { continue };
         out.push(
             Finding::new(
                 FindingKind::EqOverride,
                 p.path,
-                format!(
-                    "`{}` gives a library value `asymmetricMatch`, which only a test framework's matchers call: the value decides what the tests' comparisons accept",
-                    loki_syntax::ast::quote(l)
-                ),
+                format!("`{}` {why}", loki_syntax::ast::quote(l)),
             )
             .at_line(at),
         );

@@ -448,4 +448,25 @@ fn views_the_tests_compare_through() {
         3,
         "asymmetricMatch",
     );
+    let cfg = "export function load(env) {\n  return { port: env.PORT };\n}\n";
+    let hidden = "export function load(env) {\n  const out = { port: env.PORT };\n  Object.defineProperty(out, 'toJSON', { value: () => ({ port: Number(out.port) }) });\n  return out;\n}\n";
+    fires(
+        &edit("src/config.js", cfg, hidden),
+        EqOverride,
+        "src/config.js",
+        3,
+        "hidden `toJSON`",
+    );
+    let secret = "export function redact(o) {\n  Object.defineProperty(o, 'password', { value: o.password, enumerable: false });\n  return o;\n}\n";
+    fires(
+        &edit(
+            "src/redact.js",
+            "export function redact(o) {\n  return o;\n}\n",
+            secret,
+        ),
+        EqOverride,
+        "src/redact.js",
+        2,
+        "non-enumerable",
+    );
 }
