@@ -315,24 +315,40 @@ pub fn removed_with_code(
 /// node starting on that line (a function with its decorators' line, a `test(...)` call, a table
 /// row), or the line alone when the file cannot be parsed.
 pub(super) fn item_at(path: &str, text: &str, line: u32) -> String {
+    items_at(path, text, &[line]).pop().unwrap_or_default()
+}
+
+/// [`item_at`] for several lines of one file, parsing it once.
+pub(super) fn items_at(path: &str, text: &str, lines: &[u32]) -> Vec<String> {
     let text = loki_syntax::lex::normalize(text.as_bytes());
-    let row = line.saturating_sub(1) as usize;
-    let alone = || text.lines().nth(row).unwrap_or("").to_owned();
+    let alone = |row: usize| text.lines().nth(row).unwrap_or("").to_owned();
+    let rows: Vec<usize> = lines
+        .iter()
+        .map(|l| l.saturating_sub(1) as usize)
+        .collect();
     let Some(ast) = loki_syntax::ast::parse(path, &text) else {
-        return alone();
+        return rows.into_iter().map(alone).collect();
     };
-    let mut best: Option<(usize, usize)> = None;
+    // The widest node starting on each wanted row.
+    let mut best: std::collections::BTreeMap<usize, (usize, usize)> = Default::default();
     for n in ast.all(ast.root()) {
-        if n.start_position().row != row || n.kind() == "comment" {
+        let row = n.start_position().row;
+        if n.kind() == "comment" || !rows.contains(&row) {
             continue;
         }
         let span = (n.start_byte(), n.end_byte());
-        if best.is_none_or(|b| span.1 - span.0 > b.1 - b.0) {
-            best = Some(span);
+        let b = best.entry(row).or_insert(span);
+        if span.1 - span.0 > b.1 - b.0 {
+            *b = span;
         }
     }
-    best.and_then(|(s, e)| text.get(s..e).map(str::to_owned))
-        .unwrap_or_else(alone)
+    rows.into_iter()
+        .map(|row| {
+            best.get(&row)
+                .and_then(|(s, e)| text.get(*s..*e).map(str::to_owned))
+                .unwrap_or_else(|| alone(row))
+        })
+        .collect()
 }
 
 /// The identifiers of some code (words that start with a letter or `_`).

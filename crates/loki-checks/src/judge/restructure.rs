@@ -13,7 +13,9 @@
 //!
 //! A regrouped or renamed test is a fact (`test_moved`), never silently dropped.
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use super::declare::Sides;
 use super::matrix::{Fact, FactKind};
@@ -22,6 +24,9 @@ use crate::exec::CheckResult;
 use crate::integrity::{Finding, FindingKind};
 use crate::locate::Locator;
 use crate::report::TestStatus;
+
+/// The items of the tests passing at head, by check and home: read once per judgement.
+type Items = RefCell<BTreeMap<(String, String), Rc<Vec<String>>>>;
 
 /// The file (or package, or module) part of a test id: where a replacement must live.
 fn home(kind: CheckKind, id: &str) -> &str {
@@ -129,6 +134,9 @@ pub(super) fn restructured(
 ) -> (Vec<Finding>, Vec<Fact>, Vec<(String, String)>) {
     let (mut keep, mut facts, mut replaced) = (Vec::new(), Vec::new(), Vec::new());
     let mut claimed: BTreeSet<(String, String)> = BTreeSet::new();
+    let items: Items = RefCell::default();
+    // One locator per side for the whole judgement: each reads a file once.
+    let (mut head_loc, mut base_loc) = (Locator::new(sides.head_root), sides.base_locator());
     // How many tests of each (check, home) are gone while their originals fail on the new code:
     // one gone beside one new is one test renamed and edited, whatever its names.
     let mut hiding: std::collections::BTreeMap<(String, String), usize> = Default::default();
@@ -188,7 +196,7 @@ pub(super) fn restructured(
         }
         // Still defined where it was, and not run: a skip, whatever spelled it (an attribute
         // the runner does not report, a filter, a build tag).
-        let (hpath, hline) = Locator::new(sides.head_root).locate(c, &test);
+        let (hpath, hline) = head_loc.locate(c, &test);
         if let Some(line) = hline {
             keep.push(Finding {
                 kind: FindingKind::NewlySkipped,
@@ -199,7 +207,8 @@ pub(super) fn restructured(
             });
             continue;
         }
-        match regrouped(c, &test, &near, head, sides) {
+        let locs = (&mut head_loc, &mut base_loc);
+        match regrouped(c, &test, &near, head, sides, &items, locs) {
             Some(how) => facts.push(Fact {
                 kind: FactKind::TestMoved,
                 check: c.name.clone(),
@@ -219,20 +228,22 @@ fn regrouped(
     near: &[&str],
     head: &[CheckResult],
     sides: &Sides<'_>,
+    items: &Items,
+    (locator, base_loc): (&mut Locator<'_>, &mut Locator<'_>),
 ) -> Option<String> {
     // A suite with a failing test at head may have lost a case among its files' values.
     let failing = head
         .iter()
         .filter(|r| r.name == c.name)
         .any(|r| r.tests.iter().any(|t| t.status == TestStatus::Failed));
-    let (bpath, bline) = sides.base_locator().locate(c, test);
+    let (bpath, bline) = base_loc.locate(c, test);
     let Some(bline) = bline else {
         // A name no line spells: generated from data. Its case is what the name holds beyond
         // the file's code (its identifiers, outside its strings).
         let code = without_strings(&sides.base_text(&bpath)?);
         let case = case_in_name(c.kind, test, &code);
         return (case.len() >= 2)
-            .then(|| checked_together(c, test, &case, head, sides))
+            .then(|| checked_together(c, test, &case, head, sides, items))
             .flatten();
     };
     let item = super::declare::item_at(&bpath, &sides.base_text(&bpath)?, bline);
@@ -244,7 +255,6 @@ fn regrouped(
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let mut locator = Locator::new(sides.head_root);
     for n in near {
         let (hpath, hline) = locator.locate(c, n);
         if let Some(l) = hline
@@ -266,14 +276,14 @@ fn regrouped(
     }
     // One passing test checking the whole case is evidence enough, whatever else fails.
     if case.len() >= 2
-        && let Some(how) = checked_together(c, test, &case, head, sides)
+        && let Some(how) = checked_together(c, test, &case, head, sides, items)
     {
         return Some(how);
     }
     if failing {
         return None;
     }
-    let texts = passing_items(c, test, head, sides);
+    let texts = passing_items(c, test, head, sides, items);
     let there = literal_tokens(&texts.join("\n"));
     values.iter().all(|v| there.contains(v)).then(|| {
         format!(
@@ -289,8 +299,9 @@ fn checked_together(
     case: &BTreeSet<String>,
     head: &[CheckResult],
     sides: &Sides<'_>,
+    items: &Items,
 ) -> Option<String> {
-    let texts = passing_items(c, test, head, sides);
+    let texts = passing_items(c, test, head, sides, items);
     let at = texts.iter().find(|t| {
         let there = literal_tokens(t);
         case.iter().all(|v| there.contains(v))
@@ -304,10 +315,20 @@ fn checked_together(
 
 /// The items of the tests that ran and passed at head in the home of `test` (not merely the
 /// file: a test renamed out of the runner's sight keeps its text where it was).
-fn passing_items(c: &Check, test: &str, head: &[CheckResult], sides: &Sides<'_>) -> Vec<String> {
-    let mut locator = Locator::new(sides.head_root);
+fn passing_items(
+    c: &Check,
+    test: &str,
+    head: &[CheckResult],
+    sides: &Sides<'_>,
+    cache: &Items,
+) -> Rc<Vec<String>> {
     let home_of = home(c.kind, test);
-    let mut items: BTreeSet<(String, u32)> = BTreeSet::new();
+    let key = (c.name.clone(), home_of.to_owned());
+    if let Some(hit) = cache.borrow().get(&key) {
+        return Rc::clone(hit);
+    }
+    let mut locator = Locator::new(sides.head_root);
+    let mut lines: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
     for t in head
         .iter()
         .filter(|r| r.name == c.name)
@@ -316,13 +337,21 @@ fn passing_items(c: &Check, test: &str, head: &[CheckResult], sides: &Sides<'_>)
         .take(400)
     {
         if let (p, Some(l)) = locator.locate(c, &t.id) {
-            items.insert((p, l));
+            lines.entry(p).or_default().insert(l);
         }
     }
-    items
+    // One parse per file, whatever the number of tests in it.
+    let items: Vec<String> = lines
         .iter()
-        .filter_map(|(p, l)| Some(super::declare::item_at(p, &sides.head_text(p)?, *l)))
-        .collect()
+        .filter_map(|(p, ls)| {
+            let ls: Vec<u32> = ls.iter().copied().collect();
+            Some(super::declare::items_at(p, &sides.head_text(p)?, &ls))
+        })
+        .flatten()
+        .collect();
+    let items = Rc::new(items);
+    cache.borrow_mut().insert(key, Rc::clone(&items));
+    items
 }
 
 /// Code without its quoted strings (their contents are data, not code), except a template's
