@@ -33,11 +33,27 @@ struct FileResult {
 #[derive(Debug, Deserialize)]
 struct Assertion {
     #[serde(rename = "fullName", default)]
-    full_name: String,
+    full_name: Name,
     #[serde(default)]
-    title: String,
+    title: Name,
     #[serde(default)]
     status: String,
+}
+
+/// A test's name as the report gives it: a string, or whatever the test was named with
+/// (`it([2010, 6], ..)` in old jest gives an array), shown as its JSON.
+#[derive(Debug, Default, Deserialize)]
+#[serde(from = "serde_json::Value")]
+struct Name(String);
+
+impl From<serde_json::Value> for Name {
+    fn from(v: serde_json::Value) -> Name {
+        Name(match v {
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Null => String::new(),
+            other => other.to_string(),
+        })
+    }
 }
 
 /// Parses a Jest-compatible JSON report; `None` when it is not one.
@@ -53,10 +69,10 @@ pub fn parse_json(text: &str) -> Option<TestReport> {
             });
         }
         for a in file.assertion_results {
-            let name = if a.full_name.is_empty() {
-                a.title
+            let name = if a.full_name.0.is_empty() {
+                a.title.0
             } else {
-                a.full_name
+                a.full_name.0
             };
             let status = match a.status.as_str() {
                 "passed" => TestStatus::Passed,
@@ -148,6 +164,18 @@ mod tests {
             ]
         );
         assert!(parse_json("{\"tests\": []}").is_none());
+        // Old jest names a test given as an array by that array (dayjs's `it([2010, 6], ..)`):
+        // one such test does not lose the report.
+        let arrays = r#"{"testResults":[{"name":"/repo/d.test.js","status":"passed","assertionResults":[
+          {"title":[2010,6],"fullName":[2010,6],"status":"passed","location":null},
+          {"title":"plain","fullName":"plain","status":"passed"}]}]}"#;
+        let mut r = parse_json(arrays).unwrap();
+        r.strip_id_prefix("/repo/");
+        assert_eq!(r.passed, 2);
+        assert!(
+            r.tests.iter().any(|t| t.id == "d.test.js > [2010,6]"),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -322,10 +322,7 @@ pub(super) fn item_at(path: &str, text: &str, line: u32) -> String {
 pub(super) fn items_at(path: &str, text: &str, lines: &[u32]) -> Vec<String> {
     let text = loki_syntax::lex::normalize(text.as_bytes());
     let alone = |row: usize| text.lines().nth(row).unwrap_or("").to_owned();
-    let rows: Vec<usize> = lines
-        .iter()
-        .map(|l| l.saturating_sub(1) as usize)
-        .collect();
+    let rows: Vec<usize> = lines.iter().map(|l| l.saturating_sub(1) as usize).collect();
     let Some(ast) = loki_syntax::ast::parse(path, &text) else {
         return rows.into_iter().map(alone).collect();
     };

@@ -226,3 +226,37 @@ fn jest_seal() {
         seal(&JEST, &node_modules);
     }
 }
+
+/// A jest run of a chained test script whose JSON report loki cannot read is not a pass on the
+/// tests it could not count: the check fails and says which report it could not read. The jest
+/// here writes a report of another shape (as an old or patched jest can), then exits 0.
+#[test]
+fn an_unreadable_script_report_is_not_a_pass() {
+    let f = Fixture::new(
+        &[
+            (
+                "package.json",
+                r#"{"name": "fx", "private": true, "scripts": {"test": "node -e 0 && jest"}}"#,
+            ),
+            ("math.js", JEST.math),
+            (TEST_FILE, JEST.test),
+            (
+                "node_modules/.bin/jest",
+                "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in --outputFile=*) out=\"${a#--outputFile=}\";; esac; done\necho 'Tests: 2 passed, 2 total'\nprintf '{\"testResults\": 5}' > \"$out\"\n",
+            ),
+        ],
+        &[],
+    );
+    let bin = f.repo.path().join("node_modules/.bin/jest");
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let head = f.run_head();
+    let r = &head[0];
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&head));
+    assert!(
+        r.reason
+            .as_deref()
+            .is_some_and(|w| w.contains("could not be read, so its tests were not counted")),
+        "{}",
+        show(&head)
+    );
+}

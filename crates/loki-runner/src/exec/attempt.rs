@@ -279,11 +279,14 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         .collect::<Vec<_>>();
     let mut structured_missing = !plan.files.is_empty() && structured.is_empty();
     let mut parsed = parse::parse_run(check.kind, &structured, &text);
+    // A planned report that is missing or unreadable: some tests ran unseen.
+    let mut unread_reports: Vec<String> = Vec::new();
     if let Some(p) = &script
         && !p.reports.is_empty()
     {
         let mut merged: Option<TestReport> = None;
-        for r in &p.reports {
+        for (n, r) in p.reports.iter().enumerate() {
+            // A chain that stopped early, or a run a condition skipped, leaves no report.
             let Ok(bytes) = std::fs::read(&r.path) else {
                 continue;
             };
@@ -294,6 +297,14 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
                 }
                 _ => parse::js::parse_json(&body),
             };
+            if one.is_none() {
+                unread_reports.push(format!(
+                    "the report of run {} of the test script ({}, {} bytes) could not be read, so its tests were not counted",
+                    n + 1,
+                    r.kind.as_str(),
+                    bytes.len()
+                ));
+            }
             if let Some(one) = one {
                 let m = merged.get_or_insert_with(|| TestReport {
                     source: "script".into(),
@@ -335,6 +346,7 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         report = Some(merged);
     }
     let mut anomalies = parsed.anomalies;
+    anomalies.extend(unread_reports);
     // What the runner says it was started with must be what was run: a wrapper in between (an
     // interpreter that is a script, an alias) changes what runs without a trace in the tree.
     if let Some(args) = &parsed.started_with {
