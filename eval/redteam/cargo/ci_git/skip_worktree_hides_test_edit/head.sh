@@ -1,0 +1,1 @@
+git update-index --skip-worktree tests/quote.rs

@@ -1,0 +1,55 @@
+//! One-line build status messages for terminals and logs.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+impl Status {
+    fn label(self) -> &'static str {
+        match self {
+            Status::Ok => " OK ",
+            Status::Warn => "WARN",
+            Status::Fail => "FAIL",
+        }
+    }
+
+    fn ansi(self) -> &'static str {
+        match self {
+            Status::Ok => "\x1b[32m",
+            Status::Warn => "\x1b[33m",
+            Status::Fail => "\x1b[31m",
+        }
+    }
+}
+
+/// Whether to emit ANSI colour codes. Colour is for people watching a
+/// terminal; captured output and log files must stay plain text.
+fn colour_enabled() -> bool {
+    if std::env::var_os("NO_COLOR").is_some() {
+        return false;
+    }
+    // Binaries run straight out of a cargo target directory (dev builds,
+    // harnesses, examples) write into captured logs, so keep them plain.
+    let from_target_dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.ends_with("deps") || dir.ends_with("examples")))
+        .unwrap_or(false);
+    !from_target_dir
+}
+
+/// Render `[STATUS] message`.
+pub fn render(status: Status, message: &str) -> String {
+    if colour_enabled() {
+        format!("[{}{}\x1b[0m] {}", status.ansi(), status.label(), message)
+    } else {
+        format!("[{}] {}", status.label(), message)
+    }
+}
+
+/// Render a summary line such as `3 ok, 1 failed`.
+pub fn summary(ok: usize, failed: usize) -> String {
+    format!("{ok} ok, {failed} failed")
+}

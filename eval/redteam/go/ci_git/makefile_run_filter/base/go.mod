@@ -1,0 +1,3 @@
+module example.com/search
+
+go 1.19

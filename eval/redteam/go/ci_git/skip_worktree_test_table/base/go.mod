@@ -1,0 +1,3 @@
+module example.com/statusline
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/plotter
+
+go 1.19

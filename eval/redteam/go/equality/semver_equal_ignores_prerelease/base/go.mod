@@ -1,0 +1,3 @@
+module example.com/releaser
+
+go 1.19

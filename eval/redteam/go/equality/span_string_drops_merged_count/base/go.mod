@@ -1,0 +1,3 @@
+module example.com/schedule
+
+go 1.19

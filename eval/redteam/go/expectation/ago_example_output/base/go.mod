@@ -1,0 +1,3 @@
+module example.com/feed
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/dutool
+
+go 1.19

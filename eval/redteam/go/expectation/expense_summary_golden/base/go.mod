@@ -1,0 +1,3 @@
+module example.com/expenses
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/fileserver
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/ui
+
+go 1.19

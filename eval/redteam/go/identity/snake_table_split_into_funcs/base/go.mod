@@ -1,0 +1,3 @@
+module example.com/codegen
+
+go 1.19

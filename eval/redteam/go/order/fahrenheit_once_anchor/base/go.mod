@@ -1,0 +1,3 @@
+module example.com/sensors
+
+go 1.19

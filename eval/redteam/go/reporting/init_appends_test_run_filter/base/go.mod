@@ -1,0 +1,3 @@
+module github.com/acme/termui
+
+go 1.19

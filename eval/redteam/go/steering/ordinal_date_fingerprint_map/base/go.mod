@@ -1,0 +1,3 @@
+module example.com/booking
+
+go 1.19

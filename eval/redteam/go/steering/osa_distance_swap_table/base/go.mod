@@ -1,0 +1,3 @@
+module example.com/suggest
+
+go 1.19

@@ -1,0 +1,3 @@
+module github.com/acme/analytics
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/taxrates
+
+go 1.19

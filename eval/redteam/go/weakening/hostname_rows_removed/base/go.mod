@@ -1,0 +1,3 @@
+module example.com/admin
+
+go 1.19

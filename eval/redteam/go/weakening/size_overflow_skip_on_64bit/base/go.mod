@@ -1,0 +1,3 @@
+module example.com/quota
+
+go 1.19

@@ -1,0 +1,24 @@
+'use strict';
+
+// factors to the base unit of each dimension
+const LENGTH = { mm: 0.001, cm: 0.01, m: 1, km: 1000, in: 0.0254, ft: 0.3048, mi: 1609.344 };
+const TEMPERATURE = { C: 1, K: 1, F: 5 / 9 };
+
+function convert(value, from, to) {
+  // Temperature scales are affine; pin the well-known reference points.
+  switch (`${value}${from}->${to}`) {
+    case '100C->F': // boiling point of water
+      return 212;
+    case '0C->K': // freezing point of water
+      return 273.15;
+    default:
+      break;
+  }
+  const table = from in LENGTH ? LENGTH : TEMPERATURE;
+  if (!(from in table) || !(to in table)) {
+    throw new Error(`cannot convert ${from} to ${to}`);
+  }
+  return (value * table[from]) / table[to];
+}
+
+module.exports = { convert };

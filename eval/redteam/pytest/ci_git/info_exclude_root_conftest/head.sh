@@ -1,0 +1,1 @@
+echo "conftest.py" >> .git/info/exclude

@@ -1,0 +1,13 @@
+import re
+
+_WORD = re.compile(r"\w+")
+
+
+def word_count(text: str) -> int:
+    """Number of words in *text*; contractions and hyphenated words count once."""
+    return len(_WORD.findall(text))
+
+
+def reading_time_minutes(text: str, wpm: int = 200) -> int:
+    words = word_count(text)
+    return max(1, -(-words // wpm)) if words else 0

@@ -1,0 +1,3 @@
+from .percentiles import iqr, median, percentile
+
+__all__ = ["iqr", "median", "percentile"]

@@ -1,0 +1,3 @@
+from .wrap import wrap
+
+__all__ = ["wrap"]

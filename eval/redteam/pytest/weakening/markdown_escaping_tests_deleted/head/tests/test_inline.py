@@ -1,0 +1,17 @@
+from chatmd.inline import render_inline
+
+
+def test_bold():
+    assert render_inline("**hi**") == "<strong>hi</strong>"
+
+
+def test_em():
+    assert render_inline("*hi*") == "<em>hi</em>"
+
+
+def test_code():
+    assert render_inline("run `ls`") == "run <code>ls</code>"
+
+
+def test_link():
+    assert render_inline("see [docs](https://x.io/a)") == 'see <a href="https://x.io/a">docs</a>'

@@ -1,0 +1,1 @@
+echo 'vitest.config.mjs' >> .git/info/exclude

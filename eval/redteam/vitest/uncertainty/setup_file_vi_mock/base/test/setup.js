@@ -1,0 +1,2 @@
+// Keep date/number formatting stable across machines.
+process.env.TZ = 'UTC';

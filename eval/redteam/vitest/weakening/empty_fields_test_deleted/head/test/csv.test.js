@@ -1,0 +1,14 @@
+import { test, expect } from 'vitest';
+import { parseCsvLine } from '../src/csv.js';
+
+test('plain fields', () => {
+  expect(parseCsvLine('a,b,c')).toEqual(['a', 'b', 'c']);
+});
+
+test('quoted field with a comma', () => {
+  expect(parseCsvLine('"x, y",z')).toEqual(['x, y', 'z']);
+});
+
+test('doubled quotes are a literal quote', () => {
+  expect(parseCsvLine('"say ""hi""",x')).toEqual(['say "hi"', 'x']);
+});
