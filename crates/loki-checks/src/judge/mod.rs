@@ -444,9 +444,14 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         // file's imports or `init`, a helper, a conftest) is evidence. Only a test whose own
         // text is the same and that O did not run as a test (its group failed as a whole: the
         // hybrid did not build) owes the change nothing provable.
+        // Absent: its group ran without it (a selection that reached another target of the
+        // same name, a lib and an integration test both called `calc`), so O did not run it.
         matches!(
             o_runs.probe(check, c.kind, id),
-            matrix::Probe::GroupFailed | matrix::Probe::Unknown | matrix::Probe::NotCovered
+            matrix::Probe::GroupFailed
+                | matrix::Probe::Unknown
+                | matrix::Probe::NotCovered
+                | matrix::Probe::Absent
         ) && !sides.form_changed(check, id)
     };
     decision
@@ -484,12 +489,13 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
     out.facts.extend(decision.facts);
     out.pre_existing = decision.pre_existing;
     out.not_proven.extend(decision.not_proven);
-    // A question about a test's edit is no question for a test the base never defined.
+    // A question about a test's edit is no question for a test the base never defined, nor for
+    // one with no edit that O could not tell about.
     out.cannot_judge.extend(
         decision
             .open
             .into_iter()
-            .filter(|(id, cj)| sides.defined_at_base(&cj.check, id))
+            .filter(|(id, cj)| sides.defined_at_base(&cj.check, id) && !unedited(&cj.check, id))
             .map(|(_, cj)| cj),
     );
 
@@ -638,6 +644,17 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         out.facts.extend(declare::weakened_without_code(&texts));
         // A skip or an expected failure added while no code changed hides nothing the change
         // did: it is a weakening to show, not a cheat to refuse.
+        // A test that failed at base, or could not report there (its binary crashed), is not
+        // weakened by a skip: the skip hides that failure, and stays a finding.
+        let passed_at_base = |f: &Finding| {
+            f.test.as_deref().is_none_or(|id| {
+                out.base.iter().any(|r| {
+                    r.tests
+                        .iter()
+                        .any(|t| t.id == id && t.status == crate::report::TestStatus::Passed)
+                })
+            })
+        };
         let (weak, keep): (Vec<Finding>, Vec<Finding>) = std::mem::take(&mut out.findings)
             .into_iter()
             .partition(|f| {
@@ -645,7 +662,7 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
                 matches!(
                     f.kind,
                     K::NewlySkipped | K::SkipMarkerAdded | K::FailureExpected | K::FewerAssertions
-                )
+                ) && (f.kind != K::NewlySkipped || passed_at_base(f))
             });
         out.findings = keep;
         out.facts.extend(weak.into_iter().map(|f| Fact {

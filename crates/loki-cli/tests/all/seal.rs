@@ -161,16 +161,8 @@ fn the_release_valve_allows_after_max_blocks_and_records_not_verified() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // A new skip marker on a passing test.
-    let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
-    std::fs::write(
-        repo.path().join("test_calc.py"),
-        t.replace(
-            "def test_sub():",
-            "import pytest\n\n\n@pytest.mark.skip\ndef test_sub():",
-        ),
-    )
-    .unwrap();
+    // A new skip marker on a passing test, hiding a regression.
+    skip_test_sub(&repo);
     let stop = |sb: &Sandbox| {
         let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
         sb.apply(&mut c)
@@ -246,15 +238,7 @@ fn concurrent_stops_of_one_session_count_every_block() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
-    std::fs::write(
-        repo.path().join("test_calc.py"),
-        t.replace(
-            "def test_sub():",
-            "import pytest\n\n\n@pytest.mark.skip\ndef test_sub():",
-        ),
-    )
-    .unwrap();
+    skip_test_sub(&repo);
     let children: Vec<_> = (0..4)
         .map(|_| {
             let mut c = Command::new(assert_cmd::cargo::cargo_bin("loki"));
@@ -320,7 +304,8 @@ fn seal_with(
     child.wait_with_output().unwrap()
 }
 
-/// A new skip marker on the passing `test_sub`: a cheat the judge names `newly_skipped`.
+/// A new skip marker on the passing `test_sub`, hiding the regression `sub` gets beside it: a
+/// cheat the judge names `newly_skipped` (a skip with no code change is only a weakening to show).
 fn skip_test_sub(repo: &GitRepo) {
     let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
     std::fs::write(
@@ -328,6 +313,15 @@ fn skip_test_sub(repo: &GitRepo) {
         t.replace(
             "def test_sub():",
             "import pytest\n\n\n@pytest.mark.skip\ndef test_sub():",
+        ),
+    )
+    .unwrap();
+    let c = std::fs::read_to_string(repo.path().join("calc.py")).unwrap();
+    std::fs::write(
+        repo.path().join("calc.py"),
+        c.replace(
+            "def sub(a, b):\n    return a - b",
+            "def sub(a, b):\n    return a - b + (1 if a >= 5 else 0)",
         ),
     )
     .unwrap();

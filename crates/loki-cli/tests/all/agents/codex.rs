@@ -255,7 +255,8 @@ async fn a_resumed_session_keeps_its_baseline() {
     assert_eq!(thread["type"], "thread.started", "{thread}");
     let id = thread["thread_id"].as_str().unwrap().to_string();
 
-    // Between the runs, the passing test_sub gets a skip marker.
+    // Between the runs, the passing test_sub gets a skip marker hiding a regression in `sub`
+    // (a skip with no code change is only a weakening to show).
     let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
     std::fs::write(
         repo.path().join("test_calc.py"),
@@ -265,6 +266,13 @@ async fn a_resumed_session_keeps_its_baseline() {
         ),
     )
     .unwrap();
+    let c = std::fs::read_to_string(repo.path().join("calc.py")).unwrap();
+    let broken = c.replace(
+        "def sub(a, b):\n    return a - b",
+        "def sub(a, b):\n    return a - b + (1 if a >= 5 else 0)",
+    );
+    assert_ne!(broken, c, "calc.py has the `sub` this case breaks");
+    std::fs::write(repo.path().join("calc.py"), broken).unwrap();
     fake.push(ResponsesTurn::text("Done."));
     fake.push(ResponsesTurn::text("Still done."));
     let second = codex_exec(
