@@ -185,11 +185,23 @@ fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>
                 return (dir(file), None);
             };
             let path = dir(file);
-            let quoted: Vec<String> = ['\'', '"', '`']
-                .iter()
-                .map(|q| format!("{q}{title}{q}"))
-                .collect();
-            let line = at.line_of(&path, |l| quoted.iter().any(|q| l.contains(q.as_str())));
+            let mut find = |title: &str| {
+                let quoted: Vec<String> = ['\'', '"', '`']
+                    .iter()
+                    .map(|q| format!("{q}{title}{q}"))
+                    .collect();
+                at.line_of(&path, |l| quoted.iter().any(|q| l.contains(q.as_str())))
+            };
+            let mut line = find(title);
+            // jest names a test inside `describe` blocks by their titles joined with spaces
+            // (`ordinal first few numbers`): its own title is the longest suffix found.
+            if line.is_none() && check.kind == CheckKind::Jest {
+                line = title
+                    .match_indices(' ')
+                    .map(|(i, _)| &title[i + 1..])
+                    .filter(|t| t.len() >= 3)
+                    .find_map(&mut find);
+            }
             (path, line)
         }
         CheckKind::Go => {
@@ -340,6 +352,19 @@ mod tests {
         assert_eq!(
             Locator::new(r).locate(&check(CheckKind::Vitest, "."), "src/a.test.ts > m > adds"),
             ("src/a.test.ts".into(), Some(2))
+        );
+        // jest joins the describe titles and the test's with spaces.
+        write(
+            r,
+            "src/o.test.js",
+            "describe('ordinal', () => {\n  test('first few numbers', () => {});\n});\n",
+        );
+        assert_eq!(
+            Locator::new(r).locate(
+                &check(CheckKind::Jest, "."),
+                "src/o.test.js > ordinal first few numbers"
+            ),
+            ("src/o.test.js".into(), Some(2))
         );
         write(r, "go.mod", "module example.com/m\n");
         write(

@@ -354,9 +354,12 @@ fn passing_items(
     items
 }
 
-/// Code without its quoted strings (their contents are data, not code), except a template's
-/// own text (`` `add(${a}) is ${want}` `` keeps `add(` and `) is `): a generated name's words.
+/// Code without its quoted strings (their contents are data, not code), except the text of the
+/// ones that name generated tests: a template's own text (`` `add(${a}) is ${want}` `` keeps
+/// `add(` and `) is `) and a format (`'ordinal(%i) is %s'` of `test.each`, `'$a + $b'`).
 fn without_strings(text: &str) -> String {
+    let kept = keep_formats(text);
+    let text = kept.as_str();
     let mut out = String::with_capacity(text.len());
     let mut quote: Option<char> = None;
     let mut in_expr = false;
@@ -391,6 +394,36 @@ fn case_in_name(kind: CheckKind, test: &str, item: &str) -> BTreeSet<String> {
         .filter(|t| !t.is_empty() && !spelled.contains(t))
         .map(str::to_owned)
         .collect()
+}
+
+/// `text` with the quotes around format strings (`'%s is %i'`, `"$a plus $b"`) removed, so
+/// that [`without_strings`] keeps their words.
+fn keep_formats(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['\'', '"']) {
+        let q = rest[at..].chars().next().unwrap_or('"');
+        let Some(len) = rest[at + 1..].find(q) else {
+            break;
+        };
+        let inner = &rest[at + 1..at + 1 + len];
+        out.push_str(&rest[..at]);
+        let format = !inner.contains('\n')
+            && inner.as_bytes().windows(2).any(|w| {
+                (w[0] == b'%' && b"sidpfjo#".contains(&w[1]))
+                    || (w[0] == b'$' && w[1].is_ascii_alphabetic())
+            });
+        if format {
+            out.push(' ');
+            out.push_str(inner);
+            out.push(' ');
+        } else {
+            out.push_str(&rest[at..at + 2 + len]);
+        }
+        rest = &rest[at + 2 + len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The literal tokens of some test code: quoted strings' contents and numbers (the values a
@@ -477,6 +510,12 @@ mod tests {
         );
         let case = case_in_name(CheckKind::Node, "test/a.test.js > add(40, 2) is 42", &code);
         assert_eq!(case, ["2", "40", "42"].map(String::from).into());
+        // `test.each` names its tests with a format.
+        let each = without_strings(
+            "test.each([\n  [1, '1st'],\n  [2, '2nd'],\n])('ordinal(%i) is %s', (n, want) => {});\n",
+        );
+        let case = case_in_name(CheckKind::Jest, "src/o.test.js > ordinal(2) is 2nd", &each);
+        assert_eq!(case, ["2", "2nd"].map(String::from).into());
     }
 
     #[test]
