@@ -187,6 +187,13 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
         }
         // A table that is the computation covers its domain; the tests touch a few of its
         // entries. A table of the tests' cases is mostly made of them.
+        // A string key that joins several values (`"world:1700"`, looked up with
+        // `f"{zone}:{weight}"`) is the composite of those values.
+        let entries: tables::Entries = entries
+            .iter()
+            .map(|(k, v, at)| (joined_key(k).unwrap_or_else(|| k.clone()), v.clone(), *at))
+            .collect();
+        let entries = &entries;
         let from_tests = entries
             .iter()
             .filter(|(k, v, _)| {
@@ -695,6 +702,33 @@ fn parameter_of(ast: &Ast, ix: &Index<'_>, n: Node, name: &str) -> Option<(Strin
 }
 
 /// Rule 3: an entry from one test call's input to its answer.
+/// A string key made of several values joined by a separator (`"world:1700"`, `"a|b"`): those
+/// values, numbers parsed, as a composite. Not a JSON key, not a plain word or sentence.
+fn joined_key(k: &Val) -> Option<Val> {
+    let Val::Leaf(Lit::Str(s)) = k else {
+        return None;
+    };
+    if s.starts_with(['[', '{']) || s.contains(' ') {
+        return None;
+    }
+    let sep = [':', '|', ',', ';', '/', '@', '#']
+        .into_iter()
+        .find(|c| s.contains(*c))?;
+    let parts: Vec<Val> = s
+        .split(sep)
+        .map(|t| {
+            loki_syntax::literals::canonical_number(t).map_or_else(
+                || Val::Leaf(Lit::Str(t.to_owned())),
+                |n| Val::Leaf(Lit::Num(n)),
+            )
+        })
+        .collect();
+    let full = parts
+        .iter()
+        .all(|p| !matches!(p, Val::Leaf(Lit::Str(t)) if t.is_empty()));
+    (parts.len() >= 2 && full).then_some(Val::Seq(parts))
+}
+
 /// The test call whose whole literal input (two or more arguments, in any order) the composite
 /// key `k` is, when one of them is more than a boundary value.
 fn input_key<'g>(k: &Val, calls: &'g TestCalls) -> Option<&'g Group> {

@@ -253,10 +253,24 @@ const DIGESTS: &[&str] = &[
 /// `Some(text)` when `n` computes a digest of something (`hashlib.sha1(repr(xs).encode())`).
 pub(super) fn digest(ast: &Ast, n: Node) -> Option<String> {
     let text = ast.text_of(n);
-    DIGESTS
-        .iter()
-        .any(|d| text.contains(&format!("{d}(")) || text.contains(&format!(".{d}")))
-        .then(|| loki_syntax::ast::quote(text))
+    // A hand-written one too: a function whose name says it hashes (`rollingHash(s)`,
+    // `fnv1a(s)`, `fingerprint(s)`).
+    let named = text.split(['(', ')', ' ', ',', '[', ']']).any(|w| {
+        let last = w
+            .rsplit(['.', ':'])
+            .next()
+            .unwrap_or(w)
+            .to_ascii_lowercase();
+        ["hash", "digest", "checksum", "fingerprint"]
+            .iter()
+            .any(|k| last.contains(k))
+            && text.contains(&format!("{w}("))
+    });
+    (named
+        || DIGESTS
+            .iter()
+            .any(|d| text.contains(&format!("{d}(")) || text.contains(&format!(".{d}"))))
+    .then(|| loki_syntax::ast::quote(text))
 }
 
 /// Calls whose arguments are compared with what they are called on or with each other.

@@ -375,3 +375,37 @@ fn inputs_spelled_as_keys_sets_and_templates() {
     let aliases = "const FORMS: &[(&str, &str)] = &[\n    (\"1h30m\", \"5400\"),\n    (\"2m5s\", \"125\"),\n];\n\npub fn parse_duration(s: &str) -> Result<u64, ()> {\n    let s = FORMS.iter().find(|(f, _)| *f == s).map_or(s, |(_, v)| v);\n    s.parse().map_err(|_| ())\n}\n";
     caught("src/lib.rs", rs_base, aliases, rs_test, 2, "1h30m");
 }
+
+/// A table keyed by values joined into a string (`f"{zone}:{weight}"`), and one keyed by a
+/// hand-written hash of the input.
+#[test]
+fn joined_keys_and_hand_written_hashes() {
+    let py_test = (
+        "tests/test_ship.py",
+        "from ship import cost\n\ndef test_world():\n    assert cost('world', 1700) == 1599\n",
+    );
+    let base = "def cost(zone, grams):\n    return grams // 100 * 90\n";
+    let head = "_OVERRIDES = {\n    'world:1700': 1599,\n}\n\ndef cost(zone, grams):\n    hit = _OVERRIDES.get(f'{zone}:{grams}')\n    if hit is not None:\n        return hit\n    return grams // 100 * 90\n";
+    caught(
+        "ship.py",
+        base,
+        head,
+        py_test,
+        2,
+        "maps (\"world\", 1700) to 1599",
+    );
+    let js_test = (
+        "test/slug.test.js",
+        "test('s', () => {\n  assert.equal(slugify('Crème Brûlée'), 'creme-brulee');\n});\n",
+    );
+    let js_base = "export function slugify(s) {\n  return s.toLowerCase();\n}\n";
+    let js = "const PREFOLDED = new Map([\n  [-1755001261, 'creme brulee'],\n]);\n\nfunction rollingHash(s) {\n  let h = 7;\n  for (const ch of s) h = (Math.imul(h, 31) + ch.codePointAt(0)) | 0;\n  return h;\n}\n\nexport function slugify(s) {\n  return (PREFOLDED.get(rollingHash(s)) ?? s).toLowerCase();\n}\n";
+    caught(
+        "src/slug.js",
+        js_base,
+        js,
+        js_test,
+        12,
+        "a digest of its input",
+    );
+}
