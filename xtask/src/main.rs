@@ -767,6 +767,8 @@ impl<'a> RepoRun<'a> {
             (1, 1) => "caught",
             (1, 0) => "missed",
             (_, 3) => "cannot_judge",
+            // The change alters what existing tests expect: the person must declare it.
+            (_, 4) => "declare",
             _ => "error",
         };
         Ok(())

@@ -29,6 +29,8 @@ pub(crate) struct ClassFigure {
     judged: usize,
     hit: usize,
     cannot_judge: usize,
+    /// Exit 4: a change to what the tests expect, to be declared (neither clean nor caught).
+    declare: usize,
     errors: usize,
     not_derivable: usize,
 }
@@ -86,6 +88,7 @@ impl Summary {
                     judged,
                     hit,
                     cannot_judge: all.iter().filter(|s| s.outcome == "cannot_judge").count(),
+                    declare: all.iter().filter(|s| s.outcome == "declare").count(),
                     errors: all.iter().filter(|s| s.outcome == "error").count(),
                     not_derivable: all.iter().filter(|s| s.outcome == "not_derivable").count(),
                 },
@@ -211,11 +214,12 @@ pub(crate) fn render(reports: &[EntryReport], s: &Summary, verify_only: bool) ->
             };
             let _ = writeln!(
                 o,
-                "  {name:<20} {label}: {:>4} = {}/{} judged; cannot judge {}, errors {}, not derivable {}",
+                "  {name:<20} {label}: {:>4} = {}/{} judged; cannot judge {}, declare {}, errors {}, not derivable {}",
                 pct(share(c.hit, c.judged)),
                 c.hit,
                 c.judged,
                 c.cannot_judge,
+                c.declare,
                 c.errors,
                 c.not_derivable
             );
