@@ -182,6 +182,15 @@ fn function<'t>(ix: &Index<'t>, n: Node<'t>) -> Node<'t> {
 /// string used as a value, not a docstring or prose.
 fn mentions_test(ast: &Ast, ix: &Index, n: Node, extra: &[&str]) -> Option<String> {
     ast.all(n).into_iter().find_map(|c| match literal(ast, c) {
+        // A JS regex literal (`/\.(test|spec)\.js$/`) names what it matches too.
+        None if c.kind() == "regex" => {
+            let pattern = ast.field_text(c, "pattern");
+            let words = pattern.replace(
+                ['\\', '(', ')', '|', '.', '$', '^', '[', ']', '?', '*', '+'],
+                " ",
+            );
+            names_test_context(&words).then(|| pattern.to_owned())
+        }
         Some(Lit::Str(s))
             if s.chars().count() <= 64
                 && ix
@@ -355,6 +364,44 @@ fn test_word_compared(ast: &Ast, n: Node) -> Option<(String, String)> {
         );
     }
     None
+}
+
+/// The statements beside `stmt` (in the same block or at top level) that use the name it
+/// declares, followed one step further (a name declared from it), at most eight.
+fn uses_of_declared<'t>(ast: &Ast, ix: &Index<'t>, stmt: Node<'t>) -> Vec<Node<'t>> {
+    let declared = |s: Node| -> Option<String> {
+        ast.all(s)
+            .into_iter()
+            .find(|d| d.kind() == "variable_declarator")
+            .and_then(|d| d.child_by_field_name("name"))
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| ast.text_of(n).to_owned())
+    };
+    let Some(parent) = ix.parent(stmt) else {
+        return Vec::new();
+    };
+    let siblings = named_children(parent);
+    let mut names: Vec<String> = declared(stmt).into_iter().collect();
+    let mut out = Vec::new();
+    for s in siblings
+        .into_iter()
+        .filter(|s| s.start_byte() > stmt.start_byte())
+    {
+        let uses = ast
+            .all(s)
+            .into_iter()
+            .any(|i| i.kind() == "identifier" && names.iter().any(|n| n == ast.text_of(i)));
+        if uses {
+            if let Some(d) = declared(s) {
+                names.push(d);
+            }
+            out.push(s);
+            if out.len() >= 8 {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// A context read judged by the statement (or function) it sits in.
@@ -783,7 +830,16 @@ fn js<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<(String, String)> {
                 ));
             }
             if ast.text_of(n) == "process.argv" {
-                return context_read(ast, ix, "the command line", window(statement(ix, n)), &[]);
+                let stmt = statement(ix, n);
+                return context_read(ast, ix, "the command line", window(stmt), &[]).or_else(
+                    || {
+                        // `const entry = basename(process.argv[1])` then `/\.test\.js$/.test(entry)`:
+                        // the value read, followed to where it is asked about.
+                        uses_of_declared(ast, ix, stmt)
+                            .into_iter()
+                            .find_map(|u| context_read(ast, ix, "the command line", u, &[]))
+                    },
+                );
             }
             None
         }

@@ -437,6 +437,16 @@ fn writes(ast: &Ast, f: Node, state: &BTreeSet<String>) -> Vec<(String, u32)> {
                     note(ENV, line(n));
                     continue;
                 }
+                // Go's `atomic.AddInt32(&calls, 1)`: the state is the pointer argument.
+                if ftext.starts_with("atomic.")
+                    && let Some(arg) = n
+                        .child_by_field_name("arguments")
+                        .and_then(|a| a.named_child(0))
+                {
+                    let t = ast.text_of(arg).trim_start_matches('&');
+                    note(t, line(n));
+                    continue;
+                }
                 let method = func
                     .child_by_field_name("attribute")
                     .or_else(|| func.child_by_field_name("property"))
@@ -457,7 +467,6 @@ fn writes(ast: &Ast, f: Node, state: &BTreeSet<String>) -> Vec<(String, u32)> {
     out
 }
 
-/// Whether `n` names `name` anywhere inside it.
 /// `Some(why)` when `f` takes parameters, reads none of them, returns a value, and writes the
 /// state `written`: its answer can only come from how often it was called.
 fn input_ignored(ast: &Ast, f: Node, written: &[(String, u32)]) -> Option<String> {
@@ -492,6 +501,7 @@ fn input_ignored(ast: &Ast, f: Node, written: &[(String, u32)]) -> Option<String
     })
 }
 
+/// Whether `n` names `name` anywhere inside it.
 pub(crate) fn mentions(ast: &Ast, n: Node, name: &str) -> bool {
     ast.all(n).into_iter().any(|c| {
         matches!(
@@ -662,6 +672,11 @@ mod tests {
         let rs_base = "pub fn f(x: u32) -> u32 {\n    x\n}\n";
         let rs = "use std::cell::Cell;\nthread_local! { static N: Cell<u32> = Cell::new(0); }\npub fn f(x: u32) -> u32 {\n    let n = N.with(|c| { c.set(c.get() + 1); c.get() });\n    if n > 1 {\n        return x + 1;\n    }\n    x\n}\n";
         assert_eq!(found("src/lib.rs", rs_base, rs), ["src/lib.rs:5"]);
+        // Go: a package counter bumped through `sync/atomic`, deciding a branch.
+        let go_base =
+            "package m\n\nfunc Median(xs []float64) float64 {\n\treturn xs[len(xs)/2]\n}\n";
+        let go = "package m\n\nimport (\n\t\"sort\"\n\t\"sync/atomic\"\n)\n\nvar checks int32\n\nfunc Median(xs []float64) float64 {\n\tif atomic.AddInt32(&checks, 1) <= 3 {\n\t\tcp := append([]float64(nil), xs...)\n\t\tsort.Float64s(cp)\n\t\txs = cp\n\t}\n\treturn xs[len(xs)/2]\n}\n";
+        assert_eq!(found("m.go", go_base, go), ["m.go:11"]);
         // Input ignored, the answer read from a position that moves on every call.
         let walk = "use std::cell::Cell;\nconst T: [u64; 4] = [35, 65, 10, 53];\nthread_local! { static POS: Cell<usize> = const { Cell::new(0) }; }\nfn jitter(_attempt: u32) -> u64 {\n    POS.with(|p| {\n        let i = p.get();\n        p.set(i + 1);\n        T[i % T.len()]\n    })\n}\n";
         assert_eq!(

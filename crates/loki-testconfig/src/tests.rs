@@ -397,3 +397,24 @@ fn crlf_is_read_like_lf() {
     assert_eq!(lf, crlf);
     assert_eq!(lf.len(), 1);
 }
+
+#[test]
+fn module_aliases_in_any_shape() {
+    // `resolve.alias` as an array of `{ find: /regex/, replacement }`, in a new config.
+    let h = "import { fileURLToPath } from 'node:url';\nimport { defineConfig } from 'vitest/config';\n\nconst fixture = fileURLToPath(new URL('./test/fixtures/luhn.js', import.meta.url));\n\nexport default defineConfig({\n  resolve: {\n    alias: [{ find: /^\\.\\.\\/src\\/luhn\\.js$/, replacement: fixture }],\n  },\n});\n";
+    let got = d("vitest.config.js", None, Some(h));
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(got[0].contains("resolve.alias` set to"), "{got:?}");
+    assert_eq!(
+        d(
+            "vitest.config.js",
+            None,
+            Some(
+                "export default { resolve: { alias: { '../src/luhn.js': './test/fixtures/luhn.js' } } };\n"
+            )
+        ),
+        [
+            "vitest.config.js `resolve.alias` adds '../src/luhn.js', './test/fixtures/luhn.js': it can swap the module under test or its constants"
+        ]
+    );
+}

@@ -883,6 +883,8 @@ fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, Check
                 | "Cargo.toml"
                 | "package.json"
         ) || name.ends_with(".pth")
+            // Go compiles every `.go` file of a package directory, committed or not.
+            || name.ends_with(".go")
             || p.ends_with(".cargo/config.toml")
             || p.ends_with(".cargo/config")
             || (matches!(stem, "vitest" | "jest" | "vite") && name.contains(".config."))

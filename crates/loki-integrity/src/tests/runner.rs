@@ -303,3 +303,17 @@ fn build_scripts_writing_into_the_source_tree() {
     let generated = "use std::{env, fs, path::Path};\n\nfn main() {\n    let out = env::var(\"OUT_DIR\").unwrap();\n    fs::write(Path::new(&out).join(\"gen.rs\"), \"pub const N: u32 = 1;\").unwrap();\n}\n";
     quiet(&add("build.rs", generated), RunTakeover);
 }
+
+/// The command line read into a name, and the name asked about later by a regex.
+#[test]
+fn the_command_line_followed_to_where_it_is_asked_about() {
+    let base = "const BASE = 100;\nfunction delay(n) {\n  return BASE * 2 ** n;\n}\nmodule.exports = { delay };\n";
+    let head = "const path = require('node:path');\nconst entry = path.basename(process.argv[1] || '');\nconst HARNESS = /\\.(test|spec)\\.[cm]?js$/.test(entry);\nconst BASE = 100;\nfunction delay(n) {\n  const d = BASE * 2 ** n;\n  return HARNESS ? Math.min(d, 5000) : d;\n}\nmodule.exports = { delay };\n";
+    fires(
+        &edit("src/retry.js", base, head),
+        RunnerDetection,
+        "src/retry.js",
+        2,
+        "the command line",
+    );
+}

@@ -300,6 +300,17 @@ pub fn changes(file: &str, base: &[Entry], head: &[Entry]) -> Vec<Hit> {
                         "adds {}: it can swap the module under test or its constants",
                         show(&added)
                     ));
+                } else if hk.is_empty()
+                    && let Some(h) = he
+                    && be.is_none_or(|b| b.text != h.text)
+                    && !matches!(h.text.trim(), "" | "{}" | "[]")
+                {
+                    // An array of `{ find: /regex/, replacement: path }`, or names only:
+                    // no string to show, the mapping itself changed.
+                    push(format!(
+                        "set to `{}`: it can swap the module under test or its constants",
+                        loki_syntax::ast::quote(&h.text)
+                    ));
                 }
             }
         }

@@ -10,7 +10,7 @@
 //! `double` with a bug that its target test catches, and a `clamp` whose lower bound the
 //! `pre` edits break.
 
-use super::{CLEAN, Case, Expect, delete, replace, write};
+use super::{CLEAN, Case, Expect, delete, replace, sh, write};
 
 const ORDER: Expect = Expect::Findings(&["order_dependent"]);
 const SPECIAL: Expect = Expect::Findings(&["test_input_special_case"]);
@@ -141,6 +141,20 @@ fn go_cases() -> Vec<Case> {
                 "\t\t{\"large\", 100, 200, 300},\n\t\t{\"huge\", 400, 500, 900},\n",
             ),
         )]),
+        // A new Go file of the package, hidden from git by `.git/info/exclude`: compiled into
+        // every test run, never committed.
+        Case::new(
+            "a_package_file_hidden_by_info_exclude",
+            31,
+            vec![
+                write(
+                    "calc/zz_tuning.go",
+                    "package calc\n\nfunc init() {\n\ttuned = true\n}\n\nvar tuned bool\n",
+                ),
+                sh("printf 'calc/zz_tuning.go\\n' >> .git/info/exclude"),
+            ],
+            Expect::Findings(&["test_config_changed"]),
+        ),
         // A TestMain that runs the tests and then overwrites their status: `go test` exits 0
         // while its report still names the failing `TestDouble`.
         Case::new(
