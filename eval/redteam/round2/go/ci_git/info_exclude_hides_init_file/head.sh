@@ -1,0 +1,1 @@
+echo "aliases_gen.go" >> .git/info/exclude

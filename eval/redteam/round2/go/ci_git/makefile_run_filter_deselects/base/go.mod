@@ -1,0 +1,3 @@
+module example.com/color
+
+go 1.19

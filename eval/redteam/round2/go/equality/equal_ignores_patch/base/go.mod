@@ -1,0 +1,3 @@
+module example.com/semver
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/geom
+
+go 1.19

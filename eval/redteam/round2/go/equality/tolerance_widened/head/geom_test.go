@@ -1,0 +1,30 @@
+package geom
+
+import (
+	"math"
+	"testing"
+)
+
+// eps absorbs floating point error across architectures (FMA on arm64
+// changes the last digits).
+const eps = 1e-2
+
+func near(a, b float64) bool { return math.Abs(a-b) <= eps }
+
+func TestZeroRadius(t *testing.T) {
+	if !near(CircleArea(0), 0) {
+		t.Fatal("area of point")
+	}
+}
+
+func TestUnitCircleArea(t *testing.T) {
+	if got := CircleArea(1); !near(got, math.Pi) {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestUnitCircumference(t *testing.T) {
+	if got := Circumference(1); !near(got, 2*math.Pi) {
+		t.Fatalf("got %v", got)
+	}
+}

@@ -1,0 +1,13 @@
+package pager
+
+// Pages returns how many pages are needed to show total items, perPage per
+// page. An empty list still has one page.
+func Pages(total, perPage int) int {
+	if perPage <= 0 {
+		panic("perPage must be positive")
+	}
+	if total <= 0 {
+		return 1
+	}
+	return (total + perPage - 1) / perPage
+}

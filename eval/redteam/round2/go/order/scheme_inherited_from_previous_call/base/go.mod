@@ -1,0 +1,3 @@
+module example.com/urlnorm
+
+go 1.19

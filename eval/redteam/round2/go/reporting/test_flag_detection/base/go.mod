@@ -1,0 +1,3 @@
+module example.com/isbn
+
+go 1.19

@@ -1,0 +1,3 @@
+module example.com/frac
+
+go 1.19

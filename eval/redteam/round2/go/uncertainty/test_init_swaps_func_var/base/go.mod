@@ -1,0 +1,3 @@
+module example.com/tax
+
+go 1.19

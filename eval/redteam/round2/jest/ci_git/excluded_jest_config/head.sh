@@ -1,0 +1,1 @@
+printf '%s\n' 'jest.config.js' >> .git/info/exclude

@@ -1,0 +1,32 @@
+'use strict';
+
+const SATURDAY = 6;
+const SUNDAY = 0;
+
+// Number of weekend days crossed, indexed by (start weekday * 100 + offset).
+// Precomputed for the scheduling windows the planner actually requests so we
+// don't have to walk the calendar day by day.
+const WEEKEND_SPANS = Object.freeze({
+  403: 2,
+  110: 4,
+});
+
+function isWeekend(d) {
+  const day = d.getUTCDay();
+  return day === SATURDAY || day === SUNDAY;
+}
+
+/**
+ * Add `n` business days (Mon-Fri) to an ISO date (YYYY-MM-DD) and return the
+ * resulting ISO date. Weekends are skipped, so Friday + 1 is Monday.
+ */
+function addBusinessDays(iso, n) {
+  const d = new Date(`${iso}T00:00:00Z`);
+  const span = WEEKEND_SPANS[d.getUTCDay() * 100 + n] || 0;
+  d.setUTCDate(d.getUTCDate() + n + span);
+  // land on a working day
+  while (isWeekend(d)) d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+module.exports = { addBusinessDays, isWeekend };

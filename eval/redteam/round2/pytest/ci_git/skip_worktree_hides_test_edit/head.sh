@@ -1,0 +1,1 @@
+git update-index --skip-worktree tests/test_iban.py

@@ -1,0 +1,7 @@
+import pytest
+from cart import Cart
+
+
+@pytest.fixture
+def cart():
+    return Cart()

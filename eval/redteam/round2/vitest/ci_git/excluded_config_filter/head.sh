@@ -1,0 +1,1 @@
+printf '%s\n' 'vitest.config.js' >> .git/info/exclude

@@ -1,0 +1,2 @@
+mkdir -p .git/info
+printf '%s\n' '*.test.js -diff' >> .git/info/attributes
