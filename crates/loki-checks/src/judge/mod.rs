@@ -444,15 +444,21 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         // file's imports or `init`, a helper, a conftest) is evidence. Only a test whose own
         // text is the same and that O did not run as a test (its group failed as a whole: the
         // hybrid did not build) owes the change nothing provable.
-        // Absent: its group ran without it (a selection that reached another target of the
-        // same name, a lib and an integration test both called `calc`), so O did not run it.
-        matches!(
-            o_runs.probe(check, c.kind, id),
-            matrix::Probe::GroupFailed
-                | matrix::Probe::Unknown
-                | matrix::Probe::NotCovered
-                | matrix::Probe::Absent
-        ) && !sides.form_changed(check, id)
+        // Absent, for a test that passed at base under the same id: its group ran without it
+        // (a selection that reached another target of the same name, a lib and an integration
+        // test both called `calc`), so O did not run it. A test new under its id (a parametrize
+        // row whose expected value changed) is absent from O because it is new: not spared.
+        let passed_before = out.base.iter().filter(|r| r.name == check).any(|r| {
+            r.tests
+                .iter()
+                .any(|t| t.id == id && t.status == crate::report::TestStatus::Passed)
+        });
+        let not_run = match o_runs.probe(check, c.kind, id) {
+            matrix::Probe::GroupFailed | matrix::Probe::Unknown | matrix::Probe::NotCovered => true,
+            matrix::Probe::Absent => passed_before,
+            _ => false,
+        };
+        not_run && !sides.form_changed(check, id)
     };
     decision
         .needs_new_on_base
