@@ -122,7 +122,7 @@ pub struct Browser {
     cancel: Cancel,
     waiter: Option<JoinHandle<Result<Output, ProcessError>>>,
     pid: u32,
-    profile: Option<tempfile::TempDir>,
+    profile: Option<loki_core::scratch::Scratch>,
     session: Option<String>,
     /// `Browser.getVersion`'s `product` (`HeadlessChrome/120.0.6099.224`).
     pub product: String,
@@ -131,12 +131,9 @@ pub struct Browser {
 impl Browser {
     /// Starts `program` headless with a fresh profile and connects to it.
     pub fn launch(program: &Path) -> Result<Browser, BrowserError> {
-        let profile = tempfile::Builder::new()
-            .prefix("loki-browser-")
-            .tempdir()
-            .map_err(|e| {
-                BrowserError::io("create a profile directory in", std::env::temp_dir(), e)
-            })?;
+        let profile = loki_core::scratch::Scratch::new("loki-browser-").map_err(|e| {
+            BrowserError::io("create a profile directory in", std::env::temp_dir(), e)
+        })?;
         let cancel = Cancel::new();
         let spec = Spec::new(program, profile.path())
             .args(FLAGS)
@@ -187,7 +184,7 @@ impl Browser {
     /// The profile directory (removed on close).
     #[must_use]
     pub fn profile_dir(&self) -> Option<&Path> {
-        self.profile.as_ref().map(tempfile::TempDir::path)
+        self.profile.as_ref().map(loki_core::scratch::Scratch::path)
     }
 
     fn exited(&mut self) -> Option<String> {
@@ -337,10 +334,8 @@ impl Browser {
         if let Some(w) = self.waiter.take() {
             let _ = w.join();
         }
-        if let Some(p) = self.profile.take() {
-            // A profile that cannot be removed (a file still open) is left in the temp dir.
-            let _ = p.close();
-        }
+        // The browser's group is gone: its profile goes (a file still open leaves it behind).
+        drop(self.profile.take());
     }
 }
 

@@ -59,6 +59,11 @@ fn main() -> ProcessExit {
         .get(1)
         .is_some_and(|a| a == loki_heal::web::PAGE_SUBCOMMAND)
     {
+        // The page check's browser is its child: a signal (passed on by the parent loki) stops
+        // it, and the check removes the browser's profile before it ends.
+        if let Err(e) = interrupt::install("the page check was stopped") {
+            output::error(&e);
+        }
         return ProcessExit::from(loki_term::page::run(
             &argv[2..],
             &mut anstream::stdout(),
@@ -128,6 +133,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
             return Ok(ExitCode::Usage.into());
         }
     };
+    // Every command that can run children or write state gets the one signal handler, so Ctrl-C
+    // stops its children, lets it claim nothing half-done and removes its temporary directories.
+    // The servers keep the default (they end at once; `serve` has its own shutdown).
+    if !matches!(command, Command::Serve(_) | Command::Mcp(_)) {
+        interrupt::install("nothing was recorded")?;
+    }
     let code = match command {
         Command::Version => cmd::version::run(&global),
         Command::Completions(args) => cmd::completions::run(&args),

@@ -7,8 +7,9 @@
 //! layered configuration with provenance and the editing of its files ([`config`]), the run
 //! store ([`run`]), the one helper through which every piece of state is written
 //! ([`fs::write_atomic`]), the one check every untrusted path goes through ([`paths::Root::confine`]: relative, inside the root, not through a
-//! symlink out, not in `.git` or `.loki`) and the one directory walker ([`walk::Walk`], on the
-//! `ignore` crate, with one skip policy).
+//! symlink out, not in `.git` or `.loki`), the one directory walker ([`walk::Walk`], on the
+//! `ignore` crate, with one skip policy) and the one maker of temporary directories
+//! ([`scratch::Scratch`], removed on every exit path).
 //!
 //! It starts no children (that is `loki-process`: the one process runner and the Landlock box),
 //! never talks to the network and never prints: it is mechanism, and the policy of when to do
@@ -25,6 +26,7 @@ pub mod layout;
 pub mod outcome;
 pub mod paths;
 pub mod run;
+pub mod scratch;
 pub mod time;
 pub mod walk;
 

@@ -8,7 +8,7 @@
 //! tried, and the `Reason:` line says what (`model: authentication failed (HTTP 401 from ...)`).
 //!
 //! The outcome of a run is decided by [`decide`] from facts alone, by rules in this order:
-//! tampered → FAILED; VERIFIED / ALREADY_SATISFIED stand; cap or budget hit → BUDGET_STOP; spec
+//! tampered → FAILED; interrupted by a signal → INTERRUPTED; VERIFIED / ALREADY_SATISFIED stand; cap or budget hit → BUDGET_STOP; spec
 //! conflict → BLOCKED; same failure signature 3 times → STALLED; some progress proven → PARTIAL;
 //! else FAILED. Model assessments can only lower a verdict; they never appear as an input here
 //! that could raise one.
@@ -37,11 +37,15 @@ pub enum Outcome {
     BudgetStop,
     Blocked,
     Stalled,
+    /// A signal (Ctrl-C, SIGTERM) stopped the run before it finished: the receipt records the
+    /// stages that completed and claims nothing (no check, integrity or contract result) derived
+    /// from the half-done state.
+    Interrupted,
 }
 
 impl Outcome {
     /// Every outcome, in the order of the exit-code table.
-    pub const ALL: [Outcome; 7] = [
+    pub const ALL: [Outcome; 8] = [
         Outcome::Verified,
         Outcome::AlreadySatisfied,
         Outcome::Failed,
@@ -49,6 +53,7 @@ impl Outcome {
         Outcome::BudgetStop,
         Outcome::Blocked,
         Outcome::Stalled,
+        Outcome::Interrupted,
     ];
 
     /// The process exit code for this outcome.
@@ -60,6 +65,8 @@ impl Outcome {
             Outcome::BudgetStop => ExitCode::BudgetStop,
             Outcome::Blocked => ExitCode::Blocked,
             Outcome::Stalled => ExitCode::Stalled,
+            // SIGTERM's 143 is the signal handler's: the receipt does not record which signal.
+            Outcome::Interrupted => ExitCode::Interrupted,
         }
     }
 
@@ -74,6 +81,7 @@ impl Outcome {
             Outcome::BudgetStop => "BUDGET_STOP",
             Outcome::Blocked => "BLOCKED",
             Outcome::Stalled => "STALLED",
+            Outcome::Interrupted => "INTERRUPTED",
         }
     }
 
@@ -173,6 +181,8 @@ pub struct OutcomeFacts {
     pub stalled: bool,
     /// Some checks passed and the diff is non-empty, but not everything was proven.
     pub partial: bool,
+    /// A signal stopped the run before it finished.
+    pub interrupted: bool,
 }
 
 /// Applies the outcome rules in order. See the module doc.
@@ -180,6 +190,9 @@ pub struct OutcomeFacts {
 pub fn decide(f: OutcomeFacts) -> Outcome {
     if f.tampered {
         Outcome::Failed
+    } else if f.interrupted {
+        // Nothing half-done is vouched for, not even a verification that completed before.
+        Outcome::Interrupted
     } else if f.verified {
         Outcome::Verified
     } else if f.already_satisfied {
@@ -427,6 +440,7 @@ mod tests {
             spec_conflict: true,
             stalled: true,
             partial: true,
+            interrupted: true,
         };
         // Each row: switch off the rules above it; the first remaining true one decides.
         let rows = [
@@ -436,11 +450,20 @@ mod tests {
                     tampered: false,
                     ..all
                 },
+                Outcome::Interrupted,
+            ),
+            (
+                OutcomeFacts {
+                    tampered: false,
+                    interrupted: false,
+                    ..all
+                },
                 Outcome::Verified,
             ),
             (
                 OutcomeFacts {
                     tampered: false,
+                    interrupted: false,
                     verified: false,
                     ..all
                 },
@@ -479,6 +502,23 @@ mod tests {
                     ..base
                 },
                 Outcome::Partial,
+            ),
+            (
+                OutcomeFacts {
+                    interrupted: true,
+                    verified: true,
+                    partial: true,
+                    ..base
+                },
+                Outcome::Interrupted,
+            ),
+            (
+                OutcomeFacts {
+                    interrupted: true,
+                    tampered: true,
+                    ..base
+                },
+                Outcome::Failed,
             ),
             (base, Outcome::Failed),
         ];

@@ -63,6 +63,15 @@ pub enum DeepError {
     NotABuild { run: String, kind: String },
     #[error("run {run} made no change (its diff is empty): there is nothing to deep-verify")]
     NoChange { run: String },
+    #[error(
+        "deep verify of run {run} interrupted ({signal}): nothing was proven; its INTERRUPTED receipt (sha256:{receipt_sha256}) is kept in {kept}, the previous deep verify stays in place"
+    )]
+    Interrupted {
+        run: String,
+        signal: &'static str,
+        kept: PathBuf,
+        receipt_sha256: String,
+    },
     #[error("deep verify of run {run}: {action}: {reason}")]
     Failed {
         run: String,
@@ -181,47 +190,150 @@ impl Drop for Checkout<'_> {
 }
 
 /// Runs the deep verify of `req.run` and seals its receipt (see the module doc).
+///
+/// It is written in a staging directory beside `deep/` (a [`loki_core::scratch::Scratch`], gone
+/// on every exit path) and takes the place of `deep/` only once sealed, the previous one renamed
+/// `deep.<unix seconds>`. A verify that a signal cut seals an INTERRUPTED receipt (no check, no
+/// finding) kept as `deep.<unix seconds>` and leaves `deep/` as it was
+/// ([`DeepError::Interrupted`]).
 pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     let main = main_receipt(&req.repo, &req.run)?;
-    let fail = |action: &'static str| {
-        let run = req.run.to_string();
-        move |e: &dyn std::fmt::Display| DeepError::Failed {
-            run: run.clone(),
-            action,
-            reason: e.to_string(),
-        }
-    };
+    let fail = |action| failure(&req.run, action);
     let started = Instant::now();
     let dir = deep_dir(&req.repo, &req.run);
-    if dir.exists() {
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let keep = dir.with_file_name(format!("{DEEP_DIR}.{secs}"));
-        std::fs::rename(&dir, &keep).map_err(|e| fail("keep the previous deep verify")(&e))?;
-    }
-    let logs = dir.join("checks");
-    std::fs::create_dir_all(&logs).map_err(|e| fail("create the deep directory")(&e))?;
-    let mut events =
-        EventWriter::open(&dir, req.run.as_str()).map_err(|e| fail("open the event log")(&e))?;
+    let staging = loki_core::scratch::Scratch::new_in(".deep-", &req.repo.run_dir(&req.run))
+        .map_err(|e| fail("create the deep directory")(&e))?;
+    let mut events = EventWriter::open(staging.path(), req.run.as_str())
+        .map_err(|e| fail("open the event log")(&e))?;
     events
         .record(&RunStarted::Deep {
             main_receipt: main.receipt_sha256.clone(),
             head: main.repo.head_sha.clone(),
         })
         .map_err(|e| fail("record the start")(&e))?;
+    let mut stages = Vec::new();
+    let verified = verify(
+        req,
+        &main,
+        staging.path(),
+        &mut events,
+        &mut stages,
+        started,
+    );
+    // A verify that sealed before the signal was seen is whole; one that did not is cut.
+    if let (Err(_), Some(signal)) = (&verified, loki_process::signals::signal_name()) {
+        let receipt = seal_interrupted(req, &main, staging.path(), &mut events, stages, started)?;
+        let kept = place(
+            staging,
+            &dir.with_file_name(format!("{DEEP_DIR}.{}", unix_now())),
+        )?;
+        return Err(DeepError::Interrupted {
+            run: req.run.to_string(),
+            signal,
+            kept,
+            receipt_sha256: receipt.receipt_sha256,
+        });
+    }
+    let mut report = verified?;
+    if dir.exists() {
+        let keep = dir.with_file_name(format!("{DEEP_DIR}.{}", unix_now()));
+        std::fs::rename(&dir, &keep).map_err(|e| fail("keep the previous deep verify")(&e))?;
+    }
+    report.dir = place(staging, &dir)?;
+    Ok(report)
+}
 
+/// Seconds since the epoch: the suffix of a kept deep verify.
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The error of a deep verify of `run` that failed at `action`.
+fn failure(run: &RunId, action: &'static str) -> impl Fn(&dyn std::fmt::Display) -> DeepError {
+    let run = run.to_string();
+    move |e: &dyn std::fmt::Display| DeepError::Failed {
+        run: run.clone(),
+        action,
+        reason: e.to_string(),
+    }
+}
+
+/// Moves the sealed staging directory to `to` (kept past the process from now on).
+fn place(staging: loki_core::scratch::Scratch, to: &std::path::Path) -> Result<PathBuf, DeepError> {
+    let from = staging.keep();
+    std::fs::rename(&from, to).map_err(|e| DeepError::Failed {
+        run: String::new(),
+        action: "move the sealed deep verify into place",
+        reason: format!("{} -> {}: {e}", from.display(), to.display()),
+    })?;
+    Ok(to.to_path_buf())
+}
+
+/// The INTERRUPTED receipt of a cut deep verify: the main run's repo and diff, the stages that
+/// completed, and nothing the cut runs showed ([`loki_receipt::RunFlags::interrupted`]).
+fn seal_interrupted(
+    req: &DeepRequest,
+    main: &Receipt,
+    dir: &std::path::Path,
+    events: &mut EventWriter,
+    stages: Vec<StageTime>,
+    started: Instant,
+) -> Result<Receipt, DeepError> {
+    let fail = |action| failure(&req.run, action);
+    let mut facts = ReceiptFacts::new(req.run.as_str(), RunKind::Deep);
+    facts.task = main.task.clone();
+    facts.repo = main.repo.clone();
+    facts.diff = main.diff.clone();
+    facts.main_receipt = Some(main.receipt_sha256.clone());
+    facts.flags.interrupted = true;
+    facts.provider = "none".to_string();
+    facts.model = "none".to_string();
+    facts.cost = Cost {
+        usd: Some(0.0),
+        ..Cost::default()
+    };
+    facts.time = Time {
+        wall_s: started.elapsed().as_secs_f64(),
+        stages,
+    };
+    let signer = Signer::load_or_create(&req.home, &req.key_env)
+        .map_err(|e| fail("load the signing key")(&e))?;
+    let sealed = ReceiptBuilder::new(facts)
+        .seal(dir, events, &signer)
+        .map_err(|e| fail("seal the deep receipt")(&e))?;
+    events
+        .record(&loki_events::payload::RunInterrupted {
+            outcome: Some(sealed.receipt.verdict.to_string()),
+            exit_code: None,
+            receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
+            reason: None,
+        })
+        .map_err(|e| fail("record the end")(&e))?;
+    Ok(sealed.receipt)
+}
+
+/// The three items and the receipt, written into `dir` (the staging directory).
+fn verify(
+    req: &DeepRequest,
+    main: &Receipt,
+    dir: &std::path::Path,
+    events: &mut EventWriter,
+    stages: &mut Vec<StageTime>,
+    started: Instant,
+) -> Result<DeepReport, DeepError> {
+    let fail = |action| failure(&req.run, action);
+    let logs = dir.join("checks");
+    std::fs::create_dir_all(&logs).map_err(|e| fail("create the deep directory")(&e))?;
     let git = Git::new(&req.repo.root);
-    let tmp = tempfile::Builder::new()
-        .prefix("loki-deep-")
-        .tempdir()
+    let tmp = loki_core::scratch::Scratch::new("loki-deep-")
         .map_err(|e| fail("create a temporary directory")(&e))?;
     let path = tmp.path().join("checkout");
     git.worktree_add_detached(&path, &main.repo.head_sha)
         .map_err(|e| fail("check out the run's head")(&e))?;
     let checkout = Checkout { git: &git, path };
     let root = checkout.path.clone();
-    let mut stages = Vec::new();
     let mut not_run = Vec::new();
     let wrapper = confinement(req, &mut not_run);
 
@@ -347,6 +459,10 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     };
     stages.push(stage("scan", t));
     drop(checkout);
+    if loki_process::signals::signal_name().is_some() {
+        // A boot or suite the signal cut looks like a crash or a failure: nothing is sealed.
+        return Err(fail("finish")(&"interrupted"));
+    }
 
     // The receipt.
     let mut facts = ReceiptFacts::new(req.run.as_str(), RunKind::Deep);
@@ -384,16 +500,16 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     facts.model = "none".to_string();
     facts.time = Time {
         wall_s: started.elapsed().as_secs_f64(),
-        stages,
+        stages: stages.clone(),
     };
     let signer = Signer::load_or_create(&req.home, &req.key_env)
         .map_err(|e| fail("load the signing key")(&e))?;
     let builder = ReceiptBuilder::new(facts);
     let sealed = builder
-        .seal(&dir, &mut events, &signer)
+        .seal(dir, events, &signer)
         .map_err(|e| fail("seal the deep receipt")(&e))?;
     let report = DeepReport {
-        dir,
+        dir: dir.to_path_buf(),
         receipt: sealed.receipt,
         suite,
         boots,

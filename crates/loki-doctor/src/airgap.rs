@@ -202,9 +202,7 @@ pub fn prove(exe: &Path, home: &Path) -> Result<Proof, DoctorError> {
     let io = |what: &'static str| move |source| DoctorError::Io { what, source };
     let exe = exe.to_path_buf();
     let home = home.to_path_buf();
-    let tmp = tempfile::Builder::new()
-        .prefix("loki-airgap-")
-        .tempdir()
+    let tmp = loki_core::scratch::Scratch::new("loki-airgap-")
         .map_err(io("create the demo's temporary directory"))?;
     let work = tmp.path().join("tmp");
     std::fs::create_dir_all(&work).map_err(io("create the demo's temporary directory"))?;

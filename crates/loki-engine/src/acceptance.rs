@@ -56,9 +56,7 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
 }
 
 fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
-    let author_dir = tempfile::Builder::new()
-        .prefix("loki-wall-")
-        .tempdir()
+    let author_dir = loki_core::scratch::Scratch::new("loki-wall-")
         .map_err(|e| EngineError::io("create a directory in", std::env::temp_dir(), e))?;
     let work = author_dir.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;

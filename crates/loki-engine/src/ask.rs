@@ -108,9 +108,7 @@ pub fn ask<E: From<EngineError>>(
     .map_err(EngineError::from)?;
     let cli_agent = matches!(backend, Backend::Cli(_));
     started(rec.id(), cli_agent)?;
-    let private = tempfile::Builder::new()
-        .prefix("loki-ask-")
-        .tempdir()
+    let private = loki_core::scratch::Scratch::new("loki-ask-")
         .map_err(|e| EngineError::io("cannot create", std::env::temp_dir(), e))?;
     let fence = Fence::without_git(private.path())?;
     let wrapper = match &opts.confine_exe {

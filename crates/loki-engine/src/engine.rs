@@ -364,14 +364,26 @@ pub(crate) fn stage(
     })?;
     s.observer.progress(&Progress::StageStarted { stage: name });
     let t = Instant::now();
+    let (notes_at, interrupted_before) = (s.notes.len(), s.interrupted);
     let result = f(s);
     let secs = t.elapsed().as_secs_f64();
-    let (state, detail, ok) = match result {
-        Ok(Step::Done(d)) => ("completed", d, true),
-        Ok(Step::Skipped(d)) => ("skipped", d, true),
-        Err(e) => {
-            s.notes.push(format!("stage {name} failed: {e}"));
-            ("failed", e.to_string(), false)
+    let cut = s.opts.cancel.is_cancelled() && !interrupted_before;
+    let (state, detail, ok) = if cut {
+        // A signal came while the stage ran: what it found since (a suite killed mid-run, a tree
+        // half written) is not evidence, and the stage did not complete.
+        s.notes.truncate(notes_at);
+        s.interrupted = true;
+        s.notes
+            .push(format!("interrupted (Ctrl-C or SIGTERM) during {name}"));
+        ("failed", "interrupted".to_string(), false)
+    } else {
+        match result {
+            Ok(Step::Done(d)) => ("completed", d, true),
+            Ok(Step::Skipped(d)) => ("skipped", d, true),
+            Err(e) => {
+                s.notes.push(format!("stage {name} failed: {e}"));
+                ("failed", e.to_string(), false)
+            }
         }
     };
     let end = StageEnd::new(name, detail.clone(), Some(secs));
@@ -380,7 +392,7 @@ pub(crate) fn stage(
         "skipped" => s.log.append(&StageSkipped(end))?,
         _ => s.log.append(&StageFailed(end))?,
     }
-    if state != "skipped" {
+    if state != "skipped" && !cut {
         s.stage_times.push((name.to_string(), secs));
     }
     s.observer.progress(&Progress::StageEnded {
@@ -590,6 +602,9 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         if s.spec_conflict {
             return Ok(());
         }
+    }
+    if s.should_stop("intake")? {
+        return Ok(());
     }
     let cache = s.opts.home.join("cache");
     let ok = stage(s, "intake", |s| intake::stage(s, &cache))?;

@@ -57,7 +57,7 @@ pub struct Intake {
     pub tests: TestMap,
     pub fence: Fence,
     /// Holds the agent's private home and git directory; removed when the run ends.
-    pub private: tempfile::TempDir,
+    pub private: loki_core::scratch::Scratch,
     /// The worktree's `.git` file as git wrote it ([`restore_git_link`]).
     pub git_link: Vec<u8>,
 }
@@ -167,9 +167,7 @@ pub fn run(
     git.worktree_add(&worktree, &branch, base)?;
     let link = worktree.join(".git");
     let git_link = std::fs::read(&link).map_err(|e| EngineError::io("read", &link, e))?;
-    let private = tempfile::Builder::new()
-        .prefix("loki-agent-")
-        .tempdir()
+    let private = loki_core::scratch::Scratch::new("loki-agent-")
         .map_err(|e| EngineError::io("create a private directory in", std::env::temp_dir(), e))?;
     let fence = Fence::create(private.path(), &worktree, &git.common_dir()?, &branch, base)?;
     let files = Git::new(&worktree).ls_tree_blobs(base)?;

@@ -42,6 +42,12 @@ pub(crate) struct SealedInfo {
 
 /// Seals the run (always called, whatever happened before).
 pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
+    if s.opts.cancel.is_cancelled() && !s.interrupted {
+        // Between the last stage and the seal: nothing is cut, but the run did not finish.
+        s.interrupted = true;
+        s.notes
+            .push("interrupted (Ctrl-C or SIGTERM) before seal".to_string());
+    }
     s.log.append(&StageStarted {
         stage: "seal".to_string(),
     })?;
@@ -132,9 +138,14 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             });
         }
         facts.full_suite_ran = v.full_suite;
-        facts.extra_not_proven.extend(v.not_proven.iter().cloned());
+        if !s.interrupted {
+            facts.extra_not_proven.extend(v.not_proven.iter().cloned());
+        }
     }
-    for p in &s.reverted {
+    // An interrupted run claims nothing of its last state (see `RunFlags::interrupted`): a wall
+    // file restored after a cut session is not an edit the agent finished.
+    let reverted: &[String] = if s.interrupted { &[] } else { &s.reverted };
+    for p in reverted {
         facts.integrity.push(IntegrityFinding {
             kind: "reverted_wall_edit".into(),
             path: p.clone(),
@@ -212,6 +223,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         spec_conflict: s.spec_conflict,
         stalled: s.stalled,
         unjudged: v.is_some_and(|v| v.unjudged),
+        interrupted: s.interrupted,
     };
     let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
     let builder = ReceiptBuilder::new(facts);
@@ -304,7 +316,10 @@ fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
             .or_else(|| specific("token cap")),
         Outcome::Blocked => specific("spec conflict"),
         Outcome::Stalled => specific("stalled"),
-        Outcome::Failed if s.interrupted => specific("interrupted"),
+        Outcome::Interrupted | Outcome::Failed if s.interrupted => {
+            specific("interrupted (").or_else(|| specific("interrupted"))
+        }
+        Outcome::Interrupted => specific("interrupted"),
         Outcome::Failed => specific("tampering")
             .or_else(|| specific("integrity"))
             .or_else(generic),

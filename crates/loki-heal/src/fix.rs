@@ -552,6 +552,11 @@ impl FixSession {
                 }
             }),
         }
+        // A replay the signal cut is no evidence (a killed program looks like a crash that
+        // persisted): only a fix that settled before the signal keeps its claims.
+        facts.flags.interrupted = matches!(settled, Settled::Interrupted { .. })
+            || (loki_process::signals::signal_name().is_some()
+                && !matches!(settled, Settled::Verified | Settled::Declined));
         let builder = ReceiptBuilder::new(facts);
         let not_proven = builder.not_proven();
         let run_dir = self.run_dir.clone();

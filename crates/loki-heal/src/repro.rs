@@ -272,14 +272,11 @@ pub fn run_with(
         None
     } else {
         Some(
-            tempfile::Builder::new()
-                .prefix("loki-replay-")
-                .tempdir()
-                .map_err(|source| HealError::Io {
-                    action: "create a temporary directory in",
-                    path: std::env::temp_dir(),
-                    source,
-                })?,
+            loki_core::scratch::Scratch::new("loki-replay-").map_err(|source| HealError::Io {
+                action: "create a temporary directory in",
+                path: std::env::temp_dir(),
+                source,
+            })?,
         )
     };
     let mut spec = match wrapper.split_first() {

@@ -127,10 +127,7 @@ async fn cli_call(
     boxed: &EditorBox,
 ) -> Result<(loki_agent::Response, Usage), Outage> {
     let outage = |e: &dyn std::fmt::Display| Outage(e.to_string());
-    let private = tempfile::Builder::new()
-        .prefix("loki-editor-")
-        .tempdir()
-        .map_err(|e| outage(&e))?;
+    let private = loki_core::scratch::Scratch::new("loki-editor-").map_err(|e| outage(&e))?;
     let work = private.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| outage(&e))?;
     let fence =

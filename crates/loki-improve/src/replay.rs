@@ -59,9 +59,7 @@ fn try_replay(
     make: &MakeOptions<'_>,
     max_tokens: Option<u64>,
 ) -> Result<Replayed, String> {
-    let tmp = tempfile::Builder::new()
-        .prefix("loki-replay-")
-        .tempdir()
+    let tmp = loki_core::scratch::Scratch::new("loki-replay-")
         .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
     let dest = tmp.path().join("repo");
     loki_git::Git::new(&repo.root)

@@ -179,7 +179,7 @@ pub struct Prepared {
     env: Vec<(OsString, OsString)>,
     notes: Vec<String>,
     created: Vec<PathBuf>,
-    private: Option<tempfile::TempDir>,
+    private: Option<loki_core::scratch::Scratch>,
     cargo: Option<CargoSlot>,
 }
 
@@ -568,13 +568,10 @@ pub fn prepare_of(
         )
     });
     if python || js {
-        let private = tempfile::Builder::new()
-            .prefix("loki-isolate-")
-            .tempdir()
-            .map_err(io_err(
-                "create a private directory in",
-                &std::env::temp_dir(),
-            ))?;
+        let private = loki_core::scratch::Scratch::new("loki-isolate-").map_err(io_err(
+            "create a private directory in",
+            &std::env::temp_dir(),
+        ))?;
         let hooks = private.path().join("hooks");
         let evidence = private.path().join("evidence");
         create_dir(&hooks)?;

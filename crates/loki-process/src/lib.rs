@@ -103,7 +103,7 @@ pub use error::ProcessError;
 pub use output::{Captured, Exit, Output, Spooled};
 pub use running::{Running, run, spawn};
 pub use spec::{Cancel, Input, Spec, Streams};
-pub use watchdog::{WATCHDOG_SCRIPT, stop_all, stop_signal, watchdog_running};
+pub use watchdog::{WATCHDOG_SCRIPT, kill_all_now, stop_all, stop_signal, watchdog_running};
 
 /// Default timeout: long enough for a full test suite of a mid-sized repository on a small
 /// machine, short enough that a hung child cannot stall a run for hours.

@@ -13,8 +13,9 @@
 //! `main` calls [`finish`], which has the report print what was left (the note of [`left`]) and gives exit 130
 //! for `SIGINT`, 143 for `SIGTERM`, whatever the command returned. When the command has not ended [`FORCE_AFTER`] later (a model call in flight
 //! cannot be stopped), at a second signal, or at once while it waits at a prompt ([`at_prompt`]),
-//! the handler reports the note itself and exits with that code; a child still running then dies
-//! with loki through the runner's watchdog.
+//! the handler kills the children still running, removes loki's temporary directories
+//! ([`loki_core::scratch::remove_all`]: `exit` skips their destructors), reports the note itself
+//! and exits with that code.
 //!
 //! The handler runs on its own thread with a one-thread runtime, so it works while the command's
 //! thread is blocked waiting for a child. Children run in their own process groups, so the
@@ -82,7 +83,13 @@ static REPORT: std::sync::OnceLock<Report> = std::sync::OnceLock::new();
 /// forced by the timer, only by a second signal.
 pub fn install_cancel(note: impl Into<String>, report: Report) -> Result<Cancel, SignalError> {
     install(note, report)?;
-    Ok(CANCEL.get_or_init(Cancel::new).clone())
+    let cancel = CANCEL.get_or_init(Cancel::new).clone();
+    // A signal that came before the token existed (the handler was installed earlier, by
+    // `main`) still stops the build.
+    if RECEIVED.load(Ordering::SeqCst) != 0 {
+        cancel.cancel();
+    }
+    Ok(cancel)
 }
 
 /// Installs the handler (once per process) with `note` as what an interruption now would leave;
@@ -176,6 +183,12 @@ fn force() {
         return;
     }
     let code = exit_code().unwrap_or(ExitCode::Interrupted);
+    // `exit` skips destructors: the children go first (they may be writing into loki's
+    // temporary directories), then those directories.
+    crate::kill_all_now();
+    // SIGKILL is delivered asynchronously: a moment for the last writes to end.
+    std::thread::sleep(Duration::from_millis(100));
+    loki_core::scratch::remove_all();
     print_note(&state.note);
     // Exits with the lock held, so the command cannot start printing its own end meanwhile.
     std::process::exit(i32::from(code.code()));

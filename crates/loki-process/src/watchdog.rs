@@ -52,8 +52,27 @@ fn start_watchdog() -> Option<Mutex<std::process::ChildStdin>> {
     }
 }
 
+/// The groups of the children running now (what the watchdog holds), for [`kill_all_now`].
+static LIVE_GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
+
+/// Kills every child group running now with `SIGKILL`, at once: for an exit that cannot wait for
+/// the children's own wait loops (the signal handler's forced exit).
+pub fn kill_all_now() {
+    let groups = LIVE_GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
+    for g in groups {
+        let _ = rustix::process::kill_process_group(g, Signal::KILL);
+    }
+}
+
 /// Tells the watchdog about a group: `+pgid` to watch it, `-pgid` to forget it.
 pub(crate) fn tell_watchdog(sign: char, pgid: Pid) {
+    if let Ok(mut live) = LIVE_GROUPS.lock() {
+        if sign == '+' {
+            live.push(pgid);
+        } else {
+            live.retain(|g| *g != pgid);
+        }
+    }
     if let Some(pipe) = WATCHDOG.get_or_init(start_watchdog)
         && let Ok(mut pipe) = pipe.lock()
     {

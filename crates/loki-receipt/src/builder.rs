@@ -106,6 +106,9 @@ pub struct RunFlags {
     /// deleted, skipped or weakened tests could not be compared): something VERIFIED depends on is
     /// unproven, so the run is at best PARTIAL. The reasons are in NOT PROVEN.
     pub unjudged: bool,
+    /// A signal (Ctrl-C, SIGTERM) stopped the run before it finished: the outcome is
+    /// INTERRUPTED and [`ReceiptBuilder::new`] drops every claim derived from half-done state.
+    pub interrupted: bool,
 }
 
 /// Everything a producer knows when it seals. Build with [`ReceiptFacts::new`] and fill the rest.
@@ -211,7 +214,10 @@ pub struct ReceiptBuilder {
 impl ReceiptBuilder {
     /// Starts from the producer's facts.
     #[must_use]
-    pub fn new(facts: ReceiptFacts) -> ReceiptBuilder {
+    pub fn new(mut facts: ReceiptFacts) -> ReceiptBuilder {
+        if facts.flags.interrupted {
+            drop_claims(&mut facts);
+        }
         ReceiptBuilder { facts }
     }
 
@@ -327,6 +333,39 @@ impl ReceiptBuilder {
     }
 }
 
+/// Listed first in NOT PROVEN of every interrupted run.
+pub const INTERRUPTED: &str = "interrupted: a signal (Ctrl-C or SIGTERM) stopped the run before it finished, so nothing it was doing was verified; run it again to prove the change";
+
+/// An interrupted run vouches for the stages that completed (their times, the sealed wall's
+/// hashes, the committed diff) and for nothing derived from the state the signal cut: a suite
+/// killed mid-run looks like a failure (or, rerun, like a flaky test), a half-written tree like a
+/// deleted test. Check results, integrity findings, judge facts and verdict, declarations,
+/// assessments, visual evidence, pre-existing failures and contract proofs all go, whatever the
+/// producer passed; every criterion becomes not proven.
+fn drop_claims(f: &mut ReceiptFacts) {
+    f.checks.clear();
+    f.integrity.clear();
+    f.facts.clear();
+    f.judgement = None;
+    f.declared = None;
+    f.assessments.clear();
+    f.evidence = None;
+    f.pre_existing_failures.clear();
+    f.wall.passed = false;
+    f.full_suite_ran = false;
+    f.flags.unjudged = false;
+    if let Some(c) = &mut f.contract {
+        for criterion in &mut c.criteria {
+            criterion.status = CriterionStatus::NotProven;
+            criterion.evidence.clear();
+            criterion.reason = Some("the run was interrupted".to_string());
+        }
+    }
+    // The producer's own entries stay (it says where the signal came and what was tampered
+    // with); it must not pass findings of the cut state as entries.
+    f.extra_not_proven.insert(0, INTERRUPTED.to_string());
+}
+
 fn requires_wall(kind: RunKind) -> bool {
     matches!(kind, RunKind::Build)
 }
@@ -361,6 +400,7 @@ fn outcome_facts(f: &ReceiptFacts) -> OutcomeFacts {
         spec_conflict: f.flags.spec_conflict,
         stalled: f.flags.stalled,
         partial: changed && f.checks.iter().any(Check::proves),
+        interrupted: f.flags.interrupted,
     }
 }
 
@@ -376,7 +416,8 @@ fn lower(current: Outcome, to: Outcome) -> Outcome {
             | Outcome::Failed
             | Outcome::BudgetStop
             | Outcome::Blocked
-            | Outcome::Stalled,
+            | Outcome::Stalled
+            | Outcome::Interrupted,
             _,
         ) => current,
     }
@@ -391,14 +432,15 @@ fn not_proven(f: &ReceiptFacts) -> Vec<String> {
     if f.diff.files == 0 && !f.flags.already_satisfied {
         out.push("change: the diff is empty".to_string());
     }
-    if requires_wall(f.kind) {
+    // An interrupted run's checks and wall were dropped, not failed: its first entry says so.
+    if requires_wall(f.kind) && !f.flags.interrupted {
         if f.wall.files.is_empty() {
             out.push("acceptance checks: no wall was sealed".to_string());
         } else if !f.wall.passed {
             out.push("acceptance checks: the wall did not pass".to_string());
         }
     }
-    if f.checks.is_empty() {
+    if f.checks.is_empty() && !f.flags.interrupted {
         out.push("checks: none ran".to_string());
     }
     for c in &f.checks {

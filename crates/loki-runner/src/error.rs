@@ -64,6 +64,10 @@ pub enum ChecksError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// loki got SIGINT or SIGTERM: no suite starts after it (a run of a tree the signal may have
+    /// cut would be no evidence, and the command is ending).
+    #[error("check {check} was not started: loki was interrupted ({signal})")]
+    Interrupted { check: String, signal: &'static str },
 }
 
 /// The scan's git errors are the checks' own (same words, same class).
@@ -89,7 +93,9 @@ impl loki_core::exit::Classify for ChecksError {
             | ChecksError::Git { .. }
             | ChecksError::Io { .. }
             | ChecksError::Cache { .. }
-            | ChecksError::Isolate { .. } => ExitClass::Failure,
+            | ChecksError::Isolate { .. }
+            // The signal's own exit code (130, 143) replaces this one at the end of the command.
+            | ChecksError::Interrupted { .. } => ExitClass::Failure,
         }
     }
 }

@@ -256,11 +256,27 @@ impl RunOptions {
     }
 }
 
+/// [`ChecksError::Interrupted`] once loki got SIGINT or SIGTERM (its one handler,
+/// [`loki_process::signals`]).
+fn refuse_after_signal(check: &Check) -> Result<(), ChecksError> {
+    match loki_process::signals::signal_name() {
+        Some(signal) => Err(ChecksError::Interrupted {
+            check: check.name.clone(),
+            signal,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Runs `check` (rerunning a failure once), writes `<log_dir>/<name>.log` atomically and returns the
 /// result. Errors are loki's own (the log or a temporary directory could not be written); anything
 /// that goes wrong with the suite itself is in the result.
 pub fn run_check(check: &Check, opts: &RunOptions) -> Result<CheckResult, ChecksError> {
+    refuse_after_signal(check)?;
     let first = attempt(check, opts)?;
+    // A run the signal cut is no evidence: it never leaves here (to a cache, a baseline, a
+    // receipt), whatever its status.
+    refuse_after_signal(check)?;
     let mut log = Vec::new();
     log_section(&mut log, check, 1, &first);
     let mut attempts = 1;
@@ -268,6 +284,8 @@ pub fn run_check(check: &Check, opts: &RunOptions) -> Result<CheckResult, Checks
     let mut duration = first.duration;
     if first.judgement.status == CheckStatus::Fail && opts.rerun_failed {
         let second = attempt(check, opts)?;
+        // A rerun the signal cut would make a failure look flaky.
+        refuse_after_signal(check)?;
         attempts = 2;
         duration += second.duration;
         log_section(&mut log, check, 2, &second);

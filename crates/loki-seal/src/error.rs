@@ -5,6 +5,12 @@ use std::path::PathBuf;
 /// Errors of the seal. The stop hook turns every one of them into a block (fail closed).
 #[derive(Debug, thiserror::Error)]
 pub enum SealError {
+    /// SIGINT or SIGTERM came while the suites ran: the change was not judged (the signal's exit
+    /// code, 130 or 143, ends the command).
+    #[error(
+        "interrupted ({signal}) before the change was judged: nothing was found or cleared; run the command again"
+    )]
+    Interrupted { signal: &'static str },
     #[error(
         "no seal baseline for session {session:?} (looked for {path}); the SessionStart hook `loki seal start` records it — run `loki seal install --agent <agent>` so it runs"
     )]
@@ -64,7 +70,8 @@ impl loki_core::exit::Classify for SealError {
             SealError::BadState { .. }
             | SealError::Events(_)
             | SealError::WorkerPanicked { .. }
-            | SealError::Io { .. } => ExitClass::Failure,
+            | SealError::Io { .. }
+            | SealError::Interrupted { .. } => ExitClass::Failure,
         }
     }
 }

@@ -427,7 +427,7 @@ pub fn stop(
 
     let mut run = opts.run.clone();
     run.log_dir = dir.join("checks");
-    let mut judged = judge(&JudgeInput {
+    let judged = judge(&JudgeInput {
         repo_root,
         head_root: repo_root,
         base: &state.snapshot,
@@ -439,7 +439,21 @@ pub fn stop(
         opts: &run,
         cache_dir: &opts.home.join("cache"),
         exclude: &[],
-    })?;
+    });
+    let sealing = |state| Sealing {
+        git: &git,
+        state,
+        now_commit: &now_commit,
+        now_tree: &now_tree,
+        opts,
+    };
+    if let Some(signal) = loki_process::signals::signal_name() {
+        // Suites the signal killed are no evidence either way: the session's state is left as
+        // it was, so the next stop judges the change again.
+        let secs = clock.elapsed().as_secs_f64();
+        return interrupted_stop(&sealing(&state), log, signal, secs);
+    }
+    let mut judged = judged?;
     if state.baseline.is_empty() && state.origin == Origin::LastCommit {
         // The judge ran the last commit's suites: later stops of the session reuse them.
         state.baseline.clone_from(&judged.base);
@@ -458,23 +472,7 @@ pub fn stop(
         blocks_so_far: state.blocks,
         max_blocks: opts.max_blocks,
     });
-    let origin = git.origin_url().ok().flatten();
-    let diff_sha256 = git.diff_digest(&state.snapshot, &now_commit)?;
-    let stat = git.diff_stat(&state.snapshot, &now_commit)?;
-
-    let mut facts = ReceiptFacts::new(log.id().as_str(), RunKind::Seal);
-    facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
-    facts.task.source = "hook".to_string();
-    facts.task.sha256 = sha256_hex(state.session.as_bytes());
-    facts.task.reference = Some(format!("session {}", state.session));
-    facts.repo.origin = origin;
-    facts.repo.base_sha.clone_from(&state.snapshot);
-    facts.repo.head_sha.clone_from(&now_commit);
-    facts.repo.tree.clone_from(&now_tree);
-    facts.diff.sha256 = diff_sha256;
-    facts.diff.files = stat.files;
-    facts.diff.insertions = stat.insertions;
-    facts.diff.deletions = stat.deletions;
+    let mut facts = sealing(&state).facts(log.id().as_str())?;
     facts.checks = judged
         .head
         .iter()
@@ -510,8 +508,6 @@ pub fn stop(
             c.test, c.reason
         ));
     }
-    facts.provider = "hook".to_string();
-    facts.model = String::new();
     facts.flags.unjudged = !judged.cannot_judge.is_empty();
     let judge_s = clock.elapsed().as_secs_f64();
     facts.time = Time {
@@ -585,6 +581,83 @@ pub fn stop(
         verdict,
         judged: Some(judged),
         origin: state.origin,
+    })
+}
+
+/// What every stop's receipt says of the session and the tree it judged.
+struct Sealing<'a> {
+    git: &'a Git,
+    state: &'a SealState,
+    now_commit: &'a str,
+    now_tree: &'a str,
+    opts: &'a SealOptions,
+}
+
+impl Sealing<'_> {
+    /// The receipt's facts about the task, the repository and the diff.
+    fn facts(&self, run_id: &str) -> Result<ReceiptFacts, SealError> {
+        let (state, git) = (self.state, self.git);
+        let mut facts = ReceiptFacts::new(run_id, RunKind::Seal);
+        facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
+        facts.task.source = "hook".to_string();
+        facts.task.sha256 = sha256_hex(state.session.as_bytes());
+        facts.task.reference = Some(format!("session {}", state.session));
+        facts.repo.origin = git.origin_url().ok().flatten();
+        facts.repo.base_sha.clone_from(&state.snapshot);
+        facts.repo.head_sha = self.now_commit.to_string();
+        facts.repo.tree = self.now_tree.to_string();
+        let stat = git.diff_stat(&state.snapshot, self.now_commit)?;
+        facts.diff.sha256 = git.diff_digest(&state.snapshot, self.now_commit)?;
+        facts.diff.files = stat.files;
+        facts.diff.insertions = stat.insertions;
+        facts.diff.deletions = stat.deletions;
+        facts.provider = "hook".to_string();
+        Ok(facts)
+    }
+}
+
+/// A stop cut by SIGINT or SIGTERM while its suites ran: an INTERRUPTED receipt with no check,
+/// finding or verdict ([`loki_receipt::RunFlags::interrupted`]), `run.interrupted` in the log and
+/// the session's state untouched. The agent is not blocked (nothing was found) and is told the
+/// change was not judged.
+fn interrupted_stop(
+    c: &Sealing<'_>,
+    mut log: RunRecorder,
+    signal: &str,
+    judge_s: f64,
+) -> Result<StopReport, SealError> {
+    let dir = log.dir().to_path_buf();
+    let mut facts = c.facts(log.id().as_str())?;
+    facts.flags.interrupted = true;
+    facts.time = Time {
+        wall_s: judge_s,
+        stages: Vec::new(),
+    };
+    facts
+        .extra_not_proven
+        .push(format!("interrupted ({signal}) while the suites ran"));
+    let signer = Signer::load_or_create(&c.opts.home, &c.opts.keys)?;
+    let builder = ReceiptBuilder::new(facts);
+    let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
+    let verdict = sealed.receipt.verdict.to_string();
+    log.interrupt(&loki_events::payload::RunInterrupted {
+        outcome: Some(verdict.clone()),
+        exit_code: None,
+        receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
+        reason: Some(format!("{signal} while the suites ran")),
+    })?;
+    Ok(StopReport {
+        decision: Decision::Allow {
+            message: format!(
+                "loki seal: interrupted ({signal}) before the change was judged: NOT VERIFIED; the next stop judges it again."
+            ),
+        },
+        judgement: Judgement::default(),
+        run_id: log.id().clone(),
+        receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
+        verdict,
+        judged: None,
+        origin: c.state.origin,
     })
 }
 
@@ -889,17 +962,14 @@ pub fn check(
         })?;
     let (_, now_tree) = snapshot(&git, "loki seal: check")?;
     let checks = detect(repo_root)?;
-    let logs = tempfile::Builder::new()
-        .prefix("loki-seal-check-")
-        .tempdir()
-        .map_err(|e| SealError::Io {
-            action: "create a temporary directory in",
-            path: std::env::temp_dir(),
-            source: e,
-        })?;
+    let logs = loki_core::scratch::Scratch::new("loki-seal-check-").map_err(|e| SealError::Io {
+        action: "create a temporary directory in",
+        path: std::env::temp_dir(),
+        source: e,
+    })?;
     let mut run = opts.run.clone();
     run.log_dir = logs.path().to_path_buf();
-    let mut judged = judge(&JudgeInput {
+    let judged = judge(&JudgeInput {
         repo_root,
         head_root: repo_root,
         base: &base,
@@ -910,7 +980,11 @@ pub fn check(
         opts: &run,
         cache_dir: &opts.home.join("cache"),
         exclude: &[],
-    })?;
+    });
+    if let Some(signal) = loki_process::signals::signal_name() {
+        return Err(SealError::Interrupted { signal });
+    }
+    let mut judged = judged?;
     declare::check_names(declared, &judged.declare, &known_tests(&judged))?;
     let applied = declare::apply(&mut judged, declared, opts.expectation_changes);
     let judgement = decide(&Evidence {

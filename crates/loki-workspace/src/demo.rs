@@ -15,10 +15,10 @@ use std::time::Duration;
 use loki_agent::Backend;
 use loki_agent::scripted::Scripted;
 use loki_core::layout::Repo;
+use loki_core::scratch::Scratch;
 use loki_engine::{BuildOptions, BuildReport, TaskInput};
 use loki_process::Cancel;
 use loki_receipt::{KeyEnv, VerifyInput, VerifyOptions, VerifyReport, verify};
-use tempfile::TempDir;
 
 use crate::WorkspaceError;
 use crate::options::Setup;
@@ -29,7 +29,7 @@ const DEMO_CAP: Duration = Duration::from_secs(300);
 /// The example repository, in its temporary directory.
 #[derive(Debug)]
 pub struct Demo {
-    tmp: TempDir,
+    tmp: Scratch,
     /// The repository's directory (`<tmp>/calendar`).
     pub dir: PathBuf,
 }
@@ -37,7 +37,7 @@ pub struct Demo {
 /// Writes the example repository (module doc); `$LOKI_HOME` must be known first.
 pub fn prepare(setup: &Setup<'_>) -> Result<Demo, WorkspaceError> {
     setup.home()?;
-    let tmp = tempfile::Builder::new().prefix("loki-demo-").tempdir()?;
+    let tmp = loki_core::scratch::Scratch::new("loki-demo-")?;
     let dir = tmp.path().join("calendar");
     loki_engine::demo::write_repo(&dir)?;
     Ok(Demo { tmp, dir })

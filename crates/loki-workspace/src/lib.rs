@@ -266,7 +266,7 @@ pub fn integrate(ws: &Workspace, repos: &[Repo], rows: &[RepoRun]) -> Integratio
     if let Some(r) = rows.iter().find(|r| r.head_sha.is_none()) {
         return not_run(format!("{} has no run to check out", r.name));
     }
-    let scratch = match tempfile::Builder::new().prefix("loki-workspace-").tempdir() {
+    let scratch = match loki_core::scratch::Scratch::new("loki-workspace-") {
         Ok(d) => d,
         Err(e) => return not_run(format!("cannot create a scratch directory: {e}")),
     };

@@ -204,10 +204,8 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             source,
         })?;
     }
-    let private = tempfile::Builder::new()
-        .prefix("loki-judge-")
-        .tempdir()
-        .map_err(|source| ChecksError::Temp {
+    let private =
+        loki_core::scratch::Scratch::new("loki-judge-").map_err(|source| ChecksError::Temp {
             check: "judge".into(),
             source,
         })?;

@@ -195,7 +195,7 @@ enum Place {
         index: PathBuf,
         _lock: loki_core::fs::FileLock,
     },
-    Temp(tempfile::TempDir),
+    Temp(loki_core::scratch::Scratch),
 }
 
 impl Place {
@@ -266,11 +266,9 @@ impl Place {
     /// reach.
     fn temp(role: &str, opts: &RunOptions) -> Result<Place, ChecksError> {
         let prefix = format!("loki-{role}-");
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(&prefix);
         match &opts.fence {
-            Some(f) => builder.tempdir_in(&f.private),
-            None => builder.tempdir(),
+            Some(f) => loki_core::scratch::Scratch::new_in(&prefix, &f.private),
+            None => loki_core::scratch::Scratch::new(&prefix),
         }
         .map(Place::Temp)
         .map_err(|source| ChecksError::Temp {

@@ -29,6 +29,7 @@ mod improve;
 mod intake;
 mod intake_bad;
 mod intake_pr;
+mod interrupts;
 mod judge;
 mod mcp;
 mod modelbox;

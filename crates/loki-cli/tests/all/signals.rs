@@ -200,6 +200,21 @@ fn ctrl_c_during_fix_verification_says_the_patch_and_backup_are_left() {
         std::fs::read_to_string(repo.path().join("app.py.loki.bak")).unwrap(),
         APP
     );
+    // The fix's receipt claims nothing of the cut replay: INTERRUPTED, no check result.
+    let mut runs: Vec<_> = std::fs::read_dir(repo.path().join(".loki/runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    runs.sort();
+    let receipt: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(runs.last().unwrap().join("receipt.json")).unwrap())
+            .unwrap();
+    assert_eq!(receipt["verdict"], "INTERRUPTED", "{receipt:#}");
+    assert!(
+        receipt["checks"].as_array().unwrap().is_empty(),
+        "{receipt:#}"
+    );
 }
 
 /// The pid of a process whose command line is exactly `argv`, once one appears.

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use loki_core::scratch::Scratch;
 use loki_process::{self as process, Spec};
 
 use super::keep_going;
@@ -61,14 +62,12 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         check: check.name.clone(),
         source,
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("loki-check-");
     let tmp = match &opts.fence {
         Some(f) => {
             std::fs::create_dir_all(&f.scratch).map_err(temp_err)?;
-            builder.tempdir_in(&f.scratch)
+            Scratch::new_in("loki-check-", &f.scratch)
         }
-        None => builder.tempdir(),
+        None => Scratch::new("loki-check-"),
     }
     .map_err(temp_err)?;
     // A fenced run's temporary files go in its own directory (see [`RunFence`]).
