@@ -26,6 +26,16 @@ pub(crate) fn fail(status: StatusCode, msg: impl Into<String>) -> Response {
     (status, axum::Json(json!({"error": msg.into()}))).into_response()
 }
 
+/// A query parameter that is wrong, and why: a JSON 400.
+#[derive(Debug, Clone)]
+pub(crate) struct BadParam(String);
+
+impl IntoResponse for BadParam {
+    fn into_response(self) -> Response {
+        fail(StatusCode::BAD_REQUEST, self.0)
+    }
+}
+
 /// [`Query`], but a bad query string is a JSON 400 (axum's own rejection is plain text).
 #[derive(Debug, Clone)]
 pub(crate) struct Params<T>(pub T);
@@ -56,7 +66,7 @@ fn bad_query(e: &QueryRejection) -> Response {
 }
 
 /// `since` / `until` in the store's form, or why not (see the module doc).
-pub(crate) fn time_bound(name: &str, value: &str) -> Result<String, Response> {
+pub(crate) fn time_bound(name: &str, value: &str) -> Result<String, BadParam> {
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(value) {
         return Ok(t
             .with_timezone(&chrono::Utc)
@@ -66,28 +76,24 @@ pub(crate) fn time_bound(name: &str, value: &str) -> Result<String, Response> {
     if let Ok(d) = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
         return Ok(format!("{}T00:00:00.000Z", d.format("%Y-%m-%d")));
     }
-    Err(fail(
-        StatusCode::BAD_REQUEST,
-        format!(
-            "{name}={value:?} is not a time: give an RFC 3339 time (2026-11-29T15:17:36Z) or a date (2026-11-29)"
-        ),
-    ))
+    Err(BadParam(format!(
+        "{name}={value:?} is not a time: give an RFC 3339 time (2026-11-29T15:17:36Z) or a date (2026-11-29)"
+    )))
 }
 
 /// A page size: at least 1 (the largest is clamped by the route).
-pub(crate) fn page_size(value: Option<i64>, default: i64) -> Result<i64, Response> {
+pub(crate) fn page_size(value: Option<i64>, default: i64) -> Result<i64, BadParam> {
     match value {
         None => Ok(default),
         Some(n) if n >= 1 => Ok(n),
-        Some(n) => Err(fail(
-            StatusCode::BAD_REQUEST,
-            format!("limit={n} is not a page size: give a whole number of at least 1"),
-        )),
+        Some(n) => Err(BadParam(format!(
+            "limit={n} is not a page size: give a whole number of at least 1"
+        ))),
     }
 }
 
 /// A run state filter: one of the four states.
-pub(crate) fn state(value: Option<String>) -> Result<Option<String>, Response> {
+pub(crate) fn state(value: Option<String>) -> Result<Option<String>, BadParam> {
     const STATES: [RunState; 4] = [
         RunState::Intact,
         RunState::Tampered,
@@ -95,13 +101,10 @@ pub(crate) fn state(value: Option<String>) -> Result<Option<String>, Response> {
         RunState::Conflict,
     ];
     match value {
-        Some(v) if !STATES.iter().any(|s| s.as_str() == v) => Err(fail(
-            StatusCode::BAD_REQUEST,
-            format!(
-                "state={v:?} is not a run state: give one of {}",
-                STATES.map(RunState::as_str).join(", ")
-            ),
-        )),
+        Some(v) if !STATES.iter().any(|s| s.as_str() == v) => Err(BadParam(format!(
+            "state={v:?} is not a run state: give one of {}",
+            STATES.map(RunState::as_str).join(", ")
+        ))),
         v => Ok(v),
     }
 }

@@ -516,7 +516,7 @@ struct RunsQuery {
 }
 
 /// The filter a runs query asks for, or the 400 that says which parameter is wrong.
-fn run_filter(q: RunsQuery) -> Result<RunFilter, Response> {
+fn run_filter(q: RunsQuery) -> Result<RunFilter, crate::params::BadParam> {
     let bound =
         |name: &str, v: Option<String>| v.map(|v| crate::params::time_bound(name, &v)).transpose();
     Ok(RunFilter {
@@ -534,7 +534,7 @@ fn run_filter(q: RunsQuery) -> Result<RunFilter, Response> {
 async fn list_runs(State(st): State<AppState>, Params(q): Params<RunsQuery>) -> Response {
     let filter = match run_filter(q) {
         Ok(f) => f,
-        Err(r) => return r,
+        Err(bad) => return bad.into_response(),
     };
     match st.store.runs(&filter).await {
         Ok(page) => axum::Json(page).into_response(),
@@ -579,7 +579,7 @@ async fn run_events(
     }
     let limit = match crate::params::page_size(q.limit, DEFAULT_EVENTS_PAGE) {
         Ok(n) => n.min(10_000),
-        Err(r) => return r,
+        Err(bad) => return bad.into_response(),
     };
     match st.store.events(&source, &run, q.after_seq, limit).await {
         Ok(ev) => axum::Json(json!({"events": ev})).into_response(),
