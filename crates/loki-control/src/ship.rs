@@ -14,9 +14,8 @@
 //! (`.loki/runs/<run>/events.jsonl`), and for a log kept below a run's directory (a deep verify's
 //! `.loki/runs/<run>/deep/`) `<run>.<part>.<stamp>`: the run id, the directory's name up to its
 //! first `.` (`deep`, also for a kept `deep.<secs>`), and the digits of the log's first timestamp.
-//! So every log ships under an identity of its own (a deep verify never collides with its build
-//! run, nor with an earlier deep verify of it) and names the run it belongs to: the events of a
-//! batch carry the run id before the first `.` ([`crate::store::log_run`]; run ids have no `.`).
+//! So every log ships under its own identity, never colliding with its build run or an earlier deep
+//! verify; its events carry the run id before the first `.` ([`crate::store::log_run`]).
 //!
 //! Every event keeps its original `prev` and `hash`; a redacted one has each secret in its string
 //! values replaced by `[REDACTED]` and its seq listed in `redacted` (see [`crate::check`] for what
