@@ -122,6 +122,7 @@ fn measure(db: DbSpec, runs: &[(String, Vec<Event>)]) -> Figures {
             home: None,
             token: None,
             version: "bench".to_string(),
+            key_env: loki_receipt::KeyEnv::default(),
         }))
         .unwrap();
     let url = format!("http://127.0.0.1:{}", server.addr().port());

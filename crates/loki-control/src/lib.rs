@@ -8,6 +8,7 @@
 //!   and its signed receipt, giving the run's state `intact`, `tampered`, `unattested` or
 //!   `conflict`.
 //! - [`project`]: the runs projection, folded from a run's stored events and receipt.
+//! - [`instance`]: one server per `LOKI_HOME` and per SQLite store (a file lock).
 //! - [`server`]: the axum server behind `loki serve` (`/health`, `/ready`, `/v1/…`), its security
 //!   rules and `$LOKI_HOME/control/instance.json`.
 //! - [`ui`]: the web UI (server-rendered HTML and SVG, embedded assets).
@@ -24,6 +25,8 @@
 
 pub mod admin;
 pub mod check;
+pub mod instance;
+mod params;
 pub mod project;
 pub mod server;
 pub mod ship;
@@ -62,6 +65,17 @@ pub enum ControlError {
         "refusing to listen on {addr} without LOKI_CONTROL_TOKEN: a non-loopback bind serves the network, so set LOKI_CONTROL_TOKEN (clients send it as a Bearer token) or bind 127.0.0.1"
     )]
     TokenRequired { addr: String },
+    #[error(
+        "another loki serve already serves {what}{}: use it (`loki serve status`), or stop it first (its lock: {})",
+        holder(.url.as_deref(), .pid.as_ref().copied()),
+        .lock.display()
+    )]
+    AlreadyServing {
+        what: String,
+        pid: Option<u32>,
+        url: Option<String>,
+        lock: PathBuf,
+    },
     #[error("{0}")]
     Usage(String),
     #[error("the control plane at {url} answered {status}: {body}")]
@@ -78,6 +92,15 @@ pub enum ControlError {
     Events(#[from] loki_events::EventError),
     #[error(transparent)]
     Receipt(#[from] loki_receipt::ReceiptError),
+}
+
+/// ` at URL (pid N)` for a refusal message; a holder that has not bound yet is "still starting".
+fn holder(url: Option<&str>, pid: Option<u32>) -> String {
+    let at = url.map_or_else(|| " (still starting)".to_string(), |u| format!(" at {u}"));
+    match pid {
+        Some(p) => format!("{at} (pid {p})"),
+        None => at,
+    }
 }
 
 impl ControlError {
@@ -104,7 +127,9 @@ impl loki_core::exit::Classify for ControlError {
     fn exit_class(&self) -> loki_core::exit::ExitClass {
         use loki_core::exit::ExitClass;
         match self {
-            ControlError::Usage(_) | ControlError::TokenRequired { .. } => ExitClass::Usage,
+            ControlError::Usage(_)
+            | ControlError::TokenRequired { .. }
+            | ControlError::AlreadyServing { .. } => ExitClass::Usage,
             ControlError::Core(e) => e.exit_class(),
             ControlError::Events(e) => e.exit_class(),
             ControlError::Receipt(e) => e.exit_class(),

@@ -64,8 +64,11 @@ pub struct Inputs<'a> {
 #[must_use]
 pub fn project(inp: &Inputs<'_>) -> RunRow {
     let chain = check_chain(inp.events, |s| inp.redacted.contains(&s));
+    // A log kept below a run (a deep verify) is stored under an id of its own; its receipt and
+    // events name the run it belongs to.
+    let of_run = crate::store::log_run(inp.run_id);
     let receipt = inp.envelope.map(|env| {
-        check_receipt(env, inp.run_id, inp.keys, |n| {
+        check_receipt(env, of_run, inp.keys, |n| {
             (n < chain.contiguous)
                 .then(|| usize::try_from(n).ok().and_then(|i| inp.events.get(i)))
                 .flatten()
@@ -89,10 +92,6 @@ pub fn project(inp: &Inputs<'_>) -> RunRow {
     };
     let terminal = f.terminal.as_ref();
     let outcome = terminal.and_then(|t| t.data.get("outcome").and_then(Value::as_str));
-    let blocked_flag = terminal
-        .and_then(|t| t.data.get("blocked"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
     let r = receipt.as_ref().and_then(|c| {
         // Only a receipt that verified speaks for the run.
         (c.state == RunState::Intact)
@@ -105,7 +104,10 @@ pub fn project(inp: &Inputs<'_>) -> RunRow {
         (None, None) if terminal.is_some() => "INTERRUPTED".to_string(),
         (None, None) => RUNNING.to_string(),
     };
-    let blocked = blocked_flag || verdict == BLOCKED;
+    // Only the BLOCKED outcome waits for an answer. The terminal event's `blocked` flag says a
+    // seal hook refused an agent's stop: that run is FAILED (or whatever its outcome), and an
+    // answer to it would start nothing.
+    let blocked = verdict == BLOCKED;
     let checks: Vec<Value> = match r {
         Some(r) => r
             .checks
@@ -127,6 +129,7 @@ pub fn project(inp: &Inputs<'_>) -> RunRow {
         .and_then(|t| t.data.get("reason"))
         .and_then(Value::as_str);
     let detail = json!({
+        "of_run": (of_run != inp.run_id).then_some(of_run),
         "stages": f.stages,
         "checks": checks,
         "integrity": findings,

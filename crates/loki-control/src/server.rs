@@ -5,7 +5,15 @@
 //! The default address is `127.0.0.1:47821`; when that port is taken the server takes a free one
 //! (an explicit `--port` is not moved). Once listening it writes `$LOKI_HOME/control/instance.json`
 //! (`{pid, url, port, version, db}`, mode 0600, atomically) so runs on this machine find it, and
-//! removes it when it stops (SIGINT, SIGTERM).
+//! removes it when it stops (SIGINT, SIGTERM). Before anything it takes the locks of
+//! [`crate::instance`]: a second server of the same home or SQLite store refuses, naming the
+//! first's address, and touches nothing.
+//!
+//! # Trust
+//!
+//! At start the server trusts the public key its home's runs sign with (and the home's retired
+//! keys), so those runs arrive `intact` with no manual step; keys of other homes and machines are
+//! trusted with `loki serve trust`.
 //!
 //! # Security
 //!
@@ -30,7 +38,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, Query, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -41,6 +49,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 
 use crate::ControlError;
+use crate::instance::{ServeLock, home_lock_path, store_lock_path};
 use crate::ship::IngestBody;
 use crate::store::{AnswerOutcome, DbSpec, Group, MAX_ANSWER_CHARS, RunFilter, Store};
 
@@ -72,6 +81,10 @@ pub struct ServeOptions {
     /// `LOKI_CONTROL_TOKEN`.
     pub token: Option<String>,
     pub version: String,
+    /// The signing-key environment of `home`'s runs: the key they sign with (and the retired
+    /// ones) is trusted at start, so runs of the home the server serves arrive `intact` without
+    /// `loki serve trust` (other machines' keys still need it).
+    pub key_env: loki_receipt::KeyEnv,
 }
 
 impl ServeOptions {
@@ -85,6 +98,7 @@ impl ServeOptions {
             home: Some(home.to_path_buf()),
             token: None,
             version: version.to_string(),
+            key_env: loki_receipt::KeyEnv::default(),
         }
     }
 }
@@ -119,6 +133,8 @@ pub struct Server {
     store: Store,
     opts: ServeOptions,
     instance_file: Option<PathBuf>,
+    /// Held while serving (see [`crate::instance`]); released when the server is dropped.
+    locks: Vec<ServeLock>,
 }
 
 #[derive(Debug, Clone)]
@@ -130,32 +146,38 @@ pub(crate) struct AppState {
 }
 
 impl Server {
-    /// Checks the options, binds, opens (and migrates) the store and writes instance.json.
+    /// Checks the options, takes the instance locks (refusing when another server holds one),
+    /// binds, opens (and migrates) the store, trusts the home's keys and writes instance.json.
     pub async fn start(opts: ServeOptions) -> Result<Server, ControlError> {
         if !opts.bind.is_loopback() && opts.token.is_none() {
             return Err(ControlError::TokenRequired {
                 addr: opts.bind.to_string(),
             });
         }
+        let locks = take_locks(&opts)?;
         let listener = bind(opts.bind, opts.port).await?;
         let addr = listener.local_addr().map_err(|source| ControlError::Bind {
             addr: opts.bind.to_string(),
             source,
         })?;
         let store = Store::open(&opts.db).await?;
+        if let Some(home) = &opts.home {
+            trust_home_keys(&store, home, &opts.key_env).await?;
+        }
         let mut server = Server {
             listener,
             addr,
             store,
             opts,
             instance_file: None,
+            locks,
         };
+        for lock in &server.locks {
+            lock.record(&server.url())?;
+        }
         if let Some(home) = &server.opts.home {
             let path = instance_path(home);
             let instance = server.instance();
-            if let Some(dir) = path.parent() {
-                loki_core::fs::ensure_private_dir(dir)?;
-            }
             let bytes = serde_json::to_vec_pretty(&instance).unwrap_or_default();
             loki_core::fs::write_atomic_mode(&path, &bytes, 0o600)?;
             server.instance_file = Some(path);
@@ -218,6 +240,49 @@ impl Server {
         self.store.close().await;
         served.map_err(ControlError::io("serve on", self.addr.to_string()))
     }
+}
+
+/// The locks of [`crate::instance`]: the home's (creating `$LOKI_HOME/control`, private), and a
+/// SQLite store's when its directory exists (when it does not, [`Store::open`] says so).
+fn take_locks(opts: &ServeOptions) -> Result<Vec<ServeLock>, ControlError> {
+    let mut locks = Vec::new();
+    if let Some(home) = &opts.home {
+        loki_core::fs::ensure_private_dir(&home.join("control"))?;
+        locks.push(ServeLock::take(
+            &home_lock_path(home),
+            &format!("LOKI_HOME {}", home.display()),
+        )?);
+    }
+    if let DbSpec::Sqlite(db) = &opts.db {
+        let dir_exists = db
+            .parent()
+            .is_none_or(|d| d.as_os_str().is_empty() || d.is_dir());
+        if dir_exists {
+            locks.push(ServeLock::take(
+                &store_lock_path(db),
+                &format!("the store {}", db.display()),
+            )?);
+        }
+    }
+    Ok(locks)
+}
+
+/// Trusts the key `home`'s runs sign with (created as a run would create it, so the first run
+/// is trusted too) and its retired keys. Keys already trusted are left as they are.
+async fn trust_home_keys(
+    store: &Store,
+    home: &Path,
+    env: &loki_receipt::KeyEnv,
+) -> Result<(), ControlError> {
+    loki_receipt::Signer::load_or_create(home, env)?;
+    let keys = loki_receipt::TrustedKeys::local(Some(home), env)?;
+    for k in keys.all() {
+        let pem = loki_receipt::keys::public_key_pem(&k.key)?;
+        store
+            .trust_by(&pem, &format!("serve ({})", k.origin))
+            .await?;
+    }
+    Ok(())
 }
 
 /// Resolves on SIGINT or SIGTERM.
@@ -302,13 +367,19 @@ fn router(server: &Server) -> Router {
         .route("/ready", get(ready))
         .nest("/v1", v1)
         .merge(crate::ui::routes())
+        .fallback(crate::params::not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
 
-/// A JSON error: `{"error": "..."}`.
-fn fail(status: StatusCode, msg: impl Into<String>) -> Response {
-    (status, axum::Json(json!({"error": msg.into()}))).into_response()
+use crate::params::{Params, fail};
+
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    fail(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} is not served at {}", uri.path()),
+    )
 }
 
 fn internal(e: &ControlError) -> Response {
@@ -432,6 +503,7 @@ async fn ingest(State(st): State<AppState>, body: Bytes) -> Response {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RunsQuery {
     verdict: Option<String>,
     repo: Option<String>,
@@ -443,16 +515,26 @@ struct RunsQuery {
     cursor: Option<String>,
 }
 
-async fn list_runs(State(st): State<AppState>, Query(q): Query<RunsQuery>) -> Response {
-    let filter = RunFilter {
+/// The filter a runs query asks for, or the 400 that says which parameter is wrong.
+fn run_filter(q: RunsQuery) -> Result<RunFilter, crate::params::BadParam> {
+    let bound =
+        |name: &str, v: Option<String>| v.map(|v| crate::params::time_bound(name, &v)).transpose();
+    Ok(RunFilter {
         verdict: q.verdict,
         repo: q.repo,
         provider: q.provider,
-        state: q.state,
-        since: q.since,
-        until: q.until,
-        limit: q.limit.unwrap_or(DEFAULT_RUNS_PAGE),
+        state: crate::params::state(q.state)?,
+        since: bound("since", q.since)?,
+        until: bound("until", q.until)?,
+        limit: crate::params::page_size(q.limit, DEFAULT_RUNS_PAGE)?,
         cursor: q.cursor,
+    })
+}
+
+async fn list_runs(State(st): State<AppState>, Params(q): Params<RunsQuery>) -> Response {
+    let filter = match run_filter(q) {
+        Ok(f) => f,
+        Err(bad) => return bad.into_response(),
     };
     match st.store.runs(&filter).await {
         Ok(page) => axum::Json(page).into_response(),
@@ -479,6 +561,7 @@ async fn one_run(
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct EventsQuery {
     after_seq: Option<u64>,
     limit: Option<i64>,
@@ -487,14 +570,17 @@ struct EventsQuery {
 async fn run_events(
     State(st): State<AppState>,
     UrlPath((source, run)): UrlPath<(String, String)>,
-    Query(q): Query<EventsQuery>,
+    Params(q): Params<EventsQuery>,
 ) -> Response {
     match st.store.run(&source, &run).await {
         Ok(Some(_)) => {}
         Ok(None) => return unknown_run(&source, &run),
         Err(e) => return internal(&e),
     }
-    let limit = q.limit.unwrap_or(DEFAULT_EVENTS_PAGE).clamp(1, 10_000);
+    let limit = match crate::params::page_size(q.limit, DEFAULT_EVENTS_PAGE) {
+        Ok(n) => n.min(10_000),
+        Err(bad) => return bad.into_response(),
+    };
     match st.store.events(&source, &run, q.after_seq, limit).await {
         Ok(ev) => axum::Json(json!({"events": ev})).into_response(),
         Err(e) => internal(&e),
@@ -504,7 +590,7 @@ async fn run_events(
 async fn run_stream(
     State(st): State<AppState>,
     UrlPath((source, run)): UrlPath<(String, String)>,
-    Query(q): Query<EventsQuery>,
+    Params(q): Params<EventsQuery>,
 ) -> Response {
     match st.store.run(&source, &run).await {
         Ok(Some(_)) => {}
@@ -551,11 +637,12 @@ async fn run_stream(
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct StatsQuery {
     group: Option<String>,
 }
 
-async fn stats(State(st): State<AppState>, Query(q): Query<StatsQuery>) -> Response {
+async fn stats(State(st): State<AppState>, Params(q): Params<StatsQuery>) -> Response {
     let name = q.group.as_deref().unwrap_or("day");
     let Some(group) = Group::parse(name) else {
         return fail(

@@ -10,6 +10,13 @@
 //!  "receipt": {<DSSE envelope>}}  // receipt.dsse.json, once the run is sealed (optional)
 //! ```
 //!
+//! `run` is the id the log is stored under: the run id for a run's own log
+//! (`.loki/runs/<run>/events.jsonl`), and for a log kept below a run's directory (a deep verify's
+//! `.loki/runs/<run>/deep/`) `<run>.<part>.<stamp>`: the run id, the directory's name up to its
+//! first `.` (`deep`, also for a kept `deep.<secs>`), and the digits of the log's first timestamp.
+//! So every log ships under its own identity, never colliding with its build run or an earlier deep
+//! verify; its events carry the run id before the first `.` ([`crate::store::log_run`]).
+//!
 //! Every event keeps its original `prev` and `hash`; a redacted one has each secret in its string
 //! values replaced by `[REDACTED]` and its seq listed in `redacted` (see [`crate::check`] for what
 //! the server can and cannot re-verify then). At most [`MAX_BATCH_EVENTS`] events per batch, all of
@@ -113,8 +120,9 @@ impl IngestBody {
         if self.events.is_empty() && self.receipt.is_none() {
             return Err("the batch has no events and no receipt".to_string());
         }
+        let log_run = crate::store::log_run(&self.run);
         for e in &self.events {
-            if e.run != self.run {
+            if e.run != log_run {
                 return Err(format!(
                     "event {} is of run {}, the batch is for run {}",
                     e.seq, e.run, self.run
@@ -416,6 +424,44 @@ pub fn repo_of(run_dir: &Path) -> PathBuf {
         .map_or(dir.clone(), Path::to_path_buf)
 }
 
+/// The id the log in `run_dir` ships under, given its first line `first` (see the module doc).
+#[must_use]
+pub fn ship_id(run_dir: &Path, first: &Event) -> String {
+    let name = run_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == first.run {
+        return first.run.clone();
+    }
+    let part: String = name
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    let stamp: String = first.ts.chars().filter(char::is_ascii_digit).collect();
+    format!(
+        "{}.{}.{stamp}",
+        first.run,
+        if part.is_empty() {
+            "log"
+        } else {
+            part.as_str()
+        }
+    )
+}
+
+/// The first line of the log in `run_dir`, if it parses.
+fn first_event(run_dir: &Path) -> Option<Event> {
+    use std::io::BufRead as _;
+    let f = std::fs::File::open(run_dir.join("events.jsonl")).ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(f).read_line(&mut line).ok()?;
+    serde_json::from_str(line.trim_end()).ok()
+}
+
 /// The run's DSSE envelope, if it was sealed.
 fn read_receipt(run_dir: &Path) -> Option<Value> {
     let bytes = std::fs::read(run_dir.join(loki_receipt::builder::ENVELOPE_FILE)).ok()?;
@@ -487,11 +533,23 @@ pub struct Backfilled {
     pub events: u64,
 }
 
-/// The run directories under `dir`: `dir` itself, its runs, or `dir/.loki/runs/*`.
+/// The logs under `dir`: `dir` itself, its runs, or `dir/.loki/runs/*`, each followed by the logs
+/// kept below it (a deep verify's `deep/`, kept `deep.<secs>/`).
 #[must_use]
 pub fn run_dirs(dir: &Path) -> Vec<PathBuf> {
+    let with_children = |d: PathBuf| {
+        let mut kids: Vec<PathBuf> = std::fs::read_dir(&d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("events.jsonl").is_file())
+            .collect();
+        kids.sort();
+        std::iter::once(d).chain(kids)
+    };
     if dir.join("events.jsonl").is_file() {
-        return vec![dir.to_path_buf()];
+        return with_children(dir.to_path_buf()).collect();
     }
     let runs = if dir.join(".loki").join("runs").is_dir() {
         dir.join(".loki").join("runs")
@@ -506,7 +564,7 @@ pub fn run_dirs(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| p.join("events.jsonl").is_file())
         .collect();
     out.sort();
-    out
+    out.into_iter().flat_map(with_children).collect()
 }
 
 /// Ships every run under `dir` (see [`run_dirs`]) as it is on disk now.
@@ -526,7 +584,7 @@ pub fn backfill(client: &Client, dir: &Path) -> Result<Backfilled, ControlError>
                 continue;
             }
         };
-        let Some(run) = events.first().map(|e| e.run.clone()) else {
+        let Some(run) = events.first().map(|e| ship_id(&run_dir, e)) else {
             continue;
         };
         let repo = repo_of(&run_dir).display().to_string();
@@ -639,6 +697,8 @@ fn worker(rx: &Receiver<Msg>, home: Option<&Path>) {
     let redactor = Redactor::from_env();
     let machine = machine();
     let mut pending: BTreeMap<PathBuf, Pending> = BTreeMap::new();
+    // The id each log ships under, found once per directory (see the module doc).
+    let mut ids: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut backoff = FIRST_BACKOFF;
     let mut retry_at: Option<Instant> = None;
     let mut oldest: Option<Instant> = None;
@@ -653,10 +713,16 @@ fn worker(rx: &Receiver<Msg>, home: Option<&Path>) {
                     continue;
                 }
                 let ended = EventType::parse(&event.kind).is_some_and(EventType::is_terminal);
+                let run = ids.entry(dir.clone()).or_insert_with(|| {
+                    let first = (event.seq == 0)
+                        .then(|| (*event).clone())
+                        .or_else(|| first_event(&dir));
+                    first.map_or_else(|| event.run.clone(), |f| ship_id(&dir, &f))
+                });
                 let p = pending.entry(dir.clone()).or_insert_with(|| Pending {
                     machine: machine.clone(),
                     repo: repo_of(&dir).display().to_string(),
-                    run: event.run.clone(),
+                    run: run.clone(),
                     events: Vec::new(),
                     ended: false,
                 });

@@ -198,9 +198,17 @@ fn cost_chart(days: &[StatRow]) -> String {
         let x = i as f64 * (bar + 2.0);
         let _ = write!(
             s,
-            "<rect class=\"bar\" x=\"{x}\" y=\"{y:.1}\" width=\"{bar}\" height=\"{bh:.1}\"><title>{day}: ${cost:.2}, {n} runs</title></rect>",
+            "<rect class=\"bar\" x=\"{x}\" y=\"{y:.1}\" width=\"{bar}\" height=\"{bh:.1}\"><title>{day}: {cost}, {n} runs</title></rect>",
             y = h - bh,
             day = esc(&r.key),
+            // An unmeasured day is said so, never drawn or written as $0.00.
+            cost = r.cost_usd.map_or_else(
+                || format!(
+                    "not measured ({} run(s) without a price)",
+                    r.cost_unmeasured
+                ),
+                |c| format!("${c:.2}")
+            ),
             n = r.runs,
         );
     }

@@ -91,10 +91,18 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The store `--db` names (its directory must exist: it is never created), else the default
+/// one under `$LOKI_HOME/control` (created, private).
 fn db_spec(ctx: &Ctx, db: Option<&str>) -> anyhow::Result<DbSpec> {
     Ok(match db {
         Some(d) => DbSpec::parse(d),
-        None => DbSpec::Sqlite(default_db(ctx.home()?)),
+        None => {
+            let path = default_db(ctx.home()?);
+            if let Some(dir) = path.parent() {
+                loki_core::fs::ensure_private_dir(dir)?;
+            }
+            DbSpec::Sqlite(path)
+        }
     })
 }
 
@@ -117,6 +125,7 @@ fn serve(ctx: &Ctx, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         home: Some(home),
         token: loki_core::env::CONTROL_TOKEN.get(),
         version: env!("CARGO_PKG_VERSION").to_string(),
+        key_env: loki_receipt::KeyEnv::from_process(),
     };
     runtime()?.block_on(async {
         let server = Server::start(opts).await?;

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::cli::sandboxed;
 
-const TASK: &str = "add(a, b) returns the difference instead of the sum; make it return a + b.";
+pub const TASK: &str = "add(a, b) returns the difference instead of the sum; make it return a + b.";
 const WALL: &str = "from calc import add\n\n\ndef test_add_sums():\n    assert add(2, 3) == 5\n";
 const APP: &str = "import http.server, os\n\nclass H(http.server.BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.end_headers()\n        self.wfile.write(b'ok')\n\nhttp.server.HTTPServer(('127.0.0.1', int(os.environ['PORT'])), H).serve_forever()\n";
 
@@ -22,7 +22,7 @@ fn token() -> String {
 
 /// A Python project with a bug, a booting app (`app/__main__.py`) and, when `with_web`, a Node
 /// package in `web/` whose test fails: not impacted by a change to `calc.py`.
-fn repo(with_web: bool) -> GitRepo {
+pub fn repo(with_web: bool) -> GitRepo {
     let repo = GitRepo::new();
     repo.write("calc.py", "def add(a, b):\n    return a - b\n")
         .write(
@@ -50,7 +50,7 @@ fn call(name: &str, args: &Value) -> Value {
     json!({"tool_calls": [{"name": name, "arguments": args}]})
 }
 
-fn script(dir: &Path, extra: &[Value]) -> PathBuf {
+pub fn script(dir: &Path, extra: &[Value]) -> PathBuf {
     script_with(dir, true, extra)
 }
 
@@ -74,7 +74,7 @@ fn script_with(dir: &Path, fix: bool, extra: &[Value]) -> PathBuf {
     path
 }
 
-fn only_run(repo: &GitRepo) -> String {
+pub fn only_run(repo: &GitRepo) -> String {
     let runs: Vec<_> = std::fs::read_dir(repo.path().join(".loki/runs"))
         .unwrap()
         .flatten()

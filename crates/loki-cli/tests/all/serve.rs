@@ -1,7 +1,8 @@
 //! `loki serve` end to end with the real binary on a throwaway LOKI_HOME and SQLite: runs made
-//! while it runs ship to it as they are written (`loki demo`, a BLOCKED build), arrive intact with
-//! their receipts verified once the key is trusted, a BLOCKED run's answer posted to the server is
-//! what `loki answer` builds with, and the server cleans up after itself on SIGTERM.
+//! while it runs ship to it as they are written (`loki demo`, a BLOCKED build, a deep verify),
+//! arrive intact with their receipts verified by the home's own key (no manual trust), a BLOCKED
+//! run's answer posted to the server is what `loki answer` builds with, a second server of the
+//! same home refuses, and the server cleans up after itself on SIGTERM.
 
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::process::{Child, Command, Stdio};
@@ -25,10 +26,16 @@ pub struct Serve {
 
 impl Serve {
     pub fn start(sb: &Sandbox) -> Serve {
+        Serve::start_with(sb, &[])
+    }
+
+    /// [`Serve::start`] with more arguments.
+    pub fn start_with(sb: &Sandbox, extra: &[&str]) -> Serve {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("loki"));
         sb.apply(&mut cmd)
             .current_dir(sb.home())
             .args(["serve", "--port", "0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -61,6 +68,12 @@ impl Serve {
 
     pub fn get(&self, path: &str) -> Value {
         self.client().get_json(path, WAIT).unwrap()
+    }
+
+    /// SIGKILL: a crash that leaves instance.json and the lock file behind.
+    fn crash(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// SIGTERM, then the exit status.
@@ -127,7 +140,7 @@ fn a_demo_run_ships_to_the_running_server_and_arrives_intact() {
         .args(["demo", "--keep"])
         .assert()
         .code(0);
-    trust_home_key(&sb);
+    // No `loki serve trust`: the server trusts the key of the home it serves.
 
     let runs = server.get("/v1/runs");
     let run = &runs["runs"][0];
@@ -214,4 +227,130 @@ fn an_answer_posted_to_the_server_is_what_loki_answer_builds_with() {
         .post_json(&format!("{answer}/take"), &json!({}))
         .unwrap();
     assert_eq!(again["answer"], Value::Null);
+}
+
+#[test]
+fn a_second_serve_of_the_same_home_refuses_with_the_firsts_address_and_the_first_keeps_serving() {
+    let sb = Sandbox::new();
+    let mut first = Serve::start(&sb);
+    let instance = sb.loki_home().join("control").join("instance.json");
+    let before = std::fs::read(&instance).unwrap();
+    let out = sandboxed(&sb, sb.home())
+        .args(["serve", "--port", "0"])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("another loki serve already serves"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&first.url), "{stderr}");
+    assert_eq!(
+        std::fs::read(&instance).unwrap(),
+        before,
+        "instance.json untouched"
+    );
+    sandboxed(&sb, sb.home())
+        .args(["serve", "status"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(format!(
+            "control plane: running at {}",
+            first.url
+        )));
+    // A crashed server blocks nobody: its lock went with it.
+    first.crash();
+    let second = Serve::start(&sb);
+    assert_eq!(second.get("/health")["service"], "loki-control");
+}
+
+#[test]
+fn serve_with_a_db_in_a_missing_directory_refuses_and_creates_nothing() {
+    let sb = Sandbox::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nonexistent").join("dir");
+    let out = sandboxed(&sb, sb.home())
+        .args(["serve", "--port", "0", "--db"])
+        .arg(missing.join("x.db"))
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the directory {} does not exist",
+            missing.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !tmp.path().join("nonexistent").exists(),
+        "a directory was created"
+    );
+    let out = sandboxed(&sb, sb.home())
+        .args([
+            "serve",
+            "prune",
+            "--repo",
+            "/r",
+            "--before",
+            "2999-01-01",
+            "--db",
+        ])
+        .arg(missing.join("x.db"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        !tmp.path().join("nonexistent").exists(),
+        "a directory was created"
+    );
+}
+
+#[test]
+fn a_deep_verify_with_the_server_up_ships_as_its_own_run_and_the_build_stays_intact() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let server = Serve::start(&sb);
+    let repo = crate::deep::repo(false);
+    let tmp = tempfile::tempdir().unwrap();
+    let script = crate::deep::script(tmp.path(), &[]);
+    sandboxed(&sb, repo.path())
+        .args([crate::deep::TASK, "--provider", "scripted", "--script"])
+        .arg(&script)
+        .assert()
+        .code(0);
+    let run = crate::deep::only_run(&repo);
+    for _ in 0..2 {
+        // Twice: a second deep verify of the same run is a run of its own too.
+        sandboxed(&sb, repo.path())
+            .args(["deep", &run])
+            .timeout(Duration::from_secs(300))
+            .assert()
+            .code(0);
+    }
+    let list = server.get("/v1/runs");
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3, "{list:#}");
+    let build = runs.iter().find(|r| r["run"] == run.as_str()).unwrap();
+    assert_eq!(build["state"], "intact", "{build:#}");
+    assert_eq!(build["kind"], "build", "{build:#}");
+    for deep in runs.iter().filter(|r| r["run"] != run.as_str()) {
+        assert_eq!(deep["kind"], "deep", "{deep:#}");
+        assert_eq!(deep["state"], "intact", "{deep:#}");
+        assert!(
+            deep["run"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{run}.deep.")),
+            "{deep:#}"
+        );
+    }
+    let audit = server.get("/v1/audit");
+    assert!(!audit.to_string().contains("conflict"), "{audit:#}");
 }

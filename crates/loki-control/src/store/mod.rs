@@ -101,6 +101,11 @@ CREATE TABLE answers (
   created_at TEXT NOT NULL, picked_at TEXT, PRIMARY KEY (source_id, run_id)
 );
 ",
+}, Migration {
+    // Only the BLOCKED outcome takes an answer: rows folded before that rule (a seal stop the
+    // hook refused was marked blocked) are corrected without a refold.
+    version: 2,
+    sql: "UPDATE runs SET blocked = 0 WHERE verdict <> 'BLOCKED'",
 }];
 
 /// Where the store lives: a SQLite file or a PostgreSQL URL.
@@ -232,7 +237,10 @@ pub struct StatRow {
     pub key: String,
     pub runs: i64,
     pub verified: i64,
+    /// The group's total; `None` when any run's cost was not measured (never a partial sum).
     pub cost_usd: Option<f64>,
+    /// Runs of the group whose cost was not measured.
+    pub cost_unmeasured: i64,
 }
 
 /// Grouping of `/v1/stats`.
@@ -282,6 +290,13 @@ pub struct Pruned {
     pub dry_run: bool,
 }
 
+/// The run a stored log's events name: its id up to the first `.` (a deep verify's log is stored
+/// as `<run>.deep.<stamp>`, see [`crate::ship`]; run ids have no `.`).
+#[must_use]
+pub fn log_run(id: &str) -> &str {
+    id.split('.').next().unwrap_or(id)
+}
+
 /// The id of a source: the first 16 hex digits of sha256(machine, NUL, repo).
 #[must_use]
 pub fn source_id(machine: &str, repo: &str) -> String {
@@ -294,13 +309,19 @@ pub fn source_id(machine: &str, repo: &str) -> String {
 }
 
 impl Store {
-    /// Opens (creating a SQLite file and its directory if needed) and migrates the store.
+    /// Opens (creating a SQLite file if needed, never its directory: a mistyped `--db` path
+    /// must not leave directories behind) and migrates the store.
     pub async fn open(spec: &DbSpec) -> Result<Store, ControlError> {
         let pool = match spec {
             DbSpec::Sqlite(path) => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir)
-                        .map_err(ControlError::io("create the directory", dir))?;
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+                    && !dir.is_dir()
+                {
+                    return Err(ControlError::Usage(format!(
+                        "cannot open the SQLite store {}: the directory {} does not exist; create it first, or leave --db out to use the default store",
+                        path.display(),
+                        dir.display()
+                    )));
                 }
                 let opts = SqliteConnectOptions::new()
                     .filename(path)
@@ -418,17 +439,28 @@ impl Store {
         Ok(loki_receipt::TrustedKeys::from_keys(keys))
     }
 
-    /// Trusts a public key (PEM); returns its keyid. Runs already stored are re-checked.
+    /// Trusts a public key (PEM) as `loki serve trust` does; returns its keyid.
     pub async fn trust(&self, pem: &str) -> Result<String, ControlError> {
+        self.trust_by(pem, "cli").await
+    }
+
+    /// Trusts a public key (PEM) on behalf of `actor`; returns its keyid. A key new to the store
+    /// is audited and the runs already stored are re-checked; a key already trusted changes
+    /// nothing.
+    pub async fn trust_by(&self, pem: &str, actor: &str) -> Result<String, ControlError> {
         let key = loki_receipt::keys::parse_public_pem(pem, "the public key")?;
         let keyid = loki_receipt::keys::keyid_of(&key);
         let now = loki_core::time::now_rfc3339();
-        on!(&self.pool, p => {
+        let added = on!(&self.pool, p => {
             sqlx::query("INSERT INTO trusted_keys (keyid, pem, added_at) VALUES ($1, $2, $3) ON CONFLICT (keyid) DO NOTHING")
                 .bind(&keyid).bind(pem).bind(&now)
-                .execute(p).await.map_err(ControlError::db("store the trusted key"))?;
+                .execute(p).await.map_err(ControlError::db("store the trusted key"))?
+                .rows_affected()
         });
-        self.audit("trust", "cli", &keyid).await?;
+        if added == 0 {
+            return Ok(keyid);
+        }
+        self.audit("trust", actor, &keyid).await?;
         for (source, run) in self.run_keys().await? {
             self.refold(&source, &run).await?;
         }
@@ -621,7 +653,7 @@ impl Store {
                             v: 1,
                             seq: u64::try_from(seq).unwrap_or_default(),
                             ts: r.try_get(1)?,
-                            run: run.to_string(),
+                            run: log_run(run).to_string(),
                             kind: r.try_get(2)?,
                             stage: r.try_get(3)?,
                             data: serde_json::from_str(&data).unwrap_or_default(),

@@ -137,11 +137,13 @@ impl Store {
         })
     }
 
-    /// Runs, verified runs and cost per group, newest or largest group first.
+    /// Runs, verified runs and cost per group, newest or largest group first. A group's cost is
+    /// `None` when any of its runs' cost was not measured (SQL's `SUM` would skip those and
+    /// report the rest, or 0, as the total); `cost_unmeasured` counts them.
     pub async fn stats(&self, group: Group) -> Result<Vec<StatRow>, ControlError> {
         let key = group.expr();
         let sql = format!(
-            "SELECT {key} AS k, COUNT(*), COUNT(CASE WHEN verdict = 'VERIFIED' THEN 1 END), SUM(cost_usd) FROM runs GROUP BY {key} ORDER BY k DESC"
+            "SELECT {key} AS k, COUNT(*), COUNT(CASE WHEN verdict = 'VERIFIED' THEN 1 END), CASE WHEN COUNT(cost_usd) = COUNT(*) THEN SUM(cost_usd) END, COUNT(*) - COUNT(cost_usd) FROM runs GROUP BY {key} ORDER BY k DESC"
         );
         let err = ControlError::db;
         on!(&self.pool, p => {
@@ -151,6 +153,7 @@ impl Store {
                     runs: r.try_get(1)?,
                     verified: r.try_get(2)?,
                     cost_usd: r.try_get(3)?,
+                    cost_unmeasured: r.try_get(4)?,
                 })).collect::<Result<_, sqlx::Error>>().map_err(err("compute the stats"))
         })
     }

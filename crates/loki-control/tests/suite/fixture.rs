@@ -34,6 +34,17 @@ impl Key {
             _home: home,
         }
     }
+
+    /// The key runs of `home` sign with (created there, as a run creates it).
+    pub fn of_home(home: &Path) -> Key {
+        let signer = Signer::load_or_create(home, &KeyEnv::default()).unwrap();
+        let pem = signer.export_public_pem().unwrap();
+        Key {
+            signer,
+            pem,
+            _home: tempfile::tempdir().unwrap(),
+        }
+    }
 }
 
 /// How a fixture run ends.
@@ -43,9 +54,13 @@ pub enum Ending {
     Sealed,
     /// `run.completed` BLOCKED with a question, no receipt.
     Blocked,
+    /// A seal stop the hook refused: `run.completed` FAILED with the hook's `blocked` flag and a
+    /// reason, no receipt. Not a BLOCKED run: nobody is asked anything.
+    SealRefused,
 }
 
 /// A run recorded for real in `<repo>/.loki/runs/<run>/`.
+#[derive(Clone)]
 pub struct Run {
     pub dir: PathBuf,
     pub run: String,
@@ -70,6 +85,18 @@ impl Run {
 /// Records a build run: started, a session with provider and model, a priced cost, one check,
 /// stages, then the ending. `note` goes into the plan stage's detail (to carry a secret).
 pub fn record(repo: &Path, run: &str, key: &Key, ending: Ending, note: &str) -> Run {
+    record_priced(repo, run, key, ending, note, Some(0.25))
+}
+
+/// [`record`] with the cost event's price (`None`: the provider's price is unknown).
+pub fn record_priced(
+    repo: &Path,
+    run: &str,
+    key: &Key,
+    ending: Ending,
+    note: &str,
+    usd: Option<f64>,
+) -> Run {
     let dir = repo.join(".loki").join("runs").join(run);
     std::fs::create_dir_all(&dir).unwrap();
     let mut w = EventWriter::open(&dir, run).unwrap();
@@ -96,7 +123,7 @@ pub fn record(repo: &Path, run: &str, key: &Key, ending: Ending, note: &str) -> 
     w.record(&StageCompleted(StageEnd::new("plan", note, Some(1.5))))
         .unwrap();
     w.record(&Cost {
-        usd: Some(0.25),
+        usd,
         input_tokens: 1000,
         output_tokens: 200,
         ..Cost::default()
@@ -135,6 +162,14 @@ pub fn record(repo: &Path, run: &str, key: &Key, ending: Ending, note: &str) -> 
             .unwrap();
             envelope = Some(serde_json::to_value(&sealed.envelope).unwrap());
         }
+        Ending::SealRefused => {
+            w.record(&RunCompleted {
+                reason: Some("tests/test_calc.py::test_add newly fails".to_string()),
+                blocked: true,
+                ..RunCompleted::new("FAILED").exit_code(1)
+            })
+            .unwrap();
+        }
         Ending::Blocked => {
             w.record(&RunCompleted {
                 reason: Some("which database should the flag configure?".to_string()),
@@ -151,6 +186,38 @@ pub fn record(repo: &Path, run: &str, key: &Key, ending: Ending, note: &str) -> 
         run: run.to_string(),
         events,
         envelope,
+    }
+}
+
+/// Records the deep verify of the sealed build run `build` as `loki deep` does: its own log and
+/// receipt in `<run>/<dir_name>/`, whose events and receipt carry the build's run id.
+pub fn record_deep(build: &Run, key: &Key, dir_name: &str) -> Run {
+    let dir = build.dir.join(dir_name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut w = EventWriter::open(&dir, &build.run).unwrap();
+    w.record(&RunStarted::Deep {
+        main_receipt: "3".repeat(64),
+        head: "1".repeat(40),
+    })
+    .unwrap();
+    let mut f = facts(&build.run);
+    f.kind = RunKind::Deep;
+    let sealed = ReceiptBuilder::new(f)
+        .seal(&dir, &mut w, &key.signer)
+        .unwrap();
+    w.record(
+        &RunCompleted::new(sealed.receipt.verdict.to_string())
+            .exit_code(0)
+            .receipt(sealed.receipt.receipt_sha256.clone()),
+    )
+    .unwrap();
+    drop(w);
+    let (events, _) = read_events(&dir.join("events.jsonl"), Some(&build.run)).unwrap();
+    Run {
+        dir,
+        run: build.run.clone(),
+        events,
+        envelope: Some(serde_json::to_value(&sealed.envelope).unwrap()),
     }
 }
 

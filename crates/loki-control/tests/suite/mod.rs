@@ -10,4 +10,5 @@ mod load;
 mod server;
 mod ship;
 mod store;
+mod truth;
 mod ui;

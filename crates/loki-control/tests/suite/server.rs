@@ -35,6 +35,7 @@ impl Running {
             home: Some(home.path().to_path_buf()),
             token: token.map(str::to_string),
             version: "test".to_string(),
+            key_env: loki_receipt::KeyEnv::default(),
         };
         let server = Server::start(opts).await.unwrap();
         let port = server.addr().port();
@@ -148,10 +149,14 @@ async fn a_taken_default_port_falls_back_and_a_taken_explicit_port_is_an_error()
     let home = tempfile::tempdir().unwrap();
     let mut opts = ServeOptions::local(home.path(), "test");
     opts.home = None;
+    // Without a home nobody creates the store's directory (`--db` never does).
+    std::fs::create_dir_all(home.path().join("control")).unwrap();
     let server = Server::start(opts.clone()).await.unwrap();
     assert_ne!(server.addr().port(), loki_control::server::DEFAULT_PORT);
     let taken = server.addr().port();
     opts.port = Some(taken);
+    // Another store: one store takes one server (its lock is tested apart).
+    opts.db = DbSpec::Sqlite(home.path().join("other.db"));
     let err = Server::start(opts).await.unwrap_err().to_string();
     assert!(
         err.contains(&format!("cannot bind 127.0.0.1:{taken}")),
