@@ -137,7 +137,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     // stops its children, lets it claim nothing half-done and removes its temporary directories.
     // The servers keep the default (they end at once; `serve` has its own shutdown).
     if !matches!(command, Command::Serve(_) | Command::Mcp(_)) {
-        interrupt::install("nothing was recorded")?;
+        interrupt::install(
+            "the command was stopped before it finished; whatever it recorded says so",
+        )?;
     }
     let code = match command {
         Command::Version => cmd::version::run(&global),

@@ -191,8 +191,9 @@ impl Drop for Checkout<'_> {
 
 /// Runs the deep verify of `req.run` and seals its receipt (see the module doc).
 ///
-/// It is written in a staging directory beside `deep/` (a [`loki_core::scratch::Scratch`], gone
-/// on every exit path) and takes the place of `deep/` only once sealed, the previous one renamed
+/// It is written in a staging directory beside `deep/` (`deep.staging-XXXXXX`, a
+/// [`loki_core::scratch::Scratch`] gone on every exit path; named `deep.…` so its events ship
+/// under the same identity as the `deep/` it becomes) and takes the place of `deep/` only once sealed, the previous one renamed
 /// `deep.<unix seconds>`. A verify that a signal cut seals an INTERRUPTED receipt (no check, no
 /// finding) kept as `deep.<unix seconds>` and leaves `deep/` as it was
 /// ([`DeepError::Interrupted`]).
@@ -201,7 +202,7 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
     let fail = |action| failure(&req.run, action);
     let started = Instant::now();
     let dir = deep_dir(&req.repo, &req.run);
-    let staging = loki_core::scratch::Scratch::new_in(".deep-", &req.repo.run_dir(&req.run))
+    let staging = loki_core::scratch::Scratch::new_in("deep.staging-", &req.repo.run_dir(&req.run))
         .map_err(|e| fail("create the deep directory")(&e))?;
     let mut events = EventWriter::open(staging.path(), req.run.as_str())
         .map_err(|e| fail("open the event log")(&e))?;

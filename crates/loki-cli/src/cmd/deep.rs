@@ -36,6 +36,9 @@ pub fn run(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
         check_timeout: ctx.config.uint("checks.timeout_s").map(Duration::from_secs),
         confine_exe: std::env::current_exe().ok(),
     };
+    crate::interrupt::left(
+        "the deep verify was stopped: the previous one stays in place, this one's receipt says INTERRUPTED",
+    );
     let report = match loki_deep::run(&req) {
         Ok(r) => r,
         Err(e) if e.is_usage() => return Err(UsageError(e.to_string()).into()),

@@ -133,6 +133,9 @@ fn tell_the_terminal(message: &str) {
 fn stop_inner(ctx: &Ctx, input: &HookInput) -> anyhow::Result<Decision> {
     let root = repo_root(ctx, input)?;
     let opts = options(ctx, root.join(".loki"))?;
+    crate::interrupt::left(
+        "the stop was not judged: its receipt says INTERRUPTED and the session's state is unchanged",
+    );
     Ok(loki_seal::stop(&root, input, &opts)?.decision)
 }
 
@@ -176,6 +179,7 @@ fn check(ctx: &Ctx, base: &str, declared: Option<&std::path::Path>) -> anyhow::R
         Some(p) => loki_seal::declare::read_file(&ctx.cwd.join(p))?,
         None => Vec::new(),
     };
+    crate::interrupt::left("the change was not judged: nothing was found or cleared");
     let report = loki_seal::check(&root, base, &declared, &opts)?;
     let verdict = report.verdict();
     if ctx.global.json {
