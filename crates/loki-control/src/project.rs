@@ -124,7 +124,7 @@ pub fn project(inp: &Inputs<'_>) -> RunRow {
             .collect(),
         None => data_of(inp.events, EventType::IntegrityFinding),
     };
-    let not_proven: Option<&Vec<String>> = r.map(|r| &r.not_proven);
+    let not_proven: Option<&Vec<loki_receipt::NotProven>> = r.map(|r| &r.not_proven);
     let question = terminal
         .and_then(|t| t.data.get("reason"))
         .and_then(Value::as_str);

@@ -387,8 +387,22 @@ async fn run_page(
     b.push_str("</ul><h2>NOT PROVEN</h2><ul class=\"not-proven\">");
     match r["not_proven"].as_array() {
         Some(items) => {
+            // `{what, why, prove}`; receipts sealed before that hold a bare string.
             for i in items {
-                let _ = write!(b, "<li>{}</li>", esc(i.as_str().unwrap_or("")));
+                match i.as_str() {
+                    Some(bare) => {
+                        let _ = write!(b, "<li>{}</li>", esc(bare));
+                    }
+                    None => {
+                        let _ = write!(
+                            b,
+                            "<li><strong>{}</strong>: {}. Prove: <code>{}</code></li>",
+                            esc(text(i, "what")),
+                            esc(text(i, "why")),
+                            esc(text(i, "prove"))
+                        );
+                    }
+                }
             }
         }
         None => {

@@ -40,7 +40,7 @@ use loki_events::EventWriter;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_git::Git;
 use loki_receipt::schema::{Check, CheckResult, Cost, IntegrityFinding, StageTime, Time};
-use loki_receipt::{KeyEnv, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
+use loki_receipt::{KeyEnv, NotProven, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
 
 pub use boot::{BootResult, BootStatus, StartCommand};
 pub use secrets::{ScanReport, SecretFinding};
@@ -119,7 +119,7 @@ pub struct DeepReport {
     pub boots: Vec<BootResult>,
     pub scan: ScanReport,
     /// Why an item could not run (also in the receipt's NOT PROVEN).
-    pub not_run: Vec<String>,
+    pub not_run: Vec<NotProven>,
 }
 
 impl DeepReport {
@@ -336,6 +336,8 @@ fn verify(
     let checkout = Checkout { git: &git, path };
     let root = checkout.path.clone();
     let mut not_run = Vec::new();
+    // Proving what could not run: deep verify again, once the reason is dealt with.
+    let again = loki_receipt::not_proven::deep(req.run.as_str());
     let wrapper = confinement(req, &mut not_run);
 
     // 1. The full suite.
@@ -356,17 +358,24 @@ fn verify(
         suite.push(r);
     }
     if detected.is_empty() {
-        not_run.push("full suite: no test suite was detected".to_string());
+        not_run.push(NotProven::new(
+            "full suite",
+            "no test suite was detected (loki doctor lists the test runners loki detects)",
+            "loki doctor",
+        ));
     }
     not_run.extend(
         suite
             .iter()
             .filter(|r| r.result == CheckStatus::NotRun)
             .map(|r| {
-                format!(
-                    "full suite: {} could not run ({})",
-                    r.name,
-                    r.reason.as_deref().unwrap_or("no reason given")
+                NotProven::new(
+                    format!("full suite: {}", r.name),
+                    format!(
+                        "it could not run ({})",
+                        r.reason.as_deref().unwrap_or("no reason given")
+                    ),
+                    again.clone(),
                 )
             }),
     );
@@ -378,10 +387,11 @@ fn verify(
     std::fs::create_dir_all(&scratch).map_err(|e| fail("create the boot directory")(&e))?;
     let commands = boot::find_start_commands(&root);
     if commands.is_empty() {
-        not_run.push(
-            "app boot: no start command found (package.json start/serve/dev/preview script, Cargo binary, Go main package, Python __main__.py)"
-                .to_string(),
-        );
+        not_run.push(NotProven::new(
+            "app boot",
+            "no start command found (package.json start/serve/dev/preview script, Cargo binary, Go main package, Python __main__.py)",
+            format!("add a start command, then {again}"),
+        ));
     }
     let mut boots = Vec::new();
     let mut boot_checks = Vec::new();
@@ -398,7 +408,11 @@ fn verify(
             BootStatus::Booted { .. } => (CheckResult::Passed, 1, 0),
             BootStatus::Crashed { .. } => (CheckResult::Failed, 0, 1),
             BootStatus::NotRun { reason } => {
-                not_run.push(format!("app boot ({}): {reason}", cmd.ecosystem));
+                not_run.push(NotProven::new(
+                    format!("app boot ({})", cmd.ecosystem),
+                    reason.clone(),
+                    again.clone(),
+                ));
                 (CheckResult::NotRun, 0, 0)
             }
         };
@@ -529,18 +543,24 @@ fn verify(
 }
 
 /// The code under test may not read loki's home (the signing key) nor write the run records.
-fn confinement(req: &DeepRequest, not_run: &mut Vec<String>) -> Vec<std::ffi::OsString> {
+fn confinement(req: &DeepRequest, not_run: &mut Vec<NotProven>) -> Vec<std::ffi::OsString> {
     let Some(exe) = &req.confine_exe else {
-        not_run.push(
-            "isolation: the suite and the app ran unconfined (no confinement wrapper)".to_string(),
-        );
+        not_run.push(NotProven::new(
+            "isolation",
+            "the suite and the app ran unconfined (no confinement wrapper)",
+            loki_receipt::not_proven::deep(req.run.as_str()),
+        ));
         return Vec::new();
     };
     if !loki_process::confine::available() {
-        not_run.push(
-            "isolation: Landlock is not available on this kernel, so the suite and the app ran unconfined"
-                .to_string(),
-        );
+        not_run.push(NotProven::new(
+            "isolation",
+            "Landlock is not available on this kernel, so the suite and the app ran unconfined",
+            format!(
+                "{} on a kernel with Landlock (Linux 5.13 or later)",
+                loki_receipt::not_proven::deep(req.run.as_str())
+            ),
+        ));
         return Vec::new();
     }
     let mut deny = vec![req.home.clone()];

@@ -157,7 +157,11 @@ pub fn question(run_dir: &Path) -> Option<String> {
         .get("not_proven")?
         .as_array()?
         .iter()
-        .filter_map(serde_json::Value::as_str)
+        // An entry is `{what, why, prove}`; a receipt sealed before that holds bare strings.
+        .filter_map(|n| {
+            n.as_str()
+                .or_else(|| n.get("what").and_then(serde_json::Value::as_str))
+        })
         .find_map(|n| {
             n.strip_prefix(AGENT_CONFLICT)
                 .or_else(|| n.strip_prefix(CONTRACT_CONFLICT))

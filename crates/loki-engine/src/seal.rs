@@ -19,7 +19,7 @@ use loki_receipt::schema::{
     Check, Cost, DiffStats, IntegrityFinding, JudgeFact, RepoState, StageTime, Task, Time,
     Wall as ReceiptWall, WallFile as ReceiptWallFile,
 };
-use loki_receipt::{ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
+use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
@@ -33,7 +33,7 @@ pub(crate) struct SealedInfo {
     pub receipt_sha256: String,
     pub receipt_path: String,
     pub keyid: String,
-    pub not_proven: Vec<String>,
+    pub not_proven: Vec<NotProven>,
     pub head_sha: String,
     pub changed: Vec<String>,
     pub cost: Cost,
@@ -155,9 +155,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             detail: "the agent edited a sealed wall test; it was restored from the sealed copy"
                 .into(),
         });
-        facts
-            .extra_not_proven
-            .push(format!("reverted test edit: {p}"));
+        facts.extra_not_proven.push(NotProven::new(
+            format!("reverted test edit: {p}"),
+            "the agent edited a sealed acceptance test; it was restored, so the change was verified against the sealed copy only",
+            loki_receipt::not_proven::logs(s.run_id.as_str()),
+        ));
     }
     if let Some((c, sha256)) = &s.contract {
         facts.contract = Some(loki_receipt::schema::Contract {
@@ -171,10 +173,19 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         .as_ref()
         .map(loki_council::Council::assessments)
         .unwrap_or_default();
-    facts
-        .extra_not_proven
-        .extend(tampered.iter().map(|t| format!("tampering: {t}")));
-    facts.extra_not_proven.extend(s.notes.iter().cloned());
+    let logs = loki_receipt::not_proven::logs(s.run_id.as_str());
+    facts.extra_not_proven.extend(tampered.iter().map(|t| {
+        NotProven::new(
+            format!("tampering: {t}"),
+            "a sealed file or the event log changed behind loki's back: nothing the run claims can be trusted",
+            format!("loki verify {}", s.run_id),
+        )
+    }));
+    facts.extra_not_proven.extend(
+        s.notes
+            .iter()
+            .map(|n| NotProven::new(n.clone(), NOTED_WHY, logs.clone())),
+    );
     let measured = s.sessions.iter().filter(|x| x.cost_usd.is_some()).count() as u64;
     let total = s.sessions.len() as u64;
     let mut cost = Cost {
@@ -286,22 +297,33 @@ fn wall_evidence(s: &RunState<'_>) -> Vec<loki_contract::proof::WallEvidence> {
         .collect()
 }
 
+/// The `why` of a NOT PROVEN entry made from a note of the run: the note says what happened and
+/// why in its own words; the log has the detail.
+const NOTED_WHY: &str = "recorded by the run as it happened (the log has the detail)";
+
+/// An entry as the summary's Reason line says it: `what: why`, or the note alone.
+fn reason_text(n: &NotProven) -> String {
+    if n.why() == NOTED_WHY || n.is_bare() {
+        n.what().to_string()
+    } else {
+        format!("{}: {}", n.what(), n.why())
+    }
+}
+
 /// The first NOT PROVEN entry that explains a non-zero exit (skipping the ones every run has).
 fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
     let always = loki_receipt::builder::always_not_proven(s.opts.kind);
     let specific = |prefix: &str| {
         info.not_proven
             .iter()
-            .find(|n| n.starts_with(prefix))
-            .cloned()
+            .find(|n| n.what().starts_with(prefix))
+            .map(reason_text)
     };
     let generic = || {
         info.not_proven
             .iter()
-            .find(|n| {
-                n.as_str() != loki_receipt::builder::FULL_SUITE && !always.contains(&n.as_str())
-            })
-            .cloned()
+            .find(|n| n.what() != loki_receipt::builder::FULL_SUITE && !always.contains(&n.what()))
+            .map(reason_text)
     };
     if !info.outcome.is_success()
         && let Some(f) = &s.provider_failure
@@ -324,7 +346,7 @@ fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
             .or_else(|| specific("integrity"))
             .or_else(generic),
         Outcome::Partial => specific("integrity")
-            .or_else(|| specific("assessment by council:"))
+            .or_else(|| specific("assessment by council"))
             .or_else(generic),
     }
     .or_else(generic)

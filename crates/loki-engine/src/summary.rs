@@ -4,7 +4,8 @@
 //! Outcome:    VERIFIED
 //! Reason:     <only when the exit code is non-zero>
 //! Receipt:    sha256:<64 hex>
-//! NOT PROVEN: full suite, app boot, security scan
+//! NOT PROVEN: full suite: only the tests the change impacts ran (prove: loki deep <run>)
+//!             app boot: a build run … never starts the app (prove: loki deep <run>)
 //! Council:    security pass, tests block (tests/a.rs:3 assertion loosened)   | only when held
 //! Cost:       $0.42 (anthropic, 212k tokens)        | not measured (never $0.00 for unknown)
 //! Time:       1m12s (intake 1s, plan 8s, implement 51s, verify 9s, ...)
@@ -36,7 +37,7 @@ pub struct BuildReport {
     pub receipt_sha256: String,
     pub receipt_path: String,
     pub signed_keyid: String,
-    pub not_proven: Vec<String>,
+    pub not_proven: Vec<loki_receipt::NotProven>,
     pub cost_usd: Option<f64>,
     pub provider: String,
     pub tokens: u64,
@@ -120,7 +121,11 @@ pub fn render_for(r: &BuildReport, place: Place) -> String {
         line(&mut s, "Reason:", reason);
     }
     line(&mut s, "Receipt:", &format!("sha256:{}", r.receipt_sha256));
-    line(&mut s, "NOT PROVEN:", &r.not_proven.join(", "));
+    s.push_str(&loki_receipt::not_proven::summary_lines(
+        "NOT PROVEN:",
+        LABEL_WIDTH,
+        &r.not_proven,
+    ));
     if !r.council.is_empty() {
         line(&mut s, "Council:", &r.council.join(", "));
     }
@@ -193,11 +198,12 @@ mod tests {
             receipt_sha256: "ab".repeat(32),
             receipt_path: String::new(),
             signed_keyid: String::new(),
-            not_proven: vec![
-                "full suite".into(),
-                "app boot".into(),
-                "security scan".into(),
-            ],
+            not_proven: ["full suite", "app boot", "security scan"]
+                .into_iter()
+                .map(|w| {
+                    loki_receipt::NotProven::new(w, "why", "loki deep run_20260101_000000_abcd")
+                })
+                .collect(),
             cost_usd: None,
             provider: "scripted".into(),
             tokens: 212_345,
@@ -222,7 +228,7 @@ mod tests {
     fn the_summary_has_the_design_format() {
         let ok = render(&report(Outcome::Verified, 0));
         let want = format!(
-            "Outcome:    VERIFIED\nReceipt:    sha256:{}\nNOT PROVEN: full suite, app boot, security scan\nCost:       not measured (scripted, 212k tokens)\nTime:       1m12s (intake 600ms, implement 51s, verify 9s)\nRun:        run_20260101_000000_abcd on branch loki/run_20260101_000000_abcd\nNext:       loki apply run_20260101_000000_abcd\n",
+            "Outcome:    VERIFIED\nReceipt:    sha256:{}\nNOT PROVEN: full suite: why (prove: loki deep run_20260101_000000_abcd)\n            app boot: why (prove: loki deep run_20260101_000000_abcd)\n            security scan: why (prove: loki deep run_20260101_000000_abcd)\nCost:       not measured (scripted, 212k tokens)\nTime:       1m12s (intake 600ms, implement 51s, verify 9s)\nRun:        run_20260101_000000_abcd on branch loki/run_20260101_000000_abcd\nNext:       loki apply run_20260101_000000_abcd\n",
             "ab".repeat(32)
         );
         assert_eq!(ok, want);

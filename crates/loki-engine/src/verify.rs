@@ -35,6 +35,7 @@ use loki_contract::wall::Wall;
 use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
 use loki_lint::{LintInput, LintRun};
+use loki_receipt::NotProven;
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
@@ -58,7 +59,7 @@ pub struct Verification {
     pub changed: Vec<String>,
     pub results: Vec<RoleResult>,
     pub findings: Vec<Finding>,
-    pub not_proven: Vec<String>,
+    pub not_proven: Vec<NotProven>,
     pub pre_existing: Vec<String>,
     /// The judge's facts (deliberate behaviour changes, moved tests, flaky tests).
     pub facts: Vec<loki_checks::judge::Fact>,
@@ -358,22 +359,25 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
                 }),
                 None => {
                     v.unjudged = true;
-                    v.not_proven.push(format!(
-                        "expectation of {} changed without evidence from the task (no acceptance test that failed on the base and passes now exercises it)",
-                        d.test
+                    v.not_proven.push(NotProven::new(
+                        format!("expectation of {}", d.test),
+                        "changed without evidence from the task (no acceptance test that failed on the base and passes now exercises it)",
+                        format!("loki seal check --base {} --declared FILE", input.base),
                     ));
                 }
             }
         }
         v.pre_existing = judged.pre_existing;
         v.unjudged |= !judged.cannot_judge.is_empty();
+        v.not_proven.extend(judged.cannot_judge.iter().map(|c| {
+            loki_receipt::not_proven::cannot_judge(&c.check, &c.reason, &c.fix, input.base)
+        }));
         v.not_proven.extend(
             judged
-                .cannot_judge
-                .iter()
-                .map(|c| format!("cannot judge {}: {} ({})", c.check, c.reason, c.fix)),
+                .not_proven
+                .into_iter()
+                .map(|n| loki_receipt::not_proven::judge_note(n, input.base)),
         );
-        v.not_proven.extend(judged.not_proven);
     }
     v.findings.sort();
     v.findings.dedup();
@@ -505,16 +509,25 @@ fn lint(
         match run.result {
             CheckStatus::Pass | CheckStatus::Fail => v.lint.push(run),
             CheckStatus::NotRun | CheckStatus::Flaky | CheckStatus::Timeout => {
-                v.not_proven.push(format!(
-                    "{}: {} ({})",
-                    run.name,
-                    status_word(run.result),
-                    run.reason.as_deref().unwrap_or("no reason given")
+                v.not_proven.push(NotProven::new(
+                    run.name.clone(),
+                    format!(
+                        "{} ({})",
+                        status_word(run.result),
+                        run.reason.as_deref().unwrap_or("no reason given")
+                    ),
+                    run.cmd.clone(),
                 ));
             }
         }
     }
-    v.not_proven.extend(report.not_covered);
+    v.not_proven.extend(report.not_covered.into_iter().map(|n| {
+        NotProven::new(
+            n,
+            "no linter loki knows ran on these files (loki doctor lists the linters it finds and how to install them)",
+            "loki doctor",
+        )
+    }));
     Ok(())
 }
 

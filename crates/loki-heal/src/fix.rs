@@ -42,7 +42,7 @@ use loki_events::payload::{
 };
 use loki_patch::ApplyOptions;
 use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
-use loki_receipt::{ReceiptBuilder, ReceiptFacts, Sealed, Signer};
+use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, Sealed, Signer};
 
 use crate::HealError;
 use crate::incident::Incident;
@@ -108,7 +108,7 @@ pub struct FixReport {
     pub planned: Option<PlannedEdit>,
     pub replay: Option<Replay>,
     pub sealed: Sealed,
-    pub not_proven: Vec<String>,
+    pub not_proven: Vec<NotProven>,
     pub cost_usd: Option<f64>,
     pub usage: Usage,
     pub provider: String,
@@ -522,36 +522,57 @@ impl FixSession {
             wall_s: self.started.elapsed().as_secs_f64(),
             stages: self.stages.clone(),
         };
-        facts.extra_not_proven.push(format!(
-            "the crash signature {} only (other crashes of this program are not checked)",
-            self.incident.signature.id
+        // The incident is what `loki fix` takes: fixing it again replays its reproduction.
+        let replay = format!("loki fix {}", self.incident.run_id);
+        facts.extra_not_proven.push(NotProven::new(
+            "other crashes of this program",
+            format!(
+                "the fix was checked against the crash signature {} only",
+                self.incident.signature.id
+            ),
+            "loki run -- <the program with other inputs>",
         ));
-        match &settled {
-            Settled::Verified => {}
-            Settled::RolledBack { .. } => facts
-                .extra_not_proven
-                .push("a fix: the crash persisted and the patch was rolled back".into()),
-            Settled::Harness { reason, .. } => facts.extra_not_proven.push(format!(
-                "the patch: the reproduction could not tell ({reason})"
+        let settled_np = match &settled {
+            Settled::Verified => None,
+            Settled::RolledBack { .. } => Some(NotProven::new(
+                "a fix",
+                "the crash persisted after the patch, so it was rolled back",
+                replay.clone(),
             )),
-            Settled::NotVerified { .. } => facts
-                .extra_not_proven
-                .push("the patch: not verified (--no-verify)".into()),
-            Settled::Declined => facts
-                .extra_not_proven
-                .push("a fix: the patch was declined and nothing was changed".into()),
-            Settled::Failed { reason } => facts
-                .extra_not_proven
-                .push(format!("a fix: no patch was applied ({reason})")),
-            Settled::Interrupted { signal, backup } => facts.extra_not_proven.push(match backup {
-                Some(_) => {
-                    format!("the patch: loki was interrupted ({signal}) before it was verified")
-                }
-                None => {
-                    format!("a fix: loki was interrupted ({signal}) before a patch was applied")
-                }
+            Settled::Harness { reason, .. } => Some(NotProven::new(
+                "the patch",
+                format!("the reproduction could not tell ({reason})"),
+                replay.clone(),
+            )),
+            Settled::NotVerified { .. } => Some(NotProven::new(
+                "the patch",
+                "it was not verified (--no-verify)",
+                replay.clone(),
+            )),
+            Settled::Declined => Some(NotProven::new(
+                "a fix",
+                "the patch was declined and nothing was changed",
+                replay.clone(),
+            )),
+            Settled::Failed { reason } => Some(NotProven::new(
+                "a fix",
+                format!("no patch was applied ({reason})"),
+                replay.clone(),
+            )),
+            Settled::Interrupted { signal, backup } => Some(match backup {
+                Some(_) => NotProven::new(
+                    "the patch",
+                    format!("loki was interrupted ({signal}) before it was verified"),
+                    replay.clone(),
+                ),
+                None => NotProven::new(
+                    "a fix",
+                    format!("loki was interrupted ({signal}) before a patch was applied"),
+                    replay.clone(),
+                ),
             }),
-        }
+        };
+        facts.extra_not_proven.extend(settled_np);
         // A replay the signal cut is no evidence (a killed program looks like a crash that
         // persisted): only a fix that settled before the signal keeps its claims.
         facts.flags.interrupted = matches!(settled, Settled::Interrupted { .. })

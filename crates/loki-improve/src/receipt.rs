@@ -16,7 +16,7 @@ use loki_events::RunRecorder;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_instructions::AgentFile;
 use loki_receipt::schema::{Check, CheckResult, Cost, DiffStats, RepoState, Task, Time};
-use loki_receipt::{ReceiptBuilder, ReceiptFacts, Signer};
+use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, Signer};
 use sha2::{Digest, Sha256};
 
 use crate::ImproveError;
@@ -128,17 +128,22 @@ pub fn seal(
             .push(check("guard: protected", &cmd, &g.protected, g.passed, 0.0));
     }
     if rec.protected.is_empty() {
-        facts.extra_not_proven.push(
-            "no protected case: regressions on tasks other than the failed runs were not checked (`loki improve --protect RUN`)".to_string(),
-        );
+        facts.extra_not_proven.push(NotProven::new(
+            "regressions on tasks other than the failed runs",
+            "no protected case was given, so no other task was replayed",
+            "loki improve --protect RUN",
+        ));
     }
-    facts.extra_not_proven.push(
-        "tasks other than the replayed runs: the edit is proven only on the recorded tasks"
-            .to_string(),
-    );
+    facts.extra_not_proven.push(NotProven::new(
+        "tasks other than the replayed runs",
+        "the edit is proven only on the recorded tasks",
+        "loki improve --protect RUN",
+    ));
     if rec.outcome == crate::Outcome::RolledBack {
-        facts.extra_not_proven.push(format!(
-            "the guard found a regression and the edit was rolled back to {from}"
+        facts.extra_not_proven.push(NotProven::new(
+            "the edit",
+            format!("the guard found a regression and the edit was rolled back to {from}"),
+            "loki improve",
         ));
     }
     facts.cost = Cost {

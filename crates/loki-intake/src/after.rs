@@ -34,11 +34,19 @@ pub fn publish_run(
     remote: &str,
     base: Option<&str>,
 ) -> Result<Published, IntakeError> {
+    // The keys `loki verify` trusts by default: this machine's (LOKI_HOME) and the environment's.
+    let trust = loki_receipt::VerifyOptions {
+        home: loki_core::layout::loki_home(),
+        env: loki_receipt::KeyEnv::from_process(),
+        pubkey: None,
+        allow_unsigned: false,
+    };
     crate::pr::publish(
         repo,
         id,
         remote,
         base,
+        &trust,
         &Endpoints::from_env(),
         &Hosts::from_env(),
         Instant::now() + PUBLISH_TIMEOUT,

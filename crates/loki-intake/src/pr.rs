@@ -1,6 +1,10 @@
 //! Pull requests out: a GitHub pull request or a GitLab merge request whose body is the run's
 //! evidence, opened or updated idempotently.
 //!
+//! # Only verified material
+//! [`publish`] runs `loki verify` on the run first and publishes nothing unless the receipt is
+//! intact; the body is built from `receipt.md`, whose exact bytes the signature binds.
+//!
 //! # Body ([`body`])
 //! What the issue asked (title, link), what changed (the files), how it was tested (the
 //! receipt's Markdown: verdict, checks with counts, integrity findings, the acceptance-criteria
@@ -29,6 +33,7 @@
 
 use std::time::Instant;
 
+use loki_core::outcome::VerifyVerdict;
 use serde_json::{Value, json};
 
 use crate::IntakeError;
@@ -172,13 +177,17 @@ pub struct Published {
     pub branch: String,
 }
 
-/// Publishes run `run` of `repo`: pushes its branch to `remote` and opens or updates the request
-/// into `base` (default: the checkout's branch), then writes `pr.json` in the run's directory.
+/// Publishes run `run` of `repo`: checks its receipt with `trust` (refused unless intact:
+/// VERIFIED, or intact with an outcome that is not, published as a draft), pushes its branch to
+/// `remote` and opens or updates the request into `base` (default: the checkout's branch), then
+/// writes `pr.json` in the run's directory.
+#[allow(clippy::too_many_arguments)]
 pub fn publish(
     repo: &loki_core::layout::Repo,
     run: &loki_core::RunId,
     remote: &str,
     base: Option<&str>,
+    trust: &loki_receipt::VerifyOptions,
     e: &Endpoints,
     hosts: &crate::Hosts,
     deadline: Instant,
@@ -190,6 +199,19 @@ pub fn publish(
     let store = loki_core::run::RunStore::new(repo.clone());
     let rec = store.load(run)?;
     let dir = store.dir(run);
+    // What is published is what `loki verify` vouches for: the receipt, its signature and the
+    // receipt.md the signature binds. A run that is not intact publishes nothing.
+    let checked = loki_receipt::verify(&loki_receipt::VerifyInput::RunDir(dir.clone()), trust);
+    if !matches!(
+        checked.verdict,
+        VerifyVerdict::Verified | VerifyVerdict::NotVerified
+    ) {
+        return Err(bad(format!(
+            "its receipt does not verify ({}: {}); nothing was pushed or published (`loki verify {run}` shows every step)",
+            checked.verdict.as_str(),
+            checked.reason.as_deref().unwrap_or("no reason given")
+        )));
+    }
     let read = |name: &str| {
         std::fs::read_to_string(dir.join(name))
             .map_err(|err| bad(format!("cannot read its {name}: {err}")))

@@ -25,8 +25,10 @@
 //!
 //! [`ReceiptBuilder::seal`] syncs the event log and binds its `{count, head}` *before* appending
 //! `receipt.sealed`, so events appended after the seal do not change what the receipt vouches for.
-//! It writes `receipt.json`, `receipt.dsse.json` and `receipt.md` atomically, in that order (a crash
-//! after the first leaves an intact, unsigned receipt, which `loki verify` reports as UNSIGNED).
+//! It writes `receipt.json`, `receipt.md` and `receipt.dsse.json` atomically, in that order (a crash
+//! before the last leaves an intact, unsigned receipt, which `loki verify` reports as UNSIGNED; the
+//! envelope comes last so that everything it binds exists once it does).
+//! The envelope's statement binds `receipt.md`'s exact bytes (see [`crate::dsse`]).
 
 use std::path::{Path, PathBuf};
 
@@ -37,13 +39,13 @@ use loki_events::EventWriter;
 use loki_events::payload::ReceiptSealed;
 
 use crate::ReceiptError;
-use crate::dsse::{Envelope, envelope_for};
+use crate::dsse::{Envelope, envelope_with_markdown};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
+use crate::not_proven::NotProven;
 use crate::schema::{
-    Assessment, Check, Contract, Cost, CriterionStatus, DeclarationKind, Declared, DiffStats,
-    EventsBinding, Evidence, IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time,
-    Tool, Wall,
+    Assessment, Check, Contract, Cost, DeclarationKind, Declared, DiffStats, EventsBinding,
+    Evidence, IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
 use loki_core::outcome::Verdict;
 
@@ -147,8 +149,8 @@ pub struct ReceiptFacts {
     pub full_suite_ran: bool,
     /// Tests that failed on the base commit too (not caused by this change, not proven either).
     pub pre_existing_failures: Vec<String>,
-    /// Producer-specific NOT PROVEN entries, appended as given.
-    pub extra_not_proven: Vec<String>,
+    /// Producer-specific NOT PROVEN entries, appended as given (each with its why and command).
+    pub extra_not_proven: Vec<NotProven>,
 }
 
 impl ReceiptFacts {
@@ -240,8 +242,8 @@ impl ReceiptBuilder {
 
     /// The NOT PROVEN list for these facts.
     #[must_use]
-    pub fn not_proven(&self) -> Vec<String> {
-        not_proven(&self.facts)
+    pub fn not_proven(&self) -> Vec<NotProven> {
+        crate::not_proven::of_facts(&self.facts)
     }
 
     /// The receipt for these facts bound to `events`, with its hash filled.
@@ -257,6 +259,15 @@ impl ReceiptBuilder {
                     ),
                 });
             }
+        }
+        let not_proven = self.not_proven();
+        if let Some(bad) = not_proven.iter().find(|n| !n.is_complete()) {
+            return Err(ReceiptError::BadFacts {
+                reason: format!(
+                    "NOT PROVEN entry {:?} does not say why it is not proven and the command that would prove it",
+                    bad.what()
+                ),
+            });
         }
         let f = &self.facts;
         let mut receipt = Receipt {
@@ -274,7 +285,7 @@ impl ReceiptBuilder {
             judgement: f.judgement,
             declared: f.declared.clone(),
             assessments: f.assessments.clone(),
-            not_proven: self.not_proven(),
+            not_proven,
             verdict: self.verdict(),
             cost: f.cost,
             time: f.time.clone(),
@@ -291,7 +302,7 @@ impl ReceiptBuilder {
         Ok(receipt)
     }
 
-    /// Binds the event log, writes `receipt.json`, `receipt.dsse.json` and `receipt.md` into
+    /// Binds the event log, writes `receipt.json`, `receipt.md` and `receipt.dsse.json` into
     /// `run_dir`, then appends `receipt.sealed` (data: `receipt_sha256`, `keyid`) to the log.
     pub fn seal(
         &self,
@@ -305,19 +316,21 @@ impl ReceiptBuilder {
             head: events.head().to_string(),
         };
         let receipt = self.build(binding)?;
-        let envelope = envelope_for(&receipt, signer)?;
+        // receipt.md is rendered first: the signed statement binds its exact bytes.
         let markdown = render_markdown(
             &receipt,
             &SignatureLine::Signed {
                 keyid: signer.keyid().to_string(),
             },
         );
+        let envelope = envelope_with_markdown(&receipt, markdown.as_bytes(), signer)?;
         let receipt_path = run_dir.join(RECEIPT_FILE);
         let envelope_path = run_dir.join(ENVELOPE_FILE);
         let markdown_path = run_dir.join(MARKDOWN_FILE);
+        // The envelope last: once it exists, everything it binds is on disk.
         write_atomic(&receipt_path, &receipt.to_file_bytes()?)?;
-        write_atomic(&envelope_path, &envelope.to_file_bytes()?)?;
         write_atomic(&markdown_path, markdown.as_bytes())?;
+        write_atomic(&envelope_path, &envelope.to_file_bytes()?)?;
         events.record(&ReceiptSealed {
             receipt_sha256: receipt.receipt_sha256.clone(),
             keyid: signer.keyid().to_string(),
@@ -333,8 +346,8 @@ impl ReceiptBuilder {
     }
 }
 
-/// Listed first in NOT PROVEN of every interrupted run.
-pub const INTERRUPTED: &str = "interrupted: a signal (Ctrl-C or SIGTERM) stopped the run before it finished, so nothing it was doing was verified; run it again to prove the change";
+/// What the first NOT PROVEN entry of every interrupted run names.
+pub const INTERRUPTED: &str = "interrupted";
 
 /// An interrupted run vouches for the stages that completed (their times, the sealed wall's
 /// hashes, the committed diff) and for nothing derived from the state the signal cut: a suite
@@ -356,17 +369,24 @@ fn drop_claims(f: &mut ReceiptFacts) {
     f.flags.unjudged = false;
     if let Some(c) = &mut f.contract {
         for criterion in &mut c.criteria {
-            criterion.status = CriterionStatus::NotProven;
+            criterion.status = crate::schema::CriterionStatus::NotProven;
             criterion.evidence.clear();
             criterion.reason = Some("the run was interrupted".to_string());
         }
     }
     // The producer's own entries stay (it says where the signal came and what was tampered
     // with); it must not pass findings of the cut state as entries.
-    f.extra_not_proven.insert(0, INTERRUPTED.to_string());
+    f.extra_not_proven.insert(
+        0,
+        NotProven::new(
+            INTERRUPTED,
+            "a signal (Ctrl-C or SIGTERM) stopped the run before it finished, so nothing it was doing was verified",
+            "run the same command again",
+        ),
+    );
 }
 
-fn requires_wall(kind: RunKind) -> bool {
+pub(crate) fn requires_wall(kind: RunKind) -> bool {
     matches!(kind, RunKind::Build)
 }
 
@@ -423,86 +443,10 @@ fn lower(current: Outcome, to: Outcome) -> Outcome {
     }
 }
 
-fn not_proven(f: &ReceiptFacts) -> Vec<String> {
-    let mut out = Vec::new();
-    if !f.full_suite_ran {
-        out.push(FULL_SUITE.to_string());
-    }
-    out.extend(always_not_proven(f.kind).iter().map(|s| (*s).to_string()));
-    if f.diff.files == 0 && !f.flags.already_satisfied {
-        out.push("change: the diff is empty".to_string());
-    }
-    // An interrupted run's checks and wall were dropped, not failed: its first entry says so.
-    if requires_wall(f.kind) && !f.flags.interrupted {
-        if f.wall.files.is_empty() {
-            out.push("acceptance checks: no wall was sealed".to_string());
-        } else if !f.wall.passed {
-            out.push("acceptance checks: the wall did not pass".to_string());
-        }
-    }
-    if f.checks.is_empty() && !f.flags.interrupted {
-        out.push("checks: none ran".to_string());
-    }
-    for c in &f.checks {
-        if c.result != crate::schema::CheckResult::Passed {
-            out.push(format!("check {}: {}", c.name, c.result.describe()));
-        } else if c.executed == 0 {
-            out.push(format!("check {}: 0 tests executed", c.name));
-        } else if c.failed > 0 {
-            out.push(format!("check {}: {} failed", c.name, c.failed));
-        }
-        if c.skipped > 0 {
-            out.push(format!("check {}: {} skipped", c.name, c.skipped));
-        }
-    }
-    out.extend(
-        f.pre_existing_failures
-            .iter()
-            .map(|t| format!("pre-existing failure: {t}")),
-    );
-    out.extend(
-        f.integrity
-            .iter()
-            .map(|i| format!("integrity: {} {}", i.kind, i.path)),
-    );
-    out.extend(
-        f.assessments
-            .iter()
-            .filter(|a| a.lowers_to.is_some())
-            .map(|a| format!("assessment by {}: {}", a.by, a.summary)),
-    );
-    if let Some(contract) = &f.contract {
-        out.extend(
-            contract
-                .criteria
-                .iter()
-                .filter(|c| c.status != CriterionStatus::Proven)
-                .map(|c| {
-                    format!(
-                        "criterion {}{}: {} ({})",
-                        c.id,
-                        if c.advisory { " (advisory)" } else { "" },
-                        c.text,
-                        c.reason.as_deref().unwrap_or("not proven")
-                    )
-                }),
-        );
-    }
-    if f.cost.measured_sessions < f.cost.total_sessions {
-        out.push(format!(
-            "cost: {} of {} sessions not measured",
-            f.cost.total_sessions - f.cost.measured_sessions,
-            f.cost.total_sessions
-        ));
-    }
-    out.extend(f.extra_not_proven.iter().cloned());
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::CheckResult;
+    use crate::schema::{CheckResult, CriterionStatus};
 
     fn passing_check(name: &str) -> Check {
         Check {
@@ -624,23 +568,38 @@ mod tests {
 
     #[test]
     fn not_proven_always_lists_the_kind_entries_first() {
+        let whats = |b: ReceiptBuilder| -> Vec<String> {
+            b.not_proven()
+                .iter()
+                .map(|n| n.what().to_string())
+                .collect()
+        };
         let np = ReceiptBuilder::new(verified_facts()).not_proven();
-        assert_eq!(np, vec!["full suite", "app boot", "security scan"]);
+        assert_eq!(
+            np.iter().map(NotProven::what).collect::<Vec<_>>(),
+            vec!["full suite", "app boot", "security scan"]
+        );
+        // Each says why, and how to prove it: a build's gaps are what `loki deep` proves.
+        for n in &np {
+            assert!(n.is_complete(), "{n:?}");
+            assert_eq!(n.prove(), "loki deep run_20261129_151736_beef", "{n:?}");
+        }
         let mut f = verified_facts();
         f.full_suite_ran = true;
         f.checks[0].skipped = 2;
         f.pre_existing_failures.push("tests::old".into());
         f.cost.total_sessions = 2;
         f.cost.measured_sessions = 1;
-        let np = ReceiptBuilder::new(f).not_proven();
+        let b = ReceiptBuilder::new(f);
+        assert!(b.not_proven().iter().all(NotProven::is_complete));
         assert_eq!(
-            np,
+            whats(b),
             vec![
                 "app boot",
                 "security scan",
-                "check impacted tests: 2 skipped",
+                "check impacted tests",
                 "pre-existing failure: tests::old",
-                "cost: 1 of 2 sessions not measured"
+                "cost"
             ]
         );
     }
@@ -677,15 +636,17 @@ mod tests {
         let b = ReceiptBuilder::new(f.clone());
         assert_eq!(b.verdict(), Outcome::Verified);
         assert_eq!(
-            b.not_proven().last().map(String::as_str),
-            Some("criterion AC-2 (advisory): AC-2 holds (no wall test names it)")
+            b.not_proven().last().map(ToString::to_string).as_deref(),
+            Some(
+                "criterion AC-2 (advisory): AC-2 holds: no wall test names it (prove: loki logs run_20261129_151736_beef)"
+            )
         );
         f.contract.as_mut().unwrap().criteria[1].advisory = false;
         let b = ReceiptBuilder::new(f);
         assert_eq!(b.verdict(), Outcome::Partial);
         assert_eq!(
-            b.not_proven().last().map(String::as_str),
-            Some("criterion AC-2: AC-2 holds (no wall test names it)")
+            b.not_proven().last().map(NotProven::what),
+            Some("criterion AC-2: AC-2 holds")
         );
     }
 
@@ -718,6 +679,24 @@ mod tests {
             serde_json::json!({"id": "AC-1", "text": "AC-1 holds", "status": "proven",
                                "evidence": ["loki_wall_x_test.py::test_ac_1"]})
         );
+    }
+
+    #[test]
+    fn an_entry_without_why_or_command_is_refused_at_sealing() {
+        for bad in [
+            NotProven::new("app boot", "", "loki deep x"),
+            NotProven::new("app boot", "never started", " "),
+        ] {
+            let mut f = verified_facts();
+            f.extra_not_proven.push(bad);
+            let err = ReceiptBuilder::new(f)
+                .build(EventsBinding {
+                    count: 0,
+                    head: loki_events::GENESIS.into(),
+                })
+                .unwrap_err();
+            assert!(err.to_string().contains("app boot"), "{err}");
+        }
     }
 
     #[test]

@@ -21,13 +21,17 @@
 //! ```text
 //! {"_type": "https://in-toto.io/Statement/v1",
 //!  "subject": [{"name": "git:<head>", "digest": {"gitCommit": <head>, "gitTree": <tree>}},
-//!              {"name": "receipt.json", "digest": {"sha256": <receipt_sha256>}}],
+//!              {"name": "receipt.json", "digest": {"sha256": <receipt_sha256>}},
+//!              {"name": "receipt.md", "digest": {"sha256": <sha256 of receipt.md's bytes>}}],
 //!  "predicateType": "https://loki.dev/receipt/v1",
 //!  "predicate": <the receipt>}
 //! ```
 //!
 //! The receipt subject's digest is `receipt_sha256` (the hash of the receipt's canonical form),
-//! not of the file's bytes, so reformatting `receipt.json` does not break it. The body is the
+//! not of the file's bytes, so reformatting `receipt.json` does not break it. The `receipt.md`
+//! subject binds the exact bytes people read (and `loki pr` publishes): it cannot be a field of
+//! the receipt, because `receipt.md` shows `receipt_sha256`. Statements signed before this subject
+//! existed lack it; `loki verify` then says `receipt.md` is not bound instead of failing. The body is the
 //! statement's RFC 8785 canonical form, so sealing the same receipt twice gives the same bytes.
 
 use std::collections::BTreeMap;
@@ -39,7 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ReceiptError;
 use crate::keys::{Signer, SignerRole, TrustedKeys};
-use crate::schema::{Receipt, canonical_bytes};
+use crate::schema::{Receipt, canonical_bytes, sha256_hex};
 
 /// The payload type of every loki envelope.
 pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
@@ -49,6 +53,8 @@ pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 pub const PREDICATE_TYPE: &str = "https://loki.dev/receipt/v1";
 /// The receipt subject's name.
 pub const RECEIPT_SUBJECT: &str = "receipt.json";
+/// The human receipt's subject name (its digest is the sha256 of the file's exact bytes).
+pub const MARKDOWN_SUBJECT: &str = "receipt.md";
 /// Prefix of the head commit subject's name.
 pub const GIT_SUBJECT_PREFIX: &str = "git:";
 
@@ -168,6 +174,27 @@ impl Statement {
         })
     }
 
+    /// The same statement, also binding `receipt.md` (its exact bytes) by sha256.
+    #[must_use]
+    pub fn with_markdown(mut self, markdown: &[u8]) -> Statement {
+        self.subject.push(Subject {
+            name: MARKDOWN_SUBJECT.to_string(),
+            digest: BTreeMap::from([("sha256".to_string(), sha256_hex(markdown))]),
+        });
+        self
+    }
+
+    /// The sha256 the statement binds `receipt.md` to, or `None` when it does not bind it (a
+    /// statement signed before the binding existed).
+    #[must_use]
+    pub fn markdown_sha256(&self) -> Option<&str> {
+        self.subject
+            .iter()
+            .find(|s| s.name == MARKDOWN_SUBJECT)
+            .and_then(|s| s.digest.get("sha256"))
+            .map(String::as_str)
+    }
+
     /// The canonical body bytes.
     pub fn to_body(&self) -> Result<Vec<u8>, ReceiptError> {
         let value = serde_json::to_value(self).map_err(|e| ReceiptError::Encode {
@@ -189,9 +216,22 @@ impl Statement {
     }
 }
 
-/// The signed envelope of a sealed receipt.
+/// The signed envelope of a sealed receipt, without a `receipt.md` subject (as loki signed before
+/// it bound the human receipt; [`envelope_with_markdown`] is what sealing uses).
 pub fn envelope_for(receipt: &Receipt, signer: &Signer) -> Result<Envelope, ReceiptError> {
     let body = Statement::for_receipt(receipt)?.to_body()?;
+    Ok(Envelope::sign(PAYLOAD_TYPE, &body, signer))
+}
+
+/// The signed envelope of a sealed receipt and of its `receipt.md` (`markdown`, exact bytes).
+pub fn envelope_with_markdown(
+    receipt: &Receipt,
+    markdown: &[u8],
+    signer: &Signer,
+) -> Result<Envelope, ReceiptError> {
+    let body = Statement::for_receipt(receipt)?
+        .with_markdown(markdown)
+        .to_body()?;
     Ok(Envelope::sign(PAYLOAD_TYPE, &body, signer))
 }
 

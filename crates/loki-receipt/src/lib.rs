@@ -2,7 +2,8 @@
 //!
 //! A receipt (`receipt.json`, schema `loki.receipt/1`, [`schema`]) records the facts of one run —
 //! task, base and head commits, diff, checks, integrity findings, cost, time — the verdict those
-//! facts decide, what was NOT PROVEN, and `{count, head}` of the run's event log. Its identity is
+//! facts decide, what was NOT PROVEN (each entry with why and the command that would prove it,
+//! [`not_proven`]), and `{count, head}` of the run's event log. Its identity is
 //! `receipt_sha256`, the SHA-256 of its RFC 8785 canonical form without that field. It is signed
 //! as a DSSE envelope (`receipt.dsse.json`, [`dsse`]) over an in-toto Statement v1 whose subjects
 //! are the head commit and the receipt and whose predicate is the receipt, with an Ed25519 key
@@ -36,6 +37,7 @@ mod error;
 pub mod evidence;
 pub mod keys;
 pub mod markdown;
+pub mod not_proven;
 pub mod report;
 pub mod schema;
 pub mod verify;
@@ -46,6 +48,7 @@ pub use dsse::{Envelope, Statement};
 pub use error::ReceiptError;
 pub use keys::{KeyEnv, KeyInfo, KeySource, Rotation, Signer, SignerRole, TrustedKeys, rotate};
 pub use markdown::render_markdown;
+pub use not_proven::NotProven;
 pub use report::{Step, StepName, StepStatus, VerifyReport, render_human};
 pub use schema::Receipt;
 pub use verify::{VerifyInput, VerifyOptions, export_dsse, verify};

@@ -248,7 +248,17 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
 
     s.push_str("\n## NOT PROVEN\n\n");
     for n in &r.not_proven {
-        let _ = writeln!(s, "- {}", cell(n));
+        if n.is_bare() {
+            let _ = writeln!(s, "- {}", cell(n.what()));
+        } else {
+            let _ = writeln!(
+                s,
+                "- **{}**: {}. Prove: `{}`",
+                cell(n.what()),
+                cell(n.why()),
+                cell(n.prove())
+            );
+        }
     }
     if r.kind == loki_core::run::RunKind::Deep {
         // A deep receipt lives below its run's directory, beside the run's own receipt.

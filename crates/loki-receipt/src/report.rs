@@ -16,6 +16,10 @@ pub enum StepName {
     EventLog,
     Signature,
     Statement,
+    /// `receipt.md`, the receipt people read (and `loki pr` publishes): the exact bytes the
+    /// signed statement binds.
+    #[serde(rename = "receipt_md")]
+    Markdown,
     Outcome,
     /// The evidence files the receipt binds (screenshots). Only in the report of a receipt that
     /// lists some, after the event log: not one of [`StepName::ALL`].
@@ -24,12 +28,13 @@ pub enum StepName {
 
 impl StepName {
     /// Every step every verification reports, in the order they run.
-    pub const ALL: [StepName; 6] = [
+    pub const ALL: [StepName; 7] = [
         StepName::Parse,
         StepName::ReceiptHash,
         StepName::EventLog,
         StepName::Signature,
         StepName::Statement,
+        StepName::Markdown,
         StepName::Outcome,
     ];
 
@@ -42,6 +47,7 @@ impl StepName {
             StepName::EventLog => "event log",
             StepName::Signature => "signature",
             StepName::Statement => "statement",
+            StepName::Markdown => "receipt.md",
             StepName::Outcome => "outcome",
             StepName::Screens => "screens",
         }

@@ -47,8 +47,9 @@ pub struct Receipt {
     pub declared: Option<Declared>,
     /// Model judgments. Recorded, never evidence: they can only lower the verdict.
     pub assessments: Vec<Assessment>,
-    /// What this run did not prove. Never empty by omission: see [`crate::builder`].
-    pub not_proven: Vec<String>,
+    /// What this run did not prove, each with why and the command that would prove it. Never
+    /// empty by omission: see [`crate::builder`]; the element format is [`crate::not_proven`].
+    pub not_proven: Vec<crate::not_proven::NotProven>,
     /// The run's outcome, decided from the facts above.
     pub verdict: Outcome,
     pub cost: Cost,

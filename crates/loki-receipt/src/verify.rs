@@ -19,7 +19,13 @@
 //!    UNCHECKED, never TAMPERED; a signature that fails with a key we have → TAMPERED.
 //! 5. **statement**: the signed statement names this receipt's sha256 and its head commit and
 //!    tree, and its predicate is this receipt. A mismatch → TAMPERED.
-//! 6. **outcome**: the receipt's verdict is VERIFIED or ALREADY_SATISFIED, else NOT_VERIFIED (4).
+//! 6. **receipt.md** (see `verify_files.rs`): the file beside the receipt has the exact bytes the
+//!    signed statement binds. Changed, missing from a run directory, or a symbolic link →
+//!    TAMPERED, naming the file (and, when the line that changed can be found, that line).
+//!    A statement signed before loki bound `receipt.md` (no such subject), an unsigned receipt
+//!    accepted with `--allow-unsigned`, or a receipt copied away without it skip the step and
+//!    say so: the file is then not evidence, and an old receipt still verifies.
+//! 7. **outcome**: the receipt's verdict is VERIFIED or ALREADY_SATISFIED, else NOT_VERIFIED (4).
 //!
 //! A `receipt.json` that does not parse was changed if a trusted signature vouches for a receipt
 //! beside it (TAMPERED); otherwise there is nothing to compare it with (UNCHECKED). I/O failures,
@@ -319,10 +325,25 @@ fn run(ctx: &mut Ctx<'_>, input: &VerifyInput) -> Result<(), Stop> {
             step: Some(StepName::Screens),
         })?;
 
-    // 4. signature, 5. statement
-    signature_steps(ctx, &loc, &value, &receipt)?;
+    // 4. signature, 5. statement, 6. receipt.md
+    let statement = signature_steps(ctx, &loc, &value, &receipt)?;
+    crate::verify_files::markdown_step(
+        &mut ctx.report.steps,
+        &crate::verify_files::Bound {
+            dir: &loc.dir,
+            in_run_dir: loc.run_dir,
+            receipt: &receipt,
+            statement: statement.as_ref(),
+            keyid: ctx.report.keyid.as_deref(),
+        },
+    )
+    .map_err(|(verdict, reason)| Stop {
+        verdict,
+        reason,
+        step: Some(StepName::Markdown),
+    })?;
 
-    // 6. outcome
+    // 7. outcome
     if receipt.verdict.is_success() {
         ctx.pass(
             StepName::Outcome,
@@ -540,12 +561,14 @@ fn event_log_step(ctx: &mut Ctx<'_>, loc: &Located, receipt: &Receipt) -> Result
     Ok(())
 }
 
+/// The signature and statement steps; the verified statement, or `None` when an unsigned
+/// receipt was accepted.
 fn signature_steps(
     ctx: &mut Ctx<'_>,
     loc: &Located,
     value: &Value,
     receipt: &Receipt,
-) -> Result<(), Stop> {
+) -> Result<Option<Statement>, Stop> {
     let unsigned = |ctx: &mut Ctx<'_>, what: &str| {
         if ctx.opts.allow_unsigned {
             ctx.skip(
@@ -553,7 +576,7 @@ fn signature_steps(
                 format!("{what}; accepted because of --allow-unsigned"),
             );
             ctx.skip(StepName::Statement, "nothing signed to compare");
-            Ok(())
+            Ok(None)
         } else {
             Err(stop(
                 VerifyVerdict::Unsigned,
@@ -673,7 +696,7 @@ fn signature_steps(
         StepName::Statement,
         format!("subjects name receipt sha256:{} and {GIT_SUBJECT_PREFIX}{}; the predicate is this receipt", short(&receipt.receipt_sha256), short(head)),
     );
-    Ok(())
+    Ok(Some(statement))
 }
 
 fn short(hash: &str) -> &str {

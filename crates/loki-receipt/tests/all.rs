@@ -8,6 +8,8 @@
     reason = "this whole crate is tests: helpers outside #[test] fns may fail loudly too"
 )]
 
+#[path = "suite/human.rs"]
+mod human;
 #[path = "suite/interop.rs"]
 mod interop;
 #[path = "suite/jcs.rs"]

@@ -10,7 +10,7 @@
 //!  "declared": [{kind, test, reason, was?, now?}],
 //!  "facts": [{kind, check, test, detail}], "cannot_judge": [text],
 //!  "comparison": {…}, "checks": [head results], "base_checks": [base results],
-//!  "not_proven": [text]}
+//!  "not_proven": [{what, why, prove}]}
 //! ```
 //!
 //! `declare` lists the changes nobody declared (what exit 4 is about); `declared` the ones a

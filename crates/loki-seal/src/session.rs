@@ -14,7 +14,7 @@ use loki_git::Git;
 use loki_receipt::schema::{
     Check as ReceiptCheck, IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex,
 };
-use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
+use loki_receipt::{KeyEnv, NotProven, ReceiptBuilder, ReceiptFacts, Signer};
 use serde::{Deserialize, Serialize};
 
 use crate::decide::{Evidence, Judgement, block_message, decide};
@@ -484,28 +484,34 @@ pub fn stop(
     facts.declared = declared_of(&applied, state.request.as_ref());
     facts.full_suite_ran = true;
     facts.pre_existing_failures.clone_from(&judged.pre_existing);
-    facts.extra_not_proven.extend(not_proven(&judged));
+    let base = facts.repo.base_sha.clone();
+    facts.extra_not_proven.extend(not_proven(&judged, &base));
+    let check_again = format!("loki seal check --base {base}");
     if state.origin == Origin::LastCommit {
-        facts.extra_not_proven.push(
-            "no session start was recorded: the baseline is the last commit, so changes made before this session are judged as the agent's".to_string(),
-        );
+        facts.extra_not_proven.push(NotProven::new(
+            "the baseline of this session",
+            "no session start was recorded: the baseline is the last commit, so changes made before this session are judged as the agent's (the session-start hook records the baseline)",
+            "loki seal install",
+        ));
     }
     if judgement.released {
-        facts.extra_not_proven.push(format!(
-            "seal released after {} consecutive blocks; unresolved: {}",
-            state.blocks,
-            judgement.unresolved().join("; ")
+        facts.extra_not_proven.push(NotProven::new(
+            format!("seal released after {} consecutive blocks", state.blocks),
+            format!("unresolved: {}", judgement.unresolved().join("; ")),
+            check_again.clone(),
         ));
     } else if judgement.blocks() {
-        facts.extra_not_proven.push(format!(
-            "stop refused: {}",
-            judgement.unresolved().join("; ")
+        facts.extra_not_proven.push(NotProven::new(
+            "stop refused",
+            judgement.unresolved().join("; "),
+            check_again.clone(),
         ));
     }
     for c in applied.contradictions() {
-        facts.extra_not_proven.push(format!(
-            "the agent declares that {} contradicts the task: {}",
-            c.test, c.reason
+        facts.extra_not_proven.push(NotProven::new(
+            format!("the agent declares that {} contradicts the task", c.test),
+            format!("its reason: {}", c.reason),
+            check_again.clone(),
         ));
     }
     facts.flags.unjudged = !judged.cannot_judge.is_empty();
@@ -635,7 +641,11 @@ fn interrupted_stop(
     };
     facts
         .extra_not_proven
-        .push(format!("interrupted ({signal}) while the suites ran"));
+        .push(loki_receipt::not_proven::NotProven::new(
+            "the change",
+            format!("loki was interrupted ({signal}) while the suites ran"),
+            "the agent's next stop, or `loki seal check`",
+        ));
     let signer = Signer::load_or_create(&c.opts.home, &c.opts.keys)?;
     let builder = ReceiptBuilder::new(facts);
     let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
@@ -907,21 +917,27 @@ fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealEr
     Ok(())
 }
 
-/// What the judgement leaves unproven, in the receipt's words.
-fn not_proven(judged: &Judged) -> Vec<String> {
-    let mut out: Vec<String> = judged
+/// What the judgement leaves unproven, in the receipt's words; judging again against `base` is
+/// how each is settled.
+fn not_proven(judged: &Judged, base: &str) -> Vec<NotProven> {
+    let mut out: Vec<NotProven> = judged
         .cannot_judge
         .iter()
-        .map(|c| format!("cannot judge {}: {} ({})", c.check, c.reason, c.fix))
+        .map(|c| loki_receipt::not_proven::cannot_judge(&c.check, &c.reason, &c.fix, base))
         .collect();
-    out.extend(judged.not_proven.iter().cloned());
     out.extend(
         judged
-            .comparison
-            .uncompared
+            .not_proven
             .iter()
-            .map(|u| format!("test-by-test comparison of {}: {}", u.check, u.reason)),
+            .map(|n| loki_receipt::not_proven::judge_note(n.clone(), base)),
     );
+    out.extend(judged.comparison.uncompared.iter().map(|u| {
+        NotProven::new(
+            format!("test-by-test comparison of {}", u.check),
+            u.reason.clone(),
+            format!("loki seal check --base {base}"),
+        )
+    }));
     out
 }
 
@@ -941,7 +957,7 @@ pub struct CheckReport {
     pub judgement: Judgement,
     /// The declarations given, applied.
     pub applied: Applied,
-    pub not_proven: Vec<String>,
+    pub not_proven: Vec<NotProven>,
 }
 
 /// Compares the working tree with `base_rev`: the judge on the base and the working tree, with
@@ -993,17 +1009,19 @@ pub fn check(
         blocks_so_far: 0,
         max_blocks: u32::MAX,
     });
-    let mut not_proven = not_proven(&judged);
-    not_proven.extend(
-        judged
-            .pre_existing
-            .iter()
-            .map(|id| format!("pre-existing failure: {id}")),
-    );
+    let mut not_proven = not_proven(&judged, &base);
+    not_proven.extend(judged.pre_existing.iter().map(|id| {
+        NotProven::new(
+            format!("pre-existing failure: {id}"),
+            "it fails on the base too, so this change is not what it tests",
+            format!("loki seal check --base {base}"),
+        )
+    }));
     for c in applied.contradictions() {
-        not_proven.push(format!(
-            "declared: {} contradicts the task: {}",
-            c.test, c.reason
+        not_proven.push(NotProven::new(
+            format!("declared: {}", c.test),
+            format!("it contradicts the task: {}", c.reason),
+            format!("loki seal check --base {base}"),
         ));
     }
     Ok(CheckReport {

@@ -117,7 +117,16 @@ pub fn render(r: &DeepReport) -> String {
         );
     }
     line("Receipt", &format!("sha256:{}", r.receipt.receipt_sha256));
-    line("NOT PROVEN", &r.receipt.not_proven.join(", "));
+    // One entry a line, continuation lines indented to the labels' width.
+    let not_proven =
+        loki_receipt::not_proven::summary_lines("NOT PROVEN:", 12, &r.receipt.not_proven);
+    line(
+        "NOT PROVEN",
+        not_proven
+            .trim_start_matches("NOT PROVEN:")
+            .trim_start()
+            .trim_end(),
+    );
     line(
         "Written",
         &r.dir

@@ -353,7 +353,11 @@ pub fn summary(r: &FixReport, incident: &RunId, detail: &str, quiet: bool) -> St
         label("Receipt:"),
         r.sealed.receipt.receipt_sha256
     );
-    let _ = writeln!(s, "{}{}", label("NOT PROVEN:"), r.not_proven.join(", "));
+    s.push_str(&loki_receipt::not_proven::summary_lines(
+        "NOT PROVEN:",
+        label("").len(),
+        &r.not_proven,
+    ));
     let cost = match r.cost_usd {
         Some(usd) if !r.provider.is_empty() && r.usage.total() > 0 => {
             format!("${usd:.2} ({}, {} tokens)", r.provider, r.usage.total())

@@ -174,20 +174,35 @@ fn deep_verify_finds_the_secret_the_suite_failure_and_boots_the_app() {
     assert_eq!(deep["run_id"], main["run_id"]);
     assert_eq!(deep["repo"], main["repo"]);
     assert_eq!(deep["main_receipt"], main["receipt_sha256"]);
-    let not_proven: Vec<&str> = deep["not_proven"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(!not_proven.contains(&"full suite"), "{not_proven:?}");
-    assert!(!not_proven.contains(&"app boot"), "{not_proven:?}");
+    let what = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["what"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let not_proven = what(&deep["not_proven"]);
     assert!(
-        not_proven.contains(&"integrity: secret settings.py"),
+        !not_proven.iter().any(|n| n == "full suite"),
         "{not_proven:?}"
     );
+    assert!(
+        !not_proven.iter().any(|n| n == "app boot"),
+        "{not_proven:?}"
+    );
+    assert!(
+        not_proven
+            .iter()
+            .any(|n| n == "integrity: secret settings.py"),
+        "{not_proven:?}"
+    );
+    // The build's receipt says why app boot is not proven, and that this deep verify proves it.
     let main_np = main["not_proven"].as_array().unwrap();
-    assert!(main_np.iter().any(|v| v == "app boot"), "{main_np:?}");
+    assert!(
+        main_np.iter().any(|v| v["what"] == "app boot"
+            && v["prove"] == format!("loki deep {}", main["run_id"].as_str().unwrap())),
+        "{main_np:?}"
+    );
 
     // The value is in no file the deep verify wrote or changed under .loki.
     let after = snapshot(&repo.path().join(".loki"));
@@ -428,7 +443,7 @@ fn an_app_that_crashes_on_boot_fails_the_deep_verify_with_its_exit_code_and_outp
     assert!(
         not_proven
             .iter()
-            .any(|v| v == "check app boot: python: failed"),
+            .any(|v| v["what"] == "check app boot: python" && v["why"] == "failed"),
         "{not_proven:?}"
     );
 }

@@ -269,6 +269,52 @@ async fn a_huge_issue_is_cut_and_says_so() {
     );
 }
 
+/// Issue 32, item 2: what `loki pr` publishes is verified material. A run whose receipt.md was
+/// edited after sealing publishes nothing: no push, no request, and the error names the file.
+#[tokio::test(flavor = "current_thread")]
+async fn pr_publishes_nothing_from_an_edited_receipt_md() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let fake = FakeTrackers::start().await;
+    let sb = Sandbox::new();
+    let (r, v, _bare) = built(&sb, &fake, &["octo/widgets#12"], true).await;
+    assert_eq!(v["outcome"], "VERIFIED", "{v:#}");
+    let md_path = run_dir(&r, &v).join("receipt.md");
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    std::fs::write(
+        &md_path,
+        md.replace("none ran", "all passed")
+            .replace("**VERIFIED**", "**VERIFIED** (reviewed by a human)"),
+    )
+    .unwrap();
+    let run_id = v["run_id"].as_str().unwrap().to_string();
+    let out = run(loki(&sb, r.path(), &fake, &["pr", &run_id])).await;
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("does not verify (TAMPERED"), "{err}");
+    assert!(
+        err.contains("receipt.md was changed after sealing"),
+        "{err}"
+    );
+    assert!(
+        r.git(&["ls-remote", "origin"]).trim().is_empty(),
+        "nothing was pushed"
+    );
+    assert!(fake.pull_requests().is_empty(), "no request was opened");
+    // Put back, the same run publishes.
+    std::fs::write(&md_path, &md).unwrap();
+    let out = run(loki(&sb, r.path(), &fake, &["pr", &run_id])).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fake.pull_requests().len(), 1);
+    fake.assert_clean();
+}
+
 /// `loki pr`: the run's branch pushed to the remote (a local bare repository), a pull request
 /// opened on the fake GitHub whose body is the evidence (snapshot), and a second call updating the
 /// same request; without the token nothing is pushed.

@@ -152,11 +152,10 @@ fn assert_provider_failure(out: &Output, repo: &GitRepo, kind: &str) -> String {
         .unwrap()
         .to_string();
     assert!(
-        receipt["not_proven"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n.as_str() == Some(reason.as_str())),
+        receipt["not_proven"].as_array().unwrap().iter().any(|n| {
+            let n: loki_receipt::NotProven = serde_json::from_value(n.clone()).unwrap();
+            reason == n.what() || reason == format!("{}: {}", n.what(), n.why())
+        }),
         "the receipt states the reason: {receipt:#}"
     );
     let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();

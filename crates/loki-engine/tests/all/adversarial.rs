@@ -84,7 +84,11 @@ fn not_proven(r: &Value) -> String {
         .as_array()
         .unwrap()
         .iter()
-        .map(|n| n.as_str().unwrap())
+        .map(|n| {
+            serde_json::from_value::<loki_receipt::NotProven>(n.clone())
+                .unwrap()
+                .to_string()
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -427,7 +431,7 @@ fn an_expectation_change_without_evidence_from_the_task_is_partial() {
     assert_eq!(report.outcome, Outcome::Partial, "{r:#}");
     assert!(
         not_proven(&r).contains(
-            "expectation of test_calc.py::test_mul changed without evidence from the task"
+            "expectation of test_calc.py::test_mul: changed without evidence from the task"
         ),
         "{r:#}"
     );

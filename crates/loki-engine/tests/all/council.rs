@@ -221,14 +221,19 @@ fn a_malformed_answer_is_asked_again_then_left_out_and_named() {
     );
     let summary = b.summary();
     assert_eq!(b.report.outcome, Outcome::Verified, "{summary}");
-    let np: Vec<&str> = b.receipt["not_proven"]
+    let np: Vec<String> = b.receipt["not_proven"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| x.as_str().unwrap())
+        .map(|x| {
+            serde_json::from_value::<loki_receipt::NotProven>(x.clone())
+                .unwrap()
+                .what()
+                .to_string()
+        })
         .collect();
     assert!(
-        np.contains(&"reviewer council:security could not answer: its answer was malformed 2 times (verdict \"block\" needs at least one finding with severity \"blocking\")"),
+        np.iter().any(|n| n == "reviewer council:security could not answer: its answer was malformed 2 times (verdict \"block\" needs at least one finding with severity \"blocking\")"),
         "{np:#?}"
     );
     let by: Vec<&str> = b.receipt["assessments"]
@@ -258,16 +263,20 @@ fn when_the_cap_is_reached_the_remaining_reviewers_are_skipped_and_said() {
     // The demo's build sessions use 8,225 tokens; the first reviewer 1,020 more.
     let b = build(loki_engine::demo::SCRIPT, |o| o.max_tokens = Some(9_000));
     let summary = b.summary();
-    let np: Vec<&str> = b.receipt["not_proven"]
+    let np: Vec<String> = b.receipt["not_proven"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| x.as_str().unwrap())
+        .map(|x| {
+            serde_json::from_value::<loki_receipt::NotProven>(x.clone())
+                .unwrap()
+                .what()
+                .to_string()
+        })
         .collect();
     assert!(
-        np.contains(
-            &"council: reviewers council:security, council:tests skipped: the run's token cap was reached"
-        ),
+        np.iter().any(|n| n
+            == "council: reviewers council:security, council:tests skipped: the run's token cap was reached"),
         "{np:#?}"
     );
     assert!(
@@ -363,7 +372,12 @@ fn a_model_that_fails_a_reviewer_skips_the_rest_and_lowers_nothing() {
     // The reviewers are judgment: their failure proves nothing either way.
     assert_eq!(report.outcome, Outcome::Verified, "{summary}");
     assert_eq!(report.exit_code, 0);
-    let np = report.not_proven.join("\n");
+    let np = report
+        .not_proven
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(
         np.contains(
             "reviewer council:correctness could not answer: model: authentication failed (HTTP 401"

@@ -108,7 +108,11 @@ fn not_proven(r: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v.as_str().unwrap().to_string())
+        .map(|v| {
+            serde_json::from_value::<loki_receipt::NotProven>(v.clone())
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 

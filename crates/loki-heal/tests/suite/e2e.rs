@@ -108,7 +108,10 @@ fn python_wrong_patch_is_rolled_back_byte_identical() {
         "{types:?}"
     );
     assert!(
-        report.not_proven.iter().any(|n| n.contains("rolled back")),
+        report
+            .not_proven
+            .iter()
+            .any(|n| n.why().contains("rolled back")),
         "{:?}",
         report.not_proven
     );

@@ -70,6 +70,7 @@ fn intact_screens_verify_and_are_a_step_of_their_own() {
             StepName::Screens,
             StepName::Signature,
             StepName::Statement,
+            StepName::Markdown,
             StepName::Outcome
         ]
     );
@@ -91,7 +92,7 @@ fn an_altered_screen_is_tampered_and_named() {
         "{detail}"
     );
     // The steps after it were not reached, and are still reported.
-    assert_eq!(report.steps.len(), 7, "{report:?}");
+    assert_eq!(report.steps.len(), 8, "{report:?}");
     assert_eq!(report.steps[4].name, StepName::Signature);
     assert_eq!(report.steps[4].status, StepStatus::Skip);
 }

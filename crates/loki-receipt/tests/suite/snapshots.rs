@@ -207,3 +207,23 @@ fn verify_output_human_tampered() {
         fx.tmp.path(),
     );
 }
+
+/// Issue 32: `receipt.md` edited after sealing is TAMPERED, naming the file and the line.
+#[test]
+fn verify_output_receipt_md_tampered() {
+    let fx = sealed_run();
+    let md_path = fx.run_dir.join("receipt.md");
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    write(&md_path, md.replace("**VERIFIED**", "**FAILED**"));
+    let report = fx.verify();
+    filtered(
+        || {
+            insta::assert_snapshot!("verify_human_receipt_md_tampered", render_human(&report));
+            insta::assert_snapshot!(
+                "verify_json_receipt_md_tampered",
+                serde_json::to_string_pretty(&report).unwrap()
+            );
+        },
+        fx.tmp.path(),
+    );
+}

@@ -139,7 +139,11 @@ fn non_ascii_text_in_fields_verifies() {
     facts.provider = "prövider".to_string();
     facts.model = "模型-1".to_string();
     facts.integrity = vec![];
-    facts.extra_not_proven = vec!["ﬁ ligature ☃".to_string()];
+    facts.extra_not_proven = vec![loki_receipt::NotProven::new(
+        "ﬁ ligature ☃",
+        "naïve ✓",
+        "loki deep 模型",
+    )];
     let fx = seal_with(facts, env_with_key(1));
     assert_verdict(&fx.verify(), VerifyVerdict::Verified);
     let md = fs::read_to_string(fx.run_dir.join("receipt.md")).unwrap();
