@@ -50,7 +50,7 @@ pub enum Screened {
 }
 
 /// An error response (pure).
-fn error(id: Value, code: i64, message: String) -> Screened {
+fn error(id: &Value, code: i64, message: &str) -> Screened {
     Screened::Answer(
         json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
     )
@@ -68,9 +68,9 @@ pub fn screen(line: &[u8]) -> Screened {
         Ok(v) => v,
         Err(e) => {
             return error(
-                Value::Null,
+                &Value::Null,
                 PARSE_ERROR,
-                format!("Parse error: the line is not JSON ({e})"),
+                &format!("Parse error: the line is not JSON ({e})"),
             );
         }
     };
@@ -81,9 +81,9 @@ pub fn screen(line: &[u8]) -> Screened {
             other => loki_core::json::kind_of(other).to_string(),
         };
         return error(
-            Value::Null,
+            &Value::Null,
             INVALID_REQUEST,
-            format!("Invalid Request: expected a JSON-RPC 2.0 object, got {what}"),
+            &format!("Invalid Request: expected a JSON-RPC 2.0 object, got {what}"),
         );
     };
     let id = msg.get("id");
@@ -95,9 +95,9 @@ pub fn screen(line: &[u8]) -> Screened {
     let reply_id = if id_ok { id.cloned() } else { None }.unwrap_or(Value::Null);
     let invalid = |why: String| {
         error(
-            reply_id.clone(),
+            &reply_id,
             INVALID_REQUEST,
-            format!("Invalid Request: {why}"),
+            &format!("Invalid Request: {why}"),
         )
     };
     match msg.get("jsonrpc") {
@@ -198,16 +198,15 @@ where
     loop {
         line.clear();
         let too_long = match read_bounded(&mut input, &mut line).await {
-            Ok(Line::Eof) => break,
+            Ok(Line::Eof) | Err(_) => break,
             Ok(Line::Whole) => false,
             Ok(Line::TooLong) => true,
-            Err(_) => break,
         };
         let verdict = if too_long {
             error(
-                Value::Null,
+                &Value::Null,
                 PARSE_ERROR,
-                format!("Parse error: the line is longer than {MAX_LINE} bytes"),
+                &format!("Parse error: the line is longer than {MAX_LINE} bytes"),
             )
         } else {
             screen(line.strip_suffix(b"\n").unwrap_or(&line))

@@ -164,14 +164,20 @@ fn a_patch_that_changes_the_crash_is_rolled_back_and_the_new_crash_named() {
         );
         assert!(!repo.path().join("app.py.loki.bak").exists(), "{text}");
         let heal_run = if json {
-            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            // The summary object is the last line: with --json the patch preview is still printed
+            // above it (issue 32, item 8).
+            let v: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
             assert_eq!(v["status"], "rolled_back", "{v}");
             assert_eq!(v["outcome"], "FAILED", "{v}");
             assert_eq!(v["new_crash"]["kind"], "KeyError", "{v}");
             assert_eq!(v["new_crash"]["message"], "'missing'", "{v}");
             assert_eq!(v["new_crash"]["location"], "app.py:2 in average", "{v}");
             assert!(v["detail"].as_str().unwrap().contains(new_crash), "{v}");
-            v["run"].as_str().unwrap().to_string()
+            v.get("run_id")
+                .or_else(|| v.get("run"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap()
+                .to_string()
         } else {
             assert!(text.contains("Outcome:    FAILED"), "{text}");
             assert!(

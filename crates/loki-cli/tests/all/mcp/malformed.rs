@@ -65,12 +65,17 @@ impl Session {
 
     /// The next line the server wrote, as JSON.
     fn answer(&self, after: &str) -> Value {
-        match self.lines.recv_timeout(ANSWER_TIMEOUT) {
-            Ok(l) => serde_json::from_str(&l)
-                .unwrap_or_else(|e| panic!("after {after}: not JSON ({e}): {l}")),
-            Err(RecvTimeoutError::Timeout) => panic!("no answer to {after} in {ANSWER_TIMEOUT:?}"),
-            Err(RecvTimeoutError::Disconnected) => panic!("the server ended after {after}"),
-        }
+        let line = self
+            .lines
+            .recv_timeout(ANSWER_TIMEOUT)
+            .map_err(|e| match e {
+                RecvTimeoutError::Timeout => format!("no answer to {after} in {ANSWER_TIMEOUT:?}"),
+                RecvTimeoutError::Disconnected => format!("the server ended after {after}"),
+            })
+            .unwrap();
+        serde_json::from_str(&line)
+            .map_err(|e| format!("after {after}: not JSON ({e}): {line}"))
+            .unwrap()
     }
 
     /// Sends `line` and returns the answer.
