@@ -623,9 +623,13 @@ pub enum SealCommand {
     Install {
         #[arg(long, value_enum)]
         agent: AgentName,
-        /// The command the hooks run [default: loki]
-        #[arg(long, default_value = "loki")]
-        command: String,
+        /// The program the hooks run [default: the absolute path of this loki]
+        #[arg(long)]
+        command: Option<String>,
+        /// Seconds each hook may run [default: sized from the suite's measured time: the last
+        /// seal session's start in this repository, else one run of the suite now]
+        #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+        timeout: Option<u64>,
     },
 }
 

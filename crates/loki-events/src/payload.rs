@@ -502,15 +502,37 @@ pub struct PatchVerified {
 }
 payload!(PatchVerified => PatchVerified);
 
-/// `patch.rolled_back`: the crash persisted; the file was restored from its backup.
+/// `patch.rolled_back`: the program still crashed with the patch (the recorded crash, or
+/// `new_crash`); the file was restored from its backup.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PatchRolledBack {
     pub file: String,
     pub restored_sha256: String,
     pub original_sha256: String,
     pub byte_identical: bool,
+    /// The crash the patched program had instead of the recorded one; absent when the recorded
+    /// crash itself reproduced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_crash: Option<CrashSeen>,
 }
 payload!(PatchRolledBack => PatchRolledBack);
+
+/// A crash seen when a reproduction ran, named as `incident.recorded` names the recorded one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrashSeen {
+    /// The crash's signature id and text (kind and top frames).
+    pub signature: String,
+    pub signature_text: String,
+    /// `KeyError`, `panic`, `exit 3` when nothing in the output named a crash.
+    pub kind: String,
+    /// The crash's message (`'missing'`), empty when it printed none.
+    pub message: String,
+    /// Where it happened, innermost frame first: `app.py:2 in average`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// The command's exit code.
+    pub exit_code: i32,
+}
 
 /// `receipt.sealed`: the receipt written and signed; the log is synced after it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,10 +5,11 @@ use loki_core::run::{RunKind, RunStatus, RunStore};
 use serde_json::{Value, json};
 
 use crate::payload::{
-    BuildStarted, CapHit, CheckResult, Cost, Discarded, FileDigest, FixRound, IncidentRecorded,
-    IntegrityFinding, PatchApplied, PatchRolledBack, PatchVerified, PrOpened, ReceiptSealed,
-    RunCompleted, RunInterrupted, RunStarted, SessionEnded, SessionStarted, StageCompleted,
-    StageEnd, StageFailed, StageSkipped, StageStarted, TestsRestored, ToolCalled, WallSealed,
+    BuildStarted, CapHit, CheckResult, Cost, CrashSeen, Discarded, FileDigest, FixRound,
+    IncidentRecorded, IntegrityFinding, PatchApplied, PatchRolledBack, PatchVerified, PrOpened,
+    ReceiptSealed, RunCompleted, RunInterrupted, RunStarted, SessionEnded, SessionStarted,
+    StageCompleted, StageEnd, StageFailed, StageSkipped, StageStarted, TestsRestored, ToolCalled,
+    WallSealed,
 };
 use crate::{
     DROPPED_REASON, Event, EventError, EventType, LogStatus, Payload, RunRecorder, read_events,
@@ -423,9 +424,30 @@ fn typed_payloads_serialise_as_the_hand_written_events_did() {
             restored_sha256: sha.clone(),
             original_sha256: sha.clone(),
             byte_identical: true,
+            new_crash: None,
         }),
         json!({"file": "app.py", "restored_sha256": sha, "original_sha256": sha,
                "byte_identical": true}),
+    );
+    same(
+        data(&PatchRolledBack {
+            file: "app.py".into(),
+            restored_sha256: sha.clone(),
+            original_sha256: sha.clone(),
+            byte_identical: true,
+            new_crash: Some(CrashSeen {
+                signature: "sig2".into(),
+                signature_text: "KeyError at average (app.py)".into(),
+                kind: "KeyError".into(),
+                message: "'missing'".into(),
+                location: Some("app.py:2 in average".into()),
+                exit_code: 1,
+            }),
+        }),
+        json!({"file": "app.py", "restored_sha256": sha, "original_sha256": sha,
+               "byte_identical": true, "new_crash": {"signature": "sig2",
+               "signature_text": "KeyError at average (app.py)", "kind": "KeyError",
+               "message": "'missing'", "location": "app.py:2 in average", "exit_code": 1}}),
     );
     // receipt builder receipt.sealed; seal session.rs integrity.finding
     same(

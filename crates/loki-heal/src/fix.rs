@@ -10,9 +10,11 @@
 //!    (`patch.applied`).
 //! 4. [`FixSession::verify`] runs `repro.sh` (under [`FixOptions::replay_wrapper`]: the patched
 //!    code is the model's, so loki's home and signing key are out of its reach) and settles:
-//!    exit 0 → verified, backup removed (`patch.verified`); exit 1 → crash persisted, file
+//!    exit 0 → verified, backup removed (`patch.verified`); exit 1 (the recorded crash) or a
+//!    different failure (the program still crashes, otherwise: [`crate::new_crash`]) → file
 //!    restored from the backup byte for byte and checked by SHA-256, backup removed
-//!    (`patch.rolled_back`); harness error → patch and backup both kept.
+//!    (`patch.rolled_back`, naming the new crash); any other harness error (a timeout, a
+//!    command not found) → patch and backup both kept.
 //!    Without verification (`--no-verify`) the backup is kept.
 //! 5. [`FixSession::finish`] seals a signed receipt (kind `heal`): `task` is the incident
 //!    (`source: incident`, the SHA-256 of `incident.json`, `ref: <incident run>#<signature id>`),
@@ -37,8 +39,8 @@ use loki_core::outcome::Outcome;
 use loki_core::run::{RunKind, RunStore};
 use loki_events::RunRecorder;
 use loki_events::payload::{
-    CheckResult as CheckEvent, Cost as CostEvent, PatchApplied, PatchRolledBack, PatchVerified,
-    RunCompleted, RunInterrupted, RunStarted,
+    CheckResult as CheckEvent, Cost as CostEvent, CrashSeen, PatchApplied, PatchRolledBack,
+    PatchVerified, RunCompleted, RunInterrupted, RunStarted,
 };
 use loki_patch::ApplyOptions;
 use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
@@ -81,8 +83,12 @@ pub struct FixOptions {
 pub enum Settled {
     /// The crash no longer reproduces; the backup was removed.
     Verified,
-    /// The crash persisted; the file was restored byte for byte and the backup removed.
-    RolledBack { restored_exactly: bool },
+    /// The program still crashed with the patch: the recorded crash (`new_crash` absent) or
+    /// `new_crash`; the file was restored byte for byte and the backup removed.
+    RolledBack {
+        restored_exactly: bool,
+        new_crash: Option<CrashSeen>,
+    },
     /// The reproduction could not tell; the patch and the backup are both kept.
     Harness { reason: String, backup: PathBuf },
     /// Applied without verification (`--no-verify`); the backup is kept.
@@ -407,10 +413,7 @@ impl FixSession {
             failing_ids: Vec::new(),
             stage: None,
             role: None,
-            reason: match &replay.verdict {
-                ReplayVerdict::Harness(reason) => Some(reason.clone()),
-                _ => None,
-            },
+            reason: replay.verdict.reason().map(str::to_string),
             exit_code: Some(replay.exit_code),
             new_findings: None,
         })?;
@@ -423,7 +426,16 @@ impl FixSession {
                 })?;
                 Settled::Verified
             }
-            ReplayVerdict::Reproduced => {
+            ReplayVerdict::Reproduced | ReplayVerdict::DifferentFailure(_) => {
+                // The program still crashes, whatever the crash: the patch is no fix.
+                let new_crash = match &replay.verdict {
+                    ReplayVerdict::DifferentFailure(reason) => Some(crate::new_crash::seen(
+                        &self.incident,
+                        &replay.output,
+                        reason,
+                    )),
+                    _ => None,
+                };
                 loki_patch::backup::restore(&p.abs)?;
                 let now = std::fs::read(&p.abs).map_err(|e| HealError::io("read", &p.abs, e))?;
                 let exact = now == p.before;
@@ -432,9 +444,11 @@ impl FixSession {
                     restored_sha256: sha256_hex(&now),
                     original_sha256: sha256_hex(&p.before),
                     byte_identical: exact,
+                    new_crash: new_crash.clone(),
                 })?;
                 Settled::RolledBack {
                     restored_exactly: exact,
+                    new_crash,
                 }
             }
             ReplayVerdict::Harness(_) if replay.interrupted => Settled::Interrupted {
@@ -534,9 +548,20 @@ impl FixSession {
         ));
         let settled_np = match &settled {
             Settled::Verified => None,
-            Settled::RolledBack { .. } => Some(NotProven::new(
+            Settled::RolledBack { new_crash: None, .. } => Some(NotProven::new(
                 "a fix",
                 "the crash persisted after the patch, so it was rolled back",
+                replay.clone(),
+            )),
+            Settled::RolledBack {
+                new_crash: Some(crash),
+                ..
+            } => Some(NotProven::new(
+                "a fix",
+                format!(
+                    "with the patch the program crashed with {} instead, so the patch was rolled back",
+                    crate::new_crash::describe(crash)
+                ),
                 replay.clone(),
             )),
             Settled::Harness { reason, .. } => Some(NotProven::new(
@@ -619,7 +644,9 @@ impl FixSession {
 fn repro_outcome(v: &ReplayVerdict) -> (CheckStatus, u64, u64, u64) {
     match v {
         ReplayVerdict::NotReproduced => (CheckStatus::Pass, 1, 1, 0),
-        ReplayVerdict::Reproduced => (CheckStatus::Fail, 1, 0, 1),
+        ReplayVerdict::Reproduced | ReplayVerdict::DifferentFailure(_) => {
+            (CheckStatus::Fail, 1, 0, 1)
+        }
         ReplayVerdict::Harness(reason)
             if reason.contains("timed out") || reason.contains("in time") =>
         {
@@ -688,10 +715,20 @@ pub fn settled_words(settled: &Settled, file: &str, incident: &RunId) -> (&'stat
             "verified",
             format!("the crash no longer reproduces; {file}.loki.bak removed"),
         ),
-        Settled::RolledBack { restored_exactly } => (
+        Settled::RolledBack {
+            restored_exactly,
+            new_crash,
+        } => (
             "rolled_back",
             format!(
-                "the crash persisted: {file} restored from its backup{} and the backup removed",
+                "{}: {file} restored from its backup{} and the backup removed",
+                match new_crash {
+                    None => "the crash persisted".to_string(),
+                    Some(c) => format!(
+                        "the patched program still crashed, with {}",
+                        crate::new_crash::describe(c)
+                    ),
+                },
                 if *restored_exactly {
                     " byte for byte"
                 } else {

@@ -11,7 +11,8 @@
 //!   [`loki_core::paths`], the search on [`loki_core::walk`].
 //! - **Healing** ([`fix`]): one model call for one strict JSON patch ([`proposal`], [`synth`]),
 //!   applied by `loki-patch` after a byte-exact `<file>.loki.bak`, verified by replaying the
-//!   reproduction, rolled back when the crash persists, sealed in a signed receipt of kind `heal`;
+//!   reproduction, rolled back when the program still crashes (the recorded crash or another one,
+//!   which it names: [`new_crash`]), sealed in a signed receipt of kind `heal`;
 //!   the verifying replay runs in [`replay_box`]; the propose → apply → verify sequence the
 //!   commands run is [`sequence::heal`], with a [`sequence::HealUi`] for what they show and ask; how a session settled, in words, is
 //!   [`fix::settled_words`]. The page check `loki run --url` observes is [`web::page_options`].
@@ -46,6 +47,7 @@ mod error;
 pub mod fix;
 pub mod frames;
 pub mod incident;
+pub mod new_crash;
 pub mod proposal;
 pub mod record;
 pub mod replay_box;

@@ -22,7 +22,9 @@
 //! | 2 | `[HARNESS] …` | cannot enter the directory, command not found (126/127), timeout (124), or a different failure |
 //!
 //! A different failure is a harness problem on purpose: it proves neither that the crash is gone
-//! nor that it persists.
+//! nor that it persists. It is read as [`ReplayVerdict::DifferentFailure`]: `loki replay` reports
+//! it as a harness error (exit 2), `loki fix` rolls its patch back (the program still crashes)
+//! and names the new crash.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -165,6 +167,10 @@ pub enum ReplayVerdict {
     Reproduced,
     /// Exit 0: the command completed without it.
     NotReproduced,
+    /// Exit 2 with `[HARNESS] a different failure …`: the command still failed, but not with the
+    /// recorded crash (the script's words). It proves neither that the recorded crash is gone nor
+    /// that it persists; a fix rolls back on it all the same, since the program still crashes.
+    DifferentFailure(String),
     /// Exit 2 or anything unexpected: why it could not tell.
     Harness(String),
 }
@@ -176,7 +182,8 @@ impl ReplayVerdict {
         match self {
             ReplayVerdict::Reproduced => "REPRODUCED",
             ReplayVerdict::NotReproduced => "NOT REPRODUCED",
-            ReplayVerdict::Harness(_) => "HARNESS ERROR",
+            // The script's own word for it: `loki replay` keeps its contract.
+            ReplayVerdict::DifferentFailure(_) | ReplayVerdict::Harness(_) => "HARNESS ERROR",
         }
     }
 
@@ -186,10 +193,24 @@ impl ReplayVerdict {
         match self {
             ReplayVerdict::Reproduced => 1,
             ReplayVerdict::NotReproduced => 0,
-            ReplayVerdict::Harness(_) => 2,
+            ReplayVerdict::DifferentFailure(_) | ReplayVerdict::Harness(_) => 2,
+        }
+    }
+
+    /// Why it could not tell whether the recorded crash persists (the script's `[HARNESS]`
+    /// line), for a different failure and a harness error.
+    #[must_use]
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            ReplayVerdict::DifferentFailure(m) | ReplayVerdict::Harness(m) => Some(m),
+            ReplayVerdict::Reproduced | ReplayVerdict::NotReproduced => None,
         }
     }
 }
+
+/// The start of the `[HARNESS]` line `repro.sh` prints when the command failed otherwise than
+/// recorded (see [`render_script`]; scripts written by earlier versions print it too).
+const DIFFERENT_FAILURE: &str = "a different failure (exit ";
 
 /// One run of `repro.sh`.
 #[derive(Debug, Clone)]
@@ -224,9 +245,13 @@ pub fn classify(exit_code: i32, timed_out: bool, output: &str) -> ReplayVerdict 
     match exit_code {
         1 => ReplayVerdict::Reproduced,
         0 => ReplayVerdict::NotReproduced,
-        2 => ReplayVerdict::Harness(
-            harness_line().unwrap_or_else(|| "the script reported a harness problem".into()),
-        ),
+        2 => match harness_line() {
+            Some(line) if line.starts_with(DIFFERENT_FAILURE) => {
+                ReplayVerdict::DifferentFailure(line)
+            }
+            Some(line) => ReplayVerdict::Harness(line),
+            None => ReplayVerdict::Harness("the script reported a harness problem".into()),
+        },
         other => ReplayVerdict::Harness(format!(
             "the script exited {other}, which is none of 0, 1, 2 (was it edited?)"
         )),
@@ -389,6 +414,16 @@ mod tests {
         assert!(matches!(classify(1, true, ""), ReplayVerdict::Harness(_)));
         assert!(
             matches!(classify(5, false, ""), ReplayVerdict::Harness(m) if m.contains("exited 5"))
+        );
+        assert_eq!(
+            classify(
+                2,
+                false,
+                "KeyError: 'x'\n[HARNESS] a different failure (exit 1, expected 1, no \"ZeroDivisionError\" in the output): not the recorded crash\n"
+            ),
+            ReplayVerdict::DifferentFailure(
+                "a different failure (exit 1, expected 1, no \"ZeroDivisionError\" in the output): not the recorded crash".into()
+            )
         );
     }
 }

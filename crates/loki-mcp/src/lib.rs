@@ -9,7 +9,9 @@
 //! starts the `loki` executable itself for work that outlives a call (a build, a fix).
 //!
 //! # Transports
-//! - stdio ([`serve_stdio`]): `loki mcp`, what agents launch.
+//! - stdio ([`serve_stdio`]): `loki mcp`, what agents launch. Every line is screened first
+//!   ([`stdio`]): one that is not JSON is answered `-32700`, one that is not a JSON-RPC request
+//!   `-32600`, an unknown method `-32601` naming it; the server keeps serving.
 //! - Streamable HTTP ([`serve_http`]): `loki mcp --http PORT`, bound to `127.0.0.1` only, at
 //!   `/mcp`; `Host` must be a loopback name and a browser `Origin` a loopback origin (DNS
 //!   rebinding and cross-site requests are refused).
@@ -71,13 +73,13 @@ pub mod args;
 pub mod background;
 pub mod error;
 mod server;
+pub mod stdio;
 pub mod tools;
 pub mod validate;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
-use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
@@ -117,19 +119,10 @@ fn runtime() -> Result<tokio::runtime::Runtime, McpError> {
         .map_err(McpError::Runtime)
 }
 
-/// Serves over stdin/stdout until the client closes the connection.
+/// Serves over stdin/stdout until the client closes the connection; every malformed line gets
+/// a JSON-RPC error ([`stdio`]).
 pub fn serve_stdio(ctx: tools::Ctx) -> Result<(), McpError> {
-    runtime()?.block_on(async move {
-        let running = LokiServer::new(ctx)
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| McpError::Stdio(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| McpError::Stdio(e.to_string()))?;
-        Ok(())
-    })
+    runtime()?.block_on(stdio::serve(LokiServer::new(ctx)))
 }
 
 /// Serves Streamable HTTP on `127.0.0.1:port` (0: a free port) at [`HTTP_PATH`] until the process

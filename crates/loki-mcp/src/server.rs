@@ -10,9 +10,10 @@ use loki_core::run::{ListedRun, RunStore};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
+    CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router};
@@ -182,6 +183,32 @@ impl ServerHandler for LokiServer {
         .with_instructions(INSTRUCTIONS)
     }
 
+    /// A request rmcp could not read as one of the protocol's (its requests fall back to a custom
+    /// request on any mismatch): a protocol method is there with malformed `params` (`-32602`),
+    /// any other is not a method (`-32601`). The method is in the message and in `data`, so a
+    /// client can tell which request was refused.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method;
+        let data = Some(serde_json::json!({"method": method}));
+        Err(if client_methods().contains(&method.as_str()) {
+            ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("Invalid params for {method}: they do not match the method's schema"),
+                data,
+            )
+        } else {
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+                data,
+            )
+        })
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -225,6 +252,39 @@ impl ServerHandler for LokiServer {
         ])
         .into())
     }
+}
+
+/// The request methods a client may send (rmcp's names for them).
+fn client_methods() -> [&'static str; 23] {
+    use rmcp::model as m;
+    fn v<T: m::ConstString>() -> &'static str {
+        T::VALUE
+    }
+    [
+        v::<m::InitializeResultMethod>(),
+        v::<m::PingRequestMethod>(),
+        v::<m::DiscoverRequestMethod>(),
+        v::<m::CompleteRequestMethod>(),
+        v::<m::SetLevelRequestMethod>(),
+        v::<m::GetPromptRequestMethod>(),
+        v::<m::ListPromptsRequestMethod>(),
+        v::<m::ListResourcesRequestMethod>(),
+        v::<m::ListResourceTemplatesRequestMethod>(),
+        v::<m::ReadResourceRequestMethod>(),
+        v::<m::SubscriptionsListenRequestMethod>(),
+        v::<m::SubscribeRequestMethod>(),
+        v::<m::UnsubscribeRequestMethod>(),
+        v::<m::CallToolRequestMethod>(),
+        v::<m::ListToolsRequestMethod>(),
+        v::<m::GetTaskMethod>(),
+        v::<m::UpdateTaskMethod>(),
+        v::<m::CancelTaskMethod>(),
+        v::<m::ListSkillsRequestMethod>(),
+        v::<m::GetSkillRequestMethod>(),
+        v::<m::ReadResourceDirectoryRequestMethod>(),
+        v::<m::ListRootsRequestMethod>(),
+        v::<m::CreateMessageRequestMethod>(),
+    ]
 }
 
 /// Every run (and receipt) of the repositories the server was started for. A server that serves

@@ -46,20 +46,23 @@
 //! an error read as a pass.
 
 pub mod activation;
+pub mod budget;
 pub mod decide;
 pub mod declare;
 mod error;
 pub mod hook;
 pub mod install;
+pub mod jsontext;
 pub mod report;
 pub mod session;
 pub mod status;
 
 pub use activation::{Activation, Active, UserEnv, activation};
+pub use budget::{Basis, Budget};
 pub use decide::{Decision, Evidence, decide};
 pub use error::SealError;
 pub use hook::{Agent, HookInput, HookResponse, respond};
-pub use install::{InstallReport, install, merge_hooks};
+pub use install::{InstallReport, Timeouts, install, merge_text};
 pub use session::{
     CheckReport, NO_CHANGE, Origin, SealOptions, SealState, Started, StopRecord, StopReport,
     Stopped, check, failed_stop, sessions, start, state_path, stop,

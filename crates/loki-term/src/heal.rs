@@ -315,7 +315,8 @@ pub fn unsealed(err: &HealError) -> String {
 }
 
 /// The `--json` form of a fix's summary; `status` and `detail` are
-/// [`loki_heal::fix::settled_words`], `file` the patched file.
+/// [`loki_heal::fix::settled_words`], `file` the patched file. `new_crash` is the crash the
+/// patched program had instead of the recorded one (why it was rolled back), else null.
 #[must_use]
 pub fn summary_json(
     r: &FixReport,
@@ -327,6 +328,10 @@ pub fn summary_json(
         "run": r.run_id, "incident": incident, "outcome": r.outcome.as_str(), "status": status,
         "detail": detail, "file": file, "receipt_sha256": r.sealed.receipt.receipt_sha256,
         "not_proven": r.not_proven, "cost_usd": r.cost_usd, "provider": r.provider, "model": r.model,
+        "new_crash": match &r.settled {
+            Settled::RolledBack { new_crash, .. } => new_crash.as_ref(),
+            _ => None,
+        },
     })
 }
 
@@ -394,10 +399,7 @@ pub fn replay_json(
     r: &Replay,
     video: Option<&Path>,
 ) -> serde_json::Value {
-    let reason = match &r.verdict {
-        ReplayVerdict::Harness(m) => Some(m.clone()),
-        ReplayVerdict::Reproduced | ReplayVerdict::NotReproduced => None,
-    };
+    let reason = r.verdict.reason();
     serde_json::json!({"incident": incident, "verdict": r.verdict.label(),
         "exit_code": r.verdict.exit_code(), "signature": inc.signature.text, "reason": reason,
         "video": video})
@@ -427,7 +429,9 @@ pub fn replay(
             "{}: the command completed without the crash",
             paint(GREEN, "NOT REPRODUCED")
         ),
-        ReplayVerdict::Harness(m) => format!("{}: {m}", paint(YELLOW, "HARNESS ERROR")),
+        ReplayVerdict::DifferentFailure(m) | ReplayVerdict::Harness(m) => {
+            format!("{}: {m}", paint(YELLOW, r.verdict.label()))
+        }
     };
     let _ = writeln!(s, "{line}");
     if let Some(v) = video {

@@ -10,13 +10,15 @@
 //! - `status`: one line per session (origin, blocks, last stop), a red `! RELEASED, NOT VERIFIED`
 //!   line for each stop the agent was let through unproven, unreadable state files, then one
 //!   `hooks <agent> <active>: <detail> (fix: …)` line per agent.
-//! - `install`: where the hooks were registered and whether the agent will run them; when not,
-//!   a red `NOT ACTIVE` line and what makes them run.
+//! - `install`: where the hooks were registered, the program they run, their timeouts and how
+//!   those were chosen, and whether the agent will run them; when not, a red `NOT ACTIVE` line
+//!   and what makes them run. `--json`: `{path, changed, agent, command, timeouts: {start_s,
+//!   stop_s}, basis: {kind, suite_s, session}, explanation, active, active_detail, fix}`.
 
 use std::fmt::Write as _;
 
 use loki_seal::session::CheckReport;
-use loki_seal::{Activation, Active, Agent, InstallReport, Started};
+use loki_seal::{Activation, Active, Agent, Basis, Budget, InstallReport, Started};
 
 use crate::style::{GREEN, RED, paint};
 
@@ -124,7 +126,12 @@ pub fn declared(r: &loki_seal::declare::Recorded, contradiction: bool) -> String
 
 /// What `loki seal install` says: where the hooks are, and whether `agent` will run them.
 #[must_use]
-pub fn installed(report: &InstallReport, agent: Agent, active: &Activation) -> String {
+pub fn installed(
+    report: &InstallReport,
+    agent: Agent,
+    budget: &Budget,
+    active: &Activation,
+) -> String {
     let mut out = String::new();
     if report.changed {
         let _ = writeln!(
@@ -140,6 +147,13 @@ pub fn installed(report: &InstallReport, agent: Agent, active: &Activation) -> S
             report.path.display()
         );
     }
+    let _ = writeln!(
+        out,
+        "hooks run: {} seal start|stop --agent {}",
+        report.program,
+        agent.as_str()
+    );
+    let _ = writeln!(out, "{}", budget.explain());
     match active.active {
         Active::Yes => {
             let _ = writeln!(out, "{}: {}", agent.as_str(), active.detail);
@@ -159,6 +173,31 @@ pub fn installed(report: &InstallReport, agent: Agent, active: &Activation) -> S
         }
     }
     out
+}
+
+/// The `--json` form of `loki seal install` (see the module doc).
+#[must_use]
+pub fn installed_json(
+    report: &InstallReport,
+    agent: Agent,
+    budget: &Budget,
+    active: &Activation,
+) -> serde_json::Value {
+    let (kind, suite_s, session) = match &budget.basis {
+        Basis::Given { .. } => ("given", None, None),
+        Basis::Session { session, suite_s } => ("session", Some(*suite_s), Some(session.as_str())),
+        Basis::Measured { suite_s } => ("measured", Some(*suite_s), None),
+        Basis::NoSuite => ("no_suite", None, None),
+        Basis::Unmeasured { .. } => ("unmeasured", None, None),
+    };
+    serde_json::json!({
+        "path": report.path, "changed": report.changed, "agent": agent.as_str(),
+        "command": report.program,
+        "timeouts": {"start_s": report.timeouts.start_s, "stop_s": report.timeouts.stop_s},
+        "basis": {"kind": kind, "suite_s": suite_s, "session": session},
+        "explanation": budget.explain(),
+        "active": active.active.as_str(), "active_detail": active.detail, "fix": active.fix,
+    })
 }
 
 /// The text of `loki seal status`.

@@ -439,7 +439,7 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let code = match r.verdict {
         ReplayVerdict::Reproduced => ExitCode::Failure,
         ReplayVerdict::NotReproduced => ExitCode::Success,
-        ReplayVerdict::Harness(_) => ExitCode::Usage,
+        ReplayVerdict::DifferentFailure(_) | ReplayVerdict::Harness(_) => ExitCode::Usage,
     };
     if ctx.global.json {
         let json = loki_term::heal::replay_json(&run, &inc, &r, video.as_deref());

@@ -7,6 +7,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use loki_core::outcome::ExitCode;
 use loki_seal::{Agent, Decision, HookInput, SealOptions, respond};
 
@@ -37,7 +38,11 @@ pub fn run(ctx: &Ctx, cmd: SealCommand) -> anyhow::Result<ExitCode> {
             session,
         } => declare(ctx, &tests, &reason, contradiction, session.as_deref()),
         SealCommand::Status { all } => status(ctx, all),
-        SealCommand::Install { agent: a, command } => install(ctx, agent(a), &command),
+        SealCommand::Install {
+            agent: a,
+            command,
+            timeout,
+        } => install(ctx, agent(a), command, timeout),
     }
 }
 
@@ -222,12 +227,52 @@ fn declare(
     Ok(ExitCode::Success)
 }
 
-fn install(ctx: &Ctx, agent: Agent, command: &str) -> anyhow::Result<ExitCode> {
+fn install(
+    ctx: &Ctx,
+    agent: Agent,
+    command: Option<String>,
+    timeout: Option<u64>,
+) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
-    let report = loki_seal::install(&root, agent, command)?;
+    // The agent runs the hook with its own PATH: the hook names this very binary, absolutely.
+    let program = match command {
+        Some(c) => c,
+        None => {
+            let exe = std::env::current_exe()
+                .and_then(std::fs::canonicalize)
+                .context("cannot tell where this loki is; name it with --command PATH")?;
+            exe.to_str()
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "this loki's path {} is not UTF-8; name it with --command PATH",
+                        exe.display()
+                    )
+                })?
+                .to_string()
+        }
+    };
+    let budget = match timeout {
+        Some(seconds) => loki_seal::Budget::sized(loki_seal::Basis::Given { seconds }),
+        None => {
+            let opts = options(ctx, root.join(".loki"))?;
+            if !ctx.global.quiet && !ctx.global.json {
+                anstream::eprintln!("timing the test suite to size the hook timeouts…");
+            }
+            loki_seal::budget::measure(&root, &opts.home, &opts.run)
+        }
+    };
+    let report = loki_seal::install(&root, agent, &program, budget.timeouts)?;
     let active = loki_seal::activation(agent, &root, &loki_seal::UserEnv::from_process());
-    if !ctx.global.quiet {
-        anstream::print!("{}", loki_term::seal::installed(&report, agent, &active));
+    if ctx.global.json {
+        anstream::println!(
+            "{}",
+            loki_term::seal::installed_json(&report, agent, &budget, &active)
+        );
+    } else if !ctx.global.quiet {
+        anstream::print!(
+            "{}",
+            loki_term::seal::installed(&report, agent, &budget, &active)
+        );
     }
     Ok(ExitCode::Success)
 }

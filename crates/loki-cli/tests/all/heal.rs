@@ -131,6 +131,87 @@ fn fix_apply_yes_with_the_scripted_provider_verifies_and_signs() {
         .stdout(predicate::str::contains("NOT REPRODUCED"));
 }
 
+/// A patch that turns the crash into another crash is no fix: `loki fix` rolls it back (the file
+/// byte for byte, the backup removed) and says what the new crash was, in its text, its `--json`
+/// and the heal run's `patch.rolled_back` event.
+#[test]
+fn a_patch_that_changes_the_crash_is_rolled_back_and_the_new_crash_named() {
+    let sb = Sandbox::new();
+    let repo = repo_with_app();
+    let original = std::fs::read(repo.path().join("app.py")).unwrap();
+    let script = script(sb.home(), &patch(LINE, "    return {}['missing']\n"));
+    let new_crash = "KeyError: 'missing' at app.py:2 in average (exit 1)";
+    for json in [false, true] {
+        let run = record_crash(&sb, &repo);
+        let mut cmd = sandboxed(&sb, repo.path());
+        cmd.env("LOKI_PROVIDER", "scripted")
+            .env("LOKI_PROVIDER_SCRIPT", &script);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd
+            .args(["fix", &run, "--apply", "--yes"])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            std::fs::read(repo.path().join("app.py")).unwrap(),
+            original,
+            "restored byte for byte"
+        );
+        assert!(!repo.path().join("app.py.loki.bak").exists(), "{text}");
+        let heal_run = if json {
+            // The summary object is the last line: with --json the patch preview is still printed
+            // above it (issue 32, item 8).
+            let v: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+            assert_eq!(v["status"], "rolled_back", "{v}");
+            assert_eq!(v["outcome"], "FAILED", "{v}");
+            assert_eq!(v["new_crash"]["kind"], "KeyError", "{v}");
+            assert_eq!(v["new_crash"]["message"], "'missing'", "{v}");
+            assert_eq!(v["new_crash"]["location"], "app.py:2 in average", "{v}");
+            assert!(v["detail"].as_str().unwrap().contains(new_crash), "{v}");
+            v.get("run_id")
+                .or_else(|| v.get("run"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap()
+                .to_string()
+        } else {
+            assert!(text.contains("Outcome:    FAILED"), "{text}");
+            assert!(
+                text.contains(&format!("the patched program still crashed, with {new_crash}: app.py restored from its backup byte for byte and the backup removed")),
+                "{text}"
+            );
+            assert!(!text.contains("both kept"), "{text}");
+            text.split("heal run ").nth(1).unwrap()[..24].to_string()
+        };
+        let events = std::fs::read_to_string(
+            repo.path()
+                .join(".loki/runs")
+                .join(&heal_run)
+                .join("events.jsonl"),
+        )
+        .unwrap();
+        let rolled: serde_json::Value = events
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|e| e["type"] == "patch.rolled_back")
+            .unwrap_or_else(|| panic!("no patch.rolled_back in {events}"));
+        assert_eq!(rolled["data"]["new_crash"]["kind"], "KeyError", "{rolled}");
+        assert_eq!(
+            rolled["data"]["new_crash"]["location"], "app.py:2 in average",
+            "{rolled}"
+        );
+        assert_eq!(rolled["data"]["byte_identical"], true, "{rolled}");
+        sandboxed(&sb, repo.path())
+            .args(["verify", &heal_run])
+            .assert()
+            .code(4);
+    }
+}
+
 /// The verifying replay runs the model's patched code: a patch that also tries to read loki's
 /// signing key, plant a program in a `PATH` directory and write a git hook of the checkout gets
 /// "permission denied" for each inside the box, while the fix itself still verifies.

@@ -34,7 +34,11 @@ fn run_hook(
     input: &serde_json::Value,
 ) -> std::process::Output {
     let bin = assert_cmd::cargo::cargo_bin("loki");
-    let command = command.replacen("loki ", &format!("{} ", bin.display()), 1);
+    // A hook installed with `--command loki` runs the binary under test.
+    let command = match command.strip_prefix("loki ") {
+        Some(rest) => format!("{} {rest}", bin.display()),
+        None => command.to_string(),
+    };
     let mut c = Command::new("sh");
     sb.apply(&mut c)
         .current_dir(repo.path())
@@ -58,6 +62,128 @@ fn hook_command(settings: &serde_json::Value, event: &str) -> String {
         .as_str()
         .unwrap()
         .to_string()
+}
+
+/// A user's settings file in its own layout: keys out of order, an escape, a number written
+/// `1.50`, hooks of its own on `Stop` and another event.
+const USER_SETTINGS: &str = "{\n    \"zeta\": {\"b\": 2, \"a\": 1},\n    \"hooks\": {\n        \"PostToolUse\": [\n            {\"matcher\": \"Edit\", \"hooks\": [{\"type\": \"command\", \"command\": \"fmt\"}]}\n        ],\n        \"Stop\": [\n            {\"hooks\": [{\"type\": \"command\", \"command\": \"my-linter\", \"timeout\": 30}]}\n        ]\n    },\n    \"alpha\": \"caf\\u00e9\",\n    \"num\": 1.50\n}\n";
+
+/// [`USER_SETTINGS`] with the seal's two hooks running `exe`, with these timeouts: inserted
+/// after the user's own entries, and nothing else changed.
+fn with_seal_hooks(exe: &str, start_s: u64, stop_s: u64) -> String {
+    let hook = |verb: &str, timeout: u64, indent: &str| {
+        let i = |n: usize| format!("{indent}{}", "    ".repeat(n));
+        format!(
+            "{{\n{}\"hooks\": [\n{}{{\n{}\"command\": {},\n{}\"timeout\": {timeout},\n{}\"type\": \"command\"\n{}}}\n{}]\n{indent}}}",
+            i(1),
+            i(2),
+            i(3),
+            json!(format!("{exe} seal {verb} --agent claude")),
+            i(3),
+            i(3),
+            i(2),
+            i(1),
+        )
+    };
+    USER_SETTINGS.replace(
+        "\"timeout\": 30}]}\n        ]\n",
+        &format!(
+            "\"timeout\": 30}}]}},\n            {},\n        ],\n        \"SessionStart\": [\n            {}\n        ]\n",
+            hook("stop", stop_s, "            "),
+            hook("start", start_s, "            ")
+        )
+        .replace("},\n        ],", "}\n        ],"),
+    )
+}
+
+/// `seal install` registers the absolute path of the loki that ran it, with hook timeouts sized
+/// from the measured suite (and says how), and changes nothing else in the user's file; a later
+/// install after a recorded session resizes them from that session's start.
+#[test]
+fn install_names_this_loki_sizes_timeouts_from_the_suite_and_touches_nothing_else() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    repo.write(".claude/settings.json", USER_SETTINGS);
+    let exe = std::fs::canonicalize(assert_cmd::cargo::cargo_bin("loki")).unwrap();
+    let exe = exe.to_str().unwrap();
+    let out = sandboxed(&sb, repo.path())
+        .args(["--json", "seal", "install", "--agent", "claude"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["basis"]["kind"], "measured", "{report}");
+    let suite_s = report["basis"]["suite_s"].as_f64().unwrap();
+    assert!(suite_s > 0.0, "{report}");
+    let (start_s, stop_s) = (
+        report["timeouts"]["start_s"].as_u64().unwrap(),
+        report["timeouts"]["stop_s"].as_u64().unwrap(),
+    );
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "test"
+    )]
+    let sized = |runs: f64, floor: u64| ((suite_s * runs * 2.0).ceil() as u64).max(floor);
+    assert_eq!(
+        (start_s, stop_s),
+        (sized(2.0, 120), sized(6.0, 600)),
+        "{report}"
+    );
+    assert!(
+        report["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("when run once now"),
+        "{report}"
+    );
+    let after = std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap();
+    assert_eq!(after, with_seal_hooks(exe, start_s, stop_s));
+
+    // The text output says the program and how the timeouts were chosen.
+    sandboxed(&sb, repo.path())
+        .args(["seal", "install", "--agent", "claude"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "hooks run: {exe} seal start|stop"
+        )))
+        .stdout(predicate::str::contains("hook timeouts: start "))
+        .stdout(predicate::str::contains("the suite took "));
+
+    // A session's start took 100 s: the next install sizes the hooks from it, in place.
+    let settings: serde_json::Value = serde_json::from_str(&after).unwrap();
+    let start = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let input = json!({"session_id": "sess-t", "transcript_path": "/tmp/t.jsonl",
+                       "cwd": repo.path(), "hook_event_name": "SessionStart"});
+    let ran = run_hook(&sb, &repo, &start, &input);
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let state = sb.loki_home().join("seal/sess-t.json");
+    let mut recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    recorded["baseline_s"] = json!(100.0);
+    std::fs::write(&state, recorded.to_string()).unwrap();
+    sandboxed(&sb, repo.path())
+        .args(["seal", "install", "--agent", "claude"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "hook timeouts: start 400 s, stop 1200 s (the suite took 100.0 s at the start of seal session sess-t;",
+        ));
+    let resized = std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap();
+    assert_eq!(resized, with_seal_hooks(exe, 400, 1200));
 }
 
 #[test]

@@ -222,13 +222,13 @@ fn a_repro_that_hangs_is_a_harness_error() {
 }
 
 #[test]
-fn a_different_failure_is_a_harness_error_not_a_reproduction() {
+fn a_different_failure_is_read_as_such_not_as_a_reproduction() {
     let fx = Fx::new(&[("app.py", PY_APP)]);
     let (run, inc) = fx.crash(&["python3", "app.py"]);
     std::fs::write(fx.path("app.py"), "raise KeyError('other')\n").unwrap();
     let r = loki_heal::repro::run(&fx.repo.run_dir(&run), &inc, None).unwrap();
     assert!(
-        matches!(&r.verdict, loki_heal::ReplayVerdict::Harness(m) if m.contains("different failure")),
+        matches!(&r.verdict, loki_heal::ReplayVerdict::DifferentFailure(m) if m.contains("different failure")),
         "{:?}",
         r.verdict
     );

@@ -96,7 +96,8 @@ fn python_wrong_patch_is_rolled_back_byte_identical() {
     assert_eq!(
         report.settled,
         Settled::RolledBack {
-            restored_exactly: true
+            restored_exactly: true,
+            new_crash: None,
         }
     );
     assert_eq!(report.outcome, Outcome::Failed);
@@ -112,6 +113,64 @@ fn python_wrong_patch_is_rolled_back_byte_identical() {
             .not_proven
             .iter()
             .any(|n| n.why().contains("rolled back")),
+        "{:?}",
+        report.not_proven
+    );
+}
+
+/// A patch that turns the recorded crash into another one has not fixed anything: the program
+/// still crashes. The file is restored byte for byte, the backup goes, and the new crash is named
+/// in the settlement, the event log and the receipt's NOT PROVEN.
+#[test]
+fn python_patch_that_changes_the_crash_is_rolled_back_naming_the_new_crash() {
+    let fx = Fx::new(&[("app.py", PY_APP)]);
+    let (run, _) = fx.crash(&["python3", "app.py"]);
+    let original = std::fs::read(fx.path("app.py")).unwrap();
+    let other = "    return {}['missing']\n";
+    let report = fx.heal(&run, &[answer("app.py", PY_LINE, other)]);
+    let Settled::RolledBack {
+        restored_exactly: true,
+        new_crash: Some(c),
+    } = &report.settled
+    else {
+        panic!(
+            "expected a rollback naming the new crash, got {:?}",
+            report.settled
+        );
+    };
+    assert_eq!(c.kind, "KeyError");
+    assert_eq!(c.message, "'missing'");
+    assert_eq!(c.location.as_deref(), Some("app.py:2 in average"));
+    assert_eq!(c.exit_code, 1);
+    assert_eq!(report.outcome, Outcome::Failed);
+    assert_eq!(std::fs::read(fx.path("app.py")).unwrap(), original);
+    assert!(
+        !fx.path("app.py.loki.bak").exists(),
+        "the backup is removed"
+    );
+    let heal_dir = fx.repo.run_dir(&report.run_id);
+    let rolled: Vec<serde_json::Value> = std::fs::read_to_string(heal_dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["type"] == "patch.rolled_back")
+        .collect();
+    assert_eq!(rolled.len(), 1, "{rolled:?}");
+    assert_eq!(rolled[0]["data"]["new_crash"]["kind"], "KeyError");
+    assert_eq!(
+        rolled[0]["data"]["new_crash"]["location"],
+        "app.py:2 in average"
+    );
+    assert_eq!(rolled[0]["data"]["byte_identical"], true);
+    assert_eq!(
+        report.sealed.receipt.checks[0].result,
+        loki_receipt::schema::CheckResult::Failed
+    );
+    assert!(
+        report
+            .not_proven
+            .iter()
+            .any(|n| n.contains("KeyError: 'missing' at app.py:2 in average")),
         "{:?}",
         report.not_proven
     );

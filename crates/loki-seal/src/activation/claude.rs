@@ -207,7 +207,13 @@ mod tests {
                 home: tempfile::tempdir().unwrap(),
                 managed: tempfile::tempdir().unwrap(),
             };
-            crate::install::install(f.repo.path(), Agent::Claude, "loki").unwrap();
+            crate::install::install(
+                f.repo.path(),
+                Agent::Claude,
+                "loki",
+                crate::budget::Budget::sized(crate::budget::Basis::NoSuite).timeouts,
+            )
+            .unwrap();
             f
         }
 

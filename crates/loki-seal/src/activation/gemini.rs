@@ -382,7 +382,13 @@ mod tests {
                 etc: tempfile::tempdir().unwrap(),
                 vars: Vec::new(),
             };
-            crate::install::install(w.repo.path(), Agent::Gemini, "loki").unwrap();
+            crate::install::install(
+                w.repo.path(),
+                Agent::Gemini,
+                "loki",
+                crate::budget::Budget::sized(crate::budget::Basis::NoSuite).timeouts,
+            )
+            .unwrap();
             w
         }
 

@@ -4,6 +4,7 @@
 
 mod http;
 mod inspector;
+mod malformed;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
