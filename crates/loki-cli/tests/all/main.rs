@@ -29,6 +29,7 @@ mod improve;
 mod intake;
 mod intake_bad;
 mod intake_pr;
+mod json_contract;
 mod judge;
 mod mcp;
 mod modelbox;

@@ -135,5 +135,8 @@ fn demo_heal(
         }
     };
     anstream::println!("{}", loki_term::heal::demo_kept(dir));
+    if ctx.global.json {
+        crate::output::defer("demo_dir", dir);
+    }
     result
 }
