@@ -46,7 +46,9 @@ pub fn init_color(global: &GlobalArgs) {
 pub fn init_json() -> std::io::Result<()> {
     let saved = rustix::io::dup(std::io::stdout())?;
     rustix::stdio::dup2_stdout(std::io::stderr())?;
-    let mut ch = CHANNEL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut ch = CHANNEL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     ch.out = Some(std::fs::File::from(saved));
     Ok(())
 }
@@ -68,7 +70,9 @@ pub fn json(value: impl serde::Serialize) {
             m
         }
     };
-    let mut ch = CHANNEL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut ch = CHANNEL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for (k, v) in std::mem::take(&mut ch.deferred) {
         object.entry(k).or_insert(v);
     }
@@ -90,7 +94,9 @@ pub fn json(value: impl serde::Serialize) {
 /// Keeps `key` for the command's one JSON object, written later by [`json`].
 pub fn defer(key: &str, value: impl serde::Serialize) {
     let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-    let mut ch = CHANNEL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut ch = CHANNEL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     ch.deferred.retain(|(k, _)| k != key);
     ch.deferred.push((key.into(), value));
 }
@@ -160,7 +166,10 @@ mod tests {
         let mut found = BTreeSet::new();
         for e in std::fs::read_dir(schema_dir()).unwrap() {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
-            let stem = name.strip_suffix(".schema.json").unwrap_or(&name).to_string();
+            let stem = name
+                .strip_suffix(".schema.json")
+                .unwrap_or(&name)
+                .to_string();
             if !shared.contains(&stem.as_str()) {
                 found.insert(stem);
             }
@@ -171,10 +180,7 @@ mod tests {
             missing.is_empty(),
             "commands without a schema in schemas/cli: {missing:?}"
         );
-        assert!(
-            orphans.is_empty(),
-            "schemas without a command: {orphans:?}"
-        );
+        assert!(orphans.is_empty(), "schemas without a command: {orphans:?}");
         for name in wanted.iter().map(String::as_str).chain(shared) {
             let path = schema_dir().join(format!("{name}.schema.json"));
             let v: serde_json::Value =

@@ -101,6 +101,13 @@ pub fn show_json(rec: &RunRecord, events: Option<&(Vec<Event>, LogSummary)>) -> 
         Some((ev, s)) => (Some(fold(ev)), Some(s.clone())),
         None => (None, None),
     };
+    // The fold's run is named as everywhere else; its `terminal` event stays as the log wrote it.
+    let mut folded = serde_json::to_value(folded).unwrap_or_default();
+    if let Some(m) = folded.as_object_mut()
+        && let Some(run) = m.remove("run")
+    {
+        m.insert("run_id".into(), run);
+    }
     serde_json::json!({ "run_id": rec.id, "record": record_json(rec), "events": summary,
         "fold": folded })
 }

@@ -68,7 +68,9 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
     );
     let worst = loki_intake::batch::worst(&rows);
     if global.json {
-        crate::output::json(serde_json::json!({"project": backlog.project.canonical(), "issues": rows, "exit_code": worst}));
+        crate::output::json(
+            serde_json::json!({"project": backlog.project.canonical(), "issues": rows, "exit_code": worst}),
+        );
     } else {
         anstream::print!("{}", loki_intake::batch::table(&rows));
         for r in &rows {
@@ -89,7 +91,9 @@ fn dry_run(global: &GlobalArgs, backlog: &Backlog, concurrency: u32) -> anyhow::
             .iter()
             .map(|i| serde_json::json!({"issue": i.number, "title": i.title, "branch": branch(i.number)}))
             .collect();
-        crate::output::json(serde_json::json!({"project": project, "dry_run": true, "concurrency": concurrency, "issues": would}));
+        crate::output::json(
+            serde_json::json!({"project": project, "dry_run": true, "concurrency": concurrency, "issues": would}),
+        );
         return Ok(ExitCode::Success);
     }
     anstream::println!(

@@ -265,8 +265,10 @@ pub fn apply(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let a = loki_engine::ops::apply(&repo, &id).with_context(|| format!("applying run {id}"))?;
     if ctx.global.json {
-        crate::output::json(serde_json::json!({"run_id": id, "branch": a.branch, "from": a.from,
-            "to": a.to, "fast_forwarded": a.from != a.to}));
+        crate::output::json(
+            serde_json::json!({"run_id": id, "branch": a.branch, "from": a.from,
+            "to": a.to, "fast_forwarded": a.from != a.to}),
+        );
     } else if a.from == a.to {
         anstream::println!("{} is already at {}", a.branch, &a.to[..12.min(a.to.len())]);
     } else {

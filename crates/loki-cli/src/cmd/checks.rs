@@ -44,7 +44,9 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
         }
     })?;
     if ctx.global.json {
-        crate::output::json(serde_json::json!({ "run_id": run.run_id, "proven": run.proven, "checks": run.results }));
+        crate::output::json(
+            serde_json::json!({ "run_id": run.run_id, "proven": run.proven, "checks": run.results }),
+        );
     } else {
         anstream::print!("{}", render_results(&run.results));
         if run.results.is_empty() {

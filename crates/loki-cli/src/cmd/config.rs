@@ -75,10 +75,10 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let (r, rs) = describe(&repo);
     if ctx.global.json {
         crate::output::json(serde_json::json!({
-                "user": {"path": u, "state": us},
-                "repo": {"path": r, "state": rs},
-                "file": ctx.global.config.as_ref().map(|p| p.display().to_string()),
-            }));
+            "user": {"path": u, "state": us},
+            "repo": {"path": r, "state": rs},
+            "file": ctx.global.config.as_ref().map(|p| p.display().to_string()),
+        }));
     } else {
         let (u, r) = (u.unwrap_or_default(), r.unwrap_or_default());
         anstream::println!("user  {u} ({us})");
@@ -93,7 +93,9 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 fn get(ctx: &Ctx, key: &str) -> anyhow::Result<ExitCode> {
     let entry = ctx.config.entry(key).ok_or_else(|| unknown(key))?;
     if ctx.global.json {
-        crate::output::json(serde_json::json!({"key": key, "value": entry.display_value(), "source": entry.source}));
+        crate::output::json(
+            serde_json::json!({"key": key, "value": entry.display_value(), "source": entry.source}),
+        );
     } else {
         anstream::println!("{}", entry.display_value());
     }

@@ -452,8 +452,12 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         ReplayVerdict::Harness(_) => ExitCode::Usage,
     };
     if ctx.global.json {
-        let json = loki_term::heal::replay_json(&run, &inc, &r, video.as_deref());
-        anstream::println!("{json}");
+        crate::output::json(loki_term::heal::replay_json(
+            &run,
+            &inc,
+            &r,
+            video.as_deref(),
+        ));
         return Ok(code);
     }
     let shown = video

@@ -75,9 +75,11 @@ fn start(ctx: &Ctx, _agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode>
     let started = loki_seal::start(&root, &input, &opts, rebaseline)?;
     if ctx.global.json {
         let s = &started.state;
-        crate::output::json(serde_json::json!({"session": s.session, "repo": s.repo_root,
+        crate::output::json(
+            serde_json::json!({"session": s.session, "repo": s.repo_root,
             "snapshot": s.snapshot, "started_at": s.started_at, "kept": started.kept,
-            "baseline_s": s.baseline_s, "checks": s.baseline}));
+            "baseline_s": s.baseline_s, "checks": s.baseline}),
+        );
     }
     if !ctx.global.quiet {
         anstream::eprintln!(
@@ -227,7 +229,9 @@ fn declare(
         contradiction,
     })?;
     if ctx.global.json {
-        crate::output::json(serde_json::json!({"session": recorded.session, "declarations": recorded.declarations}));
+        crate::output::json(
+            serde_json::json!({"session": recorded.session, "declarations": recorded.declarations}),
+        );
     } else if !ctx.global.quiet {
         anstream::print!("{}", loki_term::seal::declared(&recorded, contradiction));
     }

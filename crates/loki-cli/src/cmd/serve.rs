@@ -28,7 +28,7 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             let keyid = admin::trust(&spec, &pem)?;
             if ctx.global.json {
                 crate::output::json(serde_json::json!({"keyid": keyid,
-                    "store": spec.display().to_string()}));
+                    "store": spec.display()}));
             } else {
                 anstream::println!("trusted {keyid} in {}", spec.display());
             }
@@ -160,7 +160,7 @@ fn serve(ctx: &Ctx, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
         let server = Server::start(opts).await?;
         if ctx.global.json {
-            crate::output::json(serde_json::json!({"url": server.url().to_string(),
+            crate::output::json(serde_json::json!({"url": server.url(),
                 "store": server.instance().db, "pid": std::process::id()}));
         }
         anstream::println!(

@@ -18,7 +18,9 @@ pub fn run(global: &GlobalArgs, c: &WorkspaceCommand) -> anyhow::Result<ExitCode
         WorkspaceCommand::List => {
             let (_, all) = declared(&Ctx::load(global)?)?;
             if global.json {
-                crate::output::json(serde_json::json!({"workspaces": all.values().collect::<Vec<_>>()}));
+                crate::output::json(
+                    serde_json::json!({"workspaces": all.values().collect::<Vec<_>>()}),
+                );
             } else if all.is_empty() {
                 anstream::println!(
                     "no workspace is declared: add [workspaces.<name>] with repos = [...] to loki.toml"

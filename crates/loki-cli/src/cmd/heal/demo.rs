@@ -107,6 +107,9 @@ fn demo_heal(
         Err(e) if args.model.is_some() => return Err(e),
         Err(_) => None,
     };
+    if ctx.global.json {
+        crate::output::defer("demo_dir", dir);
+    }
     let result = match &provider {
         Some(p) => heal(
             ctx,
@@ -135,8 +138,5 @@ fn demo_heal(
         }
     };
     anstream::println!("{}", loki_term::heal::demo_kept(dir));
-    if ctx.global.json {
-        crate::output::defer("demo_dir", dir);
-    }
     result
 }
