@@ -73,11 +73,22 @@ fn main() -> ProcessExit {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2);
+            // under `--json` a usage error is the error object on stdout too.
             let _ = e.print();
-            return ProcessExit::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            let code = u8::try_from(e.exit_code()).unwrap_or(2);
+            if e.use_stderr() && asks_for_json(&argv) {
+                output::json(usage_error_json(&e, code));
+            }
+            return ProcessExit::from(code);
         }
     };
+    if cli.global.json
+        && let Err(e) = output::init_json()
+    {
+        anstream::eprintln!("error: cannot set up the --json output: {e}");
+        return ProcessExit::from(1);
+    }
     output::init_color(&cli.global);
     log::init(cli.global.verbose, loki_term::color::stderr_color());
     let json = cli.global.json;
@@ -96,6 +107,26 @@ fn main() -> ProcessExit {
     // A command stopped by SIGINT/SIGTERM says what it left and ends with the signal's code.
     let code = interrupt::finish().map_or(code, ExitCode::code);
     ProcessExit::from(code)
+}
+
+/// Whether the command line asks for `--json` (before a `--` that ends loki's own flags).
+fn asks_for_json(argv: &[std::ffi::OsString]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json")
+}
+
+/// The `--json` error object of a command line clap refused: its first line, the rest as causes.
+fn usage_error_json(e: &clap::Error, code: u8) -> serde_json::Value {
+    let text = e.render().to_string();
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches("error: ").to_string());
+    let error = lines.next().unwrap_or_default();
+    serde_json::json!({"error": error, "causes": lines.collect::<Vec<_>>(), "exit_code": code})
 }
 
 /// How long a command waits at exit for its runs' last events to reach the control plane.
@@ -126,6 +157,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         (None, Some(task)) => {
             return cmd::build_task(&global, &task, &cli.build).map(cmd::Exit::from);
         }
+        (None, None) if global.json => {
+            return Err(cmd::UsageError(
+                "no command or task given: `loki --help` lists the commands".into(),
+            )
+            .into());
+        }
         (None, None) => {
             let mut c = Cli::command();
             c.print_help()?;
@@ -143,6 +180,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
     }
     let code = match command {
         Command::Version => cmd::version::run(&global),
+        Command::Completions(_) if global.json => Err(cmd::UsageError(
+            "completions are a shell script, so --json does not apply".into(),
+        )
+        .into()),
         Command::Completions(args) => cmd::completions::run(&args),
         // The commands a user repairs a broken configuration file with run without it.
         Command::Doctor(args) if args.airgap => cmd::airgap::run(&Ctx::load(&global)?),

@@ -181,8 +181,32 @@ pub fn render_for(r: &BuildReport, place: Place) -> String {
 /// The `--json` object.
 #[must_use]
 pub fn to_json(r: &BuildReport) -> serde_json::Value {
-    serde_json::to_value(r).unwrap_or_else(|e| serde_json::json!({"error": e.to_string()}))
+    let mut v =
+        serde_json::to_value(r).unwrap_or_else(|e| serde_json::json!({"error": e.to_string()}));
+    // `--json` says unknown as null: a run stopped before sealing has no receipt, one stopped
+    // before intake no worktree or commits, and no reason when its exit code is 0.
+    if let Some(m) = v.as_object_mut() {
+        for key in UNKNOWN_WHEN_EMPTY {
+            if m.get(*key).is_some_and(|x| x.as_str() == Some("")) {
+                m.insert((*key).into(), serde_json::Value::Null);
+            }
+        }
+        m.entry("reason").or_insert(serde_json::Value::Null);
+    }
+    v
 }
+
+/// The report's strings that are empty when the run never got that far.
+const UNKNOWN_WHEN_EMPTY: &[&str] = &[
+    "run_id",
+    "receipt_sha256",
+    "receipt_path",
+    "signed_keyid",
+    "branch",
+    "worktree",
+    "head_sha",
+    "base_sha",
+];
 
 #[cfg(test)]
 mod tests {

@@ -185,7 +185,8 @@ impl FixSession {
             replay: None,
             settled: None,
             usage: Usage::default(),
-            cost_usd: Some(0.0),
+            // Unknown until a model call measures it: a fix without one has no cost to report.
+            cost_usd: None,
             measured: false,
             provider: String::new(),
             model: String::new(),

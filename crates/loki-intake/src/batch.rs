@@ -32,6 +32,8 @@ pub struct IssueRow {
     pub issue: u64,
     pub title: String,
     /// The run's outcome, or `ERROR` when no run could be made, `SKIPPED` after an interrupt.
+    /// Printed as `outcome`, the name of a run's result in every `--json` object.
+    #[serde(rename = "outcome")]
     pub verdict: String,
     pub run_id: Option<String>,
     pub pr: Option<String>,

@@ -21,7 +21,7 @@ const BOOT_TAIL_SHOWN: usize = 10;
 #[must_use]
 pub fn json(run: &str, report: &DeepReport) -> serde_json::Value {
     serde_json::json!({
-        "run": run,
+        "run_id": run,
         "failed": report.failed(),
         "verdict": report.receipt.verdict,
         "receipt_sha256": report.receipt.receipt_sha256,

@@ -42,20 +42,20 @@ const REPLAY_SHOWN_LINES: usize = 30;
 pub fn observed_json(observed: &Observed, code: i32, timeout_s: u64) -> serde_json::Value {
     match observed {
         Observed::Clean { run_id, .. } => {
-            serde_json::json!({"run": run_id, "outcome": "CLEAN", "exit_code": 0})
+            serde_json::json!({"run_id": run_id, "outcome": "CLEAN", "exit_code": 0})
         }
-        Observed::TimedOut { run_id, .. } => serde_json::json!({"run": run_id,
+        Observed::TimedOut { run_id, .. } => serde_json::json!({"run_id": run_id,
             "outcome": "TIMED_OUT", "timeout_s": timeout_s, "exit_code": code}),
         Observed::Crashed {
             run_id,
             incident,
             run_dir,
             ..
-        } => serde_json::json!({"run": run_id, "outcome": "CRASHED",
+        } => serde_json::json!({"run_id": run_id, "outcome": "CRASHED",
             "exit_code": incident.exit.code, "signal": incident.exit.signal_name,
             "kind": incident.crash.kind, "signature": incident.signature,
             "repro": run_dir.join(&incident.repro)}),
-        Observed::Interrupted { run_id, signal, .. } => serde_json::json!({"run": run_id,
+        Observed::Interrupted { run_id, signal, .. } => serde_json::json!({"run_id": run_id,
             "outcome": "INTERRUPTED", "signal": signal, "exit_code": code}),
     }
 }
@@ -180,7 +180,7 @@ pub fn diagnosis_json(run: &RunId, inc: &Incident, res: &Resolution) -> serde_js
         .iter()
         .map(|r| serde_json::json!({"frame": r.printed, "reason": r.reason}))
         .collect();
-    serde_json::json!({"incident": run, "command": inc.command, "crash": inc.crash,
+    serde_json::json!({"run_id": run, "command": inc.command, "crash": inc.crash,
         "signature": inc.signature, "sources": files, "refused": refused})
 }
 
@@ -325,7 +325,7 @@ pub fn summary_json(
     file: &str,
 ) -> serde_json::Value {
     serde_json::json!({
-        "run": r.run_id, "incident": incident, "outcome": r.outcome.as_str(), "status": status,
+        "run_id": r.run_id, "incident_run_id": incident, "outcome": r.outcome.as_str(), "status": status,
         "detail": detail, "file": file, "receipt_sha256": r.sealed.receipt.receipt_sha256,
         "not_proven": r.not_proven, "cost_usd": r.cost_usd, "provider": r.provider, "model": r.model,
         "new_crash": match &r.settled {
@@ -400,8 +400,8 @@ pub fn replay_json(
     video: Option<&Path>,
 ) -> serde_json::Value {
     let reason = r.verdict.reason();
-    serde_json::json!({"incident": incident, "verdict": r.verdict.label(),
-        "exit_code": r.verdict.exit_code(), "signature": inc.signature.text, "reason": reason,
+    serde_json::json!({"run_id": incident, "verdict": r.verdict.label(),
+        "exit_code": r.verdict.exit_code(), "signature": inc.signature, "reason": reason,
         "video": video})
 }
 

@@ -7,8 +7,8 @@
 //! - **show**: labelled lines (12 columns) from `run.json`, then the event log's state (`N events,
 //!   chain intact`, `… last write interrupted`, or the broken line in red), each stage's folded
 //!   state, and the cost when the log has cost events (`not measured` when unknown, never $0.00).
-//! - `--json`: `{"runs": [...]}` (an unreadable run as `{"dir", "corrupt"}`), and for show
-//!   `{"run", "events", "fold"}`.
+//! - `--json`: `{"runs": [...]}` (an unreadable run as `{"run_id", "dir", "corrupt"}`), and for show
+//!   `{"run_id", "record", "events", "fold"}`.
 
 use std::fmt::Write as _;
 
@@ -35,8 +35,9 @@ pub fn list_json(runs: &[ListedRun]) -> serde_json::Value {
     let items: Vec<_> = runs
         .iter()
         .map(|r| match r {
-            ListedRun::Ok(rec) => serde_json::to_value(rec).unwrap_or_default(),
+            ListedRun::Ok(rec) => record_json(rec),
             ListedRun::Corrupt { dir, reason } => serde_json::json!({
+                "run_id": dir.file_name().map(|n| n.to_string_lossy().into_owned()),
                 "dir": dir.display().to_string(), "corrupt": reason,
             }),
         })
@@ -100,7 +101,36 @@ pub fn show_json(rec: &RunRecord, events: Option<&(Vec<Event>, LogSummary)>) -> 
         Some((ev, s)) => (Some(fold(ev)), Some(s.clone())),
         None => (None, None),
     };
-    serde_json::json!({ "run": rec, "events": summary, "fold": folded })
+    // The fold's run is named as everywhere else; its `terminal` event stays as the log wrote it.
+    let mut folded = serde_json::to_value(folded).unwrap_or_default();
+    if let Some(m) = folded.as_object_mut()
+        && let Some(run) = m.remove("run")
+    {
+        m.insert("run_id".into(), run);
+    }
+    serde_json::json!({ "run_id": rec.id, "record": record_json(rec), "events": summary,
+        "fold": folded })
+}
+
+/// A run's record as `--json` shows it: `run.json`'s fields under the names every command
+/// uses (`run_id`, not `id`), each optional one present and null when unknown.
+#[must_use]
+pub fn record_json(rec: &RunRecord) -> serde_json::Value {
+    serde_json::json!({
+        "run_id": rec.id,
+        "kind": rec.kind,
+        "status": rec.status,
+        "task": rec.task,
+        "started_at": rec.started_at,
+        "ended_at": rec.ended_at,
+        "outcome": rec.outcome,
+        "exit_code": rec.exit_code,
+        "branch": rec.branch(),
+        "command": rec.command,
+        "cwd": rec.cwd,
+        "pid": rec.pid,
+        "agent_revision": rec.agent_revision,
+    })
 }
 
 /// The text of `loki runs show`.

@@ -191,12 +191,12 @@ pub fn installed_json(
         Basis::Unmeasured { .. } => ("unmeasured", None, None),
     };
     serde_json::json!({
-        "path": report.path, "changed": report.changed, "agent": agent.as_str(),
+        "settings": report.path, "changed": report.changed, "agent": agent.as_str(),
         "command": report.program,
         "timeouts": {"start_s": report.timeouts.start_s, "stop_s": report.timeouts.stop_s},
         "basis": {"kind": kind, "suite_s": suite_s, "session": session},
         "explanation": budget.explain(),
-        "active": active.active.as_str(), "active_detail": active.detail, "fix": active.fix,
+        "active": {"active": active.active.as_str(), "detail": active.detail, "fix": active.fix},
     })
 }
 

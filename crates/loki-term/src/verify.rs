@@ -16,9 +16,23 @@ pub fn human(report: &VerifyReport, quiet: bool) -> String {
     }
 }
 
-/// The `--json` form of `loki verify` (an object naming the error if the report cannot be
-/// serialised, so stdout stays JSON).
+/// The `--json` form of `loki verify`: the report with every field present, null when unknown
+/// (no run, no signature); an object naming the error if the report cannot be serialised.
 #[must_use]
-pub fn json(report: &VerifyReport) -> String {
-    serde_json::to_string(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+pub fn json(report: &VerifyReport) -> serde_json::Value {
+    let mut v = serde_json::to_value(report)
+        .unwrap_or_else(|e| serde_json::json!({"error": e.to_string()}));
+    if let Some(m) = v.as_object_mut() {
+        for key in [
+            "reason",
+            "run_id",
+            "receipt_sha256",
+            "keyid",
+            "signer",
+            "outcome",
+        ] {
+            m.entry(key).or_insert(serde_json::Value::Null);
+        }
+    }
+    v
 }

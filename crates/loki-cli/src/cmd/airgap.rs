@@ -10,9 +10,8 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let dest = loki_doctor::airgap::destinations(&ctx.config, ctx.home.as_deref());
     let proof = loki_doctor::airgap::prove(&std::env::current_exe()?, ctx.home()?)?;
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({"destinations": dest, "proof": proof, "pass": proof.pass})
+        crate::output::json(
+            serde_json::json!({"destinations": dest, "proof": proof, "pass": proof.pass}),
         );
     } else {
         anstream::print!("{}", loki_doctor::airgap::render(&dest, &proof));

@@ -68,10 +68,9 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
         }) => {
             let cost_text = cost.map_or_else(|| "not measured".to_string(), loki_agent::cost::usd);
             if ctx.global.json {
-                anstream::println!(
-                    "{}",
-                    json!({"run": id, "provider": choice.label(), "end": end, "detail": detail,
-                           "turns": turns, "input_tokens": input, "output_tokens": output, "cost_usd": cost})
+                crate::output::json(
+                    json!({"run_id": id, "provider": choice.label(), "end": end, "detail": detail,
+                           "turns": turns, "input_tokens": input, "output_tokens": output, "cost_usd": cost}),
                 );
             } else {
                 if !detail.is_empty() {

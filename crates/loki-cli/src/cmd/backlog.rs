@@ -68,9 +68,8 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
     );
     let worst = loki_intake::batch::worst(&rows);
     if global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({"project": backlog.project.canonical(), "issues": rows, "exit_code": worst})
+        crate::output::json(
+            serde_json::json!({"project": backlog.project.canonical(), "issues": rows, "exit_code": worst}),
         );
     } else {
         anstream::print!("{}", loki_intake::batch::table(&rows));
@@ -92,9 +91,8 @@ fn dry_run(global: &GlobalArgs, backlog: &Backlog, concurrency: u32) -> anyhow::
             .iter()
             .map(|i| serde_json::json!({"issue": i.number, "title": i.title, "branch": branch(i.number)}))
             .collect();
-        anstream::println!(
-            "{}",
-            serde_json::json!({"project": project, "dry_run": true, "concurrency": concurrency, "issues": would})
+        crate::output::json(
+            serde_json::json!({"project": project, "dry_run": true, "concurrency": concurrency, "issues": would}),
         );
         return Ok(ExitCode::Success);
     }

@@ -160,7 +160,7 @@ pub fn run_task_with(
     if global.json {
         let mut v = loki_engine::summary::to_json(&report);
         pr.add_to(&mut v);
-        anstream::println!("{v}");
+        crate::output::json(v);
         // The words go to stderr too, as for any error under --json.
         if matches!(pr, loki_intake::after::AfterBuild::Failed(_)) {
             crate::cmd::pr::print(&pr);
@@ -176,7 +176,7 @@ pub fn run_task_with(
 /// Prints the summary (or the JSON object).
 pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
     if global.json {
-        anstream::println!("{}", loki_engine::summary::to_json(report));
+        crate::output::json(loki_engine::summary::to_json(report));
     } else if global.quiet {
         anstream::print!("{}", loki_engine::summary::outcome_line(report));
     } else {
@@ -209,7 +209,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
     let id = resolve_run(&store, args.run.as_deref().unwrap_or("latest"))?;
     let v = loki_engine::ops::status(&repo, &id)?;
     if ctx.global.json {
-        anstream::println!("{}", serde_json::to_string(&v)?);
+        crate::output::json(&v);
         return Ok(ExitCode::Success);
     }
     let cost = match v.cost_usd {
@@ -248,7 +248,12 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
 pub fn logs(ctx: &Ctx, args: &crate::cli::LogsArg) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
-    for line in loki_engine::ops::logs(&repo, &id)? {
+    let lines = loki_engine::ops::logs(&repo, &id)?;
+    if ctx.global.json {
+        crate::output::json(serde_json::json!({"run_id": id, "lines": lines}));
+        return Ok(ExitCode::Success);
+    }
+    for line in lines {
         anstream::println!("{line}");
     }
     Ok(ExitCode::Success)
@@ -260,7 +265,10 @@ pub fn apply(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let a = loki_engine::ops::apply(&repo, &id).with_context(|| format!("applying run {id}"))?;
     if ctx.global.json {
-        anstream::println!("{}", serde_json::to_string(&a)?);
+        crate::output::json(
+            serde_json::json!({"run_id": id, "branch": a.branch, "from": a.from,
+            "to": a.to, "fast_forwarded": a.from != a.to}),
+        );
     } else if a.from == a.to {
         anstream::println!("{} is already at {}", a.branch, &a.to[..12.min(a.to.len())]);
     } else {
@@ -280,7 +288,7 @@ pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
     if args.failed {
         let gone = loki_engine::ops::discard_failed(&repo)?;
         if ctx.global.json {
-            anstream::println!("{}", serde_json::to_string(&gone)?);
+            crate::output::json(serde_json::json!({"discarded": gone}));
         } else if gone.is_empty() {
             anstream::println!("no failed run has a worktree or branch left");
         } else {
@@ -296,6 +304,10 @@ pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
     };
     let id = resolve_run(&RunStore::new(repo.clone()), run)?;
     let removed = loki_engine::ops::discard(&repo, &id)?;
+    if ctx.global.json {
+        crate::output::json(serde_json::json!({"run_id": id, "removed": removed}));
+        return Ok(ExitCode::Success);
+    }
     if removed.is_empty() {
         anstream::println!("run {id}: nothing to remove");
     }

@@ -22,7 +22,7 @@ fn detect_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let checks = detect(&repo.root)?;
     if ctx.global.json {
-        anstream::println!("{}", serde_json::json!({ "checks": checks }));
+        crate::output::json(serde_json::json!({ "checks": checks }));
     } else {
         anstream::print!("{}", render_detect(&checks));
     }
@@ -44,9 +44,8 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
         }
     })?;
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({ "run": run.run_id, "proven": run.proven, "checks": run.results })
+        crate::output::json(
+            serde_json::json!({ "run_id": run.run_id, "proven": run.proven, "checks": run.results }),
         );
     } else {
         anstream::print!("{}", render_results(&run.results));

@@ -36,7 +36,7 @@ fn show(ctx: &Ctx) -> anyhow::Result<ExitCode> {
                 })
             })
             .collect();
-        anstream::println!("{}", serde_json::json!({ "settings": entries }));
+        crate::output::json(serde_json::json!({ "settings": entries }));
         return Ok(ExitCode::Success);
     }
     let width = KEYS.iter().map(|k| k.key.len()).max().unwrap_or(0);
@@ -67,22 +67,20 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let user = ctx.home.as_ref().map(|h| h.join("config.toml"));
     let repo = ctx.repo().ok().map(|r| r.root.join("loki.toml"));
     let describe = |p: &Option<PathBuf>| match p {
-        Some(p) if p.exists() => (p.display().to_string(), "exists"),
-        Some(p) => (p.display().to_string(), "not created"),
-        None => (String::new(), "unavailable"),
+        Some(p) if p.exists() => (Some(p.display().to_string()), "exists"),
+        Some(p) => (Some(p.display().to_string()), "not created"),
+        None => (None, "unavailable"),
     };
     let (u, us) = describe(&user);
     let (r, rs) = describe(&repo);
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({
-                "user": {"path": u, "state": us},
-                "repo": {"path": r, "state": rs},
-                "file": ctx.global.config.as_ref().map(|p| p.display().to_string()),
-            })
-        );
+        crate::output::json(serde_json::json!({
+            "user": {"path": u, "state": us},
+            "repo": {"path": r, "state": rs},
+            "file": ctx.global.config.as_ref().map(|p| p.display().to_string()),
+        }));
     } else {
+        let (u, r) = (u.unwrap_or_default(), r.unwrap_or_default());
         anstream::println!("user  {u} ({us})");
         anstream::println!("repo  {r} ({rs})");
         if let Some(f) = &ctx.global.config {
@@ -95,9 +93,8 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 fn get(ctx: &Ctx, key: &str) -> anyhow::Result<ExitCode> {
     let entry = ctx.config.entry(key).ok_or_else(|| unknown(key))?;
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({"key": key, "value": entry.display_value(), "source": entry.source})
+        crate::output::json(
+            serde_json::json!({"key": key, "value": entry.display_value(), "source": entry.source}),
         );
     } else {
         anstream::println!("{}", entry.display_value());
@@ -116,7 +113,9 @@ fn set(ctx: &Ctx, key: &str, value: &str, repo: bool) -> anyhow::Result<ExitCode
         (user_file(ctx)?, Layer::User)
     };
     let written = edit::set(&file, layer, key, value)?;
-    if !ctx.global.quiet {
+    if ctx.global.json {
+        crate::output::json(serde_json::json!({"key": key, "value": written.shown, "file": file}));
+    } else if !ctx.global.quiet {
         anstream::println!("{key} = {}  ({})", written.shown, file.display());
     }
     Ok(ExitCode::Success)
@@ -129,7 +128,9 @@ fn init(ctx: &Ctx, repo: bool, force: bool) -> anyhow::Result<ExitCode> {
         user_file(ctx)?
     };
     edit::init(&file, force)?;
-    if !ctx.global.quiet {
+    if ctx.global.json {
+        crate::output::json(serde_json::json!({"file": file}));
+    } else if !ctx.global.quiet {
         anstream::println!("wrote {}", file.display());
     }
     Ok(ExitCode::Success)

@@ -26,7 +26,7 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     let adopted = loki_workspace::contract::adopt(&repo, &source, &text)?;
     let (contract, dropped, path) = (adopted.contract, adopted.dropped, adopted.path);
     if ctx.global.json {
-        anstream::println!("{}", serde_json::to_string(&contract)?);
+        crate::output::json(&contract);
     } else {
         for c in &contract.criteria {
             anstream::println!("{:<6} {}", c.id, c.text);

@@ -45,7 +45,7 @@ pub fn run(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     if ctx.global.json {
-        anstream::println!("{}", loki_term::deep::json(req.run.as_str(), &report));
+        crate::output::json(loki_term::deep::json(req.run.as_str(), &report));
     } else {
         anstream::print!("{}", loki_term::deep::render(&report));
     }

@@ -40,9 +40,8 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<Exit> {
         report.run_id
     ));
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({"run": loki_engine::summary::to_json(&report), "verify": vr, "repo": dir})
+        crate::output::json(
+            serde_json::json!({"run_id": report.run_id, "summary": loki_engine::summary::to_json(&report), "verify": loki_term::verify::json(&vr), "repo": dir}),
         );
     } else if ctx.global.quiet {
         anstream::print!("{}", loki_engine::summary::outcome_line(&report));

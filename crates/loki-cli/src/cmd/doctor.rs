@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     });
     let ok = loki_doctor::checks::ok(&checks);
     if ctx.global.json {
-        anstream::println!("{}", loki_term::doctor::checks_json(&checks, ok));
+        crate::output::json(loki_term::doctor::checks_json(&checks, ok));
     } else {
         anstream::print!("{}", loki_term::doctor::checks(&checks, ctx.global.quiet));
     }

@@ -32,9 +32,7 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
     }
     let (events, summary) = read_events(&log, Some(id.as_str()))?;
     if ctx.global.json {
-        for e in &events {
-            anstream::println!("{}", serde_json::to_string(e)?);
-        }
+        crate::output::json(serde_json::json!({"run_id": id, "events": events, "log": summary}));
     } else {
         anstream::print!("{}", loki_term::events::lines(&events));
     }
@@ -50,7 +48,7 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
 fn verify(ctx: &Ctx, log: &std::path::Path, run: &str) -> anyhow::Result<ExitCode> {
     let s = verify_log(log, Some(run))?;
     if ctx.global.json {
-        anstream::println!("{}", serde_json::to_string(&s)?);
+        crate::output::json(serde_json::json!({"run_id": run, "log": s}));
     } else {
         anstream::println!("{}", loki_term::events::verified(&s));
     }

@@ -94,10 +94,14 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     let _ = std::io::stdout().flush();
     let code = out.exit_code();
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            loki_term::heal::observed_json(&observed, code, opts.timeout.as_secs())
-        );
+        let v = loki_term::heal::observed_json(&observed, code, opts.timeout.as_secs());
+        // With --auto-heal the fix's summary is the one object; what was observed rides in it.
+        let heals = args.auto_heal && matches!(observed, Observed::Crashed { .. });
+        if heals {
+            crate::output::defer("observed", v);
+        } else {
+            crate::output::json(v);
+        }
     }
     match &observed {
         Observed::Clean { run_id, .. } => {
@@ -206,7 +210,7 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
     let (inc, _) = loki_heal::incident::load(&dir)?;
     let res = loki_heal::resolve(&repo.root, &inc);
     if ctx.global.json {
-        anstream::println!("{}", loki_term::heal::diagnosis_json(run, &inc, &res));
+        crate::output::json(loki_term::heal::diagnosis_json(run, &inc, &res));
         return Ok(ExitCode::Success);
     }
     // The crashing line of the innermost source file, shown under it.
@@ -224,6 +228,15 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
 
 fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
     let stale = backups::find_stale(&repo.root);
+    if ctx.global.json {
+        let mut restored = Vec::new();
+        for b in &stale {
+            backups::restore(b)?;
+            restored.push(b.rel.as_str());
+        }
+        crate::output::json(serde_json::json!({"root": repo.root, "restored": restored}));
+        return Ok(ExitCode::Success);
+    }
     if stale.is_empty() {
         anstream::println!(
             "no .loki.bak backups in {}: nothing to restore",
@@ -397,10 +410,7 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
     interrupt::left(detail.clone());
     if ctx.global.json {
         let words = (status, detail.as_str());
-        anstream::println!(
-            "{}",
-            loki_term::heal::summary_json(r, incident, words, &file)
-        );
+        crate::output::json(loki_term::heal::summary_json(r, incident, words, &file));
     } else {
         let text = loki_term::heal::summary(r, incident, &detail, ctx.global.quiet);
         anstream::print!("{text}");
@@ -442,8 +452,12 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         ReplayVerdict::DifferentFailure(_) | ReplayVerdict::Harness(_) => ExitCode::Usage,
     };
     if ctx.global.json {
-        let json = loki_term::heal::replay_json(&run, &inc, &r, video.as_deref());
-        anstream::println!("{json}");
+        crate::output::json(loki_term::heal::replay_json(
+            &run,
+            &inc,
+            &r,
+            video.as_deref(),
+        ));
         return Ok(code);
     }
     let shown = video

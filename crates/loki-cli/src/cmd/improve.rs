@@ -75,7 +75,7 @@ pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> 
         Some(ImproveCommand::Reject { id, reason }) => {
             loki_improve::ops::reject(&paths, id, reason.as_deref())?;
             if global.json {
-                anstream::println!("{}", serde_json::json!({"rejected": id}));
+                crate::output::json(serde_json::json!({"rejected": id, "reason": reason}));
             } else {
                 anstream::println!("{}", loki_term::improve::rejected(id));
             }
@@ -146,7 +146,7 @@ fn cycle(
 
 fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
     if global.json {
-        anstream::println!("{}", r.summary_json());
+        crate::output::json(r.summary_json());
     } else {
         anstream::print!("{}", loki_term::improve::cycle(r, global.quiet));
     }
@@ -155,7 +155,7 @@ fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
 fn status(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
     let s = loki_improve::ops::status(paths)?;
     if global.json {
-        anstream::println!("{}", serde_json::to_string(&s)?);
+        crate::output::json(&s);
         return Ok(ExitCode::Success);
     }
     anstream::print!("{}", loki_term::improve::status(&s));
@@ -166,7 +166,7 @@ fn history(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
     let records = loki_improve::cycles::list(paths)?;
     if global.json {
         let all: Vec<_> = records.iter().map(CycleRecord::summary_json).collect();
-        anstream::println!("{}", serde_json::Value::Array(all));
+        crate::output::json(serde_json::json!({"cycles": all}));
         return Ok(ExitCode::Success);
     }
     anstream::print!("{}", loki_term::improve::history(&records));
@@ -176,7 +176,7 @@ fn history(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
 fn pending(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
     let list = loki_improve::proposal::list_pending(paths)?;
     if global.json {
-        anstream::println!("{}", serde_json::to_string(&list)?);
+        crate::output::json(serde_json::json!({"pending": list}));
         return Ok(ExitCode::Success);
     }
     anstream::print!("{}", loki_term::improve::pending(&list));
@@ -190,7 +190,7 @@ fn change(
 ) -> anyhow::Result<ExitCode> {
     use loki_improve::ops::Change;
     if global.json {
-        anstream::println!("{}", serde_json::to_string(c)?);
+        crate::output::json(c);
     }
     let text = loki_term::improve::change(c, done);
     Ok(match c {
@@ -213,7 +213,7 @@ fn audit(global: &GlobalArgs, paths: &Paths, verify: bool) -> anyhow::Result<Exi
     if verify {
         let v = loki_improve::audit::verify(&paths.audit())?;
         if global.json {
-            anstream::println!("{}", loki_term::improve::audit_verdict_json(&v));
+            crate::output::json(loki_term::improve::audit_verdict_json(&v));
         } else {
             anstream::println!("{}", loki_term::improve::audit_verdict(&v));
         }
@@ -224,7 +224,7 @@ fn audit(global: &GlobalArgs, paths: &Paths, verify: bool) -> anyhow::Result<Exi
     }
     let lines = loki_improve::audit::read(paths)?;
     if global.json {
-        anstream::println!("{}", serde_json::to_string(&lines)?);
+        crate::output::json(serde_json::json!({"audit": lines}));
     } else {
         anstream::print!("{}", loki_term::improve::audit(&lines));
     }
@@ -240,10 +240,19 @@ fn watch(
 ) -> anyhow::Result<ExitCode> {
     let cancel = crate::interrupt::install_cancel("the watcher stopped between cycles")?;
     anstream::eprintln!("{}", paint(DIM, "watching for failed runs (Ctrl-C stops)"));
+    // Under --json the cycles are one object, printed when the watcher stops.
+    let mut cycles = Vec::new();
     loki_improve::watch::watch(repo, Duration::from_secs(interval), &cancel, |opts| {
         let rec = cycle(ctx, repo, &opts, cancel.clone())?;
-        print_cycle(global, &rec);
+        if global.json {
+            cycles.push(rec.summary_json());
+        } else {
+            print_cycle(global, &rec);
+        }
         anyhow::Ok(())
     })?;
+    if global.json {
+        crate::output::json(serde_json::json!({"cycles": cycles}));
+    }
     Ok(ExitCode::Success)
 }

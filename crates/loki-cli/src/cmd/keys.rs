@@ -15,10 +15,13 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
             // Showing or exporting a key creates it on first use, as sealing would.
             let signer = Signer::load_or_create(home, &env)?;
             let info = signer.info();
-            if matches!(cmd, KeysCommand::Export) {
+            if matches!(cmd, KeysCommand::Export) && ctx.global.json {
+                crate::output::json(serde_json::json!({"keyid": info.keyid,
+                    "public_key_pem": signer.export_public_pem()?}));
+            } else if matches!(cmd, KeysCommand::Export) {
                 anstream::print!("{}", signer.export_public_pem()?);
             } else if ctx.global.json {
-                anstream::println!("{}", loki_term::keys::show_json(info));
+                crate::output::json(loki_term::keys::show_json(info));
             } else {
                 anstream::print!("{}", loki_term::keys::show(info));
             }
@@ -26,7 +29,7 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
         KeysCommand::Rotate => {
             let r = rotate(home, &env)?;
             if ctx.global.json {
-                anstream::println!("{}", loki_term::keys::rotated_json(&r));
+                crate::output::json(loki_term::keys::rotated_json(&r));
             } else {
                 anstream::print!("{}", loki_term::keys::rotated(&r));
             }

@@ -26,8 +26,19 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> anyhow::Result<ExitCode> {
         .context()
         .map_err(|e| UsageError(format!("--repo: {}", e.message())))?;
     match args.http {
+        None if ctx.global.json => {
+            return Err(UsageError(
+                "loki mcp speaks JSON-RPC on stdout, so --json does not apply; with --http PORT, --json prints the address as one object".into(),
+            )
+            .into());
+        }
         None => loki_mcp::serve_stdio(tools)?,
         Some(port) => loki_mcp::serve_http(tools, port, |addr| {
+            if ctx.global.json {
+                crate::output::json(serde_json::json!({
+                    "url": format!("http://{addr}{}", loki_mcp::HTTP_PATH)
+                }));
+            }
             anstream::eprintln!(
                 "loki mcp: serving Streamable HTTP on http://{addr}{}",
                 loki_mcp::HTTP_PATH

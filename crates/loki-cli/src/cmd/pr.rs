@@ -20,7 +20,7 @@ pub fn run(global: &GlobalArgs, args: &PrArgs) -> anyhow::Result<ExitCode> {
     let id = crate::cmd::resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let p = loki_intake::after::publish_run(&repo, &id, &args.remote, args.base.as_deref())?;
     if global.json {
-        anstream::println!("{}", serde_json::to_string(&p)?);
+        crate::output::json(&p);
     } else {
         anstream::println!("{}", said(&p));
     }

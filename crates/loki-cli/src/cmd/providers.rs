@@ -28,16 +28,13 @@ pub fn list(ctx: &Ctx) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|c| serde_json::json!({"name": c.name, "available": c.available, "why": c.why}))
             .collect();
-        anstream::println!(
-            "{}",
-            serde_json::json!({
-                "configured": configured,
-                "auto": d.choice.as_ref().map(ProviderChoice::label),
-                "reason": d.reason,
-                "order": order,
-                "providers": items,
-            })
-        );
+        crate::output::json(serde_json::json!({
+            "configured": configured,
+            "auto": d.choice.as_ref().map(ProviderChoice::label),
+            "reason": d.reason,
+            "order": order,
+            "providers": items,
+        }));
         return Ok(ExitCode::Success);
     }
     let mut out = String::new();

@@ -19,7 +19,7 @@ pub fn run(ctx: &Ctx, cmd: RunsCommand) -> anyhow::Result<ExitCode> {
 fn list(ctx: &Ctx, store: &RunStore) -> anyhow::Result<ExitCode> {
     let runs = store.list()?;
     if ctx.global.json {
-        anstream::println!("{}", loki_term::runs::list_json(&runs));
+        crate::output::json(loki_term::runs::list_json(&runs));
     } else if !runs.is_empty() {
         anstream::print!("{}", loki_term::runs::list(&runs));
     } else if !ctx.global.quiet {
@@ -38,7 +38,7 @@ fn show(ctx: &Ctx, store: &RunStore, arg: &str) -> anyhow::Result<ExitCode> {
         None
     };
     if ctx.global.json {
-        anstream::println!("{}", loki_term::runs::show_json(&rec, events.as_ref()));
+        crate::output::json(loki_term::runs::show_json(&rec, events.as_ref()));
     } else {
         anstream::print!("{}", loki_term::runs::show(&rec, events.as_ref()));
     }

@@ -78,6 +78,14 @@ fn start(ctx: &Ctx, _agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode>
     let opts = options(ctx, root.join(".loki"))?;
     loki_core::layout::Repo::discover(&root)?.ensure_loki_dir()?;
     let started = loki_seal::start(&root, &input, &opts, rebaseline)?;
+    if ctx.global.json {
+        let s = &started.state;
+        crate::output::json(
+            serde_json::json!({"session": s.session, "repo": s.repo_root,
+            "snapshot": s.snapshot, "started_at": s.started_at, "kept": started.kept,
+            "baseline_s": s.baseline_s, "checks": s.baseline}),
+        );
+    }
     if !ctx.global.quiet {
         anstream::eprintln!(
             "{}",
@@ -109,12 +117,28 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
         tell_the_terminal(message);
     }
     let r = respond(agent, &decision);
+    if ctx.global.json {
+        crate::output::json(stop_json(agent, &decision, &r));
+    }
     anstream::print!("{}", r.stdout);
     anstream::eprint!("{}", r.stderr);
     match r.exit {
         0 => ExitCode::Success,
         _ => ExitCode::Usage,
     }
+}
+
+/// The `--json` object of `loki seal stop`: the decision in words every agent shares, and what
+/// the agent's own protocol was told (its stdout as JSON when it is, and the exit status).
+fn stop_json(agent: Agent, decision: &Decision, r: &loki_seal::HookResponse) -> serde_json::Value {
+    let (word, message) = match decision {
+        Decision::Allow { message } => ("allow", message),
+        Decision::Block { reason } => ("block", reason),
+        Decision::Release { message } => ("release", message),
+    };
+    let hook: Option<serde_json::Value> = serde_json::from_str(r.stdout.trim()).ok();
+    serde_json::json!({"agent": agent.as_str(), "decision": word,
+        "message": message, "hook_output": hook, "exit_code": r.exit})
 }
 
 /// A stop that could not be checked blocks, and counts ([`loki_seal::status::failed`]).
@@ -167,10 +191,7 @@ fn status(ctx: &Ctx, all: bool) -> anyhow::Result<ExitCode> {
         })
         .unwrap_or_default();
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            loki_seal::status::status_json(&sessions, &agents, &broken)
-        );
+        crate::output::json(loki_seal::status::status_json(&sessions, &agents, &broken));
         return Ok(ExitCode::Success);
     }
     anstream::print!("{}", loki_term::seal::status(&sessions, &agents, &broken));
@@ -188,7 +209,7 @@ fn check(ctx: &Ctx, base: &str, declared: Option<&std::path::Path>) -> anyhow::R
     let report = loki_seal::check(&root, base, &declared, &opts)?;
     let verdict = report.verdict();
     if ctx.global.json {
-        anstream::println!("{}", report.to_json());
+        crate::output::json(report.to_json());
     } else {
         anstream::print!(
             "{}",
@@ -217,9 +238,8 @@ fn declare(
         contradiction,
     })?;
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            serde_json::json!({"session": recorded.session, "declarations": recorded.declarations})
+        crate::output::json(
+            serde_json::json!({"session": recorded.session, "declarations": recorded.declarations}),
         );
     } else if !ctx.global.quiet {
         anstream::print!("{}", loki_term::seal::declared(&recorded, contradiction));
@@ -264,11 +284,12 @@ fn install(
     let report = loki_seal::install(&root, agent, &program, budget.timeouts)?;
     let active = loki_seal::activation(agent, &root, &loki_seal::UserEnv::from_process());
     if ctx.global.json {
-        anstream::println!(
-            "{}",
-            loki_term::seal::installed_json(&report, agent, &budget, &active)
-        );
-    } else if !ctx.global.quiet {
+        crate::output::json(loki_term::seal::installed_json(
+            &report, agent, &budget, &active,
+        ));
+        return Ok(ExitCode::Success);
+    }
+    if !ctx.global.quiet {
         anstream::print!(
             "{}",
             loki_term::seal::installed(&report, agent, &budget, &active)

@@ -26,12 +26,26 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot read {}", pubkey.display()))?;
             let spec = db_spec(&ctx, db.as_deref())?;
             let keyid = admin::trust(&spec, &pem)?;
-            anstream::println!("trusted {keyid} in {}", spec.display());
+            if ctx.global.json {
+                crate::output::json(serde_json::json!({"keyid": keyid,
+                    "store": spec.display()}));
+            } else {
+                anstream::println!("trusted {keyid} in {}", spec.display());
+            }
             Ok(ExitCode::Success)
         }
         Some(ServeCommand::Backfill { dir }) => {
             let client = Client::new(target(&ctx)?)?;
             let report = backfill(&client, dir)?;
+            if ctx.global.json {
+                let failed: Vec<_> = report
+                    .failed
+                    .iter()
+                    .map(|(run, why)| serde_json::json!({"run_id": run, "reason": why}))
+                    .collect();
+                crate::output::json(serde_json::json!({"url": client.url(),
+                    "shipped": report.runs, "events": report.events, "failed": failed}));
+            }
             for run in &report.runs {
                 anstream::println!("shipped {run}");
             }
@@ -53,10 +67,18 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }
         Some(ServeCommand::Status) => {
             let Ok(t) = target(&ctx) else {
-                anstream::println!("control plane: not running");
+                if ctx.global.json {
+                    crate::output::json(status_json(None));
+                } else {
+                    anstream::println!("control plane: not running");
+                }
                 return Ok(ExitCode::Failure);
             };
             let s = admin::status(&Client::new(t)?, STATUS_TIMEOUT)?;
+            if ctx.global.json {
+                crate::output::json(status_json(Some(&s)));
+                return Ok(ExitCode::Success);
+            }
             anstream::println!(
                 "control plane: running at {} (pid {}, {}); latest run: {}",
                 s.url,
@@ -74,6 +96,11 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         }) => {
             let spec = db_spec(&ctx, db.as_deref())?;
             let pruned = admin::prune(&spec, repo, before, *dry_run)?;
+            if ctx.global.json {
+                crate::output::json(serde_json::json!({"repo": repo, "before": before,
+                    "dry_run": dry_run, "run_ids": pruned.runs}));
+                return Ok(ExitCode::Success);
+            }
             for r in &pruned.runs {
                 anstream::println!("{} {r}", if *dry_run { "would remove" } else { "removed" });
             }
@@ -89,6 +116,18 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::Success)
         }
     }
+}
+
+/// The `--json` object of `loki serve status`: what the server said, null where it said nothing
+/// (the words of [`admin::Status`] for unknown, `?` and `none`, are not values).
+fn status_json(s: Option<&admin::Status>) -> serde_json::Value {
+    let Some(s) = s else {
+        return serde_json::json!({"running": false, "url": null, "pid": null, "engine": null,
+            "latest_run_id": null});
+    };
+    let known = |v: &str, unknown: &str| (v != unknown).then(|| v.to_string());
+    serde_json::json!({"running": true, "url": s.url, "pid": s.pid,
+        "engine": known(&s.engine, "?"), "latest_run_id": known(&s.latest, "none")})
 }
 
 /// The store `--db` names (its directory must exist: it is never created), else the default
@@ -129,6 +168,10 @@ fn serve(ctx: &Ctx, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     runtime()?.block_on(async {
         let server = Server::start(opts).await?;
+        if ctx.global.json {
+            crate::output::json(serde_json::json!({"url": server.url(),
+                "store": server.instance().db, "pid": std::process::id()}));
+        }
         anstream::println!(
             "listening on {} (store: {})",
             server.url(),

@@ -22,6 +22,12 @@ pub fn run(global: &GlobalArgs, c: &SlackCommand) -> anyhow::Result<ExitCode> {
         addr: std::net::SocketAddr::new(*bind, *port),
     };
     loki_chat::serve(&opts, |addr| {
+        if global.json {
+            crate::output::json(serde_json::json!({
+                "url": format!("http://{addr}{}", loki_chat::EVENTS_PATH),
+                "repo": repo.root,
+            }));
+        }
         anstream::eprintln!(
             "loki slack: serving the Events API on http://{addr}{} for {}",
             loki_chat::EVENTS_PATH,

@@ -36,7 +36,11 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
         };
         return match export_dsse(dir, &opts) {
             Ok(envelope) => {
-                anstream::println!("{}", envelope.trim_end());
+                // The envelope is itself one JSON object: `--json` prints it as it is.
+                match serde_json::from_str::<serde_json::Value>(&envelope) {
+                    Ok(v) if ctx.global.json => crate::output::json(v),
+                    _ => anstream::println!("{}", envelope.trim_end()),
+                }
                 Ok(Exit::Verify(VerifyVerdict::Verified))
             }
             Err(e) => {
@@ -46,7 +50,12 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
                     ExitClass::Verdict(v) => v,
                     ExitClass::Failure | ExitClass::Usage => VerifyVerdict::Unchecked,
                 };
-                crate::output::error(&anyhow::Error::new(e));
+                let e = anyhow::Error::new(e);
+                if ctx.global.json {
+                    crate::output::error_json(&e, verdict.exit_status());
+                } else {
+                    crate::output::error(&e);
+                }
                 Ok(Exit::Verify(verdict))
             }
         };
@@ -57,7 +66,7 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
 
 fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {
     if ctx.global.json {
-        anstream::println!("{}", loki_term::verify::json(report));
+        crate::output::json(loki_term::verify::json(report));
     } else if ctx.global.quiet {
         anstream::println!("{}", loki_term::verify::human(report, true));
     } else {

@@ -16,7 +16,7 @@ pub fn run(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             "run_schema": loki_core::run::RUN_SCHEMA,
             "event_log_version": 1,
         });
-        anstream::println!("{v}");
+        crate::output::json(v);
     } else {
         anstream::println!("loki {version} ({target})");
     }

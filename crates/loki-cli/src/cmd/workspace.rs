@@ -18,9 +18,8 @@ pub fn run(global: &GlobalArgs, c: &WorkspaceCommand) -> anyhow::Result<ExitCode
         WorkspaceCommand::List => {
             let (_, all) = declared(&Ctx::load(global)?)?;
             if global.json {
-                anstream::println!(
-                    "{}",
-                    serde_json::to_string(&all.values().collect::<Vec<_>>())?
+                crate::output::json(
+                    serde_json::json!({"workspaces": all.values().collect::<Vec<_>>()}),
                 );
             } else if all.is_empty() {
                 anstream::println!(
@@ -38,7 +37,7 @@ pub fn run(global: &GlobalArgs, c: &WorkspaceCommand) -> anyhow::Result<ExitCode
             let (_, all) = declared(&Ctx::load(global)?)?;
             let w = loki_workspace::named(&all, name)?;
             if global.json {
-                anstream::println!("{}", serde_json::to_string(w)?);
+                crate::output::json(w);
                 return Ok(ExitCode::Success);
             }
             anstream::println!("{}", w.name);
@@ -99,7 +98,7 @@ fn run_workspace(global: &GlobalArgs, args: &WorkspaceRunArgs) -> anyhow::Result
 
 fn print_record(global: &GlobalArgs, record: &WorkspaceRun) -> anyhow::Result<()> {
     if global.json {
-        anstream::println!("{}", serde_json::to_string(record)?);
+        crate::output::json(record);
         return Ok(());
     }
     anstream::println!("Workspace:  {} ({})", record.workspace, record.id);

@@ -236,7 +236,7 @@ async fn price_overrides_from_config_change_the_cost() {
     fake.assert_clean();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     // 10 input tokens at $1,000,000 per million = $10: the override priced an unknown model.
-    let run = v["run"].as_str().unwrap();
+    let run = v["run_id"].as_str().unwrap();
     let transcript = std::fs::read_to_string(
         repo.path()
             .join(".loki/runs")

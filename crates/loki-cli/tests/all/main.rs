@@ -30,6 +30,7 @@ mod intake;
 mod intake_bad;
 mod intake_pr;
 mod interrupts;
+mod json_contract;
 mod judge;
 mod mcp;
 mod modelbox;

@@ -104,7 +104,7 @@ fn list_shows_runs_newest_first_and_names_corrupt_records() {
         .stdout
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(v["runs"][0]["id"], rec.id.as_str());
+    assert_eq!(v["runs"][0]["run_id"], rec.id.as_str());
     assert!(v["runs"][1]["corrupt"].is_string());
 }
 

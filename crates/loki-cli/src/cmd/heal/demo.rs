@@ -107,6 +107,9 @@ fn demo_heal(
         Err(e) if args.model.is_some() => return Err(e),
         Err(_) => None,
     };
+    if ctx.global.json {
+        crate::output::defer("demo_dir", dir);
+    }
     let result = match &provider {
         Some(p) => heal(
             ctx,
