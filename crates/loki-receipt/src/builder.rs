@@ -41,9 +41,8 @@ use crate::dsse::{Envelope, envelope_for};
 use crate::keys::Signer;
 use crate::markdown::{SignatureLine, render_markdown};
 use crate::schema::{
-    Assessment, Check, Contract, Cost, CriterionStatus, DeclarationKind, Declared, DiffStats,
-    EventsBinding, Evidence, IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time,
-    Tool, Wall,
+    Assessment, Check, Contract, Cost, DeclarationKind, Declared, DiffStats, EventsBinding,
+    Evidence, IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
 use loki_core::outcome::Verdict;
 
@@ -434,7 +433,7 @@ fn not_proven(f: &ReceiptFacts) -> Vec<String> {
             contract
                 .criteria
                 .iter()
-                .filter(|c| c.status != CriterionStatus::Proven)
+                .filter(|c| !c.status.is_met())
                 .map(|c| {
                     format!(
                         "criterion {}{}: {} ({})",
@@ -460,7 +459,7 @@ fn not_proven(f: &ReceiptFacts) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::CheckResult;
+    use crate::schema::{CheckResult, CriterionStatus};
 
     fn passing_check(name: &str) -> Check {
         Check {
