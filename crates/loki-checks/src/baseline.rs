@@ -116,6 +116,7 @@ pub(crate) fn absent_result(
         attempts: 0,
         report_source: None,
         tests: Vec::new(),
+        environment: None,
     })
 }
 

@@ -49,7 +49,9 @@
 //! # The file (`.loki/contract.json`, schema `loki.contract/1`)
 //! `{"schema":"loki.contract/1","source":…,"sha256":…,"criteria":[{"id":"AC-1","text":…,"advisory":false}]}`:
 //! `source` names where the text came from (a path, `task`), `sha256` is the hex SHA-256 of that
-//! text. `advisory: true` (set by the user) marks a criterion accepted unproven: it is still
+//! text. `kind: "preserved"` marks a criterion that asks for existing behaviour to keep working
+//! (see [`CriterionKind`]: [`parse`]'s caller infers it from the text, the user may set or
+//! remove it; absent means new behaviour). `advisory: true` (set by the user) marks a criterion accepted unproven: it is still
 //! shown, never required for VERIFIED. [`Contract::check`] refuses a file with another schema, an
 //! id not of the form `AC-<n>`, a repeated id or an empty text.
 //!
@@ -57,6 +59,8 @@
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::kind::CriterionKind;
 
 /// The schema tag of `contract.json`.
 pub const SCHEMA: &str = "loki.contract/1";
@@ -92,6 +96,10 @@ pub struct Criterion {
     /// Accepted unproven by the user: never required for VERIFIED.
     #[serde(default)]
     pub advisory: bool,
+    /// New behaviour (proven by fail-then-pass) or existing behaviour that must keep working
+    /// (held by pass-and-pass); omitted in the file when new.
+    #[serde(default, skip_serializing_if = "CriterionKind::is_new")]
+    pub kind: CriterionKind,
 }
 
 impl Criterion {
@@ -136,6 +144,7 @@ impl Contract {
             .enumerate()
             .map(|(i, text)| Criterion {
                 id: format!("AC-{}", i + 1),
+                kind: CriterionKind::of_text(&text),
                 text,
                 advisory: false,
             })

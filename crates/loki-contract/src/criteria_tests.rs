@@ -188,6 +188,7 @@ fn criteria(texts: &[&str]) -> Vec<Criterion> {
             id: format!("AC-{}", i + 1),
             text: (*t).to_string(),
             advisory: false,
+            kind: crate::CriterionKind::New,
         })
         .collect()
 }

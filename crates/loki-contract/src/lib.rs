@@ -19,6 +19,7 @@
 
 mod criteria;
 mod error;
+mod kind;
 pub mod proof;
 pub mod wall;
 
@@ -27,6 +28,7 @@ pub use criteria::{
     id_number, parse,
 };
 pub use error::ContractError;
+pub use kind::{CriterionKind, PRESERVED_PHRASES};
 
 /// Writes `bytes` to `path` atomically, creating its parent directories.
 pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), ContractError> {

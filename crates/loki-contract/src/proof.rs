@@ -18,7 +18,14 @@
 //! bytes when it ran and the sealed copy still has its hash). Its evidence is every such test's
 //! id. Otherwise it is **not proven**, with the reasons of the tests that name it (or "no wall
 //! test names it", or "no wall was sealed": the run ended before, or the author wrote nothing
-//! that could run). A test that already passed on the base proves nothing about the change.
+//! that could run). For a criterion of new behaviour, a test that already passed on the base
+//! proves nothing about the change.
+//!
+//! A criterion that asks for existing behaviour to keep working ([`CriterionKind::Preserved`])
+//! cannot fail on a correct base: it is **held** by a wall test that names it, passed on the
+//! base (the gate's run reported it passed), passed on the head and ran unchanged. A test that
+//! failed on the base and passes on the head proves it too (`proven`: it was broken and now
+//! works). Held evidence is listed like proven evidence; a criterion with both is `proven`.
 
 use std::path::Path;
 
@@ -26,7 +33,7 @@ use loki_checks::{CheckResult, CheckStatus, TestStatus};
 use loki_core::layout::Repo;
 use loki_receipt::schema::{Criterion as ReceiptCriterion, CriterionStatus};
 
-use crate::{CONTRACT_FILE, Contract, ContractError};
+use crate::{CONTRACT_FILE, Contract, ContractError, CriterionKind};
 
 /// The source name of a contract derived from the run's task text.
 pub const TASK_SOURCE: &str = "task";
@@ -57,10 +64,15 @@ pub fn repo_contract_path(repo: &Repo) -> std::path::PathBuf {
 #[must_use]
 pub fn wall_rules(contract: &Contract) -> String {
     let mut s = String::from(
-        "The delivery contract: write at least one test per acceptance criterion below, and put the criterion's id in the test's name so the receipt can map each criterion to the tests that prove it: `test_ac_1_<what>` (Python), `ac_1_<what>` (Rust), `TestAC1<What>` (Go), a test title starting `AC-1: ` (JavaScript). A test for two criteria carries both ids (`test_ac_1_ac_2_<what>`). Each such test must fail on the code as it is now and pass once the criterion is met; a criterion no test names is reported NOT PROVEN.\n",
+        "The delivery contract: write at least one test per acceptance criterion below, and put the criterion's id in the test's name so the receipt can map each criterion to the tests that prove it: `test_ac_1_<what>` (Python), `ac_1_<what>` (Rust), `TestAC1<What>` (Go), a test title starting `AC-1: ` (JavaScript). A test for two criteria carries both ids (`test_ac_1_ac_2_<what>`). Each such test must fail on the code as it is now and pass once the criterion is met, except for a criterion marked (keeps working): its test checks existing behaviour, so it passes now and must still pass after the change; a criterion no test names is reported NOT PROVEN.\n",
     );
     for c in &contract.criteria {
-        s.push_str(&format!("- {}: {}\n", c.id, c.text));
+        let kept = if c.kind == CriterionKind::Preserved {
+            " (keeps working)"
+        } else {
+            ""
+        };
+        s.push_str(&format!("- {}{kept}: {}\n", c.id, c.text));
     }
     s
 }
@@ -143,27 +155,34 @@ pub struct WallEvidence {
     pub head: Option<CheckResult>,
 }
 
-/// Why a named test does not prove its criterion, or `None` when it does.
-fn refuted(test: &str, w: &WallEvidence) -> Option<String> {
+/// What a named test shows for its criterion of `kind`: proven, held, or why neither.
+fn judge_test(
+    test: &str,
+    w: &WallEvidence,
+    kind: CriterionKind,
+) -> Result<CriterionStatus, String> {
     if !w.unchanged {
-        return Some(format!("{test} changed after it was sealed"));
+        return Err(format!("{test} changed after it was sealed"));
     }
     let status = |r: &CheckResult| r.tests.iter().find(|t| t.id == test).map(|t| t.status);
     let Some(base) = &w.base else {
-        return Some(format!("{test} did not run on the base"));
+        return Err(format!("{test} did not run on the base"));
     };
-    match status(base) {
-        Some(TestStatus::Failed) => {}
-        None if base.result == CheckStatus::Fail => {}
-        Some(TestStatus::Passed) => return Some(format!("{test} passed already on the base")),
-        Some(TestStatus::Skipped) => return Some(format!("{test} was skipped on the base")),
-        None => return Some(format!("{test} did not run on the base")),
-    }
+    let met = match (status(base), kind) {
+        (Some(TestStatus::Failed), _) => CriterionStatus::Proven,
+        (None, _) if base.result == CheckStatus::Fail => CriterionStatus::Proven,
+        (Some(TestStatus::Passed), CriterionKind::Preserved) => CriterionStatus::Held,
+        (Some(TestStatus::Passed), CriterionKind::New) => {
+            return Err(format!("{test} passed already on the base"));
+        }
+        (Some(TestStatus::Skipped), _) => return Err(format!("{test} was skipped on the base")),
+        (None, _) => return Err(format!("{test} did not run on the base")),
+    };
     match w.head.as_ref().map(status) {
-        Some(Some(TestStatus::Passed)) => None,
-        Some(Some(TestStatus::Failed)) => Some(format!("{test} failed on the head")),
-        Some(Some(TestStatus::Skipped)) => Some(format!("{test} was skipped on the head")),
-        Some(None) | None => Some(format!("{test} did not run on the head")),
+        Some(Some(TestStatus::Passed)) => Ok(met),
+        Some(Some(TestStatus::Failed)) => Err(format!("{test} failed on the head")),
+        Some(Some(TestStatus::Skipped)) => Err(format!("{test} was skipped on the head")),
+        Some(None) | None => Err(format!("{test} did not run on the head")),
     }
 }
 
@@ -189,10 +208,17 @@ pub fn prove(contract: &Contract, walls: &[WallEvidence]) -> Vec<ReceiptCriterio
             }
             let mut evidence = Vec::new();
             let mut reasons: Vec<String> = Vec::new();
+            let mut status = CriterionStatus::NotProven;
             for (test, w) in &named {
-                match refuted(test, w) {
-                    None => evidence.push((*test).to_string()),
-                    Some(r) => reasons.push(r),
+                match judge_test(test, w, c.kind) {
+                    Ok(met) => {
+                        evidence.push((*test).to_string());
+                        // Proven (fail-then-pass) is the stronger evidence: it wins over held.
+                        if status != CriterionStatus::Proven {
+                            status = met;
+                        }
+                    }
+                    Err(r) => reasons.push(r),
                 }
             }
             if walls.is_empty() {
@@ -200,15 +226,11 @@ pub fn prove(contract: &Contract, walls: &[WallEvidence]) -> Vec<ReceiptCriterio
             } else if named.is_empty() {
                 reasons.push("no wall test names it".to_string());
             }
-            let proven = !evidence.is_empty();
+            let proven = status.is_met();
             ReceiptCriterion {
                 id: c.id.clone(),
                 text: c.text.clone(),
-                status: if proven {
-                    CriterionStatus::Proven
-                } else {
-                    CriterionStatus::NotProven
-                },
+                status,
                 evidence,
                 reason: (!proven).then(|| reasons.join("; ")),
                 advisory: c.advisory,
@@ -283,6 +305,7 @@ mod tests {
                     status: *status,
                 })
                 .collect(),
+            environment: None,
         }
     }
 
@@ -296,6 +319,7 @@ mod tests {
                     id: format!("AC-{i}"),
                     text: format!("criterion {i}"),
                     advisory: false,
+                    kind: crate::CriterionKind::New,
                 })
                 .collect(),
         }
@@ -376,6 +400,40 @@ mod tests {
         assert_eq!(
             prove(&contract(1), &[w])[0].reason.as_deref(),
             Some(format!("{T1} did not run on the base").as_str())
+        );
+    }
+
+    #[test]
+    fn a_preserved_criterion_is_held_by_a_test_that_passed_on_the_base_and_the_head() {
+        let mut c = contract(3);
+        c.criteria[2].kind = CriterionKind::Preserved;
+        let got = prove(&c, &[evidence(true)]);
+        assert_eq!(got[2].status, CriterionStatus::Held);
+        assert_eq!(got[2].evidence, [T3]);
+        assert_eq!(got[2].reason, None);
+        // A new criterion with the same test still needs fail-then-pass.
+        assert_eq!(got[0].status, CriterionStatus::Proven);
+        // Broken on the head: not held, and why.
+        let mut w = evidence(true);
+        w.head = Some(run(
+            CheckStatus::Fail,
+            &[(T1, TestStatus::Passed), (T3, TestStatus::Failed)],
+        ));
+        let got = prove(&c, &[w]);
+        assert_eq!(got[2].status, CriterionStatus::NotProven);
+        assert_eq!(
+            got[2].reason.as_deref(),
+            Some(format!("{T3} failed on the head").as_str())
+        );
+        // Broken on the base and fixed by the change: proven, the stronger evidence.
+        c.criteria[1].kind = CriterionKind::Preserved;
+        let mut w = evidence(true);
+        w.head = Some(run(CheckStatus::Pass, &[(T2, TestStatus::Passed)]));
+        assert_eq!(prove(&c, &[w])[1].status, CriterionStatus::Proven);
+        // Changed after sealing: neither.
+        assert_eq!(
+            prove(&c, &[evidence(false)])[2].status,
+            CriterionStatus::NotProven
         );
     }
 }

@@ -10,8 +10,9 @@
 //! - Python: a package with `__main__.py` at the root or under `src/`: `python3 -m <pkg>`.
 //!
 //! # Booted, crashed
-//! The app runs in its own process group with a closed stdin, the scrubbed environment plus
-//! `PORT=<a free port>` and `HOST=127.0.0.1`, and bounded output. It has **booted** when it
+//! The app runs in its own process group with a closed stdin, the environment it is given (the
+//! checks' box's; the scrubbed environment when none is) plus `PORT=<a free port>` and
+//! `HOST=127.0.0.1`, and bounded output. It has **booted** when it
 //! listens on `PORT` (then `GET /` is sent and must not answer 5xx), stays alive for the boot
 //! window, or exits 0 on its own (a program that is not a server). It **crashed on boot** when its
 //! build fails, it exits non-zero or by a signal first, or its `GET /` answers 5xx; the exit code
@@ -216,11 +217,21 @@ fn substitute(args: &[String], bin: &Path) -> Vec<String> {
         .collect()
 }
 
-fn spec(argv: &[String], root: &Path, cmd: &StartCommand, extra: &[(String, String)]) -> Spec {
+fn spec(
+    argv: &[String],
+    root: &Path,
+    cmd: &StartCommand,
+    base: &[(OsString, OsString)],
+    extra: &[(String, String)],
+) -> Spec {
     let (program, args) = argv
         .split_first()
         .map_or(("", &[][..]), |(p, a)| (p.as_str(), a));
-    let mut env = process::scrubbed_env();
+    let mut env = if base.is_empty() {
+        process::scrubbed_env()
+    } else {
+        base.to_vec()
+    };
     env.extend(
         cmd.env
             .iter()
@@ -265,20 +276,22 @@ fn listening(port: u16) -> bool {
     .is_ok()
 }
 
-/// Boots `cmd` in `root`; `scratch` holds build outputs (the Go binary). `wrapper` is an argv
-/// prefix the build and the app run through (the confinement; empty: none).
+/// Boots `cmd` in `root`; `scratch` holds build outputs (the Go binary). `env` is the
+/// environment the build and the app start from (empty: the scrubbed one), `wrapper` an argv
+/// prefix they run through (the confinement; empty: none).
 #[must_use]
 pub fn boot(
     cmd: &StartCommand,
     root: &Path,
     scratch: &Path,
     window: Duration,
+    env: &[(OsString, OsString)],
     wrapper: &[OsString],
 ) -> BootResult {
     let started = Instant::now();
     let bin: PathBuf = scratch.join("app");
     let mut log = String::new();
-    let status = boot_inner(cmd, root, &bin, window, wrapper, &mut log);
+    let status = boot_inner(cmd, root, &bin, window, (env, wrapper), &mut log);
     BootResult {
         command: cmd.clone(),
         status,
@@ -292,14 +305,14 @@ fn boot_inner(
     root: &Path,
     bin: &Path,
     window: Duration,
-    wrapper: &[OsString],
+    (env, wrapper): (&[(OsString, OsString)], &[OsString]),
     log: &mut String,
 ) -> BootStatus {
     if let Some(build) = &cmd.build {
         let argv = substitute(build, bin);
         log.push_str(&format!("$ {}\n", argv.join(" ")));
         let out = match process::run(
-            &spec(&argv, root, cmd, &[])
+            &spec(&argv, root, cmd, env, &[])
                 .timeout(BUILD_TIMEOUT)
                 .wrapped(wrapper),
         ) {
@@ -340,7 +353,7 @@ fn boot_inner(
         ("HOST".to_string(), "127.0.0.1".to_string()),
     ];
     let running = match process::spawn(
-        &spec(&argv, root, cmd, &extra)
+        &spec(&argv, root, cmd, env, &extra)
             .timeout(window)
             .cancel_with(cancel.clone())
             .wrapped(wrapper),

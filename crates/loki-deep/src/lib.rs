@@ -5,6 +5,18 @@
 //! 2. the **app boot** ([`boot`]): every start command found, started, probed, stopped;
 //! 3. a **secret scan** ([`secrets`]) of the change's added lines and new files.
 //!
+//! The suites and the app run in the box of the build's checks, built by the same code
+//! ([`loki_engine::isolation::Fence::check_env`] and [`Fence::checks_wrapper`]): the same
+//! toolchains (`RUSTUP_HOME`, a private `CARGO_HOME` overlay, `PYENV_ROOT`, ... found where they
+//! really are, even when `HOME` or `LOKI_HOME` moved), a private `HOME` and `TMPDIR` inside the
+//! deep verify's own temporary directory, cargo's shared target directory in `.loki/cache`, and
+//! the same Landlock rules. A suite that could not run because of the machine (no toolchain, an
+//! unwritable temporary directory) is `not_run` with the tool and the fix
+//! ([`loki_checks::exec::Environment`], [`DeepReport::environment`]), never a failure of the code.
+//!
+//! The outcome is the receipt's verdict ([`DeepReport::outcome`]): one word for the summary, the
+//! receipt, the control plane and `--json`, with the exit code of the outcome ladder.
+//!
 //! It writes its own signed receipt (`kind` `deep`, same `run_id`, `repo` and `diff` as the main
 //! receipt, `main_receipt` = the main receipt's `receipt_sha256`) with its own event log in
 //! `.loki/runs/<run>/deep/` (`events.jsonl`, `receipt.json`, `receipt.dsse.json`, `receipt.md`,
@@ -31,11 +43,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use loki_checks::detect::use_checkout_envs;
-use loki_checks::{CheckStatus, RunOptions, detect, run_check};
+use loki_checks::{RunOptions, detect, run_check};
 use loki_core::RunId;
 use loki_core::fs::write_atomic;
 use loki_core::layout::Repo;
+use loki_core::outcome::Outcome;
 use loki_core::run::RunKind;
+use loki_engine::isolation::Fence;
 use loki_events::EventWriter;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_git::Git;
@@ -43,6 +57,8 @@ use loki_receipt::schema::{Check, CheckResult, Cost, IntegrityFinding, StageTime
 use loki_receipt::{KeyEnv, NotProven, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
 
 pub use boot::{BootResult, BootStatus, StartCommand};
+pub use loki_checks::CheckStatus;
+pub use loki_checks::exec::Environment;
 pub use secrets::{ScanReport, SecretFinding};
 
 /// The directory below the run's that a deep verify writes.
@@ -105,8 +121,8 @@ pub struct DeepRequest {
     pub boot_window: Duration,
     /// Per-suite timeout; `None`: the runner's default.
     pub check_timeout: Option<Duration>,
-    /// The `loki` binary whose `__confine` the suites and the app run through (Landlock: loki's
-    /// home and signing key denied, `.loki` read-only); `None`: unconfined, said in NOT PROVEN.
+    /// The `loki` binary whose `__confine` the suites and the app run through (the box of the
+    /// build's checks); `None`: unconfined, said in NOT PROVEN.
     pub confine_exe: Option<PathBuf>,
 }
 
@@ -123,6 +139,19 @@ pub struct DeepReport {
 }
 
 impl DeepReport {
+    /// The outcome: the receipt's verdict, the one word every surface shows.
+    #[must_use]
+    pub fn outcome(&self) -> Outcome {
+        self.receipt.verdict
+    }
+
+    /// The suites the machine kept from running (the suite's name and why, with the fix).
+    pub fn environment(&self) -> impl Iterator<Item = (&str, &Environment)> {
+        self.suite
+            .iter()
+            .filter_map(|c| c.environment.as_ref().map(|e| (c.name.as_str(), e)))
+    }
+
     /// Something that ran failed: a suite, a boot, or the scan found a secret.
     #[must_use]
     pub fn failed(&self) -> bool {
@@ -338,7 +367,11 @@ fn verify(
     let mut not_run = Vec::new();
     // Proving what could not run: deep verify again, once the reason is dealt with.
     let again = loki_receipt::not_proven::deep(req.run.as_str());
-    let wrapper = confinement(req, &mut not_run);
+    // The build's checks' box, with its private home and temporary directory in ours.
+    let fence = Fence::without_git(&tmp.path().join("box"))
+        .map_err(|e| fail("prepare the checks' environment")(&e))?;
+    let env = fence.check_env(&req.repo);
+    let wrapper = confinement(req, &fence, &root, &mut not_run);
 
     // 1. The full suite.
     let t = Instant::now();
@@ -349,6 +382,7 @@ fn verify(
         opts.timeout = timeout;
     }
     opts.wrapper.clone_from(&wrapper);
+    opts.env.clone_from(&env);
     let mut suite = Vec::new();
     for check in &detected {
         let r = run_check(check, &opts).map_err(|e| fail("run a suite")(&e))?;
@@ -396,7 +430,7 @@ fn verify(
     let mut boots = Vec::new();
     let mut boot_checks = Vec::new();
     for cmd in &commands {
-        let b = boot::boot(cmd, &root, &scratch, req.boot_window, &wrapper);
+        let b = boot::boot(cmd, &root, &scratch, req.boot_window, &env, &wrapper);
         let name = format!("app boot: {}", cmd.ecosystem);
         let mut log = String::new();
         let _ = writeln!(log, "{name} ({})", cmd.why);
@@ -531,7 +565,7 @@ fn verify(
         scan,
         not_run,
     };
-    let code = i32::from(report.failed());
+    let code = i32::from(report.outcome().exit_code().code());
     events
         .record(
             &RunCompleted::new(report.receipt.verdict.to_string())
@@ -542,8 +576,14 @@ fn verify(
     Ok(report)
 }
 
-/// The code under test may not read loki's home (the signing key) nor write the run records.
-fn confinement(req: &DeepRequest, not_run: &mut Vec<NotProven>) -> Vec<std::ffi::OsString> {
+/// The wrapper of the build's checks' box for the checkout `root` (see the module doc), or none
+/// with the reason in NOT PROVEN.
+fn confinement(
+    req: &DeepRequest,
+    fence: &Fence,
+    root: &std::path::Path,
+    not_run: &mut Vec<NotProven>,
+) -> Vec<std::ffi::OsString> {
     let Some(exe) = &req.confine_exe else {
         not_run.push(NotProven::new(
             "isolation",
@@ -563,19 +603,8 @@ fn confinement(req: &DeepRequest, not_run: &mut Vec<NotProven>) -> Vec<std::ffi:
         ));
         return Vec::new();
     }
-    let mut deny = vec![req.home.clone()];
-    deny.extend(req.key_env.signing_key_file.clone());
-    loki_process::confine::Policy {
-        deny,
-        write: vec![PathBuf::from("/")],
-        read_only: vec![req.repo.loki_dir()],
-        list: Vec::new(),
-        pinned: Vec::new(),
-        masked: Vec::new(),
-        network: loki_process::confine::Network::Allowed,
-        egress_ports: Vec::new(),
-    }
-    .wrapper(exe)
+    let secrets = loki_engine::isolation::secret_paths(&req.home, &req.key_env);
+    fence.checks_wrapper(&req.repo, root, &secrets, exe)
 }
 
 fn stage(name: &str, t: Instant) -> StageTime {

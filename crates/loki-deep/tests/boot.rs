@@ -35,7 +35,7 @@ fn boot_project(ecosystem: &str, files: &[(&str, &str)]) -> BootStatus {
     assert_eq!(cmds[0].ecosystem, ecosystem);
     let scratch = dir.path().join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
-    boot(&cmds[0], &root, &scratch, WINDOW, &[]).status
+    boot(&cmds[0], &root, &scratch, WINDOW, &[], &[]).status
 }
 
 fn assert_booted(status: &BootStatus) {

@@ -155,30 +155,31 @@ impl RunState<'_> {
             self.note_once("network: the agent's commands were not cut off from the network (no box on this kernel)");
             return Vec::new();
         }
-        // A write rule needs its directory to exist: the checks' cache may not yet.
-        let _ = std::fs::create_dir_all(self.repo.loki_dir().join("cache"));
-        let mut secrets = vec![self.opts.home.clone()];
-        secrets.extend(self.opts.key_env.signing_key_file.clone());
+        let secrets = crate::isolation::secret_paths(&self.opts.home, &self.opts.key_env);
+        if let crate::isolation::Scope::Checks(worktree) = scope {
+            // The same box as `loki deep`'s (checks keep the network: they are the repo's own).
+            return fence.checks_wrapper(&self.repo, worktree, &secrets, exe);
+        }
         let cli = matches!(self.opts.backend, loki_agent::Backend::Cli(_));
         let network = if cli {
             Network::Allowed
         } else {
             self.opts.network
         };
-        if !matches!(scope, crate::isolation::Scope::Checks(_)) {
-            if cli
-                && self.opts.network == Network::Denied
-                && loki_process::confine::support().network()
-                    == loki_process::confine::NetworkMechanism::LandlockTcp
-            {
-                self.note_once("network: the CLI agent's commands could reach only its model's hosts, through loki's egress proxy (TCP; UDP such as DNS is not covered)");
-            } else if cli {
-                self.note_once("network: the CLI agent talks to its own model, so its commands had network access");
-            } else if network == Network::Allowed {
-                self.note_once(
-                    "network: the agent's commands had network access (agent.network = \"on\")",
-                );
-            }
+        if cli
+            && self.opts.network == Network::Denied
+            && loki_process::confine::support().network()
+                == loki_process::confine::NetworkMechanism::LandlockTcp
+        {
+            self.note_once("network: the CLI agent's commands could reach only its model's hosts, through loki's egress proxy (TCP; UDP such as DNS is not covered)");
+        } else if cli {
+            self.note_once(
+                "network: the CLI agent talks to its own model, so its commands had network access",
+            );
+        } else if network == Network::Allowed {
+            self.note_once(
+                "network: the agent's commands had network access (agent.network = \"on\")",
+            );
         }
         if network == Network::Denied {
             match loki_process::confine::network_cut(exe) {

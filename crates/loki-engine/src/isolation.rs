@@ -235,6 +235,39 @@ impl Fence {
         loki_process::confine::Policy::model_box(&spec)
     }
 
+    /// The environment of checks of code in a worktree of `repo` (the build's verify and gate,
+    /// and `loki deep`): this fence's environment, with cargo's target directory shared in
+    /// loki's check cache (`.loki/cache/target`, unless the user set one) and without the private
+    /// git directory (checks are judged on the worktree's own git state).
+    #[must_use]
+    pub fn check_env(&self, repo: &loki_core::layout::Repo) -> Vec<(OsString, OsString)> {
+        let mut env = self.env();
+        if !env.iter().any(|(k, _)| k == "CARGO_TARGET_DIR") {
+            let target = repo.loki_dir().join("cache").join("target");
+            env.push(("CARGO_TARGET_DIR".into(), target.into_os_string()));
+        }
+        env.retain(|(k, _)| k != "GIT_DIR" && k != "GIT_WORK_TREE");
+        env
+    }
+
+    /// The wrapper (`exe __confine …`) of checks of code in `worktree`, a checkout of `repo`: the
+    /// [`Scope::Checks`] box of [`Fence::policy`]. The build's checks and `loki deep` both run
+    /// through it. The caller has checked that the kernel can confine
+    /// ([`loki_process::confine::available`]).
+    #[must_use]
+    pub fn checks_wrapper(
+        &self,
+        repo: &loki_core::layout::Repo,
+        worktree: &Path,
+        secrets: &[PathBuf],
+        exe: &Path,
+    ) -> Vec<OsString> {
+        // A write rule needs its directory to exist: the checks' cache may not yet.
+        let _ = std::fs::create_dir_all(repo.loki_dir().join("cache"));
+        self.policy(repo, Scope::Checks(worktree), secrets, Network::Allowed)
+            .wrapper(exe)
+    }
+
     /// Points `CARGO_HOME` at a private overlay of the real one (see the module doc): each
     /// entry but [`CARGO_PRIVATE`] is a symbolic link to the real entry, so cargo reads the
     /// installed tools and downloaded crates there and writes only its locks, privately.
@@ -367,6 +400,15 @@ impl Fence {
         out.sort();
         out
     }
+}
+
+/// What nothing in a box may open: loki's home (the signing key) and the key file the
+/// environment names.
+#[must_use]
+pub fn secret_paths(home: &Path, key_env: &loki_receipt::KeyEnv) -> Vec<PathBuf> {
+    let mut secrets = vec![home.to_path_buf()];
+    secrets.extend(key_env.signing_key_file.clone());
+    secrets
 }
 
 /// Copies `src` (a regular file, or a directory of them) to `dst`, owner-only; symbolic links

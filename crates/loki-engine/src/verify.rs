@@ -580,19 +580,13 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     Ok(Step::Done(detail))
 }
 
-/// The environment of checks: the agent's fence plus a shared cargo target directory.
+/// The environment of checks: the agent's fence plus a shared cargo target directory
+/// ([`crate::isolation::Fence::check_env`], which `loki deep` uses too).
 pub(crate) fn check_env(
     s: &RunState<'_>,
     i: &Intake,
 ) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    let mut env = i.fence.env();
-    if !env.iter().any(|(k, _)| k == "CARGO_TARGET_DIR") {
-        let target = s.repo.loki_dir().join("cache").join("target");
-        env.push(("CARGO_TARGET_DIR".into(), target.into_os_string()));
-    }
-    // Checks are judged on the worktree's own git state, not the agent's private one.
-    env.retain(|(k, _)| k != "GIT_DIR" && k != "GIT_WORK_TREE");
-    env
+    i.fence.check_env(&s.repo)
 }
 
 /// ` · N file(s) the checks wrote put back (a, b, …)`, or nothing.

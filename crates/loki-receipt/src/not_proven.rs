@@ -325,7 +325,7 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
             contract
                 .criteria
                 .iter()
-                .filter(|c| c.status != CriterionStatus::Proven)
+                .filter(|c| !c.status.is_met())
                 .map(|c| {
                     NotProven::new(
                         format!(

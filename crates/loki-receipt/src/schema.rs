@@ -332,24 +332,26 @@ pub struct Contract {
 }
 
 impl Contract {
-    /// Every criterion the verdict depends on (all but the advisory ones) is proven.
+    /// Every criterion the verdict depends on (all but the advisory ones) is proven or held.
     #[must_use]
     pub fn all_required_proven(&self) -> bool {
         self.criteria
             .iter()
-            .all(|c| c.advisory || c.status == CriterionStatus::Proven)
+            .all(|c| c.advisory || c.status.is_met())
     }
 }
 
 /// One acceptance criterion and the evidence for it: the sealed wall tests whose names carry its
-/// id and that failed on the base, passed on the head and were unchanged since sealed. Evidence,
-/// not a match of words: a criterion without such a test is `not_proven`, with the reason.
+/// id and that failed on the base, passed on the head and were unchanged since sealed (`proven`),
+/// or, for a criterion that asks for existing behaviour to keep working, that passed on the base
+/// and on the head (`held`). Evidence, not a match of words: a criterion without such a test is
+/// `not_proven`, with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Criterion {
     pub id: String,
     pub text: String,
     pub status: CriterionStatus,
-    /// The ids of the tests that prove it (empty unless proven).
+    /// The ids of the tests that prove or hold it (empty when not proven).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<String>,
     /// Why it is not proven.
@@ -364,7 +366,10 @@ pub struct Criterion {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CriterionStatus {
+    /// New behaviour: a wall test failed on the base and passed on the head.
     Proven,
+    /// Existing behaviour kept working: a wall test passed on the base and on the head.
+    Held,
     NotProven,
 }
 
@@ -374,8 +379,15 @@ impl CriterionStatus {
     pub fn describe(self) -> &'static str {
         match self {
             CriterionStatus::Proven => "proven",
+            CriterionStatus::Held => "held",
             CriterionStatus::NotProven => "not proven",
         }
+    }
+
+    /// Proven or held: the criterion counts for VERIFIED.
+    #[must_use]
+    pub fn is_met(self) -> bool {
+        matches!(self, CriterionStatus::Proven | CriterionStatus::Held)
     }
 }
 

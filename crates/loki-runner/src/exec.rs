@@ -2,7 +2,8 @@
 //! [`loki_process`], then the verdict from the exit code and the parsed report.
 //!
 //! Verdict rules ([`judge`], pure), in order:
-//! 1. timed out → `timeout` (the process group was killed);
+//! 1. timed out → `timeout` (the process group was killed); a non-zero exit whose output is the
+//!    toolchain's own failure ([`environment`]) → `not_run` with the [`Environment`];
 //! 2. the report names a failed test → `fail`;
 //! 3. non-zero exit: a runner's own "no tests" exit code with zero executed → `not_run: no tests
 //!    executed`; a missing tool (exit 127, `No module named pytest`, ...) → `not_run`; otherwise
@@ -32,6 +33,8 @@
 //!
 //! # Submodules
 //! - `verdict`: the verdict rules ([`judge`], pure) and missing-tool recognition;
+//! - `environment`: failures of the machine (no toolchain, an unwritable temporary directory),
+//!   which make a check `not_run` with an [`Environment`] naming the tool and the fix;
 //! - `plan`: the structured-report flags and files a check's command gets, the `cargo test
 //!   --doc` companion of a nextest run ([`doc_companion`]), and the `cargo test --no-run` that
 //!   builds what a cargo check runs ([`build_companion`]);
@@ -41,10 +44,12 @@
 //! - `attempt`: one execution of the command: started, spooled, parsed, cross-checked, judged.
 
 mod attempt;
+pub mod environment;
 mod keep_going;
 mod plan;
 mod verdict;
 
+pub use environment::Environment;
 pub use plan::{build_companion, doc_companion};
 pub use verdict::{Facts, Judgement, judge};
 
@@ -143,6 +148,9 @@ pub struct CheckResult {
     /// Every test the first attempt reported, for baseline comparison.
     #[serde(default)]
     pub tests: Vec<TestCase>,
+    /// Why it did not run, when the machine is the reason (`result` is `not_run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Environment>,
 }
 
 /// The `check.result` event of a suite's run.
@@ -349,6 +357,7 @@ pub fn run_check(check: &Check, opts: &RunOptions) -> Result<CheckResult, Checks
         attempts,
         report_source: (!report.source.is_empty()).then(|| report.source.clone()),
         tests: report.tests,
+        environment: judgement.environment,
     })
 }
 

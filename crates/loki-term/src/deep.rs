@@ -1,6 +1,8 @@
 //! `loki deep <run>`: the deep verify's summary, labels padded to 12 columns like the run
-//! summary: `Deep:` PASSED or FAILED, the run, one `Full suite:` line per suite (with up to five
-//! failing test ids), one `App boot:` line per start command (a crashed boot's last ten output
+//! summary: `Deep:` the outcome (the receipt's verdict word: VERIFIED, PARTIAL, FAILED), the run,
+//! one `Full suite:` line per suite (with up to five failing test ids, or why it did not run),
+//! one `Machine:` line per suite the machine kept from running (the tool, the problem, the
+//! fix), one `App boot:` line per start command (a crashed boot's last ten output
 //! lines under it), `Secrets:` (what was scanned, or one line per finding, redacted), the
 //! receipt's hash, `NOT PROVEN:` and where the receipt's markdown was written.
 //!
@@ -23,7 +25,13 @@ pub fn json(run: &str, report: &DeepReport) -> serde_json::Value {
     serde_json::json!({
         "run_id": run,
         "failed": report.failed(),
-        "verdict": report.receipt.verdict,
+        "verdict": report.outcome(),
+        "environment": report.environment().map(|(name, e)| serde_json::json!({
+            "check": name,
+            "tool": e.tool,
+            "problem": e.problem,
+            "fix": e.fix,
+        })).collect::<Vec<_>>(),
         "receipt_sha256": report.receipt.receipt_sha256,
         "main_receipt": report.receipt.main_receipt,
         "suite": report.suite,
@@ -44,7 +52,7 @@ pub fn render(r: &DeepReport) -> String {
     let mut line = |label: &str, text: &str| {
         let _ = writeln!(s, "{:<12}{text}", format!("{label}:"));
     };
-    line("Deep", if r.failed() { "FAILED" } else { "PASSED" });
+    line("Deep", r.outcome().as_str());
     line("Run", &r.receipt.run_id);
     if r.suite.is_empty() {
         line("Full suite", "no test suite detected");
@@ -58,6 +66,12 @@ pub fn render(r: &DeepReport) -> String {
             c.passed,
             c.failed
         );
+        if c.result == loki_deep::CheckStatus::NotRun
+            && c.environment.is_none()
+            && let Some(why) = &c.reason
+        {
+            let _ = write!(t, " ({why})");
+        }
         if !c.failing_ids.is_empty() {
             let _ = write!(
                 t,
@@ -71,6 +85,15 @@ pub fn render(r: &DeepReport) -> String {
             );
         }
         line("Full suite", &t);
+    }
+    for (name, e) in r.environment() {
+        line(
+            "Machine",
+            &format!(
+                "{name} did not run, not the code's failure: {} {}; {}",
+                e.tool, e.problem, e.fix
+            ),
+        );
     }
     if r.boots.is_empty() {
         line("App boot", "no start command found");

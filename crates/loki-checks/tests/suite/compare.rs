@@ -45,6 +45,7 @@ fn result(name: &str, status: CheckStatus, tests: &[(&str, TestStatus)]) -> Chec
         attempts: 1,
         report_source: Some("junit".into()),
         tests,
+        environment: None,
     }
 }
 

@@ -29,7 +29,12 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
         crate::output::json(&contract);
     } else {
         for c in &contract.criteria {
-            anstream::println!("{:<6} {}", c.id, c.text);
+            let kept = if c.kind == loki_contract::CriterionKind::Preserved {
+                "  (keeps working: held when its test passes before and after)"
+            } else {
+                ""
+            };
+            anstream::println!("{:<6} {}{kept}", c.id, c.text);
         }
         if dropped > 0 {
             anstream::println!(

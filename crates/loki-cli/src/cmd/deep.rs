@@ -2,8 +2,9 @@
 //! start after a `--deep` build. This module parses, starts and prints; the work is the crate's, the text
 //! `loki_term::deep`'s.
 //!
-//! Exit: 0 when every item that ran passed, 1 when one failed (a suite, a boot, a secret found),
-//! 2 for bad input (an unknown run, a run without a change or without a receipt).
+//! Exit: the outcome's (the deep receipt's verdict, the word the summary prints): 0 VERIFIED, 1
+//! PARTIAL (something could not run or prove, e.g. a suite the machine kept from running) or
+//! FAILED; 2 for bad input (an unknown run, a run without a change or without a receipt).
 
 use std::time::Duration;
 
@@ -49,11 +50,7 @@ pub fn run(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     } else {
         anstream::print!("{}", loki_term::deep::render(&report));
     }
-    Ok(if report.failed() {
-        ExitCode::Failure
-    } else {
-        ExitCode::Success
-    })
+    Ok(report.outcome().exit_code())
 }
 
 /// After a `--deep` build sealed: starts `loki deep <run>` detached and says where its log and

@@ -145,7 +145,9 @@ fn deep_verify_finds_the_secret_the_suite_failure_and_boots_the_app() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(stdout.starts_with("Deep:       FAILED\n"), "{stdout}");
+    // The summary's word is the receipt's verdict: a failing suite and a secret, beside checks
+    // that passed, are PARTIAL there as for any run.
+    assert!(stdout.starts_with("Deep:       PARTIAL\n"), "{stdout}");
     // The secret: file, line and rule, never the value.
     assert!(
         stdout.contains("Secrets:    settings.py:2: github-pat ghp_…(40 chars)"),
@@ -373,7 +375,7 @@ fn a_deep_build_returns_its_own_exit_code_and_the_deep_receipt_appears_and_verif
         std::thread::sleep(Duration::from_millis(200));
         log = std::fs::read_to_string(run_dir.join("deep.log")).unwrap_or_default();
     }
-    assert!(log.starts_with("Deep:       PASSED\n"), "{log}");
+    assert!(log.starts_with("Deep:       VERIFIED\n"), "{log}");
     if boxed {
         // The key existed (the main run had signed) and the suite still passed: it was denied.
         assert!(
@@ -446,4 +448,99 @@ fn an_app_that_crashes_on_boot_fails_the_deep_verify_with_its_exit_code_and_outp
             .any(|v| v["what"] == "check app boot: python" && v["why"] == "failed"),
         "{not_proven:?}"
     );
+}
+
+/// `loki demo --keep --json` with `LOKI_HOME` at `loki_home` (outside the sandbox's `HOME`):
+/// the kept repository and the run's id.
+fn kept_demo(sb: &Sandbox, loki_home: &Path) -> (PathBuf, String) {
+    let out = sandboxed(sb, sb.home())
+        .env("LOKI_HOME", loki_home)
+        .args(["--json", "demo", "--keep"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let repo = PathBuf::from(v["repo"].as_str().unwrap());
+    (repo, v["run"]["run_id"].as_str().unwrap().to_string())
+}
+
+/// The demo's kept run (a Rust crate) deep-verified with `HOME` and `LOKI_HOME` moved apart, as
+/// in a sandbox: the suite runs with the build's toolchains, in the build's box with a private
+/// temporary directory, and passes; the summary's word is the receipt's.
+#[test]
+fn deep_verify_of_the_kept_demo_runs_the_suite_with_the_builds_toolchains() {
+    let sb = Sandbox::new();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let loki_home = elsewhere.path().join("lokihome");
+    let (repo, run) = kept_demo(&sb, &loki_home);
+    let out = sandboxed(&sb, &repo)
+        .env("LOKI_HOME", &loki_home)
+        .args(["deep", &run])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let receipt: Value = serde_json::from_slice(
+        &std::fs::read(repo.join(".loki/runs").join(&run).join("deep/receipt.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(receipt["verdict"], "VERIFIED", "{stdout}{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.starts_with("Deep:       VERIFIED\n"), "{stdout}");
+    assert!(stdout.contains("Full suite: cargo pass: "), "{stdout}");
+    assert!(!stdout.contains("Machine:"), "{stdout}");
+    std::fs::remove_dir_all(repo.parent().unwrap()).unwrap();
+}
+
+/// A toolchain that is not there is the machine's failure: the suite did not run (with the tool
+/// and the fix), it did not fail, and the outcome word is the receipt's.
+#[test]
+fn a_missing_toolchain_is_reported_as_the_environment_not_as_the_code() {
+    let sb = Sandbox::new();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let loki_home = elsewhere.path().join("lokihome");
+    let (repo, run) = kept_demo(&sb, &loki_home);
+    let empty = elsewhere.path().join("no-rustup");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = sandboxed(&sb, &repo)
+        .env("LOKI_HOME", &loki_home)
+        .env("RUSTUP_HOME", &empty)
+        .args(["--json", "deep", &run])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}{stderr}"));
+    assert_eq!(v["verdict"], "PARTIAL", "{v:#}");
+    assert_eq!(v["failed"], false, "{v:#}");
+    assert_eq!(v["suite"][0]["result"], "not_run", "{v:#}");
+    assert_eq!(v["environment"][0]["check"], "cargo", "{v:#}");
+    assert_eq!(v["environment"][0]["tool"], "rustup", "{v:#}");
+    assert_eq!(out.status.code(), Some(1), "{v:#}");
+    let receipt: Value = serde_json::from_slice(
+        &std::fs::read(repo.join(".loki/runs").join(&run).join("deep/receipt.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(receipt["verdict"], v["verdict"]);
+    assert_eq!(receipt["checks"][0]["result"], "not_run", "{receipt:#}");
+    let human = sandboxed(&sb, &repo)
+        .env("LOKI_HOME", &loki_home)
+        .env("RUSTUP_HOME", &empty)
+        .args(["deep", &run])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.starts_with("Deep:       PARTIAL\n"), "{text}");
+    assert!(
+        text.contains("Machine:    cargo did not run, not the code's failure: rustup found no Rust toolchain; install one (`rustup default stable`)"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(repo.parent().unwrap()).unwrap();
 }

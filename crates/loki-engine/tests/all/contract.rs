@@ -133,3 +133,103 @@ fn a_contract_file_that_cannot_be_used_stops_the_run_before_it_starts() {
     );
     assert!(!repo.path().join(".loki/runs").exists());
 }
+
+/// A task whose second criterion asks for existing behaviour (`sub`) to keep working.
+const KEEP_TASK: &str = "Fix add() in calc.py.\n\n## Acceptance criteria\n- `add(2, 3)` returns 5\n- `sub(5, 3)` keeps working\n";
+const KEEP_WALL: &str = "from calc import add, sub\n\n\ndef test_ac_1_sums():\n    assert add(2, 3) == 5\n\n\ndef test_ac_2_sub_still_subtracts():\n    assert sub(5, 3) == 2\n";
+
+fn keep_repo() -> GitRepo {
+    let repo = GitRepo::new();
+    repo.write(
+        "calc.py",
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
+    )
+    .write(
+        "test_calc.py",
+        "from calc import sub\n\n\ndef test_sub():\n    assert sub(1, 1) == 0\n",
+    )
+    .write(".gitignore", "__pycache__/\n.pytest_cache/\n");
+    repo.commit("calc with a bug in add");
+    repo
+}
+
+fn keep_script(edits: &[Value]) -> String {
+    let mut turns = edits.to_vec();
+    turns.push(call(
+        "finish",
+        &json!({"status": "done", "detail": "fixed"}),
+    ));
+    json!({"sessions": [
+        {"name": "wall", "turns": [
+            call("write_file", &json!({"path": "loki_wall_add_test.py", "content": KEEP_WALL})),
+            call("finish", &json!({"status": "done", "detail": "wall"}))]},
+        {"name": "implement", "turns": turns}]})
+    .to_string()
+}
+
+#[test]
+fn a_keeps_working_criterion_is_held_when_its_test_passes_before_and_after() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let repo = keep_repo();
+    let home = tempfile::tempdir().unwrap();
+    let fix = call(
+        "edit",
+        &json!({"path": "calc.py", "search": "def add(a, b):\n    return a - b", "replace": "def add(a, b):\n    return a + b"}),
+    );
+    let report = build(
+        repo.path(),
+        home.path(),
+        KEEP_TASK,
+        &keep_script(&[fix]),
+        None,
+    );
+    assert_eq!(report.outcome, Outcome::Verified, "{report:#?}");
+    assert_eq!(report.exit_code, 0);
+    let r = receipt(repo.path(), &report);
+    assert_eq!(
+        r["contract"]["criteria"],
+        json!([
+            {"id": "AC-1", "text": "`add(2, 3)` returns 5", "status": "proven",
+             "evidence": ["loki_wall_add_test.py::test_ac_1_sums"]},
+            {"id": "AC-2", "text": "`sub(5, 3)` keeps working", "status": "held",
+             "evidence": ["loki_wall_add_test.py::test_ac_2_sub_still_subtracts"]}])
+    );
+    let md = std::fs::read_to_string(Path::new(&report.receipt_path).with_file_name("receipt.md"))
+        .unwrap();
+    assert!(
+        md.contains("| AC-2 | 'sub(5, 3)' keeps working | held | `loki_wall_add_test.py::test_ac_2_sub_still_subtracts` |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_change_that_breaks_the_kept_behaviour_is_not_verified() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let repo = keep_repo();
+    let home = tempfile::tempdir().unwrap();
+    // add is fixed, and sub is broken on the way.
+    let rewrite = call(
+        "write_file",
+        &json!({"path": "calc.py", "content": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a + b\n"}),
+    );
+    let report = build(
+        repo.path(),
+        home.path(),
+        KEEP_TASK,
+        &keep_script(&[rewrite]),
+        None,
+    );
+    assert_ne!(report.outcome, Outcome::Verified, "{report:#?}");
+    assert_ne!(report.exit_code, 0);
+    let r = receipt(repo.path(), &report);
+    assert_eq!(r["contract"]["criteria"][0]["status"], "proven");
+    assert_eq!(r["contract"]["criteria"][1]["status"], "not_proven");
+    assert_eq!(
+        r["contract"]["criteria"][1]["reason"],
+        "loki_wall_add_test.py::test_ac_2_sub_still_subtracts failed on the head"
+    );
+}

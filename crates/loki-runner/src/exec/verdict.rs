@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::environment::{Environment, recognise};
 use super::{CheckStatus, NEXTEST_NO_TESTS, PYTEST_NO_TESTS, REASON_IDS, SHELL_NOT_FOUND};
 use crate::detect::CheckKind;
 use crate::report::TestReport;
@@ -12,10 +13,16 @@ use crate::report::TestReport;
 pub struct Judgement {
     pub status: CheckStatus,
     pub reason: Option<String>,
+    /// Set when the check did not run because of the machine ([`super::environment`]).
+    pub environment: Option<Environment>,
 }
 
 pub(super) fn judged(status: CheckStatus, reason: Option<String>) -> Judgement {
-    Judgement { status, reason }
+    Judgement {
+        status,
+        reason,
+        environment: None,
+    }
 }
 
 /// The facts of one attempt that a verdict is computed from.
@@ -54,6 +61,16 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
                 timeout.as_secs()
             )),
         );
+    }
+    // The toolchain's own failure, before anything is read as the code's (see `environment`).
+    if exit_code != 0
+        && let Some(env) = recognise(kind, log, report)
+    {
+        return Judgement {
+            status: CheckStatus::NotRun,
+            reason: Some(format!("environment: {env}")),
+            environment: Some(env),
+        };
     }
     if let Some(r) = report.filter(|r| r.failed > 0) {
         let ids = r.failing_ids();
