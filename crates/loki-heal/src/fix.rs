@@ -549,7 +549,9 @@ impl FixSession {
         ));
         let settled_np = match &settled {
             Settled::Verified => None,
-            Settled::RolledBack { new_crash: None, .. } => Some(NotProven::new(
+            Settled::RolledBack {
+                new_crash: None, ..
+            } => Some(NotProven::new(
                 "a fix",
                 "the crash persisted after the patch, so it was rolled back",
                 replay.clone(),

@@ -24,7 +24,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::builder::{FULL_SUITE, ReceiptFacts, always_not_proven, requires_wall};
-use crate::schema::{CheckResult, CriterionStatus};
+use crate::schema::CheckResult;
 
 /// One thing a run did not prove.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

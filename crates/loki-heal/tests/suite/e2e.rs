@@ -167,10 +167,9 @@ fn python_patch_that_changes_the_crash_is_rolled_back_naming_the_new_crash() {
         loki_receipt::schema::CheckResult::Failed
     );
     assert!(
-        report
-            .not_proven
-            .iter()
-            .any(|n| n.contains("KeyError: 'missing' at app.py:2 in average")),
+        report.not_proven.iter().any(|n| n
+            .to_string()
+            .contains("KeyError: 'missing' at app.py:2 in average")),
         "{:?}",
         report.not_proven
     );

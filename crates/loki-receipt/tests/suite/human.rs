@@ -2,7 +2,7 @@
 //! signed receipt and checked by `loki verify`; an edit is TAMPERED naming the file. Receipts
 //! signed before the binding still verify, and say `receipt.md` was not checked.
 
-#![expect(
+#![allow(
     clippy::disallowed_methods,
     reason = "tests damage files on purpose; atomicity is moot"
 )]
