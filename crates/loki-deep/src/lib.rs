@@ -297,7 +297,7 @@ pub fn run(req: &DeepRequest) -> Result<DeepReport, DeepError> {
             BootStatus::NotRun { reason } => {
                 not_run.push(NotProven::new(
                     format!("app boot ({})", cmd.ecosystem),
-                    reason.clone(),
+                    format!("it did not run: {reason}"),
                     again.clone(),
                 ));
                 (CheckResult::NotRun, 0, 0)

@@ -274,8 +274,8 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
         let what = format!("check {}", c.name);
         // The check's own command re-runs it; a deep verify's boot and scan are no shell command.
         let rerun = || {
-            if f.kind == loki_core::run::RunKind::Deep {
-                self::deep(run)
+            if f.kind == loki_core::run::RunKind::Deep || c.cmd.trim().is_empty() {
+                logs()
             } else {
                 c.cmd.clone()
             }
