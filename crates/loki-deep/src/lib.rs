@@ -444,7 +444,7 @@ fn verify(
             BootStatus::NotRun { reason } => {
                 not_run.push(NotProven::new(
                     format!("app boot ({})", cmd.ecosystem),
-                    reason.clone(),
+                    format!("it did not run: {reason}"),
                     again.clone(),
                 ));
                 (CheckResult::NotRun, 0, 0)

@@ -181,7 +181,10 @@ pub struct Published {
 /// VERIFIED, or intact with an outcome that is not, published as a draft), pushes its branch to
 /// `remote` and opens or updates the request into `base` (default: the checkout's branch), then
 /// writes `pr.json` in the run's directory.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one publish: the run, where it goes, whom to trust and the forge's settings"
+)]
 pub fn publish(
     repo: &loki_core::layout::Repo,
     run: &loki_core::RunId,

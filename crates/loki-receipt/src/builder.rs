@@ -66,8 +66,7 @@ pub const HEAL_ALWAYS_NOT_PROVEN: &[&str] = &[
 ];
 /// A deep verify runs the whole suite, boots the app and scans the change for secrets; it does not
 /// scan dependencies or code for vulnerabilities, nor secrets already in the repository.
-pub const DEEP_ALWAYS_NOT_PROVEN: &[&str] =
-    &["security scan: only the change was scanned, for secrets (no dependency or code scan)"];
+pub const DEEP_ALWAYS_NOT_PROVEN: &[&str] = &["security scan"];
 /// Any other producer: no scanner ran.
 pub const OTHER_ALWAYS_NOT_PROVEN: &[&str] = &["security scan"];
 /// File names a sealed run directory holds.

@@ -172,7 +172,7 @@ pub fn judge_note(note: impl Into<String>, base: &str) -> NotProven {
 #[must_use]
 pub fn cannot_judge(check: &str, reason: &str, fix: &str, base: &str) -> NotProven {
     NotProven::new(
-        format!("judgement of {check}"),
+        format!("cannot judge {check}"),
         format!("{reason}; {fix}"),
         format!("loki seal check --base {base}"),
     )
@@ -205,11 +205,11 @@ pub fn always(kind: loki_core::run::RunKind, what: &str, run_id: &str) -> NotPro
             "loki seal check".to_string(),
         ),
         (RunKind::Heal | RunKind::Incident, "security scan") => (
-            "a heal run replays the crash; it runs no security scanner (a build run with deep verify scans a change for secrets)",
+            "loki fix replays the crash; it runs no security scanner (a build run with deep verify scans a change for secrets)",
             "loki \"<the fix as a task>\" --deep".to_string(),
         ),
         (RunKind::Heal | RunKind::Incident, _) => (
-            "a heal run replays only the recorded reproduction; another input that crashes is recorded as an incident",
+            "loki fix replays only the recorded reproduction; another input that crashes is recorded as an incident",
             "loki run -- <the command with another input>".to_string(),
         ),
         (RunKind::Deep, _) => (
@@ -228,7 +228,14 @@ pub fn always(kind: loki_core::run::RunKind, what: &str, run_id: &str) -> NotPro
 pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
     let run = f.run_id.as_str();
     let deep = || deep(run);
-    let logs = || logs(run);
+    // What shows why the run could not prove something; for a deep verify, deep verify again.
+    let logs = || {
+        if f.kind == loki_core::run::RunKind::Deep {
+            self::deep(run)
+        } else {
+            self::logs(run)
+        }
+    };
     let mut out = Vec::new();
     if !f.full_suite_ran {
         out.push(NotProven::new(
@@ -266,7 +273,14 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
     }
     for c in &f.checks {
         let what = format!("check {}", c.name);
-        let rerun = || c.cmd.clone();
+        // The check's own command re-runs it; a deep verify's boot and scan are no shell command.
+        let rerun = || {
+            if f.kind == loki_core::run::RunKind::Deep || c.cmd.trim().is_empty() {
+                logs()
+            } else {
+                c.cmd.clone()
+            }
+        };
         if c.result != CheckResult::Passed {
             out.push(NotProven::new(&what, c.result.describe(), rerun()));
         } else if c.executed == 0 {

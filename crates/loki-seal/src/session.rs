@@ -501,9 +501,14 @@ pub fn stop(
             check_again.clone(),
         ));
     } else if judgement.blocks() {
+        let unresolved = judgement.unresolved().join("; ");
         facts.extra_not_proven.push(NotProven::new(
             "stop refused",
-            judgement.unresolved().join("; "),
+            if unresolved.is_empty() {
+                "the judge blocked the stop".to_string()
+            } else {
+                unresolved
+            },
             check_again.clone(),
         ));
     }

@@ -518,7 +518,7 @@ fn a_build_run_with_the_network_on_records_the_choice_in_the_receipt() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|n| n.as_str().unwrap_or_default().to_string())
+        .map(|n| n["what"].as_str().unwrap_or_default().to_string())
         .collect();
     assert!(
         not_proven

@@ -2,11 +2,6 @@
 //! signed receipt and checked by `loki verify`; an edit is TAMPERED naming the file. Receipts
 //! signed before the binding still verify, and say `receipt.md` was not checked.
 
-#![allow(
-    clippy::disallowed_methods,
-    reason = "tests damage files on purpose; atomicity is moot"
-)]
-
 use std::fs;
 
 use loki_core::outcome::VerifyVerdict;
@@ -136,4 +131,36 @@ fn a_receipt_copied_away_without_receipt_md_skips_the_step() {
     let (status, detail) = step(&report);
     assert_eq!(status, StepStatus::Skip);
     assert!(detail.contains("no receipt.md"), "{detail}");
+}
+
+/// A receipt sealed before NOT PROVEN entries had a reason holds bare strings: it still reads,
+/// its hash is unchanged by reading and writing it, and it verifies.
+#[test]
+fn a_receipt_with_bare_not_proven_entries_still_verifies() {
+    let fx = sealed_run();
+    let mut value = fx.sealed.receipt.to_value().unwrap();
+    value["not_proven"] = serde_json::json!(["full suite", "app boot", "security scan"]);
+    let hash = loki_receipt::schema::receipt_sha256_of_value(&value).unwrap();
+    value["receipt_sha256"] = serde_json::json!(hash);
+    let old: loki_receipt::Receipt = serde_json::from_value(value.clone()).unwrap();
+    assert!(old.not_proven.iter().all(loki_receipt::NotProven::is_bare));
+    assert_eq!(
+        old.to_value().unwrap(),
+        value,
+        "read and written back unchanged"
+    );
+    let signer = Signer::load_or_create(&fx.home, &fx.env).unwrap();
+    write(&fx.receipt_path(), old.to_file_bytes().unwrap());
+    write(
+        &fx.envelope_path(),
+        envelope_for(&old, &signer)
+            .unwrap()
+            .to_file_bytes()
+            .unwrap(),
+    );
+    let report = fx.verify();
+    assert_verdict(&report, VerifyVerdict::Verified);
+    assert_eq!(step(&report).0, StepStatus::Skip);
+    let md = loki_receipt::render_markdown(&old, &loki_receipt::markdown::SignatureLine::Unsigned);
+    assert!(md.contains("\n- app boot\n"), "{md}");
 }
