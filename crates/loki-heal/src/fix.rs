@@ -389,12 +389,23 @@ impl FixSession {
                 problem: "no patch to verify".into(),
             });
         };
-        let replay = crate::repro::run_wrapped(
+        let mut replay = crate::repro::run_wrapped(
             &self.incident_dir,
             &self.incident,
             self.opts.repro_timeout,
             &self.opts.replay_wrapper,
         )?;
+        // A page check that could not tell (no browser, the page's server failed: it exits
+        // PAGE_HARNESS_EXIT) is the harness, not a new crash of the patched page.
+        if self.incident.browser.is_some()
+            && let ReplayVerdict::DifferentFailure(reason) = &replay.verdict
+            && reason.starts_with(&format!(
+                "a different failure (exit {},",
+                crate::web::PAGE_HARNESS_EXIT
+            ))
+        {
+            replay.verdict = ReplayVerdict::Harness(reason.clone());
+        }
         let log_path = self.run_dir.join("checks").join("repro.log");
         std::fs::create_dir_all(self.run_dir.join("checks"))
             .map_err(|e| HealError::io("create", self.run_dir.join("checks"), e))?;

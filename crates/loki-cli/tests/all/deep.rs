@@ -467,7 +467,7 @@ fn kept_demo(sb: &Sandbox, loki_home: &Path) -> (PathBuf, String) {
     );
     let v: Value = serde_json::from_str(&stdout).unwrap();
     let repo = PathBuf::from(v["repo"].as_str().unwrap());
-    (repo, v["run"]["run_id"].as_str().unwrap().to_string())
+    (repo, v["run_id"].as_str().unwrap().to_string())
 }
 
 /// The demo's kept run (a Rust crate) deep-verified with `HOME` and `LOKI_HOME` moved apart, as

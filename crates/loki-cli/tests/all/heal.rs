@@ -119,7 +119,10 @@ fn fix_apply_yes_with_the_scripted_provider_verifies_and_signs() {
         .clone();
     assert!(!repo.path().join("app.py.loki.bak").exists());
     let text = String::from_utf8(out).unwrap();
-    let heal_run = text.split("heal run ").nth(1).unwrap()[..24].to_string();
+    // The summary's last line names it (`heal run run_… · incident …`); NOT PROVEN above may
+    // say "heal run" in prose.
+    let at = text.find("heal run run_").unwrap() + "heal run ".len();
+    let heal_run = text[at..at + 24].to_string();
     sandboxed(&sb, repo.path())
         .args(["verify", &heal_run])
         .assert()
@@ -185,7 +188,8 @@ fn a_patch_that_changes_the_crash_is_rolled_back_and_the_new_crash_named() {
                 "{text}"
             );
             assert!(!text.contains("both kept"), "{text}");
-            text.split("heal run ").nth(1).unwrap()[..24].to_string()
+            let at = text.find("heal run run_").unwrap() + "heal run ".len();
+            text[at..at + 24].to_string()
         };
         let events = std::fs::read_to_string(
             repo.path()

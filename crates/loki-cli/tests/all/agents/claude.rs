@@ -156,7 +156,15 @@ impl World {
     fn install(&self) {
         let loki = assert_cmd::cargo::cargo_bin("loki");
         sandboxed(&self.sb, self.repo.path())
-            .args(["seal", "install", "--agent", "claude", "--command"])
+            .args([
+                "seal",
+                "install",
+                "--agent",
+                "claude",
+                "--timeout",
+                "600",
+                "--command",
+            ])
             .arg(&loki)
             .assert()
             .success();

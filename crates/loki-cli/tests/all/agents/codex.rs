@@ -94,7 +94,15 @@ fn install_and_trust(sb: &Sandbox, repo: &GitRepo, codex_home: &Path) {
     let install = || {
         let out = sandboxed(sb, repo.path())
             .env("CODEX_HOME", codex_home)
-            .args(["seal", "install", "--agent", "codex", "--command"])
+            .args([
+                "seal",
+                "install",
+                "--agent",
+                "codex",
+                "--timeout",
+                "600",
+                "--command",
+            ])
             .arg(&loki)
             .output()
             .unwrap();

@@ -55,7 +55,15 @@ async fn world() -> Option<World> {
     );
     let loki = assert_cmd::cargo::cargo_bin("loki");
     let out = loki_cmd(&sb, repo.path())
-        .args(["seal", "install", "--agent", "gemini", "--command"])
+        .args([
+            "seal",
+            "install",
+            "--agent",
+            "gemini",
+            "--timeout",
+            "600",
+            "--command",
+        ])
         .arg(&loki)
         .output()
         .unwrap();
