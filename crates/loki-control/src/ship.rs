@@ -621,7 +621,9 @@ pub fn backfill(client: &Client, dir: &Path) -> Result<Backfilled, ControlError>
 }
 
 enum Msg {
-    Event(PathBuf, Box<Event>),
+    /// An event of the log in the directory, and, for the event that ends the run, its sealed
+    /// receipt as it was on disk when the event was written.
+    Event(PathBuf, Box<Event>, Option<Value>),
     Flush(Instant, SyncSender<()>),
 }
 
@@ -672,7 +674,18 @@ impl EventSink for Shipper {
         let Some(tx) = self.tx.lock().ok().and_then(|g| g.clone()) else {
             return;
         };
-        match tx.try_send(Msg::Event(run_dir.to_path_buf(), Box::new(event.clone()))) {
+        // The receipt is read here, on the writer's thread, as the run ends: a producer may move
+        // its directory once sealed (a deep verify's staging directory becomes `deep/`), and the
+        // worker reading it later would find nothing and ship the run as never sealed.
+        let receipt = EventType::parse(&event.kind)
+            .is_some_and(EventType::is_terminal)
+            .then(|| read_receipt(run_dir))
+            .flatten();
+        match tx.try_send(Msg::Event(
+            run_dir.to_path_buf(),
+            Box::new(event.clone()),
+            receipt,
+        )) {
             Ok(()) => {}
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -688,6 +701,8 @@ struct Pending {
     run: String,
     events: Vec<Event>,
     ended: bool,
+    /// The receipt read when the run ended (see [`Shipper`]'s `event`).
+    receipt: Option<Value>,
 }
 
 /// The shipper thread: gather, send, back off, flush.
@@ -706,7 +721,7 @@ fn worker(rx: &Receiver<Msg>, home: Option<&Path>) {
         let msg = rx.recv_timeout(BATCH_WAIT);
         let mut flush: Option<(Instant, SyncSender<()>)> = None;
         match msg {
-            Ok(Msg::Event(dir, event)) => {
+            Ok(Msg::Event(dir, event, receipt)) => {
                 let c =
                     client.get_or_insert_with(|| discover(home).and_then(|t| Client::new(t).ok()));
                 if c.is_none() {
@@ -725,9 +740,11 @@ fn worker(rx: &Receiver<Msg>, home: Option<&Path>) {
                     run: run.clone(),
                     events: Vec::new(),
                     ended: false,
+                    receipt: None,
                 });
                 p.events.push(*event);
                 p.ended |= ended;
+                p.receipt = receipt.or(p.receipt.take());
                 oldest.get_or_insert_with(Instant::now);
             }
             Ok(Msg::Flush(deadline, ack)) => flush = Some((deadline, ack)),
@@ -776,7 +793,11 @@ fn send_all(c: &Client, redactor: &Redactor, pending: &mut BTreeMap<PathBuf, Pen
         let Some(p) = pending.get_mut(&dir) else {
             continue;
         };
-        let receipt = if p.ended { read_receipt(&dir) } else { None };
+        let receipt = if p.ended {
+            p.receipt.clone().or_else(|| read_receipt(&dir))
+        } else {
+            None
+        };
         for b in batches(&p.machine, &p.repo, &p.run, &p.events, receipt, redactor) {
             match c.ingest(&b) {
                 // A conflict is recorded by the server; sending again would not change it.

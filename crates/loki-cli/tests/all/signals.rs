@@ -201,15 +201,18 @@ fn ctrl_c_during_fix_verification_says_the_patch_and_backup_are_left() {
         APP
     );
     // The fix's receipt claims nothing of the cut replay: INTERRUPTED, no check result.
-    let mut runs: Vec<_> = std::fs::read_dir(repo.path().join(".loki/runs"))
+    // Run ids are stamped to the second with a random suffix, so the recording and the fix may
+    // sort either way: the fix's run is the one that sealed a receipt (the recording keeps an
+    // incident).
+    let sealed: Vec<_> = std::fs::read_dir(repo.path().join(".loki/runs"))
         .unwrap()
         .flatten()
-        .map(|e| e.path())
+        .map(|e| e.path().join("receipt.json"))
+        .filter(|p| p.is_file())
         .collect();
-    runs.sort();
+    assert_eq!(sealed.len(), 1, "{sealed:?}");
     let receipt: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(runs.last().unwrap().join("receipt.json")).unwrap())
-            .unwrap();
+        serde_json::from_slice(&std::fs::read(&sealed[0]).unwrap()).unwrap();
     assert_eq!(receipt["verdict"], "INTERRUPTED", "{receipt:#}");
     assert!(
         receipt["checks"].as_array().unwrap().is_empty(),

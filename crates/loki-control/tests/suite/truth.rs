@@ -122,6 +122,50 @@ async fn a_deep_verify_ships_under_its_own_identity_and_never_conflicts_with_its
     s.stop().await;
 }
 
+/// `loki deep` seals in a staging directory and renames it to `deep/` the moment it is sealed:
+/// the receipt must ship with the run's last event even when the worker sends it after the
+/// directory moved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deep_verify_moved_into_place_once_sealed_still_ships_its_receipt() {
+    let repo = tempfile::tempdir().unwrap();
+    let mut s = Running::local().await;
+    let key = Key::of_home(s.home.path());
+    let build = record(
+        repo.path(),
+        "run_20261201_140000_5a9e",
+        &key,
+        Ending::Sealed,
+        "x",
+    );
+    let deep = record_deep(&build, &key, "deep.staging-Ab12Cd");
+    let home = s.home.path().to_path_buf();
+    let dir = deep.dir.clone();
+    let shipper = tokio::task::spawn_blocking(move || {
+        let shipper = Shipper::start(Some(home));
+        for e in &deep.events {
+            shipper.event(&deep.dir, e);
+        }
+        // As `loki deep` does right after sealing, before the shipper thread gets to the run.
+        std::fs::rename(&deep.dir, deep.dir.with_file_name("deep")).unwrap();
+        shipper.flush(Duration::from_secs(3));
+        shipper
+    })
+    .await
+    .unwrap();
+    assert_eq!(shipper.dropped(), 0);
+    assert!(!dir.exists());
+
+    let src = source_id(&machine(), &repo_name(&build.dir));
+    let (_, _, list) = get(&format!("{}/v1/runs", s.url)).await;
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{list:#}");
+    let id = runs[0]["run"].as_str().unwrap();
+    assert!(id.starts_with(&format!("{}.deep.", build.run)), "{id}");
+    let (_, _, view) = get(&format!("{}/v1/runs/{src}/{id}", s.url)).await;
+    assert_eq!(view["receipt"]["state"], "intact", "{view:#}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn a_failed_seal_stop_is_not_blocked_and_takes_no_answer() {
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
