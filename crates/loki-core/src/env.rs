@@ -198,7 +198,7 @@ pub const PYTEST_REPORT: Var = Var {
 pub const CI: Var = Var {
     name: "CI",
     scope: Scope::Tests,
-    doc: "tests: a missing tool (go, pytest, node, shared fixtures) fails the test instead of skipping it",
+    doc: "tests: a missing tool (go, pytest, node, agent programs) fails the test instead of skipping it",
 };
 /// The same switch as `CI`, for a developer machine.
 pub const REQUIRE_TOOLS: Var = Var {
@@ -229,12 +229,6 @@ pub const MCP_CLIENTS: Var = Var {
     name: "LOKI_MCP_CLIENTS",
     scope: Scope::Tests,
     doc: "tests: the MCP clients (Python SDK in py/, the Inspector CLI in npm/) the loki mcp cases drive (default ~/.cache/loki-test-mcp)",
-};
-/// The shared public fixtures, read in place.
-pub const SHARED_FIXTURES: Var = Var {
-    name: "LOKI_SHARED_FIXTURES",
-    scope: Scope::Tests,
-    doc: "tests: the shared public fixtures (RFC 8785 vectors, apply-patch scenarios; default ../shared/fixtures)",
 };
 /// Narrows the judge corpus test to named cases.
 pub const JUDGE_CASES: Var = Var {
@@ -349,7 +343,6 @@ pub const VARS: &[Var] = &[
     AGENTS,
     PY_TOOLS,
     MCP_CLIENTS,
-    SHARED_FIXTURES,
     JUDGE_CASES,
     BENCH_BIN,
     AST_DUMP,

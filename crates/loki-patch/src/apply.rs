@@ -142,12 +142,21 @@ pub(crate) struct Splice {
 }
 
 /// Applies the chunks of one update to `text` (edited `\n` form). Pure.
+///
+/// A file that ends with a newline is matched as Codex's applier reads it: its lines and then
+/// one empty line after the final newline, which a chunk may name as context or remove (an empty
+/// context line at the end of a chunk is that line). A chunk of additions only goes before it.
+/// The result ends with a newline unless the file had none and no chunk reached its end.
 pub(crate) fn apply_chunks(
     path: &str,
     text: &str,
     chunks: &[Chunk],
 ) -> Result<(String, Vec<HunkMatch>), PatchError> {
-    let (lines, final_newline) = split_lines(text);
+    let (mut lines, final_newline) = split_lines(text);
+    if final_newline {
+        lines.push("");
+    }
+    let body_end = lines.len() - usize::from(final_newline);
     let mut cursor = 0;
     let mut splices: Vec<Splice> = Vec::new();
     let mut matches = Vec::new();
@@ -175,7 +184,7 @@ pub(crate) fn apply_chunks(
             }
         }
         if chunk.old_lines.is_empty() {
-            let at = if anchored { cursor } else { lines.len() };
+            let at = if anchored { cursor } else { body_end };
             splices.push(Splice {
                 start: at,
                 len: 0,
@@ -193,12 +202,18 @@ pub(crate) fn apply_chunks(
             from: cursor,
             at_end: chunk.end_of_file,
         };
-        let Some((rung, hits)) = seek::climb(&lines, &pattern, Rung::Exact, window) else {
+        // `*** End of File` names the file's last lines, not the empty line after its newline.
+        let hay = if chunk.end_of_file {
+            &lines[..body_end]
+        } else {
+            &lines[..]
+        };
+        let Some((rung, hits)) = seek::climb(hay, &pattern, Rung::Exact, window) else {
             return Err(PatchError::HunkNoMatch {
                 path: path.to_string(),
                 hunk,
                 expected: chunk.old_lines.join("\n"),
-                closest: seek::closest(&lines, &pattern),
+                closest: seek::closest(hay, &pattern),
             });
         };
         if hits.len() > 1 && !anchored {
@@ -212,15 +227,29 @@ pub(crate) fn apply_chunks(
         let start = hits[0];
         let end = start + pattern.len();
         let new_lines: Vec<&str> = chunk.new_lines.iter().map(String::as_str).collect();
-        let new_lines = if rung.reindents() {
+        let mut new_lines = if rung.reindents() {
             seek::reindent(&new_lines, &pattern, &lines[start..end])
         } else {
             chunk.new_lines.clone()
         };
+        // Context lines stay as the file has them: the match may have looked past whitespace.
+        for &(old, new) in &chunk.kept {
+            if let (Some(file), Some(slot)) = (lines.get(start + old), new_lines.get_mut(new)) {
+                *slot = (*file).to_string();
+            }
+        }
+        // The leading lines the chunk keeps are not part of the edit: without them, two edits at
+        // one place (a chunk of additions only, which goes at the end, and a later chunk ending
+        // there) land in the patch's order, as in Codex's applier.
+        let same = new_lines
+            .iter()
+            .zip(&lines[start..end])
+            .take_while(|(new, old)| new.as_str() == **old)
+            .count();
         splices.push(Splice {
-            start,
-            len: pattern.len(),
-            lines: new_lines,
+            start: start + same,
+            len: pattern.len() - same,
+            lines: new_lines.split_off(same),
         });
         matches.push(HunkMatch {
             hunk,
@@ -230,7 +259,15 @@ pub(crate) fn apply_chunks(
         cursor = end;
     }
     // Patch lines are newline-terminated, so a file whose end was rewritten ends with one.
-    Ok((splice(&lines, splices, final_newline, true), matches))
+    if !final_newline {
+        return Ok((splice(&lines, splices, false, true), matches));
+    }
+    let mut out = spliced(&lines, &mut splices);
+    // The empty line after the final newline, when it is still last, is that newline again.
+    if out.last() == Some(&"") {
+        out.pop();
+    }
+    Ok((join_lines(&out, true), matches))
 }
 
 /// Applies non-overlapping splices (any order). The text ends with a newline per `end_newline`
@@ -241,16 +278,8 @@ pub(crate) fn splice(
     final_newline: bool,
     end_newline: bool,
 ) -> String {
-    splices.sort_by_key(|s| s.start);
     let touches_end = splices.iter().any(|s| s.reaches(lines.len()));
-    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
-    let mut at = 0;
-    for s in &splices {
-        out.extend_from_slice(&lines[at..s.start.max(at)]);
-        out.extend(s.lines.iter().map(String::as_str));
-        at = at.max(s.start + s.len);
-    }
-    out.extend_from_slice(&lines[at.min(lines.len())..]);
+    let out = spliced(lines, &mut splices);
     join_lines(
         &out,
         if touches_end {
@@ -259,6 +288,20 @@ pub(crate) fn splice(
             final_newline
         },
     )
+}
+
+/// The lines after the splices (non-overlapping; edits at one place in the order given).
+fn spliced<'a>(lines: &[&'a str], splices: &'a mut [Splice]) -> Vec<&'a str> {
+    splices.sort_by_key(|s| s.start);
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut at = 0;
+    for s in splices.iter() {
+        out.extend_from_slice(&lines[at..s.start.max(at)]);
+        out.extend(s.lines.iter().map(String::as_str));
+        at = at.max(s.start + s.len);
+    }
+    out.extend_from_slice(&lines[at.min(lines.len())..]);
+    out
 }
 
 impl Splice {

@@ -81,6 +81,10 @@ pub struct Chunk {
     pub new_lines: Vec<String>,
     /// `*** End of File` followed: the old lines must be the last lines of the file.
     pub end_of_file: bool,
+    /// The context lines, as (index in `old_lines`, index in `new_lines`): the patch only names
+    /// them, so applying keeps the file's own bytes there (trailing whitespace a fuzzy match
+    /// looked past, indentation), as Codex's applier does.
+    pub kept: Vec<(usize, usize)>,
 }
 
 fn err(line: usize, message: impl Into<String>) -> PatchError {
@@ -236,6 +240,7 @@ fn parse_chunk(lines: &[&str], line: usize, first: bool) -> Result<(Chunk, usize
         old_lines: Vec::new(),
         new_lines: Vec::new(),
         end_of_file: false,
+        kept: Vec::new(),
     };
     let mut changes = 0;
     while let Some(&l) = lines.get(used) {
@@ -251,13 +256,11 @@ fn parse_chunk(lines: &[&str], line: usize, first: bool) -> Result<(Chunk, usize
             break;
         }
         match l.chars().next() {
-            None => {
-                chunk.old_lines.push(String::new());
-                chunk.new_lines.push(String::new());
-            }
-            Some(' ') => {
-                chunk.old_lines.push(l[1..].to_string());
-                chunk.new_lines.push(l[1..].to_string());
+            None | Some(' ') => {
+                let text = l.get(1..).unwrap_or_default().to_string();
+                chunk.kept.push((chunk.old_lines.len(), chunk.new_lines.len()));
+                chunk.old_lines.push(text.clone());
+                chunk.new_lines.push(text);
             }
             Some('-') => chunk.old_lines.push(l[1..].to_string()),
             Some('+') => chunk.new_lines.push(l[1..].to_string()),
@@ -322,12 +325,14 @@ mod tests {
                             old_lines: vec!["    pass".into()],
                             new_lines: vec!["    return 1".into()],
                             end_of_file: false,
+                            kept: vec![],
                         },
                         Chunk {
                             context: None,
                             old_lines: vec!["ctx".into()],
                             new_lines: vec!["ctx".into(), "more".into()],
                             end_of_file: true,
+                            kept: vec![(0, 0)],
                         },
                     ],
                 },

@@ -317,7 +317,9 @@ fn missing_program_is_not_found() {
 
 #[test]
 fn missing_cwd_is_its_own_error() {
-    let err = run(&Spec::new("sh", "/nonexistent/dir").envs(scrubbed_env())).unwrap_err();
+    // A directory that cannot exist: inside this test's own temporary directory.
+    let t = tempfile::tempdir().unwrap();
+    let err = run(&Spec::new("sh", t.path().join("gone/dir")).envs(scrubbed_env())).unwrap_err();
     assert!(matches!(err, ProcessError::NoCwd { .. }));
     assert!(!err.is_not_found());
 }

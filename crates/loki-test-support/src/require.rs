@@ -255,30 +255,21 @@ pub fn require_mcp_inspector(bin: &str) -> Option<PathBuf> {
     None
 }
 
-/// `$LOKI_SHARED_FIXTURES/<sub>` (default `shared/fixtures` beside the repository), public test
-/// data read in place, when it is a directory; otherwise reports it [`missing`].
+/// A PyPI package installed with `pip install --target "$LOKI_PY_TOOLS"` (default
+/// `$HOME/.cache/loki-test-py`), importable as `module` with that directory on `PYTHONPATH`:
+/// the directory when the module is there; otherwise reports it [`missing`] with the install
+/// command for `spec`.
 #[must_use]
-pub fn require_shared_fixtures(sub: &str) -> Option<PathBuf> {
-    let root = loki_core::env::SHARED_FIXTURES
-        .get_os()
-        .map(PathBuf::from)
-        .or_else(default_shared_fixtures);
-    if let Some(dir) = root.map(|r| r.join(sub)).filter(|d| d.is_dir()) {
-        return Some(dir);
+pub fn require_py_package(module: &str, spec: &str) -> Option<PathBuf> {
+    let dir = env_or_home(loki_core::env::PY_TOOLS, ".cache/loki-test-py");
+    if let Some(d) = dir.filter(|d| d.join(module).is_dir() || d.join(format!("{module}.py")).is_file()) {
+        return Some(d);
     }
     missing(
-        &format!("$LOKI_SHARED_FIXTURES/{sub}"),
-        "set LOKI_SHARED_FIXTURES to the shared fixtures directory (RFC 8785 vectors, Codex \
-         apply-patch scenarios)",
+        &format!("the Python package {module} in $LOKI_PY_TOOLS"),
+        &format!("python3 -m pip install --target \"$LOKI_PY_TOOLS\" {spec}"),
     );
     None
-}
-
-/// `scripts/test`'s default: `shared/fixtures` in the directory that holds the repository.
-fn default_shared_fixtures() -> Option<PathBuf> {
-    // This crate is `<repo>/crates/loki-test-support`.
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?.parent()?;
-    Some(repo.parent()?.join("shared/fixtures"))
 }
 
 /// `$var` when set and not empty, else `$HOME/<rel>`.

@@ -1,8 +1,8 @@
+mod codex;
 mod diffs;
 mod files;
 mod messages;
 mod props;
-mod scenarios;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -27,15 +27,6 @@ pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     walk(dir, dir, &mut out);
     out
-}
-
-/// Copies every file of `from` into `to`, creating directories.
-pub fn copy_tree(from: &Path, to: &Path) {
-    for (rel, bytes) in tree(from) {
-        let dest = to.join(rel);
-        fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        fs::write(dest, bytes).unwrap();
-    }
 }
 
 /// A temp dir holding `files` (relative path, content).
