@@ -258,7 +258,9 @@ fn parse_chunk(lines: &[&str], line: usize, first: bool) -> Result<(Chunk, usize
         match l.chars().next() {
             None | Some(' ') => {
                 let text = l.get(1..).unwrap_or_default().to_string();
-                chunk.kept.push((chunk.old_lines.len(), chunk.new_lines.len()));
+                chunk
+                    .kept
+                    .push((chunk.old_lines.len(), chunk.new_lines.len()));
                 chunk.old_lines.push(text.clone());
                 chunk.new_lines.push(text);
             }

@@ -1,4 +1,4 @@
-//! Integration tests of the edit engine: Codex's apply-patch scenarios, files on disk (encodings,
+//! Integration tests of the edit engine: the real Codex apply_patch as reference, files on disk (encodings,
 //! confinement, all-or-nothing, backups), unified diffs, error texts and property tests.
 
 #![expect(

@@ -1,5 +1,5 @@
 //! Integration tests of loki-receipt: seal → verify round trips, every documented mutation, keys,
-//! OpenSSL interop, RFC 8785 vectors and snapshots of what people read. One binary; the modules
+//! OpenSSL interop, RFC 8785 examples and an independent implementation, and snapshots of what people read. One binary; the modules
 //! live in `suite/` so Cargo does not build each as its own test target.
 
 #![expect(

@@ -262,7 +262,9 @@ pub fn require_mcp_inspector(bin: &str) -> Option<PathBuf> {
 #[must_use]
 pub fn require_py_package(module: &str, spec: &str) -> Option<PathBuf> {
     let dir = env_or_home(loki_core::env::PY_TOOLS, ".cache/loki-test-py");
-    if let Some(d) = dir.filter(|d| d.join(module).is_dir() || d.join(format!("{module}.py")).is_file()) {
+    if let Some(d) =
+        dir.filter(|d| d.join(module).is_dir() || d.join(format!("{module}.py")).is_file())
+    {
         return Some(d);
     }
     missing(

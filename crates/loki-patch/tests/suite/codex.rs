@@ -373,14 +373,17 @@ enum Op {
     Add(String, Vec<String>),
     Delete(usize),
     /// File index, chunks (start line, lines removed, lines added, context lines), move target.
-    Update(usize, Vec<(usize, usize, Vec<String>, usize)>, Option<String>),
+    Update(
+        usize,
+        Vec<(usize, usize, Vec<String>, usize)>,
+        Option<String>,
+    ),
 }
 
 fn content() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec(
-        (0..LINES.len(), prop::bool::weighted(0.15)).prop_map(|(i, trailing)| {
-            format!("{}{}", LINES[i], if trailing { "  " } else { "" })
-        }),
+        (0..LINES.len(), prop::bool::weighted(0.15))
+            .prop_map(|(i, trailing)| format!("{}{}", LINES[i], if trailing { "  " } else { "" })),
         1..12,
     )
 }
@@ -392,9 +395,19 @@ fn op() -> impl Strategy<Value = Op> {
         (
             0usize..3,
             prop::collection::vec(
-                (0usize..12, 0usize..3, prop::collection::vec(0..LINES.len(), 0..3), 0usize..3)
+                (
+                    0usize..12,
+                    0usize..3,
+                    prop::collection::vec(0..LINES.len(), 0..3),
+                    0usize..3
+                )
                     .prop_map(|(s, r, add, ctx)| {
-                        (s, r, add.into_iter().map(|i| LINES[i].to_string()).collect(), ctx)
+                        (
+                            s,
+                            r,
+                            add.into_iter().map(|i| LINES[i].to_string()).collect(),
+                            ctx,
+                        )
                     }),
                 1..3
             ),
@@ -455,11 +468,21 @@ fn render(files: &[(String, Vec<String>)], ops: &[Op], strip: bool) -> Option<St
                         }
                     };
                     body.push("@@".to_string());
-                    body.extend(lines[start - ctx..start].iter().map(|l| format!(" {}", show(l))));
-                    body.extend(lines[start..start + removed].iter().map(|l| format!("-{l}")));
+                    body.extend(
+                        lines[start - ctx..start]
+                            .iter()
+                            .map(|l| format!(" {}", show(l))),
+                    );
+                    body.extend(
+                        lines[start..start + removed]
+                            .iter()
+                            .map(|l| format!("-{l}")),
+                    );
                     body.extend(added.iter().map(|l| format!("+{l}")));
                     body.extend(
-                        lines[start + removed..after].iter().map(|l| format!(" {}", show(l))),
+                        lines[start + removed..after]
+                            .iter()
+                            .map(|l| format!(" {}", show(l))),
                     );
                     at = after;
                 }

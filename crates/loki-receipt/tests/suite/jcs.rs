@@ -2,6 +2,11 @@
 //! published examples written out as facts, a differential test against an independent
 //! implementation from PyPI, and properties.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the differential test writes the values Python reads and runs it once"
+)]
+
 use loki_receipt::schema::{canonical_bytes, receipt_sha256_of_value};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree as _;
