@@ -23,7 +23,7 @@ fn files(sub: &str) -> Vec<PathBuf> {
 }
 
 /// `check-jsonschema <schema args> <files>`: success, and what it said.
-fn check(tools: &Path, schema: &[&str], files: &[PathBuf]) -> (bool, String) {
+pub(crate) fn check(tools: &Path, schema: &[&str], files: &[PathBuf]) -> (bool, String) {
     let out = Command::new("python3")
         .args(["-m", "check_jsonschema"])
         .args(schema)
@@ -141,20 +141,20 @@ fn the_update_agents_workflow_runs_weekly_and_opens_a_pull_request() {
             "properties": {"run": {"type": "string", "pattern": pattern}}}})
     };
     let schema = json!({"type": "object", "required": ["on", "permissions", "jobs"],
-        "properties": {
-            "on": {"type": "object", "required": ["schedule"], "properties": {"schedule":
-                {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["cron"],
-                    // Weekly: a fixed minute, hour and day of the week.
-                    "properties": {"cron": {"pattern": "^[0-9]+ [0-9]+ \\* \\* [0-6]$"}}}}}},
-            "permissions": {"const": {}},
-            "jobs": {"type": "object", "minProperties": 1, "additionalProperties": {
-                "type": "object", "required": ["permissions", "steps"],
-                "properties": {
-                    "permissions": {"const": {"contents": "write", "pull-requests": "write"}},
-                    "steps": {"allOf": [
-                        run_with("scripts/update-agents --report "),
-                        run_with("gh pr create [^\\n]*--body-file"),
-                    ]}}}}}});
+    "properties": {
+        "on": {"type": "object", "required": ["schedule"], "properties": {"schedule":
+            {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["cron"],
+                // Weekly: a fixed minute, hour and day of the week.
+                "properties": {"cron": {"pattern": "^[0-9]+ [0-9]+ \\* \\* [0-6]$"}}}}}},
+        "permissions": {"const": {}},
+        "jobs": {"type": "object", "minProperties": 1, "additionalProperties": {
+            "type": "object", "required": ["permissions", "steps"],
+            "properties": {
+                "permissions": {"const": {"contents": "write", "pull-requests": "write"}},
+                "steps": {"allOf": [
+                    run_with("scripts/update-agents --report "),
+                    run_with("gh pr create [^\\n]*--body-file"),
+                ]}}}}}});
     let dir = tempfile::tempdir().unwrap();
     let schema_file = dir.path().join("update-agents.json");
     std::fs::write(&schema_file, schema.to_string()).unwrap();
