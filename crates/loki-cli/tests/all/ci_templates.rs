@@ -23,7 +23,7 @@ fn files(sub: &str) -> Vec<PathBuf> {
 }
 
 /// `check-jsonschema <schema args> <files>`: success, and what it said.
-fn check(tools: &Path, schema: &[&str], files: &[PathBuf]) -> (bool, String) {
+pub(crate) fn check(tools: &Path, schema: &[&str], files: &[PathBuf]) -> (bool, String) {
     let out = Command::new("python3")
         .args(["-m", "check_jsonschema"])
         .args(schema)

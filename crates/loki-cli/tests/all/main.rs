@@ -26,6 +26,7 @@ mod demo;
 mod doctor;
 mod heal;
 mod improve;
+mod install;
 mod intake;
 mod intake_bad;
 mod intake_pr;
