@@ -451,7 +451,7 @@ pub(super) fn aider_home(sb: &Sandbox) {
 }
 
 /// aider's SEARCH/REPLACE block for `path` (an empty search creates the file).
-fn aider_block(path: &str, search: &str, replace: &str) -> String {
+pub(super) fn aider_block(path: &str, search: &str, replace: &str) -> String {
     format!("{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
 }
 
