@@ -368,7 +368,7 @@ fn verify(
     // Proving what could not run: deep verify again, once the reason is dealt with.
     let again = loki_receipt::not_proven::deep(req.run.as_str());
     // The build's checks' box, with its private home and temporary directory in ours.
-    let fence = Fence::without_git(&tmp.path().join("box"))
+    let fence = Fence::without_git(&tmp.path().join("box"), &req.repo.root)
         .map_err(|e| fail("prepare the checks' environment")(&e))?;
     let env = fence.check_env(&req.repo);
     let wrapper = confinement(req, &fence, &root, &mut not_run);

@@ -60,7 +60,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
         .map_err(|e| EngineError::io("create a directory in", std::env::temp_dir(), e))?;
     let work = author_dir.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
-    let fence = crate::isolation::Fence::without_git(author_dir.path())?;
+    let fence = crate::isolation::Fence::without_git(author_dir.path(), &s.repo.root)?;
     let mut brief = wall::brief(
         &s.opts.task.text,
         &i.map.file_list(),

@@ -110,7 +110,7 @@ pub fn ask<E: From<EngineError>>(
     started(rec.id(), cli_agent)?;
     let private = loki_core::scratch::Scratch::new("loki-ask-")
         .map_err(|e| EngineError::io("cannot create", std::env::temp_dir(), e))?;
-    let fence = Fence::without_git(private.path())?;
+    let fence = Fence::without_git(private.path(), &repo.root)?;
     let wrapper = match &opts.confine_exe {
         Some(exe) if loki_process::confine::available() => {
             let net = if cli_agent {

@@ -169,7 +169,14 @@ pub fn run(
     let git_link = std::fs::read(&link).map_err(|e| EngineError::io("read", &link, e))?;
     let private = loki_core::scratch::Scratch::new("loki-agent-")
         .map_err(|e| EngineError::io("create a private directory in", std::env::temp_dir(), e))?;
-    let fence = Fence::create(private.path(), &worktree, &git.common_dir()?, &branch, base)?;
+    let fence = Fence::create(
+        private.path(),
+        &repo.root,
+        &worktree,
+        &git.common_dir()?,
+        &branch,
+        base,
+    )?;
     let files = Git::new(&worktree).ls_tree_blobs(base)?;
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let (map, map_source) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &files)?;

@@ -27,6 +27,15 @@
 //! `run` tool gets it as `ToolOptions::run_env`, checks run with it, and CLI agents get it plus
 //! the credentials they need to talk to their own model.
 //!
+//! # Where the agent is
+//! An agent works in the run's worktree (the wall author in its empty directory), never in the
+//! user's checkout it was started from: its process starts there, with `PWD` naming it (every
+//! child's, [`loki_process::with_pwd`]: `opencode run` takes its directory from `PWD`), and every
+//! inherited variable that names the checkout (`OLDPWD`, npm's `INIT_CWD`, a `PATH` entry) is
+//! moved into the agent's directory or dropped ([`Fence::env_in`], [`Fence::moved_to`]). This
+//! holds with or without the box: without Landlock nothing else would stop an agent from
+//! writing where its environment points. `loki ask`, which works in the checkout, keeps it.
+//!
 //! # The box
 //! Where the kernel has Landlock, everything above also runs in the model box
 //! ([`Fence::policy`] builds it with [`loki_process::confine::Policy::model_box`] for each
@@ -115,6 +124,8 @@ const CLIENT_DIR_ENTRIES: usize = 10_000;
 #[derive(Debug, Clone)]
 pub struct Fence {
     home: PathBuf,
+    /// The user's checkout: no variable of an agent working elsewhere names it ([`Fence::env_in`]).
+    checkout: PathBuf,
     /// The private git directory and the work tree it describes; `None` for the wall author,
     /// whose directory is outside any repository.
     git: Option<(PathBuf, PathBuf)>,
@@ -123,10 +134,11 @@ pub struct Fence {
 
 impl Fence {
     /// Creates the private home and git directory under `private` (outside the repository) for
-    /// `worktree`, whose branch `branch` is at `base`. `repo_git_common` is the repository's
-    /// `.git` directory (the object store to borrow).
+    /// `worktree`, a worktree of the user's `checkout`, whose branch `branch` is at `base`.
+    /// `repo_git_common` is the repository's `.git` directory (the object store to borrow).
     pub fn create(
         private: &Path,
+        checkout: &Path,
         worktree: &Path,
         repo_git_common: &Path,
         branch: &str,
@@ -141,6 +153,7 @@ impl Fence {
         )?;
         let mut fence = Fence {
             home,
+            checkout: checkout.to_path_buf(),
             git: Some((git_dir, worktree.to_path_buf())),
             env: Vec::new(),
         };
@@ -149,11 +162,13 @@ impl Fence {
         Ok(fence)
     }
 
-    /// A fence without a repository: only the private home under `private` (the wall author).
-    pub fn without_git(private: &Path) -> Result<Fence, EngineError> {
+    /// A fence without a repository: only the private home under `private` (the wall author),
+    /// for an agent started from the user's `checkout`.
+    pub fn without_git(private: &Path, checkout: &Path) -> Result<Fence, EngineError> {
         let home = private_dirs(private)?;
         let mut fence = Fence {
             home,
+            checkout: checkout.to_path_buf(),
             git: None,
             env: Vec::new(),
         };
@@ -331,6 +346,26 @@ impl Fence {
         self.env.clone()
     }
 
+    /// The environment of an agent working in `dir`: [`Fence::env`] moved there from the
+    /// user's checkout ([`Fence::moved_to`]).
+    #[must_use]
+    pub fn env_in(&self, dir: &Path) -> Vec<(OsString, OsString)> {
+        self.moved_to(self.env(), dir)
+    }
+
+    /// `env` with every path naming the user's checkout moved to `dir` (the worktree, or the
+    /// wall author's directory), or dropped when `dir` has no such path
+    /// ([`loki_process::relocate`]): an agent is never pointed back at the checkout. The spawn
+    /// sets `PWD` to `dir` ([`loki_process::with_pwd`]).
+    #[must_use]
+    pub fn moved_to(
+        &self,
+        env: Vec<(OsString, OsString)>,
+        dir: &Path,
+    ) -> Vec<(OsString, OsString)> {
+        process::relocate(env, &self.checkout, dir)
+    }
+
     /// `vars` scrubbed and fenced (pure apart from looking at which tool homes exist).
     fn build_env(
         &self,
@@ -482,6 +517,7 @@ mod tests {
     fn fence() -> Fence {
         Fence {
             home: "/tmp/private/home".into(),
+            checkout: "/repo".into(),
             git: Some((
                 "/tmp/private/git/.git".into(),
                 "/repo/.loki/worktrees/w".into(),
@@ -545,6 +581,7 @@ mod tests {
         std::fs::create_dir_all(private.join("home")).unwrap();
         let mut f = Fence {
             home: private.join("home"),
+            checkout: t.path().join("checkout"),
             git: None,
             env: vec![("CARGO_HOME".into(), real.clone().into_os_string())],
         };

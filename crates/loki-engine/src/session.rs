@@ -120,7 +120,7 @@ pub fn run(
             };
             cfg.prices = spec.prices.clone();
             cfg.transcript = Transcript::new(Some(spec.transcript.to_path_buf()));
-            cfg.tools.run_env = Some(spec.fence.env());
+            cfg.tools.run_env = Some(spec.fence.env_in(spec.dir));
             cfg.tools.cancel = Some(spec.cancel.clone());
             cfg.tools.run_wrapper = spec.wrapper.to_vec();
             cfg.tools.on_run.clone_from(&spec.on_command);
@@ -233,7 +233,8 @@ pub fn run(
 /// ([`loki_clients::CliKind`]): the variables of its own model (keys, endpoints) from the caller's
 /// environment, the variables loki sets for it, and its login and configuration files copied
 /// into the private home. Its command runs through `wrapper` (when the program exists: a
-/// missing one must stay a clear "not installed", not the wrapper's exit 127).
+/// missing one must stay a clear "not installed", not the wrapper's exit 127). It works in
+/// `dir`: no variable it gets names the user's checkout ([`Fence::moved_to`]).
 ///
 /// With `network` off and Landlock's TCP rules here, the agent gets loki's egress proxy
 /// ([`loki_clients::egress`]): its process tree may connect only to the proxy (and to a model
@@ -321,7 +322,8 @@ pub fn boxed_cli(
         }
         agent.wrapper = boxed;
     }
-    agent.env = env;
+    // Everything it inherited that names the user's checkout now names `dir` (or is gone).
+    agent.env = fence.moved_to(env, dir);
     Ok((agent, egress))
 }
 

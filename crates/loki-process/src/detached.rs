@@ -2,7 +2,7 @@
 //! started and then follows through its run record, not through its output.
 //!
 //! What it keeps of the runner's contract: the explicit environment of [`Spec::env`] (nothing
-//! inherited), `stdin` at `/dev/null`, its own process group. What it changes, on purpose:
+//! inherited; `PWD` names its directory, [`crate::with_pwd`]), `stdin` at `/dev/null`, its own process group. What it changes, on purpose:
 //! - its output goes to a log file (stdout and stderr, in arrival order), not to a pipe someone
 //!   must keep reading;
 //! - it is **not** registered with the watchdog and has no timeout: it is expected to end on its
@@ -67,7 +67,7 @@ pub fn spawn_detached(spec: &Spec, log: &Path) -> Result<Detached, ProcessError>
     cmd.args(&spec.args)
         .current_dir(&spec.cwd)
         .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .envs(crate::with_pwd(spec.env.clone(), &spec.cwd))
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)

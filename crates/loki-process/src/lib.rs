@@ -9,7 +9,8 @@
 //!
 //! # Contract
 //! - **Explicit environment.** The child starts from an *empty* environment plus exactly the
-//!   variables in [`Spec::env`]. [`scrubbed_env`] gives the usual one: the current environment minus
+//!   variables in [`Spec::env`], and a `PWD` that names its directory ([`with_pwd`]: an inherited
+//!   one that names another directory is replaced, so no child trusts a shell's stale `PWD`). [`scrubbed_env`] gives the usual one: the current environment minus
 //!   anything that looks like a secret ([`is_secret_name`]), plus `CI=1` and `NO_COLOR=1`.
 //!   [`caller_env`] is the exception for a program the user asked loki to observe (`loki run`):
 //!   the caller's environment unchanged but for loki's own secrets.
@@ -96,8 +97,8 @@ mod watchdog;
 
 pub use detached::{Detached, spawn_detached};
 pub use environment::{
-    caller_env, is_secret_name, scrub, scrubbed_env, shell_quote, without_loki_secrets,
-    without_secrets,
+    caller_env, is_secret_name, relocate, scrub, scrubbed_env, shell_quote, with_pwd,
+    without_loki_secrets, without_secrets,
 };
 pub use error::ProcessError;
 pub use output::{Captured, Exit, Output, Spooled};

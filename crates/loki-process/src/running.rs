@@ -118,7 +118,7 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
     cmd.args(&spec.args)
         .current_dir(&spec.cwd)
         .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .envs(crate::with_pwd(spec.env.clone(), &spec.cwd))
         .process_group(0);
     let feed = match &spec.stdin {
         None => {

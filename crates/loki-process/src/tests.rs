@@ -429,3 +429,106 @@ fn a_child_that_closes_its_output_before_it_exits_is_waited_for() {
         out.duration
     );
 }
+
+/// `printenv PWD` of a child started in `cwd` with `env` (printenv, not a shell: a shell would
+/// fix a wrong `PWD` itself and hide what the child was given).
+fn pwd_of(cwd: &std::path::Path, env: Vec<(OsString, OsString)>) -> String {
+    let out = run(&Spec::new("printenv", cwd)
+        .arg("PWD")
+        .envs(env)
+        .env("PATH", "/usr/bin:/bin"))
+    .unwrap();
+    out.output.text().trim_end().to_string()
+}
+
+#[test]
+fn every_child_gets_a_pwd_naming_its_own_directory() {
+    let root = tempfile::tempdir().unwrap();
+    let (checkout, worktree) = (root.path().join("checkout"), root.path().join("worktree"));
+    std::fs::create_dir_all(&checkout).unwrap();
+    std::fs::create_dir_all(&worktree).unwrap();
+    let pwd = |p: &std::path::Path| vec![(OsString::from("PWD"), p.as_os_str().to_owned())];
+    // A shell's PWD naming another directory (the user's checkout) is replaced.
+    assert_eq!(pwd_of(&worktree, pwd(&checkout)), worktree.display().to_string());
+    // None at all: the child gets one.
+    assert_eq!(pwd_of(&worktree, Vec::new()), worktree.display().to_string());
+    // A logical path to the same directory (through a symbolic link) is kept, as a shell keeps it.
+    let link = root.path().join("link");
+    std::os::unix::fs::symlink(&worktree, &link).unwrap();
+    assert_eq!(pwd_of(&worktree, pwd(&link)), link.display().to_string());
+    // ... but not one with `..` in it, nor a relative one.
+    let dotted = checkout.join("../worktree");
+    assert_eq!(pwd_of(&worktree, pwd(&dotted)), worktree.display().to_string());
+    assert_eq!(
+        pwd_of(&worktree, pwd(std::path::Path::new("worktree"))),
+        worktree.display().to_string()
+    );
+    // A relative directory is named absolutely.
+    let here = std::env::current_dir().unwrap();
+    assert_eq!(pwd_of(std::path::Path::new("."), pwd(&checkout)), here.display().to_string());
+    // A detached child too.
+    let log = root.path().join("child.log");
+    let spec = Spec::new("printenv", &worktree)
+        .arg("PWD")
+        .envs(pwd(&checkout))
+        .env("PATH", "/usr/bin:/bin");
+    let child = spawn_detached(&spec, &log).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.exit().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap().trim_end(),
+        worktree.display().to_string()
+    );
+}
+
+#[test]
+fn an_environment_moved_from_the_checkout_names_nothing_in_it() {
+    let root = tempfile::tempdir().unwrap();
+    let checkout = root.path().join("checkout");
+    // The worktree lives in the checkout's `.loki`, as a run's does.
+    let worktree = checkout.join(".loki/worktrees/w");
+    for d in ["src", ".venv/bin", "node_modules/.bin"] {
+        std::fs::create_dir_all(checkout.join(d)).unwrap();
+    }
+    std::fs::create_dir_all(worktree.join("src")).unwrap();
+    let link = root.path().join("link");
+    std::os::unix::fs::symlink(&checkout, &link).unwrap();
+    let c = checkout.display();
+    let w = worktree.display();
+    let env: Vec<(OsString, OsString)> = [
+        ("PWD", format!("{c}")),
+        ("OLDPWD", format!("{c}/src")),
+        ("INIT_CWD", format!("{}", link.display())),
+        ("PATH", format!("{c}/.venv/bin:/usr/bin:{c}/node_modules/.bin:/bin")),
+        ("VIRTUAL_ENV", format!("{c}/.venv")),
+        ("GIT_WORK_TREE", format!("{w}")),
+        ("EDITOR", "vi".to_string()),
+        ("BASE_URL", "http://127.0.0.1:8080/v1".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+    .collect();
+    let moved = relocate(env.clone(), &checkout, &worktree);
+    let get = |k: &str| {
+        moved
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+    };
+    assert_eq!(get("PWD"), Some(format!("{w}")));
+    assert_eq!(get("OLDPWD"), Some(format!("{w}/src")));
+    // Named through a symbolic link to the checkout: moved all the same.
+    assert_eq!(get("INIT_CWD"), Some(format!("{w}")));
+    // Not in the worktree: dropped, never left pointing into the checkout.
+    assert_eq!(get("PATH").as_deref(), Some("/usr/bin:/bin"));
+    assert_eq!(get("VIRTUAL_ENV"), None);
+    // Already in the worktree, or no path at all: as they were.
+    assert_eq!(get("GIT_WORK_TREE"), Some(format!("{w}")));
+    assert_eq!(get("EDITOR").as_deref(), Some("vi"));
+    assert_eq!(get("BASE_URL").as_deref(), Some("http://127.0.0.1:8080/v1"));
+    // A child working in the checkout itself keeps everything.
+    assert_eq!(relocate(env.clone(), &checkout, &checkout), env);
+    assert_eq!(relocate(env.clone(), &checkout, &link), env);
+}

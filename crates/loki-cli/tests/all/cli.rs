@@ -24,6 +24,66 @@ fn help_lists_every_command_with_one_line() {
     insta::assert_snapshot!(text);
 }
 
+/// The help of `loki <path>` (`--help`, long form).
+fn help_of(sb: &Sandbox, path: &[String]) -> String {
+    let out = sandboxed(sb, sb.home())
+        .args(path)
+        .arg("--help")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+/// Every option of every command shows its default once: a `[default: …]` written in its doc
+/// and one clap adds from `default_value` would both be printed (`seal install --help` said
+/// `[default: loki] [default: loki]`).
+#[test]
+fn no_option_shows_its_default_twice() {
+    let sb = Sandbox::new();
+    let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+    let mut seen = 0;
+    while let Some(path) = paths.pop() {
+        let text = help_of(&sb, &path);
+        // An option's help runs from its flag to the next flag, blank line or heading
+        // (continuation lines included); other sections (Environment:) are not options.
+        let mut option = String::new();
+        for line in text.lines().chain(std::iter::once("")) {
+            let t = line.trim_start();
+            if t.starts_with('-') || t.is_empty() || t.len() == line.len() {
+                assert!(
+                    option.matches("[default:").count() <= 1,
+                    "loki {} --help shows a default twice:\n{option}",
+                    path.join(" ")
+                );
+                option.clear();
+            }
+            if t.starts_with('-') || !option.is_empty() {
+                option.push_str(t);
+                option.push(' ');
+            }
+        }
+        let commands = text
+            .split("\nCommands:\n")
+            .nth(1)
+            .map(|rest| rest.split("\n\n").next().unwrap_or_default())
+            .unwrap_or_default();
+        for line in commands.lines() {
+            let name = line.split_whitespace().next().unwrap_or_default();
+            if line.starts_with("  ") && !line.starts_with("   ") && name != "help" {
+                let mut sub = path.clone();
+                sub.push(name.to_string());
+                paths.push(sub);
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen > 40, "walked only {seen} commands");
+    insta::assert_snapshot!(help_of(&sb, &["seal".into(), "install".into()]));
+}
+
 /// `-h` stays one screen: the environment variables (from `loki_core::env`) are in `--help` only.
 #[test]
 fn short_help_leaves_the_environment_to_long_help() {

@@ -20,7 +20,7 @@ const KEY_VAR: &str = "FAKE_CODEX_PROVIDER_KEY";
 const KEY: &str = "sk-fake-codex";
 
 /// The program, or `None` (skipped) when it is not installed.
-fn codex() -> Option<PathBuf> {
+pub(super) fn codex() -> Option<PathBuf> {
     let bin = loki_test_support::require_agent("codex")?;
     let v = Command::new(&bin).arg("--version").output().unwrap();
     let pinned = loki_test_support::pinned_agent_version("codex").unwrap();
@@ -64,7 +64,7 @@ enabled = false
     home
 }
 
-async fn fake() -> FakeResponses {
+pub(super) async fn fake() -> FakeResponses {
     FakeResponses::start(Expect {
         api_key: KEY.into(),
         model: MODEL.into(),
@@ -154,7 +154,7 @@ async fn codex_exec(
         .unwrap()
 }
 
-fn text(o: &Output) -> String {
+pub(super) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -360,7 +360,7 @@ const TASK: &str = "add(a, b) returns the difference instead of the sum; make it
 const WALL: &str = "from calc import add\n\n\ndef test_add_sums():\n    assert add(2, 3) == 5\n";
 
 /// A directory holding only `codex` (linked to the pinned program), to put first on PATH.
-fn codex_on_path(bin: &Path) -> (tempfile::TempDir, String) {
+pub(super) fn codex_on_path(bin: &Path) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(bin, dir.path().join("codex")).unwrap();
     let path = format!(
@@ -385,7 +385,7 @@ fn bug_repo() -> GitRepo {
 
 /// `loki <task> --provider codex --json` with the user's Codex home at `codex_home` and the
 /// provider's key in the environment (as a user would have them).
-async fn loki_build(
+pub(super) async fn loki_build(
     sb: &Sandbox,
     repo: &GitRepo,
     path: &str,

@@ -18,3 +18,4 @@ mod claude;
 mod codex;
 mod gemini;
 mod providers;
+mod workdir;

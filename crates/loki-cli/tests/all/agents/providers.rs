@@ -73,7 +73,7 @@ pub(super) fn loki(sb: &Sandbox, repo: &Path, bin: &Path, args: &[&str]) -> Comm
 }
 
 /// Runs `cmd` on a blocking thread (the fake serves on this runtime meanwhile).
-async fn output(mut cmd: Command) -> (Value, String) {
+pub(super) async fn output(mut cmd: Command) -> (Value, String) {
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
@@ -84,7 +84,7 @@ async fn output(mut cmd: Command) -> (Value, String) {
     (v, stderr)
 }
 
-fn receipt(repo: &GitRepo, v: &Value) -> Value {
+pub(super) fn receipt(repo: &GitRepo, v: &Value) -> Value {
     let run = repo
         .path()
         .join(".loki/runs")
@@ -93,7 +93,7 @@ fn receipt(repo: &GitRepo, v: &Value) -> Value {
 }
 
 /// Every text a client sent, as one string (for assertions on prompts and tool results).
-fn sent(requests: &[Recorded]) -> Vec<String> {
+pub(super) fn sent(requests: &[Recorded]) -> Vec<String> {
     requests.iter().map(|r| r.body.to_string()).collect()
 }
 
@@ -451,7 +451,7 @@ pub(super) fn aider_home(sb: &Sandbox) {
 }
 
 /// aider's SEARCH/REPLACE block for `path` (an empty search creates the file).
-fn aider_block(path: &str, search: &str, replace: &str) -> String {
+pub(super) fn aider_block(path: &str, search: &str, replace: &str) -> String {
     format!("{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
 }
 
