@@ -136,6 +136,7 @@ fn an_unjudged_cheat_is_blocked_in_a_new_session(source: &str) {
     start(&sb, dir, "s-first", "startup");
     skip_test_sub(&repo);
     let out = start(&sb, dir, "s-second", source);
+    assert_blocked_for_the_skip(&stop(&sb, dir, "s-second"));
     let said = text(&out.stderr);
     assert!(
         said.contains(&format!("kept on {source}"))
@@ -143,7 +144,6 @@ fn an_unjudged_cheat_is_blocked_in_a_new_session(source: &str) {
             && said.contains("still judged"),
         "{said}"
     );
-    assert_blocked_for_the_skip(&stop(&sb, dir, "s-second"));
     let st = status(&sb, dir);
     assert_eq!(st["session"], "s-first", "{st:#}");
     let lineage: Vec<(Value, Value)> = st["lineage"]
@@ -240,19 +240,20 @@ fn after_an_allowed_stop_later_changes_are_judged_against_the_allowed_tree() {
         "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
     );
     assert!(assert_allowed(&stop(&sb, dir, "s-1")).contains("VERIFIED"));
-    let st = status(&sb, dir);
-    assert_eq!(st["origin"], "judged_stop", "{st:#}");
-    assert_eq!((st["session"].clone(), st["blocks"].clone()), (json!("s-1"), json!(0)));
 
     // The same session, resumed, adds a file: only that is judged.
     start(&sb, dir, "s-1", "resume");
     repo.write("NOTES.md", "add fixed\n");
-    assert!(assert_allowed(&stop(&sb, dir, "s-1")).contains("since the last judged stop"));
+    let said = assert_allowed(&stop(&sb, dir, "s-1"));
     let r = receipts(dir);
     assert_eq!(r.len(), 2);
     assert_eq!(r[1]["repo"]["base_sha"], r[0]["repo"]["head_sha"], "{:#}", r[1]);
     assert_eq!(r[1]["diff"]["files"], 1, "{:#}", r[1]["diff"]);
     assert_eq!(r[1]["verdict"], "VERIFIED", "{:#}", r[1]);
+    assert!(said.contains("since the last judged stop"), "{said}");
+    let st = status(&sb, dir);
+    assert_eq!(st["origin"], "judged_stop", "{st:#}");
+    assert_eq!((st["session"].clone(), st["blocks"].clone()), (json!("s-1"), json!(0)));
 
     // A new session: a cheat is blocked (the baseline stays), the honest change is allowed and
     // judged against the tree the last allowed stop judged.
@@ -367,6 +368,13 @@ fn two_worktrees_of_one_repository_keep_separate_baselines() {
     start(&sb, main, "s-1", "startup");
     start(&sb, &other, "s-1", "startup");
     let out = start(&sb, &other, "s-2", "startup");
+    // The cheat in the main worktree: blocked there against its own start; the other worktree
+    // has no change.
+    skip_test_sub(&repo);
+    assert_blocked_for_the_skip(&stop(&sb, main, "s-1"));
+    assert!(assert_allowed(&stop(&sb, &other, "s-2")).contains("no change since"));
+    assert_eq!(status(&sb, main)["blocks"], 1);
+    assert_eq!(status(&sb, &other)["blocks"], 0);
     assert!(text(&out.stderr).contains("kept"), "{}", text(&out.stderr));
     let states = std::fs::read_dir(sb.loki_home().join("seal/worktrees"))
         .unwrap()
@@ -379,13 +387,6 @@ fn two_worktrees_of_one_repository_keep_separate_baselines() {
         })
         .count();
     assert_eq!(states, 2, "one state per worktree");
-    // The cheat in the main worktree: blocked there against its own start; the other worktree
-    // has no change.
-    skip_test_sub(&repo);
-    assert!(assert_allowed(&stop(&sb, &other, "s-2")).contains("no change since"));
-    assert_blocked_for_the_skip(&stop(&sb, main, "s-1"));
-    assert_eq!(status(&sb, main)["blocks"], 1);
-    assert_eq!(status(&sb, &other)["blocks"], 0);
 }
 
 /// A session state file from before the keying by worktree (`$LOKI_HOME/seal/<session>.json`,
