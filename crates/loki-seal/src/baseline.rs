@@ -149,7 +149,7 @@ fn record(
         at: now.clone(),
         previous: open.state.snapshot.clone(),
         previous_since: open.state.started_at.clone(),
-        by: by.clone(),
+        by,
     });
     let state = &mut open.state;
     let resets = std::mem::take(&mut state.resets);

@@ -9,10 +9,10 @@ use loki_git::Git;
 use loki_receipt::NotProven;
 use loki_receipt::schema::Declaration;
 
+use crate::SealError;
 use crate::decide::{Evidence, Judgement, decide};
 use crate::declare::{self, Applied};
 use crate::session::{SealOptions, known_tests, not_proven, snapshot};
-use crate::SealError;
 
 /// What `loki seal check` found.
 #[derive(Debug, Clone)]

@@ -403,10 +403,12 @@ pub fn declare(req: &Request<'_>) -> Result<Recorded, SealError> {
         ));
     }
     let root = match req.session {
-        Some(s) => crate::state::worktree_of(req.home, s)?.ok_or_else(|| SealError::NoBaseline {
-            session: s.to_owned(),
-            path: req.home.join("seal"),
-        })?,
+        Some(s) => {
+            crate::state::worktree_of(req.home, s)?.ok_or_else(|| SealError::NoBaseline {
+                session: s.to_owned(),
+                path: req.home.join("seal"),
+            })?
+        }
         None => req.repo_root.to_path_buf(),
     };
     let _lock = crate::state::lock_worktree(req.home, &root)?;

@@ -289,6 +289,78 @@ mod tests {
         assert_eq!(i.cwd, Some(PathBuf::from("/repo")));
     }
 
+    /// Each pinned client's SessionStart, with every source it sends (see [`Source`]): Claude
+    /// Code's as its hook schema declares it (a cleared context and a fork arrive with a new
+    /// `session_id`); Codex 0.171.0's `session-start.command.input` (every field required,
+    /// `transcript_path` may be null); Gemini CLI 0.61.0's as captured from `gemini --resume
+    /// latest -p /clear`. Whatever the source, the baseline is the worktree's.
+    #[test]
+    fn every_clients_session_start_sources_parse() {
+        let claude = |source: &str| {
+            format!(
+                r#"{{"session_id":"9f0c","transcript_path":"/h/.claude/projects/-repo/9f0c.jsonl","cwd":"/repo","hook_event_name":"SessionStart","source":"{source}","model":"claude-sonnet-4-6"}}"#
+            )
+        };
+        let codex = |source: &str| {
+            format!(
+                r#"{{"cwd":"/repo","hook_event_name":"SessionStart","model":"gpt-5.5","permission_mode":"default","session_id":"019b","source":"{source}","transcript_path":null}}"#
+            )
+        };
+        let gemini = |source: &str| {
+            format!(
+                r#"{{"cwd":"/repo","hook_event_name":"SessionStart","session_id":"2ebd7764-227d-4a48-8263-a6fcd354fad9","source":"{source}","timestamp":"2026-12-07T01:49:11.217Z","transcript_path":"/h/.gemini/tmp/repo/chats/session-2026-12-07T01-49-2ebd7764.jsonl"}}"#
+            )
+        };
+        let all = [
+            (Source::Startup, "startup"),
+            (Source::Resume, "resume"),
+            (Source::Clear, "clear"),
+            (Source::Compact, "compact"),
+            (Source::Fork, "fork"),
+        ];
+        for (client, payload, sends) in [
+            ("claude", &claude as &dyn Fn(&str) -> String, &all[..]),
+            ("codex", &codex, &all[..]),
+            ("gemini", &gemini, &all[..3]),
+        ] {
+            for (want, name) in sends {
+                let i = HookInput::parse(&payload(name)).unwrap();
+                assert_eq!(i.source.as_ref(), Some(want), "{client} {name}");
+                assert_eq!(i.hook_event_name.as_deref(), Some("SessionStart"));
+                assert_eq!(want.as_str(), *name);
+            }
+        }
+        let other = HookInput::parse(&claude("teleport")).unwrap();
+        assert_eq!(other.source, Some(Source::Other("teleport".into())));
+        assert_eq!(
+            serde_json::to_string(&other.source).unwrap(),
+            "\"teleport\"",
+            "written back as sent"
+        );
+    }
+
+    /// A subagent's stop: Claude Code 2.1.332 and Codex 0.171.0 send the parent's `session_id`
+    /// with the subagent's `agent_id` and `agent_type` (Codex: `subagent-stop.command.input`).
+    #[test]
+    fn claude_and_codex_subagent_stops_parse() {
+        let claude = HookInput::parse(r#"{"session_id":"9f0c","transcript_path":"/h/9f0c.jsonl","cwd":"/repo","permission_mode":"default","hook_event_name":"SubagentStop","stop_hook_active":false,"agent_id":"a4b2c9","agent_transcript_path":"/h/9f0c/subagents/agent-a4b2c9.jsonl","agent_type":"general-purpose","last_assistant_message":"The tests pass.","background_tasks":[]}"#).unwrap();
+        let codex = HookInput::parse(r#"{"agent_id":"019b-2","agent_transcript_path":null,"agent_type":"default","cwd":"/repo","hook_event_name":"SubagentStop","last_assistant_message":null,"model":"gpt-5.5","permission_mode":"default","session_id":"019b","stop_hook_active":true,"transcript_path":null,"turn_id":"t1"}"#).unwrap();
+        for (i, session, agent_id, agent_type) in [
+            (&claude, "9f0c", "a4b2c9", "general-purpose"),
+            (&codex, "019b", "019b-2", "default"),
+        ] {
+            assert_eq!(i.session(), session);
+            assert_eq!(i.hook_event_name.as_deref(), Some("SubagentStop"));
+            assert_eq!(i.agent_id.as_deref(), Some(agent_id));
+            assert_eq!(i.agent_type.as_deref(), Some(agent_type));
+            assert_eq!(
+                i.agent, None,
+                "the protocol is the command line's, not the input's"
+            );
+        }
+        assert!(codex.stop_hook_active);
+    }
+
     #[test]
     fn gemini_release_stops_the_agent_loop_visibly() {
         let r = respond(

@@ -39,7 +39,8 @@
 //!
 //! # Agents ([`hook`])
 //!
-//! Claude Code: exit 2 with the reasons on stderr. Codex: `{"decision":"block","reason":…}`.
+//! Claude Code (Stop and SubagentStop): exit 2 with the reasons on stderr. Codex (Stop and
+//! SubagentStop): `{"decision":"block","reason":…}`.
 //! Cursor: `{"followup_message":…}`. Gemini CLI (`AfterAgent`): `{"decision":"deny","reason":…}`.
 //! Internal errors fail closed: they block with the error as the reason.
 //!
@@ -69,13 +70,13 @@ pub mod state;
 pub mod status;
 
 pub use activation::{Activation, Active, UserEnv, activation};
+pub use baseline::{ResetReport, Started, reset, start};
 pub use budget::{Basis, Budget};
+pub use check::{CheckReport, check};
 pub use decide::{Decision, Evidence, decide};
 pub use error::SealError;
-pub use baseline::{ResetReport, Started, reset, start};
 pub use hook::{Agent, HookInput, HookResponse, Source, respond};
 pub use install::{InstallReport, Timeouts, install, merge_text};
-pub use check::{CheckReport, check};
 pub use session::{NO_CHANGE, SealOptions, StopReport, failed_stop, stop};
 pub use state::{
     Joined, Origin, Reset, ResetBy, SealState, StopRecord, Stopped, sessions, state_path,

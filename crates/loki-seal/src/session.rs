@@ -12,8 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_checks::{CheckStatus, RunOptions};
 use loki_checks::judge::{JudgeInput, Judged, judge};
+use loki_checks::{CheckStatus, RunOptions};
 use loki_core::run::{RunKind, RunStore};
 use loki_core::{RunId, layout::Repo};
 use loki_events::RunRecorder;

@@ -625,3 +625,98 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>, SealError> {
         .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json") && p.is_file())
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> SealState {
+        SealState {
+            schema: STATE_SCHEMA.into(),
+            session: "s1".into(),
+            repo_root: "/repo".into(),
+            snapshot: "c0ffee".into(),
+            started_at: "2026-12-01T09:00:00Z".into(),
+            checks: Vec::new(),
+            baseline: Vec::new(),
+            blocks: 3,
+            baseline_s: 1.0,
+            origin: Origin::SessionStart,
+            history: Vec::new(),
+            declarations: Vec::new(),
+            pending: Vec::new(),
+            known: vec!["t::a".into()],
+            request: Some("fix add".into()),
+            lineage: Vec::new(),
+            resets: vec![Reset {
+                at: "2026-12-01T09:30:00Z".into(),
+                previous: "0123456789abcdef0123".into(),
+                previous_since: "2026-12-01T08:00:00Z".into(),
+                by: ResetBy::Rebaseline {
+                    session: "s1".into(),
+                },
+            }],
+        }
+    }
+
+    fn input(session: &str, agent_id: Option<&str>) -> HookInput {
+        HookInput {
+            session_id: Some(session.into()),
+            hook_event_name: Some("Stop".into()),
+            agent_id: agent_id.map(Into::into),
+            ..HookInput::default()
+        }
+    }
+
+    #[test]
+    fn each_session_and_subagent_joins_once() {
+        let mut s = state();
+        for (session, agent) in [
+            ("s1", None),
+            ("s1", None),
+            ("s2", None),
+            ("s1", Some("a1")),
+            ("s1", Some("a1")),
+        ] {
+            s.join(&input(session, agent));
+        }
+        let joined: Vec<(&str, Option<&str>)> = s
+            .lineage
+            .iter()
+            .map(|j| (j.session.as_str(), j.agent_id.as_deref()))
+            .collect();
+        assert_eq!(joined, [("s1", None), ("s2", None), ("s1", Some("a1"))]);
+        assert_eq!(s.sessions(), ["s1", "s2"]);
+    }
+
+    #[test]
+    fn a_judged_stop_moves_the_baseline_and_settles_what_was_open() {
+        let mut s = state();
+        s.advance(&Judged {
+            snapshot: "beef",
+            results: &[],
+            session: "s2",
+        });
+        assert_eq!(
+            (s.snapshot.as_str(), s.session.as_str(), s.origin),
+            ("beef", "s2", Origin::JudgedStop)
+        );
+        assert_eq!(s.blocks, 0);
+        assert!(s.resets.is_empty() && s.known.is_empty() && s.request.is_none());
+        assert!(s.origin.since(&s).contains("the last judged stop"));
+    }
+
+    #[test]
+    fn a_reset_reads_as_not_proven_with_the_command_that_judges_it() {
+        let n = state().resets[0].not_proven();
+        assert_eq!(
+            n.what(),
+            "the changes made before the reset at 2026-12-01T09:30:00Z (base 0123456789ab..)"
+        );
+        assert_eq!(
+            n.why(),
+            "the user reset the baseline with `loki seal start --rebaseline` (session s1)"
+        );
+        assert_eq!(n.prove(), "loki seal check --base 0123456789abcdef0123");
+    }
+}

@@ -38,7 +38,10 @@ pub fn started(started: &Started, source: Option<&Source>) -> String {
     let state = &started.state;
     if started.kept {
         let (how, on) = source.map_or((String::new(), String::new()), |s| {
-            (format!(" ({})", s.describe()), format!(" on {}", s.as_str()))
+            (
+                format!(" ({})", s.describe()),
+                format!(" on {}", s.as_str()),
+            )
         });
         format!(
             "loki seal: session {}{how} joined this worktree: its open baseline is kept{on}, {} ({}); every change since then is still judged",
@@ -370,7 +373,14 @@ mod tests {
         let joined = |session: &str, source: Option<loki_seal::Source>, agent_id: Option<&str>| {
             loki_seal::Joined {
                 session: session.into(),
-                event: Some(if agent_id.is_some() { "SubagentStop" } else { "SessionStart" }.into()),
+                event: Some(
+                    if agent_id.is_some() {
+                        "SubagentStop"
+                    } else {
+                        "SessionStart"
+                    }
+                    .into(),
+                ),
                 source,
                 agent: Some(Agent::Claude),
                 agent_id: agent_id.map(Into::into),
@@ -399,20 +409,20 @@ mod tests {
         };
         let mut first = session(
             "s1",
-                loki_seal::Origin::Reset,
-                0,
-                vec![
-                    record(
-                        loki_seal::Stopped::Blocked,
-                        Some("FAILED"),
-                        &["newly_skipped: test_sub"],
-                    ),
-                    record(
-                        loki_seal::Stopped::Released,
-                        Some("PARTIAL"),
-                        &["newly_skipped: test_sub"],
-                    ),
-                ],
+            loki_seal::Origin::Reset,
+            0,
+            vec![
+                record(
+                    loki_seal::Stopped::Blocked,
+                    Some("FAILED"),
+                    &["newly_skipped: test_sub"],
+                ),
+                record(
+                    loki_seal::Stopped::Released,
+                    Some("PARTIAL"),
+                    &["newly_skipped: test_sub"],
+                ),
+            ],
         );
         first.lineage = vec![
             joined("s1", Some(loki_seal::Source::Startup), None),
@@ -425,7 +435,10 @@ mod tests {
             previous_since: "2026-12-01T08:00:00Z".into(),
             by: loki_seal::ResetBy::Reset,
         }];
-        let sessions = [first, session("s2", loki_seal::Origin::LastCommit, 1, Vec::new())];
+        let sessions = [
+            first,
+            session("s2", loki_seal::Origin::LastCommit, 1, Vec::new()),
+        ];
         let agents = [
             loki_seal::Activation {
                 agent: Agent::Claude,

@@ -520,65 +520,6 @@ fn unreadable_hook_input_is_judged_and_released_not_stuck() {
     }
 }
 
-/// An agent fires SessionStart again on resume and compact with the same session id (and on
-/// clear with a new one): the worktree's baseline recorded at the real start is kept, so a cheat
-/// made before is still caught. Only `--rebaseline` (a reset) records a new one, and the next
-/// receipt names the changes before it as NOT PROVEN.
-#[test]
-fn a_resumed_session_keeps_its_baseline() {
-    if !loki_test_support::require_pytest() {
-        return;
-    }
-    let sb = Sandbox::new();
-    let repo = calc_repo();
-    let input = |source: &str| {
-        json!({"session_id": "s-resume", "cwd": repo.path(), "hook_event_name": "SessionStart",
-               "source": source})
-        .to_string()
-    };
-    let out = seal_with(&sb, &repo, &["start"], &input("startup"), 5);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("baseline recorded"));
-    skip_test_sub(&repo);
-    for source in ["resume", "compact", "clear"] {
-        let out = seal_with(&sb, &repo, &["start"], &input(source), 5);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        assert!(
-            text(&out.stderr).contains(&format!("kept on {source}")),
-            "{}",
-            text(&out.stderr)
-        );
-    }
-    let stop = seal_with(&sb, &repo, &["stop"], &input("resume"), 5);
-    assert_eq!(stop.status.code(), Some(2), "{}", text(&stop.stderr));
-    assert!(text(&stop.stderr).contains("newly_skipped"));
-
-    let out = seal_with(&sb, &repo, &["start", "--rebaseline"], &input("resume"), 5);
-    assert!(
-        text(&out.stderr).contains("baseline reset by session s-resume (--rebaseline)"),
-        "{}",
-        text(&out.stderr)
-    );
-    std::fs::write(repo.path().join("NOTES.md"), "skipped on purpose\n").unwrap();
-    let stop = seal_with(&sb, &repo, &["stop"], &input("resume"), 5);
-    assert_eq!(
-        stop.status.code(),
-        Some(0),
-        "the skip is in the new baseline: {}",
-        text(&stop.stderr)
-    );
-    let runs = std::fs::read_dir(repo.path().join(".loki/runs")).unwrap();
-    let reset_named = runs
-        .map(|r| r.unwrap().path().join("receipt.json"))
-        .filter(|p| p.exists())
-        .any(|p| {
-            std::fs::read_to_string(p).unwrap().contains(
-                "the user reset the baseline with `loki seal start --rebaseline` (session s-resume)",
-            )
-        });
-    assert!(reset_named, "the rebaseline is NOT PROVEN in the receipt");
-}
-
 /// A stop with nothing changed since the baseline is allowed as "no change": nothing runs, no
 /// receipt claims anything, and the run is recorded with that outcome.
 #[test]

@@ -123,6 +123,69 @@ fn receipts(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// An agent fires SessionStart again on resume and compact with the same session id (and on
+/// clear with a new one): the worktree's baseline recorded at the real start is kept, so a cheat
+/// made before is still caught. Only `--rebaseline` (a reset) records a new one, and the next
+/// receipt names the changes before it as NOT PROVEN.
+#[test]
+fn a_resumed_session_keeps_its_baseline() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let input = |source: &str| {
+        json!({"session_id": "s-resume", "cwd": repo.path(), "hook_event_name": "SessionStart",
+               "source": source})
+    };
+    let out = seal_in(&sb, repo.path(), &["start"], &input("startup"));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("baseline recorded"));
+    skip_test_sub(&repo);
+    for source in ["resume", "compact", "clear"] {
+        let out = seal_in(&sb, repo.path(), &["start"], &input(source));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!("kept on {source}")),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let stop = seal_in(&sb, repo.path(), &["stop"], &input("resume"));
+    assert_eq!(stop.status.code(), Some(2), "{}", text(&stop.stderr));
+    assert!(text(&stop.stderr).contains("newly_skipped"));
+
+    let out = seal_in(
+        &sb,
+        repo.path(),
+        &["start", "--rebaseline"],
+        &input("resume"),
+    );
+    assert!(
+        text(&out.stderr).contains("baseline reset by session s-resume (--rebaseline)"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(repo.path().join("NOTES.md"), "skipped on purpose\n").unwrap();
+    let stop = seal_in(&sb, repo.path(), &["stop"], &input("resume"));
+    assert_eq!(
+        stop.status.code(),
+        Some(0),
+        "the skip is in the new baseline: {}",
+        text(&stop.stderr)
+    );
+    let runs = std::fs::read_dir(repo.path().join(".loki/runs")).unwrap();
+    let reset_named = runs
+        .map(|r| r.unwrap().path().join("receipt.json"))
+        .filter(|p| p.exists())
+        .any(|p| {
+            std::fs::read_to_string(p).unwrap().contains(
+                "the user reset the baseline with `loki seal start --rebaseline` (session s-resume)",
+            )
+        });
+    assert!(reset_named, "the rebaseline is NOT PROVEN in the receipt");
+}
+
 /// A session weakens a test (a new skip hiding a regression) and is killed before its stop; a
 /// new session id of the same work starts (`source`) and stops: the earlier cheat is judged
 /// against the worktree's baseline and blocked, and the start said the baseline was kept.
@@ -247,13 +310,20 @@ fn after_an_allowed_stop_later_changes_are_judged_against_the_allowed_tree() {
     let said = assert_allowed(&stop(&sb, dir, "s-1"));
     let r = receipts(dir);
     assert_eq!(r.len(), 2);
-    assert_eq!(r[1]["repo"]["base_sha"], r[0]["repo"]["head_sha"], "{:#}", r[1]);
+    assert_eq!(
+        r[1]["repo"]["base_sha"], r[0]["repo"]["head_sha"],
+        "{:#}",
+        r[1]
+    );
     assert_eq!(r[1]["diff"]["files"], 1, "{:#}", r[1]["diff"]);
     assert_eq!(r[1]["verdict"], "VERIFIED", "{:#}", r[1]);
     assert!(said.contains("since the last judged stop"), "{said}");
     let st = status(&sb, dir);
     assert_eq!(st["origin"], "judged_stop", "{st:#}");
-    assert_eq!((st["session"].clone(), st["blocks"].clone()), (json!("s-1"), json!(0)));
+    assert_eq!(
+        (st["session"].clone(), st["blocks"].clone()),
+        (json!("s-1"), json!(0))
+    );
 
     // A new session: a cheat is blocked (the baseline stays), the honest change is allowed and
     // judged against the tree the last allowed stop judged.
@@ -274,11 +344,16 @@ fn after_an_allowed_stop_later_changes_are_judged_against_the_allowed_tree() {
     assert!(assert_allowed(&stop(&sb, dir, "s-2")).contains("VERIFIED"));
     let r = receipts(dir);
     assert_eq!(r.len(), 4);
-    assert_eq!(r[2]["repo"]["base_sha"], r[1]["repo"]["head_sha"], "blocked");
-    assert_eq!(r[3]["repo"]["base_sha"], r[1]["repo"]["head_sha"], "allowed");
     assert_eq!(
-        r[3]["task"]["ref"],
-        "session s-2 (this worktree's baseline is shared with sessions s-1)",
+        r[2]["repo"]["base_sha"], r[1]["repo"]["head_sha"],
+        "blocked"
+    );
+    assert_eq!(
+        r[3]["repo"]["base_sha"], r[1]["repo"]["head_sha"],
+        "allowed"
+    );
+    assert_eq!(
+        r[3]["task"]["ref"], "session s-2 (this worktree's baseline is shared with sessions s-1)",
         "the receipt names the worktree's other sessions"
     );
 }
@@ -341,7 +416,11 @@ fn a_reset_is_named_not_proven_in_the_next_receipt() {
         format!("loki seal check --base {first}").as_str()
     );
     // Settled by that allowed stop: the next receipt does not repeat it.
-    assert!(status(&sb, dir)["resets"].as_array().is_none_or(Vec::is_empty));
+    assert!(
+        status(&sb, dir)["resets"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+    );
     repo.write("NOTES.md", "more\n");
     assert_allowed(&stop(&sb, dir, "s-1"));
     let r = receipts(dir);
@@ -410,7 +489,8 @@ fn an_old_per_session_state_file_still_works_and_is_migrated() {
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|x| x == "json"))
         .unwrap();
-    let mut old: Value = serde_json::from_str(&std::fs::read_to_string(&state_file).unwrap()).unwrap();
+    let mut old: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_file).unwrap()).unwrap();
     let snapshot = old["snapshot"].clone();
     old["schema"] = json!("loki.seal/1");
     let m = old.as_object_mut().unwrap();
@@ -423,7 +503,10 @@ fn an_old_per_session_state_file_still_works_and_is_migrated() {
     skip_test_sub(&repo);
     assert_blocked_for_the_skip(&stop(&sb, dir, "s-old"));
     let r = receipts(dir);
-    assert_eq!(r[0]["repo"]["base_sha"], snapshot, "judged against the old baseline");
+    assert_eq!(
+        r[0]["repo"]["base_sha"], snapshot,
+        "judged against the old baseline"
+    );
     assert!(!legacy.exists(), "migrated");
     let st = status(&sb, dir);
     assert_eq!(st["snapshot"], snapshot, "{st:#}");

@@ -3,8 +3,8 @@
 //! Each test runs the real `claude -p` (private `HOME`, every phone-home switch off,
 //! `ANTHROPIC_BASE_URL` at loki-test-support's fake Anthropic Messages server) in a real git
 //! repository with a real pytest suite, after `loki seal install --agent claude` registered the
-//! loki binary under test as its SessionStart and Stop hooks. The scripted model answers with
-//! Claude Code's own tools (`Bash`, `Read`, `Edit`, with the input schema Claude Code declares),
+//! loki binary under test as its SessionStart, Stop and SubagentStop hooks. The scripted model
+//! answers with Claude Code's own tools (`Bash`, `Read`, `Edit`, with the input schema Claude Code declares),
 //! so the real client edits the files and the real hooks judge them.
 //!
 //! Protocol facts of Claude Code 2.1.332 these tests pin (the closing note quotes them):

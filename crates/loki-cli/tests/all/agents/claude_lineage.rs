@@ -17,7 +17,8 @@
 //! - a subagent (the `Agent` tool: `{description, prompt, subagent_type, run_in_background}`)
 //!   ends with `SubagentStop` (`session_id` of the parent, `agent_id`, `agent_type`,
 //!   `agent_transcript_path`, `stop_hook_active`, `last_assistant_message`); exit 2 refuses the
-//!   subagent's stop and its stderr reaches the subagent's next request.
+//!   subagent's stop and its stderr reaches the subagent's next request as `Stop hook
+//!   feedback:\n[<command>]: <stderr>`, as a Stop's does.
 
 use loki_test_support::fake_llm::{FakeTurn, Reply};
 use serde_json::{Value, json};
@@ -61,9 +62,10 @@ fn status(w: &World) -> Value {
 /// `(session, event, source)` of each session that joined the worktree's baseline.
 fn lineage(w: &World) -> Vec<(String, String, String)> {
     let s = status(w);
+    assert!(s["lineage"].is_array(), "{s:#}");
     s["lineage"]
         .as_array()
-        .unwrap_or_else(|| panic!("{s:#}"))
+        .unwrap()
         .iter()
         .map(|j| {
             let f = |k: &str| j[k].as_str().unwrap_or("").to_string();
@@ -86,7 +88,12 @@ fn the_earlier_cheat_is_blocked_in(w: &World, prompt: &str, extra: &[&str]) -> V
     let result = assert_ran(&run);
     w.fake.assert_clean();
     let bodies = w.requests_text(seen);
-    assert_eq!(bodies.len(), second.len(), "{bodies:#?}\n{}", w.seal_status());
+    assert_eq!(
+        bodies.len(),
+        second.len(),
+        "{bodies:#?}\n{}",
+        w.seal_status()
+    );
     assert!(
         names_the_cheat(&bodies[1]),
         "the stop after \"Done.\" is blocked against the first baseline: {}\n{}",
@@ -125,9 +132,17 @@ fn a_resumed_session_keeps_its_baseline_and_the_earlier_cheat_is_still_blocked()
 fn a_cleared_context_keeps_the_baseline_and_the_earlier_cheat_is_blocked() {
     let Some(w) = World::new() else { return };
     let seen = killed_before_its_stop(&w);
-    let cleared = w.claude("/clear", &["--resume", FIRST, "--output-format", "json"], &[]);
+    let cleared = w.claude(
+        "/clear",
+        &["--resume", FIRST, "--output-format", "json"],
+        &[],
+    );
     let result = assert_ran(&cleared);
-    assert_eq!(w.fake.requests().len(), seen, "/clear asks the model nothing");
+    assert_eq!(
+        w.fake.requests().len(),
+        seen,
+        "/clear asks the model nothing"
+    );
     let new_id = result["session_id"].as_str().unwrap().to_string();
     assert_ne!(new_id, FIRST, "a cleared context is a new session id");
     let result = the_earlier_cheat_is_blocked_in(&w, "continue", &["--resume", &new_id]);
@@ -187,10 +202,16 @@ fn a_subagent_that_weakens_a_test_is_blocked_at_its_stop() {
     let result = assert_ran(&run);
     w.fake.assert_clean();
     let bodies = w.requests_text(0);
-    assert_eq!(bodies.len(), turns.len(), "{bodies:#?}\n{}", w.seal_status());
+    assert_eq!(
+        bodies.len(),
+        turns.len(),
+        "{bodies:#?}\n{}",
+        w.seal_status()
+    );
     // 1 prompt, 2 subagent's prompt, 3 after rm, 4 after the refused SubagentStop.
     assert!(
-        bodies[3].contains("seal stop --agent claude]: loki seal: not done.")
+        bodies[3].contains("Stop hook feedback:")
+            && bodies[3].contains("seal stop --agent claude]: loki seal: not done.")
             && bodies[3].contains("test_calc.py::test_sub"),
         "the subagent's stop is refused and the reason reaches it: {}\n{}",
         bodies[3],
@@ -211,7 +232,10 @@ fn a_subagent_that_weakens_a_test_is_blocked_at_its_stop() {
         .unwrap_or_else(|| panic!("the subagent joined the lineage: {st:#}"))
         .clone();
     assert_eq!(sub["session"], result["session_id"], "{sub:#}");
-    assert!(sub["agent_id"].as_str().is_some_and(|a| !a.is_empty()), "{sub:#}");
+    assert!(
+        sub["agent_id"].as_str().is_some_and(|a| !a.is_empty()),
+        "{sub:#}"
+    );
     assert_eq!(sub["agent_type"], "general-purpose", "{sub:#}");
     let last = st["history"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["decision"], "no_change", "the parent's stop: {st:#}");

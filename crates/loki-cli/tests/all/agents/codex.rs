@@ -302,9 +302,10 @@ async fn a_skip_between_runs_is_judged_in(
         .output()
         .unwrap();
     let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert!(status["sessions"][0]["lineage"].is_array(), "{status:#}");
     let lineage = status["sessions"][0]["lineage"]
         .as_array()
-        .unwrap_or_else(|| panic!("{status:#}"))
+        .unwrap()
         .iter()
         .map(|j| {
             let f = |k: &str| j[k].as_str().unwrap_or("").to_string();

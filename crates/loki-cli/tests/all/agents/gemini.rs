@@ -474,9 +474,11 @@ async fn a_new_session_id_is_judged_against_the_baseline(w: &World, args: &[&str
 #[tokio::test(flavor = "current_thread")]
 async fn a_cleared_session_keeps_the_baseline() {
     let Some(w) = world().await else { return };
-    let starts =
-        a_new_session_id_is_judged_against_the_baseline(&w, &["--resume", "latest", "-p", "/clear"])
-            .await;
+    let starts = a_new_session_id_is_judged_against_the_baseline(
+        &w,
+        &["--resume", "latest", "-p", "/clear"],
+    )
+    .await;
     let sources: Vec<Value> = starts.iter().map(|s| s["source"].clone()).collect();
     assert_eq!(sources, [json!("startup"), json!("resume"), json!("clear")]);
     assert_eq!(starts[0]["session_id"], starts[1]["session_id"]);
@@ -520,4 +522,3 @@ async fn an_untrusted_folder_runs_no_project_hooks() {
     assert_eq!(w.events("SessionStart").len(), 1);
     assert_eq!(w.events("AfterAgent").len(), 1);
 }
-
