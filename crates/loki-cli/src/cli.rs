@@ -581,11 +581,15 @@ pub enum KeysCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum SealCommand {
-    /// SessionStart hook: record the suites' results and a snapshot of the tree (hook JSON on stdin);
-    /// a session that already has a baseline keeps it
+    /// SessionStart hook: join this worktree's open baseline, or record the first one (the suites'
+    /// results and a snapshot of the tree; hook JSON on stdin)
     Start(SealStartArgs),
-    /// Stop hook: refuse "done" when tests newly fail or were deleted, skipped or weakened
+    /// Stop and SubagentStop hook: refuse "done" when tests newly fail or were deleted, skipped
+    /// or weakened since the worktree's baseline
     Stop(SealHookArgs),
+    /// Make the tree as it is now this worktree's baseline (snapshot and suites now); the
+    /// changes before it are named NOT PROVEN in the next receipt
+    Reset,
     /// Compare the working tree with a revision, without an agent (exit 0 clean, 1 findings,
     /// 3 cannot judge, 4 declare: the change alters what existing tests expect)
     Check {
@@ -608,14 +612,14 @@ pub enum SealCommand {
         /// The tests contradict the task: the session ends released, NOT VERIFIED
         #[arg(long)]
         contradiction: bool,
-        /// The session (default: the one of this repository judged last)
+        /// Any session of the worktree's lineage (default: the worktree of the current directory)
         #[arg(long)]
         session: Option<String>,
     },
-    /// The sessions loki seal knows in this repository (baselines, blocks, releases) and whether
-    /// each agent will run its hooks
+    /// This worktree's baseline (when and by which session it was taken, the sessions that
+    /// joined it, blocks, releases) and whether each agent will run its hooks
     Status {
-        /// Every repository's sessions, not only this one's
+        /// Every worktree's baseline, not only this one's
         #[arg(long)]
         all: bool,
     },
@@ -637,7 +641,7 @@ pub enum SealCommand {
 pub struct SealStartArgs {
     #[command(flatten)]
     pub hook: SealHookArgs,
-    /// Record a new baseline even if this session already has one
+    /// Reset the worktree's baseline to the tree now, as `loki seal reset` (recorded the same way)
     #[arg(long)]
     pub rebaseline: bool,
 }

@@ -24,7 +24,7 @@ use std::time::Instant;
 use loki_checks::{RunOptions, detect, run_check};
 
 use crate::install::Timeouts;
-use crate::session::{Origin, sessions};
+use crate::state::{Origin, sessions};
 
 /// Suite runs a start may make (the baseline, and a rerun of what failed).
 pub const START_RUNS: f64 = 2.0;

@@ -15,7 +15,9 @@
 //! with the contradiction shown to the person and signed into the receipt.
 //!
 //! # `loki seal declare`
-//! Declarations are kept in the session's state ([`crate::SealState::declarations`]). A name must
+//! Declarations are kept in the worktree's state ([`crate::SealState::declarations`]; `--session`
+//! names any session of its lineage, else the worktree of the current directory), until a judged
+//! stop lets the agent go (the baseline then moves past them). A name must
 //! match a change the last stop listed ([`crate::SealState::pending`]), or, for a contradiction, a
 //! test the last stop saw failing or changed: a declaration naming no such test is refused
 //! ([`SealError::Undeclarable`]) and nothing is written.
@@ -369,7 +371,7 @@ pub struct Request<'a> {
     pub home: &'a Path,
     /// The repository the session works in.
     pub repo_root: &'a Path,
-    /// The session, when given; else the session of this repository judged last.
+    /// A session of the worktree's lineage, when given; else the worktree of `repo_root`.
     pub session: Option<&'a str>,
     pub tests: &'a [String],
     pub reason: &'a str,
@@ -380,13 +382,15 @@ pub struct Request<'a> {
 /// What `loki seal declare` recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
+    /// The session named, else the one that stopped last in the worktree.
     pub session: String,
-    /// Every declaration the session now holds.
+    /// Every declaration the worktree's state now holds.
     pub declarations: Vec<Declaration>,
 }
 
-/// Records declarations in a session's state (see the module doc). Nothing is written when any
-/// name is refused.
+/// Records declarations in the state of the worktree (see the module doc): the worktree whose
+/// lineage holds `req.session` when one is named, else `req.repo_root`'s. Nothing is written
+/// when any name is refused.
 pub fn declare(req: &Request<'_>) -> Result<Recorded, SealError> {
     if req.tests.is_empty() {
         return Err(SealError::BadInput(
@@ -398,12 +402,21 @@ pub fn declare(req: &Request<'_>) -> Result<Recorded, SealError> {
             "--reason is empty: say why, in the user's words (or which requirement the test contradicts)".into(),
         ));
     }
-    let session = match req.session {
-        Some(s) => s.to_owned(),
-        None => last_judged(req.home, req.repo_root)?,
+    let root = match req.session {
+        Some(s) => {
+            crate::state::worktree_of(req.home, s)?.ok_or_else(|| SealError::NoBaseline {
+                session: s.to_owned(),
+                path: req.home.join("seal"),
+            })?
+        }
+        None => req.repo_root.to_path_buf(),
     };
-    let _lock = crate::session::lock_session(req.home, &session)?;
-    let mut state = crate::session::load_state(req.home, &session)?;
+    let _lock = crate::state::lock_worktree(req.home, &root)?;
+    let mut open = match crate::state::load_open(req.home, &root, req.session)? {
+        Some(open) if !open.state.history.is_empty() => open,
+        _ => return Err(SealError::NothingToDeclare { repo: root }),
+    };
+    let state = &mut open.state;
     let kind = if req.contradiction {
         DeclarationKind::Contradiction
     } else {
@@ -427,25 +440,20 @@ pub fn declare(req: &Request<'_>) -> Result<Recorded, SealError> {
             .retain(|x| !(x.test == d.test && x.kind == d.kind));
         state.declarations.push(d);
     }
-    crate::session::save_state(req.home, &state)?;
+    let session = match req.session {
+        Some(s) => s.to_owned(),
+        None => state
+            .history
+            .iter()
+            .rev()
+            .find_map(|h| h.session.clone())
+            .unwrap_or_else(|| state.session.clone()),
+    };
+    crate::state::save_open(req.home, &mut open)?;
     Ok(Recorded {
         session,
-        declarations: state.declarations,
+        declarations: open.state.declarations,
     })
-}
-
-/// The session of `repo_root` whose last stop is the newest.
-fn last_judged(home: &Path, repo_root: &Path) -> Result<String, SealError> {
-    crate::session::sessions(home)?
-        .into_iter()
-        .flatten()
-        .filter(|s| s.repo_root == repo_root)
-        .filter_map(|s| s.history.last().map(|h| (h.at.clone(), s.session.clone())))
-        .max()
-        .map(|(_, s)| s)
-        .ok_or_else(|| SealError::NothingToDeclare {
-            repo: repo_root.to_path_buf(),
-        })
 }
 
 #[cfg(test)]

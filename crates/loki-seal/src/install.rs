@@ -3,13 +3,18 @@
 //!
 //! | agent | file | events | timeout field |
 //! |---|---|---|---|
-//! | claude | `.claude/settings.json` | `SessionStart`, `Stop` | `timeout`, seconds |
-//! | codex | `.codex/hooks.json` | `SessionStart`, `Stop` | `timeout`, seconds |
+//! | claude | `.claude/settings.json` | `SessionStart`, `Stop`, `SubagentStop` | `timeout`, seconds |
+//! | codex | `.codex/hooks.json` | `SessionStart`, `Stop`, `SubagentStop` | `timeout`, seconds |
 //! | cursor | `.cursor/hooks.json` (`version: 1`) | `sessionStart`, `stop` (`loop_limit` 5) | `timeout`, seconds |
 //! | gemini | `.gemini/settings.json` | `SessionStart`, `AfterAgent` | `timeout`, milliseconds (its default is 60 s) |
 //!
-//! Both hooks get a timeout ([`Timeouts`], sized from the measured suite by [`crate::budget`]):
+//! Every hook gets a timeout ([`Timeouts`], sized from the measured suite by [`crate::budget`]):
 //! the start runs the suite for the baseline, the stop runs it several times.
+//!
+//! A subagent's stop (Claude Code 2.1.332 and Codex 0.171.0 fire `SubagentStop` when a subagent
+//! ends, with the parent's `session_id` and the subagent's `agent_id` and `agent_type`) runs the
+//! same `seal stop`: what a subagent changed is judged against the worktree's baseline like any
+//! stop, before the parent goes on with it.
 //!
 //! The hooks run `program`, shell-quoted (`'/opt/my tools/loki' seal stop --agent claude`), since
 //! the agents run the command through a shell; the CLI passes the absolute path of the running
@@ -86,7 +91,7 @@ impl Wanted {
     }
 }
 
-fn wanted(agent: Agent, program: &str, t: Timeouts) -> [Wanted; 2] {
+fn wanted(agent: Agent, program: &str, t: Timeouts) -> Vec<Wanted> {
     let quoted = loki_process::shell_quote(program);
     let start = format!("{quoted} seal start --agent {}", agent.as_str());
     let stop = format!("{quoted} seal stop --agent {}", agent.as_str());
@@ -96,16 +101,17 @@ fn wanted(agent: Agent, program: &str, t: Timeouts) -> [Wanted; 2] {
         nested: true,
     };
     match agent {
-        Agent::Claude | Agent::Codex => [
+        Agent::Claude | Agent::Codex => vec![
             nested("SessionStart", start, t.start_s),
-            nested("Stop", stop, t.stop_s),
+            nested("Stop", stop.clone(), t.stop_s),
+            nested("SubagentStop", stop, t.stop_s),
         ],
         // Gemini's hook timeout is in milliseconds.
-        Agent::Gemini => [
+        Agent::Gemini => vec![
             nested("SessionStart", start, t.start_s * 1000),
             nested("AfterAgent", stop, t.stop_s * 1000),
         ],
-        Agent::Cursor => [
+        Agent::Cursor => vec![
             Wanted {
                 event: "sessionStart",
                 hook: json!({"command": start, "timeout": t.start_s}),
@@ -603,7 +609,7 @@ mod tests {
         let out = merge_text(text, Agent::Claude, "/usr/local/bin/loki", T)
             .unwrap()
             .unwrap();
-        let expected = "{\n\t\"zeta\" :  \"caf\\u00e9\",\n\t\"hooks\" : {\n\t\t\"Stop\" : [\n\t\t\t{ \"hooks\" : [ { \"type\":\"command\",\"command\":\"my-linter\" } ] },\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"command\": \"/usr/local/bin/loki seal stop --agent claude\",\n\t\t\t\t\t\t\"timeout\": 600,\n\t\t\t\t\t\t\"type\": \"command\"\n\t\t\t\t\t}\n\t\t\t\t]\n\t\t\t}\n\t\t],\n\t\t\"PostToolUse\" : [],\n\t\t\"SessionStart\" : [\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"command\": \"/usr/local/bin/loki seal start --agent claude\",\n\t\t\t\t\t\t\"timeout\": 120,\n\t\t\t\t\t\t\"type\": \"command\"\n\t\t\t\t\t}\n\t\t\t\t]\n\t\t\t}\n\t\t]\n\t},\n\t\"alpha\" : 1.50\n}";
+        let expected = "{\n\t\"zeta\" :  \"caf\\u00e9\",\n\t\"hooks\" : {\n\t\t\"Stop\" : [\n\t\t\t{ \"hooks\" : [ { \"type\":\"command\",\"command\":\"my-linter\" } ] },\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"command\": \"/usr/local/bin/loki seal stop --agent claude\",\n\t\t\t\t\t\t\"timeout\": 600,\n\t\t\t\t\t\t\"type\": \"command\"\n\t\t\t\t\t}\n\t\t\t\t]\n\t\t\t}\n\t\t],\n\t\t\"PostToolUse\" : [],\n\t\t\"SessionStart\" : [\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"command\": \"/usr/local/bin/loki seal start --agent claude\",\n\t\t\t\t\t\t\"timeout\": 120,\n\t\t\t\t\t\t\"type\": \"command\"\n\t\t\t\t\t}\n\t\t\t\t]\n\t\t\t}\n\t\t],\n\t\t\"SubagentStop\" : [\n\t\t\t{\n\t\t\t\t\"hooks\": [\n\t\t\t\t\t{\n\t\t\t\t\t\t\"command\": \"/usr/local/bin/loki seal stop --agent claude\",\n\t\t\t\t\t\t\"timeout\": 600,\n\t\t\t\t\t\t\"type\": \"command\"\n\t\t\t\t\t}\n\t\t\t\t]\n\t\t\t}\n\t\t]\n\t},\n\t\"alpha\" : 1.50\n}";
         assert_eq!(out, expected);
         assert_eq!(
             merge_text(&out, Agent::Claude, "/usr/local/bin/loki", T).unwrap(),

@@ -3,16 +3,24 @@
 //!
 //! # The protocol
 //!
-//! - **start** (the agent's SessionStart hook): snapshot the working tree (a git tree object made
-//!   in a temporary index, so every test and CI file is captured without touching the user's
-//!   index), run the detected suites, and store both as the session's baseline in
-//!   `$LOKI_HOME/seal/<session>.json` (directory 0700, atomic writes).
-//! - **stop** (the Stop hook): snapshot again and judge the change since the baseline snapshot with
+//! A baseline belongs to the work, not to an agent's session id: one open baseline per worktree
+//! ([`state`]), which every session of that worktree joins (resumed, compacted, cleared, forked,
+//! new, or a subagent) and which moves only at a stop that was judged and let through, or when
+//! the user resets it.
+//!
+//! - **start** (the agent's SessionStart hook, [`baseline`]): a worktree with an open baseline
+//!   keeps it (the session joins its lineage); one without gets it: the working tree snapshotted
+//!   (a git tree object made in a temporary index, so every test and CI file is captured without
+//!   touching the user's index) and the detected suites run, stored in
+//!   `$LOKI_HOME/seal/worktrees/<sha256 of the root>.json` (directory 0700, atomic writes).
+//! - **reset** (`loki seal reset`, `seal start --rebaseline`): the tree now is the baseline; the
+//!   changes before it are NOT PROVEN in the receipts judged against it.
+//! - **stop** (the Stop and SubagentStop hooks): snapshot again and judge the change since the baseline snapshot with
 //!   [`loki_checks::judge`] (the suites now, the original tests on the new code and the new tests
 //!   on the old code when tests changed, tests matched by identity, newly failing tests rerun on
 //!   the base, the static integrity rules), then [`decide`]. Every stop writes a signed receipt
 //!   (kind `seal`) under `.loki/runs/`, with the findings and the judge's facts
-//!   (`expectation_changed`, …). The session start's results serve as the base, so a stop costs
+//!   (`expectation_changed`, …). The baseline's results serve as the base, so a stop costs
 //!   the suite plus the narrowed runs of the test files the change touched
 //!   (`benches/stop_overhead.rs`).
 //! - **check** (no agent): the same comparison of the working tree against a revision; its JSON
@@ -31,7 +39,8 @@
 //!
 //! # Agents ([`hook`])
 //!
-//! Claude Code: exit 2 with the reasons on stderr. Codex: `{"decision":"block","reason":…}`.
+//! Claude Code (Stop and SubagentStop): exit 2 with the reasons on stderr. Codex (Stop and
+//! SubagentStop): `{"decision":"block","reason":…}`.
 //! Cursor: `{"followup_message":…}`. Gemini CLI (`AfterAgent`): `{"decision":"deny","reason":…}`.
 //! Internal errors fail closed: they block with the error as the reason.
 //!
@@ -46,7 +55,9 @@
 //! an error read as a pass.
 
 pub mod activation;
+pub mod baseline;
 pub mod budget;
+pub mod check;
 pub mod decide;
 pub mod declare;
 mod error;
@@ -55,15 +66,19 @@ pub mod install;
 pub mod jsontext;
 pub mod report;
 pub mod session;
+pub mod state;
 pub mod status;
 
 pub use activation::{Activation, Active, UserEnv, activation};
+pub use baseline::{ResetReport, Started, reset, start};
 pub use budget::{Basis, Budget};
+pub use check::{CheckReport, check};
 pub use decide::{Decision, Evidence, decide};
 pub use error::SealError;
-pub use hook::{Agent, HookInput, HookResponse, respond};
+pub use hook::{Agent, HookInput, HookResponse, Source, respond};
 pub use install::{InstallReport, Timeouts, install, merge_text};
-pub use session::{
-    CheckReport, NO_CHANGE, Origin, SealOptions, SealState, Started, StopRecord, StopReport,
-    Stopped, check, failed_stop, sessions, start, state_path, stop,
+pub use session::{NO_CHANGE, SealOptions, StopReport, failed_stop, stop};
+pub use state::{
+    Joined, Origin, Reset, ResetBy, SealState, StopRecord, Stopped, sessions, state_path,
+    worktree_of, worktree_state_path,
 };

@@ -1,9 +1,19 @@
-//! The seal's I/O shell: session state, start, stop and check. Decisions are in [`crate::decide`].
+//! The seal's I/O shell: a stop judged against its worktree's open baseline, and what it
+//! records. Taking a baseline is [`crate::baseline`], the state and how the baseline moves
+//! [`crate::state`], `loki seal check` [`crate::check`]; decisions are in [`crate::decide`].
+//!
+//! A stop takes its worktree's lock, reads the open baseline (else migrates the session's file
+//! from before the keying by worktree, else baselines from the last commit), adds its session
+//! (or subagent) to the lineage, snapshots the tree and judges the change. A tree equal to the
+//! baseline is "no change" (nothing runs, nothing is sealed), unless something was declared since
+//! the last judgement (it is judged, so the declaration is signed). Every judged stop seals a receipt;
+//! one that lets the agent go (allowed, released) advances the baseline to the tree it judged,
+//! a blocked one counts towards `seal.max_blocks`, an interrupted one leaves the state as it was.
 
 use std::path::{Path, PathBuf};
 
 use loki_checks::judge::{JudgeInput, Judged, judge};
-use loki_checks::{Check, CheckResult, CheckStatus, RunOptions, detect, run_check};
+use loki_checks::{CheckStatus, RunOptions};
 use loki_core::run::{RunKind, RunStore};
 use loki_core::{RunId, layout::Repo};
 use loki_events::RunRecorder;
@@ -15,16 +25,20 @@ use loki_receipt::schema::{
     Check as ReceiptCheck, IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex,
 };
 use loki_receipt::{KeyEnv, NotProven, ReceiptBuilder, ReceiptFacts, Signer};
-use serde::{Deserialize, Serialize};
 
 use crate::decide::{Evidence, Judgement, block_message, decide};
 use crate::declare::{self, Applied, Mode};
+use crate::state::{
+    Open, Origin, SealState, StopRecord, Stopped, load_open, lock_session, lock_worktree,
+    save_open, state_path, worktree_state_path,
+};
 use crate::{Decision, HookInput, SealError};
-use loki_checks::judge::Declarable;
-use loki_receipt::schema::{Declaration, Declared};
+use loki_receipt::schema::Declared;
 
-/// Schema tag of a session state file.
-pub const STATE_SCHEMA: &str = "loki.seal/1";
+pub use crate::baseline::{ResetReport, Started, reset, start};
+pub use crate::check::{CheckReport, check};
+pub use crate::state::{HISTORY, STATE_SCHEMA, sessions};
+
 /// Bytes of a failing suite's output quoted to the agent.
 const TAIL_BYTES: usize = 1500;
 
@@ -43,306 +57,10 @@ pub struct SealOptions {
     pub expectation_changes: Mode,
 }
 
-/// What `start` recorded for a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SealState {
-    pub schema: String,
-    pub session: String,
-    pub repo_root: PathBuf,
-    /// A commit (dangling, no ref) of the working tree at session start.
-    pub snapshot: String,
-    pub started_at: String,
-    pub checks: Vec<Check>,
-    pub baseline: Vec<CheckResult>,
-    /// Consecutive blocks so far.
-    pub blocks: u32,
-    /// Seconds the baseline took to record.
-    #[serde(default)]
-    pub baseline_s: f64,
-    /// Where the baseline came from.
-    #[serde(default)]
-    pub origin: Origin,
-    /// The last stops, newest last (at most [`HISTORY`]).
-    #[serde(default)]
-    pub history: Vec<StopRecord>,
-    /// What `loki seal declare` was told in this session.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub declarations: Vec<Declaration>,
-    /// The changes the last stop found nobody had declared: what a declaration may name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pending: Vec<Declarable>,
-    /// Tests the last stop saw failing or changed: what a contradiction may name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub known: Vec<String>,
-    /// The session's first request from its user, when the agent's transcript gave it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request: Option<String>,
-}
-
-/// Where a session's baseline came from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Origin {
-    /// The SessionStart hook snapshotted the working tree and ran the suites.
-    #[default]
-    SessionStart,
-    /// No start was recorded (hook installed mid-session, no or unreadable hook input): the first
-    /// stop baselined from the last commit, whose suites the judge ran then.
-    LastCommit,
-}
-
-/// What one stop decided.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StopRecord {
-    pub at: String,
-    pub decision: Stopped,
-    /// The receipt's verdict, when one was sealed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receipt_sha256: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
-    /// Why it blocked or was released, one line per reason.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reasons: Vec<String>,
-}
-
-/// How a stop ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stopped {
-    Allowed,
-    Blocked,
-    /// Let through by the release valve, unproven.
-    Released,
-    /// Nothing changed since the baseline: nothing ran, nothing was sealed.
-    NoChange,
-}
-
-impl Stopped {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stopped::Allowed => "allowed",
-            Stopped::Blocked => "blocked",
-            Stopped::Released => "released",
-            Stopped::NoChange => "no change",
-        }
-    }
-}
-
-/// Stops kept in a session's history.
-pub const HISTORY: usize = 20;
-
-impl SealState {
-    /// Whether any stop of this session went through the release valve.
-    #[must_use]
-    pub fn released(&self) -> usize {
-        self.history
-            .iter()
-            .filter(|r| r.decision == Stopped::Released)
-            .count()
-    }
-
-    fn remember(&mut self, record: StopRecord) {
-        self.history.push(record);
-        let over = self.history.len().saturating_sub(HISTORY);
-        self.history.drain(..over);
-    }
-}
-
-/// The state file of a session: `$LOKI_HOME/seal/<session>.json`. Session ids that are not plain
-/// names are hashed, so an id can never name a path outside the directory.
-#[must_use]
-pub fn state_path(home: &Path, session: &str) -> PathBuf {
-    let plain = !session.is_empty()
-        && session.len() <= 128
-        && session
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    let name = if plain {
-        session.to_string()
-    } else {
-        sha256_hex(session.as_bytes())
-    };
-    home.join("seal").join(format!("{name}.json"))
-}
-
-/// Holds the session's lock (`<state>.lock`, beside the state file) for as long as it lives: a stop
-/// reads the block counter, judges and writes it back, so two stops of one session at once would
-/// lose a count. A second stop waits for the first.
-pub(crate) fn lock_session(home: &Path, session: &str) -> Result<std::fs::File, SealError> {
-    let dir = home.join("seal");
-    loki_core::fs::ensure_private_dir(&dir)?;
-    let path = state_path(home, session).with_extension("lock");
-    let io = |action: &'static str| {
-        let path = path.clone();
-        move |source| SealError::Io {
-            action,
-            path,
-            source,
-        }
-    };
-    let file = std::fs::File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io("open the session lock"))?;
-    file.lock().map_err(io("lock"))?;
-    Ok(file)
-}
-
-pub(crate) fn save_state(home: &Path, state: &SealState) -> Result<(), SealError> {
-    let dir = home.join("seal");
-    loki_core::fs::ensure_private_dir(&dir)?;
-    let mut bytes = serde_json::to_vec_pretty(state).map_err(|e| SealError::BadState {
-        path: dir.clone(),
-        reason: e.to_string(),
-    })?;
-    bytes.push(b'\n');
-    loki_core::fs::write_atomic_mode(
-        &state_path(home, &state.session),
-        &bytes,
-        loki_core::fs::PRIVATE_FILE_MODE,
-    )?;
-    Ok(())
-}
-
-pub(crate) fn load_state(home: &Path, session: &str) -> Result<SealState, SealError> {
-    let path = state_path(home, session);
-    match read_state(&path) {
-        Err(SealError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            Err(SealError::NoBaseline {
-                session: session.to_string(),
-                path,
-            })
-        }
-        other => other,
-    }
-}
-
-fn read_state(path: &Path) -> Result<SealState, SealError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SealError::Io {
-        action: "read",
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    let state: SealState = serde_json::from_str(&text).map_err(|e| SealError::BadState {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    if state.schema != STATE_SCHEMA {
-        return Err(SealError::BadState {
-            path: path.to_path_buf(),
-            reason: format!("schema {:?}, expected {STATE_SCHEMA:?}", state.schema),
-        });
-    }
-    Ok(state)
-}
-
 /// A commit of the working tree as it is now, and its tree, without touching the index or any ref.
-fn snapshot(git: &Git, label: &str) -> Result<(String, String), SealError> {
+pub(crate) fn snapshot(git: &Git, label: &str) -> Result<(String, String), SealError> {
     let tree = git.snapshot_worktree()?;
     Ok((git.commit_tree(&tree, label)?, tree))
-}
-
-fn run_all(checks: &[Check], opts: &RunOptions) -> Result<Vec<CheckResult>, SealError> {
-    checks
-        .iter()
-        .map(|c| run_check(c, opts).map_err(SealError::from))
-        .collect()
-}
-
-/// What [`start`] did.
-#[derive(Debug, Clone)]
-pub struct Started {
-    pub state: SealState,
-    /// The session already had a baseline (a resume, a compaction, a cleared context): it was
-    /// kept, not re-recorded, so a cheat made before the resume is still judged.
-    pub kept: bool,
-}
-
-/// SessionStart: snapshot, run the suites, store the baseline. A session id that already has a
-/// baseline in this repository keeps it (agents fire SessionStart again on resume, compact and
-/// clear, with the same id); `rebaseline` records a new one anyway.
-pub fn start(
-    repo_root: &Path,
-    input: &HookInput,
-    opts: &SealOptions,
-    rebaseline: bool,
-) -> Result<Started, SealError> {
-    let git = Git::new(repo_root);
-    let session = input.session();
-    let _session_lock = lock_session(&opts.home, &session)?;
-    if !rebaseline {
-        match load_state(&opts.home, &session) {
-            Ok(state) if state.repo_root == repo_root => {
-                return Ok(Started { state, kept: true });
-            }
-            Ok(_) | Err(SealError::NoBaseline { .. }) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let clock = std::time::Instant::now();
-    let (snapshot, _) = snapshot(&git, "loki seal: session start")?;
-    let checks = detect(repo_root)?;
-    let mut run = opts.run.clone();
-    run.log_dir = opts.home.join("seal").join("logs").join(sanitize(&session));
-    let baseline = run_all(&checks, &run)?;
-    let state = SealState {
-        schema: STATE_SCHEMA.to_string(),
-        session,
-        repo_root: repo_root.to_path_buf(),
-        snapshot,
-        started_at: loki_core::time::now_rfc3339(),
-        checks,
-        baseline,
-        blocks: 0,
-        baseline_s: clock.elapsed().as_secs_f64(),
-        origin: Origin::SessionStart,
-        history: Vec::new(),
-        declarations: Vec::new(),
-        pending: Vec::new(),
-        known: Vec::new(),
-        request: None,
-    };
-    save_state(&opts.home, &state)?;
-    Ok(Started { state, kept: false })
-}
-
-/// A session without a recorded start: the baseline is the last commit, judged by running its
-/// suites at this stop (the judge runs the base when it has no base results).
-fn baseline_from_head(git: &Git, repo_root: &Path, session: &str) -> Result<SealState, SealError> {
-    let head = git.head()?.ok_or_else(|| SealError::NoBaseline {
-        session: session.to_string(),
-        path: repo_root.to_path_buf(),
-    })?;
-    Ok(SealState {
-        schema: STATE_SCHEMA.to_string(),
-        session: session.to_string(),
-        repo_root: repo_root.to_path_buf(),
-        snapshot: head,
-        started_at: loki_core::time::now_rfc3339(),
-        checks: detect(repo_root)?,
-        baseline: Vec::new(),
-        blocks: 0,
-        baseline_s: 0.0,
-        origin: Origin::LastCommit,
-        history: Vec::new(),
-        declarations: Vec::new(),
-        pending: Vec::new(),
-        known: Vec::new(),
-        request: None,
-    })
-}
-
-fn sanitize(session: &str) -> String {
-    state_path(Path::new(""), session)
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 /// What a stop decided and recorded.
@@ -363,9 +81,32 @@ pub struct StopReport {
 /// The outcome word of a stop whose tree is the baseline's: nothing changed, nothing to prove.
 pub const NO_CHANGE: &str = "NO CHANGE";
 
-/// Stop: compare with the session's baseline, decide, and seal a receipt. A session without a
-/// recorded start baselines from the last commit (and says so); a stop whose tree is the
-/// baseline's is allowed as "no change" without running anything.
+/// What a stop works with besides the state.
+struct Stopping<'a> {
+    git: &'a Git,
+    input: &'a HookInput,
+    opts: &'a SealOptions,
+    session: &'a str,
+    now_commit: &'a str,
+    now_tree: &'a str,
+    clock: std::time::Instant,
+}
+
+impl Stopping<'_> {
+    fn sealing<'s>(&'s self, state: &'s SealState) -> Sealing<'s> {
+        Sealing {
+            git: self.git,
+            state,
+            session: self.session,
+            now_commit: self.now_commit,
+            now_tree: self.now_tree,
+            opts: self.opts,
+        }
+    }
+}
+
+/// Stop: judge the change since the worktree's open baseline, decide, and seal a receipt (see
+/// the module doc).
 pub fn stop(
     repo_root: &Path,
     input: &HookInput,
@@ -374,92 +115,122 @@ pub fn stop(
     let clock = std::time::Instant::now();
     let git = Git::new(repo_root);
     let session = input.session();
-    let _session_lock = lock_session(&opts.home, &session)?;
-    let mut state = match load_state(&opts.home, &session) {
-        Ok(state) if state.repo_root == repo_root => state,
-        Ok(_) | Err(SealError::NoBaseline { .. }) => baseline_from_head(&git, repo_root, &session)?,
-        Err(e) => return Err(e),
+    let _worktree_lock = lock_worktree(&opts.home, repo_root)?;
+    let mut open = match load_open(&opts.home, repo_root, Some(&session))? {
+        Some(open) => open,
+        None => Open {
+            state: crate::baseline::from_head(&git, repo_root, input)?,
+            legacy: None,
+        },
     };
+    open.state.join(input);
     let (now_commit, now_tree) = snapshot(&git, "loki seal: stop")?;
+    let c = Stopping {
+        git: &git,
+        input,
+        opts,
+        session: &session,
+        now_commit: &now_commit,
+        now_tree: &now_tree,
+        clock,
+    };
 
     let store = RunStore::new(Repo::discover(repo_root)?);
-    let mut log = RunRecorder::start(
+    let log = RunRecorder::start(
         &store,
-        Some(format!("seal session {}", state.session)),
+        Some(format!("seal session {session}")),
         std::env::args().collect(),
         &RunStarted::Seal {
-            session: state.session.clone(),
-            base: state.snapshot.clone(),
+            session: session.clone(),
+            base: open.state.snapshot.clone(),
             head: now_commit.clone(),
         },
     )?;
-    let since = match state.origin {
-        Origin::SessionStart => "the session started",
-        Origin::LastCommit => "the last commit (no session start was recorded)",
-    };
-    let base_tree = git.tree_of(&state.snapshot)?;
-    if base_tree == now_tree {
-        log.finish(&RunCompleted::new(NO_CHANGE).exit_code(0))?;
-        state.blocks = 0;
-        state.remember(StopRecord {
-            at: loki_core::time::now_rfc3339(),
-            decision: Stopped::NoChange,
-            verdict: None,
-            receipt_sha256: None,
-            run_id: Some(log.id().to_string()),
-            reasons: Vec::new(),
-        });
-        save_state(&opts.home, &state)?;
-        clear_failures(&opts.home, &session)?;
-        return Ok(StopReport {
-            decision: Decision::Allow {
-                message: format!("loki seal: no change since {since}; nothing to verify."),
-            },
-            judgement: Judgement::default(),
-            run_id: log.id().clone(),
-            receipt_sha256: None,
-            verdict: NO_CHANGE.to_string(),
-            judged: None,
-            origin: state.origin,
-        });
+    // A declaration made since the last judgement (a contradiction the agent names after an
+    // allowed stop) must reach the person signed: that tree is judged, not waved through.
+    if git.tree_of(&open.state.snapshot)? == now_tree && open.state.declarations.is_empty() {
+        return no_change(&mut open, log, &c);
     }
-    let dir = log.dir().to_path_buf();
-
     let mut run = opts.run.clone();
-    run.log_dir = dir.join("checks");
+    run.log_dir = log.dir().join("checks");
+    let state = &open.state;
     let judged = judge(&JudgeInput {
         repo_root,
         head_root: repo_root,
         base: &state.snapshot,
         head_tree: &now_tree,
         checks: &state.checks,
-        base_results: (state.origin == Origin::SessionStart || !state.baseline.is_empty())
+        base_results: (state.origin != Origin::LastCommit || !state.baseline.is_empty())
             .then_some(state.baseline.as_slice()),
         head_results: None,
         opts: &run,
         cache_dir: &opts.home.join("cache"),
         exclude: &[],
     });
-    let sealing = |state| Sealing {
-        git: &git,
-        state,
-        now_commit: &now_commit,
-        now_tree: &now_tree,
-        opts,
-    };
     if let Some(signal) = loki_process::signals::signal_name() {
-        // Suites the signal killed are no evidence either way: the session's state is left as
+        // Suites the signal killed are no evidence either way: the worktree's state is left as
         // it was, so the next stop judges the change again.
         let secs = clock.elapsed().as_secs_f64();
-        return interrupted_stop(&sealing(&state), log, signal, secs);
+        return interrupted_stop(&c.sealing(&open.state), log, signal, secs);
     }
-    let mut judged = judged?;
+    judged_stop(&mut open, judged?, log, &c)
+}
+
+/// The tree is the baseline's: allowed without running anything. Blocks and declarations start
+/// over; the baseline (and any reset not yet named in a receipt) stays.
+fn no_change(
+    open: &mut Open,
+    mut log: RunRecorder,
+    c: &Stopping<'_>,
+) -> Result<StopReport, SealError> {
+    log.finish(&RunCompleted::new(NO_CHANGE).exit_code(0))?;
+    let since = open.state.origin.since(&open.state);
+    let state = &mut open.state;
+    state.blocks = 0;
+    state.declarations.clear();
+    state.pending.clear();
+    state.remember(StopRecord {
+        at: loki_core::time::now_rfc3339(),
+        decision: Stopped::NoChange,
+        verdict: None,
+        receipt_sha256: None,
+        run_id: Some(log.id().to_string()),
+        reasons: Vec::new(),
+        session: Some(c.session.to_string()),
+    });
+    let origin = state.origin;
+    save_open(&c.opts.home, open)?;
+    clear_failures(&c.opts.home, &open.state.repo_root)?;
+    Ok(StopReport {
+        decision: Decision::Allow {
+            message: format!("loki seal: no change since {since}; nothing to verify."),
+        },
+        judgement: Judgement::default(),
+        run_id: log.id().clone(),
+        receipt_sha256: None,
+        verdict: NO_CHANGE.to_string(),
+        judged: None,
+        origin,
+    })
+}
+
+/// A judged stop: declarations applied, decided, sealed, and the state moved (see the module
+/// doc).
+fn judged_stop(
+    open: &mut Open,
+    mut judged: Judged,
+    mut log: RunRecorder,
+    c: &Stopping<'_>,
+) -> Result<StopReport, SealError> {
+    let opts = c.opts;
+    let state = &mut open.state;
     if state.baseline.is_empty() && state.origin == Origin::LastCommit {
-        // The judge ran the last commit's suites: later stops of the session reuse them.
+        // The judge ran the last commit's suites: later stops reuse them.
         state.baseline.clone_from(&judged.base);
     }
     if state.request.is_none() {
-        state.request = input
+        state.request = c
+            .input
             .transcript_path
             .as_deref()
             .and_then(declare::first_request);
@@ -472,7 +243,98 @@ pub fn stop(
         blocks_so_far: state.blocks,
         max_blocks: opts.max_blocks,
     });
-    let mut facts = sealing(&state).facts(log.id().as_str())?;
+    let mut facts = receipt_facts(&c.sealing(state), &judged, &judgement, &applied, log.id())?;
+    let judge_s = c.clock.elapsed().as_secs_f64();
+    facts.time = Time {
+        wall_s: judge_s,
+        stages: vec![StageTime {
+            stage: "judge".to_string(),
+            wall_s: judge_s,
+        }],
+    };
+    let signer = Signer::load_or_create(&opts.home, &opts.keys)?;
+    let builder = ReceiptBuilder::new(facts);
+    let dir = log.dir().to_path_buf();
+    let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
+    let verdict = sealed.receipt.verdict.to_string();
+    // The hook's answer is the run's exit code: 2 blocks (Claude Code's protocol), 0 allows.
+    let hook_exit = if judgement.blocks() { 2 } else { 0 };
+    log.finish(&RunCompleted {
+        blocked: judgement.blocks(),
+        judgement: Some(applied.verdict),
+        ..RunCompleted::new(verdict.clone())
+            .exit_code(hook_exit)
+            .receipt(sealed.receipt.receipt_sha256.clone())
+    })?;
+
+    let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
+    let origin = state.origin;
+    let since = origin.since(state);
+    let decision = stop_decision(&StopContext {
+        judged: &judged,
+        judgement: &judgement,
+        applied: &applied,
+        receipt_sha256: &receipt_sha256,
+        verdict: &verdict,
+        blocks_before: state.blocks,
+        max_blocks: opts.max_blocks,
+        since: &since,
+        from_head: if origin == Origin::LastCommit {
+            " (no session start was recorded: judged against the last commit)"
+        } else {
+            ""
+        },
+    });
+    let stopped = match decision {
+        Decision::Block { .. } => Stopped::Blocked,
+        Decision::Release { .. } => Stopped::Released,
+        Decision::Allow { .. } => Stopped::Allowed,
+    };
+    state.remember(StopRecord {
+        at: loki_core::time::now_rfc3339(),
+        decision: stopped,
+        verdict: Some(verdict.clone()),
+        receipt_sha256: Some(receipt_sha256.clone()),
+        run_id: Some(log.id().to_string()),
+        reasons: judgement.unresolved(),
+        session: Some(c.session.to_string()),
+    });
+    if stopped == Stopped::Blocked {
+        state.blocks += 1;
+        state.pending.clone_from(&applied.undeclared);
+    } else {
+        // Judged and let go: this tree, with the suite results just taken, is the baseline now.
+        state.advance(&crate::state::Judged {
+            snapshot: c.now_commit,
+            results: &judged.head,
+            session: c.session,
+        });
+    }
+    state.known = known_tests(&judged);
+    save_open(&opts.home, open)?;
+    clear_failures(&opts.home, &open.state.repo_root)?;
+    Ok(StopReport {
+        decision,
+        judgement,
+        run_id: log.id().clone(),
+        receipt_sha256: Some(receipt_sha256),
+        verdict,
+        judged: Some(judged),
+        origin,
+    })
+}
+
+/// The receipt's facts of a judged stop: the checks, findings, facts and declarations, and what
+/// was not proven.
+fn receipt_facts(
+    sealing: &Sealing<'_>,
+    judged: &Judged,
+    judgement: &Judgement,
+    applied: &Applied,
+    run_id: &RunId,
+) -> Result<ReceiptFacts, SealError> {
+    let state = sealing.state;
+    let mut facts = sealing.facts(run_id.as_str())?;
     facts.checks = judged
         .head
         .iter()
@@ -481,11 +343,11 @@ pub fn stop(
     facts.integrity = judged.findings.iter().map(IntegrityFinding::from).collect();
     facts.facts = judged.facts.iter().map(JudgeFact::from).collect();
     facts.judgement = Some(applied.verdict);
-    facts.declared = declared_of(&applied, state.request.as_ref());
+    facts.declared = declared_of(applied, state.request.as_ref());
     facts.full_suite_ran = true;
     facts.pre_existing_failures.clone_from(&judged.pre_existing);
     let base = facts.repo.base_sha.clone();
-    facts.extra_not_proven.extend(not_proven(&judged, &base));
+    facts.extra_not_proven.extend(not_proven(judged, &base));
     let check_again = format!("loki seal check --base {base}");
     if state.origin == Origin::LastCommit {
         facts.extra_not_proven.push(NotProven::new(
@@ -520,99 +382,43 @@ pub fn stop(
         ));
     }
     facts.flags.unjudged = !judged.cannot_judge.is_empty();
-    let judge_s = clock.elapsed().as_secs_f64();
-    facts.time = Time {
-        wall_s: judge_s,
-        stages: vec![StageTime {
-            stage: "judge".to_string(),
-            wall_s: judge_s,
-        }],
-    };
-    let signer = Signer::load_or_create(&opts.home, &opts.keys)?;
-    let builder = ReceiptBuilder::new(facts);
-    let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
-    let verdict = sealed.receipt.verdict.to_string();
-    // The hook's answer is the run's exit code: 2 blocks (Claude Code's protocol), 0 allows.
-    let hook_exit = if judgement.blocks() { 2 } else { 0 };
-    log.finish(&RunCompleted {
-        blocked: judgement.blocks(),
-        judgement: Some(applied.verdict),
-        ..RunCompleted::new(verdict.clone())
-            .exit_code(hook_exit)
-            .receipt(sealed.receipt.receipt_sha256.clone())
-    })?;
-
-    let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
-    let blocks_before = state.blocks;
-    state.blocks = if judgement.blocks() {
-        state.blocks + 1
-    } else {
-        0
-    };
-    state.remember(StopRecord {
-        at: loki_core::time::now_rfc3339(),
-        decision: if judgement.released {
-            Stopped::Released
-        } else if judgement.blocks() {
-            Stopped::Blocked
-        } else {
-            Stopped::Allowed
-        },
-        verdict: Some(verdict.clone()),
-        receipt_sha256: Some(receipt_sha256.clone()),
-        run_id: Some(log.id().to_string()),
-        reasons: judgement.unresolved(),
-    });
-    state.pending.clone_from(&applied.undeclared);
-    state.known = known_tests(&judged);
-    save_state(&opts.home, &state)?;
-    clear_failures(&opts.home, &session)?;
-
-    let from_head = if state.origin == Origin::LastCommit {
-        " (no session start was recorded: judged against the last commit)"
-    } else {
-        ""
-    };
-    let decision = stop_decision(&StopContext {
-        judged: &judged,
-        judgement: &judgement,
-        applied: &applied,
-        receipt_sha256: &receipt_sha256,
-        verdict: &verdict,
-        blocks_before,
-        max_blocks: opts.max_blocks,
-        since,
-        from_head,
-    });
-    Ok(StopReport {
-        decision,
-        judgement,
-        run_id: log.id().clone(),
-        receipt_sha256: Some(receipt_sha256),
-        verdict,
-        judged: Some(judged),
-        origin: state.origin,
-    })
+    Ok(facts)
 }
 
-/// What every stop's receipt says of the session and the tree it judged.
+/// What every stop's receipt says of the session, the worktree's lineage and the tree it judged.
 struct Sealing<'a> {
     git: &'a Git,
     state: &'a SealState,
+    /// The session that stopped.
+    session: &'a str,
     now_commit: &'a str,
     now_tree: &'a str,
     opts: &'a SealOptions,
 }
 
 impl Sealing<'_> {
-    /// The receipt's facts about the task, the repository and the diff.
+    /// The receipt's facts about the task, the repository and the diff, and the resets of the
+    /// baseline it was judged against.
     fn facts(&self, run_id: &str) -> Result<ReceiptFacts, SealError> {
         let (state, git) = (self.state, self.git);
         let mut facts = ReceiptFacts::new(run_id, RunKind::Seal);
         facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
         facts.task.source = "hook".to_string();
-        facts.task.sha256 = sha256_hex(state.session.as_bytes());
-        facts.task.reference = Some(format!("session {}", state.session));
+        facts.task.sha256 = sha256_hex(self.session.as_bytes());
+        let others: Vec<&str> = state
+            .sessions()
+            .into_iter()
+            .filter(|s| *s != self.session)
+            .collect();
+        facts.task.reference = Some(if others.is_empty() {
+            format!("session {}", self.session)
+        } else {
+            format!(
+                "session {} (this worktree's baseline is shared with sessions {})",
+                self.session,
+                others.join(", ")
+            )
+        });
         facts.repo.origin = git.origin_url().ok().flatten();
         facts.repo.base_sha.clone_from(&state.snapshot);
         facts.repo.head_sha = self.now_commit.to_string();
@@ -623,6 +429,9 @@ impl Sealing<'_> {
         facts.diff.insertions = stat.insertions;
         facts.diff.deletions = stat.deletions;
         facts.provider = "hook".to_string();
+        facts
+            .extra_not_proven
+            .extend(state.resets.iter().map(crate::state::Reset::not_proven));
         Ok(facts)
     }
 }
@@ -819,7 +628,7 @@ fn declared_of(applied: &Applied, request: Option<&String>) -> Option<Declared> 
 }
 
 /// Tests a contradiction may name: those failing at head, and those with a change to declare.
-fn known_tests(judged: &Judged) -> Vec<String> {
+pub(crate) fn known_tests(judged: &Judged) -> Vec<String> {
     /// Tests remembered per stop.
     const KNOWN: usize = 500;
     let mut out: Vec<String> = judged
@@ -836,14 +645,14 @@ fn known_tests(judged: &Judged) -> Vec<String> {
     out
 }
 
-/// The file counting a session's consecutive stops that could not be checked at all (an error
-/// before any judgement): `<state>.failures`, one decimal number.
-fn failures_path(home: &Path, session: &str) -> PathBuf {
-    state_path(home, session).with_extension("failures")
+/// The file counting a worktree's consecutive stops that could not be checked at all (an error
+/// before any judgement): `<key>.failures` beside its state, one decimal number.
+fn failures_path(home: &Path, repo_root: &Path) -> PathBuf {
+    worktree_state_path(home, repo_root).with_extension("failures")
 }
 
-fn clear_failures(home: &Path, session: &str) -> Result<(), SealError> {
-    let path = failures_path(home, session);
+fn clear_failures(home: &Path, repo_root: &Path) -> Result<(), SealError> {
+    let path = failures_path(home, repo_root);
     match std::fs::remove_file(&path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -857,18 +666,39 @@ fn clear_failures(home: &Path, session: &str) -> Result<(), SealError> {
 
 /// Counts a stop that failed before it could be judged (it is blocked, failing closed) and says
 /// whether the release valve opens: after `max_blocks` such stops in a row the next one is let
-/// through, NOT VERIFIED, so a broken seal cannot trap an agent forever. Returns the failures
-/// before this one and whether this stop is released.
-pub fn failed_stop(home: &Path, session: &str, max_blocks: u32) -> Result<(u32, bool), SealError> {
-    let _session_lock = lock_session(home, session)?;
-    let path = failures_path(home, session);
+/// through, NOT VERIFIED, so a broken seal cannot trap an agent forever. The count is the
+/// worktree's (`repo_root`), or, when the stop could not tell its worktree, the session's.
+/// Returns the failures before this one and whether this stop is released.
+pub fn failed_stop(
+    home: &Path,
+    repo_root: Option<&Path>,
+    session: &str,
+    max_blocks: u32,
+) -> Result<(u32, bool), SealError> {
+    let (_lock, path) = match repo_root {
+        Some(root) => (lock_worktree(home, root)?, failures_path(home, root)),
+        None => (
+            lock_session(home, session)?,
+            state_path(home, session).with_extension("failures"),
+        ),
+    };
     let before: u32 = std::fs::read_to_string(&path)
         .ok()
         .and_then(|t| t.trim().parse().ok())
         .unwrap_or(0);
     let released = before >= max_blocks;
     if released {
-        clear_failures(home, session)?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(SealError::Io {
+                    action: "remove",
+                    path,
+                    source: e,
+                });
+            }
+        }
     } else {
         loki_core::fs::write_atomic_mode(
             &path,
@@ -877,38 +707,6 @@ pub fn failed_stop(home: &Path, session: &str, max_blocks: u32) -> Result<(u32, 
         )?;
     }
     Ok((before, released))
-}
-
-/// Every session state under `$LOKI_HOME/seal`, oldest start first; a file that cannot be read
-/// is returned as its error, so `loki seal status` shows it instead of hiding it.
-pub fn sessions(home: &Path) -> Result<Vec<Result<SealState, SealError>>, SealError> {
-    let dir = home.join("seal");
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(SealError::Io {
-                action: "read the directory",
-                path: dir,
-                source: e,
-            });
-        }
-    };
-    let mut out = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        out.push(read_state(&path));
-    }
-    out.sort_by(|a, b| match (a, b) {
-        (Ok(a), Ok(b)) => a.started_at.cmp(&b.started_at),
-        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
-        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
-        (Err(_), Err(_)) => std::cmp::Ordering::Equal,
-    });
-    Ok(out)
 }
 
 /// Appends the judgement's evidence to the event log: each suite's result, each finding and fact.
@@ -924,7 +722,7 @@ fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealEr
 
 /// What the judgement leaves unproven, in the receipt's words; judging again against `base` is
 /// how each is settled.
-fn not_proven(judged: &Judged, base: &str) -> Vec<NotProven> {
+pub(crate) fn not_proven(judged: &Judged, base: &str) -> Vec<NotProven> {
     let mut out: Vec<NotProven> = judged
         .cannot_judge
         .iter()
@@ -952,88 +750,4 @@ fn tail_of(path: &Path) -> String {
     };
     let start = bytes.len().saturating_sub(TAIL_BYTES);
     String::from_utf8_lossy(&bytes[start..]).into_owned()
-}
-
-/// What `loki seal check` found.
-#[derive(Debug, Clone)]
-pub struct CheckReport {
-    pub base: String,
-    pub judged: Judged,
-    pub judgement: Judgement,
-    /// The declarations given, applied.
-    pub applied: Applied,
-    pub not_proven: Vec<NotProven>,
-}
-
-/// Compares the working tree with `base_rev`: the judge on the base and the working tree, with
-/// `declared` (from `--declared FILE`) applied. A declaration that names no change is refused
-/// ([`SealError::Undeclarable`]).
-pub fn check(
-    repo_root: &Path,
-    base_rev: &str,
-    declared: &[Declaration],
-    opts: &SealOptions,
-) -> Result<CheckReport, SealError> {
-    let git = Git::new(repo_root);
-    let base = git
-        .rev_parse(base_rev)
-        .map_err(|source| loki_checks::ChecksError::BadRevision {
-            rev: base_rev.to_string(),
-            source,
-        })?;
-    let (_, now_tree) = snapshot(&git, "loki seal: check")?;
-    let checks = detect(repo_root)?;
-    let logs = loki_core::scratch::Scratch::new("loki-seal-check-").map_err(|e| SealError::Io {
-        action: "create a temporary directory in",
-        path: std::env::temp_dir(),
-        source: e,
-    })?;
-    let mut run = opts.run.clone();
-    run.log_dir = logs.path().to_path_buf();
-    let judged = judge(&JudgeInput {
-        repo_root,
-        head_root: repo_root,
-        base: &base,
-        head_tree: &now_tree,
-        checks: &checks,
-        base_results: None,
-        head_results: None,
-        opts: &run,
-        cache_dir: &opts.home.join("cache"),
-        exclude: &[],
-    });
-    if let Some(signal) = loki_process::signals::signal_name() {
-        return Err(SealError::Interrupted { signal });
-    }
-    let mut judged = judged?;
-    declare::check_names(declared, &judged.declare, &known_tests(&judged))?;
-    let applied = declare::apply(&mut judged, declared, opts.expectation_changes);
-    let judgement = decide(&Evidence {
-        judged: &judged,
-        undeclared: &applied.undeclared,
-        blocks_so_far: 0,
-        max_blocks: u32::MAX,
-    });
-    let mut not_proven = not_proven(&judged, &base);
-    not_proven.extend(judged.pre_existing.iter().map(|id| {
-        NotProven::new(
-            format!("pre-existing failure: {id}"),
-            "it fails on the base too, so this change is not what it tests",
-            format!("loki seal check --base {base}"),
-        )
-    }));
-    for c in applied.contradictions() {
-        not_proven.push(NotProven::new(
-            format!("declared: {}", c.test),
-            format!("it contradicts the task: {}", c.reason),
-            format!("loki seal check --base {base}"),
-        ));
-    }
-    Ok(CheckReport {
-        base,
-        judged,
-        judgement,
-        applied,
-        not_proven,
-    })
 }

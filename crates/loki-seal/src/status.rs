@@ -7,8 +7,14 @@
 //! Where the count itself cannot be kept (no home, an unwritable file), the stop blocks.
 //!
 //! # `loki seal status --json` ([`status_json`])
-//! `{"sessions": [{session, repo, started_at, origin, baseline_s, blocks, released, history}],
-//! "agents": [{agent, active, detail, fix}], "unreadable": [text]}`.
+//! `{"sessions": [{session, repo, snapshot, started_at, origin, baseline_s, blocks, released,
+//! history, lineage, resets}], "agents": [{agent, active, detail, fix}], "unreadable": [text]}`.
+//! One entry of `sessions` per worktree with an open baseline (the key keeps its name from
+//! before the keying by worktree): `session` is the session that took the current baseline,
+//! `started_at` when, `origin` how (`session_start`, `last_commit`, `judged_stop`, `reset`);
+//! `lineage` is every session (and subagent) that joined the worktree (`{session, event, source,
+//! agent, agent_id, agent_type, at}`), `resets` the baselines the user replaced since the last
+//! judged stop (`{at, previous, previous_since, by: {kind: "reset"|"rebaseline", session}}`).
 
 use std::path::Path;
 
@@ -38,20 +44,32 @@ impl Agent {
     #[must_use]
     pub fn hook_events(self) -> &'static str {
         match self {
-            Agent::Claude | Agent::Codex => "SessionStart and Stop",
+            Agent::Claude | Agent::Codex => "SessionStart, Stop and SubagentStop",
             Agent::Gemini => "SessionStart and AfterAgent",
             Agent::Cursor => "sessionStart and stop",
         }
     }
 }
 
-/// The decision of a stop of `session` that failed with `error` (the error's whole chain, one
-/// line) before it could be judged; `home` is loki's home when it is known. See the module doc.
+/// The decision of a stop of `session` in the worktree `repo_root` (when it could be told) that
+/// failed with `error` (the error's whole chain, one line) before it could be judged; `home` is
+/// loki's home when it is known. See the module doc.
 #[must_use]
-pub fn failed(home: Option<&Path>, session: &str, max_blocks: u64, error: &str) -> Decision {
+pub fn failed(
+    home: Option<&Path>,
+    repo_root: Option<&Path>,
+    session: &str,
+    max_blocks: u64,
+    error: &str,
+) -> Decision {
     let counted = home.and_then(|home| {
-        crate::session::failed_stop(home, session, u32::try_from(max_blocks).unwrap_or(u32::MAX))
-            .ok()
+        crate::session::failed_stop(
+            home,
+            repo_root,
+            session,
+            u32::try_from(max_blocks).unwrap_or(u32::MAX),
+        )
+        .ok()
     });
     match counted {
         Some((before, true)) => Decision::Release {
@@ -78,9 +96,10 @@ pub fn status_json(
         .iter()
         .map(|s| {
             serde_json::json!({
-                "session": s.session, "repo": s.repo_root, "started_at": s.started_at,
-                "origin": s.origin, "baseline_s": s.baseline_s, "blocks": s.blocks,
-                "released": s.released(), "history": s.history,
+                "session": s.session, "repo": s.repo_root, "snapshot": s.snapshot,
+                "started_at": s.started_at, "origin": s.origin, "baseline_s": s.baseline_s,
+                "blocks": s.blocks, "released": s.released(), "history": s.history,
+                "lineage": s.lineage, "resets": s.resets,
             })
         })
         .collect();

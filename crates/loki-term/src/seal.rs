@@ -1,15 +1,18 @@
 //! `loki seal`: what the stop hook's commands print for a person (the agent's protocol answers
 //! are `loki_seal::respond`'s).
 //!
-//! - `start` (stderr): `loki seal: baseline recorded for session S: N suite(s), M tests`, or that
-//!   the session already had a baseline and it was kept.
+//! - `start` (stderr): `loki seal: baseline recorded for session S in this worktree: N suite(s),
+//!   M tests`; or that the session joined the worktree's open baseline, which was kept (when and
+//!   by which session it was taken); or, with `--rebaseline`, that it was reset.
+//! - `reset`: the baseline recorded, and the changes before it named as not judged.
 //! - `check`: after the suites' result lines, one `FINDING <reason>` (red) per finding, `FACT:
 //!   <kind> <test>: <detail>` per fact, `CANNOT JUDGE <why>` (red), `CLEAN …since <base, 12
 //!   hex>` (green) only when clean, and one `NOT PROVEN: <item>` line each. `--json` is one object
 //!   with every finding's `advice`.
-//! - `status`: one line per session (origin, blocks, last stop), a red `! RELEASED, NOT VERIFIED`
-//!   line for each stop the agent was let through unproven, unreadable state files, then one
-//!   `hooks <agent> <active>: <detail> (fix: …)` line per agent.
+//! - `status`: one line per worktree (its baseline: when, how, by which session; blocks, last
+//!   stop), a `sessions:` line naming its lineage, a `reset` line per baseline the user replaced,
+//!   a red `! RELEASED, NOT VERIFIED` line for each stop the agent was let through unproven,
+//!   unreadable state files, then one `hooks <agent> <active>: <detail> (fix: …)` line per agent.
 //! - `install`: where the hooks were registered, the program they run, their timeouts and how
 //!   those were chosen, and whether the agent will run them; when not, a red `NOT ACTIVE` line
 //!   and what makes them run. `--json`: `{path, changed, agent, command, timeouts: {start_s,
@@ -18,7 +21,10 @@
 use std::fmt::Write as _;
 
 use loki_seal::session::CheckReport;
-use loki_seal::{Activation, Active, Agent, Basis, Budget, InstallReport, Started};
+use loki_seal::{
+    Activation, Active, Agent, Basis, Budget, InstallReport, Origin, ResetReport, SealState,
+    Source, Started,
+};
 
 use crate::style::{GREEN, RED, paint};
 
@@ -26,25 +32,88 @@ use crate::style::{GREEN, RED, paint};
 const BASE_SHOWN: usize = 12;
 
 /// What `loki seal start` says on stderr (no trailing newline); `source` is the agent's reason
-/// for the session start (`resume`, `compact`, …).
+/// for the session start (`resume`, `clear`, …).
 #[must_use]
-pub fn started(started: &Started, source: Option<&str>) -> String {
+pub fn started(started: &Started, source: Option<&Source>) -> String {
     let state = &started.state;
     if started.kept {
+        let (how, on) = source.map_or((String::new(), String::new()), |s| {
+            (
+                format!(" ({})", s.describe()),
+                format!(" on {}", s.as_str()),
+            )
+        });
         format!(
-            "loki seal: session {} already has a baseline (recorded {}): kept{}",
-            state.session,
-            state.started_at,
-            source.map(|s| format!(" on {s}")).unwrap_or_default()
+            "loki seal: session {}{how} joined this worktree: its open baseline is kept{on}, {} ({}); every change since then is still judged",
+            started.session,
+            taken(state),
+            short(&state.snapshot),
+        )
+    } else if let Some(reset) = &started.reset {
+        format!(
+            "loki seal: baseline reset by session {} (--rebaseline): {}; the changes since {} ({}) are NOT PROVEN in the next receipt",
+            started.session,
+            suites(state),
+            reset.previous_since,
+            short(&reset.previous),
         )
     } else {
-        let executed: u64 = state.baseline.iter().map(|r| r.executed).sum();
         format!(
-            "loki seal: baseline recorded for session {}: {} suite(s), {executed} tests",
-            state.session,
-            state.baseline.len()
+            "loki seal: baseline recorded for session {} in this worktree: {}",
+            started.session,
+            suites(state)
         )
     }
+}
+
+/// What `loki seal reset` says.
+#[must_use]
+pub fn reset(r: &ResetReport) -> String {
+    match &r.reset {
+        Some(reset) => format!(
+            "loki seal: baseline reset for {}: {}. The changes made before the reset (since {}, base {}) were not judged: the next receipt of this worktree names them NOT PROVEN (`loki seal check --base {}` judges them).\n",
+            r.state.repo_root.display(),
+            suites(&r.state),
+            reset.previous_since,
+            short(&reset.previous),
+            reset.previous,
+        ),
+        None => format!(
+            "loki seal: baseline recorded for {} (it had none): {}.\n",
+            r.state.repo_root.display(),
+            suites(&r.state)
+        ),
+    }
+}
+
+/// `N suite(s), M tests`.
+fn suites(state: &SealState) -> String {
+    let executed: u64 = state.baseline.iter().map(|r| r.executed).sum();
+    format!("{} suite(s), {executed} tests", state.baseline.len())
+}
+
+/// When and how the current baseline was taken, for a person.
+fn taken(state: &SealState) -> String {
+    match state.origin {
+        Origin::SessionStart => format!(
+            "taken {} at the start of session {}",
+            state.started_at, state.session
+        ),
+        Origin::LastCommit => format!(
+            "= the last commit (no start was recorded; session {} stopped at {})",
+            state.session, state.started_at
+        ),
+        Origin::JudgedStop => format!(
+            "taken {} at a judged stop of session {}",
+            state.started_at, state.session
+        ),
+        Origin::Reset => format!("reset by the user at {}", state.started_at),
+    }
+}
+
+/// A commit's first hex digits.
+fn short(commit: &str) -> String {
+    commit.chars().take(BASE_SHOWN).collect()
 }
 
 /// The judgement lines of `loki seal check`, printed after the suites' result lines.
@@ -209,33 +278,47 @@ pub fn status(
 ) -> String {
     let mut out = String::new();
     if sessions.is_empty() {
-        out.push_str("no seal sessions recorded\n");
+        out.push_str("no seal baselines recorded\n");
     }
     for s in sessions {
         let last = s.history.last();
         let _ = writeln!(
             out,
-            "session {}  started {}{}  blocks {}  {}",
-            s.session,
-            s.started_at,
-            match s.origin {
-                loki_seal::Origin::SessionStart => "",
-                loki_seal::Origin::LastCommit => " (baseline: last commit)",
-            },
+            "worktree {}  baseline {} {}  blocks {}  {}",
+            s.repo_root.display(),
+            short(&s.snapshot),
+            taken(s),
             s.blocks,
             last.map_or_else(
                 || "no stop yet".to_string(),
                 |l| format!(
-                    "last stop {} {}{}",
+                    "last stop {} {}{}{}",
                     l.at,
                     l.decision.as_str(),
                     l.verdict
                         .as_deref()
                         .map(|v| format!(" ({v})"))
+                        .unwrap_or_default(),
+                    l.session
+                        .as_deref()
+                        .map(|v| format!(" by session {v}"))
                         .unwrap_or_default()
                 )
             )
         );
+        if !s.lineage.is_empty() {
+            let names: Vec<String> = s.lineage.iter().map(loki_seal::Joined::describe).collect();
+            let _ = writeln!(out, "  sessions: {}", names.join(", "));
+        }
+        for r in &s.resets {
+            let _ = writeln!(
+                out,
+                "  reset at {}: the changes since {} (base {}) are NOT PROVEN in the next receipt",
+                r.at,
+                r.previous_since,
+                short(&r.previous)
+            );
+        }
         for r in s
             .history
             .iter()
@@ -285,6 +368,25 @@ mod tests {
             receipt_sha256: verdict.map(|_| "ab12".into()),
             run_id: Some("r1".into()),
             reasons: reasons.iter().map(|r| (*r).to_string()).collect(),
+            session: Some("s1-clear".into()),
+        };
+        let joined = |session: &str, source: Option<loki_seal::Source>, agent_id: Option<&str>| {
+            loki_seal::Joined {
+                session: session.into(),
+                event: Some(
+                    if agent_id.is_some() {
+                        "SubagentStop"
+                    } else {
+                        "SessionStart"
+                    }
+                    .into(),
+                ),
+                source,
+                agent: Some(Agent::Claude),
+                agent_id: agent_id.map(Into::into),
+                agent_type: agent_id.map(|_| "general-purpose".into()),
+                at: "2026-12-01T09:00:00Z".into(),
+            }
         };
         let session = |id: &str, origin, blocks, history| loki_seal::SealState {
             schema: loki_seal::session::STATE_SCHEMA.into(),
@@ -302,25 +404,39 @@ mod tests {
             pending: Vec::new(),
             known: Vec::new(),
             request: None,
+            lineage: Vec::new(),
+            resets: Vec::new(),
         };
+        let mut first = session(
+            "s1",
+            loki_seal::Origin::Reset,
+            0,
+            vec![
+                record(
+                    loki_seal::Stopped::Blocked,
+                    Some("FAILED"),
+                    &["newly_skipped: test_sub"],
+                ),
+                record(
+                    loki_seal::Stopped::Released,
+                    Some("PARTIAL"),
+                    &["newly_skipped: test_sub"],
+                ),
+            ],
+        );
+        first.lineage = vec![
+            joined("s1", Some(loki_seal::Source::Startup), None),
+            joined("s1-clear", Some(loki_seal::Source::Clear), None),
+            joined("s1-clear", None, Some("a7f3")),
+        ];
+        first.resets = vec![loki_seal::Reset {
+            at: "2026-12-01T09:30:00Z".into(),
+            previous: "0123456789abcdef0123".into(),
+            previous_since: "2026-12-01T08:00:00Z".into(),
+            by: loki_seal::ResetBy::Reset,
+        }];
         let sessions = [
-            session(
-                "s1",
-                loki_seal::Origin::SessionStart,
-                0,
-                vec![
-                    record(
-                        loki_seal::Stopped::Blocked,
-                        Some("FAILED"),
-                        &["newly_skipped: test_sub"],
-                    ),
-                    record(
-                        loki_seal::Stopped::Released,
-                        Some("PARTIAL"),
-                        &["newly_skipped: test_sub"],
-                    ),
-                ],
-            ),
+            first,
             session("s2", loki_seal::Origin::LastCommit, 1, Vec::new()),
         ];
         let agents = [

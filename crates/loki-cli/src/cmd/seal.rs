@@ -30,6 +30,7 @@ pub fn run(ctx: &Ctx, cmd: SealCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         SealCommand::Start(a) => start(ctx, agent(a.hook.agent), a.rebaseline),
         SealCommand::Stop(a) => Ok(stop(ctx, agent(a.agent))),
+        SealCommand::Reset => reset(ctx),
         SealCommand::Check { base, declared } => check(ctx, &base, declared.as_deref()),
         SealCommand::Declare {
             tests,
@@ -72,8 +73,9 @@ fn repo_root(ctx: &Ctx, input: &HookInput) -> anyhow::Result<PathBuf> {
     Ok(loki_core::layout::Repo::discover(&start)?.root)
 }
 
-fn start(ctx: &Ctx, _agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode> {
-    let input = HookInput::parse(&read_stdin()?)?;
+fn start(ctx: &Ctx, agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode> {
+    let mut input = HookInput::parse(&read_stdin()?)?;
+    input.agent = Some(agent);
     let root = repo_root(ctx, &input)?;
     let opts = options(ctx, root.join(".loki"))?;
     loki_core::layout::Repo::discover(&root)?.ensure_loki_dir()?;
@@ -81,16 +83,37 @@ fn start(ctx: &Ctx, _agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode>
     if ctx.global.json {
         let s = &started.state;
         crate::output::json(
-            serde_json::json!({"session": s.session, "repo": s.repo_root,
+            serde_json::json!({"session": started.session, "repo": s.repo_root,
             "snapshot": s.snapshot, "started_at": s.started_at, "kept": started.kept,
+            "baseline_session": s.session, "origin": s.origin, "reset": started.reset,
             "baseline_s": s.baseline_s, "checks": s.baseline}),
         );
     }
     if !ctx.global.quiet {
         anstream::eprintln!(
             "{}",
-            loki_term::seal::started(&started, input.source.as_deref())
+            loki_term::seal::started(&started, input.source.as_ref())
         );
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `loki seal reset`: the tree now is the worktree's baseline.
+fn reset(ctx: &Ctx) -> anyhow::Result<ExitCode> {
+    let repo = ctx.repo()?;
+    repo.ensure_loki_dir()?;
+    let opts = options(ctx, repo.root.join(".loki"))?;
+    crate::interrupt::left("the baseline was not reset: the worktree's state is unchanged");
+    let report = loki_seal::reset(&repo.root, &opts)?;
+    if ctx.global.json {
+        let s = &report.state;
+        crate::output::json(
+            serde_json::json!({"repo": s.repo_root, "snapshot": s.snapshot,
+            "started_at": s.started_at, "baseline_s": s.baseline_s, "checks": s.baseline,
+            "reset": report.reset, "not_proven": report.reset.as_ref().map(loki_seal::Reset::not_proven)}),
+        );
+    } else if !ctx.global.quiet {
+        anstream::print!("{}", loki_term::seal::reset(&report));
     }
     Ok(ExitCode::Success)
 }
@@ -98,11 +121,12 @@ fn start(ctx: &Ctx, _agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode>
 fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
     // Unreadable hook input must not trap the agent: it is judged as the default session against
     // the last commit, and that is said.
-    let (input, input_problem) = match read_stdin().map(|t| HookInput::parse(&t)) {
+    let (mut input, input_problem) = match read_stdin().map(|t| HookInput::parse(&t)) {
         Ok(Ok(i)) => (i, None),
         Ok(Err(e)) => (HookInput::default(), Some(e.to_string())),
         Err(e) => (HookInput::default(), Some(format!("{e:#}"))),
     };
+    input.agent = Some(agent);
     let decision = match stop_inner(ctx, &input) {
         Ok(d) => d,
         Err(e) => failed(ctx, &input, &e),
@@ -145,7 +169,14 @@ fn stop_json(agent: Agent, decision: &Decision, r: &loki_seal::HookResponse) -> 
 fn failed(ctx: &Ctx, input: &HookInput, e: &anyhow::Error) -> Decision {
     let max_blocks = ctx.config.uint("seal.max_blocks").unwrap_or(5);
     let home = ctx.home().ok().map(PathBuf::as_path);
-    loki_seal::status::failed(home, &input.session(), max_blocks, &format!("{e:#}"))
+    let root = repo_root(ctx, input).ok();
+    loki_seal::status::failed(
+        home,
+        root.as_deref(),
+        &input.session(),
+        max_blocks,
+        &format!("{e:#}"),
+    )
 }
 
 /// A release must reach the person, not only the model: the agent's own channel carries it too,

@@ -376,10 +376,15 @@ fn a_seal_stop_and_a_seal_check_interrupted_while_the_suite_runs_judge_nothing()
     assert!(logged(&run, "run.interrupted", None), "{}", f.output());
     assert_interrupted_receipt(&f, &run, "seal stop");
     f.assert_tmp_clean("seal stop");
-    // The session's state was not touched: no block counted, the next stop judges again.
-    let state: Value =
-        serde_json::from_slice(&std::fs::read(f.sb.loki_home().join("seal/s1.json")).unwrap())
-            .unwrap();
+    // The worktree's state was not touched: no block counted, the next stop judges again.
+    let state: Value = serde_json::from_slice(
+        &std::fs::read(loki_seal::worktree_state_path(
+            &f.sb.loki_home(),
+            f.repo.path(),
+        ))
+        .unwrap(),
+    )
+    .unwrap();
     assert_eq!(state["blocks"], 0, "{state:#}");
     assert!(
         state["history"].as_array().is_none_or(Vec::is_empty),

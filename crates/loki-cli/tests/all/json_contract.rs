@@ -273,8 +273,8 @@ fn fix_demo_prints_only_its_summary_and_no_cost_it_did_not_measure() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Traceback"));
 }
 
-/// The hook commands, `seal check`, `status`, `declare` (refused: nothing to declare) and
-/// `install`.
+/// The hook commands, `seal check`, `status`, `reset`, `declare` (refused: nothing to declare)
+/// and `install`.
 #[test]
 fn seal_commands_print_one_object_each() {
     if !loki_test_support::require_pytest() {
@@ -315,7 +315,23 @@ fn seal_commands_print_one_object_each() {
     let stop = one_object(&hook(&["seal", "stop"], &input("Stop")), "seal-stop");
     assert_eq!(stop["decision"], "block");
     one_object(&loki(&sb, p, &["seal", "check"]), "seal-check");
-    one_object(&loki(&sb, p, &["seal", "status"]), "seal-status");
+    let status = one_object(&loki(&sb, p, &["seal", "status"]), "seal-status");
+    assert_eq!(status["sessions"][0]["lineage"][0]["session"], "s-1");
+    let reset = one_object(&loki(&sb, p, &["seal", "reset"]), "seal-reset");
+    assert_eq!(reset["reset"]["by"]["kind"], "reset", "{reset}");
+    assert!(
+        reset["not_proven"]["prove"]
+            .as_str()
+            .unwrap()
+            .starts_with("loki seal check --base "),
+        "{reset}"
+    );
+    let rejoined = one_object(
+        &hook(&["seal", "start"], &input("SessionStart")),
+        "seal-start",
+    );
+    assert_eq!(rejoined["kept"], true, "{rejoined}");
+    assert_eq!(rejoined["origin"], "reset", "{rejoined}");
     let declared = loki(
         &sb,
         p,

@@ -40,6 +40,7 @@ mod provider_failures;
 mod runs;
 mod seal;
 mod seal_declare;
+mod seal_worktree;
 mod serve;
 mod serve_ui;
 mod signals;

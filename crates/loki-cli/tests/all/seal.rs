@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::cli::sandboxed;
 
-fn calc_repo() -> GitRepo {
+pub(crate) fn calc_repo() -> GitRepo {
     let r = GitRepo::new();
     r.write(
         "calc.py",
@@ -68,8 +68,8 @@ fn hook_command(settings: &serde_json::Value, event: &str) -> String {
 /// `1.50`, hooks of its own on `Stop` and another event.
 const USER_SETTINGS: &str = "{\n    \"zeta\": {\"b\": 2, \"a\": 1},\n    \"hooks\": {\n        \"PostToolUse\": [\n            {\"matcher\": \"Edit\", \"hooks\": [{\"type\": \"command\", \"command\": \"fmt\"}]}\n        ],\n        \"Stop\": [\n            {\"hooks\": [{\"type\": \"command\", \"command\": \"my-linter\", \"timeout\": 30}]}\n        ]\n    },\n    \"alpha\": \"caf\\u00e9\",\n    \"num\": 1.50\n}\n";
 
-/// [`USER_SETTINGS`] with the seal's two hooks running `exe`, with these timeouts: inserted
-/// after the user's own entries, and nothing else changed.
+/// [`USER_SETTINGS`] with the seal's hooks (SessionStart, Stop, SubagentStop) running `exe`, with
+/// these timeouts: inserted after the user's own entries, and nothing else changed.
 fn with_seal_hooks(exe: &str, start_s: u64, stop_s: u64) -> String {
     let hook = |verb: &str, timeout: u64, indent: &str| {
         let i = |n: usize| format!("{indent}{}", "    ".repeat(n));
@@ -88,9 +88,10 @@ fn with_seal_hooks(exe: &str, start_s: u64, stop_s: u64) -> String {
     USER_SETTINGS.replace(
         "\"timeout\": 30}]}\n        ]\n",
         &format!(
-            "\"timeout\": 30}}]}},\n            {},\n        ],\n        \"SessionStart\": [\n            {}\n        ]\n",
+            "\"timeout\": 30}}]}},\n            {},\n        ],\n        \"SessionStart\": [\n            {}\n        ],\n        \"SubagentStop\": [\n            {}\n        ]\n",
             hook("stop", stop_s, "            "),
-            hook("start", start_s, "            ")
+            hook("start", start_s, "            "),
+            hook("stop", stop_s, "            ")
         )
         .replace("},\n        ],", "}\n        ],"),
     )
@@ -170,7 +171,7 @@ fn install_names_this_loki_sizes_timeouts_from_the_suite_and_touches_nothing_els
         "{}",
         String::from_utf8_lossy(&ran.stderr)
     );
-    let state = sb.loki_home().join("seal/sess-t.json");
+    let state = loki_seal::worktree_state_path(&sb.loki_home(), repo.path());
     let mut recorded: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
     recorded["baseline_s"] = json!(100.0);
@@ -432,7 +433,7 @@ fn seal_with(
 
 /// A new skip marker on the passing `test_sub`, hiding the regression `sub` gets beside it: a
 /// cheat the judge names `newly_skipped` (a skip with no code change is only a weakening to show).
-fn skip_test_sub(repo: &GitRepo) {
+pub(crate) fn skip_test_sub(repo: &GitRepo) {
     let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
     std::fs::write(
         repo.path().join("test_calc.py"),
@@ -495,10 +496,12 @@ fn unreadable_hook_input_is_judged_and_released_not_stuck() {
     if !loki_test_support::require_pytest() {
         return;
     }
-    let sb = Sandbox::new();
-    let repo = calc_repo();
-    skip_test_sub(&repo);
     for bad in ["\"not an object\"", "{not json", ""] {
+        // A release lets the agent go: the worktree's baseline moves to the tree it released, so
+        // each input gets a worktree of its own.
+        let sb = Sandbox::new();
+        let repo = calc_repo();
+        skip_test_sub(&repo);
         let first = seal_with(&sb, &repo, &["stop", "--agent", "claude"], bad, 1);
         assert_eq!(first.status.code(), Some(2), "input {bad:?}: blocks first");
         let err = text(&first.stderr);
@@ -515,53 +518,6 @@ fn unreadable_hook_input_is_judged_and_released_not_stuck() {
         );
         assert!(text(&second.stdout).contains("RELEASED, NOT VERIFIED"));
     }
-}
-
-/// An agent fires SessionStart again on resume, compact and clear, with the same session id: the
-/// baseline recorded at the real start is kept, so a cheat made before the resume is still caught.
-/// Only `--rebaseline` records a new one.
-#[test]
-fn a_resumed_session_keeps_its_baseline() {
-    if !loki_test_support::require_pytest() {
-        return;
-    }
-    let sb = Sandbox::new();
-    let repo = calc_repo();
-    let input = |source: &str| {
-        json!({"session_id": "s-resume", "cwd": repo.path(), "hook_event_name": "SessionStart",
-               "source": source})
-        .to_string()
-    };
-    let out = seal_with(&sb, &repo, &["start"], &input("startup"), 5);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("baseline recorded"));
-    skip_test_sub(&repo);
-    for source in ["resume", "compact", "clear"] {
-        let out = seal_with(&sb, &repo, &["start"], &input(source), 5);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        assert!(
-            text(&out.stderr).contains(&format!("kept on {source}")),
-            "{}",
-            text(&out.stderr)
-        );
-    }
-    let stop = seal_with(&sb, &repo, &["stop"], &input("resume"), 5);
-    assert_eq!(stop.status.code(), Some(2), "{}", text(&stop.stderr));
-    assert!(text(&stop.stderr).contains("newly_skipped"));
-
-    let out = seal_with(&sb, &repo, &["start", "--rebaseline"], &input("resume"), 5);
-    assert!(
-        text(&out.stderr).contains("baseline recorded"),
-        "{}",
-        text(&out.stderr)
-    );
-    let stop = seal_with(&sb, &repo, &["stop"], &input("resume"), 5);
-    assert_eq!(
-        stop.status.code(),
-        Some(0),
-        "the skip is in the new baseline: {}",
-        text(&stop.stderr)
-    );
 }
 
 /// A stop with nothing changed since the baseline is allowed as "no change": nothing runs, no
@@ -586,7 +542,7 @@ fn a_stop_with_no_change_is_allowed_as_no_change() {
         v["systemMessage"]
             .as_str()
             .unwrap()
-            .contains("no change since the session started"),
+            .contains("no change since the baseline taken at the start of session s-idle"),
         "{v}"
     );
     let runs = repo.path().join(".loki/runs");

@@ -211,7 +211,11 @@ struct Hook {
 /// loki's handlers in `hooks.json`, with Codex's trust key and current hash.
 fn seal_hooks(hooks_path: &Path, hooks: &Value) -> Vec<Hook> {
     let mut out = Vec::new();
-    for (event, label) in [("SessionStart", "session_start"), ("Stop", "stop")] {
+    for (event, label) in [
+        ("SessionStart", "session_start"),
+        ("Stop", "stop"),
+        ("SubagentStop", "subagent_stop"),
+    ] {
         let groups = hooks["hooks"][event].as_array().into_iter().flatten();
         for (g, group) in groups.enumerate() {
             let handlers = group["hooks"].as_array().into_iter().flatten();
@@ -282,7 +286,8 @@ mod tests {
         json!({"hooks": {
             "SessionStart": [{"hooks": [{"type": "command", "command": "/tmp/cx/hook.sh start"},
                                         {"type": "command", "command": "loki seal start --agent codex"}]}],
-            "Stop": [{"hooks": [{"type": "command", "command": stop_cmd, "timeout": 600}]}]
+            "Stop": [{"hooks": [{"type": "command", "command": stop_cmd, "timeout": 600}]}],
+            "SubagentStop": [{"hooks": [{"type": "command", "command": stop_cmd, "timeout": 600}]}]
         }})
     }
 
@@ -298,6 +303,12 @@ mod tests {
         assert_eq!(
             hook_hash("session_start", &group, &group["hooks"][0]),
             "sha256:f69acbeb34fa4060f4ddc35ade12579053859627bcd8a7e0ee13f83c5ff397f6"
+        );
+        // The same handler on SubagentStop (key `<hooks.json>:subagent_stop:0:0`).
+        let group = json!({"hooks": [{"type": "command", "command": "/tmp/cx/hook.sh stop"}]});
+        assert_eq!(
+            hook_hash("subagent_stop", &group, &group["hooks"][0]),
+            "sha256:aa5ba42b460270c0a1896f201a60f70ae5e6fe2acc2ecd2df2fc7f2f5ef3e4dd"
         );
     }
 
@@ -316,7 +327,8 @@ mod tests {
             keys,
             [
                 "/repo/.codex/hooks.json:session_start:0:1",
-                "/repo/.codex/hooks.json:stop:0:0"
+                "/repo/.codex/hooks.json:stop:0:0",
+                "/repo/.codex/hooks.json:subagent_stop:0:0"
             ]
         );
         let a = judge(&toml::Table::new(), cfg, root, &hooks_path, &hooks);

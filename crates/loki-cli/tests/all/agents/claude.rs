@@ -3,8 +3,8 @@
 //! Each test runs the real `claude -p` (private `HOME`, every phone-home switch off,
 //! `ANTHROPIC_BASE_URL` at loki-test-support's fake Anthropic Messages server) in a real git
 //! repository with a real pytest suite, after `loki seal install --agent claude` registered the
-//! loki binary under test as its SessionStart and Stop hooks. The scripted model answers with
-//! Claude Code's own tools (`Bash`, `Read`, `Edit`, with the input schema Claude Code declares),
+//! loki binary under test as its SessionStart, Stop and SubagentStop hooks. The scripted model
+//! answers with Claude Code's own tools (`Bash`, `Read`, `Edit`, with the input schema Claude Code declares),
 //! so the real client edits the files and the real hooks judge them.
 //!
 //! Protocol facts of Claude Code 2.1.332 these tests pin (the closing note quotes them):
@@ -55,11 +55,11 @@ const QUIET: &[(&str, &str)] = &[
 ];
 
 /// One conformance world: the client, a sandboxed home, the repository and the fake.
-struct World {
+pub(super) struct World {
     claude: PathBuf,
-    sb: Sandbox,
-    repo: GitRepo,
-    fake: FakeLlm,
+    pub(super) sb: Sandbox,
+    pub(super) repo: GitRepo,
+    pub(super) fake: FakeLlm,
     /// Set on drop: the fake's runtime thread ends.
     stop: Arc<AtomicBool>,
 }
@@ -98,15 +98,15 @@ fn start_fake(stop: Arc<AtomicBool>) -> FakeLlm {
 }
 
 /// What one `claude -p` printed.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+pub(super) struct Run {
+    pub(super) code: Option<i32>,
+    pub(super) stdout: String,
+    pub(super) stderr: String,
 }
 
 impl Run {
     /// The `result` object (`--output-format json`, or the last line of `stream-json`).
-    fn result(&self) -> Value {
+    pub(super) fn result(&self) -> Value {
         let found = self
             .stdout
             .lines()
@@ -123,7 +123,7 @@ impl Run {
     }
 
     /// `stream-json` events of `type` and `subtype`.
-    fn events(&self, ty: &str, subtype: &str) -> Vec<Value> {
+    pub(super) fn events(&self, ty: &str, subtype: &str) -> Vec<Value> {
         self.stdout
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -134,7 +134,7 @@ impl Run {
 
 impl World {
     /// `None` (skipped) when claude or pytest is missing and tools are not required.
-    fn new() -> Option<World> {
+    pub(super) fn new() -> Option<World> {
         let claude = loki_test_support::require_agent("claude")?;
         if !loki_test_support::require_pytest() {
             return None;
@@ -172,7 +172,7 @@ impl World {
             &std::fs::read_to_string(self.repo.path().join(".claude/settings.json")).unwrap(),
         )
         .unwrap();
-        for event in ["SessionStart", "Stop"] {
+        for event in ["SessionStart", "Stop", "SubagentStop"] {
             let command = settings["hooks"][event][0]["hooks"][0]["command"]
                 .as_str()
                 .unwrap();
@@ -184,13 +184,25 @@ impl World {
         self.repo.commit("loki seal's hooks");
     }
 
-    fn path(&self, rel: &str) -> String {
+    pub(super) fn path(&self, rel: &str) -> String {
         self.repo.path().join(rel).display().to_string()
     }
 
     /// Runs `claude -p <prompt> <extra…>` in the repository; `env` is added to the client's
     /// environment (and so to its hooks').
-    fn claude(&self, prompt: &str, extra: &[&str], env: &[(&str, &str)]) -> Run {
+    pub(super) fn claude(&self, prompt: &str, extra: &[&str], env: &[(&str, &str)]) -> Run {
+        self.claude_until(prompt, extra, env, &|| false)
+    }
+
+    /// [`World::claude`], killed (SIGKILL, as a closed terminal or a crash would end it) as soon
+    /// as `kill_when` holds: a session that ends before its Stop hook runs.
+    pub(super) fn claude_until(
+        &self,
+        prompt: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+        kill_when: &dyn Fn() -> bool,
+    ) -> Run {
         let mut c = Command::new(&self.claude);
         self.sb.apply(&mut c).current_dir(self.repo.path());
         c.envs(QUIET.iter().copied())
@@ -198,7 +210,7 @@ impl World {
             .env("ANTHROPIC_API_KEY", KEY)
             .envs(env.iter().copied())
             .args(["-p", prompt, "--model", MODEL])
-            .args(["--allowedTools", "Bash", "Read", "Edit", "Write"])
+            .args(["--allowedTools", "Bash", "Read", "Edit", "Write", "Agent"])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -221,6 +233,10 @@ impl World {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
             }
+            if kill_when() {
+                child.kill().unwrap();
+                break child.wait().unwrap();
+            }
             let timed_out = start.elapsed() > DEADLINE;
             if timed_out {
                 child.kill().unwrap();
@@ -240,14 +256,14 @@ impl World {
     }
 
     /// Queues the model's turns, one reply each.
-    fn script(&self, turns: &[FakeTurn]) {
+    pub(super) fn script(&self, turns: &[FakeTurn]) {
         for t in turns {
             self.fake.push_turn(t);
         }
     }
 
     /// The request bodies the fake received since request `from`, as text.
-    fn requests_text(&self, from: usize) -> Vec<String> {
+    pub(super) fn requests_text(&self, from: usize) -> Vec<String> {
         self.fake.requests()[from..]
             .iter()
             .map(|r| r.body.to_string())
@@ -255,7 +271,7 @@ impl World {
     }
 
     /// `loki verify` on the newest run: its exit code.
-    fn verify(&self) -> Option<i32> {
+    pub(super) fn verify(&self) -> Option<i32> {
         sandboxed(&self.sb, self.repo.path())
             .arg("verify")
             .output()
@@ -265,7 +281,7 @@ impl World {
     }
 
     /// `loki seal status`, for failure messages.
-    fn seal_status(&self) -> String {
+    pub(super) fn seal_status(&self) -> String {
         let out = sandboxed(&self.sb, self.repo.path())
             .args(["seal", "status"])
             .output()
@@ -279,8 +295,9 @@ impl World {
 
     /// The receipts sealed so far, oldest first: by the run's recorded start (milliseconds), as
     /// the run store orders them. Ids of two stops in the same second differ only by their random
-    /// suffix, so sorting by name put a session's VERIFIED stop before its blocked one.
-    fn receipts(&self) -> Vec<Value> {
+    /// suffix, so sorting by name put a session's VERIFIED stop before its blocked one. A stop
+    /// with no change seals none.
+    pub(super) fn receipts(&self) -> Vec<Value> {
         let dir = self.repo.path().join(".loki/runs");
         let mut runs: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
             .map(|d| {
@@ -298,6 +315,7 @@ impl World {
         runs.sort();
         runs.iter()
             .map(|(_, r)| r)
+            .filter(|r| r.join("receipt.json").exists())
             .map(|r| {
                 serde_json::from_str(&std::fs::read_to_string(r.join("receipt.json")).unwrap())
                     .unwrap()
@@ -329,7 +347,7 @@ fn calc_repo() -> GitRepo {
 }
 
 /// One tool call of Claude Code's own tools.
-fn call(id: &str, name: &str, input: &Value) -> FakeTurn {
+pub(super) fn call(id: &str, name: &str, input: &Value) -> FakeTurn {
     FakeTurn {
         calls: vec![FakeCall::new(id, name, input)],
         ..FakeTurn::default()
@@ -337,7 +355,7 @@ fn call(id: &str, name: &str, input: &Value) -> FakeTurn {
 }
 
 /// The cheat: delete the test file instead of fixing `add`, then claim success.
-fn cheat(id: &str) -> Vec<FakeTurn> {
+pub(super) fn cheat(id: &str) -> Vec<FakeTurn> {
     vec![
         call(
             &format!("toolu_{id}_rm"),
@@ -349,7 +367,7 @@ fn cheat(id: &str) -> Vec<FakeTurn> {
 }
 
 /// The honest fix: restore the tests (when `restore`), read and fix `add`, then say so.
-fn fix(w: &World, id: &str, restore: bool) -> Vec<FakeTurn> {
+pub(super) fn fix(w: &World, id: &str, restore: bool) -> Vec<FakeTurn> {
     let mut turns = Vec::new();
     if restore {
         turns.push(call(
@@ -376,7 +394,7 @@ fn fix(w: &World, id: &str, restore: bool) -> Vec<FakeTurn> {
 
 /// Whether a request carries loki's block of the cheat as Claude Code relays a Stop hook's
 /// stderr: the feedback header, the seal's instruction, and the deleted tests by name.
-fn names_the_cheat(body: &str) -> bool {
+pub(super) fn names_the_cheat(body: &str) -> bool {
     body.contains("Stop hook feedback:")
         && body.contains("seal stop --agent claude]: loki seal: not done.")
         && body.contains("Fix the code, not the tests")
@@ -385,7 +403,7 @@ fn names_the_cheat(body: &str) -> bool {
 }
 
 /// Panics with the run's output unless Claude Code exited 0 with a result.
-fn assert_ran(run: &Run) -> Value {
+pub(super) fn assert_ran(run: &Run) -> Value {
     assert_eq!(
         run.code,
         Some(0),
@@ -396,7 +414,7 @@ fn assert_ran(run: &Run) -> Value {
     run.result()
 }
 
-fn assert_fixed(repo: &Path) {
+pub(super) fn assert_fixed(repo: &Path) {
     assert!(
         std::fs::read_to_string(repo.join("calc.py"))
             .unwrap()
@@ -459,68 +477,6 @@ fn a_cheat_is_blocked_and_the_reason_reaches_the_model_then_the_fix_is_allowed()
     assert_ne!(receipts[0]["verdict"], "VERIFIED");
     assert_eq!(receipts[1]["verdict"], "VERIFIED", "{:#}", receipts[1]);
     assert_eq!(w.verify(), Some(0));
-}
-
-/// Case 2: `claude -p --resume` fires SessionStart again (source "resume", same session id): the
-/// seal keeps the baseline of the first start, so the cheat of session 1 is still blocked.
-#[test]
-fn a_resumed_session_keeps_its_baseline_and_the_earlier_cheat_is_still_blocked() {
-    let Some(w) = World::new() else { return };
-    // Session 1: the cheat is blocked once, the model gives up, the valve (max 1) releases it.
-    let mut first = cheat("c2");
-    first.push(FakeTurn::text("I will leave it here."));
-    w.script(&first);
-    let run = w.claude(
-        "Make the tests pass.",
-        &["--output-format", "json"],
-        &[("LOKI_SEAL_MAX_BLOCKS", "1")],
-    );
-    let result = assert_ran(&run);
-    assert_eq!(
-        result["terminal_reason"], "stop_hook_prevented",
-        "{result:#}"
-    );
-    let session = result["session_id"].as_str().unwrap().to_string();
-    assert!(!w.repo.path().join("test_calc.py").exists());
-    let seen = w.fake.requests().len();
-    assert_eq!(seen, first.len());
-
-    // Session 2 resumes it. Had SessionStart re-baselined, the tree (tests gone) would be the
-    // baseline and "Done." would pass as "no change".
-    let mut second = vec![FakeTurn::text("Done.")];
-    second.extend(fix(&w, "f2", true));
-    w.script(&second);
-    let run = w.claude(
-        "Go on.",
-        &["--resume", &session, "--output-format", "json"],
-        &[],
-    );
-    let result = assert_ran(&run);
-    w.fake.assert_clean();
-    assert_eq!(result["session_id"], session.as_str(), "the same session");
-    let bodies = w.requests_text(seen);
-    assert!(
-        names_the_cheat(&bodies[1]),
-        "the resumed session's stop is blocked against the first baseline: {}",
-        bodies[1]
-    );
-    assert_eq!(result["terminal_reason"], "completed", "{result:#}");
-    assert_fixed(w.repo.path());
-    let receipts = w.receipts();
-    assert_eq!(receipts.len(), 4, "block, release, block, verified");
-    assert_eq!(receipts[3]["verdict"], "VERIFIED", "{:#}", receipts[3]);
-    // One session state, not a second one from the resume.
-    let states = std::fs::read_dir(w.sb.loki_home().join("seal"))
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .unwrap()
-                .path()
-                .extension()
-                .is_some_and(|x| x == "json")
-        })
-        .count();
-    assert_eq!(states, 1);
 }
 
 /// Case 3: After `seal.max_blocks` blocks the valve opens, and the person sees it: the turn ends as

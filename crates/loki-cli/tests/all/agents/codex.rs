@@ -228,14 +228,18 @@ async fn a_cheat_is_blocked_with_the_reason_reaching_the_model_then_released_vis
     assert!(shown.contains("RELEASED, NOT VERIFIED"), "{shown}");
 }
 
-/// A resumed session (`codex exec resume <id>`: SessionStart with `source: "resume"`, same
-/// session id) keeps the first baseline: a test skipped between the two runs is caught.
-#[tokio::test(flavor = "current_thread")]
-async fn a_resumed_session_keeps_its_baseline() {
+/// The first run (`codex exec --json`) changes nothing; between the runs, the passing test_sub
+/// gets a skip marker hiding a regression in `sub` (a skip with no code change is only a
+/// weakening to show), with no stop to judge it; the second run (`second`, given the first run's
+/// thread id) says "Done." and is judged against the worktree's baseline. Returns the fake, the
+/// first thread id and the worktree's lineage as `(session, source)`.
+async fn a_skip_between_runs_is_judged_in(
+    second: &dyn Fn(&str) -> Vec<String>,
+) -> Option<(FakeResponses, String, Vec<(String, String)>)> {
     if !loki_test_support::require_pytest() {
-        return;
+        return None;
     }
-    let Some(bin) = codex() else { return };
+    let bin = codex()?;
     let sb = Sandbox::new();
     let repo = calc_repo();
     let fake = fake().await;
@@ -263,8 +267,6 @@ async fn a_resumed_session_keeps_its_baseline() {
     assert_eq!(thread["type"], "thread.started", "{thread}");
     let id = thread["thread_id"].as_str().unwrap().to_string();
 
-    // Between the runs, the passing test_sub gets a skip marker hiding a regression in `sub`
-    // (a skip with no code change is only a weakening to show).
     let t = std::fs::read_to_string(repo.path().join("test_calc.py")).unwrap();
     std::fs::write(
         repo.path().join("test_calc.py"),
@@ -283,27 +285,77 @@ async fn a_resumed_session_keeps_its_baseline() {
     std::fs::write(repo.path().join("calc.py"), broken).unwrap();
     fake.push(ResponsesTurn::text("Done."));
     fake.push(ResponsesTurn::text("Still done."));
-    let second = codex_exec(
-        &bin,
-        &sb,
-        repo.path(),
-        &home,
-        1,
-        &["resume", &id, "finish up"],
-    )
-    .await;
-    let said = text(&second);
-    assert!(second.status.success(), "{said}");
+    let args = second(&id);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = codex_exec(&bin, &sb, repo.path(), &home, 1, &args).await;
+    let said = text(&run);
+    assert!(run.status.success(), "{said}");
     fake.assert_clean();
     assert_eq!(fake.requests().len(), 3, "{said}");
-    // The resumed request carries the first run's history: the same thread.
-    let history = fake.input_texts(1).join("\n");
-    assert!(history.contains("Nothing to do yet."), "{history}");
     let told = new_texts(&fake, 2);
     assert!(
         told.contains("newly_skipped"),
         "judged against the first baseline: {told}"
     );
+    let status = sandboxed(&sb, repo.path())
+        .args(["--json", "seal", "status"])
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert!(status["sessions"][0]["lineage"].is_array(), "{status:#}");
+    let lineage = status["sessions"][0]["lineage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            let f = |k: &str| j[k].as_str().unwrap_or("").to_string();
+            (f("session"), f("source"))
+        })
+        .collect();
+    Some((fake, id, lineage))
+}
+
+/// A resumed session (`codex exec resume <id>`: SessionStart with `source: "resume"`, same
+/// session id) keeps the first baseline: a test skipped between the two runs is caught.
+#[tokio::test(flavor = "current_thread")]
+async fn a_resumed_session_keeps_its_baseline() {
+    let second = |id: &str| vec!["resume".into(), id.into(), "finish up".into()];
+    let Some((fake, id, lineage)) = a_skip_between_runs_is_judged_in(&second).await else {
+        return;
+    };
+    // The resumed request carries the first run's history: the same thread.
+    let history = fake.input_texts(1).join("\n");
+    assert!(history.contains("Nothing to do yet."), "{history}");
+    assert_eq!(lineage, [(id, "startup".to_string())]);
+}
+
+/// `codex exec fork <id>` starts a new session id (SessionStart `source: "fork"`) with the first
+/// one's history: it is judged against the worktree's baseline.
+#[tokio::test(flavor = "current_thread")]
+async fn a_forked_session_keeps_the_baseline() {
+    let second = |id: &str| vec!["fork".into(), id.into(), "finish up".into()];
+    let Some((fake, id, lineage)) = a_skip_between_runs_is_judged_in(&second).await else {
+        return;
+    };
+    let history = fake.input_texts(1).join("\n");
+    assert!(history.contains("Nothing to do yet."), "{history}");
+    assert_eq!(lineage.len(), 2, "{lineage:?}");
+    assert_eq!(lineage[0], (id.clone(), "startup".to_string()));
+    assert_ne!(lineage[1].0, id, "a fork is a new session id");
+    assert_eq!(lineage[1].1, "fork", "{lineage:?}");
+}
+
+/// A second `codex exec` in the same folder is a new session (`startup`, a new id): judged
+/// against the worktree's open baseline, not a new one taken from the tree it finds.
+#[tokio::test(flavor = "current_thread")]
+async fn a_new_session_in_the_same_worktree_keeps_the_baseline() {
+    let second = |_: &str| vec!["--skip-git-repo-check".into(), "finish up".into()];
+    let Some((_, id, lineage)) = a_skip_between_runs_is_judged_in(&second).await else {
+        return;
+    };
+    assert_eq!(lineage.len(), 2, "{lineage:?}");
+    assert_ne!(lineage[1].0, id, "a new session id");
+    assert_eq!(lineage[1].1, "startup", "{lineage:?}");
 }
 
 /// An honest fix: the stop hook allows it, the seal's receipt is VERIFIED, and the model is told

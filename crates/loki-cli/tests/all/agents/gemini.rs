@@ -430,6 +430,72 @@ async fn a_resumed_session_keeps_its_baseline() {
     assert_eq!(starts[0]["session_id"], starts[1]["session_id"]);
 }
 
+/// Session 1 changes nothing; then the tests go away without a stop judging it (the user, another
+/// agent, a killed session); then the work goes on in a session that Gemini CLI starts with a new
+/// `session_id` (`args`): its stop is judged against the worktree's baseline, so "Done." is
+/// refused until the tests are back. Returns the SessionStart payloads.
+async fn a_new_session_id_is_judged_against_the_baseline(w: &World, args: &[&str]) -> Vec<Value> {
+    w.fake
+        .push_turn(&GeminiTurn::text("Nothing to change yet."));
+    assert_ok(&w.gemini(&["-p", "Look at the tests"], &[]).await);
+    std::fs::remove_file(w.repo.path().join("test_calc.py")).unwrap();
+    w.fake
+        .push_turn(&GeminiTurn::text("Done."))
+        .push_turn(&restore_tests())
+        .push_turn(&GeminiTurn::text("Restored."));
+    let second = w.gemini(args, &[]).await;
+    assert_ok(&second);
+    w.fake.assert_clean();
+    assert!(
+        w.shown(2).contains("loki seal: not done.") && w.shown(2).contains("test_calc.py"),
+        "the new session's stop is refused against the first baseline: {}",
+        w.shown(2)
+    );
+    assert!(w.repo.path().join("test_calc.py").is_file());
+    let stderr = text(&second.stderr);
+    let stdout = text(&second.stdout);
+    assert!(
+        format!("{stdout}{stderr}").contains("its open baseline is kept on"),
+        "{stdout}\n{stderr}"
+    );
+    let starts = w.events("SessionStart");
+    let stops = w.events("AfterAgent");
+    assert_ne!(
+        starts[0]["session_id"],
+        stops.last().unwrap()["session_id"],
+        "a new session id: {starts:#?}"
+    );
+    starts
+}
+
+/// Gemini CLI 0.61 runs `/clear` headless: `gemini --resume latest -p /clear` fires
+/// SessionStart `resume` (the old id), then SessionStart `clear` with a new `session_id`, then
+/// sends "/clear" to the model as the prompt, and AfterAgent fires with the new id.
+#[tokio::test(flavor = "current_thread")]
+async fn a_cleared_session_keeps_the_baseline() {
+    let Some(w) = world().await else { return };
+    let starts = a_new_session_id_is_judged_against_the_baseline(
+        &w,
+        &["--resume", "latest", "-p", "/clear"],
+    )
+    .await;
+    let sources: Vec<Value> = starts.iter().map(|s| s["source"].clone()).collect();
+    assert_eq!(sources, [json!("startup"), json!("resume"), json!("clear")]);
+    assert_eq!(starts[0]["session_id"], starts[1]["session_id"]);
+    assert_ne!(starts[1]["session_id"], starts[2]["session_id"]);
+}
+
+/// A second `gemini -p` in the same folder is a new session (`startup`, a new id): it is judged
+/// against the worktree's open baseline, not a new one taken from the tree it finds.
+#[tokio::test(flavor = "current_thread")]
+async fn a_new_session_in_the_same_worktree_keeps_the_baseline() {
+    let Some(w) = world().await else { return };
+    let starts = a_new_session_id_is_judged_against_the_baseline(&w, &["-p", "Finish"]).await;
+    let sources: Vec<Value> = starts.iter().map(|s| s["source"].clone()).collect();
+    assert_eq!(sources, [json!("startup"), json!("startup")]);
+    assert_ne!(starts[0]["session_id"], starts[1]["session_id"]);
+}
+
 /// Without trust, headless Gemini refuses to start (exit 55), and `--skip-trust` starts it with
 /// the project's hooks dropped: what `loki seal`'s activation check says before the folder is
 /// trusted.

@@ -15,6 +15,7 @@
 
 mod caps;
 mod claude;
+mod claude_lineage;
 mod codex;
 mod gemini;
 mod providers;
