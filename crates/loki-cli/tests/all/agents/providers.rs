@@ -538,6 +538,17 @@ async fn a_build_through_the_real_aider_is_verified() {
     assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
     // The tokens of aider's `Tokens: 2.0k sent, 100 received.` lines, one per session.
     assert_eq!(tokens(&r), [4000, 200, 0, 0], "{r:#}");
+    // The wall author ran in a repository loki made for it: aider made none of its own, so no
+    // `.gitignore` of aider's reached the wall, and NOT PROVEN names each gap once (each
+    // session's refused host is the same gap).
+    let np = r["not_proven"].as_array().unwrap();
+    assert!(
+        !r["not_proven"].to_string().contains("wall file discarded"),
+        "{np:#?}"
+    );
+    for (i, n) in np.iter().enumerate() {
+        assert!(!np[..i].contains(n), "listed twice: {n}");
+    }
     assert_eq!(
         repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
             .trim(),
