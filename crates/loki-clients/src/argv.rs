@@ -43,7 +43,10 @@ impl CliKind {
             ],
             CliKind::Aider => &[
                 Lit("--yes-always"),
+                // loki commits the verified change; aider commits nothing, not even a file it
+                // finds dirty before its edit.
                 Lit("--no-auto-commits"),
+                Lit("--no-dirty-commits"),
                 // Otherwise aider adds `.aider*` to the worktree's .gitignore: a change loki
                 // would commit.
                 Lit("--no-gitignore"),

@@ -23,7 +23,7 @@
 //! | --- | --- |
 //! | claude | `claude -p <task> --output-format json --permission-mode acceptEdits --allowedTools Bash,Edit,Write,Read` |
 //! | codex | `codex exec --json --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check <task>` |
-//! | aider | `aider --yes-always --no-auto-commits --no-gitignore --no-check-update --analytics-disable --no-pretty --no-fancy-input --message <task>` |
+//! | aider | `aider --yes-always --no-auto-commits --no-dirty-commits --no-gitignore --no-check-update --analytics-disable --no-pretty --no-fancy-input --message <task>` |
 //! | opencode | `opencode run --format json --auto --title loki <task>` |
 //!
 //! Claude Code in `-p` mode refuses Bash under `acceptEdits` and refuses

@@ -1,6 +1,7 @@
 //! The plan ‖ wall stages: the wall author's session writes the acceptance tests while the plan is
 //! drawn up on another thread. The author sees only the task and the file list, works in an
-//! empty directory outside the repository, and is denied the repository itself; what it wrote is
+//! empty directory outside the repository (a repository of its own, whose git directory is
+//! outside it: [`crate::isolation::Fence::for_author`]), and is denied the repository itself; what it wrote is
 //! accepted or discarded and sealed by hash ([`loki_contract::wall`]). The plan's time is the wall's: it
 //! is logged, not added to the run's.
 
@@ -60,7 +61,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
         .map_err(|e| EngineError::io("create a directory in", std::env::temp_dir(), e))?;
     let work = author_dir.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
-    let fence = crate::isolation::Fence::without_git(author_dir.path(), &s.repo.root)?;
+    let fence = crate::isolation::Fence::for_author(author_dir.path(), &s.repo.root, &work)?;
     let mut brief = wall::brief(
         &s.opts.task.text,
         &i.map.file_list(),

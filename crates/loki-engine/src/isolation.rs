@@ -11,7 +11,8 @@
 //! - **A private git directory** (`GIT_DIR`, `GIT_WORK_TREE`): a fresh repository whose only ref is
 //!   the run's branch at the base commit and which borrows the object store through
 //!   `objects/info/alternates`. `git log --all` therefore shows the base and its history, never the
-//!   user's other branches or earlier runs' commits.
+//!   user's other branches or earlier runs' commits. The wall author's empty directory gets one
+//!   too, of its own ([`Fence::for_author`]): one commit of the empty tree.
 //!
 //! # A CLI agent's own files
 //! A CLI agent (Claude Code, aider, opencode, codex) needs the user's login and configuration
@@ -126,8 +127,8 @@ pub struct Fence {
     home: PathBuf,
     /// The user's checkout: no variable of an agent working elsewhere names it ([`Fence::env_in`]).
     checkout: PathBuf,
-    /// The private git directory and the work tree it describes; `None` for the wall author,
-    /// whose directory is outside any repository.
+    /// The private git directory and the work tree it describes (the run's worktree, or the wall
+    /// author's empty directory); `None` for an agent that works without one.
     git: Option<(PathBuf, PathBuf)>,
     env: Vec<(OsString, OsString)>,
 }
@@ -162,8 +163,27 @@ impl Fence {
         Ok(fence)
     }
 
-    /// A fence without a repository: only the private home under `private` (the wall author),
-    /// for an agent started from the user's `checkout`.
+    /// The wall author's fence: the private home under `private`, and a private repository of
+    /// its own for `work`, the empty directory it works in (outside the user's repository, whose
+    /// objects it does not borrow): a client that wants a repository (aider) finds one and makes
+    /// none of its own in `work`, so no `.git` or `.gitignore` of a client reaches the wall.
+    /// `checkout` is the user's checkout the agent is started from.
+    pub fn for_author(private: &Path, checkout: &Path, work: &Path) -> Result<Fence, EngineError> {
+        let home = private_dirs(private)?;
+        let git_dir = loki_git::Git::new(work).private_empty_git_dir(&private.join("git"))?;
+        let mut fence = Fence {
+            home,
+            checkout: checkout.to_path_buf(),
+            git: Some((git_dir, work.to_path_buf())),
+            env: Vec::new(),
+        };
+        fence.env = fence.build_env(std::env::vars_os());
+        fence.overlay_cargo_home()?;
+        Ok(fence)
+    }
+
+    /// A fence without a repository: only the private home under `private`, for an agent
+    /// started from the user's `checkout`.
     pub fn without_git(private: &Path, checkout: &Path) -> Result<Fence, EngineError> {
         let home = private_dirs(private)?;
         let mut fence = Fence {

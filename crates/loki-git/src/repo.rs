@@ -1,5 +1,6 @@
 //! Repositories loki creates or locates: a new repository (`git init`), a repository's common git
-//! directory, and the private git directory of a run's worktree.
+//! directory, the private git directory of a run's worktree, and the one of a directory that
+//! starts empty (the wall author's).
 //!
 //! # The private git directory
 //! The agent's commands run with `GIT_DIR` pointed at a fresh repository of their own instead of
@@ -85,5 +86,20 @@ impl Git {
         self.run_spec(&private(&["symbolic-ref", "HEAD", &reference]))?;
         self.run_spec(&private(&["read-tree", "HEAD"]))?;
         Ok(git_dir)
+    }
+
+    /// Creates the private git directory of a work tree that starts empty ([`Git::root`], the
+    /// wall author's directory): a new repository at `git_root` whose branch `main` holds one
+    /// commit of the empty tree, HEAD on it. Returns its `.git` directory, the `GIT_DIR` to give
+    /// with `GIT_WORK_TREE` set to [`Git::root`]. A program started there is in a repository
+    /// (aider makes none of its own, with a `.gitignore`), and nothing of it is in the work tree.
+    pub fn private_empty_git_dir(&self, git_root: &Path) -> Result<PathBuf, GitError> {
+        let repo = Git::new(git_root).with_program(self.program.clone());
+        repo.init(Some("main"))?;
+        // The empty index's tree: the empty tree, in the repository's own hash.
+        let tree = repo.run_text(&["write-tree"])?;
+        let commit = repo.commit_tree(&tree, "loki: an empty directory")?;
+        repo.run(&["update-ref", "refs/heads/main", &commit])?;
+        Ok(git_root.join(".git"))
     }
 }

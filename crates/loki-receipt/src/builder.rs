@@ -710,4 +710,20 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("time.wall_s"), "{err}");
     }
+
+    #[test]
+    fn an_entry_noted_twice_is_listed_once_where_it_came_first() {
+        let mut f = verified_facts();
+        let refused = NotProven::new(
+            "network: the CLI agent's commands asked for raw.githubusercontent.com:443 (refused by loki's egress proxy: not the agent's model)",
+            "recorded by the run as it happened (the log has the detail)",
+            "loki logs run_x",
+        );
+        let other = NotProven::new("wall file discarded: x", "why", "loki logs run_x");
+        f.extra_not_proven = vec![refused.clone(), other.clone(), refused.clone()];
+        let all = ReceiptBuilder::new(f).not_proven();
+        assert_eq!(all.iter().filter(|n| **n == refused).count(), 1, "{all:#?}");
+        let at = |n: &NotProven| all.iter().position(|x| x == n);
+        assert!(at(&refused) < at(&other), "{all:#?}");
+    }
 }

@@ -15,8 +15,9 @@
 //!
 //! # Invariants
 //!
-//! Every entry a producer makes comes from [`NotProven::new`]; sealing refuses an entry whose
-//! `why` or `prove` is empty ([`crate::ReceiptBuilder::build`]), so no receipt loki seals lists a
+//! Every entry is listed once (the same `what`, `why` and `prove` noted twice, by two sessions,
+//! is one entry, where it came first). Every entry a producer makes comes from
+//! [`NotProven::new`]; sealing refuses an entry whose `why` or `prove` is empty ([`crate::ReceiptBuilder::build`]), so no receipt loki seals lists a
 //! gap without its reason and its command.
 
 use std::fmt;
@@ -366,6 +367,10 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
         ));
     }
     out.extend(f.extra_not_proven.iter().cloned());
+    // Each entry once: a note several sessions make alike (the egress proxy refused the same
+    // host to each) is one gap, in the place it was first noted.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert(n.clone()));
     out
 }
 

@@ -92,6 +92,12 @@ pub(super) fn receipt(repo: &GitRepo, v: &Value) -> Value {
     serde_json::from_slice(&std::fs::read(run.join("receipt.json")).unwrap()).unwrap()
 }
 
+/// The receipt's tokens: input, output, cache read, cache write.
+pub(super) fn tokens(r: &Value) -> [u64; 4] {
+    ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
+        .map(|k| r["cost"][k].as_u64().unwrap_or(u64::MAX))
+}
+
 /// Every text a client sent, as one string (for assertions on prompts and tool results).
 pub(super) fn sent(requests: &[Recorded]) -> Vec<String> {
     requests.iter().map(|r| r.body.to_string()).collect()
@@ -248,6 +254,8 @@ async fn a_build_through_the_real_claude_code_is_verified() {
     assert_eq!(r["model"], CLAUDE_MODEL, "{r:#}");
     assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
     assert_eq!(r["cost"]["measured_sessions"], 2, "{r:#}");
+    // The tokens Claude Code reported: the two turns the fake priced.
+    assert_eq!(tokens(&r), [5000, 150, 0, 0], "{r:#}");
     // A CLI agent answers no review session: the receipt says the default council was not held.
     assert!(
         r["not_proven"].to_string().contains(
@@ -528,6 +536,19 @@ async fn a_build_through_the_real_aider_is_verified() {
     assert_eq!(r["provider"], "aider", "{r:#}");
     assert_eq!(r["model"], "openai/gpt-4.1", "{r:#}");
     assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    // The tokens of aider's `Tokens: 2.0k sent, 100 received.` lines, one per session.
+    assert_eq!(tokens(&r), [4000, 200, 0, 0], "{r:#}");
+    // The wall author ran in a repository loki made for it: aider made none of its own, so no
+    // `.gitignore` of aider's reached the wall, and NOT PROVEN names each gap once (each
+    // session's refused host is the same gap).
+    let np = r["not_proven"].as_array().unwrap();
+    assert!(
+        !r["not_proven"].to_string().contains("wall file discarded"),
+        "{np:#?}"
+    );
+    for (i, n) in np.iter().enumerate() {
+        assert!(!np[..i].contains(n), "listed twice: {n}");
+    }
     assert_eq!(
         repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
             .trim(),
@@ -684,6 +705,8 @@ async fn a_build_through_the_real_opencode_is_verified() {
     assert_eq!(r["provider"], "opencode", "{r:#}");
     assert_eq!(r["model"], "fake/gpt-4.1", "{r:#}");
     assert!(r["cost"]["usd"].as_f64().unwrap() > 0.0, "{r:#}");
+    // The tokens of its `step_finish` events: the two turns the fake priced.
+    assert_eq!(tokens(&r), [4000, 200, 0, 0], "{r:#}");
     assert_eq!(
         repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
             .trim(),
