@@ -16,7 +16,8 @@
 //!   the suite plus the narrowed runs of the test files the change touched
 //!   (`benches/stop_overhead.rs`).
 //! - **check** (no agent): the same comparison of the working tree against a revision; its JSON
-//!   shape is [`report`]'s.
+//!   shape is [`report`]'s. [`check_sealed`] records it as a run with a signed receipt
+//!   ([`check`]'s module doc).
 //!
 //! # Decisions ([`decide`], pure)
 //!
@@ -47,6 +48,7 @@
 
 pub mod activation;
 pub mod budget;
+pub mod check;
 pub mod decide;
 pub mod declare;
 mod error;
@@ -59,11 +61,12 @@ pub mod status;
 
 pub use activation::{Activation, Active, UserEnv, activation};
 pub use budget::{Basis, Budget};
+pub use check::{CheckReceipt, CheckReport, check, check_sealed};
 pub use decide::{Decision, Evidence, decide};
 pub use error::SealError;
 pub use hook::{Agent, HookInput, HookResponse, respond};
 pub use install::{InstallReport, Timeouts, install, merge_text};
 pub use session::{
-    CheckReport, NO_CHANGE, Origin, SealOptions, SealState, Started, StopRecord, StopReport,
-    Stopped, check, failed_stop, sessions, start, state_path, stop,
+    NO_CHANGE, Origin, SealOptions, SealState, Started, StopRecord, StopReport, Stopped,
+    failed_stop, sessions, start, state_path, stop,
 };

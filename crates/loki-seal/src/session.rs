@@ -243,7 +243,7 @@ fn read_state(path: &Path) -> Result<SealState, SealError> {
 }
 
 /// A commit of the working tree as it is now, and its tree, without touching the index or any ref.
-fn snapshot(git: &Git, label: &str) -> Result<(String, String), SealError> {
+pub(crate) fn snapshot(git: &Git, label: &str) -> Result<(String, String), SealError> {
     let tree = git.snapshot_worktree()?;
     Ok((git.commit_tree(&tree, label)?, tree))
 }
@@ -607,24 +607,43 @@ struct Sealing<'a> {
 impl Sealing<'_> {
     /// The receipt's facts about the task, the repository and the diff.
     fn facts(&self, run_id: &str) -> Result<ReceiptFacts, SealError> {
-        let (state, git) = (self.state, self.git);
-        let mut facts = ReceiptFacts::new(run_id, RunKind::Seal);
-        facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
+        let state = self.state;
+        let mut facts = change_facts(
+            self.git,
+            run_id,
+            &state.snapshot,
+            self.now_commit,
+            self.now_tree,
+        )?;
         facts.task.source = "hook".to_string();
         facts.task.sha256 = sha256_hex(state.session.as_bytes());
         facts.task.reference = Some(format!("session {}", state.session));
-        facts.repo.origin = git.origin_url().ok().flatten();
-        facts.repo.base_sha.clone_from(&state.snapshot);
-        facts.repo.head_sha = self.now_commit.to_string();
-        facts.repo.tree = self.now_tree.to_string();
-        let stat = git.diff_stat(&state.snapshot, self.now_commit)?;
-        facts.diff.sha256 = git.diff_digest(&state.snapshot, self.now_commit)?;
-        facts.diff.files = stat.files;
-        facts.diff.insertions = stat.insertions;
-        facts.diff.deletions = stat.deletions;
         facts.provider = "hook".to_string();
         Ok(facts)
     }
+}
+
+/// A seal receipt's facts about the repository and the change from `base` to the snapshot
+/// `head` (commit) with tree `tree`; the task and provider are the caller's.
+pub(crate) fn change_facts(
+    git: &Git,
+    run_id: &str,
+    base: &str,
+    head: &str,
+    tree: &str,
+) -> Result<ReceiptFacts, SealError> {
+    let mut facts = ReceiptFacts::new(run_id, RunKind::Seal);
+    facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
+    facts.repo.origin = git.origin_url().ok().flatten();
+    facts.repo.base_sha = base.to_string();
+    facts.repo.head_sha = head.to_string();
+    facts.repo.tree = tree.to_string();
+    let stat = git.diff_stat(base, head)?;
+    facts.diff.sha256 = git.diff_digest(base, head)?;
+    facts.diff.files = stat.files;
+    facts.diff.insertions = stat.insertions;
+    facts.diff.deletions = stat.deletions;
+    Ok(facts)
 }
 
 /// A stop cut by SIGINT or SIGTERM while its suites ran: an INTERRUPTED receipt with no check,
@@ -810,7 +829,7 @@ fn declared_line(applied: &Applied) -> String {
 }
 
 /// The receipt's declarations: what was declared and what is still undeclared, with the request.
-fn declared_of(applied: &Applied, request: Option<&String>) -> Option<Declared> {
+pub(crate) fn declared_of(applied: &Applied, request: Option<&String>) -> Option<Declared> {
     let items = applied.for_receipt();
     (!items.is_empty()).then(|| Declared {
         request: request.cloned(),
@@ -819,7 +838,7 @@ fn declared_of(applied: &Applied, request: Option<&String>) -> Option<Declared> 
 }
 
 /// Tests a contradiction may name: those failing at head, and those with a change to declare.
-fn known_tests(judged: &Judged) -> Vec<String> {
+pub(crate) fn known_tests(judged: &Judged) -> Vec<String> {
     /// Tests remembered per stop.
     const KNOWN: usize = 500;
     let mut out: Vec<String> = judged
@@ -912,7 +931,7 @@ pub fn sessions(home: &Path) -> Result<Vec<Result<SealState, SealError>>, SealEr
 }
 
 /// Appends the judgement's evidence to the event log: each suite's result, each finding and fact.
-fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealError> {
+pub(crate) fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealError> {
     for r in &judged.head {
         log.append(&CheckEvent::from(r))?;
     }
@@ -924,7 +943,7 @@ fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealEr
 
 /// What the judgement leaves unproven, in the receipt's words; judging again against `base` is
 /// how each is settled.
-fn not_proven(judged: &Judged, base: &str) -> Vec<NotProven> {
+pub(crate) fn not_proven(judged: &Judged, base: &str) -> Vec<NotProven> {
     let mut out: Vec<NotProven> = judged
         .cannot_judge
         .iter()
@@ -952,88 +971,4 @@ fn tail_of(path: &Path) -> String {
     };
     let start = bytes.len().saturating_sub(TAIL_BYTES);
     String::from_utf8_lossy(&bytes[start..]).into_owned()
-}
-
-/// What `loki seal check` found.
-#[derive(Debug, Clone)]
-pub struct CheckReport {
-    pub base: String,
-    pub judged: Judged,
-    pub judgement: Judgement,
-    /// The declarations given, applied.
-    pub applied: Applied,
-    pub not_proven: Vec<NotProven>,
-}
-
-/// Compares the working tree with `base_rev`: the judge on the base and the working tree, with
-/// `declared` (from `--declared FILE`) applied. A declaration that names no change is refused
-/// ([`SealError::Undeclarable`]).
-pub fn check(
-    repo_root: &Path,
-    base_rev: &str,
-    declared: &[Declaration],
-    opts: &SealOptions,
-) -> Result<CheckReport, SealError> {
-    let git = Git::new(repo_root);
-    let base = git
-        .rev_parse(base_rev)
-        .map_err(|source| loki_checks::ChecksError::BadRevision {
-            rev: base_rev.to_string(),
-            source,
-        })?;
-    let (_, now_tree) = snapshot(&git, "loki seal: check")?;
-    let checks = detect(repo_root)?;
-    let logs = loki_core::scratch::Scratch::new("loki-seal-check-").map_err(|e| SealError::Io {
-        action: "create a temporary directory in",
-        path: std::env::temp_dir(),
-        source: e,
-    })?;
-    let mut run = opts.run.clone();
-    run.log_dir = logs.path().to_path_buf();
-    let judged = judge(&JudgeInput {
-        repo_root,
-        head_root: repo_root,
-        base: &base,
-        head_tree: &now_tree,
-        checks: &checks,
-        base_results: None,
-        head_results: None,
-        opts: &run,
-        cache_dir: &opts.home.join("cache"),
-        exclude: &[],
-    });
-    if let Some(signal) = loki_process::signals::signal_name() {
-        return Err(SealError::Interrupted { signal });
-    }
-    let mut judged = judged?;
-    declare::check_names(declared, &judged.declare, &known_tests(&judged))?;
-    let applied = declare::apply(&mut judged, declared, opts.expectation_changes);
-    let judgement = decide(&Evidence {
-        judged: &judged,
-        undeclared: &applied.undeclared,
-        blocks_so_far: 0,
-        max_blocks: u32::MAX,
-    });
-    let mut not_proven = not_proven(&judged, &base);
-    not_proven.extend(judged.pre_existing.iter().map(|id| {
-        NotProven::new(
-            format!("pre-existing failure: {id}"),
-            "it fails on the base too, so this change is not what it tests",
-            format!("loki seal check --base {base}"),
-        )
-    }));
-    for c in applied.contradictions() {
-        not_proven.push(NotProven::new(
-            format!("declared: {}", c.test),
-            format!("it contradicts the task: {}", c.reason),
-            format!("loki seal check --base {base}"),
-        ));
-    }
-    Ok(CheckReport {
-        base,
-        judged,
-        judgement,
-        applied,
-        not_proven,
-    })
 }

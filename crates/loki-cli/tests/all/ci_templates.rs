@@ -48,7 +48,7 @@ fn the_ci_templates_are_valid_workflows() {
     };
     let (github, gitlab) = (files("github"), files("gitlab"));
     assert_eq!(github.len(), 2, "{github:?}");
-    assert_eq!(gitlab.len(), 2, "{gitlab:?}");
+    assert_eq!(gitlab.len(), 3, "{gitlab:?}");
     let (ok, said) = check(
         &tools,
         &["--builtin-schema", "vendor.github-workflows"],
@@ -141,25 +141,29 @@ fn the_update_agents_workflow_runs_weekly_and_opens_a_pull_request() {
             "properties": {"run": {"type": "string", "pattern": pattern}}}})
     };
     let schema = json!({"type": "object", "required": ["on", "permissions", "jobs"],
-        "properties": {
-            "on": {"type": "object", "required": ["schedule"], "properties": {"schedule":
-                {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["cron"],
-                    // Weekly: a fixed minute, hour and day of the week.
-                    "properties": {"cron": {"pattern": "^[0-9]+ [0-9]+ \\* \\* [0-6]$"}}}}}},
-            "permissions": {"const": {}},
-            "jobs": {"type": "object", "minProperties": 1, "additionalProperties": {
-                "type": "object", "required": ["permissions", "steps"],
-                "properties": {
-                    "permissions": {"const": {"contents": "write", "pull-requests": "write"}},
-                    "steps": {"allOf": [
-                        run_with("scripts/update-agents --report "),
-                        run_with("gh pr create [^\\n]*--body-file"),
-                    ]}}}}}});
+    "properties": {
+        "on": {"type": "object", "required": ["schedule"], "properties": {"schedule":
+            {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["cron"],
+                // Weekly: a fixed minute, hour and day of the week.
+                "properties": {"cron": {"pattern": "^[0-9]+ [0-9]+ \\* \\* [0-6]$"}}}}}},
+        "permissions": {"const": {}},
+        "jobs": {"type": "object", "minProperties": 1, "additionalProperties": {
+            "type": "object", "required": ["permissions", "steps"],
+            "properties": {
+                "permissions": {"const": {"contents": "write", "pull-requests": "write"}},
+                "steps": {"allOf": [
+                    run_with("scripts/update-agents --report "),
+                    run_with("gh pr create [^\\n]*--body-file"),
+                ]}}}}}});
     let dir = tempfile::tempdir().unwrap();
     let schema_file = dir.path().join("update-agents.json");
     std::fs::write(&schema_file, schema.to_string()).unwrap();
     let schema_file = schema_file.to_str().unwrap();
-    let (ok, said) = check(&tools, &["--schemafile", schema_file], &[file.clone()]);
+    let (ok, said) = check(
+        &tools,
+        &["--schemafile", schema_file],
+        std::slice::from_ref(&file),
+    );
     assert!(ok, "{said}");
     // The schema can fail: the same workflow without its schedule is refused.
     let text = std::fs::read_to_string(&file).unwrap();
