@@ -220,11 +220,46 @@ fn verify_artifact(sb: &Sandbox, dir: &Path) -> i32 {
 }
 
 async fn run_action(runner: Runner, workspace: PathBuf) -> Job {
+    run_action_with(runner, workspace, root(), &[]).await
+}
+
+/// Runs the action in `action_dir` (its `GITHUB_ACTION_PATH`) with the inputs `with`.
+async fn run_action_with(
+    mut runner: Runner,
+    workspace: PathBuf,
+    action_dir: PathBuf,
+    with: &[(&'static str, &'static str)],
+) -> Job {
+    let with: BTreeMap<&str, &str> = with.iter().copied().collect();
+    runner.env.insert(
+        "GITHUB_ACTION_PATH".into(),
+        action_dir.display().to_string(),
+    );
     tokio::task::spawn_blocking(move || {
-        runner.run_action(&root().join("action.yml"), &BTreeMap::new(), &workspace)
+        runner.run_action(&action_dir.join("action.yml"), &with, &workspace)
     })
     .await
     .unwrap()
+}
+
+/// The action beside an `install.sh` that installs the `loki` under test into
+/// `LOKI_INSTALL_DIR` when asked for release `v9.9.9` (and fails otherwise): the action's
+/// install branch, without a download.
+fn action_with_installer() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(root().join("action.yml"), dir.path().join("action.yml")).unwrap();
+    let install = dir.path().join("install.sh");
+    std::fs::write(
+        &install,
+        format!(
+            "#!/bin/sh\nset -eu\n[ \"$LOKI_VERSION\" = v9.9.9 ] || {{ echo \"asked for $LOKI_VERSION\" >&2; exit 9; }}\nmkdir -p \"$LOKI_INSTALL_DIR\"\nln -s {} \"$LOKI_INSTALL_DIR/loki\"\n",
+            assert_cmd::cargo::cargo_bin("loki").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&install, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
 }
 
 const MUL: &str = "def mul(a, b):\n    return a * b\n";
@@ -323,9 +358,20 @@ async fn the_action_fails_a_cheat_passes_an_honest_pull_request_and_updates_one_
     );
     origin.merge_ref("feature", 7);
     let checkout = github_checkout(&origin, 7);
-    let (runner, _t2) = github_runner(&sb, &path, &fake, 7, &head2);
-    let job = run_action(runner, checkout.path().to_path_buf()).await;
+    // This run installs loki (the release asked for) instead of using one on PATH.
+    let bare_path = std::env::var("PATH").unwrap_or_default();
+    let (runner, t2) = github_runner(&sb, &bare_path, &fake, 7, &head2);
+    let installer = action_with_installer();
+    let job = run_action_with(
+        runner,
+        checkout.path().to_path_buf(),
+        installer.path().to_path_buf(),
+        &[("loki-version", "v9.9.9")],
+    )
+    .await;
     assert!(!job.failed, "{}", job.log);
+    assert!(!job.log.contains("using "), "{}", job.log);
+    assert!(t2.path().join("runner/loki-bin/loki").exists());
     let mine = loki_comments(&fake, "octo/widgets", 7);
     assert_eq!(
         mine.len(),
