@@ -230,6 +230,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Slack(c) => cmd::slack::run(&global, &c),
         Command::Issue(args) => cmd::issue::run(&global, &args),
         Command::Pr(args) => cmd::pr::run(&global, &args),
+        Command::Ci(c) => cmd::ci::run(&Ctx::load(&global)?, &c),
         Command::Backlog(args) => cmd::backlog::run(&global, &args),
         Command::Workspace(c) => cmd::workspace::run(&global, &c),
         Command::Serve(args) => cmd::serve::run(&global, &args),

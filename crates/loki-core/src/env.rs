@@ -158,6 +158,89 @@ pub const LINEAR_API_URL: Var = Var {
     scope: Scope::Loki,
     doc: "the Linear API (default https://api.linear.app)",
 };
+/// CI (`loki ci judge|post`): what the CI system says about the pull or merge request a job
+/// runs for, and where its API is. Read by `loki ci` only; the token stays `GITHUB_TOKEN` /
+/// `GITLAB_TOKEN`.
+pub const GITHUB_ACTIONS: Var = Var {
+    name: "GITHUB_ACTIONS",
+    scope: Scope::Loki,
+    doc: "`true` in GitHub Actions: `loki ci` reads the pull request from GITHUB_EVENT_PATH",
+};
+pub const GITHUB_EVENT_PATH: Var = Var {
+    name: "GITHUB_EVENT_PATH",
+    scope: Scope::Loki,
+    doc: "GitHub Actions: the event's JSON file (a pull_request event names the request, its head and base)",
+};
+pub const ACTIONS_API_URL: Var = Var {
+    name: "GITHUB_API_URL",
+    scope: Scope::Loki,
+    doc: "GitHub Actions: the REST API `loki ci post` talks to (LOKI_GITHUB_API_URL overrides it)",
+};
+pub const GITHUB_SERVER_URL: Var = Var {
+    name: "GITHUB_SERVER_URL",
+    scope: Scope::Loki,
+    doc: "GitHub Actions: the web server, for the link to the job's run",
+};
+pub const GITHUB_RUN_ID: Var = Var {
+    name: "GITHUB_RUN_ID",
+    scope: Scope::Loki,
+    doc: "GitHub Actions: the workflow run, for the link from the check run and the comment",
+};
+pub const GITHUB_OUTPUT: Var = Var {
+    name: "GITHUB_OUTPUT",
+    scope: Scope::Loki,
+    doc: "GitHub Actions: the step's output file; `loki ci post` adds verdict, passed, receipt-sha256, comment-url",
+};
+pub const GITHUB_STEP_SUMMARY: Var = Var {
+    name: "GITHUB_STEP_SUMMARY",
+    scope: Scope::Loki,
+    doc: "GitHub Actions: the job summary file; `loki ci post` appends the verdict's Markdown",
+};
+pub const GITLAB_CI: Var = Var {
+    name: "GITLAB_CI",
+    scope: Scope::Loki,
+    doc: "`true` in GitLab CI: `loki ci` reads the merge request from the CI_* variables",
+};
+pub const CI_API_V4_URL: Var = Var {
+    name: "CI_API_V4_URL",
+    scope: Scope::Loki,
+    doc: "GitLab CI: the REST API v4 `loki ci post` talks to (default: GITLAB_URL/api/v4)",
+};
+pub const CI_PROJECT_PATH: Var = Var {
+    name: "CI_PROJECT_PATH",
+    scope: Scope::Loki,
+    doc: "GitLab CI: the project (group/project) whose merge request is judged",
+};
+pub const CI_PROJECT_URL: Var = Var {
+    name: "CI_PROJECT_URL",
+    scope: Scope::Loki,
+    doc: "GitLab CI: the project's web page, for the merge request's link",
+};
+pub const CI_MERGE_REQUEST_IID: Var = Var {
+    name: "CI_MERGE_REQUEST_IID",
+    scope: Scope::Loki,
+    doc: "GitLab CI: the merge request of a merge request pipeline",
+};
+pub const CI_MERGE_REQUEST_TARGET_BRANCH_NAME: Var = Var {
+    name: "CI_MERGE_REQUEST_TARGET_BRANCH_NAME",
+    scope: Scope::Loki,
+    doc: "GitLab CI: the branch the merge request merges into (what `loki ci judge` judges against)",
+};
+pub const CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: Var = Var {
+    name: "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA",
+    scope: Scope::Loki,
+    doc: "GitLab CI (merged results pipelines): the merge request's head, which the commit status is set on",
+};
+pub const CI_COMMIT_SHA: Var = Var {
+    name: "CI_COMMIT_SHA",
+    scope: Scope::Loki,
+    doc: "GitLab CI: the commit the pipeline runs for (the commit status's, unless CI_MERGE_REQUEST_SOURCE_BRANCH_SHA is set)",
+};
+pub const CI_JOB_URL: Var = Var {
+    name: "CI_JOB_URL",
+    scope: Scope::Loki,
+    doc: "GitLab CI: the job's page, for the link from the commit status and the note",
+};
 /// The seed a recorded incident ran with.
 pub const SEED: Var = Var {
     name: "LOKI_SEED",
@@ -332,6 +415,22 @@ pub const VARS: &[Var] = &[
     SLACK_SIGNING_SECRET,
     SLACK_INBOUND,
     SLACK_API_URL,
+    GITHUB_ACTIONS,
+    GITHUB_EVENT_PATH,
+    ACTIONS_API_URL,
+    GITHUB_SERVER_URL,
+    GITHUB_RUN_ID,
+    GITHUB_OUTPUT,
+    GITHUB_STEP_SUMMARY,
+    GITLAB_CI,
+    CI_API_V4_URL,
+    CI_PROJECT_PATH,
+    CI_PROJECT_URL,
+    CI_MERGE_REQUEST_IID,
+    CI_MERGE_REQUEST_TARGET_BRANCH_NAME,
+    CI_MERGE_REQUEST_SOURCE_BRANCH_SHA,
+    CI_COMMIT_SHA,
+    CI_JOB_URL,
     SEED,
     REPRO_TIMEOUT,
     PAGE_VIDEO,

@@ -13,6 +13,8 @@
 //! - Nothing here modifies the user's checkout: worktrees are separate directories, snapshots use a
 //!   temporary index file, commits are made only where the caller points (a worktree). The one
 //!   exception is [`Git::fast_forward`], which `loki apply` calls at the user's request.
+//!   [`Git::fetch_branch`] (`loki ci judge` in a CI runner's checkout) adds objects and one
+//!   remote-tracking ref, never the files or the index.
 //! - **The repository cannot change what loki reads.** Whoever can write `.git/` (an agent in the
 //!   user's checkout can) could otherwise make git show loki something other than the files: a
 //!   clean filter that stores an edited test file as its original, replace refs or grafts that swap
@@ -32,13 +34,15 @@
 //! environment, the hardening, errors), `refs` (commits, trees, branches, remotes, dirtiness,
 //! ancestry, fast-forwards), `repo` (new repositories, the common directory, a worktree's private
 //! git directory), `worktree`, `diff`, `tree` (blobs, tree edits, exports, listings), `blobs`
-//! (many blobs in one `cat-file --batch`, and the handle's cache of immutable ones), `snapshot` (temporary-index
+//! (many blobs in one `cat-file --batch`, and the handle's cache of immutable ones), `fetch` (a
+//! CI checkout's target branch, merge bases), `snapshot` (temporary-index
 //! snapshots, resetting a working tree, ignore rules), `commit`, `temp` (throwaway files).
 
 mod blobs;
 mod command;
 mod commit;
 mod diff;
+mod fetch;
 mod refs;
 mod repo;
 mod snapshot;

@@ -46,6 +46,12 @@ pub enum IntakeError {
     },
     #[error("run {run}: {why}")]
     Publish { run: String, why: String },
+    #[error("{var}: {why}")]
+    CiContext { var: &'static str, why: String },
+    #[error(
+        "the checkout shares no history with {target}: nothing to judge against (name a revision with --base REV)"
+    )]
+    NoForkPoint { target: String },
     #[error(transparent)]
     Git(#[from] loki_git::GitError),
     #[error(transparent)]
@@ -66,7 +72,9 @@ impl Classify for IntakeError {
             | IntakeError::Missing { .. }
             | IntakeError::Auth { .. }
             | IntakeError::NotFound { .. }
-            | IntakeError::Publish { .. } => ExitClass::Usage,
+            | IntakeError::Publish { .. }
+            | IntakeError::CiContext { .. }
+            | IntakeError::NoForkPoint { .. } => ExitClass::Usage,
             IntakeError::Git(e) => e.exit_class(),
             IntakeError::Core(e) => e.exit_class(),
             IntakeError::RateLimited { .. }

@@ -27,6 +27,10 @@
 //! [`pr`] pushes a run's branch and opens its request; [`after`] is the one code path of `loki pr`
 //! and a build's `--pr` (preflight, publish, what a sealed run's `--pr` did).
 //!
+//! # Verdicts out
+//! [`review`] posts a `loki seal check` verdict on the pull or merge request a CI job runs for:
+//! one comment updated on every push, and a check run or commit status.
+//!
 //! # Never
 //! Talk to a host the user did not configure or name, or send a token to a host other than its
 //! tracker's.
@@ -39,6 +43,7 @@ mod error;
 mod fetch;
 pub mod pr;
 pub mod refs;
+pub mod review;
 
 pub use error::IntakeError;
 pub use fetch::{Endpoints, fetch};

@@ -24,7 +24,8 @@
 //!   the suite plus the narrowed runs of the test files the change touched
 //!   (`benches/stop_overhead.rs`).
 //! - **check** (no agent): the same comparison of the working tree against a revision; its JSON
-//!   shape is [`report`]'s.
+//!   shape is [`report`]'s. [`check_sealed`] records it as a run with a signed receipt
+//!   ([`check`]'s module doc).
 //!
 //! # Decisions ([`decide`], pure)
 //!
@@ -72,7 +73,7 @@ pub mod status;
 pub use activation::{Activation, Active, UserEnv, activation};
 pub use baseline::{ResetReport, Started, reset, start};
 pub use budget::{Basis, Budget};
-pub use check::{CheckReport, check};
+pub use check::{CheckReceipt, CheckReport, check, check_sealed};
 pub use decide::{Decision, Evidence, decide};
 pub use error::SealError;
 pub use hook::{Agent, HookInput, HookResponse, Source, respond};

@@ -10,25 +10,39 @@
 //!  "declared": [{kind, test, reason, was?, now?}],
 //!  "facts": [{kind, check, test, detail}], "cannot_judge": [text],
 //!  "comparison": {…}, "checks": [head results], "base_checks": [base results],
-//!  "not_proven": [{what, why, prove}]}
+//!  "not_proven": [{what, why, prove}],
+//!  "receipt"?: {run_id, receipt_sha256, outcome, dir}}
 //! ```
+//!
+//! `receipt` is there for a sealed check only ([`crate::check_sealed`], `--receipt`): the run
+//! whose signed receipt records this judgement.
 //!
 //! `declare` lists the changes nobody declared (what exit 4 is about); `declared` the ones a
 //! `--declared` file named, and the contradictions it declared.
 //!
 //! `advice` is always present on a finding (what the agent should do instead), so a reader of
 //! the JSON needs no table of its own.
+//!
+//! # Reading it back ([`Report`])
+//!
+//! A saved report (`loki ci comment`, `loki ci post`) is read into [`Report`]: the same
+//! vocabulary, typed (the verdict, findings, declarations, suites and NOT PROVEN entries); the
+//! parts it does not render (`facts`, `comparison`, `base_checks`) are left out. A file that is
+//! not such a report is an error naming the field that did not read.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use loki_checks::RunOptions;
-use loki_checks::judge::Verdict;
+use loki_checks::judge::{CannotJudge, Declarable, Verdict};
+use loki_checks::{CheckResult, Finding, RunOptions};
 use loki_core::config::Config;
-use loki_receipt::KeyEnv;
+use loki_receipt::schema::Declaration;
+use loki_receipt::{KeyEnv, NotProven};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::session::{CheckReport, SealOptions};
+use crate::check::{CheckReceipt, CheckReport};
+use crate::session::SealOptions;
 
 /// Default of `seal.max_blocks`: consecutive blocks before the release valve opens.
 pub const DEFAULT_MAX_BLOCKS: u64 = 5;
@@ -93,7 +107,7 @@ impl CheckReport {
             .iter()
             .map(|f| json!({"kind": f.kind.as_str(), "check": f.check, "test": f.test, "detail": f.detail}))
             .collect();
-        json!({
+        let mut out = json!({
             "base": self.base,
             "verdict": verdict,
             "clean": verdict == Verdict::Clean,
@@ -107,6 +121,76 @@ impl CheckReport {
             "checks": j.head,
             "base_checks": j.base,
             "not_proven": self.not_proven,
-        })
+        });
+        if let (Some(r), Some(o)) = (&self.receipt, out.as_object_mut()) {
+            o.insert(
+                "receipt".into(),
+                serde_json::to_value(r).unwrap_or_default(),
+            );
+        }
+        out
+    }
+}
+
+/// A `seal check --json` report read back (the module doc's shape).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    /// The commit judged against.
+    pub base: String,
+    pub verdict: Verdict,
+    /// Why the change is not clean, one line each (findings, then undeclared changes).
+    #[serde(default)]
+    pub reasons: Vec<String>,
+    #[serde(default)]
+    pub findings: Vec<ReportFinding>,
+    /// Changes nobody declared.
+    #[serde(default)]
+    pub declare: Vec<Declarable>,
+    /// What a `--declared` file declared.
+    #[serde(default)]
+    pub declared: Vec<Declaration>,
+    #[serde(default)]
+    pub cannot_judge: Vec<CannotJudge>,
+    /// The suites on the working tree.
+    #[serde(default)]
+    pub checks: Vec<CheckResult>,
+    #[serde(default)]
+    pub not_proven: Vec<NotProven>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<ReportReceipt>,
+}
+
+/// A finding with what to do instead.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReportFinding {
+    #[serde(flatten)]
+    pub finding: Finding,
+    pub advice: String,
+}
+
+/// The receipt of a sealed check, as the report names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportReceipt {
+    pub run_id: String,
+    pub receipt_sha256: String,
+    pub outcome: String,
+    pub dir: PathBuf,
+}
+
+impl From<&CheckReceipt> for ReportReceipt {
+    fn from(r: &CheckReceipt) -> Self {
+        ReportReceipt {
+            run_id: r.run_id.clone(),
+            receipt_sha256: r.receipt_sha256.clone(),
+            outcome: r.outcome.clone(),
+            dir: r.dir.clone(),
+        }
+    }
+}
+
+impl Report {
+    /// Reads a report from `seal check --json`'s text.
+    pub fn parse(text: &str) -> Result<Report, serde_json::Error> {
+        serde_json::from_str(text)
     }
 }

@@ -400,9 +400,14 @@ impl Sealing<'_> {
     /// The receipt's facts about the task, the repository and the diff, and the resets of the
     /// baseline it was judged against.
     fn facts(&self, run_id: &str) -> Result<ReceiptFacts, SealError> {
-        let (state, git) = (self.state, self.git);
-        let mut facts = ReceiptFacts::new(run_id, RunKind::Seal);
-        facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
+        let state = self.state;
+        let mut facts = change_facts(
+            self.git,
+            run_id,
+            &state.snapshot,
+            self.now_commit,
+            self.now_tree,
+        )?;
         facts.task.source = "hook".to_string();
         facts.task.sha256 = sha256_hex(self.session.as_bytes());
         let others: Vec<&str> = state
@@ -419,21 +424,35 @@ impl Sealing<'_> {
                 others.join(", ")
             )
         });
-        facts.repo.origin = git.origin_url().ok().flatten();
-        facts.repo.base_sha.clone_from(&state.snapshot);
-        facts.repo.head_sha = self.now_commit.to_string();
-        facts.repo.tree = self.now_tree.to_string();
-        let stat = git.diff_stat(&state.snapshot, self.now_commit)?;
-        facts.diff.sha256 = git.diff_digest(&state.snapshot, self.now_commit)?;
-        facts.diff.files = stat.files;
-        facts.diff.insertions = stat.insertions;
-        facts.diff.deletions = stat.deletions;
         facts.provider = "hook".to_string();
         facts
             .extra_not_proven
             .extend(state.resets.iter().map(crate::state::Reset::not_proven));
         Ok(facts)
     }
+}
+
+/// A seal receipt's facts about the repository and the change from `base` to the snapshot
+/// `head` (commit) with tree `tree`; the task and provider are the caller's.
+pub(crate) fn change_facts(
+    git: &Git,
+    run_id: &str,
+    base: &str,
+    head: &str,
+    tree: &str,
+) -> Result<ReceiptFacts, SealError> {
+    let mut facts = ReceiptFacts::new(run_id, RunKind::Seal);
+    facts.tool.version = env!("CARGO_PKG_VERSION").to_string();
+    facts.repo.origin = git.origin_url().ok().flatten();
+    facts.repo.base_sha = base.to_string();
+    facts.repo.head_sha = head.to_string();
+    facts.repo.tree = tree.to_string();
+    let stat = git.diff_stat(base, head)?;
+    facts.diff.sha256 = git.diff_digest(base, head)?;
+    facts.diff.files = stat.files;
+    facts.diff.insertions = stat.insertions;
+    facts.diff.deletions = stat.deletions;
+    Ok(facts)
 }
 
 /// A stop cut by SIGINT or SIGTERM while its suites ran: an INTERRUPTED receipt with no check,
@@ -619,7 +638,7 @@ fn declared_line(applied: &Applied) -> String {
 }
 
 /// The receipt's declarations: what was declared and what is still undeclared, with the request.
-fn declared_of(applied: &Applied, request: Option<&String>) -> Option<Declared> {
+pub(crate) fn declared_of(applied: &Applied, request: Option<&String>) -> Option<Declared> {
     let items = applied.for_receipt();
     (!items.is_empty()).then(|| Declared {
         request: request.cloned(),
@@ -710,7 +729,7 @@ pub fn failed_stop(
 }
 
 /// Appends the judgement's evidence to the event log: each suite's result, each finding and fact.
-fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealError> {
+pub(crate) fn record_judgement(log: &mut RunRecorder, judged: &Judged) -> Result<(), SealError> {
     for r in &judged.head {
         log.append(&CheckEvent::from(r))?;
     }

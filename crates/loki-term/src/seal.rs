@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use loki_seal::session::CheckReport;
+use loki_seal::CheckReport;
 use loki_seal::{
     Activation, Active, Agent, Basis, Budget, InstallReport, Origin, ResetReport, SealState,
     Source, Started,
@@ -167,6 +167,13 @@ pub fn check(report: &CheckReport) -> String {
     }
     for n in &report.not_proven {
         let _ = writeln!(out, "NOT PROVEN: {n}");
+    }
+    if let Some(r) = &report.receipt {
+        let _ = writeln!(
+            out,
+            "Receipt:    sha256:{} ({}; check it with `loki verify {}`)",
+            r.receipt_sha256, r.outcome, r.run_id
+        );
     }
     out
 }

@@ -7,6 +7,10 @@
 //! One issue per tracker, with two pages of comments (GitHub: `Link`; GitLab: `X-Next-Page`;
 //! Jira: `startAt`/`total`; Linear: `pageInfo`). [`Behaviour`] makes the next issue request
 //! answer a rate limit, a 404 or garbage, or serves a huge body.
+//!
+//! Pull and merge requests opened through it (or added with [`FakeTrackers::add_request`]) take
+//! comments; the review endpoints of `loki ci post` (comments listed and edited, check runs,
+//! commit statuses) are in `review`.
 
 use std::sync::{Arc, Mutex};
 
@@ -19,6 +23,8 @@ use serde_json::{Value, json};
 
 use crate::fake_llm::Recorded;
 use crate::fake_server::{Incoming, Ledger, Loopback};
+
+mod review;
 
 /// The credentials the fake expects.
 pub const GITHUB_TOKEN: &str = "ghp_fake_token";
@@ -46,8 +52,14 @@ struct Shared {
     origin: String,
     /// Pull requests (GitHub) and merge requests (GitLab) opened, as last written.
     requests: Vec<Value>,
-    /// Comments posted on them: `{repo, number, body}`.
+    /// Comments posted on them: `{repo, number, body, id, author, html_url, updates, system?}`.
     comments: Vec<Value>,
+    /// GitHub check runs: their last body, with `id`, `repo`, `updates`.
+    check_runs: Vec<Value>,
+    /// GitLab commit statuses, in the order set: the body with `repo` and `sha`.
+    statuses: Vec<Value>,
+    /// The last id given to a comment or check run.
+    next_id: u64,
 }
 
 /// The fake; serves until dropped.
@@ -66,6 +78,9 @@ impl FakeTrackers {
             origin: String::new(),
             requests: Vec::new(),
             comments: Vec::new(),
+            check_runs: Vec::new(),
+            statuses: Vec::new(),
+            next_id: 1000,
         }));
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let server = Loopback::serve(app).await;
@@ -94,10 +109,47 @@ impl FakeTrackers {
         self.shared.lock().unwrap().requests.clone()
     }
 
-    /// The comments posted on pull and merge requests: `{repo, number, body}`.
+    /// The comments posted on pull and merge requests: `{repo, number, body, id, author,
+    /// html_url, updates}` (`updates`: how many times it was edited).
     #[must_use]
     pub fn comments(&self) -> Vec<Value> {
         self.shared.lock().unwrap().comments.clone()
+    }
+
+    /// Adds an open request `number` to `repo` (`owner/repo`, or a GitLab `group/project`), as
+    /// if someone had opened it: comments and notes can be posted on it.
+    pub fn add_request(&self, repo: &str, number: u64) {
+        let mut s = self.shared.lock().unwrap();
+        let url = format!("{}/{repo}/pull/{number}", s.origin);
+        s.requests
+            .push(json!({"repo": repo, "number": number, "iid": number,
+            "html_url": url, "web_url": url, "branch": "", "updates": 0}));
+    }
+
+    /// Adds a comment by `author` on request `number` of `repo` (`system`: a GitLab system
+    /// note), as someone else would have written it; returns its id.
+    pub fn add_comment(
+        &self,
+        repo: &str,
+        number: u64,
+        author: &str,
+        body: &str,
+        system: bool,
+    ) -> u64 {
+        let mut s = self.shared.lock().unwrap();
+        new_comment(&mut s, repo, number, author, body, system)
+    }
+
+    /// GitHub check runs, as last written: the body with `id`, `repo`, `updates`.
+    #[must_use]
+    pub fn check_runs(&self) -> Vec<Value> {
+        self.shared.lock().unwrap().check_runs.clone()
+    }
+
+    /// GitLab commit statuses in the order set: the body with `repo` and `sha`.
+    #[must_use]
+    pub fn statuses(&self) -> Vec<Value> {
+        self.shared.lock().unwrap().statuses.clone()
     }
 
     /// Fails the test with every violation recorded.
@@ -171,6 +223,9 @@ async fn handle(
             Behaviour::Garbage => return (StatusCode::OK, "<html>oops</html>").into_response(),
             Behaviour::Normal | Behaviour::HugeBody => {}
         }
+    }
+    if let Some(r) = review::route(&mut s, &req, method.as_str(), &path, &query, &full) {
+        return r;
     }
     let segs: Vec<&str> = path.split('/').collect();
     if method == Method::POST
@@ -500,10 +555,21 @@ fn comment(s: &mut Shared, req: &Incoming, path: &str, full: &str) -> Response {
         .requests
         .iter()
         .any(|r| r["number"] == json!(n) && r["repo"] == json!(repo));
+    if github && text.is_some_and(|t| t.chars().count() > 65_536) {
+        bad.push("GitHub refuses comments over 65536 characters".into());
+    }
     let reply = if exists {
-        s.comments
-            .push(json!({"repo": repo, "number": n, "body": text.unwrap_or_default()}));
-        json_reply(StatusCode::CREATED, &json!({"id": s.comments.len()}), &[])
+        let id = new_comment(s, &repo, n, "loki", text.unwrap_or_default(), false);
+        let url = s
+            .comments
+            .last()
+            .map(|c| c["html_url"].clone())
+            .unwrap_or_default();
+        json_reply(
+            StatusCode::CREATED,
+            &json!({"id": id, "html_url": url}),
+            &[],
+        )
     } else {
         bad.push(format!("no request {n} in {repo}"));
         json_reply(StatusCode::NOT_FOUND, &json!({"message": "Not Found"}), &[])
@@ -512,6 +578,25 @@ fn comment(s: &mut Shared, req: &Incoming, path: &str, full: &str) -> Response {
         s.ledger.violations.push(format!("POST {full}: {v}"));
     }
     reply
+}
+
+/// Stores a new comment and returns its id.
+fn new_comment(
+    s: &mut Shared,
+    repo: &str,
+    number: u64,
+    author: &str,
+    body: &str,
+    system: bool,
+) -> u64 {
+    s.next_id += 1;
+    let id = s.next_id;
+    let html_url = format!("{}/{repo}/pull/{number}#issuecomment-{id}", s.origin);
+    s.comments.push(
+        json!({"repo": repo, "number": number, "body": body, "id": id,
+        "author": author, "html_url": html_url, "updates": 0, "system": system}),
+    );
+    id
 }
 
 /// `owner/repo` of a GitHub path (`/repos/owner/repo/…`), the encoded project of a GitLab one.

@@ -5,6 +5,7 @@ pub mod ask;
 pub mod backlog;
 pub mod build;
 pub mod checks;
+pub mod ci;
 pub mod completions;
 pub mod config;
 pub mod contract;

@@ -31,7 +31,11 @@ pub fn run(ctx: &Ctx, cmd: SealCommand) -> anyhow::Result<ExitCode> {
         SealCommand::Start(a) => start(ctx, agent(a.hook.agent), a.rebaseline),
         SealCommand::Stop(a) => Ok(stop(ctx, agent(a.agent))),
         SealCommand::Reset => reset(ctx),
-        SealCommand::Check { base, declared } => check(ctx, &base, declared.as_deref()),
+        SealCommand::Check {
+            base,
+            declared,
+            receipt,
+        } => check(ctx, &base, declared.as_deref(), receipt),
         SealCommand::Declare {
             tests,
             reason,
@@ -57,7 +61,7 @@ fn read_stdin() -> anyhow::Result<String> {
     Ok(text)
 }
 
-fn options(ctx: &Ctx, log_dir: PathBuf) -> anyhow::Result<SealOptions> {
+pub(crate) fn options(ctx: &Ctx, log_dir: PathBuf) -> anyhow::Result<SealOptions> {
     // The judge fences its runs from each other through this binary's `__confine`.
     Ok(SealOptions::from_config(
         &ctx.config,
@@ -229,7 +233,12 @@ fn status(ctx: &Ctx, all: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn check(ctx: &Ctx, base: &str, declared: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+fn check(
+    ctx: &Ctx,
+    base: &str,
+    declared: Option<&std::path::Path>,
+    receipt: bool,
+) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
     let opts = options(ctx, root.join(".loki"))?;
     let declared = match declared {
@@ -237,7 +246,12 @@ fn check(ctx: &Ctx, base: &str, declared: Option<&std::path::Path>) -> anyhow::R
         None => Vec::new(),
     };
     crate::interrupt::left("the change was not judged: nothing was found or cleared");
-    let report = loki_seal::check(&root, base, &declared, &opts)?;
+    let report = if receipt {
+        let task = format!("loki seal check --base {base}");
+        loki_seal::check_sealed(&root, base, &declared, &opts, &task)?
+    } else {
+        loki_seal::check(&root, base, &declared, &opts)?
+    };
     let verdict = report.verdict();
     if ctx.global.json {
         crate::output::json(report.to_json());

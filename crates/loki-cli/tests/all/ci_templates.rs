@@ -48,7 +48,7 @@ fn the_ci_templates_are_valid_workflows() {
     };
     let (github, gitlab) = (files("github"), files("gitlab"));
     assert_eq!(github.len(), 2, "{github:?}");
-    assert_eq!(gitlab.len(), 2, "{gitlab:?}");
+    assert_eq!(gitlab.len(), 3, "{gitlab:?}");
     let (ok, said) = check(
         &tools,
         &["--builtin-schema", "vendor.github-workflows"],

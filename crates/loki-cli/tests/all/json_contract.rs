@@ -78,6 +78,19 @@ fn check_vocabulary(v: &Value, at: &str, problems: &mut Vec<String>) {
     }
 }
 
+/// Asserts `v` is valid against `schema` and speaks the shared vocabulary.
+#[track_caller]
+pub(crate) fn validate(v: &Value, schema: &str) {
+    let errors: Vec<String> = validator(schema)
+        .iter_errors(v)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{v:#}");
+    let mut problems = Vec::new();
+    check_vocabulary(v, "$", &mut problems);
+    assert!(problems.is_empty(), "{problems:#?}\n{v:#}");
+}
+
 /// Asserts `out`'s stdout is exactly one JSON object on one line, valid against `schema`, and
 /// speaks the shared vocabulary; returns it.
 #[track_caller]
@@ -471,4 +484,72 @@ fn the_control_plane_commands_print_one_object_each() {
         .args(["-TERM", &server.id().to_string()])
         .status();
     let _ = server.wait();
+}
+
+/// `loki ci judge` and `ci comment`, and `seal check --receipt`, on a repository with no suite
+/// (CANNOT JUDGE, quickly: nothing to run). `ci post`'s object is checked against the fake
+/// GitHub in `ci_judge`.
+#[test]
+fn ci_commands_print_one_object_each() {
+    let sb = Sandbox::new();
+    let repo = GitRepo::new();
+    repo.write("README.md", "notes\n");
+    repo.commit("notes");
+    repo.write("README.md", "more notes\n");
+    let out = sb.home().join("judged");
+    let judged = loki(
+        &sb,
+        repo.path(),
+        &[
+            "ci",
+            "judge",
+            "--base",
+            "HEAD",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let v = one_object(&judged, "ci-judge");
+    assert_eq!(v["verdict"], "cannot_judge", "{v}");
+    assert_eq!(v["conclusion"], "neutral", "{v}");
+    assert_eq!(judged.status.code(), Some(0), "neutral passes");
+    let report = out.join("report.json");
+    let comment = loki(
+        &sb,
+        repo.path(),
+        &["ci", "comment", report.to_str().unwrap()],
+    );
+    let c = one_object(&comment, "ci-comment");
+    assert!(
+        c["body"]
+            .as_str()
+            .unwrap()
+            .contains("## ❔ loki: CANNOT JUDGE"),
+        "{c}"
+    );
+    let sealed = loki(&sb, repo.path(), &["seal", "check", "--receipt"]);
+    let s = one_object(&sealed, "seal-check");
+    assert_eq!(sealed.status.code(), Some(3));
+    let run = s["receipt"]["run_id"].as_str().unwrap();
+    assert!(
+        repo.path()
+            .join(format!(".loki/runs/{run}/receipt.dsse.json"))
+            .is_file()
+    );
+    // A judgement that cannot run outside a request, and a bad gate, are refused.
+    one_object(&loki(&sb, repo.path(), &["ci", "judge"]), "error");
+    one_object(
+        &loki(
+            &sb,
+            repo.path(),
+            &[
+                "ci",
+                "comment",
+                report.to_str().unwrap(),
+                "--fail-on",
+                "clean",
+            ],
+        ),
+        "error",
+    );
 }
