@@ -13,3 +13,4 @@ mod claude;
 mod codex;
 mod gemini;
 mod providers;
+mod tui;
