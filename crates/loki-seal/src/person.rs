@@ -3,27 +3,29 @@
 //! # Three channels
 //! 1. **The client's own** ([`crate::hook::respond`]): `systemMessage` (and `stopReason` on a
 //!    release) for the agents that show it.
-//! 2. **loki's stderr**: every answer carries [`line`] on the hook's stderr too, except Claude
+//! 2. **loki's stderr**: every answer carries [`line()`] on the hook's stderr too, except Claude
 //!    Code's block, whose stderr is the reason handed to the model. With exit 0, the pinned
 //!    clients keep a hook's stderr out of sight (a log, a transcript view), so it only adds a
 //!    record.
 //! 3. **The client's stderr** ([`relay_target`]): where the client's mode shows nothing a Stop
-//!    hook says, the CLI writes [`line`] to the stderr the client itself inherited (its
+//!    hook says, the CLI writes [`line()`] to the stderr the client itself inherited (its
 //!    `/proc/<pid>/fd/2`), which is the person's terminal, or the file or pipe they read.
 //!
 //! # What each pinned client shows of a Stop hook's answer
 //! Measured with the real clients; the conformance tests (`loki-cli`'s `tests/all/agents`) pin it.
 //!
-//! | client | mode | `systemMessage` / `stopReason` | loki relays |
-//! |---|---|---|---|
-//! | Claude Code 2.1.332 | TUI | `Stop says: …` notice | no |
-//! | | `-p` text, `--output-format json` | nothing (json: `terminal_reason` only) | yes |
-//! | | `-p --output-format stream-json` | `system`/`informational` event | yes |
-//! | Codex 0.171 | TUI (hooks run in its app-server) | `Hook · …`, `Hook stopped └ …` | no |
-//! | | `exec`, `exec --json` | nothing (`hook: Stop Completed/Stopped/Blocked`) | yes |
-//! | Gemini CLI 0.61 | TUI | `ℹ … [<hook command>]` | no |
-//! | | `-p`, `-o json`, `-o stream-json` | `Hook system message: …` on its stderr | no |
-//! | Cursor (`cursor-agent`, not measured) | `-p`/`--print` | (no allow message at all) | yes |
+//! | client | mode | allow / release (`systemMessage`, `stopReason`) | block | loki relays |
+//! |---|---|---|---|---|
+//! | Claude Code 2.1.332 | TUI | `Stop says: …` notice | `Stop hook feedback` | no |
+//! | | `-p` text, `--output-format json` | nothing (json: `terminal_reason`) | nothing | yes |
+//! | | `-p --output-format stream-json` | `system`/`informational` event | a `user` event | yes |
+//! | Codex 0.171 | TUI (hooks run in its app-server) | `Hook · …`, `Hook stopped └ …` | not measured | no |
+//! | | `exec`, `exec --json` | nothing (text: `hook: Stop Completed/Stopped`) | `hook: Stop Blocked` | yes |
+//! | Gemini CLI 0.61 | TUI | `ℹ … [<hook command>]` | not measured | no |
+//! | | `-p` | `Hook system message: …` on stderr | `[WARNING] Agent execution blocked` | no |
+//! | | `-o json` | the same on stderr | in the result's `warnings` | no |
+//! | | `-o stream-json` | the same on stderr | a `warning` event | no |
+//! | Cursor (`cursor-agent`, not measured) | `-p`/`--print` | (no allow message at all) | not measured | yes |
 //!
 //! # Finding the client ([`relay_target`])
 //! A hook's stdout is a pipe or socket that the client reads (it parses the answer), and every
@@ -118,7 +120,7 @@ pub fn json_output(agent: Agent, argv: &[String]) -> bool {
     }
 }
 
-/// Where [`line`] is written besides the hook's answer: the client's inherited stderr.
+/// Where [`line()`] is written besides the hook's answer: the client's inherited stderr.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Relay {
     /// The client's process id.

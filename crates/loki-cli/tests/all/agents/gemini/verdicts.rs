@@ -3,8 +3,9 @@
 //! `the_release_ends_the_loop_and_is_shown_to_the_person`).
 //!
 //! Gemini CLI 0.61 prints a hook's `systemMessage` as `Hook system message: …` on its stderr in
-//! every headless mode (and a release's `Agent execution stopped: …` in `-o json`'s `warnings`),
-//! so loki relays nothing there: these tests pin that the client's channel still carries every
+//! every headless mode; a block is `Agent execution blocked: <reason>` in `-o json`'s `warnings`
+//! (with a release's `Agent execution stopped: …`) and a `warning` event of `-o stream-json`.
+//! So loki relays nothing there: these tests pin that the client's channels still carry every
 //! verdict, once, and that its JSON output stays intact.
 
 use std::process::Output;
@@ -92,13 +93,19 @@ async fn gemini_json_shows_every_verdict_on_its_stderr_and_the_release_in_warnin
     let a: Value = serde_json::from_slice(&allowed.stdout).unwrap();
     assert_eq!(a["response"], "Fixed add.", "{a:#}");
     assert!(a.get("warnings").is_none(), "{a:#}");
+    // The block and the release are the result's warnings (a block is not on stderr here).
     let r: Value = serde_json::from_slice(&released.stdout).unwrap();
-    let warnings = r["warnings"].as_array().unwrap();
+    let warnings: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
     assert!(
-        warnings.iter().any(|w| w
-            .as_str()
-            .unwrap()
-            .starts_with("Agent execution stopped: loki seal: RELEASED, NOT VERIFIED")),
+        warnings.len() == 2
+            && warnings[0].starts_with("Agent execution blocked: loki seal: not done.")
+            && warnings[1]
+                .starts_with("Agent execution stopped: loki seal: RELEASED, NOT VERIFIED"),
         "{r:#}"
     );
 }
@@ -109,13 +116,29 @@ async fn gemini_stream_json_shows_every_verdict_on_its_stderr() {
         return;
     };
     assert_seen(&allowed, &released);
-    for out in [&allowed, &released] {
-        let events: Vec<Value> = text(&out.stdout)
+    let events = |out: &Output| -> Vec<Value> {
+        text(&out.stdout)
             .lines()
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-            .collect();
-        assert_eq!(events.last().unwrap()["type"], "result", "{events:#?}");
+            .collect()
+    };
+    for out in [&allowed, &released] {
+        let e = events(out);
+        assert_eq!(e.last().unwrap()["type"], "result", "{e:#?}");
     }
+    // The block is a warning event of the stream (not on stderr here).
+    let warnings: Vec<Value> = events(&released)
+        .into_iter()
+        .filter(|e| e["type"] == "error" && e["severity"] == "warning")
+        .collect();
+    assert!(
+        warnings.len() == 1
+            && warnings[0]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Agent execution blocked: loki seal: not done."),
+        "{warnings:#?}"
+    );
 }
 
 /// The interactive TUI (no `-p`): an allowed VERIFIED stop and, in the same session, a release,
