@@ -175,17 +175,20 @@ pub struct HookResponse {
     pub exit: u8,
 }
 
-/// The agent's protocol for `decision`.
+/// The agent's protocol for `decision`. Every answer with exit 0 also carries the person's line
+/// ([`crate::person::line`]) on stderr: the pinned clients keep an exit-0 hook's stderr out of
+/// sight (it is loki's own record of the verdict, not a message to the model).
 #[must_use]
 pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
     let json = |v: serde_json::Value| format!("{v}\n");
     let out = |stdout: String| HookResponse {
         stdout,
-        stderr: String::new(),
+        stderr: format!("{}\n", crate::person::line(decision)),
         exit: 0,
     };
     match (agent, decision) {
-        // Claude Code: exit 2 with the reason on stderr blocks (stdout is ignored then).
+        // Claude Code: exit 2 with the reason on stderr blocks (stdout is ignored then); that
+        // stderr reaches the model, so it is the reason alone.
         (Agent::Claude, Decision::Block { reason }) => HookResponse {
             stdout: String::new(),
             stderr: format!("{reason}\n"),
@@ -195,7 +198,9 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
         // `terminal_reason: "stop_hook_prevented"` instead of `"completed"`), `stopReason` is the
         // reason shown for that stop, and `systemMessage` is the warning shown to the person (the
         // TUI's notice line; `-p --output-format stream-json` as a `system`/`informational`
-        // event). Exit 0: an exit 2 would hand the message to the model as another block.
+        // event; text and `--output-format json` show neither, so the CLI relays the line, see
+        // [`crate::person`]). Exit 0: an exit 2 would hand the message to the model as another
+        // block.
         // Gemini CLI 0.61, AfterAgent: `continue: false` ends the agent loop (no retry) and is
         // reported as "Agent execution stopped: <systemMessage, else stopReason>" (headless:
         // on stderr, after "Hook system message: …"; `-o json`: in `warnings`); the process
@@ -203,7 +208,8 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
         // Codex 0.171 parses Stop output strictly (an unknown field fails the hook: "hook: Stop
         // Failed"); these three universal fields it accepts: `continue: false` + `stopReason`
         // end the turn marked "Stopped" (`codex exec` prints "hook: Stop Stopped", not
-        // "Completed"), `systemMessage` is its warning line for the person.
+        // "Completed"), `systemMessage` is its warning line for the person in the TUI (`codex
+        // exec` and `--json` show neither message: relayed, [`crate::person`]).
         (Agent::Claude | Agent::Codex | Agent::Gemini, Decision::Release { message }) => {
             out(json(serde_json::json!({
                 "continue": false,
@@ -221,7 +227,7 @@ pub fn respond(agent: Agent, decision: &Decision) -> HookResponse {
         ),
         // Codex 0.171 accepts `systemMessage` on an allowed Stop too (the hook still completes):
         // what was declared and proven goes to every agent that can show it. `codex exec` prints
-        // nothing for a completed stop, so there the person does not see it (issue 33).
+        // nothing for a completed stop: there the CLI relays the line ([`crate::person`]).
         (Agent::Claude | Agent::Gemini | Agent::Codex, Decision::Allow { message }) => {
             out(json(serde_json::json!({ "systemMessage": message })))
         }

@@ -45,6 +45,13 @@
 //! Cursor: `{"followup_message":…}`. Gemini CLI (`AfterAgent`): `{"decision":"deny","reason":…}`.
 //! Internal errors fail closed: they block with the error as the reason.
 //!
+//! # The person ([`person`])
+//!
+//! Every verdict reaches the person running the agent, in every mode of every client: the
+//! agent's own message channel, the hook's stderr, and, where the client's mode shows nothing a
+//! hook says (`claude -p`, `codex exec`), the client's own stderr, which [`person`] finds through
+//! `/proc` and the CLI writes to. Its module doc holds what each client shows.
+//!
 //! # Failed stops and status ([`status`])
 //!
 //! A stop that could not be judged blocks, then is released after `seal.max_blocks` in a row;
@@ -65,6 +72,7 @@ mod error;
 pub mod hook;
 pub mod install;
 pub mod jsontext;
+pub mod person;
 pub mod report;
 pub mod session;
 pub mod state;

@@ -22,6 +22,8 @@
 //!   with nothing queued, is answered 400 with the reason and recorded in
 //!   [`FakeResponses::violations`]; any other path is a violation too (Codex makes no side
 //!   requests to a custom provider: no model list, no telemetry, when the config turns them off).
+//! - **Side requests**: the TUI's thread title request ([`is_thread_title`]) is validated and
+//!   answered with a fixed title, outside the queue (`codex exec` makes none).
 //! - **Recording**: every request (path, lower-cased headers, JSON body).
 //!   [`FakeResponses::assert_clean`] fails the test on a violation or an unconsumed turn.
 //!
@@ -386,6 +388,21 @@ pub fn validate(
     Ok(())
 }
 
+/// What the fake names a thread when Codex's TUI asks ([`is_thread_title`]).
+pub const THREAD_TITLE: &str = "Loki conformance";
+
+/// Whether `body` is the side request Codex 0.171's TUI makes, in a thread of its own and at the
+/// same time as the first turn, to title a new thread (`thread_source: "thread_title"` in its
+/// turn metadata). It is answered with [`THREAD_TITLE`], outside the script: its timing is the
+/// TUI's, not the conversation's.
+#[must_use]
+pub fn is_thread_title(body: &Value) -> bool {
+    body["client_metadata"]["x-codex-turn-metadata"]
+        .as_str()
+        .and_then(|m| serde_json::from_str::<Value>(m).ok())
+        .is_some_and(|m| m["thread_source"] == "thread_title")
+}
+
 async fn handle(
     State(shared): State<Arc<Mutex<Shared>>>,
     method: Method,
@@ -398,11 +415,14 @@ async fn handle(
     let reply = {
         let mut s = shared.lock().unwrap();
         let n = s.ledger.record(&req, uri.path());
+        let title = parsed.as_ref().is_ok_and(is_thread_title);
         let verdict = if method != Method::POST || uri.path() != "/v1/responses" {
             Err(format!("unexpected {method} {}", uri.path()))
         } else {
             match parsed {
                 Err(e) => Err(e.clone()),
+                // A side thread of its own: no calls of the script's thread are pending there.
+                Ok(v) if title => validate(headers, v, &s.expect, &HashSet::new(), &[]),
                 Ok(v) => validate(headers, v, &s.expect, &s.issued, &s.pending),
             }
         };
@@ -411,6 +431,10 @@ async fn handle(
                 s.ledger.violations.push(format!("request {n}: {reason}"));
                 Err(reason)
             }
+            Ok(()) if title => Ok(Some((
+                ResponsesTurn::text(THREAD_TITLE),
+                format!("resp_{n}"),
+            ))),
             Ok(()) => match s.queue.pop_front() {
                 None => {
                     let reason = format!("request {n}: no turn is queued");
@@ -466,6 +490,17 @@ mod tests {
             ("authorization".to_string(), "Bearer k".to_string()),
             ("content-type".to_string(), "application/json".to_string()),
         ])
+    }
+
+    #[test]
+    fn the_tuis_thread_title_request_is_told_apart() {
+        let meta = |source: &str| {
+            json!({"client_metadata": {"x-codex-turn-metadata":
+                json!({"thread_source": source, "request_kind": "turn"}).to_string()}})
+        };
+        assert!(is_thread_title(&meta("thread_title")));
+        assert!(!is_thread_title(&meta("user")));
+        assert!(!is_thread_title(&json!({"input": []})));
     }
 
     #[test]

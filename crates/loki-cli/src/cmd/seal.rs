@@ -141,9 +141,7 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
         )),
         None => decision,
     };
-    if let Decision::Release { message } = &decision {
-        tell_the_terminal(message);
-    }
+    relay(agent, &decision);
     let r = respond(agent, &decision);
     if ctx.global.json {
         crate::output::json(stop_json(agent, &decision, &r));
@@ -183,14 +181,21 @@ fn failed(ctx: &Ctx, input: &HookInput, e: &anyhow::Error) -> Decision {
     )
 }
 
-/// A release must reach the person, not only the model: the agent's own channel carries it too,
-/// but the controlling terminal (when there is one) shows it whatever the agent does with hook
-/// output. Best effort: a headless agent has no terminal.
-fn tell_the_terminal(message: &str) {
-    use std::io::Write as _;
-    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
-        // Ignored on purpose: the agent's channel still carries the message.
-        let _ = writeln!(tty, "{message}");
+/// Every verdict must reach the person, not only the model: where the client's mode shows
+/// nothing a hook says (`claude -p`, `codex exec`), its line goes to the client's own stderr
+/// ([`loki_seal::person`]). Best effort and never blocking: one non-blocking write, any error
+/// ignored (the hook's answer still carries the verdict).
+fn relay(agent: Agent, decision: &Decision) {
+    use rustix::fs::{Mode, OFlags};
+    let Some(target) = loki_seal::person::relay_target(agent) else {
+        return;
+    };
+    let flags =
+        OFlags::WRONLY | OFlags::APPEND | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    if let Ok(fd) = rustix::fs::open(&target.path, flags, Mode::empty()) {
+        let line = format!("{}\n", loki_seal::person::line(decision));
+        // Ignored on purpose: a full pipe or a closed reader loses the line, never the answer.
+        let _ = rustix::io::write(&fd, line.as_bytes());
     }
 }
 

@@ -30,6 +30,8 @@ use serde_json::{Value, json};
 
 use crate::cli::sandboxed;
 
+mod verdicts;
+
 /// A model for which 2.1.332 sends the classic Messages shape (only `user`/`assistant` turns);
 /// for newer ones (claude-sonnet-5, claude-opus-4-8, claude-opus-5) it puts a `role: "system"`
 /// turn into `messages`, which the fake, modelled on the classic API, refuses.

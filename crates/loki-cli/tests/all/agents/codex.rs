@@ -15,6 +15,8 @@ use serde_json::Value;
 
 use crate::cli::sandboxed;
 
+mod verdicts;
+
 const MODEL: &str = "gpt-fake-codex";
 const KEY_VAR: &str = "FAKE_CODEX_PROVIDER_KEY";
 const KEY: &str = "sk-fake-codex";

@@ -18,6 +18,8 @@ use loki_test_support::fake_gemini::{
 use loki_test_support::{GitRepo, Sandbox};
 use serde_json::{Value, json};
 
+mod verdicts;
+
 const MODEL: &str = "gemini-2.5-pro";
 const KEY: &str = "gm-test-key";
 const CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n";

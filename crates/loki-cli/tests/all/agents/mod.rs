@@ -19,4 +19,5 @@ mod claude_lineage;
 mod codex;
 mod gemini;
 mod providers;
+mod tui;
 mod workdir;
