@@ -235,8 +235,13 @@ fn main() {
         "calc.py",
         &format!("{CALC}\n\ndef sub(a, b):\n    return a - b\n"),
     );
+    // An allowed stop moves the worktree's baseline to the tree it judged: each round starts
+    // again from the session start's baseline, so every round judges the same change.
+    let state_path = loki_seal::worktree_state_path(&opts.home, root);
+    let started = std::fs::read(&state_path).unwrap();
     let mut changed = Paired::default();
     for _ in 0..ROUNDS {
+        std::fs::write(&state_path, &started).unwrap();
         let direct = once(|| pytest_direct(root));
         changed.push(direct, once(|| stop_allows(root, &input, &opts)));
     }

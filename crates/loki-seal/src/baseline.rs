@@ -9,6 +9,9 @@
 //!   user's index) and the detected suites run. `--rebaseline` is a reset.
 //! - **reset**: the user says the tree as it is now is the baseline: snapshot and suites now,
 //!   and the baseline it replaces is kept as a [`Reset`] for the receipts to name.
+//!
+//! A signal while the suites run records nothing ([`SealError::Interrupted`]): the worktree's
+//! state stays as it was.
 
 use std::path::Path;
 
@@ -116,6 +119,10 @@ fn record(
         .join("logs")
         .join(worktree_key(repo_root));
     let baseline = run_all(&checks, &run)?;
+    if let Some(signal) = loki_process::signals::signal_name() {
+        // Suites a signal cut are no baseline: nothing is recorded.
+        return Err(SealError::Interrupted { signal });
+    }
     let now = loki_core::time::now_rfc3339();
     let session = match (&by, input) {
         (ResetBy::Rebaseline { session }, _) => session.clone(),

@@ -1,4 +1,4 @@
-//! `loki seal start|stop|check|install`: the stop hook for coding agents.
+//! `loki seal start|stop|check|declare|reset|status|install`: the stop hook for coding agents.
 //!
 //! The hook commands read the agent's JSON from stdin and answer in the agent's protocol
 //! (`loki_seal::respond`). `stop` fails closed: any error becomes a block whose reason is the

@@ -161,6 +161,73 @@ fn a_changed_expectation_is_refused_until_declared_and_the_declaration_is_signed
     sandboxed(&sb, repo.path()).arg("verify").assert().code(0);
 }
 
+/// Declarations belong to the worktree's baseline like the stops: `--session` may name any
+/// session of its lineage (here the one that started it, while a cleared context, with a new id,
+/// made the change and was refused), and the next stop of any of them sees the declaration.
+#[test]
+fn a_declaration_may_name_any_session_of_the_worktree() {
+    if !loki_test_support::require_pytest() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = calc_repo();
+    let input = |session: &str, event: &str| {
+        json!({"session_id": session, "cwd": repo.path(), "hook_event_name": event,
+               "source": "clear"})
+        .to_string()
+    };
+    for session in ["decl-first", "decl-cleared"] {
+        let out = seal(&sb, &repo, &["start"], &input(session, "SessionStart"));
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    repo.write(
+        "calc.py",
+        "def add(a, b):\n    return a + b + (1 if (a, b) == (2, 2) else 0)\n\n\ndef double(x):\n    return x * 2\n",
+    );
+    repo.write(
+        "tests/test_calc.py",
+        "from calc import add, double\n\n\ndef test_add():\n    assert add(2, 2) == 5\n\n\ndef test_double():\n    assert double(3) == 6\n",
+    );
+    let out = seal(&sb, &repo, &["stop"], &input("decl-cleared", "Stop"));
+    assert_eq!(out.status.code(), Some(2), "refused: {}", text(&out.stderr));
+    let declared = seal(
+        &sb,
+        &repo,
+        &[
+            "declare",
+            "--session",
+            "decl-first",
+            "tests/test_calc.py::test_add",
+            "--reason",
+            "product asked for add(2, 2) == 5",
+        ],
+        "",
+    );
+    assert!(declared.status.success(), "{}", text(&declared.stderr));
+    let out = seal(&sb, &repo, &["stop"], &input("decl-cleared", "Stop"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout)
+            .contains("Declared by the agent as asked for: tests/test_calc.py::test_add"),
+        "{}",
+        text(&out.stdout)
+    );
+    let unknown = seal(
+        &sb,
+        &repo,
+        &[
+            "declare",
+            "--session",
+            "nobody",
+            "test_add",
+            "--reason",
+            "x",
+        ],
+        "",
+    );
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown.stdout));
+}
+
 #[test]
 fn a_declared_contradiction_releases_the_session_not_verified() {
     if !loki_test_support::require_pytest() {
