@@ -65,7 +65,9 @@ mod tests {
         std::fs::write(dir.path().join("src/a.rs"), "x").unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
         std::os::unix::fs::symlink("src/a.rs", dir.path().join("inner")).unwrap();
-        std::os::unix::fs::symlink("/nonexistent/x", dir.path().join("dangling")).unwrap();
+        // Dangling, to a path outside that this test owns.
+        std::os::unix::fs::symlink(outside.path().join("gone/x"), dir.path().join("dangling"))
+            .unwrap();
         let w = Worktree::new(dir.path()).unwrap();
 
         assert_eq!(w.resolve("src/a.rs").unwrap(), w.root().join("src/a.rs"));

@@ -186,7 +186,10 @@ mod tests {
         assert_eq!(file_for(&root, "/../etc/passwd"), None);
         assert_eq!(file_for(&root, "/sub/%2e%2e/%2e%2e/etc/passwd"), None);
         assert_eq!(file_for(&root, "/missing.js"), None);
-        std::os::unix::fs::symlink("/etc/hostname", root.join("out")).unwrap();
+        // A symlink to a file outside the root (one this test owns).
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::File::create(outside.path().join("secret")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("out")).unwrap();
         assert_eq!(file_for(&root, "/out"), None);
     }
 }

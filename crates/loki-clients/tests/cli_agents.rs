@@ -19,8 +19,13 @@ fn fake_bin(dir: &Path, name: &str, script: &str) {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// `kind` run from `bin`, with the system's `/usr/bin` and `/bin` after it (the fakes are shell
+/// scripts).
 fn agent(kind: CliKind, bin: &Path, timeout: Duration) -> CliAgent {
-    let path = format!("{}:/usr/bin:/bin", bin.display());
+    agent_on(kind, format!("{}:/usr/bin:/bin", bin.display()), timeout)
+}
+
+fn agent_on(kind: CliKind, path: String, timeout: Duration) -> CliAgent {
     CliAgent {
         kind,
         program: kind.name().into(),
@@ -91,9 +96,11 @@ async fn a_hanging_cli_agent_is_killed_at_its_timeout() {
 
 #[tokio::test]
 async fn a_missing_cli_agent_names_its_install() {
+    // Only an empty directory on PATH: whatever the system has installed, codex is not found.
     let empty = tempfile::tempdir().unwrap();
     let wt = tempfile::tempdir().unwrap();
-    let e = agent(CliKind::Codex, empty.path(), Duration::from_secs(5))
+    let path = empty.path().display().to_string();
+    let e = agent_on(CliKind::Codex, path, Duration::from_secs(5))
         .run("t", wt.path())
         .await
         .unwrap_err();

@@ -38,7 +38,8 @@ fn fixture() -> Fixture {
     link(Path::new("src/a.rs"), "inner");
     link(Path::new("src"), "src_alias");
     link(Path::new(".git"), "git_alias");
-    link(Path::new("/nonexistent/x"), "dangling");
+    // Dangling, to a path outside that the fixture owns.
+    link(&outside.path().join("gone/x"), "dangling");
     link(Path::new("self_loop"), "self_loop");
     link(Path::new("."), "here");
     let root = Root::new(p).unwrap();

@@ -549,9 +549,14 @@ mod tests {
     #[test]
     fn the_env_withholds_secrets_and_moves_home() {
         let f = fence();
+        // The caller's home is an empty directory of the test's own: the fence looks for tool
+        // homes (`~/.cargo`, `~/.rustup`, …) in it.
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().display().to_string();
+        let loki_home = t.path().join(".loki").display().to_string();
         let vars = [
-            ("HOME", "/root"),
-            ("LOKI_HOME", "/root/.loki"),
+            ("HOME", home.as_str()),
+            ("LOKI_HOME", loki_home.as_str()),
             ("ANTHROPIC_API_KEY", "sk-1"),
             ("LOKI_RECEIPT_SIGNING_KEY", "pem"),
             ("GITHUB_TOKEN", "ghp"),

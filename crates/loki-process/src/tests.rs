@@ -306,13 +306,20 @@ fn combined_capture_keeps_arrival_order_and_separate_splits() {
 
 #[test]
 fn missing_program_is_not_found() {
-    let err = run(&Spec::new("loki-no-such-program", std::env::temp_dir()).envs(scrubbed_env()))
-        .unwrap_err();
+    let t = tempfile::tempdir().unwrap();
+    let err = run(&Spec::new("loki-no-such-program", t.path()).envs(scrubbed_env())).unwrap_err();
     assert!(err.is_not_found(), "{err}");
-    // The child's PATH decides, not ours: `sh` exists, but not on this PATH.
-    let err = run(&Spec::new("sh", std::env::temp_dir()).env("PATH", "/nonexistent")).unwrap_err();
+    // The child's PATH decides, not ours: `sh` exists, but not on this PATH (an empty
+    // directory of this test's own).
+    let empty = t.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = run(&Spec::new("sh", t.path()).env("PATH", &empty)).unwrap_err();
     assert!(err.is_not_found(), "{err}");
-    assert!(err.to_string().contains("PATH=/nonexistent"), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("PATH={}", empty.display())),
+        "{err}"
+    );
 }
 
 #[test]
@@ -411,8 +418,10 @@ fn a_detached_child_writes_its_log_leads_its_group_and_is_reaped() {
 
 #[test]
 fn a_detached_start_in_a_missing_directory_is_refused_by_name() {
-    let spec = Spec::new("/bin/sh", "/no/such/dir");
-    let err = spawn_detached(&spec, std::path::Path::new("/tmp/unused.log")).unwrap_err();
+    // Both inside this test's own temporary directory: the missing one and the log.
+    let t = tempfile::tempdir().unwrap();
+    let spec = Spec::new("/bin/sh", t.path().join("gone/dir"));
+    let err = spawn_detached(&spec, &t.path().join("unused.log")).unwrap_err();
     assert!(matches!(err, ProcessError::NoCwd { .. }), "{err}");
 }
 

@@ -442,11 +442,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The plan of a package in a directory of the test's own (the plan looks there for Plug'n'Play
+    /// files, `.npmrc` and `node_modules/.bin`), its reports under `/t` (a name in the script,
+    /// never touched).
     fn plan_of(scripts: &serde_json::Value, pm: &str, extra: &[&str]) -> Plan {
         let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+        let root = tempfile::tempdir().unwrap();
+        let pkg = root.path().join("pkg");
         plan(
-            Path::new("/r/pkg"),
-            Path::new("/r"),
+            &pkg,
+            root.path(),
             &json!({ "scripts": scripts }),
             pm,
             &extra,

@@ -680,12 +680,7 @@ pub(crate) mod tests {
         // An id whose file is not there (node's TAP names none): run it whole.
         assert!(narrowed(&c, tmp.path(), &Selection::tests(["adds".to_owned()])).is_none());
         let j = check(CheckKind::Jest, ".", &["npm", "test"], Some("jest"));
-        let n = narrowed(
-            &j,
-            Path::new("/r"),
-            &Selection::files(["a.test.js".to_owned()]),
-        )
-        .unwrap();
+        let n = narrowed(&j, tmp.path(), &Selection::files(["a.test.js".to_owned()])).unwrap();
         assert_eq!(n.command, ["npm", "test", "--", "a\\.test\\.js"]);
         let chained = check(
             CheckKind::Vitest,
@@ -696,7 +691,7 @@ pub(crate) mod tests {
         assert!(
             narrowed(
                 &chained,
-                Path::new("/r"),
+                tmp.path(),
                 &Selection::files(["a.test.js".to_owned()])
             )
             .is_none()
@@ -704,7 +699,7 @@ pub(crate) mod tests {
         let node = check(CheckKind::Node, ".", &["node", "--test"], None);
         let n = narrowed(
             &node,
-            Path::new("/r"),
+            tmp.path(),
             &Selection::files(["test/a.test.js".to_owned()]),
         )
         .unwrap();

@@ -314,11 +314,12 @@ pub(crate) mod tests {
         config(&flags)
     }
 
-    /// A setup over `c` whose home does not exist.
-    pub(crate) fn setup(c: &Config) -> Setup<'_> {
+    /// A setup over `c` whose home is `home`: a path in the test's own temporary directory that
+    /// need not exist.
+    pub(crate) fn setup<'a>(c: &'a Config, home: &'a Path) -> Setup<'a> {
         Setup {
             config: c,
-            home: Some(Path::new("/nonexistent-home")),
+            home: Some(home),
             runs_dir: None,
             argv: vec!["loki".into(), "task".into()],
             confine_exe: None,
@@ -341,7 +342,10 @@ pub(crate) mod tests {
             text: "t".into(),
             source: "text".into(),
         };
-        let (opts, label, why) = setup(&c).build_options(task, RunKind::Quick, true).unwrap();
+        let home = dir.path().join("home");
+        let (opts, label, why) = setup(&c, &home)
+            .build_options(task, RunKind::Quick, true)
+            .unwrap();
         assert_eq!(label, "scripted");
         assert!(why.starts_with("chosen explicitly"), "{why}");
         assert_eq!(opts.cap, Duration::from_secs(60));
@@ -350,7 +354,7 @@ pub(crate) mod tests {
         assert_eq!(opts.kind, RunKind::Quick);
         assert_eq!(opts.network, Network::Allowed);
         assert_eq!(opts.command, vec!["loki".to_string(), "task".to_string()]);
-        assert_eq!(setup(&c).cap(), loki_engine::DEFAULT_CAP);
+        assert_eq!(setup(&c, &home).cap(), loki_engine::DEFAULT_CAP);
     }
 
     #[test]
@@ -358,7 +362,8 @@ pub(crate) mod tests {
         use loki_core::exit::{Classify, ExitClass};
         let dir = tempfile::tempdir().unwrap();
         let c = scripted(dir.path(), &[]);
-        let mut s = setup(&c);
+        let home = dir.path().join("home");
+        let mut s = setup(&c, &home);
         s.home = None;
         let task = TaskInput {
             text: "t".into(),

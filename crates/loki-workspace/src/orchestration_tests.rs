@@ -75,7 +75,9 @@ fn a_checks_run_without_suites_is_recorded_and_proves_nothing() {
 #[test]
 fn a_workspace_run_checks_every_repository_before_anything_runs() {
     let c = config(&[]);
-    let s = setup(&c);
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let s = setup(&c, &home);
     let (good, dirty) = (committed(), committed());
     dirty.write("README.md", "changed\n");
     let plain = tempfile::tempdir().unwrap();
@@ -134,13 +136,15 @@ fn a_workspace_run_checks_every_repository_before_anything_runs() {
 #[test]
 fn named_issues_are_built_in_number_order_once_each() {
     let c = config(&[]);
-    let b = crate::backlog::plan(&setup(&c), "octo/cat", &[12, 3, 12], None).unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let b = crate::backlog::plan(&setup(&c, &home), "octo/cat", &[12, 3, 12], None).unwrap();
     assert_eq!(b.project.canonical(), "github:octo/cat");
     let numbers: Vec<u64> = b.items.iter().map(|i| i.number).collect();
     assert_eq!(numbers, vec![3, 12]);
     assert!(b.items.iter().all(|i| i.title.is_empty()));
     assert_eq!(crate::backlog::branch(3), "loki/backlog-3");
-    let err = crate::backlog::plan(&setup(&c), "not a project", &[1], None).unwrap_err();
+    let err = crate::backlog::plan(&setup(&c, &home), "not a project", &[1], None).unwrap_err();
     assert_eq!(err.exit_class(), ExitClass::Usage, "{err}");
 }
 

@@ -68,11 +68,7 @@ fn a_static_site_is_shot_route_by_route_with_hashes() {
 fn a_spent_budget_and_a_missing_browser_are_skips_naming_the_routes() {
     let d = site();
     let out = tempfile::tempdir().unwrap();
-    let mut req = request(
-        d.path(),
-        out.path(),
-        Some(PathBuf::from("/nonexistent/chromium")),
-    );
+    let mut req = request(d.path(), out.path(), Some(out.path().join("gone/chromium")));
     let got = evidence::capture(&req);
     assert!(got.shots.is_empty());
     assert_eq!(got.skipped.len(), 1, "{:?}", got.skipped);

@@ -28,6 +28,13 @@ fn opts(tmp: &Path, extra: &[(&str, &str)]) -> RunOptions {
     o
 }
 
+/// An empty directory in `tmp`, as a `PATH` on which no program is found.
+fn empty_dir(tmp: &Path) -> String {
+    let dir = tmp.join("empty-path");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.to_str().unwrap().to_string()
+}
+
 fn only(root: &Path, tools: Tools, kind: CheckKind) -> Check {
     let checks = detect_with(root, tools).unwrap();
     let mut of_kind = checks.into_iter().filter(|c| c.kind == kind);
@@ -121,7 +128,7 @@ fn cargo_runner() {
     assert_eq!(r.result, CheckStatus::NotRun, "{}", show(&r));
     assert_eq!(r.reason.as_deref(), Some("no tests executed"));
 
-    let no_cargo = opts(t.path(), &[("PATH", "/nonexistent")]);
+    let no_cargo = opts(t.path(), &[("PATH", &empty_dir(t.path()))]);
     let r = run_check(&check, &no_cargo).unwrap();
     assert_eq!(r.result, CheckStatus::NotRun);
     assert_eq!(r.reason.as_deref(), Some("cargo not found"));
@@ -386,7 +393,7 @@ fn go_runner() {
     let check = only(&repo, Tools::default(), CheckKind::Go);
 
     // A PATH without go: not run, never failed.
-    let r = run_check(&check, &opts(t.path(), &[("PATH", "/nonexistent")])).unwrap();
+    let r = run_check(&check, &opts(t.path(), &[("PATH", &empty_dir(t.path()))])).unwrap();
     assert_eq!(
         (r.result, r.reason.as_deref()),
         (CheckStatus::NotRun, Some("go not found"))

@@ -92,9 +92,12 @@ fn an_unknown_provider_or_no_provider_is_a_usage_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("provider.name"));
-    // auto with nothing available: says how to configure one, never picks something else.
+    // auto with nothing available: says how to configure one, never picks something else. No
+    // agent CLI on PATH: an empty directory of the sandbox's, not the system's directories.
+    let empty = sb.home().join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
     sandboxed(&sb, repo.path())
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", &empty)
         .args(["ask", "x y"])
         .assert()
         .code(2)

@@ -231,13 +231,8 @@ fn a_dirty_tree_is_refused_with_the_files_named() {
     )
     .unwrap();
     sandboxed(&sb, repo.path())
-        .args([
-            TASK,
-            "--provider",
-            "scripted",
-            "--script",
-            "/nonexistent.json",
-        ])
+        .args([TASK, "--provider", "scripted", "--script"])
+        .arg(sb.home().join("gone/script.json"))
         .assert()
         .code(2)
         .stderr(

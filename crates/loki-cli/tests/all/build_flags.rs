@@ -381,18 +381,14 @@ fn run_task_reads_the_task_from_a_file_and_names_it_in_the_receipt() {
         "loki: # Fix add"
     );
     // A task file that cannot be read is a usage error that names it; no run is recorded.
+    let gone = sb.home().join("gone/task.md");
     let out = sandboxed(&sb, repo.path())
-        .args([
-            "run-task",
-            "--provider",
-            "scripted",
-            "--file",
-            "/nonexistent/task.md",
-        ])
+        .args(["run-task", "--provider", "scripted", "--file"])
+        .arg(&gone)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/task.md"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&gone.display().to_string()));
     assert_eq!(
         std::fs::read_dir(repo.path().join(".loki/runs"))
             .unwrap()

@@ -92,7 +92,7 @@ impl Target {
              echo x > '{outside}/planted' && echo OUTSIDE-WRITTEN; \
              printf '{pwned}' > '{path_bin}/python3' && echo PATH-PLANTED; \
              printf '{pwned}' > '{cargo_bin}/git' && echo CARGO-PLANTED; \
-             printf '{pwned}' > \"${{CARGO_HOME:-/nonexistent}}/bin/cargo-evil\" && echo CARGO-HOME-PLANTED; \
+             printf '{pwned}' > \"${{CARGO_HOME:-{outside}/no-cargo-home}}/bin/cargo-evil\" && echo CARGO-HOME-PLANTED; \
              printf '{pwned}' > '{hook}' && chmod +x '{hook}' && echo HOOK-WRITTEN; \
              bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' && echo NET-CONNECTED; \
              bash -c 'echo leak > /dev/udp/127.0.0.1/{uport}' && echo UDP-SENT; \
@@ -431,8 +431,9 @@ fn build(t: &Target, net: Net) -> (Value, String) {
             // Besides the routes: point the worktree's `.git` file (which the box lets it
             // write) somewhere else, for loki's own git calls to follow after the session.
             call("run", json!({"command": format!(
-                "{}; printf 'gitdir: /nonexistent\\n' > .git && echo GITLINK-REWRITTEN",
-                t.attack(true)
+                "{}; printf 'gitdir: {}\\n' > .git && echo GITLINK-REWRITTEN",
+                t.attack(true),
+                tmp.path().join("gone").display()
             )})),
             call("edit", json!({"path": "calc.py", "search": "return a - b", "replace": "return a + b"})),
             call("finish", json!({"status": "done", "detail": "done"}))]}]});

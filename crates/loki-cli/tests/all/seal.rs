@@ -163,7 +163,9 @@ fn install_names_this_loki_sizes_timeouts_from_the_suite_and_touches_nothing_els
         .as_str()
         .unwrap()
         .to_string();
-    let input = json!({"session_id": "sess-t", "transcript_path": "/tmp/t.jsonl",
+    // No transcript: a path in the sandbox that does not exist (the stop hook reads the request
+    // from one that does).
+    let input = json!({"session_id": "sess-t", "transcript_path": sb.home().join("t.jsonl"),
                        "cwd": repo.path(), "hook_event_name": "SessionStart"});
     let ran = run_hook(&sb, &repo, &start, &input);
     assert!(
@@ -217,7 +219,7 @@ fn claude_stop_hook_blocks_a_test_deletion_and_allows_a_real_fix() {
     let stop = hook_command(&settings, "Stop");
 
     let base_input = |event: &str| {
-        json!({"session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": repo.path(),
+        json!({"session_id": "sess-1", "transcript_path": sb.home().join("t.jsonl"), "cwd": repo.path(),
                "permission_mode": "default", "hook_event_name": event})
     };
     let out = run_hook(&sb, &repo, &start, &base_input("SessionStart"));

@@ -223,7 +223,8 @@ fn a_foreign_pubkey_is_unchecked_and_a_bad_one_is_2() {
         .assert()
         .code(2);
     sandboxed(&sb, repo.path())
-        .args(["verify", "--pubkey", "/nonexistent.pem"])
+        .args(["verify", "--pubkey"])
+        .arg(sb.home().join("gone/key.pem"))
         .assert()
         .code(2);
 }

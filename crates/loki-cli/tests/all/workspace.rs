@@ -171,9 +171,13 @@ async fn a_workspace_with_a_dirty_or_missing_repo_is_refused_before_any_run() {
     let fake = FakeTrackers::start().await;
     let sb = Sandbox::new();
     let api = repo();
+    // The missing repository: a path in the sandbox, which the test owns.
     api.write(
         "loki.toml",
-        "[workspaces.shop]\nrepos = [\".\", \"/nonexistent/web\"]\n",
+        &format!(
+            "[workspaces.shop]\nrepos = [\".\", {:?}]\n",
+            sb.home().join("gone/web").display().to_string()
+        ),
     );
     api.commit("workspace");
     let out = run(loki(

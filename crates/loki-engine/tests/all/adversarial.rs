@@ -339,11 +339,15 @@ fn an_always_true_equality_is_named() {
 fn writes_outside_the_worktree_are_refused_or_detected() {
     let f = fixture();
     // Through the tools: refused (`..` and absolute paths), nothing changes.
-    let runs = f.repo.path().join(".loki/runs").canonicalize().ok();
-    let abs = runs.map_or_else(
-        || "/tmp/x/events.jsonl".to_string(),
-        |p| p.join("x/receipt.json").display().to_string(),
-    );
+    // An absolute path into the repository's runs (which need not exist yet).
+    let abs = f
+        .repo
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(".loki/runs/x/receipt.json")
+        .display()
+        .to_string();
     let calls = [
         call(
             "write_file",

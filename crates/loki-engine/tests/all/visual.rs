@@ -208,7 +208,7 @@ fn without_a_browser_the_screen_is_not_proven_and_the_outcome_stands() {
     let home = tempfile::tempdir().unwrap();
     let report = build_with(repo.path(), home.path(), TASK, &script(), |o| {
         o.visual_evidence = true;
-        o.browser = Some(PathBuf::from("/nonexistent/chromium"));
+        o.browser = Some(home.path().join("gone/chromium"));
     });
     let r = receipt(repo.path(), &report);
     assert_eq!(report.outcome, Outcome::Verified, "{r:#}");
@@ -258,7 +258,7 @@ fn switched_off_the_run_shows_no_trace_of_it() {
     let home = tempfile::tempdir().unwrap();
     let report = build_with(repo.path(), home.path(), TASK, &script(), |o| {
         o.visual_evidence = false;
-        o.browser = Some(PathBuf::from("/nonexistent/chromium"));
+        o.browser = Some(home.path().join("gone/chromium"));
     });
     let r = receipt(repo.path(), &report);
     assert_eq!(report.outcome, Outcome::Verified, "{r:#}");

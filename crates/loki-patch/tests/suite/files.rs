@@ -123,15 +123,20 @@ fn binary_file_is_refused_and_untouched() {
 #[test]
 fn absolute_parent_and_empty_paths_are_refused() {
     let d = dir_with(&[("a.txt", b"x\n")]);
-    for bad in ["/etc/passwd", "../a.txt", "sub/../../a.txt", "", ".", "./"] {
+    // The absolute paths name files outside `d` that this test owns: one that exists, one not.
+    let outside = dir_with(&[("kept.txt", b"x\n")]);
+    let kept = outside.path().join("kept.txt").display().to_string();
+    let escape = outside.path().join("escape.txt");
+    for bad in [kept.as_str(), "../a.txt", "sub/../../a.txt", "", ".", "./"] {
         let err = edit_file(d.path(), bad, "x", "y", NO_BACKUP).unwrap_err();
         assert!(
             matches!(err, PatchError::UnsafePath { .. }),
             "{bad:?}: {err}"
         );
     }
+    assert_eq!(read(outside.path(), "kept.txt"), b"x\n");
     for bad in [
-        "/tmp/loki-patch-escape.txt",
+        escape.to_str().unwrap(),
         "../x.txt",
         "a/../../x.txt",
         ".git/hooks/pre-commit",
@@ -144,7 +149,7 @@ fn absolute_parent_and_empty_paths_are_refused() {
             "{bad:?}: {err}"
         );
     }
-    assert!(!Path::new("/tmp/loki-patch-escape.txt").exists());
+    assert!(!escape.exists());
     assert_eq!(tree(d.path()).len(), 1);
 }
 
