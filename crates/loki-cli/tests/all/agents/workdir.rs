@@ -81,7 +81,8 @@ fn from_the_checkout(cmd: &mut std::process::Command, repo: &GitRepo) {
 
 /// The worktree of the run the summary `v` reports, in `repo`.
 fn worktree(repo: &GitRepo, v: &Value) -> std::path::PathBuf {
-    let run = v["run_id"].as_str().unwrap_or_else(|| panic!("{v:#}"));
+    assert!(v["run_id"].is_string(), "{v:#}");
+    let run = v["run_id"].as_str().unwrap_or_default();
     repo.path().join(".loki/worktrees").join(run)
 }
 
