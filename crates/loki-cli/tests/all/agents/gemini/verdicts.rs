@@ -65,8 +65,9 @@ fn messages(out: &Output) -> Vec<String> {
     stderr
         .lines()
         .filter_map(|l| l.strip_prefix("Hook system message: "))
-        // The SessionStart hook's own notice.
-        .filter(|m| !m.starts_with("loki seal: baseline"))
+        // The SessionStart hook's own notice (a baseline recorded, or a session joining the
+        // worktree's open baseline).
+        .filter(|m| !m.starts_with("loki seal: baseline") && !m.starts_with("loki seal: session "))
         .map(str::to_string)
         .collect()
 }
