@@ -159,7 +159,11 @@ fn the_update_agents_workflow_runs_weekly_and_opens_a_pull_request() {
     let schema_file = dir.path().join("update-agents.json");
     std::fs::write(&schema_file, schema.to_string()).unwrap();
     let schema_file = schema_file.to_str().unwrap();
-    let (ok, said) = check(&tools, &["--schemafile", schema_file], &[file.clone()]);
+    let (ok, said) = check(
+        &tools,
+        &["--schemafile", schema_file],
+        std::slice::from_ref(&file),
+    );
     assert!(ok, "{said}");
     // The schema can fail: the same workflow without its schedule is refused.
     let text = std::fs::read_to_string(&file).unwrap();
