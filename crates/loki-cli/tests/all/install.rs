@@ -63,6 +63,9 @@ fn release_schema() -> serde_json::Value {
             }}}}},
         "steps": {"allOf": [
             run_step("cargo build --release --locked --target \"\\$TARGET\" -p loki-cli"),
+            // Static on Linux; it runs and names the tag's version where it was built.
+            run_step(r#"readelf -d "\$bin" \| grep -q '\(NEEDED\)'"#),
+            run_step(r#"release/loki" version --json"#),
             run_step("scripts/release-archive pack "),
             {"contains": uses_step("actions/upload-artifact")},
             no_attest_step,
