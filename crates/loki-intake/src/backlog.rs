@@ -104,14 +104,7 @@ pub fn list(
     e: &Endpoints,
     deadline: Instant,
 ) -> Result<Vec<Listed>, IntakeError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|err| IntakeError::Unreachable {
-            reference: p.canonical(),
-            url: String::new(),
-            detail: format!("cannot start the async runtime: {err}"),
-        })?;
+    let rt = crate::fetch::runtime(&p.canonical())?;
     let api = Api::named(&p.canonical(), deadline)?;
     let mut out = rt.block_on(async {
         match p {

@@ -38,9 +38,23 @@ impl Endpoints {
         use loki_core::env;
         let d = Endpoints::default();
         Endpoints {
-            github_api_url: env::GITHUB_API_URL.get().unwrap_or(d.github_api_url),
+            // In a CI job the forge names its own API (GitHub Enterprise, a self-managed
+            // GitLab); loki's own variables still win.
+            github_api_url: env::GITHUB_API_URL
+                .get()
+                .or_else(|| env::ACTIONS_API_URL.get())
+                .unwrap_or(d.github_api_url),
             github_token: env::GITHUB_TOKEN.get(),
-            gitlab_url: env::GITLAB_URL.get().unwrap_or(d.gitlab_url),
+            gitlab_url: env::GITLAB_URL
+                .get()
+                .or_else(|| {
+                    env::CI_API_V4_URL.get().map(|u| {
+                        u.trim_end_matches('/')
+                            .trim_end_matches("/api/v4")
+                            .to_string()
+                    })
+                })
+                .unwrap_or(d.gitlab_url),
             gitlab_token: env::GITLAB_TOKEN.get(),
             jira_base_url: env::JIRA_BASE_URL.get(),
             jira_email: env::JIRA_EMAIL.get(),
@@ -67,16 +81,22 @@ impl Default for Endpoints {
     }
 }
 
-/// Fetches `r` and its comments, waiting out rate limits until `deadline`.
-pub fn fetch(r: &IssueRef, e: &Endpoints, deadline: Instant) -> Result<Issue, IntakeError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
+/// The single-threaded runtime a blocking call into the trackers runs on; `reference` names the
+/// issue or request in the error.
+pub(crate) fn runtime(reference: &str) -> Result<tokio::runtime::Runtime, IntakeError> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|err| IntakeError::Unreachable {
-            reference: r.canonical(),
+            reference: reference.to_string(),
             url: String::new(),
             detail: format!("cannot start the async runtime: {err}"),
-        })?;
+        })
+}
+
+/// Fetches `r` and its comments, waiting out rate limits until `deadline`.
+pub fn fetch(r: &IssueRef, e: &Endpoints, deadline: Instant) -> Result<Issue, IntakeError> {
+    let rt = crate::fetch::runtime(&r.canonical())?;
     let mut issue = rt.block_on(fetch_async(r, e, deadline))?;
     // Stored bounded: issue.json keeps at most MAX_TEXT_BYTES of the body and of each comment,
     // each cut with a note saying how much was dropped (the task made from it is capped again).

@@ -409,14 +409,7 @@ pub fn comment(
             false,
         ),
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|err| IntakeError::Unreachable {
-            reference: reference.clone(),
-            url: String::new(),
-            detail: format!("cannot start the async runtime: {err}"),
-        })?;
+    let rt = crate::fetch::runtime(&reference)?;
     let api = Api::named(&reference, deadline)?;
     let var = if github {
         "GITHUB_TOKEN"
@@ -443,14 +436,7 @@ pub fn open_or_update(
     e: &Endpoints,
     deadline: Instant,
 ) -> Result<PrResult, IntakeError> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|err| IntakeError::Unreachable {
-            reference: req.head.clone(),
-            url: String::new(),
-            detail: format!("cannot start the async runtime: {err}"),
-        })?;
+    let rt = crate::fetch::runtime(&req.head)?;
     rt.block_on(async {
         match &req.forge {
             Forge::Github { owner, repo } => github(req, e, owner, repo, deadline).await,

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use loki_core::outcome::ExitCode;
-use loki_intake::review::{self, Apis, Ci, Conclusion, FailOn, Request};
+use loki_intake::review::{self, Ci, Conclusion, FailOn, Request};
 use loki_seal::report::Report;
 
 use crate::cli::{CiCommand, CiCommentArgs, CiJudgeArgs, CiName, CiPostArgs};
@@ -209,7 +209,7 @@ fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
             &rendered,
             conclusion,
             &gate.name,
-            &Apis::from_env(),
+            &loki_intake::Endpoints::from_env(),
             deadline,
         )?)
     };

@@ -25,4 +25,4 @@ pub mod post;
 pub use comment::{Rendered, marker, render};
 pub use context::{Ci, Request, fork_point};
 pub use gate::{Conclusion, DEFAULT_FAIL_ON, FailOn};
-pub use post::{Apis, Posted, post};
+pub use post::{Posted, post};

@@ -29,42 +29,8 @@ use super::comment::Rendered;
 use super::context::Request;
 use super::gate::Conclusion;
 use crate::IntakeError;
-use crate::fetch::{Api, MAX_PAGES, PAGE, Page, encode_path, github_pages};
+use crate::fetch::{Api, Endpoints, MAX_PAGES, PAGE, Page, encode_path, github_pages};
 use crate::pr::Forge;
-
-/// Where the forges' APIs are, and the tokens.
-#[derive(Debug, Clone)]
-pub struct Apis {
-    /// The GitHub REST API: `LOKI_GITHUB_API_URL`, else Actions' `GITHUB_API_URL`, else
-    /// `https://api.github.com`.
-    pub github: String,
-    pub github_token: Option<String>,
-    /// GitLab's REST v4 root: `CI_API_V4_URL`, else `GITLAB_URL` + `/api/v4`.
-    pub gitlab: String,
-    pub gitlab_token: Option<String>,
-}
-
-impl Apis {
-    /// The APIs and tokens of this process's environment.
-    #[must_use]
-    pub fn from_env() -> Apis {
-        use loki_core::env;
-        let gitlab_url = env::GITLAB_URL
-            .get()
-            .unwrap_or_else(|| "https://gitlab.com".to_string());
-        Apis {
-            github: env::GITHUB_API_URL
-                .get()
-                .or_else(|| env::ACTIONS_API_URL.get())
-                .unwrap_or_else(|| "https://api.github.com".to_string()),
-            github_token: env::GITHUB_TOKEN.get(),
-            gitlab: env::CI_API_V4_URL
-                .get()
-                .unwrap_or_else(|| format!("{}/api/v4", gitlab_url.trim_end_matches('/'))),
-            gitlab_token: env::GITLAB_TOKEN.get(),
-        }
-    }
-}
 
 /// What [`post`] did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -84,18 +50,11 @@ pub fn post(
     rendered: &Rendered,
     conclusion: Conclusion,
     name: &str,
-    apis: &Apis,
+    endpoints: &Endpoints,
     deadline: Instant,
 ) -> Result<Posted, IntakeError> {
     let reference = req.reference();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|err| IntakeError::Unreachable {
-            reference: reference.clone(),
-            url: String::new(),
-            detail: format!("cannot start the async runtime: {err}"),
-        })?;
+    let rt = crate::fetch::runtime(&reference)?;
     let api = Api::named(&reference, deadline)?;
     let marker = super::comment::marker(name);
     let out = Out {
@@ -108,28 +67,28 @@ pub fn post(
     rt.block_on(async {
         match &req.forge {
             Forge::Github { owner, repo } => {
-                let token = apis.github_token.clone().ok_or(IntakeError::Missing {
+                let token = endpoints.github_token.clone().ok_or(IntakeError::Missing {
                     var: "GITHUB_TOKEN",
                     what: "posting the verdict on a pull request",
                 })?;
                 let gh = Github {
                     api: &api,
-                    base: apis.github.trim_end_matches('/').to_string(),
+                    base: endpoints.github_api_url.trim_end_matches('/').to_string(),
                     repo: format!("{owner}/{repo}"),
                     token,
                 };
                 gh.post(&out).await
             }
             Forge::Gitlab { project } => {
-                let token = apis.gitlab_token.clone().ok_or(IntakeError::Missing {
+                let token = endpoints.gitlab_token.clone().ok_or(IntakeError::Missing {
                     var: "GITLAB_TOKEN",
                     what: "posting the verdict on a merge request (a project access token with the api scope)",
                 })?;
                 let gl = Gitlab {
                     api: &api,
                     project: format!(
-                        "{}/projects/{}",
-                        apis.gitlab.trim_end_matches('/'),
+                        "{}/api/v4/projects/{}",
+                        endpoints.gitlab_url.trim_end_matches('/'),
                         encode_path(project)
                     ),
                     token,
