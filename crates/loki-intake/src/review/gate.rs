@@ -71,8 +71,10 @@ impl fmt::Display for FailOn {
 }
 
 /// What a verdict concludes for the check: GitHub's check run conclusions; GitLab's commit
-/// status has no neutral, so a neutral verdict is `success` there with the verdict in its
-/// description.
+/// status has no neutral, so a neutral verdict is `skipped` there (grey, like GitHub's neutral)
+/// with the verdict in its description: a verdict loki could not settle never shows as a green
+/// `success`. (GitLab's status API takes `skipped` since 2024; an older instance refuses it with
+/// 400, which `loki ci post` reports.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Conclusion {
@@ -96,7 +98,8 @@ impl Conclusion {
     #[must_use]
     pub fn gitlab(self) -> &'static str {
         match self {
-            Conclusion::Success | Conclusion::Neutral => "success",
+            Conclusion::Success => "success",
+            Conclusion::Neutral => "skipped",
             Conclusion::Failure => "failed",
         }
     }
@@ -153,7 +156,8 @@ mod tests {
         assert_eq!(none.to_string(), "none");
         assert_eq!(none.conclusion(Verdict::Findings), Conclusion::Neutral);
         assert!(Conclusion::Neutral.passes() && !Conclusion::Failure.passes());
-        assert_eq!(Conclusion::Neutral.gitlab(), "success");
+        assert_eq!(Conclusion::Neutral.gitlab(), "skipped");
+        assert_eq!(Conclusion::Success.gitlab(), "success");
         let err = "findings,clean".parse::<FailOn>().unwrap_err();
         assert_eq!(err.word, "clean");
         assert!(err.to_string().contains("findings, declare, cannot_judge"));
