@@ -93,6 +93,7 @@ mod running;
 pub mod signals;
 mod spec;
 mod tree;
+pub use tree::{ProcStat, parse_stat};
 mod watchdog;
 
 pub use detached::{Detached, spawn_detached};

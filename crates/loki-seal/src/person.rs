@@ -183,20 +183,13 @@ fn same(a: &Metadata, b: &Metadata) -> bool {
     a.dev() == b.dev() && a.ino() == b.ino()
 }
 
-/// The fields of `/proc/<pid>/stat` after the command name (which may hold spaces and parens):
-/// index 0 is the state, 1 the parent, 2 the process group, 4 the terminal, 5 its foreground group.
-fn stat(root: &Path, pid: u32) -> Option<Vec<i64>> {
+fn stat(root: &Path, pid: u32) -> Option<loki_process::ProcStat> {
     let text = std::fs::read_to_string(root.join(pid.to_string()).join("stat")).ok()?;
-    let rest = &text[text.rfind(')')? + 1..];
-    Some(
-        rest.split_whitespace()
-            .map(|f| f.parse().unwrap_or(0))
-            .collect(),
-    )
+    loki_process::parse_stat(i32::try_from(pid).ok()?, &text)
 }
 
 fn parent(root: &Path, pid: u32) -> Option<u32> {
-    u32::try_from(*stat(root, pid)?.get(1)?).ok()
+    u32::try_from(stat(root, pid)?.ppid).ok()
 }
 
 fn argv(root: &Path, pid: u32) -> Vec<String> {
@@ -219,8 +212,9 @@ fn would_stop(root: &Path, me: u32, target: &Metadata) -> bool {
     let Some(s) = stat(root, me) else {
         return true;
     };
-    let (pgrp, tty, front) = (s.get(2), s.get(4), s.get(5));
-    tty.is_some_and(|&t| t != 0 && u64::try_from(t).ok() == Some(target.rdev())) && pgrp != front
+    s.tty_nr != 0
+        && u64::try_from(s.tty_nr).ok() == Some(target.rdev())
+        && i64::from(s.pgrp) != s.tpgid
 }
 
 #[cfg(test)]

@@ -120,7 +120,7 @@ impl FakeProc {
         std::fs::create_dir_all(d.join("fd")).unwrap();
         std::fs::write(
             d.join("stat"),
-            format!("{pid} (a (b) c) S {ppid} {pid} {pid} 0 -1 4194560\n"),
+            format!("{pid} (a (b) c) S {ppid} {pid} {pid} 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 12345 0\n"),
         )
         .unwrap();
         std::fs::write(d.join("cmdline"), format!("{}\0", argv.replace(' ', "\0"))).unwrap();
