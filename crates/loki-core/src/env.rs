@@ -174,7 +174,7 @@ pub const GITHUB_EVENT_PATH: Var = Var {
 pub const ACTIONS_API_URL: Var = Var {
     name: "GITHUB_API_URL",
     scope: Scope::Loki,
-    doc: "GitHub Actions: the REST API `loki ci post` talks to (LOKI_GITHUB_API_URL overrides it)",
+    doc: "GitHub Actions: the REST API loki talks to in a job (`loki ci post`, issues, pull requests; LOKI_GITHUB_API_URL overrides it)",
 };
 pub const GITHUB_SERVER_URL: Var = Var {
     name: "GITHUB_SERVER_URL",
@@ -204,7 +204,7 @@ pub const GITLAB_CI: Var = Var {
 pub const CI_API_V4_URL: Var = Var {
     name: "CI_API_V4_URL",
     scope: Scope::Loki,
-    doc: "GitLab CI: the REST API v4 `loki ci post` talks to (default: GITLAB_URL/api/v4)",
+    doc: "GitLab CI: the REST API v4 loki talks to in a job (`loki ci post`, issues, merge requests; GITLAB_URL overrides it)",
 };
 pub const CI_PROJECT_PATH: Var = Var {
     name: "CI_PROJECT_PATH",
@@ -318,6 +318,12 @@ pub const JUDGE_CASES: Var = Var {
     name: "LOKI_JUDGE_CASES",
     scope: Scope::Tests,
     doc: "tests: comma-separated names of the seal-judge cases to run (default all)",
+};
+/// Makes the guide's tests write the real outputs into its chapters.
+pub const GUIDE_BLESS: Var = Var {
+    name: "LOKI_GUIDE_BLESS",
+    scope: Scope::Tests,
+    doc: "tests: write what each guide command printed into docs/guide (for an author to review)",
 };
 /// A built `loki` binary for the heal benchmark.
 pub const BENCH_BIN: Var = Var {
@@ -443,6 +449,7 @@ pub const VARS: &[Var] = &[
     PY_TOOLS,
     MCP_CLIENTS,
     JUDGE_CASES,
+    GUIDE_BLESS,
     BENCH_BIN,
     AST_DUMP,
     AST_PATH,

@@ -215,6 +215,7 @@ fn update_agents_moves_the_pins_and_reports_each_move() {
             .args(["--pins-only", "--report"])
             .arg(&report)
             .env("PATH", &path)
+            .env("TMPDIR", dir.path())
             .env("LOKI_AGENT_PINS", pins)
             .output()
             .unwrap()
@@ -244,4 +245,11 @@ fn update_agents_moves_the_pins_and_reports_each_move() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-package"));
     assert_eq!(std::fs::read_to_string(&unknown).unwrap(), before);
+    // Its temporary files are gone on both exits.
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["agents.pins", "bin", "report.md", "unknown.pins"]);
 }

@@ -38,7 +38,7 @@ fn run_chapter(file: &str) -> usize {
     let documented: usize = consoles.iter().map(|b| steps(file, b).len()).sum();
     let mut ran = 0;
     let mut session: Option<Session> = None;
-    let bless = std::env::var_os("LOKI_GUIDE_BLESS").is_some();
+    let bless = loki_core::env::GUIDE_BLESS.get_os().is_some();
     let mut blessed = Vec::new();
     for block in &consoles {
         if block.fixture.is_some() || session.is_none() {
