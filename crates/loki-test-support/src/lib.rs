@@ -190,6 +190,29 @@ pub fn redact(text: &str, paths: &[(&Path, &str)]) -> String {
     })
 }
 
+/// The newest run directory under `runs` (a repository's `.loki/runs`), by the start each run
+/// recorded in its `run.json` (milliseconds): run ids carry the second only, so two runs started
+/// in the same second sort by their random suffix. Directories without a readable `run.json`
+/// (a run still starting) sort by name after the recorded ones' time.
+pub fn newest_run(runs: &Path) -> Option<std::path::PathBuf> {
+    let mut listed: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(runs)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .map(|p| {
+            let started = std::fs::read(p.join("run.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .and_then(|v| v["started_at"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            (started, p)
+        })
+        .collect();
+    listed.sort();
+    listed.pop().map(|(_, p)| p)
+}
+
 fn is_run_id(w: &str) -> bool {
     w.len() == 24 && w.starts_with("run_") && w.as_bytes()[12] == b'_' && w.as_bytes()[19] == b'_'
 }

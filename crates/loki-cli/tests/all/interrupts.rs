@@ -146,14 +146,7 @@ impl Fixture {
 
     /// The newest run directory, once there is one.
     fn latest_run(&self) -> Option<PathBuf> {
-        let mut runs: Vec<PathBuf> = std::fs::read_dir(self.repo.path().join(".loki/runs"))
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        runs.sort();
-        runs.pop()
+        loki_test_support::newest_run(&self.repo.path().join(".loki/runs"))
     }
 
     /// Nothing loki made is left in `$TMPDIR`.

@@ -54,12 +54,7 @@ fn text(b: &[u8]) -> String {
 
 /// The newest run's receipt.
 fn last_receipt(repo: &GitRepo) -> (serde_json::Value, String) {
-    let mut runs: Vec<_> = std::fs::read_dir(repo.path().join(".loki/runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    runs.sort();
-    let dir = runs.last().unwrap();
+    let dir = loki_test_support::newest_run(&repo.path().join(".loki/runs")).unwrap();
     let json = serde_json::from_slice(&std::fs::read(dir.join("receipt.json")).unwrap()).unwrap();
     (
         json,
