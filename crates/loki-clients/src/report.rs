@@ -258,7 +258,11 @@ fn aider_count(text: &str) -> Option<u64> {
     };
     let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
     let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty() || !all_digits(whole) || !all_digits(frac) || (scale == 1 && !frac.is_empty()) {
+    if whole.is_empty()
+        || !all_digits(whole)
+        || !all_digits(frac)
+        || (scale == 1 && !frac.is_empty())
+    {
         return None;
     }
     let mut n = whole.parse::<u64>().ok()?.checked_mul(scale)?;

@@ -249,7 +249,9 @@ fn network_word(s: &RunState<'_>) -> &'static str {
         .confine_exe
         .as_deref()
         .map(loki_process::confine::network_cut)
-        .unwrap_or_else(|| loki_process::confine::NetworkCut::Nothing("no confinement wrapper".into()));
+        .unwrap_or_else(|| {
+            loki_process::confine::NetworkCut::Nothing("no confinement wrapper".into())
+        });
     let cli_agent = matches!(s.opts.backend, loki_agent::Backend::Cli(_));
     AgentNetwork::of(
         loki_process::confine::support(),

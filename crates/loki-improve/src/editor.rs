@@ -130,9 +130,8 @@ async fn cli_call(
     let private = loki_core::scratch::Scratch::new("loki-editor-").map_err(|e| outage(&e))?;
     let work = private.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| outage(&e))?;
-    let fence =
-        loki_engine::isolation::Fence::for_author(private.path(), &boxed.repo.root, &work)
-            .map_err(|e| outage(&e))?;
+    let fence = loki_engine::isolation::Fence::for_author(private.path(), &boxed.repo.root, &work)
+        .map_err(|e| outage(&e))?;
     let wrapper = match &boxed.confine_exe {
         Some(exe) if loki_process::confine::available() => fence
             .policy(

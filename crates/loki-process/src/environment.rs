@@ -186,7 +186,10 @@ pub fn relocate(
         if resolved.starts_with(&to_real) {
             return None;
         }
-        resolved.strip_prefix(&from_real).ok().map(Path::to_path_buf)
+        resolved
+            .strip_prefix(&from_real)
+            .ok()
+            .map(Path::to_path_buf)
     };
     env.into_iter()
         .filter_map(|(name, value)| {

@@ -447,23 +447,35 @@ fn every_child_gets_a_pwd_naming_its_own_directory() {
     std::fs::create_dir_all(&worktree).unwrap();
     let pwd = |p: &std::path::Path| vec![(OsString::from("PWD"), p.as_os_str().to_owned())];
     // A shell's PWD naming another directory (the user's checkout) is replaced.
-    assert_eq!(pwd_of(&worktree, pwd(&checkout)), worktree.display().to_string());
+    assert_eq!(
+        pwd_of(&worktree, pwd(&checkout)),
+        worktree.display().to_string()
+    );
     // None at all: the child gets one.
-    assert_eq!(pwd_of(&worktree, Vec::new()), worktree.display().to_string());
+    assert_eq!(
+        pwd_of(&worktree, Vec::new()),
+        worktree.display().to_string()
+    );
     // A logical path to the same directory (through a symbolic link) is kept, as a shell keeps it.
     let link = root.path().join("link");
     std::os::unix::fs::symlink(&worktree, &link).unwrap();
     assert_eq!(pwd_of(&worktree, pwd(&link)), link.display().to_string());
     // ... but not one with `..` in it, nor a relative one.
     let dotted = checkout.join("../worktree");
-    assert_eq!(pwd_of(&worktree, pwd(&dotted)), worktree.display().to_string());
+    assert_eq!(
+        pwd_of(&worktree, pwd(&dotted)),
+        worktree.display().to_string()
+    );
     assert_eq!(
         pwd_of(&worktree, pwd(std::path::Path::new("worktree"))),
         worktree.display().to_string()
     );
     // A relative directory is named absolutely.
     let here = std::env::current_dir().unwrap();
-    assert_eq!(pwd_of(std::path::Path::new("."), pwd(&checkout)), here.display().to_string());
+    assert_eq!(
+        pwd_of(std::path::Path::new("."), pwd(&checkout)),
+        here.display().to_string()
+    );
     // A detached child too.
     let log = root.path().join("child.log");
     let spec = Spec::new("printenv", &worktree)
@@ -499,7 +511,10 @@ fn an_environment_moved_from_the_checkout_names_nothing_in_it() {
         ("PWD", format!("{c}")),
         ("OLDPWD", format!("{c}/src")),
         ("INIT_CWD", format!("{}", link.display())),
-        ("PATH", format!("{c}/.venv/bin:/usr/bin:{c}/node_modules/.bin:/bin")),
+        (
+            "PATH",
+            format!("{c}/.venv/bin:/usr/bin:{c}/node_modules/.bin:/bin"),
+        ),
         ("VIRTUAL_ENV", format!("{c}/.venv")),
         ("GIT_WORK_TREE", format!("{w}")),
         ("EDITOR", "vi".to_string()),

@@ -595,16 +595,15 @@ fn network_said(stderr: &str) -> (String, String) {
         .lines()
         .find_map(|l| l.strip_prefix("box: Landlock ABI "))
         .and_then(|rest| rest.split_once(", "))
-        .map(|(_, net)| net.to_string())
-        .unwrap_or_else(|| panic!("no box line: {stderr}"));
+        .map(|(_, net)| net.to_string());
     let intake = stderr
         .lines()
         .find(|l| l.starts_with("intake "))
         .and_then(|l| l.split_once(" · boxed (Landlock, "))
         .and_then(|(_, net)| net.strip_suffix(')'))
-        .map(str::to_string)
-        .unwrap_or_else(|| panic!("no boxed intake line: {stderr}"));
-    (boxed, intake)
+        .map(str::to_string);
+    assert!(boxed.is_some() && intake.is_some(), "{stderr}");
+    (boxed.unwrap(), intake.unwrap())
 }
 
 /// One description of the network per run: a CLI agent behind loki's egress proxy is "only its

@@ -98,8 +98,20 @@ mod tests {
         let tcp = NetworkCut::TcpOnly("no userns".into());
         let cases = [
             (full, &ns, Network::Denied, true, AgentNetwork::ModelOnly),
-            (fs_only, &ns, Network::Denied, true, AgentNetwork::OnForTheClient),
-            (full, &ns, Network::Allowed, true, AgentNetwork::OnForTheClient),
+            (
+                fs_only,
+                &ns,
+                Network::Denied,
+                true,
+                AgentNetwork::OnForTheClient,
+            ),
+            (
+                full,
+                &ns,
+                Network::Allowed,
+                true,
+                AgentNetwork::OnForTheClient,
+            ),
             (full, &ns, Network::Allowed, false, AgentNetwork::OnByChoice),
             (
                 full,

@@ -94,8 +94,13 @@ pub(super) fn receipt(repo: &GitRepo, v: &Value) -> Value {
 
 /// The receipt's tokens: input, output, cache read, cache write.
 pub(super) fn tokens(r: &Value) -> [u64; 4] {
-    ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
-        .map(|k| r["cost"][k].as_u64().unwrap_or(u64::MAX))
+    [
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+    ]
+    .map(|k| r["cost"][k].as_u64().unwrap_or(u64::MAX))
 }
 
 /// Every text a client sent, as one string (for assertions on prompts and tool results).

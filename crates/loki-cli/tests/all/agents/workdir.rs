@@ -43,7 +43,11 @@ fn told(r: &Recorded, prefix: &str, end: &str) -> Vec<String> {
         .flat_map(|s| s.lines())
         .filter_map(|l| l.trim_start().strip_prefix(prefix))
         .map(|d| {
-            let d = if end.is_empty() { d } else { d.split(end).next().unwrap_or(d) };
+            let d = if end.is_empty() {
+                d
+            } else {
+                d.split(end).next().unwrap_or(d)
+            };
             d.trim().to_string()
         })
         .collect()
@@ -77,7 +81,9 @@ fn from_the_checkout(cmd: &mut std::process::Command, repo: &GitRepo) {
 
 /// The worktree of the run the summary `v` reports, in `repo`.
 fn worktree(repo: &GitRepo, v: &Value) -> std::path::PathBuf {
-    let run = v["run_id"].as_str().unwrap_or_else(|| panic!("{v:#}"));
+    let run = v["run_id"].as_str();
+    assert!(run.is_some(), "{v:#}");
+    let run = run.unwrap();
     repo.path().join(".loki/worktrees").join(run)
 }
 
@@ -199,13 +205,20 @@ async fn opencode_from_a_shell_in_the_checkout_works_in_the_worktree() {
     fake.assert_clean();
     // The shell the agent ran was in the worktree, and so is every path in its environment.
     let shown = &sent(&requests)[3];
-    assert!(shown.contains(&format!("PWD={}", worktree(&repo, &v).display())), "{shown}");
+    assert!(
+        shown.contains(&format!("PWD={}", worktree(&repo, &v).display())),
+        "{shown}"
+    );
     assert_eq!(
         repo.git(&["diff", "--name-only", "main", v["branch"].as_str().unwrap()])
             .trim(),
         "calc.py"
     );
-    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the checkout was written");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "the checkout was written"
+    );
 }
 
 /// Claude Code names its directory `- Primary working directory:` in its environment reminder.
@@ -280,7 +293,11 @@ async fn claude_code_from_a_shell_in_the_checkout_works_in_the_worktree() {
         shown.contains(&format!("PWD={}", worktree(&repo, &v).display())),
         "{shown}"
     );
-    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the checkout was written");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "the checkout was written"
+    );
 }
 
 /// Codex names its directory in its `environment_context` (`<cwd>…</cwd>`).
@@ -322,14 +339,23 @@ async fn codex_from_a_shell_in_the_checkout_works_in_the_worktree() {
         every: true,
     };
     assert_told_the_worktree(&requests, 2, &says, &repo, &v);
-    assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{}", super::codex::text(&out));
+    assert_eq!(
+        v["outcome"],
+        "VERIFIED",
+        "{v:#}\n{}",
+        super::codex::text(&out)
+    );
     fake.assert_clean();
     let shown = fake.input_texts(3).join("\n");
     assert!(
         shown.contains(&format!("PWD={}", worktree(&repo, &v).display())),
         "{shown}"
     );
-    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the checkout was written");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "the checkout was written"
+    );
 }
 
 /// aider names no directory to its model: the output of the test command it runs in its own
@@ -363,7 +389,11 @@ async fn aider_from_a_shell_in_the_checkout_works_in_the_worktree() {
     for b in [
         aider_block("loki_wall_add_test.py", "", WALL),
         aider_block("calc.py", "    return a - b\n", "    return a * b\n"),
-        aider_block("calc.py", "    return a * b\n", "    return a + b  # the sum\n"),
+        aider_block(
+            "calc.py",
+            "    return a * b\n",
+            "    return a + b  # the sum\n",
+        ),
     ] {
         fake.push(
             FakeTurn::text(&b)
@@ -397,5 +427,9 @@ async fn aider_from_a_shell_in_the_checkout_works_in_the_worktree() {
     assert_told_the_worktree(&requests, 1, &says, &repo, &v);
     assert_eq!(v["outcome"], "VERIFIED", "{v:#}\n{stderr}");
     fake.assert_clean();
-    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the checkout was written");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "the checkout was written"
+    );
 }
