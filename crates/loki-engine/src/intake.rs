@@ -19,6 +19,7 @@ use loki_checks::Check;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_git::Git;
+use loki_process::confine::AgentNetwork;
 use loki_repomap::{MapSource, RepoMap};
 
 use crate::EngineError;
@@ -234,26 +235,29 @@ pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineEr
     let detail = if s.wrapper.is_empty() {
         detail
     } else {
-        format!("{detail} · boxed (Landlock{})", network_word(s))
+        format!("{detail} · boxed (Landlock, {})", network_word(s))
     };
     s.intake = Some(i);
     Ok(Step::Done(detail))
 }
 
-/// How the agent's network is boxed, for intake's detail line.
+/// What the model's commands can reach, for intake's detail line: the run's one
+/// [`AgentNetwork`], in the words the `-v` box line uses too.
 fn network_word(s: &RunState<'_>) -> &'static str {
-    use loki_process::confine::{Network, NetworkCut};
-    if matches!(s.opts.backend, loki_agent::Backend::Cli(_)) || s.opts.network == Network::Allowed {
-        return ", network on";
-    }
-    match s
+    let cut = s
         .opts
         .confine_exe
         .as_deref()
         .map(loki_process::confine::network_cut)
-    {
-        Some(NetworkCut::Everything) => ", network off",
-        Some(NetworkCut::TcpOnly(_)) => ", network off for TCP only",
-        Some(NetworkCut::Nothing(_)) | None => ", network not cut off",
-    }
+        .unwrap_or_else(|| {
+            loki_process::confine::NetworkCut::Nothing("no confinement wrapper".into())
+        });
+    let cli_agent = matches!(s.opts.backend, loki_agent::Backend::Cli(_));
+    AgentNetwork::of(
+        loki_process::confine::support(),
+        &cut,
+        s.opts.network,
+        cli_agent,
+    )
+    .words()
 }

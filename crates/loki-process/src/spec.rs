@@ -67,7 +67,8 @@ pub struct Spec {
     pub args: Vec<OsString>,
     /// Working directory; it must exist ([`ProcessError::NoCwd`](crate::ProcessError::NoCwd) otherwise).
     pub cwd: PathBuf,
-    /// The child's entire environment, in order; a later entry for the same name wins.
+    /// The child's entire environment, in order; a later entry for the same name wins. `PWD`
+    /// is the one exception: the child's always names its directory ([`crate::with_pwd`]).
     pub env: Vec<(OsString, OsString)>,
     pub timeout: Duration,
     /// Cap in bytes for each captured stream (head half + tail half).

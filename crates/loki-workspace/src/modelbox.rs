@@ -3,7 +3,7 @@
 //! shows with `-v`. The box itself is [`loki_process::confine::Policy::model_box`]; `loki doctor`
 //! and every model-driven command describe it with these, so they never disagree.
 
-use loki_process::confine::{Network, NetworkCut, NetworkMechanism, Support};
+use loki_process::confine::{AgentNetwork, Network, NetworkCut, Support};
 
 /// What `agent.network = "off"` holds back for the boxes of the current process (the wrapper is
 /// this process's binary).
@@ -45,7 +45,8 @@ pub fn network_words(cut: &NetworkCut) -> String {
     }
 }
 
-/// The one line `-v` prints before a model-driven command starts.
+/// The one line `-v` prints before a model-driven command starts: the filesystem part, then
+/// the network as [`AgentNetwork::words`] says it (the build's intake line says the same words).
 #[must_use]
 pub fn describe(support: Support, cut: &NetworkCut, network: Network, cli_agent: bool) -> String {
     let fs = if support.filesystem() {
@@ -53,25 +54,6 @@ pub fn describe(support: Support, cut: &NetworkCut, network: Network, cli_agent:
     } else {
         "no Landlock (not boxed)".to_string()
     };
-    let net = if cli_agent
-        && network == Network::Denied
-        && support.filesystem()
-        && support.network() == NetworkMechanism::LandlockTcp
-    {
-        "network: only the CLI agent's model, through loki's egress proxy (TCP; UDP not covered)"
-    } else if cli_agent {
-        "network on (the CLI agent talks to its model)"
-    } else if network == Network::Allowed {
-        "network on (agent.network = \"on\")"
-    } else {
-        match (cut, support.network()) {
-            (NetworkCut::Everything, NetworkMechanism::LandlockTcp) => {
-                "network off (namespace; Landlock TCP)"
-            }
-            (NetworkCut::Everything, NetworkMechanism::Namespace) => "network off (namespace)",
-            (NetworkCut::TcpOnly(_), _) => "network off for TCP only (Landlock TCP; no namespace)",
-            (NetworkCut::Nothing(_), _) => "network cannot be turned off",
-        }
-    };
-    format!("box: {fs}, {net}")
+    let net = AgentNetwork::of(support, cut, network, cli_agent);
+    format!("box: {fs}, {}", net.words())
 }

@@ -588,3 +588,60 @@ fn doctor_says_the_network_is_off_for_tcp_only_without_namespaces() {
     assert!(text.contains("WARN network: off for TCP only: TCP connect and bind refused by Landlock ABI 4+; UDP (DNS included) is not covered"), "{text}");
     assert!(text.contains("user.max_net_namespaces"), "{text}");
 }
+
+/// The network words of `-v`'s box line (`box: <filesystem>, <network>`) and of the intake
+/// line (`… · boxed (Landlock, <network>)`) in `stderr`.
+fn network_said(stderr: &str) -> (String, String) {
+    let boxed = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("box: Landlock ABI "))
+        .and_then(|rest| rest.split_once(", "))
+        .map(|(_, net)| net.to_string());
+    let intake = stderr
+        .lines()
+        .find(|l| l.starts_with("intake "))
+        .and_then(|l| l.split_once(" · boxed (Landlock, "))
+        .and_then(|(_, net)| net.strip_suffix(')'))
+        .map(str::to_string);
+    assert!(boxed.is_some() && intake.is_some(), "{stderr}");
+    (boxed.unwrap(), intake.unwrap())
+}
+
+/// One description of the network per run: a CLI agent behind loki's egress proxy is "only its
+/// model, through the proxy" in the box line and in the intake line alike (the intake line
+/// said "network on"), and so is the built-in loop's network in its run.
+#[test]
+fn a_run_says_its_network_in_the_same_words_before_it_starts_and_at_intake() {
+    if !loki_test_support::require_landlock_tcp() {
+        return;
+    }
+    let t = Target::new();
+    let bin = tempfile::tempdir().unwrap();
+    fake_claude(bin.path(), "true");
+    let out = sandboxed(&t.sb, t.repo.path())
+        .env("PATH", t.path(Some(bin.path())))
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-for-the-agent")
+        .args(["-v", "fix add", "--provider", "claude"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (boxed, intake) = network_said(&stderr);
+    assert_eq!(boxed, intake, "{stderr}");
+    assert!(boxed.contains("egress proxy"), "{stderr}");
+    // The built-in loop with the network off: the same words in both lines too.
+    let tmp = tempfile::tempdir().unwrap();
+    let script = write_script(
+        tmp.path(),
+        &json!({"sessions": [{"name": "wall", "turns": [
+            call("finish", json!({"status": "done", "detail": "no wall"}))]}]}),
+    );
+    let out = loki(&t, t.repo.path(), Net::Off)
+        .args(["-v", "fix add", "--provider", "scripted", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (boxed, intake) = network_said(&stderr);
+    assert_eq!(boxed, intake, "{stderr}");
+    assert!(boxed.starts_with("network off"), "{stderr}");
+}

@@ -45,7 +45,8 @@
 //! not run. Landlock's TCP rules are added whenever the ABI has them, namespace or not. Which of
 //! the three holds on this machine ([`network_cut`]) is asked of the wrapper itself in a child
 //! process, so what loki says before a command, in `loki doctor` and in NOT PROVEN is what the
-//! box will do, not what the kernel's version suggests.
+//! box will do, not what the kernel's version suggests. What a run's model can reach is one
+//! [`AgentNetwork`], described in the same words wherever the run says it.
 //!
 //! # Failure modes
 //! A kernel without Landlock (before 5.13, or disabled) enforces nothing: [`available`] says so
@@ -62,11 +63,13 @@ use landlock::ABI;
 
 mod namespace;
 mod probe;
+mod reach;
 mod rules;
 pub mod wrapper;
 
 pub use namespace::{pin_read_only, unshare_network, unshare_pids};
 pub use probe::{NetworkCut, available, network_cut, support};
+pub use reach::AgentNetwork;
 pub use rules::{restrict_self, restrict_self_with, rules};
 
 /// The Landlock ABI whose rights are handled. V5 covers reads, writes, renames across
