@@ -8,8 +8,6 @@ use serde_json::{Value, json};
 
 use crate::error::ChatError;
 
-/// The public Web API.
-pub const DEFAULT_API_URL: &str = "https://slack.com/api";
 /// A post that takes longer is given up (and reported in the server's log).
 const POST_TIMEOUT: Duration = Duration::from_secs(20);
 

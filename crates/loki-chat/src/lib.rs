@@ -5,7 +5,7 @@
 //! `SLACK_BOT_TOKEN` and `SLACK_SIGNING_SECRET` are both required: either missing is one error
 //! naming both ([`ChatError::Credentials`]) before any port is bound. `LOKI_SLACK_INBOUND=0`
 //! (or `false`) turns the intake off ([`ChatError::Off`]). Replies go to `LOKI_SLACK_API_URL`
-//! (default [`api::DEFAULT_API_URL`]). The server listens on `127.0.0.1` unless told otherwise.
+//! (default [`loki_core::env::SLACK_API_DEFAULT`]). The server listens on `127.0.0.1` unless told otherwise.
 //!
 //! # `POST /slack/events`
 //! 1. Bodies over [`BODY_LIMIT`] are refused (413) unread.
@@ -87,7 +87,7 @@ impl Credentials {
                 signing_secret,
                 api_url: SLACK_API_URL
                     .get()
-                    .unwrap_or_else(|| api::DEFAULT_API_URL.to_string()),
+                    .unwrap_or_else(|| loki_core::env::SLACK_API_DEFAULT.to_string()),
             }),
             _ => Err(ChatError::Credentials(missing.join(" and "))),
         }

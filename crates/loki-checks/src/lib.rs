@@ -44,3 +44,13 @@ pub use loki_runner::{
     Check, CheckKind, CheckResult, CheckStatus, ChecksError, Facts, Judgement, RunOptions,
     TestCase, TestReport, TestStatus, Tools, detect_with, judge, render_detect, run_check,
 };
+
+/// The integrity scan's git errors as the checks' own (same words, same exit class): the scan
+/// lives below the runner, so the conversion is here rather than a `From` that would tie the
+/// runner crate to the rules.
+#[must_use]
+pub fn scan_error(e: integrity::IntegrityError) -> ChecksError {
+    match e {
+        integrity::IntegrityError::Git { action, source } => ChecksError::Git { action, source },
+    }
+}

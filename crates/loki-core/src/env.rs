@@ -392,6 +392,9 @@ pub const SLACK_API_URL: Var = Var {
     scope: Scope::Loki,
     doc: "the Slack Web API `loki slack serve` posts to (default https://slack.com/api)",
 };
+/// Where [`SLACK_API_URL`] points when unset: Slack's public Web API. Here, not in the chat
+/// crate, so that what reads the destination (`loki doctor --airgap`) needs no chat client.
+pub const SLACK_API_DEFAULT: &str = "https://slack.com/api";
 
 /// Every variable of this registry, loki's own first, then those set for children, then the
 /// test suite's.

@@ -151,7 +151,7 @@ pub fn destinations(c: &Config, home: Option<&Path>) -> Vec<Destination> {
         what: "Slack (loki slack serve)".into(),
         url: loki_core::env::SLACK_API_URL
             .get()
-            .unwrap_or_else(|| loki_chat::api::DEFAULT_API_URL.into()),
+            .unwrap_or_else(|| loki_core::env::SLACK_API_DEFAULT.into()),
         off_by: "LOKI_SLACK_INBOUND=0, or no SLACK_BOT_TOKEN".into(),
         state: state(slack_off),
     });

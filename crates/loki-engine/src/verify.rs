@@ -316,7 +316,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     lint(input, &git, &head_tree, &wall_paths, &opts, &mut v)?;
     if to_run.is_empty() {
         v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)
-            .map_err(loki_checks::ChecksError::from)?
+            .map_err(loki_checks::scan_error)?
             .into_iter()
             .filter(|f| !wall_paths.contains(&f.path.as_str()))
             .collect();

@@ -70,17 +70,6 @@ pub enum ChecksError {
     Interrupted { check: String, signal: &'static str },
 }
 
-/// The scan's git errors are the checks' own (same words, same class).
-impl From<loki_integrity::IntegrityError> for ChecksError {
-    fn from(e: loki_integrity::IntegrityError) -> Self {
-        match e {
-            loki_integrity::IntegrityError::Git { action, source } => {
-                ChecksError::Git { action, source }
-            }
-        }
-    }
-}
-
 impl loki_core::exit::Classify for ChecksError {
     /// The user's input (a root that is not a directory, a revision that does not exist) is
     /// usage; the rest is loki's own failure.

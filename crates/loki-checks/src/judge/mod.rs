@@ -395,7 +395,8 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         &all_changes,
         tree_paths,
         &reported_test_files(input.checks, &out.head),
-    )?;
+    )
+    .map_err(crate::scan_error)?;
     out.findings
         .extend(scan(&scan_in).into_iter().filter(|f| !excluded(&f.path)));
     out.findings.extend(hidden_runner_files(&git, &owned)?);
