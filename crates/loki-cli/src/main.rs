@@ -64,7 +64,7 @@ fn main() -> ProcessExit {
         if let Err(e) = interrupt::install("the page check was stopped") {
             output::error(&e);
         }
-        return ProcessExit::from(loki_term::page::run(
+        return ProcessExit::from(loki_heal::page::run(
             &argv[2..],
             &mut anstream::stdout(),
             &mut anstream::stderr(),

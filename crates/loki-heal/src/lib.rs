@@ -15,7 +15,8 @@
 //!   which it names: [`new_crash`]), sealed in a signed receipt of kind `heal`;
 //!   the verifying replay runs in [`replay_box`]; the propose → apply → verify sequence the
 //!   commands run is [`sequence::heal`], with a [`sequence::HealUi`] for what they show and ask; how a session settled, in words, is
-//!   [`fix::settled_words`]. The page check `loki run --url` observes is [`web::page_options`].
+//!   [`fix::settled_words`]. The page check `loki run --url` observes is [`web::page_options`];
+//!   [`page`] is that check itself, the hidden `loki __page` (Chromium through `loki-browser`).
 //! - **Stale backups** ([`backups`]) and the **offline demo** ([`demo`]).
 //!
 //! # Invariants
@@ -48,6 +49,7 @@ pub mod fix;
 pub mod frames;
 pub mod incident;
 pub mod new_crash;
+pub mod page;
 pub mod proposal;
 pub mod record;
 pub mod replay_box;

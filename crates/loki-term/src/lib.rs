@@ -16,15 +16,15 @@
 //!   `--verbose`, nothing otherwise.
 //!
 //! Per command: [`runs`], [`events`], [`verify`], [`keys`], [`doctor`], [`deep`], [`seal`],
-//! [`improve`], [`heal`] (`loki run`, `fix`, `replay`); [`error`] for a failed command;
-//! [`page`] is the hidden `loki __page` check, which reports on the streams it is given.
+//! [`improve`], [`heal`] (`loki run`, `fix`, `replay`); [`error`] for a failed command. The
+//! hidden `loki __page` check is `loki_heal::page`: it is the heal's observer, not a rendering.
 //!
 //! # Invariants
-//! - Renderers (every module but [`color`], [`progress`] and [`page`]) are pure: data in,
+//! - Renderers (every module but [`color`] and [`progress`]) are pure: data in,
 //!   `String` (or a JSON value) out. They read no file, run no process and decide no exit code;
 //!   the command keeps the I/O, the prompts and the exit codes.
-//! - Nothing here prints (`println!`/`eprintln!` are denied): the [`progress::Printer`] and
-//!   [`page`] write only to the writers they are given.
+//! - Nothing here prints (`println!`/`eprintln!` are denied): the [`progress::Printer`] writes
+//!   only to the writer it is given.
 //! - A text changes only with its snapshot: the binary's tests pin them byte for byte.
 
 pub mod color;
@@ -35,7 +35,6 @@ pub mod events;
 pub mod heal;
 pub mod improve;
 pub mod keys;
-pub mod page;
 pub mod progress;
 pub mod runs;
 pub mod seal;

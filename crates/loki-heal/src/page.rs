@@ -1,6 +1,6 @@
 //! `loki __page --url URL [--serve DIR] [--steps-json JSON] [--settle-ms N] [--load-timeout S]
 //! [-- SERVER…]`: the hidden page check that `loki run --url` observes and `repro.sh` re-runs
-//! (see `loki_heal::web` for the output format and the exit codes). It starts the server (the
+//! (see [`crate::web`] for the output format and the exit codes). It starts the server (the
 //! command after `--`, or loki's static server for `--serve`), waits for the URL, checks the
 //! page in headless Chromium and prints every problem on stderr, the first one being the crash.
 //! `LOKI_PAGE_VIDEO=<file>` records the screencast as an animated PNG.
@@ -16,8 +16,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::web::{Mapper, PAGE_HARNESS_EXIT, render};
 use loki_browser::PageRun;
-use loki_heal::web::{Mapper, PAGE_HARNESS_EXIT, render};
 
 /// Time after the load and after each step for late errors (timers, promise chains).
 const DEFAULT_SETTLE: Duration = Duration::from_millis(500);
