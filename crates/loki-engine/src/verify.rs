@@ -35,7 +35,7 @@ use loki_contract::wall::Wall;
 use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
 use loki_lint::{LintInput, LintRun};
-use loki_protocol::CheckStatus;
+use loki_protocol::{CheckStatus, Stage};
 use loki_receipt::NotProven;
 use sha2::{Digest, Sha256};
 
@@ -550,12 +550,12 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     for r in &v.results {
         s.checks_s += r.result.duration_s;
         s.log
-            .append(&CheckEvent::from(&r.result).in_stage("verify", r.role))?;
+            .append(&CheckEvent::from(&r.result).in_stage(Stage::Verify.as_str(), r.role))?;
     }
     for l in &v.lint {
         s.checks_s += l.duration_s;
         s.log
-            .append(&CheckEvent::from(l).in_stage("verify", "lint"))?;
+            .append(&CheckEvent::from(l).in_stage(Stage::Verify.as_str(), "lint"))?;
     }
     for f in &v.findings {
         s.log.append(&FindingEvent::from(f))?;

@@ -12,8 +12,13 @@
 //!   `timed_out`, `unparseable`) through [`check::receipt_words`], because receipts are signed and
 //!   their bytes cannot change.
 //!
+//! - [`Stage`], [`StageState`], [`CapKind`]: the stages of a build run, how each ended and the
+//!   limit that stopped a run, in the event log's lowercase words.
+//!
 //! It depends on nothing of loki's and does no I/O: it is the bottom floor.
 
 pub mod check;
+pub mod stage;
 
 pub use check::CheckStatus;
+pub use stage::{CapKind, Stage, StageState};
