@@ -34,12 +34,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use loki_git::Git;
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::ChecksError;
 use crate::detect::Check;
-use crate::exec::{CheckResult, CheckStatus, RunOptions};
+use crate::exec::{CheckResult, RunOptions};
 use crate::report::{TestCase, TestStatus};
 
 /// Schema tag of a cached baseline file.
@@ -320,6 +321,7 @@ fn incomplete(side: &str, r: &CheckResult) -> Option<String> {
     Some(match r.result {
         CheckStatus::NotRun => format!("{side}: not run ({reason})"),
         CheckStatus::Timeout => format!("{side}: timed out ({reason})"),
+        CheckStatus::Unparseable => format!("{side}: unparseable output ({reason})"),
         CheckStatus::Pass | CheckStatus::Fail | CheckStatus::Flaky if r.tests.is_empty() => {
             format!("{side}: no per-test results ({reason})")
         }

@@ -41,8 +41,8 @@ pub use baseline::{
 pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
 pub use isolate::Prepared;
 pub use loki_runner::{
-    Check, CheckKind, CheckResult, CheckStatus, ChecksError, Facts, Judgement, RunOptions,
-    TestCase, TestReport, TestStatus, Tools, detect_with, judge, render_detect, run_check,
+    Check, CheckKind, CheckResult, ChecksError, Facts, Judgement, RunOptions, TestCase, TestReport,
+    TestStatus, Tools, detect_with, judge, render_detect, run_check,
 };
 
 /// The integrity scan's git errors as the checks' own (same words, same exit class): the scan

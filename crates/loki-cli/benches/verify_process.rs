@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStatus, RunStore};
 use loki_events::{EventType, EventWriter};
-use loki_receipt::schema::{Check, CheckResult, WallFile, sha256_hex};
+use loki_protocol::CheckStatus;
+use loki_receipt::schema::{Check, WallFile, sha256_hex};
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use loki_test_support::{GitRepo, Sandbox};
 use serde_json::json;
@@ -57,7 +58,7 @@ fn seal(sb: &Sandbox, repo: &GitRepo) {
         name: "cargo".into(),
         kind: "tests".into(),
         cmd: "cargo test".into(),
-        result: CheckResult::Passed,
+        result: CheckStatus::Pass,
         executed: 10,
         passed: 10,
         failed: 0,

@@ -29,8 +29,9 @@
 
 use std::path::Path;
 
-use loki_checks::{CheckResult, CheckStatus, TestStatus};
+use loki_checks::{CheckResult, TestStatus};
 use loki_core::layout::Repo;
+use loki_protocol::CheckStatus;
 use loki_receipt::schema::{Criterion as ReceiptCriterion, CriterionStatus};
 
 use crate::{CONTRACT_FILE, Contract, ContractError, CriterionKind};

@@ -53,11 +53,11 @@ use loki_engine::isolation::Fence;
 use loki_events::EventWriter;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_git::Git;
-use loki_receipt::schema::{Check, CheckResult, Cost, IntegrityFinding, StageTime, Time};
+use loki_protocol::CheckStatus;
+use loki_receipt::schema::{Check, Cost, IntegrityFinding, StageTime, Time};
 use loki_receipt::{KeyEnv, NotProven, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
 
 pub use boot::{BootResult, BootStatus, StartCommand};
-pub use loki_checks::CheckStatus;
 pub use loki_checks::exec::Environment;
 pub use secrets::{ScanReport, SecretFinding};
 
@@ -439,15 +439,15 @@ fn verify(
         let log_path = logs.join(format!("app-boot-{}.log", cmd.ecosystem));
         write_atomic(&log_path, log.as_bytes()).map_err(|e| fail("write the boot log")(&e))?;
         let (result, passed, failed) = match &b.status {
-            BootStatus::Booted { .. } => (CheckResult::Passed, 1, 0),
-            BootStatus::Crashed { .. } => (CheckResult::Failed, 0, 1),
+            BootStatus::Booted { .. } => (CheckStatus::Pass, 1, 0),
+            BootStatus::Crashed { .. } => (CheckStatus::Fail, 0, 1),
             BootStatus::NotRun { reason } => {
                 not_run.push(NotProven::new(
                     format!("app boot ({})", cmd.ecosystem),
                     format!("it did not run: {reason}"),
                     again.clone(),
                 ));
-                (CheckResult::NotRun, 0, 0)
+                (CheckStatus::NotRun, 0, 0)
             }
         };
         boot_checks.push(Check {
@@ -495,9 +495,9 @@ fn verify(
         kind: "secrets".to_string(),
         cmd: "loki secret rules over the added lines".to_string(),
         result: if scan.findings.is_empty() {
-            CheckResult::Passed
+            CheckStatus::Pass
         } else {
-            CheckResult::Failed
+            CheckStatus::Fail
         },
         executed: scan.files,
         passed: scan.files.saturating_sub(failed_files),

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use loki_contract::wall;
 use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
+use loki_protocol::{Stage, StageState};
 
 use crate::EngineError;
 use crate::engine::{RunState, Step, WALL_SESSION, stage};
@@ -28,9 +29,9 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
         let planner = scope.spawn(|| plan::run(&task, &i));
         let t = Instant::now();
         s.log.append(&StageStarted {
-            stage: "plan".to_string(),
+            stage: Stage::Plan.as_str().to_owned(),
         })?;
-        let wall_ok = stage(s, "wall", |s| wall_stage(s, &i));
+        let wall_ok = stage(s, Stage::Wall, |s| wall_stage(s, &i));
         let plan = planner.join().unwrap_or_default();
         let detail = format!(
             "{} file(s), {} impacted test file(s)",
@@ -39,13 +40,13 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
         );
         // The plan ran alongside the wall: its time is the wall's, not added to the run's.
         s.log.append(&StageCompleted(StageEnd::new(
-            "plan",
+            Stage::Plan.as_str(),
             detail.clone(),
             Some(t.elapsed().as_secs_f64()),
         )))?;
         s.observer.progress(&Progress::StageEnded {
-            stage: "plan",
-            state: "completed",
+            stage: Stage::Plan,
+            state: StageState::Completed,
             seconds: t.elapsed().as_secs_f64(),
             detail,
         });

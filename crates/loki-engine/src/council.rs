@@ -20,6 +20,7 @@
 
 use loki_agent::Backend;
 use loki_council::{Budget, Input, Sink};
+use loki_protocol::{CapKind, Stage};
 use loki_receipt::schema::{Check, IntegrityFinding};
 
 use crate::EngineError;
@@ -27,7 +28,7 @@ use crate::engine::{RunState, Step};
 use crate::session::SessionReport;
 
 /// The stage's name in events and the summary's Time line.
-pub(crate) const STAGE: &str = "council";
+pub(crate) const STAGE: Stage = Stage::Council;
 
 /// Why the council was not held, and whether the receipt says so.
 pub(crate) struct NotHeld {
@@ -171,7 +172,12 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     }
     s.notes.extend(council.not_proven());
     if let Some(cap) = council.cap {
-        s.hit_cap(cap.as_str(), STAGE)?;
+        let which = match cap {
+            loki_council::Cap::Cost => CapKind::Cost,
+            loki_council::Cap::Tokens => CapKind::Tokens,
+            loki_council::Cap::Time => CapKind::Time,
+        };
+        s.hit_cap(which, STAGE.as_str())?;
     }
     let detail = council.lines().join(", ");
     s.council = Some(council);

@@ -45,6 +45,7 @@ use loki_events::payload::{
     BuildStarted, CapHit, FixRound, RunCompleted, RunInterrupted, RunStarted, StageCompleted,
     StageEnd, StageFailed, StageSkipped, StageStarted,
 };
+use loki_protocol::{CapKind, Stage, StageState};
 use sha2::{Digest, Sha256};
 
 use crate::intake::{self, Intake};
@@ -204,7 +205,7 @@ impl RunState<'_> {
     }
 
     /// Stops the run's work (not commit and seal) when a cap is reached or SIGINT came.
-    pub(crate) fn should_stop(&mut self, stage: &str) -> Result<bool, EngineError> {
+    pub(crate) fn should_stop(&mut self, stage: Stage) -> Result<bool, EngineError> {
         if self.opts.cancel.is_cancelled() && !self.interrupted {
             self.interrupted = true;
             self.notes
@@ -215,56 +216,58 @@ impl RunState<'_> {
         }
         if !self.budget_hit {
             if self.time_left().is_zero() {
-                self.hit_cap("time", stage)?;
+                self.hit_cap(CapKind::Time, stage.as_str())?;
             } else if let Some(max) = self.opts.max_cost_usd
                 && self.cost_so_far() >= max
             {
-                self.hit_cap("cost", stage)?;
+                self.hit_cap(CapKind::Cost, stage.as_str())?;
             } else if let Some(max) = self.opts.max_tokens
                 && self.tokens_so_far() >= max
             {
-                self.hit_cap("tokens", stage)?;
+                self.hit_cap(CapKind::Tokens, stage.as_str())?;
             }
         }
         Ok(self.interrupted || self.budget_hit)
     }
 
-    pub(crate) fn hit_cap(&mut self, which: &str, stage: &str) -> Result<(), EngineError> {
+    pub(crate) fn hit_cap(&mut self, which: CapKind, stage: &str) -> Result<(), EngineError> {
         if self.budget_hit {
             return Ok(());
         }
         self.budget_hit = true;
-        let (note, hit) = if which == "cost" {
-            let max = self.opts.max_cost_usd.unwrap_or_default();
-            (
-                format!(
-                    "cost budget reached ({}) at {stage}",
-                    loki_agent::cost::usd(max)
-                ),
-                CapHit::Cost {
-                    max_cost_usd: max,
-                    spent_usd: self.cost_so_far(),
-                    stage: stage.to_string(),
-                },
-            )
-        } else if which == "tokens" {
-            let max = self.opts.max_tokens.unwrap_or_default();
-            (
-                format!("token cap reached ({max} tokens) at {stage}"),
-                CapHit::Tokens {
-                    max_tokens: max,
-                    spent_tokens: self.tokens_so_far(),
-                    stage: stage.to_string(),
-                },
-            )
-        } else {
-            (
+        let (note, hit) = match which {
+            CapKind::Cost => {
+                let max = self.opts.max_cost_usd.unwrap_or_default();
+                (
+                    format!(
+                        "cost budget reached ({}) at {stage}",
+                        loki_agent::cost::usd(max)
+                    ),
+                    CapHit::Cost {
+                        max_cost_usd: max,
+                        spent_usd: self.cost_so_far(),
+                        stage: stage.to_string(),
+                    },
+                )
+            }
+            CapKind::Tokens => {
+                let max = self.opts.max_tokens.unwrap_or_default();
+                (
+                    format!("token cap reached ({max} tokens) at {stage}"),
+                    CapHit::Tokens {
+                        max_tokens: max,
+                        spent_tokens: self.tokens_so_far(),
+                        stage: stage.to_string(),
+                    },
+                )
+            }
+            CapKind::Time => (
                 format!("run cap reached ({}s) at {stage}", self.opts.cap.as_secs()),
                 CapHit::Time {
                     cap_s: self.opts.cap.as_secs(),
                     stage: stage.to_string(),
                 },
-            )
+            ),
         };
         self.notes.push(note);
         self.log.append(&hit)?;
@@ -336,9 +339,9 @@ impl RunState<'_> {
         }
         if report.budget_hit {
             let which = match report.end.as_str() {
-                "cost_limit" => "cost",
-                "token_limit" => "tokens",
-                _ => "time",
+                "cost_limit" => CapKind::Cost,
+                "token_limit" => CapKind::Tokens,
+                _ => CapKind::Time,
             };
             self.hit_cap(which, label)?;
         }
@@ -357,11 +360,11 @@ pub(crate) enum Step {
 /// Runs one stage with its events and timing.
 pub(crate) fn stage(
     s: &mut RunState<'_>,
-    name: &'static str,
+    name: Stage,
     f: impl FnOnce(&mut RunState<'_>) -> Result<Step, EngineError>,
 ) -> Result<bool, EngineError> {
     s.log.append(&StageStarted {
-        stage: name.to_string(),
+        stage: name.as_str().to_owned(),
     })?;
     s.observer.progress(&Progress::StageStarted { stage: name });
     let t = Instant::now();
@@ -376,25 +379,25 @@ pub(crate) fn stage(
         s.interrupted = true;
         s.notes
             .push(format!("interrupted (Ctrl-C or SIGTERM) during {name}"));
-        ("failed", "interrupted".to_string(), false)
+        (StageState::Failed, "interrupted".to_string(), false)
     } else {
         match result {
-            Ok(Step::Done(d)) => ("completed", d, true),
-            Ok(Step::Skipped(d)) => ("skipped", d, true),
+            Ok(Step::Done(d)) => (StageState::Completed, d, true),
+            Ok(Step::Skipped(d)) => (StageState::Skipped, d, true),
             Err(e) => {
                 s.notes.push(format!("stage {name} failed: {e}"));
-                ("failed", e.to_string(), false)
+                (StageState::Failed, e.to_string(), false)
             }
         }
     };
-    let end = StageEnd::new(name, detail.clone(), Some(secs));
+    let end = StageEnd::new(name.as_str(), detail.clone(), Some(secs));
     match state {
-        "completed" => s.log.append(&StageCompleted(end))?,
-        "skipped" => s.log.append(&StageSkipped(end))?,
-        _ => s.log.append(&StageFailed(end))?,
+        StageState::Completed => s.log.append(&StageCompleted(end))?,
+        StageState::Skipped => s.log.append(&StageSkipped(end))?,
+        StageState::Failed => s.log.append(&StageFailed(end))?,
     }
-    if state != "skipped" && !cut {
-        s.stage_times.push((name.to_string(), secs));
+    if state != StageState::Skipped && !cut {
+        s.stage_times.push((name.as_str().to_owned(), secs));
     }
     s.observer.progress(&Progress::StageEnded {
         stage: name,
@@ -526,7 +529,7 @@ pub fn run_build(
         council: None,
     };
     work(&mut s)?;
-    stage(&mut s, "commit", commit::stage)?;
+    stage(&mut s, Stage::Commit, commit::stage)?;
     crate::visual::run(&mut s)?;
     match crate::council::applies(&s) {
         Ok(()) => {
@@ -599,35 +602,35 @@ fn contract_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
 /// Every stage before commit. Returns early (to commit and seal) when the run cannot go on.
 fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
     if s.contract.is_some() {
-        stage(s, "contract", contract_stage)?;
+        stage(s, Stage::Contract, contract_stage)?;
         if s.spec_conflict {
             return Ok(());
         }
     }
-    if s.should_stop("intake")? {
+    if s.should_stop(Stage::Intake)? {
         return Ok(());
     }
     let cache = s.opts.home.join("cache");
-    let ok = stage(s, "intake", |s| intake::stage(s, &cache))?;
+    let ok = stage(s, Stage::Intake, |s| intake::stage(s, &cache))?;
     if !ok {
         return Ok(());
     }
     if s.opts.kind == RunKind::Build {
-        if s.should_stop("plan")? {
+        if s.should_stop(Stage::Plan)? {
             return Ok(());
         }
         acceptance::plan_and_wall(s)?;
-        if s.should_stop("gate")? {
+        if s.should_stop(Stage::Gate)? {
             return Ok(());
         }
-        stage(s, "gate", gate::stage)?;
+        stage(s, Stage::Gate, gate::stage)?;
         if s.already_satisfied {
             return Ok(());
         }
     } else {
-        for name in ["plan", "wall", "gate"] {
+        for name in [Stage::Plan, Stage::Wall, Stage::Gate] {
             s.log.append(&StageSkipped(StageEnd::new(
-                name,
+                name.as_str(),
                 "quick run: no plan, no wall",
                 None,
             )))?;
@@ -636,16 +639,16 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             s.plan = plan::run(&s.opts.task.text, i);
         }
     }
-    if s.should_stop("implement")? {
+    if s.should_stop(Stage::Implement)? {
         return Ok(());
     }
-    stage(s, "implement", implement::stage)?;
+    stage(s, Stage::Implement, implement::stage)?;
     let mut round = 0;
     loop {
-        if s.should_stop("verify")? {
+        if s.should_stop(Stage::Verify)? {
             return Ok(());
         }
-        stage(s, "verify", verify::stage)?;
+        stage(s, Stage::Verify, verify::stage)?;
         let Some(v) = &s.verification else {
             return Ok(());
         };
@@ -662,7 +665,7 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             ));
             return Ok(());
         }
-        if round == MAX_FIX_ROUNDS || s.spec_conflict || s.should_stop("fix")? {
+        if round == MAX_FIX_ROUNDS || s.spec_conflict || s.should_stop(Stage::Fix)? {
             return Ok(());
         }
         round += 1;
@@ -670,7 +673,7 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             round,
             signature: sig,
         })?;
-        stage(s, "fix", |s| implement::fix_stage(s, round))?;
+        stage(s, Stage::Fix, |s| implement::fix_stage(s, round))?;
         // Verifying an unchanged tree again would only repeat the same failure.
         let after = s
             .intake

@@ -5,6 +5,7 @@
 
 use loki_contract::wall;
 use loki_events::payload::CheckResult as CheckEvent;
+use loki_protocol::Stage;
 
 use crate::EngineError;
 use crate::engine::{MIN_CHECK_TIME, RunState, Step};
@@ -36,7 +37,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         let r = loki_checks::run_check(&f.check, &opts)?;
         s.checks_s += r.duration_s;
         s.log
-            .append(&CheckEvent::from(&r).in_stage("gate", "wall"))?;
+            .append(&CheckEvent::from(&r).in_stage(Stage::Gate.as_str(), "wall"))?;
         s.wall_base_results.push(r.clone());
         if verify::proves(&r) {
             base.pass += 1;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use loki_agent::{Backend, PriceTable};
 use loki_core::run::RunKind;
 use loki_process::Cancel;
+use loki_protocol::{Stage, StageState};
 use loki_receipt::KeyEnv;
 
 /// Default run cap (`run.cap_s`): long enough for a model to implement and a mid-sized suite to
@@ -139,11 +140,11 @@ pub enum Progress {
         worktree: PathBuf,
     },
     StageStarted {
-        stage: &'static str,
+        stage: Stage,
     },
     StageEnded {
-        stage: &'static str,
-        state: &'static str,
+        stage: Stage,
+        state: StageState,
         seconds: f64,
         detail: String,
     },

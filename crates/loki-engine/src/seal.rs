@@ -15,6 +15,7 @@ use loki_core::outcome::Outcome;
 use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
+use loki_protocol::{Stage, StageState};
 use loki_receipt::schema::{
     Check, Cost, DiffStats, IntegrityFinding, JudgeFact, RepoState, StageTime, Task, Time,
     Wall as ReceiptWall, WallFile as ReceiptWallFile,
@@ -49,10 +50,10 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             .push("interrupted (Ctrl-C or SIGTERM) before seal".to_string());
     }
     s.log.append(&StageStarted {
-        stage: "seal".to_string(),
+        stage: Stage::Seal.as_str().to_owned(),
     })?;
     s.observer
-        .progress(&crate::Progress::StageStarted { stage: "seal" });
+        .progress(&crate::Progress::StageStarted { stage: Stage::Seal });
     let started = std::time::Instant::now();
     let git = Git::new(&s.repo.root);
     let (head_sha, tree) = match (&s.head, &s.intake) {
@@ -245,13 +246,13 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         sealed.receipt.receipt_sha256
     );
     s.log.append(&StageCompleted(StageEnd::new(
-        "seal",
+        Stage::Seal.as_str(),
         detail.clone(),
         Some(started.elapsed().as_secs_f64()),
     )))?;
     s.observer.progress(&crate::Progress::StageEnded {
-        stage: "seal",
-        state: "completed",
+        stage: Stage::Seal,
+        state: StageState::Completed,
         seconds: started.elapsed().as_secs_f64(),
         detail,
     });
@@ -360,7 +361,7 @@ pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> Build
         + info.cost.cache_read_tokens
         + info.cost.cache_write_tokens;
     let mut stages = s.stage_times.clone();
-    stages.retain(|(n, _)| n != "seal");
+    stages.retain(|(n, _)| n != Stage::Seal.as_str());
     BuildReport {
         run_id: s.run_id.to_string(),
         outcome: info.outcome,

@@ -30,11 +30,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_checks::{Check, CheckResult, CheckStatus, Finding, RunOptions, run_check};
+use loki_checks::{Check, CheckResult, Finding, RunOptions, run_check};
 use loki_contract::wall::Wall;
 use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
 use loki_lint::{LintInput, LintRun};
+use loki_protocol::{CheckStatus, Stage};
 use loki_receipt::NotProven;
 use sha2::{Digest, Sha256};
 
@@ -139,7 +140,7 @@ impl Verification {
                 "## {} `{}`: {} ({} failed of {} executed){}\n",
                 r.role,
                 c.cmd,
-                status_word(c.result),
+                c.result.describe(),
                 c.failed,
                 c.executed,
                 c.reason
@@ -193,16 +194,6 @@ impl Verification {
 #[must_use]
 pub fn proves(c: &CheckResult) -> bool {
     c.result == CheckStatus::Pass && c.executed > 0 && c.failed == 0
-}
-
-fn status_word(s: CheckStatus) -> &'static str {
-    match s {
-        CheckStatus::Pass => "passed",
-        CheckStatus::Fail => "failed",
-        CheckStatus::NotRun => "not run",
-        CheckStatus::Flaky => "flaky",
-        CheckStatus::Timeout => "timed out",
-    }
 }
 
 /// Where and how verification runs.
@@ -508,12 +499,15 @@ fn lint(
     for run in report.runs {
         match run.result {
             CheckStatus::Pass | CheckStatus::Fail => v.lint.push(run),
-            CheckStatus::NotRun | CheckStatus::Flaky | CheckStatus::Timeout => {
+            CheckStatus::NotRun
+            | CheckStatus::Flaky
+            | CheckStatus::Timeout
+            | CheckStatus::Unparseable => {
                 v.not_proven.push(NotProven::new(
                     run.name.clone(),
                     format!(
                         "{} ({})",
-                        status_word(run.result),
+                        run.result.describe(),
                         run.reason.as_deref().unwrap_or("no reason given")
                     ),
                     run.cmd.clone(),
@@ -556,12 +550,12 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     for r in &v.results {
         s.checks_s += r.result.duration_s;
         s.log
-            .append(&CheckEvent::from(&r.result).in_stage("verify", r.role))?;
+            .append(&CheckEvent::from(&r.result).in_stage(Stage::Verify.as_str(), r.role))?;
     }
     for l in &v.lint {
         s.checks_s += l.duration_s;
         s.log
-            .append(&CheckEvent::from(l).in_stage("verify", "lint"))?;
+            .append(&CheckEvent::from(l).in_stage(Stage::Verify.as_str(), "lint"))?;
     }
     for f in &v.findings {
         s.log.append(&FindingEvent::from(f))?;

@@ -15,6 +15,7 @@
 use std::time::Duration;
 
 use loki_browser::evidence::{self, Request};
+use loki_protocol::Stage;
 use loki_receipt::schema::{Evidence, SCREENS_DIR, Screen};
 
 use crate::EngineError;
@@ -59,7 +60,7 @@ pub(crate) fn run(s: &mut RunState<'_>) -> Result<(), EngineError> {
         budget: BUDGET.min(s.time_left()),
         browser: s.opts.browser.clone(),
     };
-    stage(s, "visual", |s| Ok(capture(s, &req)))?;
+    stage(s, Stage::Visual, |s| Ok(capture(s, &req)))?;
     Ok(())
 }
 

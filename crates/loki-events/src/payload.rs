@@ -14,6 +14,7 @@
 //! `pass`, `fail`, `not_run`, `flaky`, `timeout`.
 
 use loki_core::run::RunKind;
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::event::EventType;
@@ -377,8 +378,8 @@ pub struct CheckResult {
     /// The runner (`cargo`, `pytest`, …), `lint` or `repro`.
     pub kind: String,
     pub cmd: String,
-    /// `pass`, `fail`, `not_run`, `flaky` or `timeout`.
-    pub result: String,
+    /// In the checks' words: `pass`, `fail`, `not_run`, `flaky`, `timeout`.
+    pub result: CheckStatus,
     pub executed: u64,
     pub passed: u64,
     pub failed: u64,

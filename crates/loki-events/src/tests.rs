@@ -2,6 +2,7 @@
 
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStatus, RunStore};
+use loki_protocol::CheckStatus;
 use serde_json::{Value, json};
 
 use crate::payload::{
@@ -45,7 +46,7 @@ fn check() -> CheckResult {
         name: "pytest".into(),
         kind: "pytest".into(),
         cmd: "python3 -m pytest".into(),
-        result: "fail".into(),
+        result: CheckStatus::Fail,
         executed: 3,
         passed: 2,
         failed: 1,

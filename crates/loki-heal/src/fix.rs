@@ -31,7 +31,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use loki_agent::{Provider, Transcript};
-use loki_checks::CheckStatus;
 use loki_clients::Usage;
 use loki_core::RunId;
 use loki_core::layout::Repo;
@@ -43,6 +42,7 @@ use loki_events::payload::{
     PatchVerified, RunCompleted, RunInterrupted, RunStarted,
 };
 use loki_patch::ApplyOptions;
+use loki_protocol::CheckStatus;
 use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
 use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, Sealed, Signer};
 
@@ -415,7 +415,7 @@ impl FixSession {
             name: check.name,
             kind: check.kind,
             cmd: check.cmd,
-            result: repro_outcome(&replay.verdict).0.as_str().to_string(),
+            result: check.result,
             executed: check.executed,
             passed: check.passed,
             failed: check.failed,
@@ -677,7 +677,7 @@ fn repro_check(cmd: String, r: &Replay) -> Check {
         name: "repro".into(),
         kind: "repro".into(),
         cmd,
-        result: status.into(),
+        result: status,
         executed,
         passed,
         failed,

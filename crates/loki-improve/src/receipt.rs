@@ -15,7 +15,8 @@ use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_instructions::AgentFile;
-use loki_receipt::schema::{Check, CheckResult, Cost, DiffStats, RepoState, Task, Time};
+use loki_protocol::CheckStatus;
+use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, Task, Time};
 use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, Signer};
 use sha2::{Digest, Sha256};
 
@@ -36,11 +37,11 @@ fn check(name: &str, cmd: &str, scores: &[Score], proves: bool, seconds: f64) ->
         kind: "replay".to_string(),
         cmd: cmd.to_string(),
         result: if proves && runs > 0 {
-            CheckResult::Passed
+            CheckStatus::Pass
         } else if runs == 0 {
-            CheckResult::NotRun
+            CheckStatus::NotRun
         } else {
-            CheckResult::Failed
+            CheckStatus::Fail
         },
         executed: u64::from(runs),
         passed: u64::from(passed),

@@ -54,11 +54,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use loki_process as process;
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 pub use lines::{ChangedFile, LineRange, LineSet, changed_lines, parse_patch};
 use loki_checks::ChecksError;
-use loki_checks::exec::{CheckStatus, RunOptions};
+use loki_checks::exec::RunOptions;
 pub use parse::LintFinding;
 pub use plan::{FileArgs, LintGroup, LintPlan, Linter};
 
@@ -150,7 +151,7 @@ impl From<&LintRun> for loki_events::payload::CheckResult {
             name: r.name.clone(),
             kind: "lint".to_owned(),
             cmd: r.cmd.clone(),
-            result: r.result.as_str().to_owned(),
+            result: r.result,
             executed: counts.executed,
             passed: counts.passed,
             failed: counts.failed,
@@ -198,6 +199,7 @@ impl LintReport {
                 CheckStatus::NotRun => "not run",
                 CheckStatus::Flaky => "flaky",
                 CheckStatus::Timeout => "TIMEOUT",
+                CheckStatus::Unparseable => "UNPARSEABLE",
             };
             let old = r.findings.len() - r.new_findings.len();
             let _ = write!(

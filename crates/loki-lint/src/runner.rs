@@ -6,13 +6,14 @@ use std::path::{Component, Path};
 use std::time::{Duration, Instant};
 
 use loki_process::{self as process, Spec, Streams};
+use loki_protocol::CheckStatus;
 use sha2::{Digest, Sha256};
 
 use super::parse::{self, LintFinding};
 use super::plan::{FileArgs, LintGroup, Linter};
 use super::{LineSet, LintRun};
 use loki_checks::ChecksError;
-use loki_checks::exec::{CheckStatus, RunOptions};
+use loki_checks::exec::RunOptions;
 
 /// Bytes of output quoted in a reason.
 const REASON_TAIL: usize = 600;

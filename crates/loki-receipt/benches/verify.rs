@@ -16,8 +16,9 @@ use ed25519_dalek::SigningKey;
 use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunKind;
 use loki_events::{EventType, EventWriter};
+use loki_protocol::CheckStatus;
 use loki_receipt::keys::private_key_pem_v1;
-use loki_receipt::schema::{Check, CheckResult, WallFile, sha256_hex};
+use loki_receipt::schema::{Check, WallFile, sha256_hex};
 use loki_receipt::{
     KeyEnv, ReceiptBuilder, ReceiptFacts, Signer, VerifyInput, VerifyOptions, verify,
 };
@@ -64,7 +65,7 @@ fn main() {
             name: format!("check {i}"),
             kind: "tests".into(),
             cmd: "cargo test".into(),
-            result: CheckResult::Passed,
+            result: CheckStatus::Pass,
             executed: 100,
             passed: 100,
             failed: 0,

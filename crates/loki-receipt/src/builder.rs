@@ -445,14 +445,15 @@ fn lower(current: Outcome, to: Outcome) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{CheckResult, CriterionStatus};
+    use crate::schema::CriterionStatus;
+    use loki_protocol::CheckStatus;
 
     fn passing_check(name: &str) -> Check {
         Check {
             name: name.to_string(),
             kind: "tests".to_string(),
             cmd: "cargo test".to_string(),
-            result: CheckResult::Passed,
+            result: CheckStatus::Pass,
             executed: 3,
             passed: 3,
             failed: 0,
@@ -491,11 +492,11 @@ mod tests {
             ("zero executed", Box::new(|f| f.checks[0].executed = 0)),
             (
                 "flaky",
-                Box::new(|f| f.checks[0].result = CheckResult::Flaky),
+                Box::new(|f| f.checks[0].result = CheckStatus::Flaky),
             ),
             (
                 "not run",
-                Box::new(|f| f.checks[0].result = CheckResult::NotRun),
+                Box::new(|f| f.checks[0].result = CheckStatus::NotRun),
             ),
             (
                 "integrity",
@@ -541,7 +542,7 @@ mod tests {
         assert_eq!(ReceiptBuilder::new(f.clone()).verdict(), Outcome::Partial);
         // An assessment cannot raise a failed run.
         let mut failed = f.clone();
-        failed.checks[0].result = CheckResult::Failed;
+        failed.checks[0].result = CheckStatus::Fail;
         failed.assessments = vec![Assessment {
             by: "optimist".into(),
             model: None,

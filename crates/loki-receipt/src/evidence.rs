@@ -6,25 +6,12 @@
 //!   `impacted`, …) as its kind ([`Check::of_suite`]);
 //! - a [`loki_lint::LintRun`] → [`Check`] of kind `lint` whose counts are files
 //!   ([`loki_lint::LintRun::counts`]);
-//! - a [`loki_checks::CheckStatus`] → [`CheckResult`] in the receipt's words;
+//! - the status is the one [`loki_protocol::CheckStatus`]; the receipt writes it in its own words
+//!   (`passed`, `timed_out`) through [`loki_protocol::check::receipt_words`];
 //! - an integrity finding maps through `loki-findings` (its event payload is the receipt entry);
 //! - a judge [`loki_checks::judge::Fact`] → [`JudgeFact`] about one test.
 
-use loki_checks::CheckStatus;
-
-use crate::schema::{Check, CheckResult, JudgeFact};
-
-impl From<CheckStatus> for CheckResult {
-    fn from(s: CheckStatus) -> Self {
-        match s {
-            CheckStatus::Pass => CheckResult::Passed,
-            CheckStatus::Fail => CheckResult::Failed,
-            CheckStatus::NotRun => CheckResult::NotRun,
-            CheckStatus::Flaky => CheckResult::Flaky,
-            CheckStatus::Timeout => CheckResult::TimedOut,
-        }
-    }
-}
+use crate::schema::{Check, JudgeFact};
 
 impl Check {
     /// A suite's result as the receipt records it; `role` is its kind there (`tests`, `wall`, …).
@@ -34,7 +21,7 @@ impl Check {
             name: r.name.clone(),
             kind: role.to_string(),
             cmd: r.cmd.clone(),
-            result: r.result.into(),
+            result: r.result,
             executed: r.executed,
             passed: r.passed,
             failed: r.failed,
@@ -52,7 +39,7 @@ impl From<&loki_lint::LintRun> for Check {
             name: r.name.clone(),
             kind: "lint".to_owned(),
             cmd: r.cmd.clone(),
-            result: r.result.into(),
+            result: r.result,
             executed: counts.executed,
             passed: counts.passed,
             failed: counts.failed,

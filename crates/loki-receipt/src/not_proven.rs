@@ -22,10 +22,10 @@
 
 use std::fmt;
 
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::builder::{FULL_SUITE, ReceiptFacts, always_not_proven, requires_wall};
-use crate::schema::CheckResult;
 
 /// One thing a run did not prove.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -282,7 +282,7 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
                 c.cmd.clone()
             }
         };
-        if c.result != CheckResult::Passed {
+        if c.result != CheckStatus::Pass {
             out.push(NotProven::new(&what, c.result.describe(), rerun()));
         } else if c.executed == 0 {
             out.push(NotProven::new(&what, "0 tests executed", rerun()));

@@ -11,6 +11,7 @@
 
 use loki_core::outcome::{Outcome, Verdict};
 use loki_core::run::RunKind;
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -150,35 +151,6 @@ pub struct BaseRun {
     pub not_run: u64,
 }
 
-/// How one check ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckResult {
-    Passed,
-    Failed,
-    /// Failed, then passed on a rerun: not a pass.
-    Flaky,
-    NotRun,
-    TimedOut,
-    /// The runner's output could not be parsed into test counts.
-    Unparseable,
-}
-
-impl CheckResult {
-    /// The word as printed in receipts (`not run`, `timed out`).
-    #[must_use]
-    pub fn describe(self) -> &'static str {
-        match self {
-            CheckResult::Passed => "passed",
-            CheckResult::Failed => "failed",
-            CheckResult::Flaky => "flaky",
-            CheckResult::NotRun => "not run",
-            CheckResult::TimedOut => "timed out",
-            CheckResult::Unparseable => "unparseable output",
-        }
-    }
-}
-
 /// One check that ran (or was meant to run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Check {
@@ -186,7 +158,9 @@ pub struct Check {
     /// `tests`, `wall`, `lint`, `build`, `repro`, …
     pub kind: String,
     pub cmd: String,
-    pub result: CheckResult,
+    /// In the receipt's words (`passed`, `timed_out`; see [`loki_protocol::check`]).
+    #[serde(with = "loki_protocol::check::receipt_words")]
+    pub result: CheckStatus,
     pub executed: u64,
     pub passed: u64,
     pub failed: u64,
@@ -201,7 +175,7 @@ impl Check {
     /// none failed.
     #[must_use]
     pub fn proves(&self) -> bool {
-        self.result == CheckResult::Passed && self.executed > 0 && self.failed == 0
+        self.result == CheckStatus::Pass && self.executed > 0 && self.failed == 0
     }
 }
 

@@ -58,6 +58,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use loki_process as process;
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -91,31 +92,6 @@ fn log_char(c: char) -> char {
         c
     } else {
         '_'
-    }
-}
-
-/// How a check ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckStatus {
-    Pass,
-    Fail,
-    NotRun,
-    Flaky,
-    Timeout,
-}
-
-impl CheckStatus {
-    /// The name as serialised (`pass`, `fail`, `not_run`, `flaky`, `timeout`).
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckStatus::Pass => "pass",
-            CheckStatus::Fail => "fail",
-            CheckStatus::NotRun => "not_run",
-            CheckStatus::Flaky => "flaky",
-            CheckStatus::Timeout => "timeout",
-        }
     }
 }
 
@@ -160,7 +136,7 @@ impl From<&CheckResult> for loki_events::payload::CheckResult {
             name: r.name.clone(),
             kind: r.kind.as_str().to_string(),
             cmd: r.cmd.clone(),
-            result: r.result.as_str().to_string(),
+            result: r.result,
             executed: r.executed,
             passed: r.passed,
             failed: r.failed,

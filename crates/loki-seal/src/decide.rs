@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
-use loki_checks::CheckStatus;
 use loki_checks::judge::{Declarable, Judged};
+use loki_protocol::CheckStatus;
 
 /// What the hook tells the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +117,7 @@ pub fn status_word(s: CheckStatus) -> &'static str {
         CheckStatus::NotRun => "not running",
         CheckStatus::Flaky => "flaky",
         CheckStatus::Timeout => "timing out",
+        CheckStatus::Unparseable => "unparseable",
     }
 }
 

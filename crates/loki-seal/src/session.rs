@@ -12,8 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
+use loki_checks::RunOptions;
 use loki_checks::judge::{JudgeInput, Judged, judge};
-use loki_checks::{CheckStatus, RunOptions};
 use loki_core::run::{RunKind, RunStore};
 use loki_core::{RunId, layout::Repo};
 use loki_events::RunRecorder;
@@ -21,6 +21,7 @@ use loki_events::payload::{
     CheckResult as CheckEvent, IntegrityFinding as FindingEvent, RunCompleted, RunStarted,
 };
 use loki_git::Git;
+use loki_protocol::CheckStatus;
 use loki_receipt::schema::{
     Check as ReceiptCheck, IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex,
 };

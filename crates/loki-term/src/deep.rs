@@ -66,7 +66,7 @@ pub fn render(r: &DeepReport) -> String {
             c.passed,
             c.failed
         );
-        if c.result == loki_deep::CheckStatus::NotRun
+        if c.result == loki_protocol::CheckStatus::NotRun
             && c.environment.is_none()
             && let Some(why) = &c.reason
         {

@@ -174,7 +174,7 @@ impl Observer for Printer {
         match event {
             Progress::StageStarted { stage } => {
                 if let Ok(mut st) = self.state.lock() {
-                    st.stage = Some((stage, Instant::now()));
+                    st.stage = Some((stage.as_str(), Instant::now()));
                     st.beats = 0;
                 }
                 if self.live {
@@ -222,6 +222,7 @@ pub fn heartbeat_line(stage: &str, in_stage: Duration, in_run: Duration) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loki_protocol::{Stage, StageState};
     use std::sync::Arc;
 
     /// A writer the test can read back.
@@ -244,7 +245,7 @@ mod tests {
         }
     }
 
-    fn started(p: &Printer, stage: &'static str) -> Instant {
+    fn started(p: &Printer, stage: Stage) -> Instant {
         p.progress(&Progress::StageStarted { stage });
         p.state.lock().unwrap().stage.unwrap().1
     }
@@ -253,7 +254,7 @@ mod tests {
     fn the_live_line_is_redrawn_in_place_and_erased_at_the_end() {
         let buf = Buf::default();
         let p = Printer::new(false, true, false, DEFAULT_HEARTBEAT, Box::new(buf.clone()));
-        let t = started(&p, "implement");
+        let t = started(&p, Stage::Implement);
         p.tick(t + Duration::from_secs(12));
         p.clear();
         let text = buf.text();
@@ -282,13 +283,13 @@ mod tests {
             Duration::from_secs(30),
             Box::new(buf.clone()),
         );
-        let t = started(&p, "implement");
+        let t = started(&p, Stage::Implement);
         for s in [10, 29, 30, 31, 59, 61, 95] {
             p.tick(t + Duration::from_secs(s));
         }
         p.progress(&Progress::StageEnded {
-            stage: "implement",
-            state: "completed",
+            stage: Stage::Implement,
+            state: StageState::Completed,
             seconds: 95.0,
             detail: "done".into(),
         });
@@ -320,7 +321,7 @@ mod tests {
     fn nothing_is_printed_off_a_terminal_without_verbose() {
         let buf = Buf::default();
         let p = Printer::new(false, false, true, DEFAULT_HEARTBEAT, Box::new(buf.clone()));
-        let t = started(&p, "verify");
+        let t = started(&p, Stage::Verify);
         p.tick(t + Duration::from_secs(100));
         let r = p.run_ticking(|| 7);
         assert_eq!(r, 7);

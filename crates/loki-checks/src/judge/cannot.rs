@@ -4,9 +4,11 @@
 
 use std::path::Path;
 
+use loki_protocol::CheckStatus;
+
 use super::CannotJudge;
 use crate::detect::Check;
-use crate::exec::{CheckResult, CheckStatus};
+use crate::exec::CheckResult;
 
 /// Why a check's result on `side` cannot be judged, and what to do, if it cannot.
 pub(super) fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option<CannotJudge> {
@@ -35,7 +37,9 @@ pub(super) fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option
             "the suite did not finish in time: raise checks.timeout_s or make `{}` faster",
             check.command_line()
         ),
-        CheckStatus::NotRun => fix_for(check, &reason),
+        // The runner reports unreadable output as a failure; this word comes only from old
+        // receipts, and says as little about any test as a suite that never ran.
+        CheckStatus::NotRun | CheckStatus::Unparseable => fix_for(check, &reason),
     };
     Some(CannotJudge {
         check: check.name.clone(),

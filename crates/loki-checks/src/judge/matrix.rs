@@ -35,12 +35,13 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 use super::identity::{group, is_group_mark, pair};
 use crate::baseline::statuses;
 use crate::detect::CheckKind;
-use crate::exec::{CheckResult, CheckStatus};
+use crate::exec::CheckResult;
 use crate::integrity::{Finding, FindingKind};
 use crate::parse::cargo::{CRASHED, NOT_COMPILED};
 use crate::report::TestStatus;

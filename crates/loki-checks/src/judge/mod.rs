@@ -96,6 +96,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use loki_git::Git;
+use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::ChecksError;
@@ -710,7 +711,7 @@ fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
         // compare when the head runs tests: every one of them is new.
         let base_had_none = base.is_some_and(|b| {
             b.tests.is_empty()
-                && b.result == crate::exec::CheckStatus::NotRun
+                && b.result == CheckStatus::NotRun
                 && b.reason
                     .as_deref()
                     .is_some_and(|r| r.contains("no tests executed"))
@@ -925,7 +926,7 @@ fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, Check
 /// A run that failed although every test it reported passed: a part of the command failed that
 /// its report does not show (a later run of a chained command, a step after the tests, a crash).
 fn unexplained(r: &CheckResult) -> bool {
-    r.result == crate::exec::CheckStatus::Fail
+    r.result == CheckStatus::Fail
         && !r.tests.is_empty()
         && r.tests
             .iter()
@@ -941,7 +942,7 @@ fn unexplained_failure(
 ) -> (Option<Finding>, Option<CannotJudge>) {
     let reported = h.tests.len();
     let why = h.reason.as_deref().unwrap_or("it failed");
-    if base.is_some_and(|b| b.result == crate::exec::CheckStatus::Pass) {
+    if base.is_some_and(|b| b.result == CheckStatus::Pass) {
         (
             Some(crate::integrity::Finding::new(
                 crate::integrity::FindingKind::SuiteBroken,

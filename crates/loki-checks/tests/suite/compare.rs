@@ -8,9 +8,9 @@ use loki_checks::detect::checks_for;
 use loki_checks::judge::matrix::{self, Runs};
 use loki_checks::judge::{DeclareKind, FactKind};
 use loki_checks::{
-    Check, CheckKind, CheckResult, CheckStatus, FindingKind, TestCase, TestClass, TestStatus,
-    classify,
+    Check, CheckKind, CheckResult, FindingKind, TestCase, TestClass, TestStatus, classify,
 };
+use loki_protocol::CheckStatus;
 use proptest::prelude::*;
 
 fn result(name: &str, status: CheckStatus, tests: &[(&str, TestStatus)]) -> CheckResult {

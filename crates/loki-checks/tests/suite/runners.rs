@@ -7,9 +7,8 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use loki_checks::{
-    Check, CheckKind, CheckResult, CheckStatus, RunOptions, Tools, detect_with, run_check,
-};
+use loki_checks::{Check, CheckKind, CheckResult, RunOptions, Tools, detect_with, run_check};
+use loki_protocol::CheckStatus;
 use sha2::{Digest, Sha256};
 
 fn write(root: &Path, rel: &str, body: &[u8]) {

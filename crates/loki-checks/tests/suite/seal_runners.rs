@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use loki_checks::judge::{JudgeInput, Judged, judge};
 use loki_checks::{
-    Check, CheckResult, CheckStatus, FindingKind, RunOptions, TestClass, Tools, classify,
-    detect_with, run_baseline, run_check, scan_changes,
+    Check, CheckResult, FindingKind, RunOptions, TestClass, Tools, classify, detect_with,
+    run_baseline, run_check, scan_changes,
 };
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_git::Git;
+use loki_protocol::CheckStatus;
 use loki_test_support::GitRepo;
 
 pub(super) struct Fixture {

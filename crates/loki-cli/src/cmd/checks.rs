@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
-use loki_checks::{CheckResult, CheckStatus, detect, render_detect};
+use loki_checks::{CheckResult, detect, render_detect};
 use loki_core::outcome::ExitCode;
+use loki_protocol::CheckStatus;
 
 use crate::cli::ChecksCommand;
 use crate::context::Ctx;
@@ -77,6 +78,7 @@ pub fn render_results(results: &[CheckResult]) -> String {
             CheckStatus::Flaky => ("FLAKY", YELLOW),
             CheckStatus::Timeout => ("TIMEOUT", RED),
             CheckStatus::NotRun => ("NOT RUN", YELLOW),
+            CheckStatus::Unparseable => ("UNPARSEABLE", RED),
         };
         let _ = write!(
             out,

@@ -6,7 +6,8 @@ use std::path::Path;
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunRecord, RunStatus, RunStore};
 use loki_events::{EventType, EventWriter};
-use loki_receipt::schema::{Check, CheckResult, WallFile, sha256_hex};
+use loki_protocol::CheckStatus;
+use loki_receipt::schema::{Check, WallFile, sha256_hex};
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use loki_test_support::{GitRepo, Sandbox};
 use predicates::prelude::*;
@@ -52,9 +53,9 @@ pub fn sealed_run(sb: &Sandbox, repo: &GitRepo, pass: bool) -> RunRecord {
         kind: "tests".into(),
         cmd: "cargo test".into(),
         result: if pass {
-            CheckResult::Passed
+            CheckStatus::Pass
         } else {
-            CheckResult::Failed
+            CheckStatus::Fail
         },
         executed: 3,
         passed: if pass { 3 } else { 2 },

@@ -11,7 +11,8 @@ use loki_events::payload::{
     StageEnd, StageStarted,
 };
 use loki_events::{Event, EventWriter, read_events};
-use loki_receipt::schema::{Check, CheckResult as ReceiptCheckResult, WallFile, sha256_hex};
+use loki_protocol::CheckStatus;
+use loki_receipt::schema::{Check, WallFile, sha256_hex};
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde_json::Value;
 use sqlx::ConnectOptions as _;
@@ -133,7 +134,7 @@ pub fn record_priced(
         name: "impacted tests".to_string(),
         kind: "tests".to_string(),
         cmd: "cargo test".to_string(),
-        result: "pass".to_string(),
+        result: CheckStatus::Pass,
         executed: 3,
         passed: 3,
         failed: 0,
@@ -243,7 +244,7 @@ fn facts(run: &str) -> ReceiptFacts {
         name: "impacted tests".to_string(),
         kind: "tests".to_string(),
         cmd: "cargo test".to_string(),
-        result: ReceiptCheckResult::Passed,
+        result: CheckStatus::Pass,
         executed: 3,
         passed: 3,
         failed: 0,

@@ -164,7 +164,7 @@ fn python_patch_that_changes_the_crash_is_rolled_back_naming_the_new_crash() {
     assert_eq!(rolled[0]["data"]["byte_identical"], true);
     assert_eq!(
         report.sealed.receipt.checks[0].result,
-        loki_receipt::schema::CheckResult::Failed
+        loki_protocol::CheckStatus::Fail
     );
     assert!(
         report.not_proven.iter().any(|n| n
@@ -210,7 +210,7 @@ fn a_harness_failure_keeps_both_the_patch_and_the_backup() {
     assert_eq!(report.outcome, Outcome::Failed);
     assert_eq!(
         report.sealed.receipt.checks[0].result,
-        loki_receipt::schema::CheckResult::TimedOut
+        loki_protocol::CheckStatus::Timeout
     );
 }
 

@@ -100,7 +100,7 @@ fn receipt_md_of_a_run_with_gaps() {
     let mut facts = verified_facts(RUN);
     facts.cost.usd = None;
     facts.cost.measured_sessions = 1;
-    facts.checks[0].result = loki_receipt::schema::CheckResult::Flaky;
+    facts.checks[0].result = loki_protocol::CheckStatus::Flaky;
     facts.checks[1].skipped = 1;
     facts.integrity.push(IntegrityFinding {
         kind: "reverted test edit".to_string(),

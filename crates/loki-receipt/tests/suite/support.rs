@@ -13,8 +13,9 @@ use ed25519_dalek::SigningKey;
 use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunKind;
 use loki_events::{EventType, EventWriter};
+use loki_protocol::CheckStatus;
 use loki_receipt::keys::private_key_pem_v1;
-use loki_receipt::schema::{Check, CheckResult, StageTime, WallFile, sha256_hex};
+use loki_receipt::schema::{Check, StageTime, WallFile, sha256_hex};
 use loki_receipt::{
     KeyEnv, ReceiptBuilder, ReceiptFacts, Sealed, Signer, VerifyInput, VerifyOptions, VerifyReport,
     verify,
@@ -67,7 +68,7 @@ pub fn verified_facts(run: &str) -> ReceiptFacts {
             name: "impacted tests".to_string(),
             kind: "tests".to_string(),
             cmd: "cargo test -p widget".to_string(),
-            result: CheckResult::Passed,
+            result: CheckStatus::Pass,
             executed: 42,
             passed: 42,
             failed: 0,
@@ -79,7 +80,7 @@ pub fn verified_facts(run: &str) -> ReceiptFacts {
             name: "wall".to_string(),
             kind: "wall".to_string(),
             cmd: "cargo test --test wall_verbose".to_string(),
-            result: CheckResult::Passed,
+            result: CheckStatus::Pass,
             executed: 2,
             passed: 2,
             failed: 0,

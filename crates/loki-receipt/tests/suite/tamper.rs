@@ -8,9 +8,9 @@ use ed25519_dalek::SigningKey;
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_core::outcome::{Outcome, VerifyVerdict};
 use loki_events::{EventType, EventWriter, hash_event, read_events};
+use loki_protocol::CheckStatus;
 use loki_receipt::dsse::{Envelope, PAYLOAD_TYPE, Statement, envelope_for};
 use loki_receipt::keys::{Signer, SignerRole, keyid_of, public_key_pem};
-use loki_receipt::schema::CheckResult;
 use loki_receipt::{
     KeyEnv, ReceiptError, StepName, StepStatus, VerifyInput, VerifyOptions, export_dsse, verify,
 };
@@ -430,7 +430,7 @@ fn a_missing_envelope_is_unsigned_unless_allowed() {
 #[test]
 fn a_failed_run_is_intact_but_not_verified() {
     let mut facts = verified_facts(RUN);
-    facts.checks[0].result = CheckResult::Failed;
+    facts.checks[0].result = CheckStatus::Fail;
     facts.checks[0].failed = 3;
     let fx = seal_with(facts, env_with_key(1));
     assert_eq!(fx.sealed.receipt.verdict, Outcome::Partial);

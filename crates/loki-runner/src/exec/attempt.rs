@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use loki_core::scratch::Scratch;
 use loki_process::{self as process, Spec};
+use loki_protocol::CheckStatus;
 
 use super::keep_going;
 use super::plan::{doc_companion, insert_before_separator, report_plan, script_plan};
 use super::verdict::{Facts, Judgement, judge, judged};
-use super::{CARGO_MESSAGE_FORMAT, CheckStatus, MAX_PARSED_BYTES, RunOptions};
+use super::{CARGO_MESSAGE_FORMAT, MAX_PARSED_BYTES, RunOptions};
 use crate::detect::{Check, CheckKind};
 use crate::report::TestReport;
 use crate::{ChecksError, parse};

@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
+use loki_protocol::CheckStatus;
+
 use super::environment::{Environment, recognise};
-use super::{CheckStatus, NEXTEST_NO_TESTS, PYTEST_NO_TESTS, REASON_IDS, SHELL_NOT_FOUND};
+use super::{NEXTEST_NO_TESTS, PYTEST_NO_TESTS, REASON_IDS, SHELL_NOT_FOUND};
 use crate::detect::CheckKind;
 use crate::report::TestReport;
 

@@ -1,0 +1,24 @@
+//! The words a loki run speaks across its layers, as types.
+//!
+//! The runner, the event log, the receipt, the engine and the terminal each used to carry their
+//! own copy of these words (an enum per crate, or a bare string). This crate holds the one copy:
+//! every layer names the same thing with the same type, and the wire spelling of each place is
+//! fixed here, next to the type, so the JSON a run writes (events, receipts, `--json`) stays
+//! byte-for-byte what it was.
+//!
+//! - [`CheckStatus`]: how one check ended. Two wire spellings exist and both stay: the checks'
+//!   words (`pass`, `fail`, `not_run`, `flaky`, `timeout`, `unparseable`) in the event log, the
+//!   baseline and `--json`, and the receipt's words (`passed`, `failed`, `flaky`, `not_run`,
+//!   `timed_out`, `unparseable`) through [`check::receipt_words`], because receipts are signed and
+//!   their bytes cannot change.
+//!
+//! - [`Stage`], [`StageState`], [`CapKind`]: the stages of a build run, how each ended and the
+//!   limit that stopped a run, in the event log's lowercase words.
+//!
+//! It depends on nothing of loki's and does no I/O: it is the bottom floor.
+
+pub mod check;
+pub mod stage;
+
+pub use check::CheckStatus;
+pub use stage::{CapKind, Stage, StageState};
