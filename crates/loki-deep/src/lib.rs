@@ -521,7 +521,7 @@ fn verify(
     facts.main_receipt = Some(main.receipt_sha256.clone());
     facts.checks = suite
         .iter()
-        .map(|r| Check::of_suite(r, "tests"))
+        .map(|r| r.receipt_check("tests"))
         .chain(boot_checks)
         .chain(std::iter::once(scan_check))
         .collect();

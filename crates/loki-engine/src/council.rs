@@ -93,7 +93,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let checks: Vec<Check> = v
         .results
         .iter()
-        .map(|r| Check::of_suite(&r.result, r.role))
+        .map(|r| r.result.receipt_check(r.role))
         .chain(v.lint.iter().map(Check::from))
         .collect();
     let findings: Vec<IntegrityFinding> = v.findings.iter().map(IntegrityFinding::from).collect();

@@ -127,7 +127,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         facts.checks = v
             .results
             .iter()
-            .map(|r| Check::of_suite(&r.result, r.role))
+            .map(|r| r.result.receipt_check(r.role))
             .chain(v.lint.iter().map(Check::from))
             .collect();
         facts.integrity = v.findings.iter().map(IntegrityFinding::from).collect();

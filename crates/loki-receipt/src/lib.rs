@@ -9,8 +9,9 @@
 //! are the head commit and the receipt and whose predicate is the receipt, with an Ed25519 key
 //! ([`keys`]). `receipt.md` ([`markdown`]) is the same facts for people, not evidence.
 //!
-//! Producers fill [`ReceiptFacts`] (the facts of `loki-checks` and `loki-lint` convert through
-//! [`evidence`]) and call [`ReceiptBuilder::seal`]; `loki verify` calls
+//! Producers fill [`ReceiptFacts`] (each producer maps its own facts into the receipt's types:
+//! the runner's suite results, lint runs and judge facts convert in their crates, so the receipt
+//! depends on the vocabulary, never on the judge) and call [`ReceiptBuilder::seal`]; `loki verify` calls
 //! [`verify`] and prints [`render_human`] or the report as JSON; `loki keys` uses [`Signer`],
 //! [`rotate`] and [`TrustedKeys`].
 //!
@@ -34,7 +35,6 @@ pub mod builder;
 pub mod dsse;
 pub mod dupkeys;
 mod error;
-pub mod evidence;
 pub mod keys;
 pub mod markdown;
 pub mod not_proven;

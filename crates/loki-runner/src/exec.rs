@@ -129,6 +129,26 @@ pub struct CheckResult {
     pub environment: Option<Environment>,
 }
 
+impl CheckResult {
+    /// The suite's result as the receipt records it; `role` is its kind there (`tests`, `wall`,
+    /// `impacted`, …). The one mapping every producer (build, seal, deep) uses.
+    #[must_use]
+    pub fn receipt_check(&self, role: &str) -> loki_receipt::schema::Check {
+        loki_receipt::schema::Check {
+            name: self.name.clone(),
+            kind: role.to_string(),
+            cmd: self.cmd.clone(),
+            result: self.result,
+            executed: self.executed,
+            passed: self.passed,
+            failed: self.failed,
+            skipped: self.skipped,
+            duration_s: self.duration_s,
+            log_sha256: self.log_sha256.clone(),
+        }
+    }
+}
+
 /// The `check.result` event of a suite's run.
 impl From<&CheckResult> for loki_events::payload::CheckResult {
     fn from(r: &CheckResult) -> Self {

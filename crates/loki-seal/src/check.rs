@@ -22,9 +22,7 @@ use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{RunCompleted, RunInterrupted, RunStarted};
 use loki_git::Git;
-use loki_receipt::schema::{
-    Check as ReceiptCheck, IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex,
-};
+use loki_receipt::schema::{IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex};
 use loki_receipt::{NotProven, ReceiptBuilder, Signer};
 use serde::Serialize;
 
@@ -240,7 +238,7 @@ fn seal(
     facts.checks = judged
         .head
         .iter()
-        .map(|r| ReceiptCheck::of_suite(r, "tests"))
+        .map(|r| r.receipt_check("tests"))
         .collect();
     facts.integrity = judged.findings.iter().map(IntegrityFinding::from).collect();
     facts.facts = judged.facts.iter().map(JudgeFact::from).collect();

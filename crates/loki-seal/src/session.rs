@@ -22,9 +22,7 @@ use loki_events::payload::{
 };
 use loki_git::Git;
 use loki_protocol::CheckStatus;
-use loki_receipt::schema::{
-    Check as ReceiptCheck, IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex,
-};
+use loki_receipt::schema::{IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex};
 use loki_receipt::{KeyEnv, NotProven, ReceiptBuilder, ReceiptFacts, Signer};
 
 use crate::decide::{Evidence, Judgement, block_message, decide};
@@ -339,7 +337,7 @@ fn receipt_facts(
     facts.checks = judged
         .head
         .iter()
-        .map(|r| ReceiptCheck::of_suite(r, "tests"))
+        .map(|r| r.receipt_check("tests"))
         .collect();
     facts.integrity = judged.findings.iter().map(IntegrityFinding::from).collect();
     facts.facts = judged.facts.iter().map(JudgeFact::from).collect();

@@ -775,3 +775,15 @@ fn word(s: Option<TestStatus>) -> &'static str {
         None => "absent",
     }
 }
+
+/// A judge fact as the receipt records it: a fact about one test.
+impl From<&Fact> for loki_receipt::schema::JudgeFact {
+    fn from(f: &Fact) -> Self {
+        loki_receipt::schema::JudgeFact {
+            kind: f.kind.as_str().to_owned(),
+            test: Some(f.test.clone()),
+            path: None,
+            detail: f.detail.clone(),
+        }
+    }
+}
