@@ -136,6 +136,31 @@ pub struct SessionOutcome {
     pub elided: usize,
 }
 
+impl SessionOutcome {
+    /// A session before its first turn: nothing spent, its cost measured (zero) so far.
+    fn start() -> SessionOutcome {
+        SessionOutcome {
+            end: SessionEnd::NoFinish,
+            finish: None,
+            turns: 0,
+            usage: Usage::default(),
+            cost_usd: Some(0.0),
+            tool_calls: 0,
+            tool_errors: 0,
+            elided: 0,
+        }
+    }
+}
+
+/// The tokens the conversation may fill: `CONTEXT_BUDGET_PERCENT` of `model`'s window, less
+/// the room kept for the reply.
+fn context_budget(cfg: &SessionConfig, model: &str) -> usize {
+    let window = cfg.prices.context_window(model);
+    let budget =
+        (window * CONTEXT_BUDGET_PERCENT / 100).saturating_sub(u64::from(cfg.max_output_tokens));
+    usize::try_from(budget).unwrap_or(usize::MAX)
+}
+
 /// A running session's fixed parts: the provider, the configuration, its name in the
 /// transcript, the worktree its tools act on, and when it started.
 struct Running<'a> {
@@ -265,20 +290,8 @@ pub async fn run_session(
         tools: tools::tool_specs(),
         max_output_tokens: cfg.max_output_tokens,
     };
-    let mut out = SessionOutcome {
-        end: SessionEnd::NoFinish,
-        finish: None,
-        turns: 0,
-        usage: Usage::default(),
-        cost_usd: Some(0.0),
-        tool_calls: 0,
-        tool_errors: 0,
-        elided: 0,
-    };
-    let window = cfg.prices.context_window(provider.model());
-    let budget =
-        (window * CONTEXT_BUDGET_PERCENT / 100).saturating_sub(u64::from(cfg.max_output_tokens));
-    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+    let mut out = SessionOutcome::start();
+    let budget = context_budget(cfg, provider.model());
     let mut nudged = false;
     let mut context_retry = false;
     loop {
