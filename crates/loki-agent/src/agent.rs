@@ -27,7 +27,7 @@ use crate::error::AgentError;
 use crate::failure::FailureKind;
 use loki_clients::Usage;
 
-use crate::message::{Message, Request};
+use crate::message::{Message, Request, Response};
 use crate::provider::Provider;
 use crate::tools::{self, Finish, ToolOptions};
 use crate::transcript::Transcript;
@@ -136,6 +136,127 @@ pub struct SessionOutcome {
     pub elided: usize,
 }
 
+impl SessionOutcome {
+    /// A session before its first turn: nothing spent, its cost measured (zero) so far.
+    fn start() -> SessionOutcome {
+        SessionOutcome {
+            end: SessionEnd::NoFinish,
+            finish: None,
+            turns: 0,
+            usage: Usage::default(),
+            cost_usd: Some(0.0),
+            tool_calls: 0,
+            tool_errors: 0,
+            elided: 0,
+        }
+    }
+}
+
+/// The tokens the conversation may fill: `CONTEXT_BUDGET_PERCENT` of `model`'s window, less
+/// the room kept for the reply.
+fn context_budget(cfg: &SessionConfig, model: &str) -> usize {
+    let window = cfg.prices.context_window(model);
+    let budget =
+        (window * CONTEXT_BUDGET_PERCENT / 100).saturating_sub(u64::from(cfg.max_output_tokens));
+    usize::try_from(budget).unwrap_or(usize::MAX)
+}
+
+/// A running session's fixed parts: the provider, the configuration, its name in the
+/// transcript, the worktree its tools act on, and when it started.
+struct Running<'a> {
+    provider: &'a dyn Provider,
+    cfg: &'a SessionConfig,
+    session: String,
+    wt: Worktree,
+    started: Instant,
+}
+
+impl Running<'_> {
+    /// What is left of the time limit, if there is one.
+    fn time_left(&self) -> Option<Duration> {
+        self.cfg
+            .limits
+            .max_duration
+            .map(|d| d.saturating_sub(self.started.elapsed()))
+    }
+
+    /// The model's reply to `conv`; `None` when the time limit ran out first.
+    async fn complete(&self, conv: &Request) -> Option<Result<Response, AgentError>> {
+        match self.time_left() {
+            Some(left) => tokio::time::timeout(left, self.provider.complete(conv))
+                .await
+                .ok(),
+            None => Some(self.provider.complete(conv).await),
+        }
+    }
+
+    /// Ends the session on the model call's error `e` of `turn`, recorded in the transcript.
+    fn fail(&self, turn: u32, e: AgentError) -> Result<SessionOutcome, AgentError> {
+        self.cfg.transcript.record(
+            json!({"type": "error", "session": self.session, "turn": turn,
+            "error": e.to_string()}),
+        )?;
+        Err(e)
+    }
+
+    /// Counts the turn answered by `resp` (its usage and cost) and records the exchange.
+    fn account(
+        &self,
+        out: &mut SessionOutcome,
+        conv: &Request,
+        resp: &Response,
+        call_started: Instant,
+    ) -> Result<(), AgentError> {
+        let cfg = self.cfg;
+        out.turns += 1;
+        out.usage.add(&resp.usage);
+        let cost = cfg.prices.cost(&resp.model, &resp.usage);
+        out.cost_usd = out.cost_usd.zip(cost).map(|(a, b)| a + b);
+        let last = conv
+            .messages
+            .last()
+            .map(|m| clip(&serde_json::to_string(m).unwrap_or_default(), SUMMARY_CHARS));
+        cfg.transcript.record(
+            json!({"type": "exchange", "session": self.session, "turn": out.turns,
+            "provider": self.provider.name(), "model": resp.model,
+            "request": {"messages": conv.messages.len(), "tools": tools::TOOL_NAMES,
+                        "estimated_tokens": estimate_tokens(conv), "last": last},
+            "response": resp, "usage": resp.usage, "cost_usd": cost,
+            "price_table": cfg.prices.version,
+            "duration_ms": u64::try_from(call_started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
+        )
+    }
+
+    /// Runs the tool calls of `resp`, each recorded and answered in `conv`; the first `finish`
+    /// is kept in `out`.
+    async fn run_tools(
+        &self,
+        resp: &Response,
+        out: &mut SessionOutcome,
+        conv: &mut Request,
+    ) -> Result<(), AgentError> {
+        for call in &resp.tool_calls {
+            let r = tools::execute(&self.wt, &self.cfg.tools, call, self.time_left()).await;
+            out.tool_calls += 1;
+            out.tool_errors += u32::from(r.is_error);
+            self.cfg.transcript.record(
+                json!({"type": "tool", "session": self.session, "turn": out.turns,
+                "call_id": call.id, "name": call.name, "is_error": r.is_error,
+                "bytes": r.content.len(), "content": clip(&r.content, TRANSCRIPT_TOOL_CHARS)}),
+            )?;
+            if r.finish.is_some() && out.finish.is_none() {
+                out.finish.clone_from(&r.finish);
+            }
+            conv.messages.push(Message::Tool {
+                call_id: call.id.clone(),
+                content: r.content,
+                is_error: r.is_error,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Runs one session of `provider` on `cfg.task` in `worktree`.
 pub async fn run_session(
     provider: &dyn Provider,
@@ -154,6 +275,13 @@ pub async fn run_session(
         "model": provider.model(), "system": cfg.system, "task": cfg.task,
         "price_table": cfg.prices.version}),
     )?;
+    let run = Running {
+        provider,
+        cfg,
+        session,
+        wt,
+        started,
+    };
     let mut conv = Request {
         system: cfg.system.clone(),
         messages: vec![Message::User {
@@ -162,43 +290,20 @@ pub async fn run_session(
         tools: tools::tool_specs(),
         max_output_tokens: cfg.max_output_tokens,
     };
-    let mut out = SessionOutcome {
-        end: SessionEnd::NoFinish,
-        finish: None,
-        turns: 0,
-        usage: Usage::default(),
-        cost_usd: Some(0.0),
-        tool_calls: 0,
-        tool_errors: 0,
-        elided: 0,
-    };
-    let window = cfg.prices.context_window(provider.model());
-    let budget =
-        (window * CONTEXT_BUDGET_PERCENT / 100).saturating_sub(u64::from(cfg.max_output_tokens));
-    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
-    let time_left = || {
-        cfg.limits
-            .max_duration
-            .map(|d| d.saturating_sub(started.elapsed()))
-    };
+    let mut out = SessionOutcome::start();
+    let budget = context_budget(cfg, provider.model());
     let mut nudged = false;
     let mut context_retry = false;
     loop {
-        if let Some(end) = limit_reached(&cfg.limits, &out, time_left()) {
+        if let Some(end) = limit_reached(&cfg.limits, &out, run.time_left()) {
             out.end = end;
             break;
         }
         out.elided += elide_to_fit(&mut conv, budget, KEEP_RECENT_TOOL_OUTPUTS);
         let call_started = Instant::now();
-        let result = match time_left() {
-            Some(left) => match tokio::time::timeout(left, provider.complete(&conv)).await {
-                Ok(r) => r,
-                Err(_) => {
-                    out.end = SessionEnd::TimeLimit;
-                    break;
-                }
-            },
-            None => provider.complete(&conv).await,
+        let Some(result) = run.complete(&conv).await else {
+            out.end = SessionEnd::TimeLimit;
+            break;
         };
         let resp = match result {
             Ok(r) => r,
@@ -210,39 +315,12 @@ pub async fn run_session(
                     continue;
                 }
                 // Nothing left to elide: the server's own refusal, with its URL, is the error.
-                let e = AgentError::Model(f);
-                tr.record(
-                    json!({"type": "error", "session": session, "turn": out.turns + 1,
-                    "error": e.to_string()}),
-                )?;
-                return Err(e);
+                return run.fail(out.turns + 1, AgentError::Model(f));
             }
-            Err(e) => {
-                tr.record(
-                    json!({"type": "error", "session": session, "turn": out.turns + 1,
-                    "error": e.to_string()}),
-                )?;
-                return Err(e);
-            }
+            Err(e) => return run.fail(out.turns + 1, e),
         };
         context_retry = false;
-        out.turns += 1;
-        out.usage.add(&resp.usage);
-        let cost = cfg.prices.cost(&resp.model, &resp.usage);
-        out.cost_usd = out.cost_usd.zip(cost).map(|(a, b)| a + b);
-        let last = conv
-            .messages
-            .last()
-            .map(|m| clip(&serde_json::to_string(m).unwrap_or_default(), SUMMARY_CHARS));
-        tr.record(
-            json!({"type": "exchange", "session": session, "turn": out.turns,
-            "provider": provider.name(), "model": resp.model,
-            "request": {"messages": conv.messages.len(), "tools": tools::TOOL_NAMES,
-                        "estimated_tokens": estimate_tokens(&conv), "last": last},
-            "response": resp, "usage": resp.usage, "cost_usd": cost,
-            "price_table": cfg.prices.version,
-            "duration_ms": u64::try_from(call_started.elapsed().as_millis()).unwrap_or(u64::MAX)}),
-        )?;
+        run.account(&mut out, &conv, &resp, call_started)?;
         conv.messages.push(resp.to_message());
         if resp.tool_calls.is_empty() {
             if nudged {
@@ -256,31 +334,14 @@ pub async fn run_session(
             continue;
         }
         nudged = false;
-        for call in &resp.tool_calls {
-            let r = tools::execute(&wt, &cfg.tools, call, time_left()).await;
-            out.tool_calls += 1;
-            out.tool_errors += u32::from(r.is_error);
-            tr.record(
-                json!({"type": "tool", "session": session, "turn": out.turns,
-                "call_id": call.id, "name": call.name, "is_error": r.is_error,
-                "bytes": r.content.len(), "content": clip(&r.content, TRANSCRIPT_TOOL_CHARS)}),
-            )?;
-            if r.finish.is_some() && out.finish.is_none() {
-                out.finish.clone_from(&r.finish);
-            }
-            conv.messages.push(Message::Tool {
-                call_id: call.id.clone(),
-                content: r.content,
-                is_error: r.is_error,
-            });
-        }
+        run.run_tools(&resp, &mut out, &mut conv).await?;
         if out.finish.is_some() {
             out.end = SessionEnd::Finished;
             break;
         }
     }
     tr.record(
-        json!({"type": "session_end", "session": session, "end": out.end,
+        json!({"type": "session_end", "session": run.session, "end": out.end,
         "finish": out.finish, "turns": out.turns, "usage": out.usage, "cost_usd": out.cost_usd}),
     )?;
     Ok(out)

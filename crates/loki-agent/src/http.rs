@@ -278,21 +278,25 @@ impl HttpProvider {
             }
             return Ok(Body::Events(events));
         }
-        serde_json::from_slice(&raw).map(Body::Json).map_err(|e| {
-            let text = String::from_utf8_lossy(&raw);
-            let quoted = crate::context::clip(text.trim(), QUOTED_BODY_CHARS);
-            ProviderFailure::new(
-                provider,
-                FailureKind::BadResponse,
-                if quoted.is_empty() {
-                    format!("the body is not JSON: {e}; it is empty")
-                } else {
-                    format!("the body is not JSON: {e}; it begins {quoted:?}")
-                },
-            )
-            .into()
-        })
+        serde_json::from_slice(&raw)
+            .map(Body::Json)
+            .map_err(|e| not_json(provider, &raw, &e).into())
     }
+}
+
+/// The failure of a whole non-streamed reply that is not JSON (`e`): it says how it begins.
+fn not_json(provider: &'static str, raw: &[u8], e: &serde_json::Error) -> ProviderFailure {
+    let text = String::from_utf8_lossy(raw);
+    let quoted = crate::context::clip(text.trim(), QUOTED_BODY_CHARS);
+    ProviderFailure::new(
+        provider,
+        FailureKind::BadResponse,
+        if quoted.is_empty() {
+            format!("the body is not JSON: {e}; it is empty")
+        } else {
+            format!("the body is not JSON: {e}; it begins {quoted:?}")
+        },
+    )
 }
 
 impl Provider for HttpProvider {

@@ -225,45 +225,7 @@ type Requests = HashMap<String, (String, String, Option<UrlFrame>)>;
 fn on_event(e: &Event, origin: &str, requests: &mut Requests) -> Option<PageError> {
     let p = &e.params;
     match e.method.as_str() {
-        "Runtime.exceptionThrown" => {
-            let d = p.get("exceptionDetails")?;
-            let text = d.get("text").and_then(Value::as_str).unwrap_or_default();
-            let ex = d.get("exception");
-            let desc = ex
-                .and_then(|x| x.get("description"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .or_else(|| ex.and_then(|x| x.get("value")).map(arg_text))
-                .unwrap_or_else(|| text.to_string());
-            let (name, message) = split_name(desc.lines().next().unwrap_or_default());
-            let mut frames = frames_of(d.get("stackTrace"));
-            if frames.is_empty()
-                && let Some(url) = d.get("url").and_then(Value::as_str)
-            {
-                let n = |k: &str| {
-                    d.get(k)
-                        .and_then(Value::as_u64)
-                        .and_then(|v| u32::try_from(v + 1).ok())
-                        .unwrap_or(1)
-                };
-                frames.push(UrlFrame {
-                    function: String::new(),
-                    url: url.to_string(),
-                    line: n("lineNumber"),
-                    column: n("columnNumber"),
-                });
-            }
-            Some(PageError {
-                kind: if text.starts_with("Uncaught (in promise)") {
-                    PageErrorKind::Rejection
-                } else {
-                    PageErrorKind::Exception
-                },
-                name,
-                message,
-                frames,
-            })
-        }
+        "Runtime.exceptionThrown" => Some(exception(p.get("exceptionDetails")?)),
         "Runtime.consoleAPICalled" if p.get("type").and_then(Value::as_str) == Some("error") => {
             let args = p.get("args").and_then(Value::as_array)?;
             let message = args.iter().map(arg_text).collect::<Vec<_>>().join(" ");
@@ -275,29 +237,7 @@ fn on_event(e: &Event, origin: &str, requests: &mut Requests) -> Option<PageErro
             })
         }
         "Network.requestWillBeSent" => {
-            let id = p.get("requestId").and_then(Value::as_str)?;
-            let req = p.get("request")?;
-            let url = req.get("url").and_then(Value::as_str)?;
-            let method = req.get("method").and_then(Value::as_str).unwrap_or("GET");
-            let init = p.get("initiator");
-            let mut frame = frames_of(init.and_then(|i| i.get("stack")))
-                .into_iter()
-                .next();
-            if frame.is_none()
-                && let Some(u) = init.and_then(|i| i.get("url")).and_then(Value::as_str)
-            {
-                frame = Some(UrlFrame {
-                    function: String::new(),
-                    url: u.to_string(),
-                    line: init
-                        .and_then(|i| i.get("lineNumber"))
-                        .and_then(Value::as_u64)
-                        .and_then(|v| u32::try_from(v + 1).ok())
-                        .unwrap_or(1),
-                    column: 1,
-                });
-            }
-            requests.insert(id.to_string(), (method.to_string(), url.to_string(), frame));
+            request_sent(p, requests);
             None
         }
         "Network.responseReceived" => {
@@ -335,6 +275,76 @@ fn on_event(e: &Event, origin: &str, requests: &mut Requests) -> Option<PageErro
         }
         _ => None,
     }
+}
+
+/// An uncaught exception or promise rejection from its `exceptionDetails` `d`: its name and
+/// message, and its stack (else the place the details name).
+fn exception(d: &Value) -> PageError {
+    let text = d.get("text").and_then(Value::as_str).unwrap_or_default();
+    let ex = d.get("exception");
+    let desc = ex
+        .and_then(|x| x.get("description"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| ex.and_then(|x| x.get("value")).map(arg_text))
+        .unwrap_or_else(|| text.to_string());
+    let (name, message) = split_name(desc.lines().next().unwrap_or_default());
+    let mut frames = frames_of(d.get("stackTrace"));
+    if frames.is_empty()
+        && let Some(url) = d.get("url").and_then(Value::as_str)
+    {
+        let n = |k: &str| {
+            d.get(k)
+                .and_then(Value::as_u64)
+                .and_then(|v| u32::try_from(v + 1).ok())
+                .unwrap_or(1)
+        };
+        frames.push(UrlFrame {
+            function: String::new(),
+            url: url.to_string(),
+            line: n("lineNumber"),
+            column: n("columnNumber"),
+        });
+    }
+    PageError {
+        kind: if text.starts_with("Uncaught (in promise)") {
+            PageErrorKind::Rejection
+        } else {
+            PageErrorKind::Exception
+        },
+        name,
+        message,
+        frames,
+    }
+}
+
+/// Remembers a request about to be sent (`p`, with `?` on what it lacks): its method, URL and
+/// the frame that made it.
+fn request_sent(p: &Value, requests: &mut Requests) -> Option<()> {
+    let id = p.get("requestId").and_then(Value::as_str)?;
+    let req = p.get("request")?;
+    let url = req.get("url").and_then(Value::as_str)?;
+    let method = req.get("method").and_then(Value::as_str).unwrap_or("GET");
+    let init = p.get("initiator");
+    let mut frame = frames_of(init.and_then(|i| i.get("stack")))
+        .into_iter()
+        .next();
+    if frame.is_none()
+        && let Some(u) = init.and_then(|i| i.get("url")).and_then(Value::as_str)
+    {
+        frame = Some(UrlFrame {
+            function: String::new(),
+            url: u.to_string(),
+            line: init
+                .and_then(|i| i.get("lineNumber"))
+                .and_then(Value::as_u64)
+                .and_then(|v| u32::try_from(v + 1).ok())
+                .unwrap_or(1),
+            column: 1,
+        });
+    }
+    requests.insert(id.to_string(), (method.to_string(), url.to_string(), frame));
+    Some(())
 }
 
 fn own(url: &str, origin: &str) -> bool {

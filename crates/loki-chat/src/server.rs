@@ -277,12 +277,62 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
         .await;
         return;
     }
-    let tools = app.tools.clone();
-    let repo = app.repo.clone();
     let answering = match &start {
         Start::Answer { run, .. } => Some(run.clone()),
         Start::Task(_) => None,
     };
+    let Some(id) = start_run(&app, &thread, start, answering.clone()).await else {
+        return;
+    };
+    let first = match &answering {
+        Some(run) => format!(
+            "Started run {id}, the follow-up of {run} with your answer, in {}. I will post its outcome here.",
+            app.repo
+        ),
+        None => format!(
+            "Started run {id} in {}. I will post its outcome here.",
+            app.repo
+        ),
+    };
+    say(&app, &thread, &first).await;
+    let Ok(run) = id.parse::<loki_core::RunId>() else {
+        say(
+            &app,
+            &thread,
+            &format!("Lost track of the run: {id:?} is not a run id"),
+        )
+        .await;
+        return;
+    };
+    let Some((v, repo)) = wait_for_end(&app, &thread, &id, &run).await else {
+        return;
+    };
+    let log = summary_of(&repo, &id).await;
+    let outcome = v
+        .get("outcome")
+        .and_then(Value::as_str)
+        .unwrap_or("(no outcome)");
+    let question = v.get("question").and_then(Value::as_str);
+    let msg = outcome_message(&id, &app.repo, outcome, &log, question);
+    if outcome == BLOCKED {
+        app.waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(thread.key(), id.clone());
+    }
+    say(&app, &thread, &msg).await;
+}
+
+/// Starts the run of `start` in the background and returns its id; on failure says why in
+/// the thread (and a follow-up that could not start, `answering` its run, waits again).
+async fn start_run(
+    app: &App,
+    thread: &Thread,
+    start: Start,
+    answering: Option<String>,
+) -> Option<String> {
+    let tools = app.tools.clone();
+    let repo = app.repo.clone();
     // The run names the thread it came from, the follow-up too (not its task file).
     let source = format!("slack:{}/{}", thread.channel, thread.ts);
     let started = tokio::task::spawn_blocking(move || match start {
@@ -311,12 +361,13 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
         ),
     })
     .await;
-    let id = match started {
-        Ok(Ok(v)) => v
-            .get("run_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+    match started {
+        Ok(Ok(v)) => Some(
+            v.get("run_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        ),
         Ok(Err(e)) => {
             if let Some(run) = answering {
                 // The question still stands: the next reply may answer it.
@@ -325,35 +376,25 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(thread.key(), run);
             }
-            say(&app, &thread, &format!("Could not start the run: {e}")).await;
-            return;
+            say(app, thread, &format!("Could not start the run: {e}")).await;
+            None
         }
         Err(e) => {
-            say(&app, &thread, &format!("Could not start the run: {e}")).await;
-            return;
+            say(app, thread, &format!("Could not start the run: {e}")).await;
+            None
         }
-    };
-    let first = match &answering {
-        Some(run) => format!(
-            "Started run {id}, the follow-up of {run} with your answer, in {}. I will post its outcome here.",
-            app.repo
-        ),
-        None => format!(
-            "Started run {id} in {}. I will post its outcome here.",
-            app.repo
-        ),
-    };
-    say(&app, &thread, &first).await;
-    let Ok(run) = id.parse::<loki_core::RunId>() else {
-        say(
-            &app,
-            &thread,
-            &format!("Lost track of the run: {id:?} is not a run id"),
-        )
-        .await;
-        return;
-    };
-    let status = loop {
+    }
+}
+
+/// Polls run `id` until it is done: its status and its repository; `None` when it was lost
+/// (said in the thread when the status could not be read).
+async fn wait_for_end(
+    app: &App,
+    thread: &Thread,
+    id: &str,
+    run: &loki_core::RunId,
+) -> Option<(Value, loki_core::layout::Repo)> {
+    loop {
         tokio::time::sleep(POLL).await;
         let (tools, run) = (app.tools.clone(), run.clone());
         let repo = app.repo.clone();
@@ -364,22 +405,22 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
         .await;
         match looked {
             Ok(Ok((v, repo))) if v.get("done").and_then(Value::as_bool) == Some(true) => {
-                break Some((v, repo));
+                return Some((v, repo));
             }
             Ok(Ok(_)) => {}
             Ok(Err(e)) => {
-                say(&app, &thread, &format!("Lost track of run {id}: {e}")).await;
-                break None;
+                say(app, thread, &format!("Lost track of run {id}: {e}")).await;
+                return None;
             }
-            Err(_) => break None,
+            Err(_) => return None,
         }
-    };
-    let Some((v, repo)) = status else {
-        return;
-    };
-    // The run's record ends a moment before the child prints its summary: wait for the
-    // summary's last line (`Next:`), within reason.
-    let path = loki_mcp::background::log_of(&repo, &id);
+    }
+}
+
+/// The output of run `id`. The run's record ends a moment before the child prints its
+/// summary: wait for the summary's last line (`Next:`), within reason.
+async fn summary_of(repo: &loki_core::layout::Repo, id: &str) -> String {
+    let path = loki_mcp::background::log_of(repo, id);
     let mut log = String::new();
     for _ in 0..SUMMARY_POLLS {
         log = tokio::fs::read_to_string(&path).await.unwrap_or_default();
@@ -388,19 +429,7 @@ async fn job(app: Arc<App>, thread: Thread, start: Start) {
         }
         tokio::time::sleep(POLL).await;
     }
-    let outcome = v
-        .get("outcome")
-        .and_then(Value::as_str)
-        .unwrap_or("(no outcome)");
-    let question = v.get("question").and_then(Value::as_str);
-    let msg = outcome_message(&id, &app.repo, outcome, &log, question);
-    if outcome == BLOCKED {
-        app.waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(thread.key(), id.clone());
-    }
-    say(&app, &thread, &msg).await;
+    log
 }
 
 /// The last value of a summary line (`Reason:     …`) in a run's output.

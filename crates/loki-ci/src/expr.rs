@@ -50,111 +50,108 @@ enum ETok {
     Ident(String),
 }
 
+/// The operators and punctuation, each with its token; two-character ones first, so `<=` is
+/// not read as `<` then `=`.
+const OPERATORS: &[(&str, ETok)] = &[
+    ("&&", ETok::And),
+    ("||", ETok::Or),
+    ("==", ETok::Cmp("==")),
+    ("!=", ETok::Cmp("!=")),
+    ("<=", ETok::Cmp("<=")),
+    (">=", ETok::Cmp(">=")),
+    ("(", ETok::LParen),
+    (")", ETok::RParen),
+    (",", ETok::Comma),
+    ("!", ETok::Not),
+    ("<", ETok::Cmp("<")),
+    (">", ETok::Cmp(">")),
+];
+
+/// The tokens of expression `s`; `None` when it holds something the tokenizer does not know
+/// (or an unclosed string).
 fn expr_tokens(s: &str) -> Option<Vec<ETok>> {
     let cs: Vec<char> = s.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(&c) = cs.get(i) {
         let next = cs.get(i + 1).copied();
-        match c {
-            ' ' | '\t' | '\n' => i += 1,
-            '(' => {
-                out.push(ETok::LParen);
-                i += 1;
-            }
-            ')' => {
-                out.push(ETok::RParen);
-                i += 1;
-            }
-            ',' => {
-                out.push(ETok::Comma);
-                i += 1;
-            }
-            '&' if next == Some('&') => {
-                out.push(ETok::And);
-                i += 2;
-            }
-            '|' if next == Some('|') => {
-                out.push(ETok::Or);
-                i += 2;
-            }
-            '=' if next == Some('=') => {
-                out.push(ETok::Cmp("=="));
-                i += 2;
-            }
-            '!' if next == Some('=') => {
-                out.push(ETok::Cmp("!="));
-                i += 2;
-            }
-            '!' => {
-                out.push(ETok::Not);
-                i += 1;
-            }
-            '<' | '>' => {
-                let eq = next == Some('=');
-                out.push(ETok::Cmp(match (c, eq) {
-                    ('<', true) => "<=",
-                    ('<', false) => "<",
-                    (_, true) => ">=",
-                    _ => ">",
-                }));
-                i += if eq { 2 } else { 1 };
-            }
-            '\'' | '"' => {
-                let mut t = String::new();
-                i += 1;
-                loop {
-                    match cs.get(i) {
-                        None => return None,
-                        Some(&q) if q == c && cs.get(i + 1) == Some(&c) => {
-                            t.push(c);
-                            i += 2;
-                        }
-                        Some(&q) if q == c => {
-                            i += 1;
-                            break;
-                        }
-                        Some(&q) => {
-                            t.push(q);
-                            i += 1;
-                        }
-                    }
-                }
-                out.push(ETok::Str(t));
-            }
-            c if c.is_ascii_digit() || (c == '-' && next.is_some_and(|n| n.is_ascii_digit())) => {
-                let start = i;
-                i += 1;
-                while cs
-                    .get(i)
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
-                {
-                    i += 1;
-                }
-                let t: String = cs[start..i].iter().collect();
-                out.push(ETok::Num(t.parse().unwrap_or(f64::NAN)));
-            }
-            c if c.is_alphanumeric() || c == '_' || c == '$' => {
-                let start = i;
-                let mut depth = 0usize;
-                while let Some(&c) = cs.get(i) {
-                    if c == '[' {
-                        depth += 1;
-                    } else if c == ']' {
-                        depth = depth.saturating_sub(1);
-                    } else if depth == 0
-                        && !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '*' | '$'))
-                    {
-                        break;
-                    }
-                    i += 1;
-                }
-                out.push(ETok::Ident(cs[start..i].iter().collect()));
-            }
-            _ => return None,
+        if matches!(c, ' ' | '\t' | '\n') {
+            i += 1;
+            continue;
         }
+        if let Some((op, tok)) = OPERATORS.iter().find(|(op, _)| {
+            op.chars()
+                .enumerate()
+                .all(|(k, o)| cs.get(i + k) == Some(&o))
+        }) {
+            out.push(tok.clone());
+            i += op.len();
+            continue;
+        }
+        let (tok, end) = match c {
+            '\'' | '"' => quoted(&cs, i, c)?,
+            c if c.is_ascii_digit() || (c == '-' && next.is_some_and(|n| n.is_ascii_digit())) => {
+                number(&cs, i)
+            }
+            c if c.is_alphanumeric() || c == '_' || c == '$' => ident(&cs, i),
+            _ => return None,
+        };
+        out.push(tok);
+        i = end;
     }
     Some(out)
+}
+
+/// The string quoted with `q` that starts at `i` (a doubled quote is one quote), and where it
+/// ends; `None` when it is not closed.
+fn quoted(cs: &[char], mut i: usize, q: char) -> Option<(ETok, usize)> {
+    let mut t = String::new();
+    i += 1;
+    loop {
+        match cs.get(i) {
+            None => return None,
+            Some(&c) if c == q && cs.get(i + 1) == Some(&q) => {
+                t.push(q);
+                i += 2;
+            }
+            Some(&c) if c == q => return Some((ETok::Str(t), i + 1)),
+            Some(&c) => {
+                t.push(c);
+                i += 1;
+            }
+        }
+    }
+}
+
+/// The number that starts at `i` (NaN when it does not parse), and where it ends.
+fn number(cs: &[char], start: usize) -> (ETok, usize) {
+    let mut i = start + 1;
+    while cs
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
+    {
+        i += 1;
+    }
+    let t: String = cs[start..i].iter().collect();
+    (ETok::Num(t.parse().unwrap_or(f64::NAN)), i)
+}
+
+/// The identifier or property path (`github.event_name`, `matrix['os']`, `steps.*.x`) that
+/// starts at `i`, and where it ends.
+fn ident(cs: &[char], start: usize) -> (ETok, usize) {
+    let mut i = start;
+    let mut depth = 0usize;
+    while let Some(&c) = cs.get(i) {
+        if c == '[' {
+            depth += 1;
+        } else if c == ']' {
+            depth = depth.saturating_sub(1);
+        } else if depth == 0 && !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '*' | '$')) {
+            break;
+        }
+        i += 1;
+    }
+    (ETok::Ident(cs[start..i].iter().collect()), i)
 }
 
 struct Expr<'a> {

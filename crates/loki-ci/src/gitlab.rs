@@ -10,7 +10,7 @@ use super::{GITLAB_GLOBALS, Read};
 use crate::yamlpos::{Seg, YamlPos};
 use loki_shell::Opts;
 use loki_testcmd::Cat;
-use loki_testcmd::runs::{self, Ctx, Gate, Src};
+use loki_testcmd::runs::{self, Ctx, Gate, Side, Src};
 
 fn deep_merge(into: &mut Value, from: &Value) {
     match (into, from) {
@@ -241,6 +241,16 @@ fn gl_only_except(job: &Value) -> Option<String> {
     None
 }
 
+/// What the whole pipeline gives its jobs: the document's positions, its `variables`, the
+/// default `before_script`/`after_script`, and the gates of `workflow: rules`.
+struct Pipeline<'a> {
+    pos: &'a YamlPos,
+    env: BTreeMap<String, String>,
+    before: Option<&'a Value>,
+    after: Option<&'a Value>,
+    gates: Vec<Gate>,
+}
+
 pub(super) fn gitlab(doc: &Value, pos: &YamlPos, fragment: bool) -> Read {
     let mut r = Read::default();
     let Some(all) = doc.as_mapping() else {
@@ -249,26 +259,17 @@ pub(super) fn gitlab(doc: &Value, pos: &YamlPos, fragment: bool) -> Read {
     let mut global_env = BTreeMap::new();
     env_of(all.get("variables"), &mut global_env);
     let default = all.get("default");
-    let default_before = default
-        .and_then(|d| d.get("before_script"))
-        .or_else(|| all.get("before_script"));
-    let default_after = default
-        .and_then(|d| d.get("after_script"))
-        .or_else(|| all.get("after_script"));
-    let mut pipeline_gates = Vec::new();
-    if let Some(rules) = all
-        .get("workflow")
-        .and_then(|w| w.get("rules"))
-        .and_then(Value::as_sequence)
-        && let RuleOutcome::Never(why) = gl_rules(rules)
-    {
-        pipeline_gates.push(Gate {
-            cat: Cat::NeverRuns,
-            why: format!("`workflow: rules`: {why}"),
-            label: "the pipeline".into(),
-            line: pos.line(&[key("workflow"), key("rules")]),
-        });
-    }
+    let pipeline = Pipeline {
+        pos,
+        env: global_env,
+        before: default
+            .and_then(|d| d.get("before_script"))
+            .or_else(|| all.get("before_script")),
+        after: default
+            .and_then(|d| d.get("after_script"))
+            .or_else(|| all.get("after_script")),
+        gates: pipeline_gates(all, pos),
+    };
     for (k, job) in all {
         let Some(id) = k.as_str() else { continue };
         if GITLAB_GLOBALS.contains(&id) || (!fragment && id.starts_with('.')) || !job.is_mapping() {
@@ -279,122 +280,162 @@ pub(super) fn gitlab(doc: &Value, pos: &YamlPos, fragment: bool) -> Read {
             continue;
         }
         let label = format!("job `{id}`");
-        let jpath = [key(id)];
-        let at = |k: &str| [key(id), key(k)];
         r.side
             .jobs
-            .insert(id.to_owned(), (label.clone(), pos.line(&jpath)));
-        let mut gates = pipeline_gates.clone();
-        if let Some(why) = str_of(job.get("when")).and_then(|w| gl_when(&w)) {
-            gates.push(Gate {
-                cat: Cat::NeverRuns,
-                why,
-                label: label.clone(),
-                line: pos.line(&at("when")),
-            });
-        }
-        let mut allow_failure = job.get("allow_failure").is_some_and(|a| {
-            a.as_bool() == Some(true)
-                || a.get("exit_codes")
-                    .is_some_and(|c| strings(Some(c)).iter().any(|c| c == "1" || c == "101"))
-        });
-        if let Some(rules) = job.get("rules").and_then(Value::as_sequence) {
-            match gl_rules(rules) {
-                RuleOutcome::Never(why) => gates.push(Gate {
-                    cat: Cat::NeverRuns,
-                    why: format!("`rules`: {why}"),
-                    label: label.clone(),
-                    line: pos.line(&at("rules")),
-                }),
-                RuleOutcome::Runs {
-                    allow_failure: true,
-                } => allow_failure = true,
-                RuleOutcome::Runs { .. } => {}
-            }
-        }
-        if let Some(why) = gl_only_except(&job) {
-            let line = pos
-                .line(&at("only"))
-                .filter(|_| job.get("only").is_some())
-                .or_else(|| pos.line(&at("except")));
-            gates.push(Gate {
-                cat: Cat::NeverRuns,
-                why,
-                label: label.clone(),
-                line,
-            });
-        }
-        if allow_failure {
-            gates.push(Gate {
-                cat: Cat::CannotFail,
-                why: format!(
-                    "`allow_failure: {}`",
-                    job.get("allow_failure")
-                        .map_or_else(|| "true".into(), render)
-                ),
-                label: label.clone(),
-                line: pos
-                    .line(&at("allow_failure"))
-                    .or_else(|| pos.line(&at("rules"))),
-            });
-        }
+            .insert(id.to_owned(), (label.clone(), pos.line(&[key(id)])));
+        let gates = job_gates(&pipeline, &job, id, &label);
         if let Some(m) = job.get("parallel").and_then(|p| p.get("matrix")) {
             r.matrices.insert(id.to_owned(), m.clone());
         }
-        let mut env = global_env.clone();
-        env_of(job.get("variables"), &mut env);
-        let inherit_default = job
-            .get("inherit")
-            .and_then(|i| i.get("default"))
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
-        let mut src = Src::default();
-        let before = job.get("before_script").or(if inherit_default {
-            default_before
-        } else {
-            None
-        });
-        for part in ["before_script", "script"] {
-            let v = if part == "before_script" {
-                before
-            } else {
-                job.get("script")
-            };
-            for (i, text) in flat_scripts(v) {
-                let (first, literal) = script_start(pos, &[key(id), key(part), Seg::Index(i)]);
-                src.push(&text, first, literal);
-            }
-        }
-        let ctx = Ctx {
-            job: id.to_owned(),
-            place: label.clone(),
-            gates: gates.clone(),
-            env: env.clone(),
-            cwd: String::new(),
-            opts: Opts {
-                errexit: true,
-                pipefail: true,
-            },
-            cannot_fail: None,
-        };
-        runs::script_runs(&src, &ctx, None, &mut r.side);
-        let after = job
-            .get("after_script")
-            .or(if inherit_default { default_after } else { None });
-        let mut after_src = Src::default();
-        for (i, text) in flat_scripts(after) {
-            let (first, literal) =
-                script_start(pos, &[key(id), key("after_script"), Seg::Index(i)]);
-            after_src.push(&text, first, literal);
-        }
-        let after_ctx = Ctx {
-            place: format!("{label}, after_script"),
-            cannot_fail: Some(
-                "it runs in `after_script`, whose failures never fail the job".into(),
-            ),
-            ..ctx
-        };
-        runs::script_runs(&after_src, &after_ctx, None, &mut r.side);
+        job_runs(&pipeline, &job, id, &label, gates, &mut r.side);
     }
     r
+}
+
+/// The gate of the whole pipeline: `workflow: rules` that never run it.
+fn pipeline_gates(all: &Mapping, pos: &YamlPos) -> Vec<Gate> {
+    let mut gates = Vec::new();
+    if let Some(rules) = all
+        .get("workflow")
+        .and_then(|w| w.get("rules"))
+        .and_then(Value::as_sequence)
+        && let RuleOutcome::Never(why) = gl_rules(rules)
+    {
+        gates.push(Gate {
+            cat: Cat::NeverRuns,
+            why: format!("`workflow: rules`: {why}"),
+            label: "the pipeline".into(),
+            line: pos.line(&[key("workflow"), key("rules")]),
+        });
+    }
+    gates
+}
+
+/// The gates of job `id` after the pipeline's: a `when`, `rules` or `only`/`except` that never
+/// runs it, and an `allow_failure` (its own, or a rule's) that keeps it from failing.
+fn job_gates(pipeline: &Pipeline<'_>, job: &Value, id: &str, label: &str) -> Vec<Gate> {
+    let pos = pipeline.pos;
+    let at = |k: &str| [key(id), key(k)];
+    let mut gates = pipeline.gates.clone();
+    if let Some(why) = str_of(job.get("when")).and_then(|w| gl_when(&w)) {
+        gates.push(Gate {
+            cat: Cat::NeverRuns,
+            why,
+            label: label.to_owned(),
+            line: pos.line(&at("when")),
+        });
+    }
+    let mut allow_failure = job.get("allow_failure").is_some_and(|a| {
+        a.as_bool() == Some(true)
+            || a.get("exit_codes")
+                .is_some_and(|c| strings(Some(c)).iter().any(|c| c == "1" || c == "101"))
+    });
+    if let Some(rules) = job.get("rules").and_then(Value::as_sequence) {
+        match gl_rules(rules) {
+            RuleOutcome::Never(why) => gates.push(Gate {
+                cat: Cat::NeverRuns,
+                why: format!("`rules`: {why}"),
+                label: label.to_owned(),
+                line: pos.line(&at("rules")),
+            }),
+            RuleOutcome::Runs {
+                allow_failure: true,
+            } => allow_failure = true,
+            RuleOutcome::Runs { .. } => {}
+        }
+    }
+    if let Some(why) = gl_only_except(job) {
+        let line = pos
+            .line(&at("only"))
+            .filter(|_| job.get("only").is_some())
+            .or_else(|| pos.line(&at("except")));
+        gates.push(Gate {
+            cat: Cat::NeverRuns,
+            why,
+            label: label.to_owned(),
+            line,
+        });
+    }
+    if allow_failure {
+        gates.push(Gate {
+            cat: Cat::CannotFail,
+            why: format!(
+                "`allow_failure: {}`",
+                job.get("allow_failure")
+                    .map_or_else(|| "true".into(), render)
+            ),
+            label: label.to_owned(),
+            line: pos
+                .line(&at("allow_failure"))
+                .or_else(|| pos.line(&at("rules"))),
+        });
+    }
+    gates
+}
+
+/// The test runs of job `id` into `side`: its `before_script` and `script` (the defaults'
+/// `before_script` unless it does not inherit them), then its `after_script`, whose failures
+/// never fail the job.
+fn job_runs(
+    pipeline: &Pipeline<'_>,
+    job: &Value,
+    id: &str,
+    label: &str,
+    gates: Vec<Gate>,
+    side: &mut Side,
+) {
+    let pos = pipeline.pos;
+    let mut env = pipeline.env.clone();
+    env_of(job.get("variables"), &mut env);
+    let inherit_default = job
+        .get("inherit")
+        .and_then(|i| i.get("default"))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let mut src = Src::default();
+    let before = job.get("before_script").or(if inherit_default {
+        pipeline.before
+    } else {
+        None
+    });
+    for part in ["before_script", "script"] {
+        let v = if part == "before_script" {
+            before
+        } else {
+            job.get("script")
+        };
+        for (i, text) in flat_scripts(v) {
+            let (first, literal) = script_start(pos, &[key(id), key(part), Seg::Index(i)]);
+            src.push(&text, first, literal);
+        }
+    }
+    let ctx = Ctx {
+        job: id.to_owned(),
+        place: label.to_owned(),
+        gates,
+        env,
+        cwd: String::new(),
+        opts: Opts {
+            errexit: true,
+            pipefail: true,
+        },
+        cannot_fail: None,
+    };
+    runs::script_runs(&src, &ctx, None, side);
+    let after = job.get("after_script").or(if inherit_default {
+        pipeline.after
+    } else {
+        None
+    });
+    let mut after_src = Src::default();
+    for (i, text) in flat_scripts(after) {
+        let (first, literal) = script_start(pos, &[key(id), key("after_script"), Seg::Index(i)]);
+        after_src.push(&text, first, literal);
+    }
+    let after_ctx = Ctx {
+        place: format!("{label}, after_script"),
+        cannot_fail: Some("it runs in `after_script`, whose failures never fail the job".into()),
+        ..ctx
+    };
+    runs::script_runs(&after_src, &after_ctx, None, side);
 }

@@ -68,77 +68,13 @@ fn walk_other(
         .join(".");
     match v {
         Value::Mapping(m) => {
-            let mut gates = gates.to_vec();
-            let label = format!("`{job}`");
-            for k in UNFAILING_KEYS {
-                if let Some(x) = m.get(*k).filter(|x| always_true(x)) {
-                    let mut p = path.clone();
-                    p.push(key(k));
-                    gates.push(Gate {
-                        cat: Cat::CannotFail,
-                        why: format!("`{k}: {}`", render(x)),
-                        label: label.clone(),
-                        line: pos.line(&p),
-                    });
-                }
-            }
-            for k in CONDITION_KEYS {
-                if let Some(x) = m.get(*k) {
-                    let never = x.as_str() == Some("never")
-                        || eval_value(x, None).truthy() == Some(false) && !x.is_null();
-                    if never {
-                        let mut p = path.clone();
-                        p.push(key(k));
-                        gates.push(Gate {
-                            cat: Cat::NeverRuns,
-                            why: format!("`{k}: {}`", render(x)),
-                            label: label.clone(),
-                            line: pos.line(&p),
-                        });
-                    }
-                }
-            }
+            let gates = mapping_gates(m, path, gates, &job, pos);
             for (k, x) in m {
                 let Some(name) = k.as_str() else { continue };
                 path.push(key(name));
                 let scripts = SCRIPT_KEYS.contains(&name) || AFTER_KEYS.contains(&name);
                 if scripts && (x.is_string() || x.is_sequence()) {
-                    let mut src = Src::default();
-                    match x {
-                        Value::String(s) => {
-                            let (first, literal) = script_start(pos, path);
-                            src.push(s, first, literal);
-                        }
-                        _ => {
-                            for (i, text) in flat_scripts(Some(x)) {
-                                let mut p = path.clone();
-                                p.push(Seg::Index(i));
-                                let (first, literal) = script_start(pos, &p);
-                                src.push(&text, first, literal);
-                            }
-                        }
-                    }
-                    let ctx = Ctx {
-                        job: job.clone(),
-                        place: format!("`{job}`"),
-                        gates: gates.clone(),
-                        env: BTreeMap::new(),
-                        cwd: String::new(),
-                        opts: Opts {
-                            errexit: true,
-                            pipefail: false,
-                        },
-                        cannot_fail: AFTER_KEYS.contains(&name).then(|| {
-                            format!("it runs in `{name}`, whose failures never fail the step")
-                        }),
-                    };
-                    if !job.is_empty() {
-                        side.jobs.insert(
-                            job.clone(),
-                            (format!("`{job}`"), pos.line(&path[..path.len().min(2)])),
-                        );
-                    }
-                    runs::script_runs(&src, &ctx, None, side);
+                    script_runs(x, name, path, (&job, &gates), pos, side);
                 } else {
                     walk_other(x, path, &gates, pos, side, depth + 1);
                 }
@@ -155,4 +91,94 @@ fn walk_other(
         Value::Tagged(t) => walk_other(&t.value, path, gates, pos, side, depth + 1),
         _ => {}
     }
+}
+
+/// The gates of a mapping at `path` added to those it is in: a key that keeps it from failing
+/// (`UNFAILING_KEYS` always true) or from running (`CONDITION_KEYS` never true).
+fn mapping_gates(
+    m: &serde_yaml_ng::Mapping,
+    path: &[Seg],
+    gates: &[Gate],
+    job: &str,
+    pos: &YamlPos,
+) -> Vec<Gate> {
+    let mut gates = gates.to_vec();
+    let label = format!("`{job}`");
+    for k in UNFAILING_KEYS {
+        if let Some(x) = m.get(*k).filter(|x| always_true(x)) {
+            let mut p = path.to_vec();
+            p.push(key(k));
+            gates.push(Gate {
+                cat: Cat::CannotFail,
+                why: format!("`{k}: {}`", render(x)),
+                label: label.clone(),
+                line: pos.line(&p),
+            });
+        }
+    }
+    for k in CONDITION_KEYS {
+        if let Some(x) = m.get(*k) {
+            let never = x.as_str() == Some("never")
+                || eval_value(x, None).truthy() == Some(false) && !x.is_null();
+            if never {
+                let mut p = path.to_vec();
+                p.push(key(k));
+                gates.push(Gate {
+                    cat: Cat::NeverRuns,
+                    why: format!("`{k}: {}`", render(x)),
+                    label: label.clone(),
+                    line: pos.line(&p),
+                });
+            }
+        }
+    }
+    gates
+}
+
+/// The test runs of the script (a string or a list) under key `name` at `path` into `side`, in
+/// `job` with its gates; the job is recorded where it is (its first two segments).
+fn script_runs(
+    x: &Value,
+    name: &str,
+    path: &[Seg],
+    (job, gates): (&str, &[Gate]),
+    pos: &YamlPos,
+    side: &mut Side,
+) {
+    let mut src = Src::default();
+    match x {
+        Value::String(s) => {
+            let (first, literal) = script_start(pos, path);
+            src.push(s, first, literal);
+        }
+        _ => {
+            for (i, text) in flat_scripts(Some(x)) {
+                let mut p = path.to_vec();
+                p.push(Seg::Index(i));
+                let (first, literal) = script_start(pos, &p);
+                src.push(&text, first, literal);
+            }
+        }
+    }
+    let ctx = Ctx {
+        job: job.to_owned(),
+        place: format!("`{job}`"),
+        gates: gates.to_vec(),
+        env: BTreeMap::new(),
+        cwd: String::new(),
+        opts: Opts {
+            errexit: true,
+            pipefail: false,
+        },
+        cannot_fail: AFTER_KEYS
+            .contains(&name)
+            .then(|| format!("it runs in `{name}`, whose failures never fail the step")),
+    };
+    if !job.is_empty() {
+        side.jobs.insert(
+            job.to_owned(),
+            (format!("`{job}`"), pos.line(&path[..path.len().min(2)])),
+        );
+    }
+    runs::script_runs(&src, &ctx, None, side);
 }

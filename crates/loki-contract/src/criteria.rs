@@ -290,6 +290,12 @@ pub fn parse(text: &str) -> Parsed {
             _ => open = None,
         }
     }
+    collect(items)
+}
+
+/// The criteria of the items read: folded, without empty ones and repeats, at most
+/// `MAX_CRITERIA` (the rest counted as dropped).
+fn collect(items: Vec<Item>) -> Parsed {
     let mut out: Vec<String> = Vec::new();
     let mut dropped = 0;
     for item in items {

@@ -186,60 +186,17 @@ pub fn wall_check(
     let name = path.rsplit('/').next().unwrap_or(path);
     let wall_name = format!("wall:{path}");
     if let Some(stem) = name.strip_suffix(".rs") {
-        let (crate_dir, file_dir) = match path.rsplit_once('/') {
-            Some((d, _)) => (d.strip_suffix("/tests").or((d == "tests").then_some("")), d),
-            None => (None, ""),
-        };
-        let Some(crate_dir) = crate_dir else {
-            return Err(format!(
-                "a Rust wall test belongs in <crate>/tests/, not {file_dir:?}"
-            ));
-        };
-        let dir = if crate_dir.is_empty() {
-            ".".to_string()
-        } else {
-            crate_dir.to_string()
-        };
-        let cwd = root.join(crate_dir);
-        if !cwd.join("Cargo.toml").is_file() {
-            return Err(format!("no Cargo.toml in {dir}"));
-        }
-        return Ok(Check {
-            name: wall_name,
-            kind: CheckKind::Cargo,
-            dir,
-            cwd,
-            command: ["cargo", "test", "--test", stem, "--no-fail-fast"]
-                .map(str::to_string)
-                .to_vec(),
-            script: None,
-            why: "wall test: the integration test target of this file".into(),
-        });
+        return rust_wall(path, stem, root, wall_name);
     }
-    let owner = |kind: CheckKind| {
-        loki_checks::detect::checks_for(checks, path)
-            .into_iter()
-            .find(|c| c.kind == kind && c.script.is_none())
-            .cloned()
-    };
-    let rel_to = |c: &Check| {
-        if c.dir == "." {
-            path.to_string()
-        } else {
-            path.strip_prefix(&format!("{}/", c.dir))
-                .unwrap_or(path)
-                .to_string()
-        }
-    };
     if name.ends_with(".py") {
         if !name.ends_with("_test.py") {
             return Err("a Python wall test is named loki_wall_<name>_test.py".into());
         }
-        let Some(c) = owner(CheckKind::Pytest) else {
+        let Some(c) = owner(checks, path, CheckKind::Pytest) else {
             return Err("no pytest suite covers this path".into());
         };
         let mut command = c.command.clone();
-        command.push(rel_to(&c));
+        command.push(rel_to(&c, path));
         return Ok(Check {
             name: wall_name,
             command,
@@ -249,71 +206,134 @@ pub fn wall_check(
     }
     let is_js = name.ends_with(".test.js") || name.ends_with(".test.mjs");
     if is_js || name.ends_with(".test.ts") {
-        let Some(c) = loki_checks::detect::checks_for(checks, path)
-            .into_iter()
-            .find(|c| c.kind != CheckKind::Pytest && c.kind != CheckKind::Go)
-            .cloned()
-        else {
-            return Err("no JavaScript test suite covers this path".into());
-        };
-        let file = rel_to(&c);
-        return match c.kind {
-            CheckKind::Node if is_js => Ok(Check {
-                name: wall_name,
-                command: vec!["node".into(), "--test".into(), file],
-                // node is called directly, not through the package's script.
-                script: None,
-                why: "wall test: node --test on this file".into(),
-                ..c
-            }),
-            CheckKind::Vitest | CheckKind::Jest if is_js || c.kind == CheckKind::Vitest => {
-                let mut command = c.command.clone();
-                command.extend(["--".to_string(), file]);
-                Ok(Check {
-                    name: wall_name,
-                    command,
-                    why: format!(
-                        "wall test: the package's {} run on this file",
-                        c.kind.as_str()
-                    ),
-                    ..c
-                })
-            }
-            CheckKind::Jest => Err("a jest wall test is JavaScript (.test.js)".into()),
-            _ => Err(format!(
-                "the package's test script ({}) runs a runner loki cannot point at one file",
-                c.script.as_deref().unwrap_or("unknown")
-            )),
-        };
+        return js_wall(path, is_js, checks, wall_name);
     }
     if name.ends_with("_test.go") {
-        let Some(c) = owner(CheckKind::Go) else {
-            return Err("no Go module covers this path".into());
-        };
-        let tests = go_test_names(&String::from_utf8_lossy(bytes));
-        if tests.is_empty() {
-            return Err("declares no `func TestXxx(t *testing.T)`".into());
-        }
-        let file = rel_to(&c);
-        let package = match file.rsplit_once('/') {
-            Some((dir, _)) => format!("./{dir}"),
-            None => ".".to_string(),
-        };
-        return Ok(Check {
-            name: wall_name,
-            command: vec![
-                "go".into(),
-                "test".into(),
-                "-json".into(),
-                "-run".into(),
-                format!("^({})$", tests.join("|")),
-                package,
-            ],
-            why: "wall test: go test on the Test functions of this file".into(),
-            ..c
-        });
+        return go_wall(path, bytes, checks, wall_name);
     }
     Err("not a Rust, Python, JavaScript or Go test file".into())
+}
+
+/// The suite of `kind` that covers `path` and runs its runner directly (not a package script).
+fn owner(checks: &[Check], path: &str, kind: CheckKind) -> Option<Check> {
+    loki_checks::detect::checks_for(checks, path)
+        .into_iter()
+        .find(|c| c.kind == kind && c.script.is_none())
+        .cloned()
+}
+
+/// `path` relative to the directory of check `c`.
+fn rel_to(c: &Check, path: &str) -> String {
+    if c.dir == "." {
+        path.to_string()
+    } else {
+        path.strip_prefix(&format!("{}/", c.dir))
+            .unwrap_or(path)
+            .to_string()
+    }
+}
+
+/// A Rust wall test `<crate>/tests/<stem>.rs`: `cargo test --test <stem>` in its crate.
+fn rust_wall(path: &str, stem: &str, root: &Path, wall_name: String) -> Result<Check, String> {
+    let (crate_dir, file_dir) = match path.rsplit_once('/') {
+        Some((d, _)) => (d.strip_suffix("/tests").or((d == "tests").then_some("")), d),
+        None => (None, ""),
+    };
+    let Some(crate_dir) = crate_dir else {
+        return Err(format!(
+            "a Rust wall test belongs in <crate>/tests/, not {file_dir:?}"
+        ));
+    };
+    let dir = if crate_dir.is_empty() {
+        ".".to_string()
+    } else {
+        crate_dir.to_string()
+    };
+    let cwd = root.join(crate_dir);
+    if !cwd.join("Cargo.toml").is_file() {
+        return Err(format!("no Cargo.toml in {dir}"));
+    }
+    Ok(Check {
+        name: wall_name,
+        kind: CheckKind::Cargo,
+        dir,
+        cwd,
+        command: ["cargo", "test", "--test", stem, "--no-fail-fast"]
+            .map(str::to_string)
+            .to_vec(),
+        script: None,
+        why: "wall test: the integration test target of this file".into(),
+    })
+}
+
+/// A JavaScript or TypeScript wall test: `node --test`, or the package's vitest or jest run,
+/// on this file.
+fn js_wall(path: &str, is_js: bool, checks: &[Check], wall_name: String) -> Result<Check, String> {
+    let Some(c) = loki_checks::detect::checks_for(checks, path)
+        .into_iter()
+        .find(|c| c.kind != CheckKind::Pytest && c.kind != CheckKind::Go)
+        .cloned()
+    else {
+        return Err("no JavaScript test suite covers this path".into());
+    };
+    let file = rel_to(&c, path);
+    match c.kind {
+        CheckKind::Node if is_js => Ok(Check {
+            name: wall_name,
+            command: vec!["node".into(), "--test".into(), file],
+            // node is called directly, not through the package's script.
+            script: None,
+            why: "wall test: node --test on this file".into(),
+            ..c
+        }),
+        CheckKind::Vitest | CheckKind::Jest if is_js || c.kind == CheckKind::Vitest => {
+            let mut command = c.command.clone();
+            command.extend(["--".to_string(), file]);
+            Ok(Check {
+                name: wall_name,
+                command,
+                why: format!(
+                    "wall test: the package's {} run on this file",
+                    c.kind.as_str()
+                ),
+                ..c
+            })
+        }
+        CheckKind::Jest => Err("a jest wall test is JavaScript (.test.js)".into()),
+        _ => Err(format!(
+            "the package's test script ({}) runs a runner loki cannot point at one file",
+            c.script.as_deref().unwrap_or("unknown")
+        )),
+    }
+}
+
+/// A Go wall test: `go test -run` on the Test functions it declares, in its package.
+fn go_wall(path: &str, bytes: &[u8], checks: &[Check], wall_name: String) -> Result<Check, String> {
+    let Some(c) = owner(checks, path, CheckKind::Go) else {
+        return Err("no Go module covers this path".into());
+    };
+    let tests = go_test_names(&String::from_utf8_lossy(bytes));
+    if tests.is_empty() {
+        return Err("declares no `func TestXxx(t *testing.T)`".into());
+    }
+    let file = rel_to(&c, path);
+    let package = match file.rsplit_once('/') {
+        Some((dir, _)) => format!("./{dir}"),
+        None => ".".to_string(),
+    };
+    Ok(Check {
+        name: wall_name,
+        command: vec![
+            "go".into(),
+            "test".into(),
+            "-json".into(),
+            "-run".into(),
+            format!("^({})$", tests.join("|")),
+            package,
+        ],
+        why: "wall test: go test on the Test functions of this file".into(),
+        ..c
+    })
 }
 
 /// The `Test` functions a Go test file declares at top level, in order.

@@ -168,51 +168,11 @@ pub fn check_receipt(
     keys: &TrustedKeys,
     hash_at: impl Fn(u64) -> Option<String>,
 ) -> ReceiptCheck {
-    let env: Envelope = match serde_json::from_value(envelope.clone()) {
-        Ok(e) => e,
-        Err(e) => {
-            return receipt_fail(
-                RunState::Tampered,
-                format!("the receipt is not a DSSE envelope: {e}"),
-            );
-        }
+    let opened = match open_envelope(envelope) {
+        Ok(o) => o,
+        Err(failed) => return *failed,
     };
-    let Some(body) = env.payload_bytes() else {
-        return receipt_fail(RunState::Tampered, "the envelope's payload is not base64");
-    };
-    let statement: Statement = match serde_json::from_slice(&body) {
-        Ok(s) => s,
-        Err(e) => {
-            return receipt_fail(
-                RunState::Tampered,
-                format!("the envelope's payload is not an in-toto statement: {e}"),
-            );
-        }
-    };
-    let value = &statement.predicate;
-    if value.get("schema").and_then(serde_json::Value::as_str) != Some(SCHEMA) {
-        return receipt_fail(
-            RunState::Tampered,
-            format!("the predicate is not a {SCHEMA} receipt"),
-        );
-    }
-    let receipt: Receipt = match serde_json::from_value(value.clone()) {
-        Ok(r) => r,
-        Err(e) => {
-            return receipt_fail(
-                RunState::Tampered,
-                format!("the predicate is not a valid receipt: {e}"),
-            );
-        }
-    };
-    let stored = value
-        .get(HASH_FIELD)
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or_default();
-    let computed = match receipt_sha256_of_value(value) {
-        Ok(h) => h,
-        Err(e) => return receipt_fail(RunState::Tampered, e.to_string()),
-    };
+    let (receipt, computed) = (&opened.receipt, &opened.computed);
     let mut out = ReceiptCheck {
         state: RunState::Tampered,
         detail: String::new(),
@@ -220,11 +180,11 @@ pub fn check_receipt(
         keyid: None,
         receipt: Some(receipt.clone()),
     };
-    if stored != computed {
+    if opened.stored != *computed {
         out.detail = format!(
             "the receipt hashes to {}, it says {}: it was changed after sealing",
-            short(&computed),
-            short(stored)
+            short(computed),
+            short(&opened.stored)
         );
         return out;
     }
@@ -232,15 +192,76 @@ pub fn check_receipt(
         out.detail = format!("the receipt is for run {}, not {run}", receipt.run_id);
         return out;
     }
-    if !statement.has_digest("sha256", &computed) {
+    if !opened.statement.has_digest("sha256", computed) {
         out.detail = "the signed statement does not name this receipt's sha256".to_string();
         return out;
     }
-    match check_signatures(&env, &body, keys) {
-        SignatureCheck::Valid { keyid, .. } => out.keyid = Some(keyid),
+    if !signed_by_trusted(&mut out, &opened, keys) {
+        return out;
+    }
+    bind_events(&mut out, receipt, hash_at);
+    out
+}
+
+/// A receipt read out of its DSSE envelope.
+struct Opened {
+    env: Envelope,
+    /// The envelope's payload, the signed bytes.
+    body: Vec<u8>,
+    statement: Statement,
+    receipt: Receipt,
+    /// The hash the receipt says it has, and the one it has.
+    stored: String,
+    computed: String,
+}
+
+/// The envelope's receipt, or the failed check when it is not a DSSE envelope of an in-toto
+/// statement whose predicate is a receipt of our schema.
+fn open_envelope(envelope: &serde_json::Value) -> Result<Opened, Box<ReceiptCheck>> {
+    let tampered = |detail: String| Box::new(receipt_fail(RunState::Tampered, detail));
+    let env: Envelope = serde_json::from_value(envelope.clone())
+        .map_err(|e| tampered(format!("the receipt is not a DSSE envelope: {e}")))?;
+    let Some(body) = env.payload_bytes() else {
+        return Err(tampered("the envelope's payload is not base64".to_string()));
+    };
+    let statement: Statement = serde_json::from_slice(&body).map_err(|e| {
+        tampered(format!(
+            "the envelope's payload is not an in-toto statement: {e}"
+        ))
+    })?;
+    let value = &statement.predicate;
+    if value.get("schema").and_then(serde_json::Value::as_str) != Some(SCHEMA) {
+        return Err(tampered(format!("the predicate is not a {SCHEMA} receipt")));
+    }
+    let receipt: Receipt = serde_json::from_value(value.clone())
+        .map_err(|e| tampered(format!("the predicate is not a valid receipt: {e}")))?;
+    let stored = value
+        .get(HASH_FIELD)
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let computed = receipt_sha256_of_value(value).map_err(|e| tampered(e.to_string()))?;
+    Ok(Opened {
+        env,
+        body,
+        statement,
+        receipt,
+        stored,
+        computed,
+    })
+}
+
+/// Whether the envelope is signed by a key the server trusts (its keyid then in `out`); when
+/// not, `out` says why: an invalid signature is tampering, an unknown key or none unattested.
+fn signed_by_trusted(out: &mut ReceiptCheck, opened: &Opened, keys: &TrustedKeys) -> bool {
+    match check_signatures(&opened.env, &opened.body, keys) {
+        SignatureCheck::Valid { keyid, .. } => {
+            out.keyid = Some(keyid);
+            true
+        }
         SignatureCheck::Invalid { keyid, reason } => {
             out.detail = format!("the signature by trusted key {keyid} fails: {reason}");
-            return out;
+            false
         }
         SignatureCheck::UnknownKey { keyids } => {
             out.state = RunState::Unattested;
@@ -252,14 +273,20 @@ pub fn check_receipt(
                     keyids.join(", ")
                 )
             };
-            return out;
+            false
         }
         SignatureCheck::NoSignatures => {
             out.state = RunState::Unattested;
             out.detail = "the receipt is not signed".to_string();
-            return out;
+            false
         }
     }
+}
+
+/// The state of a validly signed receipt from the events it binds: intact when the stored
+/// chain has them with the same head, tampered when the head differs, unattested while fewer
+/// have arrived.
+fn bind_events(out: &mut ReceiptCheck, receipt: &Receipt, hash_at: impl Fn(u64) -> Option<String>) {
     let bound = &receipt.events;
     let head = match bound.count {
         0 => Some(GENESIS.to_string()),
@@ -291,7 +318,6 @@ pub fn check_receipt(
             );
         }
     }
-    out
 }
 
 /// The run's state from its parts (see the module doc for the order).

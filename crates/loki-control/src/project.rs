@@ -98,32 +98,12 @@ pub fn project(inp: &Inputs<'_>) -> RunRow {
             .then_some(c.receipt.as_ref())
             .flatten()
     });
-    let verdict = match (r, outcome) {
-        (Some(r), _) => r.verdict.to_string(),
-        (None, Some(o)) => o.to_string(),
-        (None, None) if terminal.is_some() => "INTERRUPTED".to_string(),
-        (None, None) => RUNNING.to_string(),
-    };
+    let verdict = verdict_of(r, outcome, terminal.is_some());
     // Only the BLOCKED outcome waits for an answer. The terminal event's `blocked` flag says a
     // seal hook refused an agent's stop: that run is FAILED (or whatever its outcome), and an
     // answer to it would start nothing.
     let blocked = verdict == BLOCKED;
-    let checks: Vec<Value> = match r {
-        Some(r) => r
-            .checks
-            .iter()
-            .filter_map(|c| serde_json::to_value(c).ok())
-            .collect(),
-        None => data_of(inp.events, EventType::CheckResult),
-    };
-    let findings: Vec<Value> = match r {
-        Some(r) => r
-            .integrity
-            .iter()
-            .filter_map(|c| serde_json::to_value(c).ok())
-            .collect(),
-        None => data_of(inp.events, EventType::IntegrityFinding),
-    };
+    let (checks, findings) = checks_and_findings(r, inp.events);
     let not_proven: Option<&Vec<loki_receipt::NotProven>> = r.map(|r| &r.not_proven);
     let question = terminal
         .and_then(|t| t.data.get("reason"))
@@ -171,6 +151,40 @@ pub fn project(inp: &Inputs<'_>) -> RunRow {
         receipt_sha256: receipt.and_then(|c| c.receipt_sha256),
         detail,
     }
+}
+
+/// The run's one word: the verified receipt's verdict, else the terminal event's outcome, else
+/// INTERRUPTED when it ended without one (`ended`), else RUNNING.
+fn verdict_of(r: Option<&loki_receipt::Receipt>, outcome: Option<&str>, ended: bool) -> String {
+    match (r, outcome) {
+        (Some(r), _) => r.verdict.to_string(),
+        (None, Some(o)) => o.to_string(),
+        (None, None) if ended => "INTERRUPTED".to_string(),
+        (None, None) => RUNNING.to_string(),
+    }
+}
+
+/// The run's checks and integrity findings: the verified receipt's, else the events'.
+fn checks_and_findings(
+    r: Option<&loki_receipt::Receipt>,
+    events: &[Event],
+) -> (Vec<Value>, Vec<Value>) {
+    let Some(r) = r else {
+        return (
+            data_of(events, EventType::CheckResult),
+            data_of(events, EventType::IntegrityFinding),
+        );
+    };
+    (
+        r.checks
+            .iter()
+            .filter_map(|c| serde_json::to_value(c).ok())
+            .collect(),
+        r.integrity
+            .iter()
+            .filter_map(|c| serde_json::to_value(c).ok())
+            .collect(),
+    )
 }
 
 fn data_of(events: &[Event], kind: EventType) -> Vec<Value> {

@@ -308,34 +308,8 @@ fn boot_inner(
     (env, wrapper): (&[(OsString, OsString)], &[OsString]),
     log: &mut String,
 ) -> BootStatus {
-    if let Some(build) = &cmd.build {
-        let argv = substitute(build, bin);
-        log.push_str(&format!("$ {}\n", argv.join(" ")));
-        let out = match process::run(
-            &spec(&argv, root, cmd, env, &[])
-                .timeout(BUILD_TIMEOUT)
-                .wrapped(wrapper),
-        ) {
-            Ok(o) => o,
-            Err(e) => {
-                return BootStatus::NotRun {
-                    reason: format!("the build could not start: {e}"),
-                };
-            }
-        };
-        log.push_str(&out.output.text());
-        if !out.success() {
-            let (how, code) = describe_exit(out.exit);
-            return BootStatus::Crashed {
-                reason: if out.timed_out {
-                    format!("the build timed out after {}s", BUILD_TIMEOUT.as_secs())
-                } else {
-                    format!("the build {how}")
-                },
-                exit_code: Some(code),
-                tail: out.output.tail_text(TAIL_CHARS),
-            };
-        }
+    if let Err(status) = build_app(cmd, root, bin, (env, wrapper), log) {
+        return status;
     }
     let port = match free_port() {
         Ok(p) => p,
@@ -345,6 +319,68 @@ fn boot_inner(
             };
         }
     };
+    let (probed, output) = match start_and_probe(cmd, root, bin, window, (env, wrapper), port, log)
+    {
+        Ok(watched) => watched,
+        Err(status) => return status,
+    };
+    log.push_str(&output.output.text());
+    watched_status(probed, &output, port, window)
+}
+
+/// The build step of `cmd`, if it has one, its output appended to `log`; `Err` is the status
+/// that ends the boot there (the build could not start, failed or timed out).
+fn build_app(
+    cmd: &StartCommand,
+    root: &Path,
+    bin: &Path,
+    (env, wrapper): (&[(OsString, OsString)], &[OsString]),
+    log: &mut String,
+) -> Result<(), BootStatus> {
+    let Some(build) = &cmd.build else {
+        return Ok(());
+    };
+    let argv = substitute(build, bin);
+    log.push_str(&format!("$ {}\n", argv.join(" ")));
+    let out = process::run(
+        &spec(&argv, root, cmd, env, &[])
+            .timeout(BUILD_TIMEOUT)
+            .wrapped(wrapper),
+    )
+    .map_err(|e| BootStatus::NotRun {
+        reason: format!("the build could not start: {e}"),
+    })?;
+    log.push_str(&out.output.text());
+    if !out.success() {
+        let (how, code) = describe_exit(out.exit);
+        return Err(BootStatus::Crashed {
+            reason: if out.timed_out {
+                format!("the build timed out after {}s", BUILD_TIMEOUT.as_secs())
+            } else {
+                format!("the build {how}")
+            },
+            exit_code: Some(code),
+            tail: out.output.tail_text(TAIL_CHARS),
+        });
+    }
+    Ok(())
+}
+
+/// What probing the app answered once it listened on `port` (`None`: it never listened within
+/// the window), with the output of the app.
+type Watched = (Option<Result<u16, String>>, process::Output);
+
+/// Starts the app on `port` and waits, at most `window`, until it listens (then probes `GET /`
+/// and stops it) or exits; `Err` is the status when it could not start or be watched.
+fn start_and_probe(
+    cmd: &StartCommand,
+    root: &Path,
+    bin: &Path,
+    window: Duration,
+    (env, wrapper): (&[(OsString, OsString)], &[OsString]),
+    port: u16,
+    log: &mut String,
+) -> Result<Watched, BootStatus> {
     let argv = substitute(&cmd.start, bin);
     log.push_str(&format!("$ PORT={port} {}\n", argv.join(" ")));
     let cancel = Cancel::new();
@@ -352,19 +388,15 @@ fn boot_inner(
         ("PORT".to_string(), port.to_string()),
         ("HOST".to_string(), "127.0.0.1".to_string()),
     ];
-    let running = match process::spawn(
+    let running = process::spawn(
         &spec(&argv, root, cmd, env, &extra)
             .timeout(window)
             .cancel_with(cancel.clone())
             .wrapped(wrapper),
-    ) {
-        Ok(r) => r,
-        Err(e) => {
-            return BootStatus::NotRun {
-                reason: format!("`{}` could not start: {e}", cmd.command_line()),
-            };
-        }
-    };
+    )
+    .map_err(|e| BootStatus::NotRun {
+        reason: format!("`{}` could not start: {e}", cmd.command_line()),
+    })?;
     let waiter = std::thread::spawn(move || running.wait());
     let deadline = Instant::now() + window;
     let mut probed: Option<Result<u16, String>> = None;
@@ -376,20 +408,25 @@ fn boot_inner(
         }
         std::thread::sleep(POLL);
     }
-    let output = match waiter.join() {
-        Ok(Ok(o)) => o,
-        Ok(Err(e)) => {
-            return BootStatus::NotRun {
-                reason: format!("`{}` could not be watched: {e}", cmd.command_line()),
-            };
-        }
-        Err(_) => {
-            return BootStatus::NotRun {
-                reason: "the thread watching the app panicked".to_string(),
-            };
-        }
-    };
-    log.push_str(&output.output.text());
+    match waiter.join() {
+        Ok(Ok(o)) => Ok((probed, o)),
+        Ok(Err(e)) => Err(BootStatus::NotRun {
+            reason: format!("`{}` could not be watched: {e}", cmd.command_line()),
+        }),
+        Err(_) => Err(BootStatus::NotRun {
+            reason: "the thread watching the app panicked".to_string(),
+        }),
+    }
+}
+
+/// The boot's status from what the probe answered and how the app ended: a server error or an
+/// exit before listening is a crash; listening, staying up or exiting 0 is booted.
+fn watched_status(
+    probed: Option<Result<u16, String>>,
+    output: &process::Output,
+    port: u16,
+    window: Duration,
+) -> BootStatus {
     let tail = output.output.tail_text(TAIL_CHARS);
     match probed {
         Some(Ok(code)) if code >= 500 => BootStatus::Crashed {

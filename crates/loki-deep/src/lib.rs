@@ -344,6 +344,19 @@ fn seal_interrupted(
     Ok(sealed.receipt)
 }
 
+/// What every step of a deep verify runs with: the checkout, the logs' directory, the checks'
+/// box, and what it could not prove so far.
+struct Sandbox<'a> {
+    req: &'a DeepRequest,
+    root: &'a std::path::Path,
+    logs: &'a std::path::Path,
+    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    wrapper: Vec<std::ffi::OsString>,
+    /// Proving what could not run: deep verify again, once the reason is dealt with.
+    again: String,
+    not_run: Vec<NotProven>,
+}
+
 /// The three items and the receipt, written into `dir` (the staging directory).
 fn verify(
     req: &DeepRequest,
@@ -365,24 +378,89 @@ fn verify(
     let checkout = Checkout { git: &git, path };
     let root = checkout.path.clone();
     let mut not_run = Vec::new();
-    // Proving what could not run: deep verify again, once the reason is dealt with.
-    let again = loki_receipt::not_proven::deep(req.run.as_str());
     // The build's checks' box, with its private home and temporary directory in ours.
     let fence = Fence::without_git(&tmp.path().join("box"), &req.repo.root)
         .map_err(|e| fail("prepare the checks' environment")(&e))?;
     let env = fence.check_env(&req.repo);
     let wrapper = confinement(req, &fence, &root, &mut not_run);
+    let mut boxed = Sandbox {
+        req,
+        root: &root,
+        logs: &logs,
+        env,
+        wrapper,
+        again: loki_receipt::not_proven::deep(req.run.as_str()),
+        not_run,
+    };
 
-    // 1. The full suite.
     let t = Instant::now();
-    let mut detected = detect(&root).map_err(|e| fail("detect the test suites")(&e))?;
+    let suite = full_suite(&mut boxed, events)?;
+    stages.push(stage("suite", t));
+    let t = Instant::now();
+    let (boots, boot_checks) = app_boots(&mut boxed, &tmp.path().join("boot"))?;
+    stages.push(stage("boot", t));
+    let t = Instant::now();
+    let (scan, scan_check) = secret_scan(req, &git, main, &logs, t)?;
+    stages.push(stage("scan", t));
+    drop(checkout);
+    if loki_process::signals::signal_name().is_some() {
+        // A boot or suite the signal cut looks like a crash or a failure: nothing is sealed.
+        return Err(fail("finish")(&"interrupted"));
+    }
+
+    let mut facts = deep_facts(req, main, &suite, &scan);
+    facts.checks = suite
+        .iter()
+        .map(|r| r.receipt_check("tests"))
+        .chain(boot_checks)
+        .chain(std::iter::once(scan_check))
+        .collect();
+    facts.extra_not_proven.clone_from(&boxed.not_run);
+    facts.time = Time {
+        wall_s: started.elapsed().as_secs_f64(),
+        stages: stages.clone(),
+    };
+    let signer = Signer::load_or_create(&req.home, &req.key_env)
+        .map_err(|e| fail("load the signing key")(&e))?;
+    let builder = ReceiptBuilder::new(facts);
+    let sealed = builder
+        .seal(dir, events, &signer)
+        .map_err(|e| fail("seal the deep receipt")(&e))?;
+    let report = DeepReport {
+        dir: dir.to_path_buf(),
+        receipt: sealed.receipt,
+        suite,
+        boots,
+        scan,
+        not_run: boxed.not_run,
+    };
+    let code = i32::from(report.outcome().exit_code().code());
+    events
+        .record(
+            &RunCompleted::new(report.receipt.verdict.to_string())
+                .exit_code(code)
+                .receipt(report.receipt.receipt_sha256.clone()),
+        )
+        .map_err(|e| fail("record the end")(&e))?;
+    Ok(report)
+}
+
+/// Step 1, the full suite: every detected runner in the checkout, each result recorded; a suite
+/// that could not run (or none detected) goes to NOT PROVEN.
+fn full_suite(
+    boxed: &mut Sandbox<'_>,
+    events: &mut EventWriter,
+) -> Result<Vec<loki_checks::CheckResult>, DeepError> {
+    let req = boxed.req;
+    let fail = |action| failure(&req.run, action);
+    let mut detected = detect(boxed.root).map_err(|e| fail("detect the test suites")(&e))?;
     use_checkout_envs(&mut detected, &req.repo.root);
-    let mut opts = RunOptions::new(&logs);
+    let mut opts = RunOptions::new(boxed.logs);
     if let Some(timeout) = req.check_timeout {
         opts.timeout = timeout;
     }
-    opts.wrapper.clone_from(&wrapper);
-    opts.env.clone_from(&env);
+    opts.wrapper.clone_from(&boxed.wrapper);
+    opts.env.clone_from(&boxed.env);
     let mut suite = Vec::new();
     for check in &detected {
         let r = run_check(check, &opts).map_err(|e| fail("run a suite")(&e))?;
@@ -392,13 +470,14 @@ fn verify(
         suite.push(r);
     }
     if detected.is_empty() {
-        not_run.push(NotProven::new(
+        boxed.not_run.push(NotProven::new(
             "full suite",
             "no test suite was detected (loki doctor lists the test runners loki detects)",
             "loki doctor",
         ));
     }
-    not_run.extend(
+    let again = &boxed.again;
+    boxed.not_run.extend(
         suite
             .iter()
             .filter(|r| r.result == CheckStatus::NotRun)
@@ -413,39 +492,52 @@ fn verify(
                 )
             }),
     );
-    stages.push(stage("suite", t));
+    Ok(suite)
+}
 
-    // 2. The app boot.
-    let t = Instant::now();
-    let scratch = tmp.path().join("boot");
-    std::fs::create_dir_all(&scratch).map_err(|e| fail("create the boot directory")(&e))?;
-    let commands = boot::find_start_commands(&root);
+/// Step 2, the app boot: every start command found, booted in `scratch`, its log written; one
+/// receipt check each. No start command, or one that could not run, goes to NOT PROVEN.
+fn app_boots(
+    boxed: &mut Sandbox<'_>,
+    scratch: &std::path::Path,
+) -> Result<(Vec<BootResult>, Vec<Check>), DeepError> {
+    let req = boxed.req;
+    let fail = |action| failure(&req.run, action);
+    std::fs::create_dir_all(scratch).map_err(|e| fail("create the boot directory")(&e))?;
+    let commands = boot::find_start_commands(boxed.root);
     if commands.is_empty() {
-        not_run.push(NotProven::new(
+        boxed.not_run.push(NotProven::new(
             "app boot",
             "no start command found (package.json start/serve/dev/preview script, Cargo binary, Go main package, Python __main__.py)",
-            format!("add a start command, then {again}"),
+            format!("add a start command, then {}", boxed.again),
         ));
     }
     let mut boots = Vec::new();
     let mut boot_checks = Vec::new();
     for cmd in &commands {
-        let b = boot::boot(cmd, &root, &scratch, req.boot_window, &env, &wrapper);
+        let b = boot::boot(
+            cmd,
+            boxed.root,
+            scratch,
+            req.boot_window,
+            &boxed.env,
+            &boxed.wrapper,
+        );
         let name = format!("app boot: {}", cmd.ecosystem);
         let mut log = String::new();
         let _ = writeln!(log, "{name} ({})", cmd.why);
         log.push_str(&b.log);
         let _ = writeln!(log, "\n{}", describe_boot(&b.status));
-        let log_path = logs.join(format!("app-boot-{}.log", cmd.ecosystem));
+        let log_path = boxed.logs.join(format!("app-boot-{}.log", cmd.ecosystem));
         write_atomic(&log_path, log.as_bytes()).map_err(|e| fail("write the boot log")(&e))?;
         let (result, passed, failed) = match &b.status {
             BootStatus::Booted { .. } => (CheckStatus::Pass, 1, 0),
             BootStatus::Crashed { .. } => (CheckStatus::Fail, 0, 1),
             BootStatus::NotRun { reason } => {
-                not_run.push(NotProven::new(
+                boxed.not_run.push(NotProven::new(
                     format!("app boot ({})", cmd.ecosystem),
                     format!("it did not run: {reason}"),
-                    again.clone(),
+                    boxed.again.clone(),
                 ));
                 (CheckStatus::NotRun, 0, 0)
             }
@@ -464,10 +556,19 @@ fn verify(
         });
         boots.push(b);
     }
-    stages.push(stage("boot", t));
+    Ok((boots, boot_checks))
+}
 
-    // 3. The secret scan of the change.
-    let t = Instant::now();
+/// Step 3, the secret scan of the change's added lines, its log written into `logs`; the
+/// receipt check counts files (a file with a finding fails). `t` is when the step began.
+fn secret_scan(
+    req: &DeepRequest,
+    git: &Git,
+    main: &Receipt,
+    logs: &std::path::Path,
+    t: Instant,
+) -> Result<(ScanReport, Check), DeepError> {
+    let fail = |action| failure(&req.run, action);
     let patch = git
         .diff_patch_zero_context(&main.repo.base_sha, &main.repo.head_sha)
         .map_err(|e| fail("read the change")(&e))?;
@@ -506,25 +607,22 @@ fn verify(
         duration_s: t.elapsed().as_secs_f64(),
         log_sha256: loki_receipt::schema::sha256_hex(scan_log.as_bytes()),
     };
-    stages.push(stage("scan", t));
-    drop(checkout);
-    if loki_process::signals::signal_name().is_some() {
-        // A boot or suite the signal cut looks like a crash or a failure: nothing is sealed.
-        return Err(fail("finish")(&"interrupted"));
-    }
+    Ok((scan, scan_check))
+}
 
-    // The receipt.
+/// The deep receipt's facts that come from the main receipt, the suite and the scan (its
+/// checks, NOT PROVEN and time are the caller's).
+fn deep_facts(
+    req: &DeepRequest,
+    main: &Receipt,
+    suite: &[loki_checks::CheckResult],
+    scan: &ScanReport,
+) -> ReceiptFacts {
     let mut facts = ReceiptFacts::new(req.run.as_str(), RunKind::Deep);
     facts.task = main.task.clone();
     facts.repo = main.repo.clone();
     facts.diff = main.diff.clone();
     facts.main_receipt = Some(main.receipt_sha256.clone());
-    facts.checks = suite
-        .iter()
-        .map(|r| r.receipt_check("tests"))
-        .chain(boot_checks)
-        .chain(std::iter::once(scan_check))
-        .collect();
     facts.integrity = scan
         .findings
         .iter()
@@ -539,7 +637,6 @@ fn verify(
         .collect();
     facts.full_suite_ran =
         !suite.is_empty() && suite.iter().all(|r| r.result != CheckStatus::NotRun);
-    facts.extra_not_proven.clone_from(&not_run);
     // No model ran: the cost is known to be nothing.
     facts.cost = Cost {
         usd: Some(0.0),
@@ -547,33 +644,7 @@ fn verify(
     };
     facts.provider = "none".to_string();
     facts.model = "none".to_string();
-    facts.time = Time {
-        wall_s: started.elapsed().as_secs_f64(),
-        stages: stages.clone(),
-    };
-    let signer = Signer::load_or_create(&req.home, &req.key_env)
-        .map_err(|e| fail("load the signing key")(&e))?;
-    let builder = ReceiptBuilder::new(facts);
-    let sealed = builder
-        .seal(dir, events, &signer)
-        .map_err(|e| fail("seal the deep receipt")(&e))?;
-    let report = DeepReport {
-        dir: dir.to_path_buf(),
-        receipt: sealed.receipt,
-        suite,
-        boots,
-        scan,
-        not_run,
-    };
-    let code = i32::from(report.outcome().exit_code().code());
-    events
-        .record(
-            &RunCompleted::new(report.receipt.verdict.to_string())
-                .exit_code(code)
-                .receipt(report.receipt.receipt_sha256.clone()),
-        )
-        .map_err(|e| fail("record the end")(&e))?;
-    Ok(report)
+    facts
 }
 
 /// The wrapper of the build's checks' box for the checkout `root` (see the module doc), or none

@@ -503,11 +503,9 @@ impl FixSession {
         }
     }
 
-    /// Seals the receipt, completes the run and returns what happened.
-    pub fn finish(mut self, signer: &Signer) -> Result<FixReport, HealError> {
-        let settled = self.settled.clone().unwrap_or(Settled::Failed {
-            reason: "the fix ended before a patch was applied".into(),
-        });
+    /// The receipt's facts of a fix that `settled`: the incident, the repository, the patch
+    /// applied, the replay, the cost, and NOT PROVEN for what the fix did not show.
+    fn receipt_facts(&self, settled: &Settled) -> ReceiptFacts {
         let mut facts = ReceiptFacts::new(self.log.id().as_str(), RunKind::Heal);
         facts.task = Task {
             source: "incident".into(),
@@ -558,65 +556,23 @@ impl FixSession {
             ),
             "loki run -- <the program with other inputs>",
         ));
-        let settled_np = match &settled {
-            Settled::Verified => None,
-            Settled::RolledBack {
-                new_crash: None, ..
-            } => Some(NotProven::new(
-                "a fix",
-                "the crash persisted after the patch, so it was rolled back",
-                replay.clone(),
-            )),
-            Settled::RolledBack {
-                new_crash: Some(crash),
-                ..
-            } => Some(NotProven::new(
-                "a fix",
-                format!(
-                    "with the patch the program crashed with {} instead, so the patch was rolled back",
-                    crate::new_crash::describe(crash)
-                ),
-                replay.clone(),
-            )),
-            Settled::Harness { reason, .. } => Some(NotProven::new(
-                "the patch",
-                format!("the reproduction could not tell ({reason})"),
-                replay.clone(),
-            )),
-            Settled::NotVerified { .. } => Some(NotProven::new(
-                "the patch",
-                "it was not verified (--no-verify)",
-                replay.clone(),
-            )),
-            Settled::Declined => Some(NotProven::new(
-                "a fix",
-                "the patch was declined and nothing was changed",
-                replay.clone(),
-            )),
-            Settled::Failed { reason } => Some(NotProven::new(
-                "a fix",
-                format!("no patch was applied ({reason})"),
-                replay.clone(),
-            )),
-            Settled::Interrupted { signal, backup } => Some(match backup {
-                Some(_) => NotProven::new(
-                    "the patch",
-                    format!("loki was interrupted ({signal}) before it was verified"),
-                    replay.clone(),
-                ),
-                None => NotProven::new(
-                    "a fix",
-                    format!("loki was interrupted ({signal}) before a patch was applied"),
-                    replay.clone(),
-                ),
-            }),
-        };
-        facts.extra_not_proven.extend(settled_np);
+        facts
+            .extra_not_proven
+            .extend(settled_not_proven(settled, &replay));
         // A replay the signal cut is no evidence (a killed program looks like a crash that
         // persisted): only a fix that settled before the signal keeps its claims.
         facts.flags.interrupted = matches!(settled, Settled::Interrupted { .. })
             || (loki_process::signals::signal_name().is_some()
                 && !matches!(settled, Settled::Verified | Settled::Declined));
+        facts
+    }
+
+    /// Seals the receipt, completes the run and returns what happened.
+    pub fn finish(mut self, signer: &Signer) -> Result<FixReport, HealError> {
+        let settled = self.settled.clone().unwrap_or(Settled::Failed {
+            reason: "the fix ended before a patch was applied".into(),
+        });
+        let facts = self.receipt_facts(&settled);
         let builder = ReceiptBuilder::new(facts);
         let not_proven = builder.not_proven();
         let run_dir = self.run_dir.clone();
@@ -651,6 +607,64 @@ impl FixSession {
             model: self.model,
             elapsed: self.started.elapsed(),
         })
+    }
+}
+
+/// The NOT PROVEN entry of a fix that `settled` some way other than verified (`replay` is how
+/// to try again).
+fn settled_not_proven(settled: &Settled, replay: &str) -> Option<NotProven> {
+    match settled {
+        Settled::Verified => None,
+        Settled::RolledBack {
+            new_crash: None, ..
+        } => Some(NotProven::new(
+            "a fix",
+            "the crash persisted after the patch, so it was rolled back",
+            replay,
+        )),
+        Settled::RolledBack {
+            new_crash: Some(crash),
+            ..
+        } => Some(NotProven::new(
+            "a fix",
+            format!(
+                "with the patch the program crashed with {} instead, so the patch was rolled back",
+                crate::new_crash::describe(crash)
+            ),
+            replay,
+        )),
+        Settled::Harness { reason, .. } => Some(NotProven::new(
+            "the patch",
+            format!("the reproduction could not tell ({reason})"),
+            replay,
+        )),
+        Settled::NotVerified { .. } => Some(NotProven::new(
+            "the patch",
+            "it was not verified (--no-verify)",
+            replay,
+        )),
+        Settled::Declined => Some(NotProven::new(
+            "a fix",
+            "the patch was declined and nothing was changed",
+            replay,
+        )),
+        Settled::Failed { reason } => Some(NotProven::new(
+            "a fix",
+            format!("no patch was applied ({reason})"),
+            replay,
+        )),
+        Settled::Interrupted { signal, backup } => Some(match backup {
+            Some(_) => NotProven::new(
+                "the patch",
+                format!("loki was interrupted ({signal}) before it was verified"),
+                replay,
+            ),
+            None => NotProven::new(
+                "a fix",
+                format!("loki was interrupted ({signal}) before a patch was applied"),
+                replay,
+            ),
+        }),
     }
 }
 

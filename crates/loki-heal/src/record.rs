@@ -261,7 +261,6 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
             seed,
         },
     )?;
-    let run_dir = log.dir().to_path_buf();
     let spec = Spec::new(program, &opts.cwd)
         .args(&opts.command[1..])
         .envs(env)
@@ -319,15 +318,7 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
     }
     if opts.browser.is_some() && !out.timed_out && code == crate::web::PAGE_HARNESS_EXIT {
         // The check could not tell (no browser, the page never loaded): nothing to reproduce.
-        let detail = out
-            .stderr
-            .text()
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("the page check failed")
-            .trim_start_matches("[HARNESS] ")
-            .to_string();
+        let detail = harness_detail(&out);
         log.finish(&RunCompleted {
             reason: Some(detail.clone()),
             ..RunCompleted::new(OUTCOME_NOT_RUN).exit_code(code)
@@ -344,6 +335,32 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
             output: out,
         });
     }
+    record_crash(log, repo, opts, (seed, recorded), out)
+}
+
+/// Why the page check could not tell: the last line of its stderr, without its `[HARNESS]` tag.
+fn harness_detail(out: &Output) -> String {
+    out.stderr
+        .text()
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("the page check failed")
+        .trim_start_matches("[HARNESS] ")
+        .to_string()
+}
+
+/// A crash of the observed command: its incident and reproduction script saved in the run's
+/// directory, recorded, and the run finished as crashed.
+fn record_crash(
+    mut log: RunRecorder,
+    repo: &Repo,
+    opts: &ObserveOptions,
+    (seed, recorded): (u64, RecordedEnv),
+    out: Output,
+) -> Result<Observed, HealError> {
+    let run_dir = log.dir().to_path_buf();
+    let code = out.exit_code();
     let cwd = std::fs::canonicalize(&opts.cwd).unwrap_or_else(|_| opts.cwd.clone());
     let incident = build_incident(log.id(), &repo.root, &cwd, opts, seed, recorded, &out);
     crate::incident::save(&run_dir, &incident)?;

@@ -102,51 +102,8 @@ pub fn seal(
         insertions,
         deletions,
     };
-    let cmd = format!("loki improve (cycle {})", rec.id);
-    if let Some(c) = &rec.canary {
-        facts.checks.push(check(
-            "canary: failed runs",
-            &cmd,
-            &c.candidate,
-            c.accepted,
-            seconds,
-        ));
-        let protected_ok = c
-            .protected
-            .iter()
-            .all(|s| s.passed == s.runs && s.unjudged == 0);
-        facts.checks.push(check(
-            "canary: protected",
-            &cmd,
-            &c.protected,
-            protected_ok,
-            0.0,
-        ));
-    }
-    if let Some(g) = &rec.guard {
-        facts
-            .checks
-            .push(check("guard: protected", &cmd, &g.protected, g.passed, 0.0));
-    }
-    if rec.protected.is_empty() {
-        facts.extra_not_proven.push(NotProven::new(
-            "regressions on tasks other than the failed runs",
-            "no protected case was given, so no other task was replayed",
-            "loki improve --protect RUN",
-        ));
-    }
-    facts.extra_not_proven.push(NotProven::new(
-        "tasks other than the replayed runs",
-        "the edit is proven only on the recorded tasks",
-        "loki improve --protect RUN",
-    ));
-    if rec.outcome == crate::Outcome::RolledBack {
-        facts.extra_not_proven.push(NotProven::new(
-            "the edit",
-            format!("the guard found a regression and the edit was rolled back to {from}"),
-            "loki improve",
-        ));
-    }
+    facts.checks = replay_checks(rec, seconds);
+    facts.extra_not_proven = unproven(rec, &from);
     facts.cost = Cost {
         usd: None,
         input_tokens: rec.tokens,
@@ -169,4 +126,61 @@ pub fn seal(
             .receipt(sealed.receipt.receipt_sha256.clone()),
     )?;
     Ok(sealed.receipt_path.display().to_string())
+}
+
+/// The receipt's checks: the canary's replays of the failed runs and of the protected cases,
+/// and the guard's replays of the protected cases.
+fn replay_checks(rec: &CycleRecord, seconds: f64) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let cmd = format!("loki improve (cycle {})", rec.id);
+    if let Some(c) = &rec.canary {
+        checks.push(check(
+            "canary: failed runs",
+            &cmd,
+            &c.candidate,
+            c.accepted,
+            seconds,
+        ));
+        let protected_ok = c
+            .protected
+            .iter()
+            .all(|s| s.passed == s.runs && s.unjudged == 0);
+        checks.push(check(
+            "canary: protected",
+            &cmd,
+            &c.protected,
+            protected_ok,
+            0.0,
+        ));
+    }
+    if let Some(g) = &rec.guard {
+        checks.push(check("guard: protected", &cmd, &g.protected, g.passed, 0.0));
+    }
+    checks
+}
+
+/// What the receipt does not prove: other tasks (protected or not), and the edit itself when
+/// it was rolled back to `from`.
+fn unproven(rec: &CycleRecord, from: &str) -> Vec<NotProven> {
+    let mut out = Vec::new();
+    if rec.protected.is_empty() {
+        out.push(NotProven::new(
+            "regressions on tasks other than the failed runs",
+            "no protected case was given, so no other task was replayed",
+            "loki improve --protect RUN",
+        ));
+    }
+    out.push(NotProven::new(
+        "tasks other than the replayed runs",
+        "the edit is proven only on the recorded tasks",
+        "loki improve --protect RUN",
+    ));
+    if rec.outcome == crate::Outcome::RolledBack {
+        out.push(NotProven::new(
+            "the edit",
+            format!("the guard found a regression and the edit was rolled back to {from}"),
+            "loki improve",
+        ));
+    }
+    out
 }

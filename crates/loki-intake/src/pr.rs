@@ -195,32 +195,15 @@ pub fn publish(
     hosts: &crate::Hosts,
     deadline: Instant,
 ) -> Result<Published, IntakeError> {
-    let bad = |why: String| IntakeError::Publish {
-        run: run.to_string(),
-        why,
-    };
+    let bad = |why: String| refused(run, why);
     let store = loki_core::run::RunStore::new(repo.clone());
     let rec = store.load(run)?;
     let dir = store.dir(run);
-    // What is published is what `loki verify` vouches for: the receipt, its signature and the
-    // receipt.md the signature binds. A run that is not intact publishes nothing.
-    let checked = loki_receipt::verify(&loki_receipt::VerifyInput::RunDir(dir.clone()), trust);
-    if !matches!(
-        checked.verdict,
-        VerifyVerdict::Verified | VerifyVerdict::NotVerified
-    ) {
-        return Err(bad(format!(
-            "its receipt does not verify ({}: {}); nothing was pushed or published (`loki verify {run}` shows every step)",
-            checked.verdict.as_str(),
-            checked.reason.as_deref().unwrap_or("no reason given")
-        )));
-    }
+    let receipt = verified_receipt(&dir, run, trust)?;
     let read = |name: &str| {
         std::fs::read_to_string(dir.join(name))
             .map_err(|err| bad(format!("cannot read its {name}: {err}")))
     };
-    let receipt: loki_receipt::Receipt = serde_json::from_str(&read("receipt.json")?)
-        .map_err(|err| bad(format!("its receipt.json is not a receipt: {err}")))?;
     let issue: Option<crate::Issue> = std::fs::read_to_string(dir.join("issue.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok());
@@ -258,40 +241,15 @@ pub fn publish(
         run.as_str(),
         envelope.as_deref(),
     );
-    let title = match &issue {
-        Some(i) => format!("{} ({})", i.title.trim(), i.reference),
-        None => format!(
-            "loki: {}",
-            rec.task
-                .as_deref()
-                .unwrap_or_default()
-                .lines()
-                .next()
-                .unwrap_or_default()
-        ),
-    };
+    let title = title_of(issue.as_ref(), rec.task.as_deref());
     let draft = !matches!(
         receipt.verdict,
         loki_core::outcome::Outcome::Verified | loki_core::outcome::Outcome::AlreadySatisfied
     );
     // The token is checked before anything leaves the machine.
     token_for(&forge, e)?;
-    // The issue is read again: one deleted (or moved out of reach) since the run started gets no
-    // request, and nothing is pushed for it.
-    if let Some(i) = &issue
-        && let Ok(Some(r)) = crate::parse(&i.reference, hosts)
-        && Forge::of_issue(&r).is_some()
-    {
-        match crate::fetch(&r, e, deadline) {
-            Ok(_) => {}
-            Err(err @ IntakeError::NotFound { .. }) => {
-                return Err(bad(format!(
-                    "its issue {} is gone since the run started ({err}); nothing was pushed or opened, and the run's outcome stands",
-                    i.reference
-                )));
-            }
-            Err(other) => return Err(other),
-        }
+    if let Some(i) = &issue {
+        issue_still_open(run, i, e, hosts, deadline)?;
     }
     git.push_branch(remote, &branch)?;
     let req = PrRequest {
@@ -310,6 +268,81 @@ pub fn publish(
     };
     loki_core::fs::write_json_atomic(&dir.join("pr.json"), &published)?;
     Ok(published)
+}
+
+/// The error of publishing `run` refused for `why`.
+fn refused(run: &loki_core::RunId, why: String) -> IntakeError {
+    IntakeError::Publish {
+        run: run.to_string(),
+        why,
+    }
+}
+
+/// The receipt of the run in `dir`, once `loki verify` vouches for it with `trust`: what is
+/// published is the receipt, its signature and the receipt.md the signature binds, so a run
+/// that is not intact publishes nothing.
+fn verified_receipt(
+    dir: &std::path::Path,
+    run: &loki_core::RunId,
+    trust: &loki_receipt::VerifyOptions,
+) -> Result<loki_receipt::Receipt, IntakeError> {
+    let bad = |why: String| refused(run, why);
+    let checked =
+        loki_receipt::verify(&loki_receipt::VerifyInput::RunDir(dir.to_path_buf()), trust);
+    if !matches!(
+        checked.verdict,
+        VerifyVerdict::Verified | VerifyVerdict::NotVerified
+    ) {
+        return Err(bad(format!(
+            "its receipt does not verify ({}: {}); nothing was pushed or published (`loki verify {run}` shows every step)",
+            checked.verdict.as_str(),
+            checked.reason.as_deref().unwrap_or("no reason given")
+        )));
+    }
+    let text = std::fs::read_to_string(dir.join("receipt.json"))
+        .map_err(|err| bad(format!("cannot read its receipt.json: {err}")))?;
+    serde_json::from_str(&text)
+        .map_err(|err| bad(format!("its receipt.json is not a receipt: {err}")))
+}
+
+/// The request's title: the issue's title and reference, else the task's first line.
+fn title_of(issue: Option<&crate::Issue>, task: Option<&str>) -> String {
+    match issue {
+        Some(i) => format!("{} ({})", i.title.trim(), i.reference),
+        None => format!(
+            "loki: {}",
+            task.unwrap_or_default().lines().next().unwrap_or_default()
+        ),
+    }
+}
+
+/// The issue is read again: one deleted (or moved out of reach) since the run started gets no
+/// request, and nothing is pushed for it.
+fn issue_still_open(
+    run: &loki_core::RunId,
+    i: &crate::Issue,
+    e: &Endpoints,
+    hosts: &crate::Hosts,
+    deadline: Instant,
+) -> Result<(), IntakeError> {
+    if let Ok(Some(r)) = crate::parse(&i.reference, hosts)
+        && Forge::of_issue(&r).is_some()
+    {
+        match crate::fetch(&r, e, deadline) {
+            Ok(_) => {}
+            Err(err @ IntakeError::NotFound { .. }) => {
+                return Err(refused(
+                    run,
+                    format!(
+                        "its issue {} is gone since the run started ({err}); nothing was pushed or opened, and the run's outcome stands",
+                        i.reference
+                    ),
+                ));
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(())
 }
 
 /// Where a run's request goes: the forge of its GitHub or GitLab issue (`issue_ref`), else the

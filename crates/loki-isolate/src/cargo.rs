@@ -20,43 +20,7 @@ pub(super) fn cargo_slot(
 ) -> Result<CargoSlot, ChecksError> {
     let base = cache_dir.join("target").join(repo_key(&roots.checkout));
     let name = role_dir(role);
-    let mut chosen = None;
-    for n in 0..CARGO_SLOTS {
-        let dir = if n == 0 {
-            base.join(&name)
-        } else {
-            base.join(format!("{name}.{n}"))
-        };
-        create_dir(&dir)?;
-        let lock_path = dir.join(LOCK_FILE);
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io_err("open the lock", &lock_path))?;
-        let last = n + 1 == CARGO_SLOTS;
-        match FileLock::try_take(file) {
-            Ok(Ok(lock)) => {
-                chosen = Some((dir, lock));
-                break;
-            }
-            Ok(Err(_busy)) if !last => {}
-            Ok(Err(busy)) => {
-                let lock = FileLock::take(busy).map_err(io_err("lock", &lock_path))?;
-                chosen = Some((dir, lock));
-                break;
-            }
-            Err(e) => return Err(io_err("lock", &lock_path)(e)),
-        }
-    }
-    let Some((dir, lock)) = chosen else {
-        return Err(ChecksError::Isolate {
-            action: "find a free build directory in",
-            path: base,
-            source: "no slot".into(),
-        });
-    };
+    let (dir, lock) = take_slot(&base, &name)?;
     let record = dir.join(TREE_RECORD);
     let built = base.join(format!(
         "{}{BUILT_SUFFIX}",
@@ -113,6 +77,46 @@ pub(super) fn cargo_slot(
         built,
         guarded,
         _lock: lock,
+    })
+}
+
+/// The first free build directory slot `name`, `name.1`, ... under `base`, locked; when all
+/// are busy, the last one, once its lock is free.
+fn take_slot(base: &Path, name: &str) -> Result<(std::path::PathBuf, FileLock), ChecksError> {
+    let mut chosen = None;
+    for n in 0..CARGO_SLOTS {
+        let dir = if n == 0 {
+            base.join(name)
+        } else {
+            base.join(format!("{name}.{n}"))
+        };
+        create_dir(&dir)?;
+        let lock_path = dir.join(LOCK_FILE);
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io_err("open the lock", &lock_path))?;
+        let last = n + 1 == CARGO_SLOTS;
+        match FileLock::try_take(file) {
+            Ok(Ok(lock)) => {
+                chosen = Some((dir, lock));
+                break;
+            }
+            Ok(Err(_busy)) if !last => {}
+            Ok(Err(busy)) => {
+                let lock = FileLock::take(busy).map_err(io_err("lock", &lock_path))?;
+                chosen = Some((dir, lock));
+                break;
+            }
+            Err(e) => return Err(io_err("lock", &lock_path)(e)),
+        }
+    }
+    chosen.ok_or_else(|| ChecksError::Isolate {
+        action: "find a free build directory in",
+        path: base.to_path_buf(),
+        source: "no slot".into(),
     })
 }
 

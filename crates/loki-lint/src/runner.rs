@@ -2,7 +2,7 @@
 //! output, which of them are new, the verdict ([`judge`], pure) and the log.
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use loki_process::{self as process, Spec, Streams};
@@ -204,32 +204,7 @@ fn execute(group: &LintGroup, opts: &RunOptions) -> Ran {
             ran.timed_out = true;
             break;
         }
-        let spec = Spec::new(program, &group.cwd)
-            .args(args)
-            .envs(opts.env.clone())
-            .env("CI", "1")
-            .env("NO_COLOR", "1")
-            .env("CARGO_TERM_COLOR", "never")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .timeout(remaining)
-            .output_cap(opts.output_cap)
-            .streams(if group.linter == Linter::Eslint {
-                Streams::Separate
-            } else {
-                Streams::Combined
-            })
-            .wrapped(&opts.wrapper);
-        let mut shown_argv = vec![group.shown_program.clone()];
-        shown_argv.extend(args.iter().cloned());
-        let shown = if group.linter == Linter::PyCompile {
-            group.command_line()
-        } else {
-            shown_argv
-                .iter()
-                .map(|a| process::shell_quote(a))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+        let (spec, shown) = invocation(group, opts, (program, args), remaining);
         let out = match process::run(&spec) {
             Ok(out) => out,
             Err(e) => {
@@ -296,6 +271,100 @@ fn execute(group: &LintGroup, opts: &RunOptions) -> Ran {
     ran
 }
 
+/// One run of the linter (`program` with `args`, within `remaining`) and how the log shows it:
+/// in the group's directory, with the environment that keeps linters plain and quiet.
+fn invocation(
+    group: &LintGroup,
+    opts: &RunOptions,
+    (program, args): (&String, &[String]),
+    remaining: Duration,
+) -> (Spec, String) {
+    let spec = Spec::new(program, &group.cwd)
+        .args(args)
+        .envs(opts.env.clone())
+        .env("CI", "1")
+        .env("NO_COLOR", "1")
+        .env("CARGO_TERM_COLOR", "never")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .timeout(remaining)
+        .output_cap(opts.output_cap)
+        .streams(if group.linter == Linter::Eslint {
+            Streams::Separate
+        } else {
+            Streams::Combined
+        })
+        .wrapped(&opts.wrapper);
+    let mut shown_argv = vec![group.shown_program.clone()];
+    shown_argv.extend(args.iter().cloned());
+    let shown = if group.linter == Linter::PyCompile {
+        group.command_line()
+    } else {
+        shown_argv
+            .iter()
+            .map(|a| process::shell_quote(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    (spec, shown)
+}
+
+/// The end of a group's log: how many findings, new on changed lines or pre-existing, each
+/// one tagged, what was not linted, and the result with its reason.
+fn summarise(
+    log: &mut Vec<u8>,
+    group: &LintGroup,
+    findings: &[LintFinding],
+    (new, is_new): (usize, &dyn Fn(&LintFinding) -> bool),
+    ignored: &[String],
+    (result, reason): (CheckStatus, Option<&str>),
+) {
+    let old = findings.len() - new;
+    log.extend_from_slice(
+        format!(
+            "==== loki {}: {} finding(s): {} new on changed lines, {old} pre-existing on untouched lines (logged, never failing)\n",
+            group.name,
+            findings.len(),
+            new
+        )
+        .as_bytes(),
+    );
+    for f in findings {
+        let tag = if is_new(f) { "new" } else { "pre-existing" };
+        log.extend_from_slice(format!("{tag}: {}\n", at_line(f)).as_bytes());
+    }
+    for i in ignored {
+        log.extend_from_slice(format!("not linted: {i}\n").as_bytes());
+    }
+    let status = serde_json::to_value(result)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    log.extend_from_slice(
+        format!(
+            "==== result: {status}{}\n",
+            reason.map(|r| format!(" ({r})")).unwrap_or_default()
+        )
+        .as_bytes(),
+    );
+}
+
+/// Writes the group's log as `<log_dir>/<name>.log` and returns its path.
+fn write_log(group: &LintGroup, opts: &RunOptions, log: &[u8]) -> Result<PathBuf, ChecksError> {
+    std::fs::create_dir_all(&opts.log_dir).map_err(|e| ChecksError::Log {
+        check: group.name.clone(),
+        source: loki_core::CoreError::io("create directory", &opts.log_dir, e),
+    })?;
+    let log_path = opts.log_dir.join(format!(
+        "{}.log",
+        group.name.chars().map(log_char).collect::<String>()
+    ));
+    loki_core::fs::write_atomic(&log_path, log).map_err(|source| ChecksError::Log {
+        check: group.name.clone(),
+        source,
+    })?;
+    Ok(log_path)
+}
+
 fn tail_of(text: &str) -> String {
     let start = text.len().saturating_sub(REASON_TAIL);
     let start = (start..=text.len())
@@ -350,49 +419,15 @@ pub(crate) fn run_group(
         tail: &ran.tail,
     });
     let mut log = std::mem::take(&mut ran.log);
-    let old = findings.len() - new.len();
-    log.extend_from_slice(
-        format!(
-            "==== loki {}: {} finding(s): {} new on changed lines, {old} pre-existing on untouched lines (logged, never failing)\n",
-            group.name,
-            findings.len(),
-            new.len()
-        )
-        .as_bytes(),
+    summarise(
+        &mut log,
+        group,
+        &findings,
+        (new.len(), &is_new),
+        &ignored,
+        (result, reason.as_deref()),
     );
-    for f in &findings {
-        let tag = if is_new(f) { "new" } else { "pre-existing" };
-        log.extend_from_slice(format!("{tag}: {}\n", at_line(f)).as_bytes());
-    }
-    for i in &ignored {
-        log.extend_from_slice(format!("not linted: {i}\n").as_bytes());
-    }
-    let status = serde_json::to_value(result)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    log.extend_from_slice(
-        format!(
-            "==== result: {status}{}\n",
-            reason
-                .as_deref()
-                .map(|r| format!(" ({r})"))
-                .unwrap_or_default()
-        )
-        .as_bytes(),
-    );
-    std::fs::create_dir_all(&opts.log_dir).map_err(|e| ChecksError::Log {
-        check: group.name.clone(),
-        source: loki_core::CoreError::io("create directory", &opts.log_dir, e),
-    })?;
-    let log_path = opts.log_dir.join(format!(
-        "{}.log",
-        group.name.chars().map(log_char).collect::<String>()
-    ));
-    loki_core::fs::write_atomic(&log_path, &log).map_err(|source| ChecksError::Log {
-        check: group.name.clone(),
-        source,
-    })?;
+    let log_path = write_log(group, opts, &log)?;
     let ignored_paths: Vec<&str> = ignored
         .iter()
         .filter_map(|i| i.split_once(": ").map(|(p, _)| p))

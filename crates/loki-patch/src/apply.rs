@@ -162,27 +162,7 @@ pub(crate) fn apply_chunks(
     let mut matches = Vec::new();
     for (i, chunk) in chunks.iter().enumerate() {
         let hunk = i + 1;
-        let mut anchored = false;
-        if let Some(ctx) = &chunk.context {
-            let window = Window {
-                from: cursor,
-                at_end: false,
-            };
-            match seek::climb(&lines, &[ctx.as_str()], Rung::Exact, window) {
-                Some((_, hits)) => {
-                    cursor = hits[0] + 1;
-                    anchored = true;
-                }
-                None => {
-                    return Err(PatchError::ContextNotFound {
-                        path: path.to_string(),
-                        hunk,
-                        context: ctx.clone(),
-                        after: cursor,
-                    });
-                }
-            }
-        }
+        let anchored = anchor(path, &lines, hunk, chunk, &mut cursor)?;
         if chunk.old_lines.is_empty() {
             let at = if anchored { cursor } else { body_end };
             splices.push(Splice {
@@ -197,66 +177,9 @@ pub(crate) fn apply_chunks(
             });
             continue;
         }
-        let pattern: Vec<&str> = chunk.old_lines.iter().map(String::as_str).collect();
-        let window = Window {
-            from: cursor,
-            at_end: chunk.end_of_file,
-        };
-        // `*** End of File` names the file's last lines, not the empty line after its newline.
-        let hay = if chunk.end_of_file {
-            &lines[..body_end]
-        } else {
-            &lines[..]
-        };
-        let Some((rung, hits)) = seek::climb(hay, &pattern, Rung::Exact, window) else {
-            return Err(PatchError::HunkNoMatch {
-                path: path.to_string(),
-                hunk,
-                expected: chunk.old_lines.join("\n"),
-                closest: seek::closest(hay, &pattern),
-            });
-        };
-        if hits.len() > 1 && !anchored {
-            return Err(PatchError::HunkAmbiguous {
-                path: path.to_string(),
-                hunk,
-                rung,
-                lines: hits.iter().map(|h| h + 1).collect(),
-            });
-        }
-        let start = hits[0];
-        let end = start + pattern.len();
-        let new_lines: Vec<&str> = chunk.new_lines.iter().map(String::as_str).collect();
-        let mut new_lines = if rung.reindents() {
-            seek::reindent(&new_lines, &pattern, &lines[start..end])
-        } else {
-            chunk.new_lines.clone()
-        };
-        // Context lines stay as the file has them: the match may have looked past whitespace.
-        for &(old, new) in &chunk.kept {
-            if let (Some(file), Some(slot)) = (lines.get(start + old), new_lines.get_mut(new)) {
-                *slot = (*file).to_string();
-            }
-        }
-        // The leading lines the chunk keeps are not part of the edit: without them, two edits at
-        // one place (a chunk of additions only, which goes at the end, and a later chunk ending
-        // there) land in the patch's order, as in Codex's applier.
-        let same = new_lines
-            .iter()
-            .zip(&lines[start..end])
-            .take_while(|(new, old)| new.as_str() == **old)
-            .count();
-        splices.push(Splice {
-            start: start + same,
-            len: pattern.len() - same,
-            lines: new_lines.split_off(same),
-        });
-        matches.push(HunkMatch {
-            hunk,
-            line: start + 1,
-            rung,
-        });
-        cursor = end;
+        let (s, m) = replace_chunk(path, &lines, body_end, (hunk, chunk, anchored), &mut cursor)?;
+        splices.push(s);
+        matches.push(m);
     }
     // Patch lines are newline-terminated, so a file whose end was rewritten ends with one.
     if !final_newline {
@@ -268,6 +191,111 @@ pub(crate) fn apply_chunks(
         out.pop();
     }
     Ok((join_lines(&out, true), matches))
+}
+
+/// Moves `cursor` past the chunk's `@@` context line, found exactly from `cursor` on; whether
+/// the chunk has one (then it is anchored there).
+fn anchor(
+    path: &str,
+    lines: &[&str],
+    hunk: usize,
+    chunk: &Chunk,
+    cursor: &mut usize,
+) -> Result<bool, PatchError> {
+    let Some(ctx) = &chunk.context else {
+        return Ok(false);
+    };
+    let window = Window {
+        from: *cursor,
+        at_end: false,
+    };
+    match seek::climb(lines, &[ctx.as_str()], Rung::Exact, window) {
+        Some((_, hits)) => {
+            *cursor = hits[0] + 1;
+            Ok(true)
+        }
+        None => Err(PatchError::ContextNotFound {
+            path: path.to_string(),
+            hunk,
+            context: ctx.clone(),
+            after: *cursor,
+        }),
+    }
+}
+
+/// The splice of a chunk that replaces old lines: where they match from `cursor` on (one
+/// place, unless anchored; the file's last lines for `*** End of File`), its new lines
+/// reindented as the match needed and its context lines as the file has them. Moves `cursor`
+/// past the match.
+fn replace_chunk(
+    path: &str,
+    lines: &[&str],
+    body_end: usize,
+    (hunk, chunk, anchored): (usize, &Chunk, bool),
+    cursor: &mut usize,
+) -> Result<(Splice, HunkMatch), PatchError> {
+    let pattern: Vec<&str> = chunk.old_lines.iter().map(String::as_str).collect();
+    let window = Window {
+        from: *cursor,
+        at_end: chunk.end_of_file,
+    };
+    // `*** End of File` names the file's last lines, not the empty line after its newline.
+    let hay = if chunk.end_of_file {
+        &lines[..body_end]
+    } else {
+        lines
+    };
+    let Some((rung, hits)) = seek::climb(hay, &pattern, Rung::Exact, window) else {
+        return Err(PatchError::HunkNoMatch {
+            path: path.to_string(),
+            hunk,
+            expected: chunk.old_lines.join("\n"),
+            closest: seek::closest(hay, &pattern),
+        });
+    };
+    if hits.len() > 1 && !anchored {
+        return Err(PatchError::HunkAmbiguous {
+            path: path.to_string(),
+            hunk,
+            rung,
+            lines: hits.iter().map(|h| h + 1).collect(),
+        });
+    }
+    let start = hits[0];
+    let end = start + pattern.len();
+    let new_lines: Vec<&str> = chunk.new_lines.iter().map(String::as_str).collect();
+    let mut new_lines = if rung.reindents() {
+        seek::reindent(&new_lines, &pattern, &lines[start..end])
+    } else {
+        chunk.new_lines.clone()
+    };
+    // Context lines stay as the file has them: the match may have looked past whitespace.
+    for &(old, new) in &chunk.kept {
+        if let (Some(file), Some(slot)) = (lines.get(start + old), new_lines.get_mut(new)) {
+            *slot = (*file).to_string();
+        }
+    }
+    // The leading lines the chunk keeps are not part of the edit: without them, two edits at
+    // one place (a chunk of additions only, which goes at the end, and a later chunk ending
+    // there) land in the patch's order, as in Codex's applier.
+    let same = new_lines
+        .iter()
+        .zip(&lines[start..end])
+        .take_while(|(new, old)| new.as_str() == **old)
+        .count();
+    *cursor = end;
+    Ok((
+        Splice {
+            start: start + same,
+            len: pattern.len() - same,
+            lines: new_lines.split_off(same),
+        },
+        HunkMatch {
+            hunk,
+            line: start + 1,
+            rung,
+        },
+    ))
 }
 
 /// Applies non-overlapping splices (any order). The text ends with a newline per `end_newline`

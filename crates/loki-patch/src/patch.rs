@@ -157,38 +157,7 @@ pub fn parse_patch(text: &str) -> Result<Patch, PatchError> {
             });
             i += 1;
         } else if let Some(path) = marker(line, UPDATE) {
-            let header = at(i);
-            let path = nonempty_path(path, header)?;
-            i += 1;
-            let mut move_to = None;
-            if let Some(dest) = body.get(i).and_then(|l| marker(l, MOVE_TO)) {
-                move_to = Some(nonempty_path(dest, at(i))?);
-                i += 1;
-            }
-            let mut chunks = Vec::new();
-            while i < body.len() {
-                if body[i].trim().is_empty() {
-                    i += 1;
-                    continue;
-                }
-                if is_file_header(body[i]) {
-                    break;
-                }
-                let (chunk, used) = parse_chunk(&body[i..], at(i), chunks.is_empty())?;
-                chunks.push(chunk);
-                i += used;
-            }
-            if chunks.is_empty() {
-                return Err(err(
-                    header,
-                    format!("the update of '{path}' has no @@ chunk; add one or remove the update"),
-                ));
-            }
-            ops.push(FileOp::Update {
-                path,
-                move_to,
-                chunks,
-            });
+            ops.push(parse_update(path, body, &mut i, first_line + 1)?);
         } else {
             return Err(err(
                 at(i),
@@ -206,6 +175,48 @@ pub fn parse_patch(text: &str) -> Result<Patch, PatchError> {
         ));
     }
     Ok(Patch { ops })
+}
+
+/// The update of `path` whose header is `body[*i]`: its optional move, then its `@@` chunks up
+/// to the next file header. Moves `i` past it; `first` is the patch line of `body[0]`.
+fn parse_update(
+    path: &str,
+    body: &[&str],
+    i: &mut usize,
+    first: usize,
+) -> Result<FileOp, PatchError> {
+    let header = first + *i;
+    let path = nonempty_path(path, header)?;
+    *i += 1;
+    let mut move_to = None;
+    if let Some(dest) = body.get(*i).and_then(|l| marker(l, MOVE_TO)) {
+        move_to = Some(nonempty_path(dest, first + *i)?);
+        *i += 1;
+    }
+    let mut chunks = Vec::new();
+    while *i < body.len() {
+        if body[*i].trim().is_empty() {
+            *i += 1;
+            continue;
+        }
+        if is_file_header(body[*i]) {
+            break;
+        }
+        let (chunk, used) = parse_chunk(&body[*i..], first + *i, chunks.is_empty())?;
+        chunks.push(chunk);
+        *i += used;
+    }
+    if chunks.is_empty() {
+        return Err(err(
+            header,
+            format!("the update of '{path}' has no @@ chunk; add one or remove the update"),
+        ));
+    }
+    Ok(FileOp::Update {
+        path,
+        move_to,
+        chunks,
+    })
 }
 
 fn nonempty_path(path: &str, line: usize) -> Result<String, PatchError> {

@@ -157,74 +157,7 @@ pub fn parse_unified(text: &str) -> Result<UnifiedPatch, PatchError> {
         i += 2;
         let mut hunks = Vec::new();
         while i < lines.len() && lines[i].starts_with("@@") {
-            let (old_start, old_len, new_start, new_len) = parse_hunk_header(lines[i], i + 1)?;
-            let header_at = i + 1;
-            i += 1;
-            let mut hunk = UnifiedHunk {
-                old_start,
-                old_len,
-                new_start,
-                new_len,
-                lines: Vec::new(),
-                new_missing_newline: false,
-            };
-            let (mut olds, mut news) = (0, 0);
-            while olds < old_len || news < new_len {
-                let Some(&l) = lines.get(i) else {
-                    return Err(err(
-                        header_at,
-                        format!(
-                            "the hunk ends early: its header promises {old_len} old and {new_len} new lines, the body has {olds} and {news}"
-                        ),
-                    ));
-                };
-                let (kind, body) = match l.chars().next() {
-                    None => (' ', ""),
-                    Some(c @ (' ' | '-' | '+')) => (c, &l[1..]),
-                    Some('\\') => {
-                        note_missing_newline(&mut hunk);
-                        i += 1;
-                        continue;
-                    }
-                    Some(_) => {
-                        return Err(err(
-                            i + 1,
-                            format!(
-                                "unexpected line '{l}' in a hunk (the header promised {old_len} old and {new_len} new lines)"
-                            ),
-                        ));
-                    }
-                };
-                match kind {
-                    '-' => {
-                        olds += 1;
-                        hunk.lines.push(DiffLine::Removed(body.to_string()));
-                    }
-                    '+' => {
-                        news += 1;
-                        hunk.lines.push(DiffLine::Added(body.to_string()));
-                    }
-                    _ => {
-                        olds += 1;
-                        news += 1;
-                        hunk.lines.push(DiffLine::Context(body.to_string()));
-                    }
-                }
-                if olds > old_len || news > new_len {
-                    return Err(err(
-                        i + 1,
-                        format!(
-                            "the hunk has more lines than its header promises ({old_len} old, {new_len} new)"
-                        ),
-                    ));
-                }
-                i += 1;
-            }
-            while lines.get(i).is_some_and(|l| l.starts_with('\\')) {
-                note_missing_newline(&mut hunk);
-                i += 1;
-            }
-            hunks.push(hunk);
+            hunks.push(parse_hunk(&lines, &mut i)?);
         }
         if hunks.is_empty() {
             return Err(err(
@@ -245,6 +178,79 @@ pub fn parse_unified(text: &str) -> Result<UnifiedPatch, PatchError> {
         ));
     }
     Ok(UnifiedPatch { files })
+}
+
+/// The hunk whose `@@` header is line `i`: exactly the old and new lines its header promises,
+/// with the `\ No newline at end of file` notes after them. Moves `i` past it.
+fn parse_hunk(lines: &[&str], i: &mut usize) -> Result<UnifiedHunk, PatchError> {
+    let (old_start, old_len, new_start, new_len) = parse_hunk_header(lines[*i], *i + 1)?;
+    let header_at = *i + 1;
+    *i += 1;
+    let mut hunk = UnifiedHunk {
+        old_start,
+        old_len,
+        new_start,
+        new_len,
+        lines: Vec::new(),
+        new_missing_newline: false,
+    };
+    let (mut olds, mut news) = (0, 0);
+    while olds < old_len || news < new_len {
+        let Some(&l) = lines.get(*i) else {
+            return Err(err(
+                header_at,
+                format!(
+                    "the hunk ends early: its header promises {old_len} old and {new_len} new lines, the body has {olds} and {news}"
+                ),
+            ));
+        };
+        let (kind, body) = match l.chars().next() {
+            None => (' ', ""),
+            Some(c @ (' ' | '-' | '+')) => (c, &l[1..]),
+            Some('\\') => {
+                note_missing_newline(&mut hunk);
+                *i += 1;
+                continue;
+            }
+            Some(_) => {
+                return Err(err(
+                    *i + 1,
+                    format!(
+                        "unexpected line '{l}' in a hunk (the header promised {old_len} old and {new_len} new lines)"
+                    ),
+                ));
+            }
+        };
+        match kind {
+            '-' => {
+                olds += 1;
+                hunk.lines.push(DiffLine::Removed(body.to_string()));
+            }
+            '+' => {
+                news += 1;
+                hunk.lines.push(DiffLine::Added(body.to_string()));
+            }
+            _ => {
+                olds += 1;
+                news += 1;
+                hunk.lines.push(DiffLine::Context(body.to_string()));
+            }
+        }
+        if olds > old_len || news > new_len {
+            return Err(err(
+                *i + 1,
+                format!(
+                    "the hunk has more lines than its header promises ({old_len} old, {new_len} new)"
+                ),
+            ));
+        }
+        *i += 1;
+    }
+    while lines.get(*i).is_some_and(|l| l.starts_with('\\')) {
+        note_missing_newline(&mut hunk);
+        *i += 1;
+    }
+    Ok(hunk)
 }
 
 fn note_missing_newline(hunk: &mut UnifiedHunk) {

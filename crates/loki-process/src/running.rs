@@ -113,44 +113,11 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         program: program.clone(),
         source,
     };
-    let mut pipes = Vec::new();
-    let mut cmd = Command::new(&spec.program);
-    cmd.args(&spec.args)
-        .current_dir(&spec.cwd)
-        .env_clear()
-        .envs(crate::with_pwd(spec.env.clone(), &spec.cwd))
-        .process_group(0);
-    let feed = match &spec.stdin {
-        None => {
-            cmd.stdin(Stdio::null());
-            None
-        }
-        Some(input) if input.bytes().len() > STDIN_CAP => {
-            return Err(ProcessError::StdinTooLarge {
-                program,
-                bytes: input.bytes().len(),
-                cap: STDIN_CAP,
-            });
-        }
-        Some(input) => {
-            let (in_r, in_w) = io::pipe().map_err(pipe_err)?;
-            cmd.stdin(in_r);
-            Some((in_w, input.clone()))
-        }
-    };
-    let (out_r, out_w) = io::pipe().map_err(pipe_err)?;
-    pipes.push((0, out_r));
-    match spec.streams {
-        Streams::Combined => {
-            cmd.stderr(out_w.try_clone().map_err(pipe_err)?);
-        }
-        Streams::Separate => {
-            let (err_r, err_w) = io::pipe().map_err(pipe_err)?;
-            pipes.push((1, err_r));
-            cmd.stderr(err_w);
-        }
-    }
-    cmd.stdout(out_w);
+    let Wired {
+        mut cmd,
+        pipes,
+        feed,
+    } = wire(spec, &program)?;
     #[expect(
         clippy::disallowed_methods,
         reason = "this is the one process runner the lint points every other caller at"
@@ -219,6 +186,62 @@ pub fn spawn(spec: &Spec) -> Result<Running, ProcessError> {
         feeder,
         exit_fd: pidfd_open(pgid, PidfdFlags::empty()).ok(),
     })
+}
+
+/// The command of `spec` before it starts, with the read ends of its output pipes (stdout
+/// first, then stderr when separate) and its stdin's write end with the input to feed.
+struct Wired {
+    cmd: Command,
+    pipes: Vec<(usize, PipeReader)>,
+    feed: Option<(PipeWriter, Input)>,
+}
+
+/// Builds the command of `spec` (`program` names it in errors): its arguments, directory and
+/// environment, its own process group, and its stdin, stdout and stderr wired to pipes.
+fn wire(spec: &Spec, program: &str) -> Result<Wired, ProcessError> {
+    let pipe_err = |source| ProcessError::Spawn {
+        program: program.to_string(),
+        source,
+    };
+    let mut pipes = Vec::new();
+    let mut cmd = Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(crate::with_pwd(spec.env.clone(), &spec.cwd))
+        .process_group(0);
+    let feed = match &spec.stdin {
+        None => {
+            cmd.stdin(Stdio::null());
+            None
+        }
+        Some(input) if input.bytes().len() > STDIN_CAP => {
+            return Err(ProcessError::StdinTooLarge {
+                program: program.to_string(),
+                bytes: input.bytes().len(),
+                cap: STDIN_CAP,
+            });
+        }
+        Some(input) => {
+            let (in_r, in_w) = io::pipe().map_err(pipe_err)?;
+            cmd.stdin(in_r);
+            Some((in_w, input.clone()))
+        }
+    };
+    let (out_r, out_w) = io::pipe().map_err(pipe_err)?;
+    pipes.push((0, out_r));
+    match spec.streams {
+        Streams::Combined => {
+            cmd.stderr(out_w.try_clone().map_err(pipe_err)?);
+        }
+        Streams::Separate => {
+            let (err_r, err_w) = io::pipe().map_err(pipe_err)?;
+            pipes.push((1, err_r));
+            cmd.stderr(err_w);
+        }
+    }
+    cmd.stdout(out_w);
+    Ok(Wired { cmd, pipes, feed })
 }
 
 impl Running {

@@ -103,16 +103,7 @@ fn run(
     let (now_commit, now_tree) = snapshot(&git, "loki seal: check")?;
     let checks = detect(repo_root)?;
     let mut log = match task {
-        Some(task) => Some(RunRecorder::start(
-            &RunStore::new(Repo::discover(repo_root)?),
-            Some(task.to_string()),
-            std::env::args().collect(),
-            &RunStarted::Seal {
-                session: CHECK_SESSION.to_string(),
-                base: base.clone(),
-                head: now_commit.clone(),
-            },
-        )?),
+        Some(task) => Some(start_log(repo_root, task, &base, &now_commit)?),
         None => None,
     };
     // An unsealed check keeps nothing: its logs live in a directory removed when it ends.
@@ -188,6 +179,25 @@ fn run(
         report.receipt = Some(seal(&mut log, &change, &report, unproven, clock, opts)?);
     }
     Ok(report)
+}
+
+/// The run of a sealed check of `task`, from `base` to the `head` commit snapshot.
+fn start_log(
+    repo_root: &Path,
+    task: &str,
+    base: &str,
+    head: &str,
+) -> Result<RunRecorder, SealError> {
+    Ok(RunRecorder::start(
+        &RunStore::new(Repo::discover(repo_root)?),
+        Some(task.to_string()),
+        std::env::args().collect(),
+        &RunStarted::Seal {
+            session: CHECK_SESSION.to_string(),
+            base: base.to_string(),
+            head: head.to_string(),
+        },
+    )?)
 }
 
 /// The report's NOT PROVEN: the judge's, each pre-existing failure, each declared

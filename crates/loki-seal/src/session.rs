@@ -242,31 +242,8 @@ fn judged_stop(
         blocks_so_far: state.blocks,
         max_blocks: opts.max_blocks,
     });
-    let mut facts = receipt_facts(&c.sealing(state), &judged, &judgement, &applied, log.id())?;
-    let judge_s = c.clock.elapsed().as_secs_f64();
-    facts.time = Time {
-        wall_s: judge_s,
-        stages: vec![StageTime {
-            stage: "judge".to_string(),
-            wall_s: judge_s,
-        }],
-    };
-    let signer = Signer::load_or_create(&opts.home, &opts.keys)?;
-    let builder = ReceiptBuilder::new(facts);
-    let dir = log.dir().to_path_buf();
-    let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
-    let verdict = sealed.receipt.verdict.to_string();
-    // The hook's answer is the run's exit code: 2 blocks (Claude Code's protocol), 0 allows.
-    let hook_exit = if judgement.blocks() { 2 } else { 0 };
-    log.finish(&RunCompleted {
-        blocked: judgement.blocks(),
-        judgement: Some(applied.verdict),
-        ..RunCompleted::new(verdict.clone())
-            .exit_code(hook_exit)
-            .receipt(sealed.receipt.receipt_sha256.clone())
-    })?;
-
-    let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
+    let (verdict, receipt_sha256) =
+        seal_judgement(&mut log, c, state, (&judged, &judgement, &applied))?;
     let origin = state.origin;
     let since = origin.since(state);
     let decision = stop_decision(&StopContext {
@@ -321,6 +298,41 @@ fn judged_stop(
         judged: Some(judged),
         origin,
     })
+}
+
+/// Seals the receipt of a judged stop and finishes its run, whose exit code is the hook's
+/// answer; the receipt's verdict and sha256.
+fn seal_judgement(
+    log: &mut RunRecorder,
+    c: &Stopping<'_>,
+    state: &SealState,
+    (judged, judgement, applied): (&Judged, &Judgement, &Applied),
+) -> Result<(String, String), SealError> {
+    let opts = c.opts;
+    let mut facts = receipt_facts(&c.sealing(state), judged, judgement, applied, log.id())?;
+    let judge_s = c.clock.elapsed().as_secs_f64();
+    facts.time = Time {
+        wall_s: judge_s,
+        stages: vec![StageTime {
+            stage: "judge".to_string(),
+            wall_s: judge_s,
+        }],
+    };
+    let signer = Signer::load_or_create(&opts.home, &opts.keys)?;
+    let builder = ReceiptBuilder::new(facts);
+    let dir = log.dir().to_path_buf();
+    let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
+    let verdict = sealed.receipt.verdict.to_string();
+    // The hook's answer is the run's exit code: 2 blocks (Claude Code's protocol), 0 allows.
+    let hook_exit = if judgement.blocks() { 2 } else { 0 };
+    log.finish(&RunCompleted {
+        blocked: judgement.blocks(),
+        judgement: Some(applied.verdict),
+        ..RunCompleted::new(verdict.clone())
+            .exit_code(hook_exit)
+            .receipt(sealed.receipt.receipt_sha256.clone())
+    })?;
+    Ok((verdict, sealed.receipt.receipt_sha256.clone()))
 }
 
 /// The receipt's facts of a judged stop: the checks, findings, facts and declarations, and what

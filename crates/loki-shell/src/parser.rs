@@ -142,26 +142,7 @@ impl<'r> Parser<'r> {
             return None;
         }
         match self.keyword() {
-            Some("if") => {
-                self.pos += 1;
-                let mut arms = Vec::new();
-                let mut otherwise = None;
-                loop {
-                    let cond = self.sub_list(&["then"]);
-                    self.eat_keyword("then");
-                    let body = self.sub_list(&["elif", "else", "fi"]);
-                    arms.push((cond, body));
-                    if self.eat_keyword("elif") {
-                        continue;
-                    }
-                    if self.eat_keyword("else") {
-                        otherwise = Some(self.sub_list(&["fi"]));
-                    }
-                    self.eat_keyword("fi");
-                    break;
-                }
-                return Some(Cmd::If { arms, otherwise });
-            }
+            Some("if") => return Some(self.if_clause()),
             Some("while" | "until") => {
                 self.pos += 1;
                 let cond = self.sub_list(&["do"]);
@@ -199,19 +180,7 @@ impl<'r> Parser<'r> {
                     self.pos += 2;
                 }
                 self.skip_newlines();
-                let body = self.body_command(stop).map(|c| List {
-                    items: vec![(
-                        AndOr {
-                            first: Pipeline {
-                                negated: false,
-                                cmds: vec![c],
-                            },
-                            rest: Vec::new(),
-                        },
-                        false,
-                    )],
-                });
-                return Some(Cmd::Opaque(body.unwrap_or_default()));
+                return Some(Cmd::Opaque(one_command(self.body_command(stop))));
             }
             _ => {}
         }
@@ -233,26 +202,31 @@ impl<'r> Parser<'r> {
         {
             self.pos += 3;
             self.skip_newlines();
-            let body = self.body_command(stop);
-            return Some(Cmd::Opaque(List {
-                items: body
-                    .map(|c| {
-                        (
-                            AndOr {
-                                first: Pipeline {
-                                    negated: false,
-                                    cmds: vec![c],
-                                },
-                                rest: Vec::new(),
-                            },
-                            false,
-                        )
-                    })
-                    .into_iter()
-                    .collect(),
-            }));
+            return Some(Cmd::Opaque(one_command(self.body_command(stop))));
         }
         self.simple()
+    }
+
+    /// `if cond; then body; [elif cond; then body;]... [else body;] fi`, from its `if`.
+    fn if_clause(&mut self) -> Cmd {
+        self.pos += 1;
+        let mut arms = Vec::new();
+        let mut otherwise = None;
+        loop {
+            let cond = self.sub_list(&["then"]);
+            self.eat_keyword("then");
+            let body = self.sub_list(&["elif", "else", "fi"]);
+            arms.push((cond, body));
+            if self.eat_keyword("elif") {
+                continue;
+            }
+            if self.eat_keyword("else") {
+                otherwise = Some(self.sub_list(&["fi"]));
+            }
+            self.eat_keyword("fi");
+            break;
+        }
+        Cmd::If { arms, otherwise }
     }
 
     /// A function's body, one level deeper (bounded like every other nesting).
@@ -354,6 +328,27 @@ impl<'r> Parser<'r> {
             errexit,
             pipefail,
         }))
+    }
+}
+
+/// A function's body as a list: its one command, or nothing.
+fn one_command(c: Option<Cmd>) -> List {
+    List {
+        items: c
+            .map(|c| {
+                (
+                    AndOr {
+                        first: Pipeline {
+                            negated: false,
+                            cmds: vec![c],
+                        },
+                        rest: Vec::new(),
+                    },
+                    false,
+                )
+            })
+            .into_iter()
+            .collect(),
     }
 }
 

@@ -172,78 +172,103 @@ impl Lexer<'_> {
         self.redir = Some(kind);
     }
 
+    /// A backslash: a line continuation is dropped, any other character is taken literally.
+    fn escaped(&mut self) {
+        if self.at(1) == Some('\n') {
+            self.i += 2;
+            return;
+        }
+        let n = self.at(1);
+        let w = self.word();
+        w.quoted = true;
+        if let Some(n) = n {
+            w.text.push(n);
+        }
+        self.i += 2;
+    }
+
+    /// A single-quoted string: every character literal up to the closing quote.
+    fn single_quoted(&mut self) {
+        self.word().quoted = true;
+        self.i += 1;
+        while let Some(c) = self.at(0) {
+            self.i += 1;
+            if c == '\'' {
+                break;
+            }
+            self.word().text.push(c);
+        }
+    }
+
+    /// A double-quoted string: a backslash escapes only a double quote, a backslash, `$`, a
+    /// backtick and a newline; command substitutions inside are kept whole.
+    fn double_quoted(&mut self) {
+        self.word().quoted = true;
+        self.i += 1;
+        while let Some(c) = self.at(0) {
+            if c == '"' {
+                self.i += 1;
+                break;
+            }
+            if c == '\\' && matches!(self.at(1), Some('"' | '\\' | '$' | '`' | '\n')) {
+                if let Some(n) = self.at(1).filter(|&n| n != '\n') {
+                    self.word().text.push(n);
+                }
+                self.i += 2;
+                continue;
+            }
+            if c == '$' && self.at(1) == Some('(') {
+                self.balanced('(', ')');
+                continue;
+            }
+            if c == '`' {
+                self.balanced('`', '`');
+                continue;
+            }
+            self.word().text.push(c);
+            self.i += 1;
+        }
+    }
+
+    /// A `$'...'` string: a backslash takes the next character literally.
+    fn ansi_c_quoted(&mut self) {
+        self.word().quoted = true;
+        self.i += 2;
+        while let Some(c) = self.at(0) {
+            self.i += 1;
+            if c == '\\' {
+                if let Some(n) = self.at(0) {
+                    self.word().text.push(n);
+                    self.i += 1;
+                }
+                continue;
+            }
+            if c == '\'' {
+                break;
+            }
+            self.word().text.push(c);
+        }
+    }
+
+    /// A comment up to the end of its line, kept with its offset.
+    fn comment(&mut self) {
+        let at = self.off();
+        let mut text = String::new();
+        self.i += 1;
+        while let Some(c) = self.at(0).filter(|&c| c != '\n') {
+            text.push(c);
+            self.i += 1;
+        }
+        self.comments.push((at, text));
+    }
+
     pub(super) fn run(mut self) -> (Vec<Tok>, Vec<(usize, String)>) {
         while let Some(c) = self.at(0) {
             match c {
-                '\\' => {
-                    if self.at(1) == Some('\n') {
-                        self.i += 2;
-                        continue;
-                    }
-                    let n = self.at(1);
-                    let w = self.word();
-                    w.quoted = true;
-                    if let Some(n) = n {
-                        w.text.push(n);
-                    }
-                    self.i += 2;
-                }
-                '\'' => {
-                    self.word().quoted = true;
-                    self.i += 1;
-                    while let Some(c) = self.at(0) {
-                        self.i += 1;
-                        if c == '\'' {
-                            break;
-                        }
-                        self.word().text.push(c);
-                    }
-                }
-                '"' => {
-                    self.word().quoted = true;
-                    self.i += 1;
-                    while let Some(c) = self.at(0) {
-                        if c == '"' {
-                            self.i += 1;
-                            break;
-                        }
-                        if c == '\\' && matches!(self.at(1), Some('"' | '\\' | '$' | '`' | '\n')) {
-                            if let Some(n) = self.at(1).filter(|&n| n != '\n') {
-                                self.word().text.push(n);
-                            }
-                            self.i += 2;
-                            continue;
-                        }
-                        if c == '$' && self.at(1) == Some('(') {
-                            self.balanced('(', ')');
-                            continue;
-                        }
-                        if c == '`' {
-                            self.balanced('`', '`');
-                            continue;
-                        }
-                        self.word().text.push(c);
-                        self.i += 1;
-                    }
-                }
-                '$' if self.at(1) == Some('\'') => {
-                    self.word().quoted = true;
-                    self.i += 2;
-                    while let Some(c) = self.at(0) {
-                        self.i += 1;
-                        if c == '\\' {
-                            if let Some(n) = self.at(0) {
-                                self.word().text.push(n);
-                                self.i += 1;
-                            }
-                            continue;
-                        }
-                        if c == '\'' {
-                            break;
-                        }
-                        self.word().text.push(c);
-                    }
-                }
+                '\\' => self.escaped(),
+                '\'' => self.single_quoted(),
+                '"' => self.double_quoted(),
+                '$' if self.at(1) == Some('\'') => self.ansi_c_quoted(),
                 '$' if self.at(1) == Some('(') => {
                     self.word().text.push('$');
                     self.i += 1;
@@ -265,16 +290,7 @@ impl Lexer<'_> {
                     self.i += 1;
                     self.heredoc_bodies();
                 }
-                '#' if self.cur.is_none() => {
-                    let at = self.off();
-                    let mut text = String::new();
-                    self.i += 1;
-                    while let Some(c) = self.at(0).filter(|&c| c != '\n') {
-                        text.push(c);
-                        self.i += 1;
-                    }
-                    self.comments.push((at, text));
-                }
+                '#' if self.cur.is_none() => self.comment(),
                 ';' if self.at(1) == Some(';') => self.op(Op::DSemi, 2),
                 ';' => self.op(Op::Semi, 1),
                 '&' if self.at(1) == Some('&') => self.op(Op::And, 2),

@@ -191,22 +191,7 @@ impl<'s> Walk<'s> {
             ("mod_item" | "impl_item" | "trait_item", Some(body))
                 if body.kind() == "declaration_list" =>
             {
-                self.out
-                    .containers
-                    .insert(owner.clone(), self.before_close(body));
-                if let Some(open) = children(body).first().filter(|n| n.kind() == "{") {
-                    let after = line_extend(self.src, open.start_byte(), open.end_byte());
-                    if after.end > open.end_byte() {
-                        self.out.inner.insert(
-                            owner.clone(),
-                            Insert {
-                                at: after.end,
-                                eol_before: false,
-                                after: After::EolIfMissing,
-                            },
-                        );
-                    }
-                }
+                self.container(&owner, body);
                 self.rust_list(body, &owner, &inner_path, depth + 1)
             }
             ("struct_item" | "union_item", Some(body))
@@ -220,6 +205,27 @@ impl<'s> Walk<'s> {
                 Some(())
             }
             _ => Some(()),
+        }
+    }
+
+    /// Where items go in the container `owner` (a module, impl or trait `body`): before its
+    /// closing brace, and first inside it, after the line of its opening brace.
+    fn container(&mut self, owner: &str, body: Node) {
+        self.out
+            .containers
+            .insert(owner.to_string(), self.before_close(body));
+        if let Some(open) = children(body).first().filter(|n| n.kind() == "{") {
+            let after = line_extend(self.src, open.start_byte(), open.end_byte());
+            if after.end > open.end_byte() {
+                self.out.inner.insert(
+                    owner.to_string(),
+                    Insert {
+                        at: after.end,
+                        eol_before: false,
+                        after: After::EolIfMissing,
+                    },
+                );
+            }
         }
     }
 

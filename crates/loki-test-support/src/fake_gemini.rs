@@ -370,6 +370,58 @@ pub fn validate_gemini(
     body: &Value,
     expect: &GeminiExpect,
 ) -> Result<(), String> {
+    check_gemini_headers(headers, query, expect)?;
+    check_function_declarations(body)?;
+    let contents = body["contents"]
+        .as_array()
+        .ok_or("contents must be an array")?;
+    if contents.is_empty() {
+        return Err("contents is empty".into());
+    }
+    // The calls of the last model turn, waiting for their responses: (name, id).
+    let mut pending: Vec<(String, Option<String>)> = Vec::new();
+    let mut last_role = "";
+    for (i, c) in contents.iter().enumerate() {
+        let role = c["role"].as_str().unwrap_or("");
+        if !matches!(role, "user" | "model") {
+            return Err(format!(
+                "content {i}: role must be user or model, got {role:?}"
+            ));
+        }
+        if i == 0 && role != "user" {
+            return Err("the first content must be the user's".into());
+        }
+        if role == last_role {
+            return Err(format!(
+                "content {i}: two {role} contents in a row (roles must alternate)"
+            ));
+        }
+        let calls = check_parts(i, c, role, &mut pending)?;
+        if !pending.is_empty() {
+            return Err(format!(
+                "content {i}: the functionCalls {pending:?} of the model turn before it are not answered"
+            ));
+        }
+        pending = calls;
+        last_role = role;
+    }
+    if last_role != "user" {
+        return Err("the last content must be the user's".into());
+    }
+    if !pending.is_empty() {
+        return Err(format!(
+            "the request ends with unanswered calls {pending:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// The API key (`x-goog-api-key` or `key=` in the query) and the JSON content type.
+fn check_gemini_headers(
+    headers: &BTreeMap<String, String>,
+    query: Option<&str>,
+    expect: &GeminiExpect,
+) -> Result<(), String> {
     let header_key = headers.get("x-goog-api-key").map(String::as_str);
     let query_key = query.and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("key=")));
     match (header_key, query_key) {
@@ -387,6 +439,12 @@ pub fn validate_gemini(
     {
         return Err("content-type must be application/json".into());
     }
+    Ok(())
+}
+
+/// The tools' function declarations: valid names, declared once, a description, and at most
+/// one schema, an object.
+fn check_function_declarations(body: &Value) -> Result<(), String> {
     let mut names = HashSet::new();
     for t in body["tools"].as_array().into_iter().flatten() {
         for f in t["functionDeclarations"].as_array().into_iter().flatten() {
@@ -414,109 +472,90 @@ pub fn validate_gemini(
             }
         }
     }
-    let contents = body["contents"]
+    Ok(())
+}
+
+/// The parts of content `i` (of `role`): one datum each, calls only from the model, responses
+/// only from the user, each answering one of `pending` (removed from it). Returns the calls
+/// this content makes.
+fn check_parts(
+    i: usize,
+    c: &Value,
+    role: &str,
+    pending: &mut Vec<(String, Option<String>)>,
+) -> Result<Vec<(String, Option<String>)>, String> {
+    let parts = c["parts"]
         .as_array()
-        .ok_or("contents must be an array")?;
-    if contents.is_empty() {
-        return Err("contents is empty".into());
+        .ok_or(format!("content {i}: parts must be an array"))?;
+    if parts.is_empty() {
+        return Err(format!("content {i}: parts is empty"));
     }
-    // The calls of the last model turn, waiting for their responses: (name, id).
-    let mut pending: Vec<(String, Option<String>)> = Vec::new();
-    let mut last_role = "";
-    for (i, c) in contents.iter().enumerate() {
-        let role = c["role"].as_str().unwrap_or("");
-        if !matches!(role, "user" | "model") {
+    let mut calls = Vec::new();
+    for (j, p) in parts.iter().enumerate() {
+        let data: Vec<&str> = PART_DATA
+            .iter()
+            .copied()
+            .filter(|k| p.get(*k).is_some())
+            .collect();
+        if data.len() != 1 {
             return Err(format!(
-                "content {i}: role must be user or model, got {role:?}"
+                "content {i} part {j}: a part carries exactly one datum, found {data:?}"
             ));
         }
-        if i == 0 && role != "user" {
-            return Err("the first content must be the user's".into());
-        }
-        if role == last_role {
-            return Err(format!(
-                "content {i}: two {role} contents in a row (roles must alternate)"
-            ));
-        }
-        let parts = c["parts"]
-            .as_array()
-            .ok_or(format!("content {i}: parts must be an array"))?;
-        if parts.is_empty() {
-            return Err(format!("content {i}: parts is empty"));
-        }
-        let mut calls = Vec::new();
-        for (j, p) in parts.iter().enumerate() {
-            let data: Vec<&str> = PART_DATA
-                .iter()
-                .copied()
-                .filter(|k| p.get(*k).is_some())
-                .collect();
-            if data.len() != 1 {
+        match data[0] {
+            "functionCall" if role != "model" => {
+                return Err(format!("content {i}: a functionCall in a {role} content"));
+            }
+            "functionCall" => {
+                let f = &p["functionCall"];
+                let name = f["name"].as_str().unwrap_or("");
+                if name.is_empty() || !f.get("args").is_none_or(Value::is_object) {
+                    return Err(format!("content {i} part {j}: malformed functionCall {f}"));
+                }
+                calls.push((name.to_string(), f["id"].as_str().map(str::to_string)));
+            }
+            "functionResponse" if role != "user" => {
                 return Err(format!(
-                    "content {i} part {j}: a part carries exactly one datum, found {data:?}"
+                    "content {i}: a functionResponse in a {role} content"
                 ));
             }
-            match data[0] {
-                "functionCall" if role != "model" => {
-                    return Err(format!("content {i}: a functionCall in a {role} content"));
-                }
-                "functionCall" => {
-                    let f = &p["functionCall"];
-                    let name = f["name"].as_str().unwrap_or("");
-                    if name.is_empty() || !f.get("args").is_none_or(Value::is_object) {
-                        return Err(format!("content {i} part {j}: malformed functionCall {f}"));
-                    }
-                    calls.push((name.to_string(), f["id"].as_str().map(str::to_string)));
-                }
-                "functionResponse" if role != "user" => {
-                    return Err(format!(
-                        "content {i}: a functionResponse in a {role} content"
-                    ));
-                }
-                "functionResponse" => {
-                    let f = &p["functionResponse"];
-                    let name = f["name"].as_str().unwrap_or("");
-                    let id = f["id"].as_str();
-                    if !f["response"].is_object() {
-                        return Err(format!(
-                            "content {i} part {j}: functionResponse.response must be an object"
-                        ));
-                    }
-                    let Some(pos) = pending.iter().position(|(n, pid)| {
-                        n == name
-                            && match (pid.as_deref(), id) {
-                                (Some(a), Some(b)) => a == b,
-                                _ => true,
-                            }
-                    }) else {
-                        return Err(format!(
-                            "content {i}: functionResponse {name:?} (id {id:?}) answers no functionCall of the model turn before it"
-                        ));
-                    };
-                    pending.remove(pos);
-                }
-                "text" if !p["text"].is_string() => {
-                    return Err(format!("content {i} part {j}: text must be a string"));
-                }
-                _ => {}
+            "functionResponse" => answer(i, j, &p["functionResponse"], pending)?,
+            "text" if !p["text"].is_string() => {
+                return Err(format!("content {i} part {j}: text must be a string"));
             }
+            _ => {}
         }
-        if !pending.is_empty() {
-            return Err(format!(
-                "content {i}: the functionCalls {pending:?} of the model turn before it are not answered"
-            ));
-        }
-        pending = calls;
-        last_role = role;
     }
-    if last_role != "user" {
-        return Err("the last content must be the user's".into());
-    }
-    if !pending.is_empty() {
+    Ok(calls)
+}
+
+/// A functionResponse (part `j` of content `i`): an object response answering one pending call
+/// by name (and id when both have one), which it takes out of `pending`.
+fn answer(
+    i: usize,
+    j: usize,
+    f: &Value,
+    pending: &mut Vec<(String, Option<String>)>,
+) -> Result<(), String> {
+    let name = f["name"].as_str().unwrap_or("");
+    let id = f["id"].as_str();
+    if !f["response"].is_object() {
         return Err(format!(
-            "the request ends with unanswered calls {pending:?}"
+            "content {i} part {j}: functionResponse.response must be an object"
         ));
     }
+    let Some(pos) = pending.iter().position(|(n, pid)| {
+        n == name
+            && match (pid.as_deref(), id) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
+    }) else {
+        return Err(format!(
+            "content {i}: functionResponse {name:?} (id {id:?}) answers no functionCall of the model turn before it"
+        ));
+    };
+    pending.remove(pos);
     Ok(())
 }
 

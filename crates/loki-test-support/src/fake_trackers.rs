@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use crate::fake_llm::Recorded;
 use crate::fake_server::{Incoming, Ledger, Loopback};
 
+mod issues;
 mod review;
 
 /// The credentials the fake expects.
@@ -198,7 +199,6 @@ async fn handle(
         format!("{path}?{query}")
     };
     s.ledger.record(&req, &full);
-    let h = |n: &str| req.headers.get(n).cloned().unwrap_or_default();
     let origin = s.origin.clone();
     let is_issue = matches!(
         path.as_str(),
@@ -207,22 +207,11 @@ async fn handle(
             | "/rest/api/3/issue/PROJ-7"
     ) || path == "/graphql";
     let behaviour = s.behaviour;
-    if is_issue && !query.contains("after") {
-        match behaviour {
-            Behaviour::RateLimitOnce => {
-                s.behaviour = Behaviour::Normal;
-                return json_reply(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    &json!({"message": "slow down"}),
-                    &[("retry-after", "1".into())],
-                );
-            }
-            Behaviour::NotFound => {
-                return json_reply(StatusCode::NOT_FOUND, &json!({"message": "Not Found"}), &[]);
-            }
-            Behaviour::Garbage => return (StatusCode::OK, "<html>oops</html>").into_response(),
-            Behaviour::Normal | Behaviour::HugeBody => {}
-        }
+    if is_issue
+        && !query.contains("after")
+        && let Some(r) = misbehave(&mut s)
+    {
+        return r;
     }
     if let Some(r) = review::route(&mut s, &req, method.as_str(), &path, &query, &full) {
         return r;
@@ -240,197 +229,44 @@ async fn handle(
         return pulls(&mut s, &req, method.as_str(), &path, &query, &full);
     }
     let mut violation = |v: String| s.ledger.violations.push(format!("{method} {full}: {v}"));
+    let get = issues::Get {
+        req: &req,
+        path: &path,
+        query: &query,
+        origin: &origin,
+        behaviour,
+    };
     match (method.as_str(), path.as_str()) {
-        ("GET", p) if p.starts_with("/repos/") => {
-            if h("authorization") != format!("Bearer {GITHUB_TOKEN}") {
-                violation("GitHub wants Authorization: Bearer <token>".into());
-            }
-            if h("accept") != "application/vnd.github+json" {
-                violation("GitHub wants Accept: application/vnd.github+json".into());
-            }
-            match p {
-                "/repos/octo/widgets/issues" => github_listing(&origin, &query, &mut violation),
-                "/repos/octo/widgets/issues/13" | "/repos/octo/widgets/issues/14" => {
-                    let n = &p["/repos/octo/widgets/issues/".len()..];
-                    let (title, body) = backlog_issue(n);
-                    json_reply(
-                        StatusCode::OK,
-                        &json!({"number": n.parse::<u64>().unwrap(), "title": title, "body": body,
-                                "labels": [{"name": "loki"}], "html_url": format!("https://github.com/octo/widgets/issues/{n}"),
-                                "user": {"login": "ana"}}),
-                        &[],
-                    )
-                }
-                "/repos/octo/widgets/issues/13/comments"
-                | "/repos/octo/widgets/issues/14/comments" => {
-                    if query != "per_page=100" {
-                        violation("comments are read 100 per page".into());
-                    }
-                    json_reply(StatusCode::OK, &json!([]), &[])
-                }
-                "/repos/octo/widgets/issues/12" => json_reply(
-                    StatusCode::OK,
-                    &json!({"title": "add() subtracts", "body": body_text(behaviour, "add(2, 3) returns -1; it must return 5."),
-                            "labels": [{"name": "bug"}], "html_url": "https://github.com/octo/widgets/issues/12",
-                            "user": {"login": "ana"}}),
-                    &[],
-                ),
-                "/repos/octo/widgets/issues/12/comments" => {
-                    if query.contains("page=2") {
-                        json_reply(
-                            StatusCode::OK,
-                            &json!([{"user": {"login": "bo"}, "body": "second page"}]),
-                            &[],
-                        )
-                    } else {
-                        if !query.contains("per_page=100") {
-                            violation("comments are read 100 per page".into());
-                        }
-                        let next = format!(
-                            "<{origin}/repos/octo/widgets/issues/12/comments?per_page=100&page=2>; rel=\"next\""
-                        );
-                        json_reply(
-                            StatusCode::OK,
-                            &json!([{"user": {"login": "ana"}, "body": "first page"}]),
-                            &[("link", next)],
-                        )
-                    }
-                }
-                _ => json_reply(StatusCode::NOT_FOUND, &json!({"message": "Not Found"}), &[]),
-            }
-        }
-        ("GET", p) if p.starts_with("/api/v4/") => {
-            if h("private-token") != GITLAB_TOKEN {
-                violation("GitLab wants PRIVATE-TOKEN".into());
-            }
-            match p {
-                "/api/v4/projects/grp%2Fsub%2Fproj/issues" => {
-                    gitlab_listing(&query, &mut violation)
-                }
-                "/api/v4/projects/grp%2Fsub%2Fproj/issues/3" => json_reply(
-                    StatusCode::OK,
-                    &json!({"title": "add() subtracts", "description": "make add return the sum", "labels": ["bug"],
-                            "web_url": format!("{origin}/grp/sub/proj/-/issues/3"), "author": {"username": "ana"}}),
-                    &[],
-                ),
-                "/api/v4/projects/grp%2Fsub%2Fproj/issues/3/notes" => {
-                    if query.contains("page=2") {
-                        json_reply(
-                            StatusCode::OK,
-                            &json!([{"author": {"username": "bo"}, "body": "second page", "system": false}]),
-                            &[],
-                        )
-                    } else {
-                        json_reply(
-                            StatusCode::OK,
-                            &json!([{"author": {"username": "gl"}, "body": "added ~bug label", "system": true},
-                                    {"author": {"username": "ana"}, "body": "first page", "system": false}]),
-                            &[("x-next-page", "2".into())],
-                        )
-                    }
-                }
-                _ => json_reply(
-                    StatusCode::NOT_FOUND,
-                    &json!({"message": "404 Not found"}),
-                    &[],
-                ),
-            }
-        }
-        ("GET", p) if p.starts_with("/rest/api/3/") => {
-            use base64::Engine as _;
-            let want = format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD
-                    .encode(format!("{JIRA_EMAIL}:{JIRA_TOKEN}"))
-            );
-            if h("authorization") != want {
-                violation("Jira wants Basic email:token".into());
-            }
-            match p {
-                "/rest/api/3/issue/PROJ-7" => json_reply(
-                    StatusCode::OK,
-                    &json!({"key": "PROJ-7", "fields": {"summary": "add() subtracts", "labels": ["bug"],
-                        "reporter": {"displayName": "Ana"},
-                        "description": {"type": "doc", "version": 1, "content": [
-                            {"type": "paragraph", "content": [{"type": "text", "text": "make add return the sum"}]},
-                            {"type": "bulletList", "content": [{"type": "listItem", "content": [
-                                {"type": "paragraph", "content": [{"type": "text", "text": "add(2, 3) == 5"}]}]}]}]}}}),
-                    &[],
-                ),
-                "/rest/api/3/issue/PROJ-7/comment" => {
-                    let text = |t: &str| json!({"type": "doc", "content": [{"type": "paragraph", "content": [{"type": "text", "text": t}]}]});
-                    if query.contains("startAt=0") {
-                        json_reply(
-                            StatusCode::OK,
-                            &json!({"startAt": 0, "total": 2, "comments": [{"author": {"displayName": "Ana"}, "body": text("first page")}]}),
-                            &[],
-                        )
-                    } else if query.contains("startAt=1") {
-                        json_reply(
-                            StatusCode::OK,
-                            &json!({"startAt": 1, "total": 2, "comments": [{"author": {"displayName": "Bo"}, "body": text("second page")}]}),
-                            &[],
-                        )
-                    } else {
-                        violation("comments are paged with startAt".into());
-                        json_reply(StatusCode::BAD_REQUEST, &json!({}), &[])
-                    }
-                }
-                _ => json_reply(
-                    StatusCode::NOT_FOUND,
-                    &json!({"errorMessages": ["Issue does not exist"]}),
-                    &[],
-                ),
-            }
-        }
-        ("POST", "/graphql") => {
-            if h("authorization") != LINEAR_KEY {
-                violation("Linear wants Authorization: <api key> (no Bearer)".into());
-            }
-            let Ok(b) = &req.body else {
-                violation("the body is not JSON".into());
-                return json_reply(StatusCode::BAD_REQUEST, &json!({}), &[]);
-            };
-            let q = b["query"].as_str().unwrap_or_default();
-            if !q.contains("issue(id: $id)") || !q.contains("pageInfo") {
-                violation(format!("unexpected query {q}"));
-            }
-            let id = b["variables"]["id"].as_str().unwrap_or_default();
-            if id != "ENG-42" {
-                return json_reply(
-                    StatusCode::OK,
-                    &json!({"data": {"issue": null}, "errors": [{"message": "Entity not found"}]}),
-                    &[],
-                );
-            }
-            let after = b["variables"]["after"].as_str();
-            let (nodes, more) = match after {
-                None => (
-                    json!([{"body": "first page", "user": {"name": "Ana"}}]),
-                    true,
-                ),
-                Some("c1") => (
-                    json!([{"body": "second page", "user": {"name": "Bo"}}]),
-                    false,
-                ),
-                Some(other) => {
-                    violation(format!("unknown cursor {other}"));
-                    (json!([]), false)
-                }
-            };
-            json_reply(
-                StatusCode::OK,
-                &json!({"data": {"issue": {"identifier": "ENG-42", "title": "add() subtracts",
-                    "description": "make add return the sum", "url": "https://linear.app/acme/issue/ENG-42",
-                    "creator": {"name": "Ana"}, "labels": {"nodes": [{"name": "bug"}]},
-                    "comments": {"nodes": nodes, "pageInfo": {"hasNextPage": more, "endCursor": "c1"}}}}}),
-                &[],
-            )
-        }
+        ("GET", p) if p.starts_with("/repos/") => issues::github(&get, &mut violation),
+        ("GET", p) if p.starts_with("/api/v4/") => issues::gitlab(&get, &mut violation),
+        ("GET", p) if p.starts_with("/rest/api/3/") => issues::jira(&get, &mut violation),
+        ("POST", "/graphql") => issues::linear(&get, &mut violation),
         _ => {
             violation("no such endpoint".into());
             json_reply(StatusCode::NOT_FOUND, &json!({}), &[])
         }
+    }
+}
+
+/// The answer the main issue's endpoints give under a misbehaving [`Behaviour`] (a rate limit
+/// is answered once, then the server behaves); `None`: answer normally.
+fn misbehave(s: &mut Shared) -> Option<Response> {
+    match s.behaviour {
+        Behaviour::RateLimitOnce => {
+            s.behaviour = Behaviour::Normal;
+            Some(json_reply(
+                StatusCode::TOO_MANY_REQUESTS,
+                &json!({"message": "slow down"}),
+                &[("retry-after", "1".into())],
+            ))
+        }
+        Behaviour::NotFound => Some(json_reply(
+            StatusCode::NOT_FOUND,
+            &json!({"message": "Not Found"}),
+            &[],
+        )),
+        Behaviour::Garbage => Some((StatusCode::OK, "<html>oops</html>").into_response()),
+        Behaviour::Normal | Behaviour::HugeBody => None,
     }
 }
 
@@ -652,63 +488,8 @@ fn pulls(
                 .collect();
             json_reply(StatusCode::OK, &Value::Array(open), &[])
         }
-        "POST" => {
-            let b = req.body.clone().unwrap_or(Value::Null);
-            let (branch, text) = if github {
-                (b["head"].clone(), b["body"].clone())
-            } else {
-                (b["source_branch"].clone(), b["description"].clone())
-            };
-            for f in ["title"] {
-                if !b[f].is_string() {
-                    bad.push(format!("no {f}"));
-                }
-            }
-            if !text.is_string() || !branch.is_string() {
-                bad.push("a request needs its branch and body".into());
-            }
-            if github && !b["draft"].is_boolean() {
-                bad.push("draft must be a boolean".into());
-            }
-            let n = s.requests.len() as u64 + 1;
-            let url = if github {
-                format!("{origin}/{repo}/pull/{n}")
-            } else {
-                format!("{origin}/{repo}/-/merge_requests/{n}")
-            };
-            let mut pr = b.clone();
-            pr["number"] = json!(n);
-            pr["iid"] = json!(n);
-            pr["html_url"] = json!(url);
-            pr["web_url"] = json!(url);
-            pr["branch"] = branch;
-            pr["repo"] = json!(repo);
-            pr["updates"] = json!(0);
-            s.requests.push(pr.clone());
-            json_reply(StatusCode::CREATED, &pr, &[])
-        }
-        "PATCH" | "PUT" => {
-            let n: u64 = path
-                .rsplit('/')
-                .next()
-                .and_then(|x| x.parse().ok())
-                .unwrap_or(0);
-            let b = req.body.clone().unwrap_or(Value::Null);
-            match s
-                .requests
-                .iter_mut()
-                .find(|r| r["number"] == json!(n) && r["repo"] == json!(repo))
-            {
-                Some(pr) => {
-                    for (k, v) in b.as_object().into_iter().flatten() {
-                        pr[k] = v.clone();
-                    }
-                    pr["updates"] = json!(pr["updates"].as_u64().unwrap_or(0) + 1);
-                    json_reply(StatusCode::OK, pr, &[])
-                }
-                None => json_reply(StatusCode::NOT_FOUND, &json!({}), &[]),
-            }
-        }
+        "POST" => create_request(s, req, (github, &repo, &origin), &mut bad),
+        "PATCH" | "PUT" => update_request(s, req, path, &repo),
         _ => {
             bad.push("no such endpoint".into());
             json_reply(StatusCode::NOT_FOUND, &json!({}), &[])
@@ -718,4 +499,72 @@ fn pulls(
         s.ledger.violations.push(format!("{method} {full}: {v}"));
     }
     reply
+}
+
+/// `POST` a pull or merge request (`github`: GitHub's fields, else GitLab's) in `repo`: it is
+/// numbered and kept; what it lacks goes to `bad`.
+fn create_request(
+    s: &mut Shared,
+    req: &Incoming,
+    (github, repo, origin): (bool, &str, &str),
+    bad: &mut Vec<String>,
+) -> Response {
+    let b = req.body.clone().unwrap_or(Value::Null);
+    let (branch, text) = if github {
+        (b["head"].clone(), b["body"].clone())
+    } else {
+        (b["source_branch"].clone(), b["description"].clone())
+    };
+    for f in ["title"] {
+        if !b[f].is_string() {
+            bad.push(format!("no {f}"));
+        }
+    }
+    if !text.is_string() || !branch.is_string() {
+        bad.push("a request needs its branch and body".into());
+    }
+    if github && !b["draft"].is_boolean() {
+        bad.push("draft must be a boolean".into());
+    }
+    let n = s.requests.len() as u64 + 1;
+    let url = if github {
+        format!("{origin}/{repo}/pull/{n}")
+    } else {
+        format!("{origin}/{repo}/-/merge_requests/{n}")
+    };
+    let mut pr = b.clone();
+    pr["number"] = json!(n);
+    pr["iid"] = json!(n);
+    pr["html_url"] = json!(url);
+    pr["web_url"] = json!(url);
+    pr["branch"] = branch;
+    pr["repo"] = json!(repo);
+    pr["updates"] = json!(0);
+    s.requests.push(pr.clone());
+    json_reply(StatusCode::CREATED, &pr, &[])
+}
+
+/// `PATCH`/`PUT` request number (the path's last segment) of `repo`: its fields updated and
+/// counted.
+fn update_request(s: &mut Shared, req: &Incoming, path: &str, repo: &str) -> Response {
+    let n: u64 = path
+        .rsplit('/')
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    let b = req.body.clone().unwrap_or(Value::Null);
+    match s
+        .requests
+        .iter_mut()
+        .find(|r| r["number"] == json!(n) && r["repo"] == json!(repo))
+    {
+        Some(pr) => {
+            for (k, v) in b.as_object().into_iter().flatten() {
+                pr[k] = v.clone();
+            }
+            pr["updates"] = json!(pr["updates"].as_u64().unwrap_or(0) + 1);
+            json_reply(StatusCode::OK, pr, &[])
+        }
+        None => json_reply(StatusCode::NOT_FOUND, &json!({}), &[]),
+    }
 }

@@ -45,15 +45,7 @@ impl Cycle<'_, '_> {
         corpus: &[Case],
         p: &Proposal,
     ) -> Result<CycleRecord, ImproveError> {
-        let per_replay = self
-            .rec
-            .canary
-            .as_ref()
-            .filter(|c| c.replays > 0)
-            .map_or(0, |c| c.tokens / u64::from(c.replays));
-        let estimate = u64::try_from(corpus.len()).unwrap_or(u64::MAX)
-            * u64::from(self.cfg.guard.runs)
-            * per_replay;
+        let estimate = self.guard_estimate(corpus);
         if estimate > self.tokens_left() {
             return self.end(
                 Outcome::BudgetExceeded,
@@ -118,24 +110,51 @@ impl Cycle<'_, '_> {
         self.rec.guarded = Some(true);
         self.rec.checkpoint(&self.paths, "guard")?;
         self.rt.hooks.at(Point::Guarded);
+        self.settle_guard(current, files, p, (&from, &to), (passed, &reason))
+    }
+
+    /// The tokens the guard would spend on `corpus`: its runs of each case at the canary's cost
+    /// per replay.
+    fn guard_estimate(&self, corpus: &[Case]) -> u64 {
+        let per_replay = self
+            .rec
+            .canary
+            .as_ref()
+            .filter(|c| c.replays > 0)
+            .map_or(0, |c| c.tokens / u64::from(c.replays));
+        u64::try_from(corpus.len()).unwrap_or(u64::MAX)
+            * u64::from(self.cfg.guard.runs)
+            * per_replay
+    }
+
+    /// The end of a guarded apply: kept when the guard passed, else rolled back to `from` (and
+    /// reflected on), unless the rollback was refused; sealed either way it settles.
+    fn settle_guard(
+        &mut self,
+        current: &AgentFiles,
+        files: &[AgentFile],
+        p: &Proposal,
+        (from, to): (&str, &str),
+        (passed, reason): (bool, &str),
+    ) -> Result<CycleRecord, ImproveError> {
         if passed {
             self.audit(
                 self.entry(Action::GuardPass, "guard")
-                    .detail(reason.clone())
-                    .revisions(&from, &to),
+                    .detail(reason)
+                    .revisions(from, to),
             )?;
-            let why = format!("applied {} → {}; guard: {reason}", short(&from), short(&to));
+            let why = format!("applied {} → {}; guard: {reason}", short(from), short(to));
             self.rec.outcome = Outcome::Applied;
             self.seal(&current.files, files);
             return self.end(Outcome::Applied, why);
         }
         self.audit(
             self.entry(Action::GuardFail, "guard")
-                .detail(reason.clone())
-                .revisions(&from, &to),
+                .detail(reason)
+                .revisions(from, to),
         )?;
         let id = self.rec.id.clone();
-        if self.roll_back(&id, &to, &from, &reason)? {
+        if self.roll_back(&id, to, from, reason)? {
             self.reflect(
                 p,
                 &format!("it was applied, then the guard found a regression: {reason}"),
@@ -144,7 +163,7 @@ impl Cycle<'_, '_> {
             self.seal(&current.files, files);
             return self.end(
                 Outcome::RolledBack,
-                format!("guard: {reason}; rolled back to {}", short(&from)),
+                format!("guard: {reason}; rolled back to {}", short(from)),
             );
         }
         self.end(

@@ -273,37 +273,10 @@ impl Cycle<'_, '_> {
             Err(done) => return *done,
         };
         self.rt.hooks.at(Point::Proposed);
-        let failed = proposal::failed_revisions(&self.paths, &records)?;
-        let files =
-            match proposal::gate(&proposal, &current, self.cfg.max_always_on_chars, &failed)? {
-                Gate::Unchanged => {
-                    return self.end(
-                        Outcome::KeepBase,
-                        format!(
-                            "the editor kept the instructions as they are: {}",
-                            one_line(&proposal.rationale)
-                        ),
-                    );
-                }
-                Gate::Reject(why) => {
-                    let candidate = loki_instructions::revision_of(&proposal.result(&current));
-                    self.rec.candidate_revision = Some(candidate.clone());
-                    self.audit(
-                        self.entry(Action::Reject, "gate")
-                            .detail(why.clone())
-                            .revisions(&current.revision(), &candidate),
-                    )?;
-                    self.reflect(&proposal, &format!("the gate refused it: {why}"));
-                    return self.end(
-                        Outcome::Rejected,
-                        format!("the gate refused the proposal: {why}"),
-                    );
-                }
-                Gate::Pass { files, revision } => {
-                    self.rec.candidate_revision = Some(revision);
-                    files
-                }
-            };
+        let files = match self.gate_proposal(&proposal, &current, &records)? {
+            Ok(files) => files,
+            Err(ended) => return Ok(ended),
+        };
         self.rec.checkpoint(&self.paths, "gate")?;
         if let Some(r) = self.stop_here("the canary")? {
             return Ok(r);
@@ -342,6 +315,47 @@ impl Cycle<'_, '_> {
             return self.queue(&current, &files);
         }
         self.apply_and_guard(&current, &files, &corpus, &proposal)
+    }
+
+    /// The editor's proposal through the gate: its files when it passes; the ended cycle when
+    /// the editor kept the instructions or the gate refused (reflected on).
+    fn gate_proposal(
+        &mut self,
+        proposal: &Proposal,
+        current: &AgentFiles,
+        records: &[CycleRecord],
+    ) -> Result<Result<Vec<AgentFile>, CycleRecord>, ImproveError> {
+        let failed = proposal::failed_revisions(&self.paths, records)?;
+        match proposal::gate(proposal, current, self.cfg.max_always_on_chars, &failed)? {
+            Gate::Unchanged => self
+                .end(
+                    Outcome::KeepBase,
+                    format!(
+                        "the editor kept the instructions as they are: {}",
+                        one_line(&proposal.rationale)
+                    ),
+                )
+                .map(Err),
+            Gate::Reject(why) => {
+                let candidate = loki_instructions::revision_of(&proposal.result(current));
+                self.rec.candidate_revision = Some(candidate.clone());
+                self.audit(
+                    self.entry(Action::Reject, "gate")
+                        .detail(why.clone())
+                        .revisions(&current.revision(), &candidate),
+                )?;
+                self.reflect(proposal, &format!("the gate refused it: {why}"));
+                self.end(
+                    Outcome::Rejected,
+                    format!("the gate refused the proposal: {why}"),
+                )
+                .map(Err)
+            }
+            Gate::Pass { files, revision } => {
+                self.rec.candidate_revision = Some(revision);
+                Ok(Ok(files))
+            }
+        }
     }
 
     /// The mode in force now: a switch of `improve.toml` to manual mid-cycle queues.

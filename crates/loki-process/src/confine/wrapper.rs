@@ -192,20 +192,7 @@ pub fn main(args: &[OsString], warn: &mut dyn FnMut(&str)) -> Result<u8, Wrapper
             Err(e) => Err(WrapperError::Probe(e)),
         };
     }
-    let mut layers = Vec::new();
-    let mut rest: &[OsString] = args;
-    loop {
-        let layer = parse(rest).map_err(WrapperError::Usage)?;
-        let after = &rest[layer.program_at..];
-        layers.push(layer);
-        match after {
-            [program, next, tail @ ..] if is_wrapper(program, Some(next)) => rest = tail,
-            _ => {
-                rest = after;
-                break;
-            }
-        }
-    }
+    let (mut layers, rest) = layers_of(args)?;
     let Some((program, program_args)) = rest.split_first() else {
         return Err(WrapperError::Usage("missing the program after `--`".into()));
     };
@@ -237,29 +224,8 @@ pub fn main(args: &[OsString], warn: &mut dyn FnMut(&str)) -> Result<u8, Wrapper
                 false
             }
         };
-    // Pins and masks by mount, before the rules: where the kernel gives no mount namespace they
-    // fall back to Landlock's read-only and deny rules, which carve the directories around them.
-    let pinned: Vec<_> = layers
-        .iter()
-        .flat_map(|l| l.policy.pinned.clone())
-        .collect();
-    let masked: Vec<_> = layers
-        .iter()
-        .flat_map(|l| l.policy.masked.clone())
-        .collect();
-    if !pinned.is_empty() || !masked.is_empty() {
-        let mounted = super::pin_read_only(&pinned, &masked).is_ok();
-        for l in &mut layers {
-            let p = &mut l.policy;
-            if mounted {
-                p.pinned.clear();
-                p.masked.clear();
-            } else {
-                p.read_only.append(&mut p.pinned);
-                p.deny.append(&mut p.masked);
-            }
-        }
-    }
+    // Pins and masks by mount, before the rules.
+    pin_and_mask(&mut layers);
     let computed: Vec<(Policy, Vec<super::Rule>)> = layers
         .into_iter()
         .map(|l| {
@@ -288,6 +254,48 @@ pub fn main(args: &[OsString], warn: &mut dyn FnMut(&str)) -> Result<u8, Wrapper
         program: program.to_string_lossy().into_owned(),
         source: err,
     })
+}
+
+/// The stacked wrappers' layers, outermost first, and the program's argv after the last one.
+fn layers_of(args: &[OsString]) -> Result<(Vec<Layer>, &[OsString]), WrapperError> {
+    let mut layers = Vec::new();
+    let mut rest: &[OsString] = args;
+    loop {
+        let layer = parse(rest).map_err(WrapperError::Usage)?;
+        let after = &rest[layer.program_at..];
+        layers.push(layer);
+        match after {
+            [program, next, tail @ ..] if is_wrapper(program, Some(next)) => rest = tail,
+            _ => return Ok((layers, after)),
+        }
+    }
+}
+
+/// Pins and masks the layers' paths by mount; where the kernel gives no mount namespace they
+/// fall back to Landlock's read-only and deny rules, which carve the directories around them.
+fn pin_and_mask(layers: &mut [Layer]) {
+    let pinned: Vec<_> = layers
+        .iter()
+        .flat_map(|l| l.policy.pinned.clone())
+        .collect();
+    let masked: Vec<_> = layers
+        .iter()
+        .flat_map(|l| l.policy.masked.clone())
+        .collect();
+    if pinned.is_empty() && masked.is_empty() {
+        return;
+    }
+    let mounted = super::pin_read_only(&pinned, &masked).is_ok();
+    for l in layers {
+        let p = &mut l.policy;
+        if mounted {
+            p.pinned.clear();
+            p.masked.clear();
+        } else {
+            p.read_only.append(&mut p.pinned);
+            p.deny.append(&mut p.masked);
+        }
+    }
 }
 
 /// Runs `program` as the namespace's first process and waits for it; its exit code, or 128 +

@@ -89,33 +89,9 @@ fn activation_in(repo_root: &Path, user: &UserEnv, managed_dir: &Path) -> Activa
         if !managed.contains(path) {
             continue;
         }
-        let admin = "your administrator manages this file".to_string();
-        if v.get("allowManagedHooksOnly").and_then(Value::as_bool) == Some(true) {
-            return answer(
-                Active::No,
-                format!(
-                    "{} sets \"allowManagedHooksOnly\": only managed hooks run, not {}",
-                    path.display(),
-                    settings.display()
-                ),
-                Some(admin),
-            );
-        }
-        let plugin_only = match v.get("strictPluginOnlyCustomization") {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::Array(l)) => l.iter().any(|s| s == "hooks"),
-            _ => false,
-        };
-        if plugin_only {
-            return answer(
-                Active::No,
-                format!(
-                    "{} sets \"strictPluginOnlyCustomization\": only plugin hooks run, not {}",
-                    path.display(),
-                    settings.display()
-                ),
-                Some(admin),
-            );
+        if let Some(detail) = managed_restriction(&v, path, &settings) {
+            let admin = "your administrator manages this file".to_string();
+            return answer(Active::No, detail, Some(admin));
         }
     }
     match disable_all {
@@ -144,6 +120,30 @@ fn activation_in(repo_root: &Path, user: &UserEnv, managed_dir: &Path) -> Activa
             None,
         ),
     }
+}
+
+/// What a managed settings file `v` (at `path`) says that keeps the hooks in `settings` from
+/// running: only managed hooks, or only plugin hooks, run.
+fn managed_restriction(v: &Value, path: &Path, settings: &Path) -> Option<String> {
+    if v.get("allowManagedHooksOnly").and_then(Value::as_bool) == Some(true) {
+        return Some(format!(
+            "{} sets \"allowManagedHooksOnly\": only managed hooks run, not {}",
+            path.display(),
+            settings.display()
+        ));
+    }
+    let plugin_only = match v.get("strictPluginOnlyCustomization") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Array(l)) => l.iter().any(|s| s == "hooks"),
+        _ => false,
+    };
+    plugin_only.then(|| {
+        format!(
+            "{} sets \"strictPluginOnlyCustomization\": only plugin hooks run, not {}",
+            path.display(),
+            settings.display()
+        )
+    })
 }
 
 /// `managed-settings.json`, then the `managed-settings.d/*.json` drop-ins in name order.

@@ -107,74 +107,14 @@ fn judge(
         }
     }
 
-    let mut missing = Vec::new();
-    let mut reasons = Vec::new();
-    let root = repo_root.display().to_string();
-    let trust = config
-        .get("projects")
-        .and_then(toml::Value::as_table)
-        .and_then(|p| {
-            p.get(&root).or_else(|| {
-                std::fs::canonicalize(repo_root)
-                    .ok()
-                    .and_then(|c| p.get(&c.display().to_string()))
-            })
-        })
-        .and_then(|p| p.get("trust_level"))
-        .and_then(toml::Value::as_str);
-    match trust {
-        Some("trusted") => {}
-        other => {
-            reasons.push(match other {
-                Some(level) => format!("the project is {level:?} in {cfg}"),
-                None => format!("the project is not trusted in {cfg}"),
-            });
-            missing.push(format!(
-                "[projects.{}]\ntrust_level = \"trusted\"",
-                quote(&root)
-            ));
-        }
+    // What is not trusted yet: why, and the configuration that would trust it.
+    let mut gaps: Vec<(String, String)> = Vec::new();
+    gaps.extend(untrusted_project(config, repo_root, &cfg.to_string()));
+    match untrusted_hooks(config, hooks_path, hooks, &cfg.to_string()) {
+        Ok(hook_gaps) => gaps.extend(hook_gaps),
+        Err((detail, fix)) => return answer(Active::No, detail, Some(fix)),
     }
-
-    let states = config
-        .get("hooks")
-        .and_then(|h| h.get("state"))
-        .and_then(toml::Value::as_table);
-    for hook in seal_hooks(hooks_path, hooks) {
-        let state = states.and_then(|s| s.get(&hook.key));
-        if state
-            .and_then(|s| s.get("enabled"))
-            .and_then(toml::Value::as_bool)
-            == Some(false)
-        {
-            return answer(
-                Active::No,
-                format!("{cfg} disables the hook {}", hook.key),
-                Some(format!(
-                    "remove `enabled = false` from [hooks.state.{}] in {cfg}",
-                    quote(&hook.key)
-                )),
-            );
-        }
-        match state
-            .and_then(|s| s.get("trusted_hash"))
-            .and_then(toml::Value::as_str)
-        {
-            Some(h) if h == hook.hash => {}
-            seen => {
-                reasons.push(if seen.is_some() {
-                    format!("the hook {} changed since it was trusted", hook.key)
-                } else {
-                    format!("the hook {} is not trusted", hook.key)
-                });
-                missing.push(format!(
-                    "[hooks.state.{}]\ntrusted_hash = {}",
-                    quote(&hook.key),
-                    quote(&hook.hash)
-                ));
-            }
-        }
-    }
+    let (reasons, missing): (Vec<String>, Vec<String>) = gaps.into_iter().unzip();
     if missing.is_empty() {
         answer(
             Active::Yes,
@@ -194,6 +134,88 @@ fn judge(
             )),
         )
     }
+}
+
+/// Why the project at `repo_root` is not trusted in the config (`cfg` its path), with the
+/// table that trusts it; `None` when it is.
+fn untrusted_project(
+    config: &toml::Table,
+    repo_root: &Path,
+    cfg: &str,
+) -> Option<(String, String)> {
+    let root = repo_root.display().to_string();
+    let trust = config
+        .get("projects")
+        .and_then(toml::Value::as_table)
+        .and_then(|p| {
+            p.get(&root).or_else(|| {
+                std::fs::canonicalize(repo_root)
+                    .ok()
+                    .and_then(|c| p.get(&c.display().to_string()))
+            })
+        })
+        .and_then(|p| p.get("trust_level"))
+        .and_then(toml::Value::as_str);
+    match trust {
+        Some("trusted") => None,
+        other => Some((
+            match other {
+                Some(level) => format!("the project is {level:?} in {cfg}"),
+                None => format!("the project is not trusted in {cfg}"),
+            },
+            format!("[projects.{}]\ntrust_level = \"trusted\"", quote(&root)),
+        )),
+    }
+}
+
+/// Each seal hook the config does not trust (or trusted before it changed): why, with the
+/// table that trusts it. `Err` is a hook the config disables: what it says and the fix.
+fn untrusted_hooks(
+    config: &toml::Table,
+    hooks_path: &Path,
+    hooks: &Value,
+    cfg: &str,
+) -> Result<Vec<(String, String)>, (String, String)> {
+    let states = config
+        .get("hooks")
+        .and_then(|h| h.get("state"))
+        .and_then(toml::Value::as_table);
+    let mut gaps = Vec::new();
+    for hook in seal_hooks(hooks_path, hooks) {
+        let state = states.and_then(|s| s.get(&hook.key));
+        if state
+            .and_then(|s| s.get("enabled"))
+            .and_then(toml::Value::as_bool)
+            == Some(false)
+        {
+            return Err((
+                format!("{cfg} disables the hook {}", hook.key),
+                format!(
+                    "remove `enabled = false` from [hooks.state.{}] in {cfg}",
+                    quote(&hook.key)
+                ),
+            ));
+        }
+        match state
+            .and_then(|s| s.get("trusted_hash"))
+            .and_then(toml::Value::as_str)
+        {
+            Some(h) if h == hook.hash => {}
+            seen => gaps.push((
+                if seen.is_some() {
+                    format!("the hook {} changed since it was trusted", hook.key)
+                } else {
+                    format!("the hook {} is not trusted", hook.key)
+                },
+                format!(
+                    "[hooks.state.{}]\ntrusted_hash = {}",
+                    quote(&hook.key),
+                    quote(&hook.hash)
+                ),
+            )),
+        }
+    }
+    Ok(gaps)
 }
 
 /// A TOML basic string.

@@ -66,18 +66,7 @@ pub fn validate_openai(
     if body["stream"] == true && body["stream_options"]["include_usage"] != true {
         return Err("a streamed request must set stream_options.include_usage".into());
     }
-    let mut names = HashSet::new();
-    for t in body["tools"].as_array().into_iter().flatten() {
-        let f = &t["function"];
-        let name = f["name"].as_str().unwrap_or("");
-        if t["type"] != "function" || !valid_tool_name(name) || !f["description"].is_string() {
-            return Err(format!("malformed tool {t}"));
-        }
-        check_schema(name, &f["parameters"])?;
-        if !names.insert(name.to_string()) {
-            return Err(format!("tool {name} is declared twice"));
-        }
-    }
+    check_openai_tools(body)?;
     let messages = body["messages"]
         .as_array()
         .ok_or("messages must be an array")?;
@@ -92,46 +81,7 @@ pub fn validate_openai(
                 "message {i} ({role}) comes before the results of tool calls {pending:?}"
             ));
         }
-        match role {
-            "system" | "user" => {
-                if !m["content"].is_string() {
-                    return Err(format!("message {i}: content must be a string"));
-                }
-            }
-            "assistant" => {
-                for c in m["tool_calls"].as_array().into_iter().flatten() {
-                    let id = c["id"].as_str().unwrap_or("");
-                    if id.is_empty()
-                        || c["type"] != "function"
-                        || !c["function"]["arguments"].is_string()
-                        || !c["function"]["name"].is_string()
-                    {
-                        return Err(format!(
-                            "message {i}: malformed tool call {c} (arguments must be a JSON string)"
-                        ));
-                    }
-                    pending.push(id.to_string());
-                }
-                if m["content"].is_null() && pending.is_empty() {
-                    return Err(format!(
-                        "message {i}: an assistant message needs content or tool calls"
-                    ));
-                }
-            }
-            "tool" => {
-                let id = m["tool_call_id"].as_str().unwrap_or("");
-                let Some(pos) = pending.iter().position(|p| p == id) else {
-                    return Err(format!(
-                        "message {i}: tool result {id:?} does not answer a call of the assistant message before it"
-                    ));
-                };
-                pending.remove(pos);
-                if !m["content"].is_string() {
-                    return Err(format!("message {i}: tool content must be a string"));
-                }
-            }
-            other => return Err(format!("message {i}: unknown role {other:?}")),
-        }
+        check_openai_message(i, m, role, &mut pending)?;
     }
     if !pending.is_empty() {
         return Err(format!(
@@ -184,22 +134,7 @@ pub fn validate_anthropic(
             ));
         }
     }
-    let mut names = HashSet::new();
-    for t in body["tools"].as_array().into_iter().flatten() {
-        let name = t["name"].as_str().unwrap_or("");
-        if !valid_tool_name(name) || !t["description"].is_string() {
-            return Err(format!("malformed tool {t}"));
-        }
-        check_schema(name, &t["input_schema"])?;
-        if t.get("cache_control")
-            .is_some_and(|c| c["type"] != "ephemeral")
-        {
-            return Err(format!("tool {name}: cache_control must be ephemeral"));
-        }
-        if !names.insert(name.to_string()) {
-            return Err(format!("tool {name} is declared twice"));
-        }
-    }
+    check_anthropic_tools(body)?;
     let messages = body["messages"]
         .as_array()
         .ok_or("messages must be an array")?;
@@ -228,55 +163,161 @@ pub fn validate_anthropic(
             }
         };
         if role == "user" {
-            let results: Vec<&Value> = blocks
-                .iter()
-                .take_while(|b| b["type"] == "tool_result")
-                .collect();
-            if blocks[results.len()..]
-                .iter()
-                .any(|b| b["type"] == "tool_result")
-            {
-                return Err(format!(
-                    "message {i}: tool_result blocks must come before other content"
-                ));
-            }
-            let mut answered: Vec<String> = Vec::new();
-            for r in results {
-                let id = r["tool_use_id"].as_str().unwrap_or("").to_string();
-                if !expected_results.contains(&id) {
-                    return Err(format!(
-                        "message {i}: tool_result {id:?} does not answer a tool_use of the assistant message before it"
-                    ));
-                }
-                answered.push(id);
-            }
-            let missing: Vec<&String> = expected_results
-                .iter()
-                .filter(|id| !answered.contains(id))
-                .collect();
-            if !missing.is_empty() {
-                return Err(format!(
-                    "message {i}: tool_use ids {missing:?} have no tool_result"
-                ));
-            }
+            check_results(i, &blocks, &expected_results)?;
             expected_results.clear();
         } else {
-            for b in &blocks {
-                match b["type"].as_str() {
-                    Some("text") if b["text"].as_str().is_some_and(|t| !t.is_empty()) => {}
-                    Some("tool_use") => {
-                        let id = b["id"].as_str().unwrap_or("");
-                        if id.is_empty() || !b["input"].is_object() || !b["name"].is_string() {
-                            return Err(format!(
-                                "message {i}: malformed tool_use {b} (input must be an object)"
-                            ));
-                        }
-                        expected_results.push(id.to_string());
-                    }
-                    _ => return Err(format!("message {i}: unexpected assistant block {b}")),
-                }
-            }
+            expected_results.extend(check_assistant_blocks(i, &blocks)?);
         }
     }
     Ok(())
+}
+
+/// A Chat Completions request's tools: functions with valid, distinct names, a description and
+/// an object schema.
+fn check_openai_tools(body: &Value) -> Result<(), String> {
+    let mut names = HashSet::new();
+    for t in body["tools"].as_array().into_iter().flatten() {
+        let f = &t["function"];
+        let name = f["name"].as_str().unwrap_or("");
+        if t["type"] != "function" || !valid_tool_name(name) || !f["description"].is_string() {
+            return Err(format!("malformed tool {t}"));
+        }
+        check_schema(name, &f["parameters"])?;
+        if !names.insert(name.to_string()) {
+            return Err(format!("tool {name} is declared twice"));
+        }
+    }
+    Ok(())
+}
+
+/// Message `i` of a Chat Completions request, of `role`: string contents, well-formed tool
+/// calls (their ids go to `pending`), and tool results that answer one of `pending`.
+fn check_openai_message(
+    i: usize,
+    m: &Value,
+    role: &str,
+    pending: &mut Vec<String>,
+) -> Result<(), String> {
+    match role {
+        "system" | "user" => {
+            if !m["content"].is_string() {
+                return Err(format!("message {i}: content must be a string"));
+            }
+        }
+        "assistant" => {
+            for c in m["tool_calls"].as_array().into_iter().flatten() {
+                let id = c["id"].as_str().unwrap_or("");
+                if id.is_empty()
+                    || c["type"] != "function"
+                    || !c["function"]["arguments"].is_string()
+                    || !c["function"]["name"].is_string()
+                {
+                    return Err(format!(
+                        "message {i}: malformed tool call {c} (arguments must be a JSON string)"
+                    ));
+                }
+                pending.push(id.to_string());
+            }
+            if m["content"].is_null() && pending.is_empty() {
+                return Err(format!(
+                    "message {i}: an assistant message needs content or tool calls"
+                ));
+            }
+        }
+        "tool" => {
+            let id = m["tool_call_id"].as_str().unwrap_or("");
+            let Some(pos) = pending.iter().position(|p| p == id) else {
+                return Err(format!(
+                    "message {i}: tool result {id:?} does not answer a call of the assistant message before it"
+                ));
+            };
+            pending.remove(pos);
+            if !m["content"].is_string() {
+                return Err(format!("message {i}: tool content must be a string"));
+            }
+        }
+        other => return Err(format!("message {i}: unknown role {other:?}")),
+    }
+    Ok(())
+}
+
+/// A Messages API request's tools: valid, distinct names, a description, an object schema and
+/// only ephemeral `cache_control`.
+fn check_anthropic_tools(body: &Value) -> Result<(), String> {
+    let mut names = HashSet::new();
+    for t in body["tools"].as_array().into_iter().flatten() {
+        let name = t["name"].as_str().unwrap_or("");
+        if !valid_tool_name(name) || !t["description"].is_string() {
+            return Err(format!("malformed tool {t}"));
+        }
+        check_schema(name, &t["input_schema"])?;
+        if t.get("cache_control")
+            .is_some_and(|c| c["type"] != "ephemeral")
+        {
+            return Err(format!("tool {name}: cache_control must be ephemeral"));
+        }
+        if !names.insert(name.to_string()) {
+            return Err(format!("tool {name} is declared twice"));
+        }
+    }
+    Ok(())
+}
+
+/// The user message `i`'s blocks: its tool_result blocks first, answering exactly the
+/// `expected` tool_use ids of the assistant message before it.
+fn check_results(i: usize, blocks: &[Value], expected: &[String]) -> Result<(), String> {
+    let results: Vec<&Value> = blocks
+        .iter()
+        .take_while(|b| b["type"] == "tool_result")
+        .collect();
+    if blocks[results.len()..]
+        .iter()
+        .any(|b| b["type"] == "tool_result")
+    {
+        return Err(format!(
+            "message {i}: tool_result blocks must come before other content"
+        ));
+    }
+    let mut answered: Vec<String> = Vec::new();
+    for r in results {
+        let id = r["tool_use_id"].as_str().unwrap_or("").to_string();
+        if !expected.contains(&id) {
+            return Err(format!(
+                "message {i}: tool_result {id:?} does not answer a tool_use of the assistant message before it"
+            ));
+        }
+        answered.push(id);
+    }
+    let missing: Vec<&String> = expected
+        .iter()
+        .filter(|id| !answered.contains(id))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "message {i}: tool_use ids {missing:?} have no tool_result"
+        ));
+    }
+    Ok(())
+}
+
+/// The assistant message `i`'s blocks: non-empty text or well-formed tool_use; returns the
+/// tool_use ids the next user message must answer.
+fn check_assistant_blocks(i: usize, blocks: &[Value]) -> Result<Vec<String>, String> {
+    let mut expected_results = Vec::new();
+    for b in blocks {
+        match b["type"].as_str() {
+            Some("text") if b["text"].as_str().is_some_and(|t| !t.is_empty()) => {}
+            Some("tool_use") => {
+                let id = b["id"].as_str().unwrap_or("");
+                if id.is_empty() || !b["input"].is_object() || !b["name"].is_string() {
+                    return Err(format!(
+                        "message {i}: malformed tool_use {b} (input must be an object)"
+                    ));
+                }
+                expected_results.push(id.to_string());
+            }
+            _ => return Err(format!("message {i}: unexpected assistant block {b}")),
+        }
+    }
+    Ok(expected_results)
 }
