@@ -16,7 +16,9 @@
 //!   `--verbose`, nothing otherwise.
 //!
 //! Per command: [`runs`], [`events`], [`verify`], [`keys`], [`doctor`], [`deep`], [`seal`],
-//! [`improve`], [`heal`] (`loki run`, `fix`, `replay`); [`error`] for a failed command;
+//! [`improve`], [`heal`] (`loki run`, `fix`, `replay`), [`build`] (`status`, `apply`,
+//! `discard`), [`checks`], [`config`], [`workspace`], [`backlog`], [`serve`]; [`error`] for a
+//! failed command;
 //! [`page`] is the hidden `loki __page` check, which reports on the streams it is given.
 //!
 //! # Invariants
@@ -27,7 +29,11 @@
 //!   [`page`] write only to the writers they are given.
 //! - A text changes only with its snapshot: the binary's tests pin them byte for byte.
 
+pub mod backlog;
+pub mod build;
+pub mod checks;
 pub mod color;
+pub mod config;
 pub mod deep;
 pub mod doctor;
 pub mod error;
@@ -39,7 +45,9 @@ pub mod page;
 pub mod progress;
 pub mod runs;
 pub mod seal;
+pub mod serve;
 pub mod style;
 pub mod verify;
+pub mod workspace;
 
 pub use style::{DIM, GREEN, LABEL_WIDTH, RED, YELLOW, label, paint};
