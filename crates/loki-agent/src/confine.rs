@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_core::paths::{Root, Rules};
+use loki_core::paths::{PathError, Root, Rules};
 
 /// Rules of the agent's tools: the root is a directory to list.
 const RULES: Rules = Rules {
@@ -35,11 +35,8 @@ impl Worktree {
     }
 
     /// The absolute path for `rel`, or why it is refused (a message for the model).
-    pub fn resolve(&self, rel: &str) -> Result<PathBuf, String> {
-        self.root
-            .confine(rel, RULES)
-            .map(|c| c.abs)
-            .map_err(|e| e.to_string())
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, PathError> {
+        self.root.confine(rel, RULES).map(|c| c.abs)
     }
 
     /// `path` (under the root) as a relative display path with `/` separators.
@@ -88,7 +85,7 @@ mod tests {
             (".loki/runs/x/events.jsonl", ".loki"),
             ("a\nb", "control character"),
         ] {
-            let e = w.resolve(bad).unwrap_err();
+            let e = w.resolve(bad).unwrap_err().to_string();
             assert!(e.contains(why), "{bad}: {e}");
         }
     }

@@ -317,7 +317,7 @@ fn is_binary(bytes: &[u8]) -> bool {
 
 fn read_file(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String> {
     let rel = string(args, "path")?;
-    let path = wt.resolve(rel)?;
+    let path = wt.resolve(rel).map_err(|e| e.to_string())?;
     if path.is_dir() {
         return Err(format!("{rel} is a directory; use list_files"));
     }
@@ -353,7 +353,7 @@ fn list_files(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String
         None | Some(Value::Null) => ".",
         Some(_) => string(args, "path")?,
     };
-    let dir = wt.resolve(rel)?;
+    let dir = wt.resolve(rel).map_err(|e| e.to_string())?;
     if !dir.is_dir() {
         return Err(format!("{rel} is not a directory"));
     }
@@ -384,7 +384,7 @@ fn search(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String> {
         None | Some(Value::Null) => ".",
         Some(_) => string(args, "path")?,
     };
-    let start = wt.resolve(rel)?;
+    let start = wt.resolve(rel).map_err(|e| e.to_string())?;
     let files = if start.is_dir() {
         walk(wt, &start, usize::MAX)
     } else {
@@ -432,7 +432,7 @@ fn search(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String> {
 fn write_file(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String> {
     let rel = string(args, "path")?;
     let content = string(args, "content")?;
-    let path = wt.resolve(rel)?;
+    let path = wt.resolve(rel).map_err(|e| e.to_string())?;
     if path.is_dir() {
         return Err(format!("{rel} is a directory"));
     }
@@ -466,7 +466,7 @@ fn edit(wt: &Worktree, args: &Map<String, Value>) -> Result<String, String> {
     let rel = string(args, "path")?;
     let search = string(args, "search")?;
     let replace = string(args, "replace")?;
-    wt.resolve(rel)?;
+    wt.resolve(rel).map_err(|e| e.to_string())?;
     let out = loki_patch::edit_file(
         wt.root(),
         rel,
@@ -494,12 +494,12 @@ fn apply_patch(wt: &Worktree, args: &Map<String, Value>) -> Result<String, Strin
     let text = string(args, "patch")?;
     let patch = loki_patch::parse_patch(text).map_err(|e| e.to_string())?;
     for op in &patch.ops {
-        wt.resolve(op.path())?;
+        wt.resolve(op.path()).map_err(|e| e.to_string())?;
         if let loki_patch::FileOp::Update {
             move_to: Some(to), ..
         } = op
         {
-            wt.resolve(to)?;
+            wt.resolve(to).map_err(|e| e.to_string())?;
         }
     }
     let changes = loki_patch::apply_patch(wt.root(), &patch, loki_patch::ApplyOptions::default())

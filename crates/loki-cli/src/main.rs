@@ -261,6 +261,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_engine::EngineError>,
     probe::<loki_improve::ImproveError>,
     probe::<loki_intake::IntakeError>,
+    probe::<loki_intake::review::OutError>,
     probe::<loki_mcp::McpError>,
     probe::<loki_control::ControlError>,
     probe::<loki_chat::ChatError>,

@@ -130,6 +130,19 @@ pub struct Parsed {
     pub dropped: usize,
 }
 
+/// Why a contract cannot be used ([`Contract::check`]): the field at fault and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    #[error("schema is {found:?}, expected {SCHEMA:?}")]
+    Schema { found: String },
+    #[error("criterion id {id:?} is not of the form AC-<n>")]
+    BadId { id: String },
+    #[error("criterion id {id} appears twice")]
+    Duplicate { id: String },
+    #[error("criterion {id} has no text")]
+    NoText { id: String },
+}
+
 impl Contract {
     /// The contract of `text`, numbered; `None` when it has no criteria.
     #[must_use]
@@ -159,21 +172,23 @@ impl Contract {
     }
 
     /// Why this contract cannot be used, if it cannot (see the module doc).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), CheckError> {
         if self.schema != SCHEMA {
-            return Err(format!("schema is {:?}, expected {SCHEMA:?}", self.schema));
+            return Err(CheckError::Schema {
+                found: self.schema.clone(),
+            });
         }
         let mut seen = Vec::new();
         for c in &self.criteria {
             let Some(n) = c.number().filter(|_| c.id.starts_with("AC-")) else {
-                return Err(format!("criterion id {:?} is not of the form AC-<n>", c.id));
+                return Err(CheckError::BadId { id: c.id.clone() });
             };
             if seen.contains(&n) {
-                return Err(format!("criterion id {} appears twice", c.id));
+                return Err(CheckError::Duplicate { id: c.id.clone() });
             }
             seen.push(n);
             if c.text.trim().is_empty() {
-                return Err(format!("criterion {} has no text", c.id));
+                return Err(CheckError::NoText { id: c.id.clone() });
             }
         }
         Ok(())

@@ -24,8 +24,8 @@ pub mod proof;
 pub mod wall;
 
 pub use criteria::{
-    CONTRACT_FILE, Contract, Criterion, MAX_CRITERIA, Parsed, SCHEMA, conflict, conflict_question,
-    id_number, parse,
+    CONTRACT_FILE, CheckError, Contract, Criterion, MAX_CRITERIA, Parsed, SCHEMA, conflict,
+    conflict_question, id_number, parse,
 };
 pub use error::ContractError;
 pub use kind::{CriterionKind, PRESERVED_PHRASES};

@@ -51,7 +51,7 @@ pub fn load(path: &Path) -> Result<Option<Contract>, ContractError> {
         reason,
     };
     let contract: Contract = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
-    contract.check().map_err(bad)?;
+    contract.check().map_err(|e| bad(e.to_string()))?;
     Ok(Some(contract))
 }
 

@@ -482,7 +482,7 @@ async fn ingest(State(st): State<AppState>, body: Bytes) -> Response {
     };
     let batch = match parsed.into_batch() {
         Ok(b) => b,
-        Err(msg) => return fail(StatusCode::BAD_REQUEST, msg),
+        Err(e) => return fail(StatusCode::BAD_REQUEST, e.to_string()),
     };
     match st.store.ingest(&batch).await {
         Ok(out) if out.conflict_seq.is_some() => (

@@ -105,40 +105,63 @@ pub struct IngestBody {
     pub receipt: Option<Value>,
 }
 
+/// Why an ingest body is not a batch the store takes; the answer of a 400, naming what to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    #[error("machine, repo and run must not be empty")]
+    Unnamed,
+    #[error("{events} events in one batch, over the {MAX_BATCH_EVENTS} allowed: split it")]
+    TooMany { events: usize },
+    #[error("the batch has no events and no receipt")]
+    Empty,
+    #[error("event {seq} is of run {event_run}, the batch is for run {run}")]
+    OtherRun {
+        seq: u64,
+        event_run: String,
+        run: String,
+    },
+    #[error("event {seq} has version {v}, not 1")]
+    Version { seq: u64, v: u32 },
+    #[error("the batch names one seq twice")]
+    DuplicateSeq,
+    #[error("redacted names seq {seq}, which is not in the batch")]
+    RedactedUnknown { seq: u64 },
+}
+
 impl IngestBody {
     /// Checks the batch's shape (the chain is checked by the store's fold).
-    pub fn into_batch(self) -> Result<Batch, String> {
+    pub fn into_batch(self) -> Result<Batch, BatchError> {
         if self.machine.is_empty() || self.repo.is_empty() || self.run.is_empty() {
-            return Err("machine, repo and run must not be empty".to_string());
+            return Err(BatchError::Unnamed);
         }
         if self.events.len() > MAX_BATCH_EVENTS {
-            return Err(format!(
-                "{} events in one batch, over the {MAX_BATCH_EVENTS} allowed: split it",
-                self.events.len()
-            ));
+            return Err(BatchError::TooMany {
+                events: self.events.len(),
+            });
         }
         if self.events.is_empty() && self.receipt.is_none() {
-            return Err("the batch has no events and no receipt".to_string());
+            return Err(BatchError::Empty);
         }
         let log_run = crate::store::log_run(&self.run);
         for e in &self.events {
             if e.run != log_run {
-                return Err(format!(
-                    "event {} is of run {}, the batch is for run {}",
-                    e.seq, e.run, self.run
-                ));
+                return Err(BatchError::OtherRun {
+                    seq: e.seq,
+                    event_run: e.run.clone(),
+                    run: self.run.clone(),
+                });
             }
             if e.v != 1 {
-                return Err(format!("event {} has version {}, not 1", e.seq, e.v));
+                return Err(BatchError::Version { seq: e.seq, v: e.v });
             }
         }
         let seqs: BTreeSet<u64> = self.events.iter().map(|e| e.seq).collect();
         if seqs.len() != self.events.len() {
-            return Err("the batch names one seq twice".to_string());
+            return Err(BatchError::DuplicateSeq);
         }
         let redacted: BTreeSet<u64> = self.redacted.into_iter().collect();
         if let Some(s) = redacted.iter().find(|s| !seqs.contains(s)) {
-            return Err(format!("redacted names seq {s}, which is not in the batch"));
+            return Err(BatchError::RedactedUnknown { seq: *s });
         }
         let mut events = self.events;
         events.sort_by_key(|e| e.seq);

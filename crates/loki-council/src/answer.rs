@@ -106,19 +106,46 @@ struct RawFinding {
     detail: Option<String>,
 }
 
+/// What is wrong with a reviewer's reply, in words the reviewer is shown when it is asked
+/// again; each names the field at fault and the value found.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("the reply was empty")]
+    Empty,
+    #[error("not the JSON object asked for: {error}")]
+    NotJson { error: serde_json::Error },
+    #[error("verdict {found:?} is not \"pass\" or \"block\"")]
+    Verdict { found: String },
+    /// `n` counts the findings from 1.
+    #[error("finding {n}: severity {found:?} is not \"blocking\" or \"advisory\"")]
+    Severity { n: usize, found: String },
+    #[error("finding {n}: {field} is empty")]
+    EmptyField { n: usize, field: &'static str },
+    #[error("finding {n}: line {line} is not a positive number")]
+    Line { n: usize, line: i64 },
+    #[error("verdict \"block\" needs at least one finding with severity \"blocking\"")]
+    BlockWithoutBlocking,
+    #[error("verdict \"pass\" contradicts a \"blocking\" finding: block, or make it advisory")]
+    PassWithBlocking,
+}
+
 /// Reads a reviewer's reply. `Err` says what is wrong, in words the reviewer is shown when it
 /// is asked again.
-pub fn parse(reply: &str) -> Result<Answer, String> {
+pub fn parse(reply: &str) -> Result<Answer, AnswerError> {
     let text = unfence(reply.trim());
     if text.is_empty() {
-        return Err("the reply was empty".into());
+        return Err(AnswerError::Empty);
     }
     let raw: RawAnswer =
-        serde_json::from_str(text).map_err(|e| format!("not the JSON object asked for: {e}"))?;
+        serde_json::from_str(text).map_err(|error| AnswerError::NotJson { error })?;
     let verdict = match raw.verdict.as_str() {
         "pass" => Verdict::Pass,
         "block" => Verdict::Block,
-        other => return Err(format!("verdict {other:?} is not \"pass\" or \"block\"")),
+        other => {
+            return Err(AnswerError::Verdict {
+                found: other.to_string(),
+            });
+        }
     };
     let mut findings = Vec::new();
     for (i, f) in raw.findings.into_iter().enumerate() {
@@ -127,21 +154,22 @@ pub fn parse(reply: &str) -> Result<Answer, String> {
             "blocking" => Severity::Blocking,
             "advisory" => Severity::Advisory,
             other => {
-                return Err(format!(
-                    "finding {n}: severity {other:?} is not \"blocking\" or \"advisory\""
-                ));
+                return Err(AnswerError::Severity {
+                    n,
+                    found: other.to_string(),
+                });
             }
         };
         if f.file.trim().is_empty() {
-            return Err(format!("finding {n}: file is empty"));
+            return Err(AnswerError::EmptyField { n, field: "file" });
         }
         if f.title.trim().is_empty() {
-            return Err(format!("finding {n}: title is empty"));
+            return Err(AnswerError::EmptyField { n, field: "title" });
         }
         let line = match f.line {
             None => None,
             Some(l) if l >= 1 => u64::try_from(l).ok(),
-            Some(l) => return Err(format!("finding {n}: line {l} is not a positive number")),
+            Some(line) => return Err(AnswerError::Line { n, line }),
         };
         findings.push(Finding {
             severity,
@@ -154,13 +182,8 @@ pub fn parse(reply: &str) -> Result<Answer, String> {
     let answer = Answer { verdict, findings };
     let blocks = answer.blocking().next().is_some();
     match (verdict, blocks) {
-        (Verdict::Block, false) => {
-            Err("verdict \"block\" needs at least one finding with severity \"blocking\"".into())
-        }
-        (Verdict::Pass, true) => Err(
-            "verdict \"pass\" contradicts a \"blocking\" finding: block, or make it advisory"
-                .into(),
-        ),
+        (Verdict::Block, false) => Err(AnswerError::BlockWithoutBlocking),
+        (Verdict::Pass, true) => Err(AnswerError::PassWithBlocking),
         _ => Ok(answer),
     }
 }
@@ -230,7 +253,7 @@ mod tests {
                 "line 0",
             ),
         ] {
-            let e = parse(reply).unwrap_err();
+            let e = parse(reply).unwrap_err().to_string();
             assert!(e.contains(says), "{reply}: {e}");
         }
     }

@@ -43,7 +43,7 @@ use loki_events::payload::{Cost, SessionEnded, SessionStarted};
 use loki_receipt::schema::Assessment;
 use serde_json::json;
 
-pub use answer::{Answer, Finding, Severity, Verdict};
+pub use answer::{Answer, AnswerError, Finding, Severity, Verdict};
 pub use roles::{Reviewer, Role, choose};
 
 /// The council's size unless configured (`council.reviewers`): three different readings of a
@@ -460,9 +460,9 @@ fn converse(
             Err(fault) => {
                 req.messages.push(resp.to_message());
                 req.messages.push(Message::User {
-                    text: prompt::retry(&fault),
+                    text: prompt::retry(&fault.to_string()),
                 });
-                last_fault = fault;
+                last_fault = fault.to_string();
             }
         }
     }

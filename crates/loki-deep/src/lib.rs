@@ -36,6 +36,7 @@
 //! [`DeepError::NoChange`] are the caller's input (exit 2); the rest are loki's own failures.
 
 pub mod boot;
+pub mod detached;
 pub mod secrets;
 
 use std::fmt::Write as _;

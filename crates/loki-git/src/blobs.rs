@@ -66,19 +66,41 @@ fn immutable(request: &str) -> bool {
     }
 }
 
+/// What is wrong in `git cat-file --batch` output, and where: the request whose answer it is
+/// and the header or sizes read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    /// `n` counts the answers from 1, of `of`.
+    #[error("answer {n} of {of} ({request}) is cut off")]
+    CutOff {
+        n: usize,
+        of: usize,
+        request: String,
+    },
+    #[error("unexpected answer to {request}: {header:?}")]
+    Header { request: String, header: String },
+    #[error("unexpected size in the answer to {request}: {header:?}")]
+    Size { request: String, header: String },
+    #[error("the content of {request} ({size} bytes) is cut off or not followed by a newline")]
+    Content { request: String, size: usize },
+    #[error("{bytes} bytes after the last of {answers} answers")]
+    Trailing { bytes: usize, answers: usize },
+}
+
 /// Parses `git cat-file --batch` output for `requests` (see the module doc): one entry per
 /// request, in order. `Err` carries what was wrong and where.
-pub fn parse_batch(out: &[u8], requests: &[&str]) -> Result<Blobs, String> {
+pub fn parse_batch(out: &[u8], requests: &[&str]) -> Result<Blobs, BatchError> {
     let mut rest = out;
     let mut blobs = Vec::with_capacity(requests.len());
     for (i, request) in requests.iter().enumerate() {
-        let nl = rest.iter().position(|&b| b == b'\n').ok_or_else(|| {
-            format!(
-                "answer {} of {} ({request}) is cut off",
-                i + 1,
-                requests.len()
-            )
-        })?;
+        let nl = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or_else(|| BatchError::CutOff {
+                n: i + 1,
+                of: requests.len(),
+                request: (*request).to_string(),
+            })?;
         let header = &rest[..nl];
         rest = &rest[nl + 1..];
         if let Some(name) = header
@@ -94,26 +116,30 @@ pub fn parse_batch(out: &[u8], requests: &[&str]) -> Result<Blobs, String> {
         let (Some(_oid), Some(kind), Some(size), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         else {
-            return Err(format!("unexpected answer to {request}: {text:?}"));
+            return Err(BatchError::Header {
+                request: (*request).to_string(),
+                header: text.to_string(),
+            });
         };
-        let size: usize = size
-            .parse()
-            .map_err(|_| format!("unexpected size in the answer to {request}: {text:?}"))?;
+        let size: usize = size.parse().map_err(|_| BatchError::Size {
+            request: (*request).to_string(),
+            header: text.to_string(),
+        })?;
         if rest.len() < size + 1 || rest[size] != b'\n' {
-            return Err(format!(
-                "the content of {request} ({size} bytes) is cut off or not followed by a newline"
-            ));
+            return Err(BatchError::Content {
+                request: (*request).to_string(),
+                size,
+            });
         }
         let content = &rest[..size];
         rest = &rest[size + 1..];
         blobs.push((kind == "blob").then(|| content.to_vec()));
     }
     if !rest.is_empty() {
-        return Err(format!(
-            "{} bytes after the last of {} answers",
-            rest.len(),
-            requests.len()
-        ));
+        return Err(BatchError::Trailing {
+            bytes: rest.len(),
+            answers: requests.len(),
+        });
     }
     Ok(blobs)
 }
@@ -146,7 +172,10 @@ impl Git {
             .stdin_bytes(input);
         let command = spec.display();
         let read = match self.run_spec(&spec).and_then(|bytes| {
-            parse_batch(&bytes, &names).map_err(|detail| GitError::Parse { command, detail })
+            parse_batch(&bytes, &names).map_err(|e| GitError::Parse {
+                command,
+                detail: e.to_string(),
+            })
         }) {
             Ok(read) => read,
             // All of it over the output cap (or an answer not understood): each alone, as
@@ -318,13 +347,15 @@ mod tests {
             }],
         );
         out.extend_from_slice(b"junk");
-        let err = parse_batch(&out, &["HEAD:a"]).unwrap_err();
+        let err = parse_batch(&out, &["HEAD:a"]).unwrap_err().to_string();
         assert!(err.contains("after the last"), "{err}");
     }
 
     #[test]
     fn a_missing_line_for_another_request_is_not_taken_as_this_one() {
-        let err = parse_batch(b"HEAD:b missing\n", &["HEAD:a"]).unwrap_err();
+        let err = parse_batch(b"HEAD:b missing\n", &["HEAD:a"])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("HEAD:a"), "{err}");
     }
 

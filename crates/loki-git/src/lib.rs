@@ -55,7 +55,7 @@ use std::path::{Path, PathBuf};
 
 use loki_process as process;
 
-pub use blobs::{BLOB_CACHE_CAP, Blobs, parse_batch};
+pub use blobs::{BLOB_CACHE_CAP, BatchError, Blobs, parse_batch};
 pub use diff::{Change, ChangeKind, DiffStat, Entry, RawChange};
 pub use snapshot::runner_loadable;
 pub use tree::TreeEdit;

@@ -27,6 +27,12 @@ pub enum HealError {
     )]
     PageHarness { detail: String },
 
+    /// `loki replay --video` of an incident that is not a web page's.
+    #[error(
+        "--video records a web page's replay; incident {run} is a process crash (record pages with `loki run --url`)"
+    )]
+    NotAPage { run: String },
+
     /// `loki run --url`'s page, steps or served directory cannot be used as given.
     #[error("{0}")]
     PageSpec(String),
@@ -119,6 +125,7 @@ impl loki_core::exit::Classify for HealError {
             | HealError::CommandNotFound { .. }
             | HealError::PageHarness { .. }
             | HealError::PageSpec(_)
+            | HealError::NotAPage { .. }
             | HealError::NoSource { .. }
             | HealError::ReadOnly { .. }
             | HealError::StaleBackup { .. }

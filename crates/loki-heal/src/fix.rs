@@ -278,7 +278,7 @@ impl FixSession {
                 self.model = FALLBACK_MODEL.into();
                 plan(&root, p).map_err(|problem| HealError::BadModelAnswer {
                     attempts: 1,
-                    problem,
+                    problem: problem.to_string(),
                 })?
             }
         };

@@ -200,60 +200,90 @@ fn clip(v: &Value) -> String {
     }
 }
 
+/// Why an `incident.json` cannot be used: the field at fault, what it must be and what it holds.
+#[derive(Debug, thiserror::Error)]
+pub enum IncidentError {
+    #[error("is not valid JSON (line {}, column {}): {error}", error.line(), error.column())]
+    NotJson { error: serde_json::Error },
+    /// `found` is the value, clipped to 40 characters.
+    #[error("is not a JSON object (found {found})")]
+    NotObject { found: String },
+    #[error("field {field} is missing")]
+    Missing { field: &'static str },
+    #[error("field {field} must be {expected}, found {found}")]
+    WrongType {
+        field: &'static str,
+        expected: &'static str,
+        found: String,
+    },
+    /// The fields do not deserialize (an unknown field, a value out of range).
+    #[error("{error}")]
+    Fields { error: serde_json::Error },
+    #[error("field schema is {found:?}, expected {INCIDENT_SCHEMA:?}")]
+    Schema { found: String },
+    #[error("field run_id is {found:?} but the incident is in run directory {dir}")]
+    RunId { found: String, dir: String },
+    #[error("field command is empty")]
+    NoCommand,
+    #[error("field cwd must be an absolute path, found {found:?}")]
+    RelativeCwd { found: String },
+    #[error("field signature.id does not match signature.text (the signature was edited by hand)")]
+    SignatureEdited,
+    #[error("field signature.needles holds an empty or multi-line entry")]
+    BadNeedle,
+    #[error("field repro must be a file name in the run directory, found {found:?}")]
+    BadRepro { found: String },
+}
+
 /// Checks the shape of an incident (pure): the first problem, naming the field.
-pub fn validate_value(v: &Value) -> Result<(), String> {
+pub fn validate_value(v: &Value) -> Result<(), IncidentError> {
     if !v.is_object() {
-        return Err(format!("is not a JSON object (found {})", clip(v)));
+        return Err(IncidentError::NotObject { found: clip(v) });
     }
     for (path, ty) in REQUIRED {
         let mut cur = v;
         for part in path.split('.') {
             match cur.get(part) {
                 Some(next) => cur = next,
-                None => return Err(format!("field {path} is missing")),
+                None => return Err(IncidentError::Missing { field: path }),
             }
         }
         if !ty_ok(cur, *ty) {
-            return Err(format!(
-                "field {path} must be {}, found {}",
-                ty_name(*ty),
-                clip(cur)
-            ));
+            return Err(IncidentError::WrongType {
+                field: path,
+                expected: ty_name(*ty),
+                found: clip(cur),
+            });
         }
     }
     Ok(())
 }
 
 /// Checks what the types cannot: schema, identity, and that the signature was not edited.
-pub fn check_semantics(inc: &Incident, dir_name: Option<&str>) -> Result<(), String> {
+pub fn check_semantics(inc: &Incident, dir_name: Option<&str>) -> Result<(), IncidentError> {
     if inc.schema != INCIDENT_SCHEMA {
-        return Err(format!(
-            "field schema is {:?}, expected {INCIDENT_SCHEMA:?}",
-            inc.schema
-        ));
+        return Err(IncidentError::Schema {
+            found: inc.schema.clone(),
+        });
     }
     if let Some(d) = dir_name
         && d != inc.run_id
     {
-        return Err(format!(
-            "field run_id is {:?} but the incident is in run directory {d}",
-            inc.run_id
-        ));
+        return Err(IncidentError::RunId {
+            found: inc.run_id.clone(),
+            dir: d.to_string(),
+        });
     }
     if inc.command.is_empty() || inc.command[0].is_empty() {
-        return Err("field command is empty".into());
+        return Err(IncidentError::NoCommand);
     }
     if !Path::new(&inc.cwd).is_absolute() {
-        return Err(format!(
-            "field cwd must be an absolute path, found {:?}",
-            inc.cwd
-        ));
+        return Err(IncidentError::RelativeCwd {
+            found: inc.cwd.clone(),
+        });
     }
     if inc.signature.id != id_of(&inc.signature.text) {
-        return Err(
-            "field signature.id does not match signature.text (the signature was edited by hand)"
-                .into(),
-        );
+        return Err(IncidentError::SignatureEdited);
     }
     if inc
         .signature
@@ -261,28 +291,22 @@ pub fn check_semantics(inc: &Incident, dir_name: Option<&str>) -> Result<(), Str
         .iter()
         .any(|n| n.contains('\n') || n.is_empty())
     {
-        return Err("field signature.needles holds an empty or multi-line entry".into());
+        return Err(IncidentError::BadNeedle);
     }
     if inc.repro.contains('/') || inc.repro.is_empty() {
-        return Err(format!(
-            "field repro must be a file name in the run directory, found {:?}",
-            inc.repro
-        ));
+        return Err(IncidentError::BadRepro {
+            found: inc.repro.clone(),
+        });
     }
     Ok(())
 }
 
 /// Parses and validates incident text (pure). `dir_name` is the run directory's name.
-pub fn parse(text: &str, dir_name: Option<&str>) -> Result<Incident, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "is not valid JSON (line {}, column {}): {e}",
-            e.line(),
-            e.column()
-        )
-    })?;
+pub fn parse(text: &str, dir_name: Option<&str>) -> Result<Incident, IncidentError> {
+    let v: Value = serde_json::from_str(text).map_err(|error| IncidentError::NotJson { error })?;
     validate_value(&v)?;
-    let inc: Incident = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    let inc: Incident =
+        serde_json::from_value(v).map_err(|error| IncidentError::Fields { error })?;
     check_semantics(&inc, dir_name)?;
     Ok(inc)
 }
@@ -309,7 +333,7 @@ pub fn load(run_dir: &Path) -> Result<(Incident, Vec<u8>), HealError> {
         .map(|n| n.to_string_lossy().into_owned());
     let inc = parse(&text, dir_name.as_deref()).map_err(|problem| HealError::BadIncident {
         path: path.clone(),
-        problem,
+        problem: problem.to_string(),
     })?;
     Ok((inc, bytes))
 }
@@ -367,7 +391,7 @@ mod tests {
     fn edited(f: impl FnOnce(&mut Value)) -> Result<Incident, String> {
         let mut v = serde_json::to_value(sample()).unwrap();
         f(&mut v);
-        parse(&v.to_string(), Some("run_20260101_000000_abcd"))
+        parse(&v.to_string(), Some("run_20260101_000000_abcd")).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -390,7 +414,7 @@ mod tests {
         assert!(e.contains("field run_id"), "{e}");
         let e = edited(|v| v["extra"] = 1.into()).unwrap_err();
         assert!(e.contains("unknown field `extra`"), "{e}");
-        let e = parse("{not json", None).unwrap_err();
+        let e = parse("{not json", None).unwrap_err().to_string();
         assert!(e.starts_with("is not valid JSON (line 1"), "{e}");
         let e = edited(|v| v["repro"] = "../../bin/sh".into()).unwrap_err();
         assert!(e.contains("field repro"), "{e}");

@@ -99,83 +99,108 @@ fn strip_fence(text: &str) -> &str {
     }
 }
 
+/// Why a model's answer is not a patch loki can apply: each names what the model must change in
+/// its next answer (the words go back to it), with the evidence.
+#[derive(Debug, thiserror::Error)]
+pub enum ProposalError {
+    #[error("the answer is not a JSON object ({error}); reply with only the JSON object, no prose")]
+    NotJson { error: serde_json::Error },
+    #[error("the answer is JSON but not an object; reply with one JSON object")]
+    NotObject,
+    #[error("unexpected field {field:?}; the object has exactly the fields {}", FIELDS.join(", "))]
+    UnexpectedField { field: String },
+    #[error("field {field} is missing")]
+    MissingField { field: &'static str },
+    #[error("field {field} must be a string, found {found}")]
+    NotAString { field: &'static str, found: Value },
+    #[error("field {field} is empty")]
+    EmptyField { field: &'static str },
+    #[error("field file is absolute ({file:?}); give the path relative to the repository root")]
+    AbsoluteFile { file: String },
+    #[error("cannot resolve the repository root: {error}")]
+    Root { error: std::io::Error },
+    /// `why` is [`confine`]'s predicate ("is outside the repository").
+    #[error("field file {file:?} {why}; name a file of the repository")]
+    Refused {
+        file: String,
+        why: crate::resolve::Refusal,
+    },
+    #[error("cannot read {rel}: {error}")]
+    Read { rel: String, error: std::io::Error },
+    /// The file cannot be decoded or encoded as text.
+    #[error("{0}")]
+    Text(loki_patch::PatchError),
+    /// `original_snippet` is not found once in the file (`detail` names the file).
+    #[error("original_snippet: {detail}")]
+    Snippet { detail: String },
+    #[error("the replacement_snippet equals the original: the patch changes nothing")]
+    NoChange,
+}
+
 /// Parses and checks the shape of a model's answer (pure).
-pub fn parse_proposal(answer: &str) -> Result<Proposal, String> {
+pub fn parse_proposal(answer: &str) -> Result<Proposal, ProposalError> {
     let body = strip_fence(answer);
-    let v: Value = serde_json::from_str(body).map_err(|e| {
-        format!("the answer is not a JSON object ({e}); reply with only the JSON object, no prose")
-    })?;
+    let v: Value = serde_json::from_str(body).map_err(|error| ProposalError::NotJson { error })?;
     let Some(obj) = v.as_object() else {
-        return Err("the answer is JSON but not an object; reply with one JSON object".into());
+        return Err(ProposalError::NotObject);
     };
     if let Some(extra) = obj.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-        return Err(format!(
-            "unexpected field {extra:?}; the object has exactly the fields {}",
-            FIELDS.join(", ")
-        ));
+        return Err(ProposalError::UnexpectedField {
+            field: extra.clone(),
+        });
     }
-    let mut vals = Vec::with_capacity(FIELDS.len());
-    for f in FIELDS {
-        match obj.get(f) {
-            None => return Err(format!("field {f} is missing")),
-            Some(Value::String(s)) => vals.push(s.clone()),
-            Some(other) => return Err(format!("field {f} must be a string, found {other}")),
+    for field in FIELDS {
+        match obj.get(field) {
+            None => return Err(ProposalError::MissingField { field }),
+            Some(Value::String(_)) => {}
+            Some(other) => {
+                return Err(ProposalError::NotAString {
+                    field,
+                    found: other.clone(),
+                });
+            }
         }
     }
-    for (f, v) in FIELDS.iter().zip(&vals).take(4) {
-        if v.trim().is_empty() {
-            return Err(format!("field {f} is empty"));
-        }
+    // Every field is a string now.
+    let text = |f: &str| obj.get(f).and_then(Value::as_str).unwrap_or_default();
+    if let Some(field) = FIELDS.iter().take(4).find(|f| text(f).trim().is_empty()) {
+        return Err(ProposalError::EmptyField { field });
     }
-    let [
-        file,
-        root_cause,
-        explanation,
-        original_snippet,
-        replacement_snippet,
-    ] = <[String; 5]>::try_from(vals).map_err(|_| "internal: field count".to_string())?;
     Ok(Proposal {
-        file,
-        root_cause,
-        explanation,
-        original_snippet,
-        replacement_snippet,
+        file: text("file").to_string(),
+        root_cause: text("root_cause").to_string(),
+        explanation: text("explanation").to_string(),
+        original_snippet: text("original_snippet").to_string(),
+        replacement_snippet: text("replacement_snippet").to_string(),
     })
 }
 
 /// Locates the proposal in its file and computes the result in memory. `root` is canonical.
-pub fn plan(root: &Path, p: Proposal) -> Result<PlannedEdit, String> {
+pub fn plan(root: &Path, p: Proposal) -> Result<PlannedEdit, ProposalError> {
     let rel_path = Path::new(&p.file);
     if rel_path.is_absolute() {
-        return Err(format!(
-            "field file is absolute ({:?}); give the path relative to the repository root",
-            p.file
-        ));
+        return Err(ProposalError::AbsoluteFile { file: p.file });
     }
-    let root = Root::new(root).map_err(|e| format!("cannot resolve the repository root: {e}"))?;
-    let (abs, rel) = confine(&root, &p.file).map_err(|why| {
-        format!(
-            "field file {:?} {why}; name a file of the repository",
-            p.file
-        )
+    let root = Root::new(root).map_err(|error| ProposalError::Root { error })?;
+    let (abs, rel) = confine(&root, &p.file).map_err(|why| ProposalError::Refused {
+        file: p.file.clone(),
+        why,
     })?;
-    let before = std::fs::read(&abs).map_err(|e| format!("cannot read {rel}: {e}"))?;
-    let decoded = text::decode(&rel, &before).map_err(|e| e.to_string())?;
+    let before = std::fs::read(&abs).map_err(|error| ProposalError::Read {
+        rel: rel.clone(),
+        error,
+    })?;
+    let decoded = text::decode(&rel, &before).map_err(ProposalError::Text)?;
     let replaced =
         loki_patch::search_replace(&decoded.text, &p.original_snippet, &p.replacement_snippet)
-            .map_err(|e| {
-                format!(
-                    "original_snippet: {}",
-                    e.to_string().replace("<text>", &rel)
-                )
+            .map_err(|e| ProposalError::Snippet {
+                detail: e.to_string().replace("<text>", &rel),
             })?;
     let after = decoded
         .encode(&rel, &replaced.text)
-        .map_err(|e| e.to_string())?;
+        .map_err(ProposalError::Text)?;
     if after == before {
-        return Err(
-            "the replacement_snippet equals the original: the patch changes nothing".into(),
-        );
+        return Err(ProposalError::NoChange);
     }
     let diff = loki_patch::render_diff(&rel, &decoded.text, &replaced.text, false);
     Ok(PlannedEdit {
@@ -209,7 +234,9 @@ mod tests {
     fn a_fenced_object_is_accepted_and_prose_is_not() {
         let fenced = format!("```json\n{}\n```", answer(&good()));
         assert_eq!(parse_proposal(&fenced).unwrap().file, "app.py");
-        let e = parse_proposal("Sure! Here is the fix: {}").unwrap_err();
+        let e = parse_proposal("Sure! Here is the fix: {}")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("the answer is not a JSON object"), "{e}");
     }
 
@@ -218,7 +245,7 @@ mod tests {
         let mut v = good();
         v.as_object_mut().unwrap().remove("original_snippet");
         assert_eq!(
-            parse_proposal(&answer(&v)).unwrap_err(),
+            parse_proposal(&answer(&v)).unwrap_err().to_string(),
             "field original_snippet is missing"
         );
         let mut v = good();
@@ -226,20 +253,26 @@ mod tests {
         assert!(
             parse_proposal(&answer(&v))
                 .unwrap_err()
+                .to_string()
                 .contains("\"confidence\"")
         );
         let mut v = good();
         v["file"] = 3.into();
         assert_eq!(
-            parse_proposal(&answer(&v)).unwrap_err(),
+            parse_proposal(&answer(&v)).unwrap_err().to_string(),
             "field file must be a string, found 3"
         );
         let mut v = good();
         v["root_cause"] = " ".into();
         assert_eq!(
-            parse_proposal(&answer(&v)).unwrap_err(),
+            parse_proposal(&answer(&v)).unwrap_err().to_string(),
             "field root_cause is empty"
         );
-        assert!(parse_proposal("[1]").unwrap_err().contains("not an object"));
+        assert!(
+            parse_proposal("[1]")
+                .unwrap_err()
+                .to_string()
+                .contains("not an object")
+        );
     }
 }

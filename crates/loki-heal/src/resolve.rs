@@ -69,6 +69,15 @@ pub struct Resolution {
 }
 
 impl Resolution {
+    /// The text of the crashing line of the innermost source file, when it can be read.
+    #[must_use]
+    pub fn crash_line(&self) -> Option<String> {
+        let f = self.files.first()?;
+        let line = usize::try_from(f.line?).ok()?;
+        let text = std::fs::read_to_string(&f.abs).ok()?;
+        text.lines().nth(line.saturating_sub(1)).map(str::to_string)
+    }
+
     /// The file a patch should target: the innermost program frame, else the innermost file.
     #[must_use]
     pub fn target(&self) -> Option<&Resolved> {
@@ -79,38 +88,70 @@ impl Resolution {
     }
 }
 
+/// Why a printed path is not taken as a file of the repository: a predicate to print after
+/// the path ("is in node_modules (never edited)").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// Nothing is there (the caller looks for it elsewhere).
+    #[error("no such file")]
+    NoSuchFile,
+    #[error("resolves to {} outside the repository", real.display())]
+    ResolvesOutside { real: PathBuf },
+    #[error("is outside the repository")]
+    Outside,
+    #[error("is in {dir} (never edited)")]
+    Dependency { dir: String },
+    #[error("is in .git (never edited)")]
+    GitDir,
+    #[error("is in .loki (never edited)")]
+    LokiDir,
+    /// Another rule of [`Root::confine`] refused it; `problem` is its words.
+    #[error("is refused: {problem}")]
+    Refused { problem: String },
+    #[error("is not a regular file")]
+    NotRegular,
+    /// A printed name that is no path (`<stdin>`, `node:internal/…`).
+    #[error("is not a file")]
+    NotAFile,
+    #[error("no such file in the repository")]
+    NotInRepository,
+    #[error("matches {n} files in the repository; ambiguous")]
+    Ambiguous { n: usize },
+    #[error("the repository root cannot be resolved ({why})")]
+    NoRoot { why: String },
+}
+
 /// Checks that `path` (relative to the root, or absolute) is an existing regular file inside
 /// `root`, through [`Root::confine`] with this crate's rules; returns where it really is and its
-/// real path relative to the root. The reason of a refusal is a predicate ("is in node_modules
-/// (never edited)") for the diagnosis to print after the path.
-pub fn confine(root: &Root, path: impl AsRef<OsStr>) -> Result<(PathBuf, String), String> {
+/// real path relative to the root.
+pub fn confine(root: &Root, path: impl AsRef<OsStr>) -> Result<(PathBuf, String), Refusal> {
     let probe = root.path().join(path.as_ref());
     // A file that is not there is looked for elsewhere (the caller's next candidate, then a
     // search), so absence is reported before any rule.
     if std::fs::metadata(&probe).is_err() {
-        return Err(NO_SUCH_FILE.to_string());
+        return Err(Refusal::NoSuchFile);
     }
     let c = root
         .confine(path.as_ref(), RULES)
         .map_err(|e| match e.problem {
             Problem::Outside | Problem::SymlinkEscape | Problem::ParentEscape => {
                 match std::fs::canonicalize(&probe) {
-                    Ok(real) => format!("resolves to {} outside the repository", real.display()),
-                    Err(_) => "is outside the repository".to_string(),
+                    Ok(real) => Refusal::ResolvesOutside { real },
+                    Err(_) => Refusal::Outside,
                 }
             }
-            Problem::Dependency(dir) => format!("is in {dir} (never edited)"),
-            Problem::GitDir => "is in .git (never edited)".to_string(),
-            Problem::LokiDir => "is in .loki (never edited)".to_string(),
-            other => format!("is refused: {other}"),
+            Problem::Dependency(dir) => Refusal::Dependency { dir },
+            Problem::GitDir => Refusal::GitDir,
+            Problem::LokiDir => Refusal::LokiDir,
+            other => Refusal::Refused {
+                problem: other.to_string(),
+            },
         })?;
     if !c.abs.is_file() {
-        return Err("is not a regular file".into());
+        return Err(Refusal::NotRegular);
     }
     Ok((c.abs, c.real_rel))
 }
-
-const NO_SUCH_FILE: &str = "no such file";
 
 /// Files under `root` whose relative path ends with `tail`'s components.
 fn search_suffix(root: &Root, tail: &Path) -> Vec<(PathBuf, String)> {
@@ -138,10 +179,10 @@ fn search_suffix(root: &Root, tail: &Path) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-fn resolve_one(root: &Root, cwd: &Path, printed: &str) -> Result<(PathBuf, String), String> {
+fn resolve_one(root: &Root, cwd: &Path, printed: &str) -> Result<(PathBuf, String), Refusal> {
     let p = strip_url(printed);
     if p.is_empty() || p.starts_with('<') || p.starts_with("node:") {
-        return Err("is not a file".into());
+        return Err(Refusal::NotAFile);
     }
     let path = Path::new(p);
     let mut first_err = None;
@@ -153,7 +194,7 @@ fn resolve_one(root: &Root, cwd: &Path, printed: &str) -> Result<(PathBuf, Strin
     for c in &candidates {
         match confine(root, c) {
             Ok(ok) => return Ok(ok),
-            Err(e) if e == NO_SUCH_FILE => {}
+            Err(Refusal::NoSuchFile) => {}
             Err(e) => {
                 first_err.get_or_insert(e);
             }
@@ -164,17 +205,17 @@ fn resolve_one(root: &Root, cwd: &Path, printed: &str) -> Result<(PathBuf, Strin
         return Err(e);
     }
     if path.components().any(|c| matches!(c, Component::ParentDir)) {
-        return Err("no such file in the repository".into());
+        return Err(Refusal::NotInRepository);
     }
     let hits = search_suffix(root, path);
     match hits.len() {
         0 => Err(if path.is_absolute() {
-            "is outside the repository".into()
+            Refusal::Outside
         } else {
-            "no such file in the repository".into()
+            Refusal::NotInRepository
         }),
         1 => Ok(hits.into_iter().next().unwrap_or_default()),
-        n => Err(format!("matches {n} files in the repository; ambiguous")),
+        n => Err(Refusal::Ambiguous { n }),
     }
 }
 
@@ -183,7 +224,7 @@ fn resolve_one(root: &Root, cwd: &Path, printed: &str) -> Result<(PathBuf, Strin
 pub fn resolve_frames(root: &Path, cwd: &Path, frames: &[Frame], urls: &[Frame]) -> Resolution {
     let mut res = Resolution::default();
     // Without a root nothing can be confined: every frame is refused, with why.
-    let root = Root::new(root).map_err(|e| format!("the repository root cannot be resolved ({e})"));
+    let root = Root::new(root).map_err(|e| Refusal::NoRoot { why: e.to_string() });
     for f in frames.iter().chain(urls) {
         let Some(printed) = f.file.as_deref() else {
             continue;
@@ -209,7 +250,7 @@ pub fn resolve_frames(root: &Path, cwd: &Path, frames: &[Frame], urls: &[Frame])
             }
             Err(reason) => res.refused.push(Refused {
                 printed: printed.to_string(),
-                reason,
+                reason: reason.to_string(),
             }),
         }
     }

@@ -208,7 +208,7 @@ pub async fn synthesize(
                 });
             }
             Err(problem) => {
-                last_problem = problem;
+                last_problem = problem.to_string();
                 messages.push(resp.to_message());
                 messages.push(Message::User {
                     text: format!(

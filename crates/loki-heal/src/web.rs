@@ -155,6 +155,34 @@ pub fn page_command(
     c
 }
 
+/// The video a replay of the incident in `dir` records when `video` is asked for: where it will
+/// be, and the variable that asks the page check for it. A video left by an earlier replay is
+/// removed first, so it cannot pass for this one's; an incident that is not a page's is
+/// [`HealError::NotAPage`].
+pub fn replay_video(
+    dir: &Path,
+    inc: &crate::Incident,
+    run: &str,
+    video: bool,
+) -> Result<(PathBuf, Vec<(std::ffi::OsString, std::ffi::OsString)>), HealError> {
+    let path = dir.join(VIDEO_FILE);
+    if !video {
+        return Ok((path, Vec::new()));
+    }
+    if inc.browser.is_none() {
+        return Err(HealError::NotAPage {
+            run: run.to_string(),
+        });
+    }
+    match std::fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(HealError::io("remove the earlier replay video", &path, e)),
+    }
+    let extra = vec![(VIDEO_ENV.into(), path.clone().into_os_string())];
+    Ok((path, extra))
+}
+
 /// Where servers commonly serve a repository's pages from, tried after the serve root and the
 /// repository root (a `python3 -m http.server --directory site` names no root to loki).
 pub const STATIC_DIRS: &[&str] = &["site", "public", "static", "www", "dist", "build", "src"];

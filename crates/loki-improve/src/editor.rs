@@ -265,7 +265,7 @@ pub fn propose(
     } else {
         match Proposal::parse(resp.text.as_deref().unwrap_or_default()) {
             Ok(p) => EditorAnswer::Proposal(p),
-            Err(e) => EditorAnswer::Malformed(e),
+            Err(e) => EditorAnswer::Malformed(e.to_string()),
         }
     };
     Ok((answer, tokens))

@@ -55,16 +55,27 @@ pub struct Proposal {
     pub rationale: String,
 }
 
+/// Why the editor's answer is not a proposal (the words go back to the editor).
+#[derive(Debug, thiserror::Error)]
+pub enum ProposalError {
+    #[error("the answer holds no JSON object")]
+    NoObject,
+    /// The object does not have the proposal's fields.
+    #[error("the answer is not a proposal: {error}")]
+    NotAProposal { error: serde_json::Error },
+}
+
 impl Proposal {
     /// Parses the editor's answer: a JSON object, alone or inside text (a fenced block).
-    pub fn parse(text: &str) -> Result<Proposal, String> {
-        let start = text.find('{').ok_or("the answer holds no JSON object")?;
-        let end = text.rfind('}').ok_or("the answer holds no JSON object")?;
+    pub fn parse(text: &str) -> Result<Proposal, ProposalError> {
+        let (Some(start), Some(end)) = (text.find('{'), text.rfind('}')) else {
+            return Err(ProposalError::NoObject);
+        };
         if end < start {
-            return Err("the answer holds no JSON object".into());
+            return Err(ProposalError::NoObject);
         }
         serde_json::from_str(&text[start..=end])
-            .map_err(|e| format!("the answer is not a proposal: {e}"))
+            .map_err(|error| ProposalError::NotAProposal { error })
     }
 
     /// The whole set of files after applying this proposal to `base`.

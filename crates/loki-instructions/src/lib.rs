@@ -189,7 +189,7 @@ impl AgentFiles {
         let mut out = Vec::new();
         for f in self.files.iter().filter(|f| f.path != INSTRUCTIONS_FILE) {
             let dir_name = f.path.split('/').nth(1).unwrap_or_default();
-            let skill = parse_skill(&f.content).map_err(|why| (f.path.clone(), why))?;
+            let skill = parse_skill(&f.content).map_err(|why| (f.path.clone(), why.to_string()))?;
             if skill.name != dir_name {
                 return Err((
                     f.path.clone(),
@@ -268,33 +268,47 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Why a `SKILL.md` cannot be read as a skill; each names the part of the file to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillError {
+    #[error("it does not open with a `---` frontmatter line")]
+    NoFrontmatter,
+    #[error("its frontmatter is not closed by a `---` line")]
+    Unclosed,
+    #[error("its frontmatter is not valid YAML: {error}")]
+    Yaml { error: serde_yaml_ng::Error },
+    /// `field` is `name` or `description`.
+    #[error("its frontmatter has no `{field}`")]
+    Missing { field: &'static str },
+    #[error("skill name {name:?} is not [a-z0-9][a-z0-9_-]{{0,63}}")]
+    BadName { name: String },
+}
+
 /// Parses a `SKILL.md`: frontmatter with `name` and `description`, then the body.
-pub fn parse_skill(text: &str) -> Result<Skill, String> {
+pub fn parse_skill(text: &str) -> Result<Skill, SkillError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or("it does not open with a `---` frontmatter line")?;
-    let end = rest
-        .find("\n---")
-        .ok_or("its frontmatter is not closed by a `---` line")?;
+        .ok_or(SkillError::NoFrontmatter)?;
+    let end = rest.find("\n---").ok_or(SkillError::Unclosed)?;
     let yaml = &rest[..end];
     let after = &rest[end + 4..];
     let body = after
         .strip_prefix("\r\n")
         .or_else(|| after.strip_prefix('\n'))
         .unwrap_or(after);
-    let fm: Frontmatter = serde_yaml_ng::from_str(yaml)
-        .map_err(|e| format!("its frontmatter is not valid YAML: {e}"))?;
-    let name = fm.name.ok_or("its frontmatter has no `name`")?;
-    let description = fm
-        .description
-        .filter(|d| !d.trim().is_empty())
-        .ok_or("its frontmatter has no `description`")?;
+    let fm: Frontmatter =
+        serde_yaml_ng::from_str(yaml).map_err(|error| SkillError::Yaml { error })?;
+    let name = fm.name.ok_or(SkillError::Missing { field: "name" })?;
+    let description =
+        fm.description
+            .filter(|d| !d.trim().is_empty())
+            .ok_or(SkillError::Missing {
+                field: "description",
+            })?;
     if !valid_skill_name(&name) {
-        return Err(format!(
-            "skill name {name:?} is not [a-z0-9][a-z0-9_-]{{0,63}}"
-        ));
+        return Err(SkillError::BadName { name });
     }
     Ok(Skill {
         name,

@@ -30,7 +30,10 @@ pub enum SealError {
     )]
     NothingToDeclare { repo: PathBuf },
     #[error("{path} is not valid JSON, so it was left unchanged: {reason}")]
-    BadSettings { path: PathBuf, reason: String },
+    BadSettings {
+        path: PathBuf,
+        reason: crate::install::SettingsError,
+    },
     #[error(transparent)]
     Core(#[from] loki_core::CoreError),
     #[error(transparent)]

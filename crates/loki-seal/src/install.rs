@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::jsontext::{self, Edit, Node, Style};
+use crate::jsontext::{self, Edit, JsonTextError, Node, Style};
 use crate::{Agent, SealError};
 
 /// Consecutive Cursor follow-ups before Cursor itself stops looping.
@@ -139,6 +139,28 @@ fn fresh(agent: Agent, wanted: &[Wanted]) -> Value {
     }
 }
 
+/// Why a settings file cannot take the seal's hooks: what of it is not as expected, and what
+/// was found instead.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("{0}")]
+    Json(serde_json::Error),
+    #[error("expected a JSON object, found {found}")]
+    NotObject { found: &'static str },
+    #[error("\"hooks\" is {found}, expected an object")]
+    HooksNotObject { found: &'static str },
+    #[error("\"hooks.{event}\" is {found}, expected an array")]
+    EventNotArray {
+        event: &'static str,
+        found: &'static str,
+    },
+    #[error(transparent)]
+    Text(#[from] JsonTextError),
+    /// A shape this module made itself is not as it made it (a bug in loki).
+    #[error("internal: {what}")]
+    Internal { what: &'static str },
+}
+
 /// `text` (a settings file; empty when there is none) with the seal's hooks for `agent` running
 /// `program` with `timeouts`; `None` when they are all there already. See the module doc.
 pub fn merge_text(
@@ -146,26 +168,25 @@ pub fn merge_text(
     agent: Agent,
     program: &str,
     timeouts: Timeouts,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, SettingsError> {
     let wanted = wanted(agent, program, timeouts);
     let parsed: Value = if text.trim().is_empty() {
         Value::Null
     } else {
-        serde_json::from_str(text).map_err(|e| e.to_string())?
+        serde_json::from_str(text).map_err(SettingsError::Json)?
     };
     match &parsed {
         Value::Null => {
-            let mut out =
-                serde_json::to_string_pretty(&fresh(agent, &wanted)).map_err(|e| e.to_string())?;
+            let mut out = serde_json::to_string_pretty(&fresh(agent, &wanted))
+                .map_err(SettingsError::Json)?;
             out.push('\n');
             return Ok(Some(out));
         }
         Value::Object(_) => {}
         other => {
-            return Err(format!(
-                "expected a JSON object, found {}",
-                loki_core::json::kind_of(other)
-            ));
+            return Err(SettingsError::NotObject {
+                found: loki_core::json::kind_of(other),
+            });
         }
     }
     let root = jsontext::parse(text)?;
@@ -178,7 +199,9 @@ pub fn merge_text(
     match root.member("hooks").map(|m| &m.value) {
         None => {
             let Value::Object(mut fresh) = fresh(agent, &wanted) else {
-                return Err("internal: the seal's hooks are not an object".into());
+                return Err(SettingsError::Internal {
+                    what: "the seal's hooks are not an object",
+                });
             };
             root_adds.push(("hooks", fresh.remove("hooks").unwrap_or(Value::Null)));
         }
@@ -191,11 +214,10 @@ pub fn merge_text(
                         edits.extend(event_edits(text, list, agent, w, &style)?);
                     }
                     Some(other) => {
-                        return Err(format!(
-                            "\"hooks.{}\" is {}, expected an array",
-                            w.event,
-                            loki_core::json::kind_of(&other.value(text)?)
-                        ));
+                        return Err(SettingsError::EventNotArray {
+                            event: w.event,
+                            found: loki_core::json::kind_of(&other.value(text)?),
+                        });
                     }
                 }
             }
@@ -204,10 +226,9 @@ pub fn merge_text(
             }
         }
         Some(other) => {
-            return Err(format!(
-                "\"hooks\" is {}, expected an object",
-                loki_core::json::kind_of(&other.value(text)?)
-            ));
+            return Err(SettingsError::HooksNotObject {
+                found: loki_core::json::kind_of(&other.value(text)?),
+            });
         }
     }
     if !root_adds.is_empty() {
@@ -216,7 +237,7 @@ pub fn merge_text(
     if edits.is_empty() {
         return Ok(None);
     }
-    jsontext::apply(text, edits).map(Some)
+    Ok(Some(jsontext::apply(text, edits)?))
 }
 
 /// A seal hook found in an event's list: item `item`, and its position in that item's own
@@ -229,11 +250,16 @@ struct Found {
 }
 
 /// The seal hooks of `agent` in `list`, in order.
-fn seal_hooks(text: &str, list: &Node, agent: Agent, w: &Wanted) -> Result<Vec<Found>, String> {
+fn seal_hooks(
+    text: &str,
+    list: &Node,
+    agent: Agent,
+    w: &Wanted,
+) -> Result<Vec<Found>, JsonTextError> {
     let Node::Array { items, .. } = list else {
         return Ok(Vec::new());
     };
-    let is_seal = |n: &Node| -> Result<Option<bool>, String> {
+    let is_seal = |n: &Node| -> Result<Option<bool>, JsonTextError> {
         let v = n.value(text)?;
         Ok(v.get("command")
             .and_then(Value::as_str)
@@ -275,7 +301,7 @@ fn event_edits(
     agent: Agent,
     w: &Wanted,
     style: &Style,
-) -> Result<Vec<Edit>, String> {
+) -> Result<Vec<Edit>, SettingsError> {
     let Node::Array { items, .. } = list else {
         return Ok(Vec::new());
     };
@@ -321,7 +347,12 @@ fn event_edits(
         if flat || (!mine.is_empty() && mine.len() == inner_len && kept.item != i) {
             whole.push(i);
         } else if !mine.is_empty() {
-            let inner = &item.member("hooks").ok_or("internal: no hooks list")?.value;
+            let inner = &item
+                .member("hooks")
+                .ok_or(SettingsError::Internal {
+                    what: "no hooks list",
+                })?
+                .value;
             edits.extend(jsontext::remove_items(inner, &mine)?);
         }
     }
@@ -332,12 +363,14 @@ fn event_edits(
 }
 
 /// Item `j` of `entry`'s own `hooks` list.
-fn inner_item(entry: &Node, j: usize) -> Result<&Node, String> {
+fn inner_item(entry: &Node, j: usize) -> Result<&Node, SettingsError> {
     match entry.member("hooks").map(|m| &m.value) {
-        Some(Node::Array { items, .. }) => {
-            items.get(j).ok_or_else(|| "internal: no such hook".into())
-        }
-        _ => Err("internal: no hooks list".into()),
+        Some(Node::Array { items, .. }) => items.get(j).ok_or(SettingsError::Internal {
+            what: "no such hook",
+        }),
+        _ => Err(SettingsError::Internal {
+            what: "no hooks list",
+        }),
     }
 }
 
@@ -434,7 +467,11 @@ mod tests {
     };
 
     /// The Value-level view of [`merge_text`] over a pretty-printed `settings`.
-    fn merge_hooks(settings: Value, agent: Agent, program: &str) -> Result<(Value, bool), String> {
+    fn merge_hooks(
+        settings: Value,
+        agent: Agent,
+        program: &str,
+    ) -> Result<(Value, bool), SettingsError> {
         let text = if settings.is_null() {
             String::new()
         } else {

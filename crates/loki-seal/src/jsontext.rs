@@ -13,6 +13,40 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+/// Why a JSON text cannot be read for positions or edited; the byte offsets are the evidence.
+#[derive(Debug, thiserror::Error)]
+pub enum JsonTextError {
+    #[error("unexpected text after the value at byte {at}")]
+    Trailing { at: usize },
+    /// `what` is the expected text, quoted (`` `:` ``, `` `,` or `}` ``).
+    #[error("expected {what} at byte {at}")]
+    Expected { what: String, at: usize },
+    #[error("nested deeper than {MAX_DEPTH} levels")]
+    TooDeep,
+    #[error("unexpected end of the text")]
+    End,
+    #[error("unterminated string from byte {from}")]
+    Unterminated { from: usize },
+    /// A key or value `serde_json` does not read, or a value it cannot write.
+    #[error("{0}")]
+    Json(serde_json::Error),
+    #[error("overlapping edits at bytes {first:?} and {second:?}")]
+    Overlap {
+        first: Range<usize>,
+        second: Range<usize>,
+    },
+    #[error("an edit at bytes {range:?} is outside the text")]
+    OutsideText { range: Range<usize> },
+    /// An edit of an array or object was asked of another kind of node.
+    #[error("not {wanted}")]
+    Shape { wanted: &'static str },
+    #[error("cannot remove every item of an array this way")]
+    RemoveAll,
+    /// The last items of an array are removed, but no item stays before them to end the list.
+    #[error("no item is left before the removed ones")]
+    NothingBefore,
+}
+
 /// A JSON value and where it is in the text.
 #[derive(Debug, Clone)]
 pub enum Node {
@@ -58,8 +92,8 @@ impl Node {
     }
 
     /// The value as `serde_json` reads it.
-    pub fn value(&self, text: &str) -> Result<Value, String> {
-        serde_json::from_str(&text[self.span()]).map_err(|e| e.to_string())
+    pub fn value(&self, text: &str) -> Result<Value, JsonTextError> {
+        serde_json::from_str(&text[self.span()]).map_err(JsonTextError::Json)
     }
 }
 
@@ -71,23 +105,22 @@ pub struct Edit {
 }
 
 /// Applies non-overlapping `edits` to `text`.
-pub fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, String> {
+pub fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, JsonTextError> {
     edits.sort_by_key(|e| (e.range.start, e.range.end));
     for pair in edits.windows(2) {
         if pair[0].range.end > pair[1].range.start {
-            return Err(format!(
-                "overlapping edits at bytes {:?} and {:?}",
-                pair[0].range, pair[1].range
-            ));
+            return Err(JsonTextError::Overlap {
+                first: pair[0].range.clone(),
+                second: pair[1].range.clone(),
+            });
         }
     }
     let mut out = text.to_string();
     for e in edits.iter().rev() {
         if e.range.end > out.len() || !out.is_char_boundary(e.range.start) {
-            return Err(format!(
-                "an edit at bytes {:?} is outside the text",
-                e.range
-            ));
+            return Err(JsonTextError::OutsideText {
+                range: e.range.clone(),
+            });
         }
         out.replace_range(e.range.clone(), &e.text);
     }
@@ -95,7 +128,7 @@ pub fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, String> {
 }
 
 /// The positions of the JSON value that is `text`.
-pub fn parse(text: &str) -> Result<Node, String> {
+pub fn parse(text: &str) -> Result<Node, JsonTextError> {
     let mut p = Parser {
         b: text.as_bytes(),
         text,
@@ -105,7 +138,7 @@ pub fn parse(text: &str) -> Result<Node, String> {
     let node = p.value(0)?;
     p.ws();
     if p.at != p.b.len() {
-        return Err(format!("unexpected text after the value at byte {}", p.at));
+        return Err(JsonTextError::Trailing { at: p.at });
     }
     Ok(node)
 }
@@ -130,18 +163,21 @@ impl Parser<'_> {
         self.b.get(self.at).copied()
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), String> {
+    fn expect(&mut self, c: u8) -> Result<(), JsonTextError> {
         if self.peek() == Some(c) {
             self.at += 1;
             Ok(())
         } else {
-            Err(format!("expected `{}` at byte {}", c as char, self.at))
+            Err(JsonTextError::Expected {
+                what: format!("`{}`", c as char),
+                at: self.at,
+            })
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node, String> {
+    fn value(&mut self, depth: usize) -> Result<Node, JsonTextError> {
         if depth > MAX_DEPTH {
-            return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+            return Err(JsonTextError::TooDeep);
         }
         match self.peek() {
             Some(b'{') => self.object(depth),
@@ -164,11 +200,11 @@ impl Parser<'_> {
                     span: start..self.at,
                 })
             }
-            None => Err("unexpected end of the text".into()),
+            None => Err(JsonTextError::End),
         }
     }
 
-    fn string(&mut self) -> Result<Range<usize>, String> {
+    fn string(&mut self) -> Result<Range<usize>, JsonTextError> {
         let start = self.at;
         self.expect(b'"')?;
         while let Some(c) = self.peek() {
@@ -179,10 +215,10 @@ impl Parser<'_> {
                 _ => {}
             }
         }
-        Err(format!("unterminated string from byte {start}"))
+        Err(JsonTextError::Unterminated { from: start })
     }
 
-    fn object(&mut self, depth: usize) -> Result<Node, String> {
+    fn object(&mut self, depth: usize) -> Result<Node, JsonTextError> {
         let start = self.at;
         self.expect(b'{')?;
         let mut members = Vec::new();
@@ -198,7 +234,7 @@ impl Parser<'_> {
             self.ws();
             let key_span = self.string()?;
             let key: String =
-                serde_json::from_str(&self.text[key_span.clone()]).map_err(|e| e.to_string())?;
+                serde_json::from_str(&self.text[key_span.clone()]).map_err(JsonTextError::Json)?;
             self.ws();
             self.expect(b':')?;
             self.ws();
@@ -218,12 +254,17 @@ impl Parser<'_> {
                         members,
                     });
                 }
-                _ => return Err(format!("expected `,` or `}}` at byte {}", self.at)),
+                _ => {
+                    return Err(JsonTextError::Expected {
+                        what: "`,` or `}`".into(),
+                        at: self.at,
+                    });
+                }
             }
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Node, String> {
+    fn array(&mut self, depth: usize) -> Result<Node, JsonTextError> {
         let start = self.at;
         self.expect(b'[')?;
         let mut items = Vec::new();
@@ -248,7 +289,12 @@ impl Parser<'_> {
                         items,
                     });
                 }
-                _ => return Err(format!("expected `,` or `]` at byte {}", self.at)),
+                _ => {
+                    return Err(JsonTextError::Expected {
+                        what: "`,` or `]`".into(),
+                        at: self.at,
+                    });
+                }
             }
         }
     }
@@ -277,12 +323,13 @@ impl Style {
     }
 
     /// `value` as text starting at a line indented by `indent`: pretty with the file's unit.
-    pub fn render(&self, value: &Value, indent: &str) -> Result<String, String> {
+    pub fn render(&self, value: &Value, indent: &str) -> Result<String, JsonTextError> {
         let mut buf = Vec::new();
         let fmt = serde_json::ser::PrettyFormatter::with_indent(self.unit.as_bytes());
         let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
-        serde::Serialize::serialize(value, &mut ser).map_err(|e| e.to_string())?;
-        let text = String::from_utf8(buf).map_err(|e| e.to_string())?;
+        serde::Serialize::serialize(value, &mut ser).map_err(JsonTextError::Json)?;
+        // serde_json writes UTF-8 only.
+        let text = String::from_utf8_lossy(&buf);
         Ok(text.replace('\n', &format!("\n{indent}")))
     }
 }
@@ -301,9 +348,14 @@ fn starts_line(text: &str, from: usize, to: usize) -> bool {
 }
 
 /// The edit that appends `value` to `array` (an [`Node::Array`]).
-pub fn append_item(text: &str, array: &Node, value: &Value, style: &Style) -> Result<Edit, String> {
+pub fn append_item(
+    text: &str,
+    array: &Node,
+    value: &Value,
+    style: &Style,
+) -> Result<Edit, JsonTextError> {
     let Node::Array { span, items } = array else {
-        return Err("not an array".into());
+        return Err(JsonTextError::Shape { wanted: "an array" });
     };
     match items.last() {
         Some(last) => {
@@ -341,9 +393,11 @@ pub fn append_members(
     object: &Node,
     members: &[(&str, Value)],
     style: &Style,
-) -> Result<Edit, String> {
+) -> Result<Edit, JsonTextError> {
     let Node::Object { span, members: old } = object else {
-        return Err("not an object".into());
+        return Err(JsonTextError::Shape {
+            wanted: "an object",
+        });
     };
     let key = |k: &str| Value::String(k.to_string()).to_string();
     match old.last() {
@@ -380,7 +434,7 @@ pub fn append_members(
             let body = members
                 .iter()
                 .map(|(k, v)| Ok(format!("{inner}{}: {}", key(k), style.render(v, &inner)?)))
-                .collect::<Result<Vec<_>, String>>()?
+                .collect::<Result<Vec<_>, JsonTextError>>()?
                 .join(",\n");
             Ok(Edit {
                 range: span.start + 1..span.end - 1,
@@ -393,12 +447,12 @@ pub fn append_members(
 /// The edits that remove the items of `array` whose indexes are in `remove` (sorted, and never
 /// all of them): each run of removed items goes with the separator after it, or, for a run at
 /// the end, the separator before it, so the edits never overlap.
-pub fn remove_items(array: &Node, remove: &[usize]) -> Result<Vec<Edit>, String> {
+pub fn remove_items(array: &Node, remove: &[usize]) -> Result<Vec<Edit>, JsonTextError> {
     let Node::Array { items, .. } = array else {
-        return Err("not an array".into());
+        return Err(JsonTextError::Shape { wanted: "an array" });
     };
     if remove.len() >= items.len() {
-        return Err("cannot remove every item of an array this way".into());
+        return Err(JsonTextError::RemoveAll);
     }
     let mut edits = Vec::new();
     let mut i = 0;
@@ -415,7 +469,7 @@ pub fn remove_items(array: &Node, remove: &[usize]) -> Result<Vec<Edit>, String>
                 let prev = first
                     .checked_sub(1)
                     .and_then(|p| items.get(p))
-                    .ok_or("no item is left before the removed ones")?;
+                    .ok_or(JsonTextError::NothingBefore)?;
                 prev.span().end..items[last].span().end
             }
         };

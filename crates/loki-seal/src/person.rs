@@ -139,6 +139,23 @@ pub fn relay_target(agent: Agent) -> Option<Relay> {
     relay_target_in(Path::new("/proc"), std::process::id(), agent)
 }
 
+/// Writes [`line()`] of `decision` to the client's stderr where its mode shows nothing a hook
+/// says ([`relay_target`]). Best effort and never blocking: one non-blocking write, any error
+/// ignored (the hook's answer still carries the verdict).
+pub fn relay(agent: Agent, decision: &Decision) {
+    use rustix::fs::{Mode, OFlags};
+    let Some(target) = relay_target(agent) else {
+        return;
+    };
+    let flags =
+        OFlags::WRONLY | OFlags::APPEND | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    if let Ok(fd) = rustix::fs::open(&target.path, flags, Mode::empty()) {
+        let line = format!("{}\n", line(decision));
+        // Ignored on purpose: a full pipe or a closed reader loses the line, never the answer.
+        let _ = rustix::io::write(&fd, line.as_bytes());
+    }
+}
+
 /// [`relay_target`] over a `/proc` at `root`, for the hook process `me`.
 #[must_use]
 pub fn relay_target_in(root: &Path, me: u32, agent: Agent) -> Option<Relay> {

@@ -6,6 +6,11 @@
 //! stops in a row the next is released, NOT VERIFIED, so a broken seal never traps an agent.
 //! Where the count itself cannot be kept (no home, an unwritable file), the stop blocks.
 //!
+//! # `loki seal status` ([`overview`])
+//! The open baselines of the repository's worktree (of every worktree with `--all`, or outside a
+//! repository), each agent's activation in the repository, and the state files that cannot be
+//! read, named by their errors: one unreadable file never hides the others.
+//!
 //! # `loki seal status --json` ([`status_json`])
 //! `{"sessions": [{session, repo, snapshot, started_at, origin, baseline_s, blocks, released,
 //! history, lineage, resets}], "agents": [{agent, active, detail, fix}], "unreadable": [text]}`.
@@ -19,6 +24,43 @@
 use std::path::Path;
 
 use crate::{Activation, Agent, Decision, SealState};
+
+/// What `loki seal status` shows: the open baselines, each agent's activation in the
+/// repository, and the state files that cannot be read (their errors' words).
+#[derive(Debug)]
+pub struct Overview {
+    pub sessions: Vec<SealState>,
+    pub agents: Vec<Activation>,
+    pub unreadable: Vec<String>,
+}
+
+/// The seal's state under `home`: the baselines of the worktree `repo` (of every worktree with
+/// `all`, or without a repository), and each agent's activation there (none without one).
+pub fn overview(home: &Path, repo: Option<&Path>, all: bool) -> Result<Overview, crate::SealError> {
+    let mut sessions = Vec::new();
+    let mut unreadable = Vec::new();
+    for s in crate::sessions(home)? {
+        match s {
+            Ok(s) if all || repo.is_none_or(|r| r == s.repo_root) => sessions.push(s),
+            Ok(_) => {}
+            Err(e) => unreadable.push(e.to_string()),
+        }
+    }
+    let user = crate::UserEnv::from_process();
+    let agents = repo
+        .map(|r| {
+            Agent::ALL
+                .into_iter()
+                .map(|a| crate::activation(a, r, &user))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Overview {
+        sessions,
+        agents,
+        unreadable,
+    })
+}
 
 impl Decision {
     /// The same decision with `p` put before its message or reason.

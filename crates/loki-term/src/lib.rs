@@ -16,8 +16,10 @@
 //!   `--verbose`, nothing otherwise.
 //!
 //! Per command: [`runs`], [`events`], [`verify`], [`keys`], [`doctor`], [`deep`], [`seal`],
-//! [`improve`], [`heal`] (`loki run`, `fix`, `replay`); [`error`] for a failed command. The
-//! hidden `loki __page` check is `loki_heal::page`: it is the heal's observer, not a rendering.
+//! [`improve`], [`heal`] (`loki run`, `fix`, `replay`), [`build`] (`status`, `apply`,
+//! `discard`), [`checks`], [`config`], [`workspace`], [`backlog`], [`serve`]; [`error`] for a
+//! failed command. The hidden `loki __page` check is `loki_heal::page`: it is the heal's
+//! observer, not a rendering.
 //!
 //! # Invariants
 //! - Renderers (every module but [`color`] and [`progress`]) are pure: data in,
@@ -27,7 +29,11 @@
 //!   only to the writer it is given.
 //! - A text changes only with its snapshot: the binary's tests pin them byte for byte.
 
+pub mod backlog;
+pub mod build;
+pub mod checks;
 pub mod color;
+pub mod config;
 pub mod deep;
 pub mod doctor;
 pub mod error;
@@ -38,7 +44,9 @@ pub mod keys;
 pub mod progress;
 pub mod runs;
 pub mod seal;
+pub mod serve;
 pub mod style;
 pub mod verify;
+pub mod workspace;
 
 pub use style::{DIM, GREEN, LABEL_WIDTH, RED, YELLOW, label, paint};

@@ -276,6 +276,50 @@ pub fn installed_json(
     })
 }
 
+/// The `--json` form of `loki seal start`.
+#[must_use]
+pub fn started_json(started: &Started) -> serde_json::Value {
+    let s = &started.state;
+    serde_json::json!({"session": started.session, "repo": s.repo_root,
+    "snapshot": s.snapshot, "started_at": s.started_at, "kept": started.kept,
+    "baseline_session": s.session, "origin": s.origin, "reset": started.reset,
+    "baseline_s": s.baseline_s, "checks": s.baseline})
+}
+
+/// The `--json` form of `loki seal reset`.
+#[must_use]
+pub fn reset_json(report: &ResetReport) -> serde_json::Value {
+    let s = &report.state;
+    serde_json::json!({"repo": s.repo_root, "snapshot": s.snapshot,
+    "started_at": s.started_at, "baseline_s": s.baseline_s, "checks": s.baseline,
+    "reset": report.reset, "not_proven": report.reset.as_ref().map(loki_seal::Reset::not_proven)})
+}
+
+/// The `--json` form of `loki seal declare`.
+#[must_use]
+pub fn declared_json(r: &loki_seal::declare::Recorded) -> serde_json::Value {
+    serde_json::json!({"session": r.session, "declarations": r.declarations})
+}
+
+/// The `--json` object of `loki seal stop`: the decision in words every agent shares, and what
+/// the agent's own protocol was told (its stdout as JSON when it is, and the exit status).
+#[must_use]
+pub fn stop_json(
+    agent: Agent,
+    decision: &loki_seal::Decision,
+    r: &loki_seal::HookResponse,
+) -> serde_json::Value {
+    use loki_seal::Decision;
+    let (word, message) = match decision {
+        Decision::Allow { message } => ("allow", message),
+        Decision::Block { reason } => ("block", reason),
+        Decision::Release { message } => ("release", message),
+    };
+    let hook: Option<serde_json::Value> = serde_json::from_str(r.stdout.trim()).ok();
+    serde_json::json!({"agent": agent.as_str(), "decision": word,
+        "message": message, "hook_output": hook, "exit_code": r.exit})
+}
+
 /// The text of `loki seal status`.
 #[must_use]
 pub fn status(

@@ -49,12 +49,17 @@ pub enum WorkspaceError {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// `--contract FILE` names no file.
+    #[error("--contract {}: no such file", path.display())]
+    NoContractFile { path: PathBuf },
     #[error(transparent)]
     Unknown(#[from] crate::UnknownWorkspace),
     #[error(transparent)]
     Agent(#[from] loki_agent::AgentError),
     #[error(transparent)]
     Engine(#[from] loki_engine::EngineError),
+    #[error(transparent)]
+    Contract(#[from] loki_contract::ContractError),
     #[error(transparent)]
     Intake(#[from] loki_intake::IntakeError),
     #[error(transparent)]
@@ -78,10 +83,12 @@ impl Classify for WorkspaceError {
             | WorkspaceError::NoSuchCheck { .. }
             | WorkspaceError::ContractOnQuick
             | WorkspaceError::NoCriteria { .. }
-            | WorkspaceError::NoRuns { .. } => ExitClass::Usage,
+            | WorkspaceError::NoRuns { .. }
+            | WorkspaceError::NoContractFile { .. } => ExitClass::Usage,
             WorkspaceError::Unknown(e) => e.exit_class(),
             WorkspaceError::Agent(e) => e.exit_class(),
             WorkspaceError::Engine(e) => e.exit_class(),
+            WorkspaceError::Contract(e) => e.exit_class(),
             WorkspaceError::Intake(e) => e.exit_class(),
             WorkspaceError::Core(e) => e.exit_class(),
             WorkspaceError::Checks(e) => e.exit_class(),

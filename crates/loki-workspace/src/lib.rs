@@ -61,6 +61,7 @@ pub mod options;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod run;
+pub mod single;
 
 pub use error::{WorkspaceError, chain_text};
 

@@ -150,14 +150,55 @@ impl Setup<'_> {
             .entry("provider.name")
             .map(|e| e.source.to_string())
             .unwrap_or_default();
+        match self.pick(name, &|_| true)? {
+            Ok(choice) => Ok((choice, format!("chosen explicitly ({source})"))),
+            Err(d) => match d.choice {
+                Some(c) => Ok((c, format!("auto: {}", d.reason))),
+                None => Err(WorkspaceError::NoProvider { reason: d.reason }),
+            },
+        }
+    }
+
+    /// The provider of a command that runs the model loop itself (`loki fix`): `spec`
+    /// (`--model provider[/model]`) over the configuration's `provider.name`, and `auto` picks
+    /// only an API provider (OpenAI, Anthropic). `None` when `auto` finds none; the settings
+    /// carry the model `spec` names.
+    pub fn choose_api(
+        &self,
+        spec: Option<&str>,
+    ) -> Result<Option<(ProviderChoice, ProviderSettings)>, WorkspaceError> {
+        let mut settings = self.settings();
+        let name = match spec {
+            Some(spec) => {
+                let (name, model) = spec.split_once('/').unwrap_or((spec, ""));
+                if !model.is_empty() {
+                    settings.model = Some(model.to_string());
+                }
+                name
+            }
+            None => self.config.str("provider.name").unwrap_or("auto"),
+        };
+        let api =
+            |c: &ProviderChoice| matches!(c, ProviderChoice::OpenAi | ProviderChoice::Anthropic);
+        Ok(match self.pick(name, &api)? {
+            Ok(choice) => Some((choice, settings)),
+            Err(d) => d.choice.map(|c| (c, settings)),
+        })
+    }
+
+    /// The one chooser: `name` when it names a provider, else (`auto`) the detection, its choice
+    /// kept only when `auto_takes` it.
+    fn pick(
+        &self,
+        name: &str,
+        auto_takes: &dyn Fn(&ProviderChoice) -> bool,
+    ) -> Result<Result<ProviderChoice, Detection>, WorkspaceError> {
         if let Some(choice) = ProviderChoice::parse(name)? {
-            return Ok((choice, format!("chosen explicitly ({source})")));
+            return Ok(Ok(choice));
         }
-        let d = self.detect();
-        match d.choice {
-            Some(c) => Ok((c, format!("auto: {}", d.reason))),
-            None => Err(WorkspaceError::NoProvider { reason: d.reason }),
-        }
+        let mut d = self.detect();
+        d.choice = d.choice.filter(|c| auto_takes(c));
+        Ok(Err(d))
     }
 
     /// [`Setup::choose`], and the provider built from the settings.

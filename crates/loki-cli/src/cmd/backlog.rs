@@ -11,7 +11,7 @@
 //! built counts with the code of its error.
 
 use loki_core::outcome::ExitCode;
-use loki_workspace::backlog::{Backlog, branch};
+use loki_workspace::backlog::Backlog;
 
 use crate::cli::{BacklogArgs, GlobalArgs};
 use crate::cmd::UsageError;
@@ -57,12 +57,7 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
         &cancel,
         |row| {
             if !global.quiet {
-                anstream::eprintln!(
-                    "#{} {} {}",
-                    row.issue,
-                    row.verdict,
-                    row.run_id.as_deref().unwrap_or("")
-                );
+                anstream::eprintln!("{}", loki_term::backlog::row(row));
             }
         },
     );
@@ -73,40 +68,17 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
         );
     } else {
         anstream::print!("{}", loki_intake::batch::table(&rows));
-        for r in &rows {
-            if let Some(e) = &r.error {
-                anstream::eprintln!("#{}: {e}", r.issue);
-            }
-        }
+        anstream::eprint!("{}", loki_term::backlog::errors(&rows));
     }
     Ok(ExitCode::from_code(worst))
 }
 
 /// `--dry-run`: what would run, nothing run.
 fn dry_run(global: &GlobalArgs, backlog: &Backlog, concurrency: u32) -> anyhow::Result<ExitCode> {
-    let project = backlog.project.canonical();
     if global.json {
-        let would: Vec<_> = backlog
-            .items
-            .iter()
-            .map(|i| serde_json::json!({"issue": i.number, "title": i.title, "branch": branch(i.number)}))
-            .collect();
-        crate::output::json(
-            serde_json::json!({"project": project, "dry_run": true, "concurrency": concurrency, "issues": would}),
-        );
-        return Ok(ExitCode::Success);
-    }
-    anstream::println!(
-        "{project}: {} issue(s) would be built, {concurrency} at a time (dry run: nothing ran)",
-        backlog.items.len()
-    );
-    for i in &backlog.items {
-        anstream::println!(
-            "  #{:<6} loki/backlog-{:<6} {}",
-            i.number,
-            i.number,
-            loki_intake::batch::cut(&i.title)
-        );
+        crate::output::json(loki_term::backlog::dry_run_json(backlog, concurrency));
+    } else {
+        anstream::print!("{}", loki_term::backlog::dry_run(backlog, concurrency));
     }
     Ok(ExitCode::Success)
 }

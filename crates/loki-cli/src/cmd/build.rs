@@ -14,6 +14,7 @@ use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
 use loki_workspace::run::RunFlags;
+use loki_workspace::single::ContractFrom;
 
 use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
 use crate::cmd::{UsageError, resolve_run};
@@ -88,24 +89,20 @@ pub fn run_task_with(
 ) -> anyhow::Result<ExitCode> {
     let ctx = Ctx::load_with(global, &flags.config_flags())?;
     let repo = ctx.repo()?;
-    // A dirty tree is refused before anything else is looked at (the provider, its script).
-    loki_engine::intake::preflight(&repo)?;
-    let contract =
-        match (contract, &flags.contract) {
-            (Some(c), _) => Some(c),
-            (None, Some(path)) => Some(loki_contract::proof::load(path)?.ok_or_else(|| {
-                UsageError(format!("--contract {}: no such file", path.display()))
-            })?),
-            (None, None) => None,
-        };
+    let contract = match (contract, &flags.contract) {
+        (Some(c), _) => ContractFrom::Given(c),
+        (None, Some(path)) => ContractFrom::File(path.clone()),
+        (None, None) => ContractFrom::Engine,
+    };
     let request = loki_workspace::options::SingleBuild {
         task,
         kind,
         flags: flags.run_flags(),
-        contract,
+        contract: None,
         issue,
     };
-    let (mut opts, label, why) = ctx.setup().single_build(&repo, request)?;
+    let (mut opts, label, why) =
+        loki_workspace::single::prepare(&ctx.setup(), &repo, contract, request)?;
     opts.on_command = crate::cmd::modelbox::echo_commands(global);
     crate::cmd::modelbox::announce(
         global,
@@ -212,35 +209,10 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
         crate::output::json(&v);
         return Ok(ExitCode::Success);
     }
-    let cost = match v.cost_usd {
-        Some(c) => format!(
-            "{} ({} tokens)",
-            loki_agent::cost::usd(c),
-            loki_engine::summary::tokens(v.tokens)
-        ),
-        None => format!(
-            "not measured ({} tokens)",
-            loki_engine::summary::tokens(v.tokens)
-        ),
-    };
     let question = (v.outcome.as_deref() == Some("BLOCKED"))
         .then(|| loki_engine::ops::question(&store.dir(&id)))
         .flatten();
-    let rows = [
-        ("Run:", format!("{} ({}, {})", v.run_id, v.kind, v.status)),
-        ("Stage:", v.stage.clone().unwrap_or_else(|| "-".into())),
-        ("Elapsed:", loki_core::time::human_duration(v.elapsed_s)),
-        ("Outcome:", v.outcome.clone().unwrap_or_else(|| "-".into())),
-        ("Cost:", cost),
-        ("Branch:", v.branch.clone()),
-    ];
-    for (label, value) in rows {
-        anstream::println!("{label:<12}{value}");
-    }
-    if let Some(q) = question {
-        anstream::println!("{:<12}{q}", "Question:");
-        anstream::println!("{:<12}loki answer {id} --text \"<your answer>\"", "Next:");
-    }
+    anstream::print!("{}", loki_term::build::status(&v, question.as_deref()));
     Ok(ExitCode::Success)
 }
 
@@ -269,15 +241,8 @@ pub fn apply(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
             serde_json::json!({"run_id": id, "branch": a.branch, "from": a.from,
             "to": a.to, "fast_forwarded": a.from != a.to}),
         );
-    } else if a.from == a.to {
-        anstream::println!("{} is already at {}", a.branch, &a.to[..12.min(a.to.len())]);
     } else {
-        anstream::println!(
-            "{}: fast-forwarded {} → {}",
-            a.branch,
-            &a.from[..12.min(a.from.len())],
-            &a.to[..12.min(a.to.len())]
-        );
+        anstream::println!("{}", loki_term::build::applied(&a));
     }
     Ok(ExitCode::Success)
 }
@@ -289,13 +254,8 @@ pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
         let gone = loki_engine::ops::discard_failed(&repo)?;
         if ctx.global.json {
             crate::output::json(serde_json::json!({"discarded": gone}));
-        } else if gone.is_empty() {
-            anstream::println!("no failed run has a worktree or branch left");
         } else {
-            for d in &gone {
-                let outcome = d.outcome.as_deref().unwrap_or("no outcome");
-                anstream::println!("{} ({outcome}): removed {}", d.run_id, d.removed.join(", "));
-            }
+            anstream::print!("{}", loki_term::build::discarded_failed(&gone));
         }
         return Ok(ExitCode::Success);
     }
@@ -308,11 +268,6 @@ pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
         crate::output::json(serde_json::json!({"run_id": id, "removed": removed}));
         return Ok(ExitCode::Success);
     }
-    if removed.is_empty() {
-        anstream::println!("run {id}: nothing to remove");
-    }
-    for r in removed {
-        anstream::println!("removed {r}");
-    }
+    anstream::print!("{}", loki_term::build::discarded(id.as_str(), &removed));
     Ok(ExitCode::Success)
 }

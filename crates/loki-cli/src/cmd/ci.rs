@@ -17,12 +17,12 @@
 //! `seal check` code (1 FINDINGS, 3 CANNOT JUDGE, 4 DECLARE); `judge --no-fail` exits 0 on any
 //! verdict, for a pipeline whose `post` gates (the receipt is uploaded between the two).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use loki_core::outcome::ExitCode;
-use loki_intake::review::{self, Ci, Conclusion, FailOn, Request};
+use loki_intake::review::{self, Ci, Request, gated};
 use loki_seal::report::Report;
 
 use crate::cli::{CiCommand, CiCommentArgs, CiJudgeArgs, CiName, CiPostArgs};
@@ -45,14 +45,6 @@ fn ci_of(name: Option<CiName>) -> Option<Ci> {
         Some(CiName::Github) => Some(Ci::GithubActions),
         Some(CiName::Gitlab) => Some(Ci::GitlabCi),
         None => Ci::detect(),
-    }
-}
-
-/// The exit code of a verdict under a gate.
-fn gated(gate: &FailOn, verdict: loki_core::outcome::Verdict) -> ExitCode {
-    match gate.conclusion(verdict) {
-        Conclusion::Failure => verdict.exit_code(),
-        Conclusion::Success | Conclusion::Neutral => ExitCode::Success,
     }
 }
 
@@ -96,7 +88,8 @@ fn judge(ctx: &Ctx, args: &CiJudgeArgs) -> anyhow::Result<ExitCode> {
         &args.gate.fail_on,
         &args.gate.name,
     );
-    write_out(&out, &json, &rendered.body, &typed, ctx)?;
+    let home = ctx.home().ok().map(PathBuf::as_path);
+    review::out::write_out(&out, &json, &rendered.body, &typed, home)?;
     let code = if args.no_fail {
         ExitCode::Success
     } else {
@@ -113,56 +106,12 @@ fn judge(ctx: &Ctx, args: &CiJudgeArgs) -> anyhow::Result<ExitCode> {
             "out": out,
         }));
     } else {
-        anstream::print!(
-            "{}",
-            crate::cmd::checks::render_results(&report.judged.head)
-        );
+        anstream::print!("{}", loki_term::checks::results(&report.judged.head));
         anstream::print!("{}", loki_term::seal::check(&report));
-        anstream::println!(
-            "{:<12}{} (fail-on: {})",
-            "Check:",
-            args.gate.fail_on.conclusion(report.verdict()).github(),
-            args.gate.fail_on
-        );
-        anstream::println!("{:<12}{}", "Report:", out.join("report.json").display());
+        let lines = review::out::judged_lines(&args.gate.fail_on, report.verdict(), &out);
+        anstream::print!("{lines}");
     }
     Ok(code)
-}
-
-/// Writes the report, the comment, the receipt's files and the public key into `out`.
-fn write_out(
-    out: &Path,
-    json: &serde_json::Value,
-    comment: &str,
-    report: &Report,
-    ctx: &Ctx,
-) -> anyhow::Result<()> {
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("cannot create the output directory {}", out.display()))?;
-    let text = serde_json::to_string_pretty(json)?;
-    loki_core::fs::write_atomic(&out.join("report.json"), format!("{text}\n").as_bytes())?;
-    loki_core::fs::write_atomic(&out.join("comment.md"), comment.as_bytes())?;
-    let Some(receipt) = &report.receipt else {
-        return Ok(());
-    };
-    for name in [
-        "receipt.json",
-        "receipt.dsse.json",
-        "receipt.md",
-        "events.jsonl",
-    ] {
-        let from = receipt.dir.join(name);
-        let bytes =
-            std::fs::read(&from).with_context(|| format!("cannot read {}", from.display()))?;
-        loki_core::fs::write_atomic(&out.join(name), &bytes)?;
-    }
-    let signer =
-        loki_receipt::Signer::load_or_create(ctx.home()?, &loki_receipt::KeyEnv::from_process())?;
-    loki_core::fs::write_atomic(
-        &out.join("pubkey.pem"),
-        signer.export_public_pem()?.as_bytes(),
-    )?;
-    Ok(())
 }
 
 fn read_report(path: &Path) -> anyhow::Result<Report> {
@@ -193,7 +142,7 @@ fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
     let conclusion = gate.fail_on.conclusion(report.verdict);
     let rendered = review::render(&report, Some(&request), &gate.fail_on, &gate.name);
     if let Some(summary) = loki_core::env::GITHUB_STEP_SUMMARY.get_os() {
-        append(Path::new(&summary), &format!("{}\n", rendered.summary))?;
+        review::out::append(Path::new(&summary), &format!("{}\n", rendered.summary))?;
     }
     // A fork's jobs hold a read-only token: the verdict stays in the job summary and status.
     let posted = if request.fork {
@@ -214,24 +163,8 @@ fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
         )?)
     };
     if let Some(file) = loki_core::env::GITHUB_OUTPUT.get_os() {
-        let url = posted
-            .as_ref()
-            .and_then(|p| p.comment_url.clone())
-            .unwrap_or_default();
-        let sha = report
-            .receipt
-            .as_ref()
-            .map(|r| r.receipt_sha256.clone())
-            .unwrap_or_default();
-        append(
-            Path::new(&file),
-            &format!(
-                "verdict={}\nconclusion={}\npassed={}\nreceipt-sha256={sha}\ncomment-url={url}\n",
-                report.verdict.key(),
-                conclusion.github(),
-                conclusion.passes()
-            ),
-        )?;
+        let lines = review::out::outputs(&report, conclusion, posted.as_ref());
+        review::out::append(Path::new(&file), &lines)?;
     }
     if ctx.global.json {
         crate::output::json(serde_json::json!({
@@ -242,40 +175,11 @@ fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
             "posted": posted,
         }));
     } else {
-        anstream::println!("{:<12}{}", "Verdict:", report.verdict);
-        anstream::println!(
-            "{:<12}{} (fail-on: {})",
-            "Check:",
-            conclusion.github(),
-            gate.fail_on
-        );
-        if let Some(p) = &posted {
-            let did = if p.comment_created {
-                "created"
-            } else {
-                "updated"
-            };
-            anstream::println!(
-                "{:<12}{did} {}",
-                "Comment:",
-                p.comment_url.as_deref().unwrap_or("(no address given)")
-            );
-        }
+        let lines =
+            review::out::posted_lines(report.verdict, conclusion, &gate.fail_on, posted.as_ref());
+        anstream::print!("{lines}");
     }
     Ok(gated(&gate.fail_on, report.verdict))
-}
-
-/// Appends `text` to one of the runner's files (`GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`): the
-/// runner's protocol is appending, so this is not loki's state.
-fn append(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .with_context(|| format!("cannot open {} to append to it", path.display()))?;
-    f.write_all(text.as_bytes())
-        .with_context(|| format!("cannot append to {}", path.display()))
 }
 
 fn comment(ctx: &Ctx, args: &CiCommentArgs) -> anyhow::Result<ExitCode> {

@@ -1,15 +1,12 @@
 //! `loki config show|path|get|set|init`. Editing the files is `loki_core::config::edit`'s.
 
-use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use loki_core::config::edit::{self, Layer};
-use loki_core::config::{KEYS, Kind};
 use loki_core::outcome::ExitCode;
 
 use crate::cli::ConfigCommand;
 use crate::context::Ctx;
-use loki_term::{DIM, paint};
 
 pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
     match cmd {
@@ -23,35 +20,10 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
 
 fn show(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     if ctx.global.json {
-        let entries: Vec<_> = ctx
-            .config
-            .entries()
-            .map(|e| {
-                serde_json::json!({
-                    "key": e.def.key,
-                    "value": e.display_value(),
-                    "secret": e.def.kind == Kind::Secret,
-                    "source": e.source,
-                    "env": loki_core::config::env_name(e.def.key),
-                })
-            })
-            .collect();
-        crate::output::json(serde_json::json!({ "settings": entries }));
-        return Ok(ExitCode::Success);
+        crate::output::json(loki_term::config::show_json(&ctx.config));
+    } else {
+        anstream::print!("{}", loki_term::config::show(&ctx.config));
     }
-    let width = KEYS.iter().map(|k| k.key.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for e in ctx.config.entries() {
-        let value = e.display_value();
-        writeln!(
-            out,
-            "{:<width$}  {:<28}  {}",
-            e.def.key,
-            value,
-            paint(DIM, &e.source.to_string())
-        )?;
-    }
-    anstream::print!("{out}");
     Ok(ExitCode::Success)
 }
 
@@ -66,26 +38,18 @@ fn repo_file(ctx: &Ctx) -> anyhow::Result<PathBuf> {
 fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let user = ctx.home.as_ref().map(|h| h.join("config.toml"));
     let repo = ctx.repo().ok().map(|r| r.root.join("loki.toml"));
-    let describe = |p: &Option<PathBuf>| match p {
-        Some(p) if p.exists() => (Some(p.display().to_string()), "exists"),
-        Some(p) => (Some(p.display().to_string()), "not created"),
-        None => (None, "unavailable"),
-    };
-    let (u, us) = describe(&user);
-    let (r, rs) = describe(&repo);
+    fn there(p: Option<&Path>) -> Option<(&Path, bool)> {
+        p.map(|p| (p, p.exists()))
+    }
+    let (text, json) = loki_term::config::paths(
+        there(user.as_deref()),
+        there(repo.as_deref()),
+        ctx.global.config.as_deref(),
+    );
     if ctx.global.json {
-        crate::output::json(serde_json::json!({
-            "user": {"path": u, "state": us},
-            "repo": {"path": r, "state": rs},
-            "file": ctx.global.config.as_ref().map(|p| p.display().to_string()),
-        }));
+        crate::output::json(json);
     } else {
-        let (u, r) = (u.unwrap_or_default(), r.unwrap_or_default());
-        anstream::println!("user  {u} ({us})");
-        anstream::println!("repo  {r} ({rs})");
-        if let Some(f) = &ctx.global.config {
-            anstream::println!("file  {}", f.display());
-        }
+        anstream::print!("{text}");
     }
     Ok(ExitCode::Success)
 }

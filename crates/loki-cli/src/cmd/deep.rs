@@ -8,12 +8,10 @@
 
 use std::time::Duration;
 
-use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 use loki_deep::DeepRequest;
-use loki_process::{Spec, spawn_detached};
 use loki_receipt::KeyEnv;
 
 use crate::cli::RunArg;
@@ -53,30 +51,20 @@ pub fn run(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     Ok(report.outcome().exit_code())
 }
 
-/// After a `--deep` build sealed: starts `loki deep <run>` detached and says where its log and
-/// receipt will be. Never changes the build's exit code; a run it cannot deep-verify is named.
+/// After a `--deep` build sealed: starts `loki deep <run>` detached ([`loki_deep::detached`])
+/// and says where its log and receipt will be, or why it did not start.
 pub fn start_detached(repo: &Repo, run_id: &str) {
-    let Ok(run) = run_id.parse::<RunId>() else {
-        return;
-    };
-    if let Err(e) = loki_deep::main_receipt(repo, &run) {
-        anstream::eprintln!("{}", loki_term::deep::not_started(&e));
-        return;
-    }
-    let (log, receipt) = loki_deep::detached_paths(repo, &run);
-    let started = std::env::current_exe()
-        .map_err(|e| e.to_string())
-        .and_then(|exe| {
-            let spec = Spec::new(exe.as_os_str(), &repo.root)
-                .args(["deep", run.as_str()])
-                .envs(std::env::vars_os().collect());
-            spawn_detached(&spec, &log).map_err(|e| e.to_string())
-        });
-    match started {
-        Ok(child) => {
-            let text = loki_term::deep::started(child.pid, &log, &receipt);
-            anstream::eprintln!("{text}");
+    use loki_deep::detached::Started;
+    match loki_deep::detached::start(repo, run_id, std::env::current_exe()) {
+        None => {}
+        Some(Started::NotStarted(e)) => {
+            anstream::eprintln!("{}", loki_term::deep::not_started(&e));
         }
-        Err(e) => anstream::eprintln!("{}", loki_term::deep::start_failed(&run, &e)),
+        Some(Started::Running { pid, log, receipt }) => {
+            anstream::eprintln!("{}", loki_term::deep::started(pid, &log, &receipt));
+        }
+        Some(Started::Failed { run, why }) => {
+            anstream::eprintln!("{}", loki_term::deep::start_failed(&run, &why));
+        }
     }
 }

@@ -23,7 +23,7 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
 use std::time::Duration;
 
-use loki_agent::{Backend, Provider, ProviderChoice, build};
+use loki_agent::{Backend, Provider, build};
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
@@ -214,11 +214,7 @@ fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     // The crashing line of the innermost source file, shown under it.
-    let code = res.files.first().and_then(|f| {
-        let line = usize::try_from(f.line?).ok()?;
-        let text = std::fs::read_to_string(&f.abs).ok()?;
-        text.lines().nth(line.saturating_sub(1)).map(str::to_string)
-    });
+    let code = res.crash_line();
     anstream::print!(
         "{}",
         loki_term::heal::diagnosis(run, &inc, &res, (&repo.root, &dir), code.as_deref())
@@ -253,29 +249,11 @@ fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// The model `loki fix` asks: `--model provider[/model]`, else the configuration, else `auto`
-/// among API providers. `None` when auto finds nothing.
+/// The model `loki fix` asks ([`loki_workspace::options::Setup::choose_api`]). `None` when auto
+/// finds nothing.
 fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provider>>> {
-    let mut settings = ctx.setup().settings();
-    let choice = match flag {
-        Some(spec) => {
-            let (name, m) = match spec.split_once('/') {
-                Some((p, m)) => (p, Some(m)),
-                None => (spec, None),
-            };
-            if let Some(m) = m.filter(|m| !m.is_empty()) {
-                settings.model = Some(m.to_string());
-            }
-            ProviderChoice::parse(name)?
-        }
-        None => ProviderChoice::parse(ctx.config.str("provider.name").unwrap_or("auto"))?,
-    };
-    let choice = match choice {
-        Some(c) => c,
-        None => match ctx.setup().detect().choice {
-            Some(c @ (ProviderChoice::OpenAi | ProviderChoice::Anthropic)) => c,
-            _ => return Ok(None),
-        },
+    let Some((choice, settings)) = ctx.setup().choose_api(flag)? else {
+        return Ok(None);
     };
     match build(&choice, &settings)? {
         Backend::Loop(p) => Ok(Some(p)),
@@ -424,26 +402,7 @@ pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let run = incident_run(&repo, args.run.as_deref())?;
     let dir = loki_heal::fix::incident_dir(&repo, &run)?;
     let (inc, _) = loki_heal::incident::load(&dir)?;
-    let video = dir.join(loki_heal::web::VIDEO_FILE);
-    let mut extra = Vec::new();
-    if args.video {
-        if inc.browser.is_none() {
-            return Err(UsageError(format!(
-                "--video records a web page's replay; incident {run} is a process crash (record pages with `loki run --url`)"
-            ))
-            .into());
-        }
-        // A video left by an earlier replay must not pass for this one's.
-        match std::fs::remove_file(&video) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.into()),
-        }
-        extra.push((
-            loki_heal::web::VIDEO_ENV.into(),
-            video.clone().into_os_string(),
-        ));
-    }
+    let (video, extra) = loki_heal::web::replay_video(&dir, &inc, run.as_str(), args.video)?;
     let r = loki_heal::repro::run_with(&dir, &inc, None, &[], &extra)?;
     let video = (args.video && video.is_file()).then_some(video);
     let code = match r.verdict {

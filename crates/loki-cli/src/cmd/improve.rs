@@ -24,23 +24,13 @@ use loki_term::{DIM, paint};
 
 fn config_flags(args: &ImproveArgs) -> Vec<(String, String, String)> {
     let m = &args.model;
-    let mut f = Vec::new();
-    if let Some(p) = &m.provider {
-        f.push(("provider.name".into(), p.clone(), "--provider".into()));
-    }
-    if let Some(x) = &m.model {
-        f.push(("provider.model".into(), x.clone(), "--model".into()));
-    }
-    if let Some(s) = &m.script {
-        f.push((
-            "provider.script".into(),
-            s.display().to_string(),
-            "--script".into(),
-        ));
-    }
-    if let Some(c) = m.cap {
-        f.push(("run.cap_s".into(), c.to_string(), "--cap".into()));
-    }
+    let mut f =
+        crate::cmd::provider_layer(m.provider.as_ref(), m.model.as_ref(), m.script.as_ref());
+    f.extend(crate::cmd::layer([(
+        "run.cap_s",
+        m.cap.map(|c| c.to_string()),
+        "--cap",
+    )]));
     f
 }
 

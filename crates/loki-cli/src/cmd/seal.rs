@@ -85,13 +85,7 @@ fn start(ctx: &Ctx, agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode> 
     loki_core::layout::Repo::discover(&root)?.ensure_loki_dir()?;
     let started = loki_seal::start(&root, &input, &opts, rebaseline)?;
     if ctx.global.json {
-        let s = &started.state;
-        crate::output::json(
-            serde_json::json!({"session": started.session, "repo": s.repo_root,
-            "snapshot": s.snapshot, "started_at": s.started_at, "kept": started.kept,
-            "baseline_session": s.session, "origin": s.origin, "reset": started.reset,
-            "baseline_s": s.baseline_s, "checks": s.baseline}),
-        );
+        crate::output::json(loki_term::seal::started_json(&started));
     }
     if !ctx.global.quiet {
         anstream::eprintln!(
@@ -110,12 +104,7 @@ fn reset(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     crate::interrupt::left("the baseline was not reset: the worktree's state is unchanged");
     let report = loki_seal::reset(&repo.root, &opts)?;
     if ctx.global.json {
-        let s = &report.state;
-        crate::output::json(
-            serde_json::json!({"repo": s.repo_root, "snapshot": s.snapshot,
-            "started_at": s.started_at, "baseline_s": s.baseline_s, "checks": s.baseline,
-            "reset": report.reset, "not_proven": report.reset.as_ref().map(loki_seal::Reset::not_proven)}),
-        );
+        crate::output::json(loki_term::seal::reset_json(&report));
     } else if !ctx.global.quiet {
         anstream::print!("{}", loki_term::seal::reset(&report));
     }
@@ -141,10 +130,11 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
         )),
         None => decision,
     };
-    relay(agent, &decision);
+    // Every verdict must reach the person, not only the model.
+    loki_seal::person::relay(agent, &decision);
     let r = respond(agent, &decision);
     if ctx.global.json {
-        crate::output::json(stop_json(agent, &decision, &r));
+        crate::output::json(loki_term::seal::stop_json(agent, &decision, &r));
     }
     anstream::print!("{}", r.stdout);
     anstream::eprint!("{}", r.stderr);
@@ -152,19 +142,6 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
         0 => ExitCode::Success,
         _ => ExitCode::Usage,
     }
-}
-
-/// The `--json` object of `loki seal stop`: the decision in words every agent shares, and what
-/// the agent's own protocol was told (its stdout as JSON when it is, and the exit status).
-fn stop_json(agent: Agent, decision: &Decision, r: &loki_seal::HookResponse) -> serde_json::Value {
-    let (word, message) = match decision {
-        Decision::Allow { message } => ("allow", message),
-        Decision::Block { reason } => ("block", reason),
-        Decision::Release { message } => ("release", message),
-    };
-    let hook: Option<serde_json::Value> = serde_json::from_str(r.stdout.trim()).ok();
-    serde_json::json!({"agent": agent.as_str(), "decision": word,
-        "message": message, "hook_output": hook, "exit_code": r.exit})
 }
 
 /// A stop that could not be checked blocks, and counts ([`loki_seal::status::failed`]).
@@ -181,24 +158,6 @@ fn failed(ctx: &Ctx, input: &HookInput, e: &anyhow::Error) -> Decision {
     )
 }
 
-/// Every verdict must reach the person, not only the model: where the client's mode shows
-/// nothing a hook says (`claude -p`, `codex exec`), its line goes to the client's own stderr
-/// ([`loki_seal::person`]). Best effort and never blocking: one non-blocking write, any error
-/// ignored (the hook's answer still carries the verdict).
-fn relay(agent: Agent, decision: &Decision) {
-    use rustix::fs::{Mode, OFlags};
-    let Some(target) = loki_seal::person::relay_target(agent) else {
-        return;
-    };
-    let flags =
-        OFlags::WRONLY | OFlags::APPEND | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    if let Ok(fd) = rustix::fs::open(&target.path, flags, Mode::empty()) {
-        let line = format!("{}\n", loki_seal::person::line(decision));
-        // Ignored on purpose: a full pipe or a closed reader loses the line, never the answer.
-        let _ = rustix::io::write(&fd, line.as_bytes());
-    }
-}
-
 fn stop_inner(ctx: &Ctx, input: &HookInput) -> anyhow::Result<Decision> {
     let root = repo_root(ctx, input)?;
     let opts = options(ctx, root.join(".loki"))?;
@@ -209,32 +168,17 @@ fn stop_inner(ctx: &Ctx, input: &HookInput) -> anyhow::Result<Decision> {
 }
 
 fn status(ctx: &Ctx, all: bool) -> anyhow::Result<ExitCode> {
-    let home = ctx.home()?.clone();
     let repo = ctx.repo().ok().map(|r| r.root);
-    let mut sessions = Vec::new();
-    let mut broken = Vec::new();
-    for s in loki_seal::sessions(&home)? {
-        match s {
-            Ok(s) if all || repo.as_ref().is_none_or(|r| *r == s.repo_root) => sessions.push(s),
-            Ok(_) => {}
-            Err(e) => broken.push(e.to_string()),
-        }
-    }
-    let user = loki_seal::UserEnv::from_process();
-    let agents: Vec<loki_seal::Activation> = repo
-        .as_ref()
-        .map(|r| {
-            Agent::ALL
-                .into_iter()
-                .map(|a| loki_seal::activation(a, r, &user))
-                .collect()
-        })
-        .unwrap_or_default();
+    let o = loki_seal::status::overview(ctx.home()?, repo.as_deref(), all)?;
     if ctx.global.json {
-        crate::output::json(loki_seal::status::status_json(&sessions, &agents, &broken));
-        return Ok(ExitCode::Success);
+        let v = loki_seal::status::status_json(&o.sessions, &o.agents, &o.unreadable);
+        crate::output::json(v);
+    } else {
+        anstream::print!(
+            "{}",
+            loki_term::seal::status(&o.sessions, &o.agents, &o.unreadable)
+        );
     }
-    anstream::print!("{}", loki_term::seal::status(&sessions, &agents, &broken));
     Ok(ExitCode::Success)
 }
 
@@ -261,10 +205,7 @@ fn check(
     if ctx.global.json {
         crate::output::json(report.to_json());
     } else {
-        anstream::print!(
-            "{}",
-            crate::cmd::checks::render_results(&report.judged.head)
-        );
+        anstream::print!("{}", loki_term::checks::results(&report.judged.head));
         anstream::print!("{}", loki_term::seal::check(&report));
     }
     Ok(verdict.exit_code())
@@ -288,9 +229,7 @@ fn declare(
         contradiction,
     })?;
     if ctx.global.json {
-        crate::output::json(
-            serde_json::json!({"session": recorded.session, "declarations": recorded.declarations}),
-        );
+        crate::output::json(loki_term::seal::declared_json(&recorded));
     } else if !ctx.global.quiet {
         anstream::print!("{}", loki_term::seal::declared(&recorded, contradiction));
     }

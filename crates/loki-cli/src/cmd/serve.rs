@@ -38,27 +38,13 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             let client = Client::new(target(&ctx)?)?;
             let report = backfill(&client, dir)?;
             if ctx.global.json {
-                let failed: Vec<_> = report
-                    .failed
-                    .iter()
-                    .map(|(run, why)| serde_json::json!({"run_id": run, "reason": why}))
-                    .collect();
-                crate::output::json(serde_json::json!({"url": client.url(),
-                    "shipped": report.runs, "events": report.events, "failed": failed}));
+                let v = loki_term::serve::backfill_json(&report, client.url());
+                crate::output::json(v);
             }
-            for run in &report.runs {
-                anstream::println!("shipped {run}");
-            }
-            for (run, why) in &report.failed {
-                anstream::eprintln!("not shipped {run}: {why}");
-            }
-            anstream::println!(
-                "{} run(s), {} event(s) shipped to {}; {} failed",
-                report.runs.len(),
-                report.events,
-                client.url(),
-                report.failed.len()
-            );
+            let [shipped, failed, summary] = loki_term::serve::backfill(&report, client.url());
+            anstream::print!("{shipped}");
+            anstream::eprint!("{failed}");
+            anstream::print!("{summary}");
             Ok(if report.failed.is_empty() {
                 ExitCode::Success
             } else {
@@ -68,24 +54,18 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Some(ServeCommand::Status) => {
             let Ok(t) = target(&ctx) else {
                 if ctx.global.json {
-                    crate::output::json(status_json(None));
+                    crate::output::json(loki_term::serve::status_json(None));
                 } else {
-                    anstream::println!("control plane: not running");
+                    anstream::println!("{}", loki_term::serve::status(None));
                 }
                 return Ok(ExitCode::Failure);
             };
             let s = admin::status(&Client::new(t)?, STATUS_TIMEOUT)?;
             if ctx.global.json {
-                crate::output::json(status_json(Some(&s)));
-                return Ok(ExitCode::Success);
+                crate::output::json(loki_term::serve::status_json(Some(&s)));
+            } else {
+                anstream::println!("{}", loki_term::serve::status(Some(&s)));
             }
-            anstream::println!(
-                "control plane: running at {} (pid {}, {}); latest run: {}",
-                s.url,
-                s.pid,
-                s.engine,
-                s.latest
-            );
             Ok(ExitCode::Success)
         }
         Some(ServeCommand::Prune {
@@ -101,33 +81,11 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
                     "dry_run": dry_run, "run_ids": pruned.runs}));
                 return Ok(ExitCode::Success);
             }
-            for r in &pruned.runs {
-                anstream::println!("{} {r}", if *dry_run { "would remove" } else { "removed" });
-            }
-            anstream::println!(
-                "{} run(s) of {repo} before {before}{}",
-                pruned.runs.len(),
-                if *dry_run {
-                    " (dry run: nothing removed)"
-                } else {
-                    " removed"
-                }
-            );
+            let text = loki_term::serve::pruned(&pruned.runs, repo, before, *dry_run);
+            anstream::print!("{text}");
             Ok(ExitCode::Success)
         }
     }
-}
-
-/// The `--json` object of `loki serve status`: what the server said, null where it said nothing
-/// (the words of [`admin::Status`] for unknown, `?` and `none`, are not values).
-fn status_json(s: Option<&admin::Status>) -> serde_json::Value {
-    let Some(s) = s else {
-        return serde_json::json!({"running": false, "url": null, "pid": null, "engine": null,
-            "latest_run_id": null});
-    };
-    let known = |v: &str, unknown: &str| (v != unknown).then(|| v.to_string());
-    serde_json::json!({"running": true, "url": s.url, "pid": s.pid,
-        "engine": known(&s.engine, "?"), "latest_run_id": known(&s.latest, "none")})
 }
 
 /// The store `--db` names (its directory must exist: it is never created), else the default

@@ -6,7 +6,7 @@
 use loki_core::config::workspaces::{self, Workspace};
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
-use loki_workspace::{WorkspaceRun, integration_line};
+use loki_workspace::WorkspaceRun;
 
 use crate::cli::{GlobalArgs, WorkspaceCommand, WorkspaceRunArgs};
 use crate::cmd::UsageError;
@@ -21,15 +21,8 @@ pub fn run(global: &GlobalArgs, c: &WorkspaceCommand) -> anyhow::Result<ExitCode
                 crate::output::json(
                     serde_json::json!({"workspaces": all.values().collect::<Vec<_>>()}),
                 );
-            } else if all.is_empty() {
-                anstream::println!(
-                    "no workspace is declared: add [workspaces.<name>] with repos = [...] to loki.toml"
-                );
-            }
-            if !global.json {
-                for w in all.values() {
-                    anstream::println!("{:<16}{} repositories", w.name, w.repos.len());
-                }
+            } else {
+                anstream::print!("{}", loki_term::workspace::list(&all));
             }
             Ok(ExitCode::Success)
         }
@@ -38,22 +31,9 @@ pub fn run(global: &GlobalArgs, c: &WorkspaceCommand) -> anyhow::Result<ExitCode
             let w = loki_workspace::named(&all, name)?;
             if global.json {
                 crate::output::json(w);
-                return Ok(ExitCode::Success);
+            } else {
+                anstream::print!("{}", loki_term::workspace::show(w));
             }
-            anstream::println!("{}", w.name);
-            for (i, r) in w.repos.iter().enumerate() {
-                anstream::println!("  {}. {} ({})", i + 1, r.name, r.path.display());
-                if let Some(s) = &r.setup {
-                    anstream::println!("     setup: {s}");
-                }
-                if let Some(a) = &r.after {
-                    anstream::println!("     after: {a}");
-                }
-            }
-            anstream::println!(
-                "  integration: {}",
-                w.integration.as_deref().unwrap_or("none")
-            );
             Ok(ExitCode::Success)
         }
         WorkspaceCommand::Status { name } => status(global, name.as_deref()),
@@ -84,41 +64,19 @@ fn run_workspace(global: &GlobalArgs, args: &WorkspaceRunArgs) -> anyhow::Result
     )?;
     let (record, exit) = prepared.run(&setup, &cancel, |row| {
         if !global.quiet {
-            anstream::eprintln!(
-                "{}: {} {}",
-                row.name,
-                row.outcome,
-                row.run_id.as_deref().unwrap_or("")
-            );
+            anstream::eprintln!("{}", loki_term::workspace::row(row));
         }
     })?;
-    print_record(global, &record)?;
+    print_record(global, &record);
     Ok(exit)
 }
 
-fn print_record(global: &GlobalArgs, record: &WorkspaceRun) -> anyhow::Result<()> {
+fn print_record(global: &GlobalArgs, record: &WorkspaceRun) {
     if global.json {
         crate::output::json(record);
-        return Ok(());
+    } else {
+        anstream::print!("{}", loki_term::workspace::record(record));
     }
-    anstream::println!("Workspace:  {} ({})", record.workspace, record.id);
-    for r in &record.repos {
-        anstream::println!(
-            "  {:<16}{:<18}{:<26}{}",
-            r.name,
-            r.outcome,
-            r.run_id.as_deref().unwrap_or("-"),
-            r.pr.as_deref().unwrap_or("")
-        );
-        if let Some(e) = &r.error {
-            anstream::println!("  {:<16}{e}", "");
-        }
-    }
-    anstream::println!("Integration: {}", integration_line(&record.integration));
-    if record.integration.status == "failed" {
-        anstream::println!("  {}", record.integration.detail.trim());
-    }
-    Ok(())
 }
 
 /// `loki workspace status [NAME]`: the newest record (of that workspace).
@@ -130,7 +88,7 @@ fn status(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<ExitCode> {
     };
     match loki_workspace::newest(candidates) {
         Some(rec) => {
-            print_record(global, &rec)?;
+            print_record(global, &rec);
             Ok(ExitCode::Success)
         }
         None => Err(UsageError(format!(

@@ -61,13 +61,29 @@ fn a_batch_that_does_not_hold_together_is_refused() {
     };
     let mut dup = base.clone();
     dup.events.push(dup.events[0].clone());
-    assert!(dup.into_batch().unwrap_err().contains("one seq twice"));
+    assert!(
+        dup.into_batch()
+            .unwrap_err()
+            .to_string()
+            .contains("one seq twice")
+    );
     let mut red = base.clone();
     red.redacted = vec![999];
-    assert!(red.into_batch().unwrap_err().contains("seq 999"));
+    assert!(
+        red.into_batch()
+            .unwrap_err()
+            .to_string()
+            .contains("seq 999")
+    );
     let mut empty = base.clone();
     empty.events.clear();
-    assert!(empty.into_batch().unwrap_err().contains("no events"));
+    assert!(
+        empty
+            .into_batch()
+            .unwrap_err()
+            .to_string()
+            .contains("no events")
+    );
     let mut nameless = base.clone();
     nameless.machine.clear();
     assert!(nameless.into_batch().is_err());

@@ -30,7 +30,7 @@ pub fn set(file: &Path, layer: Layer, key: &str, value: &str) -> Result<Written,
     let def = key_def(key).ok_or_else(|| CoreError::UnknownKey { key: key.into() })?;
     let typed = parse_value(def, value).map_err(|why| CoreError::BadValue {
         key: key.into(),
-        why,
+        why: why.to_string(),
     })?;
     let secret = def.kind == Kind::Secret;
     if secret && layer == Layer::Repo {

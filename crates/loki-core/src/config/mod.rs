@@ -577,32 +577,42 @@ fn unknown_key(key: &str, source_name: String, line: Option<usize>) -> CoreError
     }
 }
 
+/// A value that is not of its key's kind: what the key takes, and the text given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected {expected}, got {got:?}")]
+pub struct ValueError {
+    /// What the key takes, in words ("a whole number >= 0", "one of a, b").
+    pub expected: String,
+    pub got: String,
+}
+
 /// Parses a value of `def`'s kind from text, with a reason a person can act on when it fails.
-pub fn parse_value(def: &KeyDef, text: &str) -> Result<Value, String> {
+pub fn parse_value(def: &KeyDef, text: &str) -> Result<Value, ValueError> {
     let t = text.trim();
+    let refuse = |expected: String| ValueError {
+        expected,
+        got: text.to_string(),
+    };
     match def.kind {
         Kind::Str | Kind::Secret => Ok(Value::Str(text.to_string())),
         Kind::Uint => t
             .parse::<u64>()
             .map(Value::Uint)
-            .map_err(|_| format!("expected a whole number >= 0, got {text:?}")),
+            .map_err(|_| refuse("a whole number >= 0".into())),
         Kind::Decimal => match t.parse::<f64>() {
             Ok(x) if x.is_finite() && x >= 0.0 => Ok(Value::Decimal(x)),
-            _ => Err(format!("expected a number >= 0, got {text:?}")),
+            _ => Err(refuse("a number >= 0".into())),
         },
         Kind::Bool => match t {
             "true" | "1" | "yes" | "on" => Ok(Value::Bool(true)),
             "false" | "0" | "no" | "off" => Ok(Value::Bool(false)),
-            _ => Err(format!("expected true or false, got {text:?}")),
+            _ => Err(refuse("true or false".into())),
         },
         Kind::OneOf(words) => {
             if words.contains(&t) {
                 Ok(Value::Str(t.to_string()))
             } else {
-                Err(format!(
-                    "expected one of {}, got {text:?}",
-                    words.join(", ")
-                ))
+                Err(refuse(format!("one of {}", words.join(", "))))
             }
         }
         Kind::Provider => {
@@ -612,10 +622,10 @@ pub fn parse_value(def: &KeyDef, text: &str) -> Result<Value, String> {
             if ok {
                 Ok(Value::Str(t.to_string()))
             } else {
-                Err(format!(
-                    "expected one of {} or replay:<run-id>, got {text:?}",
+                Err(refuse(format!(
+                    "one of {} or replay:<run-id>",
                     PROVIDERS.join(", ")
-                ))
+                )))
             }
         }
     }

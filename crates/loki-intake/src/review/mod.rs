@@ -11,6 +11,8 @@
 //! - [`comment`] renders the report in Markdown behind a hidden marker (its module doc has the
 //!   shape and the bounds).
 //! - [`post`] finds the marked comment and updates it, or creates it, then sets the check.
+//! - [`out`] writes what `judge` leaves in its output directory and what `post` tells the
+//!   runner, and words the lines both print.
 //!
 //! # Never
 //! Run the change's code while holding the forge token: `loki ci judge` (which runs the suites)
@@ -20,9 +22,11 @@
 pub mod comment;
 pub mod context;
 pub mod gate;
+pub mod out;
 pub mod post;
 
 pub use comment::{Rendered, marker, render};
 pub use context::{Ci, Request, fork_point};
 pub use gate::{Conclusion, DEFAULT_FAIL_ON, FailOn};
+pub use out::{OutError, gated};
 pub use post::{Posted, post};

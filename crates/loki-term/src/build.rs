@@ -1,0 +1,92 @@
+//! What follows a build run: `loki status`, `loki apply`, `loki discard`.
+//!
+//! - **status**: labelled lines (12 columns): `Run:` (id, kind, status), `Stage:`, `Elapsed:`,
+//!   `Outcome:` (`-` while unknown), `Cost:` (`not measured` when unknown, with the tokens
+//!   either way) and `Branch:`; a BLOCKED run adds its `Question:` and the `Next:` command that
+//!   answers it.
+//! - **apply**: `<branch>: fast-forwarded <from> → <to>`, or `<branch> is already at <to>`
+//!   (commits shortened to 12 characters).
+//! - **discard**: one `removed <what>` line each, or `run <id>: nothing to remove`; with
+//!   `--failed` one line per run, or the line saying no failed run has anything left.
+
+use std::fmt::Write as _;
+
+use loki_engine::ops::{Applied, Discarded, StatusView};
+
+/// `loki status`: the run's labelled lines; `question` is a BLOCKED run's.
+#[must_use]
+pub fn status(v: &StatusView, question: Option<&str>) -> String {
+    let tokens = loki_engine::summary::tokens(v.tokens);
+    let cost = match v.cost_usd {
+        Some(c) => format!("{} ({tokens} tokens)", loki_agent::cost::usd(c)),
+        None => format!("not measured ({tokens} tokens)"),
+    };
+    let rows = [
+        ("Run:", format!("{} ({}, {})", v.run_id, v.kind, v.status)),
+        ("Stage:", v.stage.clone().unwrap_or_else(|| "-".into())),
+        ("Elapsed:", loki_core::time::human_duration(v.elapsed_s)),
+        ("Outcome:", v.outcome.clone().unwrap_or_else(|| "-".into())),
+        ("Cost:", cost),
+        ("Branch:", v.branch.clone()),
+    ];
+    let mut out = String::new();
+    for (label, value) in rows {
+        let _ = writeln!(out, "{label:<12}{value}");
+    }
+    if let Some(q) = question {
+        let _ = writeln!(out, "{:<12}{q}", "Question:");
+        let _ = writeln!(
+            out,
+            "{:<12}loki answer {} --text \"<your answer>\"",
+            "Next:", v.run_id
+        );
+    }
+    out
+}
+
+/// A commit shortened to 12 characters.
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// `loki apply`: one line.
+#[must_use]
+pub fn applied(a: &Applied) -> String {
+    if a.from == a.to {
+        format!("{} is already at {}", a.branch, short(&a.to))
+    } else {
+        format!(
+            "{}: fast-forwarded {} → {}",
+            a.branch,
+            short(&a.from),
+            short(&a.to)
+        )
+    }
+}
+
+/// `loki discard <run>`: what was removed.
+#[must_use]
+pub fn discarded(run: &str, removed: &[String]) -> String {
+    if removed.is_empty() {
+        return format!("run {run}: nothing to remove\n");
+    }
+    removed.iter().map(|r| format!("removed {r}\n")).collect()
+}
+
+/// `loki discard --failed`: one line per run.
+#[must_use]
+pub fn discarded_failed(gone: &[Discarded]) -> String {
+    if gone.is_empty() {
+        return "no failed run has a worktree or branch left\n".into();
+    }
+    gone.iter()
+        .map(|d| {
+            let outcome = d.outcome.as_deref().unwrap_or("no outcome");
+            format!(
+                "{} ({outcome}): removed {}\n",
+                d.run_id,
+                d.removed.join(", ")
+            )
+        })
+        .collect()
+}
