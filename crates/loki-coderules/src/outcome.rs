@@ -186,7 +186,7 @@ pub fn mocked_modules(lang: Lang, lexed: &Lexed) -> BTreeSet<String> {
     let calls = match lang {
         Lang::Js => JS_MOCK_CALLS,
         Lang::Python => PY_MOCK_CALLS,
-        Lang::Rust | Lang::Go | Lang::Hash => return BTreeSet::new(),
+        Lang::Rust | Lang::Go | Lang::Java | Lang::Hash => return BTreeSet::new(),
     };
     let code = &lexed.code;
     calls
@@ -234,7 +234,7 @@ pub fn mock_targets(lang: Lang, path: &str, spec: &str, source: &str) -> bool {
                     .any(|cand| src == *cand || src.ends_with(&format!("/{cand}")))
             })
         }
-        Lang::Rust | Lang::Go | Lang::Hash => false,
+        Lang::Rust | Lang::Go | Lang::Java | Lang::Hash => false,
     }
 }
 

@@ -211,7 +211,32 @@ pub fn wall_check(
     if name.ends_with("_test.go") {
         return go_wall(path, bytes, checks, wall_name);
     }
-    Err("not a Rust, Python, JavaScript or Go test file".into())
+    if name.ends_with(".java") {
+        let Some(c) = owner(CheckKind::Maven) else {
+            return Err("no Maven project covers this path".into());
+        };
+        // Surefire runs the classes its default patterns name; `-Dtest` picks this one.
+        let Some(class) = rel_to(&c)
+            .strip_prefix("src/test/java/")
+            .and_then(|p| p.strip_suffix(".java"))
+            .filter(|p| p.ends_with("Test") || p.ends_with("Tests"))
+            .map(|p| p.replace('/', "."))
+        else {
+            return Err(
+                "a Java wall test is a class named loki_wall_<Name>Test in the project's src/test/java"
+                    .into(),
+            );
+        };
+        let mut command = c.command.clone();
+        command.push(format!("-Dtest={class}"));
+        return Ok(Check {
+            name: wall_name,
+            command,
+            why: "wall test: the project's Maven run on this test class".into(),
+            ..c
+        });
+    }
+    Err("not a Rust, Python, JavaScript, Go or Java test file".into())
 }
 
 /// The suite of `kind` that covers `path` and runs its runner directly (not a package script).
@@ -560,6 +585,44 @@ mod tests {
         assert_eq!(n.script, None);
         let m = wall_check("old/test/loki_wall_a.test.js", b"", root, &checks);
         assert!(m.unwrap_err().contains("(mocha) runs a runner"));
+    }
+
+    #[test]
+    fn java_wall_class_runs_only_itself() {
+        let checks = [suite(
+            CheckKind::Maven,
+            "app",
+            &["mvn", "--batch-mode", "--offline", "--quiet", "test"],
+            None,
+        )];
+        let root = Path::new("/r");
+        let c = wall_check(
+            "app/src/test/java/calc/loki_wall_TwiceTest.java",
+            b"",
+            root,
+            &checks,
+        )
+        .unwrap();
+        assert_eq!(
+            c.command,
+            [
+                "mvn",
+                "--batch-mode",
+                "--offline",
+                "--quiet",
+                "test",
+                "-Dtest=calc.loki_wall_TwiceTest"
+            ]
+        );
+        assert_eq!(c.cwd, Path::new("/r/app"));
+        // Outside the test sources, or not a class Surefire would run: refused.
+        for p in [
+            "app/src/main/java/calc/loki_wall_TwiceTest.java",
+            "app/src/test/java/calc/loki_wall_Twice.java",
+        ] {
+            assert!(wall_check(p, b"", root, &checks).is_err(), "{p}");
+        }
+        assert!(wall_check("other/loki_wall_XTest.java", b"", root, &checks).is_err());
     }
 
     #[test]

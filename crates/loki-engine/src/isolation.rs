@@ -7,7 +7,9 @@
 //!   under the real `HOME` (`RUSTUP_HOME`, `PYENV_ROOT`, `GOPATH`, `NVM_DIR`) are named where
 //!   they really are, read-only; `CARGO_HOME` is a private overlay whose entries link to the real
 //!   one (its `bin`, registry and git caches readable, never its credentials), so cargo's locks
-//!   and cache index are written privately. Build caches (`GOCACHE`, npm's, pip's) are private.
+//!   and cache index are written privately. Maven's local repository under the real `HOME`
+//!   (`~/.m2/repository`) is named in `MAVEN_OPTS` (`-Dmaven.repo.local`, unless it names one
+//!   already), readable: the checks run Maven offline, reading what it holds. Build caches (`GOCACHE`, npm's, pip's) are private.
 //! - **A private git directory** (`GIT_DIR`, `GIT_WORK_TREE`): a fresh repository whose only ref is
 //!   the run's branch at the base commit and which borrows the object store through
 //!   `objects/info/alternates`. `git log --all` therefore shows the base and its history, never the
@@ -428,6 +430,13 @@ impl Fence {
             }
             out.push(("CARGO_HOME".into(), cargo_home.into_os_string()));
         }
+        if let Some(repo) = real_home
+            .as_ref()
+            .map(|h| h.join(".m2").join("repository"))
+            .filter(|d| d.is_dir())
+        {
+            name_maven_repo(&mut out, &repo);
+        }
         // pyenv's shims find their root through PYENV_ROOT or HOME: keep the one on PATH.
         if !out.iter().any(|(k, _)| k == "PYENV_ROOT")
             && let Some(root) = dir_on_path(&vars, "shims", ".pyenv")
@@ -454,6 +463,24 @@ impl Fence {
         }
         out.sort();
         out
+    }
+}
+
+/// Names `repo` as Maven's local repository in `MAVEN_OPTS` (kept as it is when it names one):
+/// Maven would look under the moved `HOME`'s `.m2` otherwise.
+fn name_maven_repo(env: &mut Vec<(OsString, OsString)>, repo: &Path) {
+    const PROPERTY: &str = "-Dmaven.repo.local=";
+    match env.iter_mut().find(|(k, _)| k == "MAVEN_OPTS") {
+        Some((_, v)) if v.to_string_lossy().contains(PROPERTY) => {}
+        Some((_, v)) => {
+            v.push(format!(" {PROPERTY}"));
+            v.push(repo);
+        }
+        None => {
+            let mut v = OsString::from(PROPERTY);
+            v.push(repo);
+            env.push(("MAVEN_OPTS".into(), v));
+        }
     }
 }
 
@@ -590,6 +617,39 @@ mod tests {
             get("npm_config_cache").as_deref(),
             Some("/tmp/private/cache/npm")
         );
+    }
+
+    #[test]
+    fn maven_reads_the_real_local_repository() {
+        let t = tempfile::tempdir().unwrap();
+        let repo = t.path().join(".m2/repository");
+        std::fs::create_dir_all(&repo).unwrap();
+        let home = t.path().display().to_string();
+        let opts = |extra: &[(&str, &str)]| {
+            let vars = [("HOME", home.as_str())]
+                .iter()
+                .chain(extra)
+                .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+                .collect::<Vec<_>>();
+            fence()
+                .build_env(vars)
+                .into_iter()
+                .find(|(n, _)| n == "MAVEN_OPTS")
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+        };
+        let named = format!("-Dmaven.repo.local={}", repo.display());
+        assert_eq!(opts(&[]), Some(named.clone()));
+        assert_eq!(
+            opts(&[("MAVEN_OPTS", "-Xmx1g")]),
+            Some(format!("-Xmx1g {named}"))
+        );
+        // One the caller names wins.
+        assert_eq!(
+            opts(&[("MAVEN_OPTS", "-Dmaven.repo.local=/srv/m2")]).as_deref(),
+            Some("-Dmaven.repo.local=/srv/m2")
+        );
+        std::fs::remove_dir_all(&repo).unwrap();
+        assert_eq!(opts(&[]), None);
     }
 
     #[test]

@@ -10,10 +10,12 @@
 //! - `steering`: `test_input_special_case` by value: combinations, composites, tables;
 //! - `takeover`: `run_takeover`;
 //! - `shadow`: `shadow_module`;
+//! - `java`: the count rules (skips, assertions, tests) on JUnit test files;
 //! - `robustness`: line endings, broken code, moved code, and properties over generated changes.
 
 mod equality;
 mod failure;
+mod java;
 mod robustness;
 mod runner;
 mod shadow;

@@ -7,7 +7,7 @@
 //! - [`parse_run`] picks the parsers for a [`CheckKind`] (which runner ran) and reads its
 //!   structured reports first, its summary lines last.
 //! - one module per format: [`cargo`] (libtest and nextest), [`gotest`] (`go test -json`), [`js`]
-//!   (jest and vitest JSON), [`junit`], [`pytest`] (loki's plugin and the terminal summary),
+//!   (jest and vitest JSON), [`junit`] (nextest, pytest and Maven Surefire), [`pytest`] (loki's plugin and the terminal summary),
 //!   [`tap`] (node's test runner).
 //!
 //! # Invariants
@@ -37,6 +37,8 @@ pub enum CheckKind {
     Node,
     Npm,
     Go,
+    /// Maven (`mvn test`): JUnit 5 through Surefire, one JUnit XML report per test class.
+    Maven,
 }
 
 impl CheckKind {
@@ -52,6 +54,7 @@ impl CheckKind {
             CheckKind::Node => "node",
             CheckKind::Npm => "npm",
             CheckKind::Go => "go",
+            CheckKind::Maven => "maven",
         }
     }
 }
@@ -128,6 +131,12 @@ pub fn parse_run(kind: CheckKind, structured: &[String], log: &str) -> ParsedRun
             },
             None => ParsedRun::default(),
         },
+        // Surefire writes one report per test class: every one counts, not the first.
+        CheckKind::Maven => ParsedRun {
+            report: junit::merge(structured.iter().filter_map(|s| junit::parse(s)))
+                .or_else(|| report_for(kind, None, log)),
+            ..ParsedRun::default()
+        },
         _ => ParsedRun {
             report: structured
                 .iter()
@@ -143,7 +152,7 @@ pub fn parse_run(kind: CheckKind, structured: &[String], log: &str) -> ParsedRun
 #[must_use]
 pub fn report_for(kind: CheckKind, structured: Option<&str>, log: &str) -> Option<TestReport> {
     let from_file = structured.and_then(|s| match kind {
-        CheckKind::Nextest => junit::parse(s),
+        CheckKind::Nextest | CheckKind::Maven => junit::parse(s),
         CheckKind::Pytest => pytest::parse_plugin(s)
             .map(|p| p.report)
             .or_else(|| junit::parse(s)),
@@ -166,5 +175,6 @@ pub fn report_for(kind: CheckKind, structured: Option<&str>, log: &str) -> Optio
             .or_else(|| tap::parse_node_summary(log))
             .or_else(|| js::parse_summary(log)),
         CheckKind::Go => gotest::parse_json(log).or_else(|| gotest::parse_text(log)),
+        CheckKind::Maven => junit::parse_surefire_summary(log),
     }
 }

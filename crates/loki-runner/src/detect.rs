@@ -24,6 +24,10 @@
 //! - **node --test**: a package without a test script (or loose files without a `package.json`)
 //!   whose files match node's default test patterns.
 //! - **go**: each directory with a `go.mod` (`./...` does not cross into nested modules).
+//! - **maven**: the topmost directory with a `pom.xml` in each subtree (a parent project runs its
+//!   modules): `mvn --batch-mode --offline --quiet test`, JUnit (5) through Surefire, per-test
+//!   results from its XML reports ([`crate::exec`] reads `target/surefire-reports`). Offline: the
+//!   plugins and dependencies come from the local repository, never from the network.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -50,6 +54,9 @@ const SKIP: Skip = Skip {
 };
 /// How long `cargo nextest --version` may take before nextest counts as absent.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+/// The Maven check's command: non-interactive, offline (the local repository has what the
+/// project needs, or the check is not run), quiet (Surefire's reports carry the results).
+pub const MAVEN_TEST: [&str; 5] = ["mvn", "--batch-mode", "--offline", "--quiet", "test"];
 /// Largest config file read while detecting (pyproject.toml, package.json, ...).
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 /// Files that make a directory a Python project.
@@ -151,6 +158,7 @@ pub fn detect_with(root: &Path, tools: Tools) -> Result<Vec<Check>, ChecksError>
 struct DirInfo {
     cargo: bool,
     go_mod: bool,
+    pom: bool,
     package_json: bool,
     py_project: bool,
     lockfile: Option<&'static str>,
@@ -193,6 +201,7 @@ fn scan(root: &Path) -> Result<Scan, ChecksError> {
         match name.as_str() {
             "Cargo.toml" => info.cargo = true,
             "go.mod" => info.go_mod = true,
+            "pom.xml" => info.pom = true,
             "package.json" => info.package_json = true,
             "pnpm-lock.yaml" => info.lockfile = Some("pnpm"),
             "yarn.lock" => info.lockfile = info.lockfile.or(Some("yarn")),
@@ -374,6 +383,10 @@ fn plan(root: &Path, scan: &Scan, tools: Tools) -> Vec<Check> {
         if has(rel, |d| d.go_mod) {
             checks.push(make(root, rel, CheckKind::Go, words(&["go", "test", "-json", "./..."]),
                 format!("go.mod in {}: `go test` over every package of the module, with -json per-test events", place(rel))));
+        }
+        if has(rel, |d| d.pom) && outermost(rel, |p| has(p, |d| d.pom)).as_deref() == Some(rel) {
+            checks.push(make(root, rel, CheckKind::Maven, words(&MAVEN_TEST),
+                format!("pom.xml in {}: `mvn test` runs the project's tests through Surefire, offline, with per-test XML reports", place(rel))));
         }
     }
 

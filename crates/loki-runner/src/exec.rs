@@ -47,6 +47,7 @@ mod attempt;
 pub mod environment;
 mod keep_going;
 mod plan;
+mod surefire;
 mod verdict;
 
 pub use environment::Environment;

@@ -250,6 +250,22 @@ fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>
             }
             fallback
         }
+        CheckKind::Maven => {
+            // `calc.CalcTest::adds`: Maven's standard layout puts the class in
+            // `src/test/java/calc/CalcTest.java`.
+            let (class, method) = id.split_once("::").unwrap_or((id, ""));
+            let class = class.split('$').next().unwrap_or(class);
+            let path = dir(&format!("src/test/java/{}.java", class.replace('.', "/")));
+            let method = method.split('(').next().unwrap_or(method);
+            let call = format!(" {method}(");
+            let line = (!method.is_empty())
+                .then(|| at.line_of(&path, |l| l.contains(&call)))
+                .flatten();
+            if line.is_none() && at.text(&path).is_none() {
+                return fallback;
+            }
+            (path, line)
+        }
         CheckKind::Npm => fallback,
     }
 }

@@ -12,6 +12,7 @@
 //! | go test | `./<dir>` per package | the packages, and `-run '^(TestA\|TestB)$'` |
 //! | vitest, jest (a plain runner script, or one runner among read-only checkers such as `eslint && vitest run`, which a narrowed run leaves out) | the paths after `--` (jest: as escaped patterns) | the files of the ids |
 //! | node --test | the paths | the files of the ids |
+//! | maven (Surefire) | `-Dtest=<class>` per file under `src/test/java` | `-Dtest=<class>#<method>` |
 //!
 //! Test ids may be asked for more than once in one run ([`Selection::repeated`]) where the runner
 //! repeats tests itself ([`repeats_in_one_run`]: `go test -count=N`, pytest with loki's plugin's
@@ -287,6 +288,27 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
                 }
                 _ => return None,
             }
+        }
+        CheckKind::Maven => {
+            let mut patterns = BTreeSet::new();
+            for f in &files {
+                let class = f.strip_prefix("src/test/java/")?.strip_suffix(".java")?;
+                patterns.insert(class.replace('/', "."));
+            }
+            for id in &sel.tests {
+                let (class, method) = id.split_once("::")?;
+                // Surefire's filter knows a method by its name: a parameterised or repeated
+                // case (`sums(int)[2]`) runs as its whole method.
+                let method = method.split(['(', '[']).next().unwrap_or(method);
+                if class.is_empty() || method.is_empty() || class.contains(['#', ',']) {
+                    return None;
+                }
+                patterns.insert(format!("{class}#{method}"));
+            }
+            out.command.push(format!(
+                "-Dtest={}",
+                patterns.into_iter().collect::<Vec<_>>().join(",")
+            ));
         }
         CheckKind::Npm => return None,
     }

@@ -18,6 +18,7 @@ pub enum Lang {
     Python,
     Js,
     Go,
+    Java,
     Hash,
 }
 
@@ -30,6 +31,7 @@ impl Lang {
             "py" => Some(Lang::Python),
             "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts" => Some(Lang::Js),
             "go" => Some(Lang::Go),
+            "java" => Some(Lang::Java),
             _ => None,
         }
     }
@@ -258,6 +260,20 @@ impl Lexer {
                         self.push(c);
                     }
                 }
+                // Java: C comments, `"` strings, `'` characters and `"""` text blocks.
+                Lang::Java => {
+                    if self.starts("//") {
+                        self.skip_line();
+                    } else if self.starts("/*") {
+                        self.skip_block(false);
+                    } else if self.starts("\"\"\"") {
+                        self.string(3, "\"\"\"", true, false);
+                    } else if c == '"' || c == '\'' {
+                        self.string(1, &c.to_string(), true, true);
+                    } else {
+                        self.push(c);
+                    }
+                }
                 Lang::Hash => {
                     let at_word_start = self.i == 0
                         || self
@@ -357,6 +373,25 @@ pub fn starts_with_word(s: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn java_comments_strings_and_text_blocks() {
+        let src = "// @Disabled\nclass T { /* assertEquals( */ @Test void a() { assertEquals(\"assertEquals(\", s); char c = '\"'; String b = \"\"\"\n  @Test \"quoted\"\n  \"\"\"; } }\n";
+        let l = lex(src, Lang::Java);
+        assert_eq!(count_token(&l.code, "assertEquals("), 1, "{}", l.code);
+        assert_eq!(count_token(&l.code, "@Test"), 1, "{}", l.code);
+        assert_eq!(count_token(&l.code, "@Disabled"), 0);
+        assert_eq!(l.strings[0].1, "assertEquals(");
+        assert!(
+            l.strings[2].1.contains("@Test \"quoted\""),
+            "{:?}",
+            l.strings
+        );
+        assert_eq!(
+            Lang::of_source("src/test/java/a/ATest.java"),
+            Some(Lang::Java)
+        );
+    }
 
     #[test]
     fn rust_comments_strings_chars_and_lifetimes() {

@@ -48,6 +48,15 @@ pub fn is_test_path(path: &str) -> bool {
                 || stem.ends_with("_test")
         }
         Some(Lang::Go) => name.ends_with("_test.go"),
+        // Maven's layout (`src/test/java`), else Surefire's default test class names.
+        Some(Lang::Java) => {
+            let stem = name.strip_suffix(".java").unwrap_or(name);
+            in_dir("test")
+                || stem.starts_with("Test")
+                || stem.ends_with("Test")
+                || stem.ends_with("Tests")
+                || stem.ends_with("TestCase")
+        }
         Some(Lang::Hash) | None => false,
     }
 }
@@ -115,11 +124,45 @@ pub struct Counts {
 
 struct Patterns {
     tests: &'static [&'static str],
+    /// Test declarations counted as whole words (`@Test` but not `@TestInstance`).
+    test_words: &'static [&'static str],
     asserts: &'static [&'static str],
     /// Counted as whole words (`assert` but not `assertion`).
     assert_words: &'static [&'static str],
     skips: &'static [&'static str],
+    /// Assertions that hold whatever the code does (`assertTrue(true)`): counted as none.
+    vacuous: &'static [&'static str],
 }
+
+/// JUnit's (4 and 5), AssertJ's and Mockito's assertions, called bare (a static import) or
+/// through their class.
+const JAVA_ASSERTS: &[&str] = &[
+    "assertEquals(",
+    "assertNotEquals(",
+    "assertTrue(",
+    "assertFalse(",
+    "assertNull(",
+    "assertNotNull(",
+    "assertSame(",
+    "assertNotSame(",
+    "assertArrayEquals(",
+    "assertIterableEquals(",
+    "assertLinesMatch(",
+    "assertThrows(",
+    "assertThrowsExactly(",
+    "assertDoesNotThrow(",
+    "assertAll(",
+    "assertTimeout(",
+    "assertTimeoutPreemptively(",
+    "assertInstanceOf(",
+    "assertThat(",
+    "fail(",
+    "verify(",
+    "Assertions.assert",
+    "Assertions.fail(",
+    "Assert.assert",
+    "Assert.fail(",
+];
 
 fn patterns(lang: Lang) -> Patterns {
     match lang {
@@ -137,6 +180,8 @@ fn patterns(lang: Lang) -> Patterns {
             ],
             assert_words: &[],
             skips: &["#[ignore"],
+            test_words: &[],
+            vacuous: &[],
         },
         Lang::Python => Patterns {
             tests: &["def test_"],
@@ -150,6 +195,8 @@ fn patterns(lang: Lang) -> Patterns {
                 "@skip",
                 "skipTest(",
             ],
+            test_words: &[],
+            vacuous: &[],
         },
         Lang::Js => Patterns {
             tests: &[
@@ -181,18 +228,56 @@ fn patterns(lang: Lang) -> Patterns {
                 "skip: true",
                 "todo: true",
             ],
+            test_words: &[],
+            vacuous: &[],
         },
         Lang::Go => Patterns {
             tests: &["func Test", "t.Run("],
             asserts: &["t.Error", "t.Fatal", "t.Fail", "require.", "assert."],
             assert_words: &[],
             skips: &[".Skip"],
+            test_words: &[],
+            vacuous: &[],
+        },
+        Lang::Java => Patterns {
+            tests: &[],
+            test_words: &[
+                "@Test",
+                "@ParameterizedTest",
+                "@RepeatedTest",
+                "@TestFactory",
+                "@TestTemplate",
+            ],
+            asserts: JAVA_ASSERTS,
+            // Java's own `assert` statement.
+            assert_words: &["assert"],
+            // An assumption that fails aborts the test as skipped: a skip with a condition.
+            skips: &[
+                "@Disabled",
+                "@Ignore",
+                "assumeTrue(",
+                "assumeFalse(",
+                "assumingThat(",
+                "Assumptions.assume",
+                "Assumptions.abort(",
+                "Assume.assume",
+            ],
+            vacuous: &[
+                "assertTrue(true)",
+                "assertFalse(false)",
+                "Assertions.assertTrue(true)",
+                "Assertions.assertFalse(false)",
+                "Assert.assertTrue(true)",
+                "Assert.assertFalse(false)",
+            ],
         },
         Lang::Hash => Patterns {
             tests: &[],
+            test_words: &[],
             asserts: &[],
             assert_words: &[],
             skips: &[],
+            vacuous: &[],
         },
     }
 }
@@ -208,13 +293,10 @@ pub fn counts(lang: Lang, code: &str) -> Counts {
             skips.insert(s, n);
         }
     }
+    let words = |ws: &[&str]| ws.iter().map(|w| count_word(code, w)).sum::<usize>();
     Counts {
-        tests: sum(p.tests),
-        asserts: sum(p.asserts)
-            + p.assert_words
-                .iter()
-                .map(|w| count_word(code, w))
-                .sum::<usize>(),
+        tests: sum(p.tests) + words(p.test_words),
+        asserts: (sum(p.asserts) + words(p.assert_words)).saturating_sub(sum(p.vacuous)),
         skips,
         early_returns: early_returns(lang, code),
     }
@@ -261,6 +343,16 @@ fn early_returns(lang: Lang, code: &str) -> usize {
                 Some(body.strip_prefix("return")?.trim_start().to_owned())
             })
             .filter(|after| after.starts_with(';') || after.starts_with('}'))
+            .count(),
+        // A JUnit test method: its body is the first block after `void`.
+        Lang::Java => ["@Test", "@ParameterizedTest", "@RepeatedTest"]
+            .iter()
+            .flat_map(|t| find_token(code, t))
+            .filter_map(|p| {
+                let v = code.get(p..)?.find("void ")? + p;
+                body_after(v)
+            })
+            .filter(|b| starts_with_word(b, "return"))
             .count(),
         Lang::Hash => 0,
     }
@@ -317,6 +409,20 @@ mod tests {
             n.skips.get("#[ignore]").or(n.skips.get("#[ignore")),
             Some(&1)
         );
+    }
+
+    #[test]
+    fn java_counts() {
+        let java = "class CalcTest {\n    @Test\n    void adds() { assertEquals(3, Calc.add(1, 2)); Assertions.assertTrue(x); assert y; }\n    @Test @Disabled(\"later\")\n    void later() { return; }\n    @ParameterizedTest @ValueSource(ints = {1, 2})\n    void many(int n) { Assumptions.assumeTrue(n > 1); assertTrue(true); }\n}\n";
+        let n = counts(Lang::Java, &code(Lang::Java, java));
+        assert_eq!((n.tests, n.asserts, n.early_returns), (3, 3, 1));
+        assert_eq!(
+            n.skips.keys().copied().collect::<Vec<_>>(),
+            ["@Disabled", "Assumptions.assume"]
+        );
+        assert!(is_test_path("src/test/java/calc/Helpers.java"));
+        assert!(is_test_path("CalcTests.java"));
+        assert!(!is_test_path("src/main/java/calc/Calc.java"));
     }
 
     #[test]

@@ -36,9 +36,9 @@ pub mod require;
 
 pub use require::{
     missing, pinned_agent_version, require_agent, require_browser, require_check_jsonschema,
-    require_landlock, require_landlock_tcp, require_mcp_inspector, require_mcp_python,
-    require_mdbook, require_npm, require_postgres, require_py_package, require_py_tools,
-    require_pytest, require_tool, tools_required,
+    require_landlock, require_landlock_tcp, require_maven, require_mcp_inspector,
+    require_mcp_python, require_mdbook, require_npm, require_postgres, require_py_package,
+    require_py_tools, require_pytest, require_tool, tools_required,
 };
 
 use std::path::{Path, PathBuf};

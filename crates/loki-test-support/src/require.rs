@@ -114,6 +114,7 @@ fn install_hint(program: &str, args: &[&str]) -> &'static str {
         ("python3", Some("-m")) => "python3 -m pip install pytest",
         ("python3", _) => "apt-get install python3",
         ("go", _) => "apt-get install golang-go",
+        ("mvn", _) => "apt-get install maven",
         ("node" | "npm", _) => "apt-get install nodejs npm",
         ("openssl", _) => "apt-get install openssl",
         ("script", _) => "apt-get install bsdutils",
@@ -305,6 +306,64 @@ fn env_or_home(var: loki_core::env::Var, rel: &str) -> Option<PathBuf> {
             .get_os()
             .map(|h| PathBuf::from(h).join(rel))
     })
+}
+
+/// Debian's Maven repository (packages `maven`, `junit5`, `libsurefire-java`,
+/// `libmaven-compiler-plugin-java`, `libmaven-resources-plugin-java`): what an offline `mvn test`
+/// of a JUnit 5 project ([`MAVEN_POM`]) needs, with no network.
+pub const MAVEN_REPO: &str = "/usr/share/maven-repo";
+
+/// A Maven project of JUnit 5 tests that builds offline from [`MAVEN_REPO`]: the versions
+/// Debian ships, pinned (Maven's defaults name versions that are not there).
+pub const MAVEN_POM: &str = r#"<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>calc</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.source>17</maven.compiler.source>
+    <maven.compiler.target>17</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>org.junit.jupiter</groupId>
+      <artifactId>junit-jupiter</artifactId>
+      <version>5.9.2</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.0</version></plugin>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.10.1</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>2.22.3</version></plugin>
+    </plugins>
+  </build>
+</project>
+"#;
+
+/// `MAVEN_OPTS` that point Maven at [`MAVEN_REPO`] when `mvn` runs and that repository holds
+/// JUnit 5 and Surefire; otherwise reports them [`missing`].
+#[must_use]
+pub fn require_maven() -> Option<String> {
+    let repo = Path::new(MAVEN_REPO);
+    let has = [
+        "org/junit/jupiter/junit-jupiter-engine/5.9.2",
+        "org/apache/maven/plugins/maven-surefire-plugin/2.22.3",
+        "org/apache/maven/plugins/maven-compiler-plugin/3.10.1",
+        "org/apache/maven/plugins/maven-resources-plugin/3.3.0",
+    ]
+    .iter()
+    .all(|p| repo.join(p).is_dir());
+    if !has {
+        missing(
+            &format!("JUnit 5 and Maven's plugins in {MAVEN_REPO}"),
+            "apt-get install maven junit5 libsurefire-java libmaven-compiler-plugin-java libmaven-resources-plugin-java",
+        );
+        return None;
+    }
+    require_tool("mvn", &["--version"]).then(|| format!("-Dmaven.repo.local={MAVEN_REPO}"))
 }
 
 /// True when this kernel enforces Landlock filesystem rules (the model box); otherwise reports

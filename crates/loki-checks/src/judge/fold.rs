@@ -7,7 +7,7 @@
 //! unreadable.
 //!
 //! Rule: a finding about a test whose ancestor (an id it extends with the kind's separator: `/`
-//! for Go, ` > ` for JS runners, `::` for pytest and cargo) has a finding of the same kind in the
+//! for Go, ` > ` for JS runners, `::` for pytest, cargo and Maven) has a finding of the same kind in the
 //! same check is folded into the outermost such ancestor's finding, whose detail then says how
 //! many were folded and names the first few. Nothing is folded into a finding of another kind or
 //! check, and a finding without a test or without such an ancestor stays as it is, so no class
@@ -26,7 +26,11 @@ fn separator(kind: CheckKind) -> &'static str {
     match kind {
         CheckKind::Go => "/",
         CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => " > ",
-        CheckKind::Pytest | CheckKind::Cargo | CheckKind::Nextest | CheckKind::Npm => "::",
+        CheckKind::Pytest
+        | CheckKind::Cargo
+        | CheckKind::Nextest
+        | CheckKind::Npm
+        | CheckKind::Maven => "::",
     }
 }
 

@@ -125,6 +125,8 @@ pub fn leaf(kind: CheckKind, id: &str) -> String {
         CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => {
             id.split_once(" > ").map_or(id, |(_, r)| r)
         }
+        // `calc.CalcTest::adds` → `adds`
+        CheckKind::Maven => id.split_once("::").map_or(id, |(_, r)| r),
         CheckKind::Npm => id,
     };
     normalized(own)
@@ -145,11 +147,12 @@ fn go_test_part(id: &str) -> &str {
 }
 
 /// The group a test belongs to: what fails as a whole when it cannot load (a pytest or JS file,
-/// a Go package, a cargo test binary).
+/// a Go package, a cargo test binary, a Java test class).
 #[must_use]
 pub fn group(kind: CheckKind, id: &str) -> String {
     match kind {
-        CheckKind::Pytest => id.split("::").next().unwrap_or(id).to_owned(),
+        // A pytest file; a Java test class (Surefire runs and reports class by class).
+        CheckKind::Pytest | CheckKind::Maven => id.split("::").next().unwrap_or(id).to_owned(),
         CheckKind::Cargo | CheckKind::Nextest => {
             let parts: Vec<&str> = id.split("::").collect();
             match parts.len() {

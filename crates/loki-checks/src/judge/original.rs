@@ -367,6 +367,14 @@ fn runs_as_tests(kind: CheckKind, path: &str) -> bool {
             let parts: Vec<&str> = path.split('/').collect();
             !(parts.len() >= 2 && parts[parts.len() - 2] != "tests" && parts.contains(&"tests"))
         }
+        // Surefire's default includes: `Test*`, `*Test`, `*Tests`, `*TestCase` classes.
+        CheckKind::Maven => {
+            let stem = name.strip_suffix(".java").unwrap_or(name);
+            stem.starts_with("Test")
+                || stem.ends_with("Test")
+                || stem.ends_with("Tests")
+                || stem.ends_with("TestCase")
+        }
         CheckKind::Go | CheckKind::Npm => true,
     }
 }
@@ -432,6 +440,7 @@ fn helper_kinds(path: &str) -> Vec<CheckKind> {
         "py" => vec![CheckKind::Pytest],
         "go" => vec![CheckKind::Go],
         "rs" => vec![CheckKind::Cargo, CheckKind::Nextest],
+        "java" => vec![CheckKind::Maven],
         _ => vec![
             CheckKind::Vitest,
             CheckKind::Jest,

@@ -3,7 +3,7 @@
 //! A test is its code and everything it reads as its expectation, so the judge moves all of it
 //! together between trees:
 //! - **test code**: test files by convention ([`crate::integrity::is_test_path`]: `tests/`,
-//!   `test_*.py`, `conftest.py`, `*_test.go`, `*.test.ts`, …) and test helpers by name
+//!   `test_*.py`, `conftest.py`, `*_test.go`, `*.test.ts`, `src/test/java/**.java`, …) and test helpers by name
 //!   (`testutil/`, `testutils/`, `test_utils/`, `testhelpers/`, `test_helpers/` directories);
 //! - **test data**: files under `testdata/`, `fixtures/`, `__fixtures__/`, `test_data/`,
 //!   `test-data/`, `golden/`, `goldens/`, `__snapshots__/`, `snapshots/` (insta), files ending in
@@ -49,7 +49,7 @@ const HELPER_DIRS: &[&str] = &[
 const TEST_DIRS: &[&str] = &["tests", "test", "__tests__", "spec", "specs"];
 const DATA_EXTS: &[&str] = &["snap", "ambr", "golden"];
 const SOURCE_EXTS: &[&str] = &[
-    "rs", "py", "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "go",
+    "rs", "py", "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "go", "java",
 ];
 
 /// The role of `path`, given its bytes on the sides where it exists.
@@ -96,6 +96,12 @@ mod tests {
     fn roles() {
         assert_eq!(owner("tests/test_a.py", &[]), Owner::TestCode);
         assert_eq!(owner("pkg/calc_test.go", &[]), Owner::TestCode);
+        assert_eq!(
+            owner("src/test/java/calc/CalcTest.java", &[]),
+            Owner::TestCode
+        );
+        assert_eq!(owner("src/main/java/calc/Calc.java", &[]), Owner::Source);
+        assert_eq!(owner("src/test/resources/cases.csv", &[]), Owner::TestData);
         assert_eq!(owner("internal/testutil/assert.go", &[]), Owner::TestCode);
         assert_eq!(owner("pkg/testdata/case1.json", &[]), Owner::TestData);
         assert_eq!(

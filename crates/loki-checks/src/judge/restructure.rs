@@ -31,8 +31,9 @@ type Items = RefCell<BTreeMap<(String, String), Rc<Vec<String>>>>;
 /// The file (or package, or module) part of a test id: where a replacement must live.
 fn home(kind: CheckKind, id: &str) -> &str {
     match kind {
-        // A pytest file; a cargo test binary (tests move between a crate's modules).
-        CheckKind::Pytest | CheckKind::Cargo | CheckKind::Nextest => {
+        // A pytest file; a cargo test binary (tests move between a crate's modules); a Java
+        // test class.
+        CheckKind::Pytest | CheckKind::Cargo | CheckKind::Nextest | CheckKind::Maven => {
             id.split("::").next().unwrap_or(id)
         }
         CheckKind::Go => id.find("/Test").map_or(id, |at| &id[..at]),

@@ -421,3 +421,70 @@ fn go_runner() {
     assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["example.com/fx/TestBreak"]);
 }
+
+const CALC_JAVA: &str = "package calc;\n\npublic class Calc {\n    public static int add(int a, int b) { return a + b; }\n}\n";
+const CALC_TEST_JAVA: &str = "package calc;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nimport org.junit.jupiter.api.Disabled;\nimport org.junit.jupiter.api.Test;\n\nclass CalcTest {\n    @Test\n    void adds() { assertEquals(3, Calc.add(1, 2)); }\n\n    @Test\n    @Disabled(\"later\")\n    void later() {}\n}\n";
+
+#[test]
+fn maven_runner() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("java");
+    write(
+        &repo,
+        "pom.xml",
+        loki_test_support::require::MAVEN_POM.as_bytes(),
+    );
+    write(&repo, "src/main/java/calc/Calc.java", CALC_JAVA.as_bytes());
+    write(
+        &repo,
+        "src/test/java/calc/CalcTest.java",
+        CALC_TEST_JAVA.as_bytes(),
+    );
+    // A report of an earlier build: removed before the run, never counted.
+    write(
+        &repo,
+        "target/surefire-reports/TEST-calc.Stale.xml",
+        b"<testsuite><testcase classname=\"calc.Stale\" name=\"old\"/></testsuite>",
+    );
+    let check = only(&repo, Tools::default(), CheckKind::Maven);
+    assert_eq!(
+        check.command,
+        ["mvn", "--batch-mode", "--offline", "--quiet", "test"]
+    );
+
+    // A PATH without mvn: not run, never failed.
+    let r = run_check(&check, &opts(t.path(), &[("PATH", &empty_dir(t.path()))])).unwrap();
+    assert_eq!(
+        (r.result, r.reason.as_deref()),
+        (CheckStatus::NotRun, Some("mvn not found"))
+    );
+    let Some(maven_opts) = loki_test_support::require_maven() else {
+        return;
+    };
+    let o = opts(t.path(), &[("MAVEN_OPTS", &maven_opts)]);
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!(r.report_source.as_deref(), Some("junit"));
+    assert_eq!((r.passed, r.failed, r.skipped), (1, 0, 1), "{}", show(&r));
+    assert_log(&r);
+
+    write(
+        &repo,
+        "src/test/java/calc/BreakTest.java",
+        b"package calc;\n\nimport org.junit.jupiter.api.Test;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nclass BreakTest {\n    @Test\n    void breaks() { assertEquals(4, Calc.add(1, 2)); }\n}\n",
+    );
+    let r = run_check(&check, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.failing_ids, ["calc.BreakTest::breaks"]);
+
+    // Narrowed to the passing test: only it runs.
+    let one = loki_checks::select::narrowed(
+        &check,
+        &repo,
+        &loki_checks::select::Selection::tests(["calc.CalcTest::adds".to_owned()]),
+    )
+    .unwrap();
+    let r = run_check(&one, &o).unwrap();
+    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!((r.passed, r.failed), (1, 0), "{}", show(&r));
+}

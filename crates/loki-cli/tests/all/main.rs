@@ -17,6 +17,7 @@ mod browser;
 mod build;
 mod build_backends;
 mod build_flags;
+mod build_maven;
 mod ci_judge;
 mod ci_templates;
 mod cli;

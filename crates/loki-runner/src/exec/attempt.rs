@@ -90,6 +90,9 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
     if check.kind == CheckKind::Pytest {
         drop_bytecode(&check.cwd);
     }
+    if check.kind == CheckKind::Maven {
+        super::surefire::clear(&check.cwd);
+    }
     if script
         .as_ref()
         .is_some_and(|p| p.reports.iter().any(|r| r.kind == CheckKind::Node))
@@ -270,13 +273,16 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
             }
         }
     }
-    let structured = plan
+    let mut structured = plan
         .files
         .iter()
         .filter(|p| p.is_file())
         .filter_map(|p| std::fs::read(p).ok())
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .collect::<Vec<_>>();
+    if check.kind == CheckKind::Maven {
+        structured.extend(super::surefire::read(&check.cwd));
+    }
     let mut structured_missing = !plan.files.is_empty() && structured.is_empty();
     let mut parsed = parse::parse_run(check.kind, &structured, &text);
     // A planned report that is missing or unreadable: some tests ran unseen.

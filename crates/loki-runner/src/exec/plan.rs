@@ -147,7 +147,8 @@ pub(super) fn report_plan(
         | CheckKind::Vitest
         | CheckKind::Jest
         | CheckKind::Npm
-        | CheckKind::Go => ReportPlan::default(),
+        | CheckKind::Go
+        | CheckKind::Maven => ReportPlan::default(),
     })
 }
 

@@ -98,7 +98,8 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
             | CheckKind::Jest
             | CheckKind::Node
             | CheckKind::Npm
-            | CheckKind::Go => false,
+            | CheckKind::Go
+            | CheckKind::Maven => false,
         };
         if no_tests_code && executed == 0 {
             return judged(CheckStatus::NotRun, Some("no tests executed".into()));
@@ -163,6 +164,11 @@ fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
                 None => "the test script's command was not found (exit 127): the package's dependencies are not installed".into(),
             })
         }
+        // Maven offline (loki runs it so) without a plugin or dependency in its local
+        // repository: nothing of the project ran.
+        CheckKind::Maven if says("offline mode") && says("has not been downloaded") => Some(
+            "a Maven plugin or dependency is missing from the local repository (Maven runs offline)".into(),
+        ),
         CheckKind::Cargo
         | CheckKind::Nextest
         | CheckKind::Pytest
@@ -170,7 +176,8 @@ fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
         | CheckKind::Jest
         | CheckKind::Node
         | CheckKind::Npm
-        | CheckKind::Go => None,
+        | CheckKind::Go
+        | CheckKind::Maven => None,
     }
 }
 

@@ -36,6 +36,7 @@ mod ci;
 mod fence;
 mod gotest;
 mod intent;
+mod java;
 mod js;
 mod kept;
 mod pytest;
@@ -222,6 +223,12 @@ impl Fixture {
             git_files,
             env: toolchain_env(),
         }
+    }
+
+    /// Adds `key=value` to the environment of every `loki` run and fixture command.
+    pub fn with_env(mut self, key: &str, value: &str) -> Fixture {
+        self.env.push((key.into(), value.into()));
+        self
     }
 
     /// The repository root.
