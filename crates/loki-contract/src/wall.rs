@@ -212,31 +212,36 @@ pub fn wall_check(
         return go_wall(path, bytes, checks, wall_name);
     }
     if name.ends_with(".java") {
-        let Some(c) = owner(CheckKind::Maven) else {
-            return Err("no Maven project covers this path".into());
-        };
-        // Surefire runs the classes its default patterns name; `-Dtest` picks this one.
-        let Some(class) = rel_to(&c)
-            .strip_prefix("src/test/java/")
-            .and_then(|p| p.strip_suffix(".java"))
-            .filter(|p| p.ends_with("Test") || p.ends_with("Tests"))
-            .map(|p| p.replace('/', "."))
-        else {
-            return Err(
-                "a Java wall test is a class named loki_wall_<Name>Test in the project's src/test/java"
-                    .into(),
-            );
-        };
-        let mut command = c.command.clone();
-        command.push(format!("-Dtest={class}"));
-        return Ok(Check {
-            name: wall_name,
-            command,
-            why: "wall test: the project's Maven run on this test class".into(),
-            ..c
-        });
+        return java_wall(path, checks, wall_name);
     }
     Err("not a Rust, Python, JavaScript, Go or Java test file".into())
+}
+
+/// A Java wall test `src/test/java/…/loki_wall_<Name>Test.java`: the project's Maven run on that
+/// one class (`-Dtest=`; Surefire runs only the classes its default patterns name).
+fn java_wall(path: &str, checks: &[Check], wall_name: String) -> Result<Check, String> {
+    let Some(c) = owner(checks, path, CheckKind::Maven) else {
+        return Err("no Maven project covers this path".into());
+    };
+    let Some(class) = rel_to(&c, path)
+        .strip_prefix("src/test/java/")
+        .and_then(|p| p.strip_suffix(".java"))
+        .filter(|p| p.ends_with("Test") || p.ends_with("Tests"))
+        .map(|p| p.replace('/', "."))
+    else {
+        return Err(
+            "a Java wall test is a class named loki_wall_<Name>Test in the project's src/test/java"
+                .into(),
+        );
+    };
+    let mut command = c.command.clone();
+    command.push(format!("-Dtest={class}"));
+    Ok(Check {
+        name: wall_name,
+        command,
+        why: "wall test: the project's Maven run on this test class".into(),
+        ..c
+    })
 }
 
 /// The suite of `kind` that covers `path` and runs its runner directly (not a package script).
