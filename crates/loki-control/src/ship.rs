@@ -328,6 +328,19 @@ pub enum Shipped {
     Conflict(Value),
 }
 
+/// An HTTP error with its causes: reqwest's own words ("error sending request for url …") do
+/// not say whether the connection was refused, reset or timed out; its sources do.
+fn with_causes(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 impl Client {
     /// A client of `target`.
     pub fn new(target: Target) -> Result<Client, ControlError> {
@@ -369,12 +382,12 @@ impl Client {
         self.rt.block_on(async {
             let resp = req.send().await.map_err(|e| ControlError::Unreachable {
                 url: url.clone(),
-                reason: e.to_string(),
+                reason: with_causes(&e),
             })?;
             let status = resp.status().as_u16();
             let text = resp.text().await.map_err(|e| ControlError::Unreachable {
                 url: url.clone(),
-                reason: e.to_string(),
+                reason: with_causes(&e),
             })?;
             let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
             Ok((status, value))

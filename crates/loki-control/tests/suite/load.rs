@@ -82,7 +82,7 @@ async fn fifty_shippers_and_a_hundred_thousand_events_lose_and_double_nothing() 
                                 };
                                 // Sent twice: the second is a retry whose answer was lost.
                                 for _ in 0..2 {
-                                    match client.ingest(&body).unwrap() {
+                                    match ingest_as_a_shipper(&client, &body) {
                                         Shipped::Ok(_) => {}
                                         other @ Shipped::Conflict(_) => panic!("{run}: {other:?}"),
                                     }
@@ -188,4 +188,18 @@ async fn two_instances_on_one_postgresql_agree_on_a_run_shipped_through_both() {
     assert_eq!(seen[0], seen[1], "the two instances disagree");
     a.stop().await;
     b.stop().await;
+}
+
+/// One ingest as the shipper makes it: a request that times out on a loaded machine is sent
+/// again (the shipper keeps the batch in its spool until an answer comes). Each retry is one
+/// more copy the server must not store twice, which is what this test is about.
+fn ingest_as_a_shipper(client: &Client, body: &IngestBody) -> Shipped {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match client.ingest(body) {
+            Err(loki_control::ControlError::Unreachable { .. }) if tries < 5 => {}
+            answer => return answer.unwrap(),
+        }
+    }
 }
