@@ -41,8 +41,8 @@ pub use baseline::{
 pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
 pub use isolate::Prepared;
 pub use loki_runner::{
-    Check, CheckKind, CheckResult, ChecksError, Facts, Judgement, RunOptions, TestCase, TestReport,
-    TestStatus, Tools, detect_with, judge, render_detect, run_check,
+    AttemptStatus, Check, CheckKind, CheckResult, ChecksError, Facts, RunOptions, TestCase,
+    TestReport, TestStatus, Tools, detect_with, render_detect, run_check, status_of,
 };
 
 /// The integrity scan's git errors as the checks' own (same words, same exit class): the scan

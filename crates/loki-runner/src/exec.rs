@@ -32,7 +32,7 @@
 //! `fail` with the discrepancy as its reason.
 //!
 //! # Submodules
-//! - `verdict`: the verdict rules ([`judge`], pure) and missing-tool recognition;
+//! - `status`: the status rules of one attempt ([`status_of`], pure) and missing-tool recognition;
 //! - `environment`: failures of the machine (no toolchain, an unwritable temporary directory),
 //!   which make a check `not_run` with an [`Environment`] naming the tool and the fix;
 //! - `plan`: the structured-report flags and files a check's command gets, the `cargo test
@@ -47,12 +47,12 @@ mod attempt;
 pub mod environment;
 mod keep_going;
 mod plan;
+mod status;
 mod surefire;
-mod verdict;
 
 pub use environment::Environment;
 pub use plan::{build_companion, doc_companion};
-pub use verdict::{Facts, Judgement, judge};
+pub use status::{AttemptStatus, Facts, status_of};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -67,7 +67,7 @@ use crate::ChecksError;
 use crate::detect::{Check, CheckKind};
 use crate::report::TestCase;
 use attempt::{attempt, log_section};
-use verdict::judged;
+use status::attempt_status;
 
 /// Default time a suite may run: generous for a full suite on two cores, bounded so a hang ends.
 pub const DEFAULT_CHECK_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -296,14 +296,14 @@ pub fn run_check(check: &Check, opts: &RunOptions) -> Result<CheckResult, Checks
         log_section(&mut log, check, 2, &second);
         let first_reason = first.judgement.reason.clone().unwrap_or_default();
         judgement = if second.judgement.status == CheckStatus::Pass {
-            judged(
+            attempt_status(
                 CheckStatus::Flaky,
                 Some(format!(
                     "failed, then passed on rerun; first attempt: {first_reason}"
                 )),
             )
         } else {
-            judged(
+            attempt_status(
                 CheckStatus::Fail,
                 Some(format!("{first_reason} (failed again on rerun)")),
             )

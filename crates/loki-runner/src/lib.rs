@@ -43,5 +43,5 @@ pub mod select;
 
 pub use detect::{Check, CheckKind, Tools, detect, detect_with, render_detect};
 pub use error::ChecksError;
-pub use exec::{CheckResult, Facts, Judgement, RunOptions, judge, run_check};
+pub use exec::{AttemptStatus, CheckResult, Facts, RunOptions, run_check, status_of};
 pub use report::{TestCase, TestReport, TestStatus};

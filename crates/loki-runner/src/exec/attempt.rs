@@ -11,7 +11,7 @@ use loki_protocol::CheckStatus;
 
 use super::keep_going;
 use super::plan::{doc_companion, insert_before_separator, report_plan, script_plan};
-use super::verdict::{Facts, Judgement, judge, judged};
+use super::status::{AttemptStatus, Facts, attempt_status, status_of};
 use super::{CARGO_MESSAGE_FORMAT, MAX_PARSED_BYTES, RunOptions};
 use crate::detect::{Check, CheckKind};
 use crate::report::TestReport;
@@ -25,7 +25,7 @@ pub(super) struct Attempt {
     pub(super) duration: Duration,
     pub(super) log: Vec<u8>,
     pub(super) report: Option<TestReport>,
-    pub(super) judgement: Judgement,
+    pub(super) judgement: AttemptStatus,
 }
 
 /// Most `.pyc` files a tree may hold before the sweep gives up (a pathological checkout).
@@ -388,7 +388,7 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
             r.strip_id_prefix(&format!("{}/", dir.display()));
         }
     }
-    let mut judgement = judge(&Facts {
+    let mut judgement = status_of(&Facts {
         kind: check.kind,
         exit_code,
         timed_out,
@@ -400,12 +400,12 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
     if let Some(unread) = unread
         && judgement.status != CheckStatus::Timeout
     {
-        judgement = judged(CheckStatus::NotRun, Some(unread));
+        judgement = attempt_status(CheckStatus::NotRun, Some(unread));
     } else if !anomalies.is_empty()
         && matches!(judgement.status, CheckStatus::Pass | CheckStatus::NotRun)
         && report.is_some()
     {
-        judgement = judged(
+        judgement = attempt_status(
             CheckStatus::Fail,
             Some(format!(
                 "its output does not add up: {}",
@@ -510,7 +510,7 @@ fn not_started(argv: String, reason: String) -> Attempt {
         duration: Duration::ZERO,
         log: format!("loki: not started: {reason}\n").into_bytes(),
         report: None,
-        judgement: judged(CheckStatus::NotRun, Some(reason)),
+        judgement: attempt_status(CheckStatus::NotRun, Some(reason)),
     }
 }
 

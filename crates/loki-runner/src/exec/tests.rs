@@ -21,17 +21,17 @@ fn counts(passed: u64, failed: u64) -> TestReport {
 fn pass_needs_executed_tests_no_failures_and_exit_zero() {
     let ok = counts(3, 0);
     assert_eq!(
-        judge(&facts(CheckKind::Cargo, 0, Some(&ok))).status,
+        status_of(&facts(CheckKind::Cargo, 0, Some(&ok))).status,
         CheckStatus::Pass
     );
     let none = counts(0, 0);
-    let j = judge(&facts(CheckKind::Cargo, 0, Some(&none)));
+    let j = status_of(&facts(CheckKind::Cargo, 0, Some(&none)));
     assert_eq!(
         (j.status, j.reason.as_deref()),
         (CheckStatus::NotRun, Some("no tests executed"))
     );
     assert_eq!(
-        judge(&facts(CheckKind::Cargo, 0, None)).status,
+        status_of(&facts(CheckKind::Cargo, 0, None)).status,
         CheckStatus::NotRun
     );
 }
@@ -39,7 +39,7 @@ fn pass_needs_executed_tests_no_failures_and_exit_zero() {
 #[test]
 fn forged_passes_with_a_nonzero_exit_fail() {
     let forged = counts(5, 0);
-    let j = judge(&facts(CheckKind::Npm, 1, Some(&forged)));
+    let j = status_of(&facts(CheckKind::Npm, 1, Some(&forged)));
     assert_eq!(j.status, CheckStatus::Fail);
     assert!(j.reason.unwrap().contains("exited with code 1 although"));
 }
@@ -56,7 +56,7 @@ fn failures_are_named() {
             .collect(),
     );
     r.passed = 1;
-    let j = judge(&facts(CheckKind::Go, 0, Some(&r)));
+    let j = status_of(&facts(CheckKind::Go, 0, Some(&r)));
     assert_eq!(j.status, CheckStatus::Fail);
     assert_eq!(j.reason.unwrap(), "7 failed: t0, t1, t2, t3, t4, ...");
 }
@@ -65,44 +65,44 @@ fn failures_are_named() {
 fn no_tests_exit_codes_missing_tools_timeouts_and_missing_reports() {
     let none = counts(0, 0);
     assert_eq!(
-        judge(&facts(CheckKind::Pytest, 5, Some(&none))).status,
+        status_of(&facts(CheckKind::Pytest, 5, Some(&none))).status,
         CheckStatus::NotRun
     );
     assert_eq!(
-        judge(&facts(CheckKind::Pytest, 5, None)).status,
+        status_of(&facts(CheckKind::Pytest, 5, None)).status,
         CheckStatus::NotRun
     );
     assert_eq!(
-        judge(&facts(CheckKind::Nextest, 4, Some(&none))).status,
+        status_of(&facts(CheckKind::Nextest, 4, Some(&none))).status,
         CheckStatus::NotRun
     );
     assert_eq!(
-        judge(&facts(CheckKind::Go, 4, Some(&none))).status,
+        status_of(&facts(CheckKind::Go, 4, Some(&none))).status,
         CheckStatus::Fail
     );
     let mut f = facts(CheckKind::Pytest, 1, None);
     f.log = "/usr/bin/python3: No module named pytest";
-    assert_eq!(judge(&f).status, CheckStatus::NotRun);
+    assert_eq!(status_of(&f).status, CheckStatus::NotRun);
     assert_eq!(
-        judge(&facts(CheckKind::Vitest, 127, None)).status,
+        status_of(&facts(CheckKind::Vitest, 127, None)).status,
         CheckStatus::NotRun
     );
     assert_eq!(
-        judge(&facts(CheckKind::Cargo, 127, None)).status,
+        status_of(&facts(CheckKind::Cargo, 127, None)).status,
         CheckStatus::Fail
     );
     // Through the confining wrapper, which cannot exec a missing program.
     let mut f = facts(CheckKind::Cargo, 127, None);
     f.log = "loki: cannot run cargo: No such file or directory (os error 2)\n";
-    let j = judge(&f);
+    let j = status_of(&f);
     assert_eq!(j.status, CheckStatus::NotRun);
     assert_eq!(j.reason.as_deref(), Some("cargo not found"));
     let ok = counts(3, 0);
     let mut f = facts(CheckKind::Pytest, 0, Some(&ok));
     f.structured_missing = true;
-    assert_eq!(judge(&f).status, CheckStatus::NotRun);
+    assert_eq!(status_of(&f).status, CheckStatus::NotRun);
     f.timed_out = true;
-    let j = judge(&f);
+    let j = status_of(&f);
     assert_eq!(j.status, CheckStatus::Timeout);
     assert_eq!(
         j.reason.unwrap(),

@@ -1,4 +1,4 @@
-//! The verdict on one attempt, from its exit code, its parsed report and its output (the
+//! The status of one attempt, from its exit code, its parsed report and its output (the
 //! rules in the module doc), and the missing tools that make a run `not_run`.
 
 use std::time::Duration;
@@ -10,17 +10,17 @@ use super::{NEXTEST_NO_TESTS, PYTEST_NO_TESTS, REASON_IDS, SHELL_NOT_FOUND};
 use crate::detect::CheckKind;
 use crate::report::TestReport;
 
-/// The verdict on one attempt.
+/// The status of one attempt (a check's status before reruns), with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Judgement {
+pub struct AttemptStatus {
     pub status: CheckStatus,
     pub reason: Option<String>,
     /// Set when the check did not run because of the machine ([`super::environment`]).
     pub environment: Option<Environment>,
 }
 
-pub(super) fn judged(status: CheckStatus, reason: Option<String>) -> Judgement {
-    Judgement {
+pub(super) fn attempt_status(status: CheckStatus, reason: Option<String>) -> AttemptStatus {
+    AttemptStatus {
         status,
         reason,
         environment: None,
@@ -43,9 +43,9 @@ pub struct Facts<'a> {
     pub log: &'a str,
 }
 
-/// The verdict rules of the module doc, over one attempt's facts. Pure.
+/// The status rules of the module doc, over one attempt's facts. Pure.
 #[must_use]
-pub fn judge(facts: &Facts<'_>) -> Judgement {
+pub fn status_of(facts: &Facts<'_>) -> AttemptStatus {
     let Facts {
         kind,
         exit_code,
@@ -56,7 +56,7 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
         log,
     } = *facts;
     if timed_out {
-        return judged(
+        return attempt_status(
             CheckStatus::Timeout,
             Some(format!(
                 "timed out after {}s; its process group was killed",
@@ -68,7 +68,7 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
     if exit_code != 0
         && let Some(env) = recognise(kind, log, report)
     {
-        return Judgement {
+        return AttemptStatus {
             status: CheckStatus::NotRun,
             reason: Some(format!("environment: {env}")),
             environment: Some(env),
@@ -86,7 +86,7 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
                 ids[..ids.len().min(REASON_IDS)].join(", ")
             )
         };
-        return judged(CheckStatus::Fail, Some(reason));
+        return attempt_status(CheckStatus::Fail, Some(reason));
     }
     let executed = report.map_or(0, TestReport::executed);
     if exit_code != 0 {
@@ -102,12 +102,12 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
             | CheckKind::Maven => false,
         };
         if no_tests_code && executed == 0 {
-            return judged(CheckStatus::NotRun, Some("no tests executed".into()));
+            return attempt_status(CheckStatus::NotRun, Some("no tests executed".into()));
         }
         if report.is_none()
             && let Some(missing) = missing_tool(kind, exit_code, log)
         {
-            return judged(CheckStatus::NotRun, Some(missing));
+            return attempt_status(CheckStatus::NotRun, Some(missing));
         }
         let reason = match report {
             Some(r) if r.executed() > 0 => format!(
@@ -116,12 +116,12 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
             ),
             _ => format!("exited with code {exit_code} before reporting any test result"),
         };
-        return judged(CheckStatus::Fail, Some(reason));
+        return attempt_status(CheckStatus::Fail, Some(reason));
     }
     if structured_missing {
         // A runner that exits 0 without writing the report it was asked for did not finish its
         // run; whatever its output says ("5 passed") is not evidence of a pass.
-        return judged(
+        return attempt_status(
             CheckStatus::NotRun,
             Some(
                 "exited 0 without writing its test report; its output is not taken as a pass"
@@ -130,12 +130,14 @@ pub fn judge(facts: &Facts<'_>) -> Judgement {
         );
     }
     match report {
-        None => judged(
+        None => attempt_status(
             CheckStatus::NotRun,
             Some("exited 0 but no test results could be read from its output".into()),
         ),
-        Some(_) if executed == 0 => judged(CheckStatus::NotRun, Some("no tests executed".into())),
-        Some(_) => judged(CheckStatus::Pass, None),
+        Some(_) if executed == 0 => {
+            attempt_status(CheckStatus::NotRun, Some("no tests executed".into()))
+        }
+        Some(_) => attempt_status(CheckStatus::Pass, None),
     }
 }
 
