@@ -6,7 +6,7 @@
 //! 3. a **secret scan** ([`secrets`]) of the change's added lines and new files.
 //!
 //! The suites and the app run in the box of the build's checks, built by the same code
-//! ([`loki_engine::isolation::Fence::check_env`] and [`Fence::checks_wrapper`]): the same
+//! ([`loki_engine::fence::Fence::check_env`] and [`Fence::checks_wrapper`]): the same
 //! toolchains (`RUSTUP_HOME`, a private `CARGO_HOME` overlay, `PYENV_ROOT`, ... found where they
 //! really are, even when `HOME` or `LOKI_HOME` moved), a private `HOME` and `TMPDIR` inside the
 //! deep verify's own temporary directory, cargo's shared target directory in `.loki/cache`, and
@@ -50,7 +50,7 @@ use loki_core::fs::write_atomic;
 use loki_core::layout::Repo;
 use loki_core::outcome::Outcome;
 use loki_core::run::RunKind;
-use loki_engine::isolation::Fence;
+use loki_engine::fence::Fence;
 use loki_events::EventWriter;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_git::Git;
@@ -675,7 +675,7 @@ fn confinement(
         ));
         return Vec::new();
     }
-    let secrets = loki_engine::isolation::secret_paths(&req.home, &req.key_env);
+    let secrets = loki_engine::fence::secret_paths(&req.home, &req.key_env);
     fence.checks_wrapper(&req.repo, root, &secrets, exe)
 }
 

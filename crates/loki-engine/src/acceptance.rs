@@ -1,7 +1,7 @@
 //! The plan ‖ wall stages: the wall author's session writes the acceptance tests while the plan is
 //! drawn up on another thread. The author sees only the task and the file list, works in an
 //! empty directory outside the repository (a repository of its own, whose git directory is
-//! outside it: [`crate::isolation::Fence::for_author`]), and is denied the repository itself; what it wrote is
+//! outside it: [`crate::fence::Fence::for_author`]), and is denied the repository itself; what it wrote is
 //! accepted or discarded and sealed by hash ([`loki_contract::wall`]). The plan's time is the wall's: it
 //! is logged, not added to the run's.
 
@@ -62,7 +62,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
         .map_err(|e| EngineError::io("create a directory in", std::env::temp_dir(), e))?;
     let work = author_dir.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| EngineError::io("create", &work, e))?;
-    let fence = crate::isolation::Fence::for_author(author_dir.path(), &s.repo.root, &work)?;
+    let fence = crate::fence::Fence::for_author(author_dir.path(), &s.repo.root, &work)?;
     let mut brief = wall::brief(
         &s.opts.task.text,
         &i.map.file_list(),
@@ -73,7 +73,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
         brief.push_str(&loki_contract::proof::wall_rules(c));
     }
     // The author is denied the repository itself, not only given an empty directory.
-    let wrapper = s.confinement(&fence, crate::isolation::Scope::Author);
+    let wrapper = s.confinement(&fence, crate::fence::Scope::Author);
     let report = s.session(
         WALL_SESSION,
         "You write acceptance tests before the code exists.",

@@ -33,7 +33,7 @@ use loki_events::payload::{Cost, RunCompleted, RunStarted, SessionEnded, Session
 use loki_process::confine::Network;
 
 use crate::EngineError;
-use crate::isolation::{Fence, Scope};
+use crate::fence::{Fence, Scope};
 
 /// How much of a CLI agent's output is kept as the session's detail (its end holds the answer).
 const CLI_DETAIL_CHARS: usize = 2000;

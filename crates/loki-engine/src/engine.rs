@@ -139,11 +139,11 @@ impl RunState<'_> {
     }
 
     /// The model box's wrapper for commands behind `fence` for `scope` (see
-    /// [`crate::isolation::Fence::policy`]), or none with the reason noted for NOT PROVEN.
+    /// [`crate::fence::Fence::policy`]), or none with the reason noted for NOT PROVEN.
     pub(crate) fn confinement(
         &mut self,
-        fence: &crate::isolation::Fence,
-        scope: crate::isolation::Scope<'_>,
+        fence: &crate::fence::Fence,
+        scope: crate::fence::Scope<'_>,
     ) -> Vec<std::ffi::OsString> {
         use loki_process::confine::Network;
         let Some(exe) = &self.opts.confine_exe else {
@@ -156,8 +156,8 @@ impl RunState<'_> {
             self.note_once("network: the agent's commands were not cut off from the network (no box on this kernel)");
             return Vec::new();
         }
-        let secrets = crate::isolation::secret_paths(&self.opts.home, &self.opts.key_env);
-        if let crate::isolation::Scope::Checks(worktree) = scope {
+        let secrets = crate::fence::secret_paths(&self.opts.home, &self.opts.key_env);
+        if let crate::fence::Scope::Checks(worktree) = scope {
             // The same box as `loki deep`'s (checks keep the network: they are the repo's own).
             return fence.checks_wrapper(&self.repo, worktree, &secrets, exe);
         }
@@ -284,7 +284,7 @@ impl RunState<'_> {
         system: &str,
         brief: &str,
         dir: &std::path::Path,
-        fence: &crate::isolation::Fence,
+        fence: &crate::fence::Fence,
         wrapper: &[std::ffi::OsString],
         test_command: Option<String>,
     ) -> Result<SessionReport, EngineError> {

@@ -24,7 +24,7 @@ use loki_repomap::{MapSource, RepoMap};
 
 use crate::EngineError;
 use crate::engine::{RunState, Step};
-use crate::isolation::Fence;
+use crate::fence::Fence;
 use crate::options::Progress;
 
 /// The test map: what runs the tests of each package, and which files are tests.
@@ -230,8 +230,8 @@ pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineEr
         if i.checks_cached { ", cached" } else { "" },
         i.tests.test_files.len()
     );
-    s.wrapper = s.confinement(&i.fence, crate::isolation::Scope::Agent(&i.worktree));
-    s.check_wrapper = s.confinement(&i.fence, crate::isolation::Scope::Checks(&i.worktree));
+    s.wrapper = s.confinement(&i.fence, crate::fence::Scope::Agent(&i.worktree));
+    s.check_wrapper = s.confinement(&i.fence, crate::fence::Scope::Checks(&i.worktree));
     let detail = if s.wrapper.is_empty() {
         detail
     } else {

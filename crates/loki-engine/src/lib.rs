@@ -32,7 +32,7 @@
 //! name a test after each criterion, and seals which criteria the wall proved: VERIFIED needs
 //! every criterion not marked advisory proven.
 //!
-//! # Isolation ([`isolation`])
+//! # The fence ([`fence`])
 //! The agent, its commands and the checks run with a scrubbed environment, a run-private `HOME` and
 //! a private git directory that shows only the base. The user's checkout is never written:
 //! [`ops::apply`] fast-forwards the user's branch to a VERIFIED run's branch or refuses.
@@ -52,10 +52,10 @@ mod council;
 pub mod demo;
 pub mod engine;
 mod error;
+pub mod fence;
 mod gate;
 pub mod implement;
 pub mod intake;
-pub mod isolation;
 pub mod ops;
 pub mod options;
 pub mod plan;

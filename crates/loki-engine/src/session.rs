@@ -18,7 +18,7 @@ use loki_events::payload::{Cost, SessionEnded, SessionStarted};
 use loki_process::Cancel;
 
 use crate::EngineError;
-use crate::isolation::Fence;
+use crate::fence::Fence;
 
 /// How often a running session looks at the cancel flag (SIGINT).
 const CANCEL_POLL: Duration = Duration::from_millis(100);

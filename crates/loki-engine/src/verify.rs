@@ -575,7 +575,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
 }
 
 /// The environment of checks: the agent's fence plus a shared cargo target directory
-/// ([`crate::isolation::Fence::check_env`], which `loki deep` uses too).
+/// ([`crate::fence::Fence::check_env`], which `loki deep` uses too).
 pub(crate) fn check_env(
     s: &RunState<'_>,
     i: &Intake,

@@ -130,13 +130,13 @@ async fn cli_call(
     let private = loki_core::scratch::Scratch::new("loki-editor-").map_err(|e| outage(&e))?;
     let work = private.path().join("work");
     std::fs::create_dir_all(&work).map_err(|e| outage(&e))?;
-    let fence = loki_engine::isolation::Fence::for_author(private.path(), &boxed.repo.root, &work)
+    let fence = loki_engine::fence::Fence::for_author(private.path(), &boxed.repo.root, &work)
         .map_err(|e| outage(&e))?;
     let wrapper = match &boxed.confine_exe {
         Some(exe) if loki_process::confine::available() => fence
             .policy(
                 &boxed.repo,
-                loki_engine::isolation::Scope::Author,
+                loki_engine::fence::Scope::Author,
                 &boxed.secrets,
                 // A CLI agent talks to its own model: the egress proxy below limits it to that.
                 loki_process::confine::Network::Allowed,

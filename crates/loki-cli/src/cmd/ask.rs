@@ -7,7 +7,7 @@
 //! of every exchange, usage and cost.
 //!
 //! The model's commands (and a CLI agent) run in the model box
-//! ([`loki_engine::isolation::Scope::Checkout`]): the checkout is writable, new files at its top
+//! ([`loki_engine::fence::Scope::Checkout`]): the checkout is writable, new files at its top
 //! included, but its `.git` is read-only and its `.loki` (other runs) hidden; loki's home, other runs and the user's credentials cannot be opened, `HOME`
 //! and `TMPDIR` are private, and the network is off unless `agent.network = "on"`.
 

@@ -1,4 +1,5 @@
-//! Isolation of the untrusted agent: what its commands (and the tests it may have written) can see.
+//! The fence of a run: the box its untrusted code runs in (the agent's commands, the tests it
+//! may have written), built on `loki_process::confine`.
 //!
 //! # What the agent gets
 //! - **A scrubbed environment** ([`loki_process::scrubbed_env`]: no tokens, no keys, no
