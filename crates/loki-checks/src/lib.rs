@@ -41,8 +41,8 @@ pub use baseline::{
 pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
 pub use isolate::Prepared;
 pub use loki_runner::{
-    AttemptStatus, Check, CheckKind, CheckResult, ChecksError, Facts, RunOptions, TestCase,
-    TestReport, TestStatus, Tools, detect_with, render_detect, run_check, status_of,
+    AttemptStatus, Check, CheckResult, ChecksError, Facts, RunOptions, TestCase, TestReport,
+    TestStatus, Tools, detect_with, render_detect, run_check, status_of,
 };
 
 /// The integrity scan's git errors as the checks' own (same words, same exit class): the scan

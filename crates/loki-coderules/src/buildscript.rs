@@ -9,7 +9,7 @@
 //! names `OUT_DIR`.
 
 use crate::{Out, Prepared};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 
 const WRITES: &[&str] = &[
     "fs::write(",

@@ -34,7 +34,7 @@ use tree_sitter::Node;
 use crate::{Out, Prepared, Role, View};
 use go::go;
 use js::js;
-use loki_findings::FindingKind;
+use loki_protocol::FindingKind;
 use loki_syntax::ast::{Ast, Grammar, Index};
 use loki_syntax::diff::Hit;
 use python::python;

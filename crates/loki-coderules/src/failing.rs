@@ -18,7 +18,7 @@
 use tree_sitter::Node;
 
 use crate::{Out, Prepared, Role, View, attributes_of, is_test_attribute};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Grammar, Index, line, named_children};
 use loki_syntax::diff::Hit;
 

@@ -19,7 +19,7 @@
 use tree_sitter::Node;
 
 use crate::{Out, Prepared, Role, View};
-use loki_findings::FindingKind;
+use loki_protocol::FindingKind;
 use loki_syntax::ast::{Ast, Grammar, Index, line};
 use loki_syntax::diff::Hit;
 
@@ -211,7 +211,8 @@ fn main_guarded<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::rules;
-    use loki_findings::{FileChange, FindingKind, ScanInput};
+    use loki_protocol::FindingKind;
+    use loki_syntax::{FileChange, ScanInput};
 
     fn takeovers(path: &str, base: &str, head: &str) -> usize {
         rules(

@@ -7,7 +7,7 @@
 //! `outcome` and `shadow` over it.
 //!
 //! # Contract
-//! Pure over a [`ScanInput`] (`loki-findings`): no I/O, no panic on any input; files over
+//! Pure over a [`ScanInput`] (`loki-syntax`): no I/O, no panic on any input; files over
 //! [`MAX_SCAN_BYTES`] are skipped. A finding is reported only for what the change adds (hits at
 //! head that the base does not have, [`loki_syntax::diff`]), with its line and the quoted code.
 //! The scan (`loki_integrity::scan`) sorts and de-duplicates.
@@ -46,11 +46,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
-use loki_findings::{FileChange, Finding, FindingKind, MAX_SCAN_BYTES, ScanInput};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{self, Ast, Grammar, Index, named_children};
 use loki_syntax::diff::{Hit, added_lines, new_hits};
 use loki_syntax::lex::normalize;
 use loki_syntax::testcode::is_test_path;
+use loki_syntax::{FileChange, MAX_SCAN_BYTES, ScanInput};
 
 /// What a file is to the rules (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,7 @@
 use tree_sitter::Node;
 
 use crate::{Out, Prepared, Role};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Grammar, line, named_children};
 
 const EQ_NAMES: &[&str] = &[
@@ -621,7 +621,8 @@ fn base_equality<'a>(base: &'a Ast, name: &str) -> Option<(Node<'a>, String, Str
 #[cfg(test)]
 mod tests {
     use crate::rules;
-    use loki_findings::{FileChange, FindingKind, ScanInput};
+    use loki_protocol::FindingKind;
+    use loki_syntax::{FileChange, ScanInput};
 
     fn loose(path: &str, base: &str, head: &str) -> bool {
         rules(

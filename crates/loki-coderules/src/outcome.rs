@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::{Out, Prepared};
-use loki_findings::FindingKind;
+use loki_protocol::FindingKind;
 use loki_shell::join;
 use loki_syntax::ast::line;
 use loki_syntax::diff::Hit;

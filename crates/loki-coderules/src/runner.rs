@@ -25,7 +25,7 @@
 use tree_sitter::Node;
 
 use crate::{Gate, Out, Prepared, Role, View, attributed_item, cfg_gate};
-use loki_findings::FindingKind;
+use loki_protocol::FindingKind;
 use loki_syntax::ast::{Ast, Grammar, Index, line, named_children};
 use loki_syntax::diff::Hit;
 use loki_syntax::literals::{Lit, literal};

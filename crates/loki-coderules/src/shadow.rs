@@ -1,5 +1,5 @@
 //! `shadow_module`: a newly added module that the tests would import instead of the real one.
-//! Judged from the change list and [`loki_findings::ScanInput::tree_paths`] (every head path):
+//! Judged from the change list and [`loki_syntax::ScanInput::tree_paths`] (every head path):
 //! - Python: an added `D/x.py` or `D/x/__init__.py` where `D` is not itself a package (no
 //!   `D/__init__.py`) and is on the tests' `sys.path` (a project root, its `src/` or `lib/`, or a
 //!   directory holding test files, which pytest inserts), and `x` is a top-level module of the
@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::{Context, Out, Prepared};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 
 /// Module names of the Python standard library, 3.8 to 3.13: `sys.stdlib_module_names` of
 /// CPython 3.11.7 (generated with `python3 -c 'import sys; print(sys.stdlib_module_names)'`),

@@ -7,7 +7,7 @@
 //! - `L` is distinctive ([`loki_syntax::literals::distinctive`]: not `0`, `1`, `""`, `None`, a round
 //!   number or an everyday word),
 //! - `L` is a literal in the head's test code (changed test files, test regions of changed
-//!   source files, and [`loki_findings::ScanInput::test_context`]),
+//!   source files, and [`loki_syntax::ScanInput::test_context`]),
 //! - `L` is nowhere in the base version of the file, and
 //! - either the branch's body holds another literal the tests use (the expected value: `if s ==
 //!   "abc": return "xyz"` with `assert f("abc") == "xyz"`), or `L` is highly distinctive
@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use tree_sitter::Node;
 
 use crate::{Context, Out, Prepared, Role};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Index, line, named_children};
 use loki_syntax::lex::{Lang, lex, normalize};
 use loki_syntax::literals::{Lit, LiteralSet, distinctive, highly_distinctive, literal};
@@ -96,7 +96,7 @@ impl TestLiterals {
         }
         for (_, bytes) in context {
             // Every context file is a test file: by its path, or because its runner said so.
-            if bytes.len() <= loki_findings::MAX_SCAN_BYTES {
+            if bytes.len() <= loki_syntax::MAX_SCAN_BYTES {
                 let text = String::from_utf8_lossy(bytes);
                 lines.extend(text.lines().map(line_tokens).filter(|t| t.len() >= 2));
             }
@@ -116,7 +116,7 @@ impl TestLiterals {
             }
         }
         for (path, bytes) in context {
-            if bytes.len() > loki_findings::MAX_SCAN_BYTES {
+            if bytes.len() > loki_syntax::MAX_SCAN_BYTES {
                 continue;
             }
             let lang = match Lang::of_source(path) {
@@ -191,14 +191,14 @@ pub fn deleted_literals(prepared: &[Prepared]) -> LiteralSet {
 /// unchanged test files is worth it: an added line of library source with a literal more than a
 /// boundary value that its base does not have. A cheap line-level over-approximation of
 /// `rules`, for the scan's input (`loki_integrity::scan_input`).
-pub fn wants_test_literals(changes: &[loki_findings::FileChange]) -> bool {
+pub fn wants_test_literals(changes: &[loki_syntax::FileChange]) -> bool {
     changes.iter().any(|c| {
         let (Some(head), Some(lang)) = (c.head.as_deref(), Lang::of_source(&c.path)) else {
             return false;
         };
         if is_test_path(&c.path)
             || crate::is_tooling(&c.path)
-            || head.len() > loki_findings::MAX_SCAN_BYTES
+            || head.len() > loki_syntax::MAX_SCAN_BYTES
         {
             return false;
         }

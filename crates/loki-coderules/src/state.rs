@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use crate::{Out, Prepared, Role};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Grammar, Index, line, named_children};
 
 /// Calls that change the object they are called on.
@@ -600,7 +600,8 @@ fn conditions<'t>(
 #[cfg(test)]
 mod tests {
     use crate::rules;
-    use loki_findings::{FileChange, FindingKind, ScanInput};
+    use loki_protocol::FindingKind;
+    use loki_syntax::{FileChange, ScanInput};
 
     fn found(path: &str, base: &str, head: &str) -> Vec<String> {
         rules(

@@ -26,7 +26,7 @@
 use tree_sitter::Node;
 
 use crate::{Out, Prepared, Role, View};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Grammar, Index, line};
 use loki_syntax::diff::{Hit, new_hits};
 use loki_syntax::literals::{Lit, literal};

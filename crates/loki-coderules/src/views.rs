@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use crate::{Out, Prepared, Role};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Grammar, line, named_children};
 
 /// What in test code shows that the tests compare printed values.

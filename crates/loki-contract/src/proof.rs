@@ -242,7 +242,8 @@ pub fn prove(contract: &Contract, walls: &[WallEvidence]) -> Vec<ReceiptCriterio
 
 #[cfg(test)]
 mod tests {
-    use loki_checks::{CheckKind, TestCase};
+    use loki_checks::TestCase;
+    use loki_protocol::CheckKind;
 
     use super::*;
     use crate::Criterion;

@@ -32,11 +32,12 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_checks::{Check, CheckKind};
+use loki_checks::Check;
 use loki_core::paths::{Root, Rules};
 use loki_core::walk::{Visibility, Walk};
 use loki_events::RunRecorder;
 use loki_events::payload::{Discarded, FileDigest, WallSealed};
+use loki_protocol::CheckKind;
 use sha2::{Digest, Sha256};
 
 use crate::ContractError;

@@ -607,7 +607,7 @@ pub(crate) fn generated_note(paths: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loki_checks::CheckKind;
+    use loki_protocol::CheckKind;
 
     fn check(name: &str, dir: &str) -> Check {
         Check {

@@ -551,3 +551,17 @@ pub struct PrOpened {
     pub number: Option<u64>,
 }
 payload!(PrOpened => PrOpened);
+
+/// The `integrity.finding` event of a finding.
+impl From<&loki_protocol::Finding> for IntegrityFinding {
+    fn from(f: &loki_protocol::Finding) -> Self {
+        IntegrityFinding {
+            kind: f.kind.as_str().to_string(),
+            path: f.path.clone(),
+            line: f.line,
+            test: f.test.clone(),
+            detail: f.detail.clone(),
+            advice: Some(f.advice().to_owned()),
+        }
+    }
+}

@@ -5,8 +5,9 @@
 //! This crate is the scan: it builds the input, runs every rule and sorts the findings. The rules
 //! live in crates of their own, each one concern, with an acyclic graph (lower first):
 //! `loki-shell` (shell scripts) → `loki-testcmd` (test commands and their runs);
-//! `loki-syntax` (lexer, syntax trees, literals, added lines, test files); `loki-findings` (the
-//! vocabulary: [`ScanInput`], [`Finding`], re-exported here); then the rule crates `loki-ci`,
+//! `loki-syntax` (lexer, syntax trees, literals, added lines, test files, and the scan's input
+//! [`ScanInput`]); `loki-protocol` ([`Finding`], [`FindingKind`]), both re-exported here; then the
+//! rule crates `loki-ci`,
 //! `loki-testconfig` and `loki-coderules`, which only this crate calls.
 //!
 //! # Input and output
@@ -114,9 +115,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use loki_git::{Entry, Git, RawChange};
 
-pub use loki_findings::{FileChange, Finding, FindingKind, MAX_SCAN_BYTES, ScanInput};
+pub use loki_protocol::{Finding, FindingKind};
 use loki_syntax::lex::{Lang, Lexed, lex, normalize};
 use loki_syntax::testcode;
+pub use loki_syntax::{FileChange, MAX_SCAN_BYTES, ScanInput};
 use loki_testconfig as config;
 
 /// What [`scan_input`] and [`scan_changes`] could not read from git ([`scan`] itself cannot fail).

@@ -140,8 +140,9 @@ use sha2::{Digest, Sha256};
 
 use cargo::{cargo_notes, cargo_slot};
 use go::go;
+use loki_protocol::CheckKind;
 use loki_runner::ChecksError;
-use loki_runner::detect::{Check, CheckKind};
+use loki_runner::detect::Check;
 use node::link_node_modules;
 
 /// The role whose cargo builds go where the environment says (the user's own target directory).

@@ -12,13 +12,20 @@
 //!   `timed_out`, `unparseable`) through [`check::receipt_words`], because receipts are signed and
 //!   their bytes cannot change.
 //!
+//! - [`CheckKind`]: which runner a check uses (cargo, nextest, pytest, vitest, jest, node, npm,
+//!   go, maven), in the words of check names, logs and receipts.
+//!
+//! - [`Finding`], [`FindingKind`]: what an integrity rule reports, in the receipt's words.
+//!
 //! - [`Stage`], [`StageState`], [`CapKind`]: the stages of a build run, how each ended and the
 //!   limit that stopped a run, in the event log's lowercase words.
 //!
 //! It depends on nothing of loki's and does no I/O: it is the bottom floor.
 
 pub mod check;
+pub mod finding;
 pub mod stage;
 
-pub use check::CheckStatus;
+pub use check::{CheckKind, CheckStatus};
+pub use finding::{Finding, FindingKind};
 pub use stage::{CapKind, Stage, StageState};

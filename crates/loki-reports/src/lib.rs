@@ -21,43 +21,9 @@ pub mod pytest;
 pub mod report;
 pub mod tap;
 
-use serde::{Deserialize, Serialize};
+use loki_protocol::CheckKind;
 
 use crate::report::TestReport;
-
-/// Which runner a check uses; it decides the command, the structured report and the parsers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckKind {
-    Cargo,
-    Nextest,
-    Pytest,
-    Vitest,
-    Jest,
-    Node,
-    Npm,
-    Go,
-    /// Maven (`mvn test`): JUnit 5 through Surefire, one JUnit XML report per test class.
-    Maven,
-}
-
-impl CheckKind {
-    /// The word used in check names, logs and receipts.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckKind::Cargo => "cargo",
-            CheckKind::Nextest => "nextest",
-            CheckKind::Pytest => "pytest",
-            CheckKind::Vitest => "vitest",
-            CheckKind::Jest => "jest",
-            CheckKind::Node => "node",
-            CheckKind::Npm => "npm",
-            CheckKind::Go => "go",
-            CheckKind::Maven => "maven",
-        }
-    }
-}
 
 /// What one run's output says, and where it contradicts itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -70,7 +70,7 @@ const PY_PROJECT_FILES: &[&str] = &[
 /// npm's placeholder script, which is not a test suite.
 const NPM_PLACEHOLDER: &str = "no test specified";
 
-pub use loki_reports::CheckKind;
+use loki_protocol::CheckKind;
 
 /// One test suite to run: what, where, and why loki chose it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

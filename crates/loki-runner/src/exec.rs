@@ -64,9 +64,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::ChecksError;
-use crate::detect::{Check, CheckKind};
+use crate::detect::Check;
 use crate::report::TestCase;
 use attempt::{attempt, log_section};
+use loki_protocol::CheckKind;
 use status::attempt_status;
 
 /// Default time a suite may run: generous for a full suite on two cores, bounded so a hang ends.

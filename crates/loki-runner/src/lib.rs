@@ -41,7 +41,7 @@ pub use loki_reports::report;
 pub mod script;
 pub mod select;
 
-pub use detect::{Check, CheckKind, Tools, detect, detect_with, render_detect};
+pub use detect::{Check, Tools, detect, detect_with, render_detect};
 pub use error::ChecksError;
 pub use exec::{AttemptStatus, CheckResult, Facts, RunOptions, run_check, status_of};
 pub use report::{TestCase, TestReport, TestStatus};

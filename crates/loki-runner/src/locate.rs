@@ -15,7 +15,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::detect::{Check, CheckKind};
+use crate::detect::Check;
+use loki_protocol::CheckKind;
 
 /// Most files searched for a Rust test's definition.
 const MAX_FILES: usize = 2000;

@@ -32,7 +32,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::detect::CheckKind;
+use loki_protocol::CheckKind;
 
 /// How deep `npm run x` inside a script is followed.
 pub const MAX_DEPTH: usize = 4;

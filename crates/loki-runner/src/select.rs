@@ -33,7 +33,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::detect::{Check, CheckKind};
+use crate::detect::Check;
+use loki_protocol::CheckKind;
 
 /// What part of a check to run. Paths are relative to the repository root, with `/`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

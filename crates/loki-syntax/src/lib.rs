@@ -19,4 +19,7 @@ pub mod cfgparse;
 pub mod diff;
 pub mod lex;
 pub mod literals;
+pub mod scan;
 pub mod testcode;
+
+pub use scan::{FileChange, MAX_SCAN_BYTES, ScanInput};

@@ -35,8 +35,9 @@ mod pytestcfg;
 use std::collections::BTreeSet;
 
 use go::{go_mod, go_work};
-use loki_findings::{Finding, FindingKind, MAX_SCAN_BYTES};
+use loki_protocol::{Finding, FindingKind};
 use loki_shell::join;
+use loki_syntax::MAX_SCAN_BYTES;
 use loki_syntax::lex::{Lang, lex, normalize};
 use loki_testcmd::runs::Hit;
 use npm::{npmrc, package_json};

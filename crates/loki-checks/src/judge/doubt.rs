@@ -26,9 +26,9 @@ use super::owned::Owner;
 use super::trees::Owned;
 use super::{JudgeInput, Judged, original};
 use crate::ChecksError;
-use crate::detect::CheckKind;
 use crate::exec::RunOptions;
 use crate::integrity::Finding;
+use loki_protocol::CheckKind;
 
 /// What the second pass needs from the first.
 pub(super) struct Input<'a> {

@@ -15,8 +15,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::detect::CheckKind;
 use crate::integrity::{Finding, FindingKind};
+use loki_protocol::CheckKind;
 
 /// Most folded ids a finding names.
 const NAMED: usize = 3;

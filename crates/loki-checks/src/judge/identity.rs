@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::detect::CheckKind;
+use loki_protocol::CheckKind;
 
 /// `id` with its run-dependent parts replaced by `#` (see the module doc).
 #[must_use]

@@ -40,11 +40,11 @@ use serde::{Deserialize, Serialize};
 
 use super::identity::{group, is_group_mark, pair};
 use crate::baseline::statuses;
-use crate::detect::CheckKind;
 use crate::exec::CheckResult;
 use crate::integrity::{Finding, FindingKind};
 use crate::parse::cargo::{CRASHED, NOT_COMPILED};
 use crate::report::TestStatus;
+use loki_protocol::CheckKind;
 
 /// What the judge established that is neither a pass, a finding nor a change to declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

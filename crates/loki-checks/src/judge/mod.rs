@@ -101,9 +101,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::ChecksError;
 use crate::baseline::{self, BaselineResult, Comparison, classify};
-use crate::detect::{Check, CheckKind, checks_for};
+use crate::detect::{Check, checks_for};
 use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::integrity::{Finding, scan, scan_input_from};
+use loki_protocol::CheckKind;
 
 pub use declare::{Declarable, DeclareKind};
 pub use loki_core::outcome::Verdict;

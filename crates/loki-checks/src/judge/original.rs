@@ -18,9 +18,10 @@ use super::owned::Owner;
 use super::trees::{Owned, SideTree, TestsFrom, hybrid};
 use super::{JudgeInput, git_err, in_checkout, rename};
 use crate::ChecksError;
-use crate::detect::{Check, CheckKind, checks_for};
+use crate::detect::{Check, checks_for};
 use crate::exec::CheckResult;
 use crate::select::Selection;
+use loki_protocol::CheckKind;
 
 /// What O will run, decided before any run.
 #[derive(Debug)]

@@ -19,10 +19,11 @@ use super::matrix::{self, Fact, FactKind};
 use super::trees::SideTree;
 use super::{JudgeInput, in_checkout};
 use crate::ChecksError;
-use crate::detect::{Check, CheckKind};
+use crate::detect::Check;
 use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::integrity::{Finding, FindingKind};
 use crate::select::Selection;
+use loki_protocol::CheckKind;
 
 /// Reruns on the base of each newly failing test before it is blamed.
 pub const BASE_RERUNS: usize = 2;

@@ -35,9 +35,10 @@ use loki_git::{Entry, Git, RawChange, TreeEdit};
 
 use crate::ChecksError;
 use crate::baseline::absent_result;
-use crate::detect::{Check, CheckKind};
+use crate::detect::Check;
 use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::select::{Selection, narrowed};
+use loki_protocol::CheckKind;
 
 use super::owned::Owner;
 

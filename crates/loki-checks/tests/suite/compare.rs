@@ -7,9 +7,8 @@ use std::collections::BTreeSet;
 use loki_checks::detect::checks_for;
 use loki_checks::judge::matrix::{self, Runs};
 use loki_checks::judge::{DeclareKind, FactKind};
-use loki_checks::{
-    Check, CheckKind, CheckResult, FindingKind, TestCase, TestClass, TestStatus, classify,
-};
+use loki_checks::{Check, CheckResult, FindingKind, TestCase, TestClass, TestStatus, classify};
+use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
 use proptest::prelude::*;
 

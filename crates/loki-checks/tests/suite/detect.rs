@@ -3,8 +3,9 @@
 use std::fs;
 use std::path::Path;
 
-use loki_checks::{Check, CheckKind, Tools, detect_with, render_detect};
+use loki_checks::{Check, Tools, detect_with, render_detect};
 use loki_core::exit::{Classify as _, ExitClass};
+use loki_protocol::CheckKind;
 
 fn write(root: &Path, rel: &str, body: &str) {
     let p = root.join(rel);

@@ -12,7 +12,8 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use loki_checks::isolate::{self, Prepared};
-use loki_checks::{Check, CheckKind, CheckResult, RunOptions, Tools, detect_with, run_check};
+use loki_checks::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
+use loki_protocol::CheckKind;
 use loki_test_support::GitRepo;
 
 pub(crate) fn opts(tmp: &Path, name: &str, extra: &[(&str, &OsString)]) -> RunOptions {

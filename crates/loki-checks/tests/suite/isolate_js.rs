@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 use loki_checks::isolate;
-use loki_checks::{CheckKind, Tools, detect_with, run_check};
+use loki_checks::{Tools, detect_with, run_check};
+use loki_protocol::CheckKind;
 use loki_test_support::GitRepo;
 
 use super::isolate::*;

@@ -7,7 +7,8 @@ use std::fs;
 use std::time::Duration;
 
 use loki_checks::isolate;
-use loki_checks::{Check, CheckKind, Tools, detect_with, run_check};
+use loki_checks::{Check, Tools, detect_with, run_check};
+use loki_protocol::CheckKind;
 use loki_test_support::GitRepo;
 
 use super::isolate::*;

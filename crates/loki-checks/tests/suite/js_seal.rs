@@ -11,7 +11,8 @@
 
 use std::path::Path;
 
-use loki_checks::{CheckKind, FindingKind, TestClass, classify, run_baseline};
+use loki_checks::{FindingKind, TestClass, classify, run_baseline};
+use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
 
 use super::seal_runners::{Fixture, show, walk};

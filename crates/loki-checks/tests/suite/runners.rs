@@ -7,7 +7,8 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use loki_checks::{Check, CheckKind, CheckResult, RunOptions, Tools, detect_with, run_check};
+use loki_checks::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
+use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
 use sha2::{Digest, Sha256};
 

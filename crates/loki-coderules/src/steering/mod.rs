@@ -43,7 +43,7 @@ mod tables;
 
 use crate::values::{Group, Val, value};
 use crate::{Out, Prepared, Role};
-use loki_findings::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Index, line, named_children};
 use loki_syntax::literals::{Lit, LiteralSet, distinctive};
 use sites::{Site, is_function, operator};
@@ -74,7 +74,7 @@ impl TestCalls {
             }
         }
         for (path, bytes) in context {
-            if bytes.len() > loki_findings::MAX_SCAN_BYTES {
+            if bytes.len() > loki_syntax::MAX_SCAN_BYTES {
                 continue;
             }
             if path.ends_with(".json") {

@@ -13,9 +13,10 @@ use super::keep_going;
 use super::plan::{doc_companion, insert_before_separator, report_plan, script_plan};
 use super::status::{AttemptStatus, Facts, attempt_status, status_of};
 use super::{CARGO_MESSAGE_FORMAT, MAX_PARSED_BYTES, RunOptions};
-use crate::detect::{Check, CheckKind};
+use crate::detect::Check;
 use crate::report::TestReport;
 use crate::{ChecksError, parse};
+use loki_protocol::CheckKind;
 
 /// One execution of the command.
 #[derive(Debug)]

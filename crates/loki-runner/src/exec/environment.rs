@@ -19,9 +19,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detect::CheckKind;
 use crate::parse::cargo::NOT_COMPILED;
 use crate::report::TestReport;
+use loki_protocol::CheckKind;
 
 /// Why a check could not run on this machine: the tool, what went wrong, what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

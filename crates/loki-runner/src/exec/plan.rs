@@ -4,8 +4,9 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::detect::{Check, CheckKind};
+use crate::detect::Check;
 use crate::{ChecksError, parse};
+use loki_protocol::CheckKind;
 
 /// The repository root a check's `cwd` lies in (its `dir` removed).
 fn root_of(check: &Check) -> PathBuf {

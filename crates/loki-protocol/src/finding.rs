@@ -1,22 +1,16 @@
-//! The vocabulary of loki's integrity rules: what a scan reads ([`ScanInput`], one
-//! [`FileChange`] per changed path) and what every rule reports ([`Finding`] of a
-//! [`FindingKind`]).
+//! What an integrity rule reports: a [`Finding`] of a [`FindingKind`] at a path (and line, and
+//! test).
 //!
 //! # Invariants
 //! - [`FindingKind`]'s serialised names ([`FindingKind::as_str`], serde `snake_case`) are a
 //!   stable contract: receipts, hooks and the `integrity.finding` event carry them.
 //! - A [`Finding`] orders by kind, then path, line, test and detail, so a sorted,
 //!   de-duplicated list is the same whatever order the rules ran in.
-//! - Files over [`MAX_SCAN_BYTES`] are judged by path only, by every rule crate alike.
 //!
 //! The rules live in their own crates (`loki-ci`, `loki-testconfig`, `loki-coderules`) and
 //! `loki-integrity` runs them all; the judge (`loki_checks::judge`) adds the dynamic kinds.
 
 use serde::{Deserialize, Serialize};
-
-/// Larger files are judged by path only: real test files are far smaller, and lexing a
-/// multi-megabyte generated file would cost the seal its time budget.
-pub const MAX_SCAN_BYTES: usize = 4 * 1024 * 1024;
 
 /// Which rule a finding comes from. The serialised names are a stable contract (receipts, hooks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -167,20 +161,6 @@ pub struct Finding {
     pub detail: String,
 }
 
-/// The `integrity.finding` event of a finding.
-impl From<&Finding> for loki_events::payload::IntegrityFinding {
-    fn from(f: &Finding) -> Self {
-        loki_events::payload::IntegrityFinding {
-            kind: f.kind.as_str().to_string(),
-            path: f.path.clone(),
-            line: f.line,
-            test: f.test.clone(),
-            detail: f.detail.clone(),
-            advice: Some(f.advice().to_owned()),
-        }
-    }
-}
-
 impl Finding {
     #[must_use]
     pub fn new(kind: FindingKind, path: &str, detail: impl Into<String>) -> Finding {
@@ -228,40 +208,5 @@ impl Finding {
             self.path,
             self.detail
         )
-    }
-}
-
-/// One changed path: its bytes at base and at head (`None` where absent).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileChange {
-    pub path: String,
-    pub base: Option<Vec<u8>>,
-    pub head: Option<Vec<u8>>,
-}
-
-/// What the integrity scan (`loki_integrity::scan`) judges.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ScanInput {
-    pub changes: Vec<FileChange>,
-    /// Head bytes of unchanged files that say which setup files are test configuration
-    /// (jest/vitest configs, `package.json`) and what the Go module is (`go.mod`); changed ones
-    /// are read from `changes`.
-    pub context: Vec<(String, Vec<u8>)>,
-    /// Head bytes of test files the change did not touch, for rules that look for test literals
-    /// (`test_input_special_case`). Empty means only the changed test files are consulted.
-    pub test_context: Vec<(String, Vec<u8>)>,
-    /// Every path of the head tree, for rules that need to know what else exists
-    /// (`shadow_module`). Empty means only the changed paths are known.
-    pub tree_paths: Vec<String>,
-    /// Files the test runner itself reported tests from (a `test.py` that a `pytest.ini` names,
-    /// a `testMatch` of jest): test files whatever their names say.
-    pub test_files: std::collections::BTreeSet<String>,
-}
-
-impl ScanInput {
-    /// Whether the runner reported tests from `path` ([`ScanInput::test_files`]).
-    #[must_use]
-    pub fn runner_test_file(&self, path: &str) -> bool {
-        self.test_files.contains(path)
     }
 }
