@@ -292,18 +292,6 @@ pub fn run_plan(plan: &LintPlan, input: &LintInput<'_>) -> Result<LintReport, Ch
 /// ([`LintRun::counts`]).
 impl From<&LintRun> for loki_receipt::schema::Check {
     fn from(r: &LintRun) -> Self {
-        let counts = r.counts();
-        loki_receipt::schema::Check {
-            name: r.name.clone(),
-            kind: "lint".to_owned(),
-            cmd: r.cmd.clone(),
-            result: r.result,
-            executed: counts.executed,
-            passed: counts.passed,
-            failed: counts.failed,
-            skipped: 0,
-            duration_s: r.duration_s,
-            log_sha256: r.log_sha256.clone(),
-        }
+        loki_receipt::schema::Check::of_event(&r.into(), "lint")
     }
 }

@@ -171,6 +171,25 @@ pub struct Check {
 }
 
 impl Check {
+    /// A check's `check.result` event as the receipt records it, `kind` being the role it played
+    /// there (`tests`, `wall`, `lint`, …): the one mapping of a check's facts into a receipt, so
+    /// every producer (suites, lint) maps its result once, into the event.
+    #[must_use]
+    pub fn of_event(e: &loki_events::payload::CheckResult, kind: &str) -> Check {
+        Check {
+            name: e.name.clone(),
+            kind: kind.to_owned(),
+            cmd: e.cmd.clone(),
+            result: e.result,
+            executed: e.executed,
+            passed: e.passed,
+            failed: e.failed,
+            skipped: e.skipped,
+            duration_s: e.duration_s,
+            log_sha256: e.log_sha256.clone(),
+        }
+    }
+
     /// No silent pass: a check proves something only when it passed, ran more than zero tests and
     /// none failed.
     #[must_use]

@@ -136,18 +136,7 @@ impl CheckResult {
     /// `impacted`, …). The one mapping every producer (build, seal, deep) uses.
     #[must_use]
     pub fn receipt_check(&self, role: &str) -> loki_receipt::schema::Check {
-        loki_receipt::schema::Check {
-            name: self.name.clone(),
-            kind: role.to_string(),
-            cmd: self.cmd.clone(),
-            result: self.result,
-            executed: self.executed,
-            passed: self.passed,
-            failed: self.failed,
-            skipped: self.skipped,
-            duration_s: self.duration_s,
-            log_sha256: self.log_sha256.clone(),
-        }
+        loki_receipt::schema::Check::of_event(&self.into(), role)
     }
 }
 
