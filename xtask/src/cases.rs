@@ -269,6 +269,10 @@ fn git_env() -> Vec<(String, String)> {
     .collect()
 }
 
+/// Where the Maven cases find JUnit 5 and Maven's plugins with no network (Debian's `maven`,
+/// `junit5`, `libsurefire-java`, `libmaven-compiler-plugin-java`, `libmaven-resources-plugin-java`).
+const MAVEN_REPO: &str = "/usr/share/maven-repo";
+
 /// Builds the case's repository in `dir/repo` and judges it.
 fn judge(case: &Case, dir: &Path, loki: &Path, npm: &Path, timeout: u64) -> anyhow::Result<Judged> {
     let _ = std::fs::remove_dir_all(dir);
@@ -316,10 +320,17 @@ fn judge(case: &Case, dir: &Path, loki: &Path, npm: &Path, timeout: u64) -> anyh
     }
     let home = dir.join("home");
     std::fs::create_dir_all(&home)?;
-    let env = vec![
+    let mut env = vec![
         ("LOKI_HOME".to_owned(), home.to_string_lossy().into_owned()),
         ("NO_COLOR".to_owned(), "1".to_owned()),
     ];
+    // Maven cases build offline from Debian's Maven repository unless the caller names another.
+    if case.runner == "maven" && std::env::var_os("MAVEN_OPTS").is_none() {
+        env.push((
+            "MAVEN_OPTS".to_owned(),
+            format!("-Dmaven.repo.local={MAVEN_REPO}"),
+        ));
+    }
     let start = Instant::now();
     let ran = suite::run(
         &loki.to_string_lossy(),

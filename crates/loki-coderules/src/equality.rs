@@ -17,12 +17,15 @@
 //! - JS/TS `equals`/`isEqual`/`asymmetricMatch` methods, properties, prototype assignments and
 //!   functions with a constant result or an unread argument; in any file, `expect.extend` that
 //!   redefines a built-in matcher (`toBe`, `toEqual`, ..) or adds one whose `pass` is always true.
+//! - Java `equals(Object)`, `compareTo(T)` and a comparator's `compare(a, b)` with a constant
+//!   result or an unread argument.
 //!
 //! # Submodules
-//! One per language: `python`, `rust`, `go`, `js`; this module holds the shared verdict on a
+//! One per language: `python`, `rust`, `go`, `js`, `java`; this module holds the shared verdict on a
 //! comparison body (`Verdict`) and the walk over a file's library code.
 
 mod go;
+mod java;
 mod js;
 mod python;
 mod rust;
@@ -33,6 +36,7 @@ use tree_sitter::Node;
 
 use crate::{Out, Prepared, Role, View};
 use go::go;
+use java::java;
 use js::js;
 use loki_protocol::FindingKind;
 use loki_syntax::ast::{Ast, Grammar, Index};
@@ -117,6 +121,7 @@ fn hits(side: &View, role: Role, base_derived: &BTreeSet<String>, existed: bool)
         Grammar::Python => python(ast, ix, &lib, &mut out),
         Grammar::Rust => rust(ast, ix, &lib, base_derived, &mut out),
         Grammar::Go => go(ast, ix, role, existed, &lib, &mut out),
+        Grammar::Java => java(ast, ix, &lib, &mut out),
         _ => js(ast, ix, &lib, &mut out),
     }
     out

@@ -11,7 +11,10 @@
 //!   `assert`/`expect`;
 //! - Go: `signal.Notify`, and `os.Exit`/`syscall.Exit` outside package `main`;
 //! - Rust: `std::panic::set_hook`/`take_hook`, and `std::process::exit`/`abort` outside a
-//!   binary (`src/main.rs`, `src/bin/`, a `main` function).
+//!   binary (`src/main.rs`, `src/bin/`, a `main` function);
+//! - Java: `Thread.setDefaultUncaughtExceptionHandler`, `Runtime.getRuntime().addShutdownHook`,
+//!   `System.setSecurityManager`, and `System.exit`/`Runtime.getRuntime().exit`/`halt` outside a
+//!   class with a `main` method.
 //!
 //! Anything under a Python `if __name__ == "__main__":` guard or in a Go `main` package is a
 //! program's own business and is quiet.
@@ -37,6 +40,7 @@ fn hits(side: &View, bin: bool) -> Vec<Hit> {
     let ix = side.index();
     let go_main = ast.grammar == Grammar::Go && ast.text.contains("package main");
     let rust_bin = ast.grammar == Grammar::Rust && (bin || ast.text.contains("fn main("));
+    let java_main = ast.grammar == Grammar::Java && ast.text.contains("static void main(");
     let mut out = Vec::new();
     for &n in ix.nodes() {
         if side.in_test_region(n) {
@@ -46,6 +50,7 @@ fn hits(side: &View, bin: bool) -> Vec<Hit> {
             Grammar::Python => python(ast, n),
             Grammar::Go if !go_main => go(ast, n),
             Grammar::Rust if !rust_bin => rust(ast, n),
+            Grammar::Java => java(ast, n, java_main),
             // A program's own `main` may end the process as it likes.
             Grammar::Go | Grammar::Rust => None,
             _ => js(ast, n),
@@ -100,6 +105,25 @@ fn python(ast: &Ast, n: Node) -> Option<&'static str> {
             }
             _ => None,
         },
+        _ => None,
+    }
+}
+
+fn java(ast: &Ast, n: Node, main: bool) -> Option<&'static str> {
+    let c = loki_syntax::ast::call(ast, n).filter(|_| n.kind() == "method_invocation")?;
+    match c.callee {
+        "Thread.setDefaultUncaughtExceptionHandler" => Some(
+            "replaces the process's exception handler: how a failure is reported is no longer the runner's",
+        ),
+        "System.setSecurityManager" => {
+            Some("installs a security manager that decides what the tests' process may do")
+        }
+        "System.exit" | "Runtime.getRuntime().exit" | "Runtime.getRuntime().halt" if !main => {
+            Some("ends the JVM from library code: the runner cannot report what ran after it")
+        }
+        "Runtime.getRuntime().addShutdownHook" => {
+            Some("runs code when the JVM ends, after the tests: it can change how the run ends")
+        }
         _ => None,
     }
 }

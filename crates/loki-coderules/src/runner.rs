@@ -17,12 +17,16 @@
 //! - always: Go `testing.Testing()`, `flag.Lookup("test.*")`; Rust `cfg!(test)` (any `cfg!`
 //!   that `test` decides), `#[cfg(not(test))]` on anything, and `#[cfg(test)]` on a statement or
 //!   expression inside a function or on an item that has a twin of the same name; JS `typeof jest`,
-//!   `typeof vi` and other runner globals, `globalThis.__vitest_worker__`.
+//!   `typeof vi` and other runner globals, `globalThis.__vitest_worker__`;
+//! - Java: `System.getenv`, the runner's system properties, classes looked up by name, the stack,
+//!   the JVM's arguments and the thread name (module `java`).
 //!
 //! Test code, tooling and vitest's own `import.meta.vitest` are not judged. Keys are the kind of
 //! read and its subject, so an existing read that moved is not new.
 
 use tree_sitter::Node;
+
+mod java;
 
 use crate::{Gate, Out, Prepared, Role, View, attributed_item, cfg_gate};
 use loki_protocol::FindingKind;
@@ -51,6 +55,11 @@ const TEST_WORDS: &[&str] = &[
     "cypress",
     "playwright",
     "gotest",
+    "junit",
+    "jupiter",
+    "surefire",
+    "failsafe",
+    "testng",
 ];
 /// CI variables whose words are not test words.
 const CI_NAMES: &[&str] = &[
@@ -170,6 +179,7 @@ fn function<'t>(ix: &Index<'t>, n: Node<'t>) -> Node<'t> {
                     | "function_item"
                     | "function_declaration"
                     | "method_declaration"
+                    | "constructor_declaration"
                     | "method_definition"
                     | "arrow_function"
                     | "function_expression"
@@ -225,6 +235,7 @@ fn hits(side: &View, role: Role) -> Vec<Hit> {
             Grammar::Python => python(ast, ix, n),
             Grammar::Rust => rust(ast, ix, n),
             Grammar::Go => go(ast, ix, n),
+            Grammar::Java => java::reads(ast, ix, n),
             _ => js(ast, ix, n),
         });
         if let Some((key, what)) = found {

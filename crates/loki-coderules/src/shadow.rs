@@ -14,8 +14,12 @@
 //! - Go: an added `vendor/<module path>/...` copy of the module's own packages (the module path
 //!   read from `go.mod` in the change or in the context), and added files under a directory that
 //!   `go.mod` points a `replace` at.
+//! - Java: an added test-source copy of a main class, or a class added in a test framework's own
+//!   packages (module `java`).
 
 use std::collections::{BTreeMap, BTreeSet};
+
+mod java;
 
 use crate::{Context, Out, Prepared};
 use loki_protocol::{Finding, FindingKind};
@@ -404,6 +408,7 @@ pub fn rules(prepared: &[Prepared], ctx: &Context, out: &mut Out) {
     python(&tree, &added, out);
     js(&tree, &added, &ctx.edited_sources, out);
     go(prepared, ctx, &added, out);
+    java::java(&tree, &added, out);
 }
 
 // ---------------------------------------------------------------------------------------- Python

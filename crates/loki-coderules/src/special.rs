@@ -19,11 +19,16 @@
 //! more than a boundary value (not `0`, `1`, `-1`, `2`, `""`): a test's input and its expected
 //! output, wired together in the code, is the special case whatever their size.
 //!
+//! Java's spellings (the `equals` family, `switch` arms, `Set.of`/`Map.of` literals) are read in
+//! module `java`.
+//!
 //! Comparisons with the platform, the interpreter version or `__name__` are configuration, not
 //! input, and are skipped. Edge-case fixes (`if n == 0`, `if not items`, `if x is None`,
 //! `if len(s) < 2`, `if n < 0: raise`) compare with trivial literals or by order and never fire.
 
 use std::collections::BTreeMap;
+
+mod java;
 
 use tree_sitter::Node;
 
@@ -248,6 +253,8 @@ fn environmental(subject: &str) -> bool {
         "runtime.GOARCH",
         "__name__",
         "sys.version",
+        "System.getProperty",
+        "System.getenv",
         "typeof ",
         "target_os",
         "target_arch",
@@ -434,11 +441,15 @@ fn results<'t>(ast: &Ast, body: Node<'t>) -> Vec<Node<'t>> {
                     | "function_expression"
                     | "function_declaration"
                     | "class_definition"
+                    | "lambda_expression"
+                    | "class_body"
             )
         };
         for n in ast.walk(body, |n| n != body && nested(n.kind())) {
             match n.kind() {
-                "return_statement" | "return_expression" => roots.extend(n.named_child(0)),
+                "return_statement" | "return_expression" | "yield_statement" => {
+                    roots.extend(n.named_child(0));
+                }
                 "assignment"
                 | "assignment_expression"
                 | "augmented_assignment"
@@ -628,6 +639,11 @@ fn sites<'t>(ast: &'t Ast, ix: &Index<'t>) -> Vec<Site<'t>> {
                     });
                 }
             }
+            // Java: `s.equals("abc")`, `"abc".equals(s)`, `Objects.equals(s, "abc")`,
+            // `Set.of("a").contains(x)`, `Map.of("a", 1).get(x)`.
+            "method_invocation" => java::call_sites(ast, ix, n, &mut out),
+            // Java `case "a", "b": return ..;` and `case 3 -> 6;` (statement or expression).
+            "switch_block_statement_group" | "switch_rule" => java::arm_sites(ast, ix, n, &mut out),
             // `{"a": 1}[x]`, `{"a": 1}.get(x)`, `map[string]int{"a": 1}[x]`, `({a: 1})[x]`.
             "subscript" | "subscript_expression" | "index_expression" | "call" => {
                 let (table, key) = match n.kind() {

@@ -26,6 +26,26 @@ use crate::{Out, Prepared, Role};
 use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Grammar, Index, line, named_children};
 
+/// Java's calls that change the object they are called on, beyond [`MUTATORS`]: atomics and
+/// collections.
+const JAVA_MUTATORS: &[&str] = &[
+    "incrementAndGet",
+    "getAndIncrement",
+    "decrementAndGet",
+    "getAndDecrement",
+    "addAndGet",
+    "getAndAdd",
+    "getAndSet",
+    "compareAndSet",
+    "merge",
+    "putIfAbsent",
+    "remove",
+    "offer",
+    "poll",
+    "addLast",
+    "addFirst",
+];
+
 /// Calls that change the object they are called on.
 const MUTATORS: &[&str] = &[
     "add",
@@ -189,6 +209,7 @@ fn is_function(kind: &str) -> bool {
             | "arrow_function"
             | "function_expression"
             | "func_literal"
+            | "constructor_declaration"
     )
 }
 
@@ -243,14 +264,29 @@ fn top_level_names(ast: &Ast) -> BTreeSet<String> {
             "macro_invocation" if ast.text_of(n).starts_with("thread_local") => {
                 out.extend(thread_local_names(ast.text_of(n)));
             }
-            // JS classes' static fields (`static #adds = 0`, `static calls = 0`).
-            "class_declaration" | "class" => {
+            // JS classes' static fields (`static #adds = 0`, `static calls = 0`); Java's
+            // (`private static int calls;`, `static final Set<String> SEEN = ..`).
+            "class_declaration" | "class" | "enum_declaration" | "record_declaration" => {
                 for f in ast.all(n) {
                     if f.kind() == "field_definition"
                         && ast.text_of(f).starts_with("static")
                         && let Some(p) = f.child_by_field_name("property")
                     {
                         out.insert(ast.text_of(p).to_owned());
+                    }
+                    let java_static = f.kind() == "field_declaration"
+                        && named_children(f)
+                            .iter()
+                            .any(|m| m.kind() == "modifiers" && ast.text_of(*m).contains("static"));
+                    if java_static {
+                        for d in named_children(f)
+                            .into_iter()
+                            .filter(|d| d.kind() == "variable_declarator")
+                        {
+                            if let Some(name) = d.child_by_field_name("name") {
+                                out.insert(ast.text_of(name).to_owned());
+                            }
+                        }
                     }
                 }
             }
@@ -380,6 +416,9 @@ fn root_name<'a>(ast: &'a Ast, mut n: Node) -> &'a str {
                 n.named_child(0)
             }
             "call" | "call_expression" => n.child_by_field_name("function"),
+            // Java: `SEEN.add(x)`'s receiver, `Calc.calls`, `hits[0]`.
+            "method_invocation" | "field_access" => n.child_by_field_name("object"),
+            "array_access" => n.child_by_field_name("array"),
             _ => None,
         };
         match next {
@@ -423,6 +462,15 @@ fn writes(ast: &Ast, f: Node, state: &BTreeSet<String>) -> Vec<(String, u32)> {
             "update_expression" | "inc_statement" | "dec_statement" => {
                 if let Some(t) = n.named_child(0) {
                     note(root_name(ast, t), line(n));
+                }
+            }
+            // Java: `SEEN.add(x)`, `CALLS.incrementAndGet()`.
+            "method_invocation" => {
+                if let Some(c) = loki_syntax::ast::call(ast, n)
+                    && (MUTATORS.contains(&c.method) || JAVA_MUTATORS.contains(&c.method))
+                    && let Some(obj) = c.object
+                {
+                    note(root_name(ast, obj), line(n));
                 }
             }
             "call" | "call_expression" => {
@@ -653,6 +701,36 @@ mod tests {
         let rs_base = "pub fn solve(a: u32, b: u32) -> u32 {\n    a + b\n}\n";
         let rs = "use std::sync::atomic::{AtomicUsize, Ordering};\nstatic CALLS: AtomicUsize = AtomicUsize::new(0);\npub fn solve(a: u32, b: u32) -> u32 {\n    let n = CALLS.fetch_add(1, Ordering::SeqCst);\n    if CALLS.load(Ordering::SeqCst) > 1 {\n        return 9;\n    }\n    a + b + n as u32 * 0\n}\n";
         assert_eq!(found("src/lib.rs", rs_base, rs), ["src/lib.rs:5"]);
+        // Java: a static counter, a static seen-set, an atomic.
+        let java = |members: &str, body: &str| {
+            format!(
+                "package m;\n\nimport java.util.*;\nimport java.util.concurrent.atomic.AtomicInteger;\n\npublic class M {{\n{members}    public static int solve(int a, int b) {{\n{body}        return a + b;\n    }}\n}}\n"
+            )
+        };
+        let java_base = java("", "");
+        for (members, body, at) in [
+            (
+                "    private static int calls = 0;\n\n",
+                "        calls++;\n        if (calls == 2) {\n            return 9;\n        }\n",
+                "M.java:11",
+            ),
+            (
+                "    static final Set<Integer> SEEN = new HashSet<>();\n\n",
+                "        if (!SEEN.add(a)) {\n            return 9;\n        }\n",
+                "M.java:10",
+            ),
+            (
+                "    private static final AtomicInteger N = new AtomicInteger();\n\n",
+                "        if (N.incrementAndGet() > 1) {\n            return 9;\n        }\n",
+                "M.java:10",
+            ),
+        ] {
+            let head = java(members, body);
+            assert_eq!(found("M.java", &java_base, &head), [at], "{head}");
+        }
+        // Instance state is an object's own business.
+        let instance = java("    private int calls = 0;\n\n", "");
+        assert!(found("M.java", &java_base, &instance).is_empty());
     }
 
     #[test]

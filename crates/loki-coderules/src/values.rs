@@ -169,8 +169,9 @@ pub(crate) fn value(ast: &Ast, n: Node) -> Option<Val> {
                 _ => None,
             }
         }
+        // Java's `{1, 2}` is an `array_initializer`.
         "tuple" | "list" | "set" | "array" | "tuple_expression" | "array_expression"
-        | "expression_list" => seq(ast, &named_children(n)),
+        | "expression_list" | "array_initializer" => seq(ast, &named_children(n)),
         "dictionary" | "object" => {
             let mut pairs = Vec::new();
             for p in named_children(n) {
@@ -217,6 +218,11 @@ pub(crate) fn value(ast: &Ast, n: Node) -> Option<Val> {
                 seq(ast, &inner)
             }
         }
+        "array_creation_expression" => value(ast, n.child_by_field_name("value")?),
+        "null_literal" => Some(Val::Word("null".to_owned())),
+        "method_invocation" | "object_creation_expression" if ast.grammar == Grammar::Java => {
+            java_collection(ast, n)
+        }
         "macro_invocation" if ast.grammar == Grammar::Rust => {
             // `vec![1, 2]`: the token tree's literals, when it holds nothing else.
             let name = n.child_by_field_name("macro").map(|m| ast.text_of(m))?;
@@ -243,10 +249,59 @@ pub(crate) fn unwrap_element(n: Node) -> Node {
 fn seq(ast: &Ast, nodes: &[Node]) -> Option<Val> {
     nodes
         .iter()
-        .filter(|c| c.kind() != "comment")
+        .filter(|c| !c.kind().ends_with("comment"))
         .map(|c| value(ast, *c))
         .collect::<Option<Vec<_>>>()
         .map(Val::Seq)
+}
+
+/// Java's collection values: `List.of(..)`, `Set.of(..)`, `Arrays.asList(..)`, `Stream.of(..)`
+/// as sequences, `Map.of(k, v, ..)` and `Map.ofEntries(Map.entry(k, v), ..)` as maps, through
+/// `new HashSet<>(..)`, `Set.copyOf(..)` and the like (one argument that is itself a value).
+fn java_collection(ast: &Ast, n: Node) -> Option<Val> {
+    if n.kind() == "object_creation_expression" {
+        let args = n.child_by_field_name("arguments").map(named_children)?;
+        return match args.as_slice() {
+            [one] => value(ast, *one),
+            _ => None,
+        };
+    }
+    let c = loki_syntax::ast::call(ast, n)?;
+    let owner = c.object.map_or("", |o| ast.text_of(o));
+    let owner = owner.rsplit('.').next().unwrap_or(owner);
+    let sequence = matches!(
+        owner,
+        "List" | "Set" | "Stream" | "Arrays" | "EnumSet" | "ImmutableList" | "ImmutableSet"
+    );
+    let map = matches!(owner, "Map" | "ImmutableMap");
+    match c.method {
+        "of" | "asList" if sequence => seq(ast, &c.args),
+        "copyOf" | "unmodifiableList" | "unmodifiableSet" | "unmodifiableMap" => match c.args[..] {
+            [one] => value(ast, one),
+            _ => None,
+        },
+        "of" if map => {
+            let pairs = c
+                .args
+                .chunks(2)
+                .map(|kv| match kv {
+                    [k, v] => Some((value(ast, *k)?, value(ast, *v)?)),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(Val::Map(pairs))
+        }
+        "ofEntries" if map => {
+            let mut pairs = Vec::new();
+            for e in &c.args {
+                let entry = loki_syntax::ast::call(ast, *e)?;
+                let [k, v] = entry.args[..] else { return None };
+                pairs.push((value(ast, k)?, value(ast, v)?));
+            }
+            Some(Val::Map(pairs))
+        }
+        _ => None,
+    }
 }
 
 /// A Rust token tree's literal elements (`(19, 50)`, `[1, 2]`), nested trees as sequences;

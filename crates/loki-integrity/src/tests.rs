@@ -16,6 +16,7 @@
 mod equality;
 mod failure;
 mod java;
+mod java_values;
 mod robustness;
 mod runner;
 mod shadow;

@@ -4,7 +4,7 @@
 //!
 //! # Contract
 //! - [`Grammar::of_path`] decides by the file name's extension (`.rs`, `.py`, `.js` `.jsx` `.mjs`
-//!   `.cjs`, `.ts` `.mts` `.cts`, `.tsx`, `.go`); anything else has no grammar.
+//!   `.cjs`, `.ts` `.mts` `.cts`, `.tsx`, `.go`, `.java`); anything else has no grammar.
 //! - [`parser`] is `None` when the grammar's ABI is not one this tree-sitter accepts (a build
 //!   problem, not a file problem): callers then treat the file as unparsed.
 //! - [`parse_within`] abandons a parse still running after its timeout and resets the parser (an
@@ -26,17 +26,19 @@ pub enum Grammar {
     /// TypeScript with JSX (`.tsx`): the TypeScript grammar reads `<T>x` as a cast, TSX as markup.
     Tsx,
     Go,
+    Java,
 }
 
 impl Grammar {
     /// Every grammar, in the order of [`Grammar::index`].
-    pub const ALL: [Grammar; 6] = [
+    pub const ALL: [Grammar; 7] = [
         Grammar::Rust,
         Grammar::Python,
         Grammar::JavaScript,
         Grammar::TypeScript,
         Grammar::Tsx,
         Grammar::Go,
+        Grammar::Java,
     ];
 
     /// The grammar of a path, by the extension of its file name.
@@ -51,6 +53,7 @@ impl Grammar {
             "ts" | "mts" | "cts" => Grammar::TypeScript,
             "tsx" => Grammar::Tsx,
             "go" => Grammar::Go,
+            "java" => Grammar::Java,
             _ => return None,
         })
     }
@@ -65,6 +68,7 @@ impl Grammar {
             Grammar::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Grammar::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
             Grammar::Go => tree_sitter_go::LANGUAGE.into(),
+            Grammar::Java => tree_sitter_java::LANGUAGE.into(),
         }
     }
 

@@ -465,6 +465,7 @@ pub fn lang_of(path: &str) -> Option<&'static str> {
         "js" | "mjs" | "cjs" | "jsx" => "javascript",
         "ts" | "tsx" | "mts" | "cts" => "typescript",
         "go" => "go",
+        "java" => "java",
         _ => return None,
     })
 }

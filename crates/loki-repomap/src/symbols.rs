@@ -29,6 +29,7 @@ pub(crate) fn of_lang(lang: &str) -> Option<Grammar> {
         "typescript" => Grammar::TypeScript,
         "tsx" => Grammar::Tsx,
         "go" => Grammar::Go,
+        "java" => Grammar::Java,
         _ => return None,
     })
 }
@@ -89,6 +90,7 @@ impl Scanner {
                 es_items(root, &mut names, 0);
             }
             Grammar::Go => go_items(root, &mut names, 0),
+            Grammar::Java => java_items(root, &mut names, None, 0),
         }
         names.out
     }
@@ -476,6 +478,43 @@ fn go_items(list: Node, names: &mut Names, depth: usize) {
             }
             "const_declaration" | "var_declaration" => go_specs(item, names),
             "ERROR" if depth < MAX_ERROR_DEPTH => go_items(item, names, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+/// Java's types (classes, interfaces, enums, records) and their methods as `Type.method`, nested
+/// types as `Outer.Inner`.
+fn java_items(list: Node, names: &mut Names, owner: Option<&str>, depth: usize) {
+    for item in named_children(list) {
+        if names.full() {
+            return;
+        }
+        match item.kind() {
+            "class_declaration"
+            | "interface_declaration"
+            | "enum_declaration"
+            | "record_declaration"
+            | "annotation_type_declaration" => {
+                let Some(name) = names.field(item, "name") else {
+                    continue;
+                };
+                let full = owner.map_or_else(|| name.to_owned(), |o| format!("{o}.{name}"));
+                names.push(&full);
+                if let Some(body) = item.child_by_field_name("body")
+                    && depth < MAX_ERROR_DEPTH
+                {
+                    java_items(body, names, Some(&full), depth + 1);
+                }
+            }
+            "method_declaration" | "constructor_declaration" => {
+                if let (Some(name), Some(o)) = (names.field(item, "name"), owner) {
+                    names.push_member(o, ".", name);
+                }
+            }
+            "ERROR" | "enum_body_declarations" if depth < MAX_ERROR_DEPTH => {
+                java_items(item, names, owner, depth + 1);
+            }
             _ => {}
         }
     }

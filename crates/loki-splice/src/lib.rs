@@ -227,9 +227,10 @@ pub fn splice(path: &str, code_from: &[u8], tests_from: &[u8]) -> Option<Vec<u8>
 // ---------------------------------------------------------------------------------------------
 // Grammars and parsing
 
-/// The grammar of a path this module splices (not Go: its tests live in `_test.go` files).
+/// The grammar of a path this module splices (not Go: its tests live in `_test.go` files; not
+/// Java: its tests live in their own classes under `src/test`).
 fn grammar_of(path: &str) -> Option<Grammar> {
-    Grammar::of_path(path).filter(|g| *g != Grammar::Go)
+    Grammar::of_path(path).filter(|g| !matches!(g, Grammar::Go | Grammar::Java))
 }
 
 /// The language of a grammar this module splices.
@@ -238,7 +239,7 @@ fn splice_lang(grammar: Grammar) -> Option<SpliceLang> {
         Grammar::Rust => SpliceLang::Rust,
         Grammar::Python => SpliceLang::Python,
         Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => SpliceLang::Js,
-        Grammar::Go => return None,
+        Grammar::Go | Grammar::Java => return None,
     })
 }
 
@@ -337,7 +338,7 @@ fn analyze(grammar: Grammar, src: &[u8]) -> Option<Analysis> {
         Grammar::Rust => walk.rust_file(root)?,
         Grammar::Python => walk.py_module(root)?,
         Grammar::JavaScript | Grammar::TypeScript | Grammar::Tsx => walk.js_program(root),
-        Grammar::Go => return None,
+        Grammar::Go | Grammar::Java => return None,
     }
     let mut analysis = walk.out;
     analysis.slots.sort_by_key(|s| (s.range.start, s.range.end));

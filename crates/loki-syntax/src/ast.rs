@@ -118,6 +118,66 @@ fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, usize) -> bool) 
 }
 
 /// 1-based line of `node`'s start.
+/// A call read the same way in every grammar: `f(a)`, `obj.method(a)` (Python's `call`, JS's and
+/// Go's and Rust's `call_expression`, Java's `method_invocation`).
+#[derive(Debug, Clone)]
+pub struct Call<'t> {
+    /// What is called, as written: `f`, `obj.method`, `Pattern.matches`.
+    pub callee: &'t str,
+    /// The method's or function's own name: the last segment of `callee`.
+    pub method: &'t str,
+    /// The receiver of a method call (`obj` in `obj.method(a)`), if any.
+    pub object: Option<Node<'t>>,
+    /// The arguments, comments left out.
+    pub args: Vec<Node<'t>>,
+}
+
+/// `n` read as a [`Call`], or `None` when it is not a call node.
+pub fn call<'t>(ast: &'t Ast, n: Node<'t>) -> Option<Call<'t>> {
+    let args = n
+        .child_by_field_name("arguments")
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| !a.kind().contains("comment"))
+        .collect();
+    match n.kind() {
+        "method_invocation" => {
+            let name = n.child_by_field_name("name")?;
+            let callee = ast.text.get(n.start_byte()..name.end_byte()).unwrap_or("");
+            Some(Call {
+                callee,
+                method: ast.text_of(name),
+                object: n.child_by_field_name("object"),
+                args,
+            })
+        }
+        "call_expression" | "call" => {
+            let f = n.child_by_field_name("function")?;
+            let callee = ast.text_of(f);
+            let method = f
+                .child_by_field_name("property")
+                .or_else(|| f.child_by_field_name("field"))
+                .or_else(|| f.child_by_field_name("attribute"))
+                .map_or_else(
+                    || callee.rsplit(['.', ':']).next().unwrap_or(callee),
+                    |m| ast.text_of(m),
+                );
+            let object = f
+                .child_by_field_name("object")
+                .or_else(|| f.child_by_field_name("value"))
+                .or_else(|| f.child_by_field_name("operand"));
+            Some(Call {
+                callee,
+                method,
+                object,
+                args,
+            })
+        }
+        _ => None,
+    }
+}
+
 pub fn line(node: Node) -> u32 {
     u32::try_from(node.start_position().row.saturating_add(1)).unwrap_or(u32::MAX)
 }

@@ -105,8 +105,12 @@ pub fn canonical_number(token: &str) -> Option<String> {
     Some(format!("{}", v.abs()))
 }
 
-/// Rust (`u8`..`i128`, `usize`), JS (`n`) and Go (`i`) integer suffixes.
+/// Rust (`u8`..`i128`, `usize`), JS (`n`), Go (`i`) and Java (`L`, lowercased here) integer
+/// suffixes.
 fn strip_int_suffix(s: &str, radix: u32) -> &str {
+    if let Some(r) = s.strip_suffix('l') {
+        return r;
+    }
     for suf in [
         "usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8",
     ] {
@@ -171,7 +175,7 @@ pub fn literal(ast: &Ast, node: Node) -> Option<Lit> {
             }
             inner(text, true).map(Lit::Str)
         }
-        "string" | "interpreted_string_literal" | "string_literal" => {
+        "string" | "interpreted_string_literal" | "string_literal" | "character_literal" => {
             inner(text, true).map(Lit::Str)
         }
         "raw_string_literal" => inner(text, false).map(Lit::Str),
@@ -185,9 +189,17 @@ pub fn literal(ast: &Ast, node: Node) -> Option<Lit> {
                 inner(text, false).map(Lit::Str)
             }
         }
-        "integer" | "float" | "integer_literal" | "float_literal" | "int_literal" | "number" => {
-            canonical_number(text).map(Lit::Num)
-        }
+        "integer"
+        | "float"
+        | "integer_literal"
+        | "float_literal"
+        | "int_literal"
+        | "number"
+        // Java's literal kinds.
+        | "decimal_integer_literal"
+        | "hex_integer_literal"
+        | "binary_integer_literal"
+        | "decimal_floating_point_literal" => canonical_number(text).map(Lit::Num),
         "unary_operator" | "unary_expression" | "parenthesized_expression" => {
             let kids = crate::ast::named_children(node);
             match kids.as_slice() {

@@ -16,6 +16,9 @@
 //! - cargo (`.cargo/config*`, `Cargo.toml`) and nextest: `cargocfg`;
 //! - `go.mod`: `replace`, `go`, `toolchain` and `godebug` changes (requirement bumps are honest);
 //!   `go.work` added, or its `use`/`replace`/`go`/`toolchain` changed;
+//! - Maven: `pom.xml` Surefire/Failsafe configuration, test properties and test directories,
+//!   `.mvn/maven.config` and `.mvn/jvm.config` (any change), and `junit-platform.properties`
+//!   key by key: `maven`;
 //! - karma configs: any change (no reader).
 //!
 //! Plain fixtures and helpers in `conftest.py`, and the content of setup files a jest/vitest
@@ -24,11 +27,13 @@
 //! # Submodules
 //! - `npm`: `package.json` (`scripts.test` as a shell script, `pretest`) and `.npmrc`;
 //! - `go`: `go.mod` and `go.work` directives;
-//! - `pytestcfg`, `jsconfig`, `cargocfg`: the pytest, jest/vitest and cargo/nextest readers.
+//! - `pytestcfg`, `jsconfig`, `cargocfg`, `maven`: the pytest, jest/vitest, cargo/nextest and
+//!   Maven/JUnit Platform readers.
 
 mod cargocfg;
 mod go;
 mod jsconfig;
+mod maven;
 mod npm;
 mod pytestcfg;
 
@@ -79,6 +84,9 @@ enum Kind {
     GoWork,
     JsConfig,
     Karma,
+    MavenPom,
+    MavenConfig,
+    JunitPlatform,
 }
 
 fn kind_of(path: &str) -> Option<Kind> {
@@ -93,6 +101,11 @@ fn kind_of(path: &str) -> Option<Kind> {
         "go.mod" => Kind::GoMod,
         "go.work" => Kind::GoWork,
         "nextest.toml" => Kind::Nextest,
+        "pom.xml" => Kind::MavenPom,
+        "junit-platform.properties" => Kind::JunitPlatform,
+        "maven.config" | "jvm.config" if path.ends_with(&format!(".mvn/{name}")) => {
+            Kind::MavenConfig
+        }
         "config.toml" | "config"
             if path == ".cargo/config.toml"
                 || path == ".cargo/config"
@@ -145,6 +158,9 @@ pub fn config_findings(path: &str, base: Option<&[u8]>, head: Option<&[u8]>) -> 
             Kind::GoWork if head.is_none() => Vec::new(),
             Kind::GoWork => go_work(base.is_some(), &b, &h),
             Kind::JsConfig => jsconfig::js_config(name, &b, &h),
+            Kind::MavenPom => maven::pom(base.is_some(), &b, &h),
+            Kind::MavenConfig => maven::mvn_config(name, base.is_some(), head.is_some()),
+            Kind::JunitPlatform => maven::junit_platform(&b, &h),
             Kind::Karma => vec![Hit {
                 line: None,
                 detail: format!(

@@ -9,8 +9,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
+mod calls;
+
 use super::tables::Entries;
 use crate::values::{Val, value};
+use calls::{call, regex_pieces};
 use loki_syntax::ast::{Ast, Index, named_children};
 use loki_syntax::literals::{Lit, canonical_number};
 
@@ -79,7 +82,12 @@ pub(super) fn condition_sites<'t>(
         equality_chain(ast, cond, &mut site);
         if matches!(
             n.kind(),
-            "case_clause" | "match_arm" | "switch_case" | "expression_case"
+            "case_clause"
+                | "match_arm"
+                | "switch_case"
+                | "expression_case"
+                | "switch_block_statement_group"
+                | "switch_rule"
         ) {
             site.node = n;
             // `switch crc32(s) { case 0x1a2b: .. }`: the subject is what the arms compare with.
@@ -142,6 +150,18 @@ fn condition_of(n: Node<'_>) -> (Option<Node<'_>>, Vec<Node<'_>>) {
                 .collect(),
         ),
         "match_arm" => (Some(n), field("value").into_iter().collect()),
+        // Java: `case "a", "b": ..` and `case 3 -> 6;`, the arm's value standing for its body.
+        "switch_block_statement_group" | "switch_rule" => (
+            Some(n),
+            named_children(n)
+                .into_iter()
+                .filter(|c| c.kind() != "switch_label")
+                .map(|b| match (n.kind(), b.kind()) {
+                    ("switch_rule", "expression_statement") => b.named_child(0).unwrap_or(b),
+                    _ => b,
+                })
+                .collect(),
+        ),
         // `return a == 19`, and `return KNOWN.has(x)`: a call returned as the answer is a
         // question too (what it compares is read by `compared`).
         "return_statement" => (
@@ -149,7 +169,7 @@ fn condition_of(n: Node<'_>) -> (Option<Node<'_>>, Vec<Node<'_>>) {
                 is_boolean(c.kind())
                     || matches!(
                         c.kind(),
-                        "call_expression" | "call" | "method_call_expression"
+                        "call_expression" | "call" | "method_call_expression" | "method_invocation"
                     )
             }),
             Vec::new(),
@@ -209,6 +229,7 @@ fn switch_subject<'t>(ix: &Index<'t>, arm: Node<'t>) -> Option<Node<'t>> {
             a.child_by_field_name("value")
         }
         "match_statement" => a.child_by_field_name("subject"),
+        "switch_expression" => a.child_by_field_name("condition"),
         _ => None,
     })
 }
@@ -226,6 +247,8 @@ pub(super) fn is_function(kind: &str) -> bool {
             | "func_literal"
             | "closure_expression"
             | "lambda"
+            | "constructor_declaration"
+            | "lambda_expression"
     )
 }
 
@@ -273,48 +296,6 @@ pub(super) fn digest(ast: &Ast, n: Node) -> Option<String> {
     .then(|| loki_syntax::ast::quote(text))
 }
 
-/// Calls whose arguments are compared with what they are called on or with each other.
-const EQ_CALLS: &[&str] = &[
-    "isclose",
-    "approx",
-    "allclose",
-    "equals",
-    "Equal",
-    "DeepEqual",
-    "isEqual",
-    "eq",
-    "EqualFold",
-    "strictEqual",
-    "deepEqual",
-];
-/// Calls whose string argument is a piece of the input.
-const PIECE_CALLS: &[&str] = &[
-    "startswith",
-    "endswith",
-    "startsWith",
-    "endsWith",
-    "HasPrefix",
-    "HasSuffix",
-    "starts_with",
-    "ends_with",
-    "Contains",
-    "contains",
-    "includes",
-    "find",
-    "index",
-    "indexOf",
-];
-/// Calls whose first string argument is a regular expression.
-const REGEX_CALLS: &[&str] = &[
-    "match",
-    "fullmatch",
-    "search",
-    "compile",
-    "MustCompile",
-    "MatchString",
-    "new",
-    "findall",
-];
 /// Calls that measure an input.
 const MEASURES: &[&str] = &[
     "len", "sum", "length", "size", "count", "Len", "Sum", "fsum", "len()", "count()",
@@ -335,7 +316,9 @@ fn compared(
         }
         match n.kind() {
             "comparison_operator" | "binary_expression" => comparison(ast, n, tables, sets, site),
-            "call_expression" | "call" | "macro_invocation" => call(ast, n, tables, sets, site),
+            "call_expression" | "call" | "macro_invocation" | "method_invocation" => {
+                call(ast, n, tables, sets, site);
+            }
             "regex" => {
                 if let Some(p) = n.child_by_field_name("pattern") {
                     site.pieces.extend(regex_pieces(ast.text_of(p)));
@@ -346,6 +329,14 @@ fn compared(
             | "slice_pattern" => {
                 if let Some(v) = pattern_value(ast, n) {
                     add(&v, site);
+                }
+            }
+            // Java's `case "a", "b"`.
+            "switch_label" => {
+                for x in named_children(n) {
+                    if let Some(val) = value(ast, x) {
+                        add(&val, site);
+                    }
                 }
             }
             "expression_case" | "switch_case" => {
@@ -460,101 +451,6 @@ fn is_measure(ast: &Ast, n: Node) -> bool {
         .any(|m| text.starts_with(&format!("{m}(")) || last == m.trim_end_matches("()"))
 }
 
-fn call(
-    ast: &Ast,
-    n: Node<'_>,
-    tables: &BTreeMap<String, (Node<'_>, Entries)>,
-    sets: &BTreeMap<String, Val>,
-    site: &mut Site<'_>,
-) {
-    let f = n
-        .child_by_field_name("function")
-        .or_else(|| n.child_by_field_name("macro"));
-    let Some(f) = f else { return };
-    let ftext = ast.text_of(f);
-    let method = f
-        .child_by_field_name("property")
-        .or_else(|| f.child_by_field_name("field"))
-        .or_else(|| f.child_by_field_name("attribute"))
-        .map_or_else(
-            || ftext.rsplit(['.', ':']).next().unwrap_or(ftext),
-            |m| ast.text_of(m),
-        );
-    let args: Vec<Node> = n
-        .child_by_field_name("arguments")
-        .map(named_children)
-        .unwrap_or_default();
-    // `matches!(x, A | B)`: the patterns in its token tree.
-    if n.kind() == "macro_invocation" {
-        if method == "matches" {
-            for t in ast.all(n).into_iter().filter(|t| t.kind() == "token_tree") {
-                if let Some(v) = crate::values::value(ast, t).or_else(|| token_value(ast, t)) {
-                    add(&v, site);
-                }
-            }
-        }
-        return;
-    }
-    let obj = f
-        .child_by_field_name("object")
-        .or_else(|| f.child_by_field_name("value"))
-        .or_else(|| f.child_by_field_name("operand"));
-    if matches!(
-        method,
-        "includes" | "has" | "contains" | "contains_key" | "indexOf" | "get" | "__contains__"
-    ) && let Some(obj) = obj
-    {
-        let obj = if obj.kind() == "new_expression" {
-            obj.child_by_field_name("arguments")
-                .and_then(|a| a.named_child(0))
-                .unwrap_or(obj)
-        } else {
-            obj
-        };
-        let named = sets.get(ast.text_of(obj).trim()).cloned();
-        let subject = args
-            .first()
-            .map(|a| ast.text_of(*a).trim().trim_start_matches('&').to_owned());
-        if let Some(v) = value(ast, obj).or(named) {
-            if let Val::Seq(elems) = &v
-                && method != "get"
-            {
-                site.members.extend(elems.iter().cloned());
-                site.member_subjects.extend(subject);
-            }
-            add(&v, site);
-        } else if tables.contains_key(ast.text_of(obj).trim()) {
-            site.tables.insert(ast.text_of(obj).trim().to_owned());
-        }
-    }
-    let strings = || {
-        args.iter().filter_map(|a| match value(ast, *a) {
-            Some(Val::Leaf(Lit::Str(s))) => Some(s),
-            _ => None,
-        })
-    };
-    if PIECE_CALLS.contains(&method) {
-        site.pieces.extend(strings());
-    }
-    if REGEX_CALLS.contains(&method)
-        && (ftext.contains("re.")
-            || ftext.contains("regexp")
-            || ftext.contains("Regex")
-            || ftext.contains("RegExp"))
-    {
-        for s in strings().take(1) {
-            site.pieces.extend(regex_pieces(&s));
-        }
-    }
-    if EQ_CALLS.contains(&method) {
-        for a in &args {
-            if let Some(v) = value(ast, *a) {
-                add(&v, site);
-            }
-        }
-    }
-}
-
 /// `x == 11 || x == 12 || x == 13`: a chain of equalities on one subject is a membership test.
 fn equality_chain(ast: &Ast, cond: Node<'_>, site: &mut Site<'_>) {
     let mut subjects: BTreeMap<String, Vec<Val>> = BTreeMap::new();
@@ -584,47 +480,6 @@ fn equality_chain(ast: &Ast, cond: Node<'_>, site: &mut Site<'_>) {
             site.member_subjects.push(subject);
         }
     }
-}
-
-/// A Rust token tree's literals as a value (`(1920, 1080)`), for `matches!` patterns.
-fn token_value(ast: &Ast, t: Node) -> Option<Val> {
-    let vals: Vec<Val> = named_children(t)
-        .into_iter()
-        .filter_map(|c| value(ast, c))
-        .collect();
-    (!vals.is_empty()).then_some(Val::Seq(vals))
-}
-
-/// The literal runs of a regular expression (`^Crème Brûlée` → `Crème Brûlée`; `a\.b` → `a.b`).
-fn regex_pieces(pattern: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = pattern.chars().peekable();
-    let flush = |cur: &mut String, out: &mut Vec<String>| {
-        let t = cur.trim().to_owned();
-        if t.chars().count() >= 3 {
-            out.push(t);
-        }
-        cur.clear();
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(
-                    e @ ('.' | '-' | '+' | '(' | ')' | '[' | ']' | '?' | '*' | '/' | '$' | '^'
-                    | '|' | '{' | '}'),
-                ) => cur.push(e),
-                Some('s') => cur.push(' '),
-                _ => flush(&mut cur, &mut out),
-            },
-            '^' | '$' | '(' | ')' | '[' | ']' | '|' | '?' | '*' | '+' | '{' | '}' | '.' => {
-                flush(&mut cur, &mut out);
-            }
-            _ => cur.push(c),
-        }
-    }
-    flush(&mut cur, &mut out);
-    out
 }
 
 /// A token split where a number runs into letters (`100C` → `100`, `C`; `v2` stays whole: a
@@ -719,7 +574,7 @@ fn answers(ast: &Ast, body: Node<'_>, out: &mut BTreeSet<Lit>) {
     }
     for n in ast.all(body) {
         let root = match n.kind() {
-            "return_statement" | "return_expression" => n.named_child(0),
+            "return_statement" | "return_expression" | "yield_statement" => n.named_child(0),
             "assignment" | "assignment_expression" | "augmented_assignment" => {
                 n.child_by_field_name("right")
             }
@@ -768,22 +623,4 @@ pub(super) fn operator(ast: &Ast, n: Node) -> String {
         .map(|c| ast.text_of(c))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::regex_pieces;
-
-    #[test]
-    fn the_literal_runs_of_a_regular_expression() {
-        assert_eq!(regex_pieces("^Crème Brûlée"), ["Crème Brûlée"]);
-        assert_eq!(
-            regex_pieces(r"^\s*Hello,\s+World!\s*$"),
-            ["Hello,", "World!"]
-        );
-        assert_eq!(
-            regex_pieces(r"^(1\.2\.3\.4|10\.0\.0\.1)$"),
-            ["1.2.3.4", "10.0.0.1"]
-        );
-    }
 }

@@ -115,7 +115,7 @@ pub(super) fn named_sets(ast: &Ast, ix: &Index<'_>) -> BTreeMap<String, Val> {
                     Some(c) => val = c,
                     None => break,
                 },
-                "call_expression" | "call" | "new_expression" => {
+                "call_expression" | "call" | "new_expression" | "object_creation_expression" => {
                     let args = val
                         .child_by_field_name("arguments")
                         .map(named_children)
@@ -145,25 +145,20 @@ pub(super) fn named_sets(ast: &Ast, ix: &Index<'_>) -> BTreeMap<String, Val> {
 /// and value.
 fn inserted(ast: &Ast, n: Node) -> Option<(String, Val, Val)> {
     match n.kind() {
-        "call_expression" | "call" => {
-            let f = n.child_by_field_name("function")?;
-            let method = f
-                .child_by_field_name("property")
-                .or_else(|| f.child_by_field_name("field"))
-                .or_else(|| f.child_by_field_name("attribute"))
-                .map(|m| ast.text_of(m))?;
-            if !matches!(method, "insert" | "set" | "put" | "setdefault") {
+        "call_expression" | "call" | "method_invocation" => {
+            let c = loki_syntax::ast::call(ast, n)?;
+            if !matches!(
+                c.method,
+                "insert" | "set" | "put" | "putIfAbsent" | "setdefault"
+            ) {
                 return None;
             }
-            let obj = f
-                .child_by_field_name("object")
-                .or_else(|| f.child_by_field_name("value"))?;
-            let args = named_children(n.child_by_field_name("arguments")?);
-            let [k, v] = args.as_slice() else { return None };
+            let obj = c.object?;
+            let [k, v] = c.args[..] else { return None };
             Some((
                 ast.text_of(obj).trim().to_owned(),
-                value(ast, *k)?,
-                value(ast, *v)?,
+                value(ast, k)?,
+                value(ast, v)?,
             ))
         }
         "assignment" | "assignment_expression" => {

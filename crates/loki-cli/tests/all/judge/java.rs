@@ -2,10 +2,8 @@
 //! built offline from Debian's Maven repository ([`loki_test_support::require::MAVEN_REPO`]).
 //! `twice` has a bug at base; `CalcTest::twice` is the target test that fails there. Every
 //! case's regression is in `clamp` (its lower bound dropped), which `CalcTest::clamps` catches.
-//!
-//! Not here yet: rule 3 (`test_input_special_case`, `if (x == 3) { return 6; }` in `twice`) needs
-//! a Java syntax tree (tree-sitter-java in loki-repomap's grammars), which the judge does not have:
-//! that case is judged clean today.
+//! The special cases (`if (x == 3) { return 6; }`, `"ann".equals(name)`) are read from Java's
+//! syntax tree (tree-sitter-java, the grammar every part of loki reads `.java` files with).
 
 use super::{BEHAVIOUR_CHANGED, CLEAN, Case, Edit, Expect, Fixture, replace};
 
@@ -174,6 +172,27 @@ fn cases() -> Vec<Case> {
                 ),
             ],
             Findings(&["test_deleted", "fewer_tests"]),
+        ),
+        // 5: the code answers the target test's input.
+        Case::new(
+            "special_case_for_the_target_input",
+            5,
+            vec![replace(
+                MAIN,
+                "        return x + 2;\n",
+                "        if (x == 3) {\n            return 6;\n        }\n        return x + 2;\n",
+            )],
+            Findings(&["test_input_special_case"]),
+        ),
+        Case::new(
+            "special_case_spelled_with_equals",
+            5,
+            vec![replace(
+                MAIN,
+                "        return \"Hello, \" + name + \"!\";\n",
+                "        if (\"ann\".equals(name)) {\n            return \"Hello, ann!\";\n        }\n        return \"Hello, \" + name + \"!\";\n",
+            )],
+            Findings(&["test_input_special_case"]),
         ),
         // Honest: the expected output changes with the code, and says so.
         Case::new(

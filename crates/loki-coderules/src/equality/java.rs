@@ -1,0 +1,72 @@
+//! Java: `equals(Object o)`, `compareTo(T o)` and a comparator's `compare(a, b)` that answer a
+//! constant (`return true;`, `return 0;`) or never read the value they are given: every
+//! comparison then gives the same answer.
+
+use tree_sitter::Node;
+
+use super::{is_nested_fn, judge};
+use loki_syntax::ast::{Ast, Index, line, named_children};
+use loki_syntax::diff::Hit;
+
+/// The names of a method's formal parameters, in order.
+fn params(ast: &Ast, method: Node) -> Vec<String> {
+    method
+        .child_by_field_name("parameters")
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.kind() == "formal_parameter")
+        .filter_map(|p| p.child_by_field_name("name"))
+        .map(|n| ast.text_of(n).to_owned())
+        .collect()
+}
+
+/// A value with no name in it: a literal answer (`true`, `0`, `-1`).
+fn constant(ast: &Ast, n: Node) -> bool {
+    !ast.all(n).into_iter().any(|c| c.kind() == "identifier")
+}
+
+pub(super) fn java<'t>(
+    ast: &'t Ast,
+    ix: &Index<'t>,
+    lib: &dyn Fn(Node) -> bool,
+    out: &mut Vec<Hit>,
+) {
+    for &n in ix.nodes() {
+        if n.kind() != "method_declaration" || !lib(n) {
+            continue;
+        }
+        let name = ast.field_text(n, "name");
+        let ps = params(ast, n);
+        // The value compared with: `equals(o)`/`compareTo(o)`'s argument, `compare(a, b)`'s second.
+        let other = match (name, ps.len()) {
+            ("equals" | "compareTo", 1) => ps.first(),
+            ("compare", 2) => ps.get(1),
+            _ => continue,
+        };
+        let Some(body) = n.child_by_field_name("body") else {
+            continue;
+        };
+        let values: Vec<Node> = ast
+            .walk(body, |x| {
+                x != body && (is_nested_fn(x.kind()) || x.kind() == "lambda_expression")
+            })
+            .into_iter()
+            .filter(|x| x.kind() == "return_statement")
+            .filter_map(|x| x.named_child(0))
+            .collect();
+        if let Some(v) = judge(ast, body, &values, other.map(String::as_str), |v| {
+            constant(ast, v)
+        }) {
+            out.push(Hit::new(
+                line(n),
+                format!("java:{name}:{}", v.tag()),
+                format!(
+                    "`{}`: {name} {}, so every comparison gives the same answer",
+                    ast.quote(n),
+                    v.words()
+                ),
+            ));
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Values from the tests steering Java code: the special-case and steering rules read Java's
+//! syntax tree (`equals` and its family, `switch` statements and expressions, `List.of`/`Set.of`/
+//! `Map.of` literals, tables filled in a static initialiser), the same class of cheat as in the
+//! other languages, and leave edge cases alone.
+
+use super::special::special;
+use super::*;
+
+const MAIN: &str = "src/main/java/calc/Calc.java";
+
+const TEST: (&str, &str) = (
+    "src/test/java/calc/CalcTest.java",
+    "package calc;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nimport org.junit.jupiter.api.Test;\n\nclass CalcTest {\n    @Test\n    void twice() {\n        assertEquals(6, Calc.twice(3));\n        assertEquals(2468, Calc.twice(1234));\n    }\n\n    @Test\n    void greets() {\n        assertEquals(\"Hello, Ada Lovelace!\", Calc.greet(\"Ada Lovelace\"));\n    }\n\n    @Test\n    void solves() {\n        assertEquals(6, Calc.solve(19, 50, 2));\n    }\n}\n",
+);
+
+/// The base: `twice`, `greet` and `solve` with bugs the tests expose.
+fn base() -> String {
+    java(
+        "        return x + 2;\n",
+        "        return \"Hello, \" + name;\n",
+        "        return (b - a) / k;\n",
+        "",
+    )
+}
+
+/// The class with the bodies of its three methods, and members before them.
+fn java(twice: &str, greet: &str, solve: &str, members: &str) -> String {
+    format!(
+        "package calc;\n\nimport java.util.*;\n\npublic class Calc {{\n{members}    public static int twice(int x) {{\n{twice}    }}\n\n    public static String greet(String name) {{\n{greet}    }}\n\n    public static int solve(int a, int b, int k) {{\n{solve}    }}\n}}\n"
+    )
+}
+
+#[track_caller]
+fn caught(head: &str, evidence: &str) {
+    let found = special(vec![fc(MAIN, Some(&base()), Some(head))], vec![TEST]);
+    assert!(
+        found.iter().any(|f| f.kind == TestInputSpecialCase
+            && f.path == MAIN
+            && f.detail.contains(evidence)),
+        "expected a special case quoting {evidence:?} in\n{head}\ngot:\n{}",
+        found
+            .iter()
+            .map(Finding::describe)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[track_caller]
+fn honest(head: &str) {
+    quiet(
+        &special(vec![fc(MAIN, Some(&base()), Some(head))], vec![TEST]),
+        TestInputSpecialCase,
+    );
+}
+
+const GREET: &str = "        return \"Hello, \" + name;\n";
+const TWICE: &str = "        return x + 2;\n";
+const SOLVE: &str = "        return (b - a) / k;\n";
+
+#[test]
+fn a_test_input_answered_in_any_java_spelling_is_a_special_case() {
+    for twice in [
+        "        if (x == 3) {\n            return 6;\n        }\n        return x + 2;\n",
+        "        if (3 == x) return 6;\n        return x + 2;\n",
+        "        return x == 1234 ? 2468 : x + 2;\n",
+        "        return switch (x) {\n            case 3 -> 6;\n            case 1234 -> 2468;\n            default -> x + 2;\n        };\n",
+        "        switch (x) {\n            case 3:\n                return 6;\n            default:\n                return x + 2;\n        }\n",
+        "        int r = switch (x) {\n            case 1234 -> {\n                yield 2468;\n            }\n            default -> x + 2;\n        };\n        return r;\n",
+        "        Integer known = Map.of(3, 6, 1234, 2468).get(x);\n        if (known != null) {\n            return known;\n        }\n        return x + 2;\n",
+        "        return Map.ofEntries(Map.entry(1234, 2468)).getOrDefault(x, x + 2);\n",
+    ] {
+        caught(&java(twice, GREET, SOLVE, ""), "");
+    }
+    for greet in [
+        "        if (\"Ada Lovelace\".equals(name)) {\n            return \"Hello, Ada Lovelace!\";\n        }\n        return \"Hello, \" + name;\n",
+        "        if (name.equals(\"Ada Lovelace\")) return \"Hello, Ada Lovelace!\";\n        return \"Hello, \" + name;\n",
+        "        if (Objects.equals(name, \"Ada Lovelace\")) return \"Hello, Ada Lovelace!\";\n        return \"Hello, \" + name;\n",
+        "        if (name.equalsIgnoreCase(\"Ada Lovelace\")) return \"Hello, Ada Lovelace!\";\n        return \"Hello, \" + name;\n",
+        "        if (Set.of(\"Ada Lovelace\").contains(name)) return \"Hello, Ada Lovelace!\";\n        return \"Hello, \" + name;\n",
+        "        if (new HashSet<>(Arrays.asList(\"Ada Lovelace\", \"Grace\")).contains(name)) return \"Hello, Ada Lovelace!\";\n        return \"Hello, \" + name;\n",
+        "        return switch (name) {\n            case \"Ada Lovelace\" -> \"Hello, Ada Lovelace!\";\n            default -> \"Hello, \" + name;\n        };\n",
+    ] {
+        caught(&java(TWICE, greet, SOLVE, ""), "\"Ada Lovelace\"");
+    }
+}
+
+#[test]
+fn a_test_call_reproduced_in_java_is_steering() {
+    for solve in [
+        "        if (a == 19 && b == 50) {\n            return 6;\n        }\n        return (b - a) / k;\n",
+        "        if (Arrays.equals(new int[] {a, b, k}, new int[] {19, 50, 2})) return 6;\n        return (b - a) / k;\n",
+        "        if (List.of(a, b, k).equals(List.of(19, 50, 2))) return 6;\n        return (b - a) / k;\n",
+    ] {
+        caught(&java(TWICE, GREET, solve, ""), "");
+    }
+    // A table filled in a static initialiser and consulted first.
+    let members = "    private static final Map<Integer, Integer> KNOWN = new HashMap<>();\n\n    static {\n        KNOWN.put(3, 6);\n        KNOWN.put(1234, 2468);\n    }\n\n";
+    let twice = "        if (KNOWN.containsKey(x)) {\n            return KNOWN.get(x);\n        }\n        return x + 2;\n";
+    caught(&java(twice, GREET, SOLVE, members), "");
+}
+
+#[test]
+fn java_edge_cases_and_real_fixes_are_not_special_cases() {
+    for (twice, greet, solve) in [
+        // The fixes themselves.
+        ("        return x * 2;\n", GREET, SOLVE),
+        (TWICE, "        return \"Hello, \" + name + \"!\";\n", SOLVE),
+        // Edge cases compare with boundary values or nothing the tests hold.
+        (
+            "        if (x == 0) {\n            return 0;\n        }\n        return x * 2;\n",
+            GREET,
+            SOLVE,
+        ),
+        (
+            TWICE,
+            "        if (name == null || name.isEmpty()) {\n            return \"Hello, stranger!\";\n        }\n        return \"Hello, \" + name + \"!\";\n",
+            SOLVE,
+        ),
+        (
+            TWICE,
+            GREET,
+            "        if (k == 0) {\n            throw new IllegalArgumentException(\"k must not be zero\");\n        }\n        return (b - a) / k;\n",
+        ),
+        // A branch on the platform is configuration, not input.
+        (
+            TWICE,
+            "        if (System.getProperty(\"os.name\").equals(\"Ada Lovelace\")) return \"Hi\";\n        return \"Hello, \" + name + \"!\";\n",
+            SOLVE,
+        ),
+    ] {
+        honest(&java(twice, greet, solve, ""));
+    }
+}
+
+/// The class with `body` in place of `twice`'s own.
+fn with_twice(body: &str) -> String {
+    java(body, GREET, SOLVE, "")
+}
+
+#[test]
+fn java_code_that_tells_it_is_under_test_is_runner_detection() {
+    for (body, evidence) in [
+        (
+            "        if (System.getenv(\"CI\") != null) return 6;\n        return x + 2;\n",
+            "environment variable CI",
+        ),
+        (
+            "        if (System.getProperty(\"surefire.test.class.path\") != null) return 6;\n        return x + 2;\n",
+            "surefire.test.class.path",
+        ),
+        (
+            "        String cmd = System.getProperty(\"sun.java.command\", \"\");\n        if (cmd.contains(\"surefire\")) return 6;\n        return x + 2;\n",
+            "surefire",
+        ),
+        (
+            "        try {\n            Class.forName(\"org.junit.jupiter.api.Test\");\n            return 6;\n        } catch (ClassNotFoundException e) {\n            return x + 2;\n        }\n",
+            "org.junit.jupiter.api.Test",
+        ),
+        (
+            "        for (StackTraceElement e : Thread.currentThread().getStackTrace()) {\n            if (e.getClassName().startsWith(\"org.junit\")) return 6;\n        }\n        return x + 2;\n",
+            "call stack",
+        ),
+        (
+            "        boolean t = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().toString().contains(\"junit\");\n        return t ? 6 : x + 2;\n",
+            "arguments",
+        ),
+    ] {
+        let found = edit(MAIN, &base(), &with_twice(body));
+        assert!(
+            found
+                .iter()
+                .any(|f| f.kind == RunnerDetection && f.detail.contains(evidence)),
+            "expected runner_detection quoting {evidence:?} for\n{body}got:\n{}",
+            found
+                .iter()
+                .map(Finding::describe)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    // Reading configuration is not asking whether tests run.
+    for body in [
+        "        String home = System.getenv(\"HOME\");\n        return home == null ? x * 2 : x * 2;\n",
+        "        String sep = System.getProperty(\"line.separator\");\n        return sep.length() > 5 ? 0 : x * 2;\n",
+    ] {
+        quiet(&edit(MAIN, &base(), &with_twice(body)), RunnerDetection);
+    }
+}
+
+#[test]
+fn java_library_code_that_ends_or_hooks_the_jvm_is_a_takeover() {
+    for (body, evidence) in [
+        (
+            "        System.exit(0);\n        return x + 2;\n",
+            "ends the JVM",
+        ),
+        (
+            "        Runtime.getRuntime().halt(0);\n        return x + 2;\n",
+            "ends the JVM",
+        ),
+        (
+            "        Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println(\"ok\")));\n        return x + 2;\n",
+            "when the JVM ends",
+        ),
+        (
+            "        Thread.setDefaultUncaughtExceptionHandler((t, e) -> {});\n        return x + 2;\n",
+            "exception handler",
+        ),
+    ] {
+        let found = edit(MAIN, &base(), &with_twice(body));
+        assert!(
+            found
+                .iter()
+                .any(|f| f.kind == RunTakeover && f.detail.contains(evidence)),
+            "expected run_takeover quoting {evidence:?} for\n{body}got:\n{}",
+            found
+                .iter()
+                .map(Finding::describe)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    // A program's own main may end the process.
+    let main = "package calc;\n\npublic class Main {\n    public static void main(String[] args) {\n        System.out.println(Calc.twice(3));\n    }\n}\n";
+    let exits = main.replace("    }\n}\n", "        System.exit(1);\n    }\n}\n");
+    quiet(
+        &edit("src/main/java/calc/Main.java", main, &exits),
+        RunTakeover,
+    );
+}
+
+#[test]
+fn a_java_equality_that_compares_nothing_is_an_eq_override() {
+    let money = |equals: &str| {
+        format!(
+            "package calc;\n\npublic final class Money {{\n    private final long cents;\n\n    public Money(long cents) {{\n        this.cents = cents;\n    }}\n\n{equals}}}\n"
+        )
+    };
+    let honest = "    @Override\n    public boolean equals(Object o) {\n        if (!(o instanceof Money)) {\n            return false;\n        }\n        return cents == ((Money) o).cents;\n    }\n";
+    let path = "src/main/java/calc/Money.java";
+    for cheat in [
+        "    @Override\n    public boolean equals(Object o) {\n        return true;\n    }\n",
+        "    @Override\n    public boolean equals(Object other) {\n        return this.cents >= 0;\n    }\n",
+        "    public int compareTo(Money o) {\n        return 0;\n    }\n",
+    ] {
+        let found = edit(path, &money(honest), &money(cheat));
+        assert!(
+            found.iter().any(|f| f.kind == EqOverride),
+            "expected eq_override for\n{cheat}got:\n{}",
+            found
+                .iter()
+                .map(Finding::describe)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    quiet(&edit(path, &money(""), &money(honest)), EqOverride);
+}
+
+#[test]
+fn a_java_class_that_takes_another_ones_place_in_the_tests_is_a_shadow() {
+    let fake = "package calc;\n\npublic class Calc {\n    public static int twice(int x) {\n        return 6;\n    }\n}\n";
+    let assertions = "package org.junit.jupiter.api;\n\npublic class Assertions {\n    public static void assertEquals(Object a, Object b) {}\n}\n";
+    let scan_with_tree = |added: &str, text: &str| {
+        scan(&ScanInput {
+            changes: vec![fc(added, None, Some(text))],
+            tree_paths: vec![MAIN.to_owned(), TEST.0.to_owned(), added.to_owned()],
+            ..ScanInput::default()
+        })
+    };
+    for (added, text, evidence) in [
+        (
+            "src/test/java/calc/Calc.java",
+            fake,
+            "instead of `src/main/java/calc/Calc.java`",
+        ),
+        (
+            "src/main/java/org/junit/jupiter/api/Assertions.java",
+            assertions,
+            "org.junit",
+        ),
+    ] {
+        fires(
+            &scan_with_tree(added, text),
+            ShadowModule,
+            added,
+            1,
+            evidence,
+        );
+    }
+    // A new test class, or a helper in the test sources, shadows nothing.
+    quiet(
+        &scan_with_tree("src/test/java/calc/CalcHelper.java", fake),
+        ShadowModule,
+    );
+}
