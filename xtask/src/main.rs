@@ -25,6 +25,7 @@
 mod cases;
 mod corpus;
 mod derive;
+mod history;
 mod suite;
 mod summary;
 
@@ -55,6 +56,8 @@ enum Cmd {
     Eval(EvalArgs),
     /// Judge cases written as directories (eval/cases/README.md) and print the catch rates.
     Cases(cases::CasesArgs),
+    /// Scan upstream history with the integrity rules alone: findings on maintainers' commits.
+    History(history::HistoryArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -169,6 +172,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Cmd::Eval(args) => eval(&args),
         Cmd::Cases(args) => cases::run(&args, &workspace_root()),
+        Cmd::History(args) => history::run(&args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -123,8 +123,11 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
         let mut state = module_state.clone();
         state.extend(declared_global(ast, f));
         state.extend(function_statics(ast, f));
-        if let Some(name) = f.child_by_field_name("name") {
-            // Attributes of the function itself (`solve.calls`).
+        // Attributes of the function itself (`solve.calls`); a Java method has none, and a bare
+        // name there is the object's own field (`value` in `String value()`).
+        if let Some(name) = f.child_by_field_name("name")
+            && ast.grammar != Grammar::Java
+        {
             state.insert(ast.text_of(name).to_owned());
         }
         state.insert(ENV.to_owned());
@@ -171,10 +174,14 @@ pub(crate) fn rules(p: &Prepared, out: &mut Out) {
                 CONSUMERS.iter().any(|c| t.contains(&format!("{name}{c}")))
                     || t.contains(&format!("next({name}"))
             };
-            let Some(ret) = branch_returns
-                .into_iter()
-                .find(|r| !mentions(ast, *r, name) || name.as_str() == ENV || consumes(*r))
-            else {
+            let Some(ret) = branch_returns.into_iter().find(|r| {
+                // What a local read from the state holds is the state's answer too (a
+                // cache: `e = CACHE.get(); if (e == null) { e = ..; CACHE.set(e); } return e`).
+                let from_state = derived
+                    .iter()
+                    .any(|(d, src)| src == *name && mentions(ast, *r, d));
+                (!mentions(ast, *r, name) && !from_state) || name.as_str() == ENV || consumes(*r)
+            }) else {
                 continue;
             };
             let quoted = ast
@@ -571,6 +578,12 @@ fn conditions<'t>(
 ) -> Vec<(Node<'t>, Vec<Node<'t>>)> {
     let mut out = Vec::new();
     let is_state = |n: Node| written.iter().any(|(s, _)| mentions(ast, n, s));
+    // Locals read from the state: a branch that refills one and writes the state back is a
+    // cache being filled (`e = make(); CACHE.set(e);`), not an answer.
+    let derived = derived_locals(ast, f, written);
+    let refill = |l: Node, body: Node| {
+        derived.iter().any(|(d, _)| ast.text_of(l).trim() == d) && is_state(body)
+    };
     for n in ast.all(f) {
         if n != f && is_function(n.kind())
             || ix
@@ -622,6 +635,7 @@ fn conditions<'t>(
                     | "compound_assignment_expr" => {
                         if let Some(l) = r.child_by_field_name("left")
                             && !is_state(l)
+                            && !refill(l, b)
                         {
                             answers.extend(r.child_by_field_name("right"));
                         }

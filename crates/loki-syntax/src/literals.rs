@@ -142,6 +142,34 @@ fn unescape(s: &str) -> String {
     out
 }
 
+/// The character a Java character literal stands for (`'a'`, `'\n'`, `'\0'`, `'\u00e9'`).
+fn java_char(text: &str) -> Option<char> {
+    let body = text.strip_prefix('\'')?.strip_suffix('\'')?;
+    let Some(esc) = body.strip_prefix('\\') else {
+        let mut cs = body.chars();
+        return cs.next().filter(|_| cs.next().is_none());
+    };
+    if let Some(hex) = esc
+        .trim_start_matches('u')
+        .get(..4)
+        .filter(|_| esc.starts_with('u'))
+    {
+        return u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
+    }
+    if esc.chars().all(|c| c.is_digit(8)) && !esc.is_empty() {
+        return u32::from_str_radix(esc, 8).ok().and_then(char::from_u32);
+    }
+    Some(match esc {
+        "n" => '\n',
+        "t" => '\t',
+        "r" => '\r',
+        "b" => '\u{8}',
+        "f" => '\u{c}',
+        "s" => ' ',
+        other => other.chars().next()?,
+    })
+}
+
 /// The content of a quoted literal's text: prefix letters and delimiters removed.
 fn inner(text: &str, escapes: bool) -> Option<String> {
     let body = text.trim_start_matches(|c: char| c.is_ascii_alphabetic());
@@ -175,9 +203,11 @@ pub fn literal(ast: &Ast, node: Node) -> Option<Lit> {
             }
             inner(text, true).map(Lit::Str)
         }
-        "string" | "interpreted_string_literal" | "string_literal" | "character_literal" => {
+        "string" | "interpreted_string_literal" | "string_literal" => {
             inner(text, true).map(Lit::Str)
         }
+        // Java's `'a'`, `'\0'`, `'\uFFFD'`: one character, its escape decoded.
+        "character_literal" => java_char(text).map(|c| Lit::Str(c.to_string())),
         "raw_string_literal" => inner(text, false).map(Lit::Str),
         "template_string" => {
             let dynamic = crate::ast::named_children(node)
@@ -240,14 +270,21 @@ pub fn highly_distinctive(l: &Lit) -> bool {
     }
 }
 
-/// `snake_case`, `kebab-case`, `lowercase`, `UPPER_CASE` words, also in brackets or with a sign
-/// (`[options]`, `<local>`, `+nan`, `--verbose`): a format's vocabulary, not data.
+/// `snake_case`, `kebab-case`, `lowercase`, `UPPER_CASE` and `Train-Case` words (HTTP's
+/// `Set-Cookie`, `Content-Type`), also in brackets or with a sign (`[options]`, `<local>`, `+nan`,
+/// `--verbose`): a format's vocabulary, not data.
 pub fn keyword_like(s: &str) -> bool {
     let s = s.trim_matches(|c: char| !c.is_alphanumeric());
     let word = |c: char| c.is_ascii_digit() || c == '_' || c == '-' || c == '.';
     let lower = s.chars().all(|c| c.is_ascii_lowercase() || word(c));
     let upper = s.chars().all(|c| c.is_ascii_uppercase() || word(c));
-    (lower || upper) && s.chars().any(|c| c.is_ascii_alphabetic())
+    let train = s.contains('-')
+        && s.split('-').all(|seg| {
+            let mut cs = seg.chars();
+            cs.next().is_some_and(|c| c.is_ascii_uppercase())
+                && cs.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        });
+    (lower || upper || train) && s.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 fn significant_digits(n: &str) -> usize {
@@ -356,6 +393,25 @@ mod tests {
         assert!(!highly_distinctive(&s("strict")) && !highly_distinctive(&s("abc")));
         assert!(highly_distinctive(&n("1234")) && !highly_distinctive(&n("1000")));
         assert!(highly_distinctive(&n("3.14159")) && !highly_distinctive(&n("2.5")));
+        // HTTP's Train-Case header names are a protocol's vocabulary.
+        assert!(!highly_distinctive(&s("Set-Cookie")) && !highly_distinctive(&s("Content-Type")));
+        assert!(highly_distinctive(&s("Ada-lovelace")) && highly_distinctive(&s("Ada Lovelace")));
+    }
+
+    #[test]
+    fn java_numbers_and_characters() {
+        assert_eq!(canonical_number("42L").as_deref(), Some("42"));
+        assert_eq!(canonical_number("0x1FL").as_deref(), Some("31"));
+        for (text, want) in [
+            ("'a'", Some('a')),
+            ("'\\0'", Some('\0')),
+            ("'\\n'", Some('\n')),
+            ("'\\uFFFD'", Some('\u{FFFD}')),
+            ("'\\''", Some('\'')),
+            ("'ab'", None),
+        ] {
+            assert_eq!(java_char(text), want, "{text}");
+        }
     }
 
     #[test]

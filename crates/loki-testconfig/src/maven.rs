@@ -12,9 +12,14 @@
 //!   `excludedGroups`, `junit.*`, ...), in the project's or a profile's `properties`;
 //! - `build/testSourceDirectory`, `build/testOutputDirectory` and `build/testResources`.
 //!
-//! Every setting added, removed or changed is a hit naming it, its old and new values and the line
-//! of the new one. Dependencies, versions of other plugins and the rest of the file are not test
-//! configuration: an honest change touches them. A pom that no longer parses as XML is a hit (it
+//! Settings are judged by meaning, with `${property}` references resolved from the pom's own
+//! properties: a hit names the setting, its old and new values and the line of the new one when
+//! it can change which tests run or what a failure means (skips, ignored failures, includes and
+//! excludes, groups, reruns, test directories and classpath, JUnit Platform parameters that
+//! deactivate conditions, autodetect extensions or order tests; Surefire moved below 2.22, which
+//! does not run JUnit 5 tests; an `argLine` that gains a `-javaagent`). Parallelism, forks,
+//! reports and other knobs, an exclusion emptied, a skip or failure-ignore turned off, and
+//! dependencies and other plugins are not: an honest change touches them. A pom that no longer parses as XML is a hit (it
 //! cannot be read, so nothing can be said about it); a pom added where there was none is a new
 //! build, not a change of one.
 
@@ -85,6 +90,13 @@ fn leaves(doc: &roxmltree::Document, node: roxmltree::Node, prefix: &str, out: &
 fn settings(text: &str) -> Option<Settings> {
     let doc = roxmltree::Document::parse(text).ok()?;
     let mut out = Settings::new();
+    let props: BTreeMap<String, String> = doc
+        .descendants()
+        .filter(|n| n.is_element() && n.tag_name().name() == "properties")
+        .filter(|n| n.parent().is_some_and(|p| p.tag_name().name() == "project"))
+        .flat_map(|n| n.children().filter(roxmltree::Node::is_element))
+        .map(|p| (p.tag_name().name().to_owned(), text_of(p)))
+        .collect();
     for n in doc.descendants().filter(roxmltree::Node::is_element) {
         match n.tag_name().name() {
             "plugin" => {
@@ -130,7 +142,135 @@ fn settings(text: &str) -> Option<Settings> {
             _ => {}
         }
     }
+    for (values, _) in out.values_mut() {
+        for v in values.iter_mut() {
+            *v = resolve(v, &props);
+        }
+    }
     Some(out)
+}
+
+/// Configuration elements (the first below `configuration`) that decide which tests run or what
+/// a failure means.
+const MEANINGFUL: &[&str] = &[
+    "skip",
+    "skipTests",
+    "skipExec",
+    "skipITs",
+    "testFailureIgnore",
+    "excludes",
+    "includes",
+    "excludesFile",
+    "includesFile",
+    "excludedGroups",
+    "groups",
+    "test",
+    "failIfNoTests",
+    "failIfNoSpecifiedTests",
+    "skipAfterFailureCount",
+    "rerunFailingTestsCount",
+    "testSourceDirectory",
+    "testClassesDirectory",
+    "classesDirectory",
+    "classpathDependencyExcludes",
+    "classpathDependencyScopeExclude",
+    "additionalClasspathElements",
+    "dependenciesToScan",
+    "properties",
+    "configurationParameters",
+    "systemPropertyVariables",
+    "argLine",
+    "version",
+];
+
+/// Settings whose emptying removes a filter (nothing excluded), and switches whose `false`
+/// (or, for `failIfNoTests`, `true`) makes the run stricter.
+fn harmless(root: &str, values: &[String]) -> bool {
+    let one = |v: &str| values.iter().all(|x| x.eq_ignore_ascii_case(v));
+    match root {
+        "excludes" | "excludedGroups" | "classpathDependencyExcludes" | "excludesFile" => {
+            values.iter().all(String::is_empty)
+        }
+        "skip" | "skipTests" | "skipExec" | "skipITs" | "testFailureIgnore" => one("false"),
+        "failIfNoTests" | "failIfNoSpecifiedTests" => one("true"),
+        _ => false,
+    }
+}
+
+/// JUnit Platform parameters that change which tests run, how they are found or extended, or
+/// their order (parallelism, timeouts and display names do not).
+fn junit_key_matters(key: &str) -> bool {
+    [
+        "deactivate",
+        "autodetection",
+        "order",
+        "tags",
+        "filter",
+        "engine",
+        "discovery",
+        "exclude",
+        "include",
+    ]
+    .iter()
+    .any(|w| key.contains(w))
+}
+
+/// The root element of a setting's path (`surefire/excludes/exclude` → `excludes`), or the
+/// property's name.
+fn root_of(key: &str) -> &str {
+    if let Some(p) = key.strip_prefix("property ") {
+        return p.rsplit('.').next().unwrap_or(p);
+    }
+    key.split(['/', ' ']).nth(1).unwrap_or(key)
+}
+
+/// Whether a changed setting means something (see the module doc).
+fn matters(key: &str, old: Option<&[String]>, new: Option<&[String]>) -> bool {
+    let root = root_of(key);
+    if key.starts_with("build ") || key.starts_with("property ") && root != "argLine" {
+        return new.is_none_or(|v| !harmless(root, v));
+    }
+    if !MEANINGFUL.contains(&root) {
+        return false;
+    }
+    let joined = |v: Option<&[String]>| v.map(|v| v.join("\n")).unwrap_or_default();
+    match root {
+        "version" => new.is_some_and(|v| v.iter().any(|x| before_junit5(x))),
+        "argLine" => {
+            let (o, n) = (joined(old), joined(new));
+            n.matches("-javaagent").count() > o.matches("-javaagent").count()
+        }
+        "properties" | "configurationParameters" | "systemPropertyVariables" => {
+            let (o, n) = (joined(old), joined(new));
+            let (o, n) = (properties(&o), properties(&n));
+            n.iter()
+                .filter(|(k, (v, _))| o.get(*k).map(|x| &x.0) != Some(v))
+                .chain(o.iter().filter(|(k, _)| !n.contains_key(*k)))
+                .any(|(k, _)| {
+                    junit_key_matters(k) || key.ends_with(k.as_str()) && junit_key_matters(key)
+                })
+                || junit_key_matters(key) && o != n
+        }
+        _ => new.is_none_or(|v| !harmless(root, v)),
+    }
+}
+
+/// A Surefire or Failsafe version before 2.22.0, which does not run JUnit 5 tests.
+fn before_junit5(version: &str) -> bool {
+    let mut parts = version.split(['.', '-']).map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => major < 2 || major == 2 && minor < 22,
+        _ => false,
+    }
+}
+
+/// `${name}` references replaced by the values of the pom's own properties (one level).
+fn resolve(value: &str, props: &BTreeMap<String, String>) -> String {
+    let mut out = value.to_owned();
+    for (k, v) in props {
+        out = out.replace(&format!("${{{k}}}"), v);
+    }
+    out
 }
 
 fn show(values: &[String]) -> String {
@@ -156,6 +296,10 @@ pub(super) fn pom(existed: bool, base: &str, head: &str) -> Vec<Hit> {
     let b = settings(base).unwrap_or_default();
     let mut out = Vec::new();
     for (key, (values, line)) in &h {
+        let old = b.get(key).map(|(v, _)| v.as_slice());
+        if old == Some(values.as_slice()) || !matters(key, old, Some(values)) {
+            continue;
+        }
         let detail = match b.get(key) {
             Some((old, _)) if old == values => continue,
             Some((old, _)) => format!(
@@ -173,7 +317,10 @@ pub(super) fn pom(existed: bool, base: &str, head: &str) -> Vec<Hit> {
             detail,
         });
     }
-    for (key, (old, _)) in b.iter().filter(|(k, _)| !h.contains_key(*k)) {
+    for (key, (old, _)) in b
+        .iter()
+        .filter(|(k, (v, _))| !h.contains_key(*k) && matters(k, Some(v), None))
+    {
         out.push(Hit {
             line: None,
             detail: format!("pom.xml {key} removed (was {})", show(old)),
@@ -217,13 +364,13 @@ fn properties(text: &str) -> BTreeMap<String, (String, u32)> {
     out
 }
 
-/// `junit-platform.properties`: every key added, removed or changed (each one changes how JUnit
-/// discovers, filters, orders, extends or reports tests).
+/// `junit-platform.properties`: every key added, removed or changed that changes how JUnit
+/// discovers, filters, orders or extends tests ([`junit_key_matters`]).
 pub(super) fn junit_platform(base: &str, head: &str) -> Vec<Hit> {
     let (b, h) = (properties(base), properties(head));
     let mut out = Vec::new();
     for (k, (v, line)) in &h {
-        if b.get(k).map(|x| &x.0) == Some(v) {
+        if b.get(k).map(|x| &x.0) == Some(v) || !junit_key_matters(k) {
             continue;
         }
         out.push(Hit {
@@ -233,7 +380,10 @@ pub(super) fn junit_platform(base: &str, head: &str) -> Vec<Hit> {
             ),
         });
     }
-    for (k, (v, _)) in b.iter().filter(|(k, _)| !h.contains_key(*k)) {
+    for (k, (v, _)) in b
+        .iter()
+        .filter(|(k, _)| !h.contains_key(*k) && junit_key_matters(k))
+    {
         out.push(Hit {
             line: None,
             detail: format!("junit-platform.properties `{k}` removed (was `{v}`)"),
@@ -310,6 +460,57 @@ mod tests {
         assert!(pom(false, "", POM).is_empty());
     }
 
+    /// Knobs that change how tests run but not which run or what a failure means, as maintainers
+    /// change them (jsoup's history): parallelism, a group filter moved into an empty property.
+    #[test]
+    fn settings_are_judged_by_meaning() {
+        let with = |conf: &str| {
+            POM.replace(
+                "<version>2.22.3</version></plugin>",
+                &format!("<version>2.22.3</version>\n        <configuration>{conf}</configuration>\n      </plugin>"),
+            )
+        };
+        let base = with("<parallel>methods</parallel><threadCount>8</threadCount>");
+        for head in [
+            with(
+                "<properties><configurationParameters>junit.jupiter.execution.parallel.enabled = true</configurationParameters></properties>",
+            ),
+            with("<excludedGroups>${failsafe.excludedGroups}</excludedGroups>").replace(
+                "<properties>\n",
+                "<properties>\n    <failsafe.excludedGroups></failsafe.excludedGroups>\n",
+            ),
+            with(
+                "<skipTests>false</skipTests><useModulePath>false</useModulePath><argLine>-Xmx1g</argLine>",
+            ),
+            base.replace("2.22.3", "3.2.5"),
+        ] {
+            assert!(
+                pom(true, &base, &head).is_empty(),
+                "{}",
+                details(&pom(true, &base, &head))
+            );
+        }
+        for (head, says) in [
+            (
+                with(
+                    "<properties><configurationParameters>junit.jupiter.conditions.deactivate = *</configurationParameters></properties>",
+                ),
+                "configurationParameters",
+            ),
+            (with("<argLine>-javaagent:fake.jar</argLine>"), "argLine"),
+            (
+                with("<excludedGroups>${skipped}</excludedGroups>").replace(
+                    "<properties>\n",
+                    "<properties>\n    <skipped>slow</skipped>\n",
+                ),
+                "`slow`",
+            ),
+        ] {
+            let hits = pom(true, &base, &head);
+            assert!(details(&hits).contains(says), "{says}: {}", details(&hits));
+        }
+    }
+
     #[test]
     fn junit_platform_keys_and_maven_flags() {
         let hits = junit_platform(
@@ -320,6 +521,7 @@ mod tests {
         assert_eq!(hits[0].line, Some(2));
         assert!(hits[0].detail.contains("autodetection"));
         assert!(junit_platform("# a\n", "# b\n").is_empty());
+        assert!(junit_platform("", "junit.jupiter.execution.parallel.enabled=true\n").is_empty());
         assert!(
             mvn_config("maven.config", false, true)[0]
                 .detail

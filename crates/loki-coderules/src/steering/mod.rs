@@ -45,7 +45,7 @@ use crate::values::{Group, Val, value};
 use crate::{Out, Prepared, Role};
 use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Index, line, named_children};
-use loki_syntax::literals::{Lit, LiteralSet, distinctive};
+use loki_syntax::literals::{Lit, LiteralSet, distinctive, keyword_like};
 use sites::{Site, is_function, operator};
 
 /// The test calls of the change's test code and of the test files around it.
@@ -412,7 +412,11 @@ fn matches<'g>(
         for l in &site.leaves {
             if let Lit::Str(s) = l
                 && s.chars().count() >= 3
-                && (joined.contains(s) || g.long_strings().any(|t| t != s && s.contains(t)))
+                // A held string must be data: a keyword inside a longer one (`"script"` in
+                // `"noscript"`, `"http"` in `"https"`) is the vocabulary both are made of.
+                && (joined.contains(s)
+                    || g.long_strings()
+                        .any(|t| t != s && s.contains(t) && !keyword_like(t)))
             {
                 spelled.push(s.clone());
             }

@@ -295,3 +295,31 @@ fn a_java_class_that_takes_another_ones_place_in_the_tests_is_a_shadow() {
         ShadowModule,
     );
 }
+
+/// Shapes of maintainers' own commits (jsoup's history, `cargo xtask history`) that read like the
+/// cheats above and are not.
+#[test]
+fn honest_java_shapes_from_upstream_history_stay_quiet() {
+    let test = (
+        "src/test/java/calc/TagTest.java",
+        "package calc;\n\nimport static org.junit.jupiter.api.Assertions.assertTrue;\n\nimport org.junit.jupiter.api.Test;\n\nclass TagTest {\n    @Test\n    void scripts() {\n        assertTrue(Tag.isData(\"script\"));\n    }\n\n    @Test\n    void cookies() {\n        assertTrue(Tag.isHeader(\"Set-Cookie\", \"a=b\"));\n    }\n}\n",
+    );
+    let path = "src/main/java/calc/Tag.java";
+    let base = "package calc;\n\npublic class Tag {\n    public static boolean isData(String tag) {\n        return tag.equals(\"script\");\n    }\n\n    public static boolean isHeader(String name, String value) {\n        return value != null;\n    }\n}\n";
+    // A tag whose name holds another tag's name, and an HTTP header named in Train-Case.
+    let head = "package calc;\n\npublic class Tag {\n    public static boolean isData(String tag) {\n        if (tag.equals(\"noscript\")) {\n            return false;\n        }\n        return tag.equals(\"script\");\n    }\n\n    public static boolean isHeader(String name, String value) {\n        if (name.equalsIgnoreCase(\"Set-Cookie\")) {\n            return value != null && value.contains(\"=\");\n        }\n        return value != null;\n    }\n}\n";
+    quiet(
+        &special(vec![fc(path, Some(base), Some(head))], vec![test]),
+        TestInputSpecialCase,
+    );
+    // A per-thread cache consulted and refilled: what it returns is what it holds.
+    let enc = "package calc;\n\nimport java.nio.charset.*;\n\npublic class Enc {\n    private static final ThreadLocal<CharsetEncoder> LOCAL = new ThreadLocal<>();\n\n    static CharsetEncoder encoderFor(Charset charset) {\n        CharsetEncoder encoder = LOCAL.get();\n        if (encoder == null || !encoder.charset().equals(charset)) {\n            encoder = charset.newEncoder();\n            LOCAL.set(encoder);\n        }\n        return encoder;\n    }\n}\n";
+    // A method named like the field it fills: the object's own state.
+    let data = "package calc;\n\nclass Data {\n    private String value;\n    private StringBuilder builder;\n\n    String value() {\n        if (builder != null) {\n            value = builder.toString();\n            builder = null;\n            return value;\n        }\n        return value != null ? value : \"\";\n    }\n}\n";
+    for (p, text) in [
+        ("src/main/java/calc/Enc.java", enc),
+        ("src/main/java/calc/Data.java", data),
+    ] {
+        quiet(&run(vec![fc(p, None, Some(text))]), OrderDependent);
+    }
+}
