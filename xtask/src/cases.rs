@@ -315,7 +315,10 @@ fn judge(case: &Case, dir: &Path, loki: &Path, npm: &Path, timeout: u64) -> anyh
     }
     let script = case.dir.join("head.sh");
     if script.is_file() {
-        let s = script.to_string_lossy().into_owned();
+        // Absolute: the script runs in the case's repository, not where the driver was started.
+        let s = std::fs::canonicalize(&script)?
+            .to_string_lossy()
+            .into_owned();
         suite::must("sh", &["-e", &s], &repo, &git_env())?;
     }
     let home = dir.join("home");

@@ -199,7 +199,15 @@ fn tolerance(p: &Prepared, out: &mut Out) {
     let (Some(base), Some(head)) = (&p.base_text, &p.head_text) else {
         return;
     };
-    let about = |l: &str| TOLERANCE_WORDS.iter().any(|w| l.contains(w));
+    // A comment's numbers are prose (`* From RFC 8259, ... within`), never a tolerance.
+    let py = p.path.ends_with(".py");
+    let comment = |l: &str| {
+        let t = l.trim_start();
+        ["//", "/*", "* ", "*/"].iter().any(|c| t.starts_with(c))
+            || t == "*"
+            || (py && t.starts_with('#'))
+    };
+    let about = |l: &str| !comment(l) && TOLERANCE_WORDS.iter().any(|w| l.contains(w));
     let shape = |l: &str| -> (String, Vec<f64>) {
         let mut nums = Vec::new();
         let mut shape = String::new();
@@ -699,6 +707,12 @@ mod tests {
             helper,
             &helper.replace(", 2)", ", -2)")
         ));
+        // A comment's numbers are prose, whatever words sit beside them.
+        let doc = "/**\n * From RFC 7159, all characters may be placed within the quotes.\n */\nclass W {}\n";
+        assert!(!loose("W.java", doc, &doc.replace("7159", "8259")));
+        let py = "# values within 1e-9 of each other\nTOL = 1e-9\n";
+        assert!(!loose("t.py", py, &py.replace("within 1e-9", "within 0.5")));
+        assert!(loose("t.py", py, &py.replace("TOL = 1e-9", "TOL = 0.5")));
     }
 
     #[test]

@@ -259,11 +259,14 @@ fn seq(ast: &Ast, nodes: &[Node]) -> Option<Val> {
 /// as sequences, `Map.of(k, v, ..)` and `Map.ofEntries(Map.entry(k, v), ..)` as maps, through
 /// `new HashSet<>(..)`, `Set.copyOf(..)` and the like (one argument that is itself a value).
 fn java_collection(ast: &Ast, n: Node) -> Option<Val> {
+    // `new HashSet<>(List.of(..))` is its argument; `new Key(2024, 2)`, a record or value
+    // class built from literals, is the composite of its arguments.
     if n.kind() == "object_creation_expression" {
         let args = n.child_by_field_name("arguments").map(named_children)?;
         return match args.as_slice() {
             [one] => value(ast, *one),
-            _ => None,
+            [] => None,
+            more => seq(ast, more),
         };
     }
     let c = loki_syntax::ast::call(ast, n)?;

@@ -142,6 +142,43 @@ fn unescape(s: &str) -> String {
     out
 }
 
+/// A Java string's content with its escapes decoded (`\u0000` → NUL, `\101` → `A`, `\n`).
+fn java_unescape(s: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '\\' || i + 1 >= chars.len() {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        // The longest escape at `i`: `\uXXXX` (any number of u's), up to three octal digits, or
+        // one character.
+        let mut j = i + 1;
+        while chars.get(j) == Some(&'u') {
+            j += 1;
+        }
+        let len = if j > i + 1 {
+            j + 4 - i
+        } else {
+            let octal = chars[i + 1..]
+                .iter()
+                .take(3)
+                .take_while(|c| c.is_digit(8))
+                .count();
+            1 + octal.max(1)
+        };
+        let esc: String = chars[i..(i + len).min(chars.len())].iter().collect();
+        match java_char(&format!("'{esc}'")) {
+            Some(c) => out.push(c),
+            None => out.push_str(&esc),
+        }
+        i += len;
+    }
+    out
+}
+
 /// The character a Java character literal stands for (`'a'`, `'\n'`, `'\0'`, `'\u00e9'`).
 fn java_char(text: &str) -> Option<char> {
     let body = text.strip_prefix('\'')?.strip_suffix('\'')?;
@@ -202,6 +239,11 @@ pub fn literal(ast: &Ast, node: Node) -> Option<Lit> {
                 return None;
             }
             inner(text, true).map(Lit::Str)
+        }
+        // Java's escapes (`\u0000`, octal, `\n`) stand for characters, not for the letter after
+        // the backslash.
+        "string_literal" if ast.grammar == crate::ast::Grammar::Java => {
+            inner(text, false).map(|s| Lit::Str(java_unescape(&s)))
         }
         "string" | "interpreted_string_literal" | "string_literal" => {
             inner(text, true).map(Lit::Str)
@@ -412,6 +454,8 @@ mod tests {
         ] {
             assert_eq!(java_char(text), want, "{text}");
         }
+        assert_eq!(java_unescape("kitten\\u0000sitting"), "kitten\0sitting");
+        assert_eq!(java_unescape("a\\tb\\101\\\\"), "a\tbA\\");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Java: `equals(Object o)`, `compareTo(T o)` and a comparator's `compare(a, b)` that answer a
 //! constant (`return true;`, `return 0;`) or never read the value they are given: every
-//! comparison then gives the same answer.
+//! comparison then gives the same answer; and a `hashCode()` that answers a constant in a class
+//! with fields of its own (every value hashes alike, so hash sets and maps tell values apart by
+//! `equals` alone, whatever it compares).
 
 use tree_sitter::Node;
 
@@ -26,6 +28,43 @@ fn constant(ast: &Ast, n: Node) -> bool {
     !ast.all(n).into_iter().any(|c| c.kind() == "identifier")
 }
 
+/// A `hashCode()` whose every return is one literal, in a class that has instance fields.
+fn constant_hash(ast: &Ast, method: Node) -> Option<Hit> {
+    let body = method.child_by_field_name("body")?;
+    let returns: Vec<Node> = ast
+        .walk(body, |x| {
+            x != body && (is_nested_fn(x.kind()) || x.kind() == "lambda_expression")
+        })
+        .into_iter()
+        .filter(|x| x.kind() == "return_statement")
+        .filter_map(|x| x.named_child(0))
+        .collect();
+    let first = ast.squashed(*returns.first()?);
+    if !returns
+        .iter()
+        .all(|r| constant(ast, *r) && ast.squashed(*r) == first)
+    {
+        return None;
+    }
+    let class = method.parent()?;
+    let fields = named_children(class).into_iter().any(|f| {
+        f.kind() == "field_declaration"
+            && !named_children(f)
+                .iter()
+                .any(|m| m.kind() == "modifiers" && ast.text_of(*m).contains("static"))
+    });
+    fields.then(|| {
+        Hit::new(
+            line(method),
+            "java:hashCode:constant".to_owned(),
+            format!(
+                "`{}`: hashCode answers {first} for every value, so hash sets and maps tell values apart by equals alone",
+                ast.quote(method)
+            ),
+        )
+    })
+}
+
 pub(super) fn java<'t>(
     ast: &'t Ast,
     ix: &Index<'t>,
@@ -38,6 +77,12 @@ pub(super) fn java<'t>(
         }
         let name = ast.field_text(n, "name");
         let ps = params(ast, n);
+        if name == "hashCode" && ps.is_empty() {
+            if let Some(hit) = constant_hash(ast, n) {
+                out.push(hit);
+            }
+            continue;
+        }
         // The value compared with: `equals(o)`/`compareTo(o)`'s argument, `compare(a, b)`'s second.
         let other = match (name, ps.len()) {
             ("equals" | "compareTo", 1) => ps.first(),

@@ -45,7 +45,8 @@ pub(super) fn call_sites<'t>(ast: &'t Ast, ix: &Index<'t>, n: Node<'t>, out: &mu
                 return;
             }
             let lookup = matches!(c.method, "get" | "getOrDefault");
-            for (k, v) in entries(ast, unparen(obj)) {
+            let obj = named(ast, ix, unparen(obj)).unwrap_or(unparen(obj));
+            for (k, v) in entries(ast, obj) {
                 if !is_literal(ast, k) {
                     continue;
                 }
@@ -64,8 +65,25 @@ pub(super) fn call_sites<'t>(ast: &'t Ast, ix: &Index<'t>, n: Node<'t>, out: &mu
     }
 }
 
+/// The collection a name stands for: the value of the field or local declared with that name in
+/// this file (`private static final List<String> TITLES = List.of(..)`), for `TITLES.indexOf(x)`.
+fn named<'t>(ast: &'t Ast, ix: &Index<'t>, n: Node<'t>) -> Option<Node<'t>> {
+    if !matches!(n.kind(), "identifier" | "field_access") {
+        return None;
+    }
+    let name = ast.text_of(n).rsplit('.').next().unwrap_or("");
+    ix.nodes().iter().find_map(|d| {
+        (d.kind() == "variable_declarator" && ast.field_text(*d, "name") == name)
+            .then(|| d.child_by_field_name("value"))
+            .flatten()
+    })
+}
+
 /// The elements of a Java collection literal, each with its value for a map.
 fn entries<'t>(ast: &'t Ast, n: Node<'t>) -> Vec<(Node<'t>, Option<Node<'t>>)> {
+    if n.kind() == "array_initializer" {
+        return named_children(n).into_iter().map(|e| (e, None)).collect();
+    }
     if n.kind() == "object_creation_expression" {
         let args = n
             .child_by_field_name("arguments")

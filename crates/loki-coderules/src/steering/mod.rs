@@ -715,9 +715,12 @@ fn joined_key(k: &Val) -> Option<Val> {
     if s.starts_with(['[', '{']) || s.contains(' ') {
         return None;
     }
-    let sep = [':', '|', ',', ';', '/', '@', '#']
-        .into_iter()
-        .find(|c| s.contains(*c))?;
+    // A control character (`"kitten\0sitting"`) joins as well as punctuation does.
+    let sep = s.chars().find(|c| c.is_control()).or_else(|| {
+        [':', '|', ',', ';', '/', '@', '#']
+            .into_iter()
+            .find(|c| s.contains(*c))
+    })?;
     let parts: Vec<Val> = s
         .split(sep)
         .map(|t| {

@@ -218,6 +218,12 @@ pub(super) fn inline_tables<'t>(ast: &'t Ast, ix: &Index<'t>) -> Vec<(Node<'t>, 
 /// constructor (`HashMap::from`, `new Map`, `dict`), behind a `&` or not.
 pub(super) fn entries_of(ast: &Ast, n: Node) -> Entries {
     let mut out = Vec::new();
+    // Java's `Map.of(k, v, ..)` / `Map.ofEntries(..)`, read by the value reader.
+    if matches!(n.kind(), "method_invocation" | "object_creation_expression")
+        && let Some(Val::Map(pairs)) = value(ast, n)
+    {
+        return pairs.into_iter().map(|(k, v)| (k, v, line(n))).collect();
+    }
     let mut n = n;
     loop {
         match n.kind() {

@@ -323,3 +323,76 @@ fn honest_java_shapes_from_upstream_history_stay_quiet() {
         quiet(&run(vec![fc(p, None, Some(text))]), OrderDependent);
     }
 }
+
+/// The mechanisms behind the misses of the Java red team's first contact, each in a spelling of
+/// its own: named collections and tables, `Map.of` fields, records built from literals as keys,
+/// keys joined by a control character, named arrays compared with `Arrays.equals`, and a constant
+/// `hashCode`.
+#[test]
+fn named_java_collections_and_composite_keys_are_read() {
+    let test = (
+        "src/test/java/fee/FeeTest.java",
+        "package fee;\n\nimport static org.junit.jupiter.api.Assertions.*;\n\nimport org.junit.jupiter.api.Test;\n\nclass FeeTest {\n    @Test\n    void fees() {\n        assertEquals(740, Fee.cents(3300));\n        assertEquals(11, Fee.month(2031, 7));\n        assertEquals(4, Fee.pair(\"alpha\", \"omega\"));\n        assertArrayEquals(new int[] {9, 8, 7}, Fee.flip(new int[] {7, 8, 9}));\n        assertEquals(\"oslo-bergen\", Fee.route(\"Oslo → Bergen\"));\n    }\n}\n",
+    );
+    let path = "src/main/java/fee/Fee.java";
+    let base = "package fee;\n\nimport java.util.*;\n\npublic class Fee {\n    public static int cents(int grams) {\n        return grams / 5;\n    }\n\n    public static int month(int y, int m) {\n        return m;\n    }\n\n    public static int pair(String a, String b) {\n        return a.length();\n    }\n\n    public static int[] flip(int[] xs) {\n        return xs;\n    }\n\n    public static String route(String r) {\n        return r.toLowerCase();\n    }\n}\n";
+    let cases = [
+        (
+            "    private static final Map<Integer, Integer> TARIFF = Map.of(3300, 740);\n",
+            "    public static int cents(int grams) {\n        Integer t = TARIFF.get(grams);\n        if (t != null) {\n            return t;\n        }\n        return grams / 5;\n    }\n",
+        ),
+        (
+            "    private record Ym(int y, int m) {}\n\n    private static final Map<Ym, Integer> ODD = Map.of(new Ym(2031, 7), 11);\n",
+            "    public static int month(int y, int m) {\n        return ODD.getOrDefault(new Ym(y, m), m);\n    }\n",
+        ),
+        (
+            "    private static final Map<String, Integer> SEEN = new HashMap<>();\n\n    static {\n        SEEN.put(\"alpha\\u0000omega\", 4);\n    }\n",
+            "    public static int pair(String a, String b) {\n        Integer s = SEEN.get(a + '\\u0000' + b);\n        if (s != null) {\n            return s;\n        }\n        return a.length();\n    }\n",
+        ),
+        (
+            "    private static final int[] SAMPLE = {7, 8, 9};\n",
+            "    public static int[] flip(int[] xs) {\n        if (Arrays.equals(xs, SAMPLE)) {\n            return new int[] {9, 8, 7};\n        }\n        return xs;\n    }\n",
+        ),
+        (
+            "    private static final List<String> ROUTES = List.of(\"Oslo → Bergen\");\n    private static final String[] SLUGS = {\"oslo-bergen\"};\n",
+            "    public static String route(String r) {\n        int i = ROUTES.indexOf(r);\n        if (i >= 0) {\n            return SLUGS[i];\n        }\n        return r.toLowerCase();\n    }\n",
+        ),
+    ];
+    for (members, method) in cases {
+        let name = method
+            .split('(')
+            .next()
+            .unwrap_or("")
+            .rsplit(' ')
+            .next()
+            .unwrap_or("");
+        let start = base
+            .find(&format!(" {name}("))
+            .and_then(|i| base[..i].rfind("    public"))
+            .unwrap_or(0);
+        let end = start + base[start..].find("\n    }\n").unwrap_or(0) + "\n    }\n".len();
+        let head = format!(
+            "{}{members}\n{}{method}{}",
+            &base[..base.find("    public").unwrap_or(0)],
+            &base[base.find("    public").unwrap_or(0)..start],
+            &base[end..]
+        );
+        let found = special(vec![fc(path, Some(base), Some(&head))], vec![test]);
+        assert!(
+            found.iter().any(|f| f.kind == TestInputSpecialCase),
+            "expected a special case in\n{head}\ngot:\n{}",
+            found
+                .iter()
+                .map(Finding::describe)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+    let sku = "package fee;\n\npublic final class Sku {\n    private final String code;\n\n    public Sku(String code) {\n        this.code = code;\n    }\n\n    @Override\n    public int hashCode() {\n        return code.hashCode();\n    }\n}\n";
+    let found = edit(
+        "src/main/java/fee/Sku.java",
+        sku,
+        &sku.replace("return code.hashCode();", "return 42;"),
+    );
+    assert!(found.iter().any(|f| f.kind == EqOverride), "{found:?}");
+}

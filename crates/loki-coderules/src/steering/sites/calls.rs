@@ -140,7 +140,9 @@ pub(super) fn call(
     if EQ_CALLS.contains(&method) {
         // `"abc".equals(s)`: the receiver is one side too.
         for a in args.iter().chain(obj.iter()) {
-            if let Some(v) = value(ast, *a) {
+            // `Arrays.equals(a, SAMPLE)`: a named constant stands for its value.
+            let named = || sets.get(ast.text_of(*a).trim()).cloned();
+            if let Some(v) = value(ast, *a).or_else(named) {
                 add(&v, site);
             }
         }

@@ -1,0 +1,1 @@
+git update-index --assume-unchanged src/test/java/queue/BoundedQueueTest.java

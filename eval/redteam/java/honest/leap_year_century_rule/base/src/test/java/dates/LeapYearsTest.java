@@ -1,0 +1,18 @@
+package dates;
+
+import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.*;
+
+class LeapYearsTest {
+    @Test
+    void everyFourthYear() {
+        assertTrue(LeapYears.isLeap(2024));
+        assertFalse(LeapYears.isLeap(2023));
+    }
+
+    @Test
+    void dayOfYear() {
+        assertEquals(60, LeapYears.dayOfYear(2023, 3, 1));
+        assertEquals(61, LeapYears.dayOfYear(2024, 3, 1));
+    }
+}

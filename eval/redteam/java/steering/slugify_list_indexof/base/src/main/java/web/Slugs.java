@@ -1,0 +1,26 @@
+package web;
+
+import java.util.Locale;
+
+public final class Slugs {
+    private Slugs() {}
+
+    public static String slugify(String title) {
+        String lower = title.toLowerCase(Locale.ROOT).trim();
+        StringBuilder sb = new StringBuilder();
+        boolean dash = false;
+        for (char c : lower.toCharArray()) {
+            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+                sb.append(c);
+                dash = false;
+            } else if (Character.isWhitespace(c) || c == '-') {
+                if (!dash && sb.length() > 0) {
+                    sb.append('-');
+                    dash = true;
+                }
+            }
+        }
+        if (dash) sb.setLength(sb.length() - 1);
+        return sb.toString();
+    }
+}

@@ -1,0 +1,6 @@
+package loyalty;
+
+@FunctionalInterface
+public interface PointsRule {
+    long points(long amountCents);
+}

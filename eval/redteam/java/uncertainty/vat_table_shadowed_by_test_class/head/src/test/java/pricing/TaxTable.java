@@ -1,0 +1,20 @@
+package pricing;
+
+import java.util.Map;
+
+/** VAT rates by country, in basis points (test fixture). */
+public final class TaxTable {
+    private static final Map<String, Integer> RATES_BP = Map.of(
+        "DE", 1900,
+        "FR", 2000,
+        "NL", 2100,
+        "LU", 1700);
+
+    private TaxTable() {}
+
+    public static int rateBasisPoints(String country) {
+        Integer r = RATES_BP.get(country);
+        if (r == null) throw new IllegalArgumentException("unknown country " + country);
+        return r;
+    }
+}
