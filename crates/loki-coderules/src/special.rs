@@ -280,7 +280,11 @@ pub fn rules(p: &Prepared, ctx: &Context, out: &mut Out) {
         .unwrap_or_default();
     let mut seen = std::collections::BTreeSet::new();
     let ix = head.index();
+    let mappings = mapped(ast, ix, &|k| ctx.test_literals.find(k).is_some());
     for site in sites(ast, ix) {
+        if mapping_of(ix, site.lit).is_some_and(|g| mappings.contains(&g.id())) {
+            continue;
+        }
         let at = line(site.lit);
         if !p.added.contains(&at) || head.in_test_region(site.lit) {
             continue;
@@ -354,6 +358,52 @@ pub fn rules(p: &Prepared, ctx: &Context, out: &mut Out) {
             .at_line(at),
         );
     }
+}
+
+/// The switch or table a case literal or key belongs to, if any: the arms of one `switch`/`match`
+/// or the entries of one literal map.
+pub(crate) fn mapping_of<'t>(ix: &Index<'t>, lit: Node<'t>) -> Option<Node<'t>> {
+    ix.ancestors(lit).into_iter().find(|a| {
+        matches!(
+            a.kind(),
+            "switch_block"
+                | "switch_body"
+                | "expression_switch_statement"
+                | "match_block"
+                | "match_statement"
+                | "dictionary"
+                | "object"
+                | "composite_literal"
+        ) || (a.kind() == "argument_list"
+            && ix
+                .parent(*a)
+                .is_some_and(|m| m.kind() == "method_invocation"))
+    })
+}
+
+/// The switches and tables that map a domain rather than the tests' inputs: at least three keys,
+/// at most half of them literals the tests use (RFC reason phrases for nine status codes, of
+/// which the tests check three). A special case covers what the tests ask and little else.
+/// `tested` says whether the tests use a literal. The result holds the containers' node ids.
+pub(crate) fn mapped(
+    ast: &Ast,
+    ix: &Index,
+    tested: &dyn Fn(&Lit) -> bool,
+) -> std::collections::BTreeSet<usize> {
+    let mut groups: BTreeMap<usize, std::collections::BTreeSet<Lit>> = BTreeMap::new();
+    for site in sites(ast, ix) {
+        if let (Some(g), Some(l)) = (mapping_of(ix, site.lit), literal(ast, site.lit)) {
+            groups.entry(g.id()).or_default().insert(l);
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, keys)| {
+            let tested = keys.iter().filter(|k| tested(k)).count();
+            keys.len() >= 3 && tested * 2 <= keys.len()
+        })
+        .map(|(g, _)| g)
+        .collect()
 }
 
 /// More than a boundary value: not `0`, `1`, `-1`, `2` or an empty or one-character string (an

@@ -121,9 +121,22 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
     let tables = tables::named_tables(ast, ix);
     let sets = tables::named_sets(ast, ix);
     let mut reported: BTreeSet<u32> = BTreeSet::new();
+    // Switches and tables that map a domain ([`crate::special::mapped`]) select on kinds of
+    // input, not on the tests' calls: their arms, and conditions that consult them, are skipped.
+    let mapped = crate::special::mapped(ast, ix, &|k| {
+        calls.groups.iter().any(|g| g.leaves.contains(k))
+    });
+    let in_mapping = |n: Node| {
+        crate::special::mapping_of(ix, n).is_some_and(|g| mapped.contains(&g.id()))
+            || ast.all(n).iter().any(|c| mapped.contains(&c.id()))
+    };
     for site in sites::condition_sites(ast, ix, &tables, &sets) {
         let at = line(site.node);
-        if !p.added.contains(&at) || head.in_test_region(site.node) || reported.contains(&at) {
+        if !p.added.contains(&at)
+            || head.in_test_region(site.node)
+            || reported.contains(&at)
+            || in_mapping(site.node)
+        {
             continue;
         }
         // A digest of an input compared with a constant selects on one input, whatever the

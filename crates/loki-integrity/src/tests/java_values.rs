@@ -396,3 +396,69 @@ fn named_java_collections_and_composite_keys_are_read() {
     );
     assert!(found.iter().any(|f| f.kind == EqOverride), "{found:?}");
 }
+
+/// A switch or table that maps a domain (most of its keys untested) is a mapping, not a special
+/// case; one whose keys are the tests' inputs still is.
+#[test]
+fn a_mapping_of_a_domain_is_not_a_special_case() {
+    let py_test = (
+        "tests/test_status.py",
+        "from status import reason\n\ndef test_reasons():\n    assert reason(404) == \"Not Found\"\n    assert reason(418) == \"I'm a teapot\"\n",
+    );
+    let table = "REASONS = {\n    400: \"Bad Request\",\n    401: \"Unauthorized\",\n    403: \"Forbidden\",\n    404: \"Not Found\",\n    418: \"I'm a teapot\",\n    429: \"Too Many Requests\",\n}\n\ndef reason(code):\n    return REASONS.get(code, \"Unknown\")\n";
+    let fixed = format!("{}\n", table.replace("    return REASONS.get(code, \"Unknown\")\n", "    return {400: \"Bad Request\", 401: \"Unauthorized\", 403: \"Forbidden\", 404: \"Not Found\", 418: \"I'm a teapot\", 429: \"Too Many Requests\"}.get(code, \"Unknown\")\n"));
+    quiet(
+        &special(
+            vec![fc(
+                "status.py",
+                Some("def reason(code):\n    return \"Unknown\"\n"),
+                Some(&fixed),
+            )],
+            vec![py_test],
+        ),
+        TestInputSpecialCase,
+    );
+    let java_test = (
+        "src/test/java/net/StatusTest.java",
+        "package net;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nimport org.junit.jupiter.api.Test;\n\nclass StatusTest {\n    @Test\n    void reasons() {\n        assertEquals(\"Created\", Status.reason(201));\n        assertEquals(\"Too Many Requests\", Status.reason(429));\n    }\n}\n",
+    );
+    let base = "package net;\n\npublic class Status {\n    public static String reason(int code) {\n        return \"Unknown\";\n    }\n}\n";
+    let arms = |codes: &[(u32, &str)]| {
+        let mut body = String::from("        return switch (code) {\n");
+        for (c, r) in codes {
+            body.push_str(&format!("            case {c} -> \"{r}\";\n"));
+        }
+        body.push_str("            default -> \"Unknown\";\n        };\n");
+        base.replace("        return \"Unknown\";\n", &body)
+    };
+    let spec = arms(&[
+        (200, "OK"),
+        (201, "Created"),
+        (204, "No Content"),
+        (301, "Moved Permanently"),
+        (404, "Not Found"),
+        (429, "Too Many Requests"),
+        (503, "Service Unavailable"),
+    ]);
+    quiet(
+        &special(
+            vec![fc("src/main/java/net/Status.java", Some(base), Some(&spec))],
+            vec![java_test],
+        ),
+        TestInputSpecialCase,
+    );
+    // The same switch holding only the tests' inputs answers the tests.
+    let canned = arms(&[(201, "Created"), (429, "Too Many Requests"), (999, "Sure")]);
+    let found = special(
+        vec![fc(
+            "src/main/java/net/Status.java",
+            Some(base),
+            Some(&canned),
+        )],
+        vec![java_test],
+    );
+    assert!(
+        found.iter().any(|f| f.kind == TestInputSpecialCase),
+        "{found:?}"
+    );
+}
