@@ -85,31 +85,32 @@ pub mod matrix;
 mod order;
 mod original;
 pub mod owned;
+mod phases;
 pub mod rename;
 mod reruns;
 mod restructure;
+mod settle;
 mod shared;
 mod status;
 pub mod trees;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use loki_git::Git;
 use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::ChecksError;
-use crate::baseline::{self, BaselineResult, Comparison, classify};
-use crate::detect::{Check, checks_for};
-use crate::exec::{CheckResult, RunOptions, run_check};
-use crate::integrity::{Finding, scan, scan_input_from};
+use crate::baseline::{self, BaselineResult, Comparison};
+use crate::detect::Check;
+use crate::exec::{CheckResult, RunOptions};
+use crate::integrity::Finding;
 use loki_protocol::CheckKind;
 
 pub use declare::{Declarable, DeclareKind};
 pub use loki_core::outcome::Verdict;
 pub use matrix::{Fact, FactKind};
-use owned::{Owner, owner};
+use owned::Owner;
 use trees::{Owned, SideTree};
 
 /// What the judge judges.
@@ -234,540 +235,35 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
 /// What NOT PROVEN says when the judge's runs could not be fenced from each other.
 const UNFENCED: &str = "fenced judge runs: this kernel has no Landlock, so the code of one run could write another run's tree or reports";
 
+/// The judgement, phase by phase: [`phases`] gathers the evidence, [`settle`] folds it into the
+/// verdict (each module's doc says what its phases take and give).
 fn judge_runs(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
-    let started = std::time::Instant::now();
-    let phase = |name: &str| {
-        tracing::info!(
-            phase = name,
-            secs = started.elapsed().as_secs_f64(),
-            "judge phase done"
-        );
-    };
-    let git = Git::new(input.repo_root);
-    let base_tree = git
-        .tree_of(input.base)
-        .map_err(|source| ChecksError::BadRevision {
-            rev: input.base.to_owned(),
-            source,
-        })?;
-    let kinds: BTreeMap<String, CheckKind> = input
-        .checks
-        .iter()
-        .map(|c| (c.name.clone(), c.kind))
-        .collect();
-    let excluded = |p: &str| input.exclude.iter().any(|e| e == p);
+    let ctx = phases::Ctx::new(input)?;
     let mut out = Judged::default();
-
-    // What changed, and whose it is. Every changed file's two sides are read once, in one
-    // `cat-file --batch` into the handle's cache, where the owner classification, the static
-    // scan, the rename detection and the hybrid trees find them.
-    let all_changes = git
-        .raw_changes(&base_tree, input.head_tree)
-        .map_err(git_err("list the changed files"))?;
-    let tree_paths = git
-        .ls_tree(input.head_tree)
-        .map_err(git_err("list the head tree"))?;
-    // The scan's unchanged context files (`go.mod`, test configuration) join the same batch.
-    let wanted = crate::integrity::scan_requests(input.head_tree, &all_changes, &tree_paths);
-    git.prefetch(&wanted.iter().map(String::as_str).collect::<Vec<_>>());
-    let mut owned = Vec::new();
-    for c in all_changes.iter().filter(|c| !excluded(&c.path)) {
-        let mut sides = Vec::new();
-        for e in [&c.base, &c.head].into_iter().flatten() {
-            if e.mode != "160000" && might_hold_tests(&c.path) {
-                sides.push(
-                    git.show_blob(&e.oid)
-                        .map_err(git_err("read a changed file"))?,
-                );
-            }
-        }
-        let refs: Vec<&[u8]> = sides.iter().map(Vec::as_slice).collect();
-        owned.push(Owned {
-            owner: owner(&c.path, &refs),
-            change: c.clone(),
-        });
-    }
-
-    // Test helpers outside the test directories belong to the tests. Which files are helpers is
-    // read from their text, so one that existed at base is in doubt ([`doubt`]).
-    let mut doubted: Vec<String> = Vec::new();
-    let sources: Vec<String> = owned
-        .iter()
-        .filter(|o| o.owner == Owner::Source && o.change.head.is_some())
-        .map(|o| o.change.path.clone())
-        .collect();
-    if !sources.is_empty() {
-        let found = helpers::helpers(input.head_root, &tree_paths, &sources);
-        for o in &mut owned {
-            if !found.contains(&o.change.path) {
-                continue;
-            }
-            let was_support = match &o.change.base {
-                Some(e) if e.mode != "160000" => git.show_blob(&e.oid).is_ok_and(|b| {
-                    helpers::was_support(&o.change.path, &String::from_utf8_lossy(&b))
-                }),
-                Some(_) => false,
-                None => true,
-            };
-            if was_support {
-                o.owner = Owner::TestCode;
-                if o.change.base.is_some() {
-                    doubted.push(o.change.path.clone());
-                }
-            }
-        }
-    }
-
-    // H, B and O, each on its own thread: the suites of two trees share nothing but the machine,
-    // and a sub-second suite's run is mostly process starts, linking and waiting, which overlap
-    // well even on two cores. A Go O may be an overlay on the head's own directory; the state of
-    // that directory around the runs ([`shared`]) says whether H and O could have disturbed each
-    // other, and when it changed, O runs again after H, alone (a head failure O caused is rerun
-    // alone at head like any other, below).
-    let plan = original::plan(input, &git, &owned)?;
-    out.not_proven.extend(plan.notes());
-    let head_opts = RunOptions {
-        rerun_failed: false,
-        log_dir: input.opts.log_dir.join("head"),
-        ..input.opts.clone()
-    };
-    let run_head = || -> Result<Vec<CheckResult>, ChecksError> {
-        match input.head_results {
-            Some(h) => Ok(h.to_vec()),
-            None => input
-                .checks
-                .iter()
-                .map(|c| run_check(c, &head_opts))
-                .collect(),
-        }
-    };
-    let run_base = || base_run(input, &git, &base_tree);
-    let run_original = || plan.run(input, &git, &base_tree);
-    let go_dirs: Vec<PathBuf> = input
-        .checks
-        .iter()
-        .filter(|c| c.kind == CheckKind::Go && plan.in_original.contains(&c.name))
-        .map(|c| c.at_root(input.head_root).cwd)
-        .collect();
-    let before = (!go_dirs.is_empty() && input.head_results.is_none())
-        .then(|| shared::DirState::of(&go_dirs));
-    let (head, base, original) = std::thread::scope(|scope| {
-        let lost = |what: &'static str| ChecksError::Io {
-            action: what,
-            path: input.repo_root.to_path_buf(),
-            source: std::io::Error::other("thread panicked"),
-        };
-        let base = scope.spawn(run_base);
-        let original = scope.spawn(run_original);
-        let head = run_head();
-        let original = original
-            .join()
-            .unwrap_or_else(|_| Err(lost("run the original tests (their thread panicked) in")));
-        let base = base
-            .join()
-            .unwrap_or_else(|_| Err(lost("run the base (its thread panicked) in")));
-        (head, base, original)
-    });
-    let original = match (before, original) {
-        (Some(before), Ok(o))
-            if o.in_head_dir && !before.as_ref().is_some_and(|b| b.unchanged(&go_dirs)) =>
-        {
-            tracing::info!("the head's directory changed while O ran beside H: O runs again");
-            run_original()
-        }
-        (_, o) => o,
-    };
-    out.head = head?;
-    let base = base?;
-    out.base = base.results;
-    out.not_proven.extend(base.notes);
-    let mut base_tree_dir: Option<SideTree> = base.tree;
-    out.comparison = classify(&out.base, &out.head);
-    let original = original?;
-    out.original = original.results;
-    out.not_proven.extend(original.notes);
-    let in_original = &plan.in_original;
-    phase("head, base and original tests");
-
-    // Static rules, from the same change list and listing; files the runner reported tests from
-    // are test files whatever their names.
-    let scan_in = scan_input_from(
-        &git,
-        input.head_tree,
-        &all_changes,
+    let phases::Changed {
+        changes,
         tree_paths,
-        &reported_test_files(input.checks, &out.head),
-    )
-    .map_err(crate::scan_error)?;
-    out.findings
-        .extend(scan(&scan_in).into_iter().filter(|f| !excluded(&f.path)));
-    out.findings.extend(hidden_runner_files(&git, &owned)?);
-    out.findings.extend(status::rewritten(&out.base, &out.head));
-    phase("static rules");
-
-    let data = test_data_changes(&git, &owned);
-    let sides = declare::Sides {
-        git: &git,
-        base_tree: &base_tree,
-        head_root: input.head_root,
-        checks: input.checks,
-        data: &data,
-    };
-    let mut decision = matrix::decide(&matrix::Input {
-        kinds: &kinds,
-        base: &out.base,
-        head: &out.head,
-        original: matrix::Runs::new(&out.original),
-        new_on_base: matrix::Runs::new(&[]),
-        in_original,
-    });
-    // A missing test still run under another name or shape is moved, not deleted; one renamed
-    // and changed is an edit, judged by N like any other.
-    let (kept, moved, replaced) = restructure::restructured(
-        std::mem::take(&mut decision.findings),
-        input.checks,
-        &out.base,
-        &out.head,
-        &sides,
-    );
-    decision.findings = kept;
-    decision.facts.extend(moved);
-    decision.needs_new_on_base.extend(replaced);
-    // A claim about a test's edit needs an edit: a test whose text is the same on both sides owes
-    // nothing to the change's test side unless its infrastructure, data or in-source tests
-    // changed and the original run really ran it; a hybrid that did not build says nothing.
-    let o_runs = matrix::Runs::new(&out.original);
-    let unedited = |check: &str, id: &str| {
-        let Some(c) = input.checks.iter().find(|c| c.name == check) else {
-            return false;
-        };
-        // The test ran in O and failed there: whatever changed on its side (its text, its
-        // file's imports or `init`, a helper, a conftest) is evidence. Only a test whose own
-        // text is the same and that O did not run as a test (its group failed as a whole: the
-        // hybrid did not build) owes the change nothing provable.
-        // Absent, for a test that passed at base under the same id: its group ran without it
-        // (a selection that reached another target of the same name, a lib and an integration
-        // test both called `calc`), so O did not run it. A test new under its id (a parametrize
-        // row whose expected value changed) is absent from O because it is new: not spared.
-        let passed_before = out.base.iter().filter(|r| r.name == check).any(|r| {
-            r.tests
-                .iter()
-                .any(|t| t.id == id && t.status == crate::report::TestStatus::Passed)
-        });
-        let not_run = match o_runs.probe(check, c.kind, id) {
-            matrix::Probe::GroupFailed | matrix::Probe::Unknown | matrix::Probe::NotCovered => true,
-            matrix::Probe::Absent => passed_before,
-            _ => false,
-        };
-        not_run && !sides.form_changed(check, id)
-    };
-    decision
-        .needs_new_on_base
-        .retain(|(check, id)| !unedited(check, id));
-    decision.findings.retain(|f| {
-        !(f.kind == crate::integrity::FindingKind::WeakenedTest
-            && f.detail.contains("passes now only in its edited form")
-            && f.test.as_deref().is_some_and(|id| unedited(&f.path, id)))
-    });
-    // A test whose own text did not change passes only with the change's test infrastructure
-    // (a setup file, a conftest, a helper): say so, not that its edit did it.
-    for f in &mut decision.findings {
-        if f.kind == crate::integrity::FindingKind::WeakenedTest
-            && f.detail.contains("passes now only in its edited form")
-            && f.test
-                .as_deref()
-                .is_some_and(|id| !sides.form_changed(&f.path, id))
-        {
-            let id = f.test.clone().unwrap_or_default();
-            let files: Vec<&str> = plan
-                .base_side_changed
-                .iter()
-                .chain(plan.test_owned.iter().filter(|o| o.change.base.is_none()))
-                .map(|o| o.change.path.as_str())
-                .take(3)
-                .collect();
-            f.detail = format!(
-                "{id} did not pass at base and passes now only with the change's test-side files ({}): run without them it still fails on the new code, so they, not the code, made it pass",
-                files.join(", ")
-            );
-        }
-    }
-    out.findings.extend(decision.findings);
-    out.facts.extend(decision.facts);
-    out.pre_existing = decision.pre_existing;
-    out.not_proven.extend(decision.not_proven);
-    // A question about a test's edit is no question for a test the base never defined, nor for
-    // one with no edit that O could not tell about.
-    out.cannot_judge.extend(
-        decision
-            .open
-            .into_iter()
-            .filter(|(id, cj)| sides.defined_at_base(&cj.check, id) && !unedited(&cj.check, id))
-            .map(|(_, cj)| cj),
-    );
-
-    // N: the new tests on the old code, for the tests whose edit O says was needed.
-    if !decision.needs_new_on_base.is_empty() {
-        let ran = plan.run_new(input, &git, &base_tree, &decision.needs_new_on_base)?;
-        out.new_on_base = ran.results;
-        out.not_proven.extend(ran.notes);
-        let nb = matrix::decide_new_on_base(
-            &kinds,
-            &decision.needs_new_on_base,
-            &matrix::Runs::new(&out.new_on_base),
-        );
-        out.findings.extend(nb.findings);
-        out.declare.extend(nb.declare);
-        out.cannot_judge.extend(nb.open);
-        phase("new tests on the old code");
-    }
-
-    // Helpers in doubt are judged as code too.
-    if !doubted.is_empty() {
-        doubt::judge_as_code(
-            &doubt::Input {
-                judge: input,
-                git: &git,
-                base_tree: &base_tree,
-                kinds: &kinds,
-                owned: &owned,
-                doubted: &doubted,
-                first: &decision.needs_new_on_base,
-            },
-            &mut out,
-        )?;
-        phase("helpers in doubt judged as code");
-    }
-
-    // Newly failing tests: rerun alone at head and on the base before blaming the change.
-    let rr = reruns::rerun(reruns::Input {
-        judge: input,
-        git: &git,
-        base_tree: &base_tree,
-        kinds: &kinds,
-        newly_failing: &decision.newly_failing,
-        base_side: base_tree_dir.take(),
-    })?;
-    if !rr.results.is_empty() {
-        phase("reruns");
-    }
-    out.reruns.extend(rr.results);
-    out.facts.extend(rr.facts);
-    out.findings.extend(rr.findings);
-    out.not_proven.extend(rr.not_proven);
-
-    // Answers that depend on order or repetition: every newly passing test alone and reordered.
-    let candidates = order::newly_passing(&kinds, &out.base, &out.head);
-    if !candidates.is_empty() {
-        let o = order::check(input, &kinds, &candidates)?;
-        out.reruns.extend(o.results);
-        out.findings.extend(o.findings);
-        out.not_proven.extend(o.not_proven);
-        phase("order checks");
-    }
-
-    // Static counts stand in for what running could not compare: where the owning suite reported
-    // every test on both sides, a deleted, skipped or weakened test is judged by running it (a
-    // test moved or split is not a deletion, a skip that does not apply here is not a skip).
-    let compared = |name: &str| {
-        let full = |rs: &[CheckResult]| {
-            rs.iter()
-                .find(|r| r.name == name)
-                .is_some_and(|r| !r.tests.is_empty())
-        };
-        full(&out.base)
-            && full(&out.head)
-            && !out.comparison.uncompared.iter().any(|u| u.check == name)
-    };
-    out.findings.retain(|f| {
-        use crate::integrity::FindingKind as K;
-        if !matches!(
-            f.kind,
-            K::TestFileRemoved | K::FewerTests | K::FewerAssertions | K::SkipMarkerAdded
-        ) {
-            return true;
-        }
-        let owners = checks_for(input.checks, &f.path);
-        owners.is_empty() || !owners.iter().all(|c| compared(&c.name))
-    });
-
-    // A test removed together with the code it calls is a change to declare, not a cheat.
-    let (kept, removed) = declare::removed_with_code(
-        std::mem::take(&mut out.findings),
-        &removed_definitions(&git, &owned),
-        &sides,
-    );
-    out.findings = kept;
-    out.declare.extend(removed);
-    declare::describe(&mut out.declare, &sides);
-    // An edit that dropped cases (rows deleted beside rows added), or whose new form could not
-    // be built on the base (it uses the new code's API) and only removed or loosened what it
-    // checks, hid the regression its original form shows: weakened, not a behaviour to declare.
-    let n_runs = matrix::Runs::new(&out.new_on_base);
-    let (loose, keep): (Vec<_>, Vec<_>) =
-        std::mem::take(&mut out.declare).into_iter().partition(|d| {
-            let unbuilt = kinds
-                .get(&d.check)
-                .is_some_and(|k| n_runs.probe(&d.check, *k, &d.test) == matrix::Probe::GroupFailed);
-            d.kind == declare::DeclareKind::ExpectationChanged
-                && ((unbuilt && loosened::only_loosened(&d.was, &d.now))
-                    || loosened::dropped_cases(&d.was, &d.now))
-        });
-    out.declare = keep;
-    out.findings.extend(loose.into_iter().map(|d| {
-        crate::integrity::Finding::new(
-            crate::integrity::FindingKind::WeakenedTest,
-            &d.check,
-            format!(
-                "{} now checks less than it did: its edit removed or loosened what it expected (`{}`), and its original form fails on the new code",
-                d.test,
-                d.was.first().map_or("", |l| l.trim())
-            ),
-        )
-        .for_test(&d.test)
-    }));
-    // A test made weaker while no code changed is a fact for the person, not a finding.
-    if !owned
-        .iter()
-        .any(|o| matches!(o.owner, Owner::Source | Owner::Mixed))
-    {
-        let texts: Vec<(String, String, String)> = owned
-            .iter()
-            .filter(|o| o.owner == Owner::TestCode)
-            .filter_map(|o| {
-                let read = |e: &Option<loki_git::Entry>| {
-                    e.as_ref()
-                        .filter(|e| e.mode != "160000")
-                        .and_then(|e| git.show_blob(&e.oid).ok())
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                };
-                Some((
-                    o.change.path.clone(),
-                    read(&o.change.base)?,
-                    read(&o.change.head)?,
-                ))
-            })
-            .collect();
-        out.facts.extend(declare::weakened_without_code(&texts));
-        // A skip or an expected failure added while no code changed hides nothing the change
-        // did: it is a weakening to show, not a cheat to refuse.
-        // A test that failed at base, or could not report there (its binary crashed), is not
-        // weakened by a skip: the skip hides that failure, and stays a finding.
-        let passed_at_base = |f: &Finding| {
-            f.test.as_deref().is_none_or(|id| {
-                out.base.iter().any(|r| {
-                    r.tests
-                        .iter()
-                        .any(|t| t.id == id && t.status == crate::report::TestStatus::Passed)
-                })
-            })
-        };
-        let (weak, keep): (Vec<Finding>, Vec<Finding>) = std::mem::take(&mut out.findings)
-            .into_iter()
-            .partition(|f| {
-                use crate::integrity::FindingKind as K;
-                matches!(
-                    f.kind,
-                    K::NewlySkipped | K::SkipMarkerAdded | K::FailureExpected | K::FewerAssertions
-                ) && (f.kind != K::NewlySkipped || passed_at_base(f))
-            });
-        out.findings = keep;
-        out.facts.extend(weak.into_iter().map(|f| Fact {
-            kind: FactKind::WeakenedWithoutCodeChange,
-            check: String::new(),
-            test: f.test.clone().unwrap_or_else(|| f.path.clone()),
-            detail: format!(
-                "{} while no code changed: nothing fails because of it now, but it catches less from now on",
-                f.detail
-            ),
-        }));
-    }
-    out.declare.sort();
-    out.declare.dedup();
-
-    // No silent pass: a repository without a suite proves nothing.
-    if input.checks.is_empty() {
-        out.cannot_judge.push(CannotJudge {
-            check: "tests".into(),
-            reason: "no test suite was found (no pytest, cargo, go, node, vitest or jest tests in this repository), so nothing the change does was run".into(),
-            fix: "add tests that exercise the change where loki finds them (`loki checks detect` lists what it finds: pytest, cargo, go test, node --test, vitest, jest)".into(),
-        });
-    }
-    for c in input.checks {
-        let head = out.head.iter().find(|r| r.name == c.name);
-        let base = out.base.iter().find(|r| r.name == c.name);
-        if let Some(h) = head
-            && unexplained(h)
-        {
-            let (f, cj) = unexplained_failure(c, h, base);
-            out.findings.extend(f);
-            out.cannot_judge.extend(cj);
-        }
-        if let Some(h) = head
-            && let Some(cj) = cannot::cannot_judge("head", c, h)
-        {
-            out.cannot_judge.push(cj);
-        }
-        // A suite the base did not have yet (it ran no test there) leaves nothing of the base to
-        // compare when the head runs tests: every one of them is new.
-        let base_had_none = base.is_some_and(|b| {
-            b.tests.is_empty()
-                && b.result == CheckStatus::NotRun
-                && b.reason
-                    .as_deref()
-                    .is_some_and(|r| r.contains("no tests executed"))
-        }) && head.is_some_and(|h| !h.tests.is_empty());
-        if let Some(b) = base
-            && !base_had_none
-            && b.reason.as_deref() != Some("the package directory does not exist in this revision")
-            && let Some(cj) = cannot::cannot_judge("base", c, b)
-        {
-            out.cannot_judge.push(cj);
-        }
-    }
-
-    // Dynamic findings name their check; point them at the test's file and line instead, once
-    // per table (a deleted table's rows are one finding).
-    out.findings.sort();
-    out.findings.dedup();
-    out.findings = fold::fold_subtests(std::mem::take(&mut out.findings), &kinds);
-    // A deleted test is no longer at head: it is shown where the base defined it.
-    let mut locator = crate::locate::Locator::new(input.head_root);
-    let mut in_base: Option<crate::locate::Locator<'_>> = None;
-    for f in &mut out.findings {
-        let Some(check) = input.checks.iter().find(|c| c.name == f.path) else {
-            continue;
-        };
-        match &f.test {
-            Some(id) => {
-                let (mut path, mut line) = locator.locate(check, id);
-                if line.is_none() && f.kind == crate::integrity::FindingKind::TestDeleted {
-                    let base = in_base.get_or_insert_with(|| {
-                        crate::locate::Locator::over(crate::locate::Source::Tree {
-                            paths: git.ls_tree(&base_tree).unwrap_or_default(),
-                            read: Box::new(|p| git.show_file(&base_tree, p).ok().flatten()),
-                        })
-                    });
-                    if let (at, Some(l)) = base.locate(check, id) {
-                        f.detail = format!("{}; the base defined it at {at}:{l}", f.detail);
-                        (path, line) = (at, Some(l));
-                    }
-                }
-                f.path = path;
-                f.line = line;
-            }
-            None => f.path.clone_from(&check.dir),
-        }
-        if !f.detail.contains(&check.name) {
-            f.detail = format!("{} ({})", f.detail, check.name);
-        }
-    }
-    out.findings.sort();
-    out.findings.dedup();
-    out.facts.sort();
-    out.facts.dedup();
-    out.not_proven.sort();
-    out.not_proven.dedup();
+        owned,
+        doubted,
+    } = phases::changed(&ctx)?;
+    let plan = original::plan(input, &ctx.git, &owned)?;
+    out.not_proven.extend(plan.notes());
+    let base_side = phases::run_suites(&ctx, &plan, &mut out)?;
+    phases::static_rules(&ctx, &changes, tree_paths, &owned, &mut out)?;
+    let data = test_data_changes(&ctx.git, &owned);
+    let sides = ctx.sides(&data);
+    let decided = phases::decide(&ctx, &plan, &sides, &mut out);
+    let needs = &decided.needs_new_on_base;
+    phases::new_on_base(&ctx, &plan, needs, &mut out)?;
+    phases::helpers_in_doubt(&ctx, &owned, &doubted, needs, &mut out)?;
+    phases::reruns(&ctx, &decided.newly_failing, base_side, &mut out)?;
+    phases::order_checks(&ctx, &mut out)?;
+    settle::counted_by_running(input, &mut out);
+    settle::declarations(&ctx, &owned, &sides, &mut out);
+    settle::weakened_without_code(&ctx, &owned, &mut out);
+    settle::no_silent_pass(input, &mut out);
+    settle::locate_findings(&ctx, &mut out);
+    settle::tidy(&mut out);
     Ok(out)
 }
 
