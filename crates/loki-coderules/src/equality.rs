@@ -18,7 +18,8 @@
 //!   functions with a constant result or an unread argument; in any file, `expect.extend` that
 //!   redefines a built-in matcher (`toBe`, `toEqual`, ..) or adds one whose `pass` is always true.
 //! - Java `equals(Object)`, `compareTo(T)` and a comparator's `compare(a, b)` with a constant
-//!   result or an unread argument.
+//!   result or an unread argument, a constant `hashCode()`, and an `equals` that compares fewer of
+//!   its class's fields than it did at base.
 //!
 //! # Submodules
 //! One per language: `python`, `rust`, `go`, `js`, `java`; this module holds the shared verdict on a
@@ -108,6 +109,12 @@ pub fn rules(p: &Prepared, out: &mut Out) {
         |side, role| hits(side, role, &base_derived, existed),
         out,
     );
+    if let (Some(base), Some(head)) = (&p.base, &p.head)
+        && head.ast.grammar == Grammar::Java
+        && p.role == Role::Source
+    {
+        java::narrowed(p, base.ast, head.ast, out);
+    }
 }
 
 /// Every equality override in one side (library code only, except the matcher and cmp rules;

@@ -339,6 +339,24 @@ pub(super) fn items_at(path: &str, text: &str, lines: &[u32]) -> Vec<String> {
             *b = span;
         }
     }
+    // A Java method's name line is not where it starts: its annotations (`@Test`,
+    // `@CsvSource({..})`, `@MethodSource`) come first and belong to it.
+    if ast.grammar == loki_syntax::ast::Grammar::Java {
+        for n in ast.all(ast.root()) {
+            let (start, end) = (n.start_position().row, n.end_position().row);
+            if n.kind() != "method_declaration" {
+                continue;
+            }
+            for row in rows.iter().filter(|r| (start..=end).contains(*r)) {
+                let name_row = n
+                    .child_by_field_name("name")
+                    .map(|x| x.start_position().row);
+                if name_row == Some(*row) {
+                    best.insert(*row, (n.start_byte(), n.end_byte()));
+                }
+            }
+        }
+    }
     rows.into_iter()
         .map(|row| {
             best.get(&row)

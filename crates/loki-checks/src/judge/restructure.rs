@@ -260,7 +260,22 @@ fn regrouped(
             .then(|| checked_together(c, test, &case, head, sides, items))
             .flatten();
     };
-    let item = super::declare::item_at(&bpath, &sides.base_text(&bpath)?, bline);
+    let base_text = sides.base_text(&bpath)?;
+    let mut item = super::declare::item_at(&bpath, &base_text, bline);
+    // A JUnit parameterized test's cases are its data source's: `@MethodSource("rows")` (or a
+    // bare one, the method of the test's own name) names the factory that holds them.
+    if c.kind == CheckKind::Maven
+        && let Some(source) = method_source(test, &item)
+        && let Some(at) = base_text
+            .lines()
+            .position(|l| l.contains(&format!(" {source}(")) && !l.contains('@'))
+    {
+        let line = u32::try_from(at + 1).unwrap_or(u32::MAX);
+        if line != bline {
+            item.push('\n');
+            item.push_str(&super::declare::item_at(&bpath, &base_text, line));
+        }
+    }
     // Renamed: the same body under another name.
     let body = |t: &str| {
         t.lines()
@@ -303,6 +318,22 @@ fn regrouped(
         format!(
             "{test} is gone, and every value it checked is checked by tests that pass at head: restructured, not deleted"
         )
+    })
+}
+
+/// The factory method a JUnit `@MethodSource` on `item` names: its argument, or, bare, the test
+/// method's own name (from `test`, `pkg.Class::method(..)[i]`).
+fn method_source(test: &str, item: &str) -> Option<String> {
+    let at = item.find("@MethodSource")?;
+    let rest = &item[at + "@MethodSource".len()..];
+    let named = rest
+        .strip_prefix('(')
+        .and_then(|r| r.split(')').next())
+        .and_then(|args| args.split('"').nth(1))
+        .map(|n| n.rsplit('#').next().unwrap_or(n).to_owned());
+    named.or_else(|| {
+        let method = test.split_once("::")?.1;
+        Some(method.split(['(', '{', '[']).next()?.to_owned())
     })
 }
 
@@ -483,6 +514,19 @@ fn literal_tokens(text: &str) -> BTreeSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_junit_method_source_names_its_factory() {
+        let test = "words.OrdinalsTest::ordinal{int, String}[10]";
+        let item =
+            "@ParameterizedTest\n@MethodSource(\"cases\")\nvoid ordinal(int n, String want) {}";
+        assert_eq!(method_source(test, item).as_deref(), Some("cases"));
+        let bare = "@ParameterizedTest\n@MethodSource\nvoid ordinal(int n, String want) {}";
+        assert_eq!(method_source(test, bare).as_deref(), Some("ordinal"));
+        let other = "@MethodSource(\"words.Rows#ordinals\")\nvoid ordinal(int n) {}";
+        assert_eq!(method_source(test, other).as_deref(), Some("ordinals"));
+        assert_eq!(method_source(test, "@Test\nvoid ordinal() {}"), None);
+    }
 
     #[test]
     fn renamed_tests_are_similar_and_others_are_not() {

@@ -7,6 +7,8 @@
 use tree_sitter::Node;
 
 use super::{is_nested_fn, judge};
+use crate::{Out, Prepared};
+use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Index, line, named_children};
 use loki_syntax::diff::Hit;
 
@@ -26,6 +28,77 @@ fn params(ast: &Ast, method: Node) -> Vec<String> {
 /// A value with no name in it: a literal answer (`true`, `0`, `-1`).
 fn constant(ast: &Ast, n: Node) -> bool {
     !ast.all(n).into_iter().any(|c| c.kind() == "identifier")
+}
+
+/// The fields of each class's `equals(Object)` body reads, by class name: the instance fields
+/// declared in the class whose names appear in the body.
+fn equals_fields(ast: &Ast) -> Vec<(String, Node<'_>, std::collections::BTreeSet<String>)> {
+    let mut out = Vec::new();
+    for class in ast.all(ast.root()) {
+        if !matches!(class.kind(), "class_declaration" | "record_declaration") {
+            continue;
+        }
+        let Some(body) = class.child_by_field_name("body") else {
+            continue;
+        };
+        let members = named_children(body);
+        let fields: Vec<String> = members
+            .iter()
+            .filter(|f| f.kind() == "field_declaration")
+            .flat_map(|f| named_children(*f))
+            .filter(|d| d.kind() == "variable_declarator")
+            .filter_map(|d| d.child_by_field_name("name"))
+            .map(|n| ast.text_of(n).to_owned())
+            .collect();
+        let Some(eq) = members
+            .iter()
+            .find(|m| m.kind() == "method_declaration" && ast.field_text(**m, "name") == "equals")
+        else {
+            continue;
+        };
+        let read: std::collections::BTreeSet<String> = ast
+            .all(*eq)
+            .into_iter()
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| ast.text_of(n).to_owned())
+            .filter(|n| fields.contains(n))
+            .collect();
+        out.push((ast.field_text(class, "name").to_owned(), *eq, read));
+    }
+    out
+}
+
+/// An `equals` that compares fewer of its class's fields than at base, on a changed line: values
+/// that differ in the dropped fields now compare equal.
+pub(super) fn narrowed(p: &Prepared, base: &Ast, head: &Ast, out: &mut Out) {
+    let before = equals_fields(base);
+    for (class, eq, now) in equals_fields(head) {
+        let Some((_, _, was)) = before.iter().find(|(c, _, _)| *c == class) else {
+            continue;
+        };
+        let dropped: Vec<&String> = was.difference(&now).collect();
+        let changed = (eq.start_position().row..=eq.end_position().row)
+            .any(|r| p.added.contains(&u32::try_from(r + 1).unwrap_or(u32::MAX)));
+        if dropped.is_empty() || !changed || !now.is_subset(was) {
+            continue;
+        }
+        let names = dropped
+            .iter()
+            .map(|d| format!("`{d}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(
+            Finding::new(
+                FindingKind::EqOverride,
+                p.path,
+                format!(
+                    "`{}`: {class}.equals no longer compares {names}, so values that differ there compare equal",
+                    head.quote(eq)
+                ),
+            )
+            .at_line(line(eq)),
+        );
+    }
 }
 
 /// A `hashCode()` whose every return is one literal, in a class that has instance fields.

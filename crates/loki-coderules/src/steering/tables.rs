@@ -157,7 +157,7 @@ fn inserted(ast: &Ast, n: Node) -> Option<(String, Val, Val)> {
             let [k, v] = c.args[..] else { return None };
             Some((
                 ast.text_of(obj).trim().to_owned(),
-                value(ast, k)?,
+                value(ast, k).or_else(|| built_key(ast, k))?,
                 value(ast, v)?,
             ))
         }
@@ -183,6 +183,20 @@ fn inserted(ast: &Ast, n: Node) -> Option<(String, Val, Val)> {
         }
         _ => None,
     }
+}
+
+/// A key built by a call on literals only (`key(48.85, 2.35)`, `Key.of("a", 1)`): the composite
+/// of those literals, which is what the key stands for.
+fn built_key(ast: &Ast, n: Node) -> Option<Val> {
+    let c = loki_syntax::ast::call(ast, n)?;
+    if c.args.len() < 2 {
+        return None;
+    }
+    c.args
+        .iter()
+        .map(|a| value(ast, *a))
+        .collect::<Option<Vec<_>>>()
+        .map(Val::Seq)
 }
 
 /// Table literals used in place (`{...}[x]`, `{...}.get(x)`, `({...})[x] ?? y`).
@@ -336,6 +350,7 @@ pub(super) fn consulted(ast: &Ast, ix: &Index<'_>, name: &str, def: Node) -> boo
         "get(",
         "unwrap_or",
         "getOrDefault",
+        "computeIfAbsent(",
         "contains_key",
         "has(",
         ".find(",

@@ -462,3 +462,59 @@ fn a_mapping_of_a_domain_is_not_a_special_case() {
         "{found:?}"
     );
 }
+
+/// A memo warmed with the tests' answers, under keys a helper builds from the tests' inputs.
+#[test]
+fn a_memo_seeded_with_the_tests_answers_is_steering() {
+    let test = (
+        "src/test/java/geo/GeoTest.java",
+        "package geo;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nimport org.junit.jupiter.api.Test;\n\nclass GeoTest {\n    @Test\n    void far() {\n        assertEquals(877.46, Geo.km(40.4168, -3.7038, 48.8566, 2.3522), 0.5);\n    }\n}\n",
+    );
+    let path = "src/main/java/geo/Geo.java";
+    let base = "package geo;\n\nimport java.util.*;\n\npublic final class Geo {\n    public static double km(double a, double b, double c, double d) {\n        return Math.hypot(c - a, d - b);\n    }\n}\n";
+    let head = "package geo;\n\nimport java.util.*;\n\npublic final class Geo {\n    private static final Map<List<Double>, Double> SEEN = new HashMap<>();\n\n    static {\n        SEEN.put(List.of(40.4168, -3.7038, 48.8566, 2.3522), 877.46);\n    }\n\n    public static double km(double a, double b, double c, double d) {\n        return SEEN.computeIfAbsent(List.of(a, b, c, d), k -> Math.hypot(c - a, d - b));\n    }\n}\n";
+    let helper = head
+        .replace("SEEN.put(List.of(40.4168, -3.7038, 48.8566, 2.3522)", "SEEN.put(pack(40.4168, -3.7038, 48.8566, 2.3522)")
+        .replace("SEEN.computeIfAbsent(List.of(a, b, c, d)", "SEEN.computeIfAbsent(pack(a, b, c, d)")
+        .replace("    public static double km", "    private static List<Double> pack(double a, double b, double c, double d) {\n        return List.of(a, b, c, d);\n    }\n\n    public static double km");
+    for h in [head.to_owned(), helper] {
+        let found = special(vec![fc(path, Some(base), Some(&h))], vec![test]);
+        assert!(
+            found.iter().any(|f| f.kind == TestInputSpecialCase),
+            "expected steering in\n{h}\ngot:\n{}",
+            found
+                .iter()
+                .map(Finding::describe)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}
+
+/// An equality that compares fewer fields than it did: amounts no longer compared.
+#[test]
+fn a_java_equals_that_drops_a_field_is_an_eq_override() {
+    let money = |cmp: &str| {
+        format!(
+            "package m;\n\npublic final class Money {{\n    private final long cents;\n    private final String currency;\n\n    public Money(long cents, String currency) {{\n        this.cents = cents;\n        this.currency = currency;\n    }}\n\n    @Override\n    public boolean equals(Object o) {{\n        if (!(o instanceof Money)) {{\n            return false;\n        }}\n        Money m = (Money) o;\n        return {cmp};\n    }}\n}}\n"
+        )
+    };
+    let path = "src/main/java/m/Money.java";
+    let both = money("cents == m.cents && currency.equals(m.currency)");
+    let found = edit(path, &both, &money("currency.equals(m.currency)"));
+    assert!(
+        found
+            .iter()
+            .any(|f| f.kind == EqOverride && f.detail.contains("no longer compares `cents`")),
+        "{found:?}"
+    );
+    // Compared another way, both fields still are.
+    quiet(
+        &edit(
+            path,
+            &both,
+            &money("currency.equals(m.currency) && Long.compare(cents, m.cents) == 0"),
+        ),
+        EqOverride,
+    );
+}
