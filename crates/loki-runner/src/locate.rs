@@ -257,7 +257,9 @@ fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>
             let (class, method) = id.split_once("::").unwrap_or((id, ""));
             let class = class.split('$').next().unwrap_or(class);
             let path = dir(&format!("src/test/java/{}.java", class.replace('.', "/")));
-            let method = method.split('(').next().unwrap_or(method);
+            // `ordinal{int, String}[10]`, `ordinal(int, String)[10]`: JUnit's parameterized
+            // invocations carry their signature and index after the name.
+            let method = method.split(['(', '{', '[']).next().unwrap_or(method);
             let call = format!(" {method}(");
             let line = (!method.is_empty())
                 .then(|| at.line_of(&path, |l| l.contains(&call)))
@@ -410,6 +412,22 @@ mod tests {
             Locator::new(r).locate(&check(CheckKind::Cargo, "."), "c::c::tests::gone"),
             (".".into(), None)
         );
+        // A JUnit parameterized invocation is found at its method.
+        write(
+            r,
+            "src/test/java/w/OrdTest.java",
+            "package w;\nclass OrdTest {\n    @ParameterizedTest\n    @MethodSource(\"rows\")\n    void ordinal(int n, String want) {}\n}\n",
+        );
+        for id in [
+            "w.OrdTest::ordinal{int, String}[10]",
+            "w.OrdTest::ordinal(int, String)[1]",
+        ] {
+            assert_eq!(
+                Locator::new(r).locate(&check(CheckKind::Maven, "."), id),
+                ("src/test/java/w/OrdTest.java".into(), Some(5)),
+                "{id}"
+            );
+        }
         // The same files as a listed tree (a deleted test is found in the base's).
         write(r, "target/debug/build/x.rs", "fn adds() {}\n");
         write(r, "tests/it.rs", "#[test]\nfn adds() {}\n");

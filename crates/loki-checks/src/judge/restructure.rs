@@ -272,6 +272,12 @@ fn regrouped(
     {
         let line = u32::try_from(at + 1).unwrap_or(u32::MAX);
         if line != bline {
+            // The annotation names the factory; its string is not a case's value.
+            item = item
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("@MethodSource"))
+                .collect::<Vec<_>>()
+                .join("\n");
             item.push('\n');
             item.push_str(&super::declare::item_at(&bpath, &base_text, line));
         }
