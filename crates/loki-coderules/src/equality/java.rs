@@ -101,17 +101,21 @@ pub(super) fn narrowed(p: &Prepared, base: &Ast, head: &Ast, out: &mut Out) {
     }
 }
 
+/// What a method body returns, nested functions and lambdas left out.
+fn returned<'t>(ast: &Ast, body: Node<'t>) -> Vec<Node<'t>> {
+    ast.walk(body, |x| {
+        x != body && (is_nested_fn(x.kind()) || x.kind() == "lambda_expression")
+    })
+    .into_iter()
+    .filter(|x| x.kind() == "return_statement")
+    .filter_map(|x| x.named_child(0))
+    .collect()
+}
+
 /// A `hashCode()` whose every return is one literal, in a class that has instance fields.
 fn constant_hash(ast: &Ast, method: Node) -> Option<Hit> {
     let body = method.child_by_field_name("body")?;
-    let returns: Vec<Node> = ast
-        .walk(body, |x| {
-            x != body && (is_nested_fn(x.kind()) || x.kind() == "lambda_expression")
-        })
-        .into_iter()
-        .filter(|x| x.kind() == "return_statement")
-        .filter_map(|x| x.named_child(0))
-        .collect();
+    let returns = returned(ast, body);
     let first = ast.squashed(*returns.first()?);
     if !returns
         .iter()
@@ -165,14 +169,7 @@ pub(super) fn java<'t>(
         let Some(body) = n.child_by_field_name("body") else {
             continue;
         };
-        let values: Vec<Node> = ast
-            .walk(body, |x| {
-                x != body && (is_nested_fn(x.kind()) || x.kind() == "lambda_expression")
-            })
-            .into_iter()
-            .filter(|x| x.kind() == "return_statement")
-            .filter_map(|x| x.named_child(0))
-            .collect();
+        let values = returned(ast, body);
         if let Some(v) = judge(ast, body, &values, other.map(String::as_str), |v| {
             constant(ast, v)
         }) {
