@@ -255,55 +255,104 @@ fn seq(ast: &Ast, nodes: &[Node]) -> Option<Val> {
         .map(Val::Seq)
 }
 
-/// Java's collection values: `List.of(..)`, `Set.of(..)`, `Arrays.asList(..)`, `Stream.of(..)`
-/// as sequences, `Map.of(k, v, ..)` and `Map.ofEntries(Map.entry(k, v), ..)` as maps, through
-/// `new HashSet<>(..)`, `Set.copyOf(..)` and the like (one argument that is itself a value).
-fn java_collection(ast: &Ast, n: Node) -> Option<Val> {
-    // `new HashSet<>(List.of(..))` is its argument; `new Key(2024, 2)`, a record or value
-    // class built from literals, is the composite of its arguments.
+/// The elements of a Java collection literal, each with its value for a map: `List.of(..)`,
+/// `Set.of(..)`, `Arrays.asList(..)`, `Stream.of(..)`, `{..}`, `Map.of(k, v, ..)` and
+/// `Map.ofEntries(Map.entry(k, v), ..)`, through `new HashSet<>(..)` and `copyOf(..)`. Empty
+/// for anything else. The one reader of Java's collection factories: [`value`] and the special
+/// case rule both go through it.
+pub(crate) fn java_entries<'t>(ast: &'t Ast, n: Node<'t>) -> Vec<(Node<'t>, Option<Node<'t>>)> {
+    let n = unparen(n);
+    if n.kind() == "array_initializer" {
+        return named_children(n)
+            .into_iter()
+            .filter(|e| !e.kind().ends_with("comment"))
+            .map(|e| (e, None))
+            .collect();
+    }
     if n.kind() == "object_creation_expression" {
-        let args = n.child_by_field_name("arguments").map(named_children)?;
-        return match args.as_slice() {
-            [one] => value(ast, *one),
-            [] => None,
-            more => seq(ast, more),
+        let args = n
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        return match args[..] {
+            [one] => java_entries(ast, one),
+            _ => Vec::new(),
         };
     }
-    let c = loki_syntax::ast::call(ast, n)?;
+    let Some(c) = loki_syntax::ast::call(ast, n) else {
+        return Vec::new();
+    };
     let owner = c.object.map_or("", |o| ast.text_of(o));
     let owner = owner.rsplit('.').next().unwrap_or(owner);
-    let sequence = matches!(
-        owner,
-        "List" | "Set" | "Stream" | "Arrays" | "EnumSet" | "ImmutableList" | "ImmutableSet"
-    );
     let map = matches!(owner, "Map" | "ImmutableMap");
-    match c.method {
-        "of" | "asList" if sequence => seq(ast, &c.args),
-        "copyOf" | "unmodifiableList" | "unmodifiableSet" | "unmodifiableMap" => match c.args[..] {
-            [one] => value(ast, one),
-            _ => None,
-        },
-        "of" if map => {
-            let pairs = c
-                .args
-                .chunks(2)
-                .map(|kv| match kv {
-                    [k, v] => Some((value(ast, *k)?, value(ast, *v)?)),
-                    _ => None,
-                })
-                .collect::<Option<Vec<_>>>()?;
-            Some(Val::Map(pairs))
-        }
-        "ofEntries" if map => {
-            let mut pairs = Vec::new();
-            for e in &c.args {
+    match (owner, c.method) {
+        (
+            "List" | "Set" | "Stream" | "Arrays" | "EnumSet" | "ImmutableList" | "ImmutableSet",
+            "of" | "asList",
+        ) => c.args.into_iter().map(|a| (a, None)).collect(),
+        (_, "of") if map => c
+            .args
+            .chunks(2)
+            .filter_map(|kv| match kv {
+                [k, v] => Some((*k, Some(*v))),
+                _ => None,
+            })
+            .collect(),
+        (_, "ofEntries") if map => c
+            .args
+            .iter()
+            .filter_map(|e| {
                 let entry = loki_syntax::ast::call(ast, *e)?;
-                let [k, v] = entry.args[..] else { return None };
-                pairs.push((value(ast, k)?, value(ast, v)?));
+                match entry.args[..] {
+                    [k, v] => Some((k, Some(v))),
+                    _ => None,
+                }
+            })
+            .collect(),
+        (_, "copyOf" | "unmodifiableList" | "unmodifiableSet" | "unmodifiableMap") => {
+            match c.args[..] {
+                [one] => java_entries(ast, one),
+                _ => Vec::new(),
             }
-            Some(Val::Map(pairs))
         }
-        _ => None,
+        _ => Vec::new(),
+    }
+}
+
+fn unparen(n: Node) -> Node {
+    let mut n = n;
+    while n.kind() == "parenthesized_expression" {
+        match n.named_child(0) {
+            Some(c) => n = c,
+            None => break,
+        }
+    }
+    n
+}
+
+/// Java's collection values ([`java_entries`]): a sequence, or a map when every element has a
+/// value; `new Key(2024, 2)`, a record or value class built from literals, is the composite of
+/// its arguments.
+fn java_collection(ast: &Ast, n: Node) -> Option<Val> {
+    if n.kind() == "object_creation_expression" {
+        let args = n.child_by_field_name("arguments").map(named_children)?;
+        if args.len() >= 2 {
+            return seq(ast, &args);
+        }
+    }
+    let entries = java_entries(ast, n);
+    if entries.is_empty() {
+        return None;
+    }
+    if entries.iter().all(|(_, v)| v.is_some()) {
+        entries
+            .into_iter()
+            .map(|(k, v)| Some((value(ast, k)?, value(ast, v?)?)))
+            .collect::<Option<Vec<_>>>()
+            .map(Val::Map)
+    } else {
+        let keys: Vec<Node> = entries.into_iter().map(|(k, _)| k).collect();
+        seq(ast, &keys)
     }
 }
 

@@ -46,7 +46,7 @@ pub(super) fn call_sites<'t>(ast: &'t Ast, ix: &Index<'t>, n: Node<'t>, out: &mu
             }
             let lookup = matches!(c.method, "get" | "getOrDefault");
             let obj = named(ast, ix, unparen(obj)).unwrap_or(unparen(obj));
-            for (k, v) in entries(ast, obj) {
+            for (k, v) in crate::values::java_entries(ast, obj) {
                 if !is_literal(ast, k) {
                     continue;
                 }
@@ -77,58 +77,6 @@ fn named<'t>(ast: &'t Ast, ix: &Index<'t>, n: Node<'t>) -> Option<Node<'t>> {
             .then(|| d.child_by_field_name("value"))
             .flatten()
     })
-}
-
-/// The elements of a Java collection literal, each with its value for a map.
-fn entries<'t>(ast: &'t Ast, n: Node<'t>) -> Vec<(Node<'t>, Option<Node<'t>>)> {
-    if n.kind() == "array_initializer" {
-        return named_children(n).into_iter().map(|e| (e, None)).collect();
-    }
-    if n.kind() == "object_creation_expression" {
-        let args = n
-            .child_by_field_name("arguments")
-            .map(named_children)
-            .unwrap_or_default();
-        return match args[..] {
-            [one] => entries(ast, unparen(one)),
-            _ => Vec::new(),
-        };
-    }
-    let Some(c) = loki_syntax::ast::call(ast, n) else {
-        return Vec::new();
-    };
-    let owner = c.object.map_or("", |o| ast.text_of(o));
-    let owner = owner.rsplit('.').next().unwrap_or(owner);
-    match (owner, c.method) {
-        (
-            "List" | "Set" | "Stream" | "Arrays" | "EnumSet" | "ImmutableList" | "ImmutableSet",
-            "of" | "asList",
-        ) => c.args.into_iter().map(|a| (a, None)).collect(),
-        ("Map" | "ImmutableMap", "of") => c
-            .args
-            .chunks(2)
-            .filter_map(|kv| match kv {
-                [k, v] => Some((*k, Some(*v))),
-                _ => None,
-            })
-            .collect(),
-        ("Map" | "ImmutableMap", "ofEntries") => c
-            .args
-            .iter()
-            .filter_map(|e| {
-                let entry = loki_syntax::ast::call(ast, *e)?;
-                match entry.args[..] {
-                    [k, v] => Some((k, Some(v))),
-                    _ => None,
-                }
-            })
-            .collect(),
-        (_, "copyOf") => match c.args[..] {
-            [one] => entries(ast, unparen(one)),
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    }
 }
 
 /// A Java switch arm's case constants, with the statements (or, for `case L -> value;`, the
