@@ -1,14 +1,14 @@
 //! The integrity scan: the seal rules that catch a change which makes tests pass by weakening them
 //! instead of fixing the code.
 //!
-//! # Crates
+//! # Modules
 //! This crate is the scan: it builds the input, runs every rule and sorts the findings. The rules
-//! live in crates of their own, each one concern, with an acyclic graph (lower first):
-//! `loki-shell` (shell scripts) → `loki-testcmd` (test commands and their runs);
-//! `loki-syntax` (lexer, syntax trees, literals, added lines, test files, and the scan's input
-//! [`ScanInput`]); `loki-protocol` ([`Finding`], [`FindingKind`]), both re-exported here; then the
-//! rule crates `loki-ci`,
-//! `loki-testconfig` and `loki-coderules`, which only this crate calls.
+//! live in modules of their own, one per rule class, with an acyclic graph (lower first):
+//! `shell` (shell scripts) → `testcmd` (test commands and their runs); then the rule modules
+//! `ci`, `config` (test configuration) and `rules` (the structural rules). All five are private:
+//! [`scan`] is their only caller. Below them are the crates `loki-syntax` (lexer, syntax trees,
+//! literals, added lines, test files, and the scan's input [`ScanInput`]) and `loki-protocol`
+//! ([`Finding`], [`FindingKind`]), both re-exported here.
 //!
 //! # Input and output
 //! [`scan`] is pure: a [`ScanInput`] (every changed path with its base and head bytes, `None` where
@@ -41,7 +41,7 @@
 //! - `skip_marker_added`: more `#[ignore]`, `pytest.mark.skip*`/`pytest.skip(`/
 //!   `unittest.skip*`, `.skip(`/`.only(`/`.todo(`/`xit(`/`xdescribe(`, `t.Skip*` than at base, or
 //!   more tests whose first statement is `return`. (`xfail` is `failure_expected`.)
-//! - `test_config_changed` (`loki-testconfig`, with its per-format modules `pytestcfg`,
+//! - `test_config_changed` (`config`, with its per-format modules `pytestcfg`,
 //!   `jsconfig`, `cargocfg`): test configuration judged by meaning, key by key, with the key's line —
 //!   pytest `addopts` that deselect, ignore, filter or change outcomes, `testpaths`/`python_*`
 //!   collecting less, `pythonpath` gaining an entry (tox.ini, setup.cfg, pyproject too); jest and
@@ -50,7 +50,7 @@
 //!   `node-options`; `.cargo/config` aliases, rustflags `--cfg`, runners, `[patch]`; `Cargo.toml`
 //!   `harness`/`test`/`doctest = false`; nextest filters; go.mod `replace`/`go`/`toolchain`,
 //!   `go.work`. Marker registration, new fixtures, dependency bumps are not findings.
-//! - `ci_deleted` / `ci_weakened` (`loki-ci`, with `loki-shell`, `loki-testcmd` and its `runs`): GitHub
+//! - `ci_deleted` / `ci_weakened` (`ci`, with `shell`, `testcmd` and its `runs`): GitHub
 //!   Actions and GitLab CI parsed as YAML, test steps found by their commands, and each compared
 //!   with the base: a test step or job removed, disabled (`if:` constant false, `when: never`,
 //!   triggers lost), made unable to fail (`continue-on-error`, `allow_failure`, the shell script
@@ -63,13 +63,13 @@
 //!   `pytest_deselected`, `pytest_collection`, `pytest_make_collect_report`), a
 //!   `pytest_collection_modifyitems` that removes, deselects or skips items, a
 //!   `pytest_collect_file` that builds no collector, new `collect_ignore`/`collect_ignore_glob`
-//!   entries in conftest.py, or newly uses `_pytest`/`TestReport` (`outcome` in `loki-coderules`).
+//!   entries in conftest.py, or newly uses `_pytest`/`TestReport` (`outcome` in `rules`).
 //! - `mock_of_module_under_test`: a test or setup file newly mocks (`jest.mock`, `vi.mock`,
 //!   `patch("a.b")`, `monkeypatch.setattr("a.b", ..)`) a module this change also edits.
 //!
 //! The structural rules read syntax trees (tree-sitter) and report only what the change adds;
 //! each finding names its line and quotes the code. Roles (test code, tooling, library code) and
-//! the test regions inside library files are specified in `loki-coderules`, one module per rule:
+//! the test regions inside library files are specified in `rules`, one module per rule:
 //! - `eq_override` (`equality`): equality that no longer compares, in library code: Python
 //!   comparison dunders in any spelling (`def`, lambda, assignment, `setattr`) returning one
 //!   constant or ignoring `other`, `field(compare=False)`/`attr.ib(eq=False)`; Rust `PartialEq`/
@@ -108,6 +108,11 @@
 //! `.gitignore` says). Bytes are read as lossy UTF-8 with CRLF folded to LF; nothing here panics
 //! on any input, and files over [`MAX_SCAN_BYTES`] are judged by path only.
 
+mod ci;
+mod config;
+mod rules;
+mod shell;
+mod testcmd;
 #[cfg(test)]
 mod tests;
 
@@ -119,7 +124,6 @@ pub use loki_protocol::{Finding, FindingKind};
 use loki_syntax::lex::{Lang, Lexed, lex, normalize};
 use loki_syntax::testcode;
 pub use loki_syntax::{FileChange, MAX_SCAN_BYTES, ScanInput};
-use loki_testconfig as config;
 
 /// What [`scan_input`] and [`scan_changes`] could not read from git ([`scan`] itself cannot fail).
 #[derive(Debug, thiserror::Error)]
@@ -262,7 +266,7 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
         if lang == Lang::Python {
             let base_code = base.as_ref().map(Side::code);
             let text = c.head.as_deref().map(normalize).unwrap_or_default();
-            for r in loki_coderules::pytest_outcome_rewrites(base_code, h.code()) {
+            for r in rules::pytest_outcome_rewrites(base_code, h.code()) {
                 let f = Finding::new(FindingKind::OutcomeRewrite, path, r.detail);
                 out.push(match line_of(&text, &r.needle) {
                     Some(n) => f.at_line(n),
@@ -274,14 +278,14 @@ pub fn scan(input: &ScanInput) -> Vec<Finding> {
             mock_rules(path, lang, base.as_ref(), h, &changed_sources, &mut out);
         }
     }
-    out.extend(loki_coderules::rules(input, &setup_files));
+    out.extend(rules::rules(input, &setup_files));
     out.sort();
     out.dedup();
     out
 }
 
 fn ci_rules(c: &FileChange, out: &mut Vec<Finding>) {
-    out.extend(loki_ci::ci_weakenings(
+    out.extend(ci::ci_weakenings(
         &c.path,
         c.base.as_deref(),
         c.head.as_deref(),
@@ -296,7 +300,7 @@ fn config_rules(c: &FileChange, _setup_files: &BTreeSet<String>, out: &mut Vec<F
         return;
     }
     let (base, head) = (c.base.as_deref(), c.head.as_deref());
-    if !config::is_ci(&c.path) && loki_ci::is_gitlab_include(&c.path, base, head) {
+    if !config::is_ci(&c.path) && ci::is_gitlab_include(&c.path, base, head) {
         ci_rules(c, out);
     }
     out.extend(config::config_findings(&c.path, base, head));
@@ -360,11 +364,11 @@ fn mock_rules(
     let Some(h) = head.lexed.as_ref() else { return };
     let before = base
         .and_then(|b| b.lexed.as_ref())
-        .map(|b| loki_coderules::mocked_modules(lang, b))
+        .map(|b| rules::mocked_modules(lang, b))
         .unwrap_or_default();
-    for spec in loki_coderules::mocked_modules(lang, h).difference(&before) {
+    for spec in rules::mocked_modules(lang, h).difference(&before) {
         for src in changed_sources {
-            if loki_coderules::mock_targets(lang, path, spec, src) {
+            if rules::mock_targets(lang, path, spec, src) {
                 out.push(Finding::new(
                     FindingKind::MockOfModuleUnderTest,
                     path,
@@ -493,7 +497,7 @@ fn test_context_paths(
     changes: &[FileChange],
     test_files: &BTreeSet<String>,
 ) -> Vec<String> {
-    if !loki_coderules::wants_test_literals(changes) {
+    if !rules::wants_test_literals(changes) {
         return Vec::new();
     }
     let stems: Vec<&str> = changes

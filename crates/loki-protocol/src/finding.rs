@@ -7,8 +7,8 @@
 //! - A [`Finding`] orders by kind, then path, line, test and detail, so a sorted,
 //!   de-duplicated list is the same whatever order the rules ran in.
 //!
-//! The rules live in their own crates (`loki-ci`, `loki-testconfig`, `loki-coderules`) and
-//! `loki-integrity` runs them all; the judge (`loki_checks::judge`) adds the dynamic kinds.
+//! The rules live in `loki-integrity`, one module per rule class (`ci`, `config`, `rules`), and
+//! its scan runs them all; the judge (`loki_checks::judge`) adds the dynamic kinds.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
-    // Static rules over the change (the rule crates).
+    // Static rules over the change (`loki-integrity`).
     TestFileRemoved,
     FewerTests,
     FewerAssertions,

@@ -1,5 +1,5 @@
-//! Source code as loki's integrity rules read it, shared by the rule crates (`loki-ci`,
-//! `loki-testconfig`, `loki-coderules`) and the scan (`loki-integrity`).
+//! Source code as loki's integrity rules read it, shared by the scan (`loki-integrity`) and its
+//! rule modules (`ci`, `config`, `rules`).
 //!
 //! - [`lex`]: comments dropped and strings blanked per language, so rules count code, not prose;
 //!   input normalised to LF first ([`lex::normalize`]).

@@ -30,7 +30,7 @@ fn crlf_and_broken_code_are_judged_alike() {
 
 #[test]
 fn unchanged_tests_are_read_only_when_a_new_value_could_need_them() {
-    use loki_coderules::wants_test_literals;
+    use crate::rules::wants_test_literals;
     let src = "def f(s):\n    return s\n";
     let cheat = "def f(s):\n    if s == 'hello world':\n        return 'x'\n    return s\n";
     assert!(wants_test_literals(&[fc("f.py", Some(src), Some(cheat))]));
