@@ -4,7 +4,7 @@
 //! # Running the baseline ([`run_baseline`])
 //! The base tree (of a commit, or a bare tree id such as a working-tree snapshot from
 //! [`loki_git::Git::snapshot_worktree`]) is exported into a fresh temporary directory, prepared so
-//! that a run there executes the base's code and not the checkout's ([`crate::isolate`]: the
+//! that a run there executes the base's code and not the checkout's ([`loki_runner::isolate`]: the
 //! checkout's virtualenv and `node_modules` are used without their links into the checkout, and
 //! cargo builds into a target directory of its own, never the head's), the checks run there (each
 //! [`Check::at_root`] the tree; a package that does not exist at base is `not_run`), logs go to
@@ -38,10 +38,10 @@ use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::ChecksError;
-use crate::detect::Check;
-use crate::exec::{CheckResult, RunOptions};
-use crate::report::{TestCase, TestStatus};
+use loki_runner::ChecksError;
+use loki_runner::detect::Check;
+use loki_runner::exec::{CheckResult, RunOptions};
+use loki_runner::{TestCase, TestStatus};
 
 /// Schema tag of a cached baseline file.
 pub const BASELINE_SCHEMA: &str = "loki.baseline/2";
@@ -172,7 +172,7 @@ pub(crate) fn store(
 /// Runs `checks` (detected in the checkout at `repo_root`) on `base_rev` (a commit, or a tree
 /// id), or reads the result cached for its tree in `cache_dir`. The tree is exported into a
 /// temporary directory (nothing of the user's repository changes) and prepared so that its own
-/// code runs ([`crate::isolate`]). See the module doc.
+/// code runs ([`loki_runner::isolate`]). See the module doc.
 pub fn run_baseline(
     repo_root: &Path,
     base_rev: &str,

@@ -1,4 +1,4 @@
-//! The judgement of a change, and the one door to loki's test-suite crates.
+//! The judgement of a change.
 //!
 //! - [`judge`](mod@judge) is the one judgement of a change, for the stop hook and the build engine alike: the
 //!   suites on the base and the head, the original tests on the new code and the new tests on the
@@ -7,12 +7,8 @@
 //! - [`baseline`] runs the same checks on the base commit in a throwaway worktree, cached by tree,
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
 //!
-//! The rest is re-exported from the crates that own it, so callers name one crate:
-//! - [`detect`](mod@detect), [`exec`], [`script`], [`select`], [`error`]: finding and running suites
-//!   (`loki-runner`, see its invariants: no silent pass);
-//! - [`parse`], [`report`]: the runners' reports as per-test facts (`loki-reports`);
-//! - [`isolate`]: a run in another tree executes that tree's code (`loki-isolate`);
-//! - [`splice`]: one version's test items spliced into another version's source (`loki-splice`);
+//! Finding and running suites, their reports, isolation and splicing are `loki-runner`'s
+//! (see its invariants: no silent pass); callers name it directly. Re-exported here:
 //! - [`integrity`]: the static rules over a change (`loki-integrity`): [`scan`] is pure over bytes,
 //!   [`scan_changes`] reads them from git.
 //!
@@ -28,22 +24,13 @@
 pub mod baseline;
 /// The static rules, from their own crate (`loki-integrity`).
 pub use loki_integrity as integrity;
-/// Isolation of a run in another tree, from its own crate (`loki-isolate`).
-pub use loki_isolate as isolate;
 pub mod judge;
-pub use loki_runner::{detect, error, exec, locate, parse, report, script, select};
-/// Test items spliced between versions, from their own crate (`loki-splice`).
-pub use loki_splice as splice;
 
 pub use baseline::{
     BaselineResult, ClassifiedTest, Comparison, TestClass, Uncompared, classify, run_baseline,
 };
 pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
-pub use isolate::Prepared;
-pub use loki_runner::{
-    AttemptStatus, Check, CheckResult, ChecksError, Facts, RunOptions, TestCase, TestReport,
-    TestStatus, Tools, detect_with, render_detect, run_check, status_of,
-};
+use loki_runner::ChecksError;
 
 /// The integrity scan's git errors as the checks' own (same words, same exit class): the scan
 /// lives below the runner, so the conversion is here rather than a `From` that would tie the

@@ -250,7 +250,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_process::ProcessError>,
     probe::<loki_process::confine::ConfineError>,
     probe::<loki_process::signals::SignalError>,
-    probe::<loki_checks::ChecksError>,
+    probe::<loki_runner::ChecksError>,
     probe::<loki_events::EventError>,
     probe::<loki_receipt::ReceiptError>,
     probe::<loki_agent::AgentError>,

@@ -14,7 +14,7 @@
 //! which contract a run is judged against live in `loki-engine`.
 //!
 //! # Never
-//! Run a model, run a check (it builds the [`loki_checks::Check`]; the engine runs it), print, or
+//! Run a model, run a check (it builds the [`loki_runner::Check`]; the engine runs it), print, or
 //! write outside the paths it is given; every write is atomic (`loki_core::fs::write_atomic`).
 
 mod criteria;

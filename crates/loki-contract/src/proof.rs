@@ -29,10 +29,10 @@
 
 use std::path::Path;
 
-use loki_checks::{CheckResult, TestStatus};
 use loki_core::layout::Repo;
 use loki_protocol::CheckStatus;
 use loki_receipt::schema::{Criterion as ReceiptCriterion, CriterionStatus};
+use loki_runner::{CheckResult, TestStatus};
 
 use crate::{CONTRACT_FILE, Contract, ContractError, CriterionKind};
 
@@ -242,8 +242,8 @@ pub fn prove(contract: &Contract, walls: &[WallEvidence]) -> Vec<ReceiptCriterio
 
 #[cfg(test)]
 mod tests {
-    use loki_checks::TestCase;
     use loki_protocol::CheckKind;
+    use loki_runner::TestCase;
 
     use super::*;
     use crate::Criterion;

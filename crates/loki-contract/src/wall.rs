@@ -32,12 +32,12 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_checks::Check;
 use loki_core::paths::{Root, Rules};
 use loki_core::walk::{Visibility, Walk};
 use loki_events::RunRecorder;
 use loki_events::payload::{Discarded, FileDigest, WallSealed};
 use loki_protocol::CheckKind;
+use loki_runner::Check;
 use sha2::{Digest, Sha256};
 
 use crate::ContractError;
@@ -247,7 +247,7 @@ fn java_wall(path: &str, checks: &[Check], wall_name: String) -> Result<Check, S
 
 /// The suite of `kind` that covers `path` and runs its runner directly (not a package script).
 fn owner(checks: &[Check], path: &str, kind: CheckKind) -> Option<Check> {
-    loki_checks::detect::checks_for(checks, path)
+    loki_runner::detect::checks_for(checks, path)
         .into_iter()
         .find(|c| c.kind == kind && c.script.is_none())
         .cloned()
@@ -300,7 +300,7 @@ fn rust_wall(path: &str, stem: &str, root: &Path, wall_name: String) -> Result<C
 /// A JavaScript or TypeScript wall test: `node --test`, or the package's vitest or jest run,
 /// on this file.
 fn js_wall(path: &str, is_js: bool, checks: &[Check], wall_name: String) -> Result<Check, String> {
-    let Some(c) = loki_checks::detect::checks_for(checks, path)
+    let Some(c) = loki_runner::detect::checks_for(checks, path)
         .into_iter()
         .find(|c| c.kind != CheckKind::Pytest && c.kind != CheckKind::Go)
         .cloned()

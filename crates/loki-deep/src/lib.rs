@@ -1,7 +1,7 @@
 //! Deep verify: what runs after a build run has sealed (`loki deep <run>`, `loki build --deep`).
 //!
 //! For a finished build run with a change, in a fresh detached worktree at the run's head:
-//! 1. the **full suite**: every detected runner, not only the impacted tests ([`loki_checks`]);
+//! 1. the **full suite**: every detected runner, not only the impacted tests ([`loki_runner`]);
 //! 2. the **app boot** ([`boot`]): every start command found, started, probed, stopped;
 //! 3. a **secret scan** ([`secrets`]) of the change's added lines and new files.
 //!
@@ -12,7 +12,7 @@
 //! deep verify's own temporary directory, cargo's shared target directory in `.loki/cache`, and
 //! the same Landlock rules. A suite that could not run because of the machine (no toolchain, an
 //! unwritable temporary directory) is `not_run` with the tool and the fix
-//! ([`loki_checks::exec::Environment`], [`DeepReport::environment`]), never a failure of the code.
+//! ([`loki_runner::exec::Environment`], [`DeepReport::environment`]), never a failure of the code.
 //!
 //! The outcome is the receipt's verdict ([`DeepReport::outcome`]): one word for the summary, the
 //! receipt, the control plane and `--json`, with the exit code of the outcome ladder.
@@ -43,8 +43,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use loki_checks::detect::use_checkout_envs;
-use loki_checks::{RunOptions, detect, run_check};
 use loki_core::RunId;
 use loki_core::fs::write_atomic;
 use loki_core::layout::Repo;
@@ -57,9 +55,11 @@ use loki_git::Git;
 use loki_protocol::CheckStatus;
 use loki_receipt::schema::{Check, Cost, IntegrityFinding, StageTime, Time};
 use loki_receipt::{KeyEnv, NotProven, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
+use loki_runner::detect::use_checkout_envs;
+use loki_runner::{RunOptions, detect, run_check};
 
 pub use boot::{BootResult, BootStatus, StartCommand};
-pub use loki_checks::exec::Environment;
+pub use loki_runner::exec::Environment;
 pub use secrets::{ScanReport, SecretFinding};
 
 /// The directory below the run's that a deep verify writes.
@@ -132,7 +132,7 @@ pub struct DeepRequest {
 pub struct DeepReport {
     pub dir: PathBuf,
     pub receipt: Receipt,
-    pub suite: Vec<loki_checks::CheckResult>,
+    pub suite: Vec<loki_runner::CheckResult>,
     pub boots: Vec<BootResult>,
     pub scan: ScanReport,
     /// Why an item could not run (also in the receipt's NOT PROVEN).
@@ -451,7 +451,7 @@ fn verify(
 fn full_suite(
     boxed: &mut Sandbox<'_>,
     events: &mut EventWriter,
-) -> Result<Vec<loki_checks::CheckResult>, DeepError> {
+) -> Result<Vec<loki_runner::CheckResult>, DeepError> {
     let req = boxed.req;
     let fail = |action| failure(&req.run, action);
     let mut detected = detect(boxed.root).map_err(|e| fail("detect the test suites")(&e))?;
@@ -616,7 +616,7 @@ fn secret_scan(
 fn deep_facts(
     req: &DeepRequest,
     main: &Receipt,
-    suite: &[loki_checks::CheckResult],
+    suite: &[loki_runner::CheckResult],
     scan: &ScanReport,
 ) -> ReceiptFacts {
     let mut facts = ReceiptFacts::new(req.run.as_str(), RunKind::Deep);

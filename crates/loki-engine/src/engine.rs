@@ -114,7 +114,7 @@ pub(crate) struct RunState<'a> {
     /// The delivery contract the run is judged against and the sha256 of its copy in the run.
     pub contract: Option<(loki_contract::Contract, String)>,
     /// Each wall file's run on the unchanged base (the gate), for the contract's proof.
-    pub wall_base_results: Vec<loki_checks::CheckResult>,
+    pub wall_base_results: Vec<loki_runner::CheckResult>,
     /// Screenshots of the changed pages ([`crate::visual`]), for the receipt.
     pub evidence: Option<loki_receipt::schema::Evidence>,
     /// The review council's answers, when it was held ([`crate::council`]).

@@ -49,7 +49,7 @@ pub enum EngineError {
     #[error(transparent)]
     Receipt(#[from] loki_receipt::ReceiptError),
     #[error(transparent)]
-    Checks(#[from] loki_checks::ChecksError),
+    Checks(#[from] loki_runner::ChecksError),
     #[error(transparent)]
     Agent(#[from] loki_agent::AgentError),
     #[error(transparent)]

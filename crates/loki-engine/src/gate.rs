@@ -20,9 +20,9 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         return Ok(Step::Skipped("no wall was sealed".into()));
     }
     wall::install(&i.worktree, &s.wall)?;
-    let opts = loki_checks::RunOptions {
+    let opts = loki_runner::RunOptions {
         timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
-        output_cap: loki_checks::exec::DEFAULT_LOG_CAP,
+        output_cap: loki_runner::exec::DEFAULT_LOG_CAP,
         log_dir: s.run_dir.join("checks").join("gate"),
         env: check_env(s, i),
         rerun_failed: false,
@@ -34,7 +34,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     let before = git.snapshot_worktree_cached()?;
     let mut base = loki_receipt::schema::BaseRun::default();
     for f in &s.wall.files {
-        let r = loki_checks::run_check(&f.check, &opts)?;
+        let r = loki_runner::run_check(&f.check, &opts)?;
         s.checks_s += r.duration_s;
         s.log
             .append(&CheckEvent::from(&r).in_stage(Stage::Gate.as_str(), "wall"))?;

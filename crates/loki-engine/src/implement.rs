@@ -165,7 +165,7 @@ pub fn system_prompt(base: &str, agent: &loki_instructions::AgentFiles) -> Strin
 /// directory), for a CLI agent that runs tests only when handed a command (aider's
 /// `--test-cmd`). `None` when no suite was found.
 #[must_use]
-pub fn tests_command(checks: &[loki_checks::Check]) -> Option<String> {
+pub fn tests_command(checks: &[loki_runner::Check]) -> Option<String> {
     let parts: Vec<String> = checks
         .iter()
         .map(|c| {

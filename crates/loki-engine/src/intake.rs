@@ -11,16 +11,16 @@
 //!   user's checkout is never written.
 //! - Environments: a worktree holds only tracked files, so the user's virtualenv (ignored by git)
 //!   is not in it; the checks use the checkout's instead
-//!   ([`loki_checks::detect::use_checkout_envs`]), and nothing is added to the worktree.
+//!   ([`loki_runner::detect::use_checkout_envs`]), and nothing is added to the worktree.
 
 use std::path::{Path, PathBuf};
 
-use loki_checks::Check;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_git::Git;
 use loki_process::confine::AgentNetwork;
 use loki_repomap::{MapSource, RepoMap};
+use loki_runner::Check;
 
 use crate::EngineError;
 use crate::engine::{RunState, Step};
@@ -135,7 +135,7 @@ fn load_or_detect(
     {
         return Ok((c.checks.iter().map(|k| k.at_root(worktree)).collect(), true));
     }
-    let checks = loki_checks::detect(worktree)?;
+    let checks = loki_runner::detect(worktree)?;
     let cached = CachedChecks {
         schema: TESTMAP_SCHEMA.into(),
         tree: tree.into(),
@@ -182,7 +182,7 @@ pub fn run(
     let paths: Vec<String> = files.iter().map(|(p, _)| p.clone()).collect();
     let (map, map_source) = RepoMap::load_or_build(cache_dir, &worktree, &base_tree, &files)?;
     let (mut checks, checks_cached) = load_or_detect(cache_dir, &worktree, &base_tree)?;
-    loki_checks::detect::use_checkout_envs(&mut checks, &repo.root);
+    loki_runner::detect::use_checkout_envs(&mut checks, &repo.root);
     let test_files = paths
         .iter()
         .filter(|p| loki_checks::integrity::is_test_path(p))

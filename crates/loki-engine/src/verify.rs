@@ -30,13 +30,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_checks::{Check, CheckResult, Finding, RunOptions, run_check};
+use loki_checks::Finding;
 use loki_contract::wall::Wall;
 use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
 use loki_lint::{LintInput, LintRun};
 use loki_protocol::{CheckStatus, Stage};
 use loki_receipt::NotProven;
+use loki_runner::{Check, CheckResult, RunOptions, run_check};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
@@ -242,13 +243,13 @@ pub fn impacted(checks: &[Check], changed: &[String], deep: bool) -> (Vec<Check>
     if deep
         || changed
             .iter()
-            .any(|p| loki_checks::detect::checks_for(checks, p).is_empty())
+            .any(|p| loki_runner::detect::checks_for(checks, p).is_empty())
     {
         return (checks.to_vec(), true);
     }
     let mut out: Vec<Check> = Vec::new();
     for p in changed {
-        for c in loki_checks::detect::checks_for(checks, p) {
+        for c in loki_runner::detect::checks_for(checks, p) {
             if !out.iter().any(|o| o.name == c.name) {
                 out.push(c.clone());
             }
@@ -268,7 +269,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     };
     let opts = RunOptions {
         timeout: input.timeout,
-        output_cap: loki_checks::exec::DEFAULT_LOG_CAP,
+        output_cap: loki_runner::exec::DEFAULT_LOG_CAP,
         log_dir: input.log_dir.clone(),
         env: input.env.clone(),
         rerun_failed: true,
@@ -413,12 +414,12 @@ fn wall_evidence(
             .result
             .tests
             .iter()
-            .filter(|t| t.status == loki_checks::TestStatus::Passed)
+            .filter(|t| t.status == loki_runner::TestStatus::Passed)
             .filter(|t| {
                 base.is_some_and(|b| {
                     b.tests
                         .iter()
-                        .any(|bt| bt.id == t.id && bt.status == loki_checks::TestStatus::Failed)
+                        .any(|bt| bt.id == t.id && bt.status == loki_runner::TestStatus::Failed)
                 })
             })
             .map(|t| t.id.as_str())

@@ -28,7 +28,7 @@
 //! A [`LintRun`] is evidence like a suite's run: it converts to the `check.result` event
 //! (`From<&LintRun>` for `loki_events::payload::CheckResult`, kind `lint`) and, in `loki-receipt`,
 //! to a receipt check; both count files as [`LintRun::counts`] says. Processes, timeouts and
-//! errors are `loki-checks`' ([`loki_checks::RunOptions`], [`loki_checks::ChecksError`]).
+//! errors are `loki-runner`'s ([`loki_runner::RunOptions`], [`loki_runner::ChecksError`]).
 //!
 //! # Never
 //! - Modifies the files it lints: no `--fix`, `gofmt -l` not `-w`, `rustfmt --check`, ruff
@@ -58,8 +58,8 @@ use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 pub use lines::{ChangedFile, LineRange, LineSet, changed_lines, parse_patch};
-use loki_checks::ChecksError;
-use loki_checks::exec::RunOptions;
+use loki_runner::ChecksError;
+use loki_runner::exec::RunOptions;
 pub use parse::LintFinding;
 pub use plan::{FileArgs, LintGroup, LintPlan, Linter};
 

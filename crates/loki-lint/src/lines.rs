@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use loki_git::Git;
 use serde::{Deserialize, Serialize};
 
-use loki_checks::ChecksError;
+use loki_runner::ChecksError;
 
 /// Git's file modes that are not regular files: symlinks and submodules (gitlinks).
 const NON_FILE_MODES: &[&str] = &["120000", "160000"];

@@ -12,8 +12,8 @@ use sha2::{Digest, Sha256};
 use super::parse::{self, LintFinding};
 use super::plan::{FileArgs, LintGroup, Linter};
 use super::{LineSet, LintRun};
-use loki_checks::ChecksError;
-use loki_checks::exec::RunOptions;
+use loki_runner::ChecksError;
+use loki_runner::exec::RunOptions;
 
 /// Bytes of output quoted in a reason.
 const REASON_TAIL: usize = 600;

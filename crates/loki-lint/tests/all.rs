@@ -19,13 +19,13 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use loki_checks::RunOptions;
 use loki_git::Git;
 use loki_lint::{
     self as lint, ChangedFile, LineSet, LintInput, LintPlan, LintReport, LintRun, Linter,
     changed_lines,
 };
 use loki_protocol::CheckStatus;
+use loki_runner::RunOptions;
 use loki_test_support::GitRepo;
 
 /// A repository with a base commit, changed by later commits.

@@ -1,6 +1,6 @@
-//! The error type of the checks crates (`loki-runner`, `loki-isolate`, `loki-checks`): only
-//! loki's own failures. A suite that fails, hangs or cannot start is a [`crate::CheckResult`],
-//! never an error.
+//! The error type of the checks crates (`loki-runner`, its `isolate` included, and
+//! `loki-checks`): only loki's own failures. A suite that fails, hangs or cannot start is a
+//! [`crate::CheckResult`], never an error.
 
 use std::path::PathBuf;
 

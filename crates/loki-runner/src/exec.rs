@@ -19,7 +19,7 @@
 //! Every byte the runner prints is spooled to a temporary file and parsed from there; only the
 //! stored log is capped ([`RunOptions::output_cap`], head and tail), so a long `go test -json`
 //! stream is never judged by half of it. Structured reports, best first: pytest through loki's
-//! own plugin ([`crate::parse::pytest::PLUGIN_SOURCE`]: node ids, every phase), then its JUnit
+//! own plugin ([`crate::reports::pytest::PLUGIN_SOURCE`]: node ids, every phase), then its JUnit
 //! file; `cargo test` with `--message-format=json-render-diagnostics` (packages of the test
 //! binaries); nextest JUnit; vitest/jest JSON; node TAP. A nextest run is followed by `cargo test
 //! --doc` with the same package selection, because nextest does not run doctests.
@@ -27,7 +27,7 @@
 //! # Cross-checks
 //! The output is written by the code under test too, so it is checked against itself before it is
 //! believed: libtest sections must end with their summary and may not show more results than it
-//! counts ([`crate::parse::cargo::LibtestRun::anomalies`]); pytest must reach the end of its
+//! counts ([`crate::reports::cargo::LibtestRun::anomalies`]); pytest must reach the end of its
 //! session and exit with the status it reported there. A check whose output does not add up is a
 //! `fail` with the discrepancy as its reason.
 //!
@@ -65,7 +65,7 @@ use sha2::{Digest, Sha256};
 
 use crate::ChecksError;
 use crate::detect::Check;
-use crate::report::TestCase;
+use crate::reports::report::TestCase;
 use attempt::{attempt, log_section};
 use loki_protocol::CheckKind;
 use status::attempt_status;

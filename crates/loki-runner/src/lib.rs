@@ -8,14 +8,16 @@
 //!   from the environment, output capped head+tail and written atomically to `<log_dir>/<name>.log`.
 //!   It asks each runner for a structured report (nextest and pytest JUnit, `go test -json`,
 //!   vitest/jest JSON, node TAP) and falls back to the runner's summary lines, read by the parsers
-//!   of `loki-reports` ([`parse`], [`report`]).
+//!   in [`reports`] (pure: runner output in, per-test results out).
 //! - [`select`] narrows a check to files or test ids; [`script`] runs a package script the way its
 //!   package manager would, with a report from every runner in it; [`locate`] finds the file and
 //!   line a test id names.
+//! - [`isolate`] makes a run in another tree (base, hybrid) execute that tree's code; [`splice`]
+//!   finds the test items inside source files and splices one version's into another's.
 //! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the
 //!   checks of an agent's code with `loki __confine` ([`loki_process::confine`]).
-//! - [`ChecksError`] is the one error type of the checks crates (this one, `loki-isolate`,
-//!   `loki-checks`): only loki's own failures.
+//! - [`ChecksError`] is the one error type of the checks crates (this one and `loki-checks`):
+//!   only loki's own failures.
 //!
 //! # Invariants (the "no silent pass" rule)
 //! - `pass` requires more than zero executed tests, none failed, and exit code 0.
@@ -34,14 +36,14 @@
 pub mod detect;
 pub mod error;
 pub mod exec;
+pub mod isolate;
 pub mod locate;
-/// The report parsers, from their own crate (`loki-reports`).
-pub use loki_reports as parse;
-pub use loki_reports::report;
+pub mod reports;
 pub mod script;
 pub mod select;
+pub mod splice;
 
 pub use detect::{Check, Tools, detect, detect_with, render_detect};
 pub use error::ChecksError;
 pub use exec::{AttemptStatus, CheckResult, Facts, RunOptions, run_check, status_of};
-pub use report::{TestCase, TestReport, TestStatus};
+pub use reports::report::{TestCase, TestReport, TestStatus};

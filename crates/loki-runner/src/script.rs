@@ -347,7 +347,7 @@ fn command(
         }
         "node" if words[i + 1..].contains(&"--test") => {
             let path = tmp.join(format!("script-report-{n}.jsonl"));
-            let reporter = tmp.join(crate::parse::tap::NODE_REPORTER_FILE);
+            let reporter = tmp.join(crate::reports::tap::NODE_REPORTER_FILE);
             let f = format!(
                 " --test-reporter=spec --test-reporter-destination=stdout --test-reporter={} --test-reporter-destination={}",
                 shell_quote(&reporter.to_string_lossy()),

@@ -15,8 +15,8 @@
 
 use std::path::Path;
 
-use loki_checks::{Check, CheckResult, RunOptions, detect, run_check};
 use loki_git::Git;
+use loki_runner::{Check, CheckResult, RunOptions, detect, run_check};
 
 use crate::session::SealOptions;
 use crate::state::{

@@ -21,7 +21,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use loki_checks::{RunOptions, detect, run_check};
+use loki_runner::{RunOptions, detect, run_check};
 
 use crate::install::Timeouts;
 use crate::state::{Origin, sessions};

@@ -15,7 +15,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use loki_checks::detect;
 use loki_checks::judge::{JudgeInput, Judged, judge};
 use loki_core::layout::Repo;
 use loki_core::run::RunStore;
@@ -24,6 +23,7 @@ use loki_events::payload::{RunCompleted, RunInterrupted, RunStarted};
 use loki_git::Git;
 use loki_receipt::schema::{IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex};
 use loki_receipt::{NotProven, ReceiptBuilder, Signer};
+use loki_runner::detect;
 use serde::Serialize;
 
 use crate::SealError;
@@ -96,7 +96,7 @@ fn run(
     let git = Git::new(repo_root);
     let base = git
         .rev_parse(base_rev)
-        .map_err(|source| loki_checks::ChecksError::BadRevision {
+        .map_err(|source| loki_runner::ChecksError::BadRevision {
             rev: base_rev.to_string(),
             source,
         })?;

@@ -37,7 +37,7 @@ pub enum SealError {
     #[error(transparent)]
     Core(#[from] loki_core::CoreError),
     #[error(transparent)]
-    Checks(#[from] loki_checks::ChecksError),
+    Checks(#[from] loki_runner::ChecksError),
     #[error(transparent)]
     Git(#[from] loki_git::GitError),
     #[error(transparent)]

@@ -33,11 +33,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use loki_checks::Finding;
 use loki_checks::judge::{CannotJudge, Declarable, Verdict};
-use loki_checks::{CheckResult, Finding, RunOptions};
 use loki_core::config::Config;
 use loki_receipt::schema::Declaration;
 use loki_receipt::{KeyEnv, NotProven};
+use loki_runner::{CheckResult, RunOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

@@ -12,7 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_checks::RunOptions;
 use loki_checks::judge::{JudgeInput, Judged, judge};
 use loki_core::run::{RunKind, RunStore};
 use loki_core::{RunId, layout::Repo};
@@ -24,6 +23,7 @@ use loki_git::Git;
 use loki_protocol::CheckStatus;
 use loki_receipt::schema::{IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex};
 use loki_receipt::{KeyEnv, NotProven, ReceiptBuilder, ReceiptFacts, Signer};
+use loki_runner::RunOptions;
 
 use crate::decide::{Evidence, Judgement, block_message, decide};
 use crate::declare::{self, Applied, Mode};
@@ -665,7 +665,7 @@ pub(crate) fn known_tests(judged: &Judged) -> Vec<String> {
         .head
         .iter()
         .flat_map(|r| r.tests.iter())
-        .filter(|t| t.status == loki_checks::TestStatus::Failed)
+        .filter(|t| t.status == loki_runner::TestStatus::Failed)
         .map(|t| t.id.clone())
         .collect();
     out.extend(judged.declare.iter().map(|d| d.test.clone()));

@@ -35,9 +35,9 @@
 use std::path::{Path, PathBuf};
 
 use loki_checks::judge::Declarable;
-use loki_checks::{Check, CheckResult};
 use loki_receipt::NotProven;
 use loki_receipt::schema::{Declaration, sha256_hex};
+use loki_runner::{Check, CheckResult};
 use serde::{Deserialize, Serialize};
 
 use crate::{Agent, HookInput, SealError, Source};

@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
-use loki_checks::CheckResult;
 use loki_protocol::CheckStatus;
+use loki_runner::CheckResult;
 
 use crate::style::{GREEN, RED, YELLOW, paint};
 

@@ -18,7 +18,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use loki_checks::{Check, CheckResult, RunOptions, detect, run_check};
 use loki_core::RunId;
 use loki_core::config::Config;
 use loki_core::layout::Repo;
@@ -27,6 +26,7 @@ use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{CheckResult as CheckEvent, RunCompleted, RunStarted};
 use loki_protocol::CheckStatus;
+use loki_runner::{Check, CheckResult, RunOptions, detect, run_check};
 
 use crate::WorkspaceError;
 

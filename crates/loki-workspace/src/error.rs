@@ -65,7 +65,7 @@ pub enum WorkspaceError {
     #[error(transparent)]
     Core(#[from] loki_core::CoreError),
     #[error(transparent)]
-    Checks(#[from] loki_checks::ChecksError),
+    Checks(#[from] loki_runner::ChecksError),
     #[error(transparent)]
     Events(#[from] loki_events::EventError),
     #[error(transparent)]

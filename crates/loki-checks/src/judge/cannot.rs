@@ -7,8 +7,8 @@ use std::path::Path;
 use loki_protocol::CheckStatus;
 
 use super::CannotJudge;
-use crate::detect::Check;
-use crate::exec::CheckResult;
+use loki_runner::detect::Check;
+use loki_runner::exec::CheckResult;
 
 /// Why a check's result on `side` cannot be judged, and what to do, if it cannot.
 pub(super) fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option<CannotJudge> {

@@ -23,9 +23,9 @@ use std::collections::BTreeSet;
 use loki_git::Git;
 use serde::{Deserialize, Serialize};
 
-use crate::detect::Check;
 use crate::integrity::{Finding, FindingKind};
-use crate::locate::{Locator, Source};
+use loki_runner::detect::Check;
+use loki_runner::locate::{Locator, Source};
 
 /// Lines of each side shown per change.
 pub const SHOWN_LINES: usize = 8;

@@ -25,10 +25,10 @@ use super::matrix::{self, Runs};
 use super::owned::Owner;
 use super::trees::Owned;
 use super::{JudgeInput, Judged, original};
-use crate::ChecksError;
-use crate::exec::RunOptions;
 use crate::integrity::Finding;
 use loki_protocol::CheckKind;
+use loki_runner::ChecksError;
+use loki_runner::exec::RunOptions;
 
 /// What the second pass needs from the first.
 pub(super) struct Input<'a> {

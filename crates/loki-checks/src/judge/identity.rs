@@ -181,8 +181,8 @@ pub fn group(kind: CheckKind, id: &str) -> String {
 pub fn is_group_mark(kind: CheckKind, id: &str) -> bool {
     id.ends_with(" (package failed)")
         || id.ends_with(" (file failed to run)")
-        || id.ends_with(crate::parse::cargo::CRASHED)
-        || id.ends_with(crate::parse::cargo::NOT_COMPILED)
+        || id.ends_with(loki_runner::reports::cargo::CRASHED)
+        || id.ends_with(loki_runner::reports::cargo::NOT_COMPILED)
         || (kind == CheckKind::Pytest && !id.contains("::"))
 }
 

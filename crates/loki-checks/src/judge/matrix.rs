@@ -40,11 +40,11 @@ use serde::{Deserialize, Serialize};
 
 use super::identity::{group, is_group_mark, pair};
 use crate::baseline::statuses;
-use crate::exec::CheckResult;
 use crate::integrity::{Finding, FindingKind};
-use crate::parse::cargo::{CRASHED, NOT_COMPILED};
-use crate::report::TestStatus;
 use loki_protocol::CheckKind;
+use loki_runner::TestStatus;
+use loki_runner::exec::CheckResult;
+use loki_runner::reports::cargo::{CRASHED, NOT_COMPILED};
 
 /// What the judge established that is neither a pass, a finding nor a change to declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 //!   by how its status moved ([`matrix`]), tests matched across moves by identity ([`identity`]).
 //! - **O**, head code with the base version of every test-owned file the change modified or
 //!   deleted ([`owned`], [`trees::hybrid`]): the original tests on the new code. Run only when such
-//!   a file exists, narrowed to those files ([`crate::select`]).
+//!   a file exists, narrowed to those files ([`loki_runner::select`]).
 //! - **N**, base code with the head version of the test-owned files: the new tests on the old
 //!   code. Run only for tests O says needed their edit to pass: when N passes too, the edit made
 //!   the test accept the old behaviour (`weakened_test`); when it fails, the change alters what
@@ -33,7 +33,7 @@
 //! to one path per repository and role under the cache ([`trees::SideTree::export`]; the same
 //! path every time, so Go's build cache, keyed by directory, is warm for the reruns of a later
 //! judgement, and kept with its own index, so a later export writes only the files that differ)
-//! and prepared so that its own code runs ([`crate::isolate`]). O and N run in their
+//! and prepared so that its own code runs ([`loki_runner::isolate`]). O and N run in their
 //! hybrid trees, exported and kept the same way, or, for Go checks whose hybrid differs from the head only
 //! in `.go` files, in the head's directory through `go test -overlay` (only the swapped packages
 //! rebuild; see [`trees`]). O's plan is static (module `original`), so B and O run beside H on their own
@@ -53,13 +53,13 @@
 //! the base tree or report of a run beside it, or the cached base results of the next judgement,
 //! and turn a regression into a "pre-existing" failure. With [`RunOptions::confine_exe`] set (the
 //! `loki` binary) and Landlock in the kernel, every run goes through `loki __confine`
-//! ([`crate::exec::RunFence`]): the judge's private directory (every exported tree and every
+//! ([`loki_runner::exec::RunFence`]): the judge's private directory (every exported tree and every
 //! run's report directory), the baseline cache and the logs are read-only to it, except its own
 //! tree, build directory and report directory. A kernel without Landlock is said in NOT PROVEN.
 //! What a run reports about itself is still written by the process that runs the tests (pytest's
 //! plugin, vitest's and jest's reporters, libtest's and `go test`'s output): that is checked
-//! against the exit status and the runner's own summary ([`crate::exec`]) and against the static
-//! rules for run takeovers, not fenced.
+//! against the exit status and the runner's own summary ([`loki_runner::exec`]) and against the
+//! static rules for run takeovers, not fenced.
 //!
 //! # Static rules
 //! [`crate::integrity::scan`] over every changed file judges what running cannot see (CI, test
@@ -100,12 +100,12 @@ use loki_git::Git;
 use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
-use crate::ChecksError;
 use crate::baseline::{self, BaselineResult, Comparison};
-use crate::detect::Check;
-use crate::exec::{CheckResult, RunOptions};
 use crate::integrity::Finding;
 use loki_protocol::CheckKind;
+use loki_runner::ChecksError;
+use loki_runner::detect::Check;
+use loki_runner::exec::{CheckResult, RunOptions};
 
 pub use declare::{Declarable, DeclareKind};
 pub use loki_core::outcome::Verdict;
@@ -213,7 +213,7 @@ pub fn judge(input: &JudgeInput<'_>) -> Result<Judged, ChecksError> {
             source,
         })?;
     let opts = RunOptions {
-        fence: Some(crate::exec::RunFence {
+        fence: Some(loki_runner::exec::RunFence {
             exe: exe.clone(),
             private: private.path().to_path_buf(),
             scratch: private.path().join("head"),
@@ -427,7 +427,7 @@ fn unexplained(r: &CheckResult) -> bool {
         && !r.tests.is_empty()
         && r.tests
             .iter()
-            .all(|t| t.status != crate::report::TestStatus::Failed)
+            .all(|t| t.status != loki_runner::TestStatus::Failed)
 }
 
 /// What an unexplained failure at head means: the change broke what passed at base (a finding),

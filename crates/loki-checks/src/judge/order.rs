@@ -16,12 +16,12 @@ use std::collections::BTreeMap;
 
 use super::JudgeInput;
 use super::matrix::{self, Probe, Runs};
-use crate::ChecksError;
-use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::integrity::{Finding, FindingKind};
-use crate::report::TestStatus;
-use crate::select::{Selection, narrowed, repeats_in_one_run};
 use loki_protocol::CheckKind;
+use loki_runner::ChecksError;
+use loki_runner::TestStatus;
+use loki_runner::exec::{CheckResult, RunOptions, run_check};
+use loki_runner::select::{Selection, narrowed, repeats_in_one_run};
 
 /// Newly passing tests checked per judgement: a feature's new tests can be many, the tests a
 /// cheat targets are few, and each check is a process start.

@@ -17,11 +17,11 @@ use loki_git::Git;
 use super::owned::Owner;
 use super::trees::{Owned, SideTree, TestsFrom, hybrid};
 use super::{JudgeInput, git_err, in_checkout, rename};
-use crate::ChecksError;
-use crate::detect::{Check, checks_for};
-use crate::exec::CheckResult;
-use crate::select::Selection;
 use loki_protocol::CheckKind;
+use loki_runner::ChecksError;
+use loki_runner::detect::{Check, checks_for};
+use loki_runner::exec::CheckResult;
+use loki_runner::select::Selection;
 
 /// What O will run, decided before any run.
 #[derive(Debug)]

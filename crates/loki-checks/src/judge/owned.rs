@@ -9,7 +9,7 @@
 //!   `test-data/`, `golden/`, `goldens/`, `__snapshots__/`, `snapshots/` (insta), files ending in
 //!   `.snap`, `.ambr` (syrupy) or `.golden`, and any file that is not source code under a test
 //!   directory (`tests/data/input.json`);
-//! - **mixed**: a source file with test items inside it on either side ([`crate::splice`]:
+//! - **mixed**: a source file with test items inside it on either side ([`loki_runner::splice`]:
 //!   `#[cfg(test)]` modules, doctests, Python doctests, vitest in-source blocks);
 //! - everything else is the code under test (**source**) or neither (**other**: docs, config,
 //!   CI, which the static rules judge).
@@ -80,7 +80,7 @@ pub fn owner(path: &str, sides: &[&[u8]]) -> Owner {
     }
     if sides
         .iter()
-        .any(|bytes| crate::splice::has_test_items(path, bytes))
+        .any(|bytes| loki_runner::splice::has_test_items(path, bytes))
     {
         Owner::Mixed
     } else {

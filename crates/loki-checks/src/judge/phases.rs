@@ -38,11 +38,11 @@ use super::{
     BaseRun, JudgeInput, Judged, base_run, declare, doubt, git_err, helpers, hidden_runner_files,
     matrix, might_hold_tests, order, reported_test_files, reruns, restructure, shared, status,
 };
-use crate::ChecksError;
 use crate::baseline::classify;
-use crate::detect::Check;
-use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::integrity::{FindingKind, scan, scan_input_from};
+use loki_runner::ChecksError;
+use loki_runner::detect::Check;
+use loki_runner::exec::{CheckResult, RunOptions, run_check};
 
 /// The target of the phases' events: the judge's, as before they were phases, so `LOKI_LOG`
 /// filters and `--verbose` lines name them as they did.
@@ -427,7 +427,7 @@ impl Unedited<'_> {
         let passed_before = self.base.iter().filter(|r| r.name == check).any(|r| {
             r.tests
                 .iter()
-                .any(|t| t.id == id && t.status == crate::report::TestStatus::Passed)
+                .any(|t| t.id == id && t.status == loki_runner::TestStatus::Passed)
         });
         let not_run = match self.original.probe(check, c.kind, id) {
             matrix::Probe::GroupFailed | matrix::Probe::Unknown | matrix::Probe::NotCovered => true,

@@ -18,12 +18,12 @@ use loki_git::Git;
 use super::matrix::{self, Fact, FactKind};
 use super::trees::SideTree;
 use super::{JudgeInput, in_checkout};
-use crate::ChecksError;
-use crate::detect::Check;
-use crate::exec::{CheckResult, RunOptions, run_check};
 use crate::integrity::{Finding, FindingKind};
-use crate::select::Selection;
 use loki_protocol::CheckKind;
+use loki_runner::ChecksError;
+use loki_runner::detect::Check;
+use loki_runner::exec::{CheckResult, RunOptions, run_check};
+use loki_runner::select::Selection;
 
 /// Reruns on the base of each newly failing test before it is blamed.
 pub const BASE_RERUNS: usize = 2;
@@ -147,7 +147,8 @@ fn head_reruns(
         .filter(|c| ids.contains_key(c.name.as_str()))
     {
         let sel = Selection::tests(ids.get(c.name.as_str()).cloned().unwrap_or_default());
-        let to_run = crate::select::narrowed(c, judge.head_root, &sel).unwrap_or_else(|| c.clone());
+        let to_run =
+            loki_runner::select::narrowed(c, judge.head_root, &sel).unwrap_or_else(|| c.clone());
         let r = run_check(&to_run, &opts)?;
         let kind = kinds.get(&c.name).copied().unwrap_or(CheckKind::Npm);
         for (check, _, head_id) in newly_failing.iter().filter(|(n, _, _)| *n == c.name) {
@@ -195,8 +196,9 @@ fn base_reruns(
         .filter(|c| by_check.contains_key(c.name.as_str()))
         .cloned()
         .partition(|c| {
-            crate::select::repeats_in_one_run(c.kind)
-                && crate::select::narrowed(&c.at_root(&side.root), &side.root, &select(c)).is_some()
+            loki_runner::select::repeats_in_one_run(c.kind)
+                && loki_runner::select::narrowed(&c.at_root(&side.root), &side.root, &select(c))
+                    .is_some()
         });
     let times = u32::try_from(BASE_RERUNS).unwrap_or(u32::MAX);
     let repeated = |c: &Check| select(c).repeated(times);

@@ -19,12 +19,12 @@ use std::rc::Rc;
 
 use super::declare::Sides;
 use super::matrix::{Fact, FactKind};
-use crate::detect::Check;
-use crate::exec::CheckResult;
 use crate::integrity::{Finding, FindingKind};
-use crate::locate::Locator;
-use crate::report::TestStatus;
 use loki_protocol::CheckKind;
+use loki_runner::TestStatus;
+use loki_runner::detect::Check;
+use loki_runner::exec::CheckResult;
+use loki_runner::locate::Locator;
 
 /// The items of the tests passing at head, by check and home: read once per judgement.
 type Items = RefCell<BTreeMap<(String, String), Rc<Vec<String>>>>;

@@ -24,9 +24,9 @@ use super::{
     CannotJudge, Fact, FactKind, JudgeInput, Judged, cannot, declare, fold, loosened, matrix,
     removed_definitions, unexplained, unexplained_failure,
 };
-use crate::detect::checks_for;
-use crate::exec::CheckResult;
 use crate::integrity::{Finding, FindingKind};
+use loki_runner::detect::checks_for;
+use loki_runner::exec::CheckResult;
 
 /// Static counts stand in for what running could not compare: where the owning suite reported
 /// every test on both sides, a deleted, skipped or weakened test is judged by running it (a test
@@ -136,7 +136,7 @@ pub(super) fn weakened_without_code(ctx: &Ctx<'_>, owned: &[Owned], out: &mut Ju
             out.base.iter().any(|r| {
                 r.tests
                     .iter()
-                    .any(|t| t.id == id && t.status == crate::report::TestStatus::Passed)
+                    .any(|t| t.id == id && t.status == loki_runner::TestStatus::Passed)
             })
         })
     };
@@ -214,8 +214,8 @@ pub(super) fn locate_findings(ctx: &Ctx<'_>, out: &mut Judged) {
     out.findings.sort();
     out.findings.dedup();
     out.findings = fold::fold_subtests(std::mem::take(&mut out.findings), &ctx.kinds);
-    let mut locator = crate::locate::Locator::new(input.head_root);
-    let mut in_base: Option<crate::locate::Locator<'_>> = None;
+    let mut locator = loki_runner::locate::Locator::new(input.head_root);
+    let mut in_base: Option<loki_runner::locate::Locator<'_>> = None;
     for f in &mut out.findings {
         let Some(check) = input.checks.iter().find(|c| c.name == f.path) else {
             continue;
@@ -225,7 +225,7 @@ pub(super) fn locate_findings(ctx: &Ctx<'_>, out: &mut Judged) {
                 let (mut path, mut line) = locator.locate(check, id);
                 if line.is_none() && f.kind == FindingKind::TestDeleted {
                     let base = in_base.get_or_insert_with(|| {
-                        crate::locate::Locator::over(crate::locate::Source::Tree {
+                        loki_runner::locate::Locator::over(loki_runner::locate::Source::Tree {
                             paths: ctx.git.ls_tree(&ctx.base_tree).unwrap_or_default(),
                             read: Box::new(|p| ctx.git.show_file(&ctx.base_tree, p).ok().flatten()),
                         })

@@ -3,16 +3,16 @@
 //!
 //! A tree is a git tree id. [`hybrid`] builds one from two others in a temporary index: for each
 //! test-owned path the change touched, the entry of the side the tests come from (a path absent
-//! there is removed); for each mixed source file (tests inside source: Rust `#[cfg(test)]`
-//! modules and doctests, Python doctests, vitest in-source blocks) a new blob with the code of one
-//! side and the test items of the other ([`crate::splice`]). A mixed file that cannot be split
-//! keeps the code side's bytes, and the hybrid says so in [`Hybrid::unsplit`]: restoring the whole
-//! file would restore its code too, and the run would prove nothing.
+//! there is removed); for each mixed source file (tests inside source: Rust `#[cfg(test)]` modules
+//! and doctests, Python doctests, vitest in-source blocks) a new blob with the code of one side and
+//! the test items of the other ([`loki_runner::splice`]). A mixed file that cannot be split keeps
+//! the code side's bytes, and the hybrid says so in [`Hybrid::unsplit`]: restoring the whole file
+//! would restore its code too, and the run would prove nothing.
 //!
 //! [`SideTree::export`] writes a tree into its own directory (the user's checkout, index and
-//! worktree list are untouched) and prepares it with [`crate::isolate::prepare`], so the suites
-//! that run there execute that tree's code. The directory lives as long as the `SideTree`, so
-//! reruns reuse its builds. It is kept between judgements, one per repository and role, with an
+//! worktree list are untouched) and prepares it with [`loki_runner::isolate::prepare`], so the
+//! suites that run there execute that tree's code. The directory lives as long as the `SideTree`,
+//! so reruns reuse its builds. It is kept between judgements, one per repository and role, with an
 //! index of its own: the next judgement's export writes only the files that differ and removes
 //! whatever the runs left, and a directory that cannot be made exactly the tree (what a run of
 //! the agent's code left there cannot be removed) is replaced by a temporary one
@@ -33,12 +33,12 @@ use std::path::{Path, PathBuf};
 
 use loki_git::{Entry, Git, RawChange, TreeEdit};
 
-use crate::ChecksError;
 use crate::baseline::absent_result;
-use crate::detect::Check;
-use crate::exec::{CheckResult, RunOptions, run_check};
-use crate::select::{Selection, narrowed};
 use loki_protocol::CheckKind;
+use loki_runner::ChecksError;
+use loki_runner::detect::Check;
+use loki_runner::exec::{CheckResult, RunOptions, run_check};
+use loki_runner::select::{Selection, narrowed};
 
 use super::owned::Owner;
 
@@ -145,7 +145,9 @@ pub fn hybrid(
                         .map_err(fail("read a file with tests inside its source"))
                 };
                 let (code_bytes, test_bytes) = (read(&code)?, read(&tests)?);
-                match crate::splice::splice(&o.change.path, &code_bytes, &test_bytes).map(renamed) {
+                match loki_runner::splice::splice(&o.change.path, &code_bytes, &test_bytes)
+                    .map(renamed)
+                {
                     Some(bytes) if bytes == code_bytes => {}
                     Some(bytes) => {
                         let oid = git
@@ -178,10 +180,10 @@ pub struct SideTree {
     pub role: &'static str,
     pub root: PathBuf,
     /// Kept alive for the tree's life: it holds the role's build directory and the evidence.
-    prepared: crate::isolate::Prepared,
+    prepared: loki_runner::isolate::Prepared,
     pub notes: Vec<String>,
     /// The fence of the runs here (their own tree and build directory writable).
-    fence: Option<crate::exec::RunFence>,
+    fence: Option<loki_runner::exec::RunFence>,
     /// Variables set for the runs here on top of the isolation's (`GOFLAGS`).
     env: Vec<(OsString, OsString)>,
     _dir: Place,
@@ -234,7 +236,7 @@ impl Place {
             .collect();
         let base = cache_dir
             .join("trees")
-            .join(crate::isolate::repo_key(checkout));
+            .join(loki_runner::isolate::repo_key(checkout));
         std::fs::create_dir_all(&base).ok()?;
         let file = std::fs::File::options()
             .create(true)
@@ -290,7 +292,7 @@ fn go_flags(
     if !checks.iter().any(|c| c.kind == CheckKind::Go) {
         return None;
     }
-    let from_env = crate::isolate::env_var(env, "GOFLAGS")
+    let from_env = loki_runner::isolate::env_var(env, "GOFLAGS")
         .map(|v| v.to_string_lossy().into_owned())
         .unwrap_or_default();
     let all = [from_env.as_str(), "-count=1", extra]
@@ -378,22 +380,23 @@ impl SideTree {
             Some(changes.into_iter().map(|c| c.path).collect())
         };
         let content = if role == "base" {
-            crate::isolate::Content::Exact(tree)
+            loki_runner::isolate::Content::Exact(tree)
         } else if synced {
-            crate::isolate::Content::Synced {
+            loki_runner::isolate::Content::Synced {
                 id: tree,
                 changed: &changed,
             }
         } else {
-            crate::isolate::Content::Unknown
+            loki_runner::isolate::Content::Unknown
         };
-        let prepared =
-            crate::isolate::prepare_of(checkout, &root, content, checks, role, &opts.env, builds)?;
+        let prepared = loki_runner::isolate::prepare_of(
+            checkout, &root, content, checks, role, &opts.env, builds,
+        )?;
         let fence = opts.fence.as_ref().map(|f| {
             let mut write = vec![dir.path().to_path_buf()];
             write.extend(prepared.cargo_target_dir().map(Path::to_path_buf));
             write.extend(prepared.evidence_dir());
-            crate::exec::RunFence {
+            loki_runner::exec::RunFence {
                 scratch: dir.path().join("runs"),
                 write,
                 ..f.clone()
@@ -436,7 +439,7 @@ impl SideTree {
         if checks.is_empty() || checks.iter().any(|c| c.kind != CheckKind::Go) {
             return Ok(None);
         }
-        let flags = crate::isolate::env_var(&opts.env, "GOFLAGS")
+        let flags = loki_runner::isolate::env_var(&opts.env, "GOFLAGS")
             .map(|v| v.to_string_lossy().into_owned())
             .unwrap_or_default();
         if flags.contains("-overlay") {
@@ -518,7 +521,7 @@ impl SideTree {
             &opts.env,
             &format!("-overlay={} -vet=off", overlay.display()),
         );
-        let fence = opts.fence.as_ref().map(|f| crate::exec::RunFence {
+        let fence = opts.fence.as_ref().map(|f| loki_runner::exec::RunFence {
             scratch: dir.path().join("runs"),
             ..f.clone()
         });
@@ -536,7 +539,7 @@ impl SideTree {
                 "{role} tree: run in the head's directory with go's -overlay swapping {} .go file(s), without go vet (a test that reads .go files at run time reads the head's)",
                 changes.len()
             )],
-            prepared: crate::isolate::Prepared::default(),
+            prepared: loki_runner::isolate::Prepared::default(),
             fence,
             env: goflags.into_iter().collect(),
             _dir: dir,
@@ -608,15 +611,15 @@ impl SideTree {
         }
     }
 
-    /// In a guarded cargo build directory (a hybrid's, see `loki_isolate`), builds what `check`
-    /// runs on its own and stamps the end of the build, so that what its tests write there
-    /// afterwards is told apart. A build that cannot start leaves no stamp: the directory is
-    /// then emptied before its next use.
+    /// In a guarded cargo build directory (a hybrid's, see `loki_runner::isolate`), builds what
+    /// `check` runs on its own and stamps the end of the build, so that what its tests write there
+    /// afterwards is told apart. A build that cannot start leaves no stamp: the directory is then
+    /// emptied before its next use.
     fn build_first(&self, check: &Check, opts: &RunOptions) -> Result<(), ChecksError> {
         if !self.prepared.cargo_guarded() {
             return Ok(());
         }
-        let Some(command) = crate::exec::build_companion(check) else {
+        let Some(command) = loki_runner::exec::build_companion(check) else {
             return Ok(());
         };
         let build = Check {

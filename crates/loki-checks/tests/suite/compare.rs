@@ -4,12 +4,13 @@ use std::collections::BTreeMap;
 
 use std::collections::BTreeSet;
 
-use loki_checks::detect::checks_for;
 use loki_checks::judge::matrix::{self, Runs};
 use loki_checks::judge::{DeclareKind, FactKind};
-use loki_checks::{Check, CheckResult, FindingKind, TestCase, TestClass, TestStatus, classify};
+use loki_checks::{FindingKind, TestClass, classify};
 use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
+use loki_runner::detect::checks_for;
+use loki_runner::{Check, CheckResult, TestCase, TestStatus};
 use proptest::prelude::*;
 
 fn result(name: &str, status: CheckStatus, tests: &[(&str, TestStatus)]) -> CheckResult {

@@ -3,9 +3,9 @@
 use std::fs;
 use std::path::Path;
 
-use loki_checks::{Check, Tools, detect_with, render_detect};
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_protocol::CheckKind;
+use loki_runner::{Check, Tools, detect_with, render_detect};
 
 fn write(root: &Path, rel: &str, body: &str) {
     let p = root.join(rel);
@@ -149,7 +149,7 @@ fn ignored_packages_are_seen_and_the_depth_bound_holds() {
     write(t.path(), "generated/go.mod", "module example.com/g\n");
     // A directory at depth MAX_DEPTH is searched; one level deeper is not.
     let deep = "a/b/c/d/e/f/g/h";
-    assert_eq!(deep.split('/').count(), loki_checks::detect::MAX_DEPTH);
+    assert_eq!(deep.split('/').count(), loki_runner::detect::MAX_DEPTH);
     write(
         t.path(),
         &format!("{deep}/go.mod"),

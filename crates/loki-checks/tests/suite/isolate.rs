@@ -1,4 +1,4 @@
-//! Isolation of runs in another tree (`loki_checks::isolate`), with the real tools: a virtualenv
+//! Isolation of runs in another tree (`loki_runner::isolate`), with the real tools: a virtualenv
 //! with an editable install (pip, setuptools), an npm workspace, cargo with a shared target
 //! directory, a go workspace. Each test first runs the base tree the way loki did before
 //! (`node_modules` symlinked, the checkout's interpreter, the environment's `CARGO_TARGET_DIR`, the
@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use loki_checks::isolate::{self, Prepared};
-use loki_checks::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
 use loki_protocol::CheckKind;
+use loki_runner::isolate::{self, Prepared};
+use loki_runner::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
 use loki_test_support::GitRepo;
 
 pub(crate) fn opts(tmp: &Path, name: &str, extra: &[(&str, &OsString)]) -> RunOptions {
@@ -42,7 +42,7 @@ pub(crate) fn show(r: &CheckResult) -> String {
 }
 
 /// The status of the one test whose id ends with `name`.
-pub(crate) fn status(r: &CheckResult, name: &str) -> Option<loki_checks::TestStatus> {
+pub(crate) fn status(r: &CheckResult, name: &str) -> Option<loki_runner::TestStatus> {
     let mut found = r.tests.iter().filter(|t| t.id.ends_with(name));
     let t = found.next()?;
     assert!(
@@ -54,11 +54,11 @@ pub(crate) fn status(r: &CheckResult, name: &str) -> Option<loki_checks::TestSta
 }
 
 pub(crate) fn passed(r: &CheckResult, name: &str) -> bool {
-    status(r, name) == Some(loki_checks::TestStatus::Passed)
+    status(r, name) == Some(loki_runner::TestStatus::Passed)
 }
 
 pub(crate) fn failed(r: &CheckResult, name: &str) -> bool {
-    status(r, name) == Some(loki_checks::TestStatus::Failed)
+    status(r, name) == Some(loki_runner::TestStatus::Failed)
 }
 
 /// Exports the tree of `rev` into `dest`, as the judge does for the base.

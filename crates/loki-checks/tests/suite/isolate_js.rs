@@ -1,4 +1,4 @@
-//! Isolation of a base run for JavaScript (`loki_checks::isolate`), with real npm and pnpm
+//! Isolation of a base run for JavaScript (`loki_runner::isolate`), with real npm and pnpm
 //! layouts: a workspace dependency and per-package links resolve to the base tree's copy.
 
 use std::fs;
@@ -6,9 +6,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use loki_checks::isolate;
-use loki_checks::{Tools, detect_with, run_check};
 use loki_protocol::CheckKind;
+use loki_runner::isolate;
+use loki_runner::{Tools, detect_with, run_check};
 use loki_test_support::GitRepo;
 
 use super::isolate::*;

@@ -1,4 +1,4 @@
-//! Isolation of a base run for cargo and Go (`loki_checks::isolate`): a shared target directory
+//! Isolation of a base run for cargo and Go (`loki_runner::isolate`): a shared target directory
 //! never lets another tree's build stand in, path dependencies that leave the tree are noted, and
 //! a `go.work` is rewritten into the base tree.
 
@@ -6,9 +6,9 @@ use std::ffi::OsString;
 use std::fs;
 use std::time::Duration;
 
-use loki_checks::isolate;
-use loki_checks::{Check, Tools, detect_with, run_check};
 use loki_protocol::CheckKind;
+use loki_runner::isolate;
+use loki_runner::{Check, Tools, detect_with, run_check};
 use loki_test_support::GitRepo;
 
 use super::isolate::*;

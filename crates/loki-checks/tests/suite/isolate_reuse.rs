@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use loki_checks::isolate;
-use loki_checks::{CheckResult, RunOptions, TestStatus, Tools, detect_with, run_check};
 use loki_protocol::CheckKind;
+use loki_runner::isolate;
+use loki_runner::{CheckResult, RunOptions, TestStatus, Tools, detect_with, run_check};
 use loki_test_support::GitRepo;
 
 const CARGO_TOML: &str =

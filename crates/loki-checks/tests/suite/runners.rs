@@ -7,9 +7,9 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use loki_checks::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
 use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
+use loki_runner::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
 use sha2::{Digest, Sha256};
 
 fn write(root: &Path, rel: &str, body: &[u8]) {
@@ -211,8 +211,8 @@ fn pytest_repeats_each_selected_test_in_one_process_from_a_fresh_setup() {
     let check = only(&repo, Tools::default(), CheckKind::Pytest);
     let run = |id: &str, times: u32| {
         let _ = fs::remove_file(repo.join("runs.txt"));
-        let sel = loki_checks::select::Selection::tests([id.to_owned()]).repeated(times);
-        let narrowed = loki_checks::select::narrowed(&check, &repo, &sel).unwrap();
+        let sel = loki_runner::select::Selection::tests([id.to_owned()]).repeated(times);
+        let narrowed = loki_runner::select::narrowed(&check, &repo, &sel).unwrap();
         let r = run_check(&narrowed, &o).unwrap();
         (
             r,
@@ -479,10 +479,10 @@ fn maven_runner() {
     assert_eq!(r.failing_ids, ["calc.BreakTest::breaks"]);
 
     // Narrowed to the passing test: only it runs.
-    let one = loki_checks::select::narrowed(
+    let one = loki_runner::select::narrowed(
         &check,
         &repo,
-        &loki_checks::select::Selection::tests(["calc.CalcTest::adds".to_owned()]),
+        &loki_runner::select::Selection::tests(["calc.CalcTest::adds".to_owned()]),
     )
     .unwrap();
     let r = run_check(&one, &o).unwrap();

@@ -8,13 +8,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use loki_checks::judge::{JudgeInput, Judged, judge};
-use loki_checks::{
-    Check, CheckResult, FindingKind, RunOptions, TestClass, Tools, classify, detect_with,
-    run_baseline, run_check, scan_changes,
-};
+use loki_checks::{FindingKind, TestClass, classify, run_baseline, scan_changes};
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_git::Git;
 use loki_protocol::CheckStatus;
+use loki_runner::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
 use loki_test_support::GitRepo;
 
 pub(super) struct Fixture {

@@ -9,8 +9,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_checks::splice::{ItemKind, has_test_items, splice, test_items};
 use loki_process::{Spec, run, scrubbed_env};
+use loki_runner::splice::{ItemKind, has_test_items, splice, test_items};
 use loki_test_support::GitRepo;
 
 /// A repository with a base and a head commit, and a temp dir for checkouts and build output.

@@ -2,8 +2,8 @@
 //! verdict and exit code are [`loki_workspace::checks`]'s (its module doc is the spec); this
 //! prints.
 
-use loki_checks::{detect, render_detect};
 use loki_core::outcome::ExitCode;
+use loki_runner::{detect, render_detect};
 
 use crate::cli::ChecksCommand;
 use crate::context::Ctx;

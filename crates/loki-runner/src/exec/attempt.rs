@@ -14,8 +14,8 @@ use super::plan::{doc_companion, insert_before_separator, report_plan, script_pl
 use super::status::{AttemptStatus, Facts, attempt_status, status_of};
 use super::{CARGO_MESSAGE_FORMAT, MAX_PARSED_BYTES, RunOptions};
 use crate::detect::Check;
-use crate::report::TestReport;
-use crate::{ChecksError, parse};
+use crate::reports::report::TestReport;
+use crate::{ChecksError, reports};
 use loki_protocol::CheckKind;
 
 /// One execution of the command.
@@ -99,8 +99,8 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         .is_some_and(|p| p.reports.iter().any(|r| r.kind == CheckKind::Node))
     {
         loki_core::fs::write_atomic(
-            &tmp.path().join(parse::tap::NODE_REPORTER_FILE),
-            parse::tap::NODE_REPORTER_SOURCE.as_bytes(),
+            &tmp.path().join(reports::tap::NODE_REPORTER_FILE),
+            reports::tap::NODE_REPORTER_SOURCE.as_bytes(),
         )
         .map_err(|source| ChecksError::Log {
             check: check.name.clone(),
@@ -259,7 +259,7 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
                     exit_code = d.exit_code;
                 }
                 if !no_lib {
-                    doc_report = parse::cargo::parse_libtest_run(&d.text);
+                    doc_report = reports::cargo::parse_libtest_run(&d.text);
                 }
                 text.push('\n');
                 text.push_str(&d.text);
@@ -285,7 +285,7 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         structured.extend(super::surefire::read(&check.cwd));
     }
     let mut structured_missing = !plan.files.is_empty() && structured.is_empty();
-    let mut parsed = parse::parse_run(check.kind, &structured, &text);
+    let mut parsed = reports::parse_run(check.kind, &structured, &text);
     // A planned report that is missing or unreadable: some tests ran unseen.
     let mut unread_reports: Vec<String> = Vec::new();
     if let Some(p) = &script
@@ -299,10 +299,9 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
             };
             let body = String::from_utf8_lossy(&bytes);
             let one = match r.kind {
-                CheckKind::Node => {
-                    parse::tap::parse_node_events(&body).or_else(|| parse::tap::parse_tap(&body))
-                }
-                _ => parse::js::parse_json(&body),
+                CheckKind::Node => reports::tap::parse_node_events(&body)
+                    .or_else(|| reports::tap::parse_tap(&body)),
+                _ => reports::js::parse_json(&body),
             };
             if one.is_none() {
                 unread_reports.push(format!(
@@ -338,7 +337,7 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         for p in &kept_reports {
             let one = std::fs::read(p)
                 .ok()
-                .and_then(|b| parse::junit::parse(&String::from_utf8_lossy(&b)));
+                .and_then(|b| reports::junit::parse(&String::from_utf8_lossy(&b)));
             if let Some(one) = one {
                 merged.passed += one.passed;
                 merged.failed += one.failed;

@@ -19,8 +19,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::cargo::NOT_COMPILED;
-use crate::report::TestReport;
+use crate::reports::cargo::NOT_COMPILED;
+use crate::reports::report::TestReport;
 use loki_protocol::CheckKind;
 
 /// Why a check could not run on this machine: the tool, what went wrong, what to do.
@@ -94,8 +94,8 @@ pub fn recognise(kind: CheckKind, log: &str, report: Option<&TestReport>) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::TestCase;
-    use crate::report::TestStatus;
+    use crate::reports::report::TestCase;
+    use crate::reports::report::TestStatus;
 
     const RUSTUP: &str = "error: rustup could not choose a version of cargo to run, because one wasn't specified explicitly, and no default is configured.\nhelp: run 'rustup default stable' to download the latest stable release of Rust and set it as your default toolchain.\n";
 

@@ -2,9 +2,9 @@
 //!
 //! cargo builds every target before it runs one and has no `--keep-going` for tests, so one test
 //! target that does not compile (the test-first flow: a test committed before the code it calls)
-//! leaves the whole run without a result, and a judge without a base. When cargo names the
-//! targets that failed as test builds only ([`parse::cargo::not_compiled`]), the same command runs
-//! again without them:
+//! leaves the whole run without a result, and a judge without a base. When cargo names the targets
+//! that failed as test builds only ([`reports::cargo::not_compiled`]), the same command runs again
+//! without them:
 //!
 //! - the packages with no broken target: the command's own selection with each broken package
 //!   excluded (`--workspace --exclude p`, or the `-p` list without it), all their targets as usual;
@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::parse;
+use crate::reports;
 
 /// `cargo metadata --no-deps --format-version 1`, as far as this needs it.
 #[derive(Debug, Deserialize)]
@@ -122,8 +122,8 @@ fn runner_words(command: &[String]) -> Option<usize> {
 
 /// The failure marks of the test targets a nextest run could not build, by nextest's binary ids.
 #[must_use]
-pub(super) fn nextest_marks(text: &str) -> Vec<crate::report::TestCase> {
-    parse::cargo::not_compiled(text)
+pub(super) fn nextest_marks(text: &str) -> Vec<crate::reports::report::TestCase> {
+    reports::cargo::not_compiled(text)
         .into_iter()
         .filter(|u| u.test_build)
         .map(|u| {
@@ -132,9 +132,9 @@ pub(super) fn nextest_marks(text: &str) -> Vec<crate::report::TestCase> {
                 "bin" => format!("{}::bin/{}", u.package, u.name),
                 _ => format!("{}::{}", u.package, u.name),
             };
-            crate::report::TestCase {
-                id: format!("{binary}{}", parse::cargo::NOT_COMPILED),
-                status: crate::report::TestStatus::Failed,
+            crate::reports::report::TestCase {
+                id: format!("{binary}{}", reports::cargo::NOT_COMPILED),
+                status: crate::reports::report::TestStatus::Failed,
             }
         })
         .collect()
@@ -172,7 +172,7 @@ pub(super) fn metadata_command(command: &[String]) -> Vec<String> {
 /// `cargo test` whose only build failures were test targets.
 #[must_use]
 pub(super) fn wanted(command: &[String], text: &str) -> bool {
-    let broken = parse::cargo::not_compiled(text);
+    let broken = reports::cargo::not_compiled(text);
     // A build failure stops the run before any test: output with a test summary ran tests, and a
     // line shaped like cargo's error there was printed by one.
     runner_words(command).is_some()
@@ -194,7 +194,7 @@ pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
     if !wanted(command, text) {
         return None;
     }
-    let broken: BTreeMap<String, BTreeSet<(String, String)>> = parse::cargo::not_compiled(text)
+    let broken: BTreeMap<String, BTreeSet<(String, String)>> = reports::cargo::not_compiled(text)
         .into_iter()
         .fold(BTreeMap::new(), |mut m, u| {
             m.entry(u.package).or_default().insert((u.kind, u.name));

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::detect::Check;
-use crate::{ChecksError, parse};
+use crate::{ChecksError, reports};
 use loki_protocol::CheckKind;
 
 /// The repository root a check's `cwd` lies in (its `dir` removed).
@@ -107,15 +107,15 @@ pub(super) fn report_plan(
                 source,
             })?;
             write(
-                &plugin_dir.join(format!("{}.py", parse::pytest::PLUGIN_MODULE)),
-                parse::pytest::PLUGIN_SOURCE.as_bytes(),
+                &plugin_dir.join(format!("{}.py", reports::pytest::PLUGIN_MODULE)),
+                reports::pytest::PLUGIN_SOURCE.as_bytes(),
             )?;
             let events = file("pytest-events.jsonl");
             let junit = file("junit.xml");
             ReportPlan {
                 args: vec![
                     "-p".into(),
-                    parse::pytest::PLUGIN_MODULE.into(),
+                    reports::pytest::PLUGIN_MODULE.into(),
                     "-rA".into(),
                     format!("--junitxml={}", s(&junit)),
                     "-p".into(),
@@ -123,14 +123,14 @@ pub(super) fn report_plan(
                 ],
                 env: vec![
                     ("PYTHONPATH".into(), pythonpath_with(env, &plugin_dir)),
-                    (parse::pytest::PLUGIN_ENV.into(), events.clone().into()),
+                    (reports::pytest::PLUGIN_ENV.into(), events.clone().into()),
                 ],
                 files: vec![events, junit],
             }
         }
         CheckKind::Node if check.script.is_none() => {
-            let reporter = file(parse::tap::NODE_REPORTER_FILE);
-            write(&reporter, parse::tap::NODE_REPORTER_SOURCE.as_bytes())?;
+            let reporter = file(reports::tap::NODE_REPORTER_FILE);
+            write(&reporter, reports::tap::NODE_REPORTER_SOURCE.as_bytes())?;
             let events = file("node-events.jsonl");
             ReportPlan {
                 args: vec![

@@ -7,7 +7,7 @@ use loki_protocol::CheckStatus;
 
 use super::environment::{Environment, recognise};
 use super::{NEXTEST_NO_TESTS, PYTEST_NO_TESTS, REASON_IDS, SHELL_NOT_FOUND};
-use crate::report::TestReport;
+use crate::reports::report::TestReport;
 use loki_protocol::CheckKind;
 
 /// The status of one attempt (a check's status before reruns), with its reason.

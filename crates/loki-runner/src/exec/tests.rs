@@ -1,5 +1,5 @@
 use super::*;
-use crate::report::{TestReport, TestStatus};
+use crate::reports::report::{TestReport, TestStatus};
 
 fn facts<'a>(kind: CheckKind, exit_code: i32, report: Option<&'a TestReport>) -> Facts<'a> {
     Facts {

@@ -9,8 +9,8 @@ use super::{
     BUILT_STAMP, CARGO_SLOTS, CargoSlot, Content, LOCK_FILE, Roots, TREE_RECORD, create_dir,
     io_err, normal, repo_key, role_dir, tree_dirs,
 };
+use crate::ChecksError;
 use loki_core::fs::FileLock;
-use loki_runner::ChecksError;
 
 pub(super) fn cargo_slot(
     roots: &Roots,
@@ -31,7 +31,12 @@ pub(super) fn cargo_slot(
     match content {
         Content::Synced { id, changed } => {
             if !untouched_since_built(&dir, &built) {
-                tracing::info!(dir = %dir.display(), "the build directory changed after its build: emptied");
+                // The target `LOKI_LOG` filters on stays the one this code had in its own crate.
+                tracing::info!(
+                    target: "loki_isolate::cargo",
+                    dir = %dir.display(),
+                    "the build directory changed after its build: emptied"
+                );
                 empty(&dir)?;
             }
             match std::fs::remove_file(&built) {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::walk::markdown_has_code;
+use crate::splice::walk::markdown_has_code;
 
 /// `(key, kind, text)` of each test item.
 fn items(path: &str, src: &str) -> Vec<(String, ItemKind, String)> {

@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
+use crate::reports::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
 
 /// The suffix of the synthetic test that marks a binary which ended mid-run (see the module doc).
 pub const CRASHED: &str = " (binary crashed)";

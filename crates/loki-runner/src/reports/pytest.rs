@@ -42,7 +42,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
+use crate::reports::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
 
 /// The module name the plugin is loaded under (`-p loki_pytest_report`).
 pub const PLUGIN_MODULE: &str = "loki_pytest_report";

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 
 use super::*;
-use crate::lines::Eol;
+use crate::splice::lines::Eol;
 
 /// One version of a generated Rust file: a variant per item, `None` for an absent test item.
 #[derive(Debug, Clone)]

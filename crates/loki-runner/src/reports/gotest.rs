@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
-use crate::report::{TestCase, TestReport, TestStatus, strip_ansi};
+use crate::reports::report::{TestCase, TestReport, TestStatus, strip_ansi};
 
 #[derive(Debug, Deserialize)]
 struct Event {

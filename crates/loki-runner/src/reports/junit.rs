@@ -11,7 +11,7 @@
 //! `<testsuite>`, `classname` the class's full name, `name` the method): [`merge`] joins them.
 //! Without them, [`parse_surefire_summary`] reads Maven's closing `Tests run:` line (counts only).
 
-use crate::report::{TestCase, TestReport, TestStatus};
+use crate::reports::report::{TestCase, TestReport, TestStatus};
 
 /// Parses a JUnit XML document.
 #[must_use]

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::{Prepared, Roots, env_value, io_err, normal, write_file};
-use loki_runner::ChecksError;
+use crate::ChecksError;
 
 pub(super) fn go(
     roots: &Roots,

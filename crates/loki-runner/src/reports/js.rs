@@ -12,7 +12,7 @@
 
 use serde::Deserialize;
 
-use crate::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
+use crate::reports::report::{TestCase, TestReport, TestStatus, count_parts, strip_ansi};
 
 #[derive(Debug, Deserialize)]
 struct Root {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{MAX_NM_ENTRIES, Prepared, Roots, create_dir, io_err, symlink, tree_dirs};
-use loki_runner::ChecksError;
+use crate::ChecksError;
 
 pub(super) fn link_node_modules(roots: &Roots, out: &mut Prepared) -> Result<(), ChecksError> {
     for rel in tree_dirs(&roots.tree) {

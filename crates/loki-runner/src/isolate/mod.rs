@@ -14,7 +14,7 @@
 //! - `prepare(checkout, tree, checks, role, env, cache_dir)`: `tree` holds another revision of the
 //!   repository whose checkout is `checkout`; `checks` are the checks that will run there (only
 //!   their `kind` and `dir` are read); `env` is the environment those runs start from
-//!   ([`loki_runner::RunOptions::env`]); `role` names the tree (`"head"`, `"base"`, `"original"`, ...).
+//!   ([`crate::RunOptions::env`]); `role` names the tree (`"head"`, `"base"`, `"original"`, ...).
 //! - When `tree` and `checkout` are the same directory, nothing is done (an empty [`Prepared`]).
 //! - The caller adds [`Prepared::env`] to the run's environment ([`Prepared::apply`] does it) and
 //!   keeps the `Prepared` alive until the runs in `tree` are over: dropping it removes the private
@@ -23,7 +23,7 @@
 //!   that cannot be removed is a note ([`Prepared::notes`]), for the judge's NOT PROVEN list.
 //!
 //! # Python (pytest checks)
-//! The checkout's virtualenv (used by absolute path, see [`loki_runner::detect::use_checkout_envs`]) may
+//! The checkout's virtualenv (used by absolute path, see [`crate::detect::use_checkout_envs`]) may
 //! hold an editable install of the project: setuptools' `__editable__.*.pth` with a path (compat
 //! mode, src layout) or an `__editable___*_finder` module whose `MAPPING` and `NAMESPACES` name
 //! checkout directories (flat layout), a `.pth` into a link tree under `build/` (strict mode),
@@ -138,11 +138,11 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::ChecksError;
+use crate::detect::Check;
 use cargo::{cargo_notes, cargo_slot};
 use go::go;
 use loki_protocol::CheckKind;
-use loki_runner::ChecksError;
-use loki_runner::detect::Check;
 use node::link_node_modules;
 
 /// The role whose cargo builds go where the environment says (the user's own target directory).

@@ -10,7 +10,7 @@
 
 use serde::Deserialize;
 
-use crate::report::{TestCase, TestReport, TestStatus, strip_ansi};
+use crate::reports::report::{TestCase, TestReport, TestStatus, strip_ansi};
 
 /// File name of loki's reporter for node's test runner, written next to its report.
 pub const NODE_REPORTER_FILE: &str = "loki-node-reporter.mjs";

@@ -23,7 +23,7 @@ pub mod tap;
 
 use loki_protocol::CheckKind;
 
-use crate::report::TestReport;
+use crate::reports::report::TestReport;
 
 /// What one run's output says, and where it contradicts itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
