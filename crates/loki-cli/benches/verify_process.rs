@@ -56,7 +56,7 @@ fn seal(sb: &Sandbox, repo: &GitRepo) {
     }];
     f.checks = vec![Check {
         name: "cargo".into(),
-        kind: "tests".into(),
+        kind: loki_protocol::CheckRole::Tests,
         cmd: "cargo test".into(),
         result: CheckStatus::Pass,
         executed: 10,

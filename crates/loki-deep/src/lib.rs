@@ -52,7 +52,7 @@ use loki_engine::fence::Fence;
 use loki_events::EventWriter;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_git::Git;
-use loki_protocol::CheckStatus;
+use loki_protocol::{CheckRole, CheckStatus, FindingKind};
 use loki_receipt::schema::{Check, Cost, IntegrityFinding, StageTime, Time};
 use loki_receipt::{KeyEnv, NotProven, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
 use loki_runner::detect::use_checkout_envs;
@@ -412,7 +412,7 @@ fn verify(
     let mut facts = deep_facts(req, main, &suite, &scan);
     facts.checks = suite
         .iter()
-        .map(|r| r.receipt_check("tests"))
+        .map(|r| r.receipt_check(CheckRole::Tests))
         .chain(boot_checks)
         .chain(std::iter::once(scan_check))
         .collect();
@@ -466,7 +466,7 @@ fn full_suite(
     for check in &detected {
         let r = run_check(check, &opts).map_err(|e| fail("run a suite")(&e))?;
         events
-            .record(&loki_events::payload::CheckResult::from(&r).in_stage("deep", "tests"))
+            .record(&loki_events::payload::CheckResult::from(&r).in_stage("deep", CheckRole::Tests))
             .map_err(|e| fail("record a check")(&e))?;
         suite.push(r);
     }
@@ -545,7 +545,7 @@ fn app_boots(
         };
         boot_checks.push(Check {
             name,
-            kind: "boot".to_string(),
+            kind: CheckRole::Boot,
             cmd: cmd.command_line(),
             result,
             executed: passed + failed,
@@ -594,7 +594,7 @@ fn secret_scan(
     let failed_files = files_with.len() as u64;
     let scan_check = Check {
         name: "secret scan".to_string(),
-        kind: "secrets".to_string(),
+        kind: CheckRole::Secrets,
         cmd: "loki secret rules over the added lines".to_string(),
         result: if scan.findings.is_empty() {
             CheckStatus::Pass
@@ -628,12 +628,12 @@ fn deep_facts(
         .findings
         .iter()
         .map(|f| IntegrityFinding {
-            kind: "secret".to_string(),
+            kind: FindingKind::Secret,
             path: f.path.clone(),
             line: Some(f.line),
             test: None,
             detail: format!("{} ({})", f.rule, f.redacted),
-            advice: Some("remove the secret from the change and rotate it".to_string()),
+            advice: Some(FindingKind::Secret.advice().to_string()),
         })
         .collect();
     facts.full_suite_ran =

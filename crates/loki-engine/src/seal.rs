@@ -15,7 +15,7 @@ use loki_core::outcome::Outcome;
 use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
-use loki_protocol::{Stage, StageState};
+use loki_protocol::{FindingKind, Stage, StageState};
 use loki_receipt::schema::{
     Check, Cost, DiffStats, IntegrityFinding, JudgeFact, RepoState, StageTime, Task, Time,
     Wall as ReceiptWall, WallFile as ReceiptWallFile,
@@ -148,11 +148,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     let reverted: &[String] = if s.interrupted { &[] } else { &s.reverted };
     for p in reverted {
         facts.integrity.push(IntegrityFinding {
-            kind: "reverted_wall_edit".into(),
+            kind: FindingKind::RevertedWallEdit,
             path: p.clone(),
             line: None,
             test: None,
-            advice: Some("change the code so the sealed acceptance test passes as written".into()),
+            advice: Some(FindingKind::RevertedWallEdit.advice().into()),
             detail: "the agent edited a sealed wall test; it was restored from the sealed copy"
                 .into(),
         });
@@ -280,7 +280,9 @@ fn wall_evidence(s: &RunState<'_>) -> Vec<loki_contract::proof::WallEvidence> {
             let head = v.and_then(|v| {
                 v.results
                     .iter()
-                    .find(|r| r.role == "wall" && r.result.name == f.check.name)
+                    .find(|r| {
+                        r.role == loki_protocol::CheckRole::Wall && r.result.name == f.check.name
+                    })
                     .map(|r| r.result.clone())
             });
             let ran_sealed = v.is_none_or(|v| v.wall_intact.contains(&f.path));

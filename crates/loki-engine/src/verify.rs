@@ -50,7 +50,7 @@ const FEEDBACK_LOG_CHARS: usize = 3000;
 /// One check's result with its role in the receipt (`tests` or `wall`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoleResult {
-    pub role: &'static str,
+    pub role: loki_protocol::CheckRole,
     pub result: CheckResult,
 }
 
@@ -93,7 +93,11 @@ impl Verification {
     /// The wall's checks all proved something (false when there are none).
     #[must_use]
     pub fn wall_passed(&self) -> bool {
-        let wall: Vec<&RoleResult> = self.results.iter().filter(|r| r.role == "wall").collect();
+        let wall: Vec<&RoleResult> = self
+            .results
+            .iter()
+            .filter(|r| r.role == loki_protocol::CheckRole::Wall)
+            .collect();
         !wall.is_empty() && wall.iter().all(|r| proves(&r.result))
     }
 
@@ -288,7 +292,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         let r = run_check(&c.at_root(input.worktree), &opts)?;
         head_results.push(r.clone());
         v.results.push(RoleResult {
-            role: "tests",
+            role: loki_protocol::CheckRole::Tests,
             result: r,
         });
     }
@@ -299,7 +303,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
         }
         let r = run_check(&w.check, &opts)?;
         v.results.push(RoleResult {
-            role: "wall",
+            role: loki_protocol::CheckRole::Wall,
             result: r,
         });
     }
@@ -408,7 +412,7 @@ fn wall_evidence(
         let head = v
             .results
             .iter()
-            .find(|r| r.role == "wall" && r.result.name == w.check.name)?;
+            .find(|r| r.role == loki_protocol::CheckRole::Wall && r.result.name == w.check.name)?;
         let base = input.wall_base.iter().find(|r| r.name == w.check.name);
         let newly: Vec<&str> = head
             .result
@@ -555,8 +559,9 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     }
     for l in &v.lint {
         s.checks_s += l.duration_s;
-        s.log
-            .append(&CheckEvent::from(l).in_stage(Stage::Verify.as_str(), "lint"))?;
+        s.log.append(
+            &CheckEvent::from(l).in_stage(Stage::Verify.as_str(), loki_protocol::CheckRole::Lint),
+        )?;
     }
     for f in &v.findings {
         s.log.append(&FindingEvent::from(f))?;

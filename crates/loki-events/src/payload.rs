@@ -376,7 +376,7 @@ payload!(TestsRestored => TestsRestored);
 pub struct CheckResult {
     pub name: String,
     /// The runner (`cargo`, `pytest`, …), `lint` or `repro`.
-    pub kind: String,
+    pub kind: loki_protocol::CheckOrigin,
     pub cmd: String,
     /// In the checks' words: `pass`, `fail`, `not_run`, `flaky`, `timeout`.
     pub result: CheckStatus,
@@ -391,9 +391,9 @@ pub struct CheckResult {
     /// The build stage that ran it (`gate`, `verify`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stage: Option<String>,
-    /// Its role in a build run (`wall`, `impacted`, `lint`, …).
+    /// Its role in a build run (`tests`, `wall`, `lint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+    pub role: Option<loki_protocol::CheckRole>,
     /// Why it did not pass, when the runner says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -408,9 +408,9 @@ payload!(CheckResult => CheckResult);
 impl CheckResult {
     /// As run by `stage` in the role `role`.
     #[must_use]
-    pub fn in_stage(mut self, stage: &str, role: &str) -> CheckResult {
+    pub fn in_stage(mut self, stage: &str, role: loki_protocol::CheckRole) -> CheckResult {
         self.stage = Some(stage.to_string());
-        self.role = Some(role.to_string());
+        self.role = Some(role);
         self
     }
 }
@@ -419,7 +419,7 @@ impl CheckResult {
 /// `integrity[]` entry).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IntegrityFinding {
-    pub kind: String,
+    pub kind: loki_protocol::FindingKind,
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
@@ -556,7 +556,7 @@ payload!(PrOpened => PrOpened);
 impl From<&loki_protocol::Finding> for IntegrityFinding {
     fn from(f: &loki_protocol::Finding) -> Self {
         IntegrityFinding {
-            kind: f.kind.as_str().to_string(),
+            kind: f.kind,
             path: f.path.clone(),
             line: f.line,
             test: f.test.clone(),

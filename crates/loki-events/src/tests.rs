@@ -2,7 +2,7 @@
 
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStatus, RunStore};
-use loki_protocol::CheckStatus;
+use loki_protocol::{CheckKind, CheckOrigin, CheckRole, CheckStatus, FindingKind};
 use serde_json::{Value, json};
 
 use crate::payload::{
@@ -44,7 +44,7 @@ fn types(events: &[Event]) -> Vec<&str> {
 fn check() -> CheckResult {
     CheckResult {
         name: "pytest".into(),
-        kind: "pytest".into(),
+        kind: CheckOrigin::Runner(CheckKind::Pytest),
         cmd: "python3 -m pytest".into(),
         result: CheckStatus::Fail,
         executed: 3,
@@ -460,14 +460,14 @@ fn typed_payloads_serialise_as_the_hand_written_events_did() {
     );
     same(
         data(&IntegrityFinding {
-            kind: "test_removed".into(),
+            kind: FindingKind::TestFileRemoved,
             path: "tests/t.py".into(),
             line: Some(3),
             test: Some("t.py::test_a".into()),
             detail: "removed".into(),
             advice: Some("restore it".into()),
         }),
-        json!({"kind": "test_removed", "path": "tests/t.py", "line": 3, "test": "t.py::test_a",
+        json!({"kind": "test_file_removed", "path": "tests/t.py", "line": 3, "test": "t.py::test_a",
                "detail": "removed", "advice": "restore it"}),
     );
     // seal's check.result (a failing suite)
@@ -584,19 +584,19 @@ fn every_payload_shape_is_pinned() {
         (
             CheckResult::TYPE.as_str(),
             data(&CheckResult {
-                kind: "lint".into(),
+                kind: CheckOrigin::Lint,
                 name: "lint:ruff".into(),
                 cmd: "ruff check a.py".into(),
                 failing_ids: Vec::new(),
                 exit_code: None,
                 new_findings: Some(1),
-                ..check().in_stage("verify", "lint")
+                ..check().in_stage("verify", CheckRole::Lint)
             }),
         ),
         (
             IntegrityFinding::TYPE.as_str(),
             data(&IntegrityFinding {
-                kind: "skip_added".into(),
+                kind: FindingKind::SkipMarkerAdded,
                 path: "tests/t.py".into(),
                 line: None,
                 test: None,

@@ -413,7 +413,7 @@ impl FixSession {
         let check = repro_check(self.repro_cmd(), &replay);
         self.log.append(&CheckEvent {
             name: check.name,
-            kind: check.kind,
+            kind: loki_protocol::CheckOrigin::Repro,
             cmd: check.cmd,
             result: check.result,
             executed: check.executed,
@@ -689,7 +689,7 @@ fn repro_check(cmd: String, r: &Replay) -> Check {
     let (status, executed, passed, failed) = repro_outcome(&r.verdict);
     Check {
         name: "repro".into(),
-        kind: "repro".into(),
+        kind: loki_protocol::CheckRole::Repro,
         cmd,
         result: status,
         executed,

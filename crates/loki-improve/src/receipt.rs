@@ -34,7 +34,7 @@ fn check(name: &str, cmd: &str, scores: &[Score], proves: bool, seconds: f64) ->
         .join("\n");
     Check {
         name: name.to_string(),
-        kind: "replay".to_string(),
+        kind: loki_protocol::CheckRole::Replay,
         cmd: cmd.to_string(),
         result: if proves && runs > 0 {
             CheckStatus::Pass

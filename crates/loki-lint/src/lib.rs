@@ -149,7 +149,7 @@ impl From<&LintRun> for loki_events::payload::CheckResult {
         let counts = r.counts();
         loki_events::payload::CheckResult {
             name: r.name.clone(),
-            kind: "lint".to_owned(),
+            kind: loki_protocol::CheckOrigin::Lint,
             cmd: r.cmd.clone(),
             result: r.result,
             executed: counts.executed,
@@ -292,6 +292,6 @@ pub fn run_plan(plan: &LintPlan, input: &LintInput<'_>) -> Result<LintReport, Ch
 /// ([`LintRun::counts`]).
 impl From<&LintRun> for loki_receipt::schema::Check {
     fn from(r: &LintRun) -> Self {
-        loki_receipt::schema::Check::of_event(&r.into(), "lint")
+        loki_receipt::schema::Check::of_event(&r.into(), loki_protocol::CheckRole::Lint)
     }
 }

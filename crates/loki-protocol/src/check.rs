@@ -25,6 +25,19 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
+    /// Every runner, in declaration order.
+    pub const ALL: [CheckKind; 9] = [
+        CheckKind::Cargo,
+        CheckKind::Nextest,
+        CheckKind::Pytest,
+        CheckKind::Vitest,
+        CheckKind::Jest,
+        CheckKind::Node,
+        CheckKind::Npm,
+        CheckKind::Go,
+        CheckKind::Maven,
+    ];
+
     /// The word used in check names, logs and receipts.
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -39,6 +52,117 @@ impl CheckKind {
             CheckKind::Go => "go",
             CheckKind::Maven => "maven",
         }
+    }
+}
+
+/// The part a check played in a run: the receipt's `checks[].kind` and the `role` of a
+/// `check.result` event. One word per part, as receipts have always spelled it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckRole {
+    /// The repository's own test suite (a build's verify stage, a seal judgement, `deep`).
+    Tests,
+    /// The sealed acceptance tests written from the contract (the gate and verify stages).
+    Wall,
+    /// The linters on the lines the change touched.
+    Lint,
+    /// A crash's reproduction (`loki fix`'s verifying replay).
+    Repro,
+    /// Building and starting the program to see it come up (`loki deep`).
+    Boot,
+    /// The scan of the change's added lines for secrets (`loki deep`).
+    Secrets,
+    /// Recorded cases replayed to score a proposed change to the agent's instructions
+    /// (`loki improve`).
+    Replay,
+}
+
+impl CheckRole {
+    /// The role's word (`wall`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckRole::Tests => "tests",
+            CheckRole::Wall => "wall",
+            CheckRole::Lint => "lint",
+            CheckRole::Repro => "repro",
+            CheckRole::Boot => "boot",
+            CheckRole::Secrets => "secrets",
+            CheckRole::Replay => "replay",
+        }
+    }
+}
+
+/// What ran a check: a test runner, the linters, or a crash's reproduction (the `kind` of a
+/// `check.result` event). On the wire it is one word: the runner's ([`CheckKind::as_str`]),
+/// `lint` or `repro`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
+pub enum CheckOrigin {
+    Runner(CheckKind),
+    Lint,
+    Repro,
+}
+
+impl CheckOrigin {
+    /// The origin's word (`pytest`, `lint`).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckOrigin::Runner(k) => k.as_str(),
+            CheckOrigin::Lint => "lint",
+            CheckOrigin::Repro => "repro",
+        }
+    }
+}
+
+impl From<CheckOrigin> for &'static str {
+    fn from(o: CheckOrigin) -> Self {
+        o.as_str()
+    }
+}
+
+/// A word that names no runner, nor `lint`, nor `repro`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownOrigin(pub String);
+
+impl std::fmt::Display for UnknownOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown check origin `{}`: expected a runner (cargo, nextest, pytest, vitest, jest, node, npm, go, maven), lint or repro",
+            self.0
+        )
+    }
+}
+
+impl TryFrom<String> for CheckOrigin {
+    type Error = UnknownOrigin;
+
+    fn try_from(word: String) -> Result<Self, Self::Error> {
+        match word.as_str() {
+            "lint" => return Ok(CheckOrigin::Lint),
+            "repro" => return Ok(CheckOrigin::Repro),
+            _ => {}
+        }
+        CheckKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == word)
+            .map(CheckOrigin::Runner)
+            .ok_or(UnknownOrigin(word))
+    }
+}
+
+// `pad`, not `write_str`: terminal tables align these words in columns.
+impl std::fmt::Display for CheckRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::fmt::Display for CheckOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
     }
 }
 
@@ -171,6 +295,40 @@ pub mod receipt_words {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_check_origin_is_one_word_and_reads_back_every_runner_lint_and_repro() {
+        let origins = CheckKind::ALL
+            .into_iter()
+            .map(CheckOrigin::Runner)
+            .chain([CheckOrigin::Lint, CheckOrigin::Repro]);
+        for o in origins {
+            let json = serde_json::to_string(&o).unwrap();
+            assert_eq!(json, format!("\"{}\"", o.as_str()));
+            assert_eq!(serde_json::from_str::<CheckOrigin>(&json).unwrap(), o);
+        }
+        let err = serde_json::from_str::<CheckOrigin>("\"tests\"").unwrap_err();
+        assert!(
+            err.to_string().contains("unknown check origin `tests`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_check_role_is_the_word_receipts_carry() {
+        for (role, word) in [
+            (CheckRole::Tests, "tests"),
+            (CheckRole::Wall, "wall"),
+            (CheckRole::Lint, "lint"),
+            (CheckRole::Repro, "repro"),
+            (CheckRole::Boot, "boot"),
+            (CheckRole::Secrets, "secrets"),
+            (CheckRole::Replay, "replay"),
+        ] {
+            assert_eq!(role.as_str(), word);
+            assert_eq!(serde_json::to_string(&role).unwrap(), format!("\"{word}\""));
+        }
+    }
 
     const ALL: [CheckStatus; 6] = [
         CheckStatus::Pass,

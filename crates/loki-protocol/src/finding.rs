@@ -59,6 +59,11 @@ pub enum FindingKind {
     /// What an existing test expects changed, where the repository refuses such changes
     /// (`seal.expectation_changes = "refuse"`).
     ExpectationChanged,
+    // Findings of the build and deep runs, which the seal rules do not produce.
+    /// The agent edited a sealed acceptance (wall) test; it was restored from the sealed copy.
+    RevertedWallEdit,
+    /// A secret (a key, a token) in the change, found by `loki deep`'s scan.
+    Secret,
 }
 
 impl FindingKind {
@@ -89,6 +94,8 @@ impl FindingKind {
             FindingKind::SuiteBroken => "suite_broken",
             FindingKind::OrderDependent => "order_dependent",
             FindingKind::ExpectationChanged => "expectation_changed",
+            FindingKind::RevertedWallEdit => "reverted_wall_edit",
+            FindingKind::Secret => "secret",
         }
     }
 
@@ -141,6 +148,10 @@ impl FindingKind {
             FindingKind::ExpectationChanged => {
                 "restore the test's expectation and fix the code: this repository refuses changes to what tests expect (seal.expectation_changes = \"refuse\")"
             }
+            FindingKind::RevertedWallEdit => {
+                "change the code so the sealed acceptance test passes as written"
+            }
+            FindingKind::Secret => "remove the secret from the change and rotate it",
         }
     }
 }
@@ -208,5 +219,11 @@ impl Finding {
             self.path,
             self.detail
         )
+    }
+}
+
+impl std::fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
     }
 }

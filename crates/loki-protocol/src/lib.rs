@@ -15,7 +15,13 @@
 //! - [`CheckKind`]: which runner a check uses (cargo, nextest, pytest, vitest, jest, node, npm,
 //!   go, maven), in the words of check names, logs and receipts.
 //!
-//! - [`Finding`], [`FindingKind`]: what an integrity rule reports, in the receipt's words.
+//! - [`CheckRole`]: the part a check played in a run (`tests`, `wall`, `lint`, `repro`,
+//!   `boot`, `secrets`, `replay`), the receipt's `checks[].kind`; [`CheckOrigin`]: what ran it (a runner, `lint`,
+//!   `repro`), the `kind` of a `check.result` event.
+//!
+//! - [`Finding`], [`FindingKind`]: what an integrity rule (or the build's wall and deep's secret
+//!   scan) reports, in the receipt's words; [`FactKind`]: what the judge established that is
+//!   neither a pass nor a finding.
 //!
 //! - [`Stage`], [`StageState`], [`CapKind`]: the stages of a build run, how each ended and the
 //!   limit that stopped a run, in the event log's lowercase words.
@@ -24,8 +30,10 @@
 
 pub mod check;
 pub mod finding;
+pub mod judge;
 pub mod stage;
 
-pub use check::{CheckKind, CheckStatus};
+pub use check::{CheckKind, CheckOrigin, CheckRole, CheckStatus};
 pub use finding::{Finding, FindingKind};
+pub use judge::FactKind;
 pub use stage::{CapKind, Stage, StageState};

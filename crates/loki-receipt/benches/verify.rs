@@ -63,7 +63,7 @@ fn main() {
     f.checks = (0..5)
         .map(|i| Check {
             name: format!("check {i}"),
-            kind: "tests".into(),
+            kind: loki_protocol::CheckRole::Tests,
             cmd: "cargo test".into(),
             result: CheckStatus::Pass,
             executed: 100,

@@ -451,7 +451,7 @@ mod tests {
     fn passing_check(name: &str) -> Check {
         Check {
             name: name.to_string(),
-            kind: "tests".to_string(),
+            kind: loki_protocol::CheckRole::Tests,
             cmd: "cargo test".to_string(),
             result: CheckStatus::Pass,
             executed: 3,
@@ -502,7 +502,7 @@ mod tests {
                 "integrity",
                 Box::new(|f| {
                     f.integrity.push(IntegrityFinding {
-                        kind: "test_deleted".into(),
+                        kind: loki_protocol::FindingKind::TestDeleted,
                         path: "t.rs".into(),
                         line: None,
                         test: None,

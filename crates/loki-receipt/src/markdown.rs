@@ -114,7 +114,7 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
                 cell(&c.name),
-                cell(&c.kind),
+                cell(c.kind.as_str()),
                 c.result.describe(),
                 c.executed,
                 c.passed,
@@ -190,7 +190,7 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
         let _ = writeln!(
             s,
             "- **{}** `{}{line}`{test}: {}{advice}",
-            cell(&i.kind),
+            cell(i.kind.as_str()),
             cell(&i.path),
             cell(&i.detail)
         );
@@ -210,7 +210,12 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
                 .or(f.path.as_ref())
                 .map(|t| format!(" `{}`", cell(t)))
                 .unwrap_or_default();
-            let _ = writeln!(s, "- **{}**{about}: {}", cell(&f.kind), cell(&f.detail));
+            let _ = writeln!(
+                s,
+                "- **{}**{about}: {}",
+                cell(f.kind.as_str()),
+                cell(&f.detail)
+            );
         }
     }
 

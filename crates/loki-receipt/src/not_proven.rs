@@ -315,7 +315,7 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
             None => i.detail.clone(),
         };
         NotProven::new(
-            format!("integrity: {} {}", i.kind, i.path),
+            format!("integrity: {} {}", i.kind.as_str(), i.path),
             or_why(
                 why,
                 "an integrity finding keeps the change from being proven",

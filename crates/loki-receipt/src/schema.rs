@@ -11,7 +11,7 @@
 
 use loki_core::outcome::{Outcome, Verdict};
 use loki_core::run::RunKind;
-use loki_protocol::CheckStatus;
+use loki_protocol::{CheckRole, CheckStatus, FactKind};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -155,8 +155,9 @@ pub struct BaseRun {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     pub name: String,
-    /// `tests`, `wall`, `lint`, `build`, `repro`, …
-    pub kind: String,
+    /// The part it played: `tests`, `wall`, `lint`, `repro`, `boot`, `secrets`,
+    /// `replay`.
+    pub kind: CheckRole,
     pub cmd: String,
     /// In the receipt's words (`passed`, `timed_out`; see [`loki_protocol::check`]).
     #[serde(with = "loki_protocol::check::receipt_words")]
@@ -175,10 +176,10 @@ impl Check {
     /// there (`tests`, `wall`, `lint`, …): the one mapping of a check's facts into a receipt, so
     /// every producer (suites, lint) maps its result once, into the event.
     #[must_use]
-    pub fn of_event(e: &loki_events::payload::CheckResult, kind: &str) -> Check {
+    pub fn of_event(e: &loki_events::payload::CheckResult, kind: CheckRole) -> Check {
         Check {
             name: e.name.clone(),
-            kind: kind.to_owned(),
+            kind,
             cmd: e.cmd.clone(),
             result: e.result,
             executed: e.executed,
@@ -205,10 +206,10 @@ pub use loki_events::payload::IntegrityFinding;
 
 /// A fact the judge established that is neither a pass nor a finding, such as a deliberate
 /// behaviour change: the original form of a test fails on the new code and its new form fails on
-/// the old code (`kind` `expectation_changed`).
+/// the old code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JudgeFact {
-    pub kind: String,
+    pub kind: FactKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

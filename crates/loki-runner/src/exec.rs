@@ -132,10 +132,10 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
-    /// The suite's result as the receipt records it; `role` is its kind there (`tests`, `wall`,
-    /// `impacted`, …). The one mapping every producer (build, seal, deep) uses.
+    /// The suite's result as the receipt records it; `role` is its kind there (`tests`, `wall`).
+    /// The one mapping every producer (build, seal, deep) uses.
     #[must_use]
-    pub fn receipt_check(&self, role: &str) -> loki_receipt::schema::Check {
+    pub fn receipt_check(&self, role: loki_protocol::CheckRole) -> loki_receipt::schema::Check {
         loki_receipt::schema::Check::of_event(&self.into(), role)
     }
 }
@@ -145,7 +145,7 @@ impl From<&CheckResult> for loki_events::payload::CheckResult {
     fn from(r: &CheckResult) -> Self {
         loki_events::payload::CheckResult {
             name: r.name.clone(),
-            kind: r.kind.as_str().to_string(),
+            kind: loki_protocol::CheckOrigin::Runner(r.kind),
             cmd: r.cmd.clone(),
             result: r.result,
             executed: r.executed,

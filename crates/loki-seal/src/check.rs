@@ -248,7 +248,7 @@ fn seal(
     facts.checks = judged
         .head
         .iter()
-        .map(|r| r.receipt_check("tests"))
+        .map(|r| r.receipt_check(loki_protocol::CheckRole::Tests))
         .collect();
     facts.integrity = judged.findings.iter().map(IntegrityFinding::from).collect();
     facts.facts = judged.facts.iter().map(JudgeFact::from).collect();

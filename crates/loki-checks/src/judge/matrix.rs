@@ -46,32 +46,8 @@ use loki_runner::TestStatus;
 use loki_runner::exec::CheckResult;
 use loki_runner::reports::cargo::{CRASHED, NOT_COMPILED};
 
-/// What the judge established that is neither a pass, a finding nor a change to declare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FactKind {
-    /// A test's id changed (moved file, renamed module) and it was matched to its base id.
-    TestMoved,
-    /// A test failed at head and also failed when rerun on the base: not the change's doing.
-    Flaky,
-    /// A test was made weaker (fewer or looser assertions) while the code it tests did not
-    /// change: nothing it would catch fails now, but it catches less from now on.
-    WeakenedWithoutCodeChange,
-    /// An expectation change that `seal.expectation_changes = "allow"` let through.
-    ExpectationChangeAllowed,
-}
-
-impl FactKind {
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FactKind::TestMoved => "test_moved",
-            FactKind::Flaky => "flaky",
-            FactKind::WeakenedWithoutCodeChange => "weakened_without_code_change",
-            FactKind::ExpectationChangeAllowed => "expectation_change_allowed",
-        }
-    }
-}
+// The fact's kind is vocabulary: the receipt records it, so it lives with the other words.
+pub use loki_protocol::FactKind;
 
 /// One fact.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -780,7 +756,7 @@ fn word(s: Option<TestStatus>) -> &'static str {
 impl From<&Fact> for loki_receipt::schema::JudgeFact {
     fn from(f: &Fact) -> Self {
         loki_receipt::schema::JudgeFact {
-            kind: f.kind.as_str().to_owned(),
+            kind: f.kind,
             test: Some(f.test.clone()),
             path: None,
             detail: f.detail.clone(),

@@ -50,7 +50,7 @@ pub fn sealed_run(sb: &Sandbox, repo: &GitRepo, pass: bool) -> RunRecord {
     }];
     f.checks = vec![Check {
         name: "cargo".into(),
-        kind: "tests".into(),
+        kind: loki_protocol::CheckRole::Tests,
         cmd: "cargo test".into(),
         result: if pass {
             CheckStatus::Pass

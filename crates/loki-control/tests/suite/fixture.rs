@@ -132,7 +132,7 @@ pub fn record_priced(
     .unwrap();
     w.record(&CheckResult {
         name: "impacted tests".to_string(),
-        kind: "tests".to_string(),
+        kind: loki_protocol::CheckOrigin::Runner(loki_protocol::CheckKind::Cargo),
         cmd: "cargo test".to_string(),
         result: CheckStatus::Pass,
         executed: 3,
@@ -242,7 +242,7 @@ fn facts(run: &str) -> ReceiptFacts {
     f.wall.passed = true;
     f.checks = vec![Check {
         name: "impacted tests".to_string(),
-        kind: "tests".to_string(),
+        kind: loki_protocol::CheckRole::Tests,
         cmd: "cargo test".to_string(),
         result: CheckStatus::Pass,
         executed: 3,

@@ -103,7 +103,7 @@ fn receipt_md_of_a_run_with_gaps() {
     facts.checks[0].result = loki_protocol::CheckStatus::Flaky;
     facts.checks[1].skipped = 1;
     facts.integrity.push(IntegrityFinding {
-        kind: "reverted test edit".to_string(),
+        kind: loki_protocol::FindingKind::RevertedWallEdit,
         path: "tests/wall_verbose.rs".to_string(),
         line: None,
         test: None,

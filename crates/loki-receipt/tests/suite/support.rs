@@ -66,7 +66,7 @@ pub fn verified_facts(run: &str) -> ReceiptFacts {
     f.checks = vec![
         Check {
             name: "impacted tests".to_string(),
-            kind: "tests".to_string(),
+            kind: loki_protocol::CheckRole::Tests,
             cmd: "cargo test -p widget".to_string(),
             result: CheckStatus::Pass,
             executed: 42,
@@ -78,7 +78,7 @@ pub fn verified_facts(run: &str) -> ReceiptFacts {
         },
         Check {
             name: "wall".to_string(),
-            kind: "wall".to_string(),
+            kind: loki_protocol::CheckRole::Wall,
             cmd: "cargo test --test wall_verbose".to_string(),
             result: CheckStatus::Pass,
             executed: 2,
