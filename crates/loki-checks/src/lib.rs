@@ -8,9 +8,10 @@
 //!   and [`classify`] sorts every test id into newly failing, fixed, still failing, missing, new, ...
 //!
 //! Finding and running suites, their reports, isolation and splicing are `loki-runner`'s
-//! (see its invariants: no silent pass); callers name it directly. Re-exported here:
-//! - [`integrity`]: the static rules over a change (`loki-integrity`): [`scan`] is pure over bytes,
-//!   [`scan_changes`] reads them from git.
+//! (see its invariants: no silent pass); the static rules over a change are `loki-integrity`'s
+//! (`scan` is pure over bytes, `scan_changes` reads them from git); findings and facts are
+//! `loki-protocol`'s words. This crate re-exports none of them: callers name the crate that owns
+//! a thing.
 //!
 //! # Invariants
 //! Results are facts in the runner's types; they convert to the shared event vocabulary
@@ -23,21 +24,21 @@
 
 pub mod baseline;
 /// The static rules, from their own crate (`loki-integrity`).
-pub use loki_integrity as integrity;
 pub mod judge;
 
 pub use baseline::{
     BaselineResult, ClassifiedTest, Comparison, TestClass, Uncompared, classify, run_baseline,
 };
-pub use integrity::{FileChange, Finding, FindingKind, ScanInput, scan, scan_changes};
 use loki_runner::ChecksError;
 
 /// The integrity scan's git errors as the checks' own (same words, same exit class): the scan
 /// lives below the runner, so the conversion is here rather than a `From` that would tie the
 /// runner crate to the rules.
 #[must_use]
-pub fn scan_error(e: integrity::IntegrityError) -> ChecksError {
+pub fn scan_error(e: loki_integrity::IntegrityError) -> ChecksError {
     match e {
-        integrity::IntegrityError::Git { action, source } => ChecksError::Git { action, source },
+        loki_integrity::IntegrityError::Git { action, source } => {
+            ChecksError::Git { action, source }
+        }
     }
 }

@@ -185,7 +185,7 @@ pub fn run(
     loki_runner::detect::use_checkout_envs(&mut checks, &repo.root);
     let test_files = paths
         .iter()
-        .filter(|p| loki_checks::integrity::is_test_path(p))
+        .filter(|p| loki_integrity::is_test_path(p))
         .cloned()
         .collect();
     Ok(Intake {

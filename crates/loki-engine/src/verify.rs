@@ -30,11 +30,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use loki_checks::Finding;
 use loki_contract::wall::Wall;
 use loki_events::payload::{CheckResult as CheckEvent, IntegrityFinding as FindingEvent};
 use loki_git::Git;
 use loki_lint::{LintInput, LintRun};
+use loki_protocol::Finding;
 use loki_protocol::{CheckStatus, Stage};
 use loki_receipt::NotProven;
 use loki_runner::{Check, CheckResult, RunOptions, run_check};
@@ -311,7 +311,7 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     let wall_paths: Vec<&str> = input.wall.files.iter().map(|w| w.path.as_str()).collect();
     lint(input, &git, &head_tree, &wall_paths, &opts, &mut v)?;
     if to_run.is_empty() {
-        v.findings = loki_checks::scan_changes(&git, input.base, &head_tree)
+        v.findings = loki_integrity::scan_changes(&git, input.base, &head_tree)
             .map_err(loki_checks::scan_error)?
             .into_iter()
             .filter(|f| !wall_paths.contains(&f.path.as_str()))

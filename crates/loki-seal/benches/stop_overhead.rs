@@ -23,8 +23,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use loki_checks::judge::{JudgeInput, judge};
-use loki_checks::scan_changes;
 use loki_git::Git;
+use loki_integrity::scan_changes;
 use loki_receipt::KeyEnv;
 use loki_runner::{RunOptions, detect, run_check};
 use loki_seal::{Decision, HookInput, SealOptions};

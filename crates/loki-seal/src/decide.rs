@@ -144,7 +144,7 @@ pub fn block_message(j: &Judgement, tails: &[(String, String)]) -> String {
 mod tests {
     use super::*;
     use loki_checks::judge::CannotJudge;
-    use loki_checks::{Finding, FindingKind};
+    use loki_protocol::{Finding, FindingKind};
 
     fn judged(findings: Vec<Finding>, cannot: Vec<CannotJudge>) -> Judged {
         Judged {

@@ -30,7 +30,7 @@
 use std::path::Path;
 
 use loki_checks::judge::{Declarable, DeclareKind, Fact, FactKind, Judged, Verdict};
-use loki_checks::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_receipt::schema::{Declaration, DeclarationKind};
 use serde::Deserialize;
 

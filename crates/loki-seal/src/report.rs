@@ -33,9 +33,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use loki_checks::Finding;
 use loki_checks::judge::{CannotJudge, Declarable, Verdict};
 use loki_core::config::Config;
+use loki_protocol::Finding;
 use loki_receipt::schema::Declaration;
 use loki_receipt::{KeyEnv, NotProven};
 use loki_runner::{CheckResult, RunOptions};

@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use loki_git::Git;
 use serde::{Deserialize, Serialize};
 
-use crate::integrity::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_runner::detect::Check;
 use loki_runner::locate::{Locator, Source};
 

@@ -25,8 +25,8 @@ use super::matrix::{self, Runs};
 use super::owned::Owner;
 use super::trees::Owned;
 use super::{JudgeInput, Judged, original};
-use crate::integrity::Finding;
 use loki_protocol::CheckKind;
+use loki_protocol::Finding;
 use loki_runner::ChecksError;
 use loki_runner::exec::RunOptions;
 
@@ -121,7 +121,7 @@ fn key(f: &Finding) -> (String, String, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::integrity::FindingKind;
+    use loki_protocol::FindingKind;
 
     #[test]
     fn a_finding_seen_from_both_sides_is_kept_once() {

@@ -15,8 +15,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::integrity::{Finding, FindingKind};
 use loki_protocol::CheckKind;
+use loki_protocol::{Finding, FindingKind};
 
 /// Most folded ids a finding names.
 const NAMED: usize = 3;

@@ -23,7 +23,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::integrity::is_test_path;
+use loki_integrity::is_test_path;
 
 /// Largest file read.
 const MAX_BYTES: u64 = 512 * 1024;

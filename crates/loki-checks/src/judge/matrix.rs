@@ -40,8 +40,8 @@ use serde::{Deserialize, Serialize};
 
 use super::identity::{group, is_group_mark, pair};
 use crate::baseline::statuses;
-use crate::integrity::{Finding, FindingKind};
 use loki_protocol::CheckKind;
+use loki_protocol::{Finding, FindingKind};
 use loki_runner::TestStatus;
 use loki_runner::exec::CheckResult;
 use loki_runner::reports::cargo::{CRASHED, NOT_COMPILED};

@@ -62,7 +62,7 @@
 //! static rules for run takeovers, not fenced.
 //!
 //! # Static rules
-//! [`crate::integrity::scan`] over every changed file judges what running cannot see (CI, test
+//! [`loki_integrity::scan`] over every changed file judges what running cannot see (CI, test
 //! configuration, skip and expected-failure markers, outcome rewrites, equality overrides, …).
 //!
 //! # No silent pass
@@ -101,8 +101,8 @@ use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::baseline::{self, BaselineResult, Comparison};
-use crate::integrity::Finding;
 use loki_protocol::CheckKind;
+use loki_protocol::Finding;
 use loki_runner::ChecksError;
 use loki_runner::detect::Check;
 use loki_runner::exec::{CheckResult, RunOptions};
@@ -409,7 +409,7 @@ fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, Check
         .into_iter()
         .map(|p| {
             Finding::new(
-                crate::integrity::FindingKind::TestConfigChanged,
+                loki_protocol::FindingKind::TestConfigChanged,
                 &p,
                 format!(
                     "{p} is new, loaded by the test run or the build, and hidden from git by an ignore rule: the code that passes here is not the code that would be committed"
@@ -441,8 +441,8 @@ fn unexplained_failure(
     let why = h.reason.as_deref().unwrap_or("it failed");
     if base.is_some_and(|b| b.result == CheckStatus::Pass) {
         (
-            Some(crate::integrity::Finding::new(
-                crate::integrity::FindingKind::SuiteBroken,
+            Some(loki_protocol::Finding::new(
+                loki_protocol::FindingKind::SuiteBroken,
                 &c.name,
                 format!(
                     "suite {} passed at base and fails now ({why}), though all {reported} tests it reported passed: the failure is in a part of `{}` loki cannot read test by test (a later run of a chained command, a step after the tests)",
@@ -476,7 +476,7 @@ fn test_data_changes(git: &Git, owned: &[Owned]) -> Vec<declare::DataChange> {
         e.as_ref()
             .filter(|e| e.mode != "160000")
             .and_then(|e| git.show_blob(&e.oid).ok())
-            .filter(|b| b.len() <= crate::integrity::MAX_SCAN_BYTES && !b.contains(&0))
+            .filter(|b| b.len() <= loki_integrity::MAX_SCAN_BYTES && !b.contains(&0))
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     };
     owned

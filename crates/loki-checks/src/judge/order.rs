@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 
 use super::JudgeInput;
 use super::matrix::{self, Probe, Runs};
-use crate::integrity::{Finding, FindingKind};
 use loki_protocol::CheckKind;
+use loki_protocol::{Finding, FindingKind};
 use loki_runner::ChecksError;
 use loki_runner::TestStatus;
 use loki_runner::exec::{CheckResult, RunOptions, run_check};

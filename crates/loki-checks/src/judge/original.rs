@@ -69,7 +69,7 @@ pub(super) fn plan<'a>(
     for o in test_owned.iter().filter(|o| o.change.base.is_none()) {
         // An added helper outside the test files (a vendored copy of one included) serves
         // whatever tests import it.
-        if o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path) {
+        if o.owner == Owner::TestCode && !loki_integrity::is_test_path(&o.change.path) {
             takeovers.push(Takeover {
                 path: o.change.path.clone(),
                 scope: None,
@@ -97,7 +97,7 @@ pub(super) fn plan<'a>(
     // A helper outside the test files can serve the tests of any suite of its language (another
     // Go module, another package of the workspace): all of them run with its base version.
     for o in &base_side_changed {
-        if o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path) {
+        if o.owner == Owner::TestCode && !loki_integrity::is_test_path(&o.change.path) {
             let lang = helper_kinds(&o.change.path);
             in_original.extend(
                 input
@@ -186,7 +186,7 @@ impl Plan<'_> {
         };
         let helper_changed = base_side_changed
             .iter()
-            .any(|o| o.owner == Owner::TestCode && !crate::integrity::is_test_path(&o.change.path));
+            .any(|o| o.owner == Owner::TestCode && !loki_integrity::is_test_path(&o.change.path));
         let select = |c: &Check| {
             if helper_changed {
                 return Selection::default();
@@ -399,7 +399,7 @@ pub(super) fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Sel
             // as a test file (a setup file, `conftest.py`, `tests/common/mod.rs`), may serve any
             // test: run the check whole.
             (Owner::TestCode, k)
-                if !crate::integrity::is_test_path(&o.change.path)
+                if !loki_integrity::is_test_path(&o.change.path)
                     || !runs_as_tests(k, &o.change.path) =>
             {
                 return Selection::default();
@@ -527,7 +527,7 @@ fn takes_over(path: &str, bytes: &[u8]) -> Option<Takeover> {
             scope: None,
         });
     }
-    if name.ends_with(".py") && crate::integrity::is_test_path(path) {
+    if name.ends_with(".py") && loki_integrity::is_test_path(path) {
         // Module-level code other than imports, definitions and constants runs at collection, in
         // the same process as every other test.
         let side_effects = text.lines().any(|l| {

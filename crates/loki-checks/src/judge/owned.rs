@@ -2,7 +2,7 @@
 //!
 //! A test is its code and everything it reads as its expectation, so the judge moves all of it
 //! together between trees:
-//! - **test code**: test files by convention ([`crate::integrity::is_test_path`]: `tests/`,
+//! - **test code**: test files by convention ([`loki_integrity::is_test_path`]: `tests/`,
 //!   `test_*.py`, `conftest.py`, `*_test.go`, `*.test.ts`, `src/test/java/**.java`, …) and test helpers by name
 //!   (`testutil/`, `testutils/`, `test_utils/`, `testhelpers/`, `test_helpers/` directories);
 //! - **test data**: files under `testdata/`, `fixtures/`, `__fixtures__/`, `test_data/`,
@@ -14,7 +14,7 @@
 //! - everything else is the code under test (**source**) or neither (**other**: docs, config,
 //!   CI, which the static rules judge).
 
-use super::super::integrity::is_test_path;
+use loki_integrity::is_test_path;
 
 /// The role of a changed file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

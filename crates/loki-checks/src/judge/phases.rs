@@ -39,7 +39,7 @@ use super::{
     matrix, might_hold_tests, order, reported_test_files, reruns, restructure, shared, status,
 };
 use crate::baseline::classify;
-use crate::integrity::{FindingKind, scan, scan_input_from};
+use loki_integrity::{FindingKind, scan, scan_input_from};
 use loki_runner::ChecksError;
 use loki_runner::detect::Check;
 use loki_runner::exec::{CheckResult, RunOptions, run_check};
@@ -137,7 +137,7 @@ pub(super) fn changed(ctx: &Ctx<'_>) -> Result<Changed, ChecksError> {
         .ls_tree(input.head_tree)
         .map_err(git_err("list the head tree"))?;
     // The scan's unchanged context files (`go.mod`, test configuration) join the same batch.
-    let wanted = crate::integrity::scan_requests(input.head_tree, &changes, &tree_paths);
+    let wanted = loki_integrity::scan_requests(input.head_tree, &changes, &tree_paths);
     git.prefetch(&wanted.iter().map(String::as_str).collect::<Vec<_>>());
     let mut owned = Vec::new();
     for c in changes.iter().filter(|c| !ctx.excluded(&c.path)) {
@@ -441,7 +441,7 @@ impl Unedited<'_> {
 /// A test whose own text did not change passes only with the change's test infrastructure (a
 /// setup file, a conftest, a helper): say so, not that its edit did it.
 fn credit_test_side(
-    findings: &mut [crate::integrity::Finding],
+    findings: &mut [loki_integrity::Finding],
     plan: &Plan<'_>,
     sides: &declare::Sides<'_>,
 ) {

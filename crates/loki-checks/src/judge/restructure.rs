@@ -19,8 +19,8 @@ use std::rc::Rc;
 
 use super::declare::Sides;
 use super::matrix::{Fact, FactKind};
-use crate::integrity::{Finding, FindingKind};
 use loki_protocol::CheckKind;
+use loki_protocol::{Finding, FindingKind};
 use loki_runner::TestStatus;
 use loki_runner::detect::Check;
 use loki_runner::exec::CheckResult;

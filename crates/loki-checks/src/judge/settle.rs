@@ -24,7 +24,7 @@ use super::{
     CannotJudge, Fact, FactKind, JudgeInput, Judged, cannot, declare, fold, loosened, matrix,
     removed_definitions, unexplained, unexplained_failure,
 };
-use crate::integrity::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_runner::detect::checks_for;
 use loki_runner::exec::CheckResult;
 

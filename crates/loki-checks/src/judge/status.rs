@@ -1,6 +1,6 @@
 //! The exit status against the report: a run that names failing tests and exits 0.
 
-use crate::integrity::{Finding, FindingKind};
+use loki_protocol::{Finding, FindingKind};
 use loki_runner::exec::CheckResult;
 
 /// A suite whose head run names failing tests and still exits 0, where its base run did not:

@@ -6,9 +6,10 @@ use std::collections::BTreeSet;
 
 use loki_checks::judge::matrix::{self, Runs};
 use loki_checks::judge::{DeclareKind, FactKind};
-use loki_checks::{FindingKind, TestClass, classify};
+use loki_checks::{TestClass, classify};
 use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
+use loki_protocol::FindingKind;
 use loki_runner::detect::checks_for;
 use loki_runner::{Check, CheckResult, TestCase, TestStatus};
 use proptest::prelude::*;

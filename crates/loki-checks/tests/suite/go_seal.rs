@@ -2,9 +2,10 @@
 //! regression, a weakened test caught by running the original file, a compile error, and one
 //! scripted cheat per Go integrity rule. Needs `go` (`loki_test_support::require_tool`).
 
-use loki_checks::{FindingKind, TestClass, classify, run_baseline};
+use loki_checks::{TestClass, classify, run_baseline};
 use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
+use loki_protocol::FindingKind;
 
 use super::seal_runners::{Fixture, show, walk};
 

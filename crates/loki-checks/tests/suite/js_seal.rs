@@ -11,9 +11,10 @@
 
 use std::path::Path;
 
-use loki_checks::{FindingKind, TestClass, classify, run_baseline};
+use loki_checks::{TestClass, classify, run_baseline};
 use loki_protocol::CheckKind;
 use loki_protocol::CheckStatus;
+use loki_protocol::FindingKind;
 
 use super::seal_runners::{Fixture, show, walk};
 

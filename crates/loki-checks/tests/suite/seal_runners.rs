@@ -8,10 +8,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use loki_checks::judge::{JudgeInput, Judged, judge};
-use loki_checks::{FindingKind, TestClass, classify, run_baseline, scan_changes};
+use loki_checks::{TestClass, classify, run_baseline};
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_git::Git;
+use loki_integrity::scan_changes;
 use loki_protocol::CheckStatus;
+use loki_protocol::FindingKind;
 use loki_runner::{Check, CheckResult, RunOptions, Tools, detect_with, run_check};
 use loki_test_support::GitRepo;
 
