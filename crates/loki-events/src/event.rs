@@ -134,9 +134,21 @@ impl EventType {
     }
 }
 
+/// An event whose hash cannot be computed: its JSON could not be built or put in canonical (JCS)
+/// form (a number JCS cannot write, such as a non-finite float).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot put the event in canonical JSON to hash it: {source}")]
+pub struct HashError {
+    #[from]
+    source: serde_json::Error,
+}
+
 /// The hash of an event: hex SHA-256 of the JCS form of the event without `hash`.
-pub fn hash_event(event: &Event) -> Result<String, String> {
-    let mut value = serde_json::to_value(event).map_err(|e| e.to_string())?;
+///
+/// # Errors
+/// [`HashError`] when the event cannot be written as canonical JSON.
+pub fn hash_event(event: &Event) -> Result<String, HashError> {
+    let mut value = serde_json::to_value(event)?;
     if let Some(obj) = value.as_object_mut() {
         obj.remove("hash");
     }
@@ -144,7 +156,7 @@ pub fn hash_event(event: &Event) -> Result<String, String> {
 }
 
 /// Hex SHA-256 of the JCS form of a JSON value.
-pub(crate) fn hash_value(value: &serde_json::Value) -> Result<String, String> {
-    let canonical = serde_json_canonicalizer::to_vec(value).map_err(|e| e.to_string())?;
+pub(crate) fn hash_value(value: &serde_json::Value) -> Result<String, HashError> {
+    let canonical = serde_json_canonicalizer::to_vec(value)?;
     Ok(hex::encode(Sha256::digest(&canonical)))
 }

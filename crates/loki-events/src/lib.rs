@@ -56,7 +56,7 @@ mod recorder;
 mod sink;
 mod writer;
 
-pub use event::{Event, EventType, GENESIS, hash_event};
+pub use event::{Event, EventType, GENESIS, HashError, hash_event};
 pub use fold::{Fold, StageState, fold};
 pub use payload::Payload;
 pub use reader::{BadLine, LogStatus, LogSummary, read_events, verify_log};

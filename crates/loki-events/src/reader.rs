@@ -232,7 +232,7 @@ fn check_line(
     if let Some(obj) = without_hash.as_object_mut() {
         obj.remove("hash");
     }
-    let want = hash_value(&without_hash)?;
+    let want = hash_value(&without_hash).map_err(|e| e.to_string())?;
     if event.hash != want {
         return Err("hash does not match the line's content (the line was edited)".to_string());
     }
