@@ -41,8 +41,78 @@ pub(crate) struct SealedInfo {
     pub wall_s: f64,
 }
 
-/// Seals the run (always called, whatever happened before).
+/// Seals the run (always called, whatever happened before): opens the stage, reads the final
+/// tree, looks for tampering, gathers the receipt's facts, signs and writes the receipt, and
+/// closes the stage.
 pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
+    begin(s)?;
+    let started = std::time::Instant::now();
+    let (repo, diff, changed) = final_tree(s)?;
+    let tampered = tampering(s);
+
+    let mut facts = ReceiptFacts::new(s.run_id.as_str(), s.opts.kind);
+    facts.task = Task {
+        source: s.opts.task.source.clone(),
+        sha256: hex::encode(Sha256::digest(s.opts.task.text.as_bytes())),
+        reference: s.opts.issue.as_ref().map(|i| i.reference.clone()),
+    };
+    let head_sha = repo.head_sha.clone();
+    facts.repo = repo;
+    facts.diff = diff;
+    verification_facts(&mut facts, s);
+    reverted_wall_edits(&mut facts, s);
+    if let Some((c, sha256)) = &s.contract {
+        facts.contract = Some(loki_receipt::schema::Contract {
+            sha256: sha256.clone(),
+            criteria: loki_contract::proof::prove(c, &wall_evidence(s)),
+        });
+    }
+    facts.evidence = s.evidence.clone();
+    facts.assessments = s
+        .council
+        .as_ref()
+        .map(loki_council::Council::assessments)
+        .unwrap_or_default();
+    tampering_and_notes(&mut facts, s, &tampered);
+    let cost = session_cost(s);
+    facts.cost = cost;
+    facts.time = times(s);
+    let wall_s = facts.time.wall_s;
+    facts.provider = s.opts.provider_label.clone();
+    facts.model = s
+        .sessions
+        .iter()
+        .map(|x| x.model.clone())
+        .find(|m| !m.is_empty())
+        .unwrap_or_default();
+    facts.agent_revision = Some(s.agent.revision());
+    facts.flags = flags(s, &tampered);
+
+    let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
+    let builder = ReceiptBuilder::new(facts);
+    let sealed = s.log.seal(|log| builder.seal(&s.run_dir, log, &signer))?;
+    let detail = format!(
+        "{} · sha256:{}",
+        sealed.receipt.verdict.as_str(),
+        sealed.receipt.receipt_sha256
+    );
+    end(s, started, detail)?;
+    Ok(SealedInfo {
+        outcome: sealed.receipt.verdict,
+        receipt_sha256: sealed.receipt.receipt_sha256.clone(),
+        receipt_path: sealed.receipt_path.display().to_string(),
+        keyid: sealed.keyid.clone(),
+        not_proven: sealed.receipt.not_proven.clone(),
+        head_sha,
+        changed,
+        cost,
+        wall_s,
+    })
+}
+
+/// Opens the seal stage: notes a cancel that came after the last stage, then logs and reports
+/// the stage's start.
+fn begin(s: &mut RunState<'_>) -> Result<(), EngineError> {
     if s.opts.cancel.is_cancelled() && !s.interrupted {
         // Between the last stage and the seal: nothing is cut, but the run did not finish.
         s.interrupted = true;
@@ -54,7 +124,32 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     })?;
     s.observer
         .progress(&crate::Progress::StageStarted { stage: Stage::Seal });
-    let started = std::time::Instant::now();
+    Ok(())
+}
+
+/// Logs and reports the seal stage's end, with the verdict and the receipt's hash as detail.
+fn end(
+    s: &mut RunState<'_>,
+    started: std::time::Instant,
+    detail: String,
+) -> Result<(), EngineError> {
+    s.log.append(&StageCompleted(StageEnd::new(
+        Stage::Seal.as_str(),
+        detail.clone(),
+        Some(started.elapsed().as_secs_f64()),
+    )))?;
+    s.observer.progress(&crate::Progress::StageEnded {
+        stage: Stage::Seal,
+        state: StageState::Completed,
+        seconds: started.elapsed().as_secs_f64(),
+        detail,
+    });
+    Ok(())
+}
+
+/// The state the receipt vouches for: the final head (the base when no commit was made) and its
+/// tree, the diff from the base, and the paths it changes.
+fn final_tree(s: &RunState<'_>) -> Result<(RepoState, DiffStats, Vec<String>), EngineError> {
     let git = Git::new(&s.repo.root);
     let (head_sha, tree) = match (&s.head, &s.intake) {
         (Some(h), _) => (h.clone(), git.tree_of(h)?),
@@ -67,7 +162,24 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         .into_iter()
         .map(|c| c.path)
         .collect();
+    let repo = RepoState {
+        origin: s.intake.as_ref().and_then(|i| i.origin.clone()),
+        base_sha: s.base.clone(),
+        head_sha,
+        tree,
+    };
+    let diff = DiffStats {
+        sha256: diff_sha,
+        files: stat.files,
+        insertions: stat.insertions,
+        deletions: stat.deletions,
+    };
+    Ok((repo, diff, changed))
+}
 
+/// Everything that was written behind loki's back: an event log that is not exactly the chain
+/// this process wrote, and sealed wall copies whose hash changed. Empty when nothing was.
+fn tampering(s: &RunState<'_>) -> Vec<String> {
     let mut tampered: Vec<String> = Vec::new();
     let log_path = s.log.log_path().to_path_buf();
     match verify_log(&log_path, Some(s.run_id.as_str())) {
@@ -90,25 +202,12 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     for p in loki_contract::wall::tampered_copies(&s.run_dir, &s.wall) {
         tampered.push(format!("sealed wall copy changed: {p}"));
     }
+    tampered
+}
 
-    let mut facts = ReceiptFacts::new(s.run_id.as_str(), s.opts.kind);
-    facts.task = Task {
-        source: s.opts.task.source.clone(),
-        sha256: hex::encode(Sha256::digest(s.opts.task.text.as_bytes())),
-        reference: s.opts.issue.as_ref().map(|i| i.reference.clone()),
-    };
-    facts.repo = RepoState {
-        origin: s.intake.as_ref().and_then(|i| i.origin.clone()),
-        base_sha: s.base.clone(),
-        head_sha: head_sha.clone(),
-        tree,
-    };
-    facts.diff = DiffStats {
-        sha256: diff_sha,
-        files: stat.files,
-        insertions: stat.insertions,
-        deletions: stat.deletions,
-    };
+/// The wall and what the last verification found: its checks, integrity findings, facts and
+/// declarations, whether the full suite ran, and (unless the run was interrupted) its NOT PROVEN.
+fn verification_facts(facts: &mut ReceiptFacts, s: &RunState<'_>) {
     let v = s.verification.as_ref();
     facts.wall = ReceiptWall {
         files: s
@@ -123,26 +222,32 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         base_run: s.wall_base,
         passed: s.already_satisfied || v.is_some_and(crate::verify::Verification::wall_passed),
     };
-    if let Some(v) = v {
-        facts.checks = v
-            .results
-            .iter()
-            .map(|r| r.result.receipt_check(r.role))
-            .chain(v.lint.iter().map(Check::from))
-            .collect();
-        facts.integrity = v.findings.iter().map(IntegrityFinding::from).collect();
-        facts.facts = v.facts.iter().map(JudgeFact::from).collect();
-        if !v.declared.is_empty() {
-            facts.declared = Some(loki_receipt::schema::Declared {
-                request: None,
-                items: v.declared.clone(),
-            });
-        }
-        facts.full_suite_ran = v.full_suite;
-        if !s.interrupted {
-            facts.extra_not_proven.extend(v.not_proven.iter().cloned());
-        }
+    let Some(v) = v else {
+        return;
+    };
+    facts.checks = v
+        .results
+        .iter()
+        .map(|r| r.result.receipt_check(r.role))
+        .chain(v.lint.iter().map(Check::from))
+        .collect();
+    facts.integrity = v.findings.iter().map(IntegrityFinding::from).collect();
+    facts.facts = v.facts.iter().map(JudgeFact::from).collect();
+    if !v.declared.is_empty() {
+        facts.declared = Some(loki_receipt::schema::Declared {
+            request: None,
+            items: v.declared.clone(),
+        });
     }
+    facts.full_suite_ran = v.full_suite;
+    if !s.interrupted {
+        facts.extra_not_proven.extend(v.not_proven.iter().cloned());
+    }
+}
+
+/// One `reverted_wall_edit` finding and one NOT PROVEN entry per sealed wall file the agent
+/// edited and the run restored.
+fn reverted_wall_edits(facts: &mut ReceiptFacts, s: &RunState<'_>) {
     // An interrupted run claims nothing of its last state (see `RunFlags::interrupted`): a wall
     // file restored after a cut session is not an edit the agent finished.
     let reverted: &[String] = if s.interrupted { &[] } else { &s.reverted };
@@ -162,18 +267,10 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             loki_receipt::not_proven::logs(s.run_id.as_str()),
         ));
     }
-    if let Some((c, sha256)) = &s.contract {
-        facts.contract = Some(loki_receipt::schema::Contract {
-            sha256: sha256.clone(),
-            criteria: loki_contract::proof::prove(c, &wall_evidence(s)),
-        });
-    }
-    facts.evidence = s.evidence.clone();
-    facts.assessments = s
-        .council
-        .as_ref()
-        .map(loki_council::Council::assessments)
-        .unwrap_or_default();
+}
+
+/// NOT PROVEN entries for each sign of tampering, then for each note the run made.
+fn tampering_and_notes(facts: &mut ReceiptFacts, s: &RunState<'_>, tampered: &[String]) {
     let logs = loki_receipt::not_proven::logs(s.run_id.as_str());
     facts.extra_not_proven.extend(tampered.iter().map(|t| {
         NotProven::new(
@@ -187,6 +284,11 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
             .iter()
             .map(|n| NotProven::new(n.clone(), NOTED_WHY, logs.clone())),
     );
+}
+
+/// The cost summed over the sessions: tokens always, dollars only when every session measured
+/// them (`usd` null otherwise).
+fn session_cost(s: &RunState<'_>) -> Cost {
     let measured = s.sessions.iter().filter(|x| x.cost_usd.is_some()).count() as u64;
     let total = s.sessions.len() as u64;
     let mut cost = Cost {
@@ -207,10 +309,13 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         cost.cache_read_tokens += x.usage.cache_read_tokens;
         cost.cache_write_tokens += x.usage.cache_write_tokens;
     }
-    facts.cost = cost;
-    let wall_s = s.started.elapsed().as_secs_f64();
-    facts.time = Time {
-        wall_s,
+    cost
+}
+
+/// The run's wall time so far and the time of each stage.
+fn times(s: &RunState<'_>) -> Time {
+    Time {
+        wall_s: s.started.elapsed().as_secs_f64(),
         stages: s
             .stage_times
             .iter()
@@ -219,54 +324,20 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
                 wall_s: *t,
             })
             .collect(),
-    };
-    facts.provider = s.opts.provider_label.clone();
-    facts.model = s
-        .sessions
-        .iter()
-        .map(|x| x.model.clone())
-        .find(|m| !m.is_empty())
-        .unwrap_or_default();
-    facts.agent_revision = Some(s.agent.revision());
-    facts.flags = RunFlags {
+    }
+}
+
+/// The flags the verdict is derived from.
+fn flags(s: &RunState<'_>, tampered: &[String]) -> RunFlags {
+    RunFlags {
         tampered: !tampered.is_empty(),
         already_satisfied: s.already_satisfied,
         budget_hit: s.budget_hit,
         spec_conflict: s.spec_conflict,
         stalled: s.stalled,
-        unjudged: v.is_some_and(|v| v.unjudged),
+        unjudged: s.verification.as_ref().is_some_and(|v| v.unjudged),
         interrupted: s.interrupted,
-    };
-    let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
-    let builder = ReceiptBuilder::new(facts);
-    let sealed = s.log.seal(|log| builder.seal(&s.run_dir, log, &signer))?;
-    let detail = format!(
-        "{} · sha256:{}",
-        sealed.receipt.verdict.as_str(),
-        sealed.receipt.receipt_sha256
-    );
-    s.log.append(&StageCompleted(StageEnd::new(
-        Stage::Seal.as_str(),
-        detail.clone(),
-        Some(started.elapsed().as_secs_f64()),
-    )))?;
-    s.observer.progress(&crate::Progress::StageEnded {
-        stage: Stage::Seal,
-        state: StageState::Completed,
-        seconds: started.elapsed().as_secs_f64(),
-        detail,
-    });
-    Ok(SealedInfo {
-        outcome: sealed.receipt.verdict,
-        receipt_sha256: sealed.receipt.receipt_sha256.clone(),
-        receipt_path: sealed.receipt_path.display().to_string(),
-        keyid: sealed.keyid.clone(),
-        not_proven: sealed.receipt.not_proven.clone(),
-        head_sha,
-        changed,
-        cost,
-        wall_s,
-    })
+    }
 }
 
 /// What the run knows of each sealed wall file, for the contract's proof ([`loki_contract::proof`]).

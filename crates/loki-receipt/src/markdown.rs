@@ -19,10 +19,29 @@ pub enum SignatureLine {
     Unsigned,
 }
 
-/// Renders `receipt.md`.
+/// Renders `receipt.md`: the sections in the order a reader checks them, the header first and
+/// the command that verifies the receipt last.
 #[must_use]
 pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
     let mut s = String::new();
+    header(&mut s, r, signature);
+    checks(&mut s, r);
+    wall(&mut s, r);
+    contract(&mut s, r);
+    integrity(&mut s, r);
+    if let Some(d) = &r.declared {
+        declared(&mut s, d);
+    }
+    facts(&mut s, r);
+    visual_evidence(&mut s, r);
+    assessments(&mut s, r);
+    not_proven(&mut s, r);
+    s
+}
+
+/// The title and the summary table: verdict, run, task, repository, commits, diff, signature,
+/// provider, instructions, cost, time, events and the receipt's own hash.
+fn header(s: &mut String, r: &Receipt, signature: &SignatureLine) {
     let _ = writeln!(s, "# Evidence receipt: {}\n", r.verdict);
     s.push_str("| | |\n|---|---|\n");
     let mut row = |k: &str, v: String| {
@@ -102,75 +121,92 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
         format!("{} (head `{}`)", r.events.count, short(&r.events.head)),
     );
     row("Receipt", format!("sha256 `{}`", r.receipt_sha256));
+}
 
+/// The checks that ran, one table row each with its counts and time; says so when none ran.
+fn checks(s: &mut String, r: &Receipt) {
     s.push_str("\n## Checks\n\n");
     if r.checks.is_empty() {
         s.push_str("_No checks ran._\n");
-    } else {
-        s.push_str("| Check | Kind | Result | Executed | Passed | Failed | Skipped | Time |\n");
-        s.push_str("|---|---|---|---:|---:|---:|---:|---:|\n");
-        for c in &r.checks {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                cell(&c.name),
-                cell(c.kind.as_str()),
-                c.result.describe(),
-                c.executed,
-                c.passed,
-                c.failed,
-                c.skipped,
-                human_duration(c.duration_s)
-            );
-        }
+        return;
     }
-
-    if !r.wall.files.is_empty() {
+    s.push_str("| Check | Kind | Result | Executed | Passed | Failed | Skipped | Time |\n");
+    s.push_str("|---|---|---|---:|---:|---:|---:|---:|\n");
+    for c in &r.checks {
         let _ = writeln!(
             s,
-            "\n## Acceptance checks (wall)\n\n{} sealed file(s), {} on the final head; on the unchanged base: {} passed, {} failed, {} not run.",
-            r.wall.files.len(),
-            if r.wall.passed {
-                "passed"
-            } else {
-                "did not pass"
-            },
-            r.wall.base_run.pass,
-            r.wall.base_run.fail,
-            r.wall.base_run.not_run
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(&c.name),
+            cell(c.kind.as_str()),
+            c.result.describe(),
+            c.executed,
+            c.passed,
+            c.failed,
+            c.skipped,
+            human_duration(c.duration_s)
         );
     }
+}
 
-    if let Some(contract) = &r.contract {
-        s.push_str("\n## Contract (acceptance criteria)\n\n");
-        s.push_str("| AC | Criterion | Status | Evidence |\n|---|---|---|---|\n");
-        for c in &contract.criteria {
-            let mut status = c.status.describe().to_string();
-            if let Some(reason) = &c.reason {
-                status.push_str(&format!(": {}", cell(reason)));
-            }
-            if c.advisory {
-                status.push_str(" (advisory)");
-            }
-            let evidence: Vec<String> = c
-                .evidence
-                .iter()
-                .map(|e| format!("`{}`", cell(e)))
-                .collect();
-            let _ = writeln!(
-                s,
-                "| {} | {} | {status} | {} |",
-                cell(&c.id),
-                cell(&c.text),
-                if evidence.is_empty() {
-                    "-".to_string()
-                } else {
-                    evidence.join(", ")
-                }
-            );
-        }
+/// The sealed acceptance checks (the wall): how many files, whether they pass on the final head,
+/// and how they ran on the unchanged base. Absent when nothing was sealed.
+fn wall(s: &mut String, r: &Receipt) {
+    if r.wall.files.is_empty() {
+        return;
     }
+    let _ = writeln!(
+        s,
+        "\n## Acceptance checks (wall)\n\n{} sealed file(s), {} on the final head; on the unchanged base: {} passed, {} failed, {} not run.",
+        r.wall.files.len(),
+        if r.wall.passed {
+            "passed"
+        } else {
+            "did not pass"
+        },
+        r.wall.base_run.pass,
+        r.wall.base_run.fail,
+        r.wall.base_run.not_run
+    );
+}
 
+/// The contract's acceptance criteria: each with its status (and why, and whether advisory) and
+/// the evidence cited for it. Absent when the run had no contract.
+fn contract(s: &mut String, r: &Receipt) {
+    let Some(contract) = &r.contract else {
+        return;
+    };
+    s.push_str("\n## Contract (acceptance criteria)\n\n");
+    s.push_str("| AC | Criterion | Status | Evidence |\n|---|---|---|---|\n");
+    for c in &contract.criteria {
+        let mut status = c.status.describe().to_string();
+        if let Some(reason) = &c.reason {
+            status.push_str(&format!(": {}", cell(reason)));
+        }
+        if c.advisory {
+            status.push_str(" (advisory)");
+        }
+        let evidence: Vec<String> = c
+            .evidence
+            .iter()
+            .map(|e| format!("`{}`", cell(e)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {status} | {} |",
+            cell(&c.id),
+            cell(&c.text),
+            if evidence.is_empty() {
+                "-".to_string()
+            } else {
+                evidence.join(", ")
+            }
+        );
+    }
+}
+
+/// The integrity findings, each with where it is, the test it concerns and the advice; then the
+/// judgement on them, when one was made. Always present: "None." when nothing was found.
+fn integrity(s: &mut String, r: &Receipt) {
     s.push_str("\n## Integrity findings\n\n");
     if r.integrity.is_empty() {
         s.push_str("_None._\n");
@@ -198,59 +234,76 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
     if let Some(v) = r.judgement {
         let _ = writeln!(s, "\nJudgement: **{v}**");
     }
-    if let Some(d) = &r.declared {
-        declared(&mut s, d);
-    }
-    if !r.facts.is_empty() {
-        s.push_str("\n## Facts\n\n");
-        for f in &r.facts {
-            let about = f
-                .test
-                .as_ref()
-                .or(f.path.as_ref())
-                .map(|t| format!(" `{}`", cell(t)))
-                .unwrap_or_default();
-            let _ = writeln!(
-                s,
-                "- **{}**{about}: {}",
-                cell(f.kind.as_str()),
-                cell(&f.detail)
-            );
-        }
-    }
+}
 
-    if let Some(e) = r.evidence.as_ref().filter(|e| !e.screens.is_empty()) {
-        s.push_str("\n## Visual evidence\n\n");
-        s.push_str("| Route | Screenshot | Bytes | SHA-256 |\n|---|---|---:|---|\n");
-        for sc in &e.screens {
-            // The path is relative to the run directory, where receipt.md is: the link resolves.
-            let _ = writeln!(
-                s,
-                "| `{}` | [{file}]({file}) | {} | `{}` |",
-                cell(&sc.route),
-                sc.bytes,
-                cell(&sc.sha256),
-                file = cell(&sc.file).replace(['(', ')', '[', ']'], "_"),
-            );
-        }
+/// The facts established during the run, each with the test or path it is about. Absent when
+/// there are none.
+fn facts(s: &mut String, r: &Receipt) {
+    if r.facts.is_empty() {
+        return;
     }
-
-    if !r.assessments.is_empty() {
-        s.push_str("\n## Assessments (judgment, not proof)\n\n");
-        for a in &r.assessments {
-            let model = a
-                .model
-                .as_deref()
-                .map(|m| format!(" ({})", cell(m)))
-                .unwrap_or_default();
-            let lowers = a
-                .lowers_to
-                .map(|o| format!("; lowers the verdict to {o}"))
-                .unwrap_or_default();
-            let _ = writeln!(s, "- {}{model}: {}{lowers}", cell(&a.by), cell(&a.summary));
-        }
+    s.push_str("\n## Facts\n\n");
+    for f in &r.facts {
+        let about = f
+            .test
+            .as_ref()
+            .or(f.path.as_ref())
+            .map(|t| format!(" `{}`", cell(t)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "- **{}**{about}: {}",
+            cell(f.kind.as_str()),
+            cell(&f.detail)
+        );
     }
+}
 
+/// The screenshots taken as visual evidence: route, a link to the file, its size and hash.
+/// Absent when there are none.
+fn visual_evidence(s: &mut String, r: &Receipt) {
+    let Some(e) = r.evidence.as_ref().filter(|e| !e.screens.is_empty()) else {
+        return;
+    };
+    s.push_str("\n## Visual evidence\n\n");
+    s.push_str("| Route | Screenshot | Bytes | SHA-256 |\n|---|---|---:|---|\n");
+    for sc in &e.screens {
+        // The path is relative to the run directory, where receipt.md is: the link resolves.
+        let _ = writeln!(
+            s,
+            "| `{}` | [{file}]({file}) | {} | `{}` |",
+            cell(&sc.route),
+            sc.bytes,
+            cell(&sc.sha256),
+            file = cell(&sc.file).replace(['(', ')', '[', ']'], "_"),
+        );
+    }
+}
+
+/// The assessments (judgment, not proof): who assessed, with which model, what they concluded,
+/// and the verdict it lowers to. Absent when there are none.
+fn assessments(s: &mut String, r: &Receipt) {
+    if r.assessments.is_empty() {
+        return;
+    }
+    s.push_str("\n## Assessments (judgment, not proof)\n\n");
+    for a in &r.assessments {
+        let model = a
+            .model
+            .as_deref()
+            .map(|m| format!(" ({})", cell(m)))
+            .unwrap_or_default();
+        let lowers = a
+            .lowers_to
+            .map(|o| format!("; lowers the verdict to {o}"))
+            .unwrap_or_default();
+        let _ = writeln!(s, "- {}{model}: {}{lowers}", cell(&a.by), cell(&a.summary));
+    }
+}
+
+/// What the run did not prove, each with why and the command that would prove it; then the
+/// command that verifies this receipt (a deep receipt's lives below its run's directory).
+fn not_proven(s: &mut String, r: &Receipt) {
     s.push_str("\n## NOT PROVEN\n\n");
     for n in &r.not_proven {
         if n.is_bare() {
@@ -279,7 +332,6 @@ pub fn render_markdown(r: &Receipt, signature: &SignatureLine) -> String {
             cell(&r.run_id)
         );
     }
-    s
 }
 
 /// `$0.42 (212,345 tokens)`, or `not measured` when the cost is unknown (never `$0.00`).
