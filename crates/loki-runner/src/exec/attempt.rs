@@ -3,14 +3,14 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use loki_core::scratch::Scratch;
 use loki_process::{self as process, Spec};
 use loki_protocol::CheckStatus;
 
 use super::keep_going;
-use super::plan::{doc_companion, insert_before_separator, report_plan, script_plan};
+use super::plan::{ReportPlan, doc_companion, insert_before_separator, report_plan, script_plan};
 use super::status::{AttemptStatus, Facts, attempt_status, status_of};
 use super::{CARGO_MESSAGE_FORMAT, MAX_PARSED_BYTES, RunOptions};
 use crate::detect::Check;
@@ -59,7 +59,74 @@ fn drop_bytecode(cwd: &Path) {
     }
 }
 
+/// Runs `check` once and judges the run: the steps below, in order. An empty command, or one
+/// that cannot be started, is an attempt that did not start (not an error); errors are only
+/// loki's own (its scratch directory, the files the report plan or the node reporter writes).
 pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, ChecksError> {
+    let prepared = prepare(check, opts)?;
+    let command = prepared.command();
+    let Some((program, args)) = command.split_first() else {
+        return Ok(not_started(
+            String::new(),
+            "the check has an empty command".into(),
+        ));
+    };
+    let spec = prepared.spec(program, args);
+    let argv = spec.display();
+    let started = Instant::now();
+    let out = match process::run(&spec) {
+        Ok(out) => out,
+        Err(e) if e.is_not_found() => {
+            return Ok(not_started(argv, format!("{} not found", e.program())));
+        }
+        Err(e) => return Ok(not_started(argv, e.to_string())),
+    };
+    let log = out.output.bytes();
+    let (text, unread) = read_spool(out.spooled.as_ref(), &log);
+    let mut run = Run {
+        exit_code: out.exit_code(),
+        timed_out: out.timed_out,
+        duration: out.duration,
+        log,
+        text,
+        unread,
+        kept_reports: Vec::new(),
+        doc_report: None,
+    };
+    prepared.keep_going(&spec, started, &mut run);
+    prepared.doc_run(&spec, started, &mut run);
+    let read = prepared.read_reports(&mut run, &argv);
+    let judgement = settle(&prepared, &run, &read);
+    Ok(Attempt {
+        argv,
+        exit_code: Some(run.exit_code),
+        duration: run.duration,
+        log: run.log,
+        report: read.report,
+        judgement,
+    })
+}
+
+/// What the steps of one attempt share: the check, how it runs, and what was set up for it
+/// before it starts. The scratch directory lives as long as this (its report files are read
+/// after the runs).
+struct Prepared<'a> {
+    check: &'a Check,
+    opts: &'a RunOptions,
+    tmp: Scratch,
+    /// A fenced run's wrapper (the caller's plus the fence's) and its own `TMPDIR`.
+    fenced: Option<(Vec<OsString>, PathBuf)>,
+    /// How the runner is asked for structured reports.
+    plan: ReportPlan,
+    /// The package script as loki runs it, when the check has one.
+    script: Option<crate::script::Plan>,
+}
+
+/// Sets up one attempt before anything runs: its scratch directory (inside the fence's when
+/// fenced, with the fence's wrapper and a `TMPDIR` of its own), the report and script plans, and
+/// what must not leak from an earlier run into this one (stale Python bytecode, old surefire
+/// reports); writes the node reporter the script's node runs load.
+fn prepare<'a>(check: &'a Check, opts: &'a RunOptions) -> Result<Prepared<'a>, ChecksError> {
     let temp_err = |source| ChecksError::Temp {
         check: check.name.clone(),
         source,
@@ -83,9 +150,6 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
         }
         None => None,
     };
-    let wrapper = fenced
-        .as_ref()
-        .map_or(opts.wrapper.as_slice(), |(w, _)| w.as_slice());
     let plan = report_plan(check, tmp.path(), &opts.env)?;
     let script = script_plan(check, tmp.path());
     if check.kind == CheckKind::Pytest {
@@ -107,320 +171,402 @@ pub(super) fn attempt(check: &Check, opts: &RunOptions) -> Result<Attempt, Check
             source,
         })?;
     }
-    let command = match (&script, check.kind) {
-        (Some(p), _) => vec!["sh".to_owned(), "-c".to_owned(), p.script.clone()],
-        (None, CheckKind::Cargo) => {
-            insert_before_separator(&check.command, &[CARGO_MESSAGE_FORMAT.to_owned()])
-        }
-        (None, _) => check.command.clone(),
-    };
-    let Some((program, args)) = command.split_first() else {
-        return Ok(not_started(
-            String::new(),
-            "the check has an empty command".into(),
-        ));
-    };
-    let spool = tmp.path().join("output.log");
-    // node's options must come before its file arguments; other runners take them last.
-    let (first, rest) = match (check.kind, script.is_none()) {
-        (CheckKind::Node, true) => (plan.args.clone(), Vec::new()),
-        _ => (Vec::new(), plan.args.clone()),
-    };
-    let mut spec = Spec::new(program, &check.cwd)
-        .args(&first)
-        .args(args)
-        .args(&rest)
-        .envs(opts.env.clone())
-        .env("CI", "1")
-        .env("NO_COLOR", "1")
-        .env("CARGO_TERM_COLOR", "never")
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .timeout(opts.timeout)
-        .output_cap(opts.output_cap)
-        .spool(&spool)
-        .wrapped(wrapper);
-    if let Some((_, own_tmp)) = &fenced {
-        spec = spec.env("TMPDIR", own_tmp);
+    Ok(Prepared {
+        check,
+        opts,
+        tmp,
+        fenced,
+        plan,
+        script,
+    })
+}
+
+/// What one attempt's runs produced so far: the first run's, with each completing run's
+/// (keep-going, doctests) added as it ends.
+struct Run {
+    exit_code: i32,
+    timed_out: bool,
+    duration: Duration,
+    /// The capture shown in the check's log.
+    log: Vec<u8>,
+    /// The whole output, parsed for the report.
+    text: String,
+    /// What of the first run's output could not be read, when something could not.
+    unread: Option<String>,
+    /// nextest's reports of the keep-going runs, moved aside before the next run overwrote them.
+    kept_reports: Vec<PathBuf>,
+    /// The doctests' run (`cargo test --doc` next to nextest).
+    doc_report: Option<reports::cargo::LibtestRun>,
+}
+
+/// The report of an attempt, read from its files and output, and what in them does not add up.
+struct Read {
+    report: Option<TestReport>,
+    anomalies: Vec<String>,
+    /// A structured report was planned but none could be read.
+    structured_missing: bool,
+}
+
+impl Prepared<'_> {
+    /// The wrapper the command runs through: the fence's when fenced, else the caller's.
+    fn wrapper(&self) -> &[OsString] {
+        self.fenced
+            .as_ref()
+            .map_or(self.opts.wrapper.as_slice(), |(w, _)| w.as_slice())
     }
-    for (k, v) in &plan.env {
-        spec = spec.env(k, v);
-    }
-    if let Some(p) = &script {
-        let mut path = OsString::new();
-        for dir in &p.path {
-            path.push(dir.as_os_str());
-            path.push(":");
+
+    /// The argv to run: the package script through `sh -c` when loki runs it itself, cargo with
+    /// its message format (which the report is parsed from), else the check's own command.
+    fn command(&self) -> Vec<String> {
+        match (&self.script, self.check.kind) {
+            (Some(p), _) => vec!["sh".to_owned(), "-c".to_owned(), p.script.clone()],
+            (None, CheckKind::Cargo) => {
+                insert_before_separator(&self.check.command, &[CARGO_MESSAGE_FORMAT.to_owned()])
+            }
+            (None, _) => self.check.command.clone(),
         }
-        path.push(spec.env_value("PATH").unwrap_or_default());
-        spec = spec.env("PATH", path);
-        for (k, v) in &p.env {
+    }
+
+    /// The process to start: `program args` with the report plan's arguments, in the check's
+    /// directory, under the attempt's limits (timeout, output cap, spool, wrapper), with an
+    /// environment that keeps output plain and bytecode unwritten, plus the plan's and the
+    /// script's variables (`PATH` and `NODE_OPTIONS` are extended, not replaced).
+    fn spec(&self, program: &str, args: &[String]) -> Spec {
+        let (check, opts, plan) = (self.check, self.opts, &self.plan);
+        let spool = self.tmp.path().join("output.log");
+        // node's options must come before its file arguments; other runners take them last.
+        let (first, rest) = match (check.kind, self.script.is_none()) {
+            (CheckKind::Node, true) => (plan.args.clone(), Vec::new()),
+            _ => (Vec::new(), plan.args.clone()),
+        };
+        let mut spec = Spec::new(program, &check.cwd)
+            .args(&first)
+            .args(args)
+            .args(&rest)
+            .envs(opts.env.clone())
+            .env("CI", "1")
+            .env("NO_COLOR", "1")
+            .env("CARGO_TERM_COLOR", "never")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .timeout(opts.timeout)
+            .output_cap(opts.output_cap)
+            .spool(&spool)
+            .wrapped(self.wrapper());
+        if let Some((_, own_tmp)) = &self.fenced {
+            spec = spec.env("TMPDIR", own_tmp);
+        }
+        for (k, v) in &plan.env {
             spec = spec.env(k, v);
         }
-        if let Some(extra) = &p.node_options {
-            let mut opts = spec
-                .env_value("NODE_OPTIONS")
-                .unwrap_or_default()
-                .to_owned();
-            if !opts.is_empty() {
-                opts.push(" ");
+        if let Some(p) = &self.script {
+            let mut path = OsString::new();
+            for dir in &p.path {
+                path.push(dir.as_os_str());
+                path.push(":");
             }
-            opts.push(extra);
-            spec = spec.env("NODE_OPTIONS", opts);
+            path.push(spec.env_value("PATH").unwrap_or_default());
+            spec = spec.env("PATH", path);
+            for (k, v) in &p.env {
+                spec = spec.env(k, v);
+            }
+            if let Some(extra) = &p.node_options {
+                let mut opts = spec
+                    .env_value("NODE_OPTIONS")
+                    .unwrap_or_default()
+                    .to_owned();
+                if !opts.is_empty() {
+                    opts.push(" ");
+                }
+                opts.push(extra);
+                spec = spec.env("NODE_OPTIONS", opts);
+            }
         }
+        spec
     }
-    let argv = spec.display();
-    let started = std::time::Instant::now();
-    let out = match process::run(&spec) {
-        Ok(out) => out,
-        Err(e) if e.is_not_found() => {
-            return Ok(not_started(argv, format!("{} not found", e.program())));
+
+    /// A cargo test target that did not compile stopped the whole run: the rest runs without it,
+    /// within what is left of the timeout, each run's output added to `run`. nextest writes its
+    /// report to the same file each run: each is moved aside to be merged.
+    fn keep_going(&self, spec: &Spec, started: Instant, run: &mut Run) {
+        let (check, opts, plan, tmp) = (self.check, self.opts, &self.plan, self.tmp.path());
+        let wrapper = self.wrapper();
+        let nextest = check.kind == CheckKind::Nextest;
+        if !(matches!(check.kind, CheckKind::Cargo | CheckKind::Nextest)
+            && self.script.is_none()
+            && !run.timed_out
+            && run.exit_code != 0
+            && keep_going::wanted(&check.command, &run.text))
+        {
+            return;
         }
-        Err(e) => return Ok(not_started(argv, e.to_string())),
-    };
-    let mut log = out.output.bytes();
-    let (mut text, unread) = read_spool(out.spooled.as_ref(), &log);
-    let mut exit_code = out.exit_code();
-    let mut timed_out = out.timed_out;
-    let mut duration = out.duration;
-    // A cargo test target that did not compile stopped the whole run: the rest runs without it.
-    // nextest writes its report to the same file each run: each is moved aside to be merged.
-    let nextest = check.kind == CheckKind::Nextest;
-    let mut kept_reports: Vec<PathBuf> = Vec::new();
-    if matches!(check.kind, CheckKind::Cargo | CheckKind::Nextest)
-        && script.is_none()
-        && !timed_out
-        && exit_code != 0
-        && keep_going::wanted(&check.command, &text)
-    {
         let left = || opts.timeout.saturating_sub(started.elapsed());
         let meta = more(
-            &spec,
+            spec,
             wrapper,
             &keep_going::metadata_command(&check.command),
             left(),
-            &tmp.path().join("metadata.log"),
+            &tmp.join("metadata.log"),
         );
         let runs = meta.ok().and_then(|m| {
             let meta = keep_going::read_metadata(&m.text)?;
-            keep_going::plan(&check.command, &text, &meta)
+            keep_going::plan(&check.command, &run.text, &meta)
         });
-        for (i, run) in runs.unwrap_or_default().iter().enumerate() {
+        for (i, cmd) in runs.unwrap_or_default().iter().enumerate() {
             let cmd = if nextest {
-                insert_before_separator(run, &plan.args)
+                insert_before_separator(cmd, &plan.args)
             } else {
-                insert_before_separator(run, &[CARGO_MESSAGE_FORMAT.to_owned()])
+                insert_before_separator(cmd, &[CARGO_MESSAGE_FORMAT.to_owned()])
             };
-            log.extend_from_slice(format!("\n==== loki: {}\n", cmd.join(" ")).as_bytes());
+            run.log
+                .extend_from_slice(format!("\n==== loki: {}\n", cmd.join(" ")).as_bytes());
             match more(
-                &spec,
+                spec,
                 wrapper,
                 &cmd,
                 left(),
-                &tmp.path().join(format!("keep-going-{i}.log")),
+                &tmp.join(format!("keep-going-{i}.log")),
             ) {
                 Ok(m) => {
-                    log.extend_from_slice(&m.log);
-                    duration += m.duration;
-                    timed_out |= m.timed_out;
-                    text.push('\n');
-                    text.push_str(&m.text);
+                    run.log.extend_from_slice(&m.log);
+                    run.duration += m.duration;
+                    run.timed_out |= m.timed_out;
+                    run.text.push('\n');
+                    run.text.push_str(&m.text);
                 }
                 Err(e) => {
-                    log.extend_from_slice(format!("loki: not started: {e}\n").as_bytes());
+                    run.log
+                        .extend_from_slice(format!("loki: not started: {e}\n").as_bytes());
                 }
             }
             if let Some(junit) = plan.files.first().filter(|_| nextest) {
-                let aside = tmp.path().join(format!("keep-going-{i}.xml"));
+                let aside = tmp.join(format!("keep-going-{i}.xml"));
                 if std::fs::rename(junit, &aside).is_ok() {
-                    kept_reports.push(aside);
+                    run.kept_reports.push(aside);
                 }
             }
         }
     }
-    // nextest does not run doctests: the same selection through `cargo test --doc`.
-    let mut doc_report = None;
-    if let Some(doc) = doc_companion(check).filter(|_| !timed_out) {
+
+    /// nextest does not run doctests: the same selection through `cargo test --doc`, within what
+    /// is left of the timeout. Its failure fails the attempt (unless the package has no library,
+    /// so no doctests); its report is kept to be merged.
+    fn doc_run(&self, spec: &Spec, started: Instant, run: &mut Run) {
+        let Some(doc) = doc_companion(self.check).filter(|_| !run.timed_out) else {
+            return;
+        };
         let doc = insert_before_separator(&doc, &[CARGO_MESSAGE_FORMAT.to_owned()]);
-        let left = opts.timeout.saturating_sub(started.elapsed());
-        log.extend_from_slice(format!("\n==== loki: {}\n", doc.join(" ")).as_bytes());
+        let left = self.opts.timeout.saturating_sub(started.elapsed());
+        run.log
+            .extend_from_slice(format!("\n==== loki: {}\n", doc.join(" ")).as_bytes());
         match more(
-            &spec,
-            wrapper,
+            spec,
+            self.wrapper(),
             &doc,
             left,
-            &tmp.path().join("doc-output.log"),
+            &self.tmp.path().join("doc-output.log"),
         ) {
             Ok(d) => {
-                log.extend_from_slice(&d.log);
-                duration += d.duration;
-                timed_out |= d.timed_out;
+                run.log.extend_from_slice(&d.log);
+                run.duration += d.duration;
+                run.timed_out |= d.timed_out;
                 let no_lib = d.text.contains("no library targets found");
-                if !no_lib && exit_code == 0 {
-                    exit_code = d.exit_code;
+                if !no_lib && run.exit_code == 0 {
+                    run.exit_code = d.exit_code;
                 }
                 if !no_lib {
-                    doc_report = reports::cargo::parse_libtest_run(&d.text);
+                    run.doc_report = reports::cargo::parse_libtest_run(&d.text);
                 }
-                text.push('\n');
-                text.push_str(&d.text);
+                run.text.push('\n');
+                run.text.push_str(&d.text);
             }
             Err(e) => {
-                log.extend_from_slice(
+                run.log.extend_from_slice(
                     format!("loki: cargo test --doc not started: {e}\n").as_bytes(),
                 );
-                if exit_code == 0 {
-                    exit_code = 1;
+                if run.exit_code == 0 {
+                    run.exit_code = 1;
                 }
             }
         }
     }
-    let mut structured = plan
-        .files
-        .iter()
-        .filter(|p| p.is_file())
-        .filter_map(|p| std::fs::read(p).ok())
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .collect::<Vec<_>>();
-    if check.kind == CheckKind::Maven {
-        structured.extend(super::surefire::read(&check.cwd));
-    }
-    let mut structured_missing = !plan.files.is_empty() && structured.is_empty();
-    let mut parsed = reports::parse_run(check.kind, &structured, &text);
-    // A planned report that is missing or unreadable: some tests ran unseen.
-    let mut unread_reports: Vec<String> = Vec::new();
-    if let Some(p) = &script
-        && !p.reports.is_empty()
-    {
-        let mut merged: Option<TestReport> = None;
-        for (n, r) in p.reports.iter().enumerate() {
-            // A chain that stopped early, or a run a condition skipped, leaves no report.
-            let Ok(bytes) = std::fs::read(&r.path) else {
-                continue;
-            };
-            let body = String::from_utf8_lossy(&bytes);
-            let one = match r.kind {
-                CheckKind::Node => reports::tap::parse_node_events(&body)
-                    .or_else(|| reports::tap::parse_tap(&body)),
-                _ => reports::js::parse_json(&body),
-            };
-            if one.is_none() {
-                unread_reports.push(format!(
-                    "the report of run {} of the test script ({}, {} bytes) could not be read, so its tests were not counted",
-                    n + 1,
-                    r.kind.as_str(),
-                    bytes.len()
+
+    /// The attempt's report: the planned report files (or surefire's) and the output, parsed;
+    /// replaced by the script's merged reports or by nextest's kept ones when there are; with
+    /// the doctests' added and the check's directory taken off test ids. What contradicts
+    /// itself is an anomaly, including arguments the runner says it got that loki did not pass
+    /// (`argv` is what was run) and an exit status it reports that is not the process's.
+    fn read_reports(&self, run: &mut Run, argv: &str) -> Read {
+        let check = self.check;
+        let mut structured = self
+            .plan
+            .files
+            .iter()
+            .filter(|p| p.is_file())
+            .filter_map(|p| std::fs::read(p).ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .collect::<Vec<_>>();
+        if check.kind == CheckKind::Maven {
+            structured.extend(super::surefire::read(&check.cwd));
+        }
+        let mut structured_missing = !self.plan.files.is_empty() && structured.is_empty();
+        let mut parsed = reports::parse_run(check.kind, &structured, &run.text);
+        // A planned report that is missing or unreadable: some tests ran unseen.
+        let mut unread_reports: Vec<String> = Vec::new();
+        if let Some(p) = &self.script
+            && !p.reports.is_empty()
+        {
+            let merged = script_reports(p, &mut unread_reports);
+            structured_missing = merged.is_none();
+            if merged.is_some() {
+                parsed.report = merged;
+            }
+        }
+        let mut report = parsed.report;
+        if !run.kept_reports.is_empty() {
+            structured_missing = false;
+            report = Some(kept_reports(&run.kept_reports, &run.text));
+        }
+        let mut anomalies = parsed.anomalies;
+        anomalies.extend(unread_reports);
+        // What the runner says it was started with must be what was run: a wrapper in between
+        // (an interpreter that is a script, an alias) changes what runs without a trace in the
+        // tree.
+        if let Some(args) = &parsed.started_with {
+            let extra: Vec<&str> = args
+                .iter()
+                .map(String::as_str)
+                .filter(|a| !argv.contains(*a))
+                .collect();
+            if !extra.is_empty() {
+                anomalies.push(format!(
+                    "pytest was started with arguments loki did not pass ({}): something between loki and pytest changed what runs",
+                    extra.join(" ")
                 ));
             }
-            if let Some(one) = one {
-                let m = merged.get_or_insert_with(|| TestReport {
-                    source: "script".into(),
-                    ..TestReport::default()
-                });
-                m.source = format!("{}+{}", m.source, one.source);
-                m.passed += one.passed;
-                m.failed += one.failed;
-                m.skipped += one.skipped;
-                m.tests.extend(one.tests);
-            }
         }
-        structured_missing = merged.is_none();
-        if merged.is_some() {
-            parsed.report = merged;
+        if let Some(d) = run.doc_report.take() {
+            anomalies.extend(d.anomalies());
+            let r = report.get_or_insert_with(TestReport::default);
+            r.tests.extend(d.report.tests);
+            r.passed += d.report.passed;
+            r.failed += d.report.failed;
+            r.skipped += d.report.skipped;
         }
-    }
-    let mut report = parsed.report;
-    if !kept_reports.is_empty() {
-        let mut merged = TestReport {
-            source: "junit".into(),
-            ..TestReport::default()
-        };
-        for p in &kept_reports {
-            let one = std::fs::read(p)
-                .ok()
-                .and_then(|b| reports::junit::parse(&String::from_utf8_lossy(&b)));
-            if let Some(one) = one {
-                merged.passed += one.passed;
-                merged.failed += one.failed;
-                merged.skipped += one.skipped;
-                merged.tests.extend(one.tests);
-            }
-        }
-        let marks = keep_going::nextest_marks(&text);
-        merged.failed += u64::try_from(marks.len()).unwrap_or(0);
-        merged.tests.extend(marks);
-        structured_missing = false;
-        report = Some(merged);
-    }
-    let mut anomalies = parsed.anomalies;
-    anomalies.extend(unread_reports);
-    // What the runner says it was started with must be what was run: a wrapper in between (an
-    // interpreter that is a script, an alias) changes what runs without a trace in the tree.
-    if let Some(args) = &parsed.started_with {
-        let extra: Vec<&str> = args
-            .iter()
-            .map(String::as_str)
-            .filter(|a| !argv.contains(*a))
-            .collect();
-        if !extra.is_empty() {
+        if let (Some(status), false) = (parsed.reported_exit, run.timed_out)
+            && i64::from(run.exit_code) != status
+        {
             anomalies.push(format!(
-                "pytest was started with arguments loki did not pass ({}): something between loki and pytest changed what runs",
-                extra.join(" ")
+                "pytest reported exit status {status} at the end of its session but the process exited with {} (something changed the exit)",
+                run.exit_code
             ));
         }
-    }
-    if let Some(d) = doc_report {
-        anomalies.extend(d.anomalies());
-        let r = report.get_or_insert_with(TestReport::default);
-        r.tests.extend(d.report.tests);
-        r.passed += d.report.passed;
-        r.failed += d.report.failed;
-        r.skipped += d.report.skipped;
-    }
-    if let (Some(status), false) = (parsed.reported_exit, timed_out)
-        && i64::from(exit_code) != status
-    {
-        anomalies.push(format!(
-            "pytest reported exit status {status} at the end of its session but the process exited with {exit_code} (something changed the exit)"
-        ));
-    }
-    if let Some(r) = report.as_mut() {
-        for dir in id_prefix_dirs(&check.cwd) {
-            r.strip_id_prefix(&format!("{}/", dir.display()));
+        if let Some(r) = report.as_mut() {
+            for dir in id_prefix_dirs(&check.cwd) {
+                r.strip_id_prefix(&format!("{}/", dir.display()));
+            }
+        }
+        Read {
+            report,
+            anomalies,
+            structured_missing,
         }
     }
-    let mut judgement = status_of(&Facts {
-        kind: check.kind,
-        exit_code,
-        timed_out,
-        timeout: opts.timeout,
-        report: report.as_ref(),
-        structured_missing,
-        log: &text,
+}
+
+/// The reports of the script's runner commands, merged; `None` when none could be read. A
+/// report that exists but does not parse is noted in `unread`: its tests were not counted.
+fn script_reports(p: &crate::script::Plan, unread: &mut Vec<String>) -> Option<TestReport> {
+    let mut merged: Option<TestReport> = None;
+    for (n, r) in p.reports.iter().enumerate() {
+        // A chain that stopped early, or a run a condition skipped, leaves no report.
+        let Ok(bytes) = std::fs::read(&r.path) else {
+            continue;
+        };
+        let body = String::from_utf8_lossy(&bytes);
+        let one = match r.kind {
+            CheckKind::Node => {
+                reports::tap::parse_node_events(&body).or_else(|| reports::tap::parse_tap(&body))
+            }
+            _ => reports::js::parse_json(&body),
+        };
+        if one.is_none() {
+            unread.push(format!(
+                "the report of run {} of the test script ({}, {} bytes) could not be read, so its tests were not counted",
+                n + 1,
+                r.kind.as_str(),
+                bytes.len()
+            ));
+        }
+        if let Some(one) = one {
+            let m = merged.get_or_insert_with(|| TestReport {
+                source: "script".into(),
+                ..TestReport::default()
+            });
+            m.source = format!("{}+{}", m.source, one.source);
+            m.passed += one.passed;
+            m.failed += one.failed;
+            m.skipped += one.skipped;
+            m.tests.extend(one.tests);
+        }
+    }
+    merged
+}
+
+/// nextest's reports of a keep-going attempt, merged, with the targets its output marks as not
+/// built counted as failed (`text` is the whole output).
+fn kept_reports(kept: &[PathBuf], text: &str) -> TestReport {
+    let mut merged = TestReport {
+        source: "junit".into(),
+        ..TestReport::default()
+    };
+    for p in kept {
+        let one = std::fs::read(p)
+            .ok()
+            .and_then(|b| reports::junit::parse(&String::from_utf8_lossy(&b)));
+        if let Some(one) = one {
+            merged.passed += one.passed;
+            merged.failed += one.failed;
+            merged.skipped += one.skipped;
+            merged.tests.extend(one.tests);
+        }
+    }
+    let marks = keep_going::nextest_marks(text);
+    merged.failed += u64::try_from(marks.len()).unwrap_or(0);
+    merged.tests.extend(marks);
+    merged
+}
+
+/// The attempt's status: what the exit, the timeout and the report say ([`status_of`]); not run
+/// when its output could not all be read (unless it timed out), and failed when its output does
+/// not add up although it would pass (or not run) with a report.
+fn settle(prepared: &Prepared<'_>, run: &Run, read: &Read) -> AttemptStatus {
+    let judgement = status_of(&Facts {
+        kind: prepared.check.kind,
+        exit_code: run.exit_code,
+        timed_out: run.timed_out,
+        timeout: prepared.opts.timeout,
+        report: read.report.as_ref(),
+        structured_missing: read.structured_missing,
+        log: &run.text,
     });
-    if let Some(unread) = unread
+    if let Some(unread) = &run.unread
         && judgement.status != CheckStatus::Timeout
     {
-        judgement = attempt_status(CheckStatus::NotRun, Some(unread));
-    } else if !anomalies.is_empty()
+        attempt_status(CheckStatus::NotRun, Some(unread.clone()))
+    } else if !read.anomalies.is_empty()
         && matches!(judgement.status, CheckStatus::Pass | CheckStatus::NotRun)
-        && report.is_some()
+        && read.report.is_some()
     {
-        judgement = attempt_status(
+        attempt_status(
             CheckStatus::Fail,
             Some(format!(
                 "its output does not add up: {}",
-                anomalies.join("; ")
+                read.anomalies.join("; ")
             )),
-        );
+        )
+    } else {
+        judgement
     }
-    Ok(Attempt {
-        argv,
-        exit_code: Some(exit_code),
-        duration,
-        log,
-        report,
-        judgement,
-    })
 }
 
 /// A run that completes a check's own: another cargo command, in the same place and environment.
