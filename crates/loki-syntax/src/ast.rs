@@ -132,6 +132,28 @@ pub struct Call<'t> {
     pub args: Vec<Node<'t>>,
 }
 
+/// The name and value a binding node binds, in every grammar: an assignment (`x = v`, also as
+/// an expression), a declarator (`const x = v`, Java's `T x = v`), Go's `var x = v` and
+/// `x := v` (first name, first value), Rust's `let`/`static`/`const`. `None` for any other node,
+/// or a binding without a value (`let x;`).
+pub fn binding(n: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    let field = |f: &str| n.child_by_field_name(f);
+    let (name, value) = match n.kind() {
+        "assignment" | "assignment_expression" => (field("left"), field("right")),
+        "variable_declarator" => (field("name"), field("value")),
+        "var_spec" | "const_spec" => (field("name"), field("value").and_then(|v| v.named_child(0))),
+        "short_var_declaration" => (
+            field("left").and_then(|l| l.named_child(0)),
+            field("right").and_then(|r| r.named_child(0)),
+        ),
+        "let_declaration" | "static_item" | "const_item" => {
+            (field("pattern").or_else(|| field("name")), field("value"))
+        }
+        _ => return None,
+    };
+    Some((name?, value?))
+}
+
 /// `n` read as a [`Call`], or `None` when it is not a call node.
 pub fn call<'t>(ast: &'t Ast, n: Node<'t>) -> Option<Call<'t>> {
     let args = n
@@ -281,6 +303,47 @@ impl<'t> Index<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binding_reads_name_and_value_in_every_grammar() {
+        let cases = [
+            ("a.py", "EDGES = {90, 80}\n", "EDGES", "{90, 80}"),
+            ("a.js", "let t;\nt = [1, 2];\nconst u = 3;\n", "t", "[1, 2]"),
+            (
+                "a.go",
+                "package a\nvar X = 4\nfunc f() { y := 5 }\n",
+                "X",
+                "4",
+            ),
+            (
+                "a.rs",
+                "const N: u8 = 6;\nfn f() { let mut v = 7; }\n",
+                "N",
+                "6",
+            ),
+            ("A.java", "class A { static int k = 8; }\n", "k", "8"),
+        ];
+        for (path, src, name, value) in cases {
+            let ast = parse(path, src).unwrap();
+            let bound: Vec<(&str, &str)> = ast
+                .all(ast.tree.root_node())
+                .into_iter()
+                .filter_map(binding)
+                .map(|(n, v)| (ast.text_of(n), ast.text_of(v)))
+                .collect();
+            assert_eq!(bound.first(), Some(&(name, value)), "{path}: {bound:?}");
+        }
+        // Go's `:=` and Rust's `let mut` bind too; a declaration without a value does not.
+        let go = parse("a.go", "package a\nfunc f() { y := 5 }\n").unwrap();
+        assert!(
+            go.all(go.root())
+                .into_iter()
+                .filter_map(binding)
+                .any(|(n, _)| go.text_of(n) == "y")
+        );
+        let js = parse("a.js", "let t;\n").unwrap();
+        assert_eq!(js.all(js.root()).into_iter().filter_map(binding).count(), 0);
+    }
 
     /// Prints a tree, for writing rules: `cargo test -p loki-syntax --lib ast::tests::dump -- --nocapture`.
     #[test]

@@ -478,43 +478,12 @@ fn keep_formats(text: &str) -> String {
 }
 
 /// The literal tokens of some test code: quoted strings' contents and numbers (the values a
-/// test checks, whatever shape holds them).
+/// test checks, whatever shape holds them); blank strings say nothing.
 fn literal_tokens(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if (c == '"' || c == '\'' || c == '`')
-            && let Some(len) = chars[i + 1..].iter().position(|&d| d == c)
-        {
-            let s: String = chars[i + 1..i + 1 + len].iter().collect();
-            if !s.trim().is_empty() {
-                out.insert(s);
-            }
-            i += len + 2;
-            continue;
-        }
-        let starts = c.is_ascii_digit()
-            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'));
-        if starts {
-            let mut j = i;
-            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
-                j += 1;
-            }
-            out.insert(
-                chars[i..j]
-                    .iter()
-                    .collect::<String>()
-                    .trim_end_matches('.')
-                    .to_owned(),
-            );
-            i = j;
-            continue;
-        }
-        i += 1;
-    }
-    out
+    loki_syntax::literals::literal_tokens(text)
+        .into_iter()
+        .filter(|s| !s.trim().is_empty())
+        .collect()
 }
 
 #[cfg(test)]

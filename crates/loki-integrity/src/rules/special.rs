@@ -37,7 +37,9 @@ use crate::rules::{Context, Out, Prepared, Role};
 use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Index, line, named_children};
 use loki_syntax::lex::{Lang, lex, normalize};
-use loki_syntax::literals::{Lit, LiteralSet, distinctive, highly_distinctive, literal};
+use loki_syntax::literals::{
+    Lit, LiteralSet, distinctive, highly_distinctive, literal, literal_tokens,
+};
 use loki_syntax::testcode::{is_test_path, rust_test_regions};
 use sites::sites;
 
@@ -47,43 +49,6 @@ pub struct TestLiterals {
     map: BTreeMap<Lit, String>,
     /// Each test line's literal tokens, for canned pairs (input and expected value on one line).
     lines: Vec<Vec<String>>,
-}
-
-/// The literal-looking tokens of a line: numbers, and the contents of quoted strings.
-fn line_tokens(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = line.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '"' || c == '\'' || c == '`' {
-            let close = chars[i + 1..].iter().position(|&d| d == c);
-            if let Some(len) = close {
-                out.push(chars[i + 1..i + 1 + len].iter().collect());
-                i += len + 2;
-                continue;
-            }
-        }
-        let starts_number = c.is_ascii_digit()
-            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'));
-        if starts_number {
-            let mut j = i;
-            while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
-                j += 1;
-            }
-            out.push(
-                chars[i..j]
-                    .iter()
-                    .collect::<String>()
-                    .trim_end_matches('.')
-                    .to_owned(),
-            );
-            i = j;
-            continue;
-        }
-        i += 1;
-    }
-    out
 }
 
 fn token_of(l: &Lit) -> &str {
@@ -98,14 +63,14 @@ impl TestLiterals {
         let mut lines: Vec<Vec<String>> = Vec::new();
         for p in prepared {
             if let (Some(text), true) = (&p.head_text, is_test_path(p.path)) {
-                lines.extend(text.lines().map(line_tokens).filter(|t| t.len() >= 2));
+                lines.extend(text.lines().map(literal_tokens).filter(|t| t.len() >= 2));
             }
         }
         for (_, bytes) in context {
             // Every context file is a test file: by its path, or because its runner said so.
             if bytes.len() <= loki_syntax::MAX_SCAN_BYTES {
                 let text = String::from_utf8_lossy(bytes);
-                lines.extend(text.lines().map(line_tokens).filter(|t| t.len() >= 2));
+                lines.extend(text.lines().map(literal_tokens).filter(|t| t.len() >= 2));
             }
         }
         for p in prepared {

@@ -341,27 +341,7 @@ fn function_statics(ast: &Ast, f: Node) -> BTreeSet<String> {
 fn derived_locals(ast: &Ast, f: Node, written: &[(String, u32)]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for n in ast.all(f) {
-        let (name, value) = match n.kind() {
-            "let_declaration" => (
-                n.child_by_field_name("pattern"),
-                n.child_by_field_name("value"),
-            ),
-            "assignment" | "assignment_expression" => (
-                n.child_by_field_name("left"),
-                n.child_by_field_name("right"),
-            ),
-            "variable_declarator" => (
-                n.child_by_field_name("name"),
-                n.child_by_field_name("value"),
-            ),
-            "short_var_declaration" => (
-                n.child_by_field_name("left").and_then(|l| l.named_child(0)),
-                n.child_by_field_name("right")
-                    .and_then(|r| r.named_child(0)),
-            ),
-            _ => continue,
-        };
-        let (Some(name), Some(value)) = (name, value) else {
+        let Some((name, value)) = loki_syntax::ast::binding(n) else {
             continue;
         };
         if name.kind() != "identifier" {

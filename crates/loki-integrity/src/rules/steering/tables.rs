@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use tree_sitter::Node;
 
 use crate::rules::values::{Val, unwrap_element, value};
-use loki_syntax::ast::{Ast, Index, line, named_children};
+use loki_syntax::ast::{Ast, Index, binding, line, named_children};
 use loki_syntax::literals::Lit;
 
 /// A table's entries: key, value, and the line of the entry.
@@ -22,33 +22,7 @@ pub(super) fn named_tables<'t>(
 ) -> BTreeMap<String, (Node<'t>, Entries)> {
     let mut out: BTreeMap<String, (Node<'t>, Entries)> = BTreeMap::new();
     for &n in ix.nodes() {
-        let (name, val) = match n.kind() {
-            "assignment" => (
-                n.child_by_field_name("left"),
-                n.child_by_field_name("right"),
-            ),
-            "variable_declarator" => (
-                n.child_by_field_name("name"),
-                n.child_by_field_name("value"),
-            ),
-            "var_spec" | "const_spec" => (
-                n.child_by_field_name("name"),
-                n.child_by_field_name("value")
-                    .and_then(|v| v.named_child(0)),
-            ),
-            "short_var_declaration" => (
-                n.child_by_field_name("left").and_then(|l| l.named_child(0)),
-                n.child_by_field_name("right")
-                    .and_then(|r| r.named_child(0)),
-            ),
-            "let_declaration" | "static_item" | "const_item" => (
-                n.child_by_field_name("pattern")
-                    .or_else(|| n.child_by_field_name("name")),
-                n.child_by_field_name("value"),
-            ),
-            _ => continue,
-        };
-        let (Some(name), Some(val)) = (name, val) else {
+        let Some((name, val)) = binding(n) else {
             continue;
         };
         let name = ast
@@ -79,33 +53,7 @@ pub(super) fn named_tables<'t>(
 pub(super) fn named_sets(ast: &Ast, ix: &Index<'_>) -> BTreeMap<String, Val> {
     let mut out = BTreeMap::new();
     for &n in ix.nodes() {
-        let (name, val) = match n.kind() {
-            "assignment" => (
-                n.child_by_field_name("left"),
-                n.child_by_field_name("right"),
-            ),
-            "variable_declarator" => (
-                n.child_by_field_name("name"),
-                n.child_by_field_name("value"),
-            ),
-            "var_spec" | "const_spec" => (
-                n.child_by_field_name("name"),
-                n.child_by_field_name("value")
-                    .and_then(|v| v.named_child(0)),
-            ),
-            "short_var_declaration" => (
-                n.child_by_field_name("left").and_then(|l| l.named_child(0)),
-                n.child_by_field_name("right")
-                    .and_then(|r| r.named_child(0)),
-            ),
-            "let_declaration" | "static_item" | "const_item" => (
-                n.child_by_field_name("pattern")
-                    .or_else(|| n.child_by_field_name("name")),
-                n.child_by_field_name("value"),
-            ),
-            _ => continue,
-        };
-        let (Some(name), Some(mut val)) = (name, val) else {
+        let Some((name, mut val)) = binding(n) else {
             continue;
         };
         // Through `&`, `new Set(..)`, `set(..)`, `HashSet::from(..)`.
