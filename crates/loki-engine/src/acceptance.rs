@@ -7,31 +7,38 @@
 
 use std::time::Instant;
 
-use loki_contract::wall;
+use loki_contract::wall::{self, Wall};
 use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_protocol::{Stage, StageState};
 
 use crate::EngineError;
-use crate::engine::{RunState, Step, WALL_SESSION, stage};
+use crate::engine::WALL_SESSION;
 use crate::intake::Intake;
 use crate::options::Progress;
+use crate::plan::{self, Plan};
+use crate::run::{Run, Step, stage};
 
-use crate::plan;
-
-/// Runs plan ‖ wall (see the module doc).
-pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
-    let Some(i) = s.intake.take() else {
-        return Ok(());
-    };
+/// Runs plan ‖ wall (see the module doc) in the intake's worktree `i`: the plan, and the wall
+/// (empty when its stage failed; the failure is in the log and NOT PROVEN).
+pub(crate) fn plan_and_wall(
+    s: &mut Run<'_>,
+    i: &Intake,
+    contract: Option<&loki_contract::Contract>,
+) -> Result<(Plan, Wall), EngineError> {
     // plan ‖ wall: the plan is computed on another thread while the wall author's session runs.
     let task = s.opts.task.text.clone();
-    let result = std::thread::scope(|scope| {
-        let planner = scope.spawn(|| plan::run(&task, &i));
+    std::thread::scope(|scope| {
+        let planner = scope.spawn(|| plan::run(&task, i));
         let t = Instant::now();
         s.log.append(&StageStarted {
             stage: Stage::Plan.as_str().to_owned(),
         })?;
-        let wall_ok = stage(s, Stage::Wall, |s| wall_stage(s, &i));
+        let mut wall = Wall::default();
+        let wall_ok = stage(s, Stage::Wall, |s| {
+            let (step, w) = wall_stage(s, i, contract)?;
+            wall = w;
+            Ok(step)
+        });
         let plan = planner.join().unwrap_or_default();
         let detail = format!(
             "{} file(s), {} impacted test file(s)",
@@ -50,14 +57,17 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
             seconds: t.elapsed().as_secs_f64(),
             detail,
         });
-        s.plan = plan;
-        wall_ok
-    });
-    s.intake = Some(i);
-    result.map(drop)
+        wall_ok.map(|_| (plan, wall))
+    })
 }
 
-fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
+/// The wall stage: the author's session in an empty directory, then what it wrote accepted or
+/// discarded and sealed.
+fn wall_stage(
+    s: &mut Run<'_>,
+    i: &Intake,
+    contract: Option<&loki_contract::Contract>,
+) -> Result<(Step, Wall), EngineError> {
     let author_dir = loki_core::scratch::Scratch::new("loki-wall-")
         .map_err(|e| EngineError::io("create a directory in", std::env::temp_dir(), e))?;
     let work = author_dir.path().join("work");
@@ -68,7 +78,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
         &i.map.file_list(),
         s.opts.backend.words(),
     );
-    if let Some((c, _)) = &s.contract {
+    if let Some(c) = contract {
         brief.push('\n');
         brief.push_str(&loki_contract::proof::wall_rules(c));
     }
@@ -94,6 +104,5 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
         w.discarded.len(),
         report.end
     );
-    s.wall = w;
-    Ok(Step::Done(detail))
+    Ok((Step::Done(detail), w))
 }

@@ -7,23 +7,25 @@
 //! worktree, where the change stays uncommitted. Runs after every run, whatever happened before.
 
 use crate::EngineError;
-use crate::engine::{RunState, Step};
+use crate::engine::Products;
+use crate::run::{Run, Step};
 
-/// The commit stage of a run (see the module doc).
-pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    // The checks ran the agent's code in the worktree too.
-    crate::intake::restore_git_link(s)?;
-    let Some(i) = &s.intake else {
+/// The commit stage of a run (see the module doc): reads the intake, wall and last
+/// verification of `p`; adds to its reverted wall edits and sets its head.
+pub(crate) fn stage(s: &mut Run<'_>, p: &mut Products) -> Result<Step, EngineError> {
+    let Some(i) = &p.intake else {
         return Ok(Step::Skipped("no worktree".into()));
     };
+    // The checks ran the agent's code in the worktree too.
+    crate::intake::restore_git_link(s, i)?;
     // The wall can have been edited after the last restore (SIGINT, a cap mid-session).
-    let restored = loki_contract::wall::restore(&i.worktree, &s.wall)?;
-    for p in restored {
-        if !s.reverted.contains(&p) {
-            s.reverted.push(p);
+    let restored = loki_contract::wall::restore(&i.worktree, &p.wall)?;
+    for path in restored {
+        if !p.reverted.contains(&path) {
+            p.reverted.push(path);
         }
     }
-    let mut excludes: Vec<String> = s.wall.files.iter().map(|f| f.path.clone()).collect();
+    let mut excludes: Vec<String> = p.wall.files.iter().map(|f| f.path.clone()).collect();
     excludes.extend([
         ".loki".to_string(),
         "*__pycache__*".to_string(),
@@ -44,7 +46,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     // Commit exactly the tree the last verification judged, so that files a test run generated
     // afterwards (a fresh lockfile, caches) never ride along. Without a verification (a cap or
     // Ctrl-C before verify), commit the work tree as it is.
-    let committed = match &s.verification {
+    let committed = match &p.verification {
         Some(v) => {
             let tree = git.tree_without(&v.head_tree, &excludes)?;
             let parent = git.rev_parse(&i.branch)?;
@@ -63,7 +65,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     };
     if !s.opts.commit {
         // The user looks at the worktree for the change: the wall is not part of it.
-        for f in &s.wall.files {
+        for f in &p.wall.files {
             let _ = std::fs::remove_file(i.worktree.join(&f.path));
         }
         return Ok(match committed {
@@ -76,7 +78,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
                 s.notes.push(format!(
                     "--no-commit: the verified state is commit {head}, on no branch (`loki apply` fast-forwards to it)"
                 ));
-                s.head = Some(head);
+                p.head = Some(head);
                 Step::Done(detail)
             }
             None => Step::Skipped("--no-commit, and nothing was verified to commit".into()),
@@ -85,7 +87,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     match committed {
         Some(head) => {
             let detail = format!("{} on {}", &head[..head.len().min(12)], i.branch);
-            s.head = Some(head);
+            p.head = Some(head);
             Ok(Step::Done(detail))
         }
         None => Ok(Step::Skipped("nothing to commit".into())),

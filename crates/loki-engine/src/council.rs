@@ -24,7 +24,8 @@ use loki_protocol::{CapKind, Stage};
 use loki_receipt::schema::{Check, IntegrityFinding};
 
 use crate::EngineError;
-use crate::engine::{RunState, Step};
+use crate::engine::Products;
+use crate::run::{Run, Step};
 use crate::session::SessionReport;
 
 /// The stage's name in events and the summary's Time line.
@@ -48,16 +49,17 @@ impl NotHeld {
 }
 
 /// Whether the council is held for this run: `Ok(())`, or why not.
-pub(crate) fn applies(s: &RunState<'_>) -> Result<(), NotHeld> {
+pub(crate) fn applies(s: &Run<'_>, p: &Products) -> Result<(), NotHeld> {
     if s.opts.council == 0 {
         return Err(NotHeld::quiet("council: off (council.reviewers = 0)"));
     }
-    if s.provider_failure.is_some() || s.interrupted || s.spec_conflict || s.already_satisfied {
+    if s.provider_failure.is_some() || s.interrupted || s.spec_conflict || p.gate.already_satisfied
+    {
         return Err(NotHeld::quiet(
             "council: not held: the run's work ended early",
         ));
     }
-    if s.head.is_none() || s.verification.is_none() {
+    if p.head.is_none() || p.verification.is_none() {
         return Err(NotHeld::quiet(
             "council: not held: no verified change was committed",
         ));
@@ -83,10 +85,14 @@ pub(crate) fn applies(s: &RunState<'_>) -> Result<(), NotHeld> {
     Ok(())
 }
 
-/// The council stage (see the module doc).
-pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let (Some(head), Some(v)) = (s.head.clone(), s.verification.as_ref()) else {
-        return Ok(Step::Skipped("no committed change".into()));
+/// The council stage (see the module doc) on `p`'s committed change and last verification: the
+/// council, when it was held.
+pub(crate) fn stage(
+    s: &mut Run<'_>,
+    p: &Products,
+) -> Result<(Step, Option<loki_council::Council>), EngineError> {
+    let (Some(head), Some(v)) = (p.head.clone(), p.verification.as_ref()) else {
+        return Ok((Step::Skipped("no committed change".into()), None));
     };
     let git = loki_git::Git::new(&s.repo.root);
     let diff = String::from_utf8_lossy(&git.diff_patch_zero_context(&s.base, &head)?).into_owned();
@@ -109,10 +115,10 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
             "council: not held ({} reviewers): the run's cap was reached before it",
             reviewers.len()
         ));
-        return Ok(Step::Skipped("the run's cap was reached".into()));
+        return Ok((Step::Skipped("the run's cap was reached".into()), None));
     }
     let Backend::Loop(provider) = &s.opts.backend else {
-        return Ok(Step::Skipped("a CLI agent".into()));
+        return Ok((Step::Skipped("a CLI agent".into()), None));
     };
     let budget = Budget {
         cost_left_usd: s.opts.max_cost_usd.map(|m| (m - s.cost_so_far()).max(0.0)),
@@ -180,6 +186,5 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         s.hit_cap(which, STAGE.as_str())?;
     }
     let detail = council.lines().join(", ");
-    s.council = Some(council);
-    Ok(Step::Done(detail))
+    Ok((Step::Done(detail), Some(council)))
 }

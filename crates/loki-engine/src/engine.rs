@@ -4,7 +4,8 @@
 //! it is held; commit and seal always run.
 //!
 //! This module is the machine only: the order of the stages, when to stop, the fix loop and the
-//! shared `RunState`. The contract stage (only with a delivery contract, [`crate::proof`]) ends
+//! the stages' products ([`Products`]); the run's shared state and the stage harness are
+//! [`crate::run`]. The contract stage (only with a delivery contract, [`crate::proof`]) ends
 //! the run BLOCKED when its criteria contradict each other. Each stage's body lives in its own
 //! module: [`crate::intake`], `acceptance` (plan ‖ wall, with [`crate::plan`] and [`loki_contract::wall`]), `gate`,
 //! [`crate::implement`] (implement and fix rounds), [`crate::verify`], `commit` and `seal`.
@@ -33,25 +34,23 @@
 //! Write the user's checkout (everything happens in the worktree), commit the wall or `.loki/`, or
 //! skip the seal: every run that started ends with a receipt, whatever happened before.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use loki_contract::wall::Wall;
-use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStore};
 use loki_events::RunRecorder;
 use loki_events::payload::{
-    BuildStarted, CapHit, FixRound, RunCompleted, RunInterrupted, RunStarted, StageCompleted,
-    StageEnd, StageFailed, StageSkipped, StageStarted,
+    BuildStarted, FixRound, RunCompleted, RunInterrupted, RunStarted, StageEnd, StageSkipped,
 };
-use loki_protocol::{CapKind, Stage, StageState};
+use loki_protocol::Stage;
 use sha2::{Digest, Sha256};
 
+use crate::gate::Gate;
 use crate::intake::{self, Intake};
 use crate::options::{BuildOptions, Observer, Progress};
 use crate::plan::{self, Plan};
-use crate::session::{self, SessionReport, SessionSpec};
+use crate::run::{Run, Step, stage};
 use crate::summary::BuildReport;
 use crate::verify::{self, Verification};
 use crate::{EngineError, acceptance, commit, gate, implement};
@@ -75,337 +74,32 @@ pub fn reserve_for(cap: Duration) -> Duration {
     (cap / 10).clamp(MIN_RESERVE, MAX_RESERVE)
 }
 
-/// Everything the stages share while a run goes.
-pub(crate) struct RunState<'a> {
-    pub opts: &'a BuildOptions,
-    pub observer: &'a dyn Observer,
-    pub repo: Repo,
-    pub run_id: RunId,
-    pub run_dir: PathBuf,
-    pub log: RunRecorder,
-    pub started: Instant,
-    pub soft_deadline: Instant,
-    pub base: String,
-    /// The repository's instructions for the implementing agent (`.loki/agent/`).
-    pub agent: loki_instructions::AgentFiles,
-    pub intake: Option<Intake>,
-    pub plan: Plan,
-    pub wall: Wall,
-    pub wall_base: loki_receipt::schema::BaseRun,
-    pub already_satisfied: bool,
-    pub sessions: Vec<SessionReport>,
-    pub reverted: Vec<String>,
-    pub verification: Option<Verification>,
-    pub signatures: Vec<String>,
-    pub budget_hit: bool,
-    pub spec_conflict: bool,
-    pub stalled: bool,
-    pub interrupted: bool,
-    pub notes: Vec<String>,
-    pub stage_times: Vec<(String, f64)>,
-    pub head: Option<String>,
-    pub checks_s: f64,
-    /// The model box's wrapper of the agent's commands (empty: none).
-    pub wrapper: Vec<std::ffi::OsString>,
-    /// The wrapper of the checks of the agent's code (empty: none).
-    pub check_wrapper: Vec<std::ffi::OsString>,
-    /// The model call that failed and so ended the run's work.
-    pub provider_failure: Option<loki_agent::ProviderFailure>,
+/// What the stages produced, each stage's output kept by the driver and handed to the stages
+/// after it (a stage never reaches back for another's output).
+#[derive(Default)]
+pub(crate) struct Products {
     /// The delivery contract the run is judged against and the sha256 of its copy in the run.
     pub contract: Option<(loki_contract::Contract, String)>,
-    /// Each wall file's run on the unchanged base (the gate), for the contract's proof.
-    pub wall_base_results: Vec<loki_runner::CheckResult>,
+    /// Intake: the worktree, its maps and its fence.
+    pub intake: Option<Intake>,
+    /// Plan (alongside the wall).
+    pub plan: Plan,
+    /// The wall: the sealed acceptance tests.
+    pub wall: Wall,
+    /// Gate: the wall's run on the unchanged base.
+    pub gate: Gate,
+    /// Wall files the agent edited and the run restored (implement, fix, commit).
+    pub reverted: Vec<String>,
+    /// The last verification.
+    pub verification: Option<Verification>,
+    /// Each verification's failure signature, in order (the fix loop's stall detector).
+    pub signatures: Vec<String>,
+    /// Commit: the commit that holds the verified tree.
+    pub head: Option<String>,
     /// Screenshots of the changed pages ([`crate::visual`]), for the receipt.
     pub evidence: Option<loki_receipt::schema::Evidence>,
     /// The review council's answers, when it was held ([`crate::council`]).
     pub council: Option<loki_council::Council>,
-}
-
-impl RunState<'_> {
-    pub(crate) fn time_left(&self) -> Duration {
-        self.soft_deadline.saturating_duration_since(Instant::now())
-    }
-
-    pub(crate) fn cost_so_far(&self) -> f64 {
-        // Folded from +0.0: an empty f64 `sum` is -0.0, which would print as `$-0.00`.
-        self.sessions
-            .iter()
-            .filter_map(|s| s.cost_usd)
-            .fold(0.0, |a, b| a + b)
-    }
-
-    pub(crate) fn tokens_so_far(&self) -> u64 {
-        self.sessions.iter().map(|s| s.usage.total()).sum()
-    }
-
-    /// The model box's wrapper for commands behind `fence` for `scope` (see
-    /// [`crate::fence::Fence::policy`]), or none with the reason noted for NOT PROVEN.
-    pub(crate) fn confinement(
-        &mut self,
-        fence: &crate::fence::Fence,
-        scope: crate::fence::Scope<'_>,
-    ) -> Vec<std::ffi::OsString> {
-        use loki_process::confine::Network;
-        let Some(exe) = &self.opts.confine_exe else {
-            self.note_once("isolation: the agent's commands were not confined to the worktree (no confinement wrapper)");
-            self.note_once("network: the agent's commands were not cut off from the network (no confinement wrapper)");
-            return Vec::new();
-        };
-        if !loki_process::confine::available() {
-            self.note_once("isolation: Landlock is not available on this kernel, so the agent's commands could open files outside the worktree by absolute path");
-            self.note_once("network: the agent's commands were not cut off from the network (no box on this kernel)");
-            return Vec::new();
-        }
-        let secrets = crate::fence::secret_paths(&self.opts.home, &self.opts.key_env);
-        if let crate::fence::Scope::Checks(worktree) = scope {
-            // The same box as `loki deep`'s (checks keep the network: they are the repo's own).
-            return fence.checks_wrapper(&self.repo, worktree, &secrets, exe);
-        }
-        let cli = matches!(self.opts.backend, loki_agent::Backend::Cli(_));
-        let network = if cli {
-            Network::Allowed
-        } else {
-            self.opts.network
-        };
-        if cli
-            && self.opts.network == Network::Denied
-            && loki_process::confine::support().network()
-                == loki_process::confine::NetworkMechanism::LandlockTcp
-        {
-            self.note_once("network: the CLI agent's commands could reach only its model's hosts, through loki's egress proxy (TCP; UDP such as DNS is not covered)");
-        } else if cli {
-            self.note_once(
-                "network: the CLI agent talks to its own model, so its commands had network access",
-            );
-        } else if network == Network::Allowed {
-            self.note_once(
-                "network: the agent's commands had network access (agent.network = \"on\")",
-            );
-        }
-        if network == Network::Denied {
-            match loki_process::confine::network_cut(exe) {
-                loki_process::confine::NetworkCut::Everything => {}
-                loki_process::confine::NetworkCut::TcpOnly(why) => self.note_once(&format!(
-                    "network: UDP (DNS included) from the agent's commands was not blocked, only TCP connect and bind: this machine gives no network namespace ({why})"
-                )),
-                loki_process::confine::NetworkCut::Nothing(why) => self.note_once(&format!(
-                    "network: the agent's commands could not be cut off from the network ({why}; no Landlock ABI 4), so the box refused to run them"
-                )),
-            }
-        }
-        fence
-            .policy(&self.repo, scope, &secrets, network)
-            .wrapper(exe)
-    }
-
-    pub(crate) fn note_once(&mut self, note: &str) {
-        if !self.notes.iter().any(|n| n == note) {
-            self.notes.push(note.to_string());
-        }
-    }
-
-    /// Stops the run's work (not commit and seal) when a cap is reached or SIGINT came.
-    pub(crate) fn should_stop(&mut self, stage: Stage) -> Result<bool, EngineError> {
-        if self.opts.cancel.is_cancelled() && !self.interrupted {
-            self.interrupted = true;
-            self.notes
-                .push(format!("interrupted (Ctrl-C or SIGTERM) before {stage}"));
-        }
-        if self.provider_failure.is_some() {
-            return Ok(true);
-        }
-        if !self.budget_hit {
-            if self.time_left().is_zero() {
-                self.hit_cap(CapKind::Time, stage.as_str())?;
-            } else if let Some(max) = self.opts.max_cost_usd
-                && self.cost_so_far() >= max
-            {
-                self.hit_cap(CapKind::Cost, stage.as_str())?;
-            } else if let Some(max) = self.opts.max_tokens
-                && self.tokens_so_far() >= max
-            {
-                self.hit_cap(CapKind::Tokens, stage.as_str())?;
-            }
-        }
-        Ok(self.interrupted || self.budget_hit)
-    }
-
-    pub(crate) fn hit_cap(&mut self, which: CapKind, stage: &str) -> Result<(), EngineError> {
-        if self.budget_hit {
-            return Ok(());
-        }
-        self.budget_hit = true;
-        let (note, hit) = match which {
-            CapKind::Cost => {
-                let max = self.opts.max_cost_usd.unwrap_or_default();
-                (
-                    format!(
-                        "cost budget reached ({}) at {stage}",
-                        loki_agent::cost::usd(max)
-                    ),
-                    CapHit::Cost {
-                        max_cost_usd: max,
-                        spent_usd: self.cost_so_far(),
-                        stage: stage.to_string(),
-                    },
-                )
-            }
-            CapKind::Tokens => {
-                let max = self.opts.max_tokens.unwrap_or_default();
-                (
-                    format!("token cap reached ({max} tokens) at {stage}"),
-                    CapHit::Tokens {
-                        max_tokens: max,
-                        spent_tokens: self.tokens_so_far(),
-                        stage: stage.to_string(),
-                    },
-                )
-            }
-            CapKind::Time => (
-                format!("run cap reached ({}s) at {stage}", self.opts.cap.as_secs()),
-                CapHit::Time {
-                    cap_s: self.opts.cap.as_secs(),
-                    stage: stage.to_string(),
-                },
-            ),
-        };
-        self.notes.push(note);
-        self.log.append(&hit)?;
-        Ok(())
-    }
-
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one session's whole setting, each distinct"
-    )]
-    pub(crate) fn session(
-        &mut self,
-        label: &str,
-        system: &str,
-        brief: &str,
-        dir: &std::path::Path,
-        fence: &crate::fence::Fence,
-        wrapper: &[std::ffi::OsString],
-        test_command: Option<String>,
-    ) -> Result<SessionReport, EngineError> {
-        let transcript = self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE);
-        let cost_left = self
-            .opts
-            .max_cost_usd
-            .map(|m| (m - self.cost_so_far()).max(0.0));
-        let tokens_left = self
-            .opts
-            .max_tokens
-            .map(|m| m.saturating_sub(self.tokens_so_far()));
-        let spec = SessionSpec {
-            label,
-            system,
-            brief,
-            dir,
-            fence,
-            transcript: &transcript,
-            time_left: self.time_left(),
-            cost_left,
-            tokens_left,
-            max_turns: self.opts.max_turns,
-            prices: &self.opts.prices,
-            cancel: &self.opts.cancel,
-            wrapper,
-            on_command: self.opts.on_command.clone(),
-            test_command,
-            network: self.opts.network,
-        };
-        let report = session::run(&self.opts.backend, &spec, &mut self.log)?;
-        if let Some(f) = &report.failure {
-            // The first failure is the reason; it leads NOT PROVEN so the receipt says so too.
-            if self.provider_failure.is_none() {
-                self.notes.insert(0, f.reason());
-                self.provider_failure = Some(f.clone());
-            }
-        } else if let Some(e) = &report.error {
-            self.notes.push(format!("agent session {label}: {e}"));
-        }
-        if !report.egress_refused.is_empty() {
-            self.notes.push(format!(
-                "network: the CLI agent's commands asked for {} (refused by loki's egress proxy: not the agent's model)",
-                report.egress_refused.join(", ")
-            ));
-        }
-        if report.interrupted {
-            self.interrupted = true;
-            self.notes.push(format!(
-                "interrupted (Ctrl-C or SIGTERM) during the {label} session"
-            ));
-        }
-        if report.budget_hit {
-            let which = match report.end.as_str() {
-                "cost_limit" => CapKind::Cost,
-                "token_limit" => CapKind::Tokens,
-                _ => CapKind::Time,
-            };
-            self.hit_cap(which, label)?;
-        }
-        self.sessions.push(report.clone());
-        Ok(report)
-    }
-}
-
-/// What a stage tells the loop.
-pub(crate) enum Step {
-    Done(String),
-    /// Nothing to do here (the detail says why).
-    Skipped(String),
-}
-
-/// Runs one stage with its events and timing.
-pub(crate) fn stage(
-    s: &mut RunState<'_>,
-    name: Stage,
-    f: impl FnOnce(&mut RunState<'_>) -> Result<Step, EngineError>,
-) -> Result<bool, EngineError> {
-    s.log.append(&StageStarted {
-        stage: name.as_str().to_owned(),
-    })?;
-    s.observer.progress(&Progress::StageStarted { stage: name });
-    let t = Instant::now();
-    let (notes_at, interrupted_before) = (s.notes.len(), s.interrupted);
-    let result = f(s);
-    let secs = t.elapsed().as_secs_f64();
-    let cut = s.opts.cancel.is_cancelled() && !interrupted_before;
-    let (state, detail, ok) = if cut {
-        // A signal came while the stage ran: what it found since (a suite killed mid-run, a tree
-        // half written) is not evidence, and the stage did not complete.
-        s.notes.truncate(notes_at);
-        s.interrupted = true;
-        s.notes
-            .push(format!("interrupted (Ctrl-C or SIGTERM) during {name}"));
-        (StageState::Failed, "interrupted".to_string(), false)
-    } else {
-        match result {
-            Ok(Step::Done(d)) => (StageState::Completed, d, true),
-            Ok(Step::Skipped(d)) => (StageState::Skipped, d, true),
-            Err(e) => {
-                s.notes.push(format!("stage {name} failed: {e}"));
-                (StageState::Failed, e.to_string(), false)
-            }
-        }
-    };
-    let end = StageEnd::new(name.as_str(), detail.clone(), Some(secs));
-    match state {
-        StageState::Completed => s.log.append(&StageCompleted(end))?,
-        StageState::Skipped => s.log.append(&StageSkipped(end))?,
-        StageState::Failed => s.log.append(&StageFailed(end))?,
-    }
-    if state != StageState::Skipped && !cut {
-        s.stage_times.push((name.as_str().to_owned(), secs));
-    }
-    s.observer.progress(&Progress::StageEnded {
-        stage: name,
-        state,
-        seconds: secs,
-        detail,
-    });
-    Ok(ok)
 }
 
 /// Runs a whole build in `repo`. Refusals before the run starts (dirty tree, no commits, empty
@@ -470,7 +164,7 @@ pub fn run_build(
     if let Some(issue) = &opts.issue {
         crate::write_file(&log.dir().join("issue.json"), &issue.json)?;
     }
-    let (run_id, run_dir) = (log.id().clone(), log.dir().to_path_buf());
+    let run_dir = log.dir().to_path_buf();
     let contract = match contract {
         Some(c) => {
             // The copy the receipt's digest names: what the run was judged against, kept with it.
@@ -492,48 +186,39 @@ pub fn run_build(
     };
     let started = Instant::now();
     let soft = opts.cap.saturating_sub(reserve_for(opts.cap));
-    let mut s = RunState {
+    let mut s = Run::new(
         opts,
         observer,
-        repo: repo.clone(),
-        run_id,
-        run_dir,
+        repo.clone(),
         log,
-        started,
-        soft_deadline: started + soft,
-        base: base.clone(),
+        base,
         agent,
-        intake: None,
-        plan: Plan::default(),
-        wall: Wall::default(),
-        wall_base: loki_receipt::schema::BaseRun::default(),
-        already_satisfied: false,
-        sessions: Vec::new(),
-        reverted: Vec::new(),
-        verification: None,
-        signatures: Vec::new(),
-        budget_hit: false,
-        spec_conflict: false,
-        stalled: false,
-        interrupted: false,
-        notes: Vec::new(),
-        stage_times: Vec::new(),
-        head: None,
-        checks_s: 0.0,
-        wrapper: Vec::new(),
-        check_wrapper: Vec::new(),
-        provider_failure: None,
+        started,
+        started + soft,
+    );
+    let mut p = Products {
         contract,
-        wall_base_results: Vec::new(),
-        evidence: None,
-        council: None,
+        ..Products::default()
     };
-    work(&mut s)?;
-    stage(&mut s, Stage::Commit, commit::stage)?;
-    crate::visual::run(&mut s)?;
-    match crate::council::applies(&s) {
+    work(&mut s, &mut p)?;
+    finish(s, p)
+}
+
+/// Commit, visual evidence, the council when it is held, and the seal: what runs after every
+/// run's work, whatever happened in it. Ends the log and returns the report.
+fn finish(mut s: Run<'_>, mut p: Products) -> Result<BuildReport, EngineError> {
+    let (opts, observer) = (s.opts, s.observer);
+    stage(&mut s, Stage::Commit, |s| commit::stage(s, &mut p))?;
+    p.evidence = crate::visual::run(&mut s, &p)?;
+    match crate::council::applies(&s, &p) {
         Ok(()) => {
-            stage(&mut s, crate::council::STAGE, crate::council::stage)?;
+            let mut council = None;
+            stage(&mut s, crate::council::STAGE, |s| {
+                let (step, c) = crate::council::stage(s, &p)?;
+                council = c;
+                Ok(step)
+            })?;
+            p.council = council;
         }
         Err(not_held) => {
             if not_held.said {
@@ -542,7 +227,7 @@ pub fn run_build(
             observer.progress(&Progress::Note(not_held.why));
         }
     }
-    let sealed = crate::seal::seal(&mut s)?;
+    let sealed = crate::seal::seal(&mut s, &p)?;
     let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());
     let mut end = RunCompleted::new(sealed.outcome.as_str())
         .exit_code(i32::from(exit.code()))
@@ -562,7 +247,7 @@ pub fn run_build(
         s.log.finish(&end)?;
     }
     let no_change = sealed.changed.is_empty();
-    let mut report = crate::seal::report(&s, sealed, exit.code());
+    let mut report = crate::seal::report(&s, &p, sealed, exit.code());
     if no_change && !opts.keep {
         let removed = crate::ops::remove_checkout(&s.repo, &s.run_id);
         if !removed.is_empty() {
@@ -579,12 +264,8 @@ pub fn run_build(
 
 /// The contract stage: a contract that requires and forbids the same thing is a spec conflict,
 /// asked as one question before any code is written (see [`loki_contract::conflict`]).
-fn contract_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some((c, _)) = &s.contract else {
-        return Ok(Step::Skipped("no contract".into()));
-    };
+fn contract_stage(s: &mut Run<'_>, c: &loki_contract::Contract) -> Step {
     let n = c.criteria.len();
-    let source = c.source.clone();
     if let Some((a, b)) = loki_contract::conflict(&c.criteria) {
         let question = loki_contract::conflict_question(&c.criteria[a], &c.criteria[b]);
         let detail = format!(
@@ -594,15 +275,15 @@ fn contract_stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         s.spec_conflict = true;
         s.notes
             .push(format!("{}{question}", crate::ops::CONTRACT_CONFLICT));
-        return Ok(Step::Done(detail));
+        return Step::Done(detail);
     }
-    Ok(Step::Done(format!("{n} acceptance criteria ({source})")))
+    Step::Done(format!("{n} acceptance criteria ({})", c.source))
 }
 
 /// Every stage before commit. Returns early (to commit and seal) when the run cannot go on.
-fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
-    if s.contract.is_some() {
-        stage(s, Stage::Contract, contract_stage)?;
+fn work(s: &mut Run<'_>, p: &mut Products) -> Result<(), EngineError> {
+    if let Some((c, _)) = &p.contract {
+        stage(s, Stage::Contract, |s| Ok(contract_stage(s, c)))?;
         if s.spec_conflict {
             return Ok(());
         }
@@ -611,20 +292,33 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         return Ok(());
     }
     let cache = s.opts.home.join("cache");
-    let ok = stage(s, Stage::Intake, |s| intake::stage(s, &cache))?;
-    if !ok {
+    let mut made = None;
+    stage(s, Stage::Intake, |s| {
+        let (step, i) = intake::stage(s, &cache)?;
+        made = Some(i);
+        Ok(step)
+    })?;
+    let Some(i) = made else {
         return Ok(());
-    }
+    };
+    let result = work_in(s, &i, p);
+    p.intake = Some(i);
+    result
+}
+
+/// The stages between intake and commit, in the worktree `i`.
+fn work_in(s: &mut Run<'_>, i: &Intake, p: &mut Products) -> Result<(), EngineError> {
     if s.opts.kind == RunKind::Build {
         if s.should_stop(Stage::Plan)? {
             return Ok(());
         }
-        acceptance::plan_and_wall(s)?;
+        let contract = p.contract.as_ref().map(|(c, _)| c);
+        (p.plan, p.wall) = acceptance::plan_and_wall(s, i, contract)?;
         if s.should_stop(Stage::Gate)? {
             return Ok(());
         }
-        stage(s, Stage::Gate, gate::stage)?;
-        if s.already_satisfied {
+        stage(s, Stage::Gate, |s| gate::stage(s, i, &p.wall, &mut p.gate))?;
+        if p.gate.already_satisfied {
             return Ok(());
         }
     } else {
@@ -635,21 +329,37 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
                 None,
             )))?;
         }
-        if let Some(i) = &s.intake {
-            s.plan = plan::run(&s.opts.task.text, i);
-        }
+        p.plan = plan::run(&s.opts.task.text, i);
     }
     if s.should_stop(Stage::Implement)? {
         return Ok(());
     }
-    stage(s, Stage::Implement, implement::stage)?;
+    let contract = p.contract.as_ref().map(|(c, _)| c);
+    stage(s, Stage::Implement, |s| {
+        implement::stage(s, i, &p.plan, &p.wall, contract, &mut p.reverted)
+    })?;
+    verify_and_fix(s, i, p)
+}
+
+/// verify ⇄ fix: at most [`MAX_FIX_ROUNDS`] fix rounds, until the checks pass, the same failure
+/// comes back [`STALL_REPEATS`] times, a round changes nothing, or the run must stop.
+fn verify_and_fix(s: &mut Run<'_>, i: &Intake, p: &mut Products) -> Result<(), EngineError> {
     let mut round = 0;
     loop {
         if s.should_stop(Stage::Verify)? {
             return Ok(());
         }
-        stage(s, Stage::Verify, verify::stage)?;
-        let Some(v) = &s.verification else {
+        let n = p.signatures.len();
+        let mut made = None;
+        stage(s, Stage::Verify, |s| {
+            let (step, v) = verify::stage(s, i, &p.wall, &p.gate.results, n)?;
+            made = Some(v);
+            Ok(step)
+        })?;
+        if made.is_some() {
+            p.verification = made;
+        }
+        let Some(v) = &p.verification else {
             return Ok(());
         };
         if v.passed() || v.changed.is_empty() {
@@ -657,8 +367,8 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
         }
         let sig = v.signature();
         let before = v.head_tree.clone();
-        s.signatures.push(sig.clone());
-        if s.signatures.iter().filter(|x| **x == sig).count() >= STALL_REPEATS {
+        p.signatures.push(sig.clone());
+        if p.signatures.iter().filter(|x| **x == sig).count() >= STALL_REPEATS {
             s.stalled = true;
             s.notes.push(format!(
                 "stalled: the same failure ({sig}) {STALL_REPEATS} times"
@@ -673,14 +383,13 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
             round,
             signature: sig,
         })?;
-        stage(s, Stage::Fix, |s| implement::fix_stage(s, round))?;
+        let v = p.verification.as_ref();
+        stage(s, Stage::Fix, |s| {
+            implement::fix_stage(s, i, &p.wall, v, round, &mut p.reverted)
+        })?;
         // Verifying an unchanged tree again would only repeat the same failure.
-        let after = s
-            .intake
-            .as_ref()
-            .map(|i| loki_git::Git::new(&i.worktree).snapshot_worktree_cached())
-            .transpose()?;
-        if after.as_deref() == Some(before.as_str()) {
+        let after = loki_git::Git::new(&i.worktree).snapshot_worktree_cached()?;
+        if after == before {
             s.notes.push(format!("fix round {round} changed nothing"));
             return Ok(());
         }

@@ -13,9 +13,10 @@ use loki_events::RunRecorder;
 use loki_events::payload::TestsRestored;
 
 use crate::EngineError;
-use crate::engine::{IMPLEMENT_SESSION, RunState, Step};
+use crate::engine::IMPLEMENT_SESSION;
 use crate::intake::Intake;
 use crate::plan::Plan;
+use crate::run::{Run, Step};
 use crate::session::SessionReport;
 use crate::verify::Verification;
 
@@ -98,21 +99,22 @@ pub fn restore_wall(
     Ok(restored)
 }
 
-/// After an implement or fix session: the wall restored (each edit named), and the agent's own
-/// claim recorded (a spec conflict stops the fix loop; a claim is never trusted as proof).
+/// After an implement or fix session: the wall restored (each edit named, and added to
+/// `reverted`), and the agent's own claim recorded (a spec conflict stops the fix loop; a claim
+/// is never trusted as proof).
 fn after_session(
-    s: &mut RunState<'_>,
+    s: &mut Run<'_>,
+    i: &Intake,
+    wall: &Wall,
+    reverted: &mut Vec<String>,
     report: &SessionReport,
     label: &str,
 ) -> Result<String, EngineError> {
-    crate::intake::restore_git_link(s)?;
-    let Some(i) = &s.intake else {
-        return Ok(String::new());
-    };
-    let restored = restore_wall(&i.worktree, &s.wall, &mut s.log, label)?;
+    crate::intake::restore_git_link(s, i)?;
+    let restored = restore_wall(&i.worktree, wall, &mut s.log, label)?;
     for p in &restored {
-        if !s.reverted.contains(p) {
-            s.reverted.push(p.clone());
+        if !reverted.contains(p) {
+            reverted.push(p.clone());
         }
     }
     match report.finish {
@@ -134,16 +136,20 @@ fn after_session(
     ))
 }
 
-/// The implement stage of a run: one session in the worktree with [`brief`].
-pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = s.intake.take() else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    let mut brief = brief(&s.opts.task.text, &s.plan, &s.wall, s.opts.backend.words());
-    if let Some((c, _)) = &s.contract {
+/// The implement stage of a run: one session in the worktree `i` with [`brief`].
+pub(crate) fn stage(
+    s: &mut Run<'_>,
+    i: &Intake,
+    plan: &Plan,
+    wall: &Wall,
+    contract: Option<&loki_contract::Contract>,
+    reverted: &mut Vec<String>,
+) -> Result<Step, EngineError> {
+    let mut brief = brief(&s.opts.task.text, plan, wall, s.opts.backend.words());
+    if let Some(c) = contract {
         brief.push_str(&loki_contract::proof::implement_rules(c));
     }
-    agent_round(s, i, IMPLEMENT_SESSION, &brief)
+    agent_round(s, i, wall, reverted, IMPLEMENT_SESSION, &brief)
 }
 
 /// The implementing agent's system prompt: loki's own, then the repository's instructions
@@ -185,8 +191,10 @@ pub fn tests_command(checks: &[loki_runner::Check]) -> Option<String> {
 
 /// One agent session named `label` in the intake's worktree, then what follows every session.
 fn agent_round(
-    s: &mut RunState<'_>,
-    i: Intake,
+    s: &mut Run<'_>,
+    i: &Intake,
+    wall: &Wall,
+    reverted: &mut Vec<String>,
     label: &str,
     brief: &str,
 ) -> Result<Step, EngineError> {
@@ -201,23 +209,20 @@ fn agent_round(
         &i.fence,
         &wrapper,
         tests,
-    );
-    // The worktree goes back to the run before an error ends it.
-    s.intake = Some(i);
-    let r = r?;
-    after_session(s, &r, label).map(Step::Done)
+    )?;
+    after_session(s, i, wall, reverted, &r, label).map(Step::Done)
 }
 
 /// Fix round `round`: one session with [`fix_brief`] from the last verification's failures.
-pub(crate) fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, EngineError> {
-    let Some(i) = s.intake.take() else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    let feedback = s
-        .verification
-        .as_ref()
-        .map(Verification::feedback)
-        .unwrap_or_default();
+pub(crate) fn fix_stage(
+    s: &mut Run<'_>,
+    i: &Intake,
+    wall: &Wall,
+    last: Option<&Verification>,
+    round: u32,
+    reverted: &mut Vec<String>,
+) -> Result<Step, EngineError> {
+    let feedback = last.map(Verification::feedback).unwrap_or_default();
     let brief = fix_brief(&s.opts.task.text, round, &feedback, s.opts.backend.words());
-    agent_round(s, i, &format!("fix-{round}"), &brief)
+    agent_round(s, i, wall, reverted, &format!("fix-{round}"), &brief)
 }

@@ -23,9 +23,9 @@ use loki_repomap::{MapSource, RepoMap};
 use loki_runner::Check;
 
 use crate::EngineError;
-use crate::engine::{RunState, Step};
 use crate::fence::Fence;
 use crate::options::Progress;
+use crate::run::{Run, Step};
 
 /// The test map: what runs the tests of each package, and which files are tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,10 +67,7 @@ pub struct Intake {
 /// and says so in NOT PROVEN. The box lets the agent write its worktree, this file included;
 /// loki's own git calls follow it, and a rewritten one could point them at a repository whose
 /// configuration (filter drivers, an external diff) runs programs outside the box.
-pub(crate) fn restore_git_link(s: &mut RunState<'_>) -> Result<(), EngineError> {
-    let Some(i) = &s.intake else {
-        return Ok(());
-    };
+pub(crate) fn restore_git_link(s: &mut Run<'_>, i: &Intake) -> Result<(), EngineError> {
     let link = i.worktree.join(".git");
     if std::fs::symlink_metadata(&link).is_ok_and(|m| m.is_file())
         && std::fs::read(&link).is_ok_and(|b| b == i.git_link)
@@ -205,7 +202,7 @@ pub fn run(
 }
 
 /// The intake stage of a run: [`run`], then the agent's confinement from its fence.
-pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineError> {
+pub(crate) fn stage(s: &mut Run<'_>, cache: &Path) -> Result<(Step, Intake), EngineError> {
     let branch = s
         .opts
         .branch
@@ -237,13 +234,12 @@ pub(crate) fn stage(s: &mut RunState<'_>, cache: &Path) -> Result<Step, EngineEr
     } else {
         format!("{detail} · boxed (Landlock, {})", network_word(s))
     };
-    s.intake = Some(i);
-    Ok(Step::Done(detail))
+    Ok((Step::Done(detail), i))
 }
 
 /// What the model's commands can reach, for intake's detail line: the run's one
 /// [`AgentNetwork`], in the words the `-v` box line uses too.
-fn network_word(s: &RunState<'_>) -> &'static str {
+fn network_word(s: &Run<'_>) -> &'static str {
     let cut = s
         .opts
         .confine_exe

@@ -60,6 +60,7 @@ pub mod ops;
 pub mod options;
 pub mod plan;
 pub mod proof;
+mod run;
 mod seal;
 pub mod session;
 pub mod summary;

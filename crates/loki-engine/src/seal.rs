@@ -24,7 +24,8 @@ use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
-use crate::engine::RunState;
+use crate::engine::Products;
+use crate::run::Run;
 use crate::summary::BuildReport;
 
 /// What sealing produced.
@@ -44,11 +45,11 @@ pub(crate) struct SealedInfo {
 /// Seals the run (always called, whatever happened before): opens the stage, reads the final
 /// tree, looks for tampering, gathers the receipt's facts, signs and writes the receipt, and
 /// closes the stage.
-pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
+pub(crate) fn seal(s: &mut Run<'_>, p: &Products) -> Result<SealedInfo, EngineError> {
     begin(s)?;
     let started = std::time::Instant::now();
-    let (repo, diff, changed) = final_tree(s)?;
-    let tampered = tampering(s);
+    let (repo, diff, changed) = final_tree(s, p)?;
+    let tampered = tampering(s, p);
 
     let mut facts = ReceiptFacts::new(s.run_id.as_str(), s.opts.kind);
     facts.task = Task {
@@ -59,16 +60,16 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
     let head_sha = repo.head_sha.clone();
     facts.repo = repo;
     facts.diff = diff;
-    verification_facts(&mut facts, s);
-    reverted_wall_edits(&mut facts, s);
-    if let Some((c, sha256)) = &s.contract {
+    verification_facts(&mut facts, s, p);
+    reverted_wall_edits(&mut facts, s, p);
+    if let Some((c, sha256)) = &p.contract {
         facts.contract = Some(loki_receipt::schema::Contract {
             sha256: sha256.clone(),
-            criteria: loki_contract::proof::prove(c, &wall_evidence(s)),
+            criteria: loki_contract::proof::prove(c, &wall_evidence(s, p)),
         });
     }
-    facts.evidence = s.evidence.clone();
-    facts.assessments = s
+    facts.evidence = p.evidence.clone();
+    facts.assessments = p
         .council
         .as_ref()
         .map(loki_council::Council::assessments)
@@ -86,7 +87,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
         .find(|m| !m.is_empty())
         .unwrap_or_default();
     facts.agent_revision = Some(s.agent.revision());
-    facts.flags = flags(s, &tampered);
+    facts.flags = flags(s, p, &tampered);
 
     let signer = Signer::load_or_create(&s.opts.home, &s.opts.key_env)?;
     let builder = ReceiptBuilder::new(facts);
@@ -112,7 +113,7 @@ pub(crate) fn seal(s: &mut RunState<'_>) -> Result<SealedInfo, EngineError> {
 
 /// Opens the seal stage: notes a cancel that came after the last stage, then logs and reports
 /// the stage's start.
-fn begin(s: &mut RunState<'_>) -> Result<(), EngineError> {
+fn begin(s: &mut Run<'_>) -> Result<(), EngineError> {
     if s.opts.cancel.is_cancelled() && !s.interrupted {
         // Between the last stage and the seal: nothing is cut, but the run did not finish.
         s.interrupted = true;
@@ -128,11 +129,7 @@ fn begin(s: &mut RunState<'_>) -> Result<(), EngineError> {
 }
 
 /// Logs and reports the seal stage's end, with the verdict and the receipt's hash as detail.
-fn end(
-    s: &mut RunState<'_>,
-    started: std::time::Instant,
-    detail: String,
-) -> Result<(), EngineError> {
+fn end(s: &mut Run<'_>, started: std::time::Instant, detail: String) -> Result<(), EngineError> {
     s.log.append(&StageCompleted(StageEnd::new(
         Stage::Seal.as_str(),
         detail.clone(),
@@ -149,9 +146,12 @@ fn end(
 
 /// The state the receipt vouches for: the final head (the base when no commit was made) and its
 /// tree, the diff from the base, and the paths it changes.
-fn final_tree(s: &RunState<'_>) -> Result<(RepoState, DiffStats, Vec<String>), EngineError> {
+fn final_tree(
+    s: &Run<'_>,
+    p: &Products,
+) -> Result<(RepoState, DiffStats, Vec<String>), EngineError> {
     let git = Git::new(&s.repo.root);
-    let (head_sha, tree) = match (&s.head, &s.intake) {
+    let (head_sha, tree) = match (&p.head, &p.intake) {
         (Some(h), _) => (h.clone(), git.tree_of(h)?),
         _ => (s.base.clone(), git.tree_of(&s.base)?),
     };
@@ -163,7 +163,7 @@ fn final_tree(s: &RunState<'_>) -> Result<(RepoState, DiffStats, Vec<String>), E
         .map(|c| c.path)
         .collect();
     let repo = RepoState {
-        origin: s.intake.as_ref().and_then(|i| i.origin.clone()),
+        origin: p.intake.as_ref().and_then(|i| i.origin.clone()),
         base_sha: s.base.clone(),
         head_sha,
         tree,
@@ -179,7 +179,7 @@ fn final_tree(s: &RunState<'_>) -> Result<(RepoState, DiffStats, Vec<String>), E
 
 /// Everything that was written behind loki's back: an event log that is not exactly the chain
 /// this process wrote, and sealed wall copies whose hash changed. Empty when nothing was.
-fn tampering(s: &RunState<'_>) -> Vec<String> {
+fn tampering(s: &Run<'_>, p: &Products) -> Vec<String> {
     let mut tampered: Vec<String> = Vec::new();
     let log_path = s.log.log_path().to_path_buf();
     match verify_log(&log_path, Some(s.run_id.as_str())) {
@@ -199,7 +199,7 @@ fn tampering(s: &RunState<'_>) -> Vec<String> {
         },
         Err(e) => tampered.push(format!("event log: {e}")),
     }
-    for p in loki_contract::wall::tampered_copies(&s.run_dir, &s.wall) {
+    for p in loki_contract::wall::tampered_copies(&s.run_dir, &p.wall) {
         tampered.push(format!("sealed wall copy changed: {p}"));
     }
     tampered
@@ -207,10 +207,10 @@ fn tampering(s: &RunState<'_>) -> Vec<String> {
 
 /// The wall and what the last verification found: its checks, integrity findings, facts and
 /// declarations, whether the full suite ran, and (unless the run was interrupted) its NOT PROVEN.
-fn verification_facts(facts: &mut ReceiptFacts, s: &RunState<'_>) {
-    let v = s.verification.as_ref();
+fn verification_facts(facts: &mut ReceiptFacts, s: &Run<'_>, p: &Products) {
+    let v = p.verification.as_ref();
     facts.wall = ReceiptWall {
-        files: s
+        files: p
             .wall
             .files
             .iter()
@@ -219,8 +219,8 @@ fn verification_facts(facts: &mut ReceiptFacts, s: &RunState<'_>) {
                 sha256: f.sha256.clone(),
             })
             .collect(),
-        base_run: s.wall_base,
-        passed: s.already_satisfied || v.is_some_and(crate::verify::Verification::wall_passed),
+        base_run: p.gate.base,
+        passed: p.gate.already_satisfied || v.is_some_and(crate::verify::Verification::wall_passed),
     };
     let Some(v) = v else {
         return;
@@ -247,10 +247,10 @@ fn verification_facts(facts: &mut ReceiptFacts, s: &RunState<'_>) {
 
 /// One `reverted_wall_edit` finding and one NOT PROVEN entry per sealed wall file the agent
 /// edited and the run restored.
-fn reverted_wall_edits(facts: &mut ReceiptFacts, s: &RunState<'_>) {
+fn reverted_wall_edits(facts: &mut ReceiptFacts, s: &Run<'_>, p: &Products) {
     // An interrupted run claims nothing of its last state (see `RunFlags::interrupted`): a wall
     // file restored after a cut session is not an edit the agent finished.
-    let reverted: &[String] = if s.interrupted { &[] } else { &s.reverted };
+    let reverted: &[String] = if s.interrupted { &[] } else { &p.reverted };
     for p in reverted {
         facts.integrity.push(IntegrityFinding {
             kind: FindingKind::RevertedWallEdit,
@@ -270,7 +270,7 @@ fn reverted_wall_edits(facts: &mut ReceiptFacts, s: &RunState<'_>) {
 }
 
 /// NOT PROVEN entries for each sign of tampering, then for each note the run made.
-fn tampering_and_notes(facts: &mut ReceiptFacts, s: &RunState<'_>, tampered: &[String]) {
+fn tampering_and_notes(facts: &mut ReceiptFacts, s: &Run<'_>, tampered: &[String]) {
     let logs = loki_receipt::not_proven::logs(s.run_id.as_str());
     facts.extra_not_proven.extend(tampered.iter().map(|t| {
         NotProven::new(
@@ -288,7 +288,7 @@ fn tampering_and_notes(facts: &mut ReceiptFacts, s: &RunState<'_>, tampered: &[S
 
 /// The cost summed over the sessions: tokens always, dollars only when every session measured
 /// them (`usd` null otherwise).
-fn session_cost(s: &RunState<'_>) -> Cost {
+fn session_cost(s: &Run<'_>) -> Cost {
     let measured = s.sessions.iter().filter(|x| x.cost_usd.is_some()).count() as u64;
     let total = s.sessions.len() as u64;
     let mut cost = Cost {
@@ -313,7 +313,7 @@ fn session_cost(s: &RunState<'_>) -> Cost {
 }
 
 /// The run's wall time so far and the time of each stage.
-fn times(s: &RunState<'_>) -> Time {
+fn times(s: &Run<'_>) -> Time {
     Time {
         wall_s: s.started.elapsed().as_secs_f64(),
         stages: s
@@ -328,23 +328,23 @@ fn times(s: &RunState<'_>) -> Time {
 }
 
 /// The flags the verdict is derived from.
-fn flags(s: &RunState<'_>, tampered: &[String]) -> RunFlags {
+fn flags(s: &Run<'_>, p: &Products, tampered: &[String]) -> RunFlags {
     RunFlags {
         tampered: !tampered.is_empty(),
-        already_satisfied: s.already_satisfied,
+        already_satisfied: p.gate.already_satisfied,
         budget_hit: s.budget_hit,
         spec_conflict: s.spec_conflict,
         stalled: s.stalled,
-        unjudged: s.verification.as_ref().is_some_and(|v| v.unjudged),
+        unjudged: p.verification.as_ref().is_some_and(|v| v.unjudged),
         interrupted: s.interrupted,
     }
 }
 
 /// What the run knows of each sealed wall file, for the contract's proof ([`loki_contract::proof`]).
-fn wall_evidence(s: &RunState<'_>) -> Vec<loki_contract::proof::WallEvidence> {
-    let tampered = loki_contract::wall::tampered_copies(&s.run_dir, &s.wall);
-    let v = s.verification.as_ref();
-    s.wall
+fn wall_evidence(s: &Run<'_>, p: &Products) -> Vec<loki_contract::proof::WallEvidence> {
+    let tampered = loki_contract::wall::tampered_copies(&s.run_dir, &p.wall);
+    let v = p.verification.as_ref();
+    p.wall
         .files
         .iter()
         .map(|f| {
@@ -360,8 +360,9 @@ fn wall_evidence(s: &RunState<'_>) -> Vec<loki_contract::proof::WallEvidence> {
             loki_contract::proof::WallEvidence {
                 path: f.path.clone(),
                 unchanged: ran_sealed && !tampered.contains(&f.path),
-                base: s
-                    .wall_base_results
+                base: p
+                    .gate
+                    .results
                     .iter()
                     .find(|r| r.name == f.check.name)
                     .cloned(),
@@ -385,7 +386,7 @@ fn reason_text(n: &NotProven) -> String {
 }
 
 /// The first NOT PROVEN entry that explains a non-zero exit (skipping the ones every run has).
-fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
+fn reason(s: &Run<'_>, info: &SealedInfo) -> Option<String> {
     let always = loki_receipt::builder::always_not_proven(s.opts.kind);
     let specific = |prefix: &str| {
         info.not_proven
@@ -427,7 +428,7 @@ fn reason(s: &RunState<'_>, info: &SealedInfo) -> Option<String> {
 }
 
 /// The report the CLI prints.
-pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> BuildReport {
+pub(crate) fn report(s: &Run<'_>, p: &Products, info: SealedInfo, exit_code: u8) -> BuildReport {
     let reason = reason(s, &info);
     let tokens = info.cost.input_tokens
         + info.cost.output_tokens
@@ -450,12 +451,12 @@ pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> Build
         tokens,
         wall_s: info.wall_s,
         stages,
-        branch: s
+        branch: p
             .intake
             .as_ref()
             .map(|i| i.branch.clone())
             .unwrap_or_default(),
-        worktree: s
+        worktree: p
             .intake
             .as_ref()
             .map(|i| i.worktree.display().to_string())
@@ -465,7 +466,7 @@ pub(crate) fn report(s: &RunState<'_>, info: SealedInfo, exit_code: u8) -> Build
         changed_files: info.changed,
         agent_s: s.sessions.iter().map(|x| x.model_seconds).sum(),
         checks_s: s.checks_s,
-        council: s
+        council: p
             .council
             .as_ref()
             .map(loki_council::Council::lines)

@@ -41,8 +41,9 @@ use loki_runner::{Check, CheckResult, RunOptions, run_check};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
-use crate::engine::{MIN_CHECK_TIME, RunState, Step};
+use crate::engine::MIN_CHECK_TIME;
 use crate::intake::Intake;
+use crate::run::{Run, Step};
 
 /// Characters of a failing check's log shown to the fixing agent.
 const FEEDBACK_LOG_CHARS: usize = 3000;
@@ -530,18 +531,22 @@ fn lint(
     Ok(())
 }
 
-/// The verify stage of a run: [`run`] on the worktree, each result and finding logged.
-pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
-    let Some(i) = &s.intake else {
-        return Ok(Step::Skipped("no worktree".into()));
-    };
-    let round = s.signatures.len();
+/// The verify stage of a run: [`run`] on the worktree `i` with the wall `wall` (whose run on
+/// the base is `wall_base`), each result and finding logged; `round` counts the verifications
+/// before this one (it names the logs' directory).
+pub(crate) fn stage(
+    s: &mut Run<'_>,
+    i: &Intake,
+    wall: &Wall,
+    wall_base: &[loki_runner::CheckResult],
+    round: usize,
+) -> Result<(Step, Verification), EngineError> {
     let input = VerifyInput {
         worktree: &i.worktree,
         base: &s.base,
         checks: &i.tests.checks,
-        wall: &s.wall,
-        env: check_env(s, i),
+        wall,
+        env: i.fence.check_env(&s.repo),
         log_dir: s.run_dir.join("checks").join(format!("verify-{round}")),
         timeout: s.opts.check_timeout.min(s.time_left()).max(MIN_CHECK_TIME),
         deep: s.opts.deep,
@@ -549,7 +554,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         checkout: &s.repo.root,
         wrapper: s.check_wrapper.clone(),
         confine_exe: s.opts.confine_exe.clone(),
-        wall_base: &s.wall_base_results,
+        wall_base,
     };
     let v = run(&input)?;
     for r in &v.results {
@@ -576,17 +581,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
         v.findings.len(),
         generated_note(&v.generated)
     );
-    s.verification = Some(v);
-    Ok(Step::Done(detail))
-}
-
-/// The environment of checks: the agent's fence plus a shared cargo target directory
-/// ([`crate::fence::Fence::check_env`], which `loki deep` uses too).
-pub(crate) fn check_env(
-    s: &RunState<'_>,
-    i: &Intake,
-) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    i.fence.check_env(&s.repo)
+    Ok((Step::Done(detail), v))
 }
 
 /// ` · N file(s) the checks wrote put back (a, b, …)`, or nothing.

@@ -19,7 +19,8 @@ use loki_protocol::Stage;
 use loki_receipt::schema::{Evidence, SCREENS_DIR, Screen};
 
 use crate::EngineError;
-use crate::engine::{RunState, Step, stage};
+use crate::engine::Products;
+use crate::run::{Run, Step, stage};
 
 /// The most a run spends on screenshots: starting a dev server (a cold Vite or Next.js start
 /// takes tens of seconds on a loaded machine), the browser, and up to five page loads.
@@ -40,31 +41,34 @@ fn enabled(value: Option<&str>) -> bool {
     )
 }
 
-/// Captures the screens of the run's change when it touched a web page (see the module doc).
-pub(crate) fn run(s: &mut RunState<'_>) -> Result<(), EngineError> {
+/// Captures the screens of the run's change when it touched a web page (see the module doc):
+/// the screens taken, if any.
+pub(crate) fn run(s: &mut Run<'_>, p: &Products) -> Result<Option<Evidence>, EngineError> {
     if !s.opts.visual_evidence || s.interrupted {
-        return Ok(());
+        return Ok(None);
     }
-    let (Some(i), Some(v)) = (&s.intake, &s.verification) else {
-        return Ok(());
+    let (Some(i), Some(v)) = (&p.intake, &p.verification) else {
+        return Ok(None);
     };
     let Some(plan) = evidence::plan(&i.worktree, &v.changed) else {
-        return Ok(());
+        return Ok(None);
     };
     let req = Request {
         root: i.worktree.clone(),
         plan,
         out_dir: s.run_dir.join(SCREENS_DIR),
-        env: crate::verify::check_env(s, i),
+        env: i.fence.check_env(&s.repo),
         wrapper: s.check_wrapper.clone(),
         budget: BUDGET.min(s.time_left()),
         browser: s.opts.browser.clone(),
     };
-    stage(s, Stage::Visual, |s| Ok(capture(s, &req)))?;
-    Ok(())
+    let mut screens = Vec::new();
+    stage(s, Stage::Visual, |s| Ok(capture(s, &req, &mut screens)))?;
+    Ok((!screens.is_empty()).then_some(Evidence { screens }))
 }
 
-fn capture(s: &mut RunState<'_>, req: &Request) -> Step {
+/// Takes the screenshots `req` plans into `out`, each one not taken a note.
+fn capture(s: &mut Run<'_>, req: &Request, out: &mut Vec<Screen>) -> Step {
     if req.budget < MIN_BUDGET {
         s.notes.push(format!(
             "visual evidence: {} not captured: the run's time cap left {}s for it",
@@ -91,9 +95,7 @@ fn capture(s: &mut RunState<'_>, req: &Request) -> Step {
         let routes: Vec<&str> = screens.iter().map(|x| x.route.as_str()).collect();
         format!("{} screenshot(s): {}", screens.len(), routes.join(", "))
     };
-    if !screens.is_empty() {
-        s.evidence = Some(Evidence { screens });
-    }
+    *out = screens;
     Step::Done(detail)
 }
 
