@@ -12,11 +12,13 @@ use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_protocol::{Stage, StageState};
 
 use crate::EngineError;
-use crate::engine::WALL_SESSION;
 use crate::intake::Intake;
 use crate::options::Progress;
 use crate::plan::{self, Plan};
 use crate::run::{Run, Step, stage};
+
+/// The wall author's session label (a scripted file names its sessions after it).
+pub const WALL_SESSION: &str = "wall";
 
 /// Runs plan ‖ wall (see the module doc) in the intake's worktree `i`: the plan, and the wall
 /// (empty when its stage failed; the failure is in the log and NOT PROVEN).

@@ -7,8 +7,7 @@
 //! worktree, where the change stays uncommitted. Runs after every run, whatever happened before.
 
 use crate::EngineError;
-use crate::engine::Products;
-use crate::run::{Run, Step};
+use crate::run::{Products, Run, Step};
 
 /// The commit stage of a run (see the module doc): reads the intake, wall and last
 /// verification of `p`; adds to its reverted wall edits and sets its head.

@@ -24,8 +24,7 @@ use loki_protocol::{CapKind, Stage};
 use loki_receipt::schema::{Check, IntegrityFinding};
 
 use crate::EngineError;
-use crate::engine::Products;
-use crate::run::{Run, Step};
+use crate::run::{Products, Run, Step};
 use crate::session::SessionReport;
 
 /// The stage's name in events and the summary's Time line.

@@ -36,7 +36,6 @@
 
 use std::time::{Duration, Instant};
 
-use loki_contract::wall::Wall;
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStore};
 use loki_events::RunRecorder;
@@ -46,13 +45,12 @@ use loki_events::payload::{
 use loki_protocol::Stage;
 use sha2::{Digest, Sha256};
 
-use crate::gate::Gate;
 use crate::intake::{self, Intake};
 use crate::options::{BuildOptions, Observer, Progress};
-use crate::plan::{self, Plan};
-use crate::run::{Run, Step, stage};
+use crate::plan;
+use crate::run::{Products, Run, Step, stage};
 use crate::summary::BuildReport;
-use crate::verify::{self, Verification};
+use crate::verify;
 use crate::{EngineError, acceptance, commit, gate, implement};
 
 /// Fix rounds after the first verification.
@@ -62,44 +60,11 @@ pub const STALL_REPEATS: usize = 3;
 /// Least and most of the cap kept for commit and seal.
 const MIN_RESERVE: Duration = Duration::from_secs(2);
 const MAX_RESERVE: Duration = Duration::from_secs(60);
-/// A check is never given less than this, even near the cap (it would only time out).
-pub(crate) const MIN_CHECK_TIME: Duration = Duration::from_secs(1);
-/// The agent's session label per stage (a scripted file names its sessions after these).
-pub const WALL_SESSION: &str = "wall";
-pub const IMPLEMENT_SESSION: &str = "implement";
 
 /// The part of the cap kept for commit and seal: a tenth, between 2 s and 60 s.
 #[must_use]
 pub fn reserve_for(cap: Duration) -> Duration {
     (cap / 10).clamp(MIN_RESERVE, MAX_RESERVE)
-}
-
-/// What the stages produced, each stage's output kept by the driver and handed to the stages
-/// after it (a stage never reaches back for another's output).
-#[derive(Default)]
-pub(crate) struct Products {
-    /// The delivery contract the run is judged against and the sha256 of its copy in the run.
-    pub contract: Option<(loki_contract::Contract, String)>,
-    /// Intake: the worktree, its maps and its fence.
-    pub intake: Option<Intake>,
-    /// Plan (alongside the wall).
-    pub plan: Plan,
-    /// The wall: the sealed acceptance tests.
-    pub wall: Wall,
-    /// Gate: the wall's run on the unchanged base.
-    pub gate: Gate,
-    /// Wall files the agent edited and the run restored (implement, fix, commit).
-    pub reverted: Vec<String>,
-    /// The last verification.
-    pub verification: Option<Verification>,
-    /// Each verification's failure signature, in order (the fix loop's stall detector).
-    pub signatures: Vec<String>,
-    /// Commit: the commit that holds the verified tree.
-    pub head: Option<String>,
-    /// Screenshots of the changed pages ([`crate::visual`]), for the receipt.
-    pub evidence: Option<loki_receipt::schema::Evidence>,
-    /// The review council's answers, when it was held ([`crate::council`]).
-    pub council: Option<loki_council::Council>,
 }
 
 /// Runs a whole build in `repo`. Refusals before the run starts (dirty tree, no commits, empty

@@ -8,9 +8,8 @@ use loki_events::payload::CheckResult as CheckEvent;
 use loki_protocol::Stage;
 
 use crate::EngineError;
-use crate::engine::MIN_CHECK_TIME;
 use crate::intake::Intake;
-use crate::run::{Run, Step};
+use crate::run::{MIN_CHECK_TIME, Run, Step};
 use crate::verify::{self, generated_note};
 
 /// What the gate found: the wall's run on the unchanged base.

@@ -13,12 +13,14 @@ use loki_events::RunRecorder;
 use loki_events::payload::TestsRestored;
 
 use crate::EngineError;
-use crate::engine::IMPLEMENT_SESSION;
 use crate::intake::Intake;
 use crate::plan::Plan;
 use crate::run::{Run, Step};
 use crate::session::SessionReport;
 use crate::verify::Verification;
+
+/// The implementing session's label (a scripted file names its sessions after it).
+pub const IMPLEMENT_SESSION: &str = "implement";
 
 /// The rules every implementing session gets first, in the words of the agent's own tools
 /// (`words`: the built-in loop's `run` and `finish`, or a CLI agent's, [`loki_clients::words`]).

@@ -7,7 +7,7 @@
 //! checks, and the flags the outcome is derived from (a cap reached, interrupted, a failed model
 //! call, a spec conflict, a stall). Nothing a stage *produces* lives here: each stage takes its
 //! inputs as arguments and returns (or fills) its own output, which the driver
-//! ([`crate::engine`]) owns and hands to the next stage.
+//! ([`crate::engine`]) keeps in [`Products`] and hands to the stages after it.
 //!
 //! [`stage`] runs one stage: `stage.started`, the body, then exactly one of
 //! `stage.completed|skipped|failed` with its time. A signal that comes while the body runs makes
@@ -31,9 +31,46 @@ use loki_events::payload::{
 };
 use loki_protocol::{CapKind, Stage, StageState};
 
+use loki_contract::wall::Wall;
+
 use crate::EngineError;
+use crate::gate::Gate;
+use crate::intake::Intake;
 use crate::options::{BuildOptions, Observer, Progress};
+use crate::plan::Plan;
 use crate::session::{self, SessionReport, SessionSpec};
+use crate::verify::Verification;
+
+/// A check is never given less than this, even near the cap (it would only time out).
+pub(crate) const MIN_CHECK_TIME: Duration = Duration::from_secs(1);
+
+/// What the stages produced, each stage's output kept by the driver and handed to the stages
+/// after it (a stage never reaches back for another's output).
+#[derive(Default)]
+pub(crate) struct Products {
+    /// The delivery contract the run is judged against and the sha256 of its copy in the run.
+    pub contract: Option<(loki_contract::Contract, String)>,
+    /// Intake: the worktree, its maps and its fence.
+    pub intake: Option<Intake>,
+    /// Plan (alongside the wall).
+    pub plan: Plan,
+    /// The wall: the sealed acceptance tests.
+    pub wall: Wall,
+    /// Gate: the wall's run on the unchanged base.
+    pub gate: Gate,
+    /// Wall files the agent edited and the run restored (implement, fix, commit).
+    pub reverted: Vec<String>,
+    /// The last verification.
+    pub verification: Option<Verification>,
+    /// Each verification's failure signature, in order (the fix loop's stall detector).
+    pub signatures: Vec<String>,
+    /// Commit: the commit that holds the verified tree.
+    pub head: Option<String>,
+    /// Screenshots of the changed pages ([`crate::visual`]), for the receipt.
+    pub evidence: Option<loki_receipt::schema::Evidence>,
+    /// The review council's answers, when it was held ([`crate::council`]).
+    pub council: Option<loki_council::Council>,
+}
 
 /// The run's shared state (see the module doc).
 pub(crate) struct Run<'a> {

@@ -24,8 +24,7 @@ use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
-use crate::engine::Products;
-use crate::run::Run;
+use crate::run::{Products, Run};
 use crate::summary::BuildReport;
 
 /// What sealing produced.

@@ -41,9 +41,8 @@ use loki_runner::{Check, CheckResult, RunOptions, run_check};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
-use crate::engine::MIN_CHECK_TIME;
 use crate::intake::Intake;
-use crate::run::{Run, Step};
+use crate::run::{MIN_CHECK_TIME, Run, Step};
 
 /// Characters of a failing check's log shown to the fixing agent.
 const FEEDBACK_LOG_CHARS: usize = 3000;

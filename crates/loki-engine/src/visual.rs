@@ -19,8 +19,7 @@ use loki_protocol::Stage;
 use loki_receipt::schema::{Evidence, SCREENS_DIR, Screen};
 
 use crate::EngineError;
-use crate::engine::Products;
-use crate::run::{Run, Step, stage};
+use crate::run::{Products, Run, Step, stage};
 
 /// The most a run spends on screenshots: starting a dev server (a cold Vite or Next.js start
 /// takes tens of seconds on a loaded machine), the browser, and up to five page loads.
