@@ -277,54 +277,8 @@ type Gated = BTreeMap<(String, String, Cat), (Option<u32>, BTreeSet<String>)>;
 
 /// The weakenings from `base` to `head` (see the module doc).
 pub fn compare(base: &Side, head: &Side, mode: Mode) -> Vec<Hit> {
-    type Key = fn(&Run) -> String;
-    // Most alike first: same job and command, the same command elsewhere, the same arguments to
-    // a tool of the same family (`cargo test` → `cargo nextest run`), then the same tool, then
-    // the same family.
-    let keys: [Key; 8] = [
-        |r| format!("{}\0{}", r.job, r.cmd.key()),
-        |r| r.cmd.key(),
-        |r| format!("{}\0{}\0{}", r.job, r.cmd.family, r.cmd.args.join(" ")),
-        |r| format!("{}\0{}", r.cmd.family, r.cmd.args.join(" ")),
-        |r| format!("{}\0{}", r.job, r.cmd.tool),
-        |r| r.cmd.tool.clone(),
-        |r| format!("{}\0{}", r.job, r.cmd.family),
-        |r| r.cmd.family.to_owned(),
-    ];
-    let mut pair: Vec<Option<usize>> = vec![None; base.runs.len()];
-    let mut used = vec![false; head.runs.len()];
-    for key in keys {
-        for (i, b) in base.runs.iter().enumerate() {
-            if pair[i].is_some() {
-                continue;
-            }
-            let kb = key(b);
-            if let Some(j) = (0..head.runs.len()).find(|&j| !used[j] && key(&head.runs[j]) == kb) {
-                pair[i] = Some(j);
-                used[j] = true;
-            }
-        }
-    }
-    // `cargo test` runs doctests unless it selects other targets (`--lib`, `--tests`, ...).
-    const NOT_DOC: &[&str] = &[
-        "--lib",
-        "--bins",
-        "--bin",
-        "--tests",
-        "--test",
-        "--examples",
-        "--example",
-        "--benches",
-        "--bench",
-        "--all-targets",
-        "--no-run",
-    ];
-    let has_doctests = head.runs.iter().any(|r| {
-        r.cmd.tool == "cargo test"
-            && r.effective()
-            && (r.cmd.args.iter().any(|a| a == "--doc")
-                || !r.cmd.args.iter().any(|a| NOT_DOC.contains(&a.as_str())))
-    });
+    let pair = pair_runs(base, head);
+    let doctests = has_doctests(head);
     let mut out = Vec::new();
     // Gate → (line, commands); removed job → commands.
     let mut gated: Gated = BTreeMap::new();
@@ -333,119 +287,9 @@ pub fn compare(base: &Side, head: &Side, mode: Mode) -> Vec<Hit> {
         if !b.effective() {
             continue;
         }
-        let shown = short(&b.cmd.text);
-        let Some(j) = pair[i] else {
-            // Merged into a broader command (`pytest tests/a` and `pytest tests/b` became
-            // `pytest tests/a tests/b`): covered, not removed. The same command elsewhere is not
-            // cover: a job that ran it on another platform or setup is gone.
-            let covered = head.runs.iter().any(|h| {
-                h.effective()
-                    && std::ptr::eq(h.cmd.spec, b.cmd.spec)
-                    && h.cmd.tool == b.cmd.tool
-                    && h.cmd.key() != b.cmd.key()
-                    && testcmd::compare_args(b.cmd.spec, &b.cmd.args, &h.cmd.args, mode).is_empty()
-                    && testcmd::env_changes(&b.env, &h.env).is_empty()
-            });
-            if covered {
-                continue;
-            }
-            let ghost = head
-                .ghosts
-                .iter()
-                .filter(|g| g.tool == b.cmd.tool)
-                .min_by_key(|g| g.job != b.job);
-            if let Some(g) = ghost {
-                out.push(Hit {
-                    line: g.line,
-                    detail: format!("`{shown}` ({}) {}, so it no longer runs", b.place, g.how),
-                });
-            } else if let Some((_, line)) = head.jobs.get(&b.job) {
-                out.push(Hit {
-                    line: *line,
-                    detail: format!(
-                        "test command removed: `{shown}` ({}) no longer runs",
-                        b.place
-                    ),
-                });
-            } else {
-                gone.entry(b.job.clone()).or_default().insert(shown);
-            }
-            continue;
-        };
-        let h = &head.runs[j];
-        let head_shown = short(&h.cmd.text);
-        if !h.gates.is_empty() {
-            for g in &h.gates {
-                gated
-                    .entry((g.label.clone(), g.why.clone(), g.cat))
-                    .or_insert_with(|| (g.line, BTreeSet::new()))
-                    .1
-                    .insert(head_shown.clone());
-            }
-            continue;
-        }
-        match &h.fate {
-            Fate::Swallowed(why) => {
-                out.push(Hit {
-                    line: h.line,
-                    detail: format!("`{head_shown}` ({}) can no longer fail: {why}", h.place),
-                });
-                continue;
-            }
-            Fate::NeverRuns(why) => {
-                out.push(Hit {
-                    line: h.line,
-                    detail: format!("`{head_shown}` ({}) never runs: {why}", h.place),
-                });
-                continue;
-            }
-            Fate::Propagates | Fate::Unknown => {}
-        }
-        let mut changes: Vec<Change> = Vec::new();
-        if std::ptr::eq(b.cmd.spec, h.cmd.spec) {
-            changes.extend(testcmd::compare_args(
-                b.cmd.spec,
-                &b.cmd.args,
-                &h.cmd.args,
-                mode,
-            ));
-        }
-        changes.extend(testcmd::env_changes(&b.env, &h.env));
-        if within(&h.cwd, &b.cwd) {
-            changes.push(Change {
-                cat: Cat::Narrowed,
-                text: format!(
-                    "runs in `{}` instead of `{}`",
-                    h.cwd,
-                    if b.cwd.is_empty() { "." } else { &b.cwd }
-                ),
-            });
-        }
-        if b.cmd.tool == "cargo test" && h.cmd.tool == "cargo nextest run" && !has_doctests {
-            changes.push(Change {
-                cat: Cat::Narrowed,
-                text: "`cargo test` became `cargo nextest run`, which does not run doctests, and no `cargo test --doc` is left".into(),
-            });
-        }
-        let by_cat = |cat: Cat| {
-            changes
-                .iter()
-                .filter(|c| c.cat == cat)
-                .map(|c| c.text.clone())
-                .collect::<Vec<_>>()
-        };
-        for (cat, verb) in [
-            (Cat::NeverRuns, "no longer runs tests"),
-            (Cat::CannotFail, "can no longer fail"),
-            (Cat::Narrowed, "runs fewer tests"),
-        ] {
-            let texts = by_cat(cat);
-            if !texts.is_empty() {
-                out.push(Hit {
-                    line: h.line,
-                    detail: format!("`{head_shown}` ({}) {verb}: {}", h.place, texts.join("; ")),
-                });
-            }
+        match pair[i] {
+            None => unpaired(b, head, mode, &mut out, &mut gone),
+            Some(j) => paired(b, &head.runs[j], mode, doctests, &mut out, &mut gated),
         }
     }
     for ((label, why, cat), (line, cmds)) in gated {
@@ -472,6 +316,185 @@ pub fn compare(base: &Side, head: &Side, mode: Mode) -> Vec<Hit> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Each base run's head run, most alike first: same job and command, the same command
+/// elsewhere, the same arguments to a tool of the same family (`cargo test` → `cargo nextest
+/// run`), then the same tool, then the same family. Each head run pairs at most once.
+fn pair_runs(base: &Side, head: &Side) -> Vec<Option<usize>> {
+    type Key = fn(&Run) -> String;
+    let keys: [Key; 8] = [
+        |r| format!("{}\0{}", r.job, r.cmd.key()),
+        |r| r.cmd.key(),
+        |r| format!("{}\0{}\0{}", r.job, r.cmd.family, r.cmd.args.join(" ")),
+        |r| format!("{}\0{}", r.cmd.family, r.cmd.args.join(" ")),
+        |r| format!("{}\0{}", r.job, r.cmd.tool),
+        |r| r.cmd.tool.clone(),
+        |r| format!("{}\0{}", r.job, r.cmd.family),
+        |r| r.cmd.family.to_owned(),
+    ];
+    let mut pair: Vec<Option<usize>> = vec![None; base.runs.len()];
+    let mut used = vec![false; head.runs.len()];
+    for key in keys {
+        for (i, b) in base.runs.iter().enumerate() {
+            if pair[i].is_some() {
+                continue;
+            }
+            let kb = key(b);
+            if let Some(j) = (0..head.runs.len()).find(|&j| !used[j] && key(&head.runs[j]) == kb) {
+                pair[i] = Some(j);
+                used[j] = true;
+            }
+        }
+    }
+    pair
+}
+
+/// Whether the head still runs doctests: `cargo test` does unless it selects other targets
+/// (`--lib`, `--tests`, ...).
+fn has_doctests(head: &Side) -> bool {
+    const NOT_DOC: &[&str] = &[
+        "--lib",
+        "--bins",
+        "--bin",
+        "--tests",
+        "--test",
+        "--examples",
+        "--example",
+        "--benches",
+        "--bench",
+        "--all-targets",
+        "--no-run",
+    ];
+    head.runs.iter().any(|r| {
+        r.cmd.tool == "cargo test"
+            && r.effective()
+            && (r.cmd.args.iter().any(|a| a == "--doc")
+                || !r.cmd.args.iter().any(|a| NOT_DOC.contains(&a.as_str())))
+    })
+}
+
+/// A base run with no head run: covered by a broader command, disabled where it stood (a
+/// ghost), removed from a job that is still there, or gone with its whole job (`gone`).
+fn unpaired(
+    b: &Run,
+    head: &Side,
+    mode: Mode,
+    out: &mut Vec<Hit>,
+    gone: &mut BTreeMap<String, BTreeSet<String>>,
+) {
+    let shown = short(&b.cmd.text);
+    // Merged into a broader command (`pytest tests/a` and `pytest tests/b` became
+    // `pytest tests/a tests/b`): covered, not removed. The same command elsewhere is not
+    // cover: a job that ran it on another platform or setup is gone.
+    let covered = head.runs.iter().any(|h| {
+        h.effective()
+            && std::ptr::eq(h.cmd.spec, b.cmd.spec)
+            && h.cmd.tool == b.cmd.tool
+            && h.cmd.key() != b.cmd.key()
+            && testcmd::compare_args(b.cmd.spec, &b.cmd.args, &h.cmd.args, mode).is_empty()
+            && testcmd::env_changes(&b.env, &h.env).is_empty()
+    });
+    if covered {
+        return;
+    }
+    let ghost = head
+        .ghosts
+        .iter()
+        .filter(|g| g.tool == b.cmd.tool)
+        .min_by_key(|g| g.job != b.job);
+    if let Some(g) = ghost {
+        out.push(Hit {
+            line: g.line,
+            detail: format!("`{shown}` ({}) {}, so it no longer runs", b.place, g.how),
+        });
+    } else if let Some((_, line)) = head.jobs.get(&b.job) {
+        out.push(Hit {
+            line: *line,
+            detail: format!(
+                "test command removed: `{shown}` ({}) no longer runs",
+                b.place
+            ),
+        });
+    } else {
+        gone.entry(b.job.clone()).or_default().insert(shown);
+    }
+}
+
+/// A base run and its head run `h`: gated (collected per gate in `gated`), swallowed or never
+/// run, or changed in its arguments, environment, directory or tool.
+fn paired(b: &Run, h: &Run, mode: Mode, has_doctests: bool, out: &mut Vec<Hit>, gated: &mut Gated) {
+    let head_shown = short(&h.cmd.text);
+    if !h.gates.is_empty() {
+        for g in &h.gates {
+            gated
+                .entry((g.label.clone(), g.why.clone(), g.cat))
+                .or_insert_with(|| (g.line, BTreeSet::new()))
+                .1
+                .insert(head_shown.clone());
+        }
+        return;
+    }
+    match &h.fate {
+        Fate::Swallowed(why) => {
+            out.push(Hit {
+                line: h.line,
+                detail: format!("`{head_shown}` ({}) can no longer fail: {why}", h.place),
+            });
+            return;
+        }
+        Fate::NeverRuns(why) => {
+            out.push(Hit {
+                line: h.line,
+                detail: format!("`{head_shown}` ({}) never runs: {why}", h.place),
+            });
+            return;
+        }
+        Fate::Propagates | Fate::Unknown => {}
+    }
+    let mut changes: Vec<Change> = Vec::new();
+    if std::ptr::eq(b.cmd.spec, h.cmd.spec) {
+        changes.extend(testcmd::compare_args(
+            b.cmd.spec,
+            &b.cmd.args,
+            &h.cmd.args,
+            mode,
+        ));
+    }
+    changes.extend(testcmd::env_changes(&b.env, &h.env));
+    if within(&h.cwd, &b.cwd) {
+        changes.push(Change {
+            cat: Cat::Narrowed,
+            text: format!(
+                "runs in `{}` instead of `{}`",
+                h.cwd,
+                if b.cwd.is_empty() { "." } else { &b.cwd }
+            ),
+        });
+    }
+    if b.cmd.tool == "cargo test" && h.cmd.tool == "cargo nextest run" && !has_doctests {
+        changes.push(Change {
+            cat: Cat::Narrowed,
+            text: "`cargo test` became `cargo nextest run`, which does not run doctests, and no `cargo test --doc` is left".into(),
+        });
+    }
+    for (cat, verb) in [
+        (Cat::NeverRuns, "no longer runs tests"),
+        (Cat::CannotFail, "can no longer fail"),
+        (Cat::Narrowed, "runs fewer tests"),
+    ] {
+        let texts: Vec<&str> = changes
+            .iter()
+            .filter(|c| c.cat == cat)
+            .map(|c| c.text.as_str())
+            .collect();
+        if !texts.is_empty() {
+            out.push(Hit {
+                line: h.line,
+                detail: format!("`{head_shown}` ({}) {verb}: {}", h.place, texts.join("; ")),
+            });
+        }
+    }
 }
 
 /// The effective test commands of a side, for "it ran ..." details.
