@@ -152,7 +152,7 @@ pub fn compare_args(
 
 fn compare_parsed(spec: &'static Spec, b: &Parsed, h: &Parsed, mode: Mode, out: &mut Vec<Change>) {
     let none: Vec<String> = Vec::new();
-    let mut groups: BTreeMap<&str, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    let mut groups: BTreeMap<&str, Selected> = BTreeMap::new();
     let names: BTreeSet<&String> = b.flags.keys().chain(h.flags.keys()).collect();
     for name in names {
         let bv = b.flags.get(name).unwrap_or(&none);
@@ -160,167 +160,18 @@ fn compare_parsed(spec: &'static Spec, b: &Parsed, h: &Parsed, mode: Mode, out: 
         let Some(rule) = rule_of(spec, name) else {
             continue;
         };
-        let added: Vec<&String> = hv.iter().filter(|v| !bv.contains(v)).collect();
         match rule {
-            Filter | FilterIf(_) => {
-                for v in &added {
-                    if let FilterIf(vals) = rule
-                        && !vals.contains(&v.as_str())
-                    {
-                        continue;
-                    }
-                    out.push(Change::new(
-                        Cat::Narrowed,
-                        format!("adds {}", show_flag(name, v)),
-                    ));
-                }
-            }
-            Unfailing | UnfailingIf(_) => {
-                for v in &added {
-                    if let UnfailingIf(vals) = rule
-                        && !vals.contains(&v.as_str())
-                    {
-                        continue;
-                    }
-                    out.push(Change::new(
-                        Cat::CannotFail,
-                        format!("adds {}", show_flag(name, v)),
-                    ));
-                }
-            }
-            NoRun => {
-                if !hv.is_empty() && bv.is_empty() {
-                    out.push(Change::new(
-                        Cat::NeverRuns,
-                        format!("adds {}, so no test runs", show_flag(name, "")),
-                    ));
-                }
-            }
-            Retries => {
-                let n = |v: &[String]| {
-                    v.iter()
-                        .filter_map(|x| x.parse::<u64>().ok())
-                        .max()
-                        .unwrap_or(if v.is_empty() { 0 } else { 1 })
-                };
-                if n(hv) > n(bv) {
-                    out.push(Change::new(
-                        Cat::Narrowed,
-                        format!(
-                            "adds {}: a failure that goes away on a rerun now passes",
-                            show_flag(name, hv.last().map_or("", |s| s.as_str()))
-                        ),
-                    ));
-                }
-            }
-            StopsEarly => {
-                if mode == Mode::Config {
-                    for v in &added {
-                        out.push(Change::new(
-                            Cat::Narrowed,
-                            format!("adds {}: the run stops at the first failures and the rest never report", show_flag(name, v)),
-                        ));
-                    }
-                }
-            }
-            Preload => {
-                for v in &added {
-                    out.push(Change::new(
-                        Cat::Narrowed,
-                        format!(
-                            "adds {}, which loads code into the test run",
-                            show_flag(name, v)
-                        ),
-                    ));
-                }
-            }
-            PytestPlugin => {
-                for v in &added {
-                    match v.strip_prefix("no:") {
-                        Some(p) if PYTEST_CORE_PLUGINS.contains(&p) => out.push(Change::new(
-                            Cat::Narrowed,
-                            format!("adds `-p {v}`, which disables pytest's `{p}` plugin"),
-                        )),
-                        Some(_) => {}
-                        None => out.push(Change::new(
-                            Cat::Narrowed,
-                            format!("adds `-p {v}`, which loads a plugin that can change collection and outcomes"),
-                        )),
-                    }
-                }
-            }
-            IniOverride => {
-                for v in &added {
-                    let key = v.split_once('=').map_or(v.as_str(), |(k, _)| k).trim();
-                    if !HARMLESS_INI.contains(&key) {
-                        out.push(Change::new(
-                            Cat::Narrowed,
-                            format!(
-                                "adds {}, which overrides the `{key}` setting",
-                                show_flag(name, v)
-                            ),
-                        ));
-                    }
-                }
-            }
-            Required => {
-                let (bi, hi) = (items(bv), items(hv));
-                if !bv.is_empty() && hv.is_empty() {
-                    out.push(Change::new(
-                        Cat::Narrowed,
-                        format!("drops {}", show_flag(name, &bv.join(","))),
-                    ));
-                } else {
-                    for lost in bi.difference(&hi) {
-                        out.push(Change::new(
-                            Cat::Narrowed,
-                            format!("drops {}", show_flag(name, lost)),
-                        ));
-                    }
-                }
-            }
-            Select(group) => {
-                let e = groups.entry(group).or_default();
-                let show = |v: &String| {
-                    if v.is_empty() {
-                        name.clone()
-                    } else {
-                        format!("{name} {v}")
-                    }
-                };
-                if matches!(name.as_str(), "--features" | "-e" | "-m" | "-f" | "-s" | "-t" | "-p" if spec.name != "cargo test")
-                {
-                    e.0.extend(items(bv).iter().map(|v| format!("{name} {v}")));
-                    e.1.extend(items(hv).iter().map(|v| format!("{name} {v}")));
-                } else {
-                    e.0.extend(bv.iter().map(show));
-                    e.1.extend(hv.iter().map(show));
-                }
-            }
+            Select(group) => select(spec, name, bv, hv, groups.entry(group).or_default()),
+            NoRun | Retries | Required => out.extend(counted(rule, name, bv, hv)),
+            _ => out.extend(
+                hv.iter()
+                    .filter(|v| !bv.contains(v))
+                    .filter_map(|v| added(rule, name, v, mode)),
+            ),
         }
     }
     for (group, (bs, hs)) in groups {
-        if hs.is_empty() || (!bs.is_empty() && bs.is_subset(&hs)) {
-            continue;
-        }
-        let list = |s: &BTreeSet<String>| {
-            s.iter()
-                .map(|x| format!("`{x}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if bs.is_empty() {
-            out.push(Change::new(
-                Cat::Narrowed,
-                format!("now selects only {} (it ran all {group})", list(&hs)),
-            ));
-        } else {
-            let lost: BTreeSet<String> = bs.difference(&hs).cloned().collect();
-            out.push(Change::new(
-                Cat::Narrowed,
-                format!("no longer selects {}", list(&lost)),
-            ));
-        }
+        out.extend(selection(group, &bs, &hs));
     }
     positionals(spec.pos, &b.pos, &h.pos, out);
     match (&b.sub, &h.sub, spec.sub) {
@@ -336,6 +187,135 @@ fn compare_parsed(spec: &'static Spec, b: &Parsed, h: &Parsed, mode: Mode, out: 
             );
         }
     }
+}
+
+/// What one selection group selected at base and at head (`--features`, `-k`, `-m`, ...).
+type Selected = (BTreeSet<String>, BTreeSet<String>);
+
+/// The weakening of flag `name` (of `rule`) that gained the value `v` at head, if it is one.
+fn added(rule: Rule, name: &str, v: &str, mode: Mode) -> Option<Change> {
+    let narrowed = |text: String| Some(Change::new(Cat::Narrowed, text));
+    match rule {
+        FilterIf(vals) if !vals.contains(&v) => None,
+        Filter | FilterIf(_) => narrowed(format!("adds {}", show_flag(name, v))),
+        UnfailingIf(vals) if !vals.contains(&v) => None,
+        Unfailing | UnfailingIf(_) => Some(Change::new(
+            Cat::CannotFail,
+            format!("adds {}", show_flag(name, v)),
+        )),
+        StopsEarly if mode == Mode::Config => narrowed(format!(
+            "adds {}: the run stops at the first failures and the rest never report",
+            show_flag(name, v)
+        )),
+        Preload => narrowed(format!(
+            "adds {}, which loads code into the test run",
+            show_flag(name, v)
+        )),
+        PytestPlugin => match v.strip_prefix("no:") {
+            Some(p) if PYTEST_CORE_PLUGINS.contains(&p) => narrowed(format!(
+                "adds `-p {v}`, which disables pytest's `{p}` plugin"
+            )),
+            Some(_) => None,
+            None => narrowed(format!(
+                "adds `-p {v}`, which loads a plugin that can change collection and outcomes"
+            )),
+        },
+        IniOverride => {
+            let key = v.split_once('=').map_or(v, |(k, _)| k).trim();
+            (!HARMLESS_INI.contains(&key)).then(|| {
+                Change::new(
+                    Cat::Narrowed,
+                    format!(
+                        "adds {}, which overrides the `{key}` setting",
+                        show_flag(name, v)
+                    ),
+                )
+            })
+        }
+        StopsEarly | NoRun | Retries | Required | Select(_) => None,
+    }
+}
+
+/// The weakenings of a flag whose presence, count or list matters rather than each value:
+/// `--no-run`-like flags added, more retries, required items dropped.
+fn counted(rule: Rule, name: &str, bv: &[String], hv: &[String]) -> Vec<Change> {
+    let narrowed = |text: String| Change::new(Cat::Narrowed, text);
+    match rule {
+        NoRun if !hv.is_empty() && bv.is_empty() => vec![Change::new(
+            Cat::NeverRuns,
+            format!("adds {}, so no test runs", show_flag(name, "")),
+        )],
+        Retries => {
+            let n = |v: &[String]| {
+                v.iter()
+                    .filter_map(|x| x.parse::<u64>().ok())
+                    .max()
+                    .unwrap_or(if v.is_empty() { 0 } else { 1 })
+            };
+            if n(hv) > n(bv) {
+                vec![narrowed(format!(
+                    "adds {}: a failure that goes away on a rerun now passes",
+                    show_flag(name, hv.last().map_or("", |s| s.as_str()))
+                ))]
+            } else {
+                Vec::new()
+            }
+        }
+        Required if !bv.is_empty() && hv.is_empty() => {
+            vec![narrowed(format!(
+                "drops {}",
+                show_flag(name, &bv.join(","))
+            ))]
+        }
+        Required => items(bv)
+            .difference(&items(hv))
+            .map(|lost| narrowed(format!("drops {}", show_flag(name, lost))))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Adds what flag `name` of a selection group selects at base and at head to `group`.
+fn select(spec: &Spec, name: &str, bv: &[String], hv: &[String], group: &mut Selected) {
+    let show = |v: &String| {
+        if v.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{name} {v}")
+        }
+    };
+    if matches!(name, "--features" | "-e" | "-m" | "-f" | "-s" | "-t" | "-p" if spec.name != "cargo test")
+    {
+        group
+            .0
+            .extend(items(bv).iter().map(|v| format!("{name} {v}")));
+        group
+            .1
+            .extend(items(hv).iter().map(|v| format!("{name} {v}")));
+    } else {
+        group.0.extend(bv.iter().map(show));
+        group.1.extend(hv.iter().map(show));
+    }
+}
+
+/// A selection group that selects less at head: only some where it ran all, or fewer items.
+fn selection(group: &str, bs: &BTreeSet<String>, hs: &BTreeSet<String>) -> Option<Change> {
+    if hs.is_empty() || (!bs.is_empty() && bs.is_subset(hs)) {
+        return None;
+    }
+    let list = |s: &BTreeSet<String>| {
+        s.iter()
+            .map(|x| format!("`{x}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let text = if bs.is_empty() {
+        format!("now selects only {} (it ran all {group})", list(hs))
+    } else {
+        let lost: BTreeSet<String> = bs.difference(hs).cloned().collect();
+        format!("no longer selects {}", list(&lost))
+    };
+    Some(Change::new(Cat::Narrowed, text))
 }
 
 fn norm_path(p: &str) -> String {
