@@ -261,133 +261,17 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
         "go" | "richgo" if arg(1) == Some("test") => cmd("go test", "go", &GO, &w[2..]),
         "gotestsum" => cmd("go test", "go", &GOTESTSUM, &w[1..]),
         "jest" => cmd("jest", "js", &JS, &w[1..]),
-        "vitest" => match arg(1) {
-            Some("bench") => None,
-            Some("list") => cmd(
-                "vitest",
-                "js",
-                &JS,
-                &[vec!["--listTests".to_owned()], w[2..].to_vec()].concat(),
-            ),
-            Some("related") => cmd(
-                "vitest",
-                "js",
-                &JS,
-                &[vec!["--findRelatedTests".to_owned()], w[2..].to_vec()].concat(),
-            ),
-            _ => cmd("vitest", "js", &JS, &w[1..]),
-        },
+        "vitest" => vitest(w),
         "mocha" | "ava" | "tap" | "tape" | "jasmine" | "karma" | "playwright" | "cypress"
         | "uvu" => cmd(name, "js", &JS, &w[1..]),
-        "node" | "nodejs" | "tsx" => {
-            // `node node_modules/jest/bin/jest.js`, `node --experimental-vm-modules .../jest`:
-            // the runner's own entry point.
-            // Node's own options that take a value (`--require ./setup.js`): the value is not
-            // the script.
-            const VALUED: &[&str] = &[
-                "-r",
-                "--require",
-                "--import",
-                "--loader",
-                "--experimental-loader",
-                "--env-file",
-                "-C",
-                "--conditions",
-                "--test-name-pattern",
-                "--test-reporter",
-                "--test-reporter-destination",
-                "--test-concurrency",
-                "--test-shard",
-                "--test-skip-pattern",
-            ];
-            let mut script = None;
-            let mut k = 1;
-            while k < w.len() {
-                if !is_flag(&w[k]) {
-                    script = Some(k);
-                    break;
-                }
-                k += if VALUED.contains(&w[k].as_str()) {
-                    2
-                } else {
-                    1
-                };
-            }
-            if let Some(k) = script {
-                let path = w[k].as_str();
-                // `node test/run.js`, `node test`: a test script run directly.
-                let direct = !w[1..k]
-                    .iter()
-                    .any(|a| a == "--test" || a.starts_with("--test="));
-                if direct && is_testish(path) && !path.contains('$') {
-                    return cmd(format!("node {path}"), "js", &JS, &w[k + 1..]);
-                }
-                for runner in ["jest", "vitest", "mocha"] {
-                    let installed = path.contains(&format!("node_modules/{runner}/"))
-                        || path.contains(&format!("node_modules/.bin/{runner}"));
-                    if installed {
-                        return cmd(runner, "js", &JS, &w[k + 1..]);
-                    }
-                }
-            }
-            let k = w
-                .iter()
-                .position(|a| a == "--test" || a.starts_with("--test="))?;
-            let mut args: Vec<String> = w[1..k].to_vec();
-            args.extend_from_slice(&w[k + 1..]);
-            cmd("node --test", "js", &JS, &args)
-        }
+        "node" | "nodejs" | "tsx" => node(w),
         "bun" if arg(1) == Some("test") => cmd("bun test", "js", &JS, &w[2..]),
         "deno" if arg(1) == Some("test") => cmd("deno test", "js", &JS, &w[2..]),
         "npm" | "pnpm" | "yarn" | "bun" => script_runner(name, &w[1..]),
-        "make" | "gmake" | "just" | "task" | "mage" => {
-            let rest = &w[1..];
-            let mut args = Vec::new();
-            let mut targets = Vec::new();
-            let mut k = 0;
-            while let Some(a) = rest.get(k) {
-                if is_flag(a) {
-                    args.push(a.clone());
-                    if MAKE.values.contains(&a.as_str()) {
-                        if let Some(v) = rest.get(k + 1) {
-                            args.push(v.clone());
-                        }
-                        k += 1;
-                    }
-                } else if !a.contains('=') && targets.is_empty() || is_testish(a) {
-                    targets.push(a.clone());
-                } else {
-                    args.push(a.clone());
-                }
-                k += 1;
-            }
-            let test = targets.iter().find(|t| {
-                is_testish(t) || t.starts_with("check") || *t == "ci" || *t == "coverage"
-            })?;
-            cmd(
-                format!("{} {test}", if name == "gmake" { "make" } else { name }),
-                "make",
-                &MAKE,
-                &args,
-            )
-        }
+        "make" | "gmake" | "just" | "task" | "mage" => make(name, &w[1..]),
         "dotnet" if arg(1) == Some("test") => cmd("dotnet test", "other", &OTHER, &w[2..]),
         "hatch" if arg(1) == Some("test") => cmd("hatch test", "pytest", &OTHER, &w[2..]),
-        "mvn" | "mvnw" => {
-            let goals = [
-                "test",
-                "verify",
-                "install",
-                "package",
-                "integration-test",
-                "deploy",
-            ];
-            w[1..]
-                .iter()
-                .any(|a| goals.contains(&a.as_str()) || a.ends_with(":test"))
-                .then_some(())?;
-            cmd("mvn", "other", &OTHER, &w[1..])
-        }
+        "mvn" | "mvnw" => maven(&w[1..]),
         "gradle" | "gradlew" => {
             w[1..]
                 .iter()
@@ -426,6 +310,126 @@ fn recognise(w: &[String]) -> Option<TestCmd> {
         }
         _ => test_script(first, &w[1..]),
     }
+}
+
+/// `vitest`, `vitest list`, `vitest related` (as the flags they equal); `vitest bench` runs no test.
+fn vitest(w: &[String]) -> Option<TestCmd> {
+    let with = |flag: &str| [vec![flag.to_owned()], w[2..].to_vec()].concat();
+    match w.get(1).map(String::as_str) {
+        Some("bench") => None,
+        Some("list") => cmd("vitest", "js", &JS, &with("--listTests")),
+        Some("related") => cmd("vitest", "js", &JS, &with("--findRelatedTests")),
+        _ => cmd("vitest", "js", &JS, &w[1..]),
+    }
+}
+
+/// `node …` (or `nodejs`, `tsx`): a test script run directly, a runner's own entry point, or
+/// `node --test`.
+fn node(w: &[String]) -> Option<TestCmd> {
+    // `node node_modules/jest/bin/jest.js`, `node --experimental-vm-modules .../jest`:
+    // the runner's own entry point.
+    // Node's own options that take a value (`--require ./setup.js`): the value is not
+    // the script.
+    const VALUED: &[&str] = &[
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+        "--env-file",
+        "-C",
+        "--conditions",
+        "--test-name-pattern",
+        "--test-reporter",
+        "--test-reporter-destination",
+        "--test-concurrency",
+        "--test-shard",
+        "--test-skip-pattern",
+    ];
+    let mut script = None;
+    let mut k = 1;
+    while k < w.len() {
+        if !is_flag(&w[k]) {
+            script = Some(k);
+            break;
+        }
+        k += if VALUED.contains(&w[k].as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    if let Some(k) = script {
+        let path = w[k].as_str();
+        // `node test/run.js`, `node test`: a test script run directly.
+        let direct = !w[1..k]
+            .iter()
+            .any(|a| a == "--test" || a.starts_with("--test="));
+        if direct && is_testish(path) && !path.contains('$') {
+            return cmd(format!("node {path}"), "js", &JS, &w[k + 1..]);
+        }
+        for runner in ["jest", "vitest", "mocha"] {
+            let installed = path.contains(&format!("node_modules/{runner}/"))
+                || path.contains(&format!("node_modules/.bin/{runner}"));
+            if installed {
+                return cmd(runner, "js", &JS, &w[k + 1..]);
+            }
+        }
+    }
+    let k = w
+        .iter()
+        .position(|a| a == "--test" || a.starts_with("--test="))?;
+    let mut args: Vec<String> = w[1..k].to_vec();
+    args.extend_from_slice(&w[k + 1..]);
+    cmd("node --test", "js", &JS, &args)
+}
+
+/// `make test`, `just check`, …: the first target that names tests, with the flags.
+fn make(name: &str, rest: &[String]) -> Option<TestCmd> {
+    let mut args = Vec::new();
+    let mut targets = Vec::new();
+    let mut k = 0;
+    while let Some(a) = rest.get(k) {
+        if is_flag(a) {
+            args.push(a.clone());
+            if MAKE.values.contains(&a.as_str()) {
+                if let Some(v) = rest.get(k + 1) {
+                    args.push(v.clone());
+                }
+                k += 1;
+            }
+        } else if !a.contains('=') && targets.is_empty() || is_testish(a) {
+            targets.push(a.clone());
+        } else {
+            args.push(a.clone());
+        }
+        k += 1;
+    }
+    let test = targets
+        .iter()
+        .find(|t| is_testish(t) || t.starts_with("check") || *t == "ci" || *t == "coverage")?;
+    cmd(
+        format!("{} {test}", if name == "gmake" { "make" } else { name }),
+        "make",
+        &MAKE,
+        &args,
+    )
+}
+
+/// `mvn` with a goal that runs the tests (`test`, `verify`, `install`, …, `surefire:test`).
+fn maven(args: &[String]) -> Option<TestCmd> {
+    const GOALS: [&str; 6] = [
+        "test",
+        "verify",
+        "install",
+        "package",
+        "integration-test",
+        "deploy",
+    ];
+    args.iter()
+        .any(|a| GOALS.contains(&a.as_str()) || a.ends_with(":test"))
+        .then_some(())?;
+    cmd("mvn", "other", &OTHER, args)
 }
 
 /// `./scripts/test.sh`, `ci/run-tests.ps1`: a file the project runs its tests with, by name.
