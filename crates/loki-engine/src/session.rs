@@ -107,103 +107,8 @@ pub fn run(
         egress_refused: Vec::new(),
     };
     match backend {
-        Backend::Loop(provider) => {
-            report.model = provider.model().to_string();
-            let mut cfg = SessionConfig::new(spec.brief);
-            cfg.system = spec.system.to_string();
-            cfg.label = Some(spec.label.to_string());
-            cfg.limits = Limits {
-                max_turns: spec.max_turns,
-                max_tokens: spec.tokens_left,
-                max_cost_usd: spec.cost_left,
-                max_duration: Some(spec.time_left),
-            };
-            cfg.prices = spec.prices.clone();
-            cfg.transcript = Transcript::new(Some(spec.transcript.to_path_buf()));
-            cfg.tools.run_env = Some(spec.fence.env_in(spec.dir));
-            cfg.tools.cancel = Some(spec.cancel.clone());
-            cfg.tools.run_wrapper = spec.wrapper.to_vec();
-            cfg.tools.on_run.clone_from(&spec.on_command);
-            let result = rt.block_on(async {
-                tokio::select! {
-                    r = run_session(provider.as_ref(), spec.dir, &cfg) => Some(r),
-                    () = cancelled(spec.cancel) => None,
-                }
-            });
-            match result {
-                None => {
-                    report.interrupted = true;
-                    report.end = "interrupted".into();
-                }
-                Some(Ok(o)) => {
-                    report.end = end_name(o.end).into();
-                    report.budget_hit = matches!(
-                        o.end,
-                        SessionEnd::TimeLimit | SessionEnd::CostLimit | SessionEnd::TokenLimit
-                    );
-                    report.finish = o.finish.as_ref().map(|f| f.status);
-                    report.detail = o.finish.map(|f| f.detail).unwrap_or_default();
-                    report.usage = o.usage;
-                    report.cost_usd = o.cost_usd;
-                }
-                Some(Err(e)) => {
-                    report.end = "error".into();
-                    report.error = Some(e.to_string());
-                    report.failure = e.provider_failure().cloned();
-                }
-            }
-        }
-        Backend::Cli(agent) => {
-            let (mut agent, egress) =
-                boxed_cli(agent, spec.fence, spec.wrapper, spec.dir, spec.network)?;
-            agent.timeout = agent.timeout.min(spec.time_left);
-            agent.test_command.clone_from(&spec.test_command);
-            report.model = agent
-                .model
-                .clone()
-                .unwrap_or_else(|| agent.kind.name().to_string());
-            let brief = format!("{}\n\n{}", spec.system, spec.brief);
-            let before = scratch_in(spec.dir, agent.kind);
-            let result = rt.block_on(async {
-                tokio::select! {
-                    r = agent.run(&brief, spec.dir) => Some(r),
-                    () = cancelled(spec.cancel) => None,
-                }
-            });
-            report.egress_refused = egress
-                .as_ref()
-                .map(|e| e.refused().iter().map(ToString::to_string).collect())
-                .unwrap_or_default();
-            drop(egress);
-            for leftover in scratch_in(spec.dir, agent.kind) {
-                if !before.contains(&leftover) {
-                    remove_scratch(&leftover)?;
-                }
-            }
-            match result {
-                None => {
-                    report.interrupted = true;
-                    report.end = "interrupted".into();
-                }
-                Some(Ok(o)) => {
-                    report.end = format!("exit {}", o.exit_code);
-                    let (status, detail) = loki_agent::finish_from_reply(&o.reply);
-                    report.finish = Some(status);
-                    report.detail = detail;
-                    report.usage = o.usage.unwrap_or_default();
-                    report.cost_usd = o.cost_usd;
-                    if let Some(m) = o.model {
-                        report.model = m;
-                    }
-                }
-                Some(Err(e)) => {
-                    report.budget_hit = matches!(e, loki_clients::ClientError::Timeout { .. })
-                        && agent.timeout >= spec.time_left;
-                    report.end = "error".into();
-                    report.error = Some(e.to_string());
-                }
-            }
-        }
+        Backend::Loop(provider) => loop_session(provider.as_ref(), spec, &rt, &mut report),
+        Backend::Cli(agent) => cli_session(agent, spec, &rt, &mut report)?,
     }
     // A blocked `run` tool child is killed by its own timeout; do not wait for it here.
     rt.shutdown_background();
@@ -227,6 +132,118 @@ pub fn run(
         turns: None,
     })?;
     Ok(report)
+}
+
+/// The built-in loop's session with `provider`, into `report`; a cancel ends it at once.
+fn loop_session(
+    provider: &dyn loki_agent::Provider,
+    spec: &SessionSpec<'_>,
+    rt: &tokio::runtime::Runtime,
+    report: &mut SessionReport,
+) {
+    report.model = provider.model().to_string();
+    let mut cfg = SessionConfig::new(spec.brief);
+    cfg.system = spec.system.to_string();
+    cfg.label = Some(spec.label.to_string());
+    cfg.limits = Limits {
+        max_turns: spec.max_turns,
+        max_tokens: spec.tokens_left,
+        max_cost_usd: spec.cost_left,
+        max_duration: Some(spec.time_left),
+    };
+    cfg.prices = spec.prices.clone();
+    cfg.transcript = Transcript::new(Some(spec.transcript.to_path_buf()));
+    cfg.tools.run_env = Some(spec.fence.env_in(spec.dir));
+    cfg.tools.cancel = Some(spec.cancel.clone());
+    cfg.tools.run_wrapper = spec.wrapper.to_vec();
+    cfg.tools.on_run.clone_from(&spec.on_command);
+    let result = rt.block_on(async {
+        tokio::select! {
+            r = run_session(provider, spec.dir, &cfg) => Some(r),
+            () = cancelled(spec.cancel) => None,
+        }
+    });
+    match result {
+        None => {
+            report.interrupted = true;
+            report.end = "interrupted".into();
+        }
+        Some(Ok(o)) => {
+            report.end = end_name(o.end).into();
+            report.budget_hit = matches!(
+                o.end,
+                SessionEnd::TimeLimit | SessionEnd::CostLimit | SessionEnd::TokenLimit
+            );
+            report.finish = o.finish.as_ref().map(|f| f.status);
+            report.detail = o.finish.map(|f| f.detail).unwrap_or_default();
+            report.usage = o.usage;
+            report.cost_usd = o.cost_usd;
+        }
+        Some(Err(e)) => {
+            report.end = "error".into();
+            report.error = Some(e.to_string());
+            report.failure = e.provider_failure().cloned();
+        }
+    }
+}
+
+/// A CLI agent's session, boxed ([`boxed_cli`]), into `report`; the scratch files it left in
+/// the worktree are removed.
+fn cli_session(
+    agent: &loki_clients::CliAgent,
+    spec: &SessionSpec<'_>,
+    rt: &tokio::runtime::Runtime,
+    report: &mut SessionReport,
+) -> Result<(), EngineError> {
+    let (mut agent, egress) = boxed_cli(agent, spec.fence, spec.wrapper, spec.dir, spec.network)?;
+    agent.timeout = agent.timeout.min(spec.time_left);
+    agent.test_command.clone_from(&spec.test_command);
+    report.model = agent
+        .model
+        .clone()
+        .unwrap_or_else(|| agent.kind.name().to_string());
+    let brief = format!("{}\n\n{}", spec.system, spec.brief);
+    let before = scratch_in(spec.dir, agent.kind);
+    let result = rt.block_on(async {
+        tokio::select! {
+            r = agent.run(&brief, spec.dir) => Some(r),
+            () = cancelled(spec.cancel) => None,
+        }
+    });
+    report.egress_refused = egress
+        .as_ref()
+        .map(|e| e.refused().iter().map(ToString::to_string).collect())
+        .unwrap_or_default();
+    drop(egress);
+    for leftover in scratch_in(spec.dir, agent.kind) {
+        if !before.contains(&leftover) {
+            remove_scratch(&leftover)?;
+        }
+    }
+    match result {
+        None => {
+            report.interrupted = true;
+            report.end = "interrupted".into();
+        }
+        Some(Ok(o)) => {
+            report.end = format!("exit {}", o.exit_code);
+            let (status, detail) = loki_agent::finish_from_reply(&o.reply);
+            report.finish = Some(status);
+            report.detail = detail;
+            report.usage = o.usage.unwrap_or_default();
+            report.cost_usd = o.cost_usd;
+            if let Some(m) = o.model {
+                report.model = m;
+            }
+        }
+        Some(Err(e)) => {
+            report.budget_hit = matches!(e, loki_clients::ClientError::Timeout { .. })
+                && agent.timeout >= spec.time_left;
+            report.end = "error".into();
+            report.error = Some(e.to_string());
+        }
+    }
+    Ok(())
 }
 
 /// `agent` in the box: the fence's environment plus what its own table names
