@@ -228,21 +228,13 @@ pub fn always(kind: loki_core::run::RunKind, what: &str, run_id: &str) -> NotPro
 /// The NOT PROVEN entries of `f` (the order and rules are in [`crate::builder`]'s doc).
 pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
     let run = f.run_id.as_str();
-    let deep = || deep(run);
-    // What shows why the run could not prove something; for a deep verify, deep verify again.
-    let logs = || {
-        if f.kind == loki_core::run::RunKind::Deep {
-            self::deep(run)
-        } else {
-            self::logs(run)
-        }
-    };
+    let logs = || shows_why(f);
     let mut out = Vec::new();
     if !f.full_suite_ran {
         out.push(NotProven::new(
             FULL_SUITE,
             "only the tests the change impacts ran, not the whole suite",
-            deep(),
+            deep(run),
         ));
     }
     out.extend(
@@ -272,6 +264,48 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
     if f.checks.is_empty() && !f.flags.interrupted {
         out.push(NotProven::new("checks", "none ran", logs()));
     }
+    checks(f, &mut out);
+    out.extend(f.pre_existing_failures.iter().map(|t| {
+        NotProven::new(
+            format!("pre-existing failure: {t}"),
+            "it fails on the base commit too, so this change is not what it tests",
+            deep(run),
+        )
+    }));
+    judged(f, &mut out);
+    if f.cost.measured_sessions < f.cost.total_sessions {
+        out.push(NotProven::new(
+            "cost",
+            format!(
+                "{} of {} sessions not measured: the provider reported no usage, or loki has no price for its model",
+                f.cost.total_sessions - f.cost.measured_sessions,
+                f.cost.total_sessions
+            ),
+            "loki providers",
+        ));
+    }
+    out.extend(f.extra_not_proven.iter().cloned());
+    // Each entry once: a note several sessions make alike (the egress proxy refused the same
+    // host to each) is one gap, in the place it was first noted.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert(n.clone()));
+    out
+}
+
+/// What shows why the run could not prove something: its logs; for a deep verify, deep verify
+/// again.
+fn shows_why(f: &ReceiptFacts) -> String {
+    if f.kind == loki_core::run::RunKind::Deep {
+        deep(f.run_id.as_str())
+    } else {
+        logs(f.run_id.as_str())
+    }
+}
+
+/// Each check that did not prove its part (not passed, nothing executed, failures) and each
+/// that skipped tests.
+fn checks(f: &ReceiptFacts, out: &mut Vec<NotProven>) {
+    let logs = || shows_why(f);
     for c in &f.checks {
         let what = format!("check {}", c.name);
         // The check's own command re-runs it; a deep verify's boot and scan are no shell command.
@@ -301,13 +335,12 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
             ));
         }
     }
-    out.extend(f.pre_existing_failures.iter().map(|t| {
-        NotProven::new(
-            format!("pre-existing failure: {t}"),
-            "it fails on the base commit too, so this change is not what it tests",
-            deep(),
-        )
-    }));
+}
+
+/// What the judgement found: integrity findings, assessments that lowered the verdict, and
+/// the contract's criteria that were not met.
+fn judged(f: &ReceiptFacts, out: &mut Vec<NotProven>) {
+    let logs = || shows_why(f);
     out.extend(f.integrity.iter().map(|i| {
         let why = match i.advice.as_deref().filter(|a| !a.is_empty()) {
             Some(a) if !i.detail.is_empty() => format!("{}; {a}", i.detail),
@@ -355,23 +388,6 @@ pub(crate) fn of_facts(f: &ReceiptFacts) -> Vec<NotProven> {
                 }),
         );
     }
-    if f.cost.measured_sessions < f.cost.total_sessions {
-        out.push(NotProven::new(
-            "cost",
-            format!(
-                "{} of {} sessions not measured: the provider reported no usage, or loki has no price for its model",
-                f.cost.total_sessions - f.cost.measured_sessions,
-                f.cost.total_sessions
-            ),
-            "loki providers",
-        ));
-    }
-    out.extend(f.extra_not_proven.iter().cloned());
-    // Each entry once: a note several sessions make alike (the egress proxy refused the same
-    // host to each) is one gap, in the place it was first noted.
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|n| seen.insert(n.clone()));
-    out
 }
 
 /// An empty reason replaced by `fallback`: an entry never says nothing about why.
