@@ -39,6 +39,7 @@ pub mod exec;
 pub mod isolate;
 pub mod locate;
 pub mod reports;
+mod runners;
 pub mod script;
 pub mod select;
 pub mod splice;
