@@ -1,6 +1,7 @@
 //! One execution of the command: started through [`loki_process`], its output spooled and
 //! parsed, cross-checked and judged.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,7 +10,9 @@ use loki_core::scratch::Scratch;
 use loki_process::{self as process, Spec};
 use loki_protocol::CheckStatus;
 
-use super::plan::{ReportPlan, doc_companion, insert_before_separator, report_plan, script_plan};
+use super::plan::{
+    ReportPlan, doc_companion, insert_before_separator, report_plan, script_plan, write_report_file,
+};
 use super::status::{AttemptStatus, Facts, attempt_status, status_of};
 use super::{MAX_PARSED_BYTES, RunOptions};
 use crate::detect::Check;
@@ -17,7 +20,6 @@ use crate::reports::report::TestReport;
 use crate::runners::cargo::{keep_going, with_message_format};
 use crate::runners::runner;
 use crate::{ChecksError, reports};
-use loki_protocol::CheckKind;
 
 /// One execution of the command.
 #[derive(Debug)]
@@ -124,18 +126,14 @@ fn prepare<'a>(check: &'a Check, opts: &'a RunOptions) -> Result<Prepared<'a>, C
     let plan = report_plan(check, tmp.path(), &opts.env)?;
     let script = script_plan(check, tmp.path());
     runner(check.kind).before_run(check);
-    if script
-        .as_ref()
-        .is_some_and(|p| p.reports.iter().any(|r| r.kind == CheckKind::Node))
-    {
-        loki_core::fs::write_atomic(
-            &tmp.path().join(reports::tap::NODE_REPORTER_FILE),
-            reports::tap::NODE_REPORTER_SOURCE.as_bytes(),
-        )
-        .map_err(|source| ChecksError::Log {
-            check: check.name.clone(),
-            source,
-        })?;
+    // The files the script's runner commands load (node's reporter), once each.
+    let support: BTreeSet<(&str, &str)> = script
+        .iter()
+        .flat_map(|p| &p.reports)
+        .filter_map(|r| runner(r.kind).script_support())
+        .collect();
+    for (name, body) in support {
+        write_report_file(check, &tmp.path().join(name), body.as_bytes())?;
     }
     Ok(Prepared {
         check,

@@ -45,6 +45,7 @@ use crate::isolate::Isolation;
 use crate::locate::{Locator, in_check};
 use crate::reports::ParsedRun;
 use crate::reports::report::TestReport;
+use crate::script::ScriptFlags;
 use crate::select::Selection;
 
 /// What one runner does its own way. See the module doc for the defaults.
@@ -73,6 +74,24 @@ pub(crate) trait Runner: Sync {
     /// precede its file arguments); otherwise they go last.
     fn report_args_first(&self, _check: &Check) -> bool {
         false
+    }
+
+    /// The report flags of this runner's command `program args` inside a package script, its
+    /// report the `n`th file in `tmp`; `None` when the command is not this runner's.
+    fn script_flags(
+        &self,
+        _program: &str,
+        _args: &[&str],
+        _tmp: &Path,
+        _n: usize,
+    ) -> Option<ScriptFlags> {
+        None
+    }
+
+    /// A file (name in the attempt's directory, text) the runner's commands in a script load
+    /// with their report flags.
+    fn script_support(&self) -> Option<(&'static str, &'static str)> {
+        None
     }
 
     /// Clears what an earlier run left that this one would read as its own (stale bytecode,

@@ -12,6 +12,7 @@ use crate::locate::Locator;
 use crate::reports::js;
 use crate::reports::report::TestReport;
 use crate::runners::Runner;
+use crate::script::{ScriptFlags, shell_quote};
 use crate::select::Selection;
 
 /// jest in a package script.
@@ -19,6 +20,24 @@ use crate::select::Selection;
 pub(crate) struct Jest;
 
 impl Runner for Jest {
+    fn script_flags(
+        &self,
+        program: &str,
+        _args: &[&str],
+        tmp: &Path,
+        n: usize,
+    ) -> Option<ScriptFlags> {
+        let report = tmp.join(format!("script-report-{n}.json"));
+        (program == "jest").then(|| ScriptFlags {
+            flags: format!(
+                " --json --outputFile={}",
+                shell_quote(&report.to_string_lossy())
+            ),
+            report,
+            first: false,
+        })
+    }
+
     fn parse_file(&self, text: &str) -> Option<TestReport> {
         js::parse_json(text)
     }

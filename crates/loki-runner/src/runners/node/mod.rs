@@ -38,6 +38,7 @@ use crate::locate::{Locator, in_check};
 use crate::reports::report::TestReport;
 use crate::reports::tap;
 use crate::runners::Runner;
+use crate::script::{ScriptFlags, shell_quote};
 use crate::select::Selection;
 use loki_protocol::CheckKind;
 
@@ -80,6 +81,33 @@ impl Runner for Node {
     // node's options must come before its file arguments.
     fn report_args_first(&self, check: &Check) -> bool {
         check.script.is_none()
+    }
+
+    fn script_flags(
+        &self,
+        program: &str,
+        args: &[&str],
+        tmp: &Path,
+        n: usize,
+    ) -> Option<ScriptFlags> {
+        if program != "node" || !args.contains(&"--test") {
+            return None;
+        }
+        let report = tmp.join(format!("script-report-{n}.jsonl"));
+        let reporter = tmp.join(tap::NODE_REPORTER_FILE);
+        Some(ScriptFlags {
+            flags: format!(
+                " --test-reporter=spec --test-reporter-destination=stdout --test-reporter={} --test-reporter-destination={}",
+                shell_quote(&reporter.to_string_lossy()),
+                shell_quote(&report.to_string_lossy())
+            ),
+            report,
+            first: true,
+        })
+    }
+
+    fn script_support(&self) -> Option<(&'static str, &'static str)> {
+        Some((tap::NODE_REPORTER_FILE, tap::NODE_REPORTER_SOURCE))
     }
 
     fn parse_file(&self, text: &str) -> Option<TestReport> {

@@ -11,6 +11,7 @@ use crate::locate::Locator;
 use crate::reports::js;
 use crate::reports::report::TestReport;
 use crate::runners::Runner;
+use crate::script::{ScriptFlags, shell_quote};
 use crate::select::Selection;
 
 /// vitest in a package script.
@@ -18,6 +19,24 @@ use crate::select::Selection;
 pub(crate) struct Vitest;
 
 impl Runner for Vitest {
+    fn script_flags(
+        &self,
+        program: &str,
+        _args: &[&str],
+        tmp: &Path,
+        n: usize,
+    ) -> Option<ScriptFlags> {
+        let report = tmp.join(format!("script-report-{n}.json"));
+        (program == "vitest").then(|| ScriptFlags {
+            flags: format!(
+                " --reporter=default --reporter=json --outputFile.json={}",
+                shell_quote(&report.to_string_lossy())
+            ),
+            report,
+            first: false,
+        })
+    }
+
     fn parse_file(&self, text: &str) -> Option<TestReport> {
         js::parse_json(text)
     }
