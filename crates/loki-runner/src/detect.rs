@@ -45,17 +45,10 @@ const SKIP: Skip = Skip {
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Largest config file read while detecting (pyproject.toml, package.json, ...).
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
-/// Files that make a directory a Python project.
-const PY_PROJECT_FILES: &[&str] = &[
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "pytest.ini",
-    "tox.ini",
-];
 
 use loki_protocol::CheckKind;
 
+use crate::runners::cargo::CARGO_MANIFEST;
 pub use crate::runners::maven::MAVEN_TEST;
 pub use crate::runners::pytest::use_checkout_envs;
 
@@ -127,7 +120,7 @@ impl Tools {
 /// Detects the checks of the repository at `root`, probing for nextest when there is Rust code.
 pub fn detect(root: &Path) -> Result<Vec<Check>, ChecksError> {
     let scan = scan(root)?;
-    let tools = if scan.dirs.values().any(|d| d.cargo) {
+    let tools = if scan.dirs.values().any(|m| m.contains(&CARGO_MANIFEST)) {
         Tools::probe(root)
     } else {
         Tools::default()
@@ -140,33 +133,36 @@ pub fn detect_with(root: &Path, tools: Tools) -> Result<Vec<Check>, ChecksError>
     Ok(plan(root, &scan(root)?, tools))
 }
 
-/// Marker files found in one directory.
-#[derive(Debug, Default)]
-pub(crate) struct DirInfo {
-    pub(crate) cargo: bool,
-    pub(crate) go_mod: bool,
-    pub(crate) pom: bool,
-    pub(crate) package_json: bool,
-    pub(crate) py_project: bool,
-    /// The package manager its lockfile names (pnpm's before yarn's, bun's, npm's).
-    pub(crate) lockfile: Option<&'static str>,
-}
-
 /// What one walk of the tree found, for the runners' detection.
 #[derive(Debug, Default)]
 pub(crate) struct Scan {
-    /// Every directory with a file (relative, `""` for the root) and its markers.
-    pub(crate) dirs: BTreeMap<PathBuf, DirInfo>,
-    /// Python test files, each package's own before its subdirectories'.
-    pub(crate) py_tests: Vec<PathBuf>,
-    /// Files matching node's default test patterns, in the same order.
-    pub(crate) js_tests: Vec<PathBuf>,
+    /// Every directory with a file (relative, `""` for the root) and the marker files found in
+    /// it (any runner's `Runner::markers`), in the walk's order (by name).
+    pub(crate) dirs: BTreeMap<PathBuf, Vec<&'static str>>,
+    /// Each runner's test files (`Runner::is_test_file`; a file is the first runner's that
+    /// claims it), each package's own before its subdirectories'.
+    tests: BTreeMap<CheckKind, Vec<PathBuf>>,
 }
 
 impl Scan {
-    /// Whether directory `rel` was seen with markers `f` accepts.
-    pub(crate) fn has(&self, rel: &Path, f: impl Fn(&DirInfo) -> bool) -> bool {
-        self.dirs.get(rel).is_some_and(f)
+    /// Whether directory `rel` holds a marker file named `marker`.
+    pub(crate) fn has(&self, rel: &Path, marker: &str) -> bool {
+        self.markers(rel).contains(&marker)
+    }
+
+    /// Whether directory `rel` holds any of the marker files `markers`.
+    pub(crate) fn has_any(&self, rel: &Path, markers: &[&str]) -> bool {
+        self.markers(rel).iter().any(|m| markers.contains(m))
+    }
+
+    /// The marker files of directory `rel`, in the walk's order.
+    pub(crate) fn markers(&self, rel: &Path) -> &[&'static str] {
+        self.dirs.get(rel).map_or(&[], Vec::as_slice)
+    }
+
+    /// The test files of `kind`'s runner.
+    pub(crate) fn tests(&self, kind: CheckKind) -> &[PathBuf] {
+        self.tests.get(&kind).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -176,6 +172,11 @@ fn scan(root: &Path) -> Result<Scan, ChecksError> {
             root: root.to_path_buf(),
         });
     }
+    let markers: Vec<&'static str> = CheckKind::ALL
+        .iter()
+        .flat_map(|k| runner(*k).markers())
+        .copied()
+        .collect();
     let mut scan = Scan::default();
     // Depth counts entries below the root, so the files of a directory at MAX_DEPTH are seen.
     let files = Walk::new(root, Visibility::Everything)
@@ -196,31 +197,22 @@ fn scan(root: &Path) -> Result<Scan, ChecksError> {
             continue;
         };
         let dir = entry.rel.parent().unwrap_or(Path::new("")).to_path_buf();
-        let info = scan.dirs.entry(dir).or_default();
-        match name.as_str() {
-            "Cargo.toml" => info.cargo = true,
-            "go.mod" => info.go_mod = true,
-            "pom.xml" => info.pom = true,
-            "package.json" => info.package_json = true,
-            "pnpm-lock.yaml" => info.lockfile = Some("pnpm"),
-            "yarn.lock" => info.lockfile = info.lockfile.or(Some("yarn")),
-            "bun.lock" | "bun.lockb" => info.lockfile = info.lockfile.or(Some("bun")),
-            "package-lock.json" | "npm-shrinkwrap.json" => {
-                info.lockfile = info.lockfile.or(Some("npm"));
-            }
-            n if PY_PROJECT_FILES.contains(&n) => info.py_project = true,
-            _ => {}
+        let found = scan.dirs.entry(dir).or_default();
+        if let Some(marker) = markers.iter().find(|m| **m == name) {
+            found.push(*marker);
         }
-        if is_py_test(&name) {
-            scan.py_tests.push(entry.rel);
-        } else if is_js_test(&entry.rel) {
-            scan.js_tests.push(entry.rel);
+        if let Some(kind) = CheckKind::ALL
+            .into_iter()
+            .find(|k| runner(*k).is_test_file(&entry.rel, &name))
+        {
+            scan.tests.entry(kind).or_default().push(entry.rel);
         }
     }
     // A package's example test file (in `why`) is its first: its own files before those of its
     // subdirectories, as a reader of the tree would list them.
-    scan.py_tests.sort_by(|a, b| files_first(a, b));
-    scan.js_tests.sort_by(|a, b| files_first(a, b));
+    for files in scan.tests.values_mut() {
+        files.sort_by(|a, b| files_first(a, b));
+    }
     Ok(scan)
 }
 
@@ -239,34 +231,6 @@ fn files_first(a: &Path, b: &Path) -> std::cmp::Ordering {
             (None, None) => return a.file_name().cmp(&b.file_name()),
         }
     }
-}
-
-fn is_py_test(name: &str) -> bool {
-    name == "conftest.py"
-        || name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
-}
-
-/// node 20's default patterns: `*.test.js`, `*-test.js`, `*_test.js`, `test-*.js`, `test.js`
-/// (each also `.mjs`/`.cjs`) anywhere, and any such script below a `test/` directory.
-fn is_js_test(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let Some(stem) = [".js", ".mjs", ".cjs"]
-        .iter()
-        .find_map(|e| name.strip_suffix(e))
-    else {
-        return false;
-    };
-    stem == "test"
-        || stem.ends_with(".test")
-        || stem.ends_with("-test")
-        || stem.ends_with("_test")
-        || stem.starts_with("test-")
-        || path
-            .parent()
-            .is_some_and(|p| p.components().any(|c| c.as_os_str() == "test"))
 }
 
 pub(crate) fn rel_str(rel: &Path) -> String {

@@ -50,6 +50,18 @@ use crate::select::Selection;
 
 /// What one runner does its own way. See the module doc for the defaults.
 pub(crate) trait Runner: Sync {
+    /// The names of the files that make a directory one of this runner's packages (or tell how
+    /// it runs there), which the walk records ([`Scan::markers`]).
+    fn markers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether the file at `rel` (repository-relative, named `name`) is one of this runner's
+    /// test files, which the walk collects ([`Scan::tests`]).
+    fn is_test_file(&self, _rel: &Path, _name: &str) -> bool {
+        false
+    }
+
     /// Adds the checks of this runner (or of its family) found in `scan` of the tree at `root`.
     fn detect(&self, _root: &Path, _scan: &Scan, _tools: Tools, _out: &mut Vec<Check>) {}
 

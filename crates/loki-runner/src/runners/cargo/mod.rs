@@ -41,15 +41,22 @@ use loki_protocol::CheckKind;
 /// while diagnostics stay human-readable on stderr.
 pub(crate) const CARGO_MESSAGE_FORMAT: &str = "--message-format=json-render-diagnostics";
 
+/// The file that makes a directory a cargo package or workspace.
+pub(crate) const CARGO_MANIFEST: &str = "Cargo.toml";
+
 /// `cargo test`.
 #[derive(Debug)]
 pub(crate) struct Cargo;
 
 impl Runner for Cargo {
+    fn markers(&self) -> &'static [&'static str] {
+        &[CARGO_MANIFEST]
+    }
+
     fn detect(&self, root: &Path, scan: &Scan, tools: Tools, out: &mut Vec<Check>) {
         for rel in scan.dirs.keys() {
-            if !scan.has(rel, |d| d.cargo)
-                || outermost(rel, |p| scan.has(p, |d| d.cargo)).as_deref() != Some(rel)
+            if !scan.has(rel, CARGO_MANIFEST)
+                || outermost(rel, |p| scan.has(p, CARGO_MANIFEST)).as_deref() != Some(rel)
             {
                 continue;
             }

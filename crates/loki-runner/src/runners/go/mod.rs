@@ -37,8 +37,12 @@ const TEST_PREFIXES: [&str; 4] = ["Test", "Example", "Benchmark", "Fuzz"];
 pub(crate) struct Go;
 
 impl Runner for Go {
+    fn markers(&self) -> &'static [&'static str] {
+        &["go.mod"]
+    }
+
     fn detect(&self, root: &Path, scan: &Scan, _tools: Tools, out: &mut Vec<Check>) {
-        for rel in scan.dirs.keys().filter(|rel| scan.has(rel, |d| d.go_mod)) {
+        for rel in scan.dirs.keys().filter(|rel| scan.has(rel, "go.mod")) {
             out.push(make(root, rel, CheckKind::Go, words(&["go", "test", "-json", "./..."]),
                 format!("go.mod in {}: `go test` over every package of the module, with -json per-test events", place(rel))));
         }

@@ -32,10 +32,14 @@ pub const MAVEN_TEST: [&str; 5] = ["mvn", "--batch-mode", "--offline", "--quiet"
 pub(crate) struct Maven;
 
 impl Runner for Maven {
+    fn markers(&self) -> &'static [&'static str] {
+        &["pom.xml"]
+    }
+
     fn detect(&self, root: &Path, scan: &Scan, _tools: Tools, out: &mut Vec<Check>) {
         for rel in scan.dirs.keys() {
-            if scan.has(rel, |d| d.pom)
-                && outermost(rel, |p| scan.has(p, |d| d.pom)).as_deref() == Some(rel)
+            if scan.has(rel, "pom.xml")
+                && outermost(rel, |p| scan.has(p, "pom.xml")).as_deref() == Some(rel)
             {
                 out.push(make(root, rel, CheckKind::Maven, words(&MAVEN_TEST),
                     format!("pom.xml in {}: `mvn test` runs the project's tests through Surefire, offline, with per-test XML reports", place(rel))));

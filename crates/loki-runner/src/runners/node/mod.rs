@@ -50,6 +50,22 @@ const NPM_PLACEHOLDER: &str = "no test specified";
 pub(crate) struct Node;
 
 impl Runner for Node {
+    fn markers(&self) -> &'static [&'static str] {
+        &[
+            "package.json",
+            "pnpm-lock.yaml",
+            "yarn.lock",
+            "bun.lock",
+            "bun.lockb",
+            "package-lock.json",
+            "npm-shrinkwrap.json",
+        ]
+    }
+
+    fn is_test_file(&self, rel: &Path, _name: &str) -> bool {
+        is_js_test(rel)
+    }
+
     fn detect(&self, root: &Path, scan: &Scan, _tools: Tools, out: &mut Vec<Check>) {
         detect_family(root, scan, out);
     }
@@ -301,9 +317,9 @@ pub(crate) fn locate(
 
 /// The checks of the package scripts and of node's loose test files (see the module doc).
 fn detect_family(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
-    let is_pkg = |p: &Path| scan.has(p, |d| d.package_json);
+    let is_pkg = |p: &Path| scan.has(p, "package.json");
     let mut loose: BTreeMap<PathBuf, Vec<&PathBuf>> = BTreeMap::new();
-    for file in &scan.js_tests {
+    for file in scan.tests(CheckKind::Node) {
         let parent = file.parent().unwrap_or(Path::new(""));
         let owner = innermost(parent, is_pkg).unwrap_or_default();
         loose.entry(owner).or_default().push(file);
@@ -347,12 +363,12 @@ fn detect_family(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
 fn script_check(root: &Path, scan: &Scan, rel: &Path) -> Option<Check> {
     let script = test_script(&root.join(rel).join("package.json"))?;
     let declared = innermost(rel, |p| {
-        scan.has(p, |d| d.package_json)
+        scan.has(p, "package.json")
             && declared_package_manager(&root.join(p).join("package.json")).is_some()
     })
     .and_then(|p| declared_package_manager(&root.join(p).join("package.json")));
-    let locked = innermost(rel, |p| scan.has(p, |d| d.lockfile.is_some()))
-        .and_then(|p| scan.dirs.get(&p).and_then(|d| d.lockfile));
+    let locked = innermost(rel, |p| lockfile(scan.markers(p)).is_some())
+        .and_then(|p| lockfile(scan.markers(&p)));
     let pm = declared.or(locked).unwrap_or("npm");
     let (kind, runner) = script_kind(&script);
     let mut check = make(
@@ -367,6 +383,45 @@ fn script_check(root: &Path, scan: &Scan, rel: &Path) -> Option<Check> {
     );
     check.script = Some(script);
     Some(check)
+}
+
+/// node 20's default patterns: `*.test.js`, `*-test.js`, `*_test.js`, `test-*.js`, `test.js`
+/// (each also `.mjs`/`.cjs`) anywhere, and any such script below a `test/` directory.
+fn is_js_test(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let Some(stem) = [".js", ".mjs", ".cjs"]
+        .iter()
+        .find_map(|e| name.strip_suffix(e))
+    else {
+        return false;
+    };
+    stem == "test"
+        || stem.ends_with(".test")
+        || stem.ends_with("-test")
+        || stem.ends_with("_test")
+        || stem.starts_with("test-")
+        || path
+            .parent()
+            .is_some_and(|p| p.components().any(|c| c.as_os_str() == "test"))
+}
+
+/// The package manager a directory's lockfiles name (`markers` in the walk's order): pnpm's
+/// whenever it is there, else the first of yarn's, bun's and npm's.
+fn lockfile(markers: &[&str]) -> Option<&'static str> {
+    let mut found = None;
+    for m in markers {
+        match *m {
+            "pnpm-lock.yaml" => found = Some("pnpm"),
+            "yarn.lock" => found = found.or(Some("yarn")),
+            "bun.lock" | "bun.lockb" => found = found.or(Some("bun")),
+            "package-lock.json" | "npm-shrinkwrap.json" => found = found.or(Some("npm")),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The package manager a `package.json` declares in `packageManager` (`pnpm@9.1.0` → `pnpm`).

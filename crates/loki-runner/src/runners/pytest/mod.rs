@@ -36,6 +36,14 @@ use crate::runners::Runner;
 use crate::select::Selection;
 use loki_protocol::CheckKind;
 
+/// Files that make a directory a Python project.
+const PY_PROJECT_FILES: &[&str] = &[
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "pytest.ini",
+    "tox.ini",
+];
 /// pytest's exit code for "no tests collected".
 const PYTEST_NO_TESTS: i32 = 5;
 /// Most `.pyc` files a tree may hold before the sweep gives up (a pathological checkout).
@@ -46,8 +54,17 @@ const MAX_SWEPT_ENTRIES: usize = 200_000;
 pub(crate) struct Pytest;
 
 impl Runner for Pytest {
+    fn markers(&self) -> &'static [&'static str] {
+        PY_PROJECT_FILES
+    }
+
+    fn is_test_file(&self, _rel: &Path, name: &str) -> bool {
+        name == "conftest.py"
+            || name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+    }
+
     fn detect(&self, root: &Path, scan: &Scan, _tools: Tools, out: &mut Vec<Check>) {
-        let is_project = |p: &Path| scan.has(p, |d| d.py_project);
+        let is_project = |p: &Path| scan.has_any(p, PY_PROJECT_FILES);
         // dir → the reason it is a check
         let mut dirs: BTreeMap<PathBuf, String> = BTreeMap::new();
         for rel in scan.dirs.keys().filter(|p| is_project(p)) {
@@ -58,7 +75,7 @@ impl Runner for Pytest {
                 dirs.insert(top, format!("pytest is configured in {cfg}"));
             }
         }
-        for file in &scan.py_tests {
+        for file in scan.tests(CheckKind::Pytest) {
             let parent = file.parent().unwrap_or(Path::new(""));
             let top = outermost(parent, is_project).unwrap_or_default();
             dirs.entry(top.clone()).or_insert_with(|| {
