@@ -5,9 +5,9 @@
 //! [`crate::locate`], [`crate::isolate`]) hold what every runner shares: the walk of the tree, the
 //! process runner and the status rules, the report types and the formats several runners write,
 //! the selection, the locator's reads, the isolation of a tree. Where they need a runner's own
-//! answer (its markers, its command and report flags, how to read its report, its "no tests" exit,
-//! its selection syntax, where its tests are defined, what isolating it needs) they ask
-//! `runner(check.kind)`.
+//! answer (its marker and test files, its checks, its command and report flags, its flags inside a
+//! package script, how to read its report, its "no tests" exit and missing tools, its selection
+//! syntax, where its tests are defined, what isolating it needs) they ask `runner(check.kind)`.
 //!
 //! | module | runners | holds |
 //! |---|---|---|
