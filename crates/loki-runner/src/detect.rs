@@ -5,15 +5,15 @@
 //! hidden directories skipped, symlinked directories not followed) collects the marker files of
 //! each directory and the test files (`Scan`); then each runner plans its checks from it
 //! (`Runner::detect`, one per package), and the checks are sorted by directory, then kind:
-//! - **cargo**, **nextest**: [`crate::runners::cargo`] (nextest only where the project opts into
+//! - **cargo**, **nextest**: `crate::runners::cargo` (nextest only where the project opts into
 //!   it and it is installed, [`Tools`]; its doctests then run through `cargo test --doc`);
-//! - **pytest**: [`crate::runners::pytest`] (the outermost Python project with tests, and its
+//! - **pytest**: `crate::runners::pytest` (the outermost Python project with tests, and its
 //!   interpreter);
 //! - **npm scripts** (vitest, jest, `node --test`, another runner) and plain **node --test**:
-//!   [`crate::runners::node`] (the script decides the kind; it runs as the project's package
+//!   `crate::runners::node` (the script decides the kind; it runs as the project's package
 //!   manager would run it, [`crate::script`]);
-//! - **go**: [`crate::runners::go`] (each `go.mod`);
-//! - **maven**: [`crate::runners::maven`] (the topmost `pom.xml` of each subtree, offline).
+//! - **go**: `crate::runners::go` (each `go.mod`);
+//! - **maven**: `crate::runners::maven` (the topmost `pom.xml` of each subtree, offline).
 //!
 //! Every check's `why` says which files made it and which command was chosen.
 

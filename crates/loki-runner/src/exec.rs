@@ -36,11 +36,11 @@
 //! - `environment`: failures of the machine (no toolchain, an unwritable temporary directory),
 //!   which make a check `not_run` with an [`Environment`] naming the tool and the fix;
 //! - `plan`: the structured-report flags and files a check's command gets (each runner's, from
-//!   [`crate::runners`]), the `cargo test --doc` companion of a nextest run ([`doc_companion`]),
+//!   `crate::runners`), the `cargo test --doc` companion of a nextest run ([`doc_companion`]),
 //!   and the `cargo test --no-run` that builds what a cargo check runs ([`build_companion`]);
 //! - `attempt`: one execution of the command: started, spooled, parsed, cross-checked, judged;
 //!   a `cargo test` or `cargo nextest run` whose test target did not compile runs again without
-//!   it ([`crate::runners::cargo::keep_going`]), so the other targets still report.
+//!   it (`crate::runners::cargo::keep_going`), so the other targets still report.
 
 mod attempt;
 pub mod environment;

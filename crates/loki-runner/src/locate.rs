@@ -1,6 +1,6 @@
 //! Where a test lives: the file and line a dynamic finding points at, from the test's id.
 //!
-//! Each runner reads its ids (`Runner::locate`, in [`crate::runners`]) through a [`Locator`]'s
+//! Each runner reads its ids (`Runner::locate`, in `crate::runners`) through a [`Locator`]'s
 //! reads and listings:
 //! - pytest: the node id's file (relative to the check's directory) and its `def <name>` line;
 //! - vitest, jest, node: the id's file and the line that quotes the test's title;

@@ -7,10 +7,10 @@
 //! - **every runner reports**: the script is split into its simple commands (on `&&`, `||`, `;`,
 //!   `|`, outside quotes); each command that invokes vitest, jest or `node --test` — directly or
 //!   through `npx`, `pnpm exec`, `yarn`, `cross-env VAR=1 …`, `env …` — gets the runner's report
-//!   flags (its `Runner::script_flags`, in [`crate::runners`]) with a report file of its own, and `npm|pnpm|yarn run <script>` is replaced by that
-//!   script, rewritten the same way (up to [`MAX_DEPTH`] levels), so a script that chains several
-//!   runs (`vitest run && jest`, `npm run test:unit && npm run test:e2e`) still yields every test
-//!   by id;
+//!   flags (its `Runner::script_flags`, in `crate::runners`) with a report file of its own, and
+//!   `npm|pnpm|yarn run <script>` is replaced by that script, rewritten the same way (up to
+//!   [`MAX_DEPTH`] levels), so a script that chains several runs (`vitest run && jest`, `npm run
+//!   test:unit && npm run test:e2e`) still yields every test by id;
 //! - **no package manager needed**: a pnpm or yarn project is judged on a machine without pnpm or
 //!   yarn, because what they would run is the same script (a script that itself calls the missing
 //!   tool fails with exit 127, which names it).

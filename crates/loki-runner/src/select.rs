@@ -3,7 +3,7 @@
 //! modified test on the new code).
 //!
 //! [`narrowed`] rewrites a check's command with the runner's own selection syntax (each runner's
-//! `Runner::narrow`, in [`crate::runners`]):
+//! `Runner::narrow`, in `crate::runners`):
 //!
 //! | runner | files | test ids |
 //! |---|---|---|

@@ -4,7 +4,7 @@
 //! # What is recognised ([`recognise`])
 //! Only the toolchain's own messages, for the check kinds whose toolchain prints them (each
 //! runner's `Runner::environment`):
-//! - cargo and nextest ([`crate::runners::cargo::toolchain_failure`]): rustup found no
+//! - cargo and nextest (`crate::runners::cargo::toolchain_failure`): rustup found no
 //!   toolchain; rustc or the linker could not create or write temporary files; no linker at all.
 //!
 //! # Invariants

@@ -125,7 +125,7 @@
 //!
 //! # The runners' parts
 //! Which of the sections above a check needs is its runner's answer (`Runner::isolation`:
-//! [`Isolation`]). The parts that serve one runner family live with it, in [`crate::runners`]:
+//! `Isolation`). The parts that serve one runner family live with it, in `crate::runners`:
 //! - `runners::node::isolate`: the tree's own `node_modules` directories of links (JavaScript);
 //! - `runners::cargo::isolate`: the build directory slot of a role, and the path dependencies
 //!   outside the tree;
@@ -176,7 +176,7 @@ const SITECUSTOMIZE: &str = include_str!("sitecustomize.py");
 const NODE_PRELOAD: &str = include_str!("node_evidence.cjs");
 const NODE_HOOKS: &str = include_str!("node_evidence_hooks.mjs");
 
-/// What a runner's run in another tree needs ([`crate::runners`]' `Runner::isolation`); each
+/// What a runner's run in another tree needs (`crate::runners`' `Runner::isolation`); each
 /// is a section of the module doc.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Isolation {
