@@ -35,20 +35,17 @@
 //! - `status`: the status rules of one attempt ([`status_of`], pure) and missing-tool recognition;
 //! - `environment`: failures of the machine (no toolchain, an unwritable temporary directory),
 //!   which make a check `not_run` with an [`Environment`] naming the tool and the fix;
-//! - `plan`: the structured-report flags and files a check's command gets, the `cargo test
-//!   --doc` companion of a nextest run ([`doc_companion`]), and the `cargo test --no-run` that
-//!   builds what a cargo check runs ([`build_companion`]);
-//! - `keep_going`: a `cargo test` or `cargo nextest run` whose test target did not compile runs
-//!   again without it, so the other targets still report (the test-first flow; cargo has no
-//!   `--keep-going` for tests);
-//! - `attempt`: one execution of the command: started, spooled, parsed, cross-checked, judged.
+//! - `plan`: the structured-report flags and files a check's command gets (each runner's, from
+//!   `crate::runners`), the `cargo test --doc` companion of a nextest run ([`doc_companion`]),
+//!   and the `cargo test --no-run` that builds what a cargo check runs ([`build_companion`]);
+//! - `attempt`: one execution of the command: started, spooled, parsed, cross-checked, judged;
+//!   a `cargo test` or `cargo nextest run` whose test target did not compile runs again without
+//!   it (`crate::runners::cargo::keep_going`), so the other targets still report.
 
 mod attempt;
 pub mod environment;
-mod keep_going;
-mod plan;
+pub(crate) mod plan;
 mod status;
-mod surefire;
 
 pub use environment::Environment;
 pub use plan::{build_companion, doc_companion};
@@ -77,17 +74,10 @@ pub const DEFAULT_LOG_CAP: usize = 4 * 1024 * 1024;
 /// Failing ids quoted in a reason; the full list is in `failing_ids`.
 const REASON_IDS: usize = 5;
 /// Exit code of a shell that could not find a command.
-const SHELL_NOT_FOUND: i32 = 127;
-/// pytest's exit code for "no tests collected".
-const PYTEST_NO_TESTS: i32 = 5;
-/// nextest's exit code for "no tests to run".
-const NEXTEST_NO_TESTS: i32 = 4;
+pub(crate) const SHELL_NOT_FOUND: i32 = 127;
 /// Most bytes of spooled output parsed (a test report of this size is beyond any real suite; the
 /// rest is reported as not read rather than silently ignored).
 const MAX_PARSED_BYTES: u64 = 1024 * 1024 * 1024;
-/// cargo's output format that adds JSON artifact messages (package of each test binary) to stdout
-/// while diagnostics stay human-readable on stderr.
-const CARGO_MESSAGE_FORMAT: &str = "--message-format=json-render-diagnostics";
 /// Log-file names keep only these characters of a check name.
 fn log_char(c: char) -> char {
     if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {

@@ -1,10 +1,13 @@
 //! Where a test lives: the file and line a dynamic finding points at, from the test's id.
 //!
+//! Each runner reads its ids (`Runner::locate`, in `crate::runners`) through a [`Locator`]'s
+//! reads and listings:
 //! - pytest: the node id's file (relative to the check's directory) and its `def <name>` line;
 //! - vitest, jest, node: the id's file and the line that quotes the test's title;
 //! - go: the package directory of the id (module path stripped) and its `func <Test>(` line in a
 //!   `_test.go` file there;
-//! - cargo, nextest: the first `fn <name>` among the check's Rust files (at most 2,000).
+//! - cargo, nextest: the first `fn <name>` among the check's Rust files (at most 2,000);
+//! - maven: the class's file under `src/test/java` and the method's line.
 //!
 //! When nothing matches (a deleted test, a generated name) the finding points at the check's
 //! directory and carries no line. A test the change deleted is looked up in the base's tree
@@ -16,7 +19,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::detect::Check;
-use loki_protocol::CheckKind;
+use crate::runners::runner;
 
 /// Most files searched for a Rust test's definition.
 const MAX_FILES: usize = 2000;
@@ -46,14 +49,24 @@ impl std::fmt::Debug for Source<'_> {
     }
 }
 
+/// Which files of a directory a test may be defined in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Listing {
+    /// Go's `_test.go` files of that package directory, sorted.
+    GoPackage,
+    /// Rust files below it (at most [`MAX_FILES`], depth ≤ 8, hidden and `target` directories
+    /// skipped), `tests` before the rest at each level.
+    Rust,
+}
+
 /// Places tests in the files of one source, with what it read kept for the next test.
 #[derive(Debug)]
 pub struct Locator<'r> {
     source: Source<'r>,
     /// Repository-relative path → its lines' text (`None`: unreadable or too large).
     texts: HashMap<String, Option<String>>,
-    /// `(check directory, kind)` → the files a test of that check may be defined in.
-    files: HashMap<(String, CheckKind), Vec<String>>,
+    /// `(directory, listing)` → the files a test may be defined in.
+    files: HashMap<(String, Listing), Vec<String>>,
 }
 
 impl<'r> Locator<'r> {
@@ -74,11 +87,11 @@ impl<'r> Locator<'r> {
 
     /// The repository-relative path and 1-based line of test `id` of `check`.
     pub fn locate(&mut self, check: &Check, id: &str) -> (String, Option<u32>) {
-        locate(self, check, id)
+        runner(check.kind).locate(self, check, id)
     }
 
     /// The text of repository-relative file `rel`, read once.
-    fn text(&mut self, rel: &str) -> Option<&str> {
+    pub(crate) fn text(&mut self, rel: &str) -> Option<&str> {
         let source = &self.source;
         self.texts
             .entry(rel.to_owned())
@@ -92,34 +105,33 @@ impl<'r> Locator<'r> {
     }
 
     /// The 1-based line of the first line of `rel` that `pred` accepts.
-    fn line_of(&mut self, rel: &str, pred: impl Fn(&str) -> bool) -> Option<u32> {
+    pub(crate) fn line_of(&mut self, rel: &str, pred: impl Fn(&str) -> bool) -> Option<u32> {
         self.text(rel)?
             .lines()
             .position(pred)
             .and_then(|i| u32::try_from(i + 1).ok())
     }
 
-    /// The files of `kind`'s tests under directory `dir` (repository-relative), listed once:
-    /// Go's `_test.go` files of that package, sorted; Rust files below it, tests first.
-    fn files_of(&mut self, dir: &str, kind: CheckKind) -> Vec<String> {
+    /// The files of `listing` under directory `dir` (repository-relative), listed once.
+    pub(crate) fn files_of(&mut self, dir: &str, listing: Listing) -> Vec<String> {
         let source = &self.source;
         self.files
-            .entry((dir.to_owned(), kind))
-            .or_insert_with(|| match (source, kind) {
-                (Source::Dir(root), CheckKind::Go) => go_test_files(root, dir),
-                (Source::Dir(root), _) => {
+            .entry((dir.to_owned(), listing))
+            .or_insert_with(|| match (source, listing) {
+                (Source::Dir(root), Listing::GoPackage) => go_test_files(root, dir),
+                (Source::Dir(root), Listing::Rust) => {
                     let mut files = Vec::new();
                     rust_files(root, Path::new(dir), &mut files, 0);
                     files
                 }
-                (Source::Tree { paths, .. }, kind) => listed(paths, dir, kind),
+                (Source::Tree { paths, .. }, listing) => listed(paths, dir, listing),
             })
             .clone()
     }
 }
 
 /// [`Locator::files_of`] over a tree's listing.
-fn listed(paths: &[String], dir: &str, kind: CheckKind) -> Vec<String> {
+fn listed(paths: &[String], dir: &str, listing: Listing) -> Vec<String> {
     let under = |p: &str| -> Option<String> {
         match dir {
             "" | "." => Some(p.to_owned()),
@@ -130,9 +142,9 @@ fn listed(paths: &[String], dir: &str, kind: CheckKind) -> Vec<String> {
         .iter()
         .filter_map(|p| {
             let rest = under(p)?;
-            let keep = match kind {
-                CheckKind::Go => !rest.contains('/') && rest.ends_with("_test.go"),
-                _ => {
+            let keep = match listing {
+                Listing::GoPackage => !rest.contains('/') && rest.ends_with("_test.go"),
+                Listing::Rust => {
                     rest.ends_with(".rs")
                         && rest.split('/').count() <= 9
                         && !rest.split('/').any(|c| c.starts_with('.') || c == "target")
@@ -157,119 +169,14 @@ fn read(p: &Path) -> Option<String> {
     std::fs::read_to_string(p).ok()
 }
 
-fn locate(at: &mut Locator<'_>, check: &Check, id: &str) -> (String, Option<u32>) {
-    let dir = |rel: &str| match (check.dir.as_str(), rel) {
+/// The repository-relative path of `rel` (relative to `check`'s directory); `""` is the
+/// directory itself.
+pub(crate) fn in_check(check: &Check, rel: &str) -> String {
+    match (check.dir.as_str(), rel) {
         (".", "") => ".".to_owned(),
         (".", r) => r.to_owned(),
         (d, "") => d.to_owned(),
         (d, r) => format!("{d}/{r}"),
-    };
-    let fallback = (dir(""), None);
-    match check.kind {
-        CheckKind::Pytest => {
-            let parts: Vec<&str> = id.split("::").collect();
-            let file = parts.first().copied().unwrap_or("");
-            let name = parts.last().copied().unwrap_or("");
-            let name = name.split('[').next().unwrap_or(name);
-            let path = dir(file);
-            let (def, async_def) = (format!("def {name}("), format!("async def {name}("));
-            let line = at.line_of(&path, |l| {
-                let t = l.trim_start();
-                t.starts_with(&def) || t.starts_with(&async_def)
-            });
-            (path, line)
-        }
-        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => {
-            let parts: Vec<&str> = id.split(" > ").collect();
-            let file = parts.first().copied().unwrap_or("");
-            let (Some(title), true) = (parts.last(), parts.len() > 1) else {
-                return (dir(file), None);
-            };
-            let path = dir(file);
-            let mut find = |title: &str| {
-                let quoted: Vec<String> = ['\'', '"', '`']
-                    .iter()
-                    .map(|q| format!("{q}{title}{q}"))
-                    .collect();
-                at.line_of(&path, |l| quoted.iter().any(|q| l.contains(q.as_str())))
-            };
-            let mut line = find(title);
-            // jest names a test inside `describe` blocks by their titles joined with spaces
-            // (`ordinal first few numbers`): its own title is the longest suffix found.
-            if line.is_none() && check.kind == CheckKind::Jest {
-                line = title
-                    .match_indices(' ')
-                    .map(|(i, _)| &title[i + 1..])
-                    .filter(|t| t.len() >= 3)
-                    .find_map(&mut find);
-            }
-            (path, line)
-        }
-        CheckKind::Go => {
-            let Some(module) = at.text(&dir("go.mod")).and_then(go_module) else {
-                return fallback;
-            };
-            let test_at = id.split('/').position(|s| {
-                ["Test", "Example", "Benchmark", "Fuzz"]
-                    .iter()
-                    .any(|p| s.starts_with(p))
-            });
-            let segs: Vec<&str> = id.split('/').collect();
-            let Some(test_idx) = test_at else {
-                return fallback;
-            };
-            let pkg = segs[..test_idx].join("/");
-            let name = segs[test_idx];
-            let rel = if pkg == module {
-                String::new()
-            } else {
-                match pkg.strip_prefix(&format!("{module}/")) {
-                    Some(r) => r.to_owned(),
-                    None => return fallback,
-                }
-            };
-            let pkg_dir = dir(&rel);
-            let files = at.files_of(&pkg_dir, CheckKind::Go);
-            let func = format!("func {name}(");
-            for path in files {
-                if let Some(line) = at.line_of(&path, |l| l.starts_with(&func)) {
-                    return (path, Some(line));
-                }
-            }
-            (pkg_dir, None)
-        }
-        CheckKind::Cargo | CheckKind::Nextest => {
-            let name = id.rsplit("::").next().unwrap_or(id);
-            let name = name.split(' ').next().unwrap_or(name);
-            let files = at.files_of(&check.dir, CheckKind::Cargo);
-            let (call, generic) = (format!("fn {name}("), format!("fn {name}<"));
-            for path in files {
-                if let Some(line) = at.line_of(&path, |l| l.contains(&call) || l.contains(&generic))
-                {
-                    return (path, Some(line));
-                }
-            }
-            fallback
-        }
-        CheckKind::Maven => {
-            // `calc.CalcTest::adds`: Maven's standard layout puts the class in
-            // `src/test/java/calc/CalcTest.java`.
-            let (class, method) = id.split_once("::").unwrap_or((id, ""));
-            let class = class.split('$').next().unwrap_or(class);
-            let path = dir(&format!("src/test/java/{}.java", class.replace('.', "/")));
-            // `ordinal{int, String}[10]`, `ordinal(int, String)[10]`: JUnit's parameterized
-            // invocations carry their signature and index after the name.
-            let method = method.split(['(', '{', '[']).next().unwrap_or(method);
-            let call = format!(" {method}(");
-            let line = (!method.is_empty())
-                .then(|| at.line_of(&path, |l| l.contains(&call)))
-                .flatten();
-            if line.is_none() && at.text(&path).is_none() {
-                return fallback;
-            }
-            (path, line)
-        }
-        CheckKind::Npm => fallback,
     }
 }
 
@@ -292,13 +199,6 @@ fn go_test_files(root: &Path, pkg_dir: &str) -> Vec<String> {
         .collect();
     files.sort();
     files
-}
-
-fn go_module(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .find_map(|l| l.strip_prefix("module "))
-        .map(|m| m.trim().trim_matches('"').to_owned())
 }
 
 /// Rust files under `rel` (repository-relative), tests first, skipping build output.
@@ -342,6 +242,7 @@ fn rust_files(root: &Path, rel: &Path, out: &mut Vec<String>, depth: usize) {
 mod tests {
     use super::*;
     use crate::select::tests::write;
+    use loki_protocol::CheckKind;
 
     fn check(kind: CheckKind, dir: &str) -> Check {
         crate::select::tests::check(kind, dir, &[], None)

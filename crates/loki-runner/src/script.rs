@@ -7,10 +7,10 @@
 //! - **every runner reports**: the script is split into its simple commands (on `&&`, `||`, `;`,
 //!   `|`, outside quotes); each command that invokes vitest, jest or `node --test` — directly or
 //!   through `npx`, `pnpm exec`, `yarn`, `cross-env VAR=1 …`, `env …` — gets the runner's report
-//!   flags with a report file of its own, and `npm|pnpm|yarn run <script>` is replaced by that
-//!   script, rewritten the same way (up to [`MAX_DEPTH`] levels), so a script that chains several
-//!   runs (`vitest run && jest`, `npm run test:unit && npm run test:e2e`) still yields every test
-//!   by id;
+//!   flags (its `Runner::script_flags`, in `crate::runners`) with a report file of its own, and
+//!   `npm|pnpm|yarn run <script>` is replaced by that script, rewritten the same way (up to
+//!   [`MAX_DEPTH`] levels), so a script that chains several runs (`vitest run && jest`, `npm run
+//!   test:unit && npm run test:e2e`) still yields every test by id;
 //! - **no package manager needed**: a pnpm or yarn project is judged on a machine without pnpm or
 //!   yarn, because what they would run is the same script (a script that itself calls the missing
 //!   tool fails with exit 127, which names it).
@@ -33,6 +33,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use loki_protocol::CheckKind;
+
+use crate::runners::runner;
 
 /// How deep `npm run x` inside a script is followed.
 pub const MAX_DEPTH: usize = 4;
@@ -319,57 +321,39 @@ fn command(
             cmd.to_owned()
         };
     }
+    let args = &words[i + 1..];
     let n = reports.len();
-    let flags = match *program {
-        "vitest" => {
-            let path = tmp.join(format!("script-report-{n}.json"));
-            let f = format!(
-                " --reporter=default --reporter=json --outputFile.json={}",
-                shell_quote(&path.to_string_lossy())
-            );
-            reports.push(Report {
-                kind: CheckKind::Vitest,
-                path,
-            });
-            f
-        }
-        "jest" => {
-            let path = tmp.join(format!("script-report-{n}.json"));
-            let f = format!(
-                " --json --outputFile={}",
-                shell_quote(&path.to_string_lossy())
-            );
-            reports.push(Report {
-                kind: CheckKind::Jest,
-                path,
-            });
-            f
-        }
-        "node" if words[i + 1..].contains(&"--test") => {
-            let path = tmp.join(format!("script-report-{n}.jsonl"));
-            let reporter = tmp.join(crate::reports::tap::NODE_REPORTER_FILE);
-            let f = format!(
-                " --test-reporter=spec --test-reporter-destination=stdout --test-reporter={} --test-reporter-destination={}",
-                shell_quote(&reporter.to_string_lossy()),
-                shell_quote(&path.to_string_lossy())
-            );
-            reports.push(Report {
-                kind: CheckKind::Node,
-                path,
-            });
-            // node's options must come before its file arguments.
-            let head = words[..=i].join(" ");
-            let rest = words[i + 1..].join(" ");
-            let tail = extra.map(|e| format!(" {e}")).unwrap_or_default();
-            return format!("{head}{f} {rest}{tail}");
-        }
-        _ => {
-            *others += 1;
-            return cmd.to_owned();
-        }
+    let Some((kind, flags)) = CheckKind::ALL.into_iter().find_map(|k| {
+        runner(k)
+            .script_flags(program, args, tmp, n)
+            .map(|f| (k, f))
+    }) else {
+        *others += 1;
+        return cmd.to_owned();
     };
+    reports.push(Report {
+        kind,
+        path: flags.report,
+    });
     let tail = extra.map(|e| format!(" {e}")).unwrap_or_default();
-    format!("{}{flags}{tail}", cmd.trim_end())
+    if flags.first {
+        let head = words[..=i].join(" ");
+        let rest = args.join(" ");
+        return format!("{head}{} {rest}{tail}", flags.flags);
+    }
+    format!("{}{}{tail}", cmd.trim_end(), flags.flags)
+}
+
+/// The report flags a runner's command in a script gets (`Runner::script_flags`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScriptFlags {
+    /// The flags, each with a leading space.
+    pub(crate) flags: String,
+    /// The report file they make the runner write.
+    pub(crate) report: PathBuf,
+    /// They go right after the program, before its arguments (node's options must precede its
+    /// file arguments); otherwise after the whole command.
+    pub(crate) first: bool,
 }
 
 fn is_assignment(w: &str) -> bool {
@@ -433,7 +417,7 @@ fn split(script: &str) -> Vec<Piece> {
     out
 }
 
-fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     loki_process::shell_quote(s)
 }
 

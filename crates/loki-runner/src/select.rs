@@ -2,7 +2,8 @@
 //! judgement needs to see again (a rerun of a failing test on the base, the original form of a
 //! modified test on the new code).
 //!
-//! [`narrowed`] rewrites a check's command with the runner's own selection syntax:
+//! [`narrowed`] rewrites a check's command with the runner's own selection syntax (each runner's
+//! `Runner::narrow`, in `crate::runners`):
 //!
 //! | runner | files | test ids |
 //! |---|---|---|
@@ -30,10 +31,10 @@
 //! directory, an id without the parts it needs — gives `None`, and the caller runs the whole check:
 //! narrowing only ever saves time, it never changes which tests a judgement sees.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::detect::Check;
+use crate::runners::runner;
 use loki_protocol::CheckKind;
 
 /// What part of a check to run. Paths are relative to the repository root, with `/`.
@@ -105,7 +106,7 @@ impl Selection {
 /// Whether one run of `kind` can repeat each selected test ([`Selection::repeated`]).
 #[must_use]
 pub fn repeats_in_one_run(kind: CheckKind) -> bool {
-    matches!(kind, CheckKind::Go | CheckKind::Pytest)
+    runner(kind).repeats_in_one_run()
 }
 
 /// `check` (as it runs in `root`, the tree its `cwd` lies in) restricted to `sel`, or `None` when
@@ -124,325 +125,7 @@ pub fn narrowed(check: &Check, root: &Path, sel: &Selection) -> Option<Check> {
         }
     };
     let files: Option<Vec<String>> = sel.files.iter().map(|f| rel(f)).collect();
-    let files = files?;
-    let mut out = check.clone();
-    match check.kind {
-        CheckKind::Pytest => {
-            if !sel.tests.is_empty() {
-                // A node id's file part must exist where the check runs, or pytest errors out.
-                let cwd = root.join(&check.dir);
-                if sel
-                    .tests
-                    .iter()
-                    .any(|id| !cwd.join(id.split("::").next().unwrap_or(id)).exists())
-                {
-                    return None;
-                }
-            }
-            out.command.extend(files);
-            out.command.extend(sel.tests.iter().cloned());
-            // loki's pytest plugin, which every pytest run loads, defines the options.
-            if sel.repeat > 1 {
-                out.command.push(format!("--loki-repeat={}", sel.repeat));
-            }
-            if sel.reverse {
-                out.command.push("--loki-reverse".into());
-            }
-        }
-        CheckKind::Cargo | CheckKind::Nextest => {
-            let pkg_root = root.join(&check.dir);
-            let mut packages = BTreeSet::new();
-            let mut test_targets = BTreeSet::new();
-            let mut all_integration = sel.tests.is_empty();
-            for f in &files {
-                let (pkg, target) = cargo_target(&pkg_root, f)?;
-                packages.insert(pkg);
-                match target {
-                    Some(t) => {
-                        test_targets.insert(t);
-                    }
-                    None => all_integration = false,
-                }
-            }
-            let mut exact = Vec::new();
-            let mut doctests = 0;
-            for id in &sel.tests {
-                let mut parts = id.splitn(3, "::");
-                let (pkg, binary, path) = (parts.next()?, parts.next()?, parts.next()?);
-                packages.insert(pkg.to_owned());
-                exact.push(path.to_owned());
-                doctests += usize::from(binary == "doctests");
-            }
-            let head: Vec<String> = check
-                .command
-                .iter()
-                .take_while(|a| *a != "--")
-                .filter(|a| *a != "--workspace" && *a != "--all")
-                .cloned()
-                .collect();
-            let own_targets = head.iter().any(|a| names_cargo_targets(a));
-            let mut cmd = head;
-            for p in &packages {
-                cmd.push("-p".into());
-                cmd.push(p.clone());
-            }
-            if all_integration {
-                for t in &test_targets {
-                    cmd.push("--test".into());
-                    cmd.push(t.clone());
-                }
-            } else if check.kind == CheckKind::Cargo && !exact.is_empty() && !own_targets {
-                if doctests == 0 {
-                    cmd.push("--tests".into());
-                } else if doctests == exact.len() {
-                    cmd.push("--doc".into());
-                }
-            }
-            if check.kind == CheckKind::Cargo && !exact.is_empty() {
-                cmd.push("--".into());
-                cmd.push("--exact".into());
-                cmd.extend(exact);
-            }
-            out.command = cmd;
-        }
-        CheckKind::Go => {
-            let module = go_module(&root.join(&check.dir));
-            let mut pkgs = BTreeSet::new();
-            for f in &files {
-                let dir = f.rsplit_once('/').map_or(".", |(d, _)| d);
-                pkgs.insert(go_pkg_arg(dir));
-            }
-            let mut names = BTreeSet::new();
-            for id in &sel.tests {
-                let module = module.as_deref()?;
-                let (pkg, test) = split_go_id(id)?;
-                let dir = if pkg == module {
-                    "."
-                } else {
-                    pkg.strip_prefix(module)?.strip_prefix('/')?
-                };
-                pkgs.insert(go_pkg_arg(dir));
-                names.insert(test.split('/').next().unwrap_or(test).to_owned());
-            }
-            let mut cmd: Vec<String> = check
-                .command
-                .iter()
-                .filter(|a| !a.starts_with("./") && *a != ".")
-                .cloned()
-                .collect();
-            if !names.is_empty() {
-                cmd.push("-run".into());
-                cmd.push(format!(
-                    "^({})$",
-                    names.into_iter().collect::<Vec<_>>().join("|")
-                ));
-            }
-            // After the command's own flags: the last `-vet` and `-count` win.
-            cmd.push("-vet=off".into());
-            if sel.repeat > 1 {
-                cmd.push(format!("-count={}", sel.repeat));
-            }
-            cmd.extend(pkgs);
-            out.command = cmd;
-        }
-        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => {
-            let mut paths: BTreeSet<String> = files.into_iter().collect();
-            for id in &sel.tests {
-                let file = id.split(" > ").next()?;
-                // An id without its file (an old TAP id) cannot be narrowed to one.
-                if file.is_empty()
-                    || file.contains(" (")
-                    || !root.join(&check.dir).join(file).is_file()
-                {
-                    return None;
-                }
-                paths.insert(file.to_owned());
-            }
-            let names = if sel.exact {
-                name_pattern(check.kind, &sel.tests)
-            } else {
-                None
-            };
-            match (check.kind, check.script.as_deref()) {
-                (CheckKind::Node, None) => {
-                    out.command
-                        .extend(names.map(|n| format!("--test-name-pattern={n}")));
-                    out.command.extend(paths);
-                }
-                (_, Some(script))
-                    if plain_runner_script(script)
-                        || crate::script::narrowable(&root.join(&check.dir)) =>
-                {
-                    if !out.command.iter().any(|a| a == "--") {
-                        out.command.push("--".into());
-                    }
-                    let jest = check.kind == CheckKind::Jest;
-                    out.command.extend(
-                        paths
-                            .into_iter()
-                            .map(|p| if jest { regex_escape(&p) } else { p }),
-                    );
-                    if let Some(n) = names {
-                        out.command.push("-t".into());
-                        out.command.push(n);
-                    }
-                }
-                _ => return None,
-            }
-        }
-        CheckKind::Maven => {
-            let mut patterns = BTreeSet::new();
-            for f in &files {
-                let class = f.strip_prefix("src/test/java/")?.strip_suffix(".java")?;
-                patterns.insert(class.replace('/', "."));
-            }
-            for id in &sel.tests {
-                let (class, method) = id.split_once("::")?;
-                // Surefire's filter knows a method by its name: a parameterised or repeated
-                // case (`sums(int)[2]`) runs as its whole method.
-                let method = method.split(['(', '[']).next().unwrap_or(method);
-                if class.is_empty() || method.is_empty() || class.contains(['#', ',']) {
-                    return None;
-                }
-                patterns.insert(format!("{class}#{method}"));
-            }
-            out.command.push(format!(
-                "-Dtest={}",
-                patterns.into_iter().collect::<Vec<_>>().join(",")
-            ));
-        }
-        CheckKind::Npm => return None,
-    }
-    Some(out)
-}
-
-/// A regex of the tests' names for the runner's name filter: vitest and jest match a test's
-/// full name (its suites' names and its own, joined by spaces), node `--test` its own name.
-fn name_pattern(kind: CheckKind, ids: &[String]) -> Option<String> {
-    let names: Vec<String> = ids
-        .iter()
-        .filter_map(|id| {
-            let parts: Vec<&str> = id.split(" > ").skip(1).collect();
-            if parts.is_empty() {
-                return None;
-            }
-            let name = if kind == CheckKind::Node {
-                parts.last().map(|s| (*s).to_owned()).unwrap_or_default()
-            } else {
-                parts.join(" ")
-            };
-            Some(regex_escape(&name))
-        })
-        .collect();
-    (!names.is_empty()).then(|| format!("^({})$", names.join("|")))
-}
-
-/// Whether a `cargo test` argument picks targets (then cargo runs doctests only if it is `--doc`).
-fn names_cargo_targets(arg: &str) -> bool {
-    let name = arg.split_once('=').map_or(arg, |(n, _)| n);
-    matches!(
-        name,
-        "--lib"
-            | "--bin"
-            | "--bins"
-            | "--test"
-            | "--tests"
-            | "--example"
-            | "--examples"
-            | "--bench"
-            | "--benches"
-            | "--all-targets"
-            | "--doc"
-    )
-}
-
-/// A package.json test script that is one runner call, so arguments reach that runner.
-fn plain_runner_script(script: &str) -> bool {
-    !script.contains(['&', '|', ';', '>', '<', '$', '`'])
-}
-
-fn regex_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `pkg/sub` → `./pkg/sub`, `.` → `.`.
-fn go_pkg_arg(dir: &str) -> String {
-    if dir == "." || dir.is_empty() {
-        ".".to_owned()
-    } else {
-        format!("./{dir}")
-    }
-}
-
-/// A go id `example.com/m/pkg/TestX/sub` → (`example.com/m/pkg`, `TestX/sub`): the package is
-/// everything before the first segment that starts with `Test`, `Example`, `Benchmark` or `Fuzz`.
-fn split_go_id(id: &str) -> Option<(&str, &str)> {
-    let mut at = 0;
-    for seg in id.split('/') {
-        if ["Test", "Example", "Benchmark", "Fuzz"]
-            .iter()
-            .any(|p| seg.starts_with(p))
-            && at > 0
-        {
-            return Some((&id[..at - 1], &id[at..]));
-        }
-        at += seg.len() + 1;
-    }
-    None
-}
-
-/// The `module` path of `dir/go.mod`.
-fn go_module(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("go.mod")).ok()?;
-    text.lines()
-        .map(str::trim)
-        .find_map(|l| l.strip_prefix("module "))
-        .map(|m| m.trim().trim_matches('"').to_owned())
-}
-
-/// The package owning `file` (relative to the cargo root `root`) and, when the file is an
-/// integration test target of it (`tests/x.rs`, `tests/x/main.rs`), that target's name.
-fn cargo_target(root: &Path, file: &str) -> Option<(String, Option<String>)> {
-    let mut dir = Path::new(file).parent();
-    while let Some(d) = dir {
-        let manifest = root.join(d).join("Cargo.toml");
-        if let Some(name) = package_name(&manifest) {
-            let inner = Path::new(file).strip_prefix(d).ok()?;
-            let parts: Vec<&str> = inner
-                .components()
-                .filter_map(|c| c.as_os_str().to_str())
-                .collect();
-            let target = match parts.as_slice() {
-                ["tests", f] => f.strip_suffix(".rs").map(str::to_owned),
-                ["tests", t, "main.rs"] => Some((*t).to_owned()),
-                _ => None,
-            };
-            return Some((name, target));
-        }
-        if d.as_os_str().is_empty() {
-            break;
-        }
-        dir = d.parent();
-    }
-    None
-}
-
-/// `[package] name` of a manifest, if it has a package.
-fn package_name(manifest: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(manifest).ok()?;
-    let value: toml::Value = toml::from_str(&text).ok()?;
-    value
-        .get("package")?
-        .get("name")?
-        .as_str()
-        .map(str::to_owned)
+    runner(check.kind).narrow(check, root, files?, sel)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! One execution of the command: started through [`loki_process`], its output spooled and
 //! parsed, cross-checked and judged.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,14 +10,16 @@ use loki_core::scratch::Scratch;
 use loki_process::{self as process, Spec};
 use loki_protocol::CheckStatus;
 
-use super::keep_going;
-use super::plan::{ReportPlan, doc_companion, insert_before_separator, report_plan, script_plan};
+use super::plan::{
+    ReportPlan, doc_companion, insert_before_separator, report_plan, script_plan, write_report_file,
+};
 use super::status::{AttemptStatus, Facts, attempt_status, status_of};
-use super::{CARGO_MESSAGE_FORMAT, MAX_PARSED_BYTES, RunOptions};
+use super::{MAX_PARSED_BYTES, RunOptions};
 use crate::detect::Check;
 use crate::reports::report::TestReport;
+use crate::runners::cargo::{keep_going, with_message_format};
+use crate::runners::runner;
 use crate::{ChecksError, reports};
-use loki_protocol::CheckKind;
 
 /// One execution of the command.
 #[derive(Debug)]
@@ -27,36 +30,6 @@ pub(super) struct Attempt {
     pub(super) log: Vec<u8>,
     pub(super) report: Option<TestReport>,
     pub(super) judgement: AttemptStatus,
-}
-
-/// Most `.pyc` files a tree may hold before the sweep gives up (a pathological checkout).
-const MAX_SWEPT_ENTRIES: usize = 200_000;
-
-/// Removes the compiled bytecode in `__pycache__` directories of the repository holding `cwd`
-/// (outside installed packages) before a Python suite runs. Python trusts a `.pyc` whose recorded
-/// source size and mtime (in whole seconds) match the source, so a planted one (or a stale one
-/// from an edit within the same second) would make the tests run code that is not the source
-/// judged and committed; checks never write bytecode (`PYTHONDONTWRITEBYTECODE`), so what is
-/// there came from elsewhere. Installed packages (`site-packages`, `dist-packages`) are trusted
-/// like the rest of the environment. Best effort: a file that cannot be removed stays.
-fn drop_bytecode(cwd: &Path) {
-    let root = cwd
-        .ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(cwd);
-    let files = loki_core::walk::Walk::new(root, loki_core::walk::Visibility::Everything)
-        .max_entries(MAX_SWEPT_ENTRIES)
-        .files();
-    for f in files {
-        let rel = f.rel_str();
-        let in_cache = rel.split('/').any(|c| c == "__pycache__");
-        let installed = rel
-            .split('/')
-            .any(|c| c == "site-packages" || c == "dist-packages");
-        if in_cache && !installed && rel.ends_with(".pyc") {
-            let _ = std::fs::remove_file(&f.path);
-        }
-    }
 }
 
 /// Runs `check` once and judges the run: the steps below, in order. An empty command, or one
@@ -152,24 +125,15 @@ fn prepare<'a>(check: &'a Check, opts: &'a RunOptions) -> Result<Prepared<'a>, C
     };
     let plan = report_plan(check, tmp.path(), &opts.env)?;
     let script = script_plan(check, tmp.path());
-    if check.kind == CheckKind::Pytest {
-        drop_bytecode(&check.cwd);
-    }
-    if check.kind == CheckKind::Maven {
-        super::surefire::clear(&check.cwd);
-    }
-    if script
-        .as_ref()
-        .is_some_and(|p| p.reports.iter().any(|r| r.kind == CheckKind::Node))
-    {
-        loki_core::fs::write_atomic(
-            &tmp.path().join(reports::tap::NODE_REPORTER_FILE),
-            reports::tap::NODE_REPORTER_SOURCE.as_bytes(),
-        )
-        .map_err(|source| ChecksError::Log {
-            check: check.name.clone(),
-            source,
-        })?;
+    runner(check.kind).before_run(check);
+    // The files the script's runner commands load (node's reporter), once each.
+    let support: BTreeSet<(&str, &str)> = script
+        .iter()
+        .flat_map(|p| &p.reports)
+        .filter_map(|r| runner(r.kind).script_support())
+        .collect();
+    for (name, body) in support {
+        write_report_file(check, &tmp.path().join(name), body.as_bytes())?;
     }
     Ok(Prepared {
         check,
@@ -218,12 +182,9 @@ impl Prepared<'_> {
     /// The argv to run: the package script through `sh -c` when loki runs it itself, cargo with
     /// its message format (which the report is parsed from), else the check's own command.
     fn command(&self) -> Vec<String> {
-        match (&self.script, self.check.kind) {
-            (Some(p), _) => vec!["sh".to_owned(), "-c".to_owned(), p.script.clone()],
-            (None, CheckKind::Cargo) => {
-                insert_before_separator(&self.check.command, &[CARGO_MESSAGE_FORMAT.to_owned()])
-            }
-            (None, _) => self.check.command.clone(),
+        match &self.script {
+            Some(p) => vec!["sh".to_owned(), "-c".to_owned(), p.script.clone()],
+            None => runner(self.check.kind).command(&self.check.command),
         }
     }
 
@@ -235,9 +196,10 @@ impl Prepared<'_> {
         let (check, opts, plan) = (self.check, self.opts, &self.plan);
         let spool = self.tmp.path().join("output.log");
         // node's options must come before its file arguments; other runners take them last.
-        let (first, rest) = match (check.kind, self.script.is_none()) {
-            (CheckKind::Node, true) => (plan.args.clone(), Vec::new()),
-            _ => (Vec::new(), plan.args.clone()),
+        let (first, rest) = if runner(check.kind).report_args_first(check) {
+            (plan.args.clone(), Vec::new())
+        } else {
+            (Vec::new(), plan.args.clone())
         };
         let mut spec = Spec::new(program, &check.cwd)
             .args(&first)
@@ -290,8 +252,8 @@ impl Prepared<'_> {
     fn keep_going(&self, spec: &Spec, started: Instant, run: &mut Run) {
         let (check, opts, plan, tmp) = (self.check, self.opts, &self.plan, self.tmp.path());
         let wrapper = self.wrapper();
-        let nextest = check.kind == CheckKind::Nextest;
-        if !(matches!(check.kind, CheckKind::Cargo | CheckKind::Nextest)
+        let runner = runner(check.kind);
+        if !(runner.keeps_going()
             && self.script.is_none()
             && !run.timed_out
             && run.exit_code != 0
@@ -312,11 +274,7 @@ impl Prepared<'_> {
             keep_going::plan(&check.command, &run.text, &meta)
         });
         for (i, cmd) in runs.unwrap_or_default().iter().enumerate() {
-            let cmd = if nextest {
-                insert_before_separator(cmd, &plan.args)
-            } else {
-                insert_before_separator(cmd, &[CARGO_MESSAGE_FORMAT.to_owned()])
-            };
+            let cmd = insert_before_separator(&runner.command(cmd), &plan.args);
             run.log
                 .extend_from_slice(format!("\n==== loki: {}\n", cmd.join(" ")).as_bytes());
             match more(
@@ -338,7 +296,8 @@ impl Prepared<'_> {
                         .extend_from_slice(format!("loki: not started: {e}\n").as_bytes());
                 }
             }
-            if let Some(junit) = plan.files.first().filter(|_| nextest) {
+            // nextest's JUnit file (cargo's plan has none), which the next run would overwrite.
+            if let Some(junit) = plan.files.first() {
                 let aside = tmp.join(format!("keep-going-{i}.xml"));
                 if std::fs::rename(junit, &aside).is_ok() {
                     run.kept_reports.push(aside);
@@ -354,7 +313,7 @@ impl Prepared<'_> {
         let Some(doc) = doc_companion(self.check).filter(|_| !run.timed_out) else {
             return;
         };
-        let doc = insert_before_separator(&doc, &[CARGO_MESSAGE_FORMAT.to_owned()]);
+        let doc = with_message_format(&doc);
         let left = self.opts.timeout.saturating_sub(started.elapsed());
         run.log
             .extend_from_slice(format!("\n==== loki: {}\n", doc.join(" ")).as_bytes());
@@ -405,9 +364,7 @@ impl Prepared<'_> {
             .filter_map(|p| std::fs::read(p).ok())
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .collect::<Vec<_>>();
-        if check.kind == CheckKind::Maven {
-            structured.extend(super::surefire::read(&check.cwd));
-        }
+        structured.extend(runner(check.kind).found_reports(check));
         let mut structured_missing = !self.plan.files.is_empty() && structured.is_empty();
         let mut parsed = reports::parse_run(check.kind, &structured, &run.text);
         // A planned report that is missing or unreadable: some tests ran unseen.
@@ -483,12 +440,7 @@ fn script_reports(p: &crate::script::Plan, unread: &mut Vec<String>) -> Option<T
             continue;
         };
         let body = String::from_utf8_lossy(&bytes);
-        let one = match r.kind {
-            CheckKind::Node => {
-                reports::tap::parse_node_events(&body).or_else(|| reports::tap::parse_tap(&body))
-            }
-            _ => reports::js::parse_json(&body),
-        };
+        let one = runner(r.kind).parse_file(&body);
         if one.is_none() {
             unread.push(format!(
                 "the report of run {} of the test script ({}, {} bytes) could not be read, so its tests were not counted",

@@ -2,12 +2,10 @@
 //! not write its temporary files did not run, whatever the runner's exit code says.
 //!
 //! # What is recognised ([`recognise`])
-//! Only the toolchain's own messages, for the check kinds whose toolchain prints them:
-//! - cargo and nextest: rustup found no toolchain (`rustup could not choose a version`, `no
-//!   default toolchain configured`, `toolchain '…' is not installed`); rustc or the linker could
-//!   not create or write temporary files (`couldn't create a temp dir`, `Cannot create temporary
-//!   file`, or a `linking with` failure that says `Permission denied`); no linker at all
-//!   (`linker `cc` not found`).
+//! Only the toolchain's own messages, for the check kinds whose toolchain prints them (each
+//! runner's `Runner::environment`):
+//! - cargo and nextest (`crate::runners::cargo::toolchain_failure`): rustup found no
+//!   toolchain; rustc or the linker could not create or write temporary files; no linker at all.
 //!
 //! # Invariants
 //! - A recognised failure is `not_run`, never `pass`: it can keep a run from VERIFIED, never
@@ -19,8 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::reports::cargo::NOT_COMPILED;
 use crate::reports::report::TestReport;
+use crate::runners::runner;
 use loki_protocol::CheckKind;
 
 /// Why a check could not run on this machine: the tool, what went wrong, what to do.
@@ -39,11 +37,13 @@ impl std::fmt::Display for Environment {
     }
 }
 
-fn env(tool: &str, problem: &str, fix: &str) -> Environment {
-    Environment {
-        tool: tool.to_string(),
-        problem: problem.to_string(),
-        fix: fix.to_string(),
+impl Environment {
+    pub(crate) fn new(tool: &str, problem: &str, fix: &str) -> Environment {
+        Environment {
+            tool: tool.to_string(),
+            problem: problem.to_string(),
+            fix: fix.to_string(),
+        }
     }
 }
 
@@ -51,49 +51,13 @@ fn env(tool: &str, problem: &str, fix: &str) -> Environment {
 /// (see the module doc).
 #[must_use]
 pub fn recognise(kind: CheckKind, log: &str, report: Option<&TestReport>) -> Option<Environment> {
-    if !matches!(kind, CheckKind::Cargo | CheckKind::Nextest) {
-        return None;
-    }
-    if report.is_some_and(|r| {
-        let ids = r.failing_ids();
-        (r.failed > 0 && ids.is_empty()) || ids.iter().any(|id| !id.ends_with(NOT_COMPILED))
-    }) {
-        return None;
-    }
-    let says = |s: &str| log.contains(s);
-    if says("rustup could not choose a version")
-        || says("no default toolchain configured")
-        || (says("error: toolchain '") && says("is not installed"))
-    {
-        return Some(env(
-            "rustup",
-            "found no Rust toolchain",
-            "install one (`rustup default stable`), or run loki with RUSTUP_HOME and CARGO_HOME naming the ones that hold it",
-        ));
-    }
-    if says("couldn't create a temp dir")
-        || says("Cannot create temporary file")
-        || (says("linking with `") && says("Permission denied"))
-    {
-        return Some(env(
-            "the compiler or linker",
-            "could not write its temporary files (permission denied)",
-            "make the temporary directory (TMPDIR, else /tmp) writable, or point TMPDIR at one that is",
-        ));
-    }
-    if says("linker `cc` not found") || says("linker `ld` not found") {
-        return Some(env(
-            "the linker (cc)",
-            "was not found",
-            "install a C toolchain (build-essential, or your system's gcc/clang package)",
-        ));
-    }
-    None
+    runner(kind).environment(log, report)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reports::cargo::NOT_COMPILED;
     use crate::reports::report::TestCase;
     use crate::reports::report::TestStatus;
 

@@ -6,8 +6,9 @@ use std::time::Duration;
 use loki_protocol::CheckStatus;
 
 use super::environment::{Environment, recognise};
-use super::{NEXTEST_NO_TESTS, PYTEST_NO_TESTS, REASON_IDS, SHELL_NOT_FOUND};
+use super::{REASON_IDS, SHELL_NOT_FOUND};
 use crate::reports::report::TestReport;
+use crate::runners::runner;
 use loki_protocol::CheckKind;
 
 /// The status of one attempt (a check's status before reruns), with its reason.
@@ -90,17 +91,7 @@ pub fn status_of(facts: &Facts<'_>) -> AttemptStatus {
     }
     let executed = report.map_or(0, TestReport::executed);
     if exit_code != 0 {
-        let no_tests_code = match kind {
-            CheckKind::Pytest => exit_code == PYTEST_NO_TESTS,
-            CheckKind::Nextest => exit_code == NEXTEST_NO_TESTS,
-            CheckKind::Cargo
-            | CheckKind::Vitest
-            | CheckKind::Jest
-            | CheckKind::Node
-            | CheckKind::Npm
-            | CheckKind::Go
-            | CheckKind::Maven => false,
-        };
+        let no_tests_code = runner(kind).no_tests_exit() == Some(exit_code);
         if no_tests_code && executed == 0 {
             return attempt_status(CheckStatus::NotRun, Some("no tests executed".into()));
         }
@@ -143,7 +134,6 @@ pub fn status_of(facts: &Facts<'_>) -> AttemptStatus {
 
 /// A runner that exited because a tool it needs is missing (it was not run, it did not fail).
 fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
-    let says = |s: &str| log.contains(s);
     // The confining wrapper could not exec the program (it says so, then exits 127).
     if exit_code == SHELL_NOT_FOUND
         && let Some(rest) = log
@@ -154,44 +144,5 @@ fn missing_tool(kind: CheckKind, exit_code: i32, log: &str) -> Option<String> {
         let program = rest.split(": ").next().unwrap_or(rest);
         return Some(format!("{program} not found"));
     }
-    match kind {
-        CheckKind::Pytest if says("No module named pytest") => {
-            Some("pytest not installed for this interpreter (No module named pytest)".into())
-        }
-        CheckKind::Nextest if says("no such command: `nextest`") => Some("cargo-nextest not found".into()),
-        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node | CheckKind::Npm if exit_code == SHELL_NOT_FOUND => {
-            Some(match not_found_name(log) {
-                Some(tool @ ("pnpm" | "yarn" | "npm" | "npx" | "node" | "bun" | "corepack")) => format!("{tool} not found"),
-                Some(tool) => format!("{tool} not found: the package's dependencies are not installed"),
-                None => "the test script's command was not found (exit 127): the package's dependencies are not installed".into(),
-            })
-        }
-        // Maven offline (loki runs it so) without a plugin or dependency in its local
-        // repository: nothing of the project ran.
-        CheckKind::Maven if says("offline mode") && says("has not been downloaded") => Some(
-            "a Maven plugin or dependency is missing from the local repository (Maven runs offline)".into(),
-        ),
-        CheckKind::Cargo
-        | CheckKind::Nextest
-        | CheckKind::Pytest
-        | CheckKind::Vitest
-        | CheckKind::Jest
-        | CheckKind::Node
-        | CheckKind::Npm
-        | CheckKind::Go
-        | CheckKind::Maven => None,
-    }
-}
-
-/// The command a shell said it could not find: `sh: 1: vitest: not found`, `vitest: command not
-/// found`.
-fn not_found_name(log: &str) -> Option<&str> {
-    log.lines().rev().find_map(|l| {
-        let l = l.trim();
-        let rest = l
-            .strip_suffix(": not found")
-            .or_else(|| l.strip_suffix(": command not found"))?;
-        let name = rest.rsplit(": ").next()?.trim();
-        (!name.is_empty() && !name.contains(' ')).then_some(name)
-    })
+    runner(kind).missing_tool(exit_code, log)
 }

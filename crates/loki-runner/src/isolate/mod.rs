@@ -123,14 +123,13 @@
 //! remove them: a leak found is evidence, no leak found is not proof. The caller must let the run
 //! write to [`Prepared::evidence_dir`] (a confined run that cannot write there records nothing).
 //!
-//! # Submodules
-//! - `node`: the tree's own `node_modules` directories of links (JavaScript);
-//! - `cargo`: the build directory slot of a role, and the path dependencies outside the tree;
-//! - `go`: `go.work` copied or rewritten into the tree, and its paths outside it.
-
-mod cargo;
-mod go;
-mod node;
+//! # The runners' parts
+//! Which of the sections above a check needs is its runner's answer (`Runner::isolation`:
+//! `Isolation`). The parts that serve one runner family live with it, in `crate::runners`:
+//! - `runners::node::isolate`: the tree's own `node_modules` directories of links (JavaScript);
+//! - `runners::cargo::isolate`: the build directory slot of a role, and the path dependencies
+//!   outside the tree;
+//! - `runners::go::isolate`: `go.work` copied or rewritten into the tree, and its paths outside it.
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
@@ -140,9 +139,12 @@ use sha2::{Digest, Sha256};
 
 use crate::ChecksError;
 use crate::detect::Check;
+use crate::runners::cargo::isolate as cargo;
+use crate::runners::go::isolate as go;
+use crate::runners::node::isolate as node;
+use crate::runners::runner;
 use cargo::{cargo_notes, cargo_slot};
 use go::go;
-use loki_protocol::CheckKind;
 use node::link_node_modules;
 
 /// The role whose cargo builds go where the environment says (the user's own target directory).
@@ -152,9 +154,9 @@ pub const CARGO_SLOTS: usize = 4;
 /// Deepest directory level searched for `node_modules`, `Cargo.toml` and `go.work` (as detection).
 const MAX_DEPTH: usize = 8;
 /// Most directory entries one walk visits; a bound for pathological trees.
-const MAX_ENTRIES: usize = 200_000;
+pub(crate) const MAX_ENTRIES: usize = 200_000;
 /// Most `node_modules` entries scanned for workspace links per `node_modules` directory.
-const MAX_NM_ENTRIES: usize = 200_000;
+pub(crate) const MAX_NM_ENTRIES: usize = 200_000;
 /// Directories never searched in the tree: build output and dependencies.
 const SKIP_DIRS: &[&str] = &[
     ".git",
@@ -166,34 +168,50 @@ const SKIP_DIRS: &[&str] = &[
 ];
 /// Hex digits of the repository key in a build directory's path.
 const REPO_KEY_LEN: usize = 16;
-const LOCK_FILE: &str = ".loki-lock";
-const BUILT_STAMP: &str = ".loki-built";
-const TREE_RECORD: &str = ".loki-tree";
+pub(crate) const LOCK_FILE: &str = ".loki-lock";
+pub(crate) const BUILT_STAMP: &str = ".loki-built";
+pub(crate) const TREE_RECORD: &str = ".loki-tree";
 const CONFIG_FILE: &str = "loki_isolate.json";
 const SITECUSTOMIZE: &str = include_str!("sitecustomize.py");
 const NODE_PRELOAD: &str = include_str!("node_evidence.cjs");
 const NODE_HOOKS: &str = include_str!("node_evidence_hooks.mjs");
 
+/// What a runner's run in another tree needs (`crate::runners`' `Runner::isolation`); each
+/// is a section of the module doc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Isolation {
+    /// Nothing (the runner imports nothing from outside the tree).
+    Nothing,
+    /// The `sitecustomize` that moves `sys.path` and the finders' tables into the tree.
+    Python,
+    /// The tree's own `node_modules`, and the evidence preload.
+    JavaScript,
+    /// A build directory of the role's own (not for the head).
+    Cargo,
+    /// `go.work` in the tree.
+    Go,
+}
+
 /// What a run in another tree needs; see the module doc. Keep it alive while the runs last.
 #[derive(Debug, Default)]
 pub struct Prepared {
-    env: Vec<(OsString, OsString)>,
-    notes: Vec<String>,
-    created: Vec<PathBuf>,
-    private: Option<loki_core::scratch::Scratch>,
-    cargo: Option<CargoSlot>,
+    pub(crate) env: Vec<(OsString, OsString)>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) created: Vec<PathBuf>,
+    pub(crate) private: Option<loki_core::scratch::Scratch>,
+    pub(crate) cargo: Option<CargoSlot>,
 }
 
 /// A locked build directory of one role; writes the "built" stamp when released.
 #[derive(Debug)]
-struct CargoSlot {
-    dir: PathBuf,
+pub(crate) struct CargoSlot {
+    pub(crate) dir: PathBuf,
     /// Where [`Prepared::cargo_built`] stamps the end of the build: beside the directory, out of
     /// the runs' reach.
-    built: PathBuf,
+    pub(crate) built: PathBuf,
     /// The directory is guarded: runs build on their own first, then the stamp is written.
-    guarded: bool,
-    _lock: loki_core::fs::FileLock,
+    pub(crate) guarded: bool,
+    pub(crate) _lock: loki_core::fs::FileLock,
 }
 
 impl Drop for CargoSlot {
@@ -351,7 +369,10 @@ fn strings(v: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ChecksError {
+pub(crate) fn io_err(
+    action: &'static str,
+    path: &Path,
+) -> impl FnOnce(std::io::Error) -> ChecksError {
     let path = path.to_path_buf();
     move |e| ChecksError::Isolate {
         action,
@@ -360,7 +381,7 @@ fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> C
     }
 }
 
-fn write_file(path: &Path, body: &[u8]) -> Result<(), ChecksError> {
+pub(crate) fn write_file(path: &Path, body: &[u8]) -> Result<(), ChecksError> {
     loki_core::fs::write_atomic(path, body).map_err(|e| ChecksError::Isolate {
         action: "write",
         path: path.to_path_buf(),
@@ -368,11 +389,11 @@ fn write_file(path: &Path, body: &[u8]) -> Result<(), ChecksError> {
     })
 }
 
-fn create_dir(path: &Path) -> Result<(), ChecksError> {
+pub(crate) fn create_dir(path: &Path) -> Result<(), ChecksError> {
     std::fs::create_dir_all(path).map_err(io_err("create the directory", path))
 }
 
-fn symlink(target: &Path, link: &Path) -> Result<(), ChecksError> {
+pub(crate) fn symlink(target: &Path, link: &Path) -> Result<(), ChecksError> {
     std::os::unix::fs::symlink(target, link).map_err(io_err("create the symlink", link))
 }
 
@@ -381,7 +402,7 @@ pub fn env_var<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a Os
     env_value(env, name)
 }
 
-fn env_value<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsStr> {
+pub(crate) fn env_value<'a>(env: &'a [(OsString, OsString)], name: &str) -> Option<&'a OsStr> {
     env.iter()
         .rev()
         .find(|(n, _)| n == name)
@@ -397,7 +418,7 @@ pub fn repo_key(checkout: &Path) -> String {
 }
 
 /// A role as one path component (`base`, `original`, `new`; anything else is spelled safely).
-fn role_dir(role: &str) -> String {
+pub(crate) fn role_dir(role: &str) -> String {
     let s: String = role
         .chars()
         .map(|c| {
@@ -412,11 +433,11 @@ fn role_dir(role: &str) -> String {
 }
 
 /// The two spellings of each root: as given (when absolute) and resolved through symlinks.
-struct Roots {
+pub(crate) struct Roots {
     /// (checkout, tree) pairs, given spelling first.
-    pairs: Vec<(PathBuf, PathBuf)>,
-    checkout: PathBuf,
-    tree: PathBuf,
+    pub(crate) pairs: Vec<(PathBuf, PathBuf)>,
+    pub(crate) checkout: PathBuf,
+    pub(crate) tree: PathBuf,
 }
 
 impl Roots {
@@ -438,7 +459,7 @@ impl Roots {
     }
 
     /// The tree's path for `p` when `p` lies in the checkout (and not in the tree), else `None`.
-    fn moved(&self, p: &Path) -> Option<PathBuf> {
+    pub(crate) fn moved(&self, p: &Path) -> Option<PathBuf> {
         let p = normal(p);
         if self.pairs.iter().any(|(_, t)| p.starts_with(t)) {
             return None;
@@ -454,7 +475,7 @@ impl Roots {
         })
     }
 
-    fn in_tree(&self, p: &Path) -> bool {
+    pub(crate) fn in_tree(&self, p: &Path) -> bool {
         let p = normal(p);
         self.pairs.iter().any(|(_, t)| p.starts_with(t))
     }
@@ -477,7 +498,7 @@ impl Roots {
 }
 
 /// `p` with `.` and `..` components resolved lexically (no file system access).
-fn normal(p: &Path) -> PathBuf {
+pub(crate) fn normal(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -560,14 +581,9 @@ pub fn prepare_of(
     if roots.checkout == roots.tree {
         return Ok(out);
     }
-    let kinds: BTreeSet<CheckKind> = checks.iter().map(|c| c.kind).collect();
-    let python = kinds.contains(&CheckKind::Pytest);
-    let js = kinds.iter().any(|k| {
-        matches!(
-            k,
-            CheckKind::Vitest | CheckKind::Jest | CheckKind::Node | CheckKind::Npm
-        )
-    });
+    let needs = |i: Isolation| checks.iter().any(|c| runner(c.kind).isolation() == i);
+    let python = needs(Isolation::Python);
+    let js = needs(Isolation::JavaScript);
     if python || js {
         let private = loki_core::scratch::Scratch::new("loki-isolate-").map_err(io_err(
             "create a private directory in",
@@ -600,21 +616,17 @@ pub fn prepare_of(
         }
         out.private = Some(private);
     }
-    if role != HEAD_ROLE
-        && kinds
-            .iter()
-            .any(|k| matches!(k, CheckKind::Cargo | CheckKind::Nextest))
-    {
+    if role != HEAD_ROLE && needs(Isolation::Cargo) {
         let slot = cargo_slot(&roots, role, cache_dir, content)?;
         out.env
             .push(("CARGO_TARGET_DIR".into(), slot.dir.clone().into_os_string()));
         out.cargo = Some(slot);
         cargo_notes(&roots, &mut out.notes);
     }
-    if kinds.contains(&CheckKind::Go) {
+    if needs(Isolation::Go) {
         let dirs: BTreeSet<&str> = checks
             .iter()
-            .filter(|c| c.kind == CheckKind::Go)
+            .filter(|c| runner(c.kind).isolation() == Isolation::Go)
             .map(|c| c.dir.as_str())
             .collect();
         go(&roots, &dirs, env, &mut out)?;
@@ -647,7 +659,7 @@ fn node_options(preload: &Path, rest: Option<&OsStr>) -> OsString {
 
 /// Every directory of the tree (relative, `""` for the root), depth ≤ [`MAX_DEPTH`], build and
 /// dependency directories skipped, symlinks not followed.
-fn tree_dirs(tree: &Path) -> Vec<PathBuf> {
+pub(crate) fn tree_dirs(tree: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut budget = MAX_ENTRIES;
     let mut stack = vec![(PathBuf::new(), 0usize)];

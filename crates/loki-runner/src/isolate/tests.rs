@@ -1,6 +1,7 @@
 use super::cargo::manifest_paths;
 use super::go::{go_paths, replace_path_prefix};
 use super::*;
+use loki_protocol::CheckKind;
 
 #[test]
 fn replaces_whole_path_prefixes_only() {

@@ -30,7 +30,7 @@ use crate::reports;
 
 /// `cargo metadata --no-deps --format-version 1`, as far as this needs it.
 #[derive(Debug, Deserialize)]
-pub(super) struct Metadata {
+pub(crate) struct Metadata {
     packages: Vec<Package>,
 }
 
@@ -122,7 +122,7 @@ fn runner_words(command: &[String]) -> Option<usize> {
 
 /// The failure marks of the test targets a nextest run could not build, by nextest's binary ids.
 #[must_use]
-pub(super) fn nextest_marks(text: &str) -> Vec<crate::reports::report::TestCase> {
+pub(crate) fn nextest_marks(text: &str) -> Vec<crate::reports::report::TestCase> {
     reports::cargo::not_compiled(text)
         .into_iter()
         .filter(|u| u.test_build)
@@ -142,7 +142,7 @@ pub(super) fn nextest_marks(text: &str) -> Vec<crate::reports::report::TestCase>
 
 /// The metadata command for `command` (a `cargo test` one): its manifest, no dependencies.
 #[must_use]
-pub(super) fn metadata_command(command: &[String]) -> Vec<String> {
+pub(crate) fn metadata_command(command: &[String]) -> Vec<String> {
     let mut out: Vec<String> = [
         "cargo",
         "metadata",
@@ -171,7 +171,7 @@ pub(super) fn metadata_command(command: &[String]) -> Vec<String> {
 /// Whether `command`'s first run, whose output is `text`, can be continued by [`plan`]: a plain
 /// `cargo test` whose only build failures were test targets.
 #[must_use]
-pub(super) fn wanted(command: &[String], text: &str) -> bool {
+pub(crate) fn wanted(command: &[String], text: &str) -> bool {
     let broken = reports::cargo::not_compiled(text);
     // A build failure stops the run before any test: output with a test summary ran tests, and a
     // line shaped like cargo's error there was printed by one.
@@ -190,7 +190,7 @@ pub(super) fn wanted(command: &[String], text: &str) -> bool {
 /// The commands that run everything the first run could not, or `None` to give up (see the
 /// module doc).
 #[must_use]
-pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Vec<Vec<String>>> {
+pub(crate) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Vec<Vec<String>>> {
     if !wanted(command, text) {
         return None;
     }
@@ -295,7 +295,7 @@ pub(super) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
 
 /// Parses `cargo metadata` output.
 #[must_use]
-pub(super) fn read_metadata(text: &str) -> Option<Metadata> {
+pub(crate) fn read_metadata(text: &str) -> Option<Metadata> {
     text.lines()
         .find(|l| l.trim_start().starts_with('{'))
         .and_then(|l| serde_json::from_str(l).ok())

@@ -42,14 +42,14 @@ fn report_dirs(cwd: &Path) -> Vec<PathBuf> {
 
 /// Removes the reports of earlier builds under `cwd`. Best effort: what cannot be removed stays,
 /// and would be read as this run's.
-pub(super) fn clear(cwd: &Path) {
+pub(crate) fn clear(cwd: &Path) {
     for dir in report_dirs(cwd) {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
 /// The text of every `TEST-*.xml` report under `cwd`, in path order.
-pub(super) fn read(cwd: &Path) -> Vec<String> {
+pub(crate) fn read(cwd: &Path) -> Vec<String> {
     let mut files: Vec<PathBuf> = report_dirs(cwd)
         .iter()
         .filter_map(|d| std::fs::read_dir(d).ok())

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{Prepared, Roots, env_value, io_err, normal, write_file};
 use crate::ChecksError;
+use crate::isolate::{Prepared, Roots, env_value, io_err, normal, write_file};
 
-pub(super) fn go(
+pub(crate) fn go(
     roots: &Roots,
     dirs: &BTreeSet<&str>,
     env: &[(OsString, OsString)],
@@ -149,7 +149,7 @@ fn go_work_outside_notes(roots: &Roots, path: &Path, out: &mut Prepared) {
 
 /// The file system paths of a go.work (`use` and `replace ... => path`) or a go.mod (`replace`
 /// only): paths start with `.`, `/` or `~`, module paths do not.
-pub(super) fn go_paths(text: &str, uses: bool) -> Vec<String> {
+pub(crate) fn go_paths(text: &str, uses: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut block: Option<&str> = None;
     for raw in text.lines() {
@@ -200,7 +200,7 @@ pub(super) fn go_paths(text: &str, uses: bool) -> Vec<String> {
 
 /// Replaces `from` with `to` where `from` is a whole path prefix: preceded by the start, a space,
 /// a quote or `(`, and followed by the end, `/`, a space, a quote or `)`.
-pub(super) fn replace_path_prefix(text: &str, from: &str, to: &str) -> String {
+pub(crate) fn replace_path_prefix(text: &str, from: &str, to: &str) -> String {
     if from.is_empty() {
         return text.to_owned();
     }

@@ -5,14 +5,14 @@ use std::fs::File;
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::{
+use crate::ChecksError;
+use crate::isolate::{
     BUILT_STAMP, CARGO_SLOTS, CargoSlot, Content, LOCK_FILE, Roots, TREE_RECORD, create_dir,
     io_err, normal, repo_key, role_dir, tree_dirs,
 };
-use crate::ChecksError;
 use loki_core::fs::FileLock;
 
-pub(super) fn cargo_slot(
+pub(crate) fn cargo_slot(
     roots: &Roots,
     role: &str,
     cache_dir: &Path,
@@ -173,7 +173,7 @@ fn untouched_since_built(dir: &Path, built: &Path) -> bool {
                 return false;
             }
             seen += 1;
-            if seen > super::MAX_ENTRIES {
+            if seen > crate::isolate::MAX_ENTRIES {
                 return false;
             }
             if meta.is_dir() {
@@ -298,7 +298,7 @@ fn refresh_older_than(tree: &Path, stamp: SystemTime) -> Result<(), ChecksError>
 }
 
 /// Notes for path dependencies of the tree's manifests that do not lead into the tree.
-pub(super) fn cargo_notes(roots: &Roots, notes: &mut Vec<String>) {
+pub(crate) fn cargo_notes(roots: &Roots, notes: &mut Vec<String>) {
     for rel in tree_dirs(&roots.tree) {
         let manifest = roots.tree.join(&rel).join("Cargo.toml");
         let Ok(text) = std::fs::read_to_string(&manifest) else {
@@ -332,7 +332,7 @@ pub(super) fn cargo_notes(roots: &Roots, notes: &mut Vec<String>) {
 
 /// The `path` values of dependency-like tables: `[dependencies]` and its dev/build kin, their
 /// `[target.*.…]` forms, `[workspace.dependencies]`, `[patch.*]` and `[replace]`.
-pub(super) fn manifest_paths(v: &toml::Value, out: &mut Vec<String>) {
+pub(crate) fn manifest_paths(v: &toml::Value, out: &mut Vec<String>) {
     const DEP_TABLES: &[&str] = &[
         "dependencies",
         "dev-dependencies",

@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{MAX_NM_ENTRIES, Prepared, Roots, create_dir, io_err, symlink, tree_dirs};
 use crate::ChecksError;
+use crate::isolate::{MAX_NM_ENTRIES, Prepared, Roots, create_dir, io_err, symlink, tree_dirs};
 
-pub(super) fn link_node_modules(roots: &Roots, out: &mut Prepared) -> Result<(), ChecksError> {
+pub(crate) fn link_node_modules(roots: &Roots, out: &mut Prepared) -> Result<(), ChecksError> {
     for rel in tree_dirs(&roots.tree) {
         let from = roots.checkout.join(&rel).join("node_modules");
         let to = roots.tree.join(&rel).join("node_modules");

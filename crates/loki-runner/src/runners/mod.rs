@@ -1,0 +1,222 @@
+//! The runners, one module each: what a runner does differently from the others, behind one
+//! trait ([`Runner`]) and one table ([`runner`]).
+//!
+//! The step modules ([`crate::detect`], [`crate::exec`], [`crate::reports`], [`crate::select`],
+//! [`crate::locate`], [`crate::isolate`]) hold what every runner shares: the walk of the tree, the
+//! process runner and the status rules, the report types and the formats several runners write,
+//! the selection, the locator's reads, the isolation of a tree. Where they need a runner's own
+//! answer (its marker and test files, its checks, its command and report flags, its flags inside a
+//! package script, how to read its report, its "no tests" exit and missing tools, its selection
+//! syntax, where its tests are defined, what isolating it needs) they ask `runner(check.kind)`.
+//!
+//! | module | runners | holds |
+//! |---|---|---|
+//! | [`cargo`] | `cargo test`, and nextest ([`cargo::nextest`]) | detection (nextest only when the project opts in), libtest and nextest reports ([`cargo::report`]), keep-going runs ([`cargo::keep_going`]), build directory slots ([`cargo::isolate`]), `-p`/`--test`/`--exact` narrowing, `fn` lookup, toolchain failures |
+//! | [`pytest`] | pytest | detection and interpreter, loki's plugin and its report ([`pytest::report`]), node-id narrowing, `def` lookup, stale bytecode |
+//! | [`node`] | `node --test`, and the package scripts: vitest ([`node::vitest`]), jest ([`node::jest`]), another runner ([`node::npm`]) | detection of the package scripts, node's reporter, path and name-pattern narrowing, title lookup, `node_modules` of a tree ([`node::isolate`]) |
+//! | [`go`] | `go test` | detection, `go test -json` ([`go::report`]), `-run` narrowing, `func` lookup, `go.work` of a tree ([`go::isolate`]) |
+//! | [`maven`] | `mvn test` | detection, Surefire's report files ([`maven::surefire`]), `-Dtest` narrowing, method lookup |
+//!
+//! # Invariants
+//! - [`runner`] is the only exhaustive `match` on [`CheckKind`] of the crate: adding a runner is a
+//!   module with one `impl Runner` and one row there.
+//! - Each method's default is what most runners do (no structured report, no narrowing, nothing
+//!   to isolate, ...); a runner overrides only where it differs. No method does I/O beyond what
+//!   its doc says, and none panics.
+//! - A family's detection (cargo and nextest, the package scripts) is answered by one runner of
+//!   the family; the others detect nothing themselves.
+
+pub mod cargo;
+pub mod go;
+pub mod maven;
+pub mod node;
+pub mod pytest;
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use loki_protocol::CheckKind;
+
+use crate::ChecksError;
+use crate::detect::{Check, Scan, Tools};
+use crate::exec::Environment;
+use crate::exec::plan::ReportPlan;
+use crate::isolate::Isolation;
+use crate::locate::{Locator, in_check};
+use crate::reports::ParsedRun;
+use crate::reports::report::TestReport;
+use crate::script::ScriptFlags;
+use crate::select::Selection;
+
+/// What one runner does its own way. See the module doc for the defaults.
+pub(crate) trait Runner: Sync {
+    /// The names of the files that make a directory one of this runner's packages (or tell how
+    /// it runs there), which the walk records ([`Scan::markers`]).
+    fn markers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether the file at `rel` (repository-relative, named `name`) is one of this runner's
+    /// test files, which the walk collects ([`Scan::tests`]).
+    fn is_test_file(&self, _rel: &Path, _name: &str) -> bool {
+        false
+    }
+
+    /// Adds the checks of this runner (or of its family) found in `scan` of the tree at `root`.
+    fn detect(&self, _root: &Path, _scan: &Scan, _tools: Tools, _out: &mut Vec<Check>) {}
+
+    /// What makes the runner write structured reports into `tmp` (files it writes there are
+    /// loki's); `env` is the environment the run starts from.
+    fn report_plan(
+        &self,
+        _check: &Check,
+        _tmp: &Path,
+        _env: &[(OsString, OsString)],
+    ) -> Result<ReportPlan, ChecksError> {
+        Ok(ReportPlan::default())
+    }
+
+    /// `command` (the check's own, or one that completes it) with the flags its report is read
+    /// from that belong inside it rather than after it.
+    fn command(&self, command: &[String]) -> Vec<String> {
+        command.to_vec()
+    }
+
+    /// Whether the report plan's arguments go before the command's own (node's options must
+    /// precede its file arguments); otherwise they go last.
+    fn report_args_first(&self, _check: &Check) -> bool {
+        false
+    }
+
+    /// The report flags of this runner's command `program args` inside a package script, its
+    /// report the `n`th file in `tmp`; `None` when the command is not this runner's.
+    fn script_flags(
+        &self,
+        _program: &str,
+        _args: &[&str],
+        _tmp: &Path,
+        _n: usize,
+    ) -> Option<ScriptFlags> {
+        None
+    }
+
+    /// A file (name in the attempt's directory, text) the runner's commands in a script load
+    /// with their report flags.
+    fn script_support(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// Clears what an earlier run left that this one would read as its own (stale bytecode,
+    /// old report files). Best effort.
+    fn before_run(&self, _check: &Check) {}
+
+    /// The report files the runner writes where it runs rather than where it was told
+    /// (Surefire's), read after the run.
+    fn found_reports(&self, _check: &Check) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Whether a run whose test target did not compile runs again without it (cargo).
+    fn keeps_going(&self) -> bool {
+        false
+    }
+
+    /// The `cargo test --doc` run that completes a run of `check` (nextest's).
+    fn doc_companion(&self, _check: &Check) -> Option<Vec<String>> {
+        None
+    }
+
+    /// The `cargo test --no-run` that builds what `check` runs.
+    fn build_companion(&self, _check: &Check) -> Option<Vec<String>> {
+        None
+    }
+
+    /// The report in a structured report file the runner wrote.
+    fn parse_file(&self, _text: &str) -> Option<TestReport> {
+        None
+    }
+
+    /// The report the runner's output shows (summary lines, the fallback).
+    fn parse_log(&self, log: &str) -> Option<TestReport>;
+
+    /// One run: `structured` its report files, best first (the first that parses wins), then
+    /// its output.
+    fn parse_run(&self, structured: &[String], log: &str) -> ParsedRun {
+        ParsedRun {
+            report: structured
+                .iter()
+                .find_map(|s| report_of(self, Some(s), ""))
+                .or_else(|| report_of(self, None, log)),
+            ..ParsedRun::default()
+        }
+    }
+
+    /// The runner's own exit code for "no tests to run".
+    fn no_tests_exit(&self) -> Option<i32> {
+        None
+    }
+
+    /// The tool a run that exited `exit_code` with output `log` lacked, in words.
+    fn missing_tool(&self, _exit_code: i32, _log: &str) -> Option<String> {
+        None
+    }
+
+    /// The failure of the machine (not of the code) that `log` shows, given the run's report.
+    fn environment(&self, _log: &str, _report: Option<&TestReport>) -> Option<Environment> {
+        None
+    }
+
+    /// `check` (run in `root`) restricted to `sel`, whose files are `files` (relative to the
+    /// check's directory); `None` when the runner cannot express it exactly.
+    fn narrow(
+        &self,
+        _check: &Check,
+        _root: &Path,
+        _files: Vec<String>,
+        _sel: &Selection,
+    ) -> Option<Check> {
+        None
+    }
+
+    /// Whether one run can repeat each selected test.
+    fn repeats_in_one_run(&self) -> bool {
+        false
+    }
+
+    /// The repository-relative file and 1-based line where test `id` of `check` is defined;
+    /// the check's directory, without a line, when it cannot tell.
+    fn locate(&self, _at: &mut Locator<'_>, check: &Check, _id: &str) -> (String, Option<u32>) {
+        (in_check(check, ""), None)
+    }
+
+    /// What a run in another tree needs so that it runs that tree's code.
+    fn isolation(&self) -> Isolation {
+        Isolation::Nothing
+    }
+}
+
+/// The runner of `kind`: the one table of the crate.
+pub(crate) fn runner(kind: CheckKind) -> &'static dyn Runner {
+    match kind {
+        CheckKind::Cargo => &cargo::Cargo,
+        CheckKind::Nextest => &cargo::nextest::Nextest,
+        CheckKind::Pytest => &pytest::Pytest,
+        CheckKind::Vitest => &node::vitest::Vitest,
+        CheckKind::Jest => &node::jest::Jest,
+        CheckKind::Node => &node::Node,
+        CheckKind::Npm => &node::npm::Npm,
+        CheckKind::Go => &go::Go,
+        CheckKind::Maven => &maven::Maven,
+    }
+}
+
+/// The report of one run: the structured report when it parses, else the output's.
+pub(crate) fn report_of<R: Runner + ?Sized>(
+    r: &R,
+    structured: Option<&str>,
+    log: &str,
+) -> Option<TestReport> {
+    structured
+        .and_then(|s| r.parse_file(s))
+        .or_else(|| r.parse_log(log))
+}
