@@ -23,7 +23,7 @@
 //! The first model call that fails (after its bounded retries) ends the run's work at once: no
 //! further stage but commit and seal runs, the failure's [`loki_agent::ProviderFailure::reason`]
 //! is the `Reason:` line and the first of the run's own NOT PROVEN entries, and the exit code is 2
-//! ([`loki_core::outcome::PROVIDER_FAILURE`]): the setup (a key, a URL, a server) must change.
+//! ([`loki_protocol::outcome::PROVIDER_FAILURE`]): the setup (a key, a URL, a server) must change.
 //!
 //! # Cleanup
 //! A run that produced no change removes its worktree and branch after sealing (nothing there to

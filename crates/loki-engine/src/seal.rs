@@ -11,10 +11,10 @@
 //! ([`loki_contract::proof::prove`]), cost summed over sessions (`usd` null when any session was not
 //! measured), and the stage times.
 
-use loki_core::outcome::Outcome;
 use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
+use loki_protocol::outcome::Outcome;
 use loki_protocol::{FindingKind, Stage, StageState};
 use loki_receipt::schema::{
     Check, Cost, DiffStats, IntegrityFinding, JudgeFact, RepoState, StageTime, Task, Time,

@@ -161,7 +161,7 @@ pub struct RunCompleted {
     pub blocked: bool,
     /// The judge's verdict on the change, for runs a judge decided (seal stops).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judgement: Option<loki_core::outcome::Verdict>,
+    pub judgement: Option<loki_protocol::outcome::Verdict>,
 }
 payload!(RunCompleted => RunCompleted);
 

@@ -34,7 +34,6 @@ use loki_agent::{Provider, Transcript};
 use loki_clients::Usage;
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::outcome::Outcome;
 use loki_core::run::{RunKind, RunStore};
 use loki_events::RunRecorder;
 use loki_events::payload::{
@@ -43,6 +42,7 @@ use loki_events::payload::{
 };
 use loki_patch::ApplyOptions;
 use loki_protocol::CheckStatus;
+use loki_protocol::outcome::Outcome;
 use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
 use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, Sealed, Signer};
 

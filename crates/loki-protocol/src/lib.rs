@@ -26,14 +26,20 @@
 //! - [`Stage`], [`StageState`], [`CapKind`]: the stages of a build run, how each ended and the
 //!   limit that stopped a run, in the event log's lowercase words.
 //!
+//! - [`Outcome`], [`Verdict`], [`VerifyVerdict`], [`ExitCode`]: how a run ended, the judge's
+//!   conclusion on a change, what `loki verify` concluded, and the exit code each maps to
+//!   ([`outcome`] holds the ladders and the rules that decide an outcome).
+//!
 //! It depends on nothing of loki's and does no I/O: it is the bottom floor.
 
 pub mod check;
 pub mod finding;
 pub mod judge;
+pub mod outcome;
 pub mod stage;
 
 pub use check::{CheckKind, CheckOrigin, CheckRole, CheckStatus};
 pub use finding::{Finding, FindingKind};
 pub use judge::FactKind;
+pub use outcome::{ExitCode, Outcome, Verdict, VerifyVerdict};
 pub use stage::{CapKind, Stage, StageState};

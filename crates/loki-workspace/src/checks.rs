@@ -21,11 +21,11 @@ use std::time::Duration;
 use loki_core::RunId;
 use loki_core::config::Config;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{CheckResult as CheckEvent, RunCompleted, RunStarted};
 use loki_protocol::CheckStatus;
+use loki_protocol::outcome::ExitCode;
 use loki_runner::{Check, CheckResult, RunOptions, detect, run_check};
 
 use crate::WorkspaceError;

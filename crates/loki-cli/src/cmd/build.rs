@@ -10,9 +10,9 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
+use loki_protocol::outcome::ExitCode;
 use loki_workspace::run::RunFlags;
 use loki_workspace::single::ContractFrom;
 

@@ -21,7 +21,7 @@ fn rejected(answers: &[String]) -> (String, String) {
     let err = s.propose(PatchSource::Model(&provider)).unwrap_err();
     s.fail(&err);
     let report = s.finish(&fx.signer()).unwrap();
-    assert_eq!(report.outcome, loki_core::outcome::Outcome::Failed);
+    assert_eq!(report.outcome, loki_protocol::outcome::Outcome::Failed);
     assert_eq!(sha(&fx.path("app.py")), before);
     assert!(!fx.path("app.py.loki.bak").exists());
     let transcript =

@@ -10,10 +10,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
-use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunKind;
 use loki_events::{EventType, EventWriter};
 use loki_protocol::CheckStatus;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::keys::private_key_pem_v1;
 use loki_receipt::schema::{Check, StageTime, WallFile, sha256_hex};
 use loki_receipt::{
