@@ -12,7 +12,7 @@ use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_protocol::{Stage, StageState};
 
 use crate::EngineError;
-use crate::engine::{RunState, Step, WALL_SESSION, stage};
+use crate::engine::{RunState, Step, stage};
 use crate::intake::Intake;
 use crate::options::Progress;
 
@@ -28,9 +28,7 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
     let result = std::thread::scope(|scope| {
         let planner = scope.spawn(|| plan::run(&task, &i));
         let t = Instant::now();
-        s.log.append(&StageStarted {
-            stage: Stage::Plan.as_str().to_owned(),
-        })?;
+        s.log.append(&StageStarted { stage: Stage::Plan })?;
         let wall_ok = stage(s, Stage::Wall, |s| wall_stage(s, &i));
         let plan = planner.join().unwrap_or_default();
         let detail = format!(
@@ -40,7 +38,7 @@ pub(crate) fn plan_and_wall(s: &mut RunState<'_>) -> Result<(), EngineError> {
         );
         // The plan ran alongside the wall: its time is the wall's, not added to the run's.
         s.log.append(&StageCompleted(StageEnd::new(
-            Stage::Plan.as_str(),
+            Stage::Plan,
             detail.clone(),
             Some(t.elapsed().as_secs_f64()),
         )))?;
@@ -75,7 +73,7 @@ fn wall_stage(s: &mut RunState<'_>, i: &Intake) -> Result<Step, EngineError> {
     // The author is denied the repository itself, not only given an empty directory.
     let wrapper = s.confinement(&fence, crate::fence::Scope::Author);
     let report = s.session(
-        WALL_SESSION,
+        Stage::Wall.into(),
         "You write acceptance tests before the code exists.",
         &brief,
         &work,

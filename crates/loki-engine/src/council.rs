@@ -177,7 +177,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
             loki_council::Cap::Tokens => CapKind::Tokens,
             loki_council::Cap::Time => CapKind::Time,
         };
-        s.hit_cap(which, STAGE.as_str())?;
+        s.hit_cap(which, STAGE.into())?;
     }
     let detail = council.lines().join(", ");
     s.council = Some(council);

@@ -45,7 +45,7 @@ use loki_events::payload::{
     BuildStarted, CapHit, FixRound, RunCompleted, RunInterrupted, RunStarted, StageCompleted,
     StageEnd, StageFailed, StageSkipped, StageStarted,
 };
-use loki_protocol::{CapKind, Stage, StageState};
+use loki_protocol::{CapAt, CapKind, Stage, StageState};
 use sha2::{Digest, Sha256};
 
 use crate::intake::{self, Intake};
@@ -66,8 +66,8 @@ const MAX_RESERVE: Duration = Duration::from_secs(60);
 /// A check is never given less than this, even near the cap (it would only time out).
 pub(crate) const MIN_CHECK_TIME: Duration = Duration::from_secs(1);
 /// The agent's session label per stage (a scripted file names its sessions after these).
-pub const WALL_SESSION: &str = "wall";
-pub const IMPLEMENT_SESSION: &str = "implement";
+pub const WALL_SESSION: &str = Stage::Wall.as_str();
+pub const IMPLEMENT_SESSION: &str = Stage::Implement.as_str();
 
 /// The part of the cap kept for commit and seal: a tenth, between 2 s and 60 s.
 #[must_use]
@@ -216,21 +216,21 @@ impl RunState<'_> {
         }
         if !self.budget_hit {
             if self.time_left().is_zero() {
-                self.hit_cap(CapKind::Time, stage.as_str())?;
+                self.hit_cap(CapKind::Time, stage.into())?;
             } else if let Some(max) = self.opts.max_cost_usd
                 && self.cost_so_far() >= max
             {
-                self.hit_cap(CapKind::Cost, stage.as_str())?;
+                self.hit_cap(CapKind::Cost, stage.into())?;
             } else if let Some(max) = self.opts.max_tokens
                 && self.tokens_so_far() >= max
             {
-                self.hit_cap(CapKind::Tokens, stage.as_str())?;
+                self.hit_cap(CapKind::Tokens, stage.into())?;
             }
         }
         Ok(self.interrupted || self.budget_hit)
     }
 
-    pub(crate) fn hit_cap(&mut self, which: CapKind, stage: &str) -> Result<(), EngineError> {
+    pub(crate) fn hit_cap(&mut self, which: CapKind, stage: CapAt) -> Result<(), EngineError> {
         if self.budget_hit {
             return Ok(());
         }
@@ -246,7 +246,7 @@ impl RunState<'_> {
                     CapHit::Cost {
                         max_cost_usd: max,
                         spent_usd: self.cost_so_far(),
-                        stage: stage.to_string(),
+                        stage,
                     },
                 )
             }
@@ -257,7 +257,7 @@ impl RunState<'_> {
                     CapHit::Tokens {
                         max_tokens: max,
                         spent_tokens: self.tokens_so_far(),
-                        stage: stage.to_string(),
+                        stage,
                     },
                 )
             }
@@ -265,7 +265,7 @@ impl RunState<'_> {
                 format!("run cap reached ({}s) at {stage}", self.opts.cap.as_secs()),
                 CapHit::Time {
                     cap_s: self.opts.cap.as_secs(),
-                    stage: stage.to_string(),
+                    stage,
                 },
             ),
         };
@@ -280,7 +280,7 @@ impl RunState<'_> {
     )]
     pub(crate) fn session(
         &mut self,
-        label: &str,
+        at: CapAt,
         system: &str,
         brief: &str,
         dir: &std::path::Path,
@@ -288,6 +288,9 @@ impl RunState<'_> {
         wrapper: &[std::ffi::OsString],
         test_command: Option<String>,
     ) -> Result<SessionReport, EngineError> {
+        // The session's label is where a cap it reports was hit (`wall`, `implement`, `fix-1`).
+        let label = at.to_string();
+        let label = label.as_str();
         let transcript = self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE);
         let cost_left = self
             .opts
@@ -343,7 +346,7 @@ impl RunState<'_> {
                 "token_limit" => CapKind::Tokens,
                 _ => CapKind::Time,
             };
-            self.hit_cap(which, label)?;
+            self.hit_cap(which, at)?;
         }
         self.sessions.push(report.clone());
         Ok(report)
@@ -363,9 +366,7 @@ pub(crate) fn stage(
     name: Stage,
     f: impl FnOnce(&mut RunState<'_>) -> Result<Step, EngineError>,
 ) -> Result<bool, EngineError> {
-    s.log.append(&StageStarted {
-        stage: name.as_str().to_owned(),
-    })?;
+    s.log.append(&StageStarted { stage: name })?;
     s.observer.progress(&Progress::StageStarted { stage: name });
     let t = Instant::now();
     let (notes_at, interrupted_before) = (s.notes.len(), s.interrupted);
@@ -390,7 +391,7 @@ pub(crate) fn stage(
             }
         }
     };
-    let end = StageEnd::new(name.as_str(), detail.clone(), Some(secs));
+    let end = StageEnd::new(name, detail.clone(), Some(secs));
     match state {
         StageState::Completed => s.log.append(&StageCompleted(end))?,
         StageState::Skipped => s.log.append(&StageSkipped(end))?,
@@ -544,7 +545,7 @@ pub fn run_build(
     }
     let sealed = crate::seal::seal(&mut s)?;
     let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());
-    let mut end = RunCompleted::new(sealed.outcome.as_str())
+    let mut end = RunCompleted::new(sealed.outcome)
         .exit_code(i32::from(exit.code()))
         .receipt(sealed.receipt_sha256.clone());
     end.reason = s
@@ -630,7 +631,7 @@ fn work(s: &mut RunState<'_>) -> Result<(), EngineError> {
     } else {
         for name in [Stage::Plan, Stage::Wall, Stage::Gate] {
             s.log.append(&StageSkipped(StageEnd::new(
-                name.as_str(),
+                name,
                 "quick run: no plan, no wall",
                 None,
             )))?;

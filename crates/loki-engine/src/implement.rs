@@ -11,9 +11,10 @@ use loki_clients::ToolWords;
 use loki_contract::wall::Wall;
 use loki_events::RunRecorder;
 use loki_events::payload::TestsRestored;
+use loki_protocol::{CapAt, Stage};
 
 use crate::EngineError;
-use crate::engine::{IMPLEMENT_SESSION, RunState, Step};
+use crate::engine::{RunState, Step};
 use crate::intake::Intake;
 use crate::plan::Plan;
 use crate::session::SessionReport;
@@ -143,7 +144,7 @@ pub(crate) fn stage(s: &mut RunState<'_>) -> Result<Step, EngineError> {
     if let Some((c, _)) = &s.contract {
         brief.push_str(&loki_contract::proof::implement_rules(c));
     }
-    agent_round(s, i, IMPLEMENT_SESSION, &brief)
+    agent_round(s, i, Stage::Implement.into(), &brief)
 }
 
 /// The implementing agent's system prompt: loki's own, then the repository's instructions
@@ -183,29 +184,23 @@ pub fn tests_command(checks: &[loki_runner::Check]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" && "))
 }
 
-/// One agent session named `label` in the intake's worktree, then what follows every session.
+/// One agent session named by `at` (its label, `implement` or `fix-1`) in the intake's worktree,
+/// then what follows every session.
 fn agent_round(
     s: &mut RunState<'_>,
     i: Intake,
-    label: &str,
+    at: CapAt,
     brief: &str,
 ) -> Result<Step, EngineError> {
+    let label = at.to_string();
     let wrapper = s.wrapper.clone();
     let system = system_prompt(s.opts.backend.words().system, &s.agent);
     let tests = tests_command(&i.tests.checks);
-    let r = s.session(
-        label,
-        &system,
-        brief,
-        &i.worktree,
-        &i.fence,
-        &wrapper,
-        tests,
-    );
+    let r = s.session(at, &system, brief, &i.worktree, &i.fence, &wrapper, tests);
     // The worktree goes back to the run before an error ends it.
     s.intake = Some(i);
     let r = r?;
-    after_session(s, &r, label).map(Step::Done)
+    after_session(s, &r, &label).map(Step::Done)
 }
 
 /// Fix round `round`: one session with [`fix_brief`] from the last verification's failures.
@@ -219,5 +214,5 @@ pub(crate) fn fix_stage(s: &mut RunState<'_>, round: u32) -> Result<Step, Engine
         .map(Verification::feedback)
         .unwrap_or_default();
     let brief = fix_brief(&s.opts.task.text, round, &feedback, s.opts.backend.words());
-    agent_round(s, i, &format!("fix-{round}"), &brief)
+    agent_round(s, i, CapAt::FixRound(round), &brief)
 }

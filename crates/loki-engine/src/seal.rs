@@ -119,9 +119,7 @@ fn begin(s: &mut RunState<'_>) -> Result<(), EngineError> {
         s.notes
             .push("interrupted (Ctrl-C or SIGTERM) before seal".to_string());
     }
-    s.log.append(&StageStarted {
-        stage: Stage::Seal.as_str().to_owned(),
-    })?;
+    s.log.append(&StageStarted { stage: Stage::Seal })?;
     s.observer
         .progress(&crate::Progress::StageStarted { stage: Stage::Seal });
     Ok(())
@@ -134,7 +132,7 @@ fn end(
     detail: String,
 ) -> Result<(), EngineError> {
     s.log.append(&StageCompleted(StageEnd::new(
-        Stage::Seal.as_str(),
+        Stage::Seal,
         detail.clone(),
         Some(started.elapsed().as_secs_f64()),
     )))?;

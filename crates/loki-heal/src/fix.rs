@@ -581,14 +581,14 @@ impl FixSession {
         if let Settled::Interrupted { signal, .. } = &settled {
             // Sealed, but ended by a signal: the run says so, with its outcome and receipt.
             self.log.interrupt(&RunInterrupted {
-                outcome: Some(outcome.as_str().to_string()),
+                outcome: Some(outcome.into()),
                 exit_code: Some(i32::from(outcome.exit_code().code())),
                 receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
                 reason: Some(format!("loki was interrupted ({signal})")),
             })?;
         } else {
             self.log.finish(
-                &RunCompleted::new(outcome.as_str())
+                &RunCompleted::new(outcome)
                     .exit_code(i32::from(outcome.exit_code().code()))
                     .receipt(sealed.receipt.receipt_sha256.clone()),
             )?;

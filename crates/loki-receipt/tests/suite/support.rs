@@ -170,16 +170,24 @@ pub fn seal_with(facts: ReceiptFacts, env: KeyEnv) -> Fixture {
         json!({"kind": "build", "task": "añadir ✓"}),
     )
     .unwrap();
-    w.append(EventType::StageStarted, Some("verify"), json!({}))
-        .unwrap();
+    w.append(
+        EventType::StageStarted,
+        Some(loki_protocol::Stage::Verify),
+        json!({}),
+    )
+    .unwrap();
     w.append(
         EventType::CheckResult,
         None,
         json!({"name": "impacted tests", "passed": 42}),
     )
     .unwrap();
-    w.append(EventType::StageCompleted, Some("verify"), json!({}))
-        .unwrap();
+    w.append(
+        EventType::StageCompleted,
+        Some(loki_protocol::Stage::Verify),
+        json!({}),
+    )
+    .unwrap();
     let sealed = ReceiptBuilder::new(facts)
         .seal(&run_dir, &mut w, &signer)
         .unwrap();
