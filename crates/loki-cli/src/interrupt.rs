@@ -1,9 +1,9 @@
 //! Ctrl-C and `SIGTERM`: the process's one signal handler is [`loki_process::signals`] (its module
 //! doc is the spec); the binary installs it with [`print_note`], how an interruption is told.
 
-use loki_core::outcome::ExitCode;
 use loki_process::Cancel;
 pub use loki_process::signals::{at_prompt, left, signal_name};
+use loki_protocol::outcome::ExitCode;
 
 use loki_term::{YELLOW, paint};
 

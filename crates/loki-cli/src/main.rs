@@ -1,7 +1,7 @@
 //! `loki`: the only binary. It parses the command line, loads the configuration, calls the
 //! libraries and prints what `loki_term` renders. The exit code of an error is decided in one place, [`exit_code_for`],
 //! by the error's own class (`loki_core::exit`); the code of a result comes from the ladders in
-//! `loki_core::outcome`.
+//! `loki_protocol::outcome`.
 
 // The binary is the one place that writes to the terminal, and it does so through anstream
 // (a test below keeps it so), whose macros the print lints do not see.
@@ -18,7 +18,7 @@ use std::process::ExitCode as ProcessExit;
 
 use clap::{CommandFactory, Parser};
 use loki_core::exit::{Probe, classify_chain, probe};
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{Cli, Command};
 use crate::context::Ctx;
@@ -370,7 +370,7 @@ mod tests {
         }
         assert!(missing.is_empty(), "add a probe for: {missing:?}");
     }
-    use loki_core::outcome::VerifyVerdict;
+    use loki_protocol::outcome::VerifyVerdict;
 
     #[test]
     fn a_library_error_keeps_its_class_under_context_lines() {

@@ -25,6 +25,7 @@ use loki_events::payload::{
     BuildStarted, RunCompleted, RunStarted, StageCompleted, StageEnd, StageStarted,
 };
 use loki_events::{Event, EventWriter};
+use loki_protocol::{Outcome, Stage};
 use sqlx::ConnectOptions as _;
 
 const SHIPPERS: usize = 8;
@@ -46,13 +47,22 @@ fn run_events(dir: &std::path::Path, run: &str, i: usize) -> Vec<Event> {
         }))
         .unwrap(),
         w.record(&StageStarted {
-            stage: "verify".to_string(),
+            stage: Stage::Verify,
         })
         .unwrap(),
-        w.record(&StageCompleted(StageEnd::new("verify", "ok", Some(1.0))))
-            .unwrap(),
+        w.record(&StageCompleted(StageEnd::new(
+            Stage::Verify,
+            "ok",
+            Some(1.0),
+        )))
+        .unwrap(),
     ];
-    let outcome = ["VERIFIED", "PARTIAL", "FAILED", "BLOCKED"][i % 4];
+    let outcome = [
+        Outcome::Verified,
+        Outcome::Partial,
+        Outcome::Failed,
+        Outcome::Blocked,
+    ][i % 4];
     out.push(w.record(&RunCompleted::new(outcome)).unwrap());
     drop(w);
     let _ = std::fs::remove_dir_all(&run_dir);

@@ -12,7 +12,7 @@
 
 use std::error::Error;
 
-use crate::outcome::{ExitCode, VerifyVerdict};
+use loki_protocol::outcome::{ExitCode, VerifyVerdict};
 
 /// What kind of problem an error is, which decides the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

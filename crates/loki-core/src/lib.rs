@@ -1,9 +1,9 @@
 //! Shared vocabulary of loki.
 //!
 //! This crate owns the words every other crate speaks: run ids ([`RunId`]), the on-disk layout of
-//! `.loki/` and `$LOKI_HOME` ([`layout`]), the outcome, verdict and exit-code ladders ([`outcome`]),
-//! the class of an error that decides its exit code ([`exit::Classify`], implemented by every
-//! library's error type), the one registry of the environment variables loki reads ([`mod@env`]),
+//! `.loki/` and `$LOKI_HOME` ([`layout`]), the class of an error that decides its exit code
+//! ([`exit::Classify`], implemented by every library's error type, on `loki-protocol`'s exit-code
+//! ladder), the one registry of the environment variables loki reads ([`mod@env`]),
 //! layered configuration with provenance and the editing of its files ([`config`]), the run
 //! store ([`run`]), the one helper through which every piece of state is written
 //! ([`fs::write_atomic`]), the one check every untrusted path goes through ([`paths::Root::confine`]: relative, inside the root, not through a
@@ -23,7 +23,6 @@ pub mod fs;
 pub mod id;
 pub mod json;
 pub mod layout;
-pub mod outcome;
 pub mod paths;
 pub mod run;
 pub mod scratch;

@@ -16,6 +16,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use loki_protocol::RunEnd;
 use serde::{Deserialize, Serialize};
 
 use crate::fs::write_json_atomic;
@@ -99,8 +100,9 @@ pub struct RunRecord {
     /// The kernel's start time of `pid` (clock ticks since boot), to tell pid reuse apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid_start: Option<u64>,
+    /// How the run ended (`VERIFIED`, `PASS`, `NO CHANGE`: [`RunEnd`]), as its terminal event says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
+    pub outcome: Option<RunEnd>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     /// The revision of the agent's instructions the run followed
@@ -221,7 +223,7 @@ impl RunStore {
         &self,
         rec: &mut RunRecord,
         status: RunStatus,
-        outcome: Option<String>,
+        outcome: Option<RunEnd>,
         exit_code: Option<i32>,
     ) -> Result<(), CoreError> {
         rec.status = status;
@@ -431,7 +433,7 @@ mod tests {
         s.finish(
             &mut rec,
             RunStatus::Completed,
-            Some("VERIFIED".into()),
+            Some(loki_protocol::Outcome::Verified.into()),
             Some(0),
         )
         .unwrap();

@@ -37,9 +37,9 @@ use std::time::{Duration, Instant};
 
 use loki_agent::{Message, PriceTable, Provider, Request, Transcript};
 use loki_clients::Usage;
-use loki_core::outcome::Outcome;
 use loki_events::RunRecorder;
 use loki_events::payload::{Cost, SessionEnded, SessionStarted};
+use loki_protocol::outcome::Outcome;
 use loki_receipt::schema::Assessment;
 use serde_json::json;
 

@@ -46,13 +46,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use loki_core::RunId;
 use loki_core::fs::write_atomic;
 use loki_core::layout::Repo;
-use loki_core::outcome::Outcome;
 use loki_core::run::RunKind;
 use loki_engine::fence::Fence;
 use loki_events::EventWriter;
 use loki_events::payload::{RunCompleted, RunStarted};
 use loki_git::Git;
-use loki_protocol::{CheckRole, CheckStatus, FindingKind};
+use loki_protocol::outcome::Outcome;
+use loki_protocol::{CheckRole, CheckStatus, FindingKind, Stage};
 use loki_receipt::schema::{Check, Cost, IntegrityFinding, StageTime, Time};
 use loki_receipt::{KeyEnv, NotProven, Receipt, ReceiptBuilder, ReceiptFacts, Signer};
 use loki_runner::detect::use_checkout_envs;
@@ -336,7 +336,7 @@ fn seal_interrupted(
         .map_err(|e| fail("seal the deep receipt")(&e))?;
     events
         .record(&loki_events::payload::RunInterrupted {
-            outcome: Some(sealed.receipt.verdict.to_string()),
+            outcome: Some(sealed.receipt.verdict.into()),
             exit_code: None,
             receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
             reason: None,
@@ -438,7 +438,7 @@ fn verify(
     let code = i32::from(report.outcome().exit_code().code());
     events
         .record(
-            &RunCompleted::new(report.receipt.verdict.to_string())
+            &RunCompleted::new(report.receipt.verdict)
                 .exit_code(code)
                 .receipt(report.receipt.receipt_sha256.clone()),
         )
@@ -466,7 +466,10 @@ fn full_suite(
     for check in &detected {
         let r = run_check(check, &opts).map_err(|e| fail("run a suite")(&e))?;
         events
-            .record(&loki_events::payload::CheckResult::from(&r).in_stage("deep", CheckRole::Tests))
+            .record(
+                &loki_events::payload::CheckResult::from(&r)
+                    .in_stage(Stage::Deep, CheckRole::Tests),
+            )
             .map_err(|e| fail("record a check")(&e))?;
         suite.push(r);
     }

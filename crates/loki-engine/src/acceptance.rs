@@ -17,9 +17,6 @@ use crate::options::Progress;
 use crate::plan::{self, Plan};
 use crate::run::{Run, Step, stage};
 
-/// The wall author's session label (a scripted file names its sessions after it).
-pub const WALL_SESSION: &str = "wall";
-
 /// Runs plan ‖ wall (see the module doc) in the intake's worktree `i`: the plan, and the wall
 /// (empty when its stage failed; the failure is in the log and NOT PROVEN).
 pub(crate) fn plan_and_wall(
@@ -32,9 +29,7 @@ pub(crate) fn plan_and_wall(
     std::thread::scope(|scope| {
         let planner = scope.spawn(|| plan::run(&task, i));
         let t = Instant::now();
-        s.log.append(&StageStarted {
-            stage: Stage::Plan.as_str().to_owned(),
-        })?;
+        s.log.append(&StageStarted { stage: Stage::Plan })?;
         let mut wall = Wall::default();
         let wall_ok = stage(s, Stage::Wall, |s| {
             let (step, w) = wall_stage(s, i, contract)?;
@@ -49,7 +44,7 @@ pub(crate) fn plan_and_wall(
         );
         // The plan ran alongside the wall: its time is the wall's, not added to the run's.
         s.log.append(&StageCompleted(StageEnd::new(
-            Stage::Plan.as_str(),
+            Stage::Plan,
             detail.clone(),
             Some(t.elapsed().as_secs_f64()),
         )))?;
@@ -87,7 +82,7 @@ fn wall_stage(
     // The author is denied the repository itself, not only given an empty directory.
     let wrapper = s.confinement(&fence, crate::fence::Scope::Author);
     let report = s.session(
-        WALL_SESSION,
+        Stage::Wall.into(),
         "You write acceptance tests before the code exists.",
         &brief,
         &work,

@@ -31,6 +31,7 @@ use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{Cost, RunCompleted, RunStarted, SessionEnded, SessionStarted};
 use loki_process::confine::Network;
+use loki_protocol::RunEnd;
 
 use crate::EngineError;
 use crate::fence::{Fence, Scope};
@@ -206,7 +207,7 @@ fn record_end(
                 turns: Some(a.turns),
                 ..SessionEnded::default()
             })?;
-            rec.finish(&RunCompleted::new("ASKED").exit_code(0))?;
+            rec.finish(&RunCompleted::new(RunEnd::Asked).exit_code(0))?;
         }
         Err(e) => {
             let class = loki_core::exit::Classify::exit_class(e);
@@ -215,7 +216,7 @@ fn record_end(
                 failure: e.provider_failure().map(|f| f.kind.as_str().to_string()),
                 ..SessionEnded::default()
             })?;
-            rec.finish(&RunCompleted::new("ERROR").exit_code(i32::from(class.code())))?;
+            rec.finish(&RunCompleted::new(RunEnd::Error).exit_code(i32::from(class.code())))?;
         }
     }
     Ok(())

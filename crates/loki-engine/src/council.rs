@@ -182,7 +182,7 @@ pub(crate) fn stage(
             loki_council::Cap::Tokens => CapKind::Tokens,
             loki_council::Cap::Time => CapKind::Time,
         };
-        s.hit_cap(which, STAGE.as_str())?;
+        s.hit_cap(which, STAGE.into())?;
     }
     let detail = council.lines().join(", ");
     Ok((Step::Done(detail), Some(council)))

@@ -24,7 +24,7 @@
 //! The first model call that fails (after its bounded retries) ends the run's work at once: no
 //! further stage but commit and seal runs, the failure's [`loki_agent::ProviderFailure::reason`]
 //! is the `Reason:` line and the first of the run's own NOT PROVEN entries, and the exit code is 2
-//! ([`loki_core::outcome::PROVIDER_FAILURE`]): the setup (a key, a URL, a server) must change.
+//! ([`loki_protocol::outcome::PROVIDER_FAILURE`]): the setup (a key, a URL, a server) must change.
 //!
 //! # Cleanup
 //! A run that produced no change removes its worktree and branch after sealing (nothing there to
@@ -194,7 +194,7 @@ fn finish(mut s: Run<'_>, mut p: Products) -> Result<BuildReport, EngineError> {
     }
     let sealed = crate::seal::seal(&mut s, &p)?;
     let exit = BuildReport::exit(sealed.outcome, s.interrupted, s.provider_failure.is_some());
-    let mut end = RunCompleted::new(sealed.outcome.as_str())
+    let mut end = RunCompleted::new(sealed.outcome)
         .exit_code(i32::from(exit.code()))
         .receipt(sealed.receipt_sha256.clone());
     end.reason = s
@@ -289,7 +289,7 @@ fn work_in(s: &mut Run<'_>, i: &Intake, p: &mut Products) -> Result<(), EngineEr
     } else {
         for name in [Stage::Plan, Stage::Wall, Stage::Gate] {
             s.log.append(&StageSkipped(StageEnd::new(
-                name.as_str(),
+                name,
                 "quick run: no plan, no wall",
                 None,
             )))?;

@@ -51,9 +51,8 @@ pub(crate) fn stage(
     for f in &w.files {
         let r = loki_runner::run_check(&f.check, &opts)?;
         s.checks_s += r.duration_s;
-        s.log.append(
-            &CheckEvent::from(&r).in_stage(Stage::Gate.as_str(), loki_protocol::CheckRole::Wall),
-        )?;
+        s.log
+            .append(&CheckEvent::from(&r).in_stage(Stage::Gate, loki_protocol::CheckRole::Wall))?;
         out.results.push(r.clone());
         if verify::proves(&r) {
             base.pass += 1;

@@ -11,6 +11,7 @@ use loki_clients::ToolWords;
 use loki_contract::wall::Wall;
 use loki_events::RunRecorder;
 use loki_events::payload::TestsRestored;
+use loki_protocol::{CapAt, Stage};
 
 use crate::EngineError;
 use crate::intake::Intake;
@@ -18,9 +19,6 @@ use crate::plan::Plan;
 use crate::run::{Run, Step};
 use crate::session::SessionReport;
 use crate::verify::Verification;
-
-/// The implementing session's label (a scripted file names its sessions after it).
-pub const IMPLEMENT_SESSION: &str = "implement";
 
 /// The rules every implementing session gets first, in the words of the agent's own tools
 /// (`words`: the built-in loop's `run` and `finish`, or a CLI agent's, [`loki_clients::words`]).
@@ -151,7 +149,7 @@ pub(crate) fn stage(
     if let Some(c) = contract {
         brief.push_str(&loki_contract::proof::implement_rules(c));
     }
-    agent_round(s, i, wall, reverted, IMPLEMENT_SESSION, &brief)
+    agent_round(s, i, wall, reverted, Stage::Implement.into(), &brief)
 }
 
 /// The implementing agent's system prompt: loki's own, then the repository's instructions
@@ -191,28 +189,22 @@ pub fn tests_command(checks: &[loki_runner::Check]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" && "))
 }
 
-/// One agent session named `label` in the intake's worktree, then what follows every session.
+/// One agent session named by `at` (its label, `implement` or `fix-1`) in the intake's worktree,
+/// then what follows every session.
 fn agent_round(
     s: &mut Run<'_>,
     i: &Intake,
     wall: &Wall,
     reverted: &mut Vec<String>,
-    label: &str,
+    at: CapAt,
     brief: &str,
 ) -> Result<Step, EngineError> {
+    let label = at.to_string();
     let wrapper = s.wrapper.clone();
     let system = system_prompt(s.opts.backend.words().system, &s.agent);
     let tests = tests_command(&i.tests.checks);
-    let r = s.session(
-        label,
-        &system,
-        brief,
-        &i.worktree,
-        &i.fence,
-        &wrapper,
-        tests,
-    )?;
-    after_session(s, i, wall, reverted, &r, label).map(Step::Done)
+    let r = s.session(at, &system, brief, &i.worktree, &i.fence, &wrapper, tests)?;
+    after_session(s, i, wall, reverted, &r, &label).map(Step::Done)
 }
 
 /// Fix round `round`: one session with [`fix_brief`] from the last verification's failures.
@@ -226,5 +218,5 @@ pub(crate) fn fix_stage(
 ) -> Result<Step, EngineError> {
     let feedback = last.map(Verification::feedback).unwrap_or_default();
     let brief = fix_brief(&s.opts.task.text, round, &feedback, s.opts.backend.words());
-    agent_round(s, i, wall, reverted, &format!("fix-{round}"), &brief)
+    agent_round(s, i, wall, reverted, CapAt::FixRound(round), &brief)
 }

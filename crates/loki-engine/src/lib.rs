@@ -18,7 +18,7 @@
 //! screenshots the changed routes into the run directory and the receipt (`evidence.screens`).
 //!
 //! # Outcome
-//! Facts decide, through [`loki_receipt::ReceiptBuilder`] and `loki_core::outcome::decide`:
+//! Facts decide, through [`loki_receipt::ReceiptBuilder`] and `loki_protocol::outcome::decide`:
 //! VERIFIED needs a non-empty diff, every check proving (passed, executed > 0, none failed), the
 //! wall sealed and passing, no integrity finding, no reverted wall edit and an untampered log.
 //! The agent's own claim (`finish: done`) is recorded, never trusted. A failed model call ends the

@@ -20,6 +20,7 @@ use loki_core::layout::Repo;
 use loki_core::run::{RunRecord, RunStatus, RunStore};
 use loki_events::{Event, fold, read_events};
 use loki_git::Git;
+use loki_protocol::{Outcome, RunEnd, Stage};
 use serde::Serialize;
 
 use crate::EngineError;
@@ -32,9 +33,9 @@ pub struct StatusView {
     pub kind: String,
     pub status: String,
     /// The stage running now, or the last one that ran.
-    pub stage: Option<String>,
+    pub stage: Option<Stage>,
     pub elapsed_s: f64,
-    pub outcome: Option<String>,
+    pub outcome: Option<RunEnd>,
     pub exit_code: Option<i32>,
     pub cost_usd: Option<f64>,
     pub cost_measured: bool,
@@ -74,7 +75,7 @@ pub fn status(repo: &Repo, run: &RunId) -> Result<StatusView, EngineError> {
         .rev()
         .find(|s| s.state == loki_events::StageState::Started)
         .or_else(|| f.stages.last())
-        .map(|s| s.name.clone());
+        .map(|s| s.name);
     let now = loki_core::time::now_rfc3339();
     let end = rec.ended_at.clone().unwrap_or(now);
     Ok(StatusView {
@@ -85,7 +86,7 @@ pub fn status(repo: &Repo, run: &RunId) -> Result<StatusView, EngineError> {
         elapsed_s: seconds_between(&rec.started_at, &end)
             .unwrap_or(0.0)
             .max(0.0),
-        outcome: rec.outcome.clone(),
+        outcome: rec.outcome,
         exit_code: rec.exit_code,
         cost_usd: f.cost_usd,
         cost_measured: f.cost_usd.is_some(),
@@ -146,7 +147,7 @@ pub fn log_line(e: &Event) -> String {
 pub const AGENT_CONFLICT: &str = "spec conflict reported by the agent: ";
 pub const CONTRACT_CONFLICT: &str = "spec conflict in the contract: ";
 /// The outcome of a run waiting for an answer, as `run.json` records it.
-const BLOCKED: &str = "BLOCKED";
+const BLOCKED: RunEnd = RunEnd::Sealed(Outcome::Blocked);
 
 /// The question a BLOCKED run asked, from its receipt's NOT PROVEN list.
 #[must_use]
@@ -189,13 +190,13 @@ pub struct FollowUp {
 pub fn follow_up(repo: &Repo, run: &RunId, answer: &str) -> Result<FollowUp, EngineError> {
     let store = RunStore::new(repo.clone());
     let rec = store.load(run)?;
-    if rec.outcome.as_deref() != Some(BLOCKED) {
+    if rec.outcome != Some(BLOCKED) {
         return Err(EngineError::NotBlocked {
             run: run.to_string(),
-            state: rec
-                .outcome
-                .clone()
-                .unwrap_or_else(|| rec.status.as_str().to_string()),
+            state: rec.outcome.map_or_else(
+                || rec.status.as_str().to_string(),
+                |o| o.as_str().to_owned(),
+            ),
         });
     }
     let dir = store.dir(run);
@@ -257,15 +258,16 @@ pub fn apply(repo: &Repo, run: &RunId) -> Result<Applied, EngineError> {
         action: "loki apply refused",
         detail,
     };
-    match rec.outcome.as_deref() {
-        Some("VERIFIED" | "ALREADY_SATISFIED") => {}
-        other => {
-            return Err(refuse(format!(
-                "run {run} ended {}; only a VERIFIED run is applied (its branch {} is there to inspect)",
-                other.unwrap_or("without an outcome"),
-                rec.branch()
-            )));
-        }
+    if !rec
+        .outcome
+        .and_then(RunEnd::sealed)
+        .is_some_and(Outcome::is_success)
+    {
+        return Err(refuse(format!(
+            "run {run} ended {}; only a VERIFIED run is applied (its branch {} is there to inspect)",
+            rec.outcome.map_or("without an outcome", RunEnd::as_str),
+            rec.branch()
+        )));
     }
     let g = Git::new(&repo.root);
     let branch = g
@@ -324,7 +326,7 @@ pub fn discard(repo: &Repo, run: &RunId) -> Result<Vec<String>, EngineError> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Discarded {
     pub run_id: String,
-    pub outcome: Option<String>,
+    pub outcome: Option<RunEnd>,
     pub removed: Vec<String>,
 }
 
@@ -338,10 +340,10 @@ pub fn discard_failed(repo: &Repo) -> Result<Vec<Discarded>, EngineError> {
         let loki_core::run::ListedRun::Ok(rec) = listed else {
             continue;
         };
-        let succeeded = matches!(
-            rec.outcome.as_deref(),
-            Some("VERIFIED" | "ALREADY_SATISFIED")
-        );
+        let succeeded = rec
+            .outcome
+            .and_then(RunEnd::sealed)
+            .is_some_and(Outcome::is_success);
         if rec.status == RunStatus::Running || succeeded {
             continue;
         }
@@ -349,7 +351,7 @@ pub fn discard_failed(repo: &Repo) -> Result<Vec<Discarded>, EngineError> {
         if !removed.is_empty() {
             out.push(Discarded {
                 run_id: rec.id.to_string(),
-                outcome: rec.outcome.clone(),
+                outcome: rec.outcome,
                 removed,
             });
         }

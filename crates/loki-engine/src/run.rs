@@ -29,7 +29,7 @@ use loki_events::RunRecorder;
 use loki_events::payload::{
     CapHit, StageCompleted, StageEnd, StageFailed, StageSkipped, StageStarted,
 };
-use loki_protocol::{CapKind, Stage, StageState};
+use loki_protocol::{CapAt, CapKind, Stage, StageState};
 
 use loki_contract::wall::Wall;
 
@@ -242,21 +242,21 @@ impl Run<'_> {
         }
         if !self.budget_hit {
             if self.time_left().is_zero() {
-                self.hit_cap(CapKind::Time, stage.as_str())?;
+                self.hit_cap(CapKind::Time, stage.into())?;
             } else if let Some(max) = self.opts.max_cost_usd
                 && self.cost_so_far() >= max
             {
-                self.hit_cap(CapKind::Cost, stage.as_str())?;
+                self.hit_cap(CapKind::Cost, stage.into())?;
             } else if let Some(max) = self.opts.max_tokens
                 && self.tokens_so_far() >= max
             {
-                self.hit_cap(CapKind::Tokens, stage.as_str())?;
+                self.hit_cap(CapKind::Tokens, stage.into())?;
             }
         }
         Ok(self.interrupted || self.budget_hit)
     }
 
-    pub(crate) fn hit_cap(&mut self, which: CapKind, stage: &str) -> Result<(), EngineError> {
+    pub(crate) fn hit_cap(&mut self, which: CapKind, stage: CapAt) -> Result<(), EngineError> {
         if self.budget_hit {
             return Ok(());
         }
@@ -272,7 +272,7 @@ impl Run<'_> {
                     CapHit::Cost {
                         max_cost_usd: max,
                         spent_usd: self.cost_so_far(),
-                        stage: stage.to_string(),
+                        stage,
                     },
                 )
             }
@@ -283,7 +283,7 @@ impl Run<'_> {
                     CapHit::Tokens {
                         max_tokens: max,
                         spent_tokens: self.tokens_so_far(),
-                        stage: stage.to_string(),
+                        stage,
                     },
                 )
             }
@@ -291,7 +291,7 @@ impl Run<'_> {
                 format!("run cap reached ({}s) at {stage}", self.opts.cap.as_secs()),
                 CapHit::Time {
                     cap_s: self.opts.cap.as_secs(),
-                    stage: stage.to_string(),
+                    stage,
                 },
             ),
         };
@@ -306,7 +306,7 @@ impl Run<'_> {
     )]
     pub(crate) fn session(
         &mut self,
-        label: &str,
+        at: CapAt,
         system: &str,
         brief: &str,
         dir: &std::path::Path,
@@ -314,6 +314,9 @@ impl Run<'_> {
         wrapper: &[std::ffi::OsString],
         test_command: Option<String>,
     ) -> Result<SessionReport, EngineError> {
+        // The session's label is where a cap it reports was hit (`wall`, `implement`, `fix-1`).
+        let label = at.to_string();
+        let label = label.as_str();
         let transcript = self.run_dir.join(loki_agent::transcript::TRANSCRIPT_FILE);
         let cost_left = self
             .opts
@@ -369,7 +372,7 @@ impl Run<'_> {
                 "token_limit" => CapKind::Tokens,
                 _ => CapKind::Time,
             };
-            self.hit_cap(which, label)?;
+            self.hit_cap(which, at)?;
         }
         self.sessions.push(report.clone());
         Ok(report)
@@ -389,9 +392,7 @@ pub(crate) fn stage(
     name: Stage,
     f: impl FnOnce(&mut Run<'_>) -> Result<Step, EngineError>,
 ) -> Result<bool, EngineError> {
-    s.log.append(&StageStarted {
-        stage: name.as_str().to_owned(),
-    })?;
+    s.log.append(&StageStarted { stage: name })?;
     s.observer.progress(&Progress::StageStarted { stage: name });
     let t = Instant::now();
     let (notes_at, interrupted_before) = (s.notes.len(), s.interrupted);
@@ -416,7 +417,7 @@ pub(crate) fn stage(
             }
         }
     };
-    let end = StageEnd::new(name.as_str(), detail.clone(), Some(secs));
+    let end = StageEnd::new(name, detail.clone(), Some(secs));
     match state {
         StageState::Completed => s.log.append(&StageCompleted(end))?,
         StageState::Skipped => s.log.append(&StageSkipped(end))?,

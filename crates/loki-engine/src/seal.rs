@@ -11,10 +11,10 @@
 //! ([`loki_contract::proof::prove`]), cost summed over sessions (`usd` null when any session was not
 //! measured), and the stage times.
 
-use loki_core::outcome::Outcome;
 use loki_events::payload::{StageCompleted, StageEnd, StageStarted};
 use loki_events::{LogStatus, verify_log};
 use loki_git::Git;
+use loki_protocol::outcome::Outcome;
 use loki_protocol::{FindingKind, Stage, StageState};
 use loki_receipt::schema::{
     Check, Cost, DiffStats, IntegrityFinding, JudgeFact, RepoState, StageTime, Task, Time,
@@ -119,9 +119,7 @@ fn begin(s: &mut Run<'_>) -> Result<(), EngineError> {
         s.notes
             .push("interrupted (Ctrl-C or SIGTERM) before seal".to_string());
     }
-    s.log.append(&StageStarted {
-        stage: Stage::Seal.as_str().to_owned(),
-    })?;
+    s.log.append(&StageStarted { stage: Stage::Seal })?;
     s.observer
         .progress(&crate::Progress::StageStarted { stage: Stage::Seal });
     Ok(())
@@ -130,7 +128,7 @@ fn begin(s: &mut Run<'_>) -> Result<(), EngineError> {
 /// Logs and reports the seal stage's end, with the verdict and the receipt's hash as detail.
 fn end(s: &mut Run<'_>, started: std::time::Instant, detail: String) -> Result<(), EngineError> {
     s.log.append(&StageCompleted(StageEnd::new(
-        Stage::Seal.as_str(),
+        Stage::Seal,
         detail.clone(),
         Some(started.elapsed().as_secs_f64()),
     )))?;

@@ -16,8 +16,8 @@
 //! Labels are padded to 12 columns. Pure: the same report always renders the same text. The cost
 //! is printed with [`loki_agent::cost::usd`], so it reads as recorded (`$0.0028`, not `$0.00`).
 
-use loki_core::outcome::{ExitCode, Outcome};
 use loki_core::time::human_duration as duration;
+use loki_protocol::outcome::{ExitCode, Outcome};
 use serde::Serialize;
 
 /// Column where values start.
@@ -59,13 +59,13 @@ pub struct BuildReport {
 
 impl BuildReport {
     /// The exit code for the outcome: 130 when interrupted, 2 when a failed model call ended a
-    /// run that did not succeed ([`loki_core::outcome::PROVIDER_FAILURE`]).
+    /// run that did not succeed ([`loki_protocol::outcome::PROVIDER_FAILURE`]).
     #[must_use]
     pub fn exit(outcome: Outcome, interrupted: bool, provider_failed: bool) -> ExitCode {
         if interrupted {
             ExitCode::Interrupted
         } else if provider_failed && !outcome.is_success() {
-            loki_core::outcome::PROVIDER_FAILURE
+            loki_protocol::outcome::PROVIDER_FAILURE
         } else {
             outcome.exit_code()
         }

@@ -559,13 +559,12 @@ pub(crate) fn stage(
     for r in &v.results {
         s.checks_s += r.result.duration_s;
         s.log
-            .append(&CheckEvent::from(&r.result).in_stage(Stage::Verify.as_str(), r.role))?;
+            .append(&CheckEvent::from(&r.result).in_stage(Stage::Verify, r.role))?;
     }
     for l in &v.lint {
         s.checks_s += l.duration_s;
-        s.log.append(
-            &CheckEvent::from(l).in_stage(Stage::Verify.as_str(), loki_protocol::CheckRole::Lint),
-        )?;
+        s.log
+            .append(&CheckEvent::from(l).in_stage(Stage::Verify, loki_protocol::CheckRole::Lint))?;
     }
     for f in &v.findings {
         s.log.append(&FindingEvent::from(f))?;

@@ -1,5 +1,6 @@
 //! One event: its envelope, its vocabulary, and how its hash is computed.
 
+use loki_protocol::Stage;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -16,8 +17,9 @@ pub struct Event {
     pub run: String,
     #[serde(rename = "type")]
     pub kind: String,
+    /// The stage of a stage event (every stage word ever written is a [`Stage`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stage: Option<String>,
+    pub stage: Option<Stage>,
     pub data: serde_json::Map<String, serde_json::Value>,
     pub prev: String,
     pub hash: String,

@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use loki_protocol::Stage;
+
 use crate::event::{Event, EventType};
 
 /// The last known state of one stage.
@@ -17,7 +19,7 @@ pub enum StageState {
 /// One stage as folded from its events.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct StageFold {
-    pub name: String,
+    pub name: Stage,
     pub state: StageState,
     pub started_ts: Option<String>,
     pub ended_ts: Option<String>,
@@ -53,7 +55,7 @@ pub fn fold(events: &[Event]) -> Fold {
         f.events += 1;
         *f.by_type.entry(e.kind.clone()).or_default() += 1;
         let kind = EventType::parse(&e.kind);
-        if let (Some(k), Some(stage)) = (kind, &e.stage) {
+        if let (Some(k), Some(stage)) = (kind, e.stage) {
             let state = match k {
                 EventType::StageStarted => StageState::Started,
                 EventType::StageCompleted => StageState::Completed,
@@ -61,11 +63,11 @@ pub fn fold(events: &[Event]) -> Fold {
                 EventType::StageSkipped => StageState::Skipped,
                 _ => continue,
             };
-            let idx = match f.stages.iter().position(|s| s.name == *stage) {
+            let idx = match f.stages.iter().position(|s| s.name == stage) {
                 Some(i) => i,
                 None => {
                     f.stages.push(StageFold {
-                        name: stage.clone(),
+                        name: stage,
                         state,
                         started_ts: None,
                         ended_ts: None,

@@ -14,7 +14,7 @@
 //! `pass`, `fail`, `not_run`, `flaky`, `timeout`.
 
 use loki_core::run::RunKind;
-use loki_protocol::CheckStatus;
+use loki_protocol::{CapAt, CheckStatus, RunEnd, Stage};
 use serde::{Deserialize, Serialize};
 
 use crate::event::EventType;
@@ -25,7 +25,7 @@ pub trait Payload: Serialize {
     const TYPE: EventType;
 
     /// The `stage` of a stage event; `None` for every other type.
-    fn stage(&self) -> Option<&str> {
+    fn stage(&self) -> Option<Stage> {
         None
     }
 }
@@ -39,16 +39,16 @@ macro_rules! payload {
     ($ty:ident => $kind:ident, stage) => {
         impl Payload for $ty {
             const TYPE: EventType = EventType::$kind;
-            fn stage(&self) -> Option<&str> {
-                Some(&self.stage)
+            fn stage(&self) -> Option<Stage> {
+                Some(self.stage)
             }
         }
     };
     ($ty:ident => $kind:ident, end) => {
         impl Payload for $ty {
             const TYPE: EventType = EventType::$kind;
-            fn stage(&self) -> Option<&str> {
-                Some(&self.0.stage)
+            fn stage(&self) -> Option<Stage> {
+                Some(self.0.stage)
             }
         }
     };
@@ -145,7 +145,7 @@ pub struct BuildStarted {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunCompleted {
     /// `VERIFIED`, `FAILED`, … for sealed runs; the producer's word otherwise (`PASS`, `CRASHED`).
-    pub outcome: String,
+    pub outcome: RunEnd,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,14 +161,14 @@ pub struct RunCompleted {
     pub blocked: bool,
     /// The judge's verdict on the change, for runs a judge decided (seal stops).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judgement: Option<loki_core::outcome::Verdict>,
+    pub judgement: Option<loki_protocol::outcome::Verdict>,
 }
 payload!(RunCompleted => RunCompleted);
 
 impl RunCompleted {
     /// A completion with an outcome and nothing else.
     #[must_use]
-    pub fn new(outcome: impl Into<String>) -> RunCompleted {
+    pub fn new(outcome: impl Into<RunEnd>) -> RunCompleted {
         RunCompleted {
             outcome: outcome.into(),
             exit_code: None,
@@ -200,7 +200,7 @@ impl RunCompleted {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInterrupted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
+    pub outcome: Option<RunEnd>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,20 +223,21 @@ impl RunInterrupted {
     }
 }
 
-/// `stage.started`: data `{}`, the stage in the envelope.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `stage.started`: data `{}`, the stage in the envelope. The stage payloads are written, never
+/// read back alone: their `data` does not hold the stage, the envelope ([`crate::Event`]) does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StageStarted {
     #[serde(skip)]
-    pub stage: String,
+    pub stage: Stage,
 }
 payload!(StageStarted => StageStarted, stage);
 
 /// How a stage ended: the `data` of `stage.completed`, `stage.failed` (the detail is the error)
 /// and `stage.skipped` (the detail says why there was nothing to do).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StageEnd {
     #[serde(skip)]
-    pub stage: String,
+    pub stage: Stage,
     pub detail: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seconds: Option<f64>,
@@ -244,9 +245,9 @@ pub struct StageEnd {
 
 impl StageEnd {
     #[must_use]
-    pub fn new(stage: impl Into<String>, detail: impl Into<String>, seconds: Option<f64>) -> Self {
+    pub fn new(stage: Stage, detail: impl Into<String>, seconds: Option<f64>) -> Self {
         StageEnd {
-            stage: stage.into(),
+            stage,
             detail: detail.into(),
             seconds,
         }
@@ -254,19 +255,19 @@ impl StageEnd {
 }
 
 /// `stage.completed`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct StageCompleted(pub StageEnd);
 payload!(StageCompleted => StageCompleted, end);
 
 /// `stage.failed`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct StageFailed(pub StageEnd);
 payload!(StageFailed => StageFailed, end);
 
 /// `stage.skipped`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct StageSkipped(pub StageEnd);
 payload!(StageSkipped => StageSkipped, end);
@@ -388,9 +389,9 @@ pub struct CheckResult {
     pub log_sha256: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failing_ids: Vec<String>,
-    /// The build stage that ran it (`gate`, `verify`).
+    /// The stage that ran it (`gate`, `verify`; `deep` for `loki deep`'s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stage: Option<String>,
+    pub stage: Option<Stage>,
     /// Its role in a build run (`tests`, `wall`, `lint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<loki_protocol::CheckRole>,
@@ -408,8 +409,8 @@ payload!(CheckResult => CheckResult);
 impl CheckResult {
     /// As run by `stage` in the role `role`.
     #[must_use]
-    pub fn in_stage(mut self, stage: &str, role: loki_protocol::CheckRole) -> CheckResult {
-        self.stage = Some(stage.to_string());
+    pub fn in_stage(mut self, stage: Stage, role: loki_protocol::CheckRole) -> CheckResult {
+        self.stage = Some(stage);
         self.role = Some(role);
         self
     }
@@ -447,18 +448,18 @@ payload!(FixRound => FixRound);
 pub enum CapHit {
     Time {
         cap_s: u64,
-        stage: String,
+        stage: CapAt,
     },
     Cost {
         max_cost_usd: f64,
         spent_usd: f64,
-        stage: String,
+        stage: CapAt,
     },
     /// The token cap (`--max-tokens`, every bucket summed).
     Tokens {
         max_tokens: u64,
         spent_tokens: u64,
-        stage: String,
+        stage: CapAt,
     },
 }
 

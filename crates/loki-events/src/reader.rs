@@ -210,7 +210,8 @@ fn check_line(
     if event.kind.starts_with("stage.") != event.stage.is_some() {
         return Err(format!(
             "type {} and stage {:?} do not go together",
-            event.kind, event.stage
+            event.kind,
+            event.stage.map(loki_protocol::Stage::as_str)
         ));
     }
     match expected_run {

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use loki_core::RunId;
 use loki_core::run::{RunRecord, RunStatus, RunStore};
+use loki_protocol::RunEnd;
 
 use crate::payload::{Payload, RunCompleted, RunInterrupted, RunStarted};
 use crate::{EventError, EventWriter};
@@ -154,29 +155,19 @@ impl RunRecorder {
     /// Ends the run: `run.completed`, then `run.json` with status `completed` and the same outcome
     /// and exit code.
     pub fn finish(&mut self, end: &RunCompleted) -> Result<(), EventError> {
-        self.end(
-            end,
-            RunStatus::Completed,
-            Some(end.outcome.clone()),
-            end.exit_code,
-        )
+        self.end(end, RunStatus::Completed, Some(end.outcome), end.exit_code)
     }
 
     /// Ends the run early: `run.interrupted`, then `run.json` with status `interrupted`.
     pub fn interrupt(&mut self, end: &RunInterrupted) -> Result<(), EventError> {
-        self.end(
-            end,
-            RunStatus::Interrupted,
-            end.outcome.clone(),
-            end.exit_code,
-        )
+        self.end(end, RunStatus::Interrupted, end.outcome, end.exit_code)
     }
 
     fn end<P: Payload>(
         &mut self,
         payload: &P,
         status: RunStatus,
-        outcome: Option<String>,
+        outcome: Option<RunEnd>,
         exit_code: Option<i32>,
     ) -> Result<(), EventError> {
         if self.ended {

@@ -2,7 +2,9 @@
 
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStatus, RunStore};
-use loki_protocol::{CheckKind, CheckOrigin, CheckRole, CheckStatus, FindingKind};
+use loki_protocol::{
+    CheckKind, CheckOrigin, CheckRole, CheckStatus, FindingKind, Outcome, RunEnd, Stage,
+};
 use serde_json::{Value, json};
 
 use crate::payload::{
@@ -80,12 +82,13 @@ fn start_append_finish_keeps_run_json_and_the_log_in_step() {
     assert_eq!(running.task.as_deref(), Some("the task"));
 
     rec.append(&check()).unwrap();
-    rec.finish(&RunCompleted::new("FAIL").exit_code(1)).unwrap();
+    rec.finish(&RunCompleted::new(RunEnd::Fail).exit_code(1))
+        .unwrap();
 
     let done = store.load(rec.id()).unwrap();
     assert_eq!(done.status, RunStatus::Completed);
     assert_eq!(
-        (done.outcome.as_deref(), done.exit_code),
+        (done.outcome.map(RunEnd::as_str), done.exit_code),
         (Some("FAIL"), Some(1))
     );
     assert!(done.ended_at.is_some());
@@ -117,7 +120,7 @@ fn start_append_finish_keeps_run_json_and_the_log_in_step() {
         ),
         "{err}"
     );
-    assert!(rec.finish(&RunCompleted::new("PASS")).is_err());
+    assert!(rec.finish(&RunCompleted::new(RunEnd::Pass)).is_err());
     let id = rec.id().clone();
     drop(rec);
     let path = store.dir(&id).join("events.jsonl");
@@ -130,7 +133,7 @@ fn a_recorder_dropped_before_it_finished_records_an_interruption() {
     let (id, dir) = {
         let mut rec = RunRecorder::start(&store, None, vec![], &checks_started()).unwrap();
         rec.append(&StageStarted {
-            stage: "verify".into(),
+            stage: Stage::Verify,
         })
         .unwrap();
         (rec.id().clone(), rec.dir().to_path_buf())
@@ -168,7 +171,7 @@ fn an_explicit_interruption_keeps_its_outcome_and_exit_code() {
     let (_d, store) = store();
     let mut rec = RunRecorder::start(&store, None, vec![], &checks_started()).unwrap();
     rec.interrupt(&RunInterrupted {
-        outcome: Some("FAILED".into()),
+        outcome: Some(Outcome::Failed.into()),
         exit_code: Some(130),
         receipt_sha256: Some("cd".repeat(32)),
         reason: None,
@@ -177,7 +180,7 @@ fn an_explicit_interruption_keeps_its_outcome_and_exit_code() {
     let done = store.load(rec.id()).unwrap();
     assert_eq!(done.status, RunStatus::Interrupted);
     assert_eq!(
-        (done.outcome.as_deref(), done.exit_code),
+        (done.outcome.map(RunEnd::as_str), done.exit_code),
         (Some("FAILED"), Some(130))
     );
     let events = events_of(&store, &rec);
@@ -189,10 +192,11 @@ fn an_explicit_interruption_keeps_its_outcome_and_exit_code() {
 fn terminal_events_only_end_a_run_through_finish_or_interrupt() {
     let (_d, store) = store();
     let mut rec = RunRecorder::start(&store, None, vec![], &checks_started()).unwrap();
-    let err = rec.append(&RunCompleted::new("PASS")).unwrap_err();
+    let err = rec.append(&RunCompleted::new(RunEnd::Pass)).unwrap_err();
     assert!(matches!(err, EventError::Encode { .. }), "{err}");
     assert_eq!(store.load(rec.id()).unwrap().status, RunStatus::Running);
-    rec.finish(&RunCompleted::new("PASS").exit_code(0)).unwrap();
+    rec.finish(&RunCompleted::new(RunEnd::Pass).exit_code(0))
+        .unwrap();
 }
 
 #[test]
@@ -222,7 +226,7 @@ fn seal_hands_over_the_log_once_and_binds_what_was_appended() {
         })
     ));
     rec.finish(
-        &RunCompleted::new("VERIFIED")
+        &RunCompleted::new(Outcome::Verified)
             .exit_code(0)
             .receipt("ef".repeat(32)),
     )
@@ -248,16 +252,20 @@ fn stage_payloads_put_their_stage_in_the_envelope() {
     let (_d, store) = store();
     let mut rec = RunRecorder::start(&store, None, vec![], &checks_started()).unwrap();
     rec.append(&StageStarted {
-        stage: "intake".into(),
+        stage: Stage::Intake,
     })
     .unwrap();
-    rec.append(&StageCompleted(StageEnd::new("intake", "ok", Some(0.25))))
-        .unwrap();
-    rec.finish(&RunCompleted::new("PASS")).unwrap();
+    rec.append(&StageCompleted(StageEnd::new(
+        Stage::Intake,
+        "ok",
+        Some(0.25),
+    )))
+    .unwrap();
+    rec.finish(&RunCompleted::new(RunEnd::Pass)).unwrap();
     let events = events_of(&store, &rec);
-    assert_eq!(events[1].stage.as_deref(), Some("intake"));
+    assert_eq!(events[1].stage.map(Stage::as_str), Some("intake"));
     assert!(events[1].data.is_empty());
-    assert_eq!(events[2].stage.as_deref(), Some("intake"));
+    assert_eq!(events[2].stage.map(Stage::as_str), Some("intake"));
     assert_eq!(
         events[2].data,
         *json!({"detail": "ok", "seconds": 0.25})
@@ -271,13 +279,14 @@ fn stage_payloads_put_their_stage_in_the_envelope() {
 fn data<P: Payload + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(p: &P) -> Value {
     let v = serde_json::to_value(p).unwrap();
     let back: P = serde_json::from_value(v.clone()).unwrap();
-    if P::TYPE.is_stage() {
-        // The stage lives in the envelope, not in `data`.
-        assert_eq!(serde_json::to_value(&back).unwrap(), v);
-    } else {
-        assert_eq!(&back, p);
-    }
+    assert_eq!(&back, p);
     v
+}
+
+/// A stage payload's `data`: written only, since the stage lives in the envelope, not in `data`.
+fn stage_data<P: Payload>(p: &P) -> Value {
+    assert!(P::TYPE.is_stage());
+    serde_json::to_value(p).unwrap()
 }
 
 /// The shapes producers wrote by hand with `json!` before the payloads existed, byte for byte
@@ -344,14 +353,14 @@ fn typed_payloads_serialise_as_the_hand_written_events_did() {
         data(&CapHit::Cost {
             max_cost_usd: 1.0,
             spent_usd: 1.5,
-            stage: "fix".into(),
+            stage: Stage::Fix.into(),
         }),
         json!({"cap": "cost", "max_cost_usd": 1.0, "spent_usd": 1.5, "stage": "fix"}),
     );
     same(
         data(&CapHit::Time {
             cap_s: 60,
-            stage: "verify".into(),
+            stage: Stage::Verify.into(),
         }),
         json!({"cap": "time", "cap_s": 60, "stage": "verify"}),
     );
@@ -502,7 +511,7 @@ fn every_payload_shape_is_pinned() {
         (
             RunCompleted::TYPE.as_str(),
             data(
-                &RunCompleted::new("VERIFIED")
+                &RunCompleted::new(Outcome::Verified)
                     .exit_code(0)
                     .receipt(sha.clone()),
             ),
@@ -511,7 +520,7 @@ fn every_payload_shape_is_pinned() {
             RunCompleted::TYPE.as_str(),
             data(&RunCompleted {
                 blocked: true,
-                ..RunCompleted::new("FAILED").exit_code(2)
+                ..RunCompleted::new(Outcome::Failed).exit_code(2)
             }),
         ),
         (
@@ -520,22 +529,28 @@ fn every_payload_shape_is_pinned() {
         ),
         (
             StageStarted::TYPE.as_str(),
-            data(&StageStarted {
-                stage: "plan".into(),
-            }),
+            stage_data(&StageStarted { stage: Stage::Plan }),
         ),
         (
             StageCompleted::TYPE.as_str(),
-            data(&StageCompleted(StageEnd::new("seal", "VERIFIED", None))),
+            stage_data(&StageCompleted(StageEnd::new(
+                Stage::Seal,
+                "VERIFIED",
+                None,
+            ))),
         ),
         (
             StageFailed::TYPE.as_str(),
-            data(&StageFailed(StageEnd::new("intake", "no git", Some(0.5)))),
+            stage_data(&StageFailed(StageEnd::new(
+                Stage::Intake,
+                "no git",
+                Some(0.5),
+            ))),
         ),
         (
             StageSkipped::TYPE.as_str(),
-            data(&StageSkipped(StageEnd::new(
-                "wall",
+            stage_data(&StageSkipped(StageEnd::new(
+                Stage::Wall,
                 "quick run: no plan, no wall",
                 None,
             ))),
@@ -590,7 +605,7 @@ fn every_payload_shape_is_pinned() {
                 failing_ids: Vec::new(),
                 exit_code: None,
                 new_findings: Some(1),
-                ..check().in_stage("verify", CheckRole::Lint)
+                ..check().in_stage(Stage::Verify, CheckRole::Lint)
             }),
         ),
         (
@@ -702,7 +717,7 @@ fn an_installed_sink_sees_every_line_after_it_is_written() {
     )
     .unwrap();
     let dir = rec.dir().to_path_buf();
-    rec.finish(&RunCompleted::new("PASS")).unwrap();
+    rec.finish(&RunCompleted::new(RunEnd::Pass)).unwrap();
     // Other tests of this binary may write runs too: look at this run's lines only.
     let mine: Vec<_> = seen
         .0

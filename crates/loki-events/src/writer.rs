@@ -6,6 +6,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use loki_core::fs::FileLock;
+use loki_protocol::Stage;
 use sha2::{Digest, Sha256};
 
 use crate::event::{Event, EventType, GENESIS};
@@ -96,7 +97,7 @@ impl EventWriter {
     pub fn append(
         &mut self,
         kind: EventType,
-        stage: Option<&str>,
+        stage: Option<Stage>,
         data: serde_json::Value,
     ) -> Result<Event, EventError> {
         let encode = |reason: String| EventError::Encode {
@@ -119,7 +120,7 @@ impl EventWriter {
             ts: loki_core::time::now_rfc3339(),
             run: self.run.clone(),
             kind: kind.as_str().to_string(),
-            stage: stage.map(str::to_string),
+            stage,
             data,
             prev: self.head.clone(),
             hash: String::new(),
@@ -226,9 +227,9 @@ fn canonical_line(event: &Event) -> Result<(String, Vec<u8>), String> {
     tail.extend_from_slice(b",\"run\":");
     tail.extend_from_slice(&string(&event.run)?);
     tail.extend_from_slice(format!(",\"seq\":{}", event.seq).as_bytes());
-    if let Some(stage) = &event.stage {
+    if let Some(stage) = event.stage {
         tail.extend_from_slice(b",\"stage\":");
-        tail.extend_from_slice(&string(stage)?);
+        tail.extend_from_slice(&string(stage.as_str())?);
     }
     tail.extend_from_slice(b",\"ts\":");
     tail.extend_from_slice(&string(&event.ts)?);

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use loki_events::{
     EventError, EventType, EventWriter, GENESIS, LogStatus, fold, read_events, verify_log,
 };
+use loki_protocol::Stage;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -25,7 +26,7 @@ fn write_log(dir: &Path, n: usize) -> PathBuf {
         .unwrap();
     for i in 1..n {
         match i % 4 {
-            0 => w.append(EventType::StageStarted, Some("verify"), json!({})),
+            0 => w.append(EventType::StageStarted, Some(Stage::Verify), json!({})),
             1 => w.append(
                 EventType::ToolCalled,
                 None,
@@ -36,7 +37,11 @@ fn write_log(dir: &Path, n: usize) -> PathBuf {
                 None,
                 json!({"usd": 0.25, "input_tokens": 10, "output_tokens": 5}),
             ),
-            _ => w.append(EventType::StageCompleted, Some("verify"), json!({"n": i})),
+            _ => w.append(
+                EventType::StageCompleted,
+                Some(Stage::Verify),
+                json!({"n": i}),
+            ),
         }
         .unwrap();
     }
@@ -240,11 +245,11 @@ fn fold_gives_stages_totals_and_terminal() {
     let d = tempfile::tempdir().unwrap();
     let mut w = EventWriter::open(d.path(), RUN).unwrap();
     w.append(EventType::RunStarted, None, json!({})).unwrap();
-    w.append(EventType::StageStarted, Some("intake"), json!({}))
+    w.append(EventType::StageStarted, Some(Stage::Intake), json!({}))
         .unwrap();
-    w.append(EventType::StageCompleted, Some("intake"), json!({}))
+    w.append(EventType::StageCompleted, Some(Stage::Intake), json!({}))
         .unwrap();
-    w.append(EventType::StageStarted, Some("implement"), json!({}))
+    w.append(EventType::StageStarted, Some(Stage::Implement), json!({}))
         .unwrap();
     w.append(
         EventType::Cost,
@@ -258,7 +263,7 @@ fn fold_gives_stages_totals_and_terminal() {
         json!({"usd": 0.25, "input_tokens": 1, "output_tokens": 1}),
     )
     .unwrap();
-    w.append(EventType::StageFailed, Some("implement"), json!({}))
+    w.append(EventType::StageFailed, Some(Stage::Implement), json!({}))
         .unwrap();
     w.append(EventType::RunCompleted, None, json!({"outcome": "FAILED"}))
         .unwrap();

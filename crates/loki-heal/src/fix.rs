@@ -34,7 +34,6 @@ use loki_agent::{Provider, Transcript};
 use loki_clients::Usage;
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::outcome::Outcome;
 use loki_core::run::{RunKind, RunStore};
 use loki_events::RunRecorder;
 use loki_events::payload::{
@@ -43,6 +42,7 @@ use loki_events::payload::{
 };
 use loki_patch::ApplyOptions;
 use loki_protocol::CheckStatus;
+use loki_protocol::outcome::Outcome;
 use loki_receipt::schema::{Check, Cost, DiffStats, RepoState, StageTime, Task, Time, sha256_hex};
 use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, Sealed, Signer};
 
@@ -581,14 +581,14 @@ impl FixSession {
         if let Settled::Interrupted { signal, .. } = &settled {
             // Sealed, but ended by a signal: the run says so, with its outcome and receipt.
             self.log.interrupt(&RunInterrupted {
-                outcome: Some(outcome.as_str().to_string()),
+                outcome: Some(outcome.into()),
                 exit_code: Some(i32::from(outcome.exit_code().code())),
                 receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
                 reason: Some(format!("loki was interrupted ({signal})")),
             })?;
         } else {
             self.log.finish(
-                &RunCompleted::new(outcome.as_str())
+                &RunCompleted::new(outcome)
                     .exit_code(i32::from(outcome.exit_code().code()))
                     .receipt(sealed.receipt.receipt_sha256.clone()),
             )?;

@@ -43,6 +43,7 @@ use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{IncidentRecorded, RunCompleted, RunInterrupted, RunStarted};
 use loki_process::{self as process, Exit, Output, Spec, Streams};
+use loki_protocol::RunEnd;
 
 use crate::HealError;
 use crate::frames::{Lang, parse_crash, parse_urls};
@@ -63,11 +64,6 @@ const SCRIPT_MODE: u32 = 0o755;
 const MIN_REDACTED_LEN: usize = 8;
 /// What a withheld value printed by the command becomes in `incident.json`.
 const REDACTED: &str = "[withheld]";
-/// Outcomes recorded in `run.json`.
-pub const OUTCOME_CLEAN: &str = "CLEAN";
-pub const OUTCOME_CRASHED: &str = "CRASHED";
-pub const OUTCOME_TIMED_OUT: &str = "TIMED_OUT";
-pub const OUTCOME_NOT_RUN: &str = "NOT_RUN";
 
 /// What to observe.
 #[derive(Debug, Clone)]
@@ -274,7 +270,7 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
             let detail = e.to_string();
             log.finish(&RunCompleted {
                 reason: Some(detail),
-                ..RunCompleted::new(OUTCOME_NOT_RUN)
+                ..RunCompleted::new(RunEnd::NotRun)
             })?;
             return Err(if not_found {
                 HealError::CommandNotFound {
@@ -310,7 +306,7 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
         });
     }
     if out.success() {
-        log.finish(&RunCompleted::new(OUTCOME_CLEAN).exit_code(0))?;
+        log.finish(&RunCompleted::new(RunEnd::Clean).exit_code(0))?;
         return Ok(Observed::Clean {
             run_id: log.id().clone(),
             output: out,
@@ -321,14 +317,14 @@ pub fn observe(repo: &Repo, opts: &ObserveOptions) -> Result<Observed, HealError
         let detail = harness_detail(&out);
         log.finish(&RunCompleted {
             reason: Some(detail.clone()),
-            ..RunCompleted::new(OUTCOME_NOT_RUN).exit_code(code)
+            ..RunCompleted::new(RunEnd::NotRun).exit_code(code)
         })?;
         return Err(HealError::PageHarness { detail });
     }
     if out.timed_out {
         log.finish(&RunCompleted {
             timeout_s: Some(opts.timeout.as_secs()),
-            ..RunCompleted::new(OUTCOME_TIMED_OUT).exit_code(code)
+            ..RunCompleted::new(RunEnd::TimedOut).exit_code(code)
         })?;
         return Ok(Observed::TimedOut {
             run_id: log.id().clone(),
@@ -376,7 +372,7 @@ fn record_crash(
         exit_code: code,
         frames: incident.frames.len(),
     })?;
-    log.finish(&RunCompleted::new(OUTCOME_CRASHED).exit_code(code))?;
+    log.finish(&RunCompleted::new(RunEnd::Crashed).exit_code(code))?;
     Ok(Observed::Crashed {
         run_id: log.id().clone(),
         incident: Box::new(incident),

@@ -18,6 +18,7 @@ use std::path::Path;
 
 use loki_core::layout::Repo;
 use loki_core::run::{ListedRun, RunKind, RunRecord, RunStatus, RunStore};
+use loki_protocol::{Outcome, RunEnd};
 use loki_receipt::schema::Receipt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -83,7 +84,10 @@ fn case_of(store: &RunStore, rec: &RunRecord) -> Option<Case> {
         task: rec.task.clone()?,
         kind: rec.kind,
         base: receipt.repo.base_sha.clone(),
-        outcome: rec.outcome.clone().unwrap_or_default(),
+        outcome: rec
+            .outcome
+            .map(|o| o.as_str().to_owned())
+            .unwrap_or_default(),
         signature: signature(&receipt),
         started_at: rec.started_at.clone(),
         revision: rec.agent_revision.clone().unwrap_or_default(),
@@ -95,8 +99,8 @@ fn is_learnable_failure(rec: &RunRecord) -> bool {
     matches!(rec.kind, RunKind::Build | RunKind::Quick)
         && rec.status == RunStatus::Completed
         && matches!(
-            rec.outcome.as_deref(),
-            Some("FAILED" | "PARTIAL" | "STALLED")
+            rec.outcome.and_then(RunEnd::sealed),
+            Some(Outcome::Failed | Outcome::Partial | Outcome::Stalled)
         )
         // Exit 2: the model call failed or the run was refused; not the instructions' doing.
         && rec.exit_code != Some(2)
@@ -177,13 +181,14 @@ pub fn passing_run(repo: &Repo, id: &str) -> Result<Case, ImproveError> {
             rec.kind.as_str()
         )));
     }
-    if !matches!(
-        rec.outcome.as_deref(),
-        Some("VERIFIED" | "ALREADY_SATISFIED")
-    ) {
+    if !rec
+        .outcome
+        .and_then(RunEnd::sealed)
+        .is_some_and(Outcome::is_success)
+    {
         return Err(bad(format!(
             "it ended {}, and only a run that passed can guard against regressions",
-            rec.outcome.as_deref().unwrap_or("without an outcome")
+            rec.outcome.map_or("without an outcome", RunEnd::as_str)
         )));
     }
     case_of(&store, &rec).ok_or_else(|| bad("its receipt or task is missing".into()))

@@ -51,8 +51,8 @@ impl Outcome {
     /// change (busy: another cycle holds the lock; outage: the model cannot be reached); 3 for
     /// budget-exceeded; 130 for interrupted.
     #[must_use]
-    pub fn exit_code(self) -> loki_core::outcome::ExitCode {
-        use loki_core::outcome::ExitCode;
+    pub fn exit_code(self) -> loki_protocol::outcome::ExitCode {
+        use loki_protocol::outcome::ExitCode;
         match self {
             Outcome::Applied
             | Outcome::Pending

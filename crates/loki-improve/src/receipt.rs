@@ -122,8 +122,7 @@ pub fn seal(
     let dir = log.dir().to_path_buf();
     let sealed = log.seal(|events| builder.seal(&dir, events, &signer))?;
     log.finish(
-        &RunCompleted::new(sealed.receipt.verdict.as_str())
-            .receipt(sealed.receipt.receipt_sha256.clone()),
+        &RunCompleted::new(sealed.receipt.verdict).receipt(sealed.receipt.receipt_sha256.clone()),
     )?;
     Ok(sealed.receipt_path.display().to_string())
 }

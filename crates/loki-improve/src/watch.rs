@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use loki_core::layout::Repo;
 use loki_core::run::{ListedRun, RunStore};
 use loki_process::Cancel;
+use loki_protocol::{Outcome, RunEnd};
 
 use crate::{CycleOptions, ImproveError, Paths};
 
@@ -36,7 +37,10 @@ pub fn watch<E: From<ImproveError>>(
             .into_iter()
             .filter_map(|l| match l {
                 ListedRun::Ok(r)
-                    if matches!(r.outcome.as_deref(), Some("FAILED" | "PARTIAL" | "STALLED")) =>
+                    if matches!(
+                        r.outcome.and_then(RunEnd::sealed),
+                        Some(Outcome::Failed | Outcome::Partial | Outcome::Stalled)
+                    ) =>
                 {
                     Some(r.started_at)
                 }

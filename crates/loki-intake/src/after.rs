@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::pr::Published;
 use crate::{Endpoints, Hosts, IntakeError};

@@ -33,7 +33,7 @@
 
 use std::time::Instant;
 
-use loki_core::outcome::VerifyVerdict;
+use loki_protocol::outcome::VerifyVerdict;
 use serde_json::{Value, json};
 
 use crate::IntakeError;
@@ -244,7 +244,8 @@ pub fn publish(
     let title = title_of(issue.as_ref(), rec.task.as_deref());
     let draft = !matches!(
         receipt.verdict,
-        loki_core::outcome::Outcome::Verified | loki_core::outcome::Outcome::AlreadySatisfied
+        loki_protocol::outcome::Outcome::Verified
+            | loki_protocol::outcome::Outcome::AlreadySatisfied
     );
     // The token is checked before anything leaves the machine.
     token_for(&forge, e)?;

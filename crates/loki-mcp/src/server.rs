@@ -299,7 +299,8 @@ fn list_resources(ctx: &Ctx) -> Vec<Resource> {
             let what = format!(
                 "{} run, {}{}",
                 rec.kind.as_str(),
-                rec.outcome.as_deref().unwrap_or(rec.status.as_str()),
+                rec.outcome
+                    .map_or(rec.status.as_str(), loki_protocol::RunEnd::as_str),
                 rec.task
                     .as_deref()
                     .map(|t| format!(": {}", t.lines().next().unwrap_or("")))

@@ -9,6 +9,7 @@ use loki_core::RunId;
 use loki_core::config::{Config, Inputs};
 use loki_core::layout::Repo;
 use loki_core::run::{ListedRun, RunStore};
+use loki_protocol::{Outcome, RunEnd};
 use loki_receipt::{KeyEnv, VerifyInput, VerifyOptions, render_human, verify};
 use serde_json::{Value, json};
 
@@ -24,7 +25,7 @@ const DEFAULT_LIST: usize = 20;
 /// The most runs one `loki_runs` answer holds, whatever the client asks.
 const MAX_LIST: usize = 1000;
 /// The outcome of a run that waits for an answer.
-const BLOCKED: &str = "BLOCKED";
+const BLOCKED: RunEnd = RunEnd::Sealed(Outcome::Blocked);
 
 /// What every tool needs: the executable background runs start, the repositories served and
 /// `$LOKI_HOME`.
@@ -76,7 +77,7 @@ pub fn status_of(repo: &Repo, id: &RunId) -> Result<Value, ToolError> {
         if log.is_file() {
             o.insert("log".into(), log.display().to_string().into());
         }
-        if view.outcome.as_deref() == Some(BLOCKED) {
+        if view.outcome == Some(BLOCKED) {
             let question = loki_engine::ops::question(&dir)
                 .unwrap_or_else(|| "(the run recorded no question)".to_string());
             o.insert("question".into(), question.into());

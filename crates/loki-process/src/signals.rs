@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use crate::Cancel;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use rustix::process::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 

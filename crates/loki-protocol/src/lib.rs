@@ -23,17 +23,27 @@
 //!   scan) reports, in the receipt's words; [`FactKind`]: what the judge established that is
 //!   neither a pass nor a finding.
 //!
-//! - [`Stage`], [`StageState`], [`CapKind`]: the stages of a build run, how each ended and the
-//!   limit that stopped a run, in the event log's lowercase words.
+//! - [`Stage`], [`StageState`], [`CapKind`], [`CapAt`]: the stages of a build run (and `deep`),
+//!   how each ended, the limit that stopped a run and where, in the event log's lowercase words.
+//!
+//! - [`Outcome`], [`Verdict`], [`VerifyVerdict`], [`ExitCode`]: how a run ended, the judge's
+//!   conclusion on a change, what `loki verify` concluded, and the exit code each maps to
+//!   ([`outcome`] holds the ladders and the rules that decide an outcome); [`RunEnd`]: how any
+//!   run ended, a sealed outcome or the word of a producer that seals nothing (`PASS`, `CLEAN`,
+//!   `NO CHANGE`), as `run.completed` and `run.json` record it.
 //!
 //! It depends on nothing of loki's and does no I/O: it is the bottom floor.
 
 pub mod check;
 pub mod finding;
 pub mod judge;
+pub mod outcome;
+pub mod run_end;
 pub mod stage;
 
 pub use check::{CheckKind, CheckOrigin, CheckRole, CheckStatus};
 pub use finding::{Finding, FindingKind};
 pub use judge::FactKind;
-pub use stage::{CapKind, Stage, StageState};
+pub use outcome::{ExitCode, Outcome, Verdict, VerifyVerdict};
+pub use run_end::RunEnd;
+pub use stage::{CapAt, CapKind, Stage, StageState};

@@ -13,10 +13,10 @@
 use std::time::{Duration, Instant};
 
 use ed25519_dalek::SigningKey;
-use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunKind;
 use loki_events::{EventType, EventWriter};
 use loki_protocol::CheckStatus;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::keys::private_key_pem_v1;
 use loki_receipt::schema::{Check, WallFile, sha256_hex};
 use loki_receipt::{

@@ -3,7 +3,7 @@
 //!
 //! # Verdict
 //!
-//! Facts decide ([`loki_core::outcome::decide`]). VERIFIED requires every one of: no tampering,
+//! Facts decide ([`loki_protocol::outcome::decide`]). VERIFIED requires every one of: no tampering,
 //! a non-empty diff, at least one check and every check proving something ([`Check::proves`]: it
 //! passed, executed more than zero tests, none failed — flaky is not a pass), no integrity
 //! finding, for build runs a sealed wall that passed, and with a delivery contract every
@@ -33,10 +33,10 @@
 use std::path::{Path, PathBuf};
 
 use loki_core::fs::write_atomic;
-use loki_core::outcome::{Outcome, OutcomeFacts, decide};
 use loki_core::run::RunKind;
 use loki_events::EventWriter;
 use loki_events::payload::ReceiptSealed;
+use loki_protocol::outcome::{Outcome, OutcomeFacts, decide};
 
 use crate::ReceiptError;
 use crate::dsse::{Envelope, envelope_with_markdown};
@@ -47,7 +47,7 @@ use crate::schema::{
     Assessment, Check, Contract, Cost, DeclarationKind, Declared, DiffStats, EventsBinding,
     Evidence, IntegrityFinding, JudgeFact, Receipt, RepoState, SCHEMA, Task, Time, Tool, Wall,
 };
-use loki_core::outcome::Verdict;
+use loki_protocol::outcome::Verdict;
 
 /// Listed when only the impacted tests ran, not the whole suite.
 pub const FULL_SUITE: &str = "full suite";

@@ -64,7 +64,7 @@ pub enum ReceiptError {
     NoHome,
     #[error("refusing to export the envelope: the receipt verdict is {verdict}{}", reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
     ExportRefused {
-        verdict: loki_core::outcome::VerifyVerdict,
+        verdict: loki_protocol::outcome::VerifyVerdict,
         reason: Option<String>,
     },
 }

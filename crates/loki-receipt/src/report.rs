@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use loki_core::outcome::{Outcome, VerifyVerdict};
+use loki_protocol::outcome::{Outcome, VerifyVerdict};
 use serde::{Deserialize, Serialize};
 
 use crate::keys::SignerRole;

@@ -9,8 +9,8 @@
 //! Every `f64` must be finite: JSON has no NaN or infinity, and serde_json would write them as
 //! `null`, which then fails to parse back. [`Receipt::check_finite`] enforces it before hashing.
 
-use loki_core::outcome::{Outcome, Verdict};
 use loki_core::run::RunKind;
+use loki_protocol::outcome::{Outcome, Verdict};
 use loki_protocol::{CheckRole, CheckStatus, FactKind};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

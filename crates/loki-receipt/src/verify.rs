@@ -35,8 +35,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use loki_core::outcome::VerifyVerdict;
 use loki_events::{GENESIS, LogStatus, read_events};
+use loki_protocol::outcome::VerifyVerdict;
 use serde_json::Value;
 
 use crate::ReceiptError;

@@ -29,7 +29,7 @@
 use std::fs;
 use std::path::{Component, Path};
 
-use loki_core::outcome::VerifyVerdict;
+use loki_protocol::outcome::VerifyVerdict;
 
 use crate::builder::MARKDOWN_FILE;
 use crate::dsse::Statement;

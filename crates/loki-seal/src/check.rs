@@ -282,7 +282,7 @@ fn seal(
     let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
     log.finish(&RunCompleted {
         judgement: Some(applied.verdict),
-        ..RunCompleted::new(outcome.clone())
+        ..RunCompleted::new(sealed.receipt.verdict)
             .exit_code(i32::from(applied.verdict.exit_code().code()))
             .receipt(receipt_sha256.clone())
     })?;

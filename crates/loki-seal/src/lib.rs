@@ -86,7 +86,7 @@ pub use decide::{Decision, Evidence, decide};
 pub use error::SealError;
 pub use hook::{Agent, HookInput, HookResponse, Source, respond};
 pub use install::{InstallReport, Timeouts, install, merge_text};
-pub use session::{NO_CHANGE, SealOptions, StopReport, failed_stop, stop};
+pub use session::{SealOptions, StopReport, failed_stop, stop};
 pub use state::{
     Joined, Origin, Reset, ResetBy, SealState, StopRecord, Stopped, sessions, state_path,
     worktree_of, worktree_state_path,

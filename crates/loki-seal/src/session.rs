@@ -20,7 +20,7 @@ use loki_events::payload::{
     CheckResult as CheckEvent, IntegrityFinding as FindingEvent, RunCompleted, RunStarted,
 };
 use loki_git::Git;
-use loki_protocol::CheckStatus;
+use loki_protocol::{CheckStatus, Outcome, RunEnd};
 use loki_receipt::schema::{IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex};
 use loki_receipt::{KeyEnv, NotProven, ReceiptBuilder, ReceiptFacts, Signer};
 use loki_runner::RunOptions;
@@ -71,14 +71,11 @@ pub struct StopReport {
     /// The sealed receipt; `None` for a stop with no change (nothing to prove, nothing sealed).
     pub receipt_sha256: Option<String>,
     /// The receipt's verdict (`VERIFIED`, `FAILED`, …), or `NO CHANGE`.
-    pub verdict: String,
+    pub verdict: RunEnd,
     pub judged: Option<Judged>,
     /// Where the baseline came from (a stop without a recorded start baselines from HEAD).
     pub origin: Origin,
 }
-
-/// The outcome word of a stop whose tree is the baseline's: nothing changed, nothing to prove.
-pub const NO_CHANGE: &str = "NO CHANGE";
 
 /// What a stop works with besides the state.
 struct Stopping<'a> {
@@ -182,7 +179,7 @@ fn no_change(
     mut log: RunRecorder,
     c: &Stopping<'_>,
 ) -> Result<StopReport, SealError> {
-    log.finish(&RunCompleted::new(NO_CHANGE).exit_code(0))?;
+    log.finish(&RunCompleted::new(RunEnd::NoChange).exit_code(0))?;
     let since = open.state.origin.since(&open.state);
     let state = &mut open.state;
     state.blocks = 0;
@@ -207,7 +204,7 @@ fn no_change(
         judgement: Judgement::default(),
         run_id: log.id().clone(),
         receipt_sha256: None,
-        verdict: NO_CHANGE.to_string(),
+        verdict: RunEnd::NoChange,
         judged: None,
         origin,
     })
@@ -251,7 +248,7 @@ fn judged_stop(
         judgement: &judgement,
         applied: &applied,
         receipt_sha256: &receipt_sha256,
-        verdict: &verdict,
+        verdict: verdict.as_str(),
         blocks_before: state.blocks,
         max_blocks: opts.max_blocks,
         since: &since,
@@ -269,7 +266,7 @@ fn judged_stop(
     state.remember(StopRecord {
         at: loki_core::time::now_rfc3339(),
         decision: stopped,
-        verdict: Some(verdict.clone()),
+        verdict: Some(verdict.to_string()),
         receipt_sha256: Some(receipt_sha256.clone()),
         run_id: Some(log.id().to_string()),
         reasons: judgement.unresolved(),
@@ -294,7 +291,7 @@ fn judged_stop(
         judgement,
         run_id: log.id().clone(),
         receipt_sha256: Some(receipt_sha256),
-        verdict,
+        verdict: verdict.into(),
         judged: Some(judged),
         origin,
     })
@@ -307,7 +304,7 @@ fn seal_judgement(
     c: &Stopping<'_>,
     state: &SealState,
     (judged, judgement, applied): (&Judged, &Judgement, &Applied),
-) -> Result<(String, String), SealError> {
+) -> Result<(Outcome, String), SealError> {
     let opts = c.opts;
     let mut facts = receipt_facts(&c.sealing(state), judged, judgement, applied, log.id())?;
     let judge_s = c.clock.elapsed().as_secs_f64();
@@ -322,13 +319,13 @@ fn seal_judgement(
     let builder = ReceiptBuilder::new(facts);
     let dir = log.dir().to_path_buf();
     let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
-    let verdict = sealed.receipt.verdict.to_string();
+    let verdict = sealed.receipt.verdict;
     // The hook's answer is the run's exit code: 2 blocks (Claude Code's protocol), 0 allows.
     let hook_exit = if judgement.blocks() { 2 } else { 0 };
     log.finish(&RunCompleted {
         blocked: judgement.blocks(),
         judgement: Some(applied.verdict),
-        ..RunCompleted::new(verdict.clone())
+        ..RunCompleted::new(sealed.receipt.verdict)
             .exit_code(hook_exit)
             .receipt(sealed.receipt.receipt_sha256.clone())
     })?;
@@ -493,9 +490,8 @@ fn interrupted_stop(
     let signer = Signer::load_or_create(&c.opts.home, &c.opts.keys)?;
     let builder = ReceiptBuilder::new(facts);
     let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
-    let verdict = sealed.receipt.verdict.to_string();
     log.interrupt(&loki_events::payload::RunInterrupted {
-        outcome: Some(verdict.clone()),
+        outcome: Some(sealed.receipt.verdict.into()),
         exit_code: None,
         receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
         reason: Some(format!("{signal} while the suites ran")),
@@ -509,7 +505,7 @@ fn interrupted_stop(
         judgement: Judgement::default(),
         run_id: log.id().clone(),
         receipt_sha256: Some(sealed.receipt.receipt_sha256.clone()),
-        verdict,
+        verdict: sealed.receipt.verdict.into(),
         judged: None,
         origin: c.state.origin,
     })

@@ -23,9 +23,17 @@ pub fn status(v: &StatusView, question: Option<&str>) -> String {
     };
     let rows = [
         ("Run:", format!("{} ({}, {})", v.run_id, v.kind, v.status)),
-        ("Stage:", v.stage.clone().unwrap_or_else(|| "-".into())),
+        (
+            "Stage:",
+            v.stage
+                .map_or_else(|| "-".into(), |s| s.as_str().to_owned()),
+        ),
         ("Elapsed:", loki_core::time::human_duration(v.elapsed_s)),
-        ("Outcome:", v.outcome.clone().unwrap_or_else(|| "-".into())),
+        (
+            "Outcome:",
+            v.outcome
+                .map_or_else(|| "-".into(), |o| o.as_str().to_owned()),
+        ),
         ("Cost:", cost),
         ("Branch:", v.branch.clone()),
     ];
@@ -81,7 +89,9 @@ pub fn discarded_failed(gone: &[Discarded]) -> String {
     }
     gone.iter()
         .map(|d| {
-            let outcome = d.outcome.as_deref().unwrap_or("no outcome");
+            let outcome = d
+                .outcome
+                .map_or("no outcome", loki_protocol::RunEnd::as_str);
             format!(
                 "{} ({outcome}): removed {}\n",
                 d.run_id,

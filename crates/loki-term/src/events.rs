@@ -20,11 +20,7 @@ const DATA_SHOWN: usize = 120;
 pub fn lines(events: &[Event]) -> String {
     let mut out = String::new();
     for e in events {
-        let stage = e
-            .stage
-            .as_deref()
-            .map(|s| format!(" {s}"))
-            .unwrap_or_default();
+        let stage = e.stage.map(|s| format!(" {s}")).unwrap_or_default();
         let data = if e.data.is_empty() {
             String::new()
         } else {

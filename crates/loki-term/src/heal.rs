@@ -24,12 +24,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use loki_core::RunId;
-use loki_core::outcome::ExitCode;
 use loki_heal::backups::StaleBackup;
 use loki_heal::{
     FixReport, HealError, Incident, Observed, PlannedEdit, Replay, ReplayVerdict, Resolution,
     Settled,
 };
+use loki_protocol::outcome::ExitCode;
 
 use crate::style::{DIM, GREEN, RED, YELLOW, label, paint};
 

@@ -74,7 +74,7 @@ pub fn list(runs: &[ListedRun]) -> String {
                         status_style(rec.status),
                         &format!("{:<11}", rec.status.as_str())
                     ),
-                    rec.outcome.as_deref().unwrap_or("-"),
+                    rec.outcome.map_or("-", loki_protocol::RunEnd::as_str),
                     rec.started_at,
                 );
             }
@@ -147,8 +147,8 @@ pub fn show(rec: &RunRecord, events: Option<&(Vec<Event>, LogSummary)>) -> Strin
         "Status",
         &paint(status_style(rec.status), rec.status.as_str()),
     );
-    if let Some(o) = &rec.outcome {
-        line(&mut out, "Outcome", o);
+    if let Some(o) = rec.outcome {
+        line(&mut out, "Outcome", o.as_str());
     }
     if let Some(t) = &rec.task {
         line(&mut out, "Task", t);

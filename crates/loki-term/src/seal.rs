@@ -157,7 +157,7 @@ pub fn check(report: &CheckReport) -> String {
     for c in &report.judgement.cannot_judge {
         let _ = writeln!(out, "{} {c}", paint(RED, "CANNOT JUDGE"));
     }
-    if report.verdict() == loki_core::outcome::Verdict::Clean {
+    if report.verdict() == loki_protocol::outcome::Verdict::Clean {
         let base: String = report.base.chars().take(BASE_SHOWN).collect();
         let _ = writeln!(
             out,

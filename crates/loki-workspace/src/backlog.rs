@@ -26,7 +26,6 @@ use std::time::Instant;
 
 use loki_core::exit::Classify;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_engine::TaskInput;
 use loki_intake::after::preflight_run;
@@ -34,6 +33,7 @@ use loki_intake::backlog::{Listed, Project};
 use loki_intake::batch::IssueRow;
 use loki_intake::{Endpoints, Hosts};
 use loki_process::Cancel;
+use loki_protocol::outcome::ExitCode;
 
 use crate::options::Setup;
 use crate::run::RunFlags;

@@ -21,11 +21,11 @@ use std::time::Duration;
 use loki_core::RunId;
 use loki_core::config::Config;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{CheckResult as CheckEvent, RunCompleted, RunStarted};
-use loki_protocol::CheckStatus;
+use loki_protocol::outcome::ExitCode;
+use loki_protocol::{CheckStatus, RunEnd};
 use loki_runner::{Check, CheckResult, RunOptions, detect, run_check};
 
 use crate::WorkspaceError;
@@ -94,9 +94,9 @@ pub fn run(
     }
     let proven = !results.is_empty() && results.iter().all(|r| r.result == CheckStatus::Pass);
     let (outcome, exit) = if proven {
-        ("PASS", ExitCode::Success)
+        (RunEnd::Pass, ExitCode::Success)
     } else {
-        ("FAIL", ExitCode::Failure)
+        (RunEnd::Fail, ExitCode::Failure)
     };
     rec.finish(&RunCompleted::new(outcome).exit_code(i32::from(exit.code())))?;
     Ok(ChecksRun {

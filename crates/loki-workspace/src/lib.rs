@@ -45,10 +45,10 @@ use std::time::{Duration, Instant};
 
 use loki_core::config::workspaces::Workspace;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_git::Git;
 use loki_intake::{Endpoints, Hosts};
 use loki_process::{Spec, run as run_process, scrubbed_env};
+use loki_protocol::outcome::ExitCode;
 use serde::{Deserialize, Serialize};
 
 pub mod backlog;

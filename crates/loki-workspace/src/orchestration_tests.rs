@@ -7,7 +7,7 @@ use std::path::Path;
 use loki_core::config::workspaces::{Workspace, WorkspaceRepo};
 use loki_core::exit::{Classify, ExitClass};
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use loki_test_support::GitRepo;
 
 use crate::WorkspaceError;

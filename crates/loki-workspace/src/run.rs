@@ -16,12 +16,12 @@ use std::time::Instant;
 
 use loki_core::config::workspaces::Workspace;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_engine::{IssueInput, TaskInput};
 use loki_intake::after::{DEFAULT_REMOTE, preflight_run};
 use loki_intake::{Hosts, IssueRef};
 use loki_process::Cancel;
+use loki_protocol::outcome::ExitCode;
 
 use crate::options::Setup;
 use crate::{

@@ -108,7 +108,7 @@ use loki_runner::detect::Check;
 use loki_runner::exec::{CheckResult, RunOptions};
 
 pub use declare::{Declarable, DeclareKind};
-pub use loki_core::outcome::Verdict;
+pub use loki_protocol::outcome::Verdict;
 pub use matrix::{Fact, FactKind};
 use owned::Owner;
 use trees::{Owned, SideTree};

@@ -2,7 +2,7 @@
 //! socket-counted demo). Exit 0 on pass, 1 otherwise. `--json`: `{destinations: [...], proof:
 //! {...}, pass}`.
 
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::context::Ctx;
 

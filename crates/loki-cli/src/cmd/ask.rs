@@ -12,8 +12,8 @@
 //! and `TMPDIR` are private, and the network is off unless `agent.network = "on"`.
 
 use loki_core::RunId;
-use loki_core::outcome::ExitCode;
 use loki_engine::ask::AskEnd;
+use loki_protocol::outcome::ExitCode;
 use serde_json::json;
 
 use crate::cli::AskArgs;

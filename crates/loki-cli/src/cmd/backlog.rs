@@ -10,7 +10,7 @@
 //! codes (the outcome ladder: a higher code is never better news); an issue that could not be
 //! built counts with the code of its error.
 
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use loki_workspace::backlog::Backlog;
 
 use crate::cli::{BacklogArgs, GlobalArgs};

@@ -10,9 +10,9 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
+use loki_protocol::outcome::ExitCode;
 use loki_workspace::run::RunFlags;
 use loki_workspace::single::ContractFrom;
 
@@ -209,9 +209,10 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
         crate::output::json(&v);
         return Ok(ExitCode::Success);
     }
-    let question = (v.outcome.as_deref() == Some("BLOCKED"))
-        .then(|| loki_engine::ops::question(&store.dir(&id)))
-        .flatten();
+    let question = (v.outcome.and_then(loki_protocol::RunEnd::sealed)
+        == Some(loki_protocol::Outcome::Blocked))
+    .then(|| loki_engine::ops::question(&store.dir(&id)))
+    .flatten();
     anstream::print!("{}", loki_term::build::status(&v, question.as_deref()));
     Ok(ExitCode::Success)
 }

@@ -2,7 +2,7 @@
 //! verdict and exit code are [`loki_workspace::checks`]'s (its module doc is the spec); this
 //! prints.
 
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use loki_runner::{detect, render_detect};
 
 use crate::cli::ChecksCommand;

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use loki_core::outcome::ExitCode;
 use loki_intake::review::{self, Ci, Request, gated};
+use loki_protocol::outcome::ExitCode;
 use loki_seal::report::Report;
 
 use crate::cli::{CiCommand, CiCommentArgs, CiJudgeArgs, CiName, CiPostArgs};

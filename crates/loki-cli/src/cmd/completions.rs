@@ -1,7 +1,7 @@
 //! `loki completions <shell>`.
 
 use clap::CommandFactory;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{Cli, CompletionsArgs};
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use loki_core::config::edit::{self, Layer};
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::ConfigCommand;
 use crate::context::Ctx;

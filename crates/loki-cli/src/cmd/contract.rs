@@ -9,9 +9,9 @@
 use std::io::{IsTerminal as _, Read as _};
 
 use loki_contract::MAX_CRITERIA;
-use loki_core::outcome::ExitCode;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{AnswerArgs, ContractArgs, GlobalArgs};
 use crate::cmd::{UsageError, resolve_run};

@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 use loki_deep::DeepRequest;
+use loki_protocol::outcome::ExitCode;
 use loki_receipt::KeyEnv;
 
 use crate::cli::RunArg;

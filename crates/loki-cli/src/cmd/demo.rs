@@ -3,7 +3,7 @@
 //! and the verification as `loki verify` does. The directory is removed afterwards unless
 //! `--keep`.
 
-use loki_core::outcome::{ExitCode, VerifyVerdict};
+use loki_protocol::outcome::{ExitCode, VerifyVerdict};
 use loki_receipt::render_human;
 
 use crate::cli::DemoArgs;

@@ -3,8 +3,8 @@
 //! Each line is `PASS|WARN|FAIL name: detail (how to fix)`. Exit 0 when nothing required fails;
 //! `--json` prints every check even on failure.
 
-use loki_core::outcome::ExitCode;
 use loki_doctor::checks::Inputs;
+use loki_protocol::outcome::ExitCode;
 
 use crate::context::Ctx;
 

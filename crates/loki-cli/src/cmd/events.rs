@@ -1,8 +1,8 @@
 //! `loki events <run> [--verify]` (the text is `loki_term::events`).
 
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 use loki_events::{LogStatus, read_events, verify_log};
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::EventsArgs;
 use crate::cmd::{UsageError, resolve_run};

@@ -26,13 +26,13 @@ use std::time::Duration;
 use loki_agent::{Backend, Provider, build};
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_heal::backups;
 use loki_heal::web::PageSpec;
 use loki_heal::{
     FixOptions, FixReport, FixSession, HealError, ObserveOptions, Observed, PatchSource,
     PlannedEdit, ReplayVerdict,
 };
+use loki_protocol::outcome::ExitCode;
 use loki_receipt::{KeyEnv, Signer};
 
 mod demo;

@@ -13,10 +13,10 @@
 
 use std::time::Duration;
 
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_engine::TaskInput;
 use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Paths, Runtime, Trigger};
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
 use crate::context::Ctx;

@@ -6,9 +6,9 @@
 
 use std::time::Instant;
 
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunKind;
 use loki_intake::{Hosts, IssueRef};
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{BuildFlags, GlobalArgs, IssueArgs};
 use crate::cmd::UsageError;

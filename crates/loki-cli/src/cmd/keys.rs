@@ -1,7 +1,7 @@
 //! `loki keys show|export|rotate`: the Ed25519 key that signs receipts (the text is
 //! `loki_term::keys`).
 
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use loki_receipt::{KeyEnv, Signer, rotate};
 
 use crate::cli::KeysCommand;

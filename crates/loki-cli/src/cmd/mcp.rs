@@ -2,7 +2,7 @@
 //! server is `loki-mcp`). Over stdio nothing but the protocol may reach stdout, so everything
 //! this command says goes to stderr.
 
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::McpArgs;
 use crate::cmd::UsageError;

@@ -30,7 +30,7 @@ pub mod version;
 pub mod workspace;
 
 use loki_core::exit::{Classify, ExitClass};
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::GlobalArgs;
 
@@ -39,7 +39,7 @@ use crate::cli::GlobalArgs;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Run(ExitCode),
-    Verify(loki_core::outcome::VerifyVerdict),
+    Verify(loki_protocol::outcome::VerifyVerdict),
     /// The observed command's own exit status (128 + N for a death by signal N).
     Observed(u8),
 }

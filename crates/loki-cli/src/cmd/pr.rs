@@ -2,10 +2,10 @@
 //! [`loki_intake::after`]'s (one code path for both, so a build's `--pr` is exactly `loki pr
 //! <run>`); this resolves the run and prints.
 
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 use loki_intake::after::AfterBuild;
 use loki_intake::pr::Published;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{GlobalArgs, PrArgs};
 use crate::context::Ctx;

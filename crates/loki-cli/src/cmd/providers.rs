@@ -2,7 +2,7 @@
 //! [`loki_workspace::options`]'s: the configuration is the one source).
 
 use loki_agent::ProviderChoice;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use std::fmt::Write as _;
 
 use crate::context::Ctx;

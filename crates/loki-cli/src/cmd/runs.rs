@@ -1,8 +1,8 @@
 //! `loki runs list` and `loki runs show <run>` (the text is `loki_term::runs`).
 
-use loki_core::outcome::ExitCode;
 use loki_core::run::RunStore;
 use loki_events::read_events;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::RunsCommand;
 use crate::cmd::resolve_run;

@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use loki_seal::{Agent, Decision, HookInput, SealOptions, respond};
 
 use crate::cli::{AgentName, SealCommand};

@@ -8,7 +8,7 @@ use loki_control::admin;
 use loki_control::server::{ServeOptions, Server, default_db, runtime, stop_signal};
 use loki_control::ship::{Client, Target, backfill, discover};
 use loki_control::store::DbSpec;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{GlobalArgs, ServeArgs, ServeCommand};
 use crate::cmd::UsageError;

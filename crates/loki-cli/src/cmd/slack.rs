@@ -1,7 +1,7 @@
 //! `loki slack serve [--port N] [--bind ADDR]`: the chat intake (the server is `loki-chat`). The
 //! switch and both credentials are checked before anything else, so a missing one binds no port.
 
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{GlobalArgs, SlackCommand};
 use crate::context::Ctx;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use loki_core::RunId;
 use loki_core::exit::{Classify as _, ExitClass};
-use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunStore;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::{KeyEnv, VerifyInput, VerifyOptions, VerifyReport, export_dsse, verify};
 
 use crate::cli::VerifyArgs;

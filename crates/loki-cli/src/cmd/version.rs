@@ -1,6 +1,6 @@
 //! `loki version [--json]`.
 
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 
 use crate::cli::GlobalArgs;
 

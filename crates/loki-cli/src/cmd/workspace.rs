@@ -5,7 +5,7 @@
 
 use loki_core::config::workspaces::{self, Workspace};
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
+use loki_protocol::outcome::ExitCode;
 use loki_workspace::WorkspaceRun;
 
 use crate::cli::{GlobalArgs, WorkspaceCommand, WorkspaceRunArgs};

@@ -27,10 +27,18 @@ fn finished_run(s: &RunStore, task: &str) -> RunRecord {
     let mut w = EventWriter::open(&s.dir(&rec.id), rec.id.as_str()).unwrap();
     w.append(EventType::RunStarted, None, json!({"kind": "build"}))
         .unwrap();
-    w.append(EventType::StageStarted, Some("intake"), json!({}))
-        .unwrap();
-    w.append(EventType::StageCompleted, Some("intake"), json!({}))
-        .unwrap();
+    w.append(
+        EventType::StageStarted,
+        Some(loki_protocol::Stage::Intake),
+        json!({}),
+    )
+    .unwrap();
+    w.append(
+        EventType::StageCompleted,
+        Some(loki_protocol::Stage::Intake),
+        json!({}),
+    )
+    .unwrap();
     w.append(
         EventType::Cost,
         None,
@@ -46,7 +54,7 @@ fn finished_run(s: &RunStore, task: &str) -> RunRecord {
     s.finish(
         &mut rec,
         RunStatus::Completed,
-        Some("VERIFIED".into()),
+        Some(loki_protocol::Outcome::Verified.into()),
         Some(0),
     )
     .unwrap();

@@ -35,6 +35,7 @@ use std::str::FromStr as _;
 use std::time::Duration;
 
 use loki_events::Event;
+use loki_protocol::Stage;
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::Row as _;
@@ -518,7 +519,7 @@ impl Store {
                 let seq = i64::try_from(e.seq).map_err(|_| ControlError::Usage(format!("seq {} is too large", e.seq)))?;
                 let data = serde_json::to_string(&e.data).unwrap_or_else(|_| "{}".to_string());
                 let inserted = sqlx::query("INSERT INTO events (source_id, run_id, seq, ts, type, stage, data, prev, line_sha256, redacted, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (source_id, run_id, seq) DO NOTHING")
-                    .bind(&source).bind(&batch.run).bind(seq).bind(&e.ts).bind(&e.kind).bind(&e.stage)
+                    .bind(&source).bind(&batch.run).bind(seq).bind(&e.ts).bind(&e.kind).bind(e.stage.map(Stage::as_str))
                     .bind(&data).bind(&e.prev).bind(&e.hash).bind(i64::from(batch.redacted.contains(&e.seq))).bind(&now)
                     .execute(&mut *tx).await.map_err(err("store an event"))?
                     .rows_affected();
@@ -655,7 +656,12 @@ impl Store {
                             ts: r.try_get(1)?,
                             run: log_run(run).to_string(),
                             kind: r.try_get(2)?,
-                            stage: r.try_get(3)?,
+                            // Stored from a parsed event, so a stage word; refused, not dropped, if not.
+                            stage: r
+                                .try_get::<Option<String>, _>(3)?
+                                .map(|s| s.parse::<Stage>())
+                                .transpose()
+                                .map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
                             data: serde_json::from_str(&data).unwrap_or_default(),
                             prev: r.try_get(5)?,
                             hash: r.try_get(6)?,

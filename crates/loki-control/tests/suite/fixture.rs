@@ -11,7 +11,7 @@ use loki_events::payload::{
     StageEnd, StageStarted,
 };
 use loki_events::{Event, EventWriter, read_events};
-use loki_protocol::CheckStatus;
+use loki_protocol::{CheckStatus, Outcome, Stage};
 use loki_receipt::schema::{Check, WallFile, sha256_hex};
 use loki_receipt::{KeyEnv, ReceiptBuilder, ReceiptFacts, Signer};
 use serde_json::Value;
@@ -117,11 +117,8 @@ pub fn record_priced(
         ..SessionStarted::default()
     })
     .unwrap();
-    w.record(&StageStarted {
-        stage: "plan".to_string(),
-    })
-    .unwrap();
-    w.record(&StageCompleted(StageEnd::new("plan", note, Some(1.5))))
+    w.record(&StageStarted { stage: Stage::Plan }).unwrap();
+    w.record(&StageCompleted(StageEnd::new(Stage::Plan, note, Some(1.5))))
         .unwrap();
     w.record(&Cost {
         usd,
@@ -156,7 +153,7 @@ pub fn record_priced(
                 .seal(&dir, &mut w, &key.signer)
                 .unwrap();
             w.record(
-                &RunCompleted::new(sealed.receipt.verdict.to_string())
+                &RunCompleted::new(sealed.receipt.verdict)
                     .exit_code(0)
                     .receipt(sealed.receipt.receipt_sha256.clone()),
             )
@@ -167,7 +164,7 @@ pub fn record_priced(
             w.record(&RunCompleted {
                 reason: Some("tests/test_calc.py::test_add newly fails".to_string()),
                 blocked: true,
-                ..RunCompleted::new("FAILED").exit_code(1)
+                ..RunCompleted::new(Outcome::Failed).exit_code(1)
             })
             .unwrap();
         }
@@ -175,7 +172,7 @@ pub fn record_priced(
             w.record(&RunCompleted {
                 reason: Some("which database should the flag configure?".to_string()),
                 blocked: true,
-                ..RunCompleted::new("BLOCKED")
+                ..RunCompleted::new(Outcome::Blocked)
             })
             .unwrap();
         }
@@ -207,7 +204,7 @@ pub fn record_deep(build: &Run, key: &Key, dir_name: &str) -> Run {
         .seal(&dir, &mut w, &key.signer)
         .unwrap();
     w.record(
-        &RunCompleted::new(sealed.receipt.verdict.to_string())
+        &RunCompleted::new(sealed.receipt.verdict)
             .exit_code(0)
             .receipt(sealed.receipt.receipt_sha256.clone()),
     )

@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use loki_core::outcome::Outcome;
 use loki_engine::BuildReport;
+use loki_protocol::outcome::Outcome;
 use loki_test_support::GitRepo;
 use serde_json::{Value, json};
 

@@ -7,8 +7,8 @@ use std::path::Path;
 use loki_agent::{Backend, scripted::Scripted};
 use loki_contract::ContractError;
 use loki_core::layout::Repo;
-use loki_core::outcome::Outcome;
 use loki_engine::{BuildOptions, EngineError, Silent, TaskInput};
+use loki_protocol::outcome::Outcome;
 use loki_test_support::GitRepo;
 use serde_json::{Value, json};
 

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use loki_agent::{Backend, scripted::Scripted};
 use loki_core::layout::Repo;
-use loki_core::outcome::{Outcome, VerifyVerdict};
 use loki_engine::{BuildOptions, BuildReport, Silent, TaskInput};
+use loki_protocol::outcome::{Outcome, VerifyVerdict};
 use serde_json::{Value, json};
 
 use crate::common::receipt;

@@ -1,5 +1,5 @@
 use crate::common::{build, receipt};
-use loki_core::outcome::Outcome;
+use loki_protocol::outcome::Outcome;
 
 #[test]
 fn the_demo_crate_ends_verified_with_a_signed_receipt() {

@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 
-use loki_core::outcome::Outcome;
+use loki_protocol::outcome::Outcome;
 use loki_test_support::GitRepo;
 use serde_json::{Value, json};
 

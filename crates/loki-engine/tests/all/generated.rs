@@ -1,7 +1,7 @@
 //! Files the checks write (reports, lockfiles) are put back after every check run, so they never
 //! reach the commit or the next fix round's diff.
 
-use loki_core::outcome::Outcome;
+use loki_protocol::outcome::Outcome;
 use loki_test_support::GitRepo;
 use serde_json::{Value, json};
 

@@ -1,7 +1,7 @@
 //! Lint on the changed lines in the verify stage: a finding there fails verification and reaches
 //! the fixing agent; findings on untouched lines never count.
 
-use loki_core::outcome::Outcome;
+use loki_protocol::outcome::Outcome;
 use loki_test_support::GitRepo;
 use serde_json::{Value, json};
 

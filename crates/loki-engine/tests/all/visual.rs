@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use loki_core::outcome::{Outcome, VerifyVerdict};
+use loki_protocol::outcome::{Outcome, VerifyVerdict};
 use loki_receipt::{KeyEnv, StepName, StepStatus, VerifyInput, VerifyOptions, VerifyReport};
 use loki_test_support::GitRepo;
 use serde_json::{Value, json};

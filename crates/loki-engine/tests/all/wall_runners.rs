@@ -1,7 +1,7 @@
 //! The wall on Go and vitest packages, end to end with the real runners: the wall fails on the
 //! unchanged base, passes after the fix, and runs only its own file.
 
-use loki_core::outcome::Outcome;
+use loki_protocol::outcome::Outcome;
 use loki_test_support::GitRepo;
 use serde_json::{Value, json};
 

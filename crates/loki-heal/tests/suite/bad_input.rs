@@ -21,7 +21,7 @@ fn rejected(answers: &[String]) -> (String, String) {
     let err = s.propose(PatchSource::Model(&provider)).unwrap_err();
     s.fail(&err);
     let report = s.finish(&fx.signer()).unwrap();
-    assert_eq!(report.outcome, loki_core::outcome::Outcome::Failed);
+    assert_eq!(report.outcome, loki_protocol::outcome::Outcome::Failed);
     assert_eq!(sha(&fx.path("app.py")), before);
     assert!(!fx.path("app.py.loki.bak").exists());
     let transcript =
@@ -250,5 +250,12 @@ fn a_missing_command_is_reported_and_the_run_is_not_left_running() {
     assert!(matches!(err, HealError::CommandNotFound { .. }), "{err}");
     let store = loki_core::run::RunStore::new(fx.repo.clone());
     let id = store.latest().unwrap().unwrap();
-    assert_eq!(store.load(&id).unwrap().outcome.as_deref(), Some("NOT_RUN"));
+    assert_eq!(
+        store
+            .load(&id)
+            .unwrap()
+            .outcome
+            .map(loki_protocol::RunEnd::as_str),
+        Some("NOT_RUN")
+    );
 }

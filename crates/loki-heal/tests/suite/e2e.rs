@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use loki_core::outcome::Outcome;
 use loki_heal::{FixOptions, FixSession, PatchSource, ReplayVerdict, Settled};
+use loki_protocol::outcome::Outcome;
 
 use super::common::{Fx, PY_APP, PY_LINE, answer, event_types, scripted, sha};
 

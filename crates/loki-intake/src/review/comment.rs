@@ -26,7 +26,7 @@
 
 use std::fmt::Write as _;
 
-use loki_core::outcome::Verdict;
+use loki_protocol::outcome::Verdict;
 use loki_seal::report::Report;
 
 use super::context::Request;

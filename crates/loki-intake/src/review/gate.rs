@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
-use loki_core::outcome::Verdict;
+use loki_protocol::outcome::Verdict;
 
 /// The verdicts that fail the check.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use loki_core::outcome::{ExitCode, Verdict};
+use loki_protocol::outcome::{ExitCode, Verdict};
 use loki_seal::report::Report;
 
 use super::{Conclusion, FailOn, Posted};

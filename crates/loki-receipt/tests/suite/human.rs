@@ -4,7 +4,7 @@
 
 use std::fs;
 
-use loki_core::outcome::VerifyVerdict;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::dsse::{Envelope, Statement, envelope_for};
 use loki_receipt::schema::sha256_hex;
 use loki_receipt::{Signer, StepName, StepStatus, VerifyInput, VerifyReport, verify};

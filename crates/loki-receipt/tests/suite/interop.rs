@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use loki_core::outcome::VerifyVerdict;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::dsse::{Envelope, decode_base64, pae};
 use loki_receipt::keys::{home_key_path, keyid_of, read_public_file};
 use loki_receipt::{KeyEnv, KeySource, Signer};

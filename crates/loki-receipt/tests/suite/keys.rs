@@ -4,7 +4,7 @@ use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 
 use loki_core::exit::{Classify as _, ExitClass};
-use loki_core::outcome::VerifyVerdict;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::keys::{KEY_META_FILE, home_key_path, keys_dir};
 use loki_receipt::{KeyEnv, KeySource, ReceiptError, Signer, SignerRole, rotate};
 

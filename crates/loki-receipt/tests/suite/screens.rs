@@ -3,7 +3,7 @@
 
 use std::fs;
 
-use loki_core::outcome::VerifyVerdict;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::markdown::SignatureLine;
 use loki_receipt::schema::{EventsBinding, Evidence, Screen, sha256_hex};
 use loki_receipt::{ReceiptBuilder, StepName, StepStatus, VerifyInput, render_markdown, verify};

@@ -1,7 +1,7 @@
 //! Snapshots of what people read: `receipt.md`, `loki verify` human and `--json` output.
 //! Fixed keys; hashes that depend on event timestamps are filtered.
 
-use loki_core::outcome::Outcome;
+use loki_protocol::outcome::Outcome;
 use loki_receipt::markdown::SignatureLine;
 use loki_receipt::schema::{Assessment, EventsBinding, IntegrityFinding};
 use loki_receipt::{ReceiptBuilder, render_human, render_markdown};
@@ -57,7 +57,7 @@ fn receipt_md_of_a_verified_build() {
 fn receipt_md_shows_declarations_and_the_request() {
     use loki_receipt::schema::{Declaration, DeclarationKind, Declared};
     let mut facts = verified_facts(RUN);
-    facts.judgement = Some(loki_core::outcome::Verdict::Declare);
+    facts.judgement = Some(loki_protocol::outcome::Verdict::Declare);
     facts.declared = Some(Declared {
         request: Some("Make add(2, 2) return 5 | product asked".into()),
         items: vec![

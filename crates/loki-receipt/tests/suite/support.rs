@@ -10,10 +10,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
-use loki_core::outcome::VerifyVerdict;
 use loki_core::run::RunKind;
 use loki_events::{EventType, EventWriter};
 use loki_protocol::CheckStatus;
+use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::keys::private_key_pem_v1;
 use loki_receipt::schema::{Check, StageTime, WallFile, sha256_hex};
 use loki_receipt::{
@@ -170,16 +170,24 @@ pub fn seal_with(facts: ReceiptFacts, env: KeyEnv) -> Fixture {
         json!({"kind": "build", "task": "añadir ✓"}),
     )
     .unwrap();
-    w.append(EventType::StageStarted, Some("verify"), json!({}))
-        .unwrap();
+    w.append(
+        EventType::StageStarted,
+        Some(loki_protocol::Stage::Verify),
+        json!({}),
+    )
+    .unwrap();
     w.append(
         EventType::CheckResult,
         None,
         json!({"name": "impacted tests", "passed": 42}),
     )
     .unwrap();
-    w.append(EventType::StageCompleted, Some("verify"), json!({}))
-        .unwrap();
+    w.append(
+        EventType::StageCompleted,
+        Some(loki_protocol::Stage::Verify),
+        json!({}),
+    )
+    .unwrap();
     let sealed = ReceiptBuilder::new(facts)
         .seal(&run_dir, &mut w, &signer)
         .unwrap();

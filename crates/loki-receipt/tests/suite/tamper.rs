@@ -6,9 +6,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use ed25519_dalek::SigningKey;
 use loki_core::exit::{Classify as _, ExitClass};
-use loki_core::outcome::{Outcome, VerifyVerdict};
 use loki_events::{EventType, EventWriter, hash_event, read_events};
 use loki_protocol::CheckStatus;
+use loki_protocol::outcome::{Outcome, VerifyVerdict};
 use loki_receipt::dsse::{Envelope, PAYLOAD_TYPE, Statement, envelope_for};
 use loki_receipt::keys::{Signer, SignerRole, keyid_of, public_key_pem};
 use loki_receipt::{

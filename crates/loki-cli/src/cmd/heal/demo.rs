@@ -5,9 +5,9 @@ use std::path::Path;
 
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_core::outcome::ExitCode;
 use loki_heal::web::PageSpec;
 use loki_heal::{ObserveOptions, Observed, PatchSource};
+use loki_protocol::outcome::ExitCode;
 
 use super::{DEFAULT_RUN_TIMEOUT, heal, model, page_options};
 use crate::cli::FixArgs;

@@ -72,7 +72,7 @@ impl Outcome {
 
     /// The name as printed (`ALREADY_SATISFIED`).
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Outcome::Verified => "VERIFIED",
             Outcome::AlreadySatisfied => "ALREADY_SATISFIED",
