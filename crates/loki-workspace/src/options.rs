@@ -159,14 +159,11 @@ impl Setup<'_> {
         }
     }
 
-    /// The provider of a command that runs the model loop itself (`loki fix`): `spec`
+    /// The provider of a command that runs the model loop itself (`loki fix`), built: `spec`
     /// (`--model provider[/model]`) over the configuration's `provider.name`, and `auto` picks
     /// only an API provider (OpenAI, Anthropic). `None` when `auto` finds none; the settings
     /// carry the model `spec` names.
-    pub fn choose_api(
-        &self,
-        spec: Option<&str>,
-    ) -> Result<Option<(ProviderChoice, ProviderSettings)>, WorkspaceError> {
+    pub fn choose_api(&self, spec: Option<&str>) -> Result<Option<Chosen>, WorkspaceError> {
         let mut settings = self.settings();
         let name = match spec {
             Some(spec) => {
@@ -180,10 +177,20 @@ impl Setup<'_> {
         };
         let api =
             |c: &ProviderChoice| matches!(c, ProviderChoice::OpenAi | ProviderChoice::Anthropic);
-        Ok(match self.pick(name, &api)? {
-            Ok(choice) => Some((choice, settings)),
-            Err(d) => d.choice.map(|c| (c, settings)),
-        })
+        let (choice, why) = match self.pick(name, &api)? {
+            Ok(choice) => (choice, "chosen explicitly".to_string()),
+            Err(d) => match d.choice {
+                Some(c) => (c, format!("auto: {}", d.reason)),
+                None => return Ok(None),
+            },
+        };
+        let backend = loki_agent::build(&choice, &settings)?;
+        Ok(Some(Chosen {
+            backend,
+            choice,
+            settings,
+            why,
+        }))
     }
 
     /// The one chooser: `name` when it names a provider, else (`auto`) the detection, its choice

@@ -23,7 +23,7 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
 use std::time::Duration;
 
-use loki_agent::{Backend, Provider, build};
+use loki_agent::Provider;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::outcome::ExitCode;
@@ -249,19 +249,16 @@ fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// The model `loki fix` asks ([`loki_workspace::options::Setup::choose_api`]). `None` when auto
-/// finds nothing.
+/// The model `loki fix` asks ([`loki_workspace::options::Setup::choose_api`], refused when it is
+/// a CLI agent). `None` when auto finds nothing.
 fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provider>>> {
-    let Some((choice, settings)) = ctx.setup().choose_api(flag)? else {
+    let Some(chosen) = ctx.setup().choose_api(flag)? else {
         return Ok(None);
     };
-    match build(&choice, &settings)? {
-        Backend::Loop(p) => Ok(Some(p)),
-        Backend::Cli(_) => Err(HealError::CliProvider {
-            provider: choice.label(),
-        }
-        .into()),
-    }
+    Ok(Some(loki_heal::model::loop_only(
+        chosen.backend,
+        chosen.choice.label(),
+    )?))
 }
 
 fn signer(ctx: &Ctx) -> anyhow::Result<Signer> {
@@ -287,13 +284,7 @@ fn apply(
     no_verify: bool,
     model_flag: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let provider = model(ctx, model_flag)?;
-    let Some(provider) = provider else {
-        return Err(HealError::NoModel {
-            hint: "set ANTHROPIC_API_KEY or OPENAI_API_KEY, point openai.base_url at a local server, pass --model provider/model, or try `loki fix --demo`".into(),
-        }
-        .into());
-    };
+    let provider = loki_heal::model::required(model(ctx, model_flag)?)?;
     heal(
         ctx,
         repo,

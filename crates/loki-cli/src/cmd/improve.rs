@@ -103,8 +103,8 @@ fn cycle(
     cancel: loki_process::Cancel,
 ) -> anyhow::Result<CycleRecord> {
     let editor = || {
-        let (choice, _) = ctx.setup().choose().map_err(|e| format!("{e:#}"))?;
-        loki_agent::build(&choice, &ctx.setup().settings()).map_err(|e| e.to_string())
+        let chosen = ctx.setup().provider().map_err(|e| format!("{e:#}"))?;
+        Ok(chosen.backend)
     };
     let replay_cancel = cancel.clone();
     let replay = move |task: TaskInput| {
