@@ -1,5 +1,6 @@
 //! The orchestration of loki's commands, apart from printing (the binary parses flags, calls one
 //! function here and prints):
+//! - [`flags`]: command flags that are configuration keys, as the top configuration layer;
 //! - [`options`]: build options from the configuration (the provider chosen and built, prices,
 //!   caps, the model box's network), for every command that starts a model;
 //! - [`run`] and this module: workspace runs, one task across the repositories of a workspace
@@ -56,6 +57,7 @@ pub mod checks;
 pub mod contract;
 pub mod demo;
 mod error;
+pub mod flags;
 pub mod modelbox;
 pub mod options;
 #[cfg(test)]

@@ -22,12 +22,13 @@ use loki_term::{DIM, paint};
 
 impl AskArgs {
     /// The command's flags as the top configuration layer.
-    pub fn provider_flags(&self) -> Vec<(String, String, String)> {
-        crate::cmd::provider_layer(
-            self.provider.as_ref(),
-            self.model.as_ref(),
-            self.script.as_ref(),
-        )
+    pub fn provider_flags(&self) -> loki_workspace::flags::ConfigFlags {
+        loki_workspace::flags::ConfigFlags {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            script: self.script.clone(),
+            ..Default::default()
+        }
     }
 }
 

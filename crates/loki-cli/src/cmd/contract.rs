@@ -52,7 +52,7 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
 
 /// `loki answer <run> [--text TEXT]`: the answer from `--text`, the control plane or stdin.
 pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode> {
-    let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
+    let ctx = Ctx::load_with(global, args.flags.config_flags())?;
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let posted = match &args.text {

@@ -22,20 +22,19 @@ use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTr
 use crate::context::Ctx;
 use loki_term::{DIM, paint};
 
-fn config_flags(args: &ImproveArgs) -> Vec<(String, String, String)> {
+fn config_flags(args: &ImproveArgs) -> loki_workspace::flags::ConfigFlags {
     let m = &args.model;
-    let mut f =
-        crate::cmd::provider_layer(m.provider.as_ref(), m.model.as_ref(), m.script.as_ref());
-    f.extend(crate::cmd::layer([(
-        "run.cap_s",
-        m.cap.map(|c| c.to_string()),
-        "--cap",
-    )]));
-    f
+    loki_workspace::flags::ConfigFlags {
+        provider: m.provider.clone(),
+        model: m.model.clone(),
+        script: m.script.clone(),
+        cap: m.cap,
+        ..Default::default()
+    }
 }
 
 pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> {
-    let ctx = Ctx::load_with(global, &config_flags(args))?;
+    let ctx = Ctx::load_with(global, config_flags(args))?;
     let repo = ctx.repo()?;
     let paths = Paths::new(&repo);
     match &args.command {
