@@ -4,12 +4,11 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use loki_core::config::{Config, Ignored, Layer};
+use loki_core::config::{Config, Ignored};
 use loki_core::layout::Repo;
 use loki_workspace::flags::ConfigFlags;
 
 use crate::cli::GlobalArgs;
-use loki_term::{YELLOW, paint};
 
 #[derive(Debug)]
 pub struct Ctx {
@@ -34,12 +33,7 @@ impl Ctx {
     pub fn load_repairable(global: &GlobalArgs) -> anyhow::Result<Ctx> {
         let ctx = Ctx::load_layers(global, ConfigFlags::default(), true)?;
         for bad in &ctx.ignored {
-            anstream::eprintln!(
-                "{}: {}; this file is ignored for this command ({})",
-                paint(YELLOW, "warning"),
-                bad.error,
-                repair_hint(bad.layer)
-            );
+            anstream::eprintln!("{}", loki_term::config::ignored(bad));
         }
         Ok(ctx)
     }
@@ -102,18 +96,5 @@ impl Ctx {
                 "neither LOKI_HOME nor HOME is set; set LOKI_HOME to a directory for loki's keys and cache".into(),
             ))
         })
-    }
-}
-
-/// How to mend a broken file of `layer`.
-pub fn repair_hint(layer: Layer) -> &'static str {
-    match layer {
-        Layer::Repo => {
-            "fix it, `loki config set --repo KEY VALUE` a bad value, or replace it with `loki config init --repo --force`"
-        }
-        Layer::File => "fix it, or leave out --config",
-        Layer::User | Layer::Default | Layer::Env | Layer::Flag => {
-            "fix it, `loki config set KEY VALUE` a bad value, or replace it with `loki config init --force`"
-        }
     }
 }

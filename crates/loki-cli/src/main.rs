@@ -262,6 +262,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_improve::ImproveError>,
     probe::<loki_intake::IntakeError>,
     probe::<loki_intake::review::OutError>,
+    probe::<loki_intake::review::JudgeError>,
     probe::<loki_mcp::McpError>,
     probe::<loki_control::ControlError>,
     probe::<loki_chat::ChatError>,

@@ -13,7 +13,7 @@
 //! # Keys read
 //! `provider.name`, `provider.prices` (a price file over the built-in table), `run.cap_s` /
 //! `run.deep_cap_s`, `run.max_cost_usd`, `run.max_tokens`, `council.reviewers`,
-//! `checks.timeout_s`, `agent.network` (`on`, else off).
+//! `checks.timeout_s`, `agent.network` (`on`, else off), `deep.boot_window_s`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -304,6 +304,32 @@ impl Setup<'_> {
         opts.keep = req.flags.keep;
         opts.commit = req.flags.commit;
         Ok((opts, label, why))
+    }
+
+    /// The request of `loki deep <run>` in `repo`: `deep.boot_window_s` (default
+    /// [`loki_deep::boot::DEFAULT_BOOT_WINDOW`]) and `checks.timeout_s` from the configuration,
+    /// the signing key from `$LOKI_HOME` and the environment.
+    pub fn deep_request(
+        &self,
+        repo: Repo,
+        run: loki_core::RunId,
+    ) -> Result<loki_deep::DeepRequest, WorkspaceError> {
+        Ok(loki_deep::DeepRequest {
+            repo,
+            run,
+            home: self.home()?.to_path_buf(),
+            key_env: KeyEnv::from_process(),
+            boot_window: Duration::from_secs(
+                self.config
+                    .uint("deep.boot_window_s")
+                    .unwrap_or(loki_deep::boot::DEFAULT_BOOT_WINDOW.as_secs()),
+            ),
+            check_timeout: self
+                .config
+                .uint("checks.timeout_s")
+                .map(Duration::from_secs),
+            confine_exe: self.confine_exe.clone(),
+        })
     }
 
     /// The options of a `loki ask` session and its provider: the model box denies the

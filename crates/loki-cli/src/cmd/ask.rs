@@ -13,8 +13,6 @@
 
 use loki_core::RunId;
 use loki_core::outcome::ExitCode;
-use loki_engine::ask::AskEnd;
-use serde_json::json;
 
 use crate::cli::AskArgs;
 use crate::context::Ctx;
@@ -59,35 +57,11 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let asked = loki_engine::ask::ask(&repo, chosen.backend, &opts, started)?;
     let id = asked.run_id;
     match asked.result {
-        Ok(AskEnd {
-            end,
-            detail,
-            cost_usd: cost,
-            input_tokens: input,
-            output_tokens: output,
-            turns,
-        }) => {
-            let cost_text = cost.map_or_else(|| "not measured".to_string(), loki_agent::cost::usd);
+        Ok(end) => {
             if ctx.global.json {
-                crate::output::json(
-                    json!({"run_id": id, "provider": choice.label(), "end": end, "detail": detail,
-                           "turns": turns, "input_tokens": input, "output_tokens": output, "cost_usd": cost}),
-                );
+                crate::output::json(loki_term::ask::ended_json(&choice.label(), &id, &end));
             } else {
-                if !detail.is_empty() {
-                    anstream::println!("{detail}");
-                }
-                anstream::println!(
-                    "{}",
-                    paint(
-                        DIM,
-                        &format!(
-                            "{} · {end} after {turns} turn(s) · {} tokens · cost {cost_text} · run {id} (not verified)",
-                            choice.label(),
-                            input + output,
-                        )
-                    )
-                );
+                anstream::print!("{}", loki_term::ask::ended(&choice.label(), &id, &end));
             }
             Ok(ExitCode::Success)
         }

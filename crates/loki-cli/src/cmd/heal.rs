@@ -31,7 +31,7 @@ use loki_heal::backups;
 use loki_heal::web::PageSpec;
 use loki_heal::{
     FixOptions, FixReport, FixSession, HealError, ObserveOptions, Observed, PatchSource,
-    PlannedEdit, ReplayVerdict,
+    PlannedEdit,
 };
 use loki_receipt::{KeyEnv, Signer};
 
@@ -160,18 +160,6 @@ fn page_options(
     )?)
 }
 
-/// The incident a `run` argument names: an id, or the newest incident for `latest` / none.
-fn incident_run(repo: &Repo, arg: Option<&str>) -> anyhow::Result<RunId> {
-    match arg {
-        None | Some("latest") => Ok(loki_heal::latest_incident(repo)?),
-        Some(id) => {
-            let id: RunId = id.parse()?;
-            loki_heal::fix::incident_dir(repo, &id)?;
-            Ok(id)
-        }
-    }
-}
-
 pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     if args.demo {
         return demo::demo(ctx, args);
@@ -184,7 +172,7 @@ pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         "{}",
         loki_term::heal::stale_backups(&backups::find_stale(&repo.root))
     );
-    let run = incident_run(&repo, args.run.as_deref())?;
+    let run = loki_heal::incident::named(&repo, args.run.as_deref())?;
     if args.apply {
         if !args.yes && !std::io::stdin().is_terminal() {
             return Err(UsageError(
@@ -390,17 +378,13 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
 pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     interrupt::install("the reproduction was stopped; nothing was changed")?;
-    let run = incident_run(&repo, args.run.as_deref())?;
+    let run = loki_heal::incident::named(&repo, args.run.as_deref())?;
     let dir = loki_heal::fix::incident_dir(&repo, &run)?;
     let (inc, _) = loki_heal::incident::load(&dir)?;
     let (video, extra) = loki_heal::web::replay_video(&dir, &inc, run.as_str(), args.video)?;
     let r = loki_heal::repro::run_with(&dir, &inc, None, &[], &extra)?;
     let video = (args.video && video.is_file()).then_some(video);
-    let code = match r.verdict {
-        ReplayVerdict::Reproduced => ExitCode::Failure,
-        ReplayVerdict::NotReproduced => ExitCode::Success,
-        ReplayVerdict::DifferentFailure(_) | ReplayVerdict::Harness(_) => ExitCode::Usage,
-    };
+    let code = ExitCode::from_code(r.verdict.exit_code());
     if ctx.global.json {
         crate::output::json(loki_term::heal::replay_json(
             &run,

@@ -3,8 +3,7 @@
 //! `loki_term::improve`'s.
 //!
 //! The editor and the replays' agent are the provider chosen as for a build (`--provider`,
-//! `--script`, `--model`, or the configuration); each replay is built with [`loki_workspace::options::Setup::build_options`], so
-//! it runs as the user's own run did (box, caps, prices).
+//! `--script`, `--model`, or the configuration): [`loki_workspace::improve::cycle`].
 //!
 //! Exit codes of a cycle: 0 for applied, pending, keep-base, idle, no-failures, paused and
 //! cooldown (nothing went wrong); 1 for rejected, canary-failed, rolled-back, stale and refused (a
@@ -14,9 +13,7 @@
 use std::time::Duration;
 
 use loki_core::outcome::ExitCode;
-use loki_core::run::RunKind;
-use loki_engine::TaskInput;
-use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Paths, Runtime, Trigger};
+use loki_improve::{CycleOptions, CycleRecord, Mode, Paths, Trigger};
 
 use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
 use crate::context::Ctx;
@@ -101,36 +98,12 @@ fn cycle(
     opts: &CycleOptions,
     cancel: loki_process::Cancel,
 ) -> anyhow::Result<CycleRecord> {
-    let editor = || {
-        let chosen = ctx.setup().provider().map_err(|e| format!("{e:#}"))?;
-        Ok(chosen.backend)
-    };
-    let replay_cancel = cancel.clone();
-    let replay = move |task: TaskInput| {
-        let (mut o, _, _) = ctx
-            .setup()
-            .build_options(task, RunKind::Build, false)
-            .map_err(|e| format!("{e:#}"))?;
-        o.cancel = replay_cancel.clone();
-        Ok(o)
-    };
-    let provider = ctx
-        .setup()
-        .choose()
-        .map(|(c, _)| c.label())
-        .unwrap_or_default();
-    let rt = Runtime {
-        repo: repo.clone(),
-        home: ctx.home()?.clone(),
-        key_env: loki_receipt::KeyEnv::from_process(),
-        editor: &editor,
-        provider,
-        replay: &replay,
+    Ok(loki_workspace::improve::cycle(
+        &ctx.setup(),
+        repo,
+        opts,
         cancel,
-        hooks: &NoHooks,
-        confine_exe: std::env::current_exe().ok(),
-    };
-    Ok(loki_improve::heal_once(&rt, opts)?)
+    )?)
 }
 
 fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
