@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use loki_core::config::{Config, Ignored, Layer};
+use loki_core::config::{Config, Ignored};
 use loki_core::layout::Repo;
+use loki_workspace::flags::ConfigFlags;
 
 use crate::cli::GlobalArgs;
-use loki_term::{YELLOW, paint};
 
 #[derive(Debug)]
 pub struct Ctx {
@@ -24,51 +24,45 @@ pub struct Ctx {
 impl Ctx {
     /// Loads config layers for the current directory. A config error is fatal (exit 2).
     pub fn load(global: &GlobalArgs) -> anyhow::Result<Ctx> {
-        Ctx::load_with(global, &[])
+        Ctx::load_with(global, ConfigFlags::default())
     }
 
     /// For the commands that repair or inspect a setup (`config path|init|set`, `doctor`,
     /// `verify`, `keys`): a broken configuration file is left out and reported on stderr instead
     /// of stopping the command, so the user can still mend it with loki.
     pub fn load_repairable(global: &GlobalArgs) -> anyhow::Result<Ctx> {
-        let ctx = Ctx::load_layers(global, &[], true)?;
+        let ctx = Ctx::load_layers(global, ConfigFlags::default(), true)?;
         for bad in &ctx.ignored {
-            anstream::eprintln!(
-                "{}: {}; this file is ignored for this command ({})",
-                paint(YELLOW, "warning"),
-                bad.error,
-                repair_hint(bad.layer)
-            );
+            anstream::eprintln!("{}", loki_term::config::ignored(bad));
         }
         Ok(ctx)
     }
 
-    /// Like [`Ctx::load`], with command flags as the top layer: (key, value, flag name).
-    pub fn load_with(
-        global: &GlobalArgs,
-        extra: &[(String, String, String)],
-    ) -> anyhow::Result<Ctx> {
-        Ctx::load_layers(global, extra, false)
+    /// Like [`Ctx::load`], with command flags as the top layer (`--color` is added to them).
+    pub fn load_with(global: &GlobalArgs, flags: ConfigFlags) -> anyhow::Result<Ctx> {
+        Ctx::load_layers(global, flags, false)
     }
 
     fn load_layers(
         global: &GlobalArgs,
-        extra: &[(String, String, String)],
+        mut flags: ConfigFlags,
         repairable: bool,
     ) -> anyhow::Result<Ctx> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        let mut flags = Vec::new();
-        if let Some(c) = global.color {
-            let v = match c {
+        flags.color = global.color.map(|c| {
+            match c {
                 crate::cli::ColorWhen::Auto => "auto",
                 crate::cli::ColorWhen::Always => "always",
                 crate::cli::ColorWhen::Never => "never",
-            };
-            flags.push(("output.color".into(), v.into(), "--color".into()));
-        }
-        flags.extend(extra.iter().cloned());
-        let loaded =
-            loki_workspace::options::load_config(&cwd, global.config.clone(), flags, repairable)?;
+            }
+            .to_string()
+        });
+        let loaded = loki_workspace::options::load_config(
+            &cwd,
+            global.config.clone(),
+            flags.layer(),
+            repairable,
+        )?;
         Ok(Ctx {
             global: global.clone(),
             config: loaded.config,
@@ -102,18 +96,5 @@ impl Ctx {
                 "neither LOKI_HOME nor HOME is set; set LOKI_HOME to a directory for loki's keys and cache".into(),
             ))
         })
-    }
-}
-
-/// How to mend a broken file of `layer`.
-pub fn repair_hint(layer: Layer) -> &'static str {
-    match layer {
-        Layer::Repo => {
-            "fix it, `loki config set --repo KEY VALUE` a bad value, or replace it with `loki config init --repo --force`"
-        }
-        Layer::File => "fix it, or leave out --config",
-        Layer::User | Layer::Default | Layer::Env | Layer::Flag => {
-            "fix it, `loki config set KEY VALUE` a bad value, or replace it with `loki config init --force`"
-        }
     }
 }

@@ -205,7 +205,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
         Command::Seal(c) => cmd::seal::run(&Ctx::load(&global)?, c),
         Command::Providers => cmd::providers::list(&Ctx::load(&global)?),
         Command::Ask(args) => {
-            cmd::ask::run(&Ctx::load_with(&global, &args.provider_flags())?, &args)
+            cmd::ask::run(&Ctx::load_with(&global, args.provider_flags())?, &args)
         }
         Command::RunTask(args) => cmd::build::run_file(&global, &args),
         Command::Quick(args) => {
@@ -262,6 +262,7 @@ const PROBES: &[Probe] = &[
     probe::<loki_improve::ImproveError>,
     probe::<loki_intake::IntakeError>,
     probe::<loki_intake::review::OutError>,
+    probe::<loki_intake::review::JudgeError>,
     probe::<loki_mcp::McpError>,
     probe::<loki_control::ControlError>,
     probe::<loki_chat::ChatError>,

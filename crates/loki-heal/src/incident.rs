@@ -345,6 +345,22 @@ pub fn save(run_dir: &Path, inc: &Incident) -> Result<PathBuf, HealError> {
     Ok(path)
 }
 
+/// The incident a `run` argument of `loki fix` or `loki replay` names: an id (checked to be a
+/// run of `repo`), or the newest incident for `latest` or none.
+pub fn named(
+    repo: &loki_core::layout::Repo,
+    arg: Option<&str>,
+) -> Result<loki_core::RunId, HealError> {
+    match arg {
+        None | Some("latest") => crate::fix::latest_incident(repo),
+        Some(id) => {
+            let id: loki_core::RunId = id.parse()?;
+            crate::fix::incident_dir(repo, &id)?;
+            Ok(id)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

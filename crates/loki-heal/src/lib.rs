@@ -48,6 +48,7 @@ mod error;
 pub mod fix;
 pub mod frames;
 pub mod incident;
+pub mod model;
 pub mod new_crash;
 pub mod page;
 pub mod proposal;

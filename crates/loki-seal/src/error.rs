@@ -5,6 +5,12 @@ use std::path::PathBuf;
 /// Errors of the seal. The stop hook turns every one of them into a block (fail closed).
 #[derive(Debug, thiserror::Error)]
 pub enum SealError {
+    /// `seal install` without `--command`: this binary's path cannot be found.
+    #[error("cannot tell where this loki is; name it with --command PATH")]
+    NoExe(#[source] std::io::Error),
+    /// `seal install` without `--command`: this binary's path cannot go into a hook's JSON.
+    #[error("this loki's path {} is not UTF-8; name it with --command PATH", path.display())]
+    ExeNotUtf8 { path: std::path::PathBuf },
     /// SIGINT or SIGTERM came while the suites ran: the change was not judged (the signal's exit
     /// code, 130 or 143, ends the command).
     #[error(
@@ -74,6 +80,8 @@ impl loki_core::exit::Classify for SealError {
             | SealError::Events(_)
             | SealError::WorkerPanicked { .. }
             | SealError::Io { .. }
+            | SealError::NoExe(_)
+            | SealError::ExeNotUtf8 { .. }
             | SealError::Interrupted { .. } => ExitClass::Failure,
         }
     }

@@ -457,6 +457,21 @@ pub fn install(
     })
 }
 
+/// The program a hook runs: `given` (`--command`), else this very binary by its absolute,
+/// canonical path (the agent runs the hook with its own `PATH`).
+pub fn hook_program(given: Option<String>) -> Result<String, SealError> {
+    if let Some(c) = given {
+        return Ok(c);
+    }
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(SealError::NoExe)?;
+    match exe.to_str() {
+        Some(s) => Ok(s.to_string()),
+        None => Err(SealError::ExeNotUtf8 { path: exe }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

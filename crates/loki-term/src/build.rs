@@ -8,10 +8,15 @@
 //!   (commits shortened to 12 characters).
 //! - **discard**: one `removed <what>` line each, or `run <id>: nothing to remove`; with
 //!   `--failed` one line per run, or the line saying no failed run has anything left.
+//! - **published**: `opened <url>` / `updated <url>`, with ` (a draft: the run is not
+//!   VERIFIED)` for a draft; a `--pr` build's summary ends with it as its `PR:` line
+//!   ([`pr_line`]), or `PR: none: …` when the run made no change.
 
 use std::fmt::Write as _;
 
 use loki_engine::ops::{Applied, Discarded, StatusView};
+use loki_intake::after::AfterBuild;
+use loki_intake::pr::Published;
 
 /// `loki status`: the run's labelled lines; `question` is a BLOCKED run's.
 #[must_use]
@@ -99,4 +104,34 @@ pub fn discarded_failed(gone: &[Discarded]) -> String {
             )
         })
         .collect()
+}
+
+/// `loki pr <run>`: `opened <url>` / `updated <url>`, and whether it is a draft.
+#[must_use]
+pub fn published(p: &Published) -> String {
+    let what = if p.result.created {
+        "opened"
+    } else {
+        "updated"
+    };
+    let draft = if p.draft {
+        " (a draft: the run is not VERIFIED)"
+    } else {
+        ""
+    };
+    format!("{what} {}{draft}", p.result.url)
+}
+
+/// The `PR:` line of a `--pr` build's summary; `None` when publishing failed (its error is
+/// printed as an error instead).
+#[must_use]
+pub fn pr_line(after: &AfterBuild) -> Option<String> {
+    match after {
+        AfterBuild::Published(p) => Some(format!("{:<12}{}", "PR:", published(p))),
+        AfterBuild::Nothing => Some(format!(
+            "{:<12}none: the run made no change to propose",
+            "PR:"
+        )),
+        AfterBuild::Failed(_) => None,
+    }
 }

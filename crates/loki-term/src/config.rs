@@ -7,13 +7,40 @@
 //!   or `unavailable` when there is no home or no repository, the path then empty), then
 //!   `file  <--config>` when one was given. `--json`: `{"user": {path, state}, "repo": {path,
 //!   state}, "file"}`.
+//! - **a broken configuration file** left out by a command that repairs a setup: `warning: <the
+//!   error>; this file is ignored for this command (<how to mend it>)`, the word in yellow.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use loki_core::config::{Config, KEYS, Kind};
+use loki_core::config::{Config, Ignored, KEYS, Kind, Layer};
 
-use crate::style::{DIM, paint};
+use crate::style::{DIM, YELLOW, paint};
+
+/// How to mend a broken file of `layer`.
+#[must_use]
+pub fn repair_hint(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Repo => {
+            "fix it, `loki config set --repo KEY VALUE` a bad value, or replace it with `loki config init --repo --force`"
+        }
+        Layer::File => "fix it, or leave out --config",
+        Layer::User | Layer::Default | Layer::Env | Layer::Flag => {
+            "fix it, `loki config set KEY VALUE` a bad value, or replace it with `loki config init --force`"
+        }
+    }
+}
+
+/// The warning for a broken configuration file a command left out.
+#[must_use]
+pub fn ignored(bad: &Ignored) -> String {
+    format!(
+        "{}: {}; this file is ignored for this command ({})",
+        paint(YELLOW, "warning"),
+        bad.error,
+        repair_hint(bad.layer)
+    )
+}
 
 /// The text of `loki config show`.
 #[must_use]

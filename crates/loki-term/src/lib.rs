@@ -15,10 +15,11 @@
 //! - **Progress** ([`progress`]) goes to stderr: a live line on a terminal, plain lines with
 //!   `--verbose`, nothing otherwise.
 //!
-//! Per command: [`runs`], [`events`], [`verify`], [`keys`], [`doctor`], [`deep`], [`seal`],
+//! Per command: [`ask`], [`providers`], [`runs`], [`events`], [`verify`], [`keys`], [`doctor`], [`deep`], [`seal`],
 //! [`improve`], [`heal`] (`loki run`, `fix`, `replay`), [`build`] (`status`, `apply`,
-//! `discard`), [`checks`], [`config`], [`workspace`], [`backlog`], [`serve`]; [`error`] for a
-//! failed command. The hidden `loki __page` check is `loki_heal::page`: it is the heal's
+//! `discard`, `pr`), [`checks`], [`config`], [`contract`], [`workspace`], [`backlog`], [`serve`];
+//! [`modelbox`] for what a model-driven command says about its box; [`error`] for a failed
+//! command. The hidden `loki __page` check is `loki_heal::page`: it is the heal's
 //! observer, not a rendering.
 //!
 //! # Invariants
@@ -29,11 +30,13 @@
 //!   only to the writer it is given.
 //! - A text changes only with its snapshot: the binary's tests pin them byte for byte.
 
+pub mod ask;
 pub mod backlog;
 pub mod build;
 pub mod checks;
 pub mod color;
 pub mod config;
+pub mod contract;
 pub mod deep;
 pub mod doctor;
 pub mod error;
@@ -41,7 +44,9 @@ pub mod events;
 pub mod heal;
 pub mod improve;
 pub mod keys;
+pub mod modelbox;
 pub mod progress;
+pub mod providers;
 pub mod runs;
 pub mod seal;
 pub mod serve;

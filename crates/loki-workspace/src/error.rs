@@ -65,6 +65,8 @@ pub enum WorkspaceError {
     #[error(transparent)]
     Core(#[from] loki_core::CoreError),
     #[error(transparent)]
+    Improve(#[from] loki_improve::ImproveError),
+    #[error(transparent)]
     Checks(#[from] loki_runner::ChecksError),
     #[error(transparent)]
     Events(#[from] loki_events::EventError),
@@ -91,6 +93,7 @@ impl Classify for WorkspaceError {
             WorkspaceError::Contract(e) => e.exit_class(),
             WorkspaceError::Intake(e) => e.exit_class(),
             WorkspaceError::Core(e) => e.exit_class(),
+            WorkspaceError::Improve(e) => e.exit_class(),
             WorkspaceError::Checks(e) => e.exit_class(),
             WorkspaceError::Events(e) => e.exit_class(),
             WorkspaceError::RecordsDir { .. } | WorkspaceError::Json(_) | WorkspaceError::Io(_) => {

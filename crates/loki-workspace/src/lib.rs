@@ -1,5 +1,6 @@
 //! The orchestration of loki's commands, apart from printing (the binary parses flags, calls one
 //! function here and prints):
+//! - [`flags`]: command flags that are configuration keys, as the top configuration layer;
 //! - [`options`]: build options from the configuration (the provider chosen and built, prices,
 //!   caps, the model box's network), for every command that starts a model;
 //! - [`run`] and this module: workspace runs, one task across the repositories of a workspace
@@ -7,10 +8,12 @@
 //!   before anything runs, each repository's run, the setup and integration steps ([`shell`],
 //!   [`integrate`]), the record ([`WorkspaceRun`], [`newest`]), the exit code ([`exit_of`]) and
 //!   the integration comments ([`comment_all`]);
+//! - [`improve`]: one `loki improve` cycle with the user's provider and build options;
 //! - [`backlog`]: one build run per open issue of a tracker project, N at a time;
 //! - [`contract`]: `loki contract SPEC`, the delivery contract written for later runs;
 //! - [`checks`]: `loki checks run`, the repository's suites run and recorded as evidence;
 //! - [`demo`]: `loki demo`, the build engine on the bundled example, then verified;
+//! - [`verify`]: what `loki verify [target]` checks;
 //! - [`modelbox`]: the model box in words, as `loki doctor` and every model-driven command say it;
 //! - what they share: [`issue_task`] (an issue fetched into a run's task), [`publish_after`]
 //!   (`--pr` once a run has sealed), [`resolve_run`] (`latest` or an id), [`exit_code`] (an
@@ -56,12 +59,15 @@ pub mod checks;
 pub mod contract;
 pub mod demo;
 mod error;
+pub mod flags;
+pub mod improve;
 pub mod modelbox;
 pub mod options;
 #[cfg(test)]
 mod orchestration_tests;
 pub mod run;
 pub mod single;
+pub mod verify;
 
 pub use error::{WorkspaceError, chain_text};
 

@@ -13,7 +13,7 @@
 //! # Keys read
 //! `provider.name`, `provider.prices` (a price file over the built-in table), `run.cap_s` /
 //! `run.deep_cap_s`, `run.max_cost_usd`, `run.max_tokens`, `council.reviewers`,
-//! `checks.timeout_s`, `agent.network` (`on`, else off).
+//! `checks.timeout_s`, `agent.network` (`on`, else off), `deep.boot_window_s`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -159,14 +159,11 @@ impl Setup<'_> {
         }
     }
 
-    /// The provider of a command that runs the model loop itself (`loki fix`): `spec`
+    /// The provider of a command that runs the model loop itself (`loki fix`), built: `spec`
     /// (`--model provider[/model]`) over the configuration's `provider.name`, and `auto` picks
     /// only an API provider (OpenAI, Anthropic). `None` when `auto` finds none; the settings
     /// carry the model `spec` names.
-    pub fn choose_api(
-        &self,
-        spec: Option<&str>,
-    ) -> Result<Option<(ProviderChoice, ProviderSettings)>, WorkspaceError> {
+    pub fn choose_api(&self, spec: Option<&str>) -> Result<Option<Chosen>, WorkspaceError> {
         let mut settings = self.settings();
         let name = match spec {
             Some(spec) => {
@@ -180,10 +177,20 @@ impl Setup<'_> {
         };
         let api =
             |c: &ProviderChoice| matches!(c, ProviderChoice::OpenAi | ProviderChoice::Anthropic);
-        Ok(match self.pick(name, &api)? {
-            Ok(choice) => Some((choice, settings)),
-            Err(d) => d.choice.map(|c| (c, settings)),
-        })
+        let (choice, why) = match self.pick(name, &api)? {
+            Ok(choice) => (choice, "chosen explicitly".to_string()),
+            Err(d) => match d.choice {
+                Some(c) => (c, format!("auto: {}", d.reason)),
+                None => return Ok(None),
+            },
+        };
+        let backend = loki_agent::build(&choice, &settings)?;
+        Ok(Some(Chosen {
+            backend,
+            choice,
+            settings,
+            why,
+        }))
     }
 
     /// The one chooser: `name` when it names a provider, else (`auto`) the detection, its choice
@@ -297,6 +304,32 @@ impl Setup<'_> {
         opts.keep = req.flags.keep;
         opts.commit = req.flags.commit;
         Ok((opts, label, why))
+    }
+
+    /// The request of `loki deep <run>` in `repo`: `deep.boot_window_s` (default
+    /// [`loki_deep::boot::DEFAULT_BOOT_WINDOW`]) and `checks.timeout_s` from the configuration,
+    /// the signing key from `$LOKI_HOME` and the environment.
+    pub fn deep_request(
+        &self,
+        repo: Repo,
+        run: loki_core::RunId,
+    ) -> Result<loki_deep::DeepRequest, WorkspaceError> {
+        Ok(loki_deep::DeepRequest {
+            repo,
+            run,
+            home: self.home()?.to_path_buf(),
+            key_env: KeyEnv::from_process(),
+            boot_window: Duration::from_secs(
+                self.config
+                    .uint("deep.boot_window_s")
+                    .unwrap_or(loki_deep::boot::DEFAULT_BOOT_WINDOW.as_secs()),
+            ),
+            check_timeout: self
+                .config
+                .uint("checks.timeout_s")
+                .map(Duration::from_secs),
+            confine_exe: self.confine_exe.clone(),
+        })
     }
 
     /// The options of a `loki ask` session and its provider: the model box denies the

@@ -12,9 +12,7 @@
 //! and `TMPDIR` are private, and the network is off unless `agent.network = "on"`.
 
 use loki_core::RunId;
-use loki_engine::ask::AskEnd;
 use loki_protocol::outcome::ExitCode;
-use serde_json::json;
 
 use crate::cli::AskArgs;
 use crate::context::Ctx;
@@ -22,12 +20,13 @@ use loki_term::{DIM, paint};
 
 impl AskArgs {
     /// The command's flags as the top configuration layer.
-    pub fn provider_flags(&self) -> Vec<(String, String, String)> {
-        crate::cmd::provider_layer(
-            self.provider.as_ref(),
-            self.model.as_ref(),
-            self.script.as_ref(),
-        )
+    pub fn provider_flags(&self) -> loki_workspace::flags::ConfigFlags {
+        loki_workspace::flags::ConfigFlags {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            script: self.script.clone(),
+            ..Default::default()
+        }
     }
 }
 
@@ -58,35 +57,11 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let asked = loki_engine::ask::ask(&repo, chosen.backend, &opts, started)?;
     let id = asked.run_id;
     match asked.result {
-        Ok(AskEnd {
-            end,
-            detail,
-            cost_usd: cost,
-            input_tokens: input,
-            output_tokens: output,
-            turns,
-        }) => {
-            let cost_text = cost.map_or_else(|| "not measured".to_string(), loki_agent::cost::usd);
+        Ok(end) => {
             if ctx.global.json {
-                crate::output::json(
-                    json!({"run_id": id, "provider": choice.label(), "end": end, "detail": detail,
-                           "turns": turns, "input_tokens": input, "output_tokens": output, "cost_usd": cost}),
-                );
+                crate::output::json(loki_term::ask::ended_json(&choice.label(), &id, &end));
             } else {
-                if !detail.is_empty() {
-                    anstream::println!("{detail}");
-                }
-                anstream::println!(
-                    "{}",
-                    paint(
-                        DIM,
-                        &format!(
-                            "{} · {end} after {turns} turn(s) · {} tokens · cost {cost_text} · run {id} (not verified)",
-                            choice.label(),
-                            input + output,
-                        )
-                    )
-                );
+                anstream::print!("{}", loki_term::ask::ended(&choice.label(), &id, &end));
             }
             Ok(ExitCode::Success)
         }

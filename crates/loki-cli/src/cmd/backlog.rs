@@ -25,7 +25,7 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
         )
         .into());
     }
-    let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
+    let ctx = Ctx::load_with(global, args.flags.config_flags())?;
     let repo = ctx.repo()?;
     let setup = ctx.setup();
     let label = if args.all {

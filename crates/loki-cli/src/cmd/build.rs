@@ -13,6 +13,7 @@ use anyhow::Context as _;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
 use loki_protocol::outcome::ExitCode;
+use loki_workspace::flags::ConfigFlags;
 use loki_workspace::run::RunFlags;
 use loki_workspace::single::ContractFrom;
 
@@ -34,36 +35,18 @@ impl BuildFlags {
     }
 
     /// The flags that are configuration keys, as the top configuration layer.
-    pub fn config_flags(&self) -> Vec<(String, String, String)> {
-        let cap_key = if self.deep {
-            "run.deep_cap_s"
-        } else {
-            "run.cap_s"
-        };
-        let mut layer = crate::cmd::provider_layer(
-            self.provider.as_ref(),
-            self.model.as_ref(),
-            self.script.as_ref(),
-        );
-        layer.extend(crate::cmd::layer([
-            (cap_key, self.cap.map(|c| c.to_string()), "--cap"),
-            (
-                "run.max_cost_usd",
-                self.max_cost.map(|m| m.to_string()),
-                "--max-cost",
-            ),
-            (
-                "run.max_tokens",
-                self.max_tokens.map(|m| m.to_string()),
-                "--max-tokens",
-            ),
-            (
-                "council.reviewers",
-                self.council.map(|n| n.to_string()),
-                "--council",
-            ),
-        ]));
-        layer
+    pub fn config_flags(&self) -> ConfigFlags {
+        ConfigFlags {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            script: self.script.clone(),
+            cap: self.cap,
+            deep: self.deep,
+            max_cost: self.max_cost,
+            max_tokens: self.max_tokens,
+            council: self.council,
+            color: None,
+        }
     }
 }
 
@@ -87,7 +70,7 @@ pub fn run_task_with(
     contract: Option<loki_contract::Contract>,
     issue: Option<loki_engine::IssueInput>,
 ) -> anyhow::Result<ExitCode> {
-    let ctx = Ctx::load_with(global, &flags.config_flags())?;
+    let ctx = Ctx::load_with(global, flags.config_flags())?;
     let repo = ctx.repo()?;
     let contract = match (contract, &flags.contract) {
         (Some(c), _) => ContractFrom::Given(c),

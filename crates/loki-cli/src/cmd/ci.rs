@@ -17,13 +17,11 @@
 //! `seal check` code (1 FINDINGS, 3 CANNOT JUDGE, 4 DECLARE); `judge --no-fail` exits 0 on any
 //! verdict, for a pipeline whose `post` gates (the receipt is uploaded between the two).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
 use loki_intake::review::{self, Ci, Request, gated};
 use loki_protocol::outcome::ExitCode;
-use loki_seal::report::Report;
 
 use crate::cli::{CiCommand, CiCommentArgs, CiJudgeArgs, CiName, CiPostArgs};
 use crate::cmd::UsageError;
@@ -50,88 +48,35 @@ fn ci_of(name: Option<CiName>) -> Option<Ci> {
 
 fn judge(ctx: &Ctx, args: &CiJudgeArgs) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
-    let request = match ci_of(args.ci) {
-        Some(ci) => Some(Request::from_env(ci)?),
-        None => None,
-    };
-    let base = match (&args.base, &request) {
-        (Some(b), _) => b.clone(),
-        (None, Some(r)) => review::fork_point(&root, &args.remote, &r.target)?,
-        (None, None) => {
-            return Err(UsageError(
-                "no pull or merge request here: run in a GitHub Actions pull_request job or a GitLab merge request pipeline (or say which with --ci), or name the revision with --base REV".into(),
-            )
-            .into());
-        }
-    };
-    let declared = match &args.declared {
-        Some(p) => loki_seal::declare::read_file(&ctx.cwd.join(p))?,
-        None => Vec::new(),
-    };
-    let out = args
-        .out
-        .as_ref()
-        .map_or_else(|| root.join(".loki/ci"), |o| ctx.cwd.join(o));
+    let judging = review::judge::prepare(&review::judge::Ask {
+        root: &root,
+        cwd: &ctx.cwd,
+        ci: ci_of(args.ci),
+        base: args.base.as_deref(),
+        remote: &args.remote,
+        declared: args.declared.as_deref(),
+        out: args.out.as_deref(),
+    })?;
     let opts = crate::cmd::seal::options(ctx, root.join(".loki"))?;
-    let task = request.as_ref().map_or_else(
-        || format!("loki seal check --base {base}"),
-        Request::reference,
-    );
     crate::interrupt::left("the change was not judged: nothing was found or cleared");
-    let report = loki_seal::check_sealed(&root, &base, &declared, &opts, &task)?;
-    let json = report.to_json();
-    let typed: Report = serde_json::from_value(json.clone())
-        .context("the report does not read back as a report (a bug in loki)")?;
-    let rendered = review::render(
-        &typed,
-        request.as_ref(),
-        &args.gate.fail_on,
-        &args.gate.name,
-    );
+    let gate = (&args.gate.fail_on, args.gate.name.as_str());
     let home = ctx.home().ok().map(PathBuf::as_path);
-    review::out::write_out(&out, &json, &rendered.body, &typed, home)?;
-    let code = if args.no_fail {
-        ExitCode::Success
-    } else {
-        gated(&args.gate.fail_on, report.verdict())
-    };
+    let judged = judging.judge(&root, &opts, gate, home, args.no_fail)?;
     if ctx.global.json {
-        crate::output::json(serde_json::json!({
-            "verdict": report.verdict(),
-            "conclusion": args.gate.fail_on.conclusion(report.verdict()),
-            "fail_on": args.gate.fail_on.keys(),
-            "base": base,
-            "request": request.as_ref().map(Request::reference),
-            "receipt": json.get("receipt"),
-            "out": out,
-        }));
+        crate::output::json(judging.summary_json(&judged, &args.gate.fail_on));
     } else {
+        let report = &judged.report;
         anstream::print!("{}", loki_term::checks::results(&report.judged.head));
-        anstream::print!("{}", loki_term::seal::check(&report));
-        let lines = review::out::judged_lines(&args.gate.fail_on, report.verdict(), &out);
+        anstream::print!("{}", loki_term::seal::check(report));
+        let verdict = report.verdict();
+        let lines = review::out::judged_lines(&args.gate.fail_on, verdict, &judging.out);
         anstream::print!("{lines}");
     }
-    Ok(code)
-}
-
-fn read_report(path: &Path) -> anyhow::Result<Report> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        UsageError(format!(
-            "cannot read the report {}: {e} (did `loki ci judge` run and fail before writing it? its log says why)",
-            path.display()
-        ))
-    })?;
-    Report::parse(&text).map_err(|e| {
-        UsageError(format!(
-            "{} is not a `loki seal check --json` report: {e}",
-            path.display()
-        ))
-        .into()
-    })
+    Ok(judged.code)
 }
 
 fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
-    let report = read_report(&ctx.cwd.join(&args.report))?;
+    let report = review::judge::read_report(&ctx.cwd.join(&args.report))?;
     let ci = ci_of(args.ci).ok_or_else(|| {
         UsageError(
             "not in GitHub Actions or GitLab CI (neither GITHUB_ACTIONS nor GITLAB_CI is true): say which with --ci github|gitlab".into(),
@@ -139,33 +84,17 @@ fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
     })?;
     let request = Request::from_env(ci)?;
     let gate = &args.gate;
-    let conclusion = gate.fail_on.conclusion(report.verdict);
-    let rendered = review::render(&report, Some(&request), &gate.fail_on, &gate.name);
-    if let Some(summary) = loki_core::env::GITHUB_STEP_SUMMARY.get_os() {
-        review::out::append(Path::new(&summary), &format!("{}\n", rendered.summary))?;
-    }
     // A fork's jobs hold a read-only token: the verdict stays in the job summary and status.
-    let posted = if request.fork {
+    let on_fork = |request: &Request| {
         anstream::eprintln!(
             "loki ci post: {} comes from a fork, whose jobs get a read-only token: no comment or check run; the verdict is in the job summary and the job's status",
             request.reference()
         );
-        None
-    } else {
-        let deadline = Instant::now() + POST_DEADLINE;
-        Some(review::post(
-            &request,
-            &rendered,
-            conclusion,
-            &gate.name,
-            &loki_intake::Endpoints::from_env(),
-            deadline,
-        )?)
     };
-    if let Some(file) = loki_core::env::GITHUB_OUTPUT.get_os() {
-        let lines = review::out::outputs(&report, conclusion, posted.as_ref());
-        review::out::append(Path::new(&file), &lines)?;
-    }
+    let deadline = Instant::now() + POST_DEADLINE;
+    let gated_by = (&gate.fail_on, gate.name.as_str());
+    let review::judge::PostedReport { conclusion, posted } =
+        review::judge::post_report(&report, &request, gated_by, deadline, on_fork)?;
     if ctx.global.json {
         crate::output::json(serde_json::json!({
             "request": request.reference(),
@@ -183,7 +112,7 @@ fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn comment(ctx: &Ctx, args: &CiCommentArgs) -> anyhow::Result<ExitCode> {
-    let report = read_report(&ctx.cwd.join(&args.report))?;
+    let report = review::judge::read_report(&ctx.cwd.join(&args.report))?;
     let rendered = review::render(&report, None, &args.gate.fail_on, &args.gate.name);
     if ctx.global.json {
         crate::output::json(serde_json::json!({

@@ -8,7 +8,6 @@
 
 use std::io::{IsTerminal as _, Read as _};
 
-use loki_contract::MAX_CRITERIA;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
 use loki_protocol::outcome::ExitCode;
@@ -28,31 +27,15 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     if ctx.global.json {
         crate::output::json(&contract);
     } else {
-        for c in &contract.criteria {
-            let kept = if c.kind == loki_contract::CriterionKind::Preserved {
-                "  (keeps working: held when its test passes before and after)"
-            } else {
-                ""
-            };
-            anstream::println!("{:<6} {}{kept}", c.id, c.text);
-        }
-        if dropped > 0 {
-            anstream::println!(
-                "{dropped} more item(s) beyond the first {MAX_CRITERIA} were not taken: split the spec"
-            );
-        }
-        anstream::println!(
-            "Wrote {} ({} criteria from {source}); build runs are judged against it until it is removed",
-            path.display(),
-            contract.criteria.len()
-        );
+        let text = loki_term::contract::adopted(&contract, dropped, &path, &source);
+        anstream::print!("{text}");
     }
     Ok(ExitCode::Success)
 }
 
 /// `loki answer <run> [--text TEXT]`: the answer from `--text`, the control plane or stdin.
 pub fn answer(global: &GlobalArgs, args: &AnswerArgs) -> anyhow::Result<ExitCode> {
-    let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
+    let ctx = Ctx::load_with(global, args.flags.config_flags())?;
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let posted = match &args.text {

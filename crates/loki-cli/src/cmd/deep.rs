@@ -6,13 +6,9 @@
 //! PARTIAL (something could not run or prove, e.g. a suite the machine kept from running) or
 //! FAILED; 2 for bad input (an unknown run, a run without a change or without a receipt).
 
-use std::time::Duration;
-
 use loki_core::layout::Repo;
 use loki_core::run::RunStore;
-use loki_deep::DeepRequest;
 use loki_protocol::outcome::ExitCode;
-use loki_receipt::KeyEnv;
 
 use crate::cli::RunArg;
 use crate::cmd::{UsageError, resolve_run};
@@ -22,19 +18,7 @@ pub fn run(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let store = RunStore::new(repo.clone());
     let run = resolve_run(&store, &args.run)?;
-    let req = DeepRequest {
-        repo,
-        run,
-        home: ctx.home()?.clone(),
-        key_env: KeyEnv::from_process(),
-        boot_window: Duration::from_secs(
-            ctx.config
-                .uint("deep.boot_window_s")
-                .unwrap_or(loki_deep::boot::DEFAULT_BOOT_WINDOW.as_secs()),
-        ),
-        check_timeout: ctx.config.uint("checks.timeout_s").map(Duration::from_secs),
-        confine_exe: std::env::current_exe().ok(),
-    };
+    let req = ctx.setup().deep_request(repo, run)?;
     crate::interrupt::left(
         "the deep verify was stopped: the previous one stays in place, this one's receipt says INTERRUPTED",
     );

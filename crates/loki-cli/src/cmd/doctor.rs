@@ -22,7 +22,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
             .map(|bad| {
                 (
                     bad.error.to_string(),
-                    crate::context::repair_hint(bad.layer),
+                    loki_term::config::repair_hint(bad.layer),
                 )
             })
             .collect(),

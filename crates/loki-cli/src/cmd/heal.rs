@@ -23,14 +23,14 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
 use std::time::Duration;
 
-use loki_agent::{Backend, Provider, build};
+use loki_agent::Provider;
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_heal::backups;
 use loki_heal::web::PageSpec;
 use loki_heal::{
     FixOptions, FixReport, FixSession, HealError, ObserveOptions, Observed, PatchSource,
-    PlannedEdit, ReplayVerdict,
+    PlannedEdit,
 };
 use loki_protocol::outcome::ExitCode;
 use loki_receipt::{KeyEnv, Signer};
@@ -160,18 +160,6 @@ fn page_options(
     )?)
 }
 
-/// The incident a `run` argument names: an id, or the newest incident for `latest` / none.
-fn incident_run(repo: &Repo, arg: Option<&str>) -> anyhow::Result<RunId> {
-    match arg {
-        None | Some("latest") => Ok(loki_heal::latest_incident(repo)?),
-        Some(id) => {
-            let id: RunId = id.parse()?;
-            loki_heal::fix::incident_dir(repo, &id)?;
-            Ok(id)
-        }
-    }
-}
-
 pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     if args.demo {
         return demo::demo(ctx, args);
@@ -184,7 +172,7 @@ pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
         "{}",
         loki_term::heal::stale_backups(&backups::find_stale(&repo.root))
     );
-    let run = incident_run(&repo, args.run.as_deref())?;
+    let run = loki_heal::incident::named(&repo, args.run.as_deref())?;
     if args.apply {
         if !args.yes && !std::io::stdin().is_terminal() {
             return Err(UsageError(
@@ -249,19 +237,16 @@ fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// The model `loki fix` asks ([`loki_workspace::options::Setup::choose_api`]). `None` when auto
-/// finds nothing.
+/// The model `loki fix` asks ([`loki_workspace::options::Setup::choose_api`], refused when it is
+/// a CLI agent). `None` when auto finds nothing.
 fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provider>>> {
-    let Some((choice, settings)) = ctx.setup().choose_api(flag)? else {
+    let Some(chosen) = ctx.setup().choose_api(flag)? else {
         return Ok(None);
     };
-    match build(&choice, &settings)? {
-        Backend::Loop(p) => Ok(Some(p)),
-        Backend::Cli(_) => Err(HealError::CliProvider {
-            provider: choice.label(),
-        }
-        .into()),
-    }
+    Ok(Some(loki_heal::model::loop_only(
+        chosen.backend,
+        chosen.choice.label(),
+    )?))
 }
 
 fn signer(ctx: &Ctx) -> anyhow::Result<Signer> {
@@ -287,13 +272,7 @@ fn apply(
     no_verify: bool,
     model_flag: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let provider = model(ctx, model_flag)?;
-    let Some(provider) = provider else {
-        return Err(HealError::NoModel {
-            hint: "set ANTHROPIC_API_KEY or OPENAI_API_KEY, point openai.base_url at a local server, pass --model provider/model, or try `loki fix --demo`".into(),
-        }
-        .into());
-    };
+    let provider = loki_heal::model::required(model(ctx, model_flag)?)?;
     heal(
         ctx,
         repo,
@@ -399,17 +378,13 @@ fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
 pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     interrupt::install("the reproduction was stopped; nothing was changed")?;
-    let run = incident_run(&repo, args.run.as_deref())?;
+    let run = loki_heal::incident::named(&repo, args.run.as_deref())?;
     let dir = loki_heal::fix::incident_dir(&repo, &run)?;
     let (inc, _) = loki_heal::incident::load(&dir)?;
     let (video, extra) = loki_heal::web::replay_video(&dir, &inc, run.as_str(), args.video)?;
     let r = loki_heal::repro::run_with(&dir, &inc, None, &[], &extra)?;
     let video = (args.video && video.is_file()).then_some(video);
-    let code = match r.verdict {
-        ReplayVerdict::Reproduced => ExitCode::Failure,
-        ReplayVerdict::NotReproduced => ExitCode::Success,
-        ReplayVerdict::DifferentFailure(_) | ReplayVerdict::Harness(_) => ExitCode::Usage,
-    };
+    let code = ExitCode::from_code(r.verdict.exit_code());
     if ctx.global.json {
         crate::output::json(loki_term::heal::replay_json(
             &run,

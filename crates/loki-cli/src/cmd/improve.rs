@@ -3,8 +3,7 @@
 //! `loki_term::improve`'s.
 //!
 //! The editor and the replays' agent are the provider chosen as for a build (`--provider`,
-//! `--script`, `--model`, or the configuration); each replay is built with [`loki_workspace::options::Setup::build_options`], so
-//! it runs as the user's own run did (box, caps, prices).
+//! `--script`, `--model`, or the configuration): [`loki_workspace::improve::cycle`].
 //!
 //! Exit codes of a cycle: 0 for applied, pending, keep-base, idle, no-failures, paused and
 //! cooldown (nothing went wrong); 1 for rejected, canary-failed, rolled-back, stale and refused (a
@@ -13,29 +12,26 @@
 
 use std::time::Duration;
 
-use loki_core::run::RunKind;
-use loki_engine::TaskInput;
-use loki_improve::{CycleOptions, CycleRecord, Mode, NoHooks, Paths, Runtime, Trigger};
+use loki_improve::{CycleOptions, CycleRecord, Mode, Paths, Trigger};
 use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{GlobalArgs, ImproveArgs, ImproveCommand, ImproveMode, ImproveTrigger};
 use crate::context::Ctx;
 use loki_term::{DIM, paint};
 
-fn config_flags(args: &ImproveArgs) -> Vec<(String, String, String)> {
+fn config_flags(args: &ImproveArgs) -> loki_workspace::flags::ConfigFlags {
     let m = &args.model;
-    let mut f =
-        crate::cmd::provider_layer(m.provider.as_ref(), m.model.as_ref(), m.script.as_ref());
-    f.extend(crate::cmd::layer([(
-        "run.cap_s",
-        m.cap.map(|c| c.to_string()),
-        "--cap",
-    )]));
-    f
+    loki_workspace::flags::ConfigFlags {
+        provider: m.provider.clone(),
+        model: m.model.clone(),
+        script: m.script.clone(),
+        cap: m.cap,
+        ..Default::default()
+    }
 }
 
 pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> {
-    let ctx = Ctx::load_with(global, &config_flags(args))?;
+    let ctx = Ctx::load_with(global, config_flags(args))?;
     let repo = ctx.repo()?;
     let paths = Paths::new(&repo);
     match &args.command {
@@ -102,36 +98,12 @@ fn cycle(
     opts: &CycleOptions,
     cancel: loki_process::Cancel,
 ) -> anyhow::Result<CycleRecord> {
-    let editor = || {
-        let (choice, _) = ctx.setup().choose().map_err(|e| format!("{e:#}"))?;
-        loki_agent::build(&choice, &ctx.setup().settings()).map_err(|e| e.to_string())
-    };
-    let replay_cancel = cancel.clone();
-    let replay = move |task: TaskInput| {
-        let (mut o, _, _) = ctx
-            .setup()
-            .build_options(task, RunKind::Build, false)
-            .map_err(|e| format!("{e:#}"))?;
-        o.cancel = replay_cancel.clone();
-        Ok(o)
-    };
-    let provider = ctx
-        .setup()
-        .choose()
-        .map(|(c, _)| c.label())
-        .unwrap_or_default();
-    let rt = Runtime {
-        repo: repo.clone(),
-        home: ctx.home()?.clone(),
-        key_env: loki_receipt::KeyEnv::from_process(),
-        editor: &editor,
-        provider,
-        replay: &replay,
+    Ok(loki_workspace::improve::cycle(
+        &ctx.setup(),
+        repo,
+        opts,
         cancel,
-        hooks: &NoHooks,
-        confine_exe: std::env::current_exe().ok(),
-    };
-    Ok(loki_improve::heal_once(&rt, opts)?)
+    )?)
 }
 
 fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {

@@ -20,7 +20,7 @@ pub fn build(
     flags: &BuildFlags,
 ) -> anyhow::Result<ExitCode> {
     // Rate limits are waited out within the run cap the build will have (`run.cap_s`, `--cap`).
-    let ctx = crate::context::Ctx::load_with(global, &flags.config_flags())?;
+    let ctx = crate::context::Ctx::load_with(global, flags.config_flags())?;
     let cap = ctx.setup().cap();
     // `--pr` without the forge's token is refused before the tracker is asked anything.
     if flags.pr {

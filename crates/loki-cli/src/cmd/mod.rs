@@ -116,34 +116,6 @@ pub fn build_task(
     build::run_task(global, input, loki_core::run::RunKind::Build, flags)
 }
 
-/// The flags given, as a configuration layer of `(key, value, flag name)`: each `(key, value,
-/// flag)` whose value is set.
-pub fn layer<const N: usize>(
-    flags: [(&str, Option<String>, &str); N],
-) -> Vec<(String, String, String)> {
-    flags
-        .into_iter()
-        .filter_map(|(key, value, flag)| Some((key.to_string(), value?, flag.to_string())))
-        .collect()
-}
-
-/// `--provider`, `--model` and `--script`, as a configuration layer.
-pub fn provider_layer(
-    provider: Option<&String>,
-    model: Option<&String>,
-    script: Option<&std::path::PathBuf>,
-) -> Vec<(String, String, String)> {
-    layer([
-        ("provider.name", provider.cloned(), "--provider"),
-        ("provider.model", model.cloned(), "--model"),
-        (
-            "provider.script",
-            script.map(|s| s.display().to_string()),
-            "--script",
-        ),
-    ])
-}
-
 /// Resolves a run argument: an id, or `latest` for the newest run.
 pub use loki_workspace::resolve_run;
 

@@ -10,35 +10,18 @@
 use std::sync::Arc;
 
 use loki_agent::RunHook;
-use loki_process::confine::{Network, NetworkCut};
-use loki_workspace::modelbox::{describe, network_cut, network_words};
+use loki_process::confine::Network;
+use loki_workspace::modelbox::network_cut;
 
 use crate::cli::GlobalArgs;
-use loki_term::{DIM, YELLOW, paint};
+use loki_term::{DIM, paint};
 
 /// Says what the box of a model-driven command is before it starts (see the module doc).
 pub fn announce(global: &GlobalArgs, network: Network, cli_agent: bool) {
     let support = loki_process::confine::support();
-    if !support.filesystem() {
-        anstream::eprintln!(
-            "{} Landlock is not available on this kernel: the model's commands are not boxed (they could open your keys and credentials by absolute path); the receipt lists it in NOT PROVEN",
-            paint(YELLOW, "warning:")
-        );
-    }
     let cut = network_cut();
-    // Said always, as the missing box is: the user chose "off" and gets less than that.
-    if network == Network::Denied && !cli_agent && !matches!(cut, NetworkCut::Everything) {
-        anstream::eprintln!(
-            "{} the network of the model's commands is {}",
-            paint(YELLOW, "warning:"),
-            network_words(&cut)
-        );
-    }
-    if global.verbose {
-        anstream::eprintln!(
-            "{}",
-            paint(DIM, &describe(support, &cut, network, cli_agent))
-        );
+    for line in loki_term::modelbox::announce(support, &cut, network, cli_agent, global.verbose) {
+        anstream::eprintln!("{line}");
     }
 }
 

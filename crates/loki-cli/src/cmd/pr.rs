@@ -4,7 +4,6 @@
 
 use loki_core::run::RunStore;
 use loki_intake::after::AfterBuild;
-use loki_intake::pr::Published;
 use loki_protocol::outcome::ExitCode;
 
 use crate::cli::{GlobalArgs, PrArgs};
@@ -22,33 +21,16 @@ pub fn run(global: &GlobalArgs, args: &PrArgs) -> anyhow::Result<ExitCode> {
     if global.json {
         crate::output::json(&p);
     } else {
-        anstream::println!("{}", said(&p));
+        anstream::println!("{}", loki_term::build::published(&p));
     }
     Ok(ExitCode::Success)
 }
 
-/// `opened <url>` / `updated <url>`, and whether it is a draft.
-pub fn said(p: &Published) -> String {
-    let what = if p.result.created {
-        "opened"
-    } else {
-        "updated"
-    };
-    let draft = if p.draft {
-        " (a draft: the run is not VERIFIED)"
-    } else {
-        ""
-    };
-    format!("{what} {}{draft}", p.result.url)
-}
-
 /// Prints the `PR:` line of the summary (or the error, on stderr).
 pub fn print(after: &AfterBuild) {
-    match after {
-        AfterBuild::Published(p) => anstream::println!("{:<12}{}", "PR:", said(p)),
-        AfterBuild::Nothing => {
-            anstream::println!("{:<12}none: the run made no change to propose", "PR:");
-        }
-        AfterBuild::Failed(m) => crate::output::error(&anyhow::anyhow!(m.clone())),
+    match (loki_term::build::pr_line(after), after) {
+        (Some(line), _) => anstream::println!("{line}"),
+        (None, AfterBuild::Failed(m)) => crate::output::error(&anyhow::anyhow!(m.clone())),
+        (None, _) => {}
     }
 }

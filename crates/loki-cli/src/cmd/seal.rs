@@ -7,7 +7,6 @@
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
-use anyhow::Context as _;
 use loki_protocol::outcome::ExitCode;
 use loki_seal::{Agent, Decision, HookInput, SealOptions, respond};
 
@@ -243,23 +242,7 @@ fn install(
     timeout: Option<u64>,
 ) -> anyhow::Result<ExitCode> {
     let root = ctx.repo()?.root;
-    // The agent runs the hook with its own PATH: the hook names this very binary, absolutely.
-    let program = match command {
-        Some(c) => c,
-        None => {
-            let exe = std::env::current_exe()
-                .and_then(std::fs::canonicalize)
-                .context("cannot tell where this loki is; name it with --command PATH")?;
-            exe.to_str()
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "this loki's path {} is not UTF-8; name it with --command PATH",
-                        exe.display()
-                    )
-                })?
-                .to_string()
-        }
-    };
+    let program = loki_seal::install::hook_program(command)?;
     let budget = match timeout {
         Some(seconds) => loki_seal::Budget::sized(loki_seal::Basis::Given { seconds }),
         None => {

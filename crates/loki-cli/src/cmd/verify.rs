@@ -1,15 +1,13 @@
 //! `loki verify [run-id | latest | dir | receipt.json | receipt.dsse.json]`.
 //!
-//! The verdict and its exit code come from `loki-receipt`; this module only finds the input and
-//! prints. With no argument it checks the newest run; no run at all is exit 66.
+//! The verdict and its exit code come from `loki-receipt`, the input from
+//! [`loki_workspace::verify::locate`]; this module prints. With no argument it checks the newest
+//! run; no run at all is exit 66.
 
-use std::path::PathBuf;
-
-use loki_core::RunId;
 use loki_core::exit::{Classify as _, ExitClass};
-use loki_core::run::RunStore;
 use loki_protocol::outcome::VerifyVerdict;
 use loki_receipt::{KeyEnv, VerifyInput, VerifyOptions, VerifyReport, export_dsse, verify};
+use loki_workspace::verify::{NotFound, locate};
 
 use crate::cli::VerifyArgs;
 use crate::cmd::{Exit, UsageError};
@@ -22,10 +20,10 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
         pubkey: args.pubkey.clone(),
         allow_unsigned: args.allow_unsigned,
     };
-    let input = match locate(ctx, args.target.as_deref()) {
+    let input = match locate(&ctx.repo(), args.target.as_deref()) {
         Ok(i) => i,
-        Err(Located::NoRuns(reason)) => return Ok(print(ctx, &VerifyReport::no_runs(reason))),
-        Err(Located::Usage(msg)) => return Err(UsageError(msg).into()),
+        Err(NotFound::NoRuns(reason)) => return Ok(print(ctx, &VerifyReport::no_runs(reason))),
+        Err(NotFound::Usage(msg)) => return Err(UsageError(msg).into()),
     };
     if args.export_dsse {
         let VerifyInput::RunDir(dir) = &input else {
@@ -73,58 +71,4 @@ fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {
         anstream::print!("{}", loki_term::verify::human(report, false));
     }
     Exit::Verify(report.verdict)
-}
-
-enum Located {
-    NoRuns(String),
-    Usage(String),
-}
-
-fn locate(ctx: &Ctx, target: Option<&str>) -> Result<VerifyInput, Located> {
-    let store = || {
-        ctx.repo()
-            .map(RunStore::new)
-            .map_err(|e| Located::NoRuns(format!("no run to verify: {e}")))
-    };
-    match target {
-        None | Some("latest") => {
-            let store = store()?;
-            match store.latest() {
-                Ok(Some(id)) => Ok(VerifyInput::RunDir(store.dir(&id))),
-                Ok(None) => Err(Located::NoRuns(format!(
-                    "no runs in {}",
-                    store.repo().runs_dir().display()
-                ))),
-                Err(e) => Err(Located::Usage(e.to_string())),
-            }
-        }
-        Some(t) => {
-            if let Ok(id) = t.parse::<RunId>() {
-                let store = store()?;
-                let dir = store.dir(&id);
-                if dir.is_dir() {
-                    return Ok(VerifyInput::RunDir(dir));
-                }
-                // The receipts of `loki improve` cycles live beside the cycle's other state.
-                let improve = loki_improve::Paths::new(store.repo())
-                    .runs()
-                    .join(id.as_str());
-                if improve.is_dir() {
-                    return Ok(VerifyInput::RunDir(improve));
-                }
-                return Err(Located::Usage(format!(
-                    "no run {id} in {}; `loki runs list` shows the runs there",
-                    store.repo().runs_dir().display()
-                )));
-            }
-            let path = PathBuf::from(t);
-            if path.exists() {
-                Ok(VerifyInput::from_path(&path))
-            } else {
-                Err(Located::Usage(format!(
-                    "{t} is neither a run id nor an existing file or directory"
-                )))
-            }
-        }
-    }
 }

@@ -54,7 +54,7 @@ fn run_workspace(global: &GlobalArgs, args: &WorkspaceRunArgs) -> anyhow::Result
         )
         .into());
     }
-    let ctx = Ctx::load_with(global, &args.flags.config_flags())?;
+    let ctx = Ctx::load_with(global, args.flags.config_flags())?;
     let (_, all) = declared(&ctx)?;
     let setup = ctx.setup();
     let flags = args.flags.run_flags();

@@ -11,6 +11,8 @@
 //! - [`comment`] renders the report in Markdown behind a hidden marker (its module doc has the
 //!   shape and the bounds).
 //! - [`post`] finds the marked comment and updates it, or creates it, then sets the check.
+//! - [`judge`] judges the checkout (`loki ci judge` apart from printing) and reads a report
+//!   back for `post` and `comment`.
 //! - [`out`] writes what `judge` leaves in its output directory and what `post` tells the
 //!   runner, and words the lines both print.
 //!
@@ -22,11 +24,13 @@
 pub mod comment;
 pub mod context;
 pub mod gate;
+pub mod judge;
 pub mod out;
 pub mod post;
 
 pub use comment::{Rendered, marker, render};
 pub use context::{Ci, Request, fork_point};
 pub use gate::{Conclusion, DEFAULT_FAIL_ON, FailOn};
+pub use judge::JudgeError;
 pub use out::{OutError, gated};
 pub use post::{Posted, post};
