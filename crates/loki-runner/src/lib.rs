@@ -24,7 +24,7 @@
 //! What one runner does its own way lives in `runners/` (private), one module per runner family,
 //! each with that runner's detection, command and report flags, report parsing, status hints,
 //! narrowing, test location and isolation part: `runners::cargo` (with `cargo::nextest`),
-//! `runners::pytest`, `runners::node` (with `node::vitest`, `node::jest`, `node::npm`),
+//! `runners::pytest`, `runners::node` (with `node::scripted` for vitest and jest, `node::npm`),
 //! `runners::go`, `runners::maven`. The steps reach them through one trait (`runners::Runner`,
 //! whose defaults are what most runners do) and one table (`runners::runner(kind)`, the crate's
 //! only exhaustive `match` on [`loki_protocol::CheckKind`]): adding a runner is one module and

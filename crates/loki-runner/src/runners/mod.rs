@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | [`cargo`] | `cargo test`, and nextest ([`cargo::nextest`]) | detection (nextest only when the project opts in), libtest and nextest reports ([`cargo::report`]), keep-going runs ([`cargo::keep_going`]), build directory slots ([`cargo::isolate`]), `-p`/`--test`/`--exact` narrowing, `fn` lookup, toolchain failures |
 //! | [`pytest`] | pytest | detection and interpreter, loki's plugin and its report ([`pytest::report`]), node-id narrowing, `def` lookup, stale bytecode |
-//! | [`node`] | `node --test`, and the package scripts: vitest ([`node::vitest`]), jest ([`node::jest`]), another runner ([`node::npm`]) | detection of the package scripts, node's reporter, path and name-pattern narrowing, title lookup, `node_modules` of a tree ([`node::isolate`]) |
+//! | [`node`] | `node --test`, and the package scripts: vitest and jest ([`node::scripted`]), another runner ([`node::npm`]) | detection of the package scripts, node's reporter, path and name-pattern narrowing, title lookup, `node_modules` of a tree ([`node::isolate`]) |
 //! | [`go`] | `go test` | detection, `go test -json` ([`go::report`]), `-run` narrowing, `func` lookup, `go.work` of a tree ([`go::isolate`]) |
 //! | [`maven`] | `mvn test` | detection, Surefire's report files ([`maven::surefire`]), `-Dtest` narrowing, method lookup |
 //!
@@ -201,8 +201,8 @@ pub(crate) fn runner(kind: CheckKind) -> &'static dyn Runner {
         CheckKind::Cargo => &cargo::Cargo,
         CheckKind::Nextest => &cargo::nextest::Nextest,
         CheckKind::Pytest => &pytest::Pytest,
-        CheckKind::Vitest => &node::vitest::Vitest,
-        CheckKind::Jest => &node::jest::Jest,
+        CheckKind::Vitest => &node::scripted::VITEST,
+        CheckKind::Jest => &node::scripted::JEST,
         CheckKind::Node => &node::Node,
         CheckKind::Npm => &node::npm::Npm,
         CheckKind::Go => &go::Go,

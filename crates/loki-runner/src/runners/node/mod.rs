@@ -1,6 +1,6 @@
 //! JavaScript: node's built-in runner (`node --test`, [`Node`]) and the package scripts, run as
-//! their package manager would run them ([`crate::script`]): vitest ([`vitest`]), jest
-//! ([`jest`]), `node --test`, or another runner ([`npm`]). What the four share is here.
+//! their package manager would run them ([`crate::script`]): vitest and jest
+//! ([`scripted`]), `node --test`, or another runner ([`npm`]). What the four share is here.
 //!
 //! - Detection ([`Node`] answers for the family): each `package.json` whose `scripts.test` is not
 //!   npm's placeholder; the script decides the kind. The package manager is the one the project
@@ -21,9 +21,8 @@
 //!   [`crate::isolate`] (JavaScript).
 
 pub mod isolate;
-pub mod jest;
 pub mod npm;
-pub mod vitest;
+pub mod scripted;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
