@@ -140,10 +140,6 @@ pub const CREDENTIALS: &[&str] = &[
     ".pypirc",
     ".cargo/credentials",
     ".cargo/credentials.toml",
-    // Maven's and Gradle's server passwords and tokens (the local repository stays readable).
-    ".m2/settings.xml",
-    ".m2/settings-security.xml",
-    ".gradle/gradle.properties",
 ];
 
 /// Whether a confined command may use the network.

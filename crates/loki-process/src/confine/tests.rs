@@ -153,9 +153,6 @@ fn the_model_box_denies_secrets_and_credentials_and_writes_only_its_own_places()
         "/h/.pypirc",
         "/h/.cargo/credentials",
         "/h/.cargo/credentials.toml",
-        "/h/.m2/settings.xml",
-        "/h/.m2/settings-security.xml",
-        "/h/.gradle/gradle.properties",
     ] {
         assert!(p.deny.contains(&PathBuf::from(denied)), "{denied}");
     }
