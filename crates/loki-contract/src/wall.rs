@@ -18,17 +18,9 @@
 //!
 //! # Running
 //! [`wall_check`] turns a wall file into a check of the runner that owns it, restricted to that
-//! file so the wall's result is the wall's alone:
-//! - Rust `<crate>/tests/loki_wall_*.rs`: `cargo test --test <stem>` in the crate;
-//! - Python `loki_wall_*_test.py`: the package's pytest command with the file;
-//! - JavaScript `loki_wall_*.test.{js,mjs}`: `node --test <file>` where node's runner owns the
-//!   package (directly or through its test script); `<pm> test -- <file>` where the test script
-//!   runs vitest or jest (`.test.ts` too under vitest);
-//! - Go `<package dir>/loki_wall_*_test.go`: `go test -json -run '^(TestA|TestB)$' ./<dir>` in the
-//!   module, with the `Test` functions the file declares (a file declaring none is discarded).
-//!
-//! A package whose test script runs another runner (mocha, ava, …) cannot run one file by a known
-//! flag, so its wall files are discarded with that reason.
+//! file so the wall's result is the wall's alone: what a wall file must be for each runner, and
+//! the check that runs it, are the runner's ([`loki_runner::wall`]). A file no runner can run
+//! alone is discarded with the runner's reason.
 
 use std::path::{Path, PathBuf};
 
@@ -36,7 +28,6 @@ use loki_core::paths::{Root, Rules};
 use loki_core::walk::{Visibility, Walk};
 use loki_events::RunRecorder;
 use loki_events::payload::{Discarded, FileDigest, WallSealed};
-use loki_protocol::CheckKind;
 use loki_runner::Check;
 use sha2::{Digest, Sha256};
 
@@ -177,218 +168,15 @@ pub fn accept(dir: &Path, root: &Path, checks: &[Check]) -> Wall {
     wall
 }
 
-/// The check that runs one wall file, or why none can.
+/// The check that runs one wall file, or why none can ([`loki_runner::wall`]).
 pub fn wall_check(
     path: &str,
     bytes: &[u8],
     root: &Path,
     checks: &[Check],
 ) -> Result<Check, String> {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let wall_name = format!("wall:{path}");
-    if let Some(stem) = name.strip_suffix(".rs") {
-        return rust_wall(path, stem, root, wall_name);
-    }
-    if name.ends_with(".py") {
-        if !name.ends_with("_test.py") {
-            return Err("a Python wall test is named loki_wall_<name>_test.py".into());
-        }
-        let Some(c) = owner(checks, path, CheckKind::Pytest) else {
-            return Err("no pytest suite covers this path".into());
-        };
-        let mut command = c.command.clone();
-        command.push(rel_to(&c, path));
-        return Ok(Check {
-            name: wall_name,
-            command,
-            why: "wall test: the package's pytest run on this file".into(),
-            ..c
-        });
-    }
-    let is_js = name.ends_with(".test.js") || name.ends_with(".test.mjs");
-    if is_js || name.ends_with(".test.ts") {
-        return js_wall(path, is_js, checks, wall_name);
-    }
-    if name.ends_with("_test.go") {
-        return go_wall(path, bytes, checks, wall_name);
-    }
-    if name.ends_with(".java") {
-        return java_wall(path, checks, wall_name);
-    }
-    Err("not a Rust, Python, JavaScript, Go or Java test file".into())
-}
-
-/// A Java wall test `src/test/java/…/loki_wall_<Name>Test.java`: the project's Maven run on that
-/// one class (`-Dtest=`; Surefire runs only the classes its default patterns name).
-fn java_wall(path: &str, checks: &[Check], wall_name: String) -> Result<Check, String> {
-    let Some(c) = owner(checks, path, CheckKind::Maven) else {
-        return Err("no Maven project covers this path".into());
-    };
-    let Some(class) = rel_to(&c, path)
-        .strip_prefix("src/test/java/")
-        .and_then(|p| p.strip_suffix(".java"))
-        .filter(|p| p.ends_with("Test") || p.ends_with("Tests"))
-        .map(|p| p.replace('/', "."))
-    else {
-        return Err(
-            "a Java wall test is a class named loki_wall_<Name>Test in the project's src/test/java"
-                .into(),
-        );
-    };
-    let mut command = c.command.clone();
-    command.push(format!("-Dtest={class}"));
-    Ok(Check {
-        name: wall_name,
-        command,
-        why: "wall test: the project's Maven run on this test class".into(),
-        ..c
-    })
-}
-
-/// The suite of `kind` that covers `path` and runs its runner directly (not a package script).
-fn owner(checks: &[Check], path: &str, kind: CheckKind) -> Option<Check> {
-    loki_runner::detect::checks_for(checks, path)
-        .into_iter()
-        .find(|c| c.kind == kind && c.script.is_none())
-        .cloned()
-}
-
-/// `path` relative to the directory of check `c`.
-fn rel_to(c: &Check, path: &str) -> String {
-    if c.dir == "." {
-        path.to_string()
-    } else {
-        path.strip_prefix(&format!("{}/", c.dir))
-            .unwrap_or(path)
-            .to_string()
-    }
-}
-
-/// A Rust wall test `<crate>/tests/<stem>.rs`: `cargo test --test <stem>` in its crate.
-fn rust_wall(path: &str, stem: &str, root: &Path, wall_name: String) -> Result<Check, String> {
-    let (crate_dir, file_dir) = match path.rsplit_once('/') {
-        Some((d, _)) => (d.strip_suffix("/tests").or((d == "tests").then_some("")), d),
-        None => (None, ""),
-    };
-    let Some(crate_dir) = crate_dir else {
-        return Err(format!(
-            "a Rust wall test belongs in <crate>/tests/, not {file_dir:?}"
-        ));
-    };
-    let dir = if crate_dir.is_empty() {
-        ".".to_string()
-    } else {
-        crate_dir.to_string()
-    };
-    let cwd = root.join(crate_dir);
-    if !cwd.join("Cargo.toml").is_file() {
-        return Err(format!("no Cargo.toml in {dir}"));
-    }
-    Ok(Check {
-        name: wall_name,
-        kind: CheckKind::Cargo,
-        dir,
-        cwd,
-        command: ["cargo", "test", "--test", stem, "--no-fail-fast"]
-            .map(str::to_string)
-            .to_vec(),
-        script: None,
-        why: "wall test: the integration test target of this file".into(),
-    })
-}
-
-/// A JavaScript or TypeScript wall test: `node --test`, or the package's vitest or jest run,
-/// on this file.
-fn js_wall(path: &str, is_js: bool, checks: &[Check], wall_name: String) -> Result<Check, String> {
-    let Some(c) = loki_runner::detect::checks_for(checks, path)
-        .into_iter()
-        .find(|c| c.kind != CheckKind::Pytest && c.kind != CheckKind::Go)
-        .cloned()
-    else {
-        return Err("no JavaScript test suite covers this path".into());
-    };
-    let file = rel_to(&c, path);
-    match c.kind {
-        CheckKind::Node if is_js => Ok(Check {
-            name: wall_name,
-            command: vec!["node".into(), "--test".into(), file],
-            // node is called directly, not through the package's script.
-            script: None,
-            why: "wall test: node --test on this file".into(),
-            ..c
-        }),
-        CheckKind::Vitest | CheckKind::Jest if is_js || c.kind == CheckKind::Vitest => {
-            let mut command = c.command.clone();
-            command.extend(["--".to_string(), file]);
-            Ok(Check {
-                name: wall_name,
-                command,
-                why: format!(
-                    "wall test: the package's {} run on this file",
-                    c.kind.as_str()
-                ),
-                ..c
-            })
-        }
-        CheckKind::Jest => Err("a jest wall test is JavaScript (.test.js)".into()),
-        _ => Err(format!(
-            "the package's test script ({}) runs a runner loki cannot point at one file",
-            c.script.as_deref().unwrap_or("unknown")
-        )),
-    }
-}
-
-/// A Go wall test: `go test -run` on the Test functions it declares, in its package.
-fn go_wall(path: &str, bytes: &[u8], checks: &[Check], wall_name: String) -> Result<Check, String> {
-    let Some(c) = owner(checks, path, CheckKind::Go) else {
-        return Err("no Go module covers this path".into());
-    };
-    let tests = go_test_names(&String::from_utf8_lossy(bytes));
-    if tests.is_empty() {
-        return Err("declares no `func TestXxx(t *testing.T)`".into());
-    }
-    let file = rel_to(&c, path);
-    let package = match file.rsplit_once('/') {
-        Some((dir, _)) => format!("./{dir}"),
-        None => ".".to_string(),
-    };
-    Ok(Check {
-        name: wall_name,
-        command: vec![
-            "go".into(),
-            "test".into(),
-            "-json".into(),
-            "-run".into(),
-            format!("^({})$", tests.join("|")),
-            package,
-        ],
-        why: "wall test: go test on the Test functions of this file".into(),
-        ..c
-    })
-}
-
-/// The `Test` functions a Go test file declares at top level, in order.
-fn go_test_names(text: &str) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for line in text.lines() {
-        let Some(rest) = line.strip_prefix("func Test") else {
-            continue;
-        };
-        let tail: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        // `Testing(` is not a test: after `Test` comes an upper-case letter, a digit or nothing.
-        if rest[tail.len()..].starts_with('(')
-            && tail.chars().next().is_none_or(|c| !c.is_lowercase())
-        {
-            let name = format!("Test{tail}");
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    names
+    loki_runner::wall::check(path, bytes, root, checks, format!("wall:{path}"))
+        .map_err(|e| e.to_string())
 }
 
 /// Writes the sealed copies under `<run_dir>/wall/` and appends `wall.sealed`.
@@ -462,6 +250,7 @@ pub fn tampered_copies(run_dir: &Path, wall: &Wall) -> Vec<String> {
 #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
     use super::*;
+    use loki_protocol::CheckKind;
 
     #[test]
     fn files_are_accepted_or_discarded_with_a_reason() {

@@ -344,6 +344,32 @@ pub fn checks_for<'a>(checks: &'a [Check], path: &str) -> Vec<&'a Check> {
         .collect()
 }
 
+/// Whether the runner of `kind` runs the file at `path` (repository-relative) as a test file by
+/// its default patterns: a test-side file it does not run is a helper of the test files it
+/// serves (a setup file, `conftest.py`, `tests/common/mod.rs`).
+#[must_use]
+pub fn runs_as_test_file(kind: CheckKind, path: &str) -> bool {
+    runner(kind).runs_as_test_file(path)
+}
+
+/// The kinds of suite a helper written in the language of `path` can serve: the runners whose
+/// sources have its extension, else those that load a language no runner names.
+#[must_use]
+pub fn kinds_for_helper(path: &str) -> Vec<CheckKind> {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    let named: Vec<CheckKind> = CheckKind::ALL
+        .into_iter()
+        .filter(|k| runner(*k).source_extensions().contains(&ext))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    CheckKind::ALL
+        .into_iter()
+        .filter(|k| runner(*k).loads_other_sources())
+        .collect()
+}
+
 /// The text `loki checks detect` prints.
 #[must_use]
 pub fn render_detect(checks: &[Check]) -> String {

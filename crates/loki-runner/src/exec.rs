@@ -48,7 +48,7 @@ pub(crate) mod plan;
 mod status;
 
 pub use environment::Environment;
-pub use plan::{build_companion, doc_companion};
+pub use plan::{build_check, build_companion, doc_companion};
 pub use status::{AttemptStatus, Facts, status_of};
 
 use std::ffi::OsString;

@@ -11,7 +11,8 @@
 //!   by the parsers in [`reports`] (pure: runner output in, per-test results out).
 //! - [`select`] narrows a check to files or test ids; [`script`] runs a package script the way its
 //!   package manager would, with a report from every runner in it; [`locate`] finds the file and
-//!   line a test id names.
+//!   line a test id names; [`ids`] reads a test id's parts (own name, group, home, parent and
+//!   child) the runner's way; [`wall`] makes the check that runs a wall test alone.
 //! - [`isolate`] makes a run in another tree (base, hybrid) execute that tree's code; [`splice`]
 //!   finds the test items inside source files and splices one version's into another's.
 //! - Every command can run through a wrapper ([`RunOptions::wrapper`]): the engine confines the
@@ -48,6 +49,7 @@
 pub mod detect;
 pub mod error;
 pub mod exec;
+pub mod ids;
 pub mod isolate;
 pub mod locate;
 pub mod reports;
@@ -55,6 +57,7 @@ mod runners;
 pub mod script;
 pub mod select;
 pub mod splice;
+pub mod wall;
 
 pub use detect::{Check, Tools, detect, detect_with, render_detect};
 pub use error::ChecksError;

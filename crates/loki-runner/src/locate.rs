@@ -18,6 +18,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use loki_protocol::CheckKind;
+
 use crate::detect::Check;
 use crate::runners::runner;
 
@@ -57,6 +59,23 @@ pub(crate) enum Listing {
     /// Rust files below it (at most [`MAX_FILES`], depth ≤ 8, hidden and `target` directories
     /// skipped), `tests` before the rest at each level.
     Rust,
+}
+
+/// Where a parameterized test's cases are when its own item does not hold them: a function of
+/// the same file (JUnit's `@MethodSource` factory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseSource {
+    /// The function's name.
+    pub function: String,
+    /// The start of the test item's line that names it, whose string is not a case's value.
+    pub annotation: &'static str,
+}
+
+/// Where the cases of parameterized test `test` of a check of `kind`, whose item is `item`, are
+/// when `item` does not hold them; `None` when it does (or the runner has no such thing).
+#[must_use]
+pub fn case_source(kind: CheckKind, test: &str, item: &str) -> Option<CaseSource> {
+    runner(kind).case_source(test, item)
 }
 
 /// Places tests in the files of one source, with what it read kept for the next test.

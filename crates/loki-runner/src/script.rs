@@ -323,7 +323,8 @@ fn command(
     }
     let args = &words[i + 1..];
     let n = reports.len();
-    let Some((kind, flags)) = CheckKind::ALL.into_iter().find_map(|k| {
+    let kinds = CheckKind::ALL;
+    let Some((kind, flags)) = kinds.into_iter().find_map(|k| {
         runner(k)
             .script_flags(program, args, tmp, n)
             .map(|f| (k, f))

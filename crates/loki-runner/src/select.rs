@@ -109,6 +109,28 @@ pub fn repeats_in_one_run(kind: CheckKind) -> bool {
     runner(kind).repeats_in_one_run()
 }
 
+/// Whether a narrowed run of `kind` can select a file that holds tests inside its source (cargo
+/// and go narrow by package).
+#[must_use]
+pub fn selects_mixed_files(kind: CheckKind) -> bool {
+    runner(kind).selects_mixed_files()
+}
+
+/// The file to select in a check of `kind` so that the tests reading the test data at `path` run
+/// (a Go package's `testdata/` belongs to the package: a file of the package names it); `None`
+/// when any test of the check may read it.
+#[must_use]
+pub fn test_data_selection(kind: CheckKind, path: &str) -> Option<String> {
+    runner(kind).test_data_selection(path)
+}
+
+/// Whether a narrowed run of `kind` can run a file's tests in reverse order
+/// ([`Selection::reversed`]).
+#[must_use]
+pub fn reverses(kind: CheckKind) -> bool {
+    runner(kind).reverses()
+}
+
 /// `check` (as it runs in `root`, the tree its `cwd` lies in) restricted to `sel`, or `None` when
 /// the runner cannot be narrowed that way. See the module doc.
 #[must_use]

@@ -6,10 +6,10 @@
 //! once; a finding for each buries the one that matters and makes the stop hook's reason
 //! unreadable.
 //!
-//! Rule: a finding about a test whose ancestor (an id it extends with the kind's separator: `/`
-//! for Go, ` > ` for JS runners, `::` for pytest, cargo and Maven) has a finding of the same kind in the
-//! same check is folded into the outermost such ancestor's finding, whose detail then says how
-//! many were folded and names the first few. Nothing is folded into a finding of another kind or
+//! Rule: a finding about a test whose ancestor (an id it extends with the kind's separator,
+//! [`loki_runner::ids::separator`]: `/` for Go, ` > ` for JS runners, `::` for pytest, cargo and
+//! Maven) has a finding of the same kind in the same check is folded into the outermost such
+//! ancestor's finding, whose detail then says how many were folded and names the first few. Nothing is folded into a finding of another kind or
 //! check, and a finding without a test or without such an ancestor stays as it is, so no class
 //! of finding can disappear: only rows under a finding that already names their table.
 
@@ -20,19 +20,6 @@ use loki_protocol::{Finding, FindingKind};
 
 /// Most folded ids a finding names.
 const NAMED: usize = 3;
-
-/// The separator between a test id's parent and child parts for `kind`.
-fn separator(kind: CheckKind) -> &'static str {
-    match kind {
-        CheckKind::Go => "/",
-        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => " > ",
-        CheckKind::Pytest
-        | CheckKind::Cargo
-        | CheckKind::Nextest
-        | CheckKind::Npm
-        | CheckKind::Maven => "::",
-    }
-}
 
 /// Folds findings (whose `path` is still their check's name) as the module doc says.
 #[must_use]
@@ -47,7 +34,7 @@ pub fn fold_subtests(findings: Vec<Finding>, kinds: &BTreeMap<String, CheckKind>
         let Some(id) = f.test.as_deref() else {
             continue;
         };
-        let sep = separator(kinds.get(&f.path).copied().unwrap_or(CheckKind::Npm));
+        let sep = loki_runner::ids::separator(super::identity::kind_of(kinds, &f.path));
         let outermost = id
             .match_indices(sep)
             .map(|(at, _)| &id[..at])

@@ -111,79 +111,21 @@ fn volatile(token: &str) -> bool {
         || (token.starts_with("tmp") && token.len() >= 9 && digits >= 1)
 }
 
-/// The test's own name: the id without the file, module, binary or package it lives in.
+/// The test's own name, normalised: the id without the file, module, binary or package it lives
+/// in ([`loki_runner::ids::own_name`]).
 #[must_use]
 pub fn leaf(kind: CheckKind, id: &str) -> String {
-    let own = match kind {
-        // `tests/test_a.py::TestX::test_y[1]` → `TestX::test_y[1]`
-        CheckKind::Pytest => id.split_once("::").map_or(id, |(_, r)| r),
-        // `pkg::binary::module::test` → `test`
-        CheckKind::Cargo | CheckKind::Nextest => id.rsplit("::").next().unwrap_or(id),
-        // `example.com/m/pkg/TestX/sub` → `TestX/sub`
-        CheckKind::Go => go_test_part(id),
-        // `src/a.test.ts > describe > name` → `describe > name`
-        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => {
-            id.split_once(" > ").map_or(id, |(_, r)| r)
-        }
-        // `calc.CalcTest::adds` → `adds`
-        CheckKind::Maven => id.split_once("::").map_or(id, |(_, r)| r),
-        CheckKind::Npm => id,
-    };
-    normalized(own)
+    normalized(loki_runner::ids::own_name(kind, id))
 }
 
-fn go_test_part(id: &str) -> &str {
-    let mut at = 0;
-    for seg in id.split('/') {
-        if ["Test", "Example", "Benchmark", "Fuzz"]
-            .iter()
-            .any(|p| seg.starts_with(p))
-        {
-            return &id[at..];
-        }
-        at += seg.len() + 1;
-    }
-    id
-}
-
-/// The group a test belongs to: what fails as a whole when it cannot load (a pytest or JS file,
-/// a Go package, a cargo test binary, a Java test class).
+/// The kind of the check named `check`; a check of unknown kind has its ids read as saying
+/// nothing of their structure ([`loki_runner::ids::OPAQUE`]).
 #[must_use]
-pub fn group(kind: CheckKind, id: &str) -> String {
-    match kind {
-        // A pytest file; a Java test class (Surefire runs and reports class by class).
-        CheckKind::Pytest | CheckKind::Maven => id.split("::").next().unwrap_or(id).to_owned(),
-        CheckKind::Cargo | CheckKind::Nextest => {
-            let parts: Vec<&str> = id.split("::").collect();
-            match parts.len() {
-                0 | 1 => id.to_owned(),
-                2 => parts[0].to_owned(),
-                _ => format!("{}::{}", parts[0], parts[1]),
-            }
-        }
-        CheckKind::Go => {
-            let test = go_test_part(id);
-            id[..id.len() - test.len()].trim_end_matches('/').to_owned()
-        }
-        CheckKind::Vitest | CheckKind::Jest | CheckKind::Node => {
-            id.split(" > ").next().unwrap_or(id).to_owned()
-        }
-        CheckKind::Npm => String::new(),
-    }
-}
-
-/// Whether `id` is not a test but the mark of a group that failed as a whole: a pytest file that
-/// could not be collected (its path, no `::`), a Go package that did not build or crashed
-/// (`<pkg> (package failed)`), a JS file that could not run (`<file> (file failed to run)`), a
-/// cargo test binary that crashed mid-run (`<binary> (binary crashed)`) or whose target did not
-/// compile (`<binary> (did not compile)`).
-#[must_use]
-pub fn is_group_mark(kind: CheckKind, id: &str) -> bool {
-    id.ends_with(" (package failed)")
-        || id.ends_with(" (file failed to run)")
-        || id.ends_with(loki_runner::reports::cargo::CRASHED)
-        || id.ends_with(loki_runner::reports::cargo::NOT_COMPILED)
-        || (kind == CheckKind::Pytest && !id.contains("::"))
+pub(crate) fn kind_of(kinds: &BTreeMap<String, CheckKind>, check: &str) -> CheckKind {
+    kinds
+        .get(check)
+        .copied()
+        .unwrap_or(loki_runner::ids::OPAQUE)
 }
 
 /// Missing ids paired with new ids: `(base id, head id)`, by the rules of the module doc.
@@ -226,6 +168,7 @@ fn pair_by<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loki_runner::ids::group;
     use proptest::prelude::*;
 
     #[test]
@@ -269,16 +212,6 @@ mod tests {
             leaf(CheckKind::Vitest, "src/a.test.ts > math > adds"),
             "math > adds"
         );
-        assert_eq!(
-            group(CheckKind::Pytest, "tests/test_a.py::t"),
-            "tests/test_a.py"
-        );
-        assert_eq!(group(CheckKind::Cargo, "pkg::it::t::x"), "pkg::it");
-        assert_eq!(
-            group(CheckKind::Go, "example.com/m/calc/TestAdd/small"),
-            "example.com/m/calc"
-        );
-        assert_eq!(group(CheckKind::Jest, "a.test.js > x"), "a.test.js");
     }
 
     #[test]

@@ -15,9 +15,9 @@
 //! | passed or failed | absent | O passes → accounted for (a move, a split, a table), unless the check runs fewer tests than at base; O fails → `test_deleted` (its original fails on the new code; the judge turns it into a removal to declare when the code it calls was removed too, [`super::declare`]); not in O → `test_deleted` (it no longer runs) |
 //!
 //! A group that failed as a whole is marked by a synthetic failed test, not a test of its own
-//! ([`is_group_mark`]: a pytest file that could not be collected, a Go package that did not build
-//! or crashed, a JS file that could not run, a cargo test binary that ended mid-run or a cargo test
-//! target that did not compile). A mark at base that is gone at head is a fix (the file collects
+//! ([`is_group_mark`](loki_runner::ids::is_group_mark): a pytest file that could not be
+//! collected, a Go package that did not build or crashed, a JS file that could not run, a cargo
+//! test binary that ended mid-run or a cargo test target that did not compile). A mark at base that is gone at head is a fix (the file collects
 //! now, the package builds), never a deleted test; a mark only at head is `new_test_failing` (a
 //! crashed cargo binary: `newly_failing`, named by the binary), and the tests of its group that
 //! no longer report are not deleted (not proven). A run with nothing but marks reported no test. The test that crashed a cargo binary, when the runtime named it, failed; the
@@ -38,12 +38,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
-use super::identity::{group, is_group_mark, pair};
+use super::identity::pair;
 use crate::baseline::statuses;
 use loki_protocol::CheckKind;
 use loki_protocol::{Finding, FindingKind};
 use loki_runner::TestStatus;
 use loki_runner::exec::CheckResult;
+use loki_runner::ids::{group, is_group_mark};
 use loki_runner::reports::cargo::{CRASHED, NOT_COMPILED};
 
 mod decide;
@@ -93,7 +94,7 @@ pub fn items<'a>(
     names.extend(head.iter().map(|r| r.name.as_str()));
     let mut out = Vec::new();
     for name in names {
-        let kind = kinds.get(name).copied().unwrap_or(CheckKind::Npm);
+        let kind = super::identity::kind_of(kinds, name);
         let tests = |rs: &'a [CheckResult]| {
             rs.iter()
                 .find(|r| r.name == name)
@@ -326,7 +327,7 @@ impl<'a> Runs<'a> {
 
 /// Whether run `r` reported no test, only the marks of groups that failed as a whole.
 fn only_marks(kinds: &BTreeMap<String, CheckKind>, r: &CheckResult) -> bool {
-    let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
+    let kind = super::identity::kind_of(kinds, &r.name);
     r.tests.iter().all(|t| is_group_mark(kind, &t.id))
 }
 
@@ -389,7 +390,7 @@ pub fn decide_new_on_base(
 ) -> NewOnBase {
     let mut out = NewOnBase::default();
     for (check, id) in suspects {
-        let kind = kinds.get(check).copied().unwrap_or(CheckKind::Npm);
+        let kind = super::identity::kind_of(kinds, check);
         match new_on_base.probe(check, kind, id) {
             Probe::Passed => out.findings.push(finding(
                 FindingKind::WeakenedTest,

@@ -101,7 +101,6 @@ use loki_protocol::CheckStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::baseline::{self, BaselineResult, Comparison};
-use loki_protocol::CheckKind;
 use loki_protocol::Finding;
 use loki_runner::ChecksError;
 use loki_runner::detect::Check;
@@ -524,13 +523,8 @@ fn reported_test_files(
         let Some(c) = checks.iter().find(|c| c.name == r.name) else {
             continue;
         };
-        let sep = match c.kind {
-            CheckKind::Pytest => "::",
-            CheckKind::Vitest | CheckKind::Jest | CheckKind::Node | CheckKind::Npm => " > ",
-            _ => continue,
-        };
         for t in &r.tests {
-            let Some((file, _)) = t.id.split_once(sep) else {
+            let Some(file) = loki_runner::ids::file_part(c.kind, &t.id) else {
                 continue;
             };
             let looks_like_file = file.rsplit_once('.').is_some_and(|(_, e)| {

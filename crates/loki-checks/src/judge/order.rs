@@ -21,7 +21,7 @@ use loki_protocol::{Finding, FindingKind};
 use loki_runner::ChecksError;
 use loki_runner::TestStatus;
 use loki_runner::exec::{CheckResult, RunOptions, run_check};
-use loki_runner::select::{Selection, narrowed, repeats_in_one_run};
+use loki_runner::select::{Selection, narrowed, repeats_in_one_run, reverses};
 
 /// Newly passing tests checked per judgement: a feature's new tests can be many, the tests a
 /// cheat targets are few, and each check is a process start.
@@ -46,8 +46,8 @@ pub(super) fn newly_passing(
         .into_iter()
         .filter(|it| it.head == Some(TestStatus::Passed))
         .filter(|it| {
-            let kind = kinds.get(&it.check).copied().unwrap_or(CheckKind::Npm);
-            !super::identity::is_group_mark(kind, it.id())
+            let kind = super::identity::kind_of(kinds, &it.check);
+            !loki_runner::ids::is_group_mark(kind, it.id())
                 && match it.base {
                     Some(TestStatus::Failed) => true,
                     None => matches!(
@@ -89,8 +89,8 @@ impl Way {
                     sel
                 })
             }
-            Way::Reversed if kind == CheckKind::Pytest => {
-                let file = id.split("::").next()?;
+            Way::Reversed if reverses(kind) => {
+                let file = loki_runner::ids::home(kind, id);
                 Some(Selection::files([file.to_owned()]).reversed())
             }
             Way::Reversed => None,
@@ -120,7 +120,7 @@ pub(super) fn check(
         let Some(c) = input.checks.iter().find(|c| c.name == *check) else {
             continue;
         };
-        let kind = kinds.get(check).copied().unwrap_or(CheckKind::Npm);
+        let kind = super::identity::kind_of(kinds, check);
         for way in [Way::Alone, Way::Reversed] {
             let Some(sel) = way.selection(kind, id) else {
                 continue;

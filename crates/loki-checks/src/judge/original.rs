@@ -17,11 +17,10 @@ use loki_git::Git;
 use super::owned::Owner;
 use super::trees::{Owned, SideTree, TestsFrom, hybrid};
 use super::{JudgeInput, git_err, in_checkout, rename};
-use loki_protocol::CheckKind;
 use loki_runner::ChecksError;
-use loki_runner::detect::{Check, checks_for};
+use loki_runner::detect::{Check, checks_for, kinds_for_helper, runs_as_test_file};
 use loki_runner::exec::CheckResult;
-use loki_runner::select::Selection;
+use loki_runner::select::{Selection, selects_mixed_files, test_data_selection};
 
 /// What O will run, decided before any run.
 #[derive(Debug)]
@@ -98,7 +97,7 @@ pub(super) fn plan<'a>(
     // Go module, another package of the workspace): all of them run with its base version.
     for o in &base_side_changed {
         if o.owner == Owner::TestCode && !loki_integrity::is_test_path(&o.change.path) {
-            let lang = helper_kinds(&o.change.path);
+            let lang = kinds_for_helper(&o.change.path);
             in_original.extend(
                 input
                     .checks
@@ -340,46 +339,8 @@ pub(super) enum Side {
 }
 
 /// The part of `check` a hybrid run needs: the changed test files it owns; the whole check when
-/// test data or a mixed file changed (any test may read them), or for Go, the package.
-/// Whether the runner of `kind` runs the file `path` as a test file by its default patterns
-/// (a file it does not is a helper of the test files it serves).
-fn runs_as_tests(kind: CheckKind, path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let in_dir = |d: &str| path.split('/').rev().skip(1).any(|x| x == d);
-    match kind {
-        CheckKind::Pytest => {
-            name.starts_with("test_") || name.ends_with("_test.py") || !name.ends_with(".py")
-        }
-        CheckKind::Vitest | CheckKind::Jest => {
-            name.contains(".test.") || name.contains(".spec.") || in_dir("__tests__")
-        }
-        // `node --test` runs every file under a `test` directory too.
-        CheckKind::Node => {
-            let stem = name.split('.').next().unwrap_or(name);
-            name.contains(".test.")
-                || name.contains("-test.")
-                || name.contains("_test.")
-                || stem == "test"
-                || stem.starts_with("test-")
-                || in_dir("test")
-        }
-        // `tests/*.rs` are test targets; `tests/common/mod.rs` and other nested files are not.
-        CheckKind::Cargo | CheckKind::Nextest => {
-            let parts: Vec<&str> = path.split('/').collect();
-            !(parts.len() >= 2 && parts[parts.len() - 2] != "tests" && parts.contains(&"tests"))
-        }
-        // Surefire's default includes: `Test*`, `*Test`, `*Tests`, `*TestCase` classes.
-        CheckKind::Maven => {
-            let stem = name.strip_suffix(".java").unwrap_or(name);
-            stem.starts_with("Test")
-                || stem.ends_with("Test")
-                || stem.ends_with("Tests")
-                || stem.ends_with("TestCase")
-        }
-        CheckKind::Go | CheckKind::Npm => true,
-    }
-}
-
+/// test data or a mixed file changed (any test may read them), or, for a runner that says
+/// which files a change of test data or of a mixed file selects (Go: the package), those.
 pub(super) fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Selection {
     let mine: Vec<&&Owned> = owned
         .iter()
@@ -394,61 +355,35 @@ pub(super) fn selection_for(check: &Check, owned: &[&Owned], _side: Side) -> Sel
     }
     let mut files = BTreeSet::new();
     for o in mine {
-        match (o.owner, check.kind) {
+        match o.owner {
             // A helper outside the test files, or one among them that the runner does not run
             // as a test file (a setup file, `conftest.py`, `tests/common/mod.rs`), may serve any
             // test: run the check whole.
-            (Owner::TestCode, k)
+            Owner::TestCode
                 if !loki_integrity::is_test_path(&o.change.path)
-                    || !runs_as_tests(k, &o.change.path) =>
+                    || !runs_as_test_file(check.kind, &o.change.path) =>
             {
                 return Selection::default();
             }
-            // A test file, or a mixed Rust or Go file (cargo and go narrow by package).
-            (Owner::TestCode, _)
-            | (Owner::Mixed, CheckKind::Cargo | CheckKind::Nextest | CheckKind::Go) => {
+            // A test file, or a mixed file the runner selects (cargo and go narrow by package).
+            Owner::TestCode => {
                 files.insert(o.change.path.clone());
             }
-            // A Go package's test data belongs to the package: run the package.
-            (Owner::TestData, CheckKind::Go) => {
-                let p = &o.change.path;
-                let pkg = p.find("/testdata/").map_or_else(
-                    || {
-                        if p.starts_with("testdata/") {
-                            String::new()
-                        } else {
-                            p.clone()
-                        }
-                    },
-                    |i| p[..i].to_owned(),
-                );
-                files.insert(if pkg.is_empty() {
-                    "_".to_owned()
-                } else {
-                    format!("{pkg}/_")
-                });
+            Owner::Mixed if selects_mixed_files(check.kind) => {
+                files.insert(o.change.path.clone());
             }
-            (Owner::TestData | Owner::Mixed, _) => return Selection::default(),
-            (Owner::Source | Owner::Other, _) => {}
+            // Test data the runner knows the readers of (a Go package's): run those.
+            Owner::TestData => match test_data_selection(check.kind, &o.change.path) {
+                Some(f) => {
+                    files.insert(f);
+                }
+                None => return Selection::default(),
+            },
+            Owner::Mixed => return Selection::default(),
+            Owner::Source | Owner::Other => {}
         }
     }
     Selection::files(files)
-}
-
-/// The suites a helper written in the language of `path` can serve.
-fn helper_kinds(path: &str) -> Vec<CheckKind> {
-    match path.rsplit_once('.').map_or("", |(_, e)| e) {
-        "py" => vec![CheckKind::Pytest],
-        "go" => vec![CheckKind::Go],
-        "rs" => vec![CheckKind::Cargo, CheckKind::Nextest],
-        "java" => vec![CheckKind::Maven],
-        _ => vec![
-            CheckKind::Vitest,
-            CheckKind::Jest,
-            CheckKind::Node,
-            CheckKind::Npm,
-        ],
-    }
 }
 
 /// An added test-owned file that can change how other tests run, and the part of its suite it

@@ -43,6 +43,7 @@ use loki_integrity::{FindingKind, scan, scan_input_from};
 use loki_runner::ChecksError;
 use loki_runner::detect::Check;
 use loki_runner::exec::{CheckResult, RunOptions, run_check};
+use loki_runner::isolate::overlay;
 
 /// The target of the phases' events: the judge's, as before they were phases, so `LOKI_LOG`
 /// filters and `--verbose` lines name them as they did.
@@ -216,7 +217,7 @@ pub(super) fn run_suites(
     let go_dirs: Vec<PathBuf> = input
         .checks
         .iter()
-        .filter(|c| c.kind == CheckKind::Go && plan.in_original.contains(&c.name))
+        .filter(|c| overlay::serves(c) && plan.in_original.contains(&c.name))
         .map(|c| c.at_root(input.head_root).cwd)
         .collect();
     let before = (!go_dirs.is_empty() && input.head_results.is_none())

@@ -150,7 +150,7 @@ fn head_reruns(
         let to_run =
             loki_runner::select::narrowed(c, judge.head_root, &sel).unwrap_or_else(|| c.clone());
         let r = run_check(&to_run, &opts)?;
-        let kind = kinds.get(&c.name).copied().unwrap_or(CheckKind::Npm);
+        let kind = super::identity::kind_of(kinds, &c.name);
         for (check, _, head_id) in newly_failing.iter().filter(|(n, _, _)| *n == c.name) {
             let probe = matrix::Runs::new(std::slice::from_ref(&r)).probe(check, kind, head_id);
             if probe == matrix::Probe::Passed {
@@ -216,7 +216,7 @@ fn base_reruns(
     for (checks, select, log) in runs {
         let rs = side.run_selected(checks, select, judge.opts, judge.opts.log_dir.join(log))?;
         for r in &rs {
-            let kind = kinds.get(&r.name).copied().unwrap_or(CheckKind::Npm);
+            let kind = super::identity::kind_of(kinds, &r.name);
             for (c, b, _) in newly_failing.iter().filter(|(c, _, _)| *c == r.name) {
                 let probe = matrix::Runs::new(std::slice::from_ref(r)).probe(c, kind, b);
                 // A binary that crashed before the test reported did not pass it either.

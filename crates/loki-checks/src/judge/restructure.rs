@@ -24,23 +24,11 @@ use loki_protocol::{Finding, FindingKind};
 use loki_runner::TestStatus;
 use loki_runner::detect::Check;
 use loki_runner::exec::CheckResult;
-use loki_runner::locate::Locator;
+use loki_runner::ids::home;
+use loki_runner::locate::{Locator, case_source};
 
 /// The items of the tests passing at head, by check and home: read once per judgement.
 type Items = RefCell<BTreeMap<(String, String), Rc<Vec<String>>>>;
-
-/// The file (or package, or module) part of a test id: where a replacement must live.
-fn home(kind: CheckKind, id: &str) -> &str {
-    match kind {
-        // A pytest file; a cargo test binary (tests move between a crate's modules); a Java
-        // test class.
-        CheckKind::Pytest | CheckKind::Cargo | CheckKind::Nextest | CheckKind::Maven => {
-            id.split("::").next().unwrap_or(id)
-        }
-        CheckKind::Go => id.find("/Test").map_or(id, |at| &id[..at]),
-        _ => id.split(" > ").next().unwrap_or(id),
-    }
-}
 
 /// The words of a test's own name (`test_formats_negative`, `TestFormatsNegative`, `formats
 /// negative amounts`).
@@ -124,6 +112,9 @@ fn new_tests<'a>(base: &'a [CheckResult], head: &'a [CheckResult], check: &str) 
         .collect()
 }
 
+/// The detail of a `test_deleted` finding whose test's original form fails on the new code.
+const HIDES: &str = "its original form fails on the new code";
+
 /// Splits `findings` into those that stand, the facts of tests regrouped or renamed, and the new
 /// tests that replace a missing one whose original fails on the new code (`(check, new id)`:
 /// to be judged by N).
@@ -135,16 +126,35 @@ pub(super) fn restructured(
     sides: &Sides<'_>,
 ) -> (Vec<Finding>, Vec<Fact>, Vec<(String, String)>) {
     let (mut keep, mut facts, mut replaced) = (Vec::new(), Vec::new(), Vec::new());
-    let mut claimed: BTreeSet<(String, String)> = BTreeSet::new();
-    let items: Items = RefCell::default();
-    // One locator per side for the whole judgement: each reads a file once.
-    let (mut head_loc, mut base_loc) = (Locator::new(sides.head_root), sides.base_locator());
-    // How many tests of each (check, home) are gone while their originals fail on the new code:
-    // one gone beside one new is one test renamed and edited, whatever its names.
-    let mut hiding: std::collections::BTreeMap<(String, String), usize> = Default::default();
-    for f in &findings {
+    let mut judge = Restructure {
+        checks,
+        base,
+        head,
+        sides,
+        claimed: BTreeSet::new(),
+        items: RefCell::default(),
+        // One locator per side for the whole judgement: each reads a file once.
+        head_loc: Locator::new(sides.head_root),
+        base_loc: sides.base_locator(),
+        hiding: hiding(&findings, checks),
+    };
+    for f in findings {
+        match judge.one(f) {
+            Outcome::Stands(f) => keep.push(f),
+            Outcome::Moved(fact) => facts.push(fact),
+            Outcome::Replaced(check, id) => replaced.push((check, id)),
+        }
+    }
+    (keep, facts, replaced)
+}
+
+/// How many tests of each (check, home) are gone while their originals fail on the new code:
+/// one gone beside one new is one test renamed and edited, whatever its names.
+fn hiding(findings: &[Finding], checks: &[Check]) -> BTreeMap<(String, String), usize> {
+    let mut hiding: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for f in findings {
         if let (Some(test), FindingKind::TestDeleted) = (&f.test, f.kind)
-            && f.detail.contains("its original form fails on the new code")
+            && f.detail.contains(HIDES)
             && let Some(c) = checks.iter().find(|c| c.name == f.path)
         {
             *hiding
@@ -152,87 +162,117 @@ pub(super) fn restructured(
                 .or_default() += 1;
         }
     }
-    for f in findings {
+    hiding
+}
+
+/// What became of one finding.
+enum Outcome {
+    /// It stands (perhaps as another kind of finding).
+    Stands(Finding),
+    /// Its test was regrouped or renamed.
+    Moved(Fact),
+    /// Its test was renamed and edited: the new test `(check, id)` is judged by N.
+    Replaced(String, String),
+}
+
+/// What judging the findings one by one shares: the runs, the trees, the new tests already
+/// claimed as another's replacement, and what was read.
+struct Restructure<'a> {
+    checks: &'a [Check],
+    base: &'a [CheckResult],
+    head: &'a [CheckResult],
+    sides: &'a Sides<'a>,
+    claimed: BTreeSet<(String, String)>,
+    items: Items,
+    head_loc: Locator<'a>,
+    base_loc: Locator<'a>,
+    hiding: BTreeMap<(String, String), usize>,
+}
+
+impl Restructure<'_> {
+    /// Judges one finding (see the module doc).
+    fn one(&mut self, f: Finding) -> Outcome {
         let (Some(test), true) = (f.test.clone(), f.kind == FindingKind::TestDeleted) else {
-            keep.push(f);
-            continue;
+            return Outcome::Stands(f);
         };
+        let checks = self.checks;
         let Some(c) = checks.iter().find(|c| c.name == f.path) else {
-            keep.push(f);
-            continue;
+            return Outcome::Stands(f);
         };
-        let fresh = new_tests(base, head, &c.name);
-        let hides = f.detail.contains("its original form fails on the new code");
+        let fresh = new_tests(self.base, self.head, &c.name);
         let near: Vec<&str> = fresh
             .iter()
             .copied()
             .filter(|n| home(c.kind, n) == home(c.kind, &test))
-            .filter(|n| !claimed.contains(&(c.name.clone(), (*n).to_owned())))
+            .filter(|n| !self.claimed.contains(&(c.name.clone(), (*n).to_owned())))
             .collect();
-        if hides {
-            let one_for_one = near.len() == 1
-                && hiding.get(&(c.name.clone(), home(c.kind, &test).to_owned())) == Some(&1);
-            if let Some(n) = near
-                .iter()
-                .find(|n| one_for_one || similar(c.kind, &test, n))
-            {
-                claimed.insert((c.name.clone(), (*n).to_owned()));
-                replaced.push((c.name.clone(), (*n).to_owned()));
-                continue;
-            }
-            keep.push(f);
-            continue;
+        if f.detail.contains(HIDES) {
+            return match self.replacement(c, &test, &near) {
+                Some(n) => Outcome::Replaced(c.name.clone(), n),
+                None => Outcome::Stands(f),
+            };
         }
+        let moved = |detail: String| {
+            Outcome::Moved(Fact {
+                kind: FactKind::TestMoved,
+                check: c.name.clone(),
+                test: test.clone(),
+                detail,
+            })
+        };
         let leaf = super::identity::leaf(c.kind, &test);
         if let Some(n) = near
             .iter()
             .find(|n| super::identity::leaf(c.kind, n) == leaf)
         {
-            facts.push(Fact {
-                kind: FactKind::TestMoved,
-                check: c.name.clone(),
-                test: test.clone(),
-                detail: format!("{test} is now {n}: the same test under another path"),
-            });
-            continue;
+            return moved(format!(
+                "{test} is now {n}: the same test under another path"
+            ));
         }
         // Still defined where it was, and not run: a skip, whatever spelled it (an attribute
         // the runner does not report, a filter, a build tag).
-        let (hpath, hline) = head_loc.locate(c, &test);
+        let (hpath, hline) = self.head_loc.locate(c, &test);
         if let Some(line) = hline {
-            keep.push(Finding {
+            return Outcome::Stands(Finding {
                 kind: FindingKind::NewlySkipped,
                 detail: format!(
                     "{test} ran at base and no longer runs, though {hpath}:{line} still defines it"
                 ),
                 ..f
             });
-            continue;
         }
         // Only a test that passed at base can have moved: one that failed there and is gone
         // now changed what it expects (its cases' values may all still be in the file, the
         // expected one among them for another case).
-        let passed_at_base = base.iter().filter(|r| r.name == c.name).any(|r| {
+        let passed_at_base = self.base.iter().filter(|r| r.name == c.name).any(|r| {
             r.tests
                 .iter()
                 .any(|t| t.id == test && t.status == TestStatus::Passed)
         });
         if !passed_at_base {
-            keep.push(f);
-            continue;
+            return Outcome::Stands(f);
         }
-        let locs = (&mut head_loc, &mut base_loc);
-        match regrouped(c, &test, &near, head, sides, &items, locs) {
-            Some(how) => facts.push(Fact {
-                kind: FactKind::TestMoved,
-                check: c.name.clone(),
-                test: test.clone(),
-                detail: how,
-            }),
-            None => keep.push(f),
+        let locs = (&mut self.head_loc, &mut self.base_loc);
+        match regrouped(c, &test, &near, self.head, self.sides, &self.items, locs) {
+            Some(how) => moved(how),
+            None => Outcome::Stands(f),
         }
     }
-    (keep, facts, replaced)
+
+    /// The new test among `near` that replaces `test`, gone while its original fails on the new
+    /// code: the one new beside the one gone, or one of a similar name. Claimed once.
+    fn replacement(&mut self, c: &Check, test: &str, near: &[&str]) -> Option<String> {
+        let one_for_one = near.len() == 1
+            && self
+                .hiding
+                .get(&(c.name.clone(), home(c.kind, test).to_owned()))
+                == Some(&1);
+        let n = near
+            .iter()
+            .find(|n| one_for_one || similar(c.kind, test, n))?;
+        self.claimed.insert((c.name.clone(), (*n).to_owned()));
+        Some((*n).to_owned())
+    }
 }
 
 /// How a missing test is still run at head, if it is (see the module doc).
@@ -262,20 +302,19 @@ fn regrouped(
     };
     let base_text = sides.base_text(&bpath)?;
     let mut item = super::declare::item_at(&bpath, &base_text, bline);
-    // A JUnit parameterized test's cases are its data source's: `@MethodSource("rows")` (or a
-    // bare one, the method of the test's own name) names the factory that holds them.
-    if c.kind == CheckKind::Maven
-        && let Some(source) = method_source(test, &item)
+    // A parameterized test whose cases are elsewhere (JUnit's `@MethodSource` factory): its
+    // item is also that function's.
+    if let Some(source) = case_source(c.kind, test, &item)
         && let Some(at) = base_text
             .lines()
-            .position(|l| l.contains(&format!(" {source}(")) && !l.contains('@'))
+            .position(|l| l.contains(&format!(" {}(", source.function)) && !l.contains('@'))
     {
         let line = u32::try_from(at + 1).unwrap_or(u32::MAX);
         if line != bline {
             // The annotation names the factory; its string is not a case's value.
             item = item
                 .lines()
-                .filter(|l| !l.trim_start().starts_with("@MethodSource"))
+                .filter(|l| !l.trim_start().starts_with(source.annotation))
                 .collect::<Vec<_>>()
                 .join("\n");
             item.push('\n');
@@ -324,22 +363,6 @@ fn regrouped(
         format!(
             "{test} is gone, and every value it checked is checked by tests that pass at head: restructured, not deleted"
         )
-    })
-}
-
-/// The factory method a JUnit `@MethodSource` on `item` names: its argument, or, bare, the test
-/// method's own name (from `test`, `pkg.Class::method(..)[i]`).
-fn method_source(test: &str, item: &str) -> Option<String> {
-    let at = item.find("@MethodSource")?;
-    let rest = &item[at + "@MethodSource".len()..];
-    let named = rest
-        .strip_prefix('(')
-        .and_then(|r| r.split(')').next())
-        .and_then(|args| args.split('"').nth(1))
-        .map(|n| n.rsplit('#').next().unwrap_or(n).to_owned());
-    named.or_else(|| {
-        let method = test.split_once("::")?.1;
-        Some(method.split(['(', '{', '[']).next()?.to_owned())
     })
 }
 
@@ -491,19 +514,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_junit_method_source_names_its_factory() {
-        let test = "words.OrdinalsTest::ordinal{int, String}[10]";
-        let item =
-            "@ParameterizedTest\n@MethodSource(\"cases\")\nvoid ordinal(int n, String want) {}";
-        assert_eq!(method_source(test, item).as_deref(), Some("cases"));
-        let bare = "@ParameterizedTest\n@MethodSource\nvoid ordinal(int n, String want) {}";
-        assert_eq!(method_source(test, bare).as_deref(), Some("ordinal"));
-        let other = "@MethodSource(\"words.Rows#ordinals\")\nvoid ordinal(int n) {}";
-        assert_eq!(method_source(test, other).as_deref(), Some("ordinals"));
-        assert_eq!(method_source(test, "@Test\nvoid ordinal() {}"), None);
-    }
-
-    #[test]
     fn renamed_tests_are_similar_and_others_are_not() {
         assert!(similar(
             CheckKind::Node,
@@ -530,10 +540,6 @@ mod tests {
             "test/b.test.js > kilobytes",
             "test/b.test.js > kilometres"
         ));
-        assert_eq!(
-            home(CheckKind::Go, "example.com/m/pkg/TestX/row"),
-            "example.com/m/pkg"
-        );
     }
 
     #[test]

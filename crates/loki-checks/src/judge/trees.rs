@@ -18,15 +18,13 @@
 //! the agent's code left there cannot be removed) is replaced by a temporary one
 //! ([`Git::sync_tree`]).
 //!
-//! [`SideTree::overlay`] runs a hybrid of Go checks in the head's own directory instead, when that
-//! is the same run: Go keys its build cache by package directory, so an exported tree rebuilds
-//! every package cold, while `go test -overlay` (Go 1.16+) in the head's directory rebuilds only
-//! the packages whose files the hybrid swaps. It is used only for the hybrids, whose runs execute
-//! the head's code or tests anyway (nothing the head's run could leave in its directory gives them
-//! more than they have), never for the base; and only when every path that differs from the head is
-//! a regular `.go` file, so the files a test reads at run time (`testdata/`, `go.mod`) are the
-//! head's own. The swapped files' bytes live in the judge's private directory, out of the runs'
-//! reach. `go vet` is off there: Go's vet reads the files on disk, not the overlay.
+//! [`SideTree::overlay`] runs a hybrid in the head's own directory instead, when the runner
+//! says that is the same run ([`loki_runner::isolate::overlay`]: Go's `-overlay`, which rebuilds
+//! only the packages whose files the hybrid swaps, where an exported tree rebuilds every package
+//! cold). It is used only for the hybrids, whose runs execute the head's code or tests anyway
+//! (nothing the head's run could leave in its directory gives them more than they have), never
+//! for the base. The swapped files' bytes live in the judge's private directory, out of the runs'
+//! reach.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -34,12 +32,13 @@ use std::path::{Path, PathBuf};
 use loki_git::{Entry, Git, RawChange, TreeEdit};
 
 use crate::baseline::absent_result;
-use loki_protocol::CheckKind;
 use loki_runner::ChecksError;
 use loki_runner::detect::Check;
 use loki_runner::exec::{CheckResult, RunOptions, run_check};
+use loki_runner::isolate::overlay;
 use loki_runner::select::{Selection, narrowed};
 
+use super::git_err;
 use super::owned::Owner;
 
 /// One changed path, classified, with both sides' entries.
@@ -82,95 +81,142 @@ pub fn hybrid(
         TestsFrom::Base => renames.clone(),
         TestsFrom::Head => super::rename::reversed(renames),
     };
-    let renamed = |bytes: Vec<u8>| -> Vec<u8> {
-        if map.is_empty() {
-            return bytes;
-        }
-        match String::from_utf8(bytes) {
-            Ok(text) => super::rename::apply(&text, &map).into_bytes(),
-            Err(e) => e.into_bytes(),
-        }
+    let parts = Parts {
+        git,
+        from,
+        map: &map,
     };
-    let fail = |action| move |source| ChecksError::Git { action, source };
     let code_tree = match from {
         TestsFrom::Base => head_tree,
         TestsFrom::Head => base_tree,
     };
-    let test_side = |c: &RawChange| match from {
-        TestsFrom::Base => c.base.clone(),
-        TestsFrom::Head => c.head.clone(),
-    };
-    let code_side = |c: &RawChange| match from {
-        TestsFrom::Base => c.head.clone(),
-        TestsFrom::Head => c.base.clone(),
-    };
     let mut edits = Vec::new();
     let mut unsplit = Vec::new();
     for o in owned {
+        let path = o.change.path.clone();
         match o.owner {
-            Owner::TestCode if !map.is_empty() => {
-                let entry = match test_side(&o.change) {
-                    Some(e) if e.mode != "120000" && e.mode != "160000" => {
-                        let bytes = git.show_blob(&e.oid).map_err(fail("read a test file"))?;
-                        let out = renamed(bytes.clone());
-                        if out == bytes {
-                            Some(e)
-                        } else {
-                            Some(Entry {
-                                mode: e.mode.clone(),
-                                oid: git
-                                    .hash_blob(&out)
-                                    .map_err(fail("store a renamed test file"))?,
-                            })
-                        }
-                    }
-                    other => other,
-                };
-                edits.push(TreeEdit {
-                    path: o.change.path.clone(),
-                    entry,
-                });
-            }
-            Owner::TestCode | Owner::TestData => edits.push(TreeEdit {
-                path: o.change.path.clone(),
-                entry: test_side(&o.change),
+            Owner::TestCode if !map.is_empty() => edits.push(TreeEdit {
+                path,
+                entry: parts.renamed_tests(&o.change)?,
             }),
-            Owner::Mixed => {
-                let (Some(code), Some(tests)) = (code_side(&o.change), test_side(&o.change)) else {
-                    // One side has no such file: the code side's file stays as it is.
-                    continue;
-                };
-                let read = |e: &Entry| {
-                    git.show_blob(&e.oid)
-                        .map_err(fail("read a file with tests inside its source"))
-                };
-                let (code_bytes, test_bytes) = (read(&code)?, read(&tests)?);
-                match loki_runner::splice::splice(&o.change.path, &code_bytes, &test_bytes)
-                    .map(renamed)
-                {
-                    Some(bytes) if bytes == code_bytes => {}
-                    Some(bytes) => {
-                        let oid = git
-                            .hash_blob(&bytes)
-                            .map_err(fail("store a spliced file"))?;
-                        edits.push(TreeEdit {
-                            path: o.change.path.clone(),
-                            entry: Some(Entry {
-                                mode: code.mode.clone(),
-                                oid,
-                            }),
-                        });
-                    }
-                    None => unsplit.push(o.change.path.clone()),
-                }
-            }
+            Owner::TestCode | Owner::TestData => edits.push(TreeEdit {
+                path,
+                entry: parts.test_side(&o.change),
+            }),
+            Owner::Mixed => match parts.spliced(&o.change)? {
+                Spliced::AsCode => {}
+                Spliced::Into(entry) => edits.push(TreeEdit {
+                    path,
+                    entry: Some(entry),
+                }),
+                Spliced::Unsplit => unsplit.push(path),
+            },
             Owner::Source | Owner::Other => {}
         }
     }
-    let tree = git.tree_with(code_tree, &edits).map_err(fail(
+    let tree = git.tree_with(code_tree, &edits).map_err(git_err(
         "build a tree of one side's code and the other side's tests",
     ))?;
     Ok(Hybrid { tree, unsplit })
+}
+
+/// What a hybrid takes of each changed file: the tests of one side (renamed by `map`), the code
+/// of the other.
+struct Parts<'a> {
+    git: &'a Git,
+    from: TestsFrom,
+    map: &'a std::collections::BTreeMap<String, String>,
+}
+
+/// A mixed file in a hybrid.
+enum Spliced {
+    /// The code side's file as it is (one side has no such file, or its tests are the same).
+    AsCode,
+    /// A new blob: the code of one side, the test items of the other.
+    Into(Entry),
+    /// Its test items cannot be separated from its code: the code side's bytes stay.
+    Unsplit,
+}
+
+impl Parts<'_> {
+    fn test_side(&self, c: &RawChange) -> Option<Entry> {
+        match self.from {
+            TestsFrom::Base => c.base.clone(),
+            TestsFrom::Head => c.head.clone(),
+        }
+    }
+
+    fn code_side(&self, c: &RawChange) -> Option<Entry> {
+        match self.from {
+            TestsFrom::Base => c.head.clone(),
+            TestsFrom::Head => c.base.clone(),
+        }
+    }
+
+    fn renamed(&self, bytes: Vec<u8>) -> Vec<u8> {
+        if self.map.is_empty() {
+            return bytes;
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => super::rename::apply(&text, self.map).into_bytes(),
+            Err(e) => e.into_bytes(),
+        }
+    }
+
+    /// The test side's entry of a test file, with the renames applied (a new blob when they
+    /// change it).
+    fn renamed_tests(&self, c: &RawChange) -> Result<Option<Entry>, ChecksError> {
+        Ok(match self.test_side(c) {
+            Some(e) if e.mode != "120000" && e.mode != "160000" => {
+                let bytes = self
+                    .git
+                    .show_blob(&e.oid)
+                    .map_err(git_err("read a test file"))?;
+                let out = self.renamed(bytes.clone());
+                if out == bytes {
+                    Some(e)
+                } else {
+                    Some(Entry {
+                        mode: e.mode.clone(),
+                        oid: self
+                            .git
+                            .hash_blob(&out)
+                            .map_err(git_err("store a renamed test file"))?,
+                    })
+                }
+            }
+            other => other,
+        })
+    }
+
+    /// A mixed file with the code of one side and the test items of the other.
+    fn spliced(&self, c: &RawChange) -> Result<Spliced, ChecksError> {
+        let (Some(code), Some(tests)) = (self.code_side(c), self.test_side(c)) else {
+            // One side has no such file: the code side's file stays as it is.
+            return Ok(Spliced::AsCode);
+        };
+        let read = |e: &Entry| {
+            self.git
+                .show_blob(&e.oid)
+                .map_err(git_err("read a file with tests inside its source"))
+        };
+        let (code_bytes, test_bytes) = (read(&code)?, read(&tests)?);
+        Ok(
+            match loki_runner::splice::splice(&c.path, &code_bytes, &test_bytes)
+                .map(|b| self.renamed(b))
+            {
+                Some(bytes) if bytes == code_bytes => Spliced::AsCode,
+                Some(bytes) => Spliced::Into(Entry {
+                    mode: code.mode.clone(),
+                    oid: self
+                        .git
+                        .hash_blob(&bytes)
+                        .map_err(git_err("store a spliced file"))?,
+                }),
+                None => Spliced::Unsplit,
+            },
+        )
+    }
 }
 
 /// A tree written out and prepared for running suites; removed when dropped.
@@ -281,30 +327,61 @@ impl Place {
     }
 }
 
-/// `GOFLAGS` for Go runs in a tree: the environment's, then `-count=1` (a tree kept between
-/// judgements would otherwise let `go test` replay a cached pass where a rerun must run), then
-/// `extra`. `None` when no check is Go.
-fn go_flags(
-    checks: &[Check],
-    env: &[(OsString, OsString)],
-    extra: &str,
-) -> Option<(OsString, OsString)> {
-    if !checks.iter().any(|c| c.kind == CheckKind::Go) {
-        return None;
+/// The directory `tree` is written into for `role`, its `tree` subdirectory, and whether it
+/// was synced from a kept one (see [`Place::kept`]); `boxed` runs get a temporary one.
+fn written(
+    git: &Git,
+    checkout: &Path,
+    tree: &str,
+    role: &'static str,
+    opts: &RunOptions,
+    cache_dir: &Path,
+    boxed: bool,
+) -> Result<(Place, PathBuf, bool), ChecksError> {
+    let kept = if boxed {
+        None
+    } else {
+        Place::kept(cache_dir, checkout, role)
+    };
+    let dir = match kept {
+        Some(kept) => kept,
+        None => Place::temp(role, opts)?,
+    };
+    let root = dir.path().join("tree");
+    let synced = match dir.index() {
+        // A directory a sync left in an unknown state is written afresh.
+        Some(index) => git
+            .sync_tree(tree, &root, index)
+            .or_else(|e| {
+                tracing::info!(role, error = %e, "the kept tree is written afresh");
+                let _ = std::fs::remove_dir_all(&root);
+                let _ = std::fs::remove_file(index);
+                git.sync_tree(tree, &root, index)
+            })
+            .inspect_err(|e| {
+                tracing::info!(role, error = %e, "the kept tree is not used");
+            })
+            .is_ok(),
+        None => false,
+    };
+    if synced {
+        return Ok((dir, root, true));
     }
-    let from_env = loki_runner::isolate::env_var(env, "GOFLAGS")
-        .map(|v| v.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let all = [from_env.as_str(), "-count=1", extra]
-        .into_iter()
-        .filter(|f| !f.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    Some(("GOFLAGS".into(), all.into()))
+    // Not kept, or a kept directory that cannot be made the tree (what the runs left there
+    // cannot be removed): a temporary directory of its own.
+    let dir = if dir.index().is_some() {
+        Place::temp(role, opts)?
+    } else {
+        dir
+    };
+    let root = dir.path().join("tree");
+    git.export_tree(tree, &root)
+        .map_err(|source| ChecksError::Git {
+            action: "export a tree to run its tests",
+            source,
+        })?;
+    Ok((dir, root, false))
 }
-
-/// The Go release that brought `-overlay`.
-const GO_OVERLAY_MINOR: u32 = 16;
 
 impl SideTree {
     /// Exports `tree` of the repository whose checkout is `checkout`, for `checks` (as detected
@@ -324,50 +401,7 @@ impl SideTree {
         // reach the cache, which the box denies: their trees and build directories are private
         // and temporary, as before trees were kept.
         let boxed = !opts.wrapper.is_empty();
-        let kept = if boxed {
-            None
-        } else {
-            Place::kept(cache_dir, checkout, role)
-        };
-        let dir = match kept {
-            Some(kept) => kept,
-            None => Place::temp(role, opts)?,
-        };
-        let root = dir.path().join("tree");
-        let synced = match dir.index() {
-            // A directory a sync left in an unknown state is written afresh.
-            Some(index) => git
-                .sync_tree(tree, &root, index)
-                .or_else(|e| {
-                    tracing::info!(role, error = %e, "the kept tree is written afresh");
-                    let _ = std::fs::remove_dir_all(&root);
-                    let _ = std::fs::remove_file(index);
-                    git.sync_tree(tree, &root, index)
-                })
-                .inspect_err(|e| {
-                    tracing::info!(role, error = %e, "the kept tree is not used");
-                })
-                .is_ok(),
-            None => false,
-        };
-        // Not kept, or a kept directory that cannot be made the tree (what the runs left there
-        // cannot be removed): a temporary directory of its own.
-        let (dir, root) = if synced {
-            (dir, root)
-        } else {
-            let dir = if dir.index().is_some() {
-                Place::temp(role, opts)?
-            } else {
-                dir
-            };
-            let root = dir.path().join("tree");
-            git.export_tree(tree, &root)
-                .map_err(|source| ChecksError::Git {
-                    action: "export a tree to run its tests",
-                    source,
-                })?;
-            (dir, root)
-        };
+        let (dir, root, synced) = written(git, checkout, tree, role, opts, cache_dir, boxed)?;
         let builds = if boxed { dir.path() } else { cache_dir };
         // The directory holds exactly `tree` (just exported or synced), so a build directory
         // whose last tree had the same content is reused as built: the base's whole, since the
@@ -416,17 +450,15 @@ impl SideTree {
             notes: prepared.notes().to_vec(),
             prepared,
             fence,
-            env: go_flags(checks, &opts.env, "").into_iter().collect(),
+            env: overlay::tree_env(checks, &opts.env),
             _dir: dir,
         })
     }
 
     /// `tree` as an overlay on the head's directory `head_root` (whose files are `head_tree`), for
     /// `checks` (as detected there), or `None` when that would not be the same run as in an
-    /// exported tree (see the module doc): not all Go checks, a differing path that is not a
-    /// regular `.go` file or is added in a directory the head lacks, a `GOFLAGS` with its own
-    /// overlay, a Go older than 1.16, or a head directory reached through a symlink (Go would
-    /// not match the overlay's paths).
+    /// exported tree ([`loki_runner::isolate::overlay`]: checks it does not serve, a change it
+    /// cannot swap, a directory of the judge's whose path it cannot name).
     pub fn overlay(
         git: &Git,
         head_root: &Path,
@@ -436,16 +468,7 @@ impl SideTree {
         checks: &[Check],
         opts: &RunOptions,
     ) -> Result<Option<SideTree>, ChecksError> {
-        if checks.is_empty() || checks.iter().any(|c| c.kind != CheckKind::Go) {
-            return Ok(None);
-        }
-        let flags = loki_runner::isolate::env_var(&opts.env, "GOFLAGS")
-            .map(|v| v.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if flags.contains("-overlay") {
-            return Ok(None);
-        }
-        if std::fs::canonicalize(head_root).ok().as_deref() != Some(head_root) {
+        if !overlay::applies(checks, &opts.env, head_root) {
             return Ok(None);
         }
         let changes = git
@@ -454,73 +477,22 @@ impl SideTree {
                 action: "list what a hybrid changes",
                 source,
             })?;
-        let regular = |e: &Option<Entry>| {
-            e.as_ref()
-                .is_none_or(|e| e.mode == "100644" || e.mode == "100755")
-        };
-        let eligible = changes.iter().all(|c| {
-            let parent_exists = || {
-                Path::new(&c.path)
-                    .parent()
-                    .is_none_or(|p| head_root.join(p).is_dir())
-            };
-            c.path.ends_with(".go")
-                && regular(&c.base)
-                && regular(&c.head)
-                && (c.base.is_some() || parent_exists())
-        });
-        if !eligible || !go_has_overlay(head_root, opts) {
+        if !overlay::swaps(&changes, head_root, &opts.env) {
             return Ok(None);
         }
         let dir = Place::temp(role, opts)?;
-        // GOFLAGS is split at spaces, so the overlay's own path cannot hold one.
-        if dir.path().to_string_lossy().contains(char::is_whitespace) {
-            return Ok(None);
-        }
-        let files = dir.path().join("files");
-        let io = |action: &'static str, path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ChecksError::Io {
-                action,
-                path,
-                source,
-            }
-        };
-        std::fs::create_dir_all(&files).map_err(io("create", &files))?;
-        let written = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source: loki_core::CoreError| ChecksError::Isolate {
-                action: "write the go overlay's file",
-                path,
-                source: Box::new(source),
-            }
-        };
-        let mut replace = serde_json::Map::new();
-        for (n, c) in changes.iter().enumerate() {
-            let target = head_root.join(&c.path);
-            let with = match &c.head {
-                Some(e) => {
-                    let bytes = git.show_blob(&e.oid).map_err(|source| ChecksError::Git {
-                        action: "read a file of a hybrid",
-                        source,
-                    })?;
-                    let path = files.join(format!("{n}.go"));
-                    loki_core::fs::write_atomic(&path, &bytes).map_err(written(&path))?;
-                    path.to_string_lossy().into_owned()
-                }
-                // An empty replacement deletes the file.
-                None => String::new(),
-            };
-            replace.insert(target.to_string_lossy().into_owned(), with.into());
-        }
-        let overlay = dir.path().join("overlay.json");
-        let json = serde_json::json!({ "Replace": replace }).to_string();
-        loki_core::fs::write_atomic(&overlay, json.as_bytes()).map_err(written(&overlay))?;
-        let goflags = go_flags(
+        let Some(laid) = overlay::write(
+            git,
+            dir.path(),
+            head_root,
+            &changes,
             checks,
             &opts.env,
-            &format!("-overlay={} -vet=off", overlay.display()),
-        );
+            role,
+        )?
+        else {
+            return Ok(None);
+        };
         let fence = opts.fence.as_ref().map(|f| loki_runner::exec::RunFence {
             scratch: dir.path().join("runs"),
             ..f.clone()
@@ -535,13 +507,10 @@ impl SideTree {
             tree: tree.to_owned(),
             role,
             root: head_root.to_path_buf(),
-            notes: vec![format!(
-                "{role} tree: run in the head's directory with go's -overlay swapping {} .go file(s), without go vet (a test that reads .go files at run time reads the head's)",
-                changes.len()
-            )],
+            notes: vec![laid.note],
             prepared: loki_runner::isolate::Prepared::default(),
             fence,
-            env: goflags.into_iter().collect(),
+            env: laid.env,
             _dir: dir,
         }))
     }
@@ -619,13 +588,8 @@ impl SideTree {
         if !self.prepared.cargo_guarded() {
             return Ok(());
         }
-        let Some(command) = loki_runner::exec::build_companion(check) else {
+        let Some(build) = loki_runner::exec::build_check(check) else {
             return Ok(());
-        };
-        let build = Check {
-            kind: CheckKind::Cargo,
-            command,
-            ..check.clone()
         };
         let opts = RunOptions {
             log_dir: opts.log_dir.join("build"),
@@ -677,55 +641,5 @@ impl SideTree {
                 Ok(r)
             })
             .collect()
-    }
-}
-
-/// Whether the `go` that runs in `dir` knows `-overlay` (Go 1.16 or later), asked once per
-/// directory and environment in a process (a judgement asks for O and again for N).
-fn go_has_overlay(dir: &Path, opts: &RunOptions) -> bool {
-    type Known = std::collections::HashMap<(PathBuf, Vec<(OsString, OsString)>), bool>;
-    static KNOWN: std::sync::OnceLock<std::sync::Mutex<Known>> = std::sync::OnceLock::new();
-    let key = (dir.to_path_buf(), opts.env.clone());
-    let known = KNOWN.get_or_init(Default::default);
-    if let Some(k) = known.lock().ok().and_then(|m| m.get(&key).copied()) {
-        return k;
-    }
-    let answer = ask_go_overlay(dir, opts);
-    if let Ok(mut m) = known.lock() {
-        m.insert(key, answer);
-    }
-    answer
-}
-
-fn ask_go_overlay(dir: &Path, opts: &RunOptions) -> bool {
-    let spec = loki_process::Spec::new("go", dir)
-        .args(["env", "GOVERSION"])
-        .envs(opts.env.clone())
-        .timeout(std::time::Duration::from_secs(30))
-        .output_cap(4096);
-    let Ok(out) = loki_process::run(&spec) else {
-        return false;
-    };
-    out.success() && go_minor(&out.output.text()).is_some_and(|m| m >= GO_OVERLAY_MINOR)
-}
-
-/// The minor release of a `go1.X[.Y]` version string (`go1.19.8` → 19; a devel build → none).
-fn go_minor(version: &str) -> Option<u32> {
-    let rest = version.trim().strip_prefix("go1.")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::go_minor;
-
-    #[test]
-    fn go_minor_reads_release_strings() {
-        assert_eq!(go_minor("go1.19.8\n"), Some(19));
-        assert_eq!(go_minor("go1.16"), Some(16));
-        assert_eq!(go_minor("go1.22rc1"), Some(22));
-        assert_eq!(go_minor("devel go1.23-abc"), None);
-        assert_eq!(go_minor(""), None);
     }
 }

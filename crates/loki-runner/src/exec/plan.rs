@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ChecksError;
 use crate::detect::Check;
 use crate::runners::runner;
+use loki_protocol::CheckKind;
 
 /// The repository root a check's `cwd` lies in (its `dir` removed).
 fn root_of(check: &Check) -> PathBuf {
@@ -96,4 +97,15 @@ pub fn doc_companion(check: &Check) -> Option<Vec<String>> {
 #[must_use]
 pub fn build_companion(check: &Check) -> Option<Vec<String>> {
     runner(check.kind).build_companion(check)
+}
+
+/// [`build_companion`] as a check of its own, beside `check`: a `cargo test` run, read as
+/// cargo's whatever `check`'s runner is.
+#[must_use]
+pub fn build_check(check: &Check) -> Option<Check> {
+    build_companion(check).map(|command| Check {
+        kind: CheckKind::Cargo,
+        command,
+        ..check.clone()
+    })
 }

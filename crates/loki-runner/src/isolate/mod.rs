@@ -147,6 +147,10 @@ use cargo::{cargo_notes, cargo_slot};
 use go::go;
 use node::link_node_modules;
 
+/// A hybrid run in the head's own directory through Go's `-overlay`, and the `GOFLAGS` of Go
+/// runs in a tree: Go's own ([`crate::runners::go`]).
+pub use crate::runners::go::overlay;
+
 /// The role whose cargo builds go where the environment says (the user's own target directory).
 pub const HEAD_ROLE: &str = "head";
 /// Build directories per role and repository that concurrent runs can use before one waits.

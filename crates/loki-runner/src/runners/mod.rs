@@ -8,6 +8,11 @@
 //! answer (its marker and test files, its checks, its command and report flags, its flags inside a
 //! package script, how to read its report, its "no tests" exit and missing tools, its selection
 //! syntax, where its tests are defined, what isolating it needs) they ask `runner(check.kind)`.
+//! So do the steps other crates ask about a runner: how its test ids are spelled ([`crate::ids`]:
+//! the parts a judgement reads), which files its suites run as tests and which helpers they load
+//! ([`crate::detect`]), what a change's files select ([`crate::select`]), where a parameterized
+//! test's cases are ([`crate::locate`]), a Go hybrid in the head's directory
+//! ([`crate::isolate::overlay`]) and what a wall test must be for it ([`crate::wall`]).
 //!
 //! | module | runners | holds |
 //! |---|---|---|
@@ -23,8 +28,10 @@
 //! - Each method's default is what most runners do (no structured report, no narrowing, nothing
 //!   to isolate, ...); a runner overrides only where it differs. No method does I/O beyond what
 //!   its doc says, and none panics.
-//! - A family's detection (cargo and nextest, the package scripts) is answered by one runner of
-//!   the family; the others detect nothing themselves.
+//! - A family's detection (cargo and nextest, the package scripts) and its wall tests are answered
+//!   by one runner of the family; the others detect nothing themselves.
+//! - No other crate matches on [`CheckKind`]'s variants to know a runner: the judge and the
+//!   contract ask the steps above.
 
 pub mod cargo;
 pub mod go;
@@ -42,11 +49,12 @@ use crate::detect::{Check, Scan, Tools};
 use crate::exec::Environment;
 use crate::exec::plan::ReportPlan;
 use crate::isolate::Isolation;
-use crate::locate::{Locator, in_check};
+use crate::locate::{CaseSource, Locator, in_check};
 use crate::reports::ParsedRun;
 use crate::reports::report::TestReport;
 use crate::script::ScriptFlags;
 use crate::select::Selection;
+use crate::wall::{WallRefusal, WallTest};
 
 /// What one runner does its own way. See the module doc for the defaults.
 pub(crate) trait Runner: Sync {
@@ -192,6 +200,108 @@ pub(crate) trait Runner: Sync {
     /// What a run in another tree needs so that it runs that tree's code.
     fn isolation(&self) -> Isolation {
         Isolation::Nothing
+    }
+
+    /// Whether the runner finds test files in every subdirectory of its package, so that a
+    /// workspace's packages without a test script of their own are covered by it.
+    fn searches_subpackages(&self) -> bool {
+        false
+    }
+
+    // The test-id grammar ([`crate::ids`]): how the runner spells a test's id.
+
+    /// The separator between a test id's parent and child parts.
+    fn id_separator(&self) -> &'static str {
+        "::"
+    }
+
+    /// The separator after the test file an id starts with, when the runner's ids start with
+    /// their file.
+    fn id_file_separator(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The test's own name in `id`: the id without its file, module, binary or package.
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        id
+    }
+
+    /// The group `id` belongs to: what fails as a whole when it cannot load.
+    fn group(&self, _id: &str) -> String {
+        String::new()
+    }
+
+    /// The file (or package, class or test binary) part of `id`: where a replacement of the test
+    /// must live.
+    fn home<'a>(&self, id: &'a str) -> &'a str {
+        id.split("::").next().unwrap_or(id)
+    }
+
+    /// Whether `id` is not a test but, in this runner's own spelling, the mark of a group that
+    /// failed as a whole (the marks every runner's report parser writes are [`crate::ids`]'s).
+    fn marks_group(&self, _id: &str) -> bool {
+        false
+    }
+
+    // The files a suite owns ([`crate::detect`]) and how a change's files narrow it
+    // ([`crate::select`]).
+
+    /// Whether the runner runs the file at `path` as a test file by its default patterns (a
+    /// test-side file it does not run is a helper of the test files it serves).
+    fn runs_as_test_file(&self, _path: &str) -> bool {
+        true
+    }
+
+    /// The extensions of the source files whose helpers this runner's suites load.
+    fn source_extensions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether the runner's suites may load a helper of a language no runner names.
+    fn loads_other_sources(&self) -> bool {
+        false
+    }
+
+    /// Whether a narrowed run can select a file that holds tests inside its source (the runner
+    /// narrows by package).
+    fn selects_mixed_files(&self) -> bool {
+        false
+    }
+
+    /// The file to select so that the tests reading the test data at `path` run; `None`: any
+    /// test of the check may read it.
+    fn test_data_selection(&self, _path: &str) -> Option<String> {
+        None
+    }
+
+    /// Whether a narrowed run can run a file's tests in reverse order ([`Selection::reverse`]).
+    fn reverses(&self) -> bool {
+        false
+    }
+
+    /// Where a parameterized test's cases are when its own item does not hold them.
+    fn case_source(&self, _test: &str, _item: &str) -> Option<CaseSource> {
+        None
+    }
+
+    // Wall tests ([`crate::wall`]).
+
+    /// The language this runner family's wall tests are written in, named in the reason a file
+    /// of no runner's language is refused for; one runner of the family answers.
+    fn wall_language(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The check that runs the wall test `file` alone, or why none can; `None` when the file is
+    /// not of this runner family's language.
+    fn wall(&self, _file: &WallTest<'_>) -> Option<Result<Check, WallRefusal>> {
+        None
+    }
+
+    /// The check that runs the wall test at `file` (relative to its directory) alone in `suite`,
+    /// one of this runner's checks, found by its family's [`Runner::wall`].
+    fn wall_in_suite(&self, suite: Check, _file: String) -> Result<Check, WallRefusal> {
+        Err(crate::wall::unpointable(&suite))
     }
 }
 

@@ -38,11 +38,7 @@ pub fn decide(input: &Input<'_>) -> Decision {
         })
     };
     for it in all.iter().filter(|it| !silent(&it.check)) {
-        let kind = input
-            .kinds
-            .get(&it.check)
-            .copied()
-            .unwrap_or(CheckKind::Npm);
+        let kind = crate::judge::identity::kind_of(input.kinds, &it.check);
         test(input, &sides, it, kind, &mut d);
     }
     crashed_binaries(input, &mut d);

@@ -35,6 +35,7 @@ use crate::reports::ParsedRun;
 use crate::reports::report::TestReport;
 use crate::runners::Runner;
 use crate::select::Selection;
+use crate::wall::{WallRefusal, WallTest};
 use loki_protocol::CheckKind;
 
 /// cargo's output format that adds JSON artifact messages (package of each test binary) to stdout
@@ -141,6 +142,87 @@ impl Runner for Cargo {
     fn isolation(&self) -> Isolation {
         Isolation::Cargo
     }
+
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        own_name(id)
+    }
+
+    fn group(&self, id: &str) -> String {
+        group(id)
+    }
+
+    fn runs_as_test_file(&self, path: &str) -> bool {
+        runs_as_test_file(path)
+    }
+
+    fn source_extensions(&self) -> &'static [&'static str] {
+        &["rs"]
+    }
+
+    fn selects_mixed_files(&self) -> bool {
+        true
+    }
+
+    fn wall_language(&self) -> Option<&'static str> {
+        Some("Rust")
+    }
+
+    fn wall(&self, file: &WallTest<'_>) -> Option<Result<Check, WallRefusal>> {
+        let stem = file.name.strip_suffix(".rs")?;
+        Some(wall(file.path, stem, file.root))
+    }
+}
+
+/// `pkg::binary::module::test` → `test`.
+pub(crate) fn own_name(id: &str) -> &str {
+    id.rsplit("::").next().unwrap_or(id)
+}
+
+/// The test binary: `pkg::binary` of `pkg::binary::module::test`.
+pub(crate) fn group(id: &str) -> String {
+    let parts: Vec<&str> = id.split("::").collect();
+    match parts.len() {
+        0 | 1 => id.to_owned(),
+        2 => parts[0].to_owned(),
+        _ => format!("{}::{}", parts[0], parts[1]),
+    }
+}
+
+/// `tests/*.rs` are test targets; `tests/common/mod.rs` and other nested files are not.
+pub(crate) fn runs_as_test_file(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    !(parts.len() >= 2 && parts[parts.len() - 2] != "tests" && parts.contains(&"tests"))
+}
+
+/// A Rust wall test `<crate>/tests/<stem>.rs`: `cargo test --test <stem>` in its crate.
+fn wall(path: &str, stem: &str, root: &Path) -> Result<Check, WallRefusal> {
+    let (crate_dir, file_dir) = match path.rsplit_once('/') {
+        Some((d, _)) => (d.strip_suffix("/tests").or((d == "tests").then_some("")), d),
+        None => (None, ""),
+    };
+    let Some(crate_dir) = crate_dir else {
+        return Err(WallRefusal::NotInTests(file_dir.to_owned()));
+    };
+    let dir = if crate_dir.is_empty() {
+        ".".to_string()
+    } else {
+        crate_dir.to_string()
+    };
+    let cwd = root.join(crate_dir);
+    if !cwd.join(CARGO_MANIFEST).is_file() {
+        return Err(WallRefusal::NoManifest(dir));
+    }
+    Ok(Check {
+        name: String::new(),
+        kind: CheckKind::Cargo,
+        dir,
+        cwd,
+        command: ["cargo", "test", "--test", stem, "--no-fail-fast"]
+            .map(str::to_string)
+            .to_vec(),
+        script: None,
+        why: "wall test: the integration test target of this file".into(),
+    })
 }
 
 /// A cargo command with [`CARGO_MESSAGE_FORMAT`] among cargo's own flags.

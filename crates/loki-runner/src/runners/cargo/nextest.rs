@@ -144,4 +144,24 @@ impl Runner for Nextest {
     fn isolation(&self) -> Isolation {
         Isolation::Cargo
     }
+
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        super::own_name(id)
+    }
+
+    fn group(&self, id: &str) -> String {
+        super::group(id)
+    }
+
+    fn runs_as_test_file(&self, path: &str) -> bool {
+        super::runs_as_test_file(path)
+    }
+
+    fn source_extensions(&self) -> &'static [&'static str] {
+        &["rs"]
+    }
+
+    fn selects_mixed_files(&self) -> bool {
+        true
+    }
 }

@@ -16,6 +16,7 @@
 //! the first segment that starts with `Test`, `Example`, `Benchmark` or `Fuzz`.
 
 pub mod isolate;
+pub mod overlay;
 pub mod report;
 
 use std::collections::BTreeSet;
@@ -27,6 +28,7 @@ use crate::locate::{Listing, Locator, in_check};
 use crate::reports::report::TestReport;
 use crate::runners::Runner;
 use crate::select::Selection;
+use crate::wall::{WallRefusal, WallTest};
 use loki_protocol::CheckKind;
 
 /// The prefixes of the test functions `go test` runs.
@@ -143,6 +145,126 @@ impl Runner for Go {
     fn isolation(&self) -> Isolation {
         Isolation::Go
     }
+
+    fn id_separator(&self) -> &'static str {
+        "/"
+    }
+
+    // `example.com/m/pkg/TestX/sub` → `TestX/sub`
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        test_part(id)
+    }
+
+    // The package.
+    fn group(&self, id: &str) -> String {
+        let test = test_part(id);
+        id[..id.len() - test.len()].trim_end_matches('/').to_owned()
+    }
+
+    fn home<'a>(&self, id: &'a str) -> &'a str {
+        id.find("/Test").map_or(id, |at| &id[..at])
+    }
+
+    fn source_extensions(&self) -> &'static [&'static str] {
+        &["go"]
+    }
+
+    // A package is selected by any file of its directory.
+    fn selects_mixed_files(&self) -> bool {
+        true
+    }
+
+    // A package's test data belongs to the package: a file of the package (`<pkg>/_`) selects it.
+    fn test_data_selection(&self, path: &str) -> Option<String> {
+        let pkg = path.find("/testdata/").map_or_else(
+            || {
+                if path.starts_with("testdata/") {
+                    String::new()
+                } else {
+                    path.to_owned()
+                }
+            },
+            |i| path[..i].to_owned(),
+        );
+        Some(if pkg.is_empty() {
+            "_".to_owned()
+        } else {
+            format!("{pkg}/_")
+        })
+    }
+
+    fn wall_language(&self) -> Option<&'static str> {
+        Some("Go")
+    }
+
+    fn wall(&self, file: &WallTest<'_>) -> Option<Result<Check, WallRefusal>> {
+        file.name.ends_with("_test.go").then(|| wall(file))
+    }
+}
+
+/// The id from its first segment that names a test function (`TestX/sub` of
+/// `example.com/m/pkg/TestX/sub`); the whole id when none does.
+fn test_part(id: &str) -> &str {
+    let mut at = 0;
+    for seg in id.split('/') {
+        if TEST_PREFIXES.iter().any(|p| seg.starts_with(p)) {
+            return &id[at..];
+        }
+        at += seg.len() + 1;
+    }
+    id
+}
+
+/// A Go wall test: `go test -run` on the Test functions it declares, in its package.
+fn wall(file: &WallTest<'_>) -> Result<Check, WallRefusal> {
+    let Some(c) = crate::wall::owner(file.checks, file.path, CheckKind::Go) else {
+        return Err(WallRefusal::NoSuite("Go module"));
+    };
+    let tests = test_names(&String::from_utf8_lossy(file.bytes));
+    if tests.is_empty() {
+        return Err(WallRefusal::NoTests);
+    }
+    let rel = crate::wall::rel_to(&c, file.path);
+    let package = match rel.rsplit_once('/') {
+        Some((dir, _)) => format!("./{dir}"),
+        None => ".".to_string(),
+    };
+    Ok(Check {
+        command: vec![
+            "go".into(),
+            "test".into(),
+            "-json".into(),
+            "-run".into(),
+            format!("^({})$", tests.join("|")),
+            package,
+        ],
+        why: "wall test: go test on the Test functions of this file".into(),
+        ..c
+    })
+}
+
+/// The `Test` functions a Go test file declares at top level, in order.
+fn test_names(text: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("func Test") else {
+            continue;
+        };
+        let tail: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // `Testing(` is not a test: after `Test` comes an upper-case letter, a digit or nothing.
+        if rest[tail.len()..].starts_with('(')
+            && tail.chars().next().is_none_or(|c| !c.is_lowercase())
+        {
+            let name = format!("Test{tail}");
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// `pkg/sub` → `./pkg/sub`, `.` → `.`.

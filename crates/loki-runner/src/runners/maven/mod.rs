@@ -16,11 +16,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::detect::{Check, Scan, Tools, make, outermost, place, words};
-use crate::locate::{Locator, in_check};
+use crate::locate::{CaseSource, Locator, in_check};
 use crate::reports::report::TestReport;
 use crate::reports::{ParsedRun, junit};
 use crate::runners::Runner;
 use crate::select::Selection;
+use crate::wall::{WallRefusal, WallTest};
 use loki_protocol::CheckKind;
 
 /// The Maven check's command: non-interactive, offline (the local repository has what the
@@ -131,5 +132,107 @@ impl Runner for Maven {
             return (in_check(check, ""), None);
         }
         (path, line)
+    }
+
+    // `calc.CalcTest::adds` → `adds`
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        id.split_once("::").map_or(id, |(_, r)| r)
+    }
+
+    // The test class: Surefire runs and reports class by class.
+    fn group(&self, id: &str) -> String {
+        id.split("::").next().unwrap_or(id).to_owned()
+    }
+
+    // Surefire's default includes: `Test*`, `*Test`, `*Tests`, `*TestCase` classes.
+    fn runs_as_test_file(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let stem = name.strip_suffix(".java").unwrap_or(name);
+        stem.starts_with("Test")
+            || stem.ends_with("Test")
+            || stem.ends_with("Tests")
+            || stem.ends_with("TestCase")
+    }
+
+    fn source_extensions(&self) -> &'static [&'static str] {
+        &["java"]
+    }
+
+    // A JUnit parameterized test's cases are its data source's: `@MethodSource("rows")` (or a
+    // bare one, the method of the test's own name) names the factory that holds them.
+    fn case_source(&self, test: &str, item: &str) -> Option<CaseSource> {
+        method_source(test, item).map(|function| CaseSource {
+            function,
+            annotation: "@MethodSource",
+        })
+    }
+
+    fn wall_language(&self) -> Option<&'static str> {
+        Some("Java")
+    }
+
+    fn wall(&self, file: &WallTest<'_>) -> Option<Result<Check, WallRefusal>> {
+        file.name
+            .ends_with(".java")
+            .then(|| wall(file.path, file.checks))
+    }
+}
+
+/// The factory method a JUnit `@MethodSource` on `item` names: its argument, or, bare, the test
+/// method's own name (from `test`, `pkg.Class::method(..)[i]`).
+fn method_source(test: &str, item: &str) -> Option<String> {
+    let at = item.find("@MethodSource")?;
+    let rest = &item[at + "@MethodSource".len()..];
+    let named = rest
+        .strip_prefix('(')
+        .and_then(|r| r.split(')').next())
+        .and_then(|args| args.split('"').nth(1))
+        .map(|n| n.rsplit('#').next().unwrap_or(n).to_owned());
+    named.or_else(|| {
+        let method = test.split_once("::")?.1;
+        Some(method.split(['(', '{', '[']).next()?.to_owned())
+    })
+}
+
+/// A Java wall test `src/test/java/…/loki_wall_<Name>Test.java`: the project's Maven run on that
+/// one class (`-Dtest=`; Surefire runs only the classes its default patterns name).
+fn wall(path: &str, checks: &[Check]) -> Result<Check, WallRefusal> {
+    let Some(c) = crate::wall::owner(checks, path, CheckKind::Maven) else {
+        return Err(WallRefusal::NoSuite("Maven project"));
+    };
+    let Some(class) = crate::wall::rel_to(&c, path)
+        .strip_prefix("src/test/java/")
+        .and_then(|p| p.strip_suffix(".java"))
+        .filter(|p| p.ends_with("Test") || p.ends_with("Tests"))
+        .map(|p| p.replace('/', "."))
+    else {
+        return Err(WallRefusal::Misplaced(
+            "a Java wall test is a class named loki_wall_<Name>Test in the project's src/test/java",
+        ));
+    };
+    let mut command = c.command.clone();
+    command.push(format!("-Dtest={class}"));
+    Ok(Check {
+        command,
+        why: "wall test: the project's Maven run on this test class".into(),
+        ..c
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_junit_method_source_names_its_factory() {
+        let test = "words.OrdinalsTest::ordinal{int, String}[10]";
+        let item =
+            "@ParameterizedTest\n@MethodSource(\"cases\")\nvoid ordinal(int n, String want) {}";
+        assert_eq!(method_source(test, item).as_deref(), Some("cases"));
+        let bare = "@ParameterizedTest\n@MethodSource\nvoid ordinal(int n, String want) {}";
+        assert_eq!(method_source(test, bare).as_deref(), Some("ordinal"));
+        let other = "@MethodSource(\"words.Rows#ordinals\")\nvoid ordinal(int n) {}";
+        assert_eq!(method_source(test, other).as_deref(), Some("ordinals"));
+        assert_eq!(method_source(test, "@Test\nvoid ordinal() {}"), None);
     }
 }

@@ -39,6 +39,7 @@ use crate::reports::tap;
 use crate::runners::Runner;
 use crate::script::{ScriptFlags, shell_quote};
 use crate::select::Selection;
+use crate::wall::{WallRefusal, WallTest};
 use loki_protocol::CheckKind;
 
 /// npm's placeholder script, which is not a test suite.
@@ -163,6 +164,103 @@ impl Runner for Node {
     fn isolation(&self) -> Isolation {
         Isolation::JavaScript
     }
+
+    fn id_separator(&self) -> &'static str {
+        ID_SEPARATOR
+    }
+
+    fn id_file_separator(&self) -> Option<&'static str> {
+        Some(ID_SEPARATOR)
+    }
+
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        own_name(id)
+    }
+
+    fn group(&self, id: &str) -> String {
+        file_of(id).to_owned()
+    }
+
+    fn home<'a>(&self, id: &'a str) -> &'a str {
+        file_of(id)
+    }
+
+    // `node --test` runs every file under a `test` directory too.
+    fn runs_as_test_file(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let stem = name.split('.').next().unwrap_or(name);
+        name.contains(".test.")
+            || name.contains("-test.")
+            || name.contains("_test.")
+            || stem == "test"
+            || stem.starts_with("test-")
+            || in_dir(path, "test")
+    }
+
+    fn loads_other_sources(&self) -> bool {
+        true
+    }
+
+    fn wall_language(&self) -> Option<&'static str> {
+        Some("JavaScript")
+    }
+
+    fn wall(&self, file: &WallTest<'_>) -> Option<Result<Check, WallRefusal>> {
+        let is_js = file.name.ends_with(".test.js") || file.name.ends_with(".test.mjs");
+        (is_js || file.name.ends_with(".test.ts")).then(|| wall(file))
+    }
+
+    fn wall_in_suite(&self, suite: Check, file: String) -> Result<Check, WallRefusal> {
+        if !is_js_wall(&file) {
+            return Err(crate::wall::unpointable(&suite));
+        }
+        Ok(Check {
+            command: vec!["node".into(), "--test".into(), file],
+            // node is called directly, not through the package's script.
+            script: None,
+            why: "wall test: node --test on this file".into(),
+            ..suite
+        })
+    }
+}
+
+/// The separator of the JavaScript runners' ids: `<file> > <suite> > <test>`.
+const ID_SEPARATOR: &str = " > ";
+
+/// `src/a.test.ts > describe > name` → `describe > name`.
+pub(crate) fn own_name(id: &str) -> &str {
+    id.split_once(ID_SEPARATOR).map_or(id, |(_, r)| r)
+}
+
+/// The test file an id starts with.
+pub(crate) fn file_of(id: &str) -> &str {
+    id.split(ID_SEPARATOR).next().unwrap_or(id)
+}
+
+/// Whether a directory of `path` (not its file) is named `dir`.
+pub(crate) fn in_dir(path: &str, dir: &str) -> bool {
+    path.split('/').rev().skip(1).any(|x| x == dir)
+}
+
+/// Whether a JavaScript wall test at `file` is JavaScript (not TypeScript, which only vitest
+/// runs as it is).
+fn is_js_wall(file: &str) -> bool {
+    file.ends_with(".test.js") || file.ends_with(".test.mjs")
+}
+
+/// A JavaScript or TypeScript wall test: `node --test`, or the package's vitest or jest run, on
+/// this file. The suite is the first that covers it other than Python's and Go's, whatever its
+/// runner: a runner that cannot run it alone says why.
+fn wall(file: &WallTest<'_>) -> Result<Check, WallRefusal> {
+    let Some(c) = crate::detect::checks_for(file.checks, file.path)
+        .into_iter()
+        .find(|c| c.kind != CheckKind::Pytest && c.kind != CheckKind::Go)
+        .cloned()
+    else {
+        return Err(WallRefusal::NoSuite("JavaScript test suite"));
+    };
+    let rel = crate::wall::rel_to(&c, file.path);
+    super::runner(c.kind).wall_in_suite(c, rel)
 }
 
 /// A run of a JavaScript check that exited `exit_code` because a command was not found (see the
@@ -331,7 +429,7 @@ fn detect_family(root: &Path, scan: &Scan, checks: &mut Vec<Check>) {
         let Some(check) = script_check(root, scan, rel) else {
             continue;
         };
-        if matches!(check.kind, CheckKind::Vitest | CheckKind::Jest) {
+        if super::runner(check.kind).searches_subpackages() {
             recursive.insert(rel.clone());
         }
         checks.push(check);

@@ -26,4 +26,18 @@ impl Runner for Npm {
     fn isolation(&self) -> Isolation {
         Isolation::JavaScript
     }
+
+    // Another runner's ids are read as the family's where they name a file (`<file> > …`);
+    // nothing says where its children start.
+    fn id_file_separator(&self) -> Option<&'static str> {
+        Some(super::ID_SEPARATOR)
+    }
+
+    fn home<'a>(&self, id: &'a str) -> &'a str {
+        super::file_of(id)
+    }
+
+    fn loads_other_sources(&self) -> bool {
+        true
+    }
 }

@@ -15,6 +15,7 @@ use crate::reports::report::TestReport;
 use crate::runners::Runner;
 use crate::script::{ScriptFlags, shell_quote};
 use crate::select::Selection;
+use crate::wall::WallRefusal;
 
 /// A JavaScript test runner that a package script runs and that writes a JSON report.
 #[derive(Debug)]
@@ -91,5 +92,58 @@ impl Runner for Scripted {
 
     fn isolation(&self) -> Isolation {
         Isolation::JavaScript
+    }
+
+    // vitest and jest find test files in every subdirectory.
+    fn searches_subpackages(&self) -> bool {
+        true
+    }
+
+    fn id_separator(&self) -> &'static str {
+        super::ID_SEPARATOR
+    }
+
+    fn id_file_separator(&self) -> Option<&'static str> {
+        Some(super::ID_SEPARATOR)
+    }
+
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        super::own_name(id)
+    }
+
+    fn group(&self, id: &str) -> String {
+        super::file_of(id).to_owned()
+    }
+
+    fn home<'a>(&self, id: &'a str) -> &'a str {
+        super::file_of(id)
+    }
+
+    fn runs_as_test_file(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.contains(".test.") || name.contains(".spec.") || super::in_dir(path, "__tests__")
+    }
+
+    fn loads_other_sources(&self) -> bool {
+        true
+    }
+
+    // The package's script with the file after `--`; jest runs JavaScript only.
+    fn wall_in_suite(&self, suite: Check, file: String) -> Result<Check, WallRefusal> {
+        if self.jest && !super::is_js_wall(&file) {
+            return Err(WallRefusal::Misplaced(
+                "a jest wall test is JavaScript (.test.js)",
+            ));
+        }
+        let mut command = suite.command.clone();
+        command.extend(["--".to_string(), file]);
+        Ok(Check {
+            command,
+            why: format!(
+                "wall test: the package's {} run on this file",
+                suite.kind.as_str()
+            ),
+            ..suite
+        })
     }
 }

@@ -34,6 +34,7 @@ use crate::reports::report::TestReport;
 use crate::reports::{ParsedRun, junit};
 use crate::runners::Runner;
 use crate::select::Selection;
+use crate::wall::{self, WallRefusal, WallTest};
 use loki_protocol::CheckKind;
 
 /// Files that make a directory a Python project.
@@ -258,6 +259,65 @@ impl Runner for Pytest {
 
     fn isolation(&self) -> Isolation {
         Isolation::Python
+    }
+
+    fn id_file_separator(&self) -> Option<&'static str> {
+        Some("::")
+    }
+
+    // `tests/test_a.py::TestX::test_y[1]` → `TestX::test_y[1]`
+    fn own_name<'a>(&self, id: &'a str) -> &'a str {
+        id.split_once("::").map_or(id, |(_, r)| r)
+    }
+
+    // The test file.
+    fn group(&self, id: &str) -> String {
+        id.split("::").next().unwrap_or(id).to_owned()
+    }
+
+    // A file that could not be collected is reported by its path alone.
+    fn marks_group(&self, id: &str) -> bool {
+        !id.contains("::")
+    }
+
+    fn runs_as_test_file(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.starts_with("test_") || name.ends_with("_test.py") || !name.ends_with(".py")
+    }
+
+    fn source_extensions(&self) -> &'static [&'static str] {
+        &["py"]
+    }
+
+    // loki's plugin's `--loki-reverse`.
+    fn reverses(&self) -> bool {
+        true
+    }
+
+    fn wall_language(&self) -> Option<&'static str> {
+        Some("Python")
+    }
+
+    // `loki_wall_*_test.py`: the package's pytest command with the file.
+    fn wall(&self, file: &WallTest<'_>) -> Option<Result<Check, WallRefusal>> {
+        if !file.name.ends_with(".py") {
+            return None;
+        }
+        if !file.name.ends_with("_test.py") {
+            return Some(Err(WallRefusal::Misplaced(
+                "a Python wall test is named loki_wall_<name>_test.py",
+            )));
+        }
+        let Some(c) = wall::owner(file.checks, file.path, CheckKind::Pytest) else {
+            return Some(Err(WallRefusal::NoSuite("pytest suite")));
+        };
+        let mut command = c.command.clone();
+        command.push(wall::rel_to(&c, file.path));
+        Some(Ok(Check {
+            command,
+            why: "wall test: the package's pytest run on this file".into(),
+            ..c
+        }))
     }
 }
 
