@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use clap::ValueEnum as _;
 use loki_core::config::{Config, Ignored};
 use loki_core::layout::Repo;
 use loki_workspace::flags::ConfigFlags;
@@ -49,14 +50,9 @@ impl Ctx {
         repairable: bool,
     ) -> anyhow::Result<Ctx> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        flags.color = global.color.map(|c| {
-            match c {
-                crate::cli::ColorWhen::Auto => "auto",
-                crate::cli::ColorWhen::Always => "always",
-                crate::cli::ColorWhen::Never => "never",
-            }
-            .to_string()
-        });
+        // `--color` as the configuration key `output.color` spells it: the flag's own word.
+        let word = |c: crate::cli::ColorWhen| c.to_possible_value().map(|v| v.get_name().into());
+        flags.color = global.color.and_then(word);
         let loaded = loki_workspace::options::load_config(
             &cwd,
             global.config.clone(),
@@ -91,10 +87,9 @@ impl Ctx {
 
     /// `$LOKI_HOME`, or an error saying to set it.
     pub fn home(&self) -> anyhow::Result<&PathBuf> {
-        self.home.as_ref().ok_or_else(|| {
-            anyhow::Error::new(crate::cmd::UsageError(
-                "neither LOKI_HOME nor HOME is set; set LOKI_HOME to a directory for loki's keys and cache".into(),
-            ))
-        })
+        Ok(self
+            .home
+            .as_ref()
+            .ok_or(loki_workspace::WorkspaceError::NoHome)?)
     }
 }

@@ -78,7 +78,7 @@ fn main() -> ProcessExit {
             let _ = e.print();
             let code = u8::try_from(e.exit_code()).unwrap_or(2);
             if e.use_stderr() && asks_for_json(&argv) {
-                output::json(usage_error_json(&e, code));
+                output::json(loki_term::error::usage_json(&e.render().to_string(), code));
             }
             return ProcessExit::from(code);
         }
@@ -115,18 +115,6 @@ fn asks_for_json(argv: &[std::ffi::OsString]) -> bool {
         .skip(1)
         .take_while(|a| *a != "--")
         .any(|a| a == "--json")
-}
-
-/// The `--json` error object of a command line clap refused: its first line, the rest as causes.
-fn usage_error_json(e: &clap::Error, code: u8) -> serde_json::Value {
-    let text = e.render().to_string();
-    let mut lines = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| l.trim_start_matches("error: ").to_string());
-    let error = lines.next().unwrap_or_default();
-    serde_json::json!({"error": error, "causes": lines.collect::<Vec<_>>(), "exit_code": code})
 }
 
 /// How long a command waits at exit for its runs' last events to reach the control plane.
@@ -178,59 +166,46 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
             "the command was stopped before it finished; whatever it recorded says so",
         )?;
     }
+    // How each command loads its context: the commands a user repairs a broken configuration
+    // file with run without it (`Ctx::load_repairable`); the others stop on it.
+    let load = || Ctx::load(&global);
+    let repairable = || Ctx::load_repairable(&global);
     let code = match command {
         Command::Version => cmd::version::run(&global),
-        Command::Completions(_) if global.json => Err(cmd::UsageError(
-            "completions are a shell script, so --json does not apply".into(),
-        )
-        .into()),
-        Command::Completions(args) => cmd::completions::run(&args),
-        // The commands a user repairs a broken configuration file with run without it.
-        Command::Doctor(args) if args.airgap => cmd::airgap::run(&Ctx::load(&global)?),
-        Command::Doctor(_) => cmd::doctor::run(&Ctx::load_repairable(&global)?),
-        Command::Config(c) => {
-            let ctx = if c.repairs() {
-                Ctx::load_repairable(&global)?
-            } else {
-                Ctx::load(&global)?
-            };
-            cmd::config::run(&ctx, c)
-        }
-        Command::Runs(c) => cmd::runs::run(&Ctx::load(&global)?, c),
-        Command::Events(args) => cmd::events::run(&Ctx::load(&global)?, &args),
-        Command::Checks(c) => cmd::checks::run(&Ctx::load(&global)?, c),
-        Command::Verify(args) => return cmd::verify::run(&Ctx::load_repairable(&global)?, &args),
-        Command::Deep(args) => cmd::deep::run(&Ctx::load(&global)?, &args),
-        Command::Keys(c) => cmd::keys::run(&Ctx::load_repairable(&global)?, &c),
-        Command::Seal(c) => cmd::seal::run(&Ctx::load(&global)?, c),
-        Command::Providers => cmd::providers::list(&Ctx::load(&global)?),
+        Command::Completions(args) => cmd::completions::run(&global, &args),
+        Command::Doctor(args) if args.airgap => cmd::doctor::airgap(&load()?),
+        Command::Doctor(_) => cmd::doctor::run(&repairable()?),
+        Command::Config(c) if c.repairs() => cmd::config::run(&repairable()?, c),
+        Command::Config(c) => cmd::config::run(&load()?, c),
+        Command::Runs(c) => cmd::runs::run(&load()?, c),
+        Command::Events(args) => cmd::events::run(&load()?, &args),
+        Command::Checks(c) => cmd::checks::run(&load()?, c),
+        Command::Verify(args) => return cmd::verify::run(&repairable()?, &args),
+        Command::Deep(args) => cmd::deep::run(&load()?, &args),
+        Command::Keys(c) => cmd::keys::run(&repairable()?, &c),
+        Command::Seal(c) => cmd::seal::run(&load()?, c),
+        Command::Providers => cmd::providers::list(&load()?),
         Command::Ask(args) => {
             cmd::ask::run(&Ctx::load_with(&global, args.provider_flags())?, &args)
         }
         Command::RunTask(args) => cmd::build::run_file(&global, &args),
-        Command::Quick(args) => {
-            let task = loki_engine::TaskInput {
-                text: args.task.clone(),
-                source: "text".into(),
-            };
-            cmd::build::run_task(&global, task, loki_core::run::RunKind::Quick, &args.flags)
-        }
-        Command::Demo(args) => return cmd::demo::run(&Ctx::load(&global)?, &args),
-        Command::Contract(args) => cmd::contract::run(&Ctx::load(&global)?, &args),
+        Command::Quick(args) => cmd::build::quick(&global, &args),
+        Command::Demo(args) => return cmd::demo::run(&load()?, &args),
+        Command::Contract(args) => cmd::contract::run(&load()?, &args),
         Command::Answer(args) => cmd::contract::answer(&global, &args),
-        Command::Status(args) => cmd::build::status(&Ctx::load(&global)?, &args),
-        Command::Logs(args) => cmd::build::logs(&Ctx::load(&global)?, &args),
-        Command::Apply(args) => cmd::build::apply(&Ctx::load(&global)?, &args),
-        Command::Discard(args) => cmd::build::discard(&Ctx::load(&global)?, &args),
-        Command::Run(args) => return cmd::heal::run(&Ctx::load(&global)?, &args),
-        Command::Fix(args) => cmd::heal::fix(&Ctx::load(&global)?, &args),
-        Command::Replay(args) => cmd::heal::replay(&Ctx::load(&global)?, &args),
+        Command::Status(args) => cmd::build::status(&load()?, &args),
+        Command::Logs(args) => cmd::build::logs(&load()?, &args),
+        Command::Apply(args) => cmd::build::apply(&load()?, &args),
+        Command::Discard(args) => cmd::build::discard(&load()?, &args),
+        Command::Run(args) => return cmd::heal::run(&load()?, &args),
+        Command::Fix(args) => cmd::heal::fix(&load()?, &args),
+        Command::Replay(args) => cmd::heal::replay(&load()?, &args),
         Command::Improve(args) => cmd::improve::run(&global, &args),
-        Command::Mcp(args) => cmd::mcp::run(&Ctx::load(&global)?, &args),
+        Command::Mcp(args) => cmd::mcp::run(&load()?, &args),
         Command::Slack(c) => cmd::slack::run(&global, &c),
         Command::Issue(args) => cmd::issue::run(&global, &args),
         Command::Pr(args) => cmd::pr::run(&global, &args),
-        Command::Ci(c) => cmd::ci::run(&Ctx::load(&global)?, &c),
+        Command::Ci(c) => cmd::ci::run(&load()?, &c),
         Command::Backlog(args) => cmd::backlog::run(&global, &args),
         Command::Workspace(c) => cmd::workspace::run(&global, &c),
         Command::Serve(args) => cmd::serve::run(&global, &args),
@@ -241,7 +216,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<cmd::Exit> {
 /// Every error type that reaches the binary, so the class of an error chain is found wherever
 /// in the chain it sits (under anyhow context lines). Each type decides its own class
 /// (`loki_core::exit::Classify`); a library error type the binary can receive needs its probe
-/// here (a test fails on a classified type that has none and is not in [`NOT_PROBED`]).
+/// here (a test fails on a classified type that has none and is not in the tests' `NOT_PROBED`).
 const PROBES: &[Probe] = &[
     probe::<cmd::UsageError>,
     probe::<cmd::Worded>,
@@ -269,18 +244,6 @@ const PROBES: &[Probe] = &[
     probe::<loki_doctor::DoctorError>,
     probe::<loki_workspace::UnknownWorkspace>,
     probe::<loki_workspace::WorkspaceError>,
-];
-
-/// Classified error types that never reach the binary bare: they arrive inside the errors of
-/// the crates that call them, which classify them; the confinement wrapper's error ends the
-/// wrapper process itself.
-#[cfg(test)]
-const NOT_PROBED: &[&str] = &[
-    "GitError",
-    "PatchError",
-    "RepoMapError",
-    "IntegrityError",
-    "WrapperError",
 ];
 
 /// Maps an error to its exit code: the class of the outermost classified error in its chain.
@@ -332,6 +295,17 @@ mod tests {
 
     use super::*;
     use anyhow::Context as _;
+
+    /// Classified error types that never reach the binary bare: they arrive inside the errors of
+    /// the crates that call them, which classify them; the confinement wrapper's error ends the
+    /// wrapper process itself.
+    const NOT_PROBED: &[&str] = &[
+        "GitError",
+        "PatchError",
+        "RepoMapError",
+        "IntegrityError",
+        "WrapperError",
+    ];
 
     /// A library error type without its probe would exit 1 whatever its class says (a malformed
     /// `--contract` file did, until this test).

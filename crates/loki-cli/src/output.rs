@@ -16,6 +16,8 @@
 use std::io::Write as _;
 use std::sync::Mutex;
 
+use loki_protocol::outcome::ExitCode;
+
 use crate::cli::{ColorWhen, GlobalArgs};
 
 /// The `--json` channel: the saved stdout, whether the object was written, and keys to merge.
@@ -88,6 +90,35 @@ pub fn json(value: impl serde::Serialize) {
             let _ = writeln!(f, "{line}").and_then(|()| f.flush());
         }
         None => anstream::println!("{line}"),
+    }
+}
+
+/// Prints a command's result in the form asked for: its JSON object under `--json`, else `text`
+/// on stdout as it is.
+pub fn print(json: bool, value: impl serde::Serialize, text: impl std::fmt::Display) {
+    if json {
+        self::json(value);
+    } else {
+        anstream::print!("{text}");
+    }
+}
+
+/// [`print`] for a command that ends there and succeeded.
+pub fn show(
+    json: bool,
+    value: impl serde::Serialize,
+    text: impl std::fmt::Display,
+) -> anyhow::Result<ExitCode> {
+    print(json, value, text);
+    Ok(ExitCode::Success)
+}
+
+/// Exit 0 when `ok`, else 1: a command whose answer is pass or fail.
+pub fn pass_fail(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::Success
+    } else {
+        ExitCode::Failure
     }
 }
 

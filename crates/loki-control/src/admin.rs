@@ -1,14 +1,44 @@
-//! The blocking calls of the commands that administer the control plane or ask it something
-//! once: `loki serve trust|prune` on the store, `loki serve status` and `loki answer` against a
-//! running server. Each opens what it needs, does one thing and closes it.
+//! The blocking calls of the commands that run, administer or ask the control plane: `loki
+//! serve` itself ([`serve`], with the store it uses: [`db_spec`]), `loki serve trust|prune` on
+//! the store, `loki serve status`, `backfill` and `loki answer` against a running server
+//! ([`running`]). Each opens what it needs, does one thing and closes it.
 
 use std::path::Path;
 use std::time::Duration;
 
 use crate::ControlError;
-use crate::server::runtime;
-use crate::ship::{self, Client};
+use crate::server::{ServeOptions, Server, default_db, runtime, stop_signal};
+use crate::ship::{self, Client, Target};
 use crate::store::{DbSpec, Pruned, Store};
+
+/// The store `--db` names (its directory must exist: it is never created), else the default
+/// one under `$LOKI_HOME/control` (created, private); `home` is `None` when no home is set.
+pub fn db_spec(db: Option<&str>, home: Option<&Path>) -> Result<DbSpec, ControlError> {
+    if let Some(d) = db {
+        return Ok(DbSpec::parse(d));
+    }
+    let path = default_db(home.ok_or(ControlError::NoHome)?);
+    if let Some(dir) = path.parent() {
+        loki_core::fs::ensure_private_dir(dir)?;
+    }
+    Ok(DbSpec::Sqlite(path))
+}
+
+/// The running server the subcommands talk to ([`ship::discover`]), or the error that says how
+/// to start one.
+pub fn running(home: Option<&Path>) -> Result<Target, ControlError> {
+    ship::discover(home).ok_or(ControlError::NotRunning)
+}
+
+/// Serves the control plane until SIGINT or SIGTERM; `listening` is told the server once it
+/// listens.
+pub fn serve(opts: ServeOptions, listening: impl FnOnce(&Server)) -> Result<(), ControlError> {
+    runtime()?.block_on(async {
+        let server = Server::start(opts).await?;
+        listening(&server);
+        server.run(stop_signal()).await
+    })
+}
 
 /// Trusts the public key `pem` in the store `spec`: its key id.
 pub fn trust(spec: &DbSpec, pem: &str) -> Result<String, ControlError> {

@@ -78,6 +78,12 @@ pub enum ControlError {
     },
     #[error("{0}")]
     Usage(String),
+    #[error(
+        "neither LOKI_HOME nor HOME is set; set LOKI_HOME to a directory for loki's keys and cache"
+    )]
+    NoHome,
+    #[error("no control plane is running: start `loki serve`, or set LOKI_CONTROL_URL")]
+    NotRunning,
     #[error("the control plane at {url} answered {status}: {body}")]
     Http {
         url: String,
@@ -128,6 +134,8 @@ impl loki_core::exit::Classify for ControlError {
         use loki_core::exit::ExitClass;
         match self {
             ControlError::Usage(_)
+            | ControlError::NoHome
+            | ControlError::NotRunning
             | ControlError::TokenRequired { .. }
             | ControlError::AlreadyServing { .. } => ExitClass::Usage,
             ControlError::Core(e) => e.exit_class(),

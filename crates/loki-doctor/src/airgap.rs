@@ -1,6 +1,6 @@
 //! `loki doctor --airgap`'s audit: every network destination loki itself can contact, with the
 //! setting that turns it off and whether it is off now ([`destinations`]), then a proof that with
-//! all of them off a build opens no internet socket ([`prove`]); [`render`] is the human report.
+//! all of them off a build opens no internet socket ([`prove`]); `loki_term::doctor::airgap` is the human report.
 //!
 //! # Destinations
 //! The providers (Anthropic, the OpenAI-compatible base URL, from the configuration), the model
@@ -286,47 +286,6 @@ pub fn prove(exe: &Path, home: &Path) -> Result<Proof, DoctorError> {
         pass,
         detail,
     })
-}
-
-/// The human report (pure).
-#[must_use]
-pub fn render(dest: &[Destination], proof: &Proof) -> String {
-    let mut s = String::from("Network destinations loki can contact:\n");
-    for d in dest {
-        s.push_str(&format!(
-            "  {:<10} {}: {}\n             off by: {}\n",
-            d.state, d.what, d.url, d.off_by
-        ));
-    }
-    s.push_str("\nProof: `loki demo` in a fresh network namespace, every destination off\n");
-    s.push_str(&format!("  counter:      {}\n", proof.counter));
-    s.push_str(&format!(
-        "  demo:         {}\n",
-        if proof.demo_verified {
-            "VERIFIED"
-        } else {
-            "not verified"
-        }
-    ));
-    let n = |v: Option<u64>| v.map_or("not counted".to_string(), |n| n.to_string());
-    s.push_str(&format!(
-        "  programs:     {} traced\n",
-        n(proof.programs_traced)
-    ));
-    s.push_str(&format!("  inet sockets: {}\n", n(proof.inet_sockets)));
-    s.push_str(&format!(
-        "  other sockets (unix, netlink): {}\n",
-        n(proof.other_sockets)
-    ));
-    if !proof.detail.is_empty() {
-        s.push_str(&format!("  note:         {}\n", proof.detail));
-    }
-    s.push_str(if proof.pass {
-        "PASS air gap: the demo verified and opened no internet socket\n"
-    } else {
-        "FAIL air gap: not proven (see above)\n"
-    });
-    s
 }
 
 #[cfg(test)]

@@ -48,8 +48,8 @@ use sha2::{Digest, Sha256};
 use crate::intake::{self, Intake};
 use crate::options::{BuildOptions, Observer, Progress};
 use crate::plan;
+use crate::report::BuildReport;
 use crate::run::{Products, Run, Step, stage};
-use crate::summary::BuildReport;
 use crate::verify;
 use crate::{EngineError, acceptance, commit, gate, implement};
 

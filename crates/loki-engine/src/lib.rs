@@ -60,10 +60,10 @@ pub mod ops;
 pub mod options;
 pub mod plan;
 pub mod proof;
+pub mod report;
 mod run;
 mod seal;
 pub mod session;
-pub mod summary;
 pub mod verify;
 mod visual;
 
@@ -83,4 +83,4 @@ pub use error::EngineError;
 pub use options::{
     BuildOptions, DEFAULT_CAP, DEFAULT_DEEP_CAP, IssueInput, Observer, Progress, Silent, TaskInput,
 };
-pub use summary::BuildReport;
+pub use report::BuildReport;

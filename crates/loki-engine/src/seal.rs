@@ -24,8 +24,8 @@ use loki_receipt::{NotProven, ReceiptBuilder, ReceiptFacts, RunFlags, Signer};
 use sha2::{Digest, Sha256};
 
 use crate::EngineError;
+use crate::report::BuildReport;
 use crate::run::{Products, Run};
-use crate::summary::BuildReport;
 
 /// What sealing produced.
 #[derive(Debug, Clone)]

@@ -370,27 +370,3 @@ pub fn kinds_for_helper(path: &str) -> Vec<CheckKind> {
         .collect()
 }
 
-/// The text `loki checks detect` prints.
-#[must_use]
-pub fn render_detect(checks: &[Check]) -> String {
-    if checks.is_empty() {
-        return "No test suites found (looked for Cargo.toml, pytest projects and test_*.py, \
-                package.json test scripts, node test files and go.mod).\n"
-            .to_owned();
-    }
-    let mut out = format!(
-        "{} check{} found:\n",
-        checks.len(),
-        if checks.len() == 1 { "" } else { "s" }
-    );
-    for c in checks {
-        out.push_str(&format!(
-            "\n  {}\n    in:   {}\n    run:  {}\n    why:  {}\n",
-            c.name,
-            c.dir,
-            c.command_line(),
-            c.why
-        ));
-    }
-    out
-}

@@ -2,7 +2,8 @@
 //!
 //! - [`detect`](mod@detect) finds one [`Check`] per package (cargo/nextest, pytest, npm scripts running vitest,
 //!   jest or `node --test`, plain `node --test`, `go test`, Maven) and records *why* it chose each;
-//!   [`render_detect`] is the text of `loki checks detect`, and `Check` serialises for `--json`.
+//!   `loki_term::checks::detect` is the text of `loki checks detect`, and `Check` serialises for
+//!   `--json`.
 //! - [`run_check`] runs a check through the one process runner ([`loki_process`]): own
 //!   process group, timeout that kills the group, stdin closed, `CI=1 NO_COLOR=1`, secrets scrubbed
 //!   from the environment, output capped head+tail and written atomically to `<log_dir>/<name>.log`.
@@ -59,7 +60,7 @@ pub mod select;
 pub mod splice;
 pub mod wall;
 
-pub use detect::{Check, Tools, detect, detect_with, render_detect};
+pub use detect::{Check, Tools, detect, detect_with};
 pub use error::ChecksError;
 pub use exec::{AttemptStatus, CheckResult, Facts, RunOptions, run_check, status_of};
 pub use reports::report::{TestCase, TestReport, TestStatus};

@@ -21,7 +21,7 @@ use loki_intake::pr::Published;
 /// `loki status`: the run's labelled lines; `question` is a BLOCKED run's.
 #[must_use]
 pub fn status(v: &StatusView, question: Option<&str>) -> String {
-    let tokens = loki_engine::summary::tokens(v.tokens);
+    let tokens = crate::summary::tokens(v.tokens);
     let cost = match v.cost_usd {
         Some(c) => format!("{} ({tokens} tokens)", loki_agent::cost::usd(c)),
         None => format!("not measured ({tokens} tokens)"),

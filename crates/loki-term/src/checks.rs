@@ -1,4 +1,5 @@
-//! `loki checks run` (and the suites' lines of `loki seal check` and `loki ci judge`).
+//! `loki checks detect` and `loki checks run` (and the suites' lines of `loki seal check` and
+//! `loki ci judge`).
 //!
 //! One line per check: its status (`PASS` green, `FAIL` and `TIMEOUT` red, `FLAKY` and `NOT RUN`
 //! yellow), its name, the counts executed, passed, failed and skipped, and the time it took,
@@ -8,9 +9,9 @@
 use std::fmt::Write as _;
 
 use loki_protocol::CheckStatus;
-use loki_runner::CheckResult;
+use loki_runner::{Check, CheckResult};
 
-use crate::style::{GREEN, RED, YELLOW, paint};
+use crate::style::{DIM, GREEN, RED, YELLOW, paint};
 
 /// Failing test ids listed under a check; the rest are counted.
 const FAILING_SHOWN: usize = 20;
@@ -53,6 +54,48 @@ pub fn results(results: &[CheckResult]) -> String {
                 r.failing_ids.len() - FAILING_SHOWN
             );
         }
+    }
+    out
+}
+
+/// The text `loki checks run` prints: each suite's lines, then the run and where its logs are
+/// (left out with `-q`).
+#[must_use]
+pub fn ran(run: &loki_workspace::checks::ChecksRun, quiet: bool) -> String {
+    let mut out = results(&run.results);
+    if run.results.is_empty() {
+        out.push_str(
+            "no test suites found: nothing is proven (`loki checks detect` says what it looked for)\n",
+        );
+    }
+    if !quiet {
+        let line = format!("run {} · logs in {}", run.run_id, run.logs.display());
+        let _ = writeln!(out, "{}", paint(DIM, &line));
+    }
+    out
+}
+
+/// The text `loki checks detect` prints.
+#[must_use]
+pub fn detect(checks: &[Check]) -> String {
+    if checks.is_empty() {
+        return "No test suites found (looked for Cargo.toml, pytest projects and test_*.py, \
+                package.json test scripts, node test files and go.mod).\n"
+            .to_owned();
+    }
+    let mut out = format!(
+        "{} check{} found:\n",
+        checks.len(),
+        if checks.len() == 1 { "" } else { "s" }
+    );
+    for c in checks {
+        out.push_str(&format!(
+            "\n  {}\n    in:   {}\n    run:  {}\n    why:  {}\n",
+            c.name,
+            c.dir,
+            c.command_line(),
+            c.why
+        ));
     }
     out
 }

@@ -9,9 +9,9 @@
 //! After a `--deep` build (stderr), one `Deep:` line: started in the background with its pid, log
 //! and receipt paths; not started, and why; or could not start.
 
-use std::fmt::{Display, Write as _};
-use std::path::Path;
+use std::fmt::Write as _;
 
+use loki_deep::detached::Started;
 use loki_deep::{BootStatus, DeepReport, describe_boot};
 
 /// Failing test ids named on a suite's line.
@@ -160,28 +160,18 @@ pub fn render(r: &DeepReport) -> String {
     s
 }
 
-/// After a `--deep` build: the deep verify started in the background (no trailing newline).
+/// After a `--deep` build: the deep verify started in the background, or why it did not (no
+/// trailing newline).
 #[must_use]
-pub fn started(pid: impl Display, log: &Path, receipt: &Path) -> String {
-    format!(
-        "{}started in the background (pid {pid}); log {}, receipt {}",
-        crate::style::label("Deep:"),
-        log.display(),
-        receipt.display()
-    )
-}
-
-/// After a `--deep` build whose run cannot be deep-verified: why (no trailing newline).
-#[must_use]
-pub fn not_started(why: &dyn Display) -> String {
-    format!("{}not started: {why}", crate::style::label("Deep:"))
-}
-
-/// After a `--deep` build when `loki deep <run>` could not be spawned (no trailing newline).
-#[must_use]
-pub fn start_failed(run: &dyn Display, why: &dyn Display) -> String {
-    format!(
-        "{}could not start `loki deep {run}`: {why}",
-        crate::style::label("Deep:")
-    )
+pub fn detached(started: &Started) -> String {
+    let label = crate::style::label("Deep:");
+    match started {
+        Started::Running { pid, log, receipt } => format!(
+            "{label}started in the background (pid {pid}); log {}, receipt {}",
+            log.display(),
+            receipt.display()
+        ),
+        Started::NotStarted(why) => format!("{label}not started: {why}"),
+        Started::Failed { run, why } => format!("{label}could not start `loki deep {run}`: {why}"),
+    }
 }

@@ -5,6 +5,9 @@
 //! - `--json`, on stdout as well: one object `{"error", "causes", "exit_code"}`, so a caller
 //!   parsing stdout gets JSON on failure too.
 //!
+//! - A command line the parser refused, under `--json`: the same object, from the parser's
+//!   message ([`usage_json`]).
+//!
 //! Both take the error's chain (the error itself, then its sources), e.g. `anyhow::Error::chain`.
 
 use std::error::Error;
@@ -34,6 +37,18 @@ pub fn json<'a>(
     let error = chain.next().unwrap_or_default();
     let causes: Vec<String> = chain.collect();
     serde_json::json!({ "error": error, "causes": causes, "exit_code": exit_code })
+}
+
+/// The `--json` object of a command line the parser refused, from its rendered message: the
+/// first line is the error, the others its causes (`error: ` dropped, blank lines left out).
+pub fn usage_json(rendered: &str, exit_code: u8) -> serde_json::Value {
+    let mut lines = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches("error: ").to_string());
+    let error = lines.next().unwrap_or_default();
+    serde_json::json!({"error": error, "causes": lines.collect::<Vec<_>>(), "exit_code": exit_code})
 }
 
 #[cfg(test)]

@@ -15,9 +15,11 @@
 //! - **Progress** ([`progress`]) goes to stderr: a live line on a terminal, plain lines with
 //!   `--verbose`, nothing otherwise.
 //!
-//! Per command: [`ask`], [`providers`], [`runs`], [`events`], [`verify`], [`keys`], [`doctor`], [`deep`], [`seal`],
+//! Per command: [`summary`] (what a build run ends with), [`demo`], [`ask`], [`providers`],
+//! [`runs`], [`events`], [`verify`], [`keys`], [`doctor`] (and `--airgap`), [`deep`], [`seal`],
 //! [`improve`], [`heal`] (`loki run`, `fix`, `replay`), [`build`] (`status`, `apply`,
-//! `discard`, `pr`), [`checks`], [`config`], [`contract`], [`workspace`], [`backlog`], [`serve`];
+//! `discard`, `pr`), [`checks`] (`detect`, `run`), [`ci`] (`judge`, `post`), [`config`],
+//! [`contract`], [`workspace`], [`backlog`], [`serve`];
 //! [`modelbox`] for what a model-driven command says about its box; [`error`] for a failed
 //! command. The hidden `loki __page` check is `loki_heal::page`: it is the heal's
 //! observer, not a rendering.
@@ -27,17 +29,19 @@
 //!   `String` (or a JSON value) out. They read no file, run no process and decide no exit code;
 //!   the command keeps the I/O, the prompts and the exit codes.
 //! - Nothing here prints (`println!`/`eprintln!` are denied): the [`progress::Printer`] writes
-//!   only to the writer it is given.
+//!   only to the writer it is given (a build's is stderr: [`progress::Printer::stderr`]).
 //! - A text changes only with its snapshot: the binary's tests pin them byte for byte.
 
 pub mod ask;
 pub mod backlog;
 pub mod build;
 pub mod checks;
+pub mod ci;
 pub mod color;
 pub mod config;
 pub mod contract;
 pub mod deep;
+pub mod demo;
 pub mod doctor;
 pub mod error;
 pub mod events;
@@ -51,6 +55,7 @@ pub mod runs;
 pub mod seal;
 pub mod serve;
 pub mod style;
+pub mod summary;
 pub mod verify;
 pub mod workspace;
 

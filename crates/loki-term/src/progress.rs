@@ -89,6 +89,18 @@ impl Printer {
         }
     }
 
+    /// The printer of a build run on this process's stderr: the live line on a terminal unless
+    /// `quiet` (`--json`, `-q`), lines with `verbose`, dimmed when stderr shows colour; a
+    /// heartbeat every `heartbeat_s` seconds (`output.heartbeat_s`, else [`DEFAULT_HEARTBEAT`]).
+    #[must_use]
+    pub fn stderr(verbose: bool, quiet: bool, heartbeat_s: Option<u64>) -> Self {
+        let heartbeat = heartbeat_s.map_or(DEFAULT_HEARTBEAT, Duration::from_secs);
+        let err = std::io::stderr();
+        let color = anstream::AutoStream::choice(&err) != anstream::ColorChoice::Never;
+        let live = std::io::IsTerminal::is_terminal(&err) && !quiet;
+        Printer::new(verbose, live, color, heartbeat, Box::new(err))
+    }
+
     /// Runs `f` while a ticker thread redraws the live line and prints heartbeats; the live line
     /// is erased when `f` returns.
     pub fn run_ticking<T>(&self, f: impl FnOnce() -> T) -> T {

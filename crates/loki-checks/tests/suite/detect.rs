@@ -5,7 +5,8 @@ use std::path::Path;
 
 use loki_core::exit::{Classify as _, ExitClass};
 use loki_protocol::CheckKind;
-use loki_runner::{Check, Tools, detect_with, render_detect};
+use loki_runner::{Check, Tools, detect_with};
+use loki_term::checks::detect as render_detect;
 
 fn write(root: &Path, rel: &str, body: &str) {
     let p = root.join(rel);

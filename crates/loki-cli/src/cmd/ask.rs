@@ -58,12 +58,9 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> anyhow::Result<ExitCode> {
     let id = asked.run_id;
     match asked.result {
         Ok(end) => {
-            if ctx.global.json {
-                crate::output::json(loki_term::ask::ended_json(&choice.label(), &id, &end));
-            } else {
-                anstream::print!("{}", loki_term::ask::ended(&choice.label(), &id, &end));
-            }
-            Ok(ExitCode::Success)
+            let json = loki_term::ask::ended_json(&choice.label(), &id, &end);
+            let text = loki_term::ask::ended(&choice.label(), &id, &end);
+            crate::output::show(ctx.global.json, json, text)
         }
         Err(e) => {
             // The exit code stays the agent error's: a setup problem (no key, bad URL, missing

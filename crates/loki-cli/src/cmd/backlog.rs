@@ -62,12 +62,10 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
         },
     );
     let worst = loki_intake::batch::worst(&rows);
-    if global.json {
-        crate::output::json(
-            serde_json::json!({"project": backlog.project.canonical(), "issues": rows, "exit_code": worst}),
-        );
-    } else {
-        anstream::print!("{}", loki_intake::batch::table(&rows));
+    let json = serde_json::json!({"project": backlog.project.canonical(), "issues": rows,
+        "exit_code": worst});
+    crate::output::print(global.json, json, loki_intake::batch::table(&rows));
+    if !global.json {
         anstream::eprint!("{}", loki_term::backlog::errors(&rows));
     }
     Ok(ExitCode::from_code(worst))
@@ -75,10 +73,7 @@ pub fn run(global: &GlobalArgs, args: &BacklogArgs) -> anyhow::Result<ExitCode> 
 
 /// `--dry-run`: what would run, nothing run.
 fn dry_run(global: &GlobalArgs, backlog: &Backlog, concurrency: u32) -> anyhow::Result<ExitCode> {
-    if global.json {
-        crate::output::json(loki_term::backlog::dry_run_json(backlog, concurrency));
-    } else {
-        anstream::print!("{}", loki_term::backlog::dry_run(backlog, concurrency));
-    }
-    Ok(ExitCode::Success)
+    let json = loki_term::backlog::dry_run_json(backlog, concurrency);
+    let text = loki_term::backlog::dry_run(backlog, concurrency);
+    crate::output::show(global.json, json, text)
 }

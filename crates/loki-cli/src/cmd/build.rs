@@ -6,18 +6,16 @@
 //! terminal, or with `--verbose` one line per stage and a heartbeat. Then the summary of
 //! DESIGN.md on stdout, or one JSON object with `--json`.
 
-use std::io::IsTerminal;
-use std::time::Duration;
-
 use anyhow::Context as _;
 use loki_core::run::{RunKind, RunStore};
 use loki_engine::TaskInput;
+use loki_intake::after::AfterBuild;
 use loki_protocol::outcome::ExitCode;
 use loki_workspace::flags::ConfigFlags;
 use loki_workspace::run::RunFlags;
 use loki_workspace::single::ContractFrom;
 
-use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, RunArg, RunTaskArgs, StatusArgs};
+use crate::cli::{BuildFlags, DiscardArgs, GlobalArgs, QuickArgs, RunArg, RunTaskArgs, StatusArgs};
 use crate::cmd::{UsageError, resolve_run};
 use crate::context::Ctx;
 use loki_term::progress::Printer;
@@ -87,81 +85,52 @@ pub fn run_task_with(
     let (mut opts, label, why) =
         loki_workspace::single::prepare(&ctx.setup(), &repo, contract, request)?;
     opts.on_command = crate::cmd::modelbox::echo_commands(global);
-    crate::cmd::modelbox::announce(
-        global,
-        opts.network,
-        matches!(opts.backend, loki_agent::Backend::Cli(_)),
-    );
+    let cli_agent = matches!(opts.backend, loki_agent::Backend::Cli(_));
+    crate::cmd::modelbox::announce(global, opts.network, cli_agent);
     opts.cancel = crate::interrupt::install_cancel(
         "the run was stopped before it sealed; `loki logs` shows what it recorded",
     )?;
     if global.verbose {
-        anstream::eprintln!(
-            "{}",
-            paint(
-                DIM,
-                &format!("provider {label} ({why}); cap {}s", opts.cap.as_secs())
-            )
-        );
+        let line = format!("provider {label} ({why}); cap {}s", opts.cap.as_secs());
+        anstream::eprintln!("{}", paint(DIM, &line));
     }
-    let heartbeat = ctx
-        .config
-        .uint("output.heartbeat_s")
-        .map_or(loki_term::progress::DEFAULT_HEARTBEAT, Duration::from_secs);
-    let printer = Printer::new(
-        global.verbose,
-        std::io::stderr().is_terminal() && !global.json && !global.quiet,
-        anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never,
-        heartbeat,
-        Box::new(std::io::stderr()),
-    );
+    let heartbeat = ctx.config.uint("output.heartbeat_s");
+    let printer = Printer::stderr(global.verbose, global.json || global.quiet, heartbeat);
     let report = printer.run_ticking(|| loki_engine::run_build(&repo, &opts, &printer))?;
     crate::interrupt::left(format!(
         "the run {} stopped at a safe point and sealed its receipt (summary above)",
         report.run_id
     ));
     let code = ExitCode::from_code(report.exit_code);
-    // An interrupted run stops here: the user asked for nothing more.
-    if report.interrupted {
-        print_report(global, &report);
-        return Ok(code);
+    // An interrupted run stops at its summary: the user asked for nothing more. A `--pr` run's
+    // request is opened before the summary, which ends with its `PR:` line.
+    let after = !report.interrupted;
+    let pr = (flags.pr && after).then(|| loki_workspace::publish_after(&repo, &report));
+    let mut json = loki_term::summary::to_json(&report);
+    if let Some(pr) = &pr {
+        pr.add_to(&mut json);
     }
-    let deep = || {
-        if flags.deep && !report.run_id.is_empty() {
-            crate::cmd::deep::start_detached(&repo, &report.run_id);
-        }
-    };
-    if !flags.pr {
-        print_report(global, &report);
-        deep();
-        return Ok(code);
+    let text = loki_term::summary::text(&report, global.quiet);
+    crate::output::print(global.json, json, text);
+    // Under --json a failed request's words go to stderr too, as for any error.
+    if let Some(pr) = &pr
+        && (!global.json || matches!(pr, AfterBuild::Failed(_)))
+    {
+        crate::cmd::pr::print(pr);
     }
-    let pr = loki_workspace::publish_after(&repo, &report);
-    if global.json {
-        let mut v = loki_engine::summary::to_json(&report);
-        pr.add_to(&mut v);
-        crate::output::json(v);
-        // The words go to stderr too, as for any error under --json.
-        if matches!(pr, loki_intake::after::AfterBuild::Failed(_)) {
-            crate::cmd::pr::print(&pr);
-        }
-    } else {
-        print_report(global, &report);
-        crate::cmd::pr::print(&pr);
+    if flags.deep && after && !report.run_id.is_empty() {
+        crate::cmd::deep::start_detached(&repo, &report.run_id);
     }
-    deep();
-    Ok(pr.exit(code))
+    Ok(pr.map_or(code, |pr| pr.exit(code)))
 }
 
-/// Prints the summary (or the JSON object).
-pub fn print_report(global: &GlobalArgs, report: &loki_engine::BuildReport) {
-    if global.json {
-        crate::output::json(loki_engine::summary::to_json(report));
-    } else if global.quiet {
-        anstream::print!("{}", loki_engine::summary::outcome_line(report));
-    } else {
-        anstream::print!("{}", loki_engine::summary::render(report));
-    }
+/// `loki quick "<task>"`.
+pub fn quick(global: &GlobalArgs, args: &QuickArgs) -> anyhow::Result<ExitCode> {
+    let task = TaskInput {
+        text: args.task.clone(),
+        source: "text".into(),
+    };
+    run_task(global, task, RunKind::Quick, &args.flags)
 }
 
 /// `loki run-task --file task.md`.
@@ -189,8 +158,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> anyhow::Result<ExitCode> {
     let id = resolve_run(&store, args.run.as_deref().unwrap_or("latest"))?;
     let v = loki_engine::ops::status(&repo, &id)?;
     if ctx.global.json {
-        crate::output::json(&v);
-        return Ok(ExitCode::Success);
+        return crate::output::show(true, &v, "");
     }
     let question = (v.outcome.and_then(loki_protocol::RunEnd::sealed)
         == Some(loki_protocol::Outcome::Blocked))
@@ -205,14 +173,12 @@ pub fn logs(ctx: &Ctx, args: &crate::cli::LogsArg) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let lines = loki_engine::ops::logs(&repo, &id)?;
-    if ctx.global.json {
-        crate::output::json(serde_json::json!({"run_id": id, "lines": lines}));
-        return Ok(ExitCode::Success);
-    }
-    for line in lines {
-        anstream::println!("{line}");
-    }
-    Ok(ExitCode::Success)
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    crate::output::show(
+        ctx.global.json,
+        serde_json::json!({"run_id": id, "lines": lines}),
+        text,
+    )
 }
 
 /// `loki apply <run>`.
@@ -220,15 +186,10 @@ pub fn apply(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let id = resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let a = loki_engine::ops::apply(&repo, &id).with_context(|| format!("applying run {id}"))?;
-    if ctx.global.json {
-        crate::output::json(
-            serde_json::json!({"run_id": id, "branch": a.branch, "from": a.from,
-            "to": a.to, "fast_forwarded": a.from != a.to}),
-        );
-    } else {
-        anstream::println!("{}", loki_term::build::applied(&a));
-    }
-    Ok(ExitCode::Success)
+    let json = serde_json::json!({"run_id": id, "branch": a.branch, "from": a.from,
+        "to": a.to, "fast_forwarded": a.from != a.to});
+    let text = format!("{}\n", loki_term::build::applied(&a));
+    crate::output::show(ctx.global.json, json, text)
 }
 
 /// `loki discard <run>` and `loki discard --failed`.
@@ -236,22 +197,19 @@ pub fn discard(ctx: &Ctx, args: &DiscardArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     if args.failed {
         let gone = loki_engine::ops::discard_failed(&repo)?;
-        if ctx.global.json {
-            crate::output::json(serde_json::json!({"discarded": gone}));
-        } else {
-            anstream::print!("{}", loki_term::build::discarded_failed(&gone));
-        }
-        return Ok(ExitCode::Success);
+        let text = loki_term::build::discarded_failed(&gone);
+        return crate::output::show(
+            ctx.global.json,
+            serde_json::json!({"discarded": gone}),
+            text,
+        );
     }
     let Some(run) = args.run.as_deref() else {
         return Err(UsageError("name a run to discard, or pass --failed".into()).into());
     };
     let id = resolve_run(&RunStore::new(repo.clone()), run)?;
     let removed = loki_engine::ops::discard(&repo, &id)?;
-    if ctx.global.json {
-        crate::output::json(serde_json::json!({"run_id": id, "removed": removed}));
-        return Ok(ExitCode::Success);
-    }
-    anstream::print!("{}", loki_term::build::discarded(id.as_str(), &removed));
-    Ok(ExitCode::Success)
+    let text = loki_term::build::discarded(id.as_str(), &removed);
+    let json = serde_json::json!({"run_id": id, "removed": removed});
+    crate::output::show(ctx.global.json, json, text)
 }

@@ -3,7 +3,7 @@
 //! prints.
 
 use loki_protocol::outcome::ExitCode;
-use loki_runner::{detect, render_detect};
+use loki_runner::detect;
 
 use crate::cli::ChecksCommand;
 use crate::context::Ctx;
@@ -19,12 +19,12 @@ pub fn run(ctx: &Ctx, cmd: ChecksCommand) -> anyhow::Result<ExitCode> {
 fn detect_cmd(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let checks = detect(&repo.root)?;
-    if ctx.global.json {
-        crate::output::json(serde_json::json!({ "checks": checks }));
-    } else {
-        anstream::print!("{}", render_detect(&checks));
-    }
-    Ok(ExitCode::Success)
+    let text = loki_term::checks::detect(&checks);
+    crate::output::show(
+        ctx.global.json,
+        serde_json::json!({ "checks": checks }),
+        text,
+    )
 }
 
 fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCode> {
@@ -41,26 +41,9 @@ fn run_cmd(ctx: &Ctx, names: &[String], no_rerun: bool) -> anyhow::Result<ExitCo
             );
         }
     })?;
-    if ctx.global.json {
-        crate::output::json(
-            serde_json::json!({ "run_id": run.run_id, "proven": run.proven, "checks": run.results }),
-        );
-    } else {
-        anstream::print!("{}", loki_term::checks::results(&run.results));
-        if run.results.is_empty() {
-            anstream::println!(
-                "no test suites found: nothing is proven (`loki checks detect` says what it looked for)"
-            );
-        }
-        if !ctx.global.quiet {
-            anstream::println!(
-                "{}",
-                paint(
-                    DIM,
-                    &format!("run {} · logs in {}", run.run_id, run.logs.display())
-                )
-            );
-        }
-    }
+    let json =
+        serde_json::json!({ "run_id": run.run_id, "proven": run.proven, "checks": run.results });
+    let text = loki_term::checks::ran(&run, ctx.global.quiet);
+    crate::output::print(ctx.global.json, json, text);
     Ok(run.exit)
 }

@@ -62,16 +62,9 @@ fn judge(ctx: &Ctx, args: &CiJudgeArgs) -> anyhow::Result<ExitCode> {
     let gate = (&args.gate.fail_on, args.gate.name.as_str());
     let home = ctx.home().ok().map(PathBuf::as_path);
     let judged = judging.judge(&root, &opts, gate, home, args.no_fail)?;
-    if ctx.global.json {
-        crate::output::json(judging.summary_json(&judged, &args.gate.fail_on));
-    } else {
-        let report = &judged.report;
-        anstream::print!("{}", loki_term::checks::results(&report.judged.head));
-        anstream::print!("{}", loki_term::seal::check(report));
-        let verdict = report.verdict();
-        let lines = review::out::judged_lines(&args.gate.fail_on, verdict, &judging.out);
-        anstream::print!("{lines}");
-    }
+    let json = judging.summary_json(&judged, &args.gate.fail_on);
+    let text = loki_term::ci::judged(&judged.report, &args.gate.fail_on, &judging.out);
+    crate::output::print(ctx.global.json, json, text);
     Ok(judged.code)
 }
 
@@ -85,42 +78,25 @@ fn post(ctx: &Ctx, args: &CiPostArgs) -> anyhow::Result<ExitCode> {
     let request = Request::from_env(ci)?;
     let gate = &args.gate;
     // A fork's jobs hold a read-only token: the verdict stays in the job summary and status.
-    let on_fork = |request: &Request| {
-        anstream::eprintln!(
-            "loki ci post: {} comes from a fork, whose jobs get a read-only token: no comment or check run; the verdict is in the job summary and the job's status",
-            request.reference()
-        );
-    };
+    let on_fork = |request: &Request| anstream::eprintln!("{}", loki_term::ci::from_fork(request));
     let deadline = Instant::now() + POST_DEADLINE;
     let gated_by = (&gate.fail_on, gate.name.as_str());
     let review::judge::PostedReport { conclusion, posted } =
         review::judge::post_report(&report, &request, gated_by, deadline, on_fork)?;
-    if ctx.global.json {
-        crate::output::json(serde_json::json!({
-            "request": request.reference(),
-            "verdict": report.verdict,
-            "conclusion": conclusion,
-            "passed": conclusion.passes(),
-            "posted": posted,
-        }));
-    } else {
-        let lines =
-            review::out::posted_lines(report.verdict, conclusion, &gate.fail_on, posted.as_ref());
-        anstream::print!("{lines}");
-    }
+    let json = serde_json::json!({"request": request.reference(), "verdict": report.verdict,
+        "conclusion": conclusion, "passed": conclusion.passes(), "posted": posted});
+    let text =
+        loki_term::ci::posted_lines(report.verdict, conclusion, &gate.fail_on, posted.as_ref());
+    crate::output::print(ctx.global.json, json, text);
     Ok(gated(&gate.fail_on, report.verdict))
 }
 
 fn comment(ctx: &Ctx, args: &CiCommentArgs) -> anyhow::Result<ExitCode> {
     let report = review::judge::read_report(&ctx.cwd.join(&args.report))?;
     let rendered = review::render(&report, None, &args.gate.fail_on, &args.gate.name);
-    if ctx.global.json {
-        crate::output::json(serde_json::json!({
-            "body": rendered.body, "title": rendered.title, "summary": rendered.summary,
-            "conclusion": args.gate.fail_on.conclusion(report.verdict),
-        }));
-    } else {
-        anstream::print!("{}", rendered.body);
-    }
-    Ok(ExitCode::Success)
+    let json = serde_json::json!({
+        "body": rendered.body, "title": rendered.title, "summary": rendered.summary,
+        "conclusion": args.gate.fail_on.conclusion(report.verdict),
+    });
+    crate::output::show(ctx.global.json, json, &rendered.body)
 }

@@ -19,12 +19,8 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn show(ctx: &Ctx) -> anyhow::Result<ExitCode> {
-    if ctx.global.json {
-        crate::output::json(loki_term::config::show_json(&ctx.config));
-    } else {
-        anstream::print!("{}", loki_term::config::show(&ctx.config));
-    }
-    Ok(ExitCode::Success)
+    let json = loki_term::config::show_json(&ctx.config);
+    crate::output::show(ctx.global.json, json, loki_term::config::show(&ctx.config))
 }
 
 fn user_file(ctx: &Ctx) -> anyhow::Result<PathBuf> {
@@ -46,24 +42,18 @@ fn path(ctx: &Ctx) -> anyhow::Result<ExitCode> {
         there(repo.as_deref()),
         ctx.global.config.as_deref(),
     );
-    if ctx.global.json {
-        crate::output::json(json);
-    } else {
-        anstream::print!("{text}");
-    }
-    Ok(ExitCode::Success)
+    crate::output::show(ctx.global.json, json, text)
 }
 
 fn get(ctx: &Ctx, key: &str) -> anyhow::Result<ExitCode> {
     let entry = ctx.config.entry(key).ok_or_else(|| unknown(key))?;
-    if ctx.global.json {
-        crate::output::json(
-            serde_json::json!({"key": key, "value": entry.display_value(), "source": entry.source}),
-        );
-    } else {
-        anstream::println!("{}", entry.display_value());
-    }
-    Ok(ExitCode::Success)
+    let json =
+        serde_json::json!({"key": key, "value": entry.display_value(), "source": entry.source});
+    crate::output::show(
+        ctx.global.json,
+        json,
+        format_args!("{}\n", entry.display_value()),
+    )
 }
 
 fn unknown(key: &str) -> anyhow::Error {

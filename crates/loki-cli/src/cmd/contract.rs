@@ -24,13 +24,8 @@ pub fn run(ctx: &Ctx, args: &ContractArgs) -> anyhow::Result<ExitCode> {
     let source = args.file.display().to_string();
     let adopted = loki_workspace::contract::adopt(&repo, &source, &text)?;
     let (contract, dropped, path) = (adopted.contract, adopted.dropped, adopted.path);
-    if ctx.global.json {
-        crate::output::json(&contract);
-    } else {
-        let text = loki_term::contract::adopted(&contract, dropped, &path, &source);
-        anstream::print!("{text}");
-    }
-    Ok(ExitCode::Success)
+    let text = loki_term::contract::adopted(&contract, dropped, &path, &source);
+    crate::output::show(ctx.global.json, &contract, text)
 }
 
 /// `loki answer <run> [--text TEXT]`: the answer from `--text`, the control plane or stdin.

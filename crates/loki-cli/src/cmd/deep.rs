@@ -27,28 +27,15 @@ pub fn run(ctx: &Ctx, args: &RunArg) -> anyhow::Result<ExitCode> {
         Err(e) if e.is_usage() => return Err(UsageError(e.to_string()).into()),
         Err(e) => return Err(e.into()),
     };
-    if ctx.global.json {
-        crate::output::json(loki_term::deep::json(req.run.as_str(), &report));
-    } else {
-        anstream::print!("{}", loki_term::deep::render(&report));
-    }
+    let json = loki_term::deep::json(req.run.as_str(), &report);
+    crate::output::print(ctx.global.json, json, loki_term::deep::render(&report));
     Ok(report.outcome().exit_code())
 }
 
 /// After a `--deep` build sealed: starts `loki deep <run>` detached ([`loki_deep::detached`])
 /// and says where its log and receipt will be, or why it did not start.
 pub fn start_detached(repo: &Repo, run_id: &str) {
-    use loki_deep::detached::Started;
-    match loki_deep::detached::start(repo, run_id, std::env::current_exe()) {
-        None => {}
-        Some(Started::NotStarted(e)) => {
-            anstream::eprintln!("{}", loki_term::deep::not_started(&e));
-        }
-        Some(Started::Running { pid, log, receipt }) => {
-            anstream::eprintln!("{}", loki_term::deep::started(pid, &log, &receipt));
-        }
-        Some(Started::Failed { run, why }) => {
-            anstream::eprintln!("{}", loki_term::deep::start_failed(&run, &why));
-        }
+    if let Some(started) = loki_deep::detached::start(repo, run_id, std::env::current_exe()) {
+        anstream::eprintln!("{}", loki_term::deep::detached(&started));
     }
 }

@@ -2,11 +2,16 @@
 //!
 //! Each line is `PASS|WARN|FAIL name: detail (how to fix)`. Exit 0 when nothing required fails;
 //! `--json` prints every check even on failure.
+//!
+//! `loki doctor --airgap`: prints `loki_doctor::airgap`'s audit (destinations, then the
+//! socket-counted demo). Exit 0 on pass, 1 otherwise. `--json`: `{destinations: [...], proof:
+//! {...}, pass}`.
 
 use loki_doctor::checks::Inputs;
 use loki_protocol::outcome::ExitCode;
 
 use crate::context::Ctx;
+use crate::output::pass_fail;
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let support = loki_process::confine::support();
@@ -36,14 +41,18 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
         detect: &detect,
     });
     let ok = loki_doctor::checks::ok(&checks);
-    if ctx.global.json {
-        crate::output::json(loki_term::doctor::checks_json(&checks, ok));
-    } else {
-        anstream::print!("{}", loki_term::doctor::checks(&checks, ctx.global.quiet));
-    }
-    Ok(if ok {
-        ExitCode::Success
-    } else {
-        ExitCode::Failure
-    })
+    let text = loki_term::doctor::checks(&checks, ctx.global.quiet);
+    let json = loki_term::doctor::checks_json(&checks, ok);
+    crate::output::print(ctx.global.json, json, text);
+    Ok(pass_fail(ok))
+}
+
+/// `loki doctor --airgap`.
+pub fn airgap(ctx: &Ctx) -> anyhow::Result<ExitCode> {
+    let dest = loki_doctor::airgap::destinations(&ctx.config, ctx.home.as_deref());
+    let proof = loki_doctor::airgap::prove(&std::env::current_exe()?, ctx.home()?)?;
+    let json = serde_json::json!({"destinations": dest, "proof": proof, "pass": proof.pass});
+    let text = loki_term::doctor::airgap(&dest, &proof);
+    crate::output::print(ctx.global.json, json, text);
+    Ok(pass_fail(proof.pass))
 }

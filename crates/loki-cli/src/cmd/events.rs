@@ -31,11 +31,8 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
         return verify(ctx, &log, id.as_str());
     }
     let (events, summary) = read_events(&log, Some(id.as_str()))?;
-    if ctx.global.json {
-        crate::output::json(serde_json::json!({"run_id": id, "events": events, "log": summary}));
-    } else {
-        anstream::print!("{}", loki_term::events::lines(&events));
-    }
+    let json = serde_json::json!({"run_id": id, "events": events, "log": summary});
+    crate::output::print(ctx.global.json, json, loki_term::events::lines(&events));
     match summary.status {
         LogStatus::Broken(b) => {
             anstream::eprintln!("{}", loki_term::events::broken(&b));
@@ -47,13 +44,14 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> anyhow::Result<ExitCode> {
 
 fn verify(ctx: &Ctx, log: &std::path::Path, run: &str) -> anyhow::Result<ExitCode> {
     let s = verify_log(log, Some(run))?;
-    if ctx.global.json {
-        crate::output::json(serde_json::json!({"run_id": run, "log": s}));
-    } else {
-        anstream::println!("{}", loki_term::events::verified(&s));
-    }
-    Ok(match s.status {
-        LogStatus::Intact | LogStatus::Interrupted { .. } => ExitCode::Success,
-        LogStatus::Broken(_) => ExitCode::Failure,
-    })
+    let text = format!("{}\n", loki_term::events::verified(&s));
+    crate::output::print(
+        ctx.global.json,
+        serde_json::json!({"run_id": run, "log": s}),
+        text,
+    );
+    Ok(crate::output::pass_fail(!matches!(
+        s.status,
+        LogStatus::Broken(_)
+    )))
 }

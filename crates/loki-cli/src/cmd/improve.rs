@@ -46,7 +46,7 @@ pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> 
                 protect: args.protect.clone(),
                 max_tokens: args.max_tokens,
             };
-            let rec = cycle(&ctx, &repo, &opts, cancel)?;
+            let rec = loki_workspace::improve::cycle(&ctx.setup(), &repo, &opts, cancel)?;
             print_cycle(global, &rec);
             Ok(rec.outcome.exit_code())
         }
@@ -60,12 +60,9 @@ pub fn run(global: &GlobalArgs, args: &ImproveArgs) -> anyhow::Result<ExitCode> 
         ),
         Some(ImproveCommand::Reject { id, reason }) => {
             loki_improve::ops::reject(&paths, id, reason.as_deref())?;
-            if global.json {
-                crate::output::json(serde_json::json!({"rejected": id, "reason": reason}));
-            } else {
-                anstream::println!("{}", loki_term::improve::rejected(id));
-            }
-            Ok(ExitCode::Success)
+            let json = serde_json::json!({"rejected": id, "reason": reason});
+            let text = format!("{}\n", loki_term::improve::rejected(id));
+            crate::output::show(global.json, json, text)
         }
         Some(ImproveCommand::Rollback { to }) => change(
             global,
@@ -92,105 +89,63 @@ fn mode(m: ImproveMode) -> Mode {
     }
 }
 
-fn cycle(
-    ctx: &Ctx,
-    repo: &loki_core::layout::Repo,
-    opts: &CycleOptions,
-    cancel: loki_process::Cancel,
-) -> anyhow::Result<CycleRecord> {
-    Ok(loki_workspace::improve::cycle(
-        &ctx.setup(),
-        repo,
-        opts,
-        cancel,
-    )?)
-}
-
 fn print_cycle(global: &GlobalArgs, r: &CycleRecord) {
-    if global.json {
-        crate::output::json(r.summary_json());
-    } else {
-        anstream::print!("{}", loki_term::improve::cycle(r, global.quiet));
-    }
+    let text = loki_term::improve::cycle(r, global.quiet);
+    crate::output::print(global.json, r.summary_json(), text);
 }
 
 fn status(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
     let s = loki_improve::ops::status(paths)?;
-    if global.json {
-        crate::output::json(&s);
-        return Ok(ExitCode::Success);
-    }
-    anstream::print!("{}", loki_term::improve::status(&s));
-    Ok(ExitCode::Success)
+    crate::output::show(global.json, &s, loki_term::improve::status(&s))
 }
 
 fn history(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
     let records = loki_improve::cycles::list(paths)?;
-    if global.json {
-        let all: Vec<_> = records.iter().map(CycleRecord::summary_json).collect();
-        crate::output::json(serde_json::json!({"cycles": all}));
-        return Ok(ExitCode::Success);
-    }
-    anstream::print!("{}", loki_term::improve::history(&records));
-    Ok(ExitCode::Success)
+    let all: Vec<_> = records.iter().map(CycleRecord::summary_json).collect();
+    let text = loki_term::improve::history(&records);
+    crate::output::show(global.json, serde_json::json!({"cycles": all}), text)
 }
 
 fn pending(global: &GlobalArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
     let list = loki_improve::proposal::list_pending(paths)?;
-    if global.json {
-        crate::output::json(serde_json::json!({"pending": list}));
-        return Ok(ExitCode::Success);
-    }
-    anstream::print!("{}", loki_term::improve::pending(&list));
-    Ok(ExitCode::Success)
+    let text = loki_term::improve::pending(&list);
+    crate::output::show(global.json, serde_json::json!({"pending": list}), text)
 }
 
+/// An approval or a rollback: applied exits 0 (its line on stdout), stale or refused 1 (on
+/// stderr).
 fn change(
     global: &GlobalArgs,
     c: &loki_improve::ops::Change,
     done: &str,
 ) -> anyhow::Result<ExitCode> {
-    use loki_improve::ops::Change;
+    let applied = matches!(c, loki_improve::ops::Change::Applied { .. });
+    let text = loki_term::improve::change(c, done);
     if global.json {
         crate::output::json(c);
+    } else if applied {
+        anstream::println!("{text}");
+    } else {
+        anstream::eprintln!("{text}");
     }
-    let text = loki_term::improve::change(c, done);
-    Ok(match c {
-        Change::Applied { .. } => {
-            if !global.json {
-                anstream::println!("{text}");
-            }
-            ExitCode::Success
-        }
-        Change::Stale { .. } | Change::Refused { .. } => {
-            if !global.json {
-                anstream::eprintln!("{text}");
-            }
-            ExitCode::Failure
-        }
-    })
+    Ok(crate::output::pass_fail(applied))
 }
 
 fn audit(global: &GlobalArgs, paths: &Paths, verify: bool) -> anyhow::Result<ExitCode> {
     if verify {
         let v = loki_improve::audit::verify(&paths.audit())?;
-        if global.json {
-            crate::output::json(loki_term::improve::audit_verdict_json(&v));
-        } else {
-            anstream::println!("{}", loki_term::improve::audit_verdict(&v));
-        }
-        return Ok(match v {
-            loki_improve::audit::Verdict::Intact { .. } => ExitCode::Success,
-            loki_improve::audit::Verdict::Broken { .. } => ExitCode::Failure,
-        });
+        let text = format!("{}\n", loki_term::improve::audit_verdict(&v));
+        crate::output::print(
+            global.json,
+            loki_term::improve::audit_verdict_json(&v),
+            text,
+        );
+        let intact = matches!(v, loki_improve::audit::Verdict::Intact { .. });
+        return Ok(crate::output::pass_fail(intact));
     }
     let lines = loki_improve::audit::read(paths)?;
-    if global.json {
-        crate::output::json(serde_json::json!({"audit": lines}));
-    } else {
-        anstream::print!("{}", loki_term::improve::audit(&lines));
-    }
-    Ok(ExitCode::Success)
+    let text = loki_term::improve::audit(&lines);
+    crate::output::show(global.json, serde_json::json!({"audit": lines}), text)
 }
 
 /// Runs a cycle when failed runs stopped arriving ([`loki_improve::watch`]); until Ctrl-C.
@@ -205,7 +160,7 @@ fn watch(
     // Under --json the cycles are one object, printed when the watcher stops.
     let mut cycles = Vec::new();
     loki_improve::watch::watch(repo, Duration::from_secs(interval), &cancel, |opts| {
-        let rec = cycle(ctx, repo, &opts, cancel.clone())?;
+        let rec = loki_workspace::improve::cycle(&ctx.setup(), repo, &opts, cancel.clone())?;
         if global.json {
             cycles.push(rec.summary_json());
         } else {

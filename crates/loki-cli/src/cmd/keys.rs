@@ -15,25 +15,19 @@ pub fn run(ctx: &Ctx, cmd: &KeysCommand) -> anyhow::Result<ExitCode> {
             // Showing or exporting a key creates it on first use, as sealing would.
             let signer = Signer::load_or_create(home, &env)?;
             let info = signer.info();
-            if matches!(cmd, KeysCommand::Export) && ctx.global.json {
-                crate::output::json(serde_json::json!({"keyid": info.keyid,
-                    "public_key_pem": signer.export_public_pem()?}));
-            } else if matches!(cmd, KeysCommand::Export) {
-                anstream::print!("{}", signer.export_public_pem()?);
-            } else if ctx.global.json {
-                crate::output::json(loki_term::keys::show_json(info));
+            if matches!(cmd, KeysCommand::Export) {
+                let pem = signer.export_public_pem()?;
+                let json = serde_json::json!({"keyid": info.keyid, "public_key_pem": pem});
+                crate::output::show(ctx.global.json, json, pem)
             } else {
-                anstream::print!("{}", loki_term::keys::show(info));
+                let json = loki_term::keys::show_json(info);
+                crate::output::show(ctx.global.json, json, loki_term::keys::show(info))
             }
         }
         KeysCommand::Rotate => {
             let r = rotate(home, &env)?;
-            if ctx.global.json {
-                crate::output::json(loki_term::keys::rotated_json(&r));
-            } else {
-                anstream::print!("{}", loki_term::keys::rotated(&r));
-            }
+            let json = loki_term::keys::rotated_json(&r);
+            crate::output::show(ctx.global.json, json, loki_term::keys::rotated(&r))
         }
     }
-    Ok(ExitCode::Success)
 }

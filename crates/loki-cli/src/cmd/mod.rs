@@ -1,6 +1,5 @@
 //! One module per command. Each returns the exit code it decided; errors bubble to `main`.
 
-pub mod airgap;
 pub mod ask;
 pub mod backlog;
 pub mod build;

@@ -18,12 +18,8 @@ pub fn run(global: &GlobalArgs, args: &PrArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     let id = crate::cmd::resolve_run(&RunStore::new(repo.clone()), &args.run)?;
     let p = loki_intake::after::publish_run(&repo, &id, &args.remote, args.base.as_deref())?;
-    if global.json {
-        crate::output::json(&p);
-    } else {
-        anstream::println!("{}", loki_term::build::published(&p));
-    }
-    Ok(ExitCode::Success)
+    let text = format!("{}\n", loki_term::build::published(&p));
+    crate::output::show(global.json, &p, text)
 }
 
 /// Prints the `PR:` line of the summary (or the error, on stderr).

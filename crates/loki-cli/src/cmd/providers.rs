@@ -11,10 +11,7 @@ pub fn list(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let infos = setup.providers();
     let d = setup.detect();
     let configured = ctx.config.str("provider.name").unwrap_or("auto");
-    if ctx.global.json {
-        crate::output::json(loki_term::providers::list_json(&infos, &d, configured));
-    } else {
-        anstream::print!("{}", loki_term::providers::list(&infos, &d, configured));
-    }
-    Ok(ExitCode::Success)
+    let json = loki_term::providers::list_json(&infos, &d, configured);
+    let text = loki_term::providers::list(&infos, &d, configured);
+    crate::output::show(ctx.global.json, json, text)
 }

@@ -37,10 +37,7 @@ fn show(ctx: &Ctx, store: &RunStore, arg: &str) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    if ctx.global.json {
-        crate::output::json(loki_term::runs::show_json(&rec, events.as_ref()));
-    } else {
-        anstream::print!("{}", loki_term::runs::show(&rec, events.as_ref()));
-    }
-    Ok(ExitCode::Success)
+    let json = loki_term::runs::show_json(&rec, events.as_ref());
+    let text = loki_term::runs::show(&rec, events.as_ref());
+    crate::output::show(ctx.global.json, json, text)
 }

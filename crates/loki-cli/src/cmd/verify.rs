@@ -63,12 +63,8 @@ pub fn run(ctx: &Ctx, args: &VerifyArgs) -> anyhow::Result<Exit> {
 }
 
 fn print(ctx: &Ctx, report: &VerifyReport) -> Exit {
-    if ctx.global.json {
-        crate::output::json(loki_term::verify::json(report));
-    } else if ctx.global.quiet {
-        anstream::println!("{}", loki_term::verify::human(report, true));
-    } else {
-        anstream::print!("{}", loki_term::verify::human(report, false));
-    }
+    let quiet = ctx.global.quiet;
+    let text = loki_term::verify::human(report, quiet) + if quiet { "\n" } else { "" };
+    crate::output::print(ctx.global.json, loki_term::verify::json(report), text);
     Exit::Verify(report.verdict)
 }

@@ -7,18 +7,13 @@ use crate::cli::GlobalArgs;
 pub fn run(global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let version = env!("CARGO_PKG_VERSION");
     let target = format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS);
-    if global.json {
-        let v = serde_json::json!({
+    let v = serde_json::json!({
             "name": "loki",
             "version": version,
             "target": target,
             "receipt_schema": "loki.receipt/1",
             "run_schema": loki_core::run::RUN_SCHEMA,
             "event_log_version": 1,
-        });
-        crate::output::json(v);
-    } else {
-        anstream::println!("loki {version} ({target})");
-    }
-    Ok(ExitCode::Success)
+    });
+    crate::output::show(global.json, v, format_args!("loki {version} ({target})\n"))
 }

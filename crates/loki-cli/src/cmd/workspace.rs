@@ -17,24 +17,13 @@ pub fn run(global: &GlobalArgs, c: &WorkspaceCommand) -> anyhow::Result<ExitCode
     match c {
         WorkspaceCommand::List => {
             let (_, all) = declared(&Ctx::load(global)?)?;
-            if global.json {
-                crate::output::json(
-                    serde_json::json!({"workspaces": all.values().collect::<Vec<_>>()}),
-                );
-            } else {
-                anstream::print!("{}", loki_term::workspace::list(&all));
-            }
-            Ok(ExitCode::Success)
+            let json = serde_json::json!({"workspaces": all.values().collect::<Vec<_>>()});
+            crate::output::show(global.json, json, loki_term::workspace::list(&all))
         }
         WorkspaceCommand::Show { name } => {
             let (_, all) = declared(&Ctx::load(global)?)?;
             let w = loki_workspace::named(&all, name)?;
-            if global.json {
-                crate::output::json(w);
-            } else {
-                anstream::print!("{}", loki_term::workspace::show(w));
-            }
-            Ok(ExitCode::Success)
+            crate::output::show(global.json, w, loki_term::workspace::show(w))
         }
         WorkspaceCommand::Status { name } => status(global, name.as_deref()),
         WorkspaceCommand::Run(args) => run_workspace(global, args),
@@ -72,11 +61,7 @@ fn run_workspace(global: &GlobalArgs, args: &WorkspaceRunArgs) -> anyhow::Result
 }
 
 fn print_record(global: &GlobalArgs, record: &WorkspaceRun) {
-    if global.json {
-        crate::output::json(record);
-    } else {
-        anstream::print!("{}", loki_term::workspace::record(record));
-    }
+    crate::output::print(global.json, record, loki_term::workspace::record(record));
 }
 
 /// `loki workspace status [NAME]`: the newest record (of that workspace).

@@ -65,7 +65,7 @@ fn run_case(f: &Fixture, calls: &[Value], cap: Option<Duration>) -> (BuildReport
         report.outcome,
         Outcome::Verified,
         "{}\n{r:#}",
-        loki_engine::summary::render(&report)
+        loki_term::summary::render(&report)
     );
     (report, r)
 }

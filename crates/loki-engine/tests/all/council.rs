@@ -50,7 +50,7 @@ impl Built {
     }
 
     fn summary(&self) -> String {
-        loki_engine::summary::render(&self.report)
+        loki_term::summary::render(&self.report)
     }
 }
 
@@ -368,7 +368,7 @@ fn a_model_that_fails_a_reviewer_skips_the_rest_and_lowers_nothing() {
         label: std::sync::Mutex::new(None),
     };
     let Built { report, .. } = build_with(Box::new(provider), |_| {});
-    let summary = loki_engine::summary::render(&report);
+    let summary = loki_term::summary::render(&report);
     // The reviewers are judgment: their failure proves nothing either way.
     assert_eq!(report.outcome, Outcome::Verified, "{summary}");
     assert_eq!(report.exit_code, 0);

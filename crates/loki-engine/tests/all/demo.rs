@@ -20,7 +20,7 @@ fn the_demo_crate_ends_verified_with_a_signed_receipt() {
         report.outcome,
         Outcome::Verified,
         "{}\n{r:#}",
-        loki_engine::summary::render(&report)
+        loki_term::summary::render(&report)
     );
     assert_eq!(report.changed_files, ["src/lib.rs"]);
     assert_eq!(r["wall"]["files"][0]["path"], "tests/loki_wall_century.rs");

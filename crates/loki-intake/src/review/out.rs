@@ -10,10 +10,9 @@
 //!   runner's append-only protocol for it and for the job summary.
 //! - [`gated`]: the exit code of a verdict under a gate: 0 when the check passes, else the
 //!   verdict's `seal check` code.
-//! - [`judged_lines`] and [`posted_lines`]: what `judge` and `post` print after the verdict,
-//!   labelled in 12 columns.
+//!
+//! What `judge` and `post` print is `loki_term::ci`'s.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use loki_protocol::outcome::{ExitCode, Verdict};
@@ -154,47 +153,4 @@ pub fn gated(gate: &FailOn, verdict: Verdict) -> ExitCode {
         Conclusion::Failure => verdict.exit_code(),
         Conclusion::Success | Conclusion::Neutral => ExitCode::Success,
     }
-}
-
-/// What `loki ci judge` prints after the check's text: the check's conclusion and where the
-/// report is.
-#[must_use]
-pub fn judged_lines(gate: &FailOn, verdict: Verdict, out: &Path) -> String {
-    format!(
-        "{:<12}{} (fail-on: {gate})\n{:<12}{}\n",
-        "Check:",
-        gate.conclusion(verdict).github(),
-        "Report:",
-        out.join("report.json").display()
-    )
-}
-
-/// What `loki ci post` prints: the verdict, the check's conclusion and the comment posted.
-#[must_use]
-pub fn posted_lines(
-    verdict: Verdict,
-    conclusion: Conclusion,
-    gate: &FailOn,
-    posted: Option<&Posted>,
-) -> String {
-    let mut out = format!(
-        "{:<12}{verdict}\n{:<12}{} (fail-on: {gate})\n",
-        "Verdict:",
-        "Check:",
-        conclusion.github()
-    );
-    if let Some(p) = posted {
-        let did = if p.comment_created {
-            "created"
-        } else {
-            "updated"
-        };
-        let _ = writeln!(
-            out,
-            "{:<12}{did} {}",
-            "Comment:",
-            p.comment_url.as_deref().unwrap_or("(no address given)")
-        );
-    }
-    out
 }
