@@ -349,7 +349,8 @@ fn wall_evidence(s: &Run<'_>, p: &Products) -> Vec<loki_contract::proof::WallEvi
                 v.results
                     .iter()
                     .find(|r| {
-                        r.role == loki_protocol::CheckRole::Wall && r.result.name == f.check.name
+                        r.role == loki_protocol::CheckRole::Wall
+                            && r.result.run.name == f.check.name
                     })
                     .map(|r| r.result.clone())
             });
@@ -361,7 +362,7 @@ fn wall_evidence(s: &Run<'_>, p: &Products) -> Vec<loki_contract::proof::WallEvi
                     .gate
                     .results
                     .iter()
-                    .find(|r| r.name == f.check.name)
+                    .find(|r| r.run.name == f.check.name)
                     .cloned(),
                 head,
             }
