@@ -17,6 +17,7 @@
 //! is printed with [`loki_agent::cost::usd`], so it reads as recorded (`$0.0028`, not `$0.00`).
 
 use loki_core::time::human_duration as duration;
+use loki_protocol::Stage;
 use loki_protocol::outcome::{ExitCode, Outcome};
 use serde::Serialize;
 
@@ -42,7 +43,7 @@ pub struct BuildReport {
     pub provider: String,
     pub tokens: u64,
     pub wall_s: f64,
-    pub stages: Vec<(String, f64)>,
+    pub stages: Vec<(Stage, f64)>,
     pub branch: String,
     pub worktree: String,
     pub head_sha: String,
@@ -233,9 +234,9 @@ mod tests {
             tokens: 212_345,
             wall_s: 72.4,
             stages: vec![
-                ("intake".into(), 0.6),
-                ("implement".into(), 51.0),
-                ("verify".into(), 9.2),
+                (Stage::Intake, 0.6),
+                (Stage::Implement, 51.0),
+                (Stage::Verify, 9.2),
             ],
             branch: "loki/run_20260101_000000_abcd".into(),
             worktree: String::new(),
