@@ -100,14 +100,16 @@ pub(crate) fn absent_result(
         source,
     })?;
     Ok(CheckResult {
-        name: check.name.clone(),
-        kind: check.kind,
-        cmd: check.command_line(),
-        result: CheckStatus::NotRun,
-        executed: 0,
-        passed: 0,
-        failed: 0,
-        skipped: 0,
+        run: loki_protocol::CheckRun {
+            name: check.name.clone(),
+            kind: check.kind,
+            cmd: check.command_line(),
+            result: CheckStatus::NotRun,
+            executed: 0,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+        },
         failing_ids: Vec::new(),
         duration_s: 0.0,
         log_sha256: hex::encode(Sha256::digest(log.as_bytes())),
@@ -155,7 +157,7 @@ pub(crate) fn store(
     if baseline
         .results
         .iter()
-        .any(|r| r.result == CheckStatus::Timeout)
+        .any(|r| r.run.result == CheckStatus::Timeout)
     {
         return Ok(());
     }
@@ -314,11 +316,11 @@ fn incomplete(side: &str, r: &CheckResult) -> Option<String> {
         .filter(|t| t.status != TestStatus::Skipped)
         .count();
     let named = u64::try_from(named).unwrap_or(u64::MAX);
-    if !r.tests.is_empty() && named >= r.executed {
+    if !r.tests.is_empty() && named >= r.run.executed {
         return None;
     }
     let reason = r.reason.as_deref().unwrap_or("no reason given");
-    Some(match r.result {
+    Some(match r.run.result {
         CheckStatus::NotRun => format!("{side}: not run ({reason})"),
         CheckStatus::Timeout => format!("{side}: timed out ({reason})"),
         CheckStatus::Unparseable => format!("{side}: unparseable output ({reason})"),
@@ -327,7 +329,7 @@ fn incomplete(side: &str, r: &CheckResult) -> Option<String> {
         }
         CheckStatus::Pass | CheckStatus::Fail | CheckStatus::Flaky => format!(
             "{side}: only {named} of {} executed tests were named (counts from a summary line)",
-            r.executed
+            r.run.executed
         ),
     })
 }
@@ -338,7 +340,7 @@ pub fn classify(base: &[CheckResult], head: &[CheckResult]) -> Comparison {
     let by_name = |rs: &'_ [CheckResult]| -> BTreeMap<String, usize> {
         rs.iter()
             .enumerate()
-            .map(|(i, r)| (r.name.clone(), i))
+            .map(|(i, r)| (r.run.name.clone(), i))
             .collect()
     };
     let (bn, hn) = (by_name(base), by_name(head));

@@ -171,7 +171,7 @@ fn judge_test(
     };
     let met = match (status(base), kind) {
         (Some(TestStatus::Failed), _) => CriterionStatus::Proven,
-        (None, _) if base.result == CheckStatus::Fail => CriterionStatus::Proven,
+        (None, _) if base.run.result == CheckStatus::Fail => CriterionStatus::Proven,
         (Some(TestStatus::Passed), CriterionKind::Preserved) => CriterionStatus::Held,
         (Some(TestStatus::Passed), CriterionKind::New) => {
             return Err(format!("{test} passed already on the base"));
@@ -284,14 +284,16 @@ mod tests {
 
     fn run(result: CheckStatus, tests: &[(&str, TestStatus)]) -> CheckResult {
         CheckResult {
-            name: "wall:loki_wall_add_test.py".into(),
-            kind: CheckKind::Pytest,
-            cmd: String::new(),
-            result,
-            executed: 0,
-            passed: 0,
-            failed: 0,
-            skipped: 0,
+            run: loki_protocol::CheckRun {
+                name: "wall:loki_wall_add_test.py".into(),
+                kind: CheckKind::Pytest,
+                cmd: String::new(),
+                result,
+                executed: 0,
+                passed: 0,
+                failed: 0,
+                skipped: 0,
+            },
             failing_ids: Vec::new(),
             duration_s: 0.0,
             log_sha256: String::new(),

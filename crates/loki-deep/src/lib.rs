@@ -150,7 +150,7 @@ impl DeepReport {
     pub fn environment(&self) -> impl Iterator<Item = (&str, &Environment)> {
         self.suite
             .iter()
-            .filter_map(|c| c.environment.as_ref().map(|e| (c.name.as_str(), e)))
+            .filter_map(|c| c.environment.as_ref().map(|e| (c.run.name.as_str(), e)))
     }
 
     /// Something that ran failed: a suite, a boot, or the scan found a secret.
@@ -158,7 +158,7 @@ impl DeepReport {
     pub fn failed(&self) -> bool {
         self.suite.iter().any(|c| {
             matches!(
-                c.result,
+                c.run.result,
                 CheckStatus::Fail | CheckStatus::Flaky | CheckStatus::Timeout
             )
         }) || self
@@ -484,10 +484,10 @@ fn full_suite(
     boxed.not_run.extend(
         suite
             .iter()
-            .filter(|r| r.result == CheckStatus::NotRun)
+            .filter(|r| r.run.result == CheckStatus::NotRun)
             .map(|r| {
                 NotProven::new(
-                    format!("full suite: {}", r.name),
+                    format!("full suite: {}", r.run.name),
                     format!(
                         "it could not run ({})",
                         r.reason.as_deref().unwrap_or("no reason given")
@@ -640,7 +640,7 @@ fn deep_facts(
         })
         .collect();
     facts.full_suite_ran =
-        !suite.is_empty() && suite.iter().all(|r| r.result != CheckStatus::NotRun);
+        !suite.is_empty() && suite.iter().all(|r| r.run.result != CheckStatus::NotRun);
     // No model ran: the cost is known to be nothing.
     facts.cost = Cost {
         usd: Some(0.0),

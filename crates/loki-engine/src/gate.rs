@@ -56,7 +56,7 @@ pub(crate) fn stage(
         out.results.push(r.clone());
         if verify::proves(&r) {
             base.pass += 1;
-        } else if r.executed == 0 {
+        } else if r.run.executed == 0 {
             base.not_run += 1;
         } else {
             base.fail += 1;

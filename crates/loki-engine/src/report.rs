@@ -23,7 +23,7 @@ pub struct BuildReport {
     pub provider: String,
     pub tokens: u64,
     pub wall_s: f64,
-    pub stages: Vec<(String, f64)>,
+    pub stages: Vec<(loki_protocol::Stage, f64)>,
     pub branch: String,
     pub worktree: String,
     pub head_sha: String,

@@ -93,8 +93,8 @@ pub(crate) struct Run<'a> {
     pub sessions: Vec<SessionReport>,
     /// What the run noted as it went: each becomes a NOT PROVEN entry.
     pub notes: Vec<String>,
-    /// Each timed stage's name and seconds, in order.
-    pub stage_times: Vec<(String, f64)>,
+    /// Each timed stage and its seconds, in order.
+    pub stage_times: Vec<(Stage, f64)>,
     /// Seconds spent running checks.
     pub checks_s: f64,
     pub budget_hit: bool,
@@ -424,7 +424,7 @@ pub(crate) fn stage(
         StageState::Failed => s.log.append(&StageFailed(end))?,
     }
     if state != StageState::Skipped && !cut {
-        s.stage_times.push((name.as_str().to_owned(), secs));
+        s.stage_times.push((name, secs));
     }
     s.observer.progress(&Progress::StageEnded {
         stage: name,

@@ -317,7 +317,7 @@ fn times(s: &Run<'_>) -> Time {
             .stage_times
             .iter()
             .map(|(n, t)| StageTime {
-                stage: n.clone(),
+                stage: n.as_str().to_owned(),
                 wall_s: *t,
             })
             .collect(),
@@ -349,7 +349,8 @@ fn wall_evidence(s: &Run<'_>, p: &Products) -> Vec<loki_contract::proof::WallEvi
                 v.results
                     .iter()
                     .find(|r| {
-                        r.role == loki_protocol::CheckRole::Wall && r.result.name == f.check.name
+                        r.role == loki_protocol::CheckRole::Wall
+                            && r.result.run.name == f.check.name
                     })
                     .map(|r| r.result.clone())
             });
@@ -361,7 +362,7 @@ fn wall_evidence(s: &Run<'_>, p: &Products) -> Vec<loki_contract::proof::WallEvi
                     .gate
                     .results
                     .iter()
-                    .find(|r| r.name == f.check.name)
+                    .find(|r| r.run.name == f.check.name)
                     .cloned(),
                 head,
             }
@@ -432,7 +433,7 @@ pub(crate) fn report(s: &Run<'_>, p: &Products, info: SealedInfo, exit_code: u8)
         + info.cost.cache_read_tokens
         + info.cost.cache_write_tokens;
     let mut stages = s.stage_times.clone();
-    stages.retain(|(n, _)| n != Stage::Seal.as_str());
+    stages.retain(|(n, _)| *n != Stage::Seal);
     BuildReport {
         run_id: s.run_id.to_string(),
         outcome: info.outcome,

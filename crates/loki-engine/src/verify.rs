@@ -106,12 +106,15 @@ impl Verification {
     pub fn signature(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
         for r in self.results.iter().filter(|r| !proves(&r.result)) {
-            parts.push(format!("check {} {:?}", r.result.name, r.result.result));
+            parts.push(format!(
+                "check {} {:?}",
+                r.result.run.name, r.result.run.result
+            ));
             parts.extend(
                 r.result
                     .failing_ids
                     .iter()
-                    .map(|id| format!("test {}:{id}", r.result.name)),
+                    .map(|id| format!("test {}:{id}", r.result.run.name)),
             );
         }
         parts.extend(
@@ -144,10 +147,10 @@ impl Verification {
             s.push_str(&format!(
                 "## {} `{}`: {} ({} failed of {} executed){}\n",
                 r.role,
-                c.cmd,
-                c.result.describe(),
-                c.failed,
-                c.executed,
+                c.run.cmd,
+                c.run.result.describe(),
+                c.run.failed,
+                c.run.executed,
                 c.reason
                     .as_ref()
                     .map(|x| format!(": {x}"))
@@ -195,10 +198,11 @@ impl Verification {
     }
 }
 
-/// A check result proves something: passed, more than zero executed, none failed.
+/// A check result proves something: passed, more than zero executed, none failed (the one rule,
+/// [`loki_protocol::CheckRun::proves`]).
 #[must_use]
 pub fn proves(c: &CheckResult) -> bool {
-    c.result == CheckStatus::Pass && c.executed > 0 && c.failed == 0
+    c.run.proves()
 }
 
 /// Where and how verification runs.
@@ -409,11 +413,10 @@ fn wall_evidence(
         if !v.wall_intact.contains(&w.path) {
             continue;
         }
-        let head = v
-            .results
-            .iter()
-            .find(|r| r.role == loki_protocol::CheckRole::Wall && r.result.name == w.check.name)?;
-        let base = input.wall_base.iter().find(|r| r.name == w.check.name);
+        let head = v.results.iter().find(|r| {
+            r.role == loki_protocol::CheckRole::Wall && r.result.run.name == w.check.name
+        })?;
+        let base = input.wall_base.iter().find(|r| r.run.name == w.check.name);
         let newly: Vec<&str> = head
             .result
             .tests

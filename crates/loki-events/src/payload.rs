@@ -14,7 +14,7 @@
 //! `pass`, `fail`, `not_run`, `flaky`, `timeout`.
 
 use loki_core::run::RunKind;
-use loki_protocol::{CapAt, CheckStatus, RunEnd, Stage};
+use loki_protocol::{CapAt, CheckRun, RunEnd, Stage};
 use serde::{Deserialize, Serialize};
 
 use crate::event::EventType;
@@ -372,19 +372,13 @@ pub struct TestsRestored {
 }
 payload!(TestsRestored => TestsRestored);
 
-/// `check.result`: one suite, lint run or reproduction (see the module doc for the shape).
+/// `check.result`: one suite, lint run or reproduction (see the module doc for the shape): its
+/// run's facts ([`CheckRun`], first, so the keys keep their order; what ran it is the runner,
+/// `lint` or `repro`) and what only the log carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
-    pub name: String,
-    /// The runner (`cargo`, `pytest`, …), `lint` or `repro`.
-    pub kind: loki_protocol::CheckOrigin,
-    pub cmd: String,
-    /// In the checks' words: `pass`, `fail`, `not_run`, `flaky`, `timeout`.
-    pub result: CheckStatus,
-    pub executed: u64,
-    pub passed: u64,
-    pub failed: u64,
-    pub skipped: u64,
+    #[serde(flatten)]
+    pub run: CheckRun<loki_protocol::CheckOrigin>,
     pub duration_s: f64,
     pub log_sha256: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -3,7 +3,7 @@
 use loki_core::layout::Repo;
 use loki_core::run::{RunKind, RunStatus, RunStore};
 use loki_protocol::{
-    CheckKind, CheckOrigin, CheckRole, CheckStatus, FindingKind, Outcome, RunEnd, Stage,
+    CheckKind, CheckOrigin, CheckRole, CheckRun, CheckStatus, FindingKind, Outcome, RunEnd, Stage,
 };
 use serde_json::{Value, json};
 
@@ -45,14 +45,16 @@ fn types(events: &[Event]) -> Vec<&str> {
 
 fn check() -> CheckResult {
     CheckResult {
-        name: "pytest".into(),
-        kind: CheckOrigin::Runner(CheckKind::Pytest),
-        cmd: "python3 -m pytest".into(),
-        result: CheckStatus::Fail,
-        executed: 3,
-        passed: 2,
-        failed: 1,
-        skipped: 0,
+        run: CheckRun {
+            name: "pytest".into(),
+            kind: CheckOrigin::Runner(CheckKind::Pytest),
+            cmd: "python3 -m pytest".into(),
+            result: CheckStatus::Fail,
+            executed: 3,
+            passed: 2,
+            failed: 1,
+            skipped: 0,
+        },
         duration_s: 0.5,
         log_sha256: "ab".repeat(32),
         failing_ids: vec!["test_a.py::test_x".into()],
@@ -599,9 +601,12 @@ fn every_payload_shape_is_pinned() {
         (
             CheckResult::TYPE.as_str(),
             data(&CheckResult {
-                kind: CheckOrigin::Lint,
-                name: "lint:ruff".into(),
-                cmd: "ruff check a.py".into(),
+                run: CheckRun {
+                    kind: CheckOrigin::Lint,
+                    name: "lint:ruff".into(),
+                    cmd: "ruff check a.py".into(),
+                    ..check().run
+                },
                 failing_ids: Vec::new(),
                 exit_code: None,
                 new_findings: Some(1),
@@ -734,4 +739,29 @@ fn an_installed_sink_sees_every_line_after_it_is_written() {
             (1, "run.completed".to_string(), true)
         ]
     );
+}
+
+/// A `check.result` line as `loki checks run` recorded it before the payload embedded
+/// `CheckRun`.
+const RECORDED_CHECK_RESULT: &str = r#"{"data":{"cmd":"python3 -m pytest","duration_s":0.729,"executed":2,"exit_code":1,"failed":1,"failing_ids":["tests/test_calc.py::test_bad"],"kind":"pytest","log_sha256":"6e3f1567d30b3a8ae537e480d1c899d111d148fe12a68bab414c1dfbadc30e48","name":"pytest","passed":1,"reason":"1 failed: tests/test_calc.py::test_bad (failed again on rerun)","result":"fail","skipped":1},"hash":"3b93d14f8c36cc8ec25c5654cf23854e42d533dc2a07d2504c4c28057a02dc9d","prev":"e7e8ea7c34c4331dbac9e8a7adba5bf055e8505be11807b58695f4576c6f5475","run":"run_20261207_213015_27c0","seq":1,"ts":"2026-12-07T21:30:16.007Z","type":"check.result","v":1}"#;
+
+/// The typed payload read from a recorded line writes the same `data`, so the line, which is
+/// canonical and hashed, is written again byte for byte (its hash is unchanged).
+#[test]
+fn a_recorded_check_result_line_reads_and_writes_back_to_the_same_hash() {
+    let event: crate::Event = serde_json::from_str(RECORDED_CHECK_RESULT).unwrap();
+    let payload: CheckResult = serde_json::from_value(Value::Object(event.data.clone())).unwrap();
+    assert_eq!(payload.run.kind, CheckOrigin::Runner(CheckKind::Pytest));
+    assert_eq!(payload.run.result, CheckStatus::Fail);
+    let data = serde_json::to_value(&payload)
+        .unwrap()
+        .as_object()
+        .cloned()
+        .unwrap();
+    let again = crate::Event {
+        data,
+        ..event.clone()
+    };
+    assert_eq!(again, event);
+    assert_eq!(crate::event::hash_event(&again).unwrap(), event.hash);
 }

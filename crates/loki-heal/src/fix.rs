@@ -412,14 +412,16 @@ impl FixSession {
         loki_core::fs::write_atomic(&log_path, replay.output.as_bytes())?;
         let check = repro_check(self.repro_cmd(), &replay);
         self.log.append(&CheckEvent {
-            name: check.name,
-            kind: loki_protocol::CheckOrigin::Repro,
-            cmd: check.cmd,
-            result: check.result,
-            executed: check.executed,
-            passed: check.passed,
-            failed: check.failed,
-            skipped: check.skipped,
+            run: loki_protocol::CheckRun {
+                name: check.name,
+                kind: loki_protocol::CheckOrigin::Repro,
+                cmd: check.cmd,
+                result: check.result,
+                executed: check.executed,
+                passed: check.passed,
+                failed: check.failed,
+                skipped: check.skipped,
+            },
             duration_s: check.duration_s,
             log_sha256: check.log_sha256,
             failing_ids: Vec::new(),

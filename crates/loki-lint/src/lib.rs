@@ -148,14 +148,16 @@ impl From<&LintRun> for loki_events::payload::CheckResult {
     fn from(r: &LintRun) -> Self {
         let counts = r.counts();
         loki_events::payload::CheckResult {
-            name: r.name.clone(),
-            kind: loki_protocol::CheckOrigin::Lint,
-            cmd: r.cmd.clone(),
-            result: r.result,
-            executed: counts.executed,
-            passed: counts.passed,
-            failed: counts.failed,
-            skipped: 0,
+            run: loki_protocol::CheckRun {
+                name: r.name.clone(),
+                kind: loki_protocol::CheckOrigin::Lint,
+                cmd: r.cmd.clone(),
+                result: r.result,
+                executed: counts.executed,
+                passed: counts.passed,
+                failed: counts.failed,
+                skipped: 0,
+            },
             duration_s: r.duration_s,
             log_sha256: r.log_sha256.clone(),
             failing_ids: Vec::new(),

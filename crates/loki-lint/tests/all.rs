@@ -210,8 +210,8 @@ fn python_syntax_check_counts_only_changed_lines() {
     let event = loki_events::payload::CheckResult::from(r);
     assert_eq!(
         (
-            event.kind.as_str(),
-            event.result.as_str(),
+            event.run.kind.as_str(),
+            event.run.result.as_str(),
             event.new_findings
         ),
         ("lint", "fail", Some(1))

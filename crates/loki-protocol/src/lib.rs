@@ -19,6 +19,9 @@
 //!   `boot`, `secrets`, `replay`), the receipt's `checks[].kind`; [`CheckOrigin`]: what ran it (a runner, `lint`,
 //!   `repro`), the `kind` of a `check.result` event.
 //!
+//! - [`CheckRun`]: the facts of one run of a check (name, what ran it, command, status, counts),
+//!   which the runner's result and the `check.result` event both embed.
+//!
 //! - [`Finding`], [`FindingKind`]: what an integrity rule (or the build's wall and deep's secret
 //!   scan) reports, in the receipt's words; [`FactKind`]: what the judge established that is
 //!   neither a pass nor a finding.
@@ -35,6 +38,7 @@
 //! It depends on nothing of loki's and does no I/O: it is the bottom floor.
 
 pub mod check;
+pub mod check_run;
 pub mod finding;
 pub mod judge;
 pub mod outcome;
@@ -42,6 +46,7 @@ pub mod run_end;
 pub mod stage;
 
 pub use check::{CheckKind, CheckOrigin, CheckRole, CheckStatus};
+pub use check_run::CheckRun;
 pub use finding::{Finding, FindingKind};
 pub use judge::FactKind;
 pub use outcome::{ExitCode, Outcome, Verdict, VerifyVerdict};

@@ -177,22 +177,23 @@ impl Check {
     /// every producer (suites, lint) maps its result once, into the event.
     #[must_use]
     pub fn of_event(e: &loki_events::payload::CheckResult, kind: CheckRole) -> Check {
+        let run = &e.run;
         Check {
-            name: e.name.clone(),
+            name: run.name.clone(),
             kind,
-            cmd: e.cmd.clone(),
-            result: e.result,
-            executed: e.executed,
-            passed: e.passed,
-            failed: e.failed,
-            skipped: e.skipped,
+            cmd: run.cmd.clone(),
+            result: run.result,
+            executed: run.executed,
+            passed: run.passed,
+            failed: run.failed,
+            skipped: run.skipped,
             duration_s: e.duration_s,
             log_sha256: e.log_sha256.clone(),
         }
     }
 
     /// No silent pass: a check proves something only when it passed, ran more than zero tests and
-    /// none failed.
+    /// none failed (the rule of [`loki_protocol::CheckRun::proves`]).
     #[must_use]
     pub fn proves(&self) -> bool {
         self.result == CheckStatus::Pass && self.executed > 0 && self.failed == 0

@@ -56,7 +56,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use loki_process as process;
-use loki_protocol::CheckStatus;
+use loki_protocol::{CheckRun, CheckStatus};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -64,7 +64,6 @@ use crate::ChecksError;
 use crate::detect::Check;
 use crate::reports::report::TestCase;
 use attempt::{attempt, log_section};
-use loki_protocol::CheckKind;
 use status::attempt_status;
 
 /// Default time a suite may run: generous for a full suite on two cores, bounded so a hang ends.
@@ -87,18 +86,12 @@ fn log_char(c: char) -> char {
     }
 }
 
-/// The facts of one check, as the receipt and the baseline need them.
+/// The facts of one check, as the receipt and the baseline need them: its run's facts
+/// ([`CheckRun`], first, so the keys keep their order) and what only the runner knows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
-    pub name: String,
-    pub kind: CheckKind,
-    /// The check's command line (without the temporary report flags, which the log shows).
-    pub cmd: String,
-    pub result: CheckStatus,
-    pub executed: u64,
-    pub passed: u64,
-    pub failed: u64,
-    pub skipped: u64,
+    #[serde(flatten)]
+    pub run: CheckRun,
     pub failing_ids: Vec<String>,
     pub duration_s: f64,
     /// Hex sha256 of the log file's bytes.
@@ -134,14 +127,7 @@ impl CheckResult {
 impl From<&CheckResult> for loki_events::payload::CheckResult {
     fn from(r: &CheckResult) -> Self {
         loki_events::payload::CheckResult {
-            name: r.name.clone(),
-            kind: loki_protocol::CheckOrigin::Runner(r.kind),
-            cmd: r.cmd.clone(),
-            result: r.result,
-            executed: r.executed,
-            passed: r.passed,
-            failed: r.failed,
-            skipped: r.skipped,
+            run: r.run.clone().map_kind(loki_protocol::CheckOrigin::Runner),
             duration_s: r.duration_s,
             log_sha256: r.log_sha256.clone(),
             failing_ids: r.failing_ids.clone(),
@@ -317,14 +303,16 @@ pub fn run_check(check: &Check, opts: &RunOptions) -> Result<CheckResult, Checks
         "ran a check"
     );
     Ok(CheckResult {
-        name: check.name.clone(),
-        kind: check.kind,
-        cmd: check.command_line(),
-        result: judgement.status,
-        executed: report.executed(),
-        passed: report.passed,
-        failed: report.failed,
-        skipped: report.skipped,
+        run: CheckRun {
+            name: check.name.clone(),
+            kind: check.kind,
+            cmd: check.command_line(),
+            result: judgement.status,
+            executed: report.executed(),
+            passed: report.passed,
+            failed: report.failed,
+            skipped: report.skipped,
+        },
         failing_ids: report.failing_ids(),
         duration_s: (duration.as_millis() as f64) / 1000.0,
         log_sha256: hex::encode(Sha256::digest(&log)),

@@ -21,6 +21,7 @@ use loki_core::run::RunStore;
 use loki_events::RunRecorder;
 use loki_events::payload::{RunCompleted, RunInterrupted, RunStarted};
 use loki_git::Git;
+use loki_protocol::Outcome;
 use loki_receipt::schema::{IntegrityFinding, JudgeFact, StageTime, Time, sha256_hex};
 use loki_receipt::{NotProven, ReceiptBuilder, Signer};
 use loki_runner::detect;
@@ -56,7 +57,7 @@ pub struct CheckReceipt {
     pub run_id: String,
     pub receipt_sha256: String,
     /// The receipt's outcome (`VERIFIED` only for a clean change).
-    pub outcome: String,
+    pub outcome: Outcome,
     /// The run's directory: `receipt.json`, `receipt.dsse.json`, `receipt.md`.
     pub dir: PathBuf,
 }
@@ -278,7 +279,7 @@ fn seal(
     let dir = log.dir().to_path_buf();
     let builder = ReceiptBuilder::new(facts);
     let sealed = log.seal(|log| builder.seal(&dir, log, &signer))?;
-    let outcome = sealed.receipt.verdict.to_string();
+    let outcome = sealed.receipt.verdict;
     let receipt_sha256 = sealed.receipt.receipt_sha256.clone();
     log.finish(&RunCompleted {
         judgement: Some(applied.verdict),

@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use loki_checks::judge::{CannotJudge, Declarable, Verdict};
 use loki_core::config::Config;
-use loki_protocol::Finding;
+use loki_protocol::{Finding, Outcome};
 use loki_receipt::schema::Declaration;
 use loki_receipt::{KeyEnv, NotProven};
 use loki_runner::{CheckResult, RunOptions};
@@ -174,7 +174,7 @@ pub struct ReportFinding {
 pub struct ReportReceipt {
     pub run_id: String,
     pub receipt_sha256: String,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub dir: PathBuf,
 }
 
@@ -183,7 +183,7 @@ impl From<&CheckReceipt> for ReportReceipt {
         ReportReceipt {
             run_id: r.run_id.clone(),
             receipt_sha256: r.receipt_sha256.clone(),
-            outcome: r.outcome.clone(),
+            outcome: r.outcome,
             dir: r.dir.clone(),
         }
     }

@@ -266,7 +266,7 @@ fn judged_stop(
     state.remember(StopRecord {
         at: loki_core::time::now_rfc3339(),
         decision: stopped,
-        verdict: Some(verdict.to_string()),
+        verdict: Some(verdict),
         receipt_sha256: Some(receipt_sha256.clone()),
         run_id: Some(log.id().to_string()),
         reasons: judgement.unresolved(),
@@ -564,8 +564,8 @@ fn stop_decision(c: &StopContext<'_>) -> Decision {
             let tails: Vec<(String, String)> = judged
                 .head
                 .iter()
-                .filter(|r| r.result != CheckStatus::Pass)
-                .map(|r| (r.name.clone(), tail_of(&r.log_path)))
+                .filter(|r| r.run.result != CheckStatus::Pass)
+                .map(|r| (r.run.name.clone(), tail_of(&r.log_path)))
                 .collect();
             block_message(judgement, &tails)
         };
@@ -590,7 +590,7 @@ fn stop_decision(c: &StopContext<'_>) -> Decision {
             ),
         };
     }
-    let executed: u64 = judged.head.iter().map(|r| r.executed).sum();
+    let executed: u64 = judged.head.iter().map(|r| r.run.executed).sum();
     let allowed: Vec<&str> = judged
         .facts
         .iter()

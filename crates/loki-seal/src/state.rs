@@ -35,6 +35,7 @@
 use std::path::{Path, PathBuf};
 
 use loki_checks::judge::Declarable;
+use loki_protocol::Outcome;
 use loki_receipt::NotProven;
 use loki_receipt::schema::{Declaration, sha256_hex};
 use loki_runner::{Check, CheckResult};
@@ -253,7 +254,7 @@ pub struct StopRecord {
     pub decision: Stopped,
     /// The receipt's verdict, when one was sealed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<String>,
+    pub verdict: Option<Outcome>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receipt_sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -718,5 +719,19 @@ mod tests {
             "the user reset the baseline with `loki seal start --rebaseline` (session s1)"
         );
         assert_eq!(n.prove(), "loki seal check --base 0123456789abcdef0123");
+    }
+
+    /// A state file as `loki seal start` and a judged `loki seal stop` wrote it before the
+    /// check results embedded [`loki_protocol::CheckRun`] and a stop's verdict was an
+    /// [`Outcome`]: it reads back and is written again byte for byte, key order included.
+    #[test]
+    fn a_recorded_state_file_reads_and_writes_back_byte_for_byte() {
+        let recorded = include_str!("../testdata/recorded-state.json");
+        let state: SealState = serde_json::from_str(recorded).unwrap();
+        assert_eq!(state.baseline[0].run.kind, loki_protocol::CheckKind::Pytest);
+        assert_eq!(state.history[0].verdict, Some(Outcome::Failed));
+        let mut written = serde_json::to_vec_pretty(&state).unwrap();
+        written.push(b'\n');
+        assert_eq!(String::from_utf8(written).unwrap(), recorded);
     }
 }

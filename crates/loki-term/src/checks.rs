@@ -21,7 +21,7 @@ const FAILING_SHOWN: usize = 20;
 pub fn results(results: &[CheckResult]) -> String {
     let mut out = String::new();
     for r in results {
-        let (tag, style) = match r.result {
+        let (tag, style) = match r.run.result {
             CheckStatus::Pass => ("PASS", GREEN),
             CheckStatus::Fail => ("FAIL", RED),
             CheckStatus::Flaky => ("FLAKY", YELLOW),
@@ -33,11 +33,11 @@ pub fn results(results: &[CheckResult]) -> String {
             out,
             "{} {}: {} executed, {} passed, {} failed, {} skipped ({})",
             paint(style, tag),
-            r.name,
-            r.executed,
-            r.passed,
-            r.failed,
-            r.skipped,
+            r.run.name,
+            r.run.executed,
+            r.run.passed,
+            r.run.failed,
+            r.run.skipped,
             loki_core::time::human_duration(r.duration_s)
         );
         if let Some(reason) = &r.reason {

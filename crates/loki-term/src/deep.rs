@@ -60,13 +60,13 @@ pub fn render(r: &DeepReport) -> String {
     for c in &r.suite {
         let mut t = format!(
             "{} {}: {} executed, {} passed, {} failed",
-            c.name,
-            c.result.as_str(),
-            c.executed,
-            c.passed,
-            c.failed
+            c.run.name,
+            c.run.result.as_str(),
+            c.run.executed,
+            c.run.passed,
+            c.run.failed
         );
-        if c.result == loki_protocol::CheckStatus::NotRun
+        if c.run.result == loki_protocol::CheckStatus::NotRun
             && c.environment.is_none()
             && let Some(why) = &c.reason
         {

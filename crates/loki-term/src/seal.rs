@@ -88,7 +88,7 @@ pub fn reset(r: &ResetReport) -> String {
 
 /// `N suite(s), M tests`.
 fn suites(state: &SealState) -> String {
-    let executed: u64 = state.baseline.iter().map(|r| r.executed).sum();
+    let executed: u64 = state.baseline.iter().map(|r| r.run.executed).sum();
     format!("{} suite(s), {executed} tests", state.baseline.len())
 }
 
@@ -346,10 +346,7 @@ pub fn status(
                     "last stop {} {}{}{}",
                     l.at,
                     l.decision.as_str(),
-                    l.verdict
-                        .as_deref()
-                        .map(|v| format!(" ({v})"))
-                        .unwrap_or_default(),
+                    l.verdict.map(|v| format!(" ({v})")).unwrap_or_default(),
                     l.session
                         .as_deref()
                         .map(|v| format!(" by session {v}"))
@@ -409,13 +406,14 @@ pub fn status(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loki_protocol::Outcome;
 
     #[test]
     fn status_format_is_pinned() {
-        let record = |decision, verdict: Option<&str>, reasons: &[&str]| loki_seal::StopRecord {
+        let record = |decision, verdict: Option<Outcome>, reasons: &[&str]| loki_seal::StopRecord {
             at: "2026-12-01T10:00:00Z".into(),
             decision,
-            verdict: verdict.map(str::to_string),
+            verdict,
             receipt_sha256: verdict.map(|_| "ab12".into()),
             run_id: Some("r1".into()),
             reasons: reasons.iter().map(|r| (*r).to_string()).collect(),
@@ -465,12 +463,12 @@ mod tests {
             vec![
                 record(
                     loki_seal::Stopped::Blocked,
-                    Some("FAILED"),
+                    Some(Outcome::Failed),
                     &["newly_skipped: test_sub"],
                 ),
                 record(
                     loki_seal::Stopped::Released,
-                    Some("PARTIAL"),
+                    Some(Outcome::Partial),
                     &["newly_skipped: test_sub"],
                 ),
             ],

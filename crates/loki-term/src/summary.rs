@@ -168,6 +168,7 @@ const UNKNOWN_WHEN_EMPTY: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use loki_protocol::Stage;
 
     fn report(outcome: Outcome, exit_code: u8) -> BuildReport {
         BuildReport {
@@ -190,9 +191,9 @@ mod tests {
             tokens: 212_345,
             wall_s: 72.4,
             stages: vec![
-                ("intake".into(), 0.6),
-                ("implement".into(), 51.0),
-                ("verify".into(), 9.2),
+                (Stage::Intake, 0.6),
+                (Stage::Implement, 51.0),
+                (Stage::Verify, 9.2),
             ],
             branch: "loki/run_20260101_000000_abcd".into(),
             worktree: String::new(),

@@ -92,7 +92,7 @@ pub fn run(
         rec.append(&CheckEvent::from(&r))?;
         results.push(r);
     }
-    let proven = !results.is_empty() && results.iter().all(|r| r.result == CheckStatus::Pass);
+    let proven = !results.is_empty() && results.iter().all(|r| r.run.result == CheckStatus::Pass);
     let (outcome, exit) = if proven {
         (RunEnd::Pass, ExitCode::Success)
     } else {

@@ -13,7 +13,7 @@ use loki_runner::exec::CheckResult;
 /// Why a check's result on `side` cannot be judged, and what to do, if it cannot.
 pub(super) fn cannot_judge(side: &str, check: &Check, r: &CheckResult) -> Option<CannotJudge> {
     let reason = r.reason.clone().unwrap_or_else(|| "no reason given".into());
-    let fix = match r.result {
+    let fix = match r.run.result {
         // A suite that fails before any test reports (it does not build, its toolchain is
         // missing) says nothing about any test.
         CheckStatus::Fail if r.tests.is_empty() => {

@@ -90,14 +90,14 @@ pub fn items<'a>(
     base: &'a [CheckResult],
     head: &'a [CheckResult],
 ) -> Vec<Item> {
-    let mut names: BTreeSet<&str> = base.iter().map(|r| r.name.as_str()).collect();
-    names.extend(head.iter().map(|r| r.name.as_str()));
+    let mut names: BTreeSet<&str> = base.iter().map(|r| r.run.name.as_str()).collect();
+    names.extend(head.iter().map(|r| r.run.name.as_str()));
     let mut out = Vec::new();
     for name in names {
         let kind = super::identity::kind_of(kinds, name);
         let tests = |rs: &'a [CheckResult]| {
             rs.iter()
-                .find(|r| r.name == name)
+                .find(|r| r.run.name == name)
                 .map(|r| statuses(&r.tests))
                 .unwrap_or_default()
         };
@@ -265,10 +265,10 @@ impl<'a> Runs<'a> {
         kind: CheckKind,
         f: impl FnOnce(&CheckResult, &Index<'a>) -> T,
     ) -> Option<T> {
-        let r = self.results.iter().find(|r| r.name == check)?;
+        let r = self.results.iter().find(|r| r.run.name == check)?;
         let mut index = self.index.borrow_mut();
         let ix = index
-            .entry(r.name.as_str())
+            .entry(r.run.name.as_str())
             .and_modify(|ix| {
                 if ix.kind != kind {
                     *ix = Index::new(kind, r);
@@ -318,7 +318,7 @@ impl<'a> Runs<'a> {
             return Probe::Absent;
         }
         // Nothing ran at all: the run failed before any test (a compile error).
-        if r.result == CheckStatus::Fail && r.tests.is_empty() {
+        if r.run.result == CheckStatus::Fail && r.tests.is_empty() {
             return Probe::GroupFailed;
         }
         Probe::NotCovered
@@ -327,7 +327,7 @@ impl<'a> Runs<'a> {
 
 /// Whether run `r` reported no test, only the marks of groups that failed as a whole.
 fn only_marks(kinds: &BTreeMap<String, CheckKind>, r: &CheckResult) -> bool {
-    let kind = super::identity::kind_of(kinds, &r.name);
+    let kind = super::identity::kind_of(kinds, &r.run.name);
     r.tests.iter().all(|t| is_group_mark(kind, &t.id))
 }
 

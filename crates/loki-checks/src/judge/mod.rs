@@ -422,7 +422,7 @@ fn hidden_runner_files(git: &Git, owned: &[Owned]) -> Result<Vec<Finding>, Check
 /// A run that failed although every test it reported passed: a part of the command failed that
 /// its report does not show (a later run of a chained command, a step after the tests, a crash).
 fn unexplained(r: &CheckResult) -> bool {
-    r.result == CheckStatus::Fail
+    r.run.result == CheckStatus::Fail
         && !r.tests.is_empty()
         && r.tests
             .iter()
@@ -438,7 +438,7 @@ fn unexplained_failure(
 ) -> (Option<Finding>, Option<CannotJudge>) {
     let reported = h.tests.len();
     let why = h.reason.as_deref().unwrap_or("it failed");
-    if base.is_some_and(|b| b.result == CheckStatus::Pass) {
+    if base.is_some_and(|b| b.run.result == CheckStatus::Pass) {
         (
             Some(loki_protocol::Finding::new(
                 loki_protocol::FindingKind::SuiteBroken,
@@ -520,7 +520,7 @@ fn reported_test_files(
 ) -> std::collections::BTreeSet<String> {
     let mut out = std::collections::BTreeSet::new();
     for r in head {
-        let Some(c) = checks.iter().find(|c| c.name == r.name) else {
+        let Some(c) = checks.iter().find(|c| c.name == r.run.name) else {
             continue;
         };
         for t in &r.tests {

@@ -425,7 +425,7 @@ impl Unedited<'_> {
         // (a selection that reached another target of the same name, a lib and an integration
         // test both called `calc`), so O did not run it. A test new under its id (a parametrize
         // row whose expected value changed) is absent from O because it is new: not spared.
-        let passed_before = self.base.iter().filter(|r| r.name == check).any(|r| {
+        let passed_before = self.base.iter().filter(|r| r.run.name == check).any(|r| {
             r.tests
                 .iter()
                 .any(|t| t.id == id && t.status == loki_runner::TestStatus::Passed)

@@ -216,8 +216,8 @@ fn base_reruns(
     for (checks, select, log) in runs {
         let rs = side.run_selected(checks, select, judge.opts, judge.opts.log_dir.join(log))?;
         for r in &rs {
-            let kind = super::identity::kind_of(kinds, &r.name);
-            for (c, b, _) in newly_failing.iter().filter(|(c, _, _)| *c == r.name) {
+            let kind = super::identity::kind_of(kinds, &r.run.name);
+            for (c, b, _) in newly_failing.iter().filter(|(c, _, _)| *c == r.run.name) {
                 let probe = matrix::Runs::new(std::slice::from_ref(r)).probe(c, kind, b);
                 // A binary that crashed before the test reported did not pass it either.
                 if matches!(probe, matrix::Probe::Failed | matrix::Probe::Unknown) {

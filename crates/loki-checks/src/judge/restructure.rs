@@ -101,11 +101,11 @@ fn respelled(a: &str, b: &str) -> bool {
 fn new_tests<'a>(base: &'a [CheckResult], head: &'a [CheckResult], check: &str) -> Vec<&'a str> {
     let at_base: BTreeSet<&str> = base
         .iter()
-        .filter(|r| r.name == check)
+        .filter(|r| r.run.name == check)
         .flat_map(|r| r.tests.iter().map(|t| t.id.as_str()))
         .collect();
     head.iter()
-        .filter(|r| r.name == check)
+        .filter(|r| r.run.name == check)
         .flat_map(|r| r.tests.iter())
         .filter(|t| t.status == TestStatus::Passed && !at_base.contains(t.id.as_str()))
         .map(|t| t.id.as_str())
@@ -244,7 +244,7 @@ impl Restructure<'_> {
         // Only a test that passed at base can have moved: one that failed there and is gone
         // now changed what it expects (its cases' values may all still be in the file, the
         // expected one among them for another case).
-        let passed_at_base = self.base.iter().filter(|r| r.name == c.name).any(|r| {
+        let passed_at_base = self.base.iter().filter(|r| r.run.name == c.name).any(|r| {
             r.tests
                 .iter()
                 .any(|t| t.id == test && t.status == TestStatus::Passed)
@@ -288,7 +288,7 @@ fn regrouped(
     // A suite with a failing test at head may have lost a case among its files' values.
     let failing = head
         .iter()
-        .filter(|r| r.name == c.name)
+        .filter(|r| r.run.name == c.name)
         .any(|r| r.tests.iter().any(|t| t.status == TestStatus::Failed));
     let (bpath, bline) = base_loc.locate(c, test);
     let Some(bline) = bline else {
@@ -405,7 +405,7 @@ fn passing_items(
     let mut lines: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
     for t in head
         .iter()
-        .filter(|r| r.name == c.name)
+        .filter(|r| r.run.name == c.name)
         .flat_map(|r| r.tests.iter())
         .filter(|t| t.status == TestStatus::Passed && home(c.kind, &t.id) == home_of)
         .take(400)

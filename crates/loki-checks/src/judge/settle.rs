@@ -35,7 +35,7 @@ pub(super) fn counted_by_running(input: &JudgeInput<'_>, out: &mut Judged) {
     let compared = |name: &str| {
         let full = |rs: &[CheckResult]| {
             rs.iter()
-                .find(|r| r.name == name)
+                .find(|r| r.run.name == name)
                 .is_some_and(|r| !r.tests.is_empty())
         };
         full(&out.base)
@@ -173,8 +173,8 @@ pub(super) fn no_silent_pass(input: &JudgeInput<'_>, out: &mut Judged) {
         });
     }
     for c in input.checks {
-        let head = out.head.iter().find(|r| r.name == c.name);
-        let base = out.base.iter().find(|r| r.name == c.name);
+        let head = out.head.iter().find(|r| r.run.name == c.name);
+        let base = out.base.iter().find(|r| r.run.name == c.name);
         if let Some(h) = head
             && unexplained(h)
         {
@@ -191,7 +191,7 @@ pub(super) fn no_silent_pass(input: &JudgeInput<'_>, out: &mut Judged) {
         // compare when the head runs tests: every one of them is new.
         let base_had_none = base.is_some_and(|b| {
             b.tests.is_empty()
-                && b.result == CheckStatus::NotRun
+                && b.run.result == CheckStatus::NotRun
                 && b.reason
                     .as_deref()
                     .is_some_and(|r| r.contains("no tests executed"))

@@ -8,18 +8,18 @@ use loki_runner::exec::CheckResult;
 /// `m.Run()`, an exit hook, `process.exitCode = 0`), so whatever reads only the exit code (CI, a
 /// hook, a person) sees a pass. loki reads the report, which still names the failures.
 pub(super) fn rewritten(base: &[CheckResult], head: &[CheckResult]) -> Vec<Finding> {
-    let hidden = |r: &CheckResult| r.failed > 0 && r.exit_code == Some(0);
+    let hidden = |r: &CheckResult| r.run.failed > 0 && r.exit_code == Some(0);
     head.iter()
         .filter(|h| hidden(h))
-        .filter(|h| !base.iter().any(|b| b.name == h.name && hidden(b)))
+        .filter(|h| !base.iter().any(|b| b.run.name == h.run.name && hidden(b)))
         .map(|h| {
             Finding::new(
                 FindingKind::RunTakeover,
-                &h.name,
+                &h.run.name,
                 format!(
                     "`{}` reported {} failing test(s) ({}) and exited 0: the change makes the run hide its failures from anything that reads only its exit status",
-                    h.cmd,
-                    h.failed,
+                    h.run.cmd,
+                    h.run.failed,
                     h.failing_ids
                         .iter()
                         .take(3)

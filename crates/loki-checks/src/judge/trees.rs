@@ -637,7 +637,7 @@ impl SideTree {
                 self.build_first(&to_run, &opts)?;
                 let mut r = run_check(&to_run, &opts)?;
                 // The result keeps the check's own command line; the log shows the narrowed one.
-                r.cmd = c.command_line();
+                r.run.cmd = c.command_line();
                 Ok(r)
             })
             .collect()

@@ -29,14 +29,16 @@ fn result(name: &str, status: CheckStatus, tests: &[(&str, TestStatus)]) -> Chec
         count(TestStatus::Skipped),
     );
     CheckResult {
-        name: name.into(),
-        kind: CheckKind::Pytest,
-        cmd: "python3 -m pytest".into(),
-        result: status,
-        executed: passed + failed,
-        passed,
-        failed,
-        skipped,
+        run: loki_protocol::CheckRun {
+            name: name.into(),
+            kind: CheckKind::Pytest,
+            cmd: "python3 -m pytest".into(),
+            result: status,
+            executed: passed + failed,
+            passed,
+            failed,
+            skipped,
+        },
         failing_ids: Vec::new(),
         duration_s: 0.0,
         log_sha256: String::new(),
@@ -104,8 +106,8 @@ fn every_transition_has_its_class() {
 #[test]
 fn checks_without_per_test_results_are_named_uncompared() {
     let mut summary_only = result("cargo", CheckStatus::Pass, &[]);
-    summary_only.executed = 3;
-    summary_only.passed = 3;
+    summary_only.run.executed = 3;
+    summary_only.run.passed = 3;
     let mut timeout = result("go", CheckStatus::Timeout, &[]);
     timeout.reason = Some("timed out after 60s".into());
     let base = [
@@ -650,7 +652,7 @@ proptest! {
         let mut expected = std::collections::BTreeSet::new();
         for r in base.iter().chain(&head) {
             for t in &r.tests {
-                expected.insert((r.name.clone(), t.id.clone()));
+                expected.insert((r.run.name.clone(), t.id.clone()));
             }
         }
         let got: Vec<(String, String)> = c.tests.iter().map(|t| (t.check.clone(), t.id.clone())).collect();
@@ -669,8 +671,8 @@ proptest! {
     fn an_unchanged_outcome_is_never_a_finding(b in run(), o in run()) {
         let base = results(&b);
         let kinds: BTreeMap<String, CheckKind> =
-            base.iter().map(|r| (r.name.clone(), CheckKind::Pytest)).collect();
-        let in_original: BTreeSet<String> = base.iter().map(|r| r.name.clone()).collect();
+            base.iter().map(|r| (r.run.name.clone(), CheckKind::Pytest)).collect();
+        let in_original: BTreeSet<String> = base.iter().map(|r| r.run.name.clone()).collect();
         let d = matrix::decide(&matrix::Input {
             kinds: &kinds,
             base: &base,
@@ -679,7 +681,7 @@ proptest! {
             new_on_base: Runs::new(&[]),
             in_original: &in_original,
         });
-        let base_passed_suites = base.iter().filter(|r| r.result == CheckStatus::Pass).count();
+        let base_passed_suites = base.iter().filter(|r| r.run.result == CheckStatus::Pass).count();
         prop_assert!(d.findings.is_empty() || base_passed_suites > 0, "{:?}", d.findings);
         prop_assert!(d.findings.iter().all(|f| f.kind == FindingKind::SuiteBroken), "{:?}", d.findings);
         prop_assert!(d.newly_failing.is_empty() && d.needs_new_on_base.is_empty());

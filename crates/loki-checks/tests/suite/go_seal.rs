@@ -38,9 +38,14 @@ fn go_seal() {
     // The unchanged module passes with per-test ids from the test2json events.
     let head = f.run_head();
     let r = &head[0];
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&head));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&head));
     assert_eq!(
-        (r.executed, r.passed, r.failed, r.report_source.as_deref()),
+        (
+            r.run.executed,
+            r.run.passed,
+            r.run.failed,
+            r.report_source.as_deref()
+        ),
         (2, 2, 0, Some("go-json")),
         "{}",
         show(&head)
@@ -77,7 +82,7 @@ fn go_seal() {
     // Code that no longer compiles fails, and the failure is named after the package.
     f.change(&[("calc.go", &CALC.replace("return a + b", "return a +"))]);
     let head = f.run_head();
-    assert_eq!(head[0].result, CheckStatus::Fail, "{}", show(&head));
+    assert_eq!(head[0].run.result, CheckStatus::Fail, "{}", show(&head));
     assert_eq!(
         head[0].failing_ids,
         ["example.com/calc (package failed)"],
@@ -142,7 +147,7 @@ fn go_seal() {
     );
     let head = f.run_head();
     assert_eq!(
-        (head[0].result, head[0].reason.as_deref()),
+        (head[0].run.result, head[0].reason.as_deref()),
         (CheckStatus::NotRun, Some("no tests executed")),
         "{}",
         show(&head)

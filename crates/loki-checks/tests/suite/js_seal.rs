@@ -91,9 +91,14 @@ fn seal(p: &Project, node_modules: &Path) {
     // The unchanged project passes, with per-test ids from the runner's JSON report.
     let head = f.run_head();
     let r = &head[0];
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&head));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&head));
     assert_eq!(
-        (r.executed, r.passed, r.failed, r.report_source.as_deref()),
+        (
+            r.run.executed,
+            r.run.passed,
+            r.run.failed,
+            r.report_source.as_deref()
+        ),
         (2, 2, 0, Some("script+jest-json")),
         "{}",
         show(&head)
@@ -179,7 +184,7 @@ fn seal(p: &Project, node_modules: &Path) {
     );
     let head = f.run_head();
     assert_eq!(
-        head[0].result,
+        head[0].run.result,
         CheckStatus::Pass,
         "the mock fools the runner: {}",
         show(&head)
@@ -207,7 +212,7 @@ fn seal(p: &Project, node_modules: &Path) {
         [(FindingKind::TestFileRemoved, TEST_FILE.to_owned())]
     );
     let head = f.run_head();
-    assert_ne!(head[0].result, CheckStatus::Pass, "{}", show(&head));
+    assert_ne!(head[0].run.result, CheckStatus::Pass, "{}", show(&head));
     assert_eq!(
         classify(&base.results, &head).ids(TestClass::Missing).len(),
         2,
@@ -254,7 +259,7 @@ fn an_unreadable_script_report_is_not_a_pass() {
     std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let head = f.run_head();
     let r = &head[0];
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&head));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&head));
     assert!(
         r.reason
             .as_deref()

@@ -83,16 +83,19 @@ fn cargo_runner() {
 
     write(&repo, "src/lib.rs", LIB_PASS.as_bytes());
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
-    assert_eq!((r.executed, r.passed, r.skipped, r.attempts), (1, 1, 1, 1));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!(
+        (r.run.executed, r.run.passed, r.run.skipped, r.attempts),
+        (1, 1, 1, 1)
+    );
     assert_log(&r);
     assert!(r.log_path.ends_with("logs/cargo.log"));
 
     write(&repo, "src/lib.rs", LIB_FAIL.as_bytes());
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["fixture::fixture::tests::breaks"]);
-    assert_eq!((r.passed, r.failed, r.attempts), (1, 1, 2));
+    assert_eq!((r.run.passed, r.run.failed, r.attempts), (1, 1, 2));
     assert!(
         r.reason
             .as_deref()
@@ -108,7 +111,7 @@ fn cargo_runner() {
         write(&repo, ".config/nextest.toml", b"[profile.default]\n");
         let nx = only(&repo, tools, CheckKind::Nextest);
         let r = run_check(&nx, &o).unwrap();
-        assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+        assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
         assert_eq!(r.report_source.as_deref(), Some("junit"));
         assert_eq!(r.failing_ids, ["fixture::tests::breaks"]);
     } else {
@@ -120,17 +123,17 @@ fn cargo_runner() {
 
     write(&repo, "src/lib.rs", LIB_FLAKY.as_bytes());
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Flaky, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Flaky, "{}", show(&r));
     assert_eq!(r.attempts, 2);
 
     write(&repo, "src/lib.rs", LIB_NONE.as_bytes());
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::NotRun, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::NotRun, "{}", show(&r));
     assert_eq!(r.reason.as_deref(), Some("no tests executed"));
 
     let no_cargo = opts(t.path(), &[("PATH", &empty_dir(t.path()))]);
     let r = run_check(&check, &no_cargo).unwrap();
-    assert_eq!(r.result, CheckStatus::NotRun);
+    assert_eq!(r.run.result, CheckStatus::NotRun);
     assert_eq!(r.reason.as_deref(), Some("cargo not found"));
     assert_eq!(r.exit_code, None);
 }
@@ -181,7 +184,7 @@ fn pytest_runs_the_source_not_planted_bytecode() {
     assert!(fooled.success(), "the planted bytecode is what python runs");
     let check = only(&repo, Tools::default(), CheckKind::Pytest);
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["test_calc.py::test_add"]);
 }
 
@@ -222,10 +225,10 @@ fn pytest_repeats_each_selected_test_in_one_process_from_a_fresh_setup() {
 
     let (r, runs) = run("test_last.py::test_it", 2);
     assert_eq!(runs, "test_last 1\ntest_last 2\n", "{}", show(&r));
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["test_last.py::test_it"]);
     assert_eq!(
-        r.executed,
+        r.run.executed,
         1,
         "one test, however often it ran: {}",
         show(&r)
@@ -234,7 +237,7 @@ fn pytest_repeats_each_selected_test_in_one_process_from_a_fresh_setup() {
     let (r, runs) = run("test_first.py::test_it", 2);
     assert_eq!(runs, "test_first 1\ntest_first 2\n", "{}", show(&r));
     assert_eq!(
-        r.result,
+        r.run.result,
         CheckStatus::Fail,
         "a later pass hides nothing: {}",
         show(&r)
@@ -248,8 +251,8 @@ fn pytest_repeats_each_selected_test_in_one_process_from_a_fresh_setup() {
         "{}",
         show(&r)
     );
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
-    assert_eq!((r.executed, r.passed), (1, 1), "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!((r.run.executed, r.run.passed), (1, 1), "{}", show(&r));
 }
 
 #[test]
@@ -264,8 +267,8 @@ fn pytest_runner() {
     write(&repo, "test_a.py", b"import pytest\r\n\r\ndef test_ok():\r\n    assert 1 + 1 == 2\r\n\r\n@pytest.mark.skip(reason='later')\r\ndef test_skip():\r\n    pass\r\n");
     let check = only(&repo, Tools::default(), CheckKind::Pytest);
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
-    assert_eq!((r.executed, r.skipped), (1, 1));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!((r.run.executed, r.run.skipped), (1, 1));
     assert_eq!(r.report_source.as_deref(), Some("pytest-plugin"));
     assert!(
         !repo.join(".pytest_cache").exists(),
@@ -275,7 +278,7 @@ fn pytest_runner() {
     // A real failure whose output is not UTF-8.
     write(&repo, "test_bad.py", b"import sys\ndef test_bad():\n    sys.stdout.buffer.write(b'\\xff\\xfe bytes\\n')\n    assert 1 == 2\n");
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["test_bad.py::test_bad"]);
     // pytest itself decodes what it captured; the bytes arrive replaced, and parsing is unharmed.
     assert!(String::from_utf8_lossy(&fs::read(&r.log_path).unwrap()).contains(" bytes"));
@@ -288,7 +291,7 @@ fn pytest_runner() {
         b"import no_such_module\ndef test_x():\n    pass\n",
     );
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert!(
         r.failing_ids.iter().any(|id| id.contains("test_broken")),
         "{}",
@@ -305,7 +308,7 @@ fn pytest_runner() {
     let mut short = opts(t.path(), &[]);
     short.timeout = Duration::from_secs(3);
     let r = run_check(&check, &short).unwrap();
-    assert_eq!(r.result, CheckStatus::Timeout, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Timeout, "{}", show(&r));
     assert!(r.duration_s < 15.0);
     assert_eq!(r.exit_code, Some(124));
     fs::remove_file(repo.join("test_hang.py")).unwrap();
@@ -314,12 +317,12 @@ fn pytest_runner() {
     let fake = t.path().join("fake");
     write(&fake, "conftest.py", b"import os, sys\nprint('collected 5 items')\nprint('PASSED test_a.py::test_ok')\nprint('============ 5 passed in 0.01s ============')\nsys.stdout.flush()\nos._exit(0)\n");
     let r = run_check(&only(&fake, Tools::default(), CheckKind::Pytest), &o).unwrap();
-    assert_eq!(r.result, CheckStatus::NotRun, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::NotRun, "{}", show(&r));
 
     // The same forgery with a non-zero exit is a failure, not a pass.
     write(&fake, "conftest.py", b"import os, sys\nprint('PASSED test_a.py::test_ok')\nprint('============ 1 passed in 0.01s ============')\nsys.stdout.flush()\nos._exit(3)\n");
     let r = run_check(&only(&fake, Tools::default(), CheckKind::Pytest), &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert!(
         r.reason.as_deref().unwrap().contains("exited with code 3"),
         "{}",
@@ -330,7 +333,7 @@ fn pytest_runner() {
     let empty = t.path().join("empty");
     write(&empty, "pytest.ini", b"[pytest]\n");
     let r = run_check(&only(&empty, Tools::default(), CheckKind::Pytest), &o).unwrap();
-    assert_eq!(r.result, CheckStatus::NotRun, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::NotRun, "{}", show(&r));
     assert_eq!(r.reason.as_deref(), Some("no tests executed"));
 }
 
@@ -346,9 +349,9 @@ fn node_runner() {
     let check = only(&repo, Tools::default(), CheckKind::Node);
     assert_eq!(check.command, ["node", "--test"]);
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&r));
     assert_eq!(
-        (r.executed, r.skipped, r.report_source.as_deref()),
+        (r.run.executed, r.run.skipped, r.report_source.as_deref()),
         (1, 1, Some("node-events"))
     );
     // Ids name the file: node's TAP does not, so two files' tests of one name would collide.
@@ -359,7 +362,7 @@ fn node_runner() {
 
     write(&repo, "test/b.test.js", b"const test = require('node:test');\ntest('breaks', () => { process.stdout.write(Buffer.from([0xff, 0xfe, 0x0a])); throw new Error('nope'); });\n");
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["test/b.test.js > breaks"]);
 
     // The same suite through an npm script (results come from the log); the script prints bytes
@@ -372,8 +375,8 @@ fn node_runner() {
     let npm = only(&repo, Tools::default(), CheckKind::Node);
     assert_eq!(npm.command, ["npm", "test"]);
     let r = run_check(&npm, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
-    assert!(r.failed >= 1 && r.passed >= 1, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
+    assert!(r.run.failed >= 1 && r.run.passed >= 1, "{}", show(&r));
     assert!(
         fs::read(&r.log_path)
             .unwrap()
@@ -395,7 +398,7 @@ fn go_runner() {
     // A PATH without go: not run, never failed.
     let r = run_check(&check, &opts(t.path(), &[("PATH", &empty_dir(t.path()))])).unwrap();
     assert_eq!(
-        (r.result, r.reason.as_deref()),
+        (r.run.result, r.reason.as_deref()),
         (CheckStatus::NotRun, Some("go not found"))
     );
 
@@ -410,16 +413,16 @@ fn go_runner() {
     if !loki_test_support::require_tool("go", &["version"]) {
         // Without go the check is not run, and says so.
         assert_eq!(
-            (r.result, r.reason.as_deref()),
+            (r.run.result, r.reason.as_deref()),
             (CheckStatus::NotRun, Some("go not found"))
         );
         return;
     }
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&r));
     assert_eq!(r.report_source.as_deref(), Some("go-json"));
     write(&repo, "break_test.go", b"package fx\n\nimport \"testing\"\n\nfunc TestBreak(t *testing.T) {\n\tt.Fatal(\"nope\")\n}\n");
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["example.com/fx/TestBreak"]);
 }
 
@@ -456,7 +459,7 @@ fn maven_runner() {
     // A PATH without mvn: not run, never failed.
     let r = run_check(&check, &opts(t.path(), &[("PATH", &empty_dir(t.path()))])).unwrap();
     assert_eq!(
-        (r.result, r.reason.as_deref()),
+        (r.run.result, r.reason.as_deref()),
         (CheckStatus::NotRun, Some("mvn not found"))
     );
     let Some(maven_opts) = loki_test_support::require_maven() else {
@@ -464,9 +467,14 @@ fn maven_runner() {
     };
     let o = opts(t.path(), &[("MAVEN_OPTS", &maven_opts)]);
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&r));
     assert_eq!(r.report_source.as_deref(), Some("junit"));
-    assert_eq!((r.passed, r.failed, r.skipped), (1, 0, 1), "{}", show(&r));
+    assert_eq!(
+        (r.run.passed, r.run.failed, r.run.skipped),
+        (1, 0, 1),
+        "{}",
+        show(&r)
+    );
     assert_log(&r);
 
     write(
@@ -475,7 +483,7 @@ fn maven_runner() {
         b"package calc;\n\nimport org.junit.jupiter.api.Test;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\nclass BreakTest {\n    @Test\n    void breaks() { assertEquals(4, Calc.add(1, 2)); }\n}\n",
     );
     let r = run_check(&check, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Fail, "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Fail, "{}", show(&r));
     assert_eq!(r.failing_ids, ["calc.BreakTest::breaks"]);
 
     // Narrowed to the passing test: only it runs.
@@ -486,6 +494,6 @@ fn maven_runner() {
     )
     .unwrap();
     let r = run_check(&one, &o).unwrap();
-    assert_eq!(r.result, CheckStatus::Pass, "{}", show(&r));
-    assert_eq!((r.passed, r.failed), (1, 0), "{}", show(&r));
+    assert_eq!(r.run.result, CheckStatus::Pass, "{}", show(&r));
+    assert_eq!((r.run.passed, r.run.failed), (1, 0), "{}", show(&r));
 }

@@ -128,11 +128,11 @@ pub(super) fn walk(
     f.change(clean);
     assert_eq!(f.scan(), []);
     let head = f.run_head();
-    assert_eq!(head[0].result, CheckStatus::Pass, "{}", show(&head));
+    assert_eq!(head[0].run.result, CheckStatus::Pass, "{}", show(&head));
     let base = run_baseline(f.repo.path(), &f.base, &f.checks, &f.opts, &f.cache()).unwrap();
     assert!(!base.cached);
     assert_eq!(
-        base.results[0].result,
+        base.results[0].run.result,
         CheckStatus::Pass,
         "{}",
         show(&base.results)
@@ -170,7 +170,7 @@ pub(super) fn walk(
     f.change(regression);
     assert_eq!(f.scan(), []);
     let head = f.run_head();
-    assert_eq!(head[0].result, CheckStatus::Fail, "{}", show(&head));
+    assert_eq!(head[0].run.result, CheckStatus::Fail, "{}", show(&head));
     let base = run_baseline(f.repo.path(), &f.base, &f.checks, &f.opts, &f.cache()).unwrap();
     assert!(base.cached);
     let c = classify(&base.results, &head);
@@ -184,7 +184,7 @@ pub(super) fn walk(
     f.change(weakened);
     let head = f.run_head();
     assert_eq!(
-        head[0].result,
+        head[0].run.result,
         CheckStatus::Pass,
         "the cheat passes its own tests: {}",
         show(&head)
@@ -328,7 +328,7 @@ fn pytest_seal() {
     ]);
     let head = f.run_head();
     assert_eq!(
-        head[0].result,
+        head[0].run.result,
         CheckStatus::Pass,
         "the cheat fools pytest: {}",
         show(&head)
@@ -433,7 +433,7 @@ fn baseline_of_a_package_new_at_head_and_a_bad_revision() {
     )
     .unwrap();
     assert_eq!(b.base_commit.as_deref(), Some(base.as_str()));
-    assert_eq!(b.results[0].result, CheckStatus::NotRun);
+    assert_eq!(b.results[0].run.result, CheckStatus::NotRun);
     assert_eq!(
         b.results[0].reason.as_deref(),
         Some("the package directory does not exist in this revision")
@@ -474,7 +474,7 @@ fn baseline_of_a_package_new_at_head_and_a_bad_revision() {
         (None, snapshot.as_str())
     );
     assert_eq!(
-        b.results[0].result,
+        b.results[0].run.result,
         CheckStatus::Pass,
         "{}",
         show(&b.results)

@@ -128,14 +128,16 @@ pub fn record_priced(
     })
     .unwrap();
     w.record(&CheckResult {
-        name: "impacted tests".to_string(),
-        kind: loki_protocol::CheckOrigin::Runner(loki_protocol::CheckKind::Cargo),
-        cmd: "cargo test".to_string(),
-        result: CheckStatus::Pass,
-        executed: 3,
-        passed: 3,
-        failed: 0,
-        skipped: 0,
+        run: loki_protocol::CheckRun {
+            name: "impacted tests".to_string(),
+            kind: loki_protocol::CheckOrigin::Runner(loki_protocol::CheckKind::Cargo),
+            cmd: "cargo test".to_string(),
+            result: CheckStatus::Pass,
+            executed: 3,
+            passed: 3,
+            failed: 0,
+            skipped: 0,
+        },
         duration_s: 0.5,
         log_sha256: sha256_hex(b"log"),
         failing_ids: Vec::new(),

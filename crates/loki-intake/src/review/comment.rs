@@ -151,7 +151,7 @@ fn title(report: &Report) -> String {
             count(report.cannot_judge.len().max(1), "suite")
         ),
         Verdict::Clean => {
-            let executed: u64 = report.checks.iter().map(|c| c.executed).sum();
+            let executed: u64 = report.checks.iter().map(|c| c.run.executed).sum();
             format!(
                 "{v}: {}, {executed} tests executed",
                 count(report.checks.len(), "suite")
@@ -303,12 +303,12 @@ fn suites(s: &mut String, r: &Report) {
         row(
             s,
             &[
-                code_cell(&c.name),
-                c.result.as_str().to_string(),
-                c.executed.to_string(),
-                c.passed.to_string(),
-                c.failed.to_string(),
-                c.skipped.to_string(),
+                code_cell(&c.run.name),
+                c.run.result.as_str().to_string(),
+                c.run.executed.to_string(),
+                c.run.passed.to_string(),
+                c.run.failed.to_string(),
+                c.run.skipped.to_string(),
             ],
         );
     }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::reports::report::{TestReport, TestStatus};
+use loki_protocol::CheckKind;
 
 fn facts<'a>(kind: CheckKind, exit_code: i32, report: Option<&'a TestReport>) -> Facts<'a> {
     Facts {

@@ -29,13 +29,17 @@ pub fn decide(input: &Input<'_>) -> Decision {
     // A head that reported no test at all (it could not run, build or finish) is one suite-level
     // finding below, not a deletion of every test the base ran.
     let silent = |name: &str| {
-        input.head.iter().find(|h| h.name == name).is_some_and(|h| {
-            only_marks(input.kinds, h)
-                && matches!(
-                    h.result,
-                    CheckStatus::NotRun | CheckStatus::Timeout | CheckStatus::Fail
-                )
-        })
+        input
+            .head
+            .iter()
+            .find(|h| h.run.name == name)
+            .is_some_and(|h| {
+                only_marks(input.kinds, h)
+                    && matches!(
+                        h.run.result,
+                        CheckStatus::NotRun | CheckStatus::Timeout | CheckStatus::Fail
+                    )
+            })
     };
     for it in all.iter().filter(|it| !silent(&it.check)) {
         let kind = crate::judge::identity::kind_of(input.kinds, &it.check);
@@ -262,7 +266,7 @@ fn gone_at_head(
 /// named the test that crashed it.
 fn crashed_binaries(input: &Input<'_>, d: &mut Decision) {
     for h in input.head {
-        let at_base = input.base.iter().find(|b| b.name == h.name);
+        let at_base = input.base.iter().find(|b| b.run.name == h.run.name);
         for t in h.tests.iter().filter(|t| t.id.ends_with(CRASHED)) {
             let bin = t.id.trim_end_matches(CRASHED);
             let ran_at_base =
@@ -271,7 +275,7 @@ fn crashed_binaries(input: &Input<'_>, d: &mut Decision) {
             if ran_at_base && !crashed_at_base {
                 d.findings.push(Finding::new(
                     FindingKind::NewlyFailing,
-                    &h.name,
+                    &h.run.name,
                     format!(
                         "test binary {bin} ran to its end at base and crashes now (a test aborted the process: a panic while panicking, a stack overflow, a segfault, an abort or exit); its tests after the crash did not report"
                     ),
@@ -287,10 +291,10 @@ fn broken_suites(input: &Input<'_>, d: &mut Decision) {
     for b in input
         .base
         .iter()
-        .filter(|b| b.result == CheckStatus::Pass || !only_marks(input.kinds, b))
+        .filter(|b| b.run.result == CheckStatus::Pass || !only_marks(input.kinds, b))
     {
         let ran = statuses(&b.tests);
-        let then = if b.result == CheckStatus::Pass {
+        let then = if b.run.result == CheckStatus::Pass {
             "passed at base".to_owned()
         } else {
             format!("ran {} tests at base", ran.len())
@@ -314,23 +318,23 @@ fn broken_suites(input: &Input<'_>, d: &mut Decision) {
         let why = |h: &loki_runner::exec::CheckResult| {
             h.reason.as_deref().unwrap_or("no reason given").to_owned()
         };
-        let detail = match input.head.iter().find(|h| h.name == b.name) {
-            None => format!("suite {} {then} and is gone now{lost}", b.name),
-            Some(h) if matches!(h.result, CheckStatus::NotRun | CheckStatus::Timeout) => {
+        let detail = match input.head.iter().find(|h| h.run.name == b.run.name) {
+            None => format!("suite {} {then} and is gone now{lost}", b.run.name),
+            Some(h) if matches!(h.run.result, CheckStatus::NotRun | CheckStatus::Timeout) => {
                 format!(
                     "suite {} {then} and cannot run now: {}{lost}",
-                    b.name,
+                    b.run.name,
                     why(h)
                 )
             }
-            Some(h) if only_marks(input.kinds, h) && h.result == CheckStatus::Fail => format!(
+            Some(h) if only_marks(input.kinds, h) && h.run.result == CheckStatus::Fail => format!(
                 "suite {} {then} and now fails before any test reports: {}{lost}",
-                b.name,
+                b.run.name,
                 why(h)
             ),
             Some(_) => continue,
         };
         d.findings
-            .push(Finding::new(FindingKind::SuiteBroken, &b.name, detail));
+            .push(Finding::new(FindingKind::SuiteBroken, &b.run.name, detail));
     }
 }
