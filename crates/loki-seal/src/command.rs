@@ -90,13 +90,13 @@ pub struct Answer {
 }
 
 /// `loki seal stop` for `agent`: `stdin` is the hook's input as read, or why it could not be
-/// read (the error's chain, one line). See the module doc: it fails closed.
+/// read. See the module doc: it fails closed.
 #[must_use]
-pub fn stop(env: &Env<'_>, agent: Agent, stdin: Result<String, String>) -> Answer {
+pub fn stop(env: &Env<'_>, agent: Agent, stdin: std::io::Result<String>) -> Answer {
     let (mut input, input_problem) = match stdin.map(|t| HookInput::parse(&t)) {
         Ok(Ok(i)) => (i, None),
         Ok(Err(e)) => (HookInput::default(), Some(e.to_string())),
-        Err(e) => (HookInput::default(), Some(e)),
+        Err(e) => (HookInput::default(), Some(chain(&e))),
     };
     input.agent = Some(agent);
     let decision = match judge(env, &input) {

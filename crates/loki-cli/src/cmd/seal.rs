@@ -51,7 +51,7 @@ pub fn run(ctx: &Ctx, cmd: SealCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn read_stdin() -> anyhow::Result<String> {
+fn read_stdin() -> std::io::Result<String> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         return Ok(String::new());
@@ -114,7 +114,7 @@ fn reset(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 }
 
 fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
-    let stdin = read_stdin().map_err(|e| format!("{e:#}"));
+    let stdin = read_stdin();
     let exe = std::env::current_exe().ok();
     let answer = loki_seal::command::stop(&env(ctx, exe.as_deref()), agent, stdin);
     let r = &answer.response;
