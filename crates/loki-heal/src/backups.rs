@@ -61,6 +61,29 @@ pub fn restore(b: &StaleBackup) -> Result<(), HealError> {
     Ok(())
 }
 
+/// What `loki fix --restore` did: the backups put back, in path order, and the error that
+/// stopped it (the backups after it are left as they were).
+#[derive(Debug, Default)]
+pub struct Restored {
+    pub restored: Vec<StaleBackup>,
+    pub failed: Option<HealError>,
+}
+
+/// Restores every stale backup under `root` ([`find_stale`]), stopping at the first that cannot
+/// be restored.
+#[must_use]
+pub fn restore_all(root: &Path) -> Restored {
+    let mut done = Restored::default();
+    for b in find_stale(root) {
+        if let Err(e) = restore(&b) {
+            done.failed = Some(e);
+            break;
+        }
+        done.restored.push(b);
+    }
+    done
+}
+
 #[cfg(test)]
 #[expect(clippy::disallowed_methods, reason = "fixtures are written directly")]
 mod tests {
@@ -84,5 +107,21 @@ mod tests {
             b"original\r\n"
         );
         assert!(find_stale(root).is_empty());
+    }
+
+    #[test]
+    fn restore_all_puts_every_backup_back_in_path_order() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        for f in ["b.py", "a.py"] {
+            std::fs::write(root.join(f), "patched").unwrap();
+            std::fs::write(root.join(format!("{f}.loki.bak")), f).unwrap();
+        }
+        let done = restore_all(root);
+        assert!(done.failed.is_none());
+        let rels: Vec<&str> = done.restored.iter().map(|b| b.rel.as_str()).collect();
+        assert_eq!(rels, ["a.py", "b.py"]);
+        assert_eq!(std::fs::read(root.join("b.py")).unwrap(), b"b.py");
+        assert!(restore_all(root).restored.is_empty());
     }
 }

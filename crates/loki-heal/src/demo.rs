@@ -1,7 +1,7 @@
 //! The offline playground: a bundled crashing program and its built-in fallback patch.
 //!
-//! `loki fix --demo` writes the example into a fresh directory, records its crash with
-//! [`crate::record::observe`], and heals it. With a model configured the model writes the patch;
+//! `loki fix --demo` writes the example into a fresh directory ([`Demo::script`]), records its
+//! crash with [`crate::record::observe`] ([`Demo::crash`]), and heals it. With a model configured the model writes the patch;
 //! without one, [`fallback_for`] supplies it — but only for a file whose bytes are exactly the
 //! bundled example's (checked by SHA-256), so the fallback can never be applied to user code.
 //! `loki fix --demo --browser` does the same with a web page ([`write_web`]) checked in headless
@@ -9,10 +9,13 @@
 
 use std::path::{Path, PathBuf};
 
+use loki_core::RunId;
+use loki_core::layout::Repo;
 use sha2::{Digest, Sha256};
 
-use crate::HealError;
 use crate::proposal::Proposal;
+use crate::web::PageSpec;
+use crate::{HealError, Incident, ObserveOptions, Observed};
 
 /// The Python example: the average of an empty list divides by zero.
 pub const PYTHON_FILE: &str = "stats.py";
@@ -85,11 +88,20 @@ pub fn write_web(dir: &Path) -> Result<PathBuf, HealError> {
     Ok(dir.join(WEB_DIR))
 }
 
-/// The bundled example chosen for this machine.
+/// The URL the web example is checked at (served from [`WEB_DIR`]).
+pub const WEB_URL: &str = "/index.html";
+
+/// The bundled example, written into a fresh temporary directory that is a repository of its
+/// own, ready to be observed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Demo {
+    /// The directory as made (kept after the demo, for the user to look at).
     pub dir: PathBuf,
+    pub repo: Repo,
+    /// The file that crashes, relative to `dir`.
     pub file: &'static str,
+    /// The command that runs it (the script's interpreter and file; empty for the web page,
+    /// which loki's page check loads).
     pub command: Vec<String>,
 }
 
@@ -105,18 +117,117 @@ pub fn choose(has: &dyn Fn(&str) -> bool) -> Option<(&'static str, &'static str,
     }
 }
 
-/// Writes the example into `dir` (made a repository of its own with an empty `.git/`).
-pub fn write(dir: &Path, has: &dyn Fn(&str) -> bool) -> Result<Option<Demo>, HealError> {
-    let Some((interp, file, source)) = choose(has) else {
-        return Ok(None);
-    };
-    std::fs::create_dir_all(dir.join(".git")).map_err(|e| HealError::io("create", dir, e))?;
-    loki_core::fs::write_atomic(&dir.join(file), source.as_bytes())?;
-    Ok(Some(Demo {
-        dir: dir.to_path_buf(),
-        file,
-        command: vec![interp.to_string(), file.to_string()],
-    }))
+/// A recorded crash of the demo.
+#[derive(Debug)]
+pub struct Crash {
+    pub run_id: RunId,
+    pub incident: Box<Incident>,
+    pub run_dir: PathBuf,
+}
+
+impl Demo {
+    /// The script example (`loki fix --demo`), for the interpreter [`choose`] finds with `has`.
+    ///
+    /// # Errors
+    /// [`HealError::NoInterpreter`] without Python or Node; the directory cannot be written.
+    pub fn script(has: &dyn Fn(&str) -> bool) -> Result<Demo, HealError> {
+        let dir = std::env::temp_dir().join(format!("loki-demo-heal-{}", RunId::new()));
+        let Some((interp, file, source)) = choose(has) else {
+            return Err(HealError::NoInterpreter);
+        };
+        std::fs::create_dir_all(dir.join(".git")).map_err(|e| HealError::io("create", &dir, e))?;
+        loki_core::fs::write_atomic(&dir.join(file), source.as_bytes())?;
+        Ok(Demo {
+            repo: Repo::discover(&dir)?,
+            dir,
+            file,
+            command: vec![interp.to_string(), file.to_string()],
+        })
+    }
+
+    /// The web example (`loki fix --demo --browser`, [`write_web`]).
+    ///
+    /// # Errors
+    /// The directory cannot be written.
+    pub fn page() -> Result<Demo, HealError> {
+        let dir = std::env::temp_dir().join(format!("loki-demo-web-{}", RunId::new()));
+        write_web(&dir)?;
+        Ok(Demo {
+            repo: Repo::discover(&dir)?,
+            dir,
+            file: WEB_FILE,
+            command: Vec::new(),
+        })
+    }
+
+    /// What observing the script example runs (seed 0, so its reproduction is fixed); `argv` is
+    /// loki's command line.
+    #[must_use]
+    pub fn script_options(&self, argv: Vec<String>) -> ObserveOptions {
+        ObserveOptions {
+            command: self.command.clone(),
+            cwd: self.repo.root.clone(),
+            seed: Some(0),
+            timeout: crate::record::DEFAULT_TIMEOUT,
+            argv,
+            clean_env: false,
+            browser: None,
+        }
+    }
+
+    /// What observing the web example runs: the page check of this loki (`exe`) on the served
+    /// site ([`crate::web::page_options`]).
+    ///
+    /// # Errors
+    /// No browser to check the page with.
+    pub fn page_options(&self, exe: &Path, argv: Vec<String>) -> Result<ObserveOptions, HealError> {
+        let site = self.dir.join(WEB_DIR);
+        let page = PageSpec {
+            cwd: &self.repo.root,
+            url: WEB_URL,
+            serve: Some(&site),
+            steps: None,
+            server: &[],
+        };
+        let timeout = crate::record::DEFAULT_TIMEOUT;
+        crate::web::page_options(&page, exe, argv, Some(0), timeout, false)
+    }
+
+    /// Observes the example with `opts`; it must crash.
+    ///
+    /// # Errors
+    /// The observation failed, or the example did not crash ([`HealError::DemoDidNotCrash`]).
+    pub fn crash(&self, opts: &ObserveOptions) -> Result<Crash, HealError> {
+        match crate::record::observe(&self.repo, opts)? {
+            Observed::Crashed {
+                run_id,
+                incident,
+                run_dir,
+                ..
+            } => Ok(Crash {
+                run_id,
+                incident,
+                run_dir,
+            }),
+            _ => Err(HealError::DemoDidNotCrash {
+                what: if opts.browser.is_some() {
+                    "bundled web page"
+                } else {
+                    "bundled example"
+                },
+            }),
+        }
+    }
+
+    /// The built-in patch of the example as it is on disk ([`fallback_for`]).
+    ///
+    /// # Errors
+    /// The file cannot be read, or its bytes are no longer the bundled example's.
+    pub fn fallback(&self) -> Result<Proposal, HealError> {
+        let path = self.dir.join(self.file);
+        let bytes = std::fs::read(&path).map_err(|e| HealError::io("read", &path, e))?;
+        fallback_for(self.file, &bytes).ok_or(HealError::DemoChanged)
+    }
 }
 
 fn sha(b: &[u8]) -> [u8; 32] {
@@ -199,6 +310,22 @@ mod tests {
             );
             assert_ne!(r.text, src);
         }
+    }
+
+    #[test]
+    fn a_demo_is_written_into_a_repository_of_its_own() {
+        let d = Demo::script(&|p| p == "node").unwrap();
+        assert_eq!(d.file, NODE_FILE);
+        assert_eq!(d.command, ["node", NODE_FILE]);
+        assert!(d.dir.join(".git").is_dir());
+        let proposal = d.fallback().unwrap();
+        assert_eq!(proposal.file, NODE_FILE);
+        assert_eq!(d.script_options(Vec::new()).seed, Some(0));
+        std::fs::remove_dir_all(&d.dir).unwrap();
+        assert!(matches!(
+            Demo::script(&|_| false),
+            Err(HealError::NoInterpreter)
+        ));
     }
 
     #[test]

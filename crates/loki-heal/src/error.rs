@@ -40,6 +40,18 @@ pub enum HealError {
     #[error(transparent)]
     Browser(#[from] loki_browser::BrowserError),
 
+    /// `loki fix --demo` finds neither interpreter its example is written for.
+    #[error("the healing demo needs python3 or node on PATH")]
+    NoInterpreter,
+
+    /// The demo's bundled example ran without crashing: the bundled bytes or this loki are wrong.
+    #[error("the {what} did not crash; this build of loki is broken")]
+    DemoDidNotCrash { what: &'static str },
+
+    /// The demo's file no longer holds the bundled bytes, so its built-in patch does not apply.
+    #[error("the bundled example was changed; no built-in patch applies")]
+    DemoChanged,
+
     #[error("{program} not found: {detail}")]
     CommandNotFound { program: String, detail: String },
 
@@ -122,6 +134,7 @@ impl loki_core::exit::Classify for HealError {
             | HealError::NotAnIncident { .. }
             | HealError::NoIncident { .. }
             | HealError::EmptyCommand
+            | HealError::NoInterpreter
             | HealError::CommandNotFound { .. }
             | HealError::PageHarness { .. }
             | HealError::PageSpec(_)
@@ -137,6 +150,8 @@ impl loki_core::exit::Classify for HealError {
             HealError::Agent(e) => e.exit_class(),
             HealError::Receipt(e) => e.exit_class(),
             HealError::BadModelAnswer { .. }
+            | HealError::DemoDidNotCrash { .. }
+            | HealError::DemoChanged
             | HealError::Io { .. }
             | HealError::Process { .. }
             | HealError::Runtime(_)

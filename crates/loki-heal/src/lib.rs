@@ -14,9 +14,11 @@
 //!   reproduction, rolled back when the program still crashes (the recorded crash or another one,
 //!   which it names: [`new_crash`]), sealed in a signed receipt of kind `heal`;
 //!   the verifying replay runs in [`replay_box`]; the propose → apply → verify sequence the
-//!   commands run is [`sequence::heal`], with a [`sequence::HealUi`] for what they show and ask; how a session settled, in words, is
+//!   commands run is [`sequence::heal_incident`], with a [`sequence::HealUi`] for what they show and ask; how a session settled, in words, is
 //!   [`fix::settled_words`]. The page check `loki run --url` observes is [`web::page_options`];
 //!   [`page`] is that check itself, the hidden `loki __page` (Chromium through `loki-browser`).
+//! - **Looking without healing** ([`inspect`]): the diagnosis of `loki fix` and the one replay of
+//!   `loki replay`.
 //! - **Stale backups** ([`backups`]) and the **offline demo** ([`demo`]).
 //!
 //! # Invariants
@@ -48,6 +50,7 @@ mod error;
 pub mod fix;
 pub mod frames;
 pub mod incident;
+pub mod inspect;
 pub mod model;
 pub mod new_crash;
 pub mod page;
@@ -65,8 +68,9 @@ pub use error::HealError;
 pub use fix::{FixOptions, FixReport, FixSession, PatchSource, Settled, latest_incident};
 pub use frames::{Crash, Frame, Lang, parse_crash, parse_urls};
 pub use incident::Incident;
+pub use inspect::{Diagnosis, Replayed, diagnose, replay};
 pub use proposal::{PlannedEdit, Proposal};
-pub use record::{ObserveOptions, Observed, observe};
+pub use record::{DEFAULT_TIMEOUT, ObserveOptions, Observed, observe};
 pub use repro::{Replay, ReplayVerdict};
 pub use resolve::{Resolution, resolve};
 pub use signature::Signature;

@@ -51,6 +51,8 @@ use crate::incident::{CrashInfo, ExitInfo, Fingerprint, INCIDENT_SCHEMA, Inciden
 use crate::repro::render_script;
 use crate::signature;
 
+/// Default limit on an observed command (`loki run` without `--timeout`, the demo).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Bytes of stdout and of stderr kept in `incident.json`: the end of the output holds the crash.
 pub const TAIL_BYTES: usize = 8 * 1024;
 /// Output captured per stream while observing (head and tail halves).
@@ -119,6 +121,19 @@ impl Observed {
             | Observed::Crashed { run_id, .. }
             | Observed::TimedOut { run_id, .. }
             | Observed::Interrupted { run_id, .. } => run_id,
+        }
+    }
+
+    /// The exit status `loki run` passes on: 0 for a clean run, the recorded crash's code (128 +
+    /// N for a death by signal N), else the command's own as the shell sees it (124 on timeout).
+    #[must_use]
+    pub fn exit_status(&self) -> i32 {
+        match self {
+            Observed::Clean { .. } => 0,
+            Observed::Crashed { incident, .. } => incident.exit.code,
+            Observed::TimedOut { output, .. } | Observed::Interrupted { output, .. } => {
+                output.exit_code()
+            }
         }
     }
 

@@ -11,6 +11,17 @@ use std::path::{Path, PathBuf};
 
 use loki_core::layout::Repo;
 
+/// The wrapper of a fix's verifying replay run by this loki (`exe`): [`wrapper`] when `exe` is
+/// known and the kernel confines ([`loki_process::confine::available`]), else none (the replay
+/// runs unboxed, as the user's own command did).
+#[must_use]
+pub fn for_fix(exe: Option<&Path>, home: &Path, repo: &Repo) -> Vec<OsString> {
+    match exe {
+        Some(exe) if loki_process::confine::available() => wrapper(exe, home, repo),
+        _ => Vec::new(),
+    }
+}
+
 /// The wrapper argv (`exe __confine …`) confining a replay in `repo` away from loki's `home`.
 /// The caller checks that confinement is available ([`loki_process::confine::available`]).
 #[must_use]

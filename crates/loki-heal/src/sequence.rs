@@ -2,6 +2,9 @@
 //! verify → seal, on a started [`FixSession`].
 //!
 //! # Steps
+//! 0. [`heal_incident`] starts the session: the signing key under loki's home, the replay box
+//!    ([`crate::replay_box::for_fix`]), the incident; then tells the caller
+//!    ([`HealUi::started`]).
 //! 1. The session proposes a patch from `source`. A failure seals the receipt and returns the
 //!    error.
 //! 2. A signal received during the model call ([`HealUi::signal`]) stops here: nothing was
@@ -23,13 +26,17 @@
 
 use std::path::Path;
 
-use loki_receipt::Signer;
+use loki_core::RunId;
+use loki_core::layout::Repo;
+use loki_receipt::{KeyEnv, Signer};
 
-use crate::fix::{FixReport, FixSession, PatchSource};
+use crate::fix::{FixOptions, FixReport, FixSession, PatchSource};
 use crate::{HealError, PlannedEdit};
 
 /// What the caller does at each step: show, ask, know of signals. `E` is the caller's error.
 pub trait HealUi<E> {
+    /// The session started: nothing is changed yet.
+    fn started(&mut self) {}
     /// The name of the signal received so far (`SIGINT`), if any.
     fn signal(&self) -> Option<&'static str>;
     /// The planned patch, before anything is written.
@@ -52,6 +59,43 @@ pub struct Steps {
     pub yes: bool,
     /// Replay the reproduction on the patched file.
     pub verify: bool,
+}
+
+/// The incident a heal is for, and what it runs with.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub repo: &'a Repo,
+    /// The incident's run.
+    pub run: &'a RunId,
+    /// loki's home: the signing key, and what the replay box hides.
+    pub home: &'a Path,
+    /// This loki, whose `__confine` boxes the verifying replay (none: it runs unboxed).
+    pub exe: Option<&'a Path>,
+    pub steps: Steps,
+}
+
+/// Starts a fix session for `req` (step 0 of the module doc) and runs the sequence on it;
+/// `argv` is loki's command line, for the heal run's record.
+///
+/// # Errors
+/// The signing key cannot be had or the session cannot start (nothing changed), else as
+/// [`heal`].
+pub fn heal_incident<E: From<HealError>>(
+    req: Request<'_>,
+    argv: Vec<String>,
+    source: PatchSource<'_>,
+    ui: &mut dyn HealUi<E>,
+) -> Result<FixReport, E> {
+    let signer =
+        Signer::load_or_create(req.home, &KeyEnv::from_process()).map_err(HealError::from)?;
+    let opts = FixOptions {
+        argv,
+        repro_timeout: None,
+        replay_wrapper: crate::replay_box::for_fix(req.exe, req.home, req.repo),
+    };
+    let session = FixSession::start(req.repo, req.run, opts)?;
+    ui.started();
+    heal(session, source, &signer, req.steps, ui)
 }
 
 /// Runs the sequence on `session`; see the module doc.

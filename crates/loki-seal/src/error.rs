@@ -17,6 +17,11 @@ pub enum SealError {
         "interrupted ({signal}) before the change was judged: nothing was found or cleared; run the command again"
     )]
     Interrupted { signal: &'static str },
+    /// A hook command without loki's home (the seal's state and signing key live there).
+    #[error(
+        "neither LOKI_HOME nor HOME is set; set LOKI_HOME to a directory for loki's keys and cache"
+    )]
+    NoHome,
     #[error(
         "no seal baseline for session {session:?} (looked for {path}); the SessionStart hook `loki seal start` records it — run `loki seal install --agent <agent>` so it runs"
     )]
@@ -67,6 +72,7 @@ impl loki_core::exit::Classify for SealError {
         use loki_core::exit::ExitClass;
         match self {
             SealError::NoBaseline { .. }
+            | SealError::NoHome
             | SealError::BadInput(_)
             | SealError::BadDeclarations { .. }
             | SealError::Undeclarable { .. }

@@ -52,6 +52,11 @@
 //! hook says (`claude -p`, `codex exec`), the client's own stderr, which [`person`] finds through
 //! `/proc` and the CLI writes to. Its module doc holds what each client shows.
 //!
+//! # The hook commands ([`command`])
+//!
+//! `loki seal start` and `loki seal stop` from the agent's JSON to the answer; the stop fails
+//! closed (its module doc).
+//!
 //! # Failed stops and status ([`status`])
 //!
 //! A stop that could not be judged blocks, then is released after `seal.max_blocks` in a row;
@@ -66,6 +71,7 @@ pub mod activation;
 pub mod baseline;
 pub mod budget;
 pub mod check;
+pub mod command;
 pub mod decide;
 pub mod declare;
 mod error;

@@ -24,9 +24,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use loki_core::RunId;
-use loki_heal::backups::StaleBackup;
+use loki_heal::backups::{Restored, StaleBackup};
 use loki_heal::{
-    FixReport, HealError, Incident, Observed, PlannedEdit, Replay, ReplayVerdict, Resolution,
+    Diagnosis, FixReport, HealError, Incident, Observed, PlannedEdit, ReplayVerdict, Replayed,
     Settled,
 };
 use loki_protocol::outcome::ExitCode;
@@ -36,10 +36,11 @@ use crate::style::{DIM, GREEN, RED, YELLOW, label, paint};
 /// Lines of the reproduction's output shown by `loki replay` (the end holds the verdict).
 const REPLAY_SHOWN_LINES: usize = 30;
 
-/// The `--json` object of `loki run`: the outcome, and `code` the exit status loki passes on;
+/// The `--json` object of `loki run`: the outcome, and the exit status loki passes on;
 /// `timeout_s` is the limit a timed-out command hit.
 #[must_use]
-pub fn observed_json(observed: &Observed, code: i32, timeout_s: u64) -> serde_json::Value {
+pub fn observed_json(observed: &Observed, timeout_s: u64) -> serde_json::Value {
+    let code = observed.exit_status();
     match observed {
         Observed::Clean { run_id, .. } => {
             serde_json::json!({"run_id": run_id, "outcome": "CLEAN", "exit_code": 0})
@@ -60,24 +61,30 @@ pub fn observed_json(observed: &Observed, code: i32, timeout_s: u64) -> serde_js
     }
 }
 
-/// What `loki run` says after a clean run (no trailing newline).
+/// What `loki run` says on stderr after the command's own output (see the module doc): nothing
+/// for an interrupted run (the interruption's note says it), nor for a clean one under `quiet`.
 #[must_use]
-pub fn clean(run_id: &RunId) -> String {
-    paint(DIM, &format!("loki: clean run, recorded as {run_id}"))
-}
-
-/// What `loki run` says after stopping a command at its timeout (no trailing newline).
-#[must_use]
-pub fn timed_out(timeout_s: u64, run_id: &RunId) -> String {
-    format!(
-        "{}: the command was stopped after {timeout_s}s; no incident recorded (a hang has no deterministic reproduction); run {run_id}",
-        paint(YELLOW, "loki")
-    )
+pub fn observed(observed: &Observed, repo_root: &Path, timeout_s: u64, quiet: bool) -> String {
+    match observed {
+        Observed::Clean { run_id, .. } if !quiet => {
+            paint(DIM, &format!("loki: clean run, recorded as {run_id}")) + "\n"
+        }
+        Observed::TimedOut { run_id, .. } => format!(
+            "{}: the command was stopped after {timeout_s}s; no incident recorded (a hang has no deterministic reproduction); run {run_id}\n",
+            paint(YELLOW, "loki")
+        ),
+        Observed::Crashed {
+            run_id,
+            incident,
+            run_dir,
+            ..
+        } => crashed(run_id, incident, repo_root, run_dir),
+        Observed::Clean { .. } | Observed::Interrupted { .. } => String::new(),
+    }
 }
 
 /// What `loki run` says about a crash: the record, the crash lines and what to do next.
-#[must_use]
-pub fn crashed(run_id: &RunId, inc: &Incident, repo_root: &Path, run_dir: &Path) -> String {
+fn crashed(run_id: &RunId, inc: &Incident, repo_root: &Path, run_dir: &Path) -> String {
     format!(
         "{}{}{}loki fix (diagnose) · loki fix --apply (patch and verify) · loki replay\n",
         recorded(run_id),
@@ -156,20 +163,43 @@ pub fn stale_backups(stale: &[StaleBackup]) -> String {
     s
 }
 
-/// The line of a backup put back by `loki fix --restore`.
+/// What `loki fix --restore` says: a line per backup put back (none under `quiet`), or that
+/// there was nothing to restore in `root`.
 #[must_use]
-pub fn restored(b: &StaleBackup) -> String {
-    format!(
-        "{} {} from {}.loki.bak",
-        paint(GREEN, "restored"),
-        b.rel,
-        b.rel
-    )
+pub fn restored(root: &Path, r: &Restored, quiet: bool) -> String {
+    if r.restored.is_empty() && r.failed.is_none() {
+        return format!(
+            "no .loki.bak backups in {}: nothing to restore\n",
+            root.display()
+        );
+    }
+    if quiet {
+        return String::new();
+    }
+    r.restored
+        .iter()
+        .map(|b| {
+            format!(
+                "{} {} from {}.loki.bak\n",
+                paint(GREEN, "restored"),
+                b.rel,
+                b.rel
+            )
+        })
+        .collect()
+}
+
+/// The `--json` form of `loki fix --restore`: the files put back.
+#[must_use]
+pub fn restored_json(root: &Path, r: &Restored) -> serde_json::Value {
+    let restored: Vec<&str> = r.restored.iter().map(|b| b.rel.as_str()).collect();
+    serde_json::json!({"root": root, "restored": restored})
 }
 
 /// The `--json` form of `loki fix` (diagnose).
 #[must_use]
-pub fn diagnosis_json(run: &RunId, inc: &Incident, res: &Resolution) -> serde_json::Value {
+pub fn diagnosis_json(run: &RunId, d: &Diagnosis) -> serde_json::Value {
+    let (inc, res) = (&d.incident, &d.resolution);
     let files: Vec<_> = res
         .files
         .iter()
@@ -184,16 +214,11 @@ pub fn diagnosis_json(run: &RunId, inc: &Incident, res: &Resolution) -> serde_js
         "signature": inc.signature, "sources": files, "refused": refused})
 }
 
-/// The text of `loki fix` (diagnose). `code` is the crashing line of the first source file, as
-/// the caller read it (`None` when it could not).
+/// The text of `loki fix` (diagnose), the crashing line under the first source file.
 #[must_use]
-pub fn diagnosis(
-    run: &RunId,
-    inc: &Incident,
-    res: &Resolution,
-    (repo_root, run_dir): (&Path, &Path),
-    code: Option<&str>,
-) -> String {
+pub fn diagnosis(run: &RunId, d: &Diagnosis, repo_root: &Path) -> String {
+    let (inc, res, run_dir) = (&d.incident, &d.resolution, d.dir.as_path());
+    let code = d.crash_line.as_deref();
     let mut s = String::new();
     let _ = writeln!(s, "{}{run}", label("Incident:"));
     let _ = writeln!(s, "{}{}", label("Command:"), inc.command.join(" "));
@@ -391,29 +416,25 @@ pub fn summary(r: &FixReport, incident: &RunId, detail: &str, quiet: bool) -> St
     s
 }
 
-/// The `--json` form of `loki replay`; `video` is the screencast written, if any.
+/// The `--json` form of `loki replay`, with the screencast written, if any.
 #[must_use]
-pub fn replay_json(
-    incident: &RunId,
-    inc: &Incident,
-    r: &Replay,
-    video: Option<&Path>,
-) -> serde_json::Value {
+pub fn replay_json(incident: &RunId, replayed: &Replayed) -> serde_json::Value {
+    let (inc, r) = (&replayed.incident, &replayed.replay);
     let reason = r.verdict.reason();
     serde_json::json!({"run_id": incident, "verdict": r.verdict.label(),
         "exit_code": r.verdict.exit_code(), "signature": inc.signature, "reason": reason,
-        "video": video})
+        "video": replayed.video})
 }
 
-/// The text of `loki replay`: `video` is the screencast as shown to the user when one was
-/// written, `video_asked` whether `--video` asked for one.
+/// The text of `loki replay`: the screencast is shown relative to `repo_root` when one was
+/// written; `video_asked` is whether `--video` asked for one.
 #[must_use]
-pub fn replay(
-    inc: &Incident,
-    r: &Replay,
-    quiet: bool,
-    (video, video_asked): (Option<&Path>, bool),
-) -> String {
+pub fn replay(replayed: &Replayed, repo_root: &Path, quiet: bool, video_asked: bool) -> String {
+    let (inc, r) = (&replayed.incident, &replayed.replay);
+    let video = replayed
+        .video
+        .as_deref()
+        .map(|v| v.strip_prefix(repo_root).unwrap_or(v));
     let mut s = String::new();
     if !quiet {
         let lines: Vec<&str> = r.output.lines().collect();

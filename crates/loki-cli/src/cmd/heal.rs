@@ -26,29 +26,19 @@ use std::time::Duration;
 use loki_agent::Provider;
 use loki_core::RunId;
 use loki_core::layout::Repo;
-use loki_heal::backups;
+use loki_heal::demo::Demo;
+use loki_heal::sequence::{HealUi, Request, Steps};
 use loki_heal::web::PageSpec;
-use loki_heal::{
-    FixOptions, FixReport, FixSession, HealError, ObserveOptions, Observed, PatchSource,
-    PlannedEdit,
-};
+use loki_heal::{FixReport, HealError, ObserveOptions, Observed, PatchSource, PlannedEdit};
 use loki_protocol::outcome::ExitCode;
-use loki_receipt::{KeyEnv, Signer};
-
-mod demo;
 
 use crate::cli::{FixArgs, ReplayArgs, RunArgs};
 use crate::cmd::UsageError;
 use crate::context::Ctx;
 use crate::interrupt;
 
-/// Default limit on an observed command (and on its reproduction).
-const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// An exit status as the process reports it: statuses are 0..=255, and a code outside (a
-/// negative one from a foreign wait status) is reported as a failure.
-fn observed_exit(code: i32) -> crate::cmd::Exit {
-    crate::cmd::Exit::Observed(u8::try_from(code).unwrap_or(1))
+fn argv() -> Vec<String> {
+    std::env::args().collect()
 }
 
 pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
@@ -58,26 +48,25 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     )?;
     let timeout = args
         .timeout
-        .map_or(DEFAULT_RUN_TIMEOUT, Duration::from_secs);
+        .map_or(loki_heal::DEFAULT_TIMEOUT, Duration::from_secs);
     let opts = match &args.url {
-        Some(url) => page_options(
-            &PageSpec {
+        Some(url) => {
+            let page = PageSpec {
                 cwd: &ctx.cwd,
                 url,
                 serve: args.serve.as_deref(),
                 steps: args.steps.as_deref(),
                 server: &args.command,
-            },
-            args.seed,
-            timeout,
-            args.clean_env,
-        )?,
+            };
+            let exe = std::env::current_exe()?;
+            loki_heal::web::page_options(&page, &exe, argv(), args.seed, timeout, args.clean_env)?
+        }
         None => ObserveOptions {
             command: args.command.clone(),
             cwd: ctx.cwd.clone(),
             seed: args.seed,
             timeout,
-            argv: std::env::args().collect(),
+            argv: argv(),
             clean_env: args.clean_env,
             browser: None,
         },
@@ -92,149 +81,81 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> anyhow::Result<crate::cmd::Exit> {
     }
     anstream::eprint!("{}", out.stderr.text());
     let _ = std::io::stdout().flush();
-    let code = out.exit_code();
+    let secs = opts.timeout.as_secs();
+    let heals = args.auto_heal && matches!(observed, Observed::Crashed { .. });
     if ctx.global.json {
-        let v = loki_term::heal::observed_json(&observed, code, opts.timeout.as_secs());
+        let v = loki_term::heal::observed_json(&observed, secs);
         // With --auto-heal the fix's summary is the one object; what was observed rides in it.
-        let heals = args.auto_heal && matches!(observed, Observed::Crashed { .. });
         if heals {
             crate::output::defer("observed", v);
         } else {
             crate::output::json(v);
         }
+    } else {
+        let text = loki_term::heal::observed(&observed, &repo.root, secs, ctx.global.quiet);
+        anstream::eprint!("{text}");
     }
-    match &observed {
-        Observed::Clean { run_id, .. } => {
-            if !ctx.global.json && !ctx.global.quiet {
-                anstream::eprintln!("{}", loki_term::heal::clean(run_id));
-            }
-            Ok(observed_exit(0))
-        }
-        Observed::TimedOut { run_id, .. } => {
-            if !ctx.global.json {
-                let secs = opts.timeout.as_secs();
-                anstream::eprintln!("{}", loki_term::heal::timed_out(secs, run_id));
-            }
-            Ok(observed_exit(code))
-        }
-        Observed::Crashed {
-            run_id,
-            incident,
-            run_dir,
-            ..
-        } => {
-            if !ctx.global.json {
-                let text = loki_term::heal::crashed(run_id, incident, &repo.root, run_dir);
-                anstream::eprint!("{text}");
-            }
-            if args.auto_heal {
-                return apply(ctx, &repo, run_id, true, false, None).map(Into::into);
-            }
-            Ok(observed_exit(incident.exit.code))
-        }
-        Observed::Interrupted { run_id, .. } => {
-            // `main` prints it and exits with the signal's code.
-            interrupt::left(format!(
-                "the command's process group was stopped; nothing was recorded as an incident (run {run_id})"
-            ));
-            Ok(observed_exit(code))
-        }
+    if heals {
+        return apply(ctx, &repo, observed.run_id(), true, false, None).map(Into::into);
     }
-}
-
-/// [`loki_heal::web::page_options`] for this loki binary and command line.
-fn page_options(
-    page: &PageSpec<'_>,
-    seed: Option<u64>,
-    timeout: Duration,
-    clean_env: bool,
-) -> anyhow::Result<ObserveOptions> {
-    let exe = std::env::current_exe()?;
-    Ok(loki_heal::web::page_options(
-        page,
-        &exe,
-        std::env::args().collect(),
-        seed,
-        timeout,
-        clean_env,
-    )?)
+    if let Observed::Interrupted { run_id, .. } = &observed {
+        // `main` prints it and exits with the signal's code.
+        interrupt::left(format!(
+            "the command's process group was stopped; nothing was recorded as an incident (run {run_id})"
+        ));
+    }
+    // A status is 0..=255; one outside (a negative one from a foreign wait status) is a failure.
+    let status = u8::try_from(observed.exit_status()).unwrap_or(1);
+    Ok(crate::cmd::Exit::Observed(status))
 }
 
 pub fn fix(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     if args.demo {
-        return demo::demo(ctx, args);
+        return demo(ctx, args);
     }
     let repo = ctx.repo()?;
     if args.restore {
         return restore(ctx, &repo);
     }
-    anstream::eprint!(
-        "{}",
-        loki_term::heal::stale_backups(&backups::find_stale(&repo.root))
-    );
+    let stale = loki_heal::backups::find_stale(&repo.root);
+    anstream::eprint!("{}", loki_term::heal::stale_backups(&stale));
     let run = loki_heal::incident::named(&repo, args.run.as_deref())?;
-    if args.apply {
-        if !args.yes && !std::io::stdin().is_terminal() {
-            return Err(UsageError(
-                "loki fix --apply asks before changing a file, but stdin is not a terminal: pass --yes to apply without asking".into(),
-            )
-            .into());
+    if !args.apply {
+        let d = loki_heal::diagnose(&repo, &run)?;
+        if ctx.global.json {
+            crate::output::json(loki_term::heal::diagnosis_json(&run, &d));
+        } else {
+            anstream::print!("{}", loki_term::heal::diagnosis(&run, &d, &repo.root));
         }
-        interrupt::install("nothing was changed: no patch was applied")?;
-        return apply(
-            ctx,
-            &repo,
-            &run,
-            args.yes,
-            args.no_verify,
-            args.model.as_deref(),
-        );
-    }
-    diagnose(ctx, &repo, &run)
-}
-
-fn diagnose(ctx: &Ctx, repo: &Repo, run: &RunId) -> anyhow::Result<ExitCode> {
-    let dir = loki_heal::fix::incident_dir(repo, run)?;
-    let (inc, _) = loki_heal::incident::load(&dir)?;
-    let res = loki_heal::resolve(&repo.root, &inc);
-    if ctx.global.json {
-        crate::output::json(loki_term::heal::diagnosis_json(run, &inc, &res));
         return Ok(ExitCode::Success);
     }
-    // The crashing line of the innermost source file, shown under it.
-    let code = res.crash_line();
-    anstream::print!(
-        "{}",
-        loki_term::heal::diagnosis(run, &inc, &res, (&repo.root, &dir), code.as_deref())
-    );
-    Ok(ExitCode::Success)
+    if !args.yes && !std::io::stdin().is_terminal() {
+        return Err(UsageError(
+            "loki fix --apply asks before changing a file, but stdin is not a terminal: pass --yes to apply without asking".into(),
+        )
+        .into());
+    }
+    interrupt::install("nothing was changed: no patch was applied")?;
+    let model = args.model.as_deref();
+    apply(ctx, &repo, &run, args.yes, args.no_verify, model)
 }
 
 fn restore(ctx: &Ctx, repo: &Repo) -> anyhow::Result<ExitCode> {
-    let stale = backups::find_stale(&repo.root);
+    let mut r = loki_heal::backups::restore_all(&repo.root);
+    let failed = r.failed.take();
     if ctx.global.json {
-        let mut restored = Vec::new();
-        for b in &stale {
-            backups::restore(b)?;
-            restored.push(b.rel.as_str());
+        if let Some(e) = failed {
+            return Err(e.into());
         }
-        crate::output::json(serde_json::json!({"root": repo.root, "restored": restored}));
+        crate::output::json(loki_term::heal::restored_json(&repo.root, &r));
         return Ok(ExitCode::Success);
     }
-    if stale.is_empty() {
-        anstream::println!(
-            "no .loki.bak backups in {}: nothing to restore",
-            repo.root.display()
-        );
-        return Ok(ExitCode::Success);
+    let text = loki_term::heal::restored(&repo.root, &r, ctx.global.quiet);
+    anstream::print!("{text}");
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(ExitCode::Success),
     }
-    for b in &stale {
-        backups::restore(b)?;
-        if !ctx.global.quiet {
-            anstream::println!("{}", loki_term::heal::restored(b));
-        }
-    }
-    Ok(ExitCode::Success)
 }
 
 /// The model `loki fix` asks ([`loki_workspace::options::Setup::choose_api`], refused when it is
@@ -243,25 +164,8 @@ fn model(ctx: &Ctx, flag: Option<&str>) -> anyhow::Result<Option<Box<dyn Provide
     let Some(chosen) = ctx.setup().choose_api(flag)? else {
         return Ok(None);
     };
-    Ok(Some(loki_heal::model::loop_only(
-        chosen.backend,
-        chosen.choice.label(),
-    )?))
-}
-
-fn signer(ctx: &Ctx) -> anyhow::Result<Signer> {
-    Ok(Signer::load_or_create(
-        ctx.home()?,
-        &KeyEnv::from_process(),
-    )?)
-}
-
-fn confirm(question: &str) -> anyhow::Result<bool> {
-    anstream::eprint!("{question} [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+    let label = chosen.choice.label();
+    Ok(Some(loki_heal::model::loop_only(chosen.backend, label)?))
 }
 
 fn apply(
@@ -273,58 +177,47 @@ fn apply(
     model_flag: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
     let provider = loki_heal::model::required(model(ctx, model_flag)?)?;
-    heal(
-        ctx,
-        repo,
-        run,
-        PatchSource::Model(provider.as_ref()),
-        yes,
-        no_verify,
-    )
-}
-
-/// The box a fix's verifying replay runs in ([`loki_heal::replay_box`]). Empty when Landlock
-/// is unavailable.
-fn replay_box(ctx: &Ctx, repo: &Repo) -> anyhow::Result<Vec<std::ffi::OsString>> {
-    let Ok(exe) = std::env::current_exe() else {
-        return Ok(Vec::new());
-    };
-    if !loki_process::confine::available() {
-        return Ok(Vec::new());
-    }
-    Ok(loki_heal::replay_box::wrapper(&exe, ctx.home()?, repo))
+    let source = PatchSource::Model(provider.as_ref());
+    heal(ctx, repo, run, source, yes, no_verify)
 }
 
 /// What `loki fix` shows and asks during [`loki_heal::sequence::heal`], and the interrupt
 /// notes it keeps.
 struct Terminal<'a> {
-    ctx: &'a Ctx,
+    quiet: bool,
     repo: &'a Repo,
     run: &'a RunId,
 }
 
-impl loki_heal::sequence::HealUi<anyhow::Error> for Terminal<'_> {
+impl HealUi<anyhow::Error> for Terminal<'_> {
+    fn started(&mut self) {
+        interrupt::left("nothing was changed: no patch was applied");
+    }
+
     fn signal(&self) -> Option<&'static str> {
         interrupt::signal_name()
     }
 
     fn proposed(&mut self, planned: &PlannedEdit) {
-        if !self.ctx.global.quiet {
+        if !self.quiet {
             anstream::print!("{}", loki_term::heal::proposed(planned));
         }
     }
 
     fn confirm(&mut self, planned: &PlannedEdit) -> anyhow::Result<bool> {
         interrupt::at_prompt("nothing was changed: the patch was not applied");
-        let accepted = confirm(&loki_term::heal::confirm_question(planned))?;
+        anstream::eprint!("{} [y/N] ", loki_term::heal::confirm_question(planned));
+        let _ = std::io::stderr().flush();
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer)?;
         interrupt::left("nothing was changed: the patch was not applied");
-        Ok(accepted)
+        Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
     }
 
     fn applied(&mut self, planned: &PlannedEdit, backup: &Path) {
         let shown = backup.strip_prefix(&self.repo.root).unwrap_or(backup);
         interrupt::left(loki_term::heal::applied_note(planned, shown, self.run));
-        if !self.ctx.global.quiet {
+        if !self.quiet {
             anstream::println!("{}", loki_term::heal::applied(planned, shown));
         }
     }
@@ -334,6 +227,7 @@ impl loki_heal::sequence::HealUi<anyhow::Error> for Terminal<'_> {
     }
 }
 
+/// Heals the incident of `run` ([`loki_heal::sequence::heal_incident`]) and shows its summary.
 fn heal(
     ctx: &Ctx,
     repo: &Repo,
@@ -342,62 +236,92 @@ fn heal(
     yes: bool,
     no_verify: bool,
 ) -> anyhow::Result<ExitCode> {
-    let signer = signer(ctx)?;
-    let opts = FixOptions {
-        argv: std::env::args().collect(),
-        repro_timeout: None,
-        replay_wrapper: replay_box(ctx, repo)?,
+    let exe = std::env::current_exe().ok();
+    let req = Request {
+        repo,
+        run,
+        home: ctx.home()?,
+        exe: exe.as_deref(),
+        steps: Steps {
+            yes,
+            verify: !no_verify,
+        },
     };
-    let session = FixSession::start(repo, run, opts)?;
-    interrupt::left("nothing was changed: no patch was applied");
-    let steps = loki_heal::sequence::Steps {
-        yes,
-        verify: !no_verify,
-    };
-    let mut ui = Terminal { ctx, repo, run };
-    let report = loki_heal::sequence::heal(session, source, &signer, steps, &mut ui)?;
-    Ok(summary(ctx, run, &report))
-}
-
-fn summary(ctx: &Ctx, incident: &RunId, r: &FixReport) -> ExitCode {
-    let code = r.outcome.exit_code();
+    let quiet = ctx.global.quiet;
+    let mut ui = Terminal { quiet, repo, run };
+    let r: FixReport = loki_heal::sequence::heal_incident(req, argv(), source, &mut ui)?;
     let file = r.planned.as_ref().map_or(String::new(), |p| p.rel.clone());
-    let (status, detail) = loki_heal::fix::settled_words(&r.settled, &file, incident);
+    let (status, detail) = loki_heal::fix::settled_words(&r.settled, &file, run);
     // What an interruption from here on leaves is what this summary says.
     interrupt::left(detail.clone());
     if ctx.global.json {
         let words = (status, detail.as_str());
-        crate::output::json(loki_term::heal::summary_json(r, incident, words, &file));
+        crate::output::json(loki_term::heal::summary_json(&r, run, words, &file));
     } else {
-        let text = loki_term::heal::summary(r, incident, &detail, ctx.global.quiet);
-        anstream::print!("{text}");
+        anstream::print!("{}", loki_term::heal::summary(&r, run, &detail, quiet));
     }
-    code
+    Ok(r.outcome.exit_code())
 }
 
 pub fn replay(ctx: &Ctx, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let repo = ctx.repo()?;
     interrupt::install("the reproduction was stopped; nothing was changed")?;
     let run = loki_heal::incident::named(&repo, args.run.as_deref())?;
-    let dir = loki_heal::fix::incident_dir(&repo, &run)?;
-    let (inc, _) = loki_heal::incident::load(&dir)?;
-    let (video, extra) = loki_heal::web::replay_video(&dir, &inc, run.as_str(), args.video)?;
-    let r = loki_heal::repro::run_with(&dir, &inc, None, &[], &extra)?;
-    let video = (args.video && video.is_file()).then_some(video);
-    let code = ExitCode::from_code(r.verdict.exit_code());
+    let r = loki_heal::replay(&repo, &run, args.video)?;
     if ctx.global.json {
-        crate::output::json(loki_term::heal::replay_json(
-            &run,
-            &inc,
-            &r,
-            video.as_deref(),
-        ));
-        return Ok(code);
+        crate::output::json(loki_term::heal::replay_json(&run, &r));
+    } else {
+        let quiet = ctx.global.quiet;
+        anstream::print!(
+            "{}",
+            loki_term::heal::replay(&r, &repo.root, quiet, args.video)
+        );
     }
-    let shown = video
-        .as_deref()
-        .map(|v| v.strip_prefix(&repo.root).unwrap_or(v));
-    let text = loki_term::heal::replay(&inc, &r, ctx.global.quiet, (shown, args.video));
-    anstream::print!("{text}");
-    Ok(code)
+    Ok(ExitCode::from_code(r.replay.verdict.exit_code()))
+}
+
+/// `loki fix --demo [--browser]`: the bundled example (a script, or a web page in headless
+/// Chromium), crashed, recorded and healed end to end in a directory of its own; healed by the
+/// configured model, else by the example's built-in patch.
+fn demo(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
+    interrupt::install("nothing was changed")?;
+    let (demo, opts) = if args.browser {
+        let demo = Demo::page()?;
+        let page = loki_heal::demo::WEB_PAGE;
+        anstream::println!("{}", loki_term::heal::demo_page(page, &demo.dir));
+        let opts = demo.page_options(&std::env::current_exe()?, argv())?;
+        let browser = opts.browser.as_ref().map_or("", |b| b.version.as_str());
+        let url = loki_heal::demo::WEB_URL;
+        anstream::println!("{}", loki_term::heal::checking(url, browser));
+        (demo, opts)
+    } else {
+        let demo = Demo::script(&|p: &str| which::which(p).is_ok())?;
+        let intro = loki_term::heal::demo_script(demo.file, &demo.dir, &demo.command);
+        anstream::print!("{intro}");
+        let opts = demo.script_options(argv());
+        (demo, opts)
+    };
+    let c = demo.crash(&opts)?;
+    let root = &demo.repo.root;
+    let crashed = loki_term::heal::demo_crashed(&c.run_id, &c.incident, root, &c.run_dir);
+    anstream::print!("{crashed}");
+    let provider = match model(ctx, args.model.as_deref()) {
+        Ok(p) => p,
+        Err(e) if args.model.is_some() => return Err(e),
+        Err(_) => None,
+    };
+    if ctx.global.json {
+        crate::output::defer("demo_dir", &demo.dir);
+    }
+    let source = match &provider {
+        Some(p) => PatchSource::Model(p.as_ref()),
+        None => {
+            let fallback = demo.fallback()?;
+            anstream::println!("{}", loki_term::heal::demo_fallback());
+            PatchSource::Fallback(fallback)
+        }
+    };
+    let result = heal(ctx, &demo.repo, &c.run_id, source, true, false);
+    anstream::println!("{}", loki_term::heal::demo_kept(&demo.dir));
+    result
 }

@@ -1,14 +1,15 @@
 //! `loki seal start|stop|check|declare|reset|status|install`: the stop hook for coding agents.
 //!
-//! The hook commands read the agent's JSON from stdin and answer in the agent's protocol
-//! (`loki_seal::respond`). `stop` fails closed: any error becomes a block whose reason is the
-//! error, so a broken seal can never read as "done". What a person reads is `loki_term::seal`.
+//! The hook commands read the agent's JSON from stdin; the seal answers in the agent's protocol
+//! (`loki_seal::command`: `stop` fails closed, any error becomes a block whose reason is the
+//! error, so a broken seal can never read as "done"). What a person reads is `loki_term::seal`.
 
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use loki_protocol::outcome::ExitCode;
-use loki_seal::{Agent, Decision, HookInput, SealOptions, respond};
+use loki_seal::command::Env;
+use loki_seal::{Agent, SealOptions};
 
 use crate::cli::{AgentName, SealCommand};
 use crate::context::Ctx;
@@ -50,7 +51,7 @@ pub fn run(ctx: &Ctx, cmd: SealCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn read_stdin() -> anyhow::Result<String> {
+fn read_stdin() -> std::io::Result<String> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         return Ok(String::new());
@@ -70,19 +71,21 @@ pub(crate) fn options(ctx: &Ctx, log_dir: PathBuf) -> anyhow::Result<SealOptions
     ))
 }
 
-/// The repository the hook is about: the agent's `cwd`, else ours.
-fn repo_root(ctx: &Ctx, input: &HookInput) -> anyhow::Result<PathBuf> {
-    let start = input.cwd.clone().unwrap_or_else(|| ctx.cwd.clone());
-    Ok(loki_core::layout::Repo::discover(&start)?.root)
+/// What the hook commands know of this process ([`loki_seal::command::Env`]).
+fn env<'a>(ctx: &'a Ctx, exe: Option<&'a Path>) -> Env<'a> {
+    Env {
+        cwd: &ctx.cwd,
+        home: ctx.home.as_deref(),
+        config: &ctx.config,
+        confine_exe: exe,
+    }
 }
 
 fn start(ctx: &Ctx, agent: Agent, rebaseline: bool) -> anyhow::Result<ExitCode> {
-    let mut input = HookInput::parse(&read_stdin()?)?;
-    input.agent = Some(agent);
-    let root = repo_root(ctx, &input)?;
-    let opts = options(ctx, root.join(".loki"))?;
-    loki_core::layout::Repo::discover(&root)?.ensure_loki_dir()?;
-    let started = loki_seal::start(&root, &input, &opts, rebaseline)?;
+    let stdin = read_stdin()?;
+    let exe = std::env::current_exe().ok();
+    let (input, started) =
+        loki_seal::command::start(&env(ctx, exe.as_deref()), agent, &stdin, rebaseline)?;
     if ctx.global.json {
         crate::output::json(loki_term::seal::started_json(&started));
     }
@@ -111,29 +114,12 @@ fn reset(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 }
 
 fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
-    // Unreadable hook input must not trap the agent: it is judged as the default session against
-    // the last commit, and that is said.
-    let (mut input, input_problem) = match read_stdin().map(|t| HookInput::parse(&t)) {
-        Ok(Ok(i)) => (i, None),
-        Ok(Err(e)) => (HookInput::default(), Some(e.to_string())),
-        Err(e) => (HookInput::default(), Some(format!("{e:#}"))),
-    };
-    input.agent = Some(agent);
-    let decision = match stop_inner(ctx, &input) {
-        Ok(d) => d,
-        Err(e) => failed(ctx, &input, &e),
-    };
-    let decision = match input_problem {
-        Some(p) => decision.prefixed(&format!(
-            "(the hook input was unreadable: {p}; judged as session \"default\") "
-        )),
-        None => decision,
-    };
-    // Every verdict must reach the person, not only the model.
-    loki_seal::person::relay(agent, &decision);
-    let r = respond(agent, &decision);
+    let stdin = read_stdin();
+    let exe = std::env::current_exe().ok();
+    let answer = loki_seal::command::stop(&env(ctx, exe.as_deref()), agent, stdin);
+    let r = &answer.response;
     if ctx.global.json {
-        crate::output::json(loki_term::seal::stop_json(agent, &decision, &r));
+        crate::output::json(loki_term::seal::stop_json(agent, &answer.decision, r));
     }
     anstream::print!("{}", r.stdout);
     anstream::eprint!("{}", r.stderr);
@@ -141,29 +127,6 @@ fn stop(ctx: &Ctx, agent: Agent) -> ExitCode {
         0 => ExitCode::Success,
         _ => ExitCode::Usage,
     }
-}
-
-/// A stop that could not be checked blocks, and counts ([`loki_seal::status::failed`]).
-fn failed(ctx: &Ctx, input: &HookInput, e: &anyhow::Error) -> Decision {
-    let max_blocks = ctx.config.uint("seal.max_blocks").unwrap_or(5);
-    let home = ctx.home().ok().map(PathBuf::as_path);
-    let root = repo_root(ctx, input).ok();
-    loki_seal::status::failed(
-        home,
-        root.as_deref(),
-        &input.session(),
-        max_blocks,
-        &format!("{e:#}"),
-    )
-}
-
-fn stop_inner(ctx: &Ctx, input: &HookInput) -> anyhow::Result<Decision> {
-    let root = repo_root(ctx, input)?;
-    let opts = options(ctx, root.join(".loki"))?;
-    crate::interrupt::left(
-        "the stop was not judged: its receipt says INTERRUPTED and the session's state is unchanged",
-    );
-    Ok(loki_seal::stop(&root, input, &opts)?.decision)
 }
 
 fn status(ctx: &Ctx, all: bool) -> anyhow::Result<ExitCode> {
