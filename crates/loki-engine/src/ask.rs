@@ -22,9 +22,10 @@
 //! is returned as the error. This module never prints; `started` is called once the run is
 //! recorded, before the agent starts (the CLI installs its signal note and announces the box).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use loki_agent::{Backend, PriceTable, SessionConfig, Transcript, run_session};
+use loki_agent::{Backend, PriceTable, SessionConfig, SessionOutcome, Transcript, run_session};
 use loki_core::RunId;
 use loki_core::layout::Repo;
 use loki_core::run::RunStore;
@@ -90,41 +91,14 @@ pub fn ask<E: From<EngineError>>(
     opts: &AskOptions,
     started: impl FnOnce(&RunId, bool) -> Result<(), E>,
 ) -> Result<Asked, E> {
-    let mut rec = RunRecorder::start(
-        &RunStore::new(repo.clone()),
-        Some(opts.prompt.clone()),
-        opts.argv.clone(),
-        &RunStarted::Ask {
-            provider: opts.provider.clone(),
-            why: opts.why.clone(),
-        },
-    )
-    .map_err(EngineError::from)?;
+    let mut rec = start_record(repo, opts)?;
     let dir = rec.dir().to_path_buf();
-    rec.append(&SessionStarted {
-        provider: Some(opts.provider.clone()),
-        model: opts.model.clone(),
-        ..SessionStarted::default()
-    })
-    .map_err(EngineError::from)?;
     let cli_agent = matches!(backend, Backend::Cli(_));
     started(rec.id(), cli_agent)?;
     let private = loki_core::scratch::Scratch::new("loki-ask-")
         .map_err(|e| EngineError::io("cannot create", std::env::temp_dir(), e))?;
     let fence = Fence::without_git(private.path(), &repo.root)?;
-    let wrapper = match &opts.confine_exe {
-        Some(exe) if loki_process::confine::available() => {
-            let net = if cli_agent {
-                Network::Allowed
-            } else {
-                opts.network
-            };
-            fence
-                .policy(repo, Scope::Checkout, &opts.secrets, net)
-                .wrapper(exe)
-        }
-        _ => Vec::new(),
-    };
+    let wrapper = box_wrapper(repo, opts, &fence, cli_agent);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -139,18 +113,7 @@ pub fn ask<E: From<EngineError>>(
             cfg.tools.run_wrapper = wrapper;
             cfg.tools.on_run = opts.on_run.clone();
             rt.block_on(run_session(provider.as_ref(), &repo.root, &cfg))
-                .map(|o| AskEnd {
-                    end: format!("{:?}", o.end).to_lowercase(),
-                    detail: o
-                        .finish
-                        .as_ref()
-                        .map(|f| f.detail.clone())
-                        .unwrap_or_default(),
-                    cost_usd: o.cost_usd,
-                    input_tokens: o.usage.input_tokens,
-                    output_tokens: o.usage.output_tokens,
-                    turns: o.turns,
-                })
+                .map(|o| loop_end(&o))
         }
         Backend::Cli(agent) => {
             // The proxy (when the network is off) lives until the agent has finished.
@@ -158,28 +121,7 @@ pub fn ask<E: From<EngineError>>(
                 crate::session::boxed_cli(&agent, &fence, &wrapper, &repo.root, opts.network)?;
             rt.block_on(boxed.run(&opts.prompt, &repo.root))
                 .map_err(loki_agent::AgentError::from)
-                .map(|o| {
-                    let (input_tokens, output_tokens) = o
-                        .usage
-                        .map_or((0, 0), |u| (u.input_tokens, u.output_tokens));
-                    let tail: String = o
-                        .stdout
-                        .chars()
-                        .rev()
-                        .take(CLI_DETAIL_CHARS)
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .rev()
-                        .collect();
-                    AskEnd {
-                        end: format!("exit {}", o.exit_code),
-                        detail: tail,
-                        cost_usd: o.cost_usd,
-                        input_tokens,
-                        output_tokens,
-                        turns: 1,
-                    }
-                })
+                .map(|o| cli_end(&o))
         }
     };
     record_end(&mut rec, &result)?;
@@ -187,6 +129,83 @@ pub fn ask<E: From<EngineError>>(
         run_id: rec.id().clone(),
         result,
     })
+}
+
+/// The start of the record: `run.started` and `session.started`.
+fn start_record(repo: &Repo, opts: &AskOptions) -> Result<RunRecorder, EngineError> {
+    let mut rec = RunRecorder::start(
+        &RunStore::new(repo.clone()),
+        Some(opts.prompt.clone()),
+        opts.argv.clone(),
+        &RunStarted::Ask {
+            provider: opts.provider.clone(),
+            why: opts.why.clone(),
+        },
+    )?;
+    rec.append(&SessionStarted {
+        provider: Some(opts.provider.clone()),
+        model: opts.model.clone(),
+        ..SessionStarted::default()
+    })?;
+    Ok(rec)
+}
+
+/// The model box's wrapper for the commands (empty without Landlock or `confine_exe`); a CLI
+/// agent keeps the network.
+fn box_wrapper(repo: &Repo, opts: &AskOptions, fence: &Fence, cli_agent: bool) -> Vec<OsString> {
+    match &opts.confine_exe {
+        Some(exe) if loki_process::confine::available() => {
+            let net = if cli_agent {
+                Network::Allowed
+            } else {
+                opts.network
+            };
+            fence
+                .policy(repo, Scope::Checkout, &opts.secrets, net)
+                .wrapper(exe)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The tool loop's end.
+fn loop_end(o: &SessionOutcome) -> AskEnd {
+    AskEnd {
+        end: format!("{:?}", o.end).to_lowercase(),
+        detail: o
+            .finish
+            .as_ref()
+            .map(|f| f.detail.clone())
+            .unwrap_or_default(),
+        cost_usd: o.cost_usd,
+        input_tokens: o.usage.input_tokens,
+        output_tokens: o.usage.output_tokens,
+        turns: o.turns,
+    }
+}
+
+/// A CLI agent's end: its exit code, and the end of its output as the detail.
+fn cli_end(o: &loki_clients::CliOutcome) -> AskEnd {
+    let (input_tokens, output_tokens) = o
+        .usage
+        .map_or((0, 0), |u| (u.input_tokens, u.output_tokens));
+    let tail: String = o
+        .stdout
+        .chars()
+        .rev()
+        .take(CLI_DETAIL_CHARS)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    AskEnd {
+        end: format!("exit {}", o.exit_code),
+        detail: tail,
+        cost_usd: o.cost_usd,
+        input_tokens,
+        output_tokens,
+        turns: 1,
+    }
 }
 
 /// The end of the record: see the module doc.

@@ -26,6 +26,7 @@ use loki_receipt::schema::{Check, IntegrityFinding};
 use crate::EngineError;
 use crate::run::{Products, Run, Step};
 use crate::session::SessionReport;
+use crate::verify::Verification;
 
 /// The stage's name in events and the summary's Time line.
 pub(crate) const STAGE: Stage = Stage::Council;
@@ -95,19 +96,7 @@ pub(crate) fn stage(
     };
     let git = loki_git::Git::new(&s.repo.root);
     let diff = String::from_utf8_lossy(&git.diff_patch_zero_context(&s.base, &head)?).into_owned();
-    let checks: Vec<Check> = v
-        .results
-        .iter()
-        .map(|r| r.result.receipt_check(r.role))
-        .chain(v.lint.iter().map(Check::from))
-        .collect();
-    let findings: Vec<IntegrityFinding> = v.findings.iter().map(IntegrityFinding::from).collect();
-    let checks = serde_json::to_string_pretty(&serde_json::json!({
-        "checks": checks,
-        "integrity": findings,
-        "not_proven": v.not_proven,
-    }))
-    .unwrap_or_default();
+    let checks = checks_json(v);
     let reviewers = loki_council::choose(&diff, s.opts.council);
     if s.budget_hit {
         s.notes.push(format!(
@@ -119,14 +108,7 @@ pub(crate) fn stage(
     let Backend::Loop(provider) = &s.opts.backend else {
         return Ok((Step::Skipped("a CLI agent".into()), None));
     };
-    let budget = Budget {
-        cost_left_usd: s.opts.max_cost_usd.map(|m| (m - s.cost_so_far()).max(0.0)),
-        tokens_left: s
-            .opts
-            .max_tokens
-            .map(|m| m.saturating_sub(s.tokens_so_far())),
-        time_left: s.time_left(),
-    };
+    let budget = budget_left(s);
     let cancel = s.opts.cancel.clone();
     let interrupted = move || cancel.is_cancelled();
     let mut sink = Sink {
@@ -149,6 +131,44 @@ pub(crate) fn stage(
         // The skipped reviewers are in NOT PROVEN; the run ends as interrupted (exit 130).
         s.interrupted = true;
     }
+    record_reviews(s, &council)?;
+    let detail = council.lines().join(", ");
+    Ok((Step::Done(detail), Some(council)))
+}
+
+/// What the council reads of the last verification: its checks as the receipt states them,
+/// the integrity findings and NOT PROVEN, as JSON.
+fn checks_json(v: &Verification) -> String {
+    let checks: Vec<Check> = v
+        .results
+        .iter()
+        .map(|r| r.result.receipt_check(r.role))
+        .chain(v.lint.iter().map(Check::from))
+        .collect();
+    let findings: Vec<IntegrityFinding> = v.findings.iter().map(IntegrityFinding::from).collect();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "checks": checks,
+        "integrity": findings,
+        "not_proven": v.not_proven,
+    }))
+    .unwrap_or_default()
+}
+
+/// What the run has left under its caps, for the council.
+fn budget_left(s: &Run<'_>) -> Budget {
+    Budget {
+        cost_left_usd: s.opts.max_cost_usd.map(|m| (m - s.cost_so_far()).max(0.0)),
+        tokens_left: s
+            .opts
+            .max_tokens
+            .map(|m| m.saturating_sub(s.tokens_so_far())),
+        time_left: s.time_left(),
+    }
+}
+
+/// Each reviewer as a session of the run, the council's NOT PROVEN in the run's notes, and the
+/// cap it reached as the run's `cap.hit`.
+fn record_reviews(s: &mut Run<'_>, council: &loki_council::Council) -> Result<(), EngineError> {
     for r in &council.reviews {
         let error = match &r.end {
             loki_council::ReviewEnd::NoAnswer(why) => Some(why.clone()),
@@ -184,6 +204,5 @@ pub(crate) fn stage(
         };
         s.hit_cap(which, STAGE.into())?;
     }
-    let detail = council.lines().join(", ");
-    Ok((Step::Done(detail), Some(council)))
+    Ok(())
 }

@@ -569,30 +569,39 @@ fn signature_steps(
     value: &Value,
     receipt: &Receipt,
 ) -> Result<Option<Statement>, Stop> {
-    let unsigned = |ctx: &mut Ctx<'_>, what: &str| {
-        if ctx.opts.allow_unsigned {
-            ctx.skip(
-                StepName::Signature,
-                format!("{what}; accepted because of --allow-unsigned"),
-            );
-            ctx.skip(StepName::Statement, "nothing signed to compare");
-            Ok(None)
-        } else {
-            Err(stop(
-                VerifyVerdict::Unsigned,
-                format!("{what}: the receipt is not signed (--allow-unsigned accepts it)"),
-            ))
-        }
-    };
     let Some(env_path) = &loc.envelope else {
         return unsigned(ctx, "no receipt.dsse.json");
     };
     let (env, body) = ctx.envelope(env_path)?;
-    if env.signatures.is_empty() {
+    if env.signatures.is_empty() || !signature_step(ctx, &env, &body)? {
         return unsigned(ctx, "the envelope has no signatures");
     }
+    statement_step(ctx, &body, value, receipt).map(Some)
+}
+
+/// An unsigned receipt (`what` says why it counts as one): accepted, with both steps skipped,
+/// only under `--allow-unsigned`.
+fn unsigned(ctx: &mut Ctx<'_>, what: &str) -> Result<Option<Statement>, Stop> {
+    if ctx.opts.allow_unsigned {
+        ctx.skip(
+            StepName::Signature,
+            format!("{what}; accepted because of --allow-unsigned"),
+        );
+        ctx.skip(StepName::Statement, "nothing signed to compare");
+        Ok(None)
+    } else {
+        Err(stop(
+            VerifyVerdict::Unsigned,
+            format!("{what}: the receipt is not signed (--allow-unsigned accepts it)"),
+        ))
+    }
+}
+
+/// The signature step: whether a trusted key signed the envelope (`false` when it holds no
+/// signature after all); a signature that does not verify, or only unknown keys, stops.
+fn signature_step(ctx: &mut Ctx<'_>, env: &Envelope, body: &[u8]) -> Result<bool, Stop> {
     let keys = ctx.trust()?;
-    match check_signatures(&env, &body, &keys) {
+    match check_signatures(env, body, &keys) {
         SignatureCheck::Valid { keyid, role } => {
             ctx.report.keyid = Some(keyid.clone());
             ctx.report.signer = Some(role);
@@ -610,13 +619,14 @@ fn signature_steps(
                     role.describe()
                 ),
             );
+            Ok(true)
         }
         SignatureCheck::Invalid { keyid, reason } => {
             ctx.report.keyid = Some(keyid.clone());
-            return Err(stop(
+            Err(stop(
                 VerifyVerdict::Tampered,
                 format!("the signature by known key {}: {reason}", short(&keyid)),
-            ));
+            ))
         }
         SignatureCheck::UnknownKey { keyids } => {
             let shown: Vec<String> = keyids
@@ -630,18 +640,27 @@ fn signature_steps(
                 })
                 .collect();
             ctx.report.keyid = keyids.into_iter().next().filter(|k| !k.is_empty());
-            return Err(stop(
+            Err(stop(
                 VerifyVerdict::Unchecked,
                 format!(
                     "signed by a key this machine does not trust ({}); pass the signer's public key with --pubkey FILE",
                     shown.join(", ")
                 ),
-            ));
+            ))
         }
-        SignatureCheck::NoSignatures => return unsigned(ctx, "the envelope has no signatures"),
+        SignatureCheck::NoSignatures => Ok(false),
     }
+}
 
-    let statement: Statement = serde_json::from_slice(&body).map_err(|e| {
+/// The statement step: the signed payload is a loki receipt statement whose subjects name this
+/// receipt and its commit, and whose predicate is this receipt (`value`).
+fn statement_step(
+    ctx: &mut Ctx<'_>,
+    body: &[u8],
+    value: &Value,
+    receipt: &Receipt,
+) -> Result<Statement, Stop> {
+    let statement: Statement = serde_json::from_slice(body).map_err(|e| {
         stop(
             VerifyVerdict::Unchecked,
             format!("the signed payload is not an in-toto statement: {e}"),
@@ -696,7 +715,7 @@ fn signature_steps(
         StepName::Statement,
         format!("subjects name receipt sha256:{} and {GIT_SUBJECT_PREFIX}{}; the predicate is this receipt", short(&receipt.receipt_sha256), short(head)),
     );
-    Ok(Some(statement))
+    Ok(statement)
 }
 
 fn short(hash: &str) -> &str {

@@ -164,121 +164,140 @@ const JAVA_ASSERTS: &[&str] = &[
     "Assert.fail(",
 ];
 
-fn patterns(lang: Lang) -> Patterns {
+/// Rust's test attributes, assertion macros and `#[ignore]`.
+const RUST: Patterns = Patterns {
+    tests: RUST_TEST_ATTRS,
+    asserts: &[
+        "assert!(",
+        "assert_eq!(",
+        "assert_ne!(",
+        "assert_matches!(",
+        "prop_assert!(",
+        "prop_assert_eq!(",
+        "prop_assert_ne!(",
+        "#[should_panic",
+    ],
+    assert_words: &[],
+    skips: &["#[ignore"],
+    test_words: &[],
+    vacuous: &[],
+};
+
+/// pytest's and unittest's tests, assertions and skips.
+const PYTHON: Patterns = Patterns {
+    tests: &["def test_"],
+    asserts: &["self.assert", "pytest.raises(", "pytest.warns("],
+    assert_words: &["assert"],
+    skips: &[
+        // xfail is an expected failure, not a skip: see `failing`.
+        "pytest.mark.skip",
+        "pytest.skip(",
+        "unittest.skip",
+        "@skip",
+        "skipTest(",
+    ],
+    test_words: &[],
+    vacuous: &[],
+};
+
+/// JS/TS tests (jest, vitest, mocha and the like), assertions, and skip or focus markers.
+const JS: Patterns = Patterns {
+    tests: &[
+        "it(",
+        "test(",
+        "it.each",
+        "test.each",
+        "it.only(",
+        "test.only(",
+        "it.concurrent(",
+        "test.concurrent(",
+        // Skipped forms still declare the test: skipping it is a skip marker, not a deletion.
+        "it.skip(",
+        "test.skip(",
+        "it.todo(",
+        "test.todo(",
+        "xit(",
+        "xtest(",
+    ],
+    asserts: &["expect(", "expect.", "assert(", "assert."],
+    assert_words: &[],
+    skips: &[
+        ".skip(",
+        ".only(",
+        ".todo(",
+        "xit(",
+        "xtest(",
+        "xdescribe(",
+        "skip: true",
+        "todo: true",
+    ],
+    test_words: &[],
+    vacuous: &[],
+};
+
+/// `go test`'s tests, failures and skips.
+const GO: Patterns = Patterns {
+    tests: &["func Test", "t.Run("],
+    asserts: &["t.Error", "t.Fatal", "t.Fail", "require.", "assert."],
+    assert_words: &[],
+    skips: &[".Skip"],
+    test_words: &[],
+    vacuous: &[],
+};
+
+/// JUnit's (4 and 5) tests, assertions and skips or failed assumptions.
+const JAVA: Patterns = Patterns {
+    tests: &[],
+    test_words: &[
+        "@Test",
+        "@ParameterizedTest",
+        "@RepeatedTest",
+        "@TestFactory",
+        "@TestTemplate",
+    ],
+    asserts: JAVA_ASSERTS,
+    // Java's own `assert` statement.
+    assert_words: &["assert"],
+    // An assumption that fails aborts the test as skipped: a skip with a condition.
+    skips: &[
+        "@Disabled",
+        "@Ignore",
+        "assumeTrue(",
+        "assumeFalse(",
+        "assumingThat(",
+        "Assumptions.assume",
+        "Assumptions.abort(",
+        "Assume.assume",
+    ],
+    vacuous: &[
+        "assertTrue(true)",
+        "assertFalse(false)",
+        "Assertions.assertTrue(true)",
+        "Assertions.assertFalse(false)",
+        "Assert.assertTrue(true)",
+        "Assert.assertFalse(false)",
+    ],
+};
+
+/// Files of no test language: nothing is counted.
+const NONE: Patterns = Patterns {
+    tests: &[],
+    test_words: &[],
+    asserts: &[],
+    assert_words: &[],
+    skips: &[],
+    vacuous: &[],
+};
+
+/// The patterns of `lang`.
+fn patterns(lang: Lang) -> &'static Patterns {
     match lang {
-        Lang::Rust => Patterns {
-            tests: RUST_TEST_ATTRS,
-            asserts: &[
-                "assert!(",
-                "assert_eq!(",
-                "assert_ne!(",
-                "assert_matches!(",
-                "prop_assert!(",
-                "prop_assert_eq!(",
-                "prop_assert_ne!(",
-                "#[should_panic",
-            ],
-            assert_words: &[],
-            skips: &["#[ignore"],
-            test_words: &[],
-            vacuous: &[],
-        },
-        Lang::Python => Patterns {
-            tests: &["def test_"],
-            asserts: &["self.assert", "pytest.raises(", "pytest.warns("],
-            assert_words: &["assert"],
-            skips: &[
-                // xfail is an expected failure, not a skip: see `failing`.
-                "pytest.mark.skip",
-                "pytest.skip(",
-                "unittest.skip",
-                "@skip",
-                "skipTest(",
-            ],
-            test_words: &[],
-            vacuous: &[],
-        },
-        Lang::Js => Patterns {
-            tests: &[
-                "it(",
-                "test(",
-                "it.each",
-                "test.each",
-                "it.only(",
-                "test.only(",
-                "it.concurrent(",
-                "test.concurrent(",
-                // Skipped forms still declare the test: skipping it is a skip marker, not a deletion.
-                "it.skip(",
-                "test.skip(",
-                "it.todo(",
-                "test.todo(",
-                "xit(",
-                "xtest(",
-            ],
-            asserts: &["expect(", "expect.", "assert(", "assert."],
-            assert_words: &[],
-            skips: &[
-                ".skip(",
-                ".only(",
-                ".todo(",
-                "xit(",
-                "xtest(",
-                "xdescribe(",
-                "skip: true",
-                "todo: true",
-            ],
-            test_words: &[],
-            vacuous: &[],
-        },
-        Lang::Go => Patterns {
-            tests: &["func Test", "t.Run("],
-            asserts: &["t.Error", "t.Fatal", "t.Fail", "require.", "assert."],
-            assert_words: &[],
-            skips: &[".Skip"],
-            test_words: &[],
-            vacuous: &[],
-        },
-        Lang::Java => Patterns {
-            tests: &[],
-            test_words: &[
-                "@Test",
-                "@ParameterizedTest",
-                "@RepeatedTest",
-                "@TestFactory",
-                "@TestTemplate",
-            ],
-            asserts: JAVA_ASSERTS,
-            // Java's own `assert` statement.
-            assert_words: &["assert"],
-            // An assumption that fails aborts the test as skipped: a skip with a condition.
-            skips: &[
-                "@Disabled",
-                "@Ignore",
-                "assumeTrue(",
-                "assumeFalse(",
-                "assumingThat(",
-                "Assumptions.assume",
-                "Assumptions.abort(",
-                "Assume.assume",
-            ],
-            vacuous: &[
-                "assertTrue(true)",
-                "assertFalse(false)",
-                "Assertions.assertTrue(true)",
-                "Assertions.assertFalse(false)",
-                "Assert.assertTrue(true)",
-                "Assert.assertFalse(false)",
-            ],
-        },
-        Lang::Hash => Patterns {
-            tests: &[],
-            test_words: &[],
-            asserts: &[],
-            assert_words: &[],
-            skips: &[],
-            vacuous: &[],
-        },
+        Lang::Rust => &RUST,
+        Lang::Python => &PYTHON,
+        Lang::Js => &JS,
+        Lang::Go => &GO,
+        Lang::Java => &JAVA,
+        Lang::Hash => &NONE,
     }
 }
 

@@ -48,14 +48,55 @@ pub fn json(run: &str, report: &DeepReport) -> serde_json::Value {
 /// The human summary (labels padded to 12 columns, like the run summary).
 #[must_use]
 pub fn render(r: &DeepReport) -> String {
-    let mut s = String::new();
-    let mut line = |label: &str, text: &str| {
-        let _ = writeln!(s, "{:<12}{text}", format!("{label}:"));
-    };
-    line("Deep", r.outcome().as_str());
-    line("Run", &r.receipt.run_id);
+    let mut s = Lines(String::new());
+    s.line("Deep", r.outcome().as_str());
+    s.line("Run", &r.receipt.run_id);
+    suite_lines(&mut s, r);
+    for (name, e) in r.environment() {
+        s.line(
+            "Machine",
+            &format!(
+                "{name} did not run, not the code's failure: {} {}; {}",
+                e.tool, e.problem, e.fix
+            ),
+        );
+    }
+    boot_lines(&mut s, r);
+    secrets_lines(&mut s, r);
+    s.line("Receipt", &format!("sha256:{}", r.receipt.receipt_sha256));
+    // One entry a line, continuation lines indented to the labels' width.
+    let not_proven =
+        loki_receipt::not_proven::summary_lines("NOT PROVEN:", 12, &r.receipt.not_proven);
+    s.line(
+        "NOT PROVEN",
+        not_proven
+            .trim_start_matches("NOT PROVEN:")
+            .trim_start()
+            .trim_end(),
+    );
+    s.line(
+        "Written",
+        &r.dir
+            .join(loki_receipt::builder::MARKDOWN_FILE)
+            .display()
+            .to_string(),
+    );
+    s.0
+}
+
+/// The summary being written, one labelled line at a time.
+struct Lines(String);
+
+impl Lines {
+    fn line(&mut self, label: &str, text: &str) {
+        let _ = writeln!(self.0, "{:<12}{text}", format!("{label}:"));
+    }
+}
+
+/// One `Full suite:` line per suite: its counts, why it did not run, its first failing tests.
+fn suite_lines(s: &mut Lines, r: &DeepReport) {
     if r.suite.is_empty() {
-        line("Full suite", "no test suite detected");
+        s.line("Full suite", "no test suite detected");
     }
     for c in &r.suite {
         let mut t = format!(
@@ -84,22 +125,17 @@ pub fn render(r: &DeepReport) -> String {
                     .join(", ")
             );
         }
-        line("Full suite", &t);
+        s.line("Full suite", &t);
     }
-    for (name, e) in r.environment() {
-        line(
-            "Machine",
-            &format!(
-                "{name} did not run, not the code's failure: {} {}; {}",
-                e.tool, e.problem, e.fix
-            ),
-        );
-    }
+}
+
+/// One `App boot:` line per start command, a crashed boot's last output lines under it.
+fn boot_lines(s: &mut Lines, r: &DeepReport) {
     if r.boots.is_empty() {
-        line("App boot", "no start command found");
+        s.line("App boot", "no start command found");
     }
     for b in &r.boots {
-        line(
+        s.line(
             "App boot",
             &format!(
                 "{} `{}`: {}",
@@ -120,12 +156,16 @@ pub fn render(r: &DeepReport) -> String {
                 .into_iter()
                 .rev()
             {
-                line("", &format!("  | {l}"));
+                s.line("", &format!("  | {l}"));
             }
         }
     }
+}
+
+/// `Secrets:`: what was scanned when nothing was found, else one line per finding, redacted.
+fn secrets_lines(s: &mut Lines, r: &DeepReport) {
     if r.scan.findings.is_empty() {
-        line(
+        s.line(
             "Secrets",
             &format!(
                 "none in {} file(s), {} added line(s)",
@@ -134,30 +174,11 @@ pub fn render(r: &DeepReport) -> String {
         );
     }
     for f in &r.scan.findings {
-        line(
+        s.line(
             "Secrets",
             &format!("{}:{}: {} {}", f.path, f.line, f.rule, f.redacted),
         );
     }
-    line("Receipt", &format!("sha256:{}", r.receipt.receipt_sha256));
-    // One entry a line, continuation lines indented to the labels' width.
-    let not_proven =
-        loki_receipt::not_proven::summary_lines("NOT PROVEN:", 12, &r.receipt.not_proven);
-    line(
-        "NOT PROVEN",
-        not_proven
-            .trim_start_matches("NOT PROVEN:")
-            .trim_start()
-            .trim_end(),
-    );
-    line(
-        "Written",
-        &r.dir
-            .join(loki_receipt::builder::MARKDOWN_FILE)
-            .display()
-            .to_string(),
-    );
-    s
 }
 
 /// After a `--deep` build: the deep verify started in the background, or why it did not (no

@@ -123,7 +123,18 @@ pub fn cargo_config(file: &str, base: &str, head: &str) -> Vec<Hit> {
     };
     let b = cfgparse::toml(base).unwrap_or_else(|| empty.clone());
     let mut out = Vec::new();
-    for (name, v) in changed_entries(&b, &h, &["alias"]) {
+    aliases(file, &b, &h, &mut out);
+    rustflags(file, &b, &h, &["build"], &mut out);
+    targets_config(file, &b, &h, &mut out);
+    replaced_code(file, &b, &h, &mut out);
+    profile_checks(file, &b, &h, &["dev", "test"], &mut out);
+    out
+}
+
+/// `[alias]`: `test`/`t`/`nextest` redefined, or an alias that ran tests narrowed or no longer
+/// running them.
+fn aliases(file: &str, b: &Node, h: &Node, out: &mut Vec<Hit>) {
+    for (name, v) in changed_entries(b, h, &["alias"]) {
         let hw = words_of(v);
         let bw = b.at(&["alias", &name]).map(words_of).unwrap_or_default();
         let cargo = |w: &[String]| {
@@ -166,9 +177,12 @@ pub fn cargo_config(file: &str, base: &str, head: &str) -> Vec<Hit> {
             _ => {}
         }
     }
-    rustflags(file, &b, &h, &["build"], &mut out);
+}
+
+/// `[target.*]`: its `rustflags` and a new or changed `runner`.
+fn targets_config(file: &str, b: &Node, h: &Node, out: &mut Vec<Hit>) {
     for (triple, t) in tab(h.get("target")) {
-        rustflags(file, &b, &h, &["target", triple], &mut out);
+        rustflags(file, b, h, &["target", triple], out);
         if let Some(r) = t.get("runner")
             && b.at(&["target", triple, "runner"])
                 .is_none_or(|x| x.v != r.v)
@@ -176,7 +190,12 @@ pub fn cargo_config(file: &str, base: &str, head: &str) -> Vec<Hit> {
             out.push(hit(Some(r.line), format!("{file} `[target.{triple}] runner = {}` runs every test binary through another program, which decides the result", r.render())));
         }
     }
-    for (k, v) in changed_entries(&b, &h, &["env"]) {
+}
+
+/// What swaps the code or its inputs: `[env]` entries beyond logging and colour, `[source]`
+/// replacement, `[patch]`, and a `rustc-wrapper` other than a compiler cache.
+fn replaced_code(file: &str, b: &Node, h: &Node, out: &mut Vec<Hit>) {
+    for (k, v) in changed_entries(b, h, &["env"]) {
         if !HARMLESS_ENV.contains(&k.as_str()) {
             out.push(hit(
                 Some(v.line),
@@ -187,7 +206,7 @@ pub fn cargo_config(file: &str, base: &str, head: &str) -> Vec<Hit> {
             ));
         }
     }
-    for (k, v) in changed_entries(&b, &h, &["source"]) {
+    for (k, v) in changed_entries(b, h, &["source"]) {
         out.push(hit(
             Some(v.line),
             format!(
@@ -196,7 +215,7 @@ pub fn cargo_config(file: &str, base: &str, head: &str) -> Vec<Hit> {
             ),
         ));
     }
-    for (k, v) in changed_entries(&b, &h, &["patch"]) {
+    for (k, v) in changed_entries(b, h, &["patch"]) {
         out.push(hit(
             Some(v.line),
             format!(
@@ -224,8 +243,6 @@ pub fn cargo_config(file: &str, base: &str, head: &str) -> Vec<Hit> {
             }
         }
     }
-    profile_checks(file, &b, &h, &["dev", "test"], &mut out);
-    out
 }
 
 /// Test targets of a manifest by kind and name, with their table.

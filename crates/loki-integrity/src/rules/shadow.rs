@@ -16,10 +16,13 @@
 //!   `go.mod` points a `replace` at.
 //! - Java: an added test-source copy of a main class, or a class added in a test framework's own
 //!   packages (module `java`).
+//!
+//! Python's rule is in module `python`, Java's in `java`; JS/TS and Go are here.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 mod java;
+mod python;
 
 use crate::rules::{Context, Out, Prepared};
 use loki_protocol::{Finding, FindingKind};
@@ -405,143 +408,10 @@ pub fn rules(prepared: &[Prepared], ctx: &Context, out: &mut Out) {
         .filter(|p| p.change.base.is_none() && p.change.head.is_some())
         .map(|p| p.path)
         .collect();
-    python(&tree, &added, out);
+    python::python(&tree, &added, out);
     js(&tree, &added, &ctx.edited_sources, out);
     go(prepared, ctx, &added, out);
     java::java(&tree, &added, out);
-}
-
-// ---------------------------------------------------------------------------------------- Python
-
-fn is_identifier(s: &str) -> bool {
-    s.chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
-}
-
-/// The module an added Python path defines at the top of its directory: `(dir, name)`.
-fn py_module(path: &str) -> Option<(&str, &str)> {
-    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
-    if file == "__init__.py" {
-        let (d, name) = dir.rsplit_once('/').unwrap_or(("", dir));
-        return (!dir.is_empty()).then_some((d, name));
-    }
-    let name = file.strip_suffix(".py")?;
-    Some((dir, name))
-}
-
-fn python(tree: &BTreeSet<&str>, added: &BTreeSet<&str>, out: &mut Out) {
-    let is_package = |dir: &str| tree.contains(join(dir, "__init__.py").as_str());
-    // Project roots: directories with packaging metadata, and the repository root.
-    let roots: BTreeSet<&str> = tree
-        .iter()
-        .filter(|p| {
-            let name = p.rsplit('/').next().unwrap_or(p);
-            matches!(name, "pyproject.toml" | "setup.py" | "setup.cfg")
-        })
-        .map(|p| parent(p))
-        .chain(std::iter::once(""))
-        .collect();
-    let root_of = |path: &str| -> &str {
-        roots
-            .iter()
-            .filter(|r| r.is_empty() || path.starts_with(&format!("{r}/")))
-            .max_by_key(|r| r.len())
-            .copied()
-            .unwrap_or("")
-    };
-    // Top-level modules per root: name -> the paths that define it.
-    let mut top: BTreeMap<(&str, String), BTreeSet<String>> = BTreeMap::new();
-    for p in tree
-        .iter()
-        .filter(|p| p.ends_with(".py") && !added.contains(*p))
-    {
-        let root = root_of(p);
-        let rel = if root.is_empty() {
-            (*p).to_owned()
-        } else {
-            p[root.len() + 1..].to_owned()
-        };
-        let parts: Vec<&str> = rel.split('/').collect();
-        let (base, rest) = match parts.as_slice() {
-            ["src" | "lib", rest @ ..] if !rest.is_empty() => (join(root, parts[0]), rest),
-            rest => (root.to_owned(), rest),
-        };
-        let name = match rest {
-            [file] => file.strip_suffix(".py").map(str::to_owned),
-            // `pkg/...`: a package (or, under src/, a namespace package).
-            [dir, ..] if is_package(&join(&base, dir)) || base.ends_with("src") => {
-                Some((*dir).to_owned())
-            }
-            _ => None,
-        };
-        if let Some(name) =
-            name.filter(|n| is_identifier(n) && n != "__init__" && n != "conftest" && n != "setup")
-        {
-            top.entry((root, name))
-                .or_default()
-                .insert(join(&base, rest[0]));
-        }
-    }
-    // Directories the tests import from: project roots and their `src/`/`lib/`, and directories
-    // that hold test files (pytest puts a test file's directory on `sys.path`).
-    let test_dirs: BTreeSet<&str> = tree
-        .iter()
-        .filter(|p| p.ends_with(".py") && loki_syntax::testcode::is_test_path(p))
-        .map(|p| parent(p))
-        .collect();
-    let on_test_path = |dir: &str| {
-        roots.contains(dir)
-            || roots
-                .iter()
-                .any(|r| dir == join(r, "src") || dir == join(r, "lib"))
-            || test_dirs.contains(dir)
-            || matches!(dir.rsplit('/').next(), Some("tests" | "test"))
-    };
-    for path in added.iter().filter(|p| p.ends_with(".py") && !ignored(p)) {
-        let Some((dir, name)) = py_module(path) else {
-            continue;
-        };
-        if !is_identifier(name)
-            || name.starts_with("__")
-            || matches!(name, "conftest" | "setup" | "test" | "tests")
-            || is_package(dir)
-            || !on_test_path(dir)
-        {
-            continue;
-        }
-        let own = join(
-            dir,
-            if path.ends_with("__init__.py") {
-                name
-            } else {
-                path.rsplit('/').next().unwrap_or(path)
-            },
-        );
-        let elsewhere: Vec<&String> = top
-            .get(&(root_of(path), name.to_owned()))
-            .map(|s| {
-                s.iter()
-                    .filter(|p| **p != own && !own.starts_with(&format!("{p}/")))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let detail = if let Some(real) = elsewhere.first() {
-            format!(
-                "adds a module `{name}` that shadows the project's `{real}`: code run from `{}` imports this one instead",
-                if dir.is_empty() { "." } else { dir }
-            )
-        } else if PY_STDLIB.contains(&name) {
-            format!(
-                "adds a module `{name}` that shadows the standard library's `{name}` for code run from `{}`",
-                if dir.is_empty() { "." } else { dir }
-            )
-        } else {
-            continue;
-        };
-        out.push(Finding::new(FindingKind::ShadowModule, path, detail).at_line(1));
-    }
 }
 
 // ---------------------------------------------------------------------------------------- JS/TS

@@ -142,91 +142,9 @@ fn runner_shaped(s: &str) -> bool {
 }
 
 fn go<'a>(ast: &'a Ast, ix: &Index<'a>, out: &mut Vec<Hit>) {
-    let calls = |root: Node<'a>| -> Vec<Node<'a>> {
-        ast.all(root)
-            .into_iter()
-            .filter(|c| c.kind() == "call_expression")
-            .collect()
-    };
     for &n in ix.nodes() {
         if n.kind() == "function_declaration" && ast.field_text(n, "name") == "TestMain" {
-            let Some(body) = n.child_by_field_name("body") else {
-                continue;
-            };
-            let m = n
-                .child_by_field_name("parameters")
-                .and_then(|p| p.named_child(0))
-                .and_then(|p| p.child_by_field_name("name"))
-                .map_or("m", |x| ast.text_of(x));
-            let run = format!("{m}.Run");
-            let all_calls = calls(body);
-            let runs: Vec<&Node> = all_calls
-                .iter()
-                .filter(|c| ast.field_text(**c, "function") == run)
-                .collect();
-            let exits: Vec<&Node> = all_calls
-                .iter()
-                .filter(|c| ast.field_text(**c, "function") == "os.Exit")
-                .collect();
-            if runs.is_empty() {
-                out.push(Hit::new(
-                    line(n),
-                    "TestMain:no-run".to_owned(),
-                    format!(
-                        "`{}` never calls {run}(), so no test runs and the exit code is its own",
-                        ast.quote(n)
-                    ),
-                ));
-            }
-            let discarded = runs.iter().any(|r| {
-                ix.parent(**r)
-                    .is_some_and(|p| p.kind() == "expression_statement")
-            });
-            for e in &exits {
-                let arg = e
-                    .child_by_field_name("arguments")
-                    .and_then(|a| a.named_child(0));
-                let zero = arg.is_some_and(|a| literal(ast, a) == Some(Lit::Num("0".into())));
-                if zero {
-                    out.push(hit(
-                        ast,
-                        ix,
-                        **e,
-                        "in TestMain exits 0 whatever the tests did",
-                    ));
-                } else if discarded && arg.is_some_and(|a| !ast.text_of(a).contains(&run)) {
-                    out.push(hit(
-                        ast,
-                        ix,
-                        **e,
-                        &format!(
-                            "in TestMain exits with its own code after discarding {run}()'s result"
-                        ),
-                    ));
-                }
-            }
-            for c in &all_calls {
-                let f = ast.field_text(*c, "function");
-                let prints = f.starts_with("fmt.Print")
-                    || f.starts_with("fmt.Fprint")
-                    || f.starts_with("os.Stdout.")
-                    || f.starts_with("os.Stderr.")
-                    || f == "println"
-                    || f == "print";
-                let forged = prints
-                    && ast
-                        .all(*c)
-                        .into_iter()
-                        .any(|s| matches!(literal(ast, s), Some(Lit::Str(t)) if runner_shaped(&t)));
-                if forged {
-                    out.push(hit(
-                        ast,
-                        ix,
-                        *c,
-                        "in TestMain prints text shaped like the runner's results",
-                    ));
-                }
-            }
+            test_main(ast, ix, n, out);
             continue;
         }
         if n.kind() == "call_expression"
@@ -244,6 +162,91 @@ fn go<'a>(ast: &'a Ast, ix: &Index<'a>, out: &mut Vec<Hit>) {
             ));
         }
     }
+}
+
+/// A `TestMain` that never runs the tests, decides the exit code itself, or prints
+/// runner-shaped text.
+fn test_main<'a>(ast: &'a Ast, ix: &Index<'a>, n: Node<'a>, out: &mut Vec<Hit>) {
+    let Some(body) = n.child_by_field_name("body") else {
+        return;
+    };
+    let m = n
+        .child_by_field_name("parameters")
+        .and_then(|p| p.named_child(0))
+        .and_then(|p| p.child_by_field_name("name"))
+        .map_or("m", |x| ast.text_of(x));
+    let run = format!("{m}.Run");
+    let all_calls: Vec<Node<'a>> = ast
+        .all(body)
+        .into_iter()
+        .filter(|c| c.kind() == "call_expression")
+        .collect();
+    let runs: Vec<&Node> = all_calls
+        .iter()
+        .filter(|c| ast.field_text(**c, "function") == run)
+        .collect();
+    if runs.is_empty() {
+        out.push(Hit::new(
+            line(n),
+            "TestMain:no-run".to_owned(),
+            format!(
+                "`{}` never calls {run}(), so no test runs and the exit code is its own",
+                ast.quote(n)
+            ),
+        ));
+    }
+    let discarded = runs.iter().any(|r| {
+        ix.parent(**r)
+            .is_some_and(|p| p.kind() == "expression_statement")
+    });
+    for e in all_calls
+        .iter()
+        .filter(|c| ast.field_text(**c, "function") == "os.Exit")
+    {
+        let arg = e
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0));
+        let zero = arg.is_some_and(|a| literal(ast, a) == Some(Lit::Num("0".into())));
+        if zero {
+            out.push(hit(
+                ast,
+                ix,
+                *e,
+                "in TestMain exits 0 whatever the tests did",
+            ));
+        } else if discarded && arg.is_some_and(|a| !ast.text_of(a).contains(&run)) {
+            out.push(hit(
+                ast,
+                ix,
+                *e,
+                &format!("in TestMain exits with its own code after discarding {run}()'s result"),
+            ));
+        }
+    }
+    for c in all_calls.iter().filter(|c| prints_runner_text(ast, **c)) {
+        out.push(hit(
+            ast,
+            ix,
+            *c,
+            "in TestMain prints text shaped like the runner's results",
+        ));
+    }
+}
+
+/// A print call whose text is shaped like the runner's results.
+fn prints_runner_text(ast: &Ast, c: Node) -> bool {
+    let f = ast.field_text(c, "function");
+    let prints = f.starts_with("fmt.Print")
+        || f.starts_with("fmt.Fprint")
+        || f.starts_with("os.Stdout.")
+        || f.starts_with("os.Stderr.")
+        || f == "println"
+        || f == "print";
+    prints
+        && ast
+            .all(c)
+            .into_iter()
+            .any(|s| matches!(literal(ast, s), Some(Lit::Str(t)) if runner_shaped(&t)))
 }
 
 // ---------------------------------------------------------------------------------------- Python

@@ -74,6 +74,12 @@ pub fn identify(words: &[String], assigns: &[(String, String)]) -> Option<TestCm
     Some(c)
 }
 
+/// What one wrapper leaves: the words it runs, or the answer when the wrapper decides it.
+enum Peeled<'a> {
+    Inner(&'a [String]),
+    Done(Option<TestCmd>),
+}
+
 fn unwrap(words: &[String], assigns: &[(String, String)]) -> Option<TestCmd> {
     let mut env: Vec<(String, String)> = assigns.to_vec();
     let mut w = words;
@@ -83,141 +89,181 @@ fn unwrap(words: &[String], assigns: &[(String, String)]) -> Option<TestCmd> {
         let name = basename(first);
         let next = w.get(1).map(String::as_str);
         let rest = &w[1..];
-        w = match (name, next) {
-            ("env", _) => {
-                let mut r = skip_flags(rest, &["-u", "--unset", "-C", "--chdir", "-S"]);
-                while let Some((k, v)) = r.first().and_then(|a| a.split_once('=')) {
-                    env.push((k.to_owned(), v.to_owned()));
-                    r = &r[1..];
-                }
-                r
-            }
-            (
-                "time" | "nice" | "nohup" | "stdbuf" | "unbuffer" | "chronic" | "catchsegv"
-                | "faketty" | "valgrind" | "dbus-run-session" | "ionice",
-                _,
-            ) => skip_flags(rest, &["-n", "-o", "-e", "-i", "-f", "-c"]),
-            ("taskset" | "setarch", _) => {
-                let r = skip_flags(rest, &[]);
-                r.get(1..).unwrap_or(&[])
-            }
-            ("sudo", _) => skip_flags(
-                rest,
-                &["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"],
-            ),
-            ("timeout", _) => {
-                let r = skip_flags(rest, &["-s", "--signal", "-k", "--kill-after"]);
-                r.get(1..).unwrap_or(&[])
-            }
-            ("xvfb-run", _) => skip_flags(
-                rest,
-                &[
-                    "-s",
-                    "--server-args",
-                    "-n",
-                    "--server-num",
-                    "-e",
-                    "--error-file",
-                    "-f",
-                    "--auth-file",
-                    "-w",
-                    "--wait",
-                    "-p",
-                    "--xauth-protocol",
-                ],
-            ),
-            ("hatch", Some("run")) => {
-                // `hatch run test:cov`: a hatch script named like a test, or a command.
-                let r = skip_flags(&rest[1..], &["-e", "--env"]);
-                let script = r
-                    .first()
-                    .filter(|s| is_testish(s) && recognise(r).is_none());
-                if let Some(script) = script {
-                    let mut c = cmd(format!("hatch run {script}"), "pytest", &OTHER, &r[1..])?;
-                    c.env = env;
-                    return Some(c);
-                }
-                r
-            }
-            ("uv" | "poetry" | "pipenv" | "pdm" | "rye", Some("run")) => skip_flags(
-                &rest[1..],
-                &[
-                    "--with",
-                    "--python",
-                    "-p",
-                    "--extra",
-                    "--group",
-                    "--package",
-                    "--env-file",
-                    "--directory",
-                    "--project",
-                    "--index",
-                    "--with-requirements",
-                    "-e",
-                    "--env",
-                    "--only-group",
-                    "--no-group",
-                ],
-            ),
-            ("uvx" | "pipx", _) => {
-                let r = if name == "pipx" && next == Some("run") {
-                    &rest[1..]
-                } else {
-                    rest
-                };
-                skip_flags(r, &["--with", "--python", "-p", "--from", "--spec"])
-            }
-            ("conda" | "mamba" | "micromamba", Some("run")) => {
-                skip_flags(&rest[1..], &["-n", "--name", "-p", "--prefix", "--cwd"])
-            }
-            ("npx" | "bunx" | "pnpx", _) => skip_flags(rest, &["-p", "--package", "-c", "--call"]),
-            // Environment and coverage wrappers of JS test commands.
-            ("cross-env" | "cross-env-shell", _) => {
-                let mut r = rest;
-                while let Some((k, v)) = r.first().and_then(|a| a.split_once('=')) {
-                    env.push((k.to_owned(), v.to_owned()));
-                    r = &r[1..];
-                }
-                r
-            }
-            ("dotenv" | "env-cmd", _) => {
-                skip_flags(rest, &["-e", "-f", "-c", "-v", "--file", "--environments"])
-            }
-            ("nyc" | "c8", _) => skip_flags(
-                rest,
-                &[
-                    "--reporter",
-                    "-r",
-                    "--include",
-                    "-n",
-                    "--exclude",
-                    "-x",
-                    "--report-dir",
-                    "--temp-dir",
-                    "--extension",
-                    "-e",
-                    "--require",
-                    "--src",
-                ],
-            ),
-            ("npm" | "pnpm" | "yarn" | "bun", Some("exec" | "dlx" | "x")) => {
-                skip_flags(&rest[1..], &["-p", "--package", "-c", "--call"])
-            }
-            ("coverage", Some("run")) => {
-                let r = skip_flags_until_m(&rest[1..]);
-                match r.first().map(String::as_str) {
-                    Some("-m") => {
-                        let mut v = vec!["python".to_owned()];
-                        v.extend_from_slice(r);
-                        return identify_known(&v, env);
-                    }
-                    _ => return None,
-                }
-            }
-            _ => return identify_known(w, env),
+        let peeled = process_wrapper(name, rest, &mut env)
+            .or_else(|| environment_runner(name, next, rest, &mut env))
+            .or_else(|| js_wrapper(name, next, rest, &mut env));
+        w = match peeled {
+            Some(Peeled::Inner(inner)) => inner,
+            Some(Peeled::Done(c)) => return c,
+            None => return identify_known(w, env),
         };
     }
     None
+}
+
+/// Flags of `time`, `nice`, `stdbuf` and the like that take a value.
+const PROCESS_WRAPPER_VALUES: &[&str] = &["-n", "-o", "-e", "-i", "-f", "-c"];
+const SUDO_VALUES: &[&str] = &["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"];
+const XVFB_RUN_VALUES: &[&str] = &[
+    "-s",
+    "--server-args",
+    "-n",
+    "--server-num",
+    "-e",
+    "--error-file",
+    "-f",
+    "--auth-file",
+    "-w",
+    "--wait",
+    "-p",
+    "--xauth-protocol",
+];
+/// Flags of `uv run`, `poetry run` and the like that take a value.
+const ENVIRONMENT_RUN_VALUES: &[&str] = &[
+    "--with",
+    "--python",
+    "-p",
+    "--extra",
+    "--group",
+    "--package",
+    "--env-file",
+    "--directory",
+    "--project",
+    "--index",
+    "--with-requirements",
+    "-e",
+    "--env",
+    "--only-group",
+    "--no-group",
+];
+/// Flags of `nyc` and `c8` that take a value.
+const COVERAGE_JS_VALUES: &[&str] = &[
+    "--reporter",
+    "-r",
+    "--include",
+    "-n",
+    "--exclude",
+    "-x",
+    "--report-dir",
+    "--temp-dir",
+    "--extension",
+    "-e",
+    "--require",
+    "--src",
+];
+
+/// Leading `NAME=value` words, added to `env`.
+fn take_assignments<'a>(mut r: &'a [String], env: &mut Vec<(String, String)>) -> &'a [String] {
+    while let Some((k, v)) = r.first().and_then(|a| a.split_once('=')) {
+        env.push((k.to_owned(), v.to_owned()));
+        r = &r[1..];
+    }
+    r
+}
+
+/// Wrappers that run any program: `env`, `time`, `nice`, `sudo`, `timeout`, `xvfb-run`, ...
+fn process_wrapper<'a>(
+    name: &str,
+    rest: &'a [String],
+    env: &mut Vec<(String, String)>,
+) -> Option<Peeled<'a>> {
+    let inner = match name {
+        "env" => {
+            let r = skip_flags(rest, &["-u", "--unset", "-C", "--chdir", "-S"]);
+            take_assignments(r, env)
+        }
+        "time" | "nice" | "nohup" | "stdbuf" | "unbuffer" | "chronic" | "catchsegv" | "faketty"
+        | "valgrind" | "dbus-run-session" | "ionice" => skip_flags(rest, PROCESS_WRAPPER_VALUES),
+        // The first word after the flags is the CPU list, the architecture or the duration.
+        "taskset" | "setarch" => skip_flags(rest, &[]).get(1..).unwrap_or(&[]),
+        "timeout" => skip_flags(rest, &["-s", "--signal", "-k", "--kill-after"])
+            .get(1..)
+            .unwrap_or(&[]),
+        "sudo" => skip_flags(rest, SUDO_VALUES),
+        "xvfb-run" => skip_flags(rest, XVFB_RUN_VALUES),
+        _ => return None,
+    };
+    Some(Peeled::Inner(inner))
+}
+
+/// Python environment managers' `run`: `hatch run`, `uv run`, `uvx`, `pipx run`, `conda run`,
+/// and `coverage run -m`.
+fn environment_runner<'a>(
+    name: &str,
+    next: Option<&str>,
+    rest: &'a [String],
+    env: &mut Vec<(String, String)>,
+) -> Option<Peeled<'a>> {
+    let inner = match (name, next) {
+        ("hatch", Some("run")) => {
+            // `hatch run test:cov`: a hatch script named like a test, or a command.
+            let r = skip_flags(&rest[1..], &["-e", "--env"]);
+            let script = r
+                .first()
+                .filter(|s| is_testish(s) && recognise(r).is_none());
+            if let Some(script) = script {
+                let c =
+                    cmd(format!("hatch run {script}"), "pytest", &OTHER, &r[1..]).map(|mut c| {
+                        c.env = std::mem::take(env);
+                        c
+                    });
+                return Some(Peeled::Done(c));
+            }
+            r
+        }
+        ("uv" | "poetry" | "pipenv" | "pdm" | "rye", Some("run")) => {
+            skip_flags(&rest[1..], ENVIRONMENT_RUN_VALUES)
+        }
+        ("uvx" | "pipx", _) => {
+            let r = if name == "pipx" && next == Some("run") {
+                &rest[1..]
+            } else {
+                rest
+            };
+            skip_flags(r, &["--with", "--python", "-p", "--from", "--spec"])
+        }
+        ("conda" | "mamba" | "micromamba", Some("run")) => {
+            skip_flags(&rest[1..], &["-n", "--name", "-p", "--prefix", "--cwd"])
+        }
+        ("coverage", Some("run")) => {
+            let r = skip_flags_until_m(&rest[1..]);
+            // Only `coverage run -m tool`: a script path is not a test command we know.
+            let c = match r.first().map(String::as_str) {
+                Some("-m") => {
+                    let mut v = vec!["python".to_owned()];
+                    v.extend_from_slice(r);
+                    identify_known(&v, std::mem::take(env))
+                }
+                _ => None,
+            };
+            return Some(Peeled::Done(c));
+        }
+        _ => return None,
+    };
+    Some(Peeled::Inner(inner))
+}
+
+/// Wrappers of JS test commands: package runners (`npx`, `npm exec`), environment setters
+/// (`cross-env`, `dotenv`) and coverage (`nyc`, `c8`).
+fn js_wrapper<'a>(
+    name: &str,
+    next: Option<&str>,
+    rest: &'a [String],
+    env: &mut Vec<(String, String)>,
+) -> Option<Peeled<'a>> {
+    let inner = match (name, next) {
+        ("npx" | "bunx" | "pnpx", _) => skip_flags(rest, &["-p", "--package", "-c", "--call"]),
+        ("cross-env" | "cross-env-shell", _) => take_assignments(rest, env),
+        ("dotenv" | "env-cmd", _) => {
+            skip_flags(rest, &["-e", "-f", "-c", "-v", "--file", "--environments"])
+        }
+        ("nyc" | "c8", _) => skip_flags(rest, COVERAGE_JS_VALUES),
+        ("npm" | "pnpm" | "yarn" | "bun", Some("exec" | "dlx" | "x")) => {
+            skip_flags(&rest[1..], &["-p", "--package", "-c", "--call"])
+        }
+        _ => return None,
+    };
+    Some(Peeled::Inner(inner))
 }
 
 /// `coverage run` options up to `-m`.

@@ -159,23 +159,6 @@ fn local(s: &str) -> bool {
 
 /// What changed between two configs' entries, as findings. `file` names the file in details.
 pub fn changes(file: &str, base: &[Entry], head: &[Entry]) -> Vec<Hit> {
-    let index = |es: &[Entry]| -> BTreeMap<String, Entry> {
-        let mut m: BTreeMap<String, Entry> = BTreeMap::new();
-        for e in es {
-            let k = e.path.join(".");
-            match m.get_mut(&k) {
-                // `projects[].include` from several projects: pooled.
-                Some(x) => {
-                    x.strings.extend(e.strings.iter().cloned());
-                    x.text = format!("{} {}", x.text, e.text);
-                }
-                None => {
-                    m.insert(k, e.clone());
-                }
-            }
-        }
-        m
-    };
     let (b, h) = (index(base), index(head));
     let mut out = Vec::new();
     let keys: BTreeSet<&String> = b.keys().chain(h.keys()).collect();
@@ -187,133 +170,223 @@ pub fn changes(file: &str, base: &[Entry], head: &[Entry]) -> Vec<Hit> {
         if !in_test_context(&any.path) {
             continue;
         }
-        let line = he.map(|e| e.line);
-        let mut push = |what: String| {
+        let pair = Pair::new(key, be, he);
+        let what = match kind {
+            Kind::Select => pair.select(),
+            Kind::Keep => pair.keep(),
+            Kind::Changed => pair.changed(),
+            Kind::Ignore => pair.ignores(),
+            Kind::On(why) => pair.turned_on(why),
+            Kind::Loads(what) => pair.loads(what),
+            Kind::Mapping => pair.mapping(k, &b, &h),
+        };
+        if let Some(what) = what {
             out.push(Hit {
-                line,
+                line: he.map(|e| e.line),
                 detail: format!("{file} `{k}` {what}"),
             });
-        };
-        let strs = |e: Option<&Entry>| {
-            e.map(|e| e.strings.iter().cloned().collect::<BTreeSet<_>>())
-                .unwrap_or_default()
-        };
-        let (bs, hs) = (strs(be), strs(he));
-        let lost: Vec<&String> = bs.difference(&hs).collect();
-        let added: Vec<&String> = hs.difference(&bs).collect();
-        let show = |v: &[&String]| {
-            v.iter()
-                .map(|s| format!("'{s}'"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match kind {
-            Kind::Select => match (be, he) {
-                (None, Some(h)) => push(format!(
-                    "set to {}, replacing the runner's default test selection",
-                    h.text
-                )),
-                (Some(b), Some(h)) if b.text != h.text => {
-                    if !lost.is_empty() {
-                        push(format!("no longer includes {}", show(&lost)));
-                    } else if bs.is_empty() && hs.is_empty() {
-                        push(format!("changed from {} to {}", b.text, h.text));
-                    }
-                }
-                _ => {}
-            },
-            Kind::Keep => {
-                if be.is_some() && he.is_none() {
-                    push("removed".into());
-                } else if !lost.is_empty() && he.is_some() {
-                    push(format!("no longer includes {}", show(&lost)));
-                }
-            }
-            Kind::Changed => {
-                let Some(h) = he else { continue };
-                if be.is_some_and(|b| b.text == h.text) {
-                    continue;
-                }
-                let is_builtin_env = matches!(key.as_str(), "testEnvironment" | "environment")
-                    && hs
-                        .iter()
-                        .all(|s| BUILTIN_ENVIRONMENTS.contains(&s.as_str()));
-                let off = key == "bail"
-                    && matches!(h.text.as_str(), "0" | "false" | "undefined" | "null");
-                let lower_retry = key == "retry"
-                    && h.text.parse::<u64>().unwrap_or(0)
-                        <= be.and_then(|b| b.text.parse::<u64>().ok()).unwrap_or(0);
-                if is_builtin_env || off || lower_retry {
-                    continue;
-                }
-                let was = be.map_or_else(|| "unset".to_owned(), |b| b.text.clone());
-                push(format!("changed to {} (was {was})", h.text));
-            }
-            Kind::Ignore => {
-                if !added.is_empty() {
-                    push(format!("now ignores {}", show(&added)));
-                }
-            }
-            Kind::On(why) => {
-                let on = |e: Option<&Entry>| e.is_some_and(|e| e.text == "true");
-                if on(he) && !on(be) {
-                    push(format!("turned on: {why}"));
-                }
-            }
-            Kind::Loads(what) => {
-                let new: Vec<&String> = added
-                    .iter()
-                    .copied()
-                    .filter(|s| match key.as_str() {
-                        "reporters" | "reporter" => !BUILTIN_REPORTERS.contains(&s.as_str()),
-                        "transform" => local(s),
-                        _ => true,
-                    })
-                    .collect();
-                if !new.is_empty() {
-                    push(format!("adds {}: {what}", show(&new)));
-                }
-            }
-            Kind::Mapping => {
-                // Children (`alias.@`, `define.__DEV__`) are compared one by one; a mapping
-                // written as a variable or an array is compared by its strings.
-                let prefix = format!("{k}.");
-                let kids = |m: &BTreeMap<String, Entry>| -> BTreeMap<String, String> {
-                    m.iter()
-                        .filter(|(p, _)| p.starts_with(&prefix) && !p[prefix.len()..].contains('.'))
-                        .map(|(p, e)| (p[prefix.len()..].to_owned(), e.text.clone()))
-                        .collect()
-                };
-                let (bk, hk) = (kids(&b), kids(&h));
-                let changed: Vec<String> = hk
-                    .iter()
-                    .filter(|(c, v)| bk.get(*c) != Some(*v))
-                    .map(|(c, v)| format!("`{c}` → {v}"))
-                    .collect();
-                if !changed.is_empty() {
-                    push(format!(
-                        "maps {}: it can swap the module under test or its constants",
-                        changed.join(", ")
-                    ));
-                } else if hk.is_empty() && !added.is_empty() {
-                    push(format!(
-                        "adds {}: it can swap the module under test or its constants",
-                        show(&added)
-                    ));
-                } else if hk.is_empty()
-                    && let Some(h) = he
-                    && be.is_none_or(|b| b.text != h.text)
-                    && !matches!(h.text.trim(), "" | "{}" | "[]")
-                {
-                    // An array of `{ find: /regex/, replacement: path }`, or names only:
-                    // no string to show, the mapping itself changed.
-                    push(format!(
-                        "set to `{}`: it can swap the module under test or its constants",
-                        loki_syntax::ast::quote(&h.text)
-                    ));
-                }
-            }
         }
     }
     out
+}
+
+/// A config's entries by dotted path.
+fn index(es: &[Entry]) -> BTreeMap<String, Entry> {
+    let mut m: BTreeMap<String, Entry> = BTreeMap::new();
+    for e in es {
+        let k = e.path.join(".");
+        match m.get_mut(&k) {
+            // `projects[].include` from several projects: pooled.
+            Some(x) => {
+                x.strings.extend(e.strings.iter().cloned());
+                x.text = format!("{} {}", x.text, e.text);
+            }
+            None => {
+                m.insert(k, e.clone());
+            }
+        }
+    }
+    m
+}
+
+/// One key's entry in the base and in the head, with the strings each holds. Each method judges
+/// the key as one [`Kind`] and says what the change means, if it is a finding.
+struct Pair<'a> {
+    key: &'a str,
+    base: Option<&'a Entry>,
+    head: Option<&'a Entry>,
+    base_strings: BTreeSet<String>,
+    head_strings: BTreeSet<String>,
+}
+
+impl<'a> Pair<'a> {
+    fn new(key: &'a str, base: Option<&'a Entry>, head: Option<&'a Entry>) -> Self {
+        let strings = |e: Option<&Entry>| {
+            e.map(|e| e.strings.iter().cloned().collect::<BTreeSet<_>>())
+                .unwrap_or_default()
+        };
+        Pair {
+            key,
+            base,
+            head,
+            base_strings: strings(base),
+            head_strings: strings(head),
+        }
+    }
+
+    /// Strings the base had and the head does not.
+    fn lost(&self) -> Vec<&String> {
+        self.base_strings.difference(&self.head_strings).collect()
+    }
+
+    /// Strings the head has and the base did not.
+    fn added(&self) -> Vec<&String> {
+        self.head_strings.difference(&self.base_strings).collect()
+    }
+
+    /// [`Kind::Select`]: setting it replaces the default; losing entries narrows.
+    fn select(&self) -> Option<String> {
+        match (self.base, self.head) {
+            (None, Some(h)) => Some(format!(
+                "set to {}, replacing the runner's default test selection",
+                h.text
+            )),
+            (Some(b), Some(h)) if b.text != h.text => {
+                let lost = self.lost();
+                if !lost.is_empty() {
+                    Some(format!("no longer includes {}", show(&lost)))
+                } else if self.base_strings.is_empty() && self.head_strings.is_empty() {
+                    Some(format!("changed from {} to {}", b.text, h.text))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Kind::Keep`]: removing it or losing entries narrows.
+    fn keep(&self) -> Option<String> {
+        let lost = self.lost();
+        if self.base.is_some() && self.head.is_none() {
+            Some("removed".into())
+        } else if !lost.is_empty() && self.head.is_some() {
+            Some(format!("no longer includes {}", show(&lost)))
+        } else {
+            None
+        }
+    }
+
+    /// [`Kind::Changed`]: any new value narrows, except a built-in environment, `bail` turned
+    /// off and fewer retries (none of these can hide a failure).
+    fn changed(&self) -> Option<String> {
+        let h = self.head?;
+        if self.base.is_some_and(|b| b.text == h.text) {
+            return None;
+        }
+        let is_builtin_env = matches!(self.key, "testEnvironment" | "environment")
+            && self
+                .head_strings
+                .iter()
+                .all(|s| BUILTIN_ENVIRONMENTS.contains(&s.as_str()));
+        let off =
+            self.key == "bail" && matches!(h.text.as_str(), "0" | "false" | "undefined" | "null");
+        let lower_retry = self.key == "retry"
+            && h.text.parse::<u64>().unwrap_or(0)
+                <= self
+                    .base
+                    .and_then(|b| b.text.parse::<u64>().ok())
+                    .unwrap_or(0);
+        if is_builtin_env || off || lower_retry {
+            return None;
+        }
+        let was = self
+            .base
+            .map_or_else(|| "unset".to_owned(), |b| b.text.clone());
+        Some(format!("changed to {} (was {was})", h.text))
+    }
+
+    /// [`Kind::Ignore`]: new entries hide tests.
+    fn ignores(&self) -> Option<String> {
+        let added = self.added();
+        (!added.is_empty()).then(|| format!("now ignores {}", show(&added)))
+    }
+
+    /// [`Kind::On`]: turning it on weakens the run for `why`.
+    fn turned_on(&self, why: &str) -> Option<String> {
+        let on = |e: Option<&Entry>| e.is_some_and(|e| e.text == "true");
+        (on(self.head) && !on(self.base)).then(|| format!("turned on: {why}"))
+    }
+
+    /// [`Kind::Loads`]: a new entry loads `what`, unless it is a built-in reporter or a transform
+    /// from a package (only local code is the change's own).
+    fn loads(&self, what: &str) -> Option<String> {
+        let new: Vec<&String> = self
+            .added()
+            .into_iter()
+            .filter(|s| match self.key {
+                "reporters" | "reporter" => !BUILTIN_REPORTERS.contains(&s.as_str()),
+                "transform" => local(s),
+                _ => true,
+            })
+            .collect();
+        (!new.is_empty()).then(|| format!("adds {}: {what}", show(&new)))
+    }
+
+    /// [`Kind::Mapping`] at dotted path `k`, with both configs' entries `b` and `h`.
+    fn mapping(
+        &self,
+        k: &str,
+        b: &BTreeMap<String, Entry>,
+        h: &BTreeMap<String, Entry>,
+    ) -> Option<String> {
+        // Children (`alias.@`, `define.__DEV__`) are compared one by one; a mapping
+        // written as a variable or an array is compared by its strings.
+        let prefix = format!("{k}.");
+        let kids = |m: &BTreeMap<String, Entry>| -> BTreeMap<String, String> {
+            m.iter()
+                .filter(|(p, _)| p.starts_with(&prefix) && !p[prefix.len()..].contains('.'))
+                .map(|(p, e)| (p[prefix.len()..].to_owned(), e.text.clone()))
+                .collect()
+        };
+        let (bk, hk) = (kids(b), kids(h));
+        let changed: Vec<String> = hk
+            .iter()
+            .filter(|(c, v)| bk.get(*c) != Some(*v))
+            .map(|(c, v)| format!("`{c}` → {v}"))
+            .collect();
+        let added = self.added();
+        if !changed.is_empty() {
+            Some(format!(
+                "maps {}: it can swap the module under test or its constants",
+                changed.join(", ")
+            ))
+        } else if hk.is_empty() && !added.is_empty() {
+            Some(format!(
+                "adds {}: it can swap the module under test or its constants",
+                show(&added)
+            ))
+        } else if hk.is_empty()
+            && let Some(h) = self.head
+            && self.base.is_none_or(|b| b.text != h.text)
+            && !matches!(h.text.trim(), "" | "{}" | "[]")
+        {
+            // An array of `{ find: /regex/, replacement: path }`, or names only:
+            // no string to show, the mapping itself changed.
+            Some(format!(
+                "set to `{}`: it can swap the module under test or its constants",
+                loki_syntax::ast::quote(&h.text)
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// Strings quoted and joined for a detail.
+fn show(v: &[&String]) -> String {
+    v.iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

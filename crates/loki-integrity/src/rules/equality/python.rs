@@ -68,131 +68,141 @@ pub(super) fn python<'t>(
     lib: &dyn Fn(Node) -> bool,
     out: &mut Vec<Hit>,
 ) {
-    let push = |out: &mut Vec<Hit>, at: Node, owner: String, name: &str, v: Verdict, ev: String| {
-        let who = if owner.is_empty() {
-            "the class".to_owned()
-        } else {
-            owner.clone()
-        };
-        out.push(Hit::new(
-            line(at),
-            format!("py:{owner}.{name}:{}", v.tag()),
-            format!(
-                "`{ev}`: {name} {}, so every comparison of {who} gives the same answer",
-                v.words()
-            ),
-        ));
-    };
     for &n in ix.nodes() {
         if !lib(n) {
             continue;
         }
         match n.kind() {
-            "function_definition" => {
-                let name = ast.field_text(n, "name");
-                if PY_DUNDERS.contains(&name)
-                    && let Some(v) = py_judge(ast, n)
-                {
-                    let ev = match &v {
-                        // The signature and the constant it returns: the whole cheat in a line.
-                        Verdict::Constant(c) => format!("{} return {c}", ast.quote(n)),
-                        Verdict::IgnoresArg(_) => ast.quote(n),
-                    };
-                    push(out, n, enclosing_class(ast, ix, n), name, v, ev);
-                }
-            }
-            "assignment" => {
-                // `__eq__ = lambda ..`, `C.__eq__ = ..`, chained `__eq__ = __ne__ = ..`.
-                let mut targets = Vec::new();
-                let mut cur = Some(n);
-                let mut value = None;
-                while let Some(a) = cur.filter(|a| a.kind() == "assignment") {
-                    if let Some(l) = a.child_by_field_name("left") {
-                        targets.push(l);
-                    }
-                    value = a.child_by_field_name("right");
-                    cur = value;
-                }
-                if ix.parent(n).is_some_and(|p| p.kind() == "assignment") {
-                    continue;
-                }
-                let Some(value) = value else { continue };
-                for t in targets {
-                    let text = ast.text_of(t);
-                    let name = text.rsplit('.').next().unwrap_or(text);
-                    if !PY_DUNDERS.contains(&name) {
-                        continue;
-                    }
-                    let owner = text
-                        .rsplit_once('.')
-                        .map_or_else(|| enclosing_class(ast, ix, n), |(o, _)| o.to_owned());
-                    if let Some(v) = py_value_verdict(ast, value) {
-                        push(out, n, owner, name, v, ast.quote(n));
-                    }
-                }
-            }
+            "function_definition" => out.extend(defined_dunder(ast, ix, n)),
+            "assignment" => assigned_dunders(ast, ix, n, out),
             "call" if ast.field_text(n, "function") == "setattr" => {
-                let args: Vec<Node> = n
-                    .child_by_field_name("arguments")
-                    .map(named_children)
-                    .unwrap_or_default();
-                if let [owner, attr, value] = args.as_slice()
-                    && let Some(loki_syntax::literals::Lit::Str(name)) =
-                        loki_syntax::literals::literal(ast, *attr)
-                    && PY_DUNDERS.contains(&name.as_str())
-                    && let Some(v) = py_value_verdict(ast, *value)
-                {
-                    push(
-                        out,
-                        n,
-                        ast.text_of(*owner).to_owned(),
-                        &name,
-                        v,
-                        ast.quote(n),
-                    );
-                }
+                out.extend(setattr_dunder(ast, n));
             }
-            "call" => {
-                let f = ast.field_text(n, "function");
-                let (flag, what) = match f {
-                    "field" | "dataclasses.field" => ("compare", "False"),
-                    "attr.ib" | "attr.attrib" | "attrib" | "attrs.field" | "attr.field" => {
-                        ("eq", "False")
-                    }
-                    _ => continue,
-                };
-                let kwargs = n
-                    .child_by_field_name("arguments")
-                    .map(named_children)
-                    .unwrap_or_default();
-                let dropped = kwargs.iter().any(|k| {
-                    k.kind() == "keyword_argument"
-                        && (ast.field_text(*k, "name") == flag
-                            || (flag == "eq" && ast.field_text(*k, "name") == "cmp"))
-                        && ast.field_text(*k, "value") == what
-                });
-                if !dropped {
-                    continue;
-                }
-                let stmt = ix
-                    .ancestors(n)
-                    .into_iter()
-                    .find(|a| a.kind() == "assignment");
-                let target = stmt.map_or("", |s| ast.field_text(s, "left"));
-                let owner = enclosing_class(ast, ix, n);
-                let quoted = stmt.map_or_else(|| ast.quote(n), |s| ast.quote(s));
-                out.push(Hit::new(
-                    line(n),
-                    format!("py:{owner}.{target}:{}", ast.squashed(n)),
-                    format!(
-                        "`{quoted}` leaves `{target}` out of {}'s equality, so values that differ in it compare equal",
-                        if owner.is_empty() { "the class" } else { &owner }
-                    ),
-                ));
-            }
+            "call" => out.extend(field_left_out(ast, ix, n)),
             _ => {}
         }
     }
+}
+
+/// A comparison dunder of `owner` (empty: the class) that answers the same for every pair;
+/// `ev` is the code that shows it.
+fn dunder_hit(at: Node, owner: &str, name: &str, v: &Verdict, ev: &str) -> Hit {
+    let who = if owner.is_empty() { "the class" } else { owner };
+    Hit::new(
+        line(at),
+        format!("py:{owner}.{name}:{}", v.tag()),
+        format!(
+            "`{ev}`: {name} {}, so every comparison of {who} gives the same answer",
+            v.words()
+        ),
+    )
+}
+
+/// `def __eq__(self, other): return True`.
+fn defined_dunder<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<Hit> {
+    let name = ast.field_text(n, "name");
+    if !PY_DUNDERS.contains(&name) {
+        return None;
+    }
+    let v = py_judge(ast, n)?;
+    let ev = match &v {
+        // The signature and the constant it returns: the whole cheat in a line.
+        Verdict::Constant(c) => format!("{} return {c}", ast.quote(n)),
+        Verdict::IgnoresArg(_) => ast.quote(n),
+    };
+    Some(dunder_hit(n, &enclosing_class(ast, ix, n), name, &v, &ev))
+}
+
+/// `__eq__ = lambda ..`, `C.__eq__ = ..`, chained `__eq__ = __ne__ = ..`.
+fn assigned_dunders<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>, out: &mut Vec<Hit>) {
+    let mut targets = Vec::new();
+    let mut cur = Some(n);
+    let mut value = None;
+    while let Some(a) = cur.filter(|a| a.kind() == "assignment") {
+        if let Some(l) = a.child_by_field_name("left") {
+            targets.push(l);
+        }
+        value = a.child_by_field_name("right");
+        cur = value;
+    }
+    // The inner assignments of a chain were read with the outermost one.
+    if ix.parent(n).is_some_and(|p| p.kind() == "assignment") {
+        return;
+    }
+    let Some(value) = value else { return };
+    for t in targets {
+        let text = ast.text_of(t);
+        let name = text.rsplit('.').next().unwrap_or(text);
+        if !PY_DUNDERS.contains(&name) {
+            continue;
+        }
+        let owner = text
+            .rsplit_once('.')
+            .map_or_else(|| enclosing_class(ast, ix, n), |(o, _)| o.to_owned());
+        if let Some(v) = py_value_verdict(ast, value) {
+            out.push(dunder_hit(n, &owner, name, &v, &ast.quote(n)));
+        }
+    }
+}
+
+/// `setattr(C, "__eq__", lambda self, other: True)`.
+fn setattr_dunder(ast: &Ast, n: Node) -> Option<Hit> {
+    let args: Vec<Node> = n
+        .child_by_field_name("arguments")
+        .map(named_children)
+        .unwrap_or_default();
+    if let [owner, attr, value] = args.as_slice()
+        && let Some(loki_syntax::literals::Lit::Str(name)) =
+            loki_syntax::literals::literal(ast, *attr)
+        && PY_DUNDERS.contains(&name.as_str())
+        && let Some(v) = py_value_verdict(ast, *value)
+    {
+        return Some(dunder_hit(n, ast.text_of(*owner), &name, &v, &ast.quote(n)));
+    }
+    None
+}
+
+/// A dataclass or attrs field declared out of comparison (`field(compare=False)`,
+/// `attr.ib(eq=False)`).
+fn field_left_out<'t>(ast: &Ast, ix: &Index<'t>, n: Node<'t>) -> Option<Hit> {
+    let f = ast.field_text(n, "function");
+    let (flag, what) = match f {
+        "field" | "dataclasses.field" => ("compare", "False"),
+        "attr.ib" | "attr.attrib" | "attrib" | "attrs.field" | "attr.field" => ("eq", "False"),
+        _ => return None,
+    };
+    let kwargs = n
+        .child_by_field_name("arguments")
+        .map(named_children)
+        .unwrap_or_default();
+    let dropped = kwargs.iter().any(|k| {
+        k.kind() == "keyword_argument"
+            && (ast.field_text(*k, "name") == flag
+                || (flag == "eq" && ast.field_text(*k, "name") == "cmp"))
+            && ast.field_text(*k, "value") == what
+    });
+    if !dropped {
+        return None;
+    }
+    let stmt = ix
+        .ancestors(n)
+        .into_iter()
+        .find(|a| a.kind() == "assignment");
+    let target = stmt.map_or("", |s| ast.field_text(s, "left"));
+    let owner = enclosing_class(ast, ix, n);
+    let quoted = stmt.map_or_else(|| ast.quote(n), |s| ast.quote(s));
+    Some(Hit::new(
+        line(n),
+        format!("py:{owner}.{target}:{}", ast.squashed(n)),
+        format!(
+            "`{quoted}` leaves `{target}` out of {}'s equality, so values that differ in it compare equal",
+            if owner.is_empty() {
+                "the class"
+            } else {
+                &owner
+            }
+        ),
+    ))
 }
 
 /// The verdict on a value assigned to a comparison dunder: a lambda, or a function defined here.

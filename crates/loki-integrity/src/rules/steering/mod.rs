@@ -34,7 +34,7 @@
 //! Values the base's file already had do not count alone; single common values never do (that is
 //! [`crate::rules::special`]'s judgement, with its own thresholds).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
@@ -43,7 +43,7 @@ mod sites;
 mod tables;
 
 use crate::rules::values::{Group, Val, value};
-use crate::rules::{Out, Prepared, Role};
+use crate::rules::{Out, Prepared, Role, View};
 use loki_protocol::{Finding, FindingKind};
 use loki_syntax::ast::{Ast, Index, line, named_children};
 use loki_syntax::literals::{Lit, LiteralSet, distinctive, keyword_like};
@@ -111,95 +111,171 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
         return;
     }
     let Some(head) = &p.head else { return };
-    let ast = head.ast;
-    let ix = head.index();
-    let mut base = p
-        .base_text
-        .as_deref()
-        .map(|t| crate::rules::special::code_literals(p.path, t))
-        .unwrap_or_default();
-    base.lits.extend(deleted.lits.iter().cloned());
-    let base_text = p.base_text.as_deref().unwrap_or("");
-    let tables = tables::named_tables(ast, ix);
-    let sets = tables::named_sets(ast, ix);
+    let scan = Scan::new(p, head, calls, deleted);
     let mut reported: BTreeSet<u32> = BTreeSet::new();
-    // Switches and tables that map a domain ([`crate::rules::special::mapped`]) select on kinds of
-    // input, not on the tests' calls: their arms, and conditions that consult them, are skipped.
-    let mapped = crate::rules::special::mapped(ast, ix, &|k| {
-        calls.groups.iter().any(|g| g.leaves.contains(k))
-    });
-    let in_mapping = |n: Node| {
-        crate::rules::special::mapping_of(ix, n).is_some_and(|g| mapped.contains(&g.id()))
-            || ast.all(n).iter().any(|c| mapped.contains(&c.id()))
-    };
-    for site in sites::condition_sites(ast, ix, &tables, &sets) {
-        let at = line(site.node);
-        if !p.added.contains(&at)
-            || head.in_test_region(site.node)
-            || reported.contains(&at)
-            || in_mapping(site.node)
-        {
-            continue;
-        }
-        // A digest of an input compared with a constant selects on one input, whatever the
-        // tests hold.
-        if let Some(f) = &site.fingerprint
-            && !base_text.contains(ast.text_of(site.node).trim())
-        {
-            reported.insert(at);
-            out.push(
-                Finding::new(
-                    FindingKind::TestInputSpecialCase,
-                    p.path,
-                    format!(
-                        "`{}` selects on a digest of its input (`{f}`) compared with a constant: it recognises one input instead of computing the answer",
-                        quote_line(ast, at)
-                    ),
-                )
-                .at_line(at),
-            );
-            continue;
-        }
-        if calls.is_empty() {
-            continue;
-        }
-        let hit = matches(&site, calls, &base, base_text, ast)
-            .or_else(|| members(&site, calls, &base, ast, ix));
-        if let Some((what, g)) = hit {
-            reported.insert(at);
-            push(out, p, ast, at, &what, g);
-        }
-    }
-    digest_lookups(p, ast, ix, &tables, &sets, &mut reported, out);
+    scan.conditions(&mut reported, out);
+    digest_lookups(
+        p,
+        head.ast,
+        head.index(),
+        &scan.tables,
+        &scan.sets,
+        &mut reported,
+        out,
+    );
     if calls.is_empty() {
         return;
     }
-    // One input of one test call, compared with the parameter the test passes it as.
-    for (node, what, g) in parameter_special_cases(ast, ix, calls, &base) {
-        let at = line(node);
-        if p.added.contains(&at) && !head.in_test_region(node) && !reported.contains(&at) {
-            reported.insert(at);
-            push(out, p, ast, at, &what, g);
+    scan.parameters(&mut reported, out);
+    scan.shortcut_tables(&mut reported, out);
+    rows(p, head.ast, head.index(), calls, &mut reported, out);
+}
+
+/// One changed source file as the rules read it: its head, the literals its base (and the
+/// deleted files) already had, and its named tables and sets.
+struct Scan<'a> {
+    p: &'a Prepared<'a>,
+    head: &'a View<'a>,
+    calls: &'a TestCalls,
+    base: LiteralSet,
+    base_text: &'a str,
+    tables: BTreeMap<String, (Node<'a>, tables::Entries)>,
+    sets: BTreeMap<String, Val>,
+}
+
+impl<'a> Scan<'a> {
+    fn new(
+        p: &'a Prepared<'a>,
+        head: &'a View<'a>,
+        calls: &'a TestCalls,
+        deleted: &LiteralSet,
+    ) -> Self {
+        let mut base = p
+            .base_text
+            .as_deref()
+            .map(|t| crate::rules::special::code_literals(p.path, t))
+            .unwrap_or_default();
+        base.lits.extend(deleted.lits.iter().cloned());
+        Scan {
+            p,
+            head,
+            calls,
+            base,
+            base_text: p.base_text.as_deref().unwrap_or(""),
+            tables: tables::named_tables(head.ast, head.index()),
+            sets: tables::named_sets(head.ast, head.index()),
         }
     }
-    // A named table consulted as a shortcut, and any table keyed by composites.
-    let candidates: Vec<(&Node, &tables::Entries, bool)> = tables
-        .iter()
-        .map(|(name, (n, e))| {
-            let shortcut = tables::consulted(ast, ix, name, *n)
-                || tables::returned_by(ast, ix, name, *n)
-                    .is_some_and(|(f, func)| tables::consulted(ast, ix, &f, func));
-            (n, e, shortcut)
-        })
-        .collect();
-    let inline = tables::inline_tables(ast, ix);
-    for (node, entries, shortcut) in candidates
-        .into_iter()
-        .chain(inline.iter().map(|(n, e)| (n, e, true)))
-    {
-        if head.in_test_region(*node) {
-            continue;
+
+    /// Rules 1 and 2 on every added condition, and a digest of the input compared with a
+    /// constant.
+    fn conditions(&self, reported: &mut BTreeSet<u32>, out: &mut Out) {
+        let (p, head, calls) = (self.p, self.head, self.calls);
+        let (ast, ix) = (head.ast, head.index());
+        // Switches and tables that map a domain ([`crate::rules::special::mapped`]) select on
+        // kinds of input, not on the tests' calls: their arms, and conditions that consult them,
+        // are skipped.
+        let mapped = crate::rules::special::mapped(ast, ix, &|k| {
+            calls.groups.iter().any(|g| g.leaves.contains(k))
+        });
+        let in_mapping = |n: Node| {
+            crate::rules::special::mapping_of(ix, n).is_some_and(|g| mapped.contains(&g.id()))
+                || ast.all(n).iter().any(|c| mapped.contains(&c.id()))
+        };
+        for site in sites::condition_sites(ast, ix, &self.tables, &self.sets) {
+            let at = line(site.node);
+            if !p.added.contains(&at)
+                || head.in_test_region(site.node)
+                || reported.contains(&at)
+                || in_mapping(site.node)
+            {
+                continue;
+            }
+            // A digest of an input compared with a constant selects on one input, whatever the
+            // tests hold.
+            if let Some(f) = &site.fingerprint
+                && !self.base_text.contains(ast.text_of(site.node).trim())
+            {
+                reported.insert(at);
+                out.push(
+                    Finding::new(
+                        FindingKind::TestInputSpecialCase,
+                        p.path,
+                        format!(
+                            "`{}` selects on a digest of its input (`{f}`) compared with a constant: it recognises one input instead of computing the answer",
+                            quote_line(ast, at)
+                        ),
+                    )
+                    .at_line(at),
+                );
+                continue;
+            }
+            if calls.is_empty() {
+                continue;
+            }
+            let hit = matches(&site, calls, &self.base, self.base_text, ast)
+                .or_else(|| members(&site, calls, &self.base, ast, ix));
+            if let Some((what, g)) = hit {
+                reported.insert(at);
+                push(out, p, ast, at, &what, g);
+            }
         }
+    }
+
+    /// Rule 4: one input of one test call, compared with the parameter the test passes it as.
+    fn parameters(&self, reported: &mut BTreeSet<u32>, out: &mut Out) {
+        let ast = self.head.ast;
+        for (node, what, g) in
+            parameter_special_cases(ast, self.head.index(), self.calls, &self.base)
+        {
+            let at = line(node);
+            if self.p.added.contains(&at)
+                && !self.head.in_test_region(node)
+                && !reported.contains(&at)
+            {
+                reported.insert(at);
+                push(out, self.p, ast, at, &what, g);
+            }
+        }
+    }
+
+    /// Rule 3: a named table consulted as a shortcut, and any table keyed by composites.
+    fn shortcut_tables(&self, reported: &mut BTreeSet<u32>, out: &mut Out) {
+        let (ast, ix) = (self.head.ast, self.head.index());
+        let candidates: Vec<(&Node, &tables::Entries, bool)> = self
+            .tables
+            .iter()
+            .map(|(name, (n, e))| {
+                let shortcut = tables::consulted(ast, ix, name, *n)
+                    || tables::returned_by(ast, ix, name, *n)
+                        .is_some_and(|(f, func)| tables::consulted(ast, ix, &f, func));
+                (n, e, shortcut)
+            })
+            .collect();
+        let inline = tables::inline_tables(ast, ix);
+        for (node, entries, shortcut) in candidates
+            .into_iter()
+            .chain(inline.iter().map(|(n, e)| (n, e, true)))
+        {
+            if self.head.in_test_region(*node) {
+                continue;
+            }
+            if let Some((at, what, g)) = self.table_entry(entries, shortcut, reported) {
+                reported.insert(at);
+                push(out, self.p, ast, at, &what, g);
+            }
+        }
+    }
+
+    /// The first added entry of one table that answers a test call, when the table is mostly
+    /// the tests' cases: its line and what it does.
+    fn table_entry(
+        &self,
+        entries: &tables::Entries,
+        shortcut: bool,
+        reported: &BTreeSet<u32>,
+    ) -> Option<(u32, String, &'a Group)> {
+        let calls = self.calls;
         // A table that is the computation covers its domain; the tests touch a few of its
         // entries. A table of the tests' cases is mostly made of them.
         // A string key that joins several values (`"world:1700"`, looked up with
@@ -208,7 +284,6 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
             .iter()
             .map(|(k, v, at)| (joined_key(k).unwrap_or_else(|| k.clone()), v.clone(), *at))
             .collect();
-        let entries = &entries;
         let from_tests = entries
             .iter()
             .filter(|(k, v, _)| {
@@ -218,10 +293,10 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
             })
             .count();
         if from_tests * 2 < entries.len() {
-            continue;
+            return None;
         }
-        for (k, v, kat) in entries {
-            if !p.added.contains(kat) || reported.contains(kat) {
+        for (k, v, kat) in &entries {
+            if !self.p.added.contains(kat) || reported.contains(kat) {
                 continue;
             }
             // A key spelled as JSON is a composite written as a string.
@@ -237,25 +312,14 @@ pub(crate) fn rules(p: &Prepared, calls: &TestCalls, deleted: &LiteralSet, out: 
                 && canned(k, v, calls).is_none()
                 && let Some(g) = input_key(k, calls)
             {
-                reported.insert(*kat);
-                push(out, p, ast, *kat, &format!("is keyed by {}", k.show()), g);
-                break;
+                return Some((*kat, format!("is keyed by {}", k.show()), g));
             }
             if let Some(g) = canned(k, v, calls) {
-                reported.insert(*kat);
-                push(
-                    out,
-                    p,
-                    ast,
-                    *kat,
-                    &format!("maps {} to {}", k.show(), v.show()),
-                    g,
-                );
-                break;
+                return Some((*kat, format!("maps {} to {}", k.show(), v.show()), g));
             }
         }
+        None
     }
-    rows(p, ast, ix, calls, &mut reported, out);
 }
 
 /// A table written in the source (literal keys) looked up by a digest of the input
@@ -267,8 +331,8 @@ fn digest_lookups(
     p: &Prepared,
     ast: &Ast,
     ix: &Index<'_>,
-    tables: &std::collections::BTreeMap<String, (Node<'_>, tables::Entries)>,
-    sets: &std::collections::BTreeMap<String, Val>,
+    tables: &BTreeMap<String, (Node<'_>, tables::Entries)>,
+    sets: &BTreeMap<String, Val>,
     reported: &mut BTreeSet<u32>,
     out: &mut Out,
 ) {

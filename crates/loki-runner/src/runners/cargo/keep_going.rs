@@ -200,53 +200,11 @@ pub(crate) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
             m.entry(u.package).or_default().insert((u.kind, u.name));
             m
         });
-    // The command's own words, its package selection taken out.
-    let (mut kept, mut after, mut packages, mut excluded) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut workspace = false;
-    let runner = runner_words(command)?;
-    let mut it = command.iter().skip(runner);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--" => {
-                after.push(a.clone());
-                after.extend(it.by_ref().cloned());
-            }
-            "--workspace" | "--all" => workspace = true,
-            "-p" | "--package" => packages.push(it.next()?.clone()),
-            "--exclude" => excluded.push(it.next()?.clone()),
-            w if w.starts_with("--package=") => packages.push(w["--package=".len()..].to_owned()),
-            w if w.starts_with("--exclude=") => excluded.push(w["--exclude=".len()..].to_owned()),
-            w if VALUED.contains(&w) => {
-                kept.push(a.clone());
-                kept.push(it.next()?.clone());
-            }
-            _ => kept.push(a.clone()),
-        }
-    }
-    let all: Vec<&str> = meta.packages.iter().map(|p| p.name.as_str()).collect();
-    let selected: Vec<&str> = if workspace {
-        all.iter()
-            .copied()
-            .filter(|p| !excluded.iter().any(|e| e == p))
-            .collect()
-    } else if !packages.is_empty() {
-        packages.iter().map(String::as_str).collect()
-    } else if all.len() == 1 {
-        all.clone()
-    } else {
-        return None;
-    };
+    let words = Words::read(command)?;
+    let selected = words.selected(meta)?;
     if broken.keys().any(|b| !selected.contains(&b.as_str())) {
         return None;
     }
-    let base = |extra: &[String]| -> Vec<String> {
-        let mut c = command[..runner].to_vec();
-        c.extend(kept.iter().cloned());
-        c.extend(extra.iter().cloned());
-        c.extend(after.iter().cloned());
-        c
-    };
     let mut runs = Vec::new();
     let rest: Vec<&str> = selected
         .iter()
@@ -259,38 +217,125 @@ pub(crate) fn plan(command: &[String], text: &str, meta: &Metadata) -> Option<Ve
             sel.push("-p".to_owned());
             sel.push(p.to_owned());
         }
-        runs.push(base(&sel));
+        runs.push(words.with(&sel));
     }
     for (pkg, targets) in &broken {
         let p = meta.packages.iter().find(|p| &p.name == pkg)?;
-        let is_broken = |kind: &str, name: &str| {
-            targets
-                .iter()
-                .any(|(k, n)| k == kind && (kind == "lib" || n == name))
-        };
-        let mut sel = vec!["-p".to_owned(), pkg.clone()];
-        let mut doc = false;
-        for t in p.targets.iter().filter(|t| t.test || t.is_lib()) {
-            if t.is_lib() {
-                doc = t.doctest;
-                if t.test && !is_broken("lib", "") {
-                    sel.push("--lib".to_owned());
-                }
-            } else if t.kind.iter().any(|k| k == "bin") && !is_broken("bin", &t.name) {
-                sel.extend(["--bin".to_owned(), t.name.clone()]);
-            } else if t.kind.iter().any(|k| k == "test") && !is_broken("test", &t.name) {
-                sel.extend(["--test".to_owned(), t.name.clone()]);
-            }
-        }
+        let (sel, doc) = unbroken_targets(p, targets);
         // Beyond `-p <package>`: some target is left to run.
         if sel.len() > 2 {
-            runs.push(base(&sel));
+            runs.push(words.with(&sel));
         }
-        if doc && runner == 2 {
-            runs.push(base(&["-p".to_owned(), pkg.clone(), "--doc".to_owned()]));
+        if doc && words.runner.len() == 2 {
+            runs.push(words.with(&["-p".to_owned(), pkg.clone(), "--doc".to_owned()]));
         }
     }
     Some(runs)
+}
+
+/// The command's own words, its package selection taken out.
+struct Words {
+    /// `cargo test` or `cargo nextest run`.
+    runner: Vec<String>,
+    /// Its other options, in order.
+    kept: Vec<String>,
+    /// `--` and what follows.
+    after: Vec<String>,
+    packages: Vec<String>,
+    excluded: Vec<String>,
+    workspace: bool,
+}
+
+impl Words {
+    fn read(command: &[String]) -> Option<Words> {
+        let runner = runner_words(command)?;
+        let mut words = Words {
+            runner: command[..runner].to_vec(),
+            kept: Vec::new(),
+            after: Vec::new(),
+            packages: Vec::new(),
+            excluded: Vec::new(),
+            workspace: false,
+        };
+        let mut it = command.iter().skip(runner);
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--" => {
+                    words.after.push(a.clone());
+                    words.after.extend(it.by_ref().cloned());
+                }
+                "--workspace" | "--all" => words.workspace = true,
+                "-p" | "--package" => words.packages.push(it.next()?.clone()),
+                "--exclude" => words.excluded.push(it.next()?.clone()),
+                w if w.starts_with("--package=") => {
+                    words.packages.push(w["--package=".len()..].to_owned());
+                }
+                w if w.starts_with("--exclude=") => {
+                    words.excluded.push(w["--exclude=".len()..].to_owned());
+                }
+                w if VALUED.contains(&w) => {
+                    words.kept.push(a.clone());
+                    words.kept.push(it.next()?.clone());
+                }
+                _ => words.kept.push(a.clone()),
+            }
+        }
+        Some(words)
+    }
+
+    /// The packages the command runs, or `None` when it cannot be told (a virtual workspace
+    /// without `--workspace` or `-p`).
+    fn selected<'m>(&'m self, meta: &'m Metadata) -> Option<Vec<&'m str>> {
+        let all: Vec<&str> = meta.packages.iter().map(|p| p.name.as_str()).collect();
+        if self.workspace {
+            Some(
+                all.iter()
+                    .copied()
+                    .filter(|p| !self.excluded.iter().any(|e| e == p))
+                    .collect(),
+            )
+        } else if !self.packages.is_empty() {
+            Some(self.packages.iter().map(String::as_str).collect())
+        } else if all.len() == 1 {
+            Some(all)
+        } else {
+            None
+        }
+    }
+
+    /// The command again with the selection `extra` instead of its own.
+    fn with(&self, extra: &[String]) -> Vec<String> {
+        let mut c = self.runner.clone();
+        c.extend(self.kept.iter().cloned());
+        c.extend(extra.iter().cloned());
+        c.extend(self.after.iter().cloned());
+        c
+    }
+}
+
+/// `-p <package>` and every test target of package `p` but the `broken` ones, and whether its
+/// library has doctests.
+fn unbroken_targets(p: &Package, broken: &BTreeSet<(String, String)>) -> (Vec<String>, bool) {
+    let is_broken = |kind: &str, name: &str| {
+        broken
+            .iter()
+            .any(|(k, n)| k == kind && (kind == "lib" || n == name))
+    };
+    let mut sel = vec!["-p".to_owned(), p.name.clone()];
+    let mut doc = false;
+    for t in p.targets.iter().filter(|t| t.test || t.is_lib()) {
+        if t.is_lib() {
+            doc = t.doctest;
+            if t.test && !is_broken("lib", "") {
+                sel.push("--lib".to_owned());
+            }
+        } else if t.kind.iter().any(|k| k == "bin") && !is_broken("bin", &t.name) {
+            sel.extend(["--bin".to_owned(), t.name.clone()]);
+        } else if t.kind.iter().any(|k| k == "test") && !is_broken("test", &t.name) {
+            sel.extend(["--test".to_owned(), t.name.clone()]);
+        }
+    }
+    (sel, doc)
 }
 
 /// Parses `cargo metadata` output.

@@ -237,84 +237,132 @@ pub fn parse_libtest(text: &str) -> Option<TestReport> {
 /// [`parse_libtest`] with the per-binary sections for the cross-checks.
 #[must_use]
 pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
-    let mut artifacts = Artifacts::default();
-    let mut binary = String::from("unknown");
-    let mut cases = Vec::new();
-    let mut sections: Vec<Section> = Vec::new();
-    let mut summary = TestReport::from_counts("libtest-summary", 0, 0, 0);
-    let mut saw_summary = false;
-    // Between `failures:` and `test result:` libtest replays the failing tests' own output, which
-    // may contain anything, including lines shaped like results.
-    let mut in_failures = false;
+    let mut reader = LibtestReader {
+        artifacts: Artifacts::default(),
+        binary: String::from("unknown"),
+        cases: Vec::new(),
+        sections: Vec::new(),
+        summary: TestReport::from_counts("libtest-summary", 0, 0, 0),
+        saw_summary: false,
+        in_failures: false,
+    };
     for raw in text.lines() {
+        reader.read(raw);
+    }
+    let LibtestReader {
+        artifacts,
+        mut cases,
+        sections,
+        summary,
+        saw_summary,
+        ..
+    } = reader;
+    crashed_sections(&sections, &mut cases);
+    uncompiled_binaries(text, &artifacts, &mut cases);
+    if cases.is_empty() && !saw_summary {
+        return None;
+    }
+    let mut report = TestReport::from_cases("libtest", cases);
+    report.raise_counts_to(&summary);
+    Some(LibtestRun { report, sections })
+}
+
+/// `cargo test` output read line by line.
+struct LibtestReader {
+    artifacts: Artifacts,
+    /// The id prefix of the tests of the binary being read.
+    binary: String,
+    cases: Vec<TestCase>,
+    sections: Vec<Section>,
+    /// The summary lines' counts, added up.
+    summary: TestReport,
+    saw_summary: bool,
+    /// Between `failures:` and `test result:` libtest replays the failing tests' own output,
+    /// which may contain anything, including lines shaped like results.
+    in_failures: bool,
+}
+
+impl LibtestReader {
+    fn read(&mut self, raw: &str) {
         if let Some(a) = Artifacts::read(raw) {
-            artifacts.add(a);
-            continue;
+            self.artifacts.add(a);
+            return;
         }
         let line = strip_ansi(raw);
         let line = line.trim_end();
         let trimmed = line.trim_start();
         if line == "failures:" {
-            in_failures = true;
+            self.in_failures = true;
         } else if let Some(rest) = trimmed.strip_prefix("Running ") {
             let (file, name) = binary_name(rest);
-            binary = match artifacts.executables.get(&file) {
+            let binary = match self.artifacts.executables.get(&file) {
                 Some(pkg) => format!("{pkg}::{name}"),
                 None => name,
             };
-            in_failures = false;
-            sections.push(Section {
-                binary: binary.clone(),
-                announced: None,
-                lines: 0,
-                summary: None,
-                died: Vec::new(),
-            });
+            self.start_section(binary);
         } else if let Some(krate) = trimmed.strip_prefix("Doc-tests ") {
-            binary = match artifacts.libs.get(krate.trim()) {
+            let binary = match self.artifacts.libs.get(krate.trim()) {
                 Some(pkg) => format!("{pkg}::doctests"),
                 None => "doctests".to_owned(),
             };
-            in_failures = false;
-            sections.push(Section {
-                binary: binary.clone(),
-                announced: None,
-                lines: 0,
-                summary: None,
-                died: Vec::new(),
-            });
+            self.start_section(binary);
         } else if let Some(n) = running_count(trimmed) {
-            if let Some(s) = sections.last_mut().filter(|s| s.announced.is_none()) {
+            if let Some(s) = self.sections.last_mut().filter(|s| s.announced.is_none()) {
                 s.announced = Some(n);
             }
         } else if let Some(rest) = line.strip_prefix("test result: ") {
-            saw_summary = true;
-            in_failures = false;
-            let mut total = 0;
-            for (n, word) in count_parts(rest.split_once(". ").map_or(rest, |(_, r)| r), ';') {
-                match word.as_str() {
-                    "passed" => summary.passed += n,
-                    "failed" => summary.failed += n,
-                    "ignored" => summary.skipped += n,
-                    _ => continue,
-                }
-                total += n;
-            }
-            if let Some(s) = sections.last_mut().filter(|s| s.summary.is_none()) {
-                s.summary = Some(total);
-            }
-        } else if !in_failures && let Some(case) = test_line(line, &binary) {
-            if let Some(s) = sections.last_mut() {
+            self.summary_line(rest);
+        } else if !self.in_failures
+            && let Some(case) = test_line(line, &self.binary)
+        {
+            if let Some(s) = self.sections.last_mut() {
                 s.lines += 1;
             }
-            cases.push(case);
+            self.cases.push(case);
         }
-        if let (Some(name), Some(s)) = (thread_died(line), sections.last_mut())
+        if let (Some(name), Some(s)) = (thread_died(line), self.sections.last_mut())
             && !s.died.iter().any(|d| d == name)
         {
             s.died.push(name.to_owned());
         }
     }
+
+    /// A test binary (or a crate's doctests) starts.
+    fn start_section(&mut self, binary: String) {
+        self.binary = binary;
+        self.in_failures = false;
+        self.sections.push(Section {
+            binary: self.binary.clone(),
+            announced: None,
+            lines: 0,
+            summary: None,
+            died: Vec::new(),
+        });
+    }
+
+    /// `test result: ok. 3 passed; 0 failed; 1 ignored; ...` (the text after `test result: `).
+    fn summary_line(&mut self, rest: &str) {
+        self.saw_summary = true;
+        self.in_failures = false;
+        let mut total = 0;
+        for (n, word) in count_parts(rest.split_once(". ").map_or(rest, |(_, r)| r), ';') {
+            match word.as_str() {
+                "passed" => self.summary.passed += n,
+                "failed" => self.summary.failed += n,
+                "ignored" => self.summary.skipped += n,
+                _ => continue,
+            }
+            total += n;
+        }
+        if let Some(s) = self.sections.last_mut().filter(|s| s.summary.is_none()) {
+            s.summary = Some(total);
+        }
+    }
+}
+
+/// A libtest binary that ended without its summary crashed: the tests whose threads died fail,
+/// and so does the binary (its `CRASHED` case).
+fn crashed_sections(sections: &[Section], cases: &mut Vec<TestCase>) {
     for s in sections
         .iter()
         .filter(|s| s.announced.is_some() && s.summary.is_none())
@@ -333,6 +381,11 @@ pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
             status: TestStatus::Failed,
         });
     }
+}
+
+/// A test target that did not compile fails as one case (`NOT_COMPILED`), named like its
+/// binary's tests.
+fn uncompiled_binaries(text: &str, artifacts: &Artifacts, cases: &mut Vec<TestCase>) {
     for u in not_compiled(text).iter().filter(|u| u.test_build) {
         let binary = match u.kind.as_str() {
             "lib" => artifacts
@@ -354,12 +407,6 @@ pub fn parse_libtest_run(text: &str) -> Option<LibtestRun> {
             });
         }
     }
-    if cases.is_empty() && !saw_summary {
-        return None;
-    }
-    let mut report = TestReport::from_cases("libtest", cases);
-    report.raise_counts_to(&summary);
-    Some(LibtestRun { report, sections })
 }
 
 /// The test whose thread the runtime reports dead on this line: `thread 'a::b' (42) panicked at

@@ -18,7 +18,7 @@
 //!   helpers are judged by the outcome and test-code rules, not here).
 //! - `tox.ini`: a `[testenv*]` `commands` test command weakened like a CI step (a `-` prefix makes
 //!   tox ignore its exit code), `ignore_outcome = true`, `envlist` losing environments,
-//!   `skip_missing_interpreters` turned on.
+//!   `skip_missing_interpreters` turned on (module `tox`).
 //!
 //! Everything else is honest: `markers`, `filterwarnings`, `minversion`, `log_*`, `asyncio_mode`,
 //! `timeout`, `required_plugins`, `doctest_optionflags`, `--strict-markers`, `-ra`/`-v`/`--tb`,
@@ -26,11 +26,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::shell::{Opts, split_words};
-use crate::testcmd::runs::{self, Ctx, Gate, Hit, Side, Src};
-use crate::testcmd::{self as testcmd, Cat, Mode};
+mod tox;
+
+use crate::shell::split_words;
+use crate::testcmd::runs::Hit;
+use crate::testcmd::{self as testcmd, Mode};
 use loki_syntax::cfgparse::{self, IniSection, Node, Tv};
 use loki_syntax::lex::{Lang, find_token, lex, matching};
+use tox::tox;
 
 /// A pytest setting as configured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,56 +171,79 @@ fn norm(p: &str) -> String {
 
 /// What changed in pytest's settings, as findings.
 fn pytest_changes(file: &str, b: &Settings, h: &Settings) -> Vec<Hit> {
-    let mut out = Vec::new();
-    let get = |s: &Settings, k: &str| s.get(k).map(|(v, _)| v.clone());
-    let line = |k: &str| h.get(k).map(|(_, l)| *l);
-    let mut hit = |k: &str, what: String| {
-        out.push(Hit {
-            line: line(k),
+    let mut found: Vec<(&str, String)> = Vec::new();
+    found.extend(addopts(b, h).map(|w| ("addopts", w)));
+    found.extend(testpaths(b, h).map(|w| ("testpaths", w)));
+    found.extend(lost_patterns(b, h));
+    found.extend(norecursedirs(b, h).map(|w| ("norecursedirs", w)));
+    found.extend(strict_xfail_off(b, h));
+    found.extend(pythonpath(b, h).map(|w| ("pythonpath", w)));
+    found.extend(imported_tests_off(b, h).map(|w| ("collect_imported_tests", w)));
+    found
+        .into_iter()
+        .map(|(k, what)| Hit {
+            line: h.get(k).map(|(_, l)| *l),
             detail: format!("{file} `{k}` {what}"),
-        });
-    };
-    // addopts, read like a pytest command line in the judge's own runs.
-    let words = |s: &Settings, k: &str| get(s, k).map(|v| v.words()).unwrap_or_default();
+        })
+        .collect()
+}
+
+fn get(s: &Settings, k: &str) -> Option<Val> {
+    s.get(k).map(|(v, _)| v.clone())
+}
+
+fn words(s: &Settings, k: &str) -> Vec<String> {
+    get(s, k).map(|v| v.words()).unwrap_or_default()
+}
+
+/// `addopts`, read like a pytest command line in the judge's own runs.
+fn addopts(b: &Settings, h: &Settings) -> Option<String> {
     let (ba, ha) = (words(b, "addopts"), words(h, "addopts"));
-    if ba != ha {
-        let changes = testcmd::compare_args(&testcmd::PYTEST, &ba, &ha, Mode::Config);
-        if !changes.is_empty() {
-            hit(
-                "addopts",
-                changes
-                    .into_iter()
-                    .map(|c| c.text)
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            );
-        }
+    if ba == ha {
+        return None;
     }
-    // testpaths: where collection starts when no path is given.
+    let changes = testcmd::compare_args(&testcmd::PYTEST, &ba, &ha, Mode::Config);
+    (!changes.is_empty()).then(|| {
+        changes
+            .into_iter()
+            .map(|c| c.text)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// `testpaths` (where collection starts when no path is given) dropping a path no remaining
+/// path covers, or newly set to subdirectories and files only.
+fn testpaths(b: &Settings, h: &Settings) -> Option<String> {
     let (bt, ht) = (words(b, "testpaths"), words(h, "testpaths"));
-    if !ht.is_empty() && bt != ht {
-        let covered = |x: &String| {
-            ht.iter().any(|y| {
-                let (x, y) = (norm(x), norm(y));
-                x == y || y == "." || x.starts_with(&format!("{y}/"))
-            })
-        };
-        let lost: Vec<&String> = bt.iter().filter(|x| !covered(x)).collect();
-        if !lost.is_empty() {
-            hit("testpaths", format!("no longer collects {}", quoted(&lost)));
-        } else if bt.is_empty() {
-            let narrow: Vec<&String> = ht
-                .iter()
-                .filter(|p| norm(p).contains('/') || p.ends_with(".py"))
-                .collect();
-            if !narrow.is_empty() && narrow.len() == ht.len() {
-                hit(
-                    "testpaths",
-                    format!("now limits collection to {}", quoted(&narrow)),
-                );
-            }
-        }
+    if ht.is_empty() || bt == ht {
+        return None;
     }
+    let covered = |x: &String| {
+        ht.iter().any(|y| {
+            let (x, y) = (norm(x), norm(y));
+            x == y || y == "." || x.starts_with(&format!("{y}/"))
+        })
+    };
+    let lost: Vec<&String> = bt.iter().filter(|x| !covered(x)).collect();
+    if !lost.is_empty() {
+        return Some(format!("no longer collects {}", quoted(&lost)));
+    }
+    if !bt.is_empty() {
+        return None;
+    }
+    let narrow: Vec<&String> = ht
+        .iter()
+        .filter(|p| norm(p).contains('/') || p.ends_with(".py"))
+        .collect();
+    (!narrow.is_empty() && narrow.len() == ht.len())
+        .then(|| format!("now limits collection to {}", quoted(&narrow)))
+}
+
+/// `python_files`/`python_classes`/`python_functions` losing a pattern (pytest's defaults when
+/// unset).
+fn lost_patterns(b: &Settings, h: &Settings) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
     for (k, default) in [
         ("python_files", DEFAULT_PYTHON_FILES),
         ("python_classes", DEFAULT_PYTHON_CLASSES),
@@ -234,54 +260,60 @@ fn pytest_changes(file: &str, b: &Settings, h: &Settings) -> Vec<Hit> {
         let (bp, hp) = (or_default(b), or_default(h));
         let lost: Vec<&String> = bp.iter().filter(|p| !hp.contains(p)).collect();
         if !lost.is_empty() {
-            hit(
+            out.push((
                 k,
                 format!(
                     "no longer matches {}, so those tests are not collected",
                     quoted(&lost)
                 ),
-            );
+            ));
         }
     }
+    out
+}
+
+/// `norecursedirs` adding a directory that may hold tests.
+fn norecursedirs(b: &Settings, h: &Settings) -> Option<String> {
     let (bn, hn) = (words(b, "norecursedirs"), words(h, "norecursedirs"));
     let added: Vec<&String> = hn
         .iter()
         .filter(|d| !bn.contains(d) && !NON_TEST_DIRS.contains(&norm(d).as_str()))
         .collect();
-    if !added.is_empty() {
-        hit(
-            "norecursedirs",
-            format!("now skips {}, which may hold tests", quoted(&added)),
-        );
-    }
+    (!added.is_empty()).then(|| format!("now skips {}, which may hold tests", quoted(&added)))
+}
+
+/// `xfail_strict` / `strict_xfail` / `strict` turned off.
+fn strict_xfail_off(b: &Settings, h: &Settings) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
     for k in ["xfail_strict", "strict_xfail", "strict"] {
         let on = |s: &Settings| get(s, k).is_some_and(|v| v.truthy());
         if on(b) && !on(h) {
-            out.push(Hit {
-                line: line(k),
-                detail: format!("{file} `{k}` turned off: a test marked xfail that passes no longer fails the run"),
-            });
+            out.push((
+                k,
+                "turned off: a test marked xfail that passes no longer fails the run".to_owned(),
+            ));
         }
     }
+    out
+}
+
+/// `pythonpath` gaining an entry.
+fn pythonpath(b: &Settings, h: &Settings) -> Option<String> {
     let (bpp, hpp) = (words(b, "pythonpath"), words(h, "pythonpath"));
     let added: Vec<&String> = hpp.iter().filter(|p| !bpp.contains(p)).collect();
-    if !added.is_empty() {
-        out.push(Hit {
-            line: line("pythonpath"),
-            detail: format!(
-                "{file} `pythonpath` adds {}, which can shadow the modules under test",
-                quoted(&added)
-            ),
-        });
-    }
+    (!added.is_empty()).then(|| {
+        format!(
+            "adds {}, which can shadow the modules under test",
+            quoted(&added)
+        )
+    })
+}
+
+/// `collect_imported_tests` turned off (it is on when unset).
+fn imported_tests_off(b: &Settings, h: &Settings) -> Option<String> {
     let imported = |s: &Settings| get(s, "collect_imported_tests").is_none_or(|v| v.truthy());
-    if imported(b) && !imported(h) {
-        out.push(Hit {
-            line: line("collect_imported_tests"),
-            detail: format!("{file} `collect_imported_tests` turned off: imported test classes are no longer collected"),
-        });
-    }
-    out
+    (imported(b) && !imported(h))
+        .then(|| "turned off: imported test classes are no longer collected".to_owned())
 }
 
 fn quoted(v: &[&String]) -> String {
@@ -307,147 +339,6 @@ pub fn pytest_config(name: &str, base: &str, head: &str) -> Vec<Hit> {
         out.extend(tox(base, head));
     }
     out
-}
-
-/// tox.ini's test environments: their commands as test runs, and the settings that skip them.
-fn tox(base: &str, head: &str) -> Vec<Hit> {
-    let (b, h) = (cfgparse::ini(base), cfgparse::ini(head));
-    let mut out = runs::compare(&tox_side(&b), &tox_side(&h), Mode::Ci);
-    for x in &mut out {
-        x.detail = format!("tox.ini: {}", x.detail);
-    }
-    let section = |s: &[IniSection], name: &str| s.iter().find(|x| x.name == name).cloned();
-    let (bt, ht) = (section(&b, "tox"), section(&h, "tox"));
-    let envs = |s: &Option<IniSection>| -> (BTreeSet<String>, Option<u32>) {
-        let e = s
-            .as_ref()
-            .and_then(|s| s.get("envlist").or_else(|| s.get("env_list")));
-        let list = e
-            .map(|e| {
-                split_envs(&e.value)
-                    .iter()
-                    .flat_map(|x| braces(x))
-                    .filter(|x| !x.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        (list, e.map(|e| e.line))
-    };
-    let ((be, _), (he, line)) = (envs(&bt), envs(&ht));
-    let lost: Vec<&String> = be.difference(&he).collect();
-    if !he.is_empty() && !lost.is_empty() {
-        out.push(Hit {
-            line,
-            detail: format!("tox.ini `envlist` no longer runs {}", quoted(&lost)),
-        });
-    }
-    let skip = |s: &Option<IniSection>| {
-        s.as_ref()
-            .and_then(|s| s.get("skip_missing_interpreters"))
-            .map(|e| {
-                (
-                    Val::Text(e.value.clone()).truthy() || e.value.trim() == "config",
-                    e.line,
-                )
-            })
-    };
-    if let (false, Some((true, line))) = (skip(&bt).is_some_and(|x| x.0), skip(&ht)) {
-        out.push(Hit { line: Some(line), detail: "tox.ini `skip_missing_interpreters` turned on: an environment whose Python is missing passes without running".into() });
-    }
-    out
-}
-
-/// An `envlist` split at commas and newlines outside braces.
-fn split_envs(s: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut depth = 0usize;
-    for c in s.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            ',' | '\n' if depth == 0 => {
-                out.push(String::new());
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(last) = out.last_mut() {
-            last.push(c);
-        }
-    }
-    out.into_iter().map(|x| x.trim().to_owned()).collect()
-}
-
-/// `py{39,310}-django{4,5}` expanded.
-fn braces(s: &str) -> Vec<String> {
-    let (Some(open), Some(close)) = (s.find('{'), s.find('}')) else {
-        return vec![s.to_owned()];
-    };
-    if close < open {
-        return vec![s.to_owned()];
-    }
-    let (pre, alts, post) = (&s[..open], &s[open + 1..close], &s[close + 1..]);
-    let mut out = Vec::new();
-    for a in alts.split(',') {
-        for rest in braces(post) {
-            out.push(format!("{pre}{}{rest}", a.trim()));
-            if out.len() > 256 {
-                return out;
-            }
-        }
-    }
-    out
-}
-
-fn tox_side(sections: &[IniSection]) -> Side {
-    let mut side = Side::default();
-    for s in sections
-        .iter()
-        .filter(|s| s.name == "testenv" || s.name.starts_with("testenv:"))
-    {
-        let label = format!("`[{}]`", s.name);
-        side.jobs
-            .insert(s.name.clone(), (label.clone(), Some(s.line)));
-        let mut gates = Vec::new();
-        if let Some(e) = s
-            .get("ignore_outcome")
-            .filter(|e| Val::Text(e.value.clone()).truthy())
-        {
-            gates.push(Gate {
-                cat: Cat::CannotFail,
-                why: "`ignore_outcome = true`".into(),
-                label: label.clone(),
-                line: Some(e.line),
-            });
-        }
-        let Some(cmds) = s.get("commands") else {
-            continue;
-        };
-        for (k, l) in cmds.value.lines().enumerate() {
-            let l = l.trim();
-            // A command cannot start with an option: a leading `-` is tox's "ignore the exit code".
-            let (ignored, l) = match l.strip_prefix('-') {
-                Some(rest) => (true, rest.trim_start()),
-                None => (false, l),
-            };
-            let line = cmds.line + u32::try_from(k).unwrap_or(0);
-            let ctx = Ctx {
-                job: s.name.clone(),
-                place: label.clone(),
-                gates: gates.clone(),
-                env: BTreeMap::new(),
-                cwd: String::new(),
-                opts: Opts {
-                    errexit: true,
-                    pipefail: false,
-                },
-                cannot_fail: ignored
-                    .then(|| "it is prefixed with `-`, so tox ignores its exit code".to_owned()),
-            };
-            runs::script_runs(&Src::one(l, Some(line)), &ctx, None, &mut side);
-        }
-    }
-    side
 }
 
 /// `collect_ignore` / `collect_ignore_glob` entries of a conftest.py, with the line of each name.
