@@ -321,63 +321,15 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
             .filter(|f| !wall_paths.contains(&f.path.as_str()))
             .collect();
     } else {
-        let exclude: Vec<String> = wall_paths.iter().map(|p| (*p).to_owned()).collect();
-        let judged = loki_checks::judge::judge(&loki_checks::judge::JudgeInput {
-            repo_root: input.checkout,
-            head_root: input.worktree,
-            base: input.base,
-            head_tree: &head_tree,
-            checks: &to_run,
-            base_results: None,
-            head_results: Some(&head_results),
-            opts: &RunOptions {
-                log_dir: input.log_dir.join("judge"),
-                ..opts.clone()
-            },
-            cache_dir: &input.baseline_cache,
-            exclude: &exclude,
-        })?;
-        v.findings = judged.findings;
-        v.facts = judged.facts;
-        for d in &judged.declare {
-            match wall_evidence(input, &v, d) {
-                Some(by) => v.declared.push(loki_receipt::schema::Declaration {
-                    kind: match d.kind {
-                        loki_checks::judge::DeclareKind::ExpectationChanged => {
-                            loki_receipt::schema::DeclarationKind::ExpectationChanged
-                        }
-                        loki_checks::judge::DeclareKind::RemovedWithCode => {
-                            loki_receipt::schema::DeclarationKind::RemovedWithCode
-                        }
-                    },
-                    test: d.test.clone(),
-                    reason: format!(
-                        "the task's acceptance test {by} failed on the base and passes now"
-                    ),
-                    was: d.was.clone(),
-                    now: d.now.clone(),
-                }),
-                None => {
-                    v.unjudged = true;
-                    v.not_proven.push(NotProven::new(
-                        format!("expectation of {}", d.test),
-                        "changed without evidence from the task (no acceptance test that failed on the base and passes now exercises it)",
-                        format!("loki seal check --base {} --declared FILE", input.base),
-                    ));
-                }
-            }
-        }
-        v.pre_existing = judged.pre_existing;
-        v.unjudged |= !judged.cannot_judge.is_empty();
-        v.not_proven.extend(judged.cannot_judge.iter().map(|c| {
-            loki_receipt::not_proven::cannot_judge(&c.check, &c.reason, &c.fix, input.base)
-        }));
-        v.not_proven.extend(
-            judged
-                .not_proven
-                .into_iter()
-                .map(|n| loki_receipt::not_proven::judge_note(n, input.base)),
-        );
+        judge_change(
+            input,
+            &head_tree,
+            &wall_paths,
+            &to_run,
+            &head_results,
+            &opts,
+            &mut v,
+        )?;
     }
     v.findings.sort();
     v.findings.dedup();
@@ -385,6 +337,89 @@ pub fn run(input: &VerifyInput<'_>) -> Result<Verification, EngineError> {
     // committed nor mistaken for the agent's work by the next round.
     v.generated = git.reset_to_tree(&head_tree)?;
     Ok(v)
+}
+
+/// Judges the change: the judge's findings, facts and NOT PROVEN entries, and the
+/// declarations a wall test supports.
+fn judge_change(
+    input: &VerifyInput<'_>,
+    head_tree: &str,
+    wall_paths: &[&str],
+    to_run: &[Check],
+    head_results: &[loki_runner::CheckResult],
+    opts: &RunOptions,
+    v: &mut Verification,
+) -> Result<(), EngineError> {
+    let exclude: Vec<String> = wall_paths.iter().map(|p| (*p).to_owned()).collect();
+    let judged = loki_checks::judge::judge(&loki_checks::judge::JudgeInput {
+        repo_root: input.checkout,
+        head_root: input.worktree,
+        base: input.base,
+        head_tree,
+        checks: to_run,
+        base_results: None,
+        head_results: Some(head_results),
+        opts: &RunOptions {
+            log_dir: input.log_dir.join("judge"),
+            ..opts.clone()
+        },
+        cache_dir: &input.baseline_cache,
+        exclude: &exclude,
+    })?;
+    v.findings = judged.findings;
+    v.facts = judged.facts;
+    declare(input, v, &judged.declare);
+    v.pre_existing = judged.pre_existing;
+    v.unjudged |= !judged.cannot_judge.is_empty();
+    v.not_proven.extend(
+        judged.cannot_judge.iter().map(|c| {
+            loki_receipt::not_proven::cannot_judge(&c.check, &c.reason, &c.fix, input.base)
+        }),
+    );
+    v.not_proven.extend(
+        judged
+            .not_proven
+            .into_iter()
+            .map(|n| loki_receipt::not_proven::judge_note(n, input.base)),
+    );
+    Ok(())
+}
+
+/// Each changed expectation the judge would have the agent declare: declared with the wall
+/// test that shows the task asked for it, else NOT PROVEN (and the run is not judged clean).
+fn declare(
+    input: &VerifyInput<'_>,
+    v: &mut Verification,
+    declare: &[loki_checks::judge::Declarable],
+) {
+    for d in declare {
+        match wall_evidence(input, v, d) {
+            Some(by) => v.declared.push(loki_receipt::schema::Declaration {
+                kind: match d.kind {
+                    loki_checks::judge::DeclareKind::ExpectationChanged => {
+                        loki_receipt::schema::DeclarationKind::ExpectationChanged
+                    }
+                    loki_checks::judge::DeclareKind::RemovedWithCode => {
+                        loki_receipt::schema::DeclarationKind::RemovedWithCode
+                    }
+                },
+                test: d.test.clone(),
+                reason: format!(
+                    "the task's acceptance test {by} failed on the base and passes now"
+                ),
+                was: d.was.clone(),
+                now: d.now.clone(),
+            }),
+            None => {
+                v.unjudged = true;
+                v.not_proven.push(NotProven::new(
+                    format!("expectation of {}", d.test),
+                    "changed without evidence from the task (no acceptance test that failed on the base and passes now exercises it)",
+                    format!("loki seal check --base {} --declared FILE", input.base),
+                ));
+            }
+        }
+    }
 }
 
 /// The wall test that shows a changed expectation was asked for: it failed on the base, passes

@@ -369,4 +369,3 @@ pub fn kinds_for_helper(path: &str) -> Vec<CheckKind> {
         .filter(|k| runner(*k).loads_other_sources())
         .collect()
 }
-
